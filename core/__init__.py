@@ -1,0 +1,27 @@
+"""movecore: exact, fast movement generation for tabletop board games.
+
+Layers (imports point down only): ``movecore.games`` (one adapter per game) ->
+``movecore`` (Board, Mover, reach, solve) -> ``movecore.kernels`` (Numba kernels).
+
+>>> import movecore as mc
+>>> board = mc.Board.hex([(0, 0), (1, 0), (2, 0)])
+>>> mc.reach(board, mc.Mover(), (0, 0), 1).costs.tolist()
+[0, 1]
+"""
+from .board import DIRECTIONS, GRID_KINDS, Board, Link
+from .errors import (BoardError, LimitError, MovecoreError, PlacementError, QueryError,
+                     ScenarioError, UnknownGameError)
+from .kernels._types import (CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP,
+                             OCC_EMPTY, OCC_WALL)
+from .mover import Mover
+from .reach import Reach, ReachBatch, distance_field, reach, reach_many, warmup
+from .scenario import available_games, register_game, solve
+
+__version__ = "0.1.0"
+__all__ = [
+    "Board", "Link", "Mover", "Reach", "ReachBatch", "reach", "reach_many",
+    "distance_field", "solve", "register_game", "available_games", "warmup",
+    "MovecoreError", "ScenarioError", "UnknownGameError", "BoardError", "PlacementError",
+    "QueryError", "LimitError", "CELL_BLOCKED", "CELL_STOP", "CELL_NO_END", "EDGE_BLOCKED",
+    "EDGE_STOP", "OCC_EMPTY", "OCC_WALL", "DIRECTIONS", "GRID_KINDS",
+]

@@ -1,0 +1,483 @@
+"""The public query API: :func:`reach`, :func:`reach_many`, :func:`distance_field`.
+
+Validation happens here, once; the kernels then run on clean arrays. Workspaces are
+cached per board and per thread, so repeated queries allocate nothing proportional to
+the board.
+
+Example::
+
+    >>> import movecore as mc
+    >>> board = mc.Board.square(5, 1, terrain=[0, 0, 1, 0, 0])
+    >>> mover = mc.Mover(terrain_cost=[1, 3])
+    >>> r = mc.reach(board, mover, (0, 0), budget=4)
+    >>> [board.coord(c) for c in r.cells], r.costs.tolist()
+    ([(0, 0), (1, 0), (2, 0)], [0, 1, 4])
+    >>> [board.coord(c) for c in r.path((2, 0))]
+    [(0, 0), (1, 0), (2, 0)]
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .board import Board
+from .errors import LimitError, QueryError, describe
+from .kernels import _types as T
+from .kernels.reach import field_query, gather_batch, reach_batch, reach_query
+from .mover import OCCUPANCY_MODES, Mover
+
+_EMPTY_U8 = np.zeros(0, np.uint8)
+_EMPTY_U64 = np.zeros(0, np.uint64)
+_EMPTY_I32 = np.zeros(0, T.INDEX)
+DEFAULT_MAX_PENALTY = 15
+
+
+# ---------------------------------------------------------------------- workspaces
+class _Workspace:
+    """Kernel scratch for one thread and one state count; reused across queries."""
+
+    __slots__ = ("state", "heap", "bucket", "cell", "ctrl", "tree", "ends", "n_pen")
+
+    def __init__(self, n_cells: int, n_pen: int, heap_cap: int, n_buckets: int):
+        S = 2 * n_cells * n_pen
+        self.n_pen = n_pen
+        self.state = np.zeros((S, 4), T.INDEX)
+        self.heap = np.empty((heap_cap, 2), T.INDEX)
+        self.heap[:, 1] = np.arange(1, heap_cap + 1, dtype=T.INDEX)
+        self.heap[-1, 1] = -1
+        self.bucket = np.full((n_buckets, 2), -1, T.INDEX)
+        self.cell = np.zeros((n_cells, 2), T.INDEX)
+        self.ctrl = np.zeros(8, np.int64)
+        self.tree = np.empty((S, 4), T.INDEX)
+        self.ends = np.empty((n_cells, 8), T.INDEX)
+
+
+_local = threading.local()
+
+
+def _workspace(board: Board, n_pen: int, n_buckets: int, grow: bool = False) -> _Workspace:
+    cache = getattr(_local, "ws", None)
+    if cache is None:
+        cache = _local.ws = {}
+    key = (board.n_cells, n_pen)  # scratch is generation-stamped: any board of this size
+    ws = cache.get(key)
+    if ws is None or grow or ws.bucket.shape[0] < n_buckets:
+        heap = 2 * board.n_cells * n_pen + 64
+        if ws is not None:
+            heap = ws.heap.shape[0] * (2 if grow else 1)
+            n_buckets = max(n_buckets, ws.bucket.shape[0])
+        ws = _Workspace(board.n_cells, n_pen, heap, max(n_buckets, 1))
+        if len(cache) > 16:
+            cache.clear()
+        cache[key] = ws
+    return ws
+
+
+# ---------------------------------------------------------------------- validation
+def _cell(board: Board, where, what: str) -> int:
+    """A cell index from an index or a coordinate pair, validated."""
+    if isinstance(where, (int, np.integer)) and not isinstance(where, bool):
+        if not 0 <= where < board.n_cells:
+            raise QueryError(f"{what} index {where} is not a cell of the board "
+                             f"(0..{board.n_cells - 1})")
+        return int(where)
+    i = board.find(where)
+    if i < 0:
+        raise QueryError(f"{what} {describe(where)} is not on the board")
+    return i
+
+
+def _budget(budget, what="budget") -> int:
+    if not isinstance(budget, (int, np.integer)) or isinstance(budget, bool):
+        raise QueryError(f"{what} must be a non-negative integer; got {describe(budget)}")
+    if budget < 0:
+        raise QueryError(f"{what} must be a non-negative integer; got {budget}")
+    if budget > T.MAX_BUDGET:
+        raise LimitError(f"{what} {budget} exceeds the supported maximum {T.MAX_BUDGET}")
+    return int(budget)
+
+
+def _layer(arr, n, dtype, name):
+    if arr is None:
+        return {np.uint8: _EMPTY_U8, np.uint64: _EMPTY_U64}.get(dtype, _EMPTY_I32)
+    a = np.asarray(arr)
+    if a.shape != (n,):
+        raise QueryError(f"{name} must have shape ({n},), one value per cell; got {a.shape}")
+    if a.dtype != dtype:
+        if a.size and not (np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_):
+            raise QueryError(f"{name} must hold integers; got dtype {a.dtype}")
+        if a.size and (a.min() < 0 or a.max() > np.iinfo(dtype).max):
+            raise LimitError(f"{name} values must lie in [0, {np.iinfo(dtype).max}]")
+        a = a.astype(dtype)
+    return np.ascontiguousarray(a)
+
+
+def _occupant(board, occupant):
+    if occupant is None:
+        return board._cache.setdefault("empty_occ", board.occupancy())
+    a = np.asarray(occupant)
+    if a.shape != (board.n_cells,) or not np.issubdtype(a.dtype, np.integer):
+        raise QueryError(f"occupant must be an integer array of shape ({board.n_cells},); "
+                         f"got {a.dtype} {a.shape}")
+    if a.dtype != T.INDEX:
+        if a.size and (a.min() < T.OCC_WALL or a.max() > np.iinfo(T.INDEX).max):
+            raise LimitError("occupant values must be team ids >= 0, OCC_EMPTY or OCC_WALL")
+        a = a.astype(T.INDEX)
+    return np.ascontiguousarray(a)
+
+
+@dataclass(frozen=True)
+class _Query:
+    """Validated, packed arrays of one query shape (everything but start and budget)."""
+
+    board: Board
+    rule: np.ndarray
+    occupant: np.ndarray
+    qflags: np.ndarray
+    zoc: np.ndarray
+    leave: np.ndarray
+    enter_pen: np.ndarray
+    params: np.ndarray
+
+    def layers(self):
+        b = self.board
+        return (b.nbr, b.link_ptr, b.link_data, b.cell_data, b.edges, b.diag_sides,
+                self.rule, self.occupant, self.qflags, self.zoc, self.leave, self.enter_pen,
+                self.params)
+
+
+def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penalty,
+             leave_weight, max_penalty) -> _Query:
+    if not isinstance(board, Board):
+        raise QueryError(f"board must be a movecore.Board; got {describe(board)}")
+    if not isinstance(mover, Mover):
+        raise QueryError(f"mover must be a movecore.Mover; got {describe(mover)}")
+    n = board.n_cells
+    rule = mover.terrain_rule(board._fact("max_terrain") + 1)
+    occ = _occupant(board, occupant)
+    qflags = _layer(cell_flags, n, np.uint8, "cell_flags")
+    zoc_a = _layer(zoc, n, np.uint64, "zoc")
+    leave_a = _layer(leave, n, np.uint64, "leave")
+    pen_a = _layer(enter_penalty, n, T.INDEX, "enter_penalty")
+    penalties = leave is not None or enter_penalty is not None
+    if max_penalty is None:
+        max_penalty = DEFAULT_MAX_PENALTY if penalties else 0
+    if not isinstance(max_penalty, (int, np.integer)) or \
+            not 0 <= max_penalty < T.MAX_PENALTY_LEVELS:
+        raise LimitError(f"max_penalty must be an integer in [0, "
+                         f"{T.MAX_PENALTY_LEVELS - 1}]; got {describe(max_penalty)}")
+    if not isinstance(leave_weight, (int, np.integer)) or not 0 <= leave_weight <= 1 << 16:
+        raise LimitError(f"leave_weight must be an integer in [0, 65536]; got "
+                         f"{describe(leave_weight)}")
+    n_pen = int(max_penalty) + 1 if penalties else 1
+    # Largest single step: bounds the ring of buckets (costs inside it are distinct mod B).
+    span = board._fact("height_span")
+    if mover.max_climb is not None:
+        span_up = min(span, mover.max_climb)
+    else:
+        span_up = span
+    rise_cost = mover.climb_per_level * span_up + (mover.climb_flat if span_up else 0)
+    step = max(int(rule[:, 0].max()) + board._fact("max_edge_cost") + max(
+        rise_cost, mover.descend_per_level * span), board._fact("max_link_cost"))
+    link_mask = mover.link_mask
+    unit = (n_pen == 1 and set(np.unique(rule[:, 0]).tolist()) <= {-1, 1}
+            and (span == 0 or (mover.climb_per_level == 0 and mover.climb_flat == 0
+                               and mover.descend_per_level == 0))
+            and board._fact("max_edge_cost") == 0
+            and all(c == 1 for k, c in board._fact("link_costs") if (link_mask >> k) & 1))
+    params = np.zeros(T.N_PARAMS, np.int64)
+    params[T.P_BUDGET] = budget
+    params[T.P_TEAM] = mover.team
+    params[T.P_ALLY] = OCCUPANCY_MODES[mover.allies]
+    params[T.P_ENEMY] = OCCUPANCY_MODES[mover.enemies]
+    params[T.P_CLIMB_PER_LEVEL] = mover.climb_per_level
+    params[T.P_CLIMB_FLAT] = mover.climb_flat
+    params[T.P_MAX_CLIMB] = -1 if mover.max_climb is None else mover.max_climb
+    params[T.P_LINK_MASK] = link_mask
+    params[T.P_N_PEN] = n_pen
+    params[T.P_LEAVE_WEIGHT] = leave_weight
+    params[T.P_CORNER_CUT] = 1 if mover.corner_cutting else 0
+    params[T.P_N_BUCKETS] = min(step, budget) + 1
+    params[T.P_DESCEND_PER_LEVEL] = mover.descend_per_level
+    params[T.P_UNIT] = 1 if unit else 0
+    return _Query(board, rule, occ, qflags, zoc_a, leave_a, pen_a, params)
+
+
+# ---------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class Reach:
+    """The legal ends of one query, cheapest first.
+
+    Attributes (arrays of one row per end, the start included at cost 0):
+        cells:    int32[E] cell indices.
+        costs:    int32[E] least cost to end there.
+        stopped:  bool[E] the least-cost arrival had to stop there (water, provoking...);
+                  a free arrival of equal cost always wins the tie.
+        free_costs: int32[E] least cost of an arrival that did not have to stop (-1 if
+                  every arrival within the budget stops).
+        penalties: int32[E] least penalty (leaving attacks, wounds) of any arrival within
+                  the budget (0 when penalties are off; capped at ``max_penalty``).
+        penalty_costs: int32[E] least cost among the arrivals with that least penalty.
+    """
+
+    board: Board
+    start: int
+    budget: int
+    cells: np.ndarray
+    costs: np.ndarray
+    stopped: np.ndarray
+    free_costs: np.ndarray
+    penalties: np.ndarray
+    penalty_costs: np.ndarray
+    _tree: np.ndarray
+    _tree_of: np.ndarray  # tree rows of (least cost, least penalty) arrivals per end
+
+    def __len__(self) -> int:
+        return int(self.cells.shape[0])
+
+    @property
+    def coords(self) -> np.ndarray:
+        """int32[E, 2] coordinates of the ends."""
+        return self.board.coords[self.cells]
+
+    @property
+    def mask(self) -> np.ndarray:
+        """bool[N]: True on every cell where the figure may end (an RL action mask)."""
+        m = np.zeros(self.board.n_cells, dtype=bool)
+        m[self.cells] = True
+        return m
+
+    def end_index(self, end) -> int:
+        """Row of an end given as a cell index or coordinate; :class:`QueryError` if the
+        figure cannot end there."""
+        cell = _cell(self.board, end, "end")
+        rows = np.flatnonzero(self.cells == cell)
+        if rows.size == 0:
+            raise QueryError(f"{describe(self.board.coord(cell))} is not a legal end of this "
+                             f"move (budget {self.budget})")
+        return int(rows[0])
+
+    def cost(self, end) -> int:
+        return int(self.costs[self.end_index(end)])
+
+    def path(self, end, *, least_penalty: bool = False) -> np.ndarray:
+        """int32[L] cell indices from the start to ``end`` inclusive, along a least-cost
+        arrival (or, with ``least_penalty``, along a least-penalty one)."""
+        row = self._tree_of[self.end_index(end), 1 if least_penalty else 0]
+        out = []
+        while row >= 0:
+            out.append(int(self._tree[row, 0]))
+            row = int(self._tree[row, 3])
+        return np.array(out[::-1], dtype=T.INDEX)
+
+    def path_coords(self, end, **kw) -> list[tuple[int, int]]:
+        return [self.board.coord(c) for c in self.path(end, **kw)]
+
+
+def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
+          cell_flags=None, zoc=None, leave=None, enter_penalty=None, leave_weight: int = 1,
+          max_penalty: int | None = None) -> Reach:
+    """Every cell where a figure at ``start`` may end a move of at most ``budget``.
+
+    Args:
+        board: the packed :class:`Board`.
+        mover: the figure's :class:`Mover` (costs, climbing, occupancy semantics).
+        start: cell index or coordinate pair. The start is always an end at cost 0,
+            whatever stands there (it is the figure itself).
+        budget: movement points, an integer >= 0.
+        occupant: int32[N] team id per cell (``OCC_EMPTY`` -1, ``OCC_WALL`` -2).
+        cell_flags: uint8[N] extra ``CELL_*`` bits for this query (OR-ed with the board's).
+        zoc: uint64[N] provoke masks: the step u -> v must stop when ``zoc[u] & zoc[v]``.
+        leave: uint64[N] penalty masks: the step u -> v adds
+            ``popcount(leave[u] & ~leave[v]) * leave_weight`` to the penalty.
+        enter_penalty: int32[N] penalty added on entering each cell.
+        max_penalty: penalties are tracked up to this value (default 15 when any penalty
+            layer is given); larger ones count as ``max_penalty``.
+
+    Returns:
+        A :class:`Reach` with the ends in order of cost.
+
+    Raises:
+        QueryError, LimitError: on bad input, naming the bad value.
+    """
+    budget = _budget(budget)
+    q = _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penalty,
+                 leave_weight, max_penalty)
+    return _reach_prepared(q, _cell(board, start, "start"), budget)
+
+
+def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
+    """Run a validated query (adapters call this to reuse one _Query for many starts)."""
+    params = q.params
+    if params[T.P_BUDGET] != budget:
+        params = params.copy()
+        params[T.P_BUDGET] = budget
+        params[T.P_N_BUCKETS] = min(int(q.params[T.P_N_BUCKETS]) - 1, budget) + 1
+    n_pen = int(params[T.P_N_PEN])
+    layers = q.layers()[:-1] + (params,)
+    sources = np.array([start], dtype=T.INDEX)
+    grow = False
+    while True:
+        ws = _workspace(q.board, n_pen, int(params[T.P_N_BUCKETS]), grow)
+        n = reach_query(*layers, sources, ws.state, ws.heap, ws.bucket, ws.cell, ws.ctrl,
+                        ws.tree, ws.ends)
+        if n != T.STATUS_QUEUE_FULL:
+            break
+        grow = True
+    n_tree = int(ws.ctrl[4])
+    e = ws.ends[:n]
+    return Reach(q.board, start, budget, e[:, 0].copy(), e[:, 1].copy(),
+                 e[:, 2].astype(bool), e[:, 7].copy(), e[:, 4].copy(), e[:, 5].copy(),
+                 ws.tree[:n_tree].copy(), e[:, [3, 6]].copy())
+
+
+@dataclass(frozen=True)
+class ReachBatch:
+    """Ends of many queries in CSR form: query i owns rows ``offsets[i]:offsets[i+1]``.
+
+    Within a query the rows are in cost order, exactly as :func:`reach` lists them.
+    """
+
+    offsets: np.ndarray   # int64[Q + 1]
+    cells: np.ndarray     # int32[total]
+    costs: np.ndarray     # int32[total]
+    stopped: np.ndarray   # bool[total]
+
+    def __len__(self) -> int:
+        return int(self.offsets.shape[0] - 1)
+
+    def __getitem__(self, i: int):
+        """(cells, costs, stopped) of query i."""
+        lo, hi = self.offsets[i], self.offsets[i + 1]
+        return self.cells[lo:hi], self.costs[lo:hi], self.stopped[lo:hi]
+
+
+def reach_many(board: Board, mover: Mover, starts: Sequence, budgets, *, occupant=None,
+               cell_flags=None, zoc=None, leave=None, enter_penalty=None,
+               leave_weight: int = 1, max_penalty: int | None = None,
+               threads: int | None = None) -> ReachBatch:
+    """:func:`reach` for many starts at once, in parallel over ``threads`` (default: all
+    Numba threads). ``budgets`` is one integer or one per start. Every query shares the
+    board, mover and layers; results are identical to one :func:`reach` per start.
+
+    >>> import movecore as mc
+    >>> b = mc.Board.square(4, 1)
+    >>> r = mc.reach_many(b, mc.Mover(), [(0, 0), (3, 0)], 1)
+    >>> r[1][0].tolist(), r[1][1].tolist()
+    ([3, 2], [0, 1])
+    """
+    import numba
+
+    starts = list(starts)
+    budget_list = [budgets] * len(starts) if isinstance(budgets, (int, np.integer)) \
+        and not isinstance(budgets, bool) else list(budgets)
+    if len(budget_list) != len(starts):
+        raise QueryError(f"budgets must be one integer or one per start ({len(starts)}); got "
+                         f"{len(budget_list)}")
+    b = np.array([_budget(x, "budget") for x in budget_list], dtype=np.int64)
+    s = np.array([_cell(board, x, "start") for x in starts], dtype=T.INDEX)
+    top = int(b.max()) if len(b) else 0
+    q = _prepare(board, mover, top, occupant, cell_flags, zoc, leave, enter_penalty,
+                 leave_weight, max_penalty)
+    n_threads = numba.get_num_threads() if threads is None else threads
+    if not isinstance(n_threads, int) or n_threads < 1:
+        raise QueryError(f"threads must be a positive integer; got {describe(threads)}")
+    n_chunks = max(1, min(n_threads, len(s)))
+    return _batch_prepared(q, s, b, n_chunks)
+
+
+def _batch_prepared(q: _Query, starts: np.ndarray, budgets: np.ndarray,
+                    n_chunks: int) -> ReachBatch:
+    board = q.board
+    n_pen = int(q.params[T.P_N_PEN])
+    nb = int(q.params[T.P_N_BUCKETS])
+    key = ("batch", n_chunks, n_pen)
+    bw = board._cache.get(key)
+    if bw is None or bw["bucket"].shape[1] < nb:
+        bw = _batch_workspace(board.n_cells, n_pen, n_chunks, nb,
+                              2 * board.n_cells * n_pen + 64, 64 * len(starts) + 1024)
+        board._cache[key] = bw
+    counts = np.zeros(len(starts), np.int64)
+    status = np.zeros(n_chunks, np.int64)
+    while True:
+        st = reach_batch(*q.layers(), starts, budgets, bw["state"], bw["heap"],
+                         bw["bucket"], bw["cell"], bw["ctrl"], bw["tree"], bw["ends"],
+                         bw["arena"], counts, status)
+        if st == 0:
+            break
+        arena = bw["arena"].shape[1]
+        heap = bw["heap"].shape[1]
+        if st == T.STATUS_ARENA_FULL:
+            per_chunk = [counts[(len(starts) * c) // n_chunks:
+                                (len(starts) * (c + 1)) // n_chunks].sum()
+                         for c in range(n_chunks)]
+            arena = max(2 * arena, int(max(per_chunk)) + board.n_cells)
+        else:
+            heap *= 2
+        bw = _batch_workspace(board.n_cells, n_pen, n_chunks, nb, heap, arena)
+        board._cache[key] = bw
+    offsets = np.zeros(len(starts) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    total = int(offsets[-1])
+    cells = np.empty(total, T.INDEX)
+    costs = np.empty(total, T.INDEX)
+    stopped = np.empty(total, np.uint8)
+    gather_batch(counts, bw["arena"], n_chunks, cells, costs, stopped)
+    return ReachBatch(offsets, cells, costs, stopped.view(bool))
+
+
+def _batch_workspace(n, n_pen, n_chunks, nb, heap_cap, arena_cap):
+    S = 2 * n * n_pen
+    heap = np.empty((n_chunks, heap_cap, 2), T.INDEX)
+    heap[:, :, 1] = np.arange(1, heap_cap + 1, dtype=T.INDEX)
+    heap[:, -1, 1] = -1
+    return dict(state=np.zeros((n_chunks, S, 4), T.INDEX), heap=heap,
+                bucket=np.full((n_chunks, max(nb, 1), 2), -1, T.INDEX),
+                cell=np.zeros((n_chunks, n, 2), T.INDEX),
+                ctrl=np.zeros((n_chunks, 8), np.int64),
+                tree=np.empty((n_chunks, S, 4), T.INDEX),
+                ends=np.empty((n_chunks, n, 8), T.INDEX),
+                arena=np.empty((n_chunks, arena_cap, 3), T.INDEX))
+
+
+def distance_field(board: Board, mover: Mover, sources: Sequence, budget: int | None = None,
+                   *, occupant=None, cell_flags=None, zoc=None, out=None) -> np.ndarray:
+    """Least movement cost from the nearest of ``sources`` to every cell (threat maps,
+    "distance to the nearest hero"). int32[N], -1 where nothing arrives within
+    ``budget`` (default: unbounded). Arrivals that must stop count but go no further;
+    occupants are passed or blocked as for :func:`reach`. Writes into ``out`` if given.
+
+    >>> import movecore as mc
+    >>> mc.distance_field(mc.Board.square(5, 1), mc.Mover(), [(0, 0), (4, 0)]).tolist()
+    [0, 1, 2, 1, 0]
+    """
+    budget = T.MAX_BUDGET if budget is None else _budget(budget)
+    q = _prepare(board, mover, budget, occupant, cell_flags, zoc, None, None, 1, None)
+    src = np.array(sorted({_cell(board, x, "source") for x in sources}), dtype=T.INDEX)
+    if out is None:
+        out = np.empty(board.n_cells, T.INDEX)
+    elif not (isinstance(out, np.ndarray) and out.dtype == T.INDEX
+              and out.shape == (board.n_cells,) and out.flags.c_contiguous):
+        raise QueryError(f"out must be a contiguous int32 array of shape ({board.n_cells},)")
+    grow = False
+    while True:
+        out.fill(-1)
+        ws = _workspace(board, 1, int(q.params[T.P_N_BUCKETS]), grow)
+        n = field_query(*q.layers(), src, ws.state, ws.heap, ws.bucket, ws.cell, ws.ctrl,
+                        ws.tree, out)
+        if n != T.STATUS_QUEUE_FULL:
+            return out
+        grow = True
+
+
+def warmup() -> None:
+    """Load (or compile) every kernel now rather than on the first query."""
+    b = Board.hex([(0, 0), (1, 0), (0, 1)])
+    m = Mover()
+    reach(b, m, 0, 2)
+    reach(b, Mover(terrain_cost=[2]), 0, 2, leave=np.zeros(3, np.uint64))
+    reach_many(b, m, [0, 1], 2)
+    distance_field(b, m, [0])

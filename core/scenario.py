@@ -1,0 +1,183 @@
+"""The scenario format v1: ``solve(scenario) -> result``, the game registry, and the
+small readers every game vocabulary uses to validate its part of a scenario.
+
+A scenario is a JSON object ``{"game": NAME, "board": ..., "options": ..., "figures":
+..., "query": ...}``; what goes inside each part is the game's vocabulary. Each game
+module in :mod:`movecore.games` registers itself with :func:`register_game`.
+
+>>> import movecore as mc
+>>> mc.solve({"game": "grid", "board": {"grid": "square4", "cells": [
+...     {"at": [0, 0]}, {"at": [1, 0]}]}, "figures": [{"id": "a", "team": "red",
+...     "at": [0, 0]}], "query": {"figure": "a", "budget": 1}})["ends"][1]
+{'at': [1, 0], 'cost': 1, 'stopped': False}
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+from typing import Any, Callable, Iterable, Mapping
+
+from .errors import MovecoreError, ScenarioError, UnknownGameError, describe
+
+SolveFn = Callable[[dict], dict]
+_GAMES: dict[str, SolveFn] = {}
+_loaded = False
+
+
+def register_game(name: str) -> Callable[[SolveFn], SolveFn]:
+    """Decorator: ``@register_game("heroscape")`` makes ``solve`` route that game's
+    scenarios to the decorated function, which returns the result dict."""
+    def deco(fn: SolveFn) -> SolveFn:
+        _GAMES[name] = fn
+        return fn
+    return deco
+
+
+def _load_games() -> None:
+    global _loaded
+    if _loaded:
+        return
+    from . import games
+    for mod in pkgutil.iter_modules(games.__path__):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"{games.__name__}.{mod.name}")
+    _loaded = True
+
+
+def available_games() -> list[str]:
+    """Names of every registered game vocabulary."""
+    _load_games()
+    return sorted(_GAMES)
+
+
+def load_scenario(text: str) -> dict:
+    """Parse a scenario from JSON text; :class:`ScenarioError` on bad JSON."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"scenario is not valid JSON: {exc}") from exc
+    return data
+
+
+def solve(scenario: Mapping[str, Any] | str) -> dict:
+    """Answer a scenario (a dict, or its JSON text) with the game's result dict.
+
+    Raises a :class:`movecore.MovecoreError` subclass on any malformed input.
+    """
+    if isinstance(scenario, (str, bytes)):
+        scenario = load_scenario(scenario)
+    if not isinstance(scenario, Mapping):
+        raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
+    game = scenario.get("game")
+    if not isinstance(game, str):
+        raise ScenarioError(f"scenario needs 'game': a game name string; got "
+                            f"{describe(game)}")
+    _load_games()
+    if game not in _GAMES:
+        raise UnknownGameError(f"unknown game {game!r}; expected one of {sorted(_GAMES)}")
+    try:
+        return _GAMES[game](dict(scenario))
+    except MovecoreError:
+        raise
+    except RecursionError as exc:
+        raise ScenarioError(f"scenario is nested too deeply: {exc}") from exc
+
+
+# ------------------------------------------------------------------------ readers
+_MISSING = object()
+
+
+def expect_object(value, where: str) -> dict:
+    if not isinstance(value, Mapping):
+        raise ScenarioError(f"{where} must be a JSON object; got {describe(value)}")
+    return dict(value)
+
+
+def expect_keys(obj: Mapping, where: str, allowed: Iterable[str],
+                required: Iterable[str] = ()) -> None:
+    """Reject unknown keys (a typo must not be silently ignored) and missing ones."""
+    allowed = set(allowed) | set(required)
+    for key in obj:
+        if key not in allowed:
+            raise ScenarioError(f"unknown key {key!r} in {where}; expected one of "
+                                f"{sorted(allowed)}")
+    for key in required:
+        if key not in obj:
+            raise ScenarioError(f"{where} needs {key!r}")
+
+
+def get_int(obj: Mapping, key: str, where: str, default=_MISSING, lo: int | None = None,
+            hi: int | None = None, allow_none: bool = False):
+    value = obj.get(key, default)
+    if value is _MISSING:
+        raise ScenarioError(f"{where} needs {key!r} (an integer)")
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise ScenarioError(f"{where}.{key} must be an integer; got {describe(value)}")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        from .errors import LimitError
+        rng = f"[{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]"
+        err = LimitError if (hi is not None and value > hi) else ScenarioError
+        raise err(f"{where}.{key} must lie in {rng}; got {value}")
+    return value
+
+
+def get_bool(obj: Mapping, key: str, where: str, default=_MISSING) -> bool:
+    value = obj.get(key, default)
+    if value is _MISSING:
+        raise ScenarioError(f"{where} needs {key!r} (true or false)")
+    if not isinstance(value, bool):
+        raise ScenarioError(f"{where}.{key} must be true or false; got {describe(value)}")
+    return value
+
+
+def get_str(obj: Mapping, key: str, where: str, choices: Iterable[str] | None = None,
+            default=_MISSING) -> str:
+    value = obj.get(key, default)
+    if value is _MISSING:
+        raise ScenarioError(f"{where} needs {key!r} (a string)")
+    if not isinstance(value, str):
+        raise ScenarioError(f"{where}.{key} must be a string; got {describe(value)}")
+    if choices is not None and value not in choices:
+        raise ScenarioError(f"{where}.{key} is {value!r}; expected one of {sorted(choices)}")
+    return value
+
+
+def get_list(obj: Mapping, key: str, where: str, default=_MISSING) -> list:
+    value = obj.get(key, default)
+    if value is _MISSING:
+        raise ScenarioError(f"{where} needs {key!r} (a list)")
+    if not isinstance(value, list):
+        raise ScenarioError(f"{where}.{key} must be a list; got {describe(value)}")
+    return value
+
+
+def as_coord(value, where: str) -> tuple[int, int]:
+    """A cell coordinate ``[q, r]`` / ``[x, y]`` as a tuple of two ints."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2 or any(
+            isinstance(c, bool) or not isinstance(c, int) for c in value):
+        raise ScenarioError(f"{where} must be a cell [q, r] of two integers; got "
+                            f"{describe(value)}")
+    return int(value[0]), int(value[1])
+
+
+def get_coord(obj: Mapping, key: str, where: str, default=_MISSING) -> tuple[int, int]:
+    value = obj.get(key, default)
+    if value is _MISSING:
+        raise ScenarioError(f"{where} needs {key!r} (a cell [q, r])")
+    return as_coord(value, f"{where}.{key}")
+
+
+def get_id(obj: Mapping, key: str, where: str) -> str:
+    value = obj.get(key, _MISSING)
+    if value is _MISSING:
+        raise ScenarioError(f"{where} needs {key!r}")
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ScenarioError(f"{where}.{key} must be a string or integer; got "
+                            f"{describe(value)}")
+    return value
