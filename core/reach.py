@@ -304,8 +304,22 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
         QueryError, LimitError: on bad input, naming the bad value.
     """
     budget = _budget(budget)
-    q = _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penalty,
-                 leave_weight, max_penalty)
+    plain = (occupant is None and cell_flags is None and zoc is None and leave is None
+             and enter_penalty is None and max_penalty is None and leave_weight == 1
+             and isinstance(board, Board))
+    q = None
+    if plain:
+        # The same board and mover asked again: reuse the validated, packed query. Boards
+        # and movers are immutable, so identity is enough; the mover is kept alive in the
+        # entry so its id cannot be recycled while cached.
+        hit = board._cache.get(("plain_query", id(mover)))
+        if hit is not None and hit[0] is mover and hit[1].params[T.P_BUDGET] >= budget:
+            q = hit[1]
+    if q is None:
+        q = _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penalty,
+                     leave_weight, max_penalty)
+        if plain:
+            board._cache[("plain_query", id(mover))] = (mover, q)
     return _reach_prepared(q, _cell(board, start, "start"), budget)
 
 

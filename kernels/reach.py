@@ -29,11 +29,12 @@ Arrays (``N`` cells, ``K`` directions, ``S = 2 * N * n_pen`` states)
 
 Workspace (reused across queries; generation stamps, so no O(N) reset)
     ws_state   int32[S, 4]     (stamp, best cost, tree index, parent tree index)
-    ws_heap    int32[H, 2]     bucket-queue entries (state, next); a free list threads them
+    ws_heap    int32[H, 2]     Dial: bucket entries (state, next), a free list threads the
+                               unused ones; BFS: column 0 is the FIFO of states
     ws_bucket  int32[B, 2]     ring of buckets: (head of free arrivals, head of stopped)
     ws_cell    int32[N, 2]     (stamp, end index) used while listing ends
-    ws_ctrl    int64[8]        [0] generation, [1] free-list head, [2] FIFO tail,
-                               [3] queue mode (0 Dial, 1 BFS FIFO), [4] tree rows
+    ws_ctrl    int64[8]        [0] generation, [1] free-list head, [4] tree rows of the
+                               last query
 
 Outputs
     tree       int32[S, 4]     settled states in cost order: (cell, cost, pen*2+stopped,
@@ -77,185 +78,6 @@ def _popcount(x):
 
 
 @njit(cache=CACHE, nogil=True)
-def _cell_flags(v, cell_data, qflags):
-    f = cell_data[v, 2]
-    if qflags.shape[0] > 0:
-        f |= qflags[v]
-    return f
-
-
-@njit(cache=CACHE, nogil=True)
-def _can_stand(v, cell_data, terrain_rule, qflags):
-    """Terrain and flags allow entering v (occupants aside)."""
-    if _cell_flags(v, cell_data, qflags) & CELL_BLOCKED:
-        return False
-    return terrain_rule[cell_data[v, 0], 0] >= 0
-
-
-@njit(cache=CACHE, nogil=True)
-def _occupancy(v, occupant, params):
-    """(may enter, may end) as far as the occupant of v is concerned."""
-    occ = occupant[v]
-    if occ < 0:
-        if occ == OCC_WALL:
-            return False, False
-        return True, True
-    mode = params[P_ALLY] if occ == params[P_TEAM] else params[P_ENEMY]
-    if mode == BLOCK:
-        return False, False
-    return True, mode == PASS_END
-
-
-@njit(cache=CACHE, nogil=True)
-def _may_end(v, cell_data, occupant, qflags, params):
-    if _cell_flags(v, cell_data, qflags) & CELL_NO_END:
-        return False
-    return _occupancy(v, occupant, params)[1]
-
-
-@njit(cache=CACHE, nogil=True)
-def _push(s, bucket, stopped, ws_heap, ws_bucket, ws_ctrl):
-    """Queue state s. Dial mode: bucket ring + free list; BFS mode: append to a FIFO."""
-    if ws_ctrl[3] == 1:
-        tail = ws_ctrl[2]
-        if tail >= ws_heap.shape[0]:
-            return False
-        ws_heap[tail, 0] = s
-        ws_ctrl[2] = tail + 1
-        return True
-    slot = ws_ctrl[1]
-    if slot < 0:
-        return False
-    ws_ctrl[1] = ws_heap[slot, 1]
-    ws_heap[slot, 0] = s
-    ws_heap[slot, 1] = ws_bucket[bucket, stopped]
-    ws_bucket[bucket, stopped] = slot
-    return True
-
-
-@njit(cache=CACHE, nogil=True)
-def _relax(u, pen, cost, tree_idx, v, step, edge_stop, n_pen, cell_data, terrain_rule,
-           occupant, qflags, zoc, leave, enter_pen, params, ws_state, ws_heap, ws_bucket,
-           ws_ctrl, gen):
-    """Offer the arrival u -> v at ``cost + step``. Returns 1 pushed, 0 not, -1 queue full."""
-    c = cost + step
-    if c > params[P_BUDGET]:
-        return 0
-    may_enter, may_end = _occupancy(v, occupant, params)
-    if not may_enter:
-        return 0
-    fl = _cell_flags(v, cell_data, qflags)
-    stopped = edge_stop or (fl & CELL_STOP) != 0 or \
-        (terrain_rule[cell_data[v, 0], 1] & TERRAIN_STOP) != 0
-    if not stopped and zoc.shape[0] > 0 and (zoc[u] & zoc[v]) != 0:
-        stopped = True
-    if stopped and (not may_end or (fl & CELL_NO_END)):
-        return 0  # an arrival that must end where it may not end is no move at all
-    p = pen
-    if n_pen > 1:
-        if leave.shape[0] > 0:
-            p += _popcount(leave[u] & ~leave[v]) * params[P_LEAVE_WEIGHT]
-        if enter_pen.shape[0] > 0:
-            p += enter_pen[v]
-        if p > n_pen - 1:
-            p = n_pen - 1
-    base = (v * n_pen + p) * 2
-    if stopped:
-        free = base
-        if ws_state[free, 0] == gen and ws_state[free, 1] <= c:
-            return 0  # a free arrival at least as cheap exists: it wins
-        s = base + 1
-    else:
-        s = base
-    if ws_state[s, 0] == gen and ws_state[s, 1] <= c:
-        return 0
-    ws_state[s, 0] = gen
-    ws_state[s, 1] = c
-    ws_state[s, 2] = -1
-    ws_state[s, 3] = tree_idx
-    if not _push(s, c % params[P_N_BUCKETS], 1 if stopped else 0, ws_heap, ws_bucket,
-                 ws_ctrl):
-        return -1
-    return 1
-
-
-@njit(cache=CACHE, nogil=True)
-def _expand(s, cost, tree_idx, nbr, link_ptr, link_data, cell_data, edges, diag_sides,
-            terrain_rule, occupant, qflags, zoc, leave, enter_pen, params, ws_state,
-            ws_heap, ws_bucket, ws_ctrl, gen):
-    """Relax every step out of free state s. Returns pushes made, or -1 (queue full)."""
-    n_pen = params[P_N_PEN]
-    u = s // (2 * n_pen)
-    pen = (s // 2) % n_pen
-    K = nbr.shape[1]
-    has_edges = edges.shape[0] > 0
-    max_climb = params[P_MAX_CLIMB]
-    cpl = params[P_CLIMB_PER_LEVEL]
-    flat = params[P_CLIMB_FLAT]
-    dpl = params[P_DESCEND_PER_LEVEL]
-    hu = cell_data[u, 1]
-    pushed = 0
-    for d in range(K):
-        v = nbr[u, d]
-        if v < 0:
-            continue
-        tc = terrain_rule[cell_data[v, 0], 0]
-        if tc < 0 or (_cell_flags(v, cell_data, qflags) & CELL_BLOCKED):
-            continue
-        edge_stop = False
-        step = np.int64(tc)
-        if has_edges:
-            ef = edges[u, d, 1]
-            if ef & EDGE_BLOCKED:
-                continue
-            edge_stop = (ef & EDGE_STOP) != 0
-            step += edges[u, d, 0]
-        if params[P_CORNER_CUT] == 0 and diag_sides[d, 0] >= 0:
-            w1 = nbr[u, diag_sides[d, 0]]
-            w2 = nbr[u, diag_sides[d, 1]]
-            if w1 < 0 or w2 < 0 or not _can_stand(w1, cell_data, terrain_rule, qflags) \
-                    or not _can_stand(w2, cell_data, terrain_rule, qflags):
-                continue
-        rise = np.int64(cell_data[v, 1] - hu)
-        if rise > 0:
-            if max_climb >= 0 and rise > max_climb:
-                continue
-            step += cpl * rise + flat
-        elif rise < 0:
-            step += dpl * (-rise)
-        r = _relax(u, pen, cost, tree_idx, v, step, edge_stop, n_pen, cell_data,
-                   terrain_rule, occupant, qflags, zoc, leave, enter_pen, params, ws_state,
-                   ws_heap, ws_bucket, ws_ctrl, gen)
-        if r < 0:
-            return -1
-        pushed += r
-    mask = params[P_LINK_MASK]
-    for li in range(link_ptr[u], link_ptr[u + 1]):
-        if not (mask >> link_data[li, 2]) & 1:
-            continue
-        v = link_data[li, 0]
-        if terrain_rule[cell_data[v, 0], 0] < 0 or \
-                (_cell_flags(v, cell_data, qflags) & CELL_BLOCKED):
-            continue
-        r = _relax(u, pen, cost, tree_idx, v, np.int64(link_data[li, 1]), False, n_pen,
-                   cell_data, terrain_rule, occupant, qflags, zoc, leave, enter_pen, params,
-                   ws_state, ws_heap, ws_bucket, ws_ctrl, gen)
-        if r < 0:
-            return -1
-        pushed += r
-    return pushed
-
-
-@njit(cache=CACHE, nogil=True)
-def _settle(s, cost, n_pen, ws_state, tree, k):
-    tree[k, 0] = s // (2 * n_pen)
-    tree[k, 1] = cost
-    tree[k, 2] = s % (2 * n_pen)  # pen * 2 + stopped
-    tree[k, 3] = ws_state[s, 3]
-    ws_state[s, 2] = k
-
-
-@njit(cache=CACHE, nogil=True)
 def _next_generation(ws_state, ws_cell, ws_ctrl):
     gen = ws_ctrl[0] + 1
     if gen >= 2147483647:  # stamps would wrap: one O(N) reset every 2**31 queries
@@ -266,112 +88,250 @@ def _next_generation(ws_state, ws_cell, ws_ctrl):
     return np.int32(gen)
 
 
+# The search is one function body on purpose: Numba refcounts every array passed to a
+# helper on every call, which cost ~50x in the relaxation loop. Only scalar helpers here.
 @njit(cache=CACHE, nogil=True)
 def _search(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_rule, occupant,
             qflags, zoc, leave, enter_pen, params, sources, ws_state, ws_heap, ws_bucket,
             ws_cell, ws_ctrl, tree):
-    """Bucket-queue (Dial) Dijkstra. Returns the number of tree rows, or a status < 0."""
+    """Budget-bounded search. Returns the number of tree rows, or a status < 0.
+
+    ``params[P_UNIT] == 0``: bucket-queue (Dial) Dijkstra over a ring of
+    ``params[P_N_BUCKETS]`` buckets, each with a list of free and of stopped arrivals.
+    ``params[P_UNIT] == 1``: level-synchronous BFS (every step costs 1), the queue a FIFO
+    in ``ws_heap[:, 0]``. Either way, states settle in cost order, free arrivals before
+    stopped ones of the same cost; a stopped arrival is never expanded and is dropped
+    when a free arrival at most as dear exists for the same (cell, penalty).
+    """
     gen = _next_generation(ws_state, ws_cell, ws_ctrl)
+    unit = params[P_UNIT] == 1
     n_pen = params[P_N_PEN]
     nb = params[P_N_BUCKETS]
+    budget = params[P_BUDGET]
+    team = params[P_TEAM]
+    ally_mode = params[P_ALLY]
+    enemy_mode = params[P_ENEMY]
+    max_climb = params[P_MAX_CLIMB]
+    cpl = params[P_CLIMB_PER_LEVEL]
+    flat = params[P_CLIMB_FLAT]
+    dpl = params[P_DESCEND_PER_LEVEL]
+    link_mask = params[P_LINK_MASK]
+    leave_w = params[P_LEAVE_WEIGHT]
+    no_corner_cut = params[P_CORNER_CUT] == 0
+    K = nbr.shape[1]
+    has_edges = edges.shape[0] > 0
+    has_q = qflags.shape[0] > 0
+    has_zoc = zoc.shape[0] > 0
+    has_leave = leave.shape[0] > 0
+    has_pen = enter_pen.shape[0] > 0
+    cap = ws_heap.shape[0]
+
+    # queue state: Dial uses (cur, phase, pending, free-list in ws_ctrl[1]);
+    # BFS uses (head, level_end, tail, phase, i).
+    tail = 0
     pending = 0
     for i in range(sources.shape[0]):
-        s = sources[i] * n_pen * 2
-        if ws_state[s, 0] == gen:
+        s0 = sources[i] * n_pen * 2
+        if ws_state[s0, 0] == gen:
             continue
-        ws_state[s, 0] = gen
-        ws_state[s, 1] = 0
-        ws_state[s, 2] = -1
-        ws_state[s, 3] = -1
-        if not _push(s, 0, 0, ws_heap, ws_bucket, ws_ctrl):
-            return STATUS_QUEUE_FULL
-        pending += 1
-    k = 0
+        ws_state[s0, 0] = gen
+        ws_state[s0, 1] = 0
+        ws_state[s0, 2] = -1
+        ws_state[s0, 3] = -1
+        if unit:
+            ws_heap[tail, 0] = s0
+            tail += 1
+        else:
+            slot = ws_ctrl[1]
+            if slot < 0:
+                return STATUS_QUEUE_FULL
+            ws_ctrl[1] = ws_heap[slot, 1]
+            ws_heap[slot, 0] = s0
+            ws_heap[slot, 1] = ws_bucket[0, 0]
+            ws_bucket[0, 0] = slot
+            pending += 1
     cur = 0
-    while pending > 0:
-        b = cur % nb
-        # Free arrivals first: they expand (zero-cost steps may refill this list) and
-        # they win ties against stopped arrivals of the same cost.
-        for stopped in range(2):
-            while ws_bucket[b, stopped] >= 0:
-                slot = ws_bucket[b, stopped]
-                s = ws_heap[slot, 0]
-                ws_bucket[b, stopped] = ws_heap[slot, 1]
+    phase = 0
+    head = 0
+    level_end = tail
+    scan = 0
+    k = 0
+    while True:
+        # ---------------------------------------------- pick the next state to settle
+        s = -1
+        if unit:
+            while True:
+                if scan < level_end:
+                    cand = ws_heap[scan, 0]
+                    scan += 1
+                    if (cand & 1) == phase:
+                        s = cand
+                        break
+                    continue
+                if phase == 0:
+                    phase = 1
+                    scan = head
+                    continue
+                if level_end == tail:
+                    break
+                head = level_end
+                level_end = tail
+                scan = head
+                phase = 0
+                cur += 1
+            if s < 0:
+                break
+        else:
+            while pending > 0:
+                b = cur % nb
+                slot = ws_bucket[b, phase]
+                if slot < 0:
+                    if phase == 0:
+                        phase = 1
+                    else:
+                        phase = 0
+                        cur += 1
+                    continue
+                cand = ws_heap[slot, 0]
+                ws_bucket[b, phase] = ws_heap[slot, 1]
                 ws_heap[slot, 1] = ws_ctrl[1]
                 ws_ctrl[1] = slot
                 pending -= 1
-                if ws_state[s, 1] != cur or ws_state[s, 2] >= 0:
+                if ws_state[cand, 1] != cur or ws_state[cand, 2] >= 0:
                     continue  # stale entry
-                if stopped:
-                    free = s - 1
-                    if ws_state[free, 0] == gen and ws_state[free, 1] <= cur:
-                        continue  # a free arrival as cheap settled meanwhile
-                    _settle(s, cur, n_pen, ws_state, tree, k)
-                    k += 1
-                else:
-                    _settle(s, cur, n_pen, ws_state, tree, k)
-                    k += 1
-                    r = _expand(s, cur, k - 1, nbr, link_ptr, link_data, cell_data, edges,
-                                diag_sides, terrain_rule, occupant, qflags, zoc, leave,
-                                enter_pen, params, ws_state, ws_heap, ws_bucket, ws_ctrl,
-                                gen)
-                    if r < 0:
-                        return STATUS_QUEUE_FULL
-                    pending += r
-        cur += 1
-    return k
-
-
-@njit(cache=CACHE, nogil=True)
-def _search_unit(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_rule,
-                 occupant, qflags, zoc, leave, enter_pen, params, sources, ws_state,
-                 ws_heap, ws_bucket, ws_cell, ws_ctrl, tree):
-    """Level-synchronous BFS for movers whose every step costs exactly 1.
-
-    Same contract and output as ``_search``; the caller guarantees unit costs (terrain
-    costs 1 or -1, no climb or edge costs, links of cost 1, penalties off). The same
-    ``_expand``/``_relax`` rules apply; only the queue differs: ``ws_heap[:, 0]`` is a
-    FIFO holding each level's free and stopped arrivals.
-    """
-    gen = _next_generation(ws_state, ws_cell, ws_ctrl)
-    ws_ctrl[2] = 0
-    ws_ctrl[3] = 1
-    for i in range(sources.shape[0]):
-        s = sources[i] * 2
-        if ws_state[s, 0] == gen:
+                s = cand
+                break
+            if s < 0:
+                break
+        stopped_s = s & 1
+        if stopped_s and ws_state[s - 1, 0] == gen and ws_state[s - 1, 1] <= cur:
+            continue  # a free arrival at most as dear settled: it wins
+        # ---------------------------------------------- settle
+        u = s // (2 * n_pen)
+        pen = (s // 2) % n_pen
+        tree[k, 0] = u
+        tree[k, 1] = cur
+        tree[k, 2] = s % (2 * n_pen)
+        tree[k, 3] = ws_state[s, 3]
+        ws_state[s, 2] = k
+        parent_row = k
+        k += 1
+        if stopped_s:
             continue
-        ws_state[s, 0] = gen
-        ws_state[s, 1] = 0
-        ws_state[s, 2] = -1
-        ws_state[s, 3] = -1
-        _push(s, 0, 0, ws_heap, ws_bucket, ws_ctrl)
-    head = 0
-    k = 0
-    cur = 0
-    while head < ws_ctrl[2]:
-        level_end = ws_ctrl[2]
-        for i in range(head, level_end):  # free arrivals of this level: settle, expand
-            s = ws_heap[i, 0]
-            if s & 1:
+        # ---------------------------------------------- expand: K steps, then links
+        hu = cell_data[u, 1]
+        lp = link_ptr[u]
+        n_moves = K + link_ptr[u + 1] - lp
+        for j in range(n_moves):
+            if j < K:
+                v = nbr[u, j]
+                if v < 0:
+                    continue
+                tc = terrain_rule[cell_data[v, 0], 0]
+                if tc < 0:
+                    continue
+                fl = cell_data[v, 2]
+                if has_q:
+                    fl |= qflags[v]
+                if fl & CELL_BLOCKED:
+                    continue
+                edge_stop = False
+                step = np.int64(tc)
+                if has_edges:
+                    ef = edges[u, j, 1]
+                    if ef & EDGE_BLOCKED:
+                        continue
+                    edge_stop = (ef & EDGE_STOP) != 0
+                    step += edges[u, j, 0]
+                if no_corner_cut and diag_sides[j, 0] >= 0:
+                    ok = True
+                    for side in range(2):
+                        w = nbr[u, diag_sides[j, side]]
+                        if w < 0 or terrain_rule[cell_data[w, 0], 0] < 0:
+                            ok = False
+                        else:
+                            wf = cell_data[w, 2]
+                            if has_q:
+                                wf |= qflags[w]
+                            if wf & CELL_BLOCKED:
+                                ok = False
+                    if not ok:
+                        continue
+                rise = np.int64(cell_data[v, 1] - hu)
+                if rise > 0:
+                    if max_climb >= 0 and rise > max_climb:
+                        continue
+                    step += cpl * rise + flat
+                elif rise < 0:
+                    step += dpl * (-rise)
+            else:
+                li = lp + j - K
+                if not (link_mask >> link_data[li, 2]) & 1:
+                    continue
+                v = link_data[li, 0]
+                if terrain_rule[cell_data[v, 0], 0] < 0:
+                    continue
+                fl = cell_data[v, 2]
+                if has_q:
+                    fl |= qflags[v]
+                if fl & CELL_BLOCKED:
+                    continue
+                edge_stop = False
+                step = np.int64(link_data[li, 1])
+            # -------------------------------------------- relax the arrival at v
+            c = cur + step
+            if c > budget:
                 continue
-            _settle(s, cur, 1, ws_state, tree, k)
-            k += 1
-            if _expand(s, cur, k - 1, nbr, link_ptr, link_data, cell_data, edges,
-                       diag_sides, terrain_rule, occupant, qflags, zoc, leave, enter_pen,
-                       params, ws_state, ws_heap, ws_bucket, ws_ctrl, gen) < 0:
-                ws_ctrl[3] = 0
-                return STATUS_QUEUE_FULL
-        for i in range(head, level_end):  # then stopped ones no free arrival beat
-            s = ws_heap[i, 0]
-            if not s & 1:
+            occ = occupant[v]
+            may_end = True
+            if occ >= 0:
+                mode = ally_mode if occ == team else enemy_mode
+                if mode == BLOCK:
+                    continue
+                may_end = mode == PASS_END
+            elif occ == OCC_WALL:
                 continue
-            if ws_state[s - 1, 0] == gen and ws_state[s - 1, 1] <= cur:
+            stopped = edge_stop or (fl & CELL_STOP) != 0 or \
+                (terrain_rule[cell_data[v, 0], 1] & TERRAIN_STOP) != 0
+            if not stopped and has_zoc and (zoc[u] & zoc[v]) != 0:
+                stopped = True
+            if stopped and (not may_end or (fl & CELL_NO_END)):
+                continue  # must end where it may not end: no move at all
+            p = pen
+            if n_pen > 1:
+                if has_leave:
+                    p += _popcount(leave[u] & ~leave[v]) * leave_w
+                if has_pen:
+                    p += enter_pen[v]
+                if p > n_pen - 1:
+                    p = n_pen - 1
+            t = (v * n_pen + p) * 2
+            if stopped:
+                if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
+                    continue  # a free arrival at most as dear exists: it wins
+                t += 1
+            if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
                 continue
-            _settle(s, cur, 1, ws_state, tree, k)
-            k += 1
-        head = level_end
-        cur += 1
-    ws_ctrl[3] = 0
+            ws_state[t, 0] = gen
+            ws_state[t, 1] = c
+            ws_state[t, 2] = -1
+            ws_state[t, 3] = parent_row
+            if unit:
+                if tail >= cap:
+                    return STATUS_QUEUE_FULL
+                ws_heap[tail, 0] = t
+                tail += 1
+            else:
+                slot = ws_ctrl[1]
+                if slot < 0:
+                    return STATUS_QUEUE_FULL
+                ws_ctrl[1] = ws_heap[slot, 1]
+                ws_heap[slot, 0] = t
+                st = 1 if stopped else 0
+                b2 = c % nb
+                ws_heap[slot, 1] = ws_bucket[b2, st]
+                ws_bucket[b2, st] = slot
+                pending += 1
     return k
 
 
@@ -379,10 +339,13 @@ def _search_unit(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain
 def _emit_ends(tree, n_tree, cell_data, occupant, qflags, params, sources, ws_cell, gen,
                ends):
     """One row per cell where the figure may end, in cost order (see module doc)."""
+    team = params[P_TEAM]
+    ally_mode = params[P_ALLY]
+    enemy_mode = params[P_ENEMY]
+    has_q = qflags.shape[0] > 0
     n = 0
     for i in range(sources.shape[0]):
-        v = sources[i]
-        ws_cell[v, 0] = -gen  # mark: a start is always an end, whoever stands there
+        ws_cell[sources[i], 0] = -gen  # a start is always an end, whoever stands there
     for t in range(n_tree):
         v = tree[t, 0]
         mark = ws_cell[v, 0]
@@ -397,8 +360,19 @@ def _emit_ends(tree, n_tree, cell_data, occupant, qflags, params, sources, ws_ce
             if stopped == 0 and ends[e, 7] < 0:
                 ends[e, 7] = tree[t, 1]
             continue
-        if mark != -gen and not _may_end(v, cell_data, occupant, qflags, params):
-            continue
+        if mark != -gen:
+            fl = cell_data[v, 2]
+            if has_q:
+                fl |= qflags[v]
+            if fl & CELL_NO_END:
+                continue
+            occ = occupant[v]
+            if occ == OCC_WALL:
+                continue
+            if occ >= 0:
+                mode = ally_mode if occ == team else enemy_mode
+                if mode != PASS_END:
+                    continue
         ws_cell[v, 0] = gen
         ws_cell[v, 1] = n
         ends[n, 0] = v
@@ -418,14 +392,9 @@ def _run(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_rule, o
          qflags, zoc, leave, enter_pen, params, sources, ws_state, ws_heap, ws_bucket,
          ws_cell, ws_ctrl, tree, ends):
     """Search, then list the ends. Returns the number of ends or a status < 0."""
-    if params[P_UNIT] == 1:
-        n_tree = _search_unit(nbr, link_ptr, link_data, cell_data, edges, diag_sides,
-                              terrain_rule, occupant, qflags, zoc, leave, enter_pen, params,
-                              sources, ws_state, ws_heap, ws_bucket, ws_cell, ws_ctrl, tree)
-    else:
-        n_tree = _search(nbr, link_ptr, link_data, cell_data, edges, diag_sides,
-                         terrain_rule, occupant, qflags, zoc, leave, enter_pen, params,
-                         sources, ws_state, ws_heap, ws_bucket, ws_cell, ws_ctrl, tree)
+    n_tree = _search(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_rule,
+                     occupant, qflags, zoc, leave, enter_pen, params, sources, ws_state,
+                     ws_heap, ws_bucket, ws_cell, ws_ctrl, tree)
     if n_tree < 0:
         return n_tree
     ws_ctrl[4] = n_tree
@@ -525,14 +494,9 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
     nearest source (-1 = not reached within the budget). Stopped arrivals count but are
     not expanded. ``dist`` must arrive filled with -1. Returns cells reached or a status.
     """
-    if params[P_UNIT] == 1:
-        n_tree = _search_unit(nbr, link_ptr, link_data, cell_data, edges, diag_sides,
-                              terrain_rule, occupant, qflags, zoc, leave, enter_pen, params,
-                              sources, ws_state, ws_heap, ws_bucket, ws_cell, ws_ctrl, tree)
-    else:
-        n_tree = _search(nbr, link_ptr, link_data, cell_data, edges, diag_sides,
-                         terrain_rule, occupant, qflags, zoc, leave, enter_pen, params,
-                         sources, ws_state, ws_heap, ws_bucket, ws_cell, ws_ctrl, tree)
+    n_tree = _search(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_rule,
+                     occupant, qflags, zoc, leave, enter_pen, params, sources, ws_state,
+                     ws_heap, ws_bucket, ws_cell, ws_ctrl, tree)
     if n_tree < 0:
         return n_tree
     n = 0

@@ -118,6 +118,23 @@ def adjacency_masks(board: Board, token_cells: Iterable[int],
     return masks
 
 
+def token_masks(board: Board, token_coords: Iterable, what: str = "provoke tokens"
+                ) -> np.ndarray:
+    """Like :func:`adjacency_masks`, for tokens given by coordinates; a token may stand
+    off the board (its on-board neighbours still feel it)."""
+    from ..board import DIRECTIONS
+    token_coords = list(token_coords)
+    if len(token_coords) > 64:
+        raise LimitError(f"{len(token_coords)} {what}; at most 64 are supported per query")
+    masks = np.zeros(board.n_cells, dtype=np.uint64)
+    for bit, (x, y) in enumerate(token_coords):
+        for dx, dy in DIRECTIONS[board.kind]:
+            v = board.find((x + dx, y + dy))
+            if v >= 0:
+                masks[v] |= np.uint64(1) << np.uint64(bit)
+    return masks
+
+
 def end_order(board: Board, cells: np.ndarray, costs: np.ndarray) -> np.ndarray:
     """Row order by cost, then coordinates: a stable, documented order for results."""
     xy = board.coords[cells]

@@ -16,7 +16,8 @@ Rules: entering a cell costs ``cost + climb_per_level * max(0, rise) + climb_fla
 (null = unlimited). ``stop: true`` ends the move on entry. A link is two-way and costs its
 own ``cost``. Figures of the mover's team may be passed but not ended on; other teams
 block. A provoke token's cell cannot be entered, and a step from a cell adjacent to a token
-to another cell adjacent to the same token ends the move there.
+to another cell adjacent to the same token ends the move there (a token may stand off the
+board: the cells next to it still feel it).
 
 Result: ``{"figure": id, "ends": [{"at": [q, r], "cost": c, "stopped": bool,
 "path": [[q, r], ...]}]}``, one entry per legal end (the start at cost 0), ordered by cost
@@ -33,8 +34,8 @@ from ..mover import Mover
 from ..reach import reach
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
                         get_list, get_str, register_game)
-from ._common import (adjacency_masks, coord_list, end_order, find_figure, occupancy,
-                      read_figures, team_numbers)
+from ._common import (coord_list, end_order, find_figure, occupancy, read_figures,
+                      team_numbers, token_masks)
 
 
 def build_board(spec) -> tuple[Board, list[int]]:
@@ -105,19 +106,17 @@ def solve_grid(scenario: dict) -> dict:
     want_paths = get_bool(query, "paths", "query", False)
     teams = team_numbers(figures)
     occ = occupancy(board, figures, teams, exclude=mover_fig)
-    tokens = []
-    for i, t in enumerate(get_list(query, "provoke", "query", [])):
-        cell = board.find(as_coord(t, f"query.provoke[{i}]"))
-        if cell < 0:
-            raise PlacementError(f"provoke token at {t} is not on the board")
-        if cell == mover_fig.cell:
-            raise PlacementError(f"provoke token at {t} stands on the moving figure")
-        tokens.append(cell)
-    zoc = adjacency_masks(board, tokens) if tokens else None
+    token_at = [as_coord(t, f"query.provoke[{i}]")
+                for i, t in enumerate(get_list(query, "provoke", "query", []))]
+    token_cells = [c for c in (board.find(t) for t in token_at) if c >= 0]
+    if mover_fig.cell in token_cells:
+        raise PlacementError(f"a provoke token stands on the moving figure at "
+                             f"{list(board.coord(mover_fig.cell))}")
+    zoc = token_masks(board, token_at) if token_at else None
     qflags = None
-    if tokens:
+    if token_cells:
         qflags = np.zeros(board.n_cells, np.uint8)
-        qflags[tokens] = T.CELL_BLOCKED
+        qflags[token_cells] = T.CELL_BLOCKED
     mover = Mover(team=teams[mover_fig.team], **mover_numbers)
     r = reach(board, mover, mover_fig.cell, budget, occupant=occ, cell_flags=qflags,
               zoc=zoc)

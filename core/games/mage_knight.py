@@ -1,0 +1,757 @@
+"""Mage Knight Board Game: the movement phase of a hero's turn (vocabulary ``"mage_knight"``).
+
+Rules (rulebook "Movement" chapter, RULES.md §1):
+
+* The map is made of hex spaces (axial ``(q, r)``, r growing to the south). Entering a
+  space costs the Move points of its terrain on the Day/Night board: plains 2, hills 3,
+  forest 3 by day / 5 at night, wasteland 4, desert 5 by day / 3 at night, swamp 5; lakes
+  and mountains cannot be entered; a city space always costs 2, whatever its art.
+* Entering an unconquered fortified site (keep, mage tower, city) or a keep owned by another
+  player ends the move at once: an *assault*.
+* A space with a rampaging enemy (orc marauders, draconum) cannot be entered. Moving from a
+  space adjacent to a rampaging token to another space adjacent to the same token
+  *provokes* it: the move ends there. This is a rule of the step (an edge), not of a space.
+* Adventure sites (ruins, dungeon, tomb, monster den, spawning grounds) do not stop you.
+* Other heroes are passed freely. Ending on one is an attack (*pvp*) where player combat is
+  allowed; otherwise the hero may end there but it is not a safe space. Portals and
+  conquered cities hold any number of heroes.
+* A space is *safe* if it is accessible under normal conditions (not a lake or mountain,
+  no rampaging enemy), is not an unconquered fortified site nor another player's keep, and
+  holds no other hero (except a portal or a conquered city).
+* Effects played this turn: cost reductions ``{"terrains": [...] | "all", "by": n, "min":
+  m}`` (applied in the order that gives the least cost, never below 0); effects letting the
+  hero enter lakes or mountains at a given cost (ends there are unsafe); and direct moves
+  ("move N spaces": 1 per space, over anything, ending on a safe space) as their own mode.
+* Exploring: from a space adjacent to an open tile position, spend 2 Move points to reveal
+  the next tile; a countryside tile must touch two placed tiles or a tile that touches
+  two, a core tile two, a fallback tile three. Movement may go on afterwards.
+
+The map is a :class:`MageKnightMap` (a packed :class:`~movecore.Board` plus what stands on
+each space); :meth:`MageKnightMap.reveal` adds a tile with :meth:`Board.extend`, keeping
+every cell index, so "reveal, then continue" needs no rebuild. See docs/mage_knight.md for
+the scenario vocabulary.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..board import DIRECTIONS, Board
+from ..errors import BoardError, PlacementError, QueryError, ScenarioError, describe
+from ..kernels import _types as T
+from ..mover import Mover
+from ..reach import Reach, reach
+from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_id,
+                        get_int, get_list, get_str, register_game)
+from ._common import adjacency_masks, coord_list, end_order
+
+# ---------------------------------------------------------------------------- words
+TERRAINS = ("plains", "hills", "forest", "wasteland", "desert", "swamp", "lake", "mountain")
+INACCESSIBLE = ("lake", "mountain")
+#: Kernel terrain id of a city space (it costs 2 whatever terrain is printed under it).
+CITY_SPACE = len(TERRAINS)
+COST_CLASSES = TERRAINS + ("city",)
+
+#: The Day/Night board: Move cost of entering each terrain (None = cannot be entered).
+MOVE_COST = {
+    "day": {"plains": 2, "hills": 3, "forest": 3, "wasteland": 4, "desert": 5, "swamp": 5,
+            "lake": None, "mountain": None, "city": 2},
+    "night": {"plains": 2, "hills": 3, "forest": 5, "wasteland": 4, "desert": 3, "swamp": 5,
+              "lake": None, "mountain": None, "city": 2},
+}
+TIMES = tuple(MOVE_COST)
+
+FORTIFIED = ("keep", "mage_tower", "city")
+ADVENTURE = ("dungeon", "tomb", "ruins", "monster_den", "spawning_grounds", "maze",
+             "labyrinth")
+SITES = FORTIFIED + ("monastery", "village", "portal", "glade", "mine", "deep_mine",
+                     "refugee_camp") + ADVENTURE
+RAMPAGING = ("orc_marauders", "draconum")
+
+#: Cost of revealing a tile.
+EXPLORE_COST = 2
+#: Hexes of a tile: offsets of its 7 spaces from the centre.
+TILE_HEXES = {"C": (0, 0), "E": (1, 0), "NE": (1, -1), "NW": (0, -1), "W": (-1, 0),
+              "SW": (-1, 1), "SE": (0, 1)}
+#: Steps between neighbouring tile positions (centre to centre). The lattice is generated
+#: by (3, -2) (east) and (2, 1) (south-east): centres with (q - 2r) % 7 == 0.
+TILE_STEPS = ((3, -2), (2, 1), (-1, 3), (-3, 2), (-2, -1), (1, -3))
+TILE_KINDS = ("countryside", "core")
+NEXT_TILE = ("countryside", "core", "fallback", "none")
+#: Placed tiles a new tile must touch, by the kind of the next tile.
+TILES_TO_TOUCH = {"countryside": 2, "core": 2, "fallback": 3}
+
+_CATALOGUE_FILE = Path(__file__).with_name("mage_knight_tiles.json")
+_catalogue_cache: dict = {}
+
+
+def tile_catalogue() -> dict:
+    """The published tiles shipped with movecore: ``{name: {"kind", "cells": [{"hex",
+    "terrain", "site"?, "rampaging"?}]}}`` (names ``A``, ``B``, ``countryside_1..11``,
+    ``core_1..8``; sources and disputes in the JSON file)."""
+    if not _catalogue_cache:
+        try:
+            data = json.loads(_CATALOGUE_FILE.read_text())
+        except OSError as exc:  # pragma: no cover - packaging problem
+            raise BoardError(f"the tile catalogue {_CATALOGUE_FILE.name} is missing: "
+                             f"{exc}") from exc
+        _catalogue_cache.update(data["tiles"])
+    return _catalogue_cache
+
+
+def on_tile_lattice(position: Sequence[int]) -> bool:
+    """Is ``position`` (a tile centre) a tile position of the lattice?"""
+    q, r = position
+    return (q - 2 * r) % 7 == 0
+
+
+def tile_cells(position: Sequence[int]) -> list[tuple[int, int]]:
+    """The 7 spaces of the tile at ``position`` (centre first, then E, NE, NW, W, SW, SE)."""
+    q, r = position
+    return [(q + dq, r + dr) for dq, dr in TILE_HEXES.values()]
+
+
+# ---------------------------------------------------------------------------- costs
+def reduce_cost(cost: int, reductions: Iterable[tuple[int, int]]) -> int:
+    """Least cost after the reductions ``(by, min)``, in the best order.
+
+    Each reduction takes the cost ``c`` to ``min(c, max(min, c - by))`` (it never raises a
+    cost); the result never goes below 0. Applying the reductions with higher floors first
+    is optimal (checked against every order in the tests).
+    """
+    for by, floor in sorted(reductions, key=lambda r: -r[1]):
+        cost = min(cost, max(floor, cost - by))
+    return max(cost, 0)
+
+
+def terrain_costs(time: str = "day", reductions: Iterable[Mapping] = (),
+                  enter: Iterable[Mapping] = ()) -> dict[str, int | None]:
+    """Move cost of each terrain (and ``"city"``) this turn; ``None`` = cannot enter.
+
+    ``reductions``: ``{"terrains": [...] | "all", "by": n, "min": m}``; ``enter``:
+    ``{"terrains": ["lake" | "mountain", ...], "cost": n}`` (an effect that lets the hero
+    enter an inaccessible terrain at that cost; reductions then apply to it as well).
+    """
+    if time not in MOVE_COST:
+        raise QueryError(f"time is {time!r}; expected one of {list(TIMES)}")
+    base = dict(MOVE_COST[time])
+    for e in enter:
+        for t in e["terrains"]:
+            if base[t] is None or e["cost"] < base[t]:
+                base[t] = e["cost"]
+    out = {}
+    for t, c in base.items():
+        if c is None:
+            out[t] = None
+            continue
+        mine = [(r["by"], r["min"]) for r in reductions
+                if r["terrains"] == "all" or t in r["terrains"]]
+        out[t] = reduce_cost(c, mine)
+    return out
+
+
+# ---------------------------------------------------------------------------- the map
+@dataclass(frozen=True)
+class Space:
+    """What is printed on and stands on one hex space."""
+
+    terrain: str | None            # one of TERRAINS; None only under a city
+    site: str | None = None
+    conquered: bool = False
+    owner: Any = None              # the player owning a keep (conquered)
+    rampaging: str | None = None   # "orc_marauders" | "draconum" | None
+
+    @property
+    def cost_class(self) -> str:
+        return "city" if self.site == "city" else self.terrain
+
+    def stops(self, player) -> bool:
+        """Entering ends the move (an assault): an unconquered fortified site, or a keep
+        owned by another player."""
+        if self.site in FORTIFIED and not self.conquered and self.owner is None:
+            return True
+        return self.site == "keep" and self.owner is not None and self.owner != player
+
+    def holds_many(self) -> bool:
+        """Several heroes may stand here (and never fight): a portal, a conquered city."""
+        return self.site == "portal" or (self.site == "city" and self.conquered)
+
+    def accessible(self) -> bool:
+        """Accessible under normal conditions."""
+        return self.rampaging is None and (self.site == "city" or
+                                           self.terrain not in INACCESSIBLE)
+
+
+@dataclass(frozen=True, eq=False)
+class MageKnightMap:
+    """A packed board (kernel terrain id = cost class: TERRAINS index, or CITY_SPACE) plus
+    the spaces, the open tile positions of the scenario and the kind of the next tile."""
+
+    board: Board
+    spaces: tuple[Space, ...]
+    open: tuple[tuple[int, int], ...] = ()
+    next_tile: str = "countryside"
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def build(cls, cells: Sequence[tuple[tuple[int, int], Space]],
+              open_positions: Iterable[Sequence[int]] = (),
+              next_tile: str = "countryside") -> "MageKnightMap":
+        if not cells:
+            raise BoardError("a Mage Knight map needs at least one space")
+        coords = [c for c, _ in cells]
+        spaces = tuple(s for _, s in cells)
+        board = Board.hex(coords, terrain=[_terrain_id(s) for s in spaces])
+        m = cls(board, spaces, (), next_tile)
+        return m._with_open(open_positions)
+
+    def _with_open(self, positions) -> "MageKnightMap":
+        out = []
+        for i, p in enumerate(positions):
+            p = tuple(int(x) for x in p)
+            if not on_tile_lattice(p):
+                raise BoardError(f"open tile position {list(p)} is not a tile position of "
+                                 f"the lattice (tile centres have (q - 2r) % 7 == 0)")
+            if self.explored(p):
+                raise BoardError(f"open tile position {list(p)} already holds spaces of "
+                                 f"the map")
+            if p in out:
+                raise BoardError(f"open tile position {list(p)} is listed twice")
+            out.append(p)
+        return replace(self, open=tuple(out))
+
+    def explored(self, position: Sequence[int]) -> bool:
+        """Does the tile position hold a placed tile (any of its spaces on the map)?"""
+        return any(self.board.find(c) >= 0 for c in tile_cells(position))
+
+    def touching_tiles(self, position: Sequence[int]) -> int:
+        q, r = position
+        return sum(self.explored((q + dq, r + dr)) for dq, dr in TILE_STEPS)
+
+    def placeable(self, position: Sequence[int], kind: str | None = None) -> bool:
+        """May a tile of ``kind`` (default: the next tile) be placed at ``position``?
+
+        countryside: touches two placed tiles, or a placed tile that touches two; core:
+        touches two; fallback: touches three; none: never."""
+        kind = self.next_tile if kind is None else kind
+        if kind == "none":
+            return False
+        n = self.touching_tiles(position)
+        if n >= TILES_TO_TOUCH[kind]:
+            return True
+        if kind != "countryside":
+            return False
+        q, r = position
+        return any(self.explored((q + dq, r + dr)) and
+                   self.touching_tiles((q + dq, r + dr)) >= 2 for dq, dr in TILE_STEPS)
+
+    def cells_next_to(self, position: Sequence[int]) -> list[int]:
+        """Map spaces adjacent to the (unexplored) tile position, from which it may be
+        revealed."""
+        tile = set(tile_cells(position))
+        out = set()
+        for q, r in tile:
+            for dq, dr in DIRECTIONS["hex"]:
+                c = (q + dq, r + dr)
+                if c not in tile:
+                    i = self.board.find(c)
+                    if i >= 0:
+                        out.add(i)
+        return sorted(out)
+
+    def reveal(self, position: Sequence[int], tile, *, kind: str | None = None
+               ) -> "MageKnightMap":
+        """The map with a tile revealed at an open ``position``.
+
+        ``tile`` is a catalogue name (``"countryside_3"``) or a list of ``(coord, Space)``
+        for the tile's spaces. The new spaces are appended with :meth:`Board.extend`: every
+        existing cell index stays valid. ``kind`` (countryside / core) is checked against
+        the placement rule; a catalogue tile knows its own kind.
+        """
+        position = tuple(int(x) for x in position)
+        if position not in self.open:
+            raise PlacementError(f"tile position {list(position)} is not an open position "
+                                 f"of this map; open: {[list(p) for p in self.open]}")
+        if isinstance(tile, str):
+            kind_of, cells = catalogue_tile(tile, position)
+            kind = kind or kind_of
+        else:
+            cells = list(tile)
+        if kind is not None:
+            rule = "fallback" if self.next_tile == "fallback" else kind
+            if not self.placeable(position, rule):
+                raise PlacementError(f"a {rule} tile may not be placed at {list(position)}: "
+                                     f"it touches {self.touching_tiles(position)} placed "
+                                     f"tile(s)")
+        if not cells:
+            raise BoardError(f"the tile revealed at {list(position)} has no spaces")
+        board = self.board.extend([c for c, _ in cells],
+                                  terrain=[_terrain_id(s) for _, s in cells])
+        spaces = self.spaces + tuple(s for _, s in cells)
+        return replace(self, board=board, spaces=spaces,
+                       open=tuple(p for p in self.open if p != position))
+
+    def with_updates(self, updates: Mapping[int, Mapping]) -> "MageKnightMap":
+        """The map with some spaces changed (``{cell: {"conquered": .., ...}}``)."""
+        spaces = list(self.spaces)
+        for cell, changes in updates.items():
+            spaces[cell] = replace(spaces[cell], **changes)
+            _check_space(spaces[cell], f"space {list(self.board.coord(cell))}")
+        return replace(self, spaces=tuple(spaces))
+
+
+def _terrain_id(space: Space) -> int:
+    return CITY_SPACE if space.site == "city" else TERRAINS.index(space.terrain)
+
+
+def catalogue_tile(name: str, position: Sequence[int]
+                   ) -> tuple[str, list[tuple[tuple[int, int], Space]]]:
+    """(kind, spaces) of a catalogue tile placed with its centre at ``position``."""
+    cat = tile_catalogue()
+    if name not in cat:
+        raise BoardError(f"unknown tile {name!r}; the catalogue has {sorted(cat)}")
+    q, r = position
+    out = []
+    for c in cat[name]["cells"]:
+        dq, dr = TILE_HEXES[c["hex"]]
+        out.append(((q + dq, r + dr), Space(c["terrain"], c.get("site"), False, None,
+                                            c.get("rampaging"))))
+    return cat[name]["kind"], out
+
+
+def _check_space(s: Space, where: str) -> None:
+    if s.terrain is None and s.site != "city":
+        raise BoardError(f"{where} needs a terrain, one of {list(TERRAINS)}")
+    if s.terrain is not None and s.terrain not in TERRAINS:
+        raise BoardError(f"{where}: unknown terrain {s.terrain!r}; expected one of "
+                         f"{list(TERRAINS)}")
+    if s.site is not None and s.site not in SITES:
+        raise BoardError(f"{where}: unknown site {s.site!r}; expected one of {list(SITES)}")
+    if s.rampaging is not None and s.rampaging not in RAMPAGING:
+        raise BoardError(f"{where}: unknown rampaging enemy {s.rampaging!r}; expected one "
+                         f"of {list(RAMPAGING)}")
+    if (s.conquered or s.owner is not None) and s.site not in FORTIFIED:
+        raise BoardError(f"{where}: only fortified sites {list(FORTIFIED)} are conquered "
+                         f"or owned; this space has site {s.site!r}")
+    if s.owner is not None and s.site != "keep":
+        raise BoardError(f"{where}: only keeps have an owner; this space is a {s.site}")
+
+
+# ---------------------------------------------------------------------------- reading
+_SPACE_KEYS = ("terrain", "site", "conquered", "owner", "rampaging")
+
+
+def _read_space(raw: Mapping, where: str, base: Space | None = None) -> Space:
+    terrain = raw.get("terrain", base.terrain if base else None)
+    site = raw.get("site", base.site if base else None)
+    for key, value in (("terrain", terrain), ("site", site),
+                       ("rampaging", raw.get("rampaging"))):
+        if value is not None and not isinstance(value, str):
+            raise ScenarioError(f"{where}.{key} must be a string or null; got "
+                                f"{describe(value)}")
+    owner = raw.get("owner", base.owner if base else None)
+    if owner is not None and (isinstance(owner, bool) or not isinstance(owner, (str, int))):
+        raise ScenarioError(f"{where}.owner must be a player id (string or integer); got "
+                            f"{describe(owner)}")
+    s = Space(terrain, site,
+              get_bool(raw, "conquered", where, base.conquered if base else False),
+              owner, raw.get("rampaging", base.rampaging if base else None))
+    _check_space(s, where)
+    return s
+
+
+def _read_tile(raw, where: str) -> tuple[tuple[int, int], str | None,
+                                         list[tuple[tuple[int, int], Space]]]:
+    raw = expect_object(raw, where)
+    expect_keys(raw, where, ("position", "tile", "kind", "cells"), required=("position",))
+    pos = get_coord(raw, "position", where)
+    if not on_tile_lattice(pos):
+        raise BoardError(f"{where}.position {list(pos)} is not a tile position of the "
+                         f"lattice (tile centres have (q - 2r) % 7 == 0, e.g. [0, 0], "
+                         f"[3, -2], [2, 1])")
+    if "tile" in raw:
+        if "cells" in raw:
+            raise ScenarioError(f"{where} gives both 'tile' and 'cells'; give one")
+        name = get_str(raw, "tile", where)
+        kind, cells = catalogue_tile(name, pos)
+        if "kind" in raw and get_str(raw, "kind", where) != kind:
+            raise ScenarioError(f"{where}: tile {name!r} is a {kind} tile, not "
+                                f"{raw['kind']!r}")
+        return pos, (kind if kind in TILE_KINDS else None), cells
+    kind = get_str(raw, "kind", where, TILE_KINDS + ("starting",), "countryside")
+    flower = tile_cells(pos)
+    cells, seen = [], set()
+    for j, c in enumerate(get_list(raw, "cells", where)):
+        w = f"{where}.cells[{j}]"
+        c = expect_object(c, w)
+        expect_keys(c, w, ("hex", "at") + _SPACE_KEYS)
+        if ("hex" in c) == ("at" in c):
+            raise ScenarioError(f"{w} needs either 'hex' (one of {list(TILE_HEXES)}) or "
+                                f"'at' (a space of the tile)")
+        if "hex" in c:
+            h = get_str(c, "hex", w, TILE_HEXES)
+            at = (pos[0] + TILE_HEXES[h][0], pos[1] + TILE_HEXES[h][1])
+        else:
+            at = get_coord(c, "at", w)
+            if at not in flower:
+                raise BoardError(f"{w}.at {list(at)} is not a space of the tile at "
+                                 f"{list(pos)}; its spaces are {[list(x) for x in flower]}")
+        if at in seen:
+            raise BoardError(f"{w}: space {list(at)} is given twice")
+        seen.add(at)
+        cells.append((at, _read_space(c, w)))
+    return pos, (kind if kind in TILE_KINDS else None), cells
+
+
+def read_map(spec) -> MageKnightMap:
+    """Build the map of a scenario's ``board`` (see docs/mage_knight.md)."""
+    spec = expect_object(spec, "board")
+    expect_keys(spec, "board", ("cells", "tiles", "open", "next_tile", "updates"))
+    cells: list[tuple[tuple[int, int], Space]] = []
+    for i, c in enumerate(get_list(spec, "cells", "board", [])):
+        w = f"board.cells[{i}]"
+        c = expect_object(c, w)
+        expect_keys(c, w, ("at",) + _SPACE_KEYS, required=("at",))
+        cells.append((get_coord(c, "at", w), _read_space(c, w)))
+    for i, t in enumerate(get_list(spec, "tiles", "board", [])):
+        cells.extend(_read_tile(t, f"board.tiles[{i}]")[2])
+    if not cells:
+        raise BoardError("board needs 'cells' or 'tiles': the map has no spaces")
+    seen: dict = {}
+    for at, _ in cells:
+        if at in seen:
+            raise BoardError(f"space {list(at)} is given twice (cells or tiles overlap)")
+        seen[at] = True
+    opened = [as_coord(p, f"board.open[{i}]")
+              for i, p in enumerate(get_list(spec, "open", "board", []))]
+    nxt = get_str(spec, "next_tile", "board", NEXT_TILE, "countryside")
+    m = MageKnightMap.build(cells, opened, nxt)
+    updates: dict[int, dict] = {}
+    for i, u in enumerate(get_list(spec, "updates", "board", [])):
+        w = f"board.updates[{i}]"
+        u = expect_object(u, w)
+        expect_keys(u, w, ("at", "conquered", "owner", "rampaging"), required=("at",))
+        at = get_coord(u, "at", w)
+        cell = m.board.find(at)
+        if cell < 0:
+            raise BoardError(f"{w}.at {list(at)} is not a space of the map")
+        if cell in updates:
+            raise BoardError(f"{w}: space {list(at)} is updated twice")
+        s = _read_space(u, w, m.spaces[cell])
+        updates[cell] = dict(conquered=s.conquered, owner=s.owner, rampaging=s.rampaging)
+    return m.with_updates(updates) if updates else m
+
+
+def read_effects(opts: Mapping) -> tuple[list[dict], list[dict]]:
+    """(reductions, enter effects) of the scenario options, validated."""
+    reductions = []
+    for i, r in enumerate(get_list(opts, "reductions", "options", [])):
+        w = f"options.reductions[{i}]"
+        r = expect_object(r, w)
+        expect_keys(r, w, ("terrains", "by", "min"), required=("terrains", "by"))
+        terrains = r["terrains"]
+        if terrains != "all":
+            if not isinstance(terrains, list) or not terrains:
+                raise ScenarioError(f"{w}.terrains must be \"all\" or a non-empty list of "
+                                    f"terrains; got {describe(terrains)}")
+            for t in terrains:
+                if t not in COST_CLASSES:
+                    raise ScenarioError(f"{w}.terrains: unknown terrain {describe(t)}; "
+                                        f"expected one of {list(COST_CLASSES)}")
+        reductions.append({"terrains": terrains,
+                           "by": get_int(r, "by", w, lo=0, hi=T.MAX_COST),
+                           "min": get_int(r, "min", w, 0, lo=0, hi=T.MAX_COST)})
+    enter = []
+    for i, e in enumerate(get_list(opts, "enter", "options", [])):
+        w = f"options.enter[{i}]"
+        e = expect_object(e, w)
+        expect_keys(e, w, ("terrains", "cost"), required=("terrains", "cost"))
+        terrains = get_list(e, "terrains", w)
+        for t in terrains:
+            if t not in INACCESSIBLE:
+                raise ScenarioError(f"{w}.terrains: {describe(t)} is not an inaccessible "
+                                    f"terrain; expected some of {list(INACCESSIBLE)}")
+        enter.append({"terrains": terrains, "cost": get_int(e, "cost", w, lo=0,
+                                                            hi=T.MAX_COST)})
+    return reductions, enter
+
+
+@dataclass(frozen=True)
+class Hero:
+    id: Any
+    player: Any     # who owns keeps: the hero's id
+    team: Any       # heroes of one team never fight each other
+    cell: int
+
+
+def read_heroes(m: MageKnightMap, items) -> list[Hero]:
+    if not isinstance(items, list):
+        raise ScenarioError(f"figures must be a list of heroes; got {describe(items)}")
+    heroes: list[Hero] = []
+    for i, raw in enumerate(items):
+        w = f"figures[{i}]"
+        raw = expect_object(raw, w)
+        expect_keys(raw, w, ("id", "at", "team"), required=("id", "at"))
+        hid = get_id(raw, "id", w)
+        if any(h.id == hid for h in heroes):
+            raise ScenarioError(f"duplicate hero id {hid!r} in figures")
+        at = get_coord(raw, "at", w)
+        cell = m.board.find(at)
+        if cell < 0:
+            raise PlacementError(f"hero {hid!r} stands on {list(at)}, which is not a space "
+                                 f"of the map")
+        s = m.spaces[cell]
+        if s.rampaging is not None:
+            raise PlacementError(f"hero {hid!r} stands on {list(at)}, a space held by "
+                                 f"rampaging {s.rampaging}")
+        if not s.accessible():
+            raise PlacementError(f"hero {hid!r} stands on {list(at)}, a {s.terrain} space, "
+                                 f"which heroes cannot enter")
+        other = [h for h in heroes if h.cell == cell]
+        if other and not s.holds_many():
+            raise PlacementError(f"heroes {other[0].id!r} and {hid!r} both stand on "
+                                 f"{list(at)}; only a portal or a conquered city holds "
+                                 f"several heroes")
+        team = raw.get("team", hid)
+        if isinstance(team, bool) or not isinstance(team, (str, int)):
+            raise ScenarioError(f"{w}.team must be a string or integer; got "
+                                f"{describe(team)}")
+        heroes.append(Hero(hid, hid, team, cell))
+    return heroes
+
+
+# ---------------------------------------------------------------------------- moving
+def is_safe(m: MageKnightMap, cell: int, hero: Hero, heroes: Sequence[Hero]) -> bool:
+    """The rulebook's safe space, for ``hero`` ending there."""
+    s = m.spaces[cell]
+    if not s.accessible() or s.stops(hero.player):
+        return False
+    if s.holds_many():
+        return True
+    return not any(h.cell == cell and h.id != hero.id for h in heroes)
+
+
+def _free_path(r: Reach, cell: int) -> list[int]:
+    """Cells of the cheapest arrival at ``cell`` that did not have to stop.
+
+    Walks the search tree the kernel returns (rows: cell, cost, pen*2+stopped, parent)."""
+    tree = r._tree
+    rows = np.flatnonzero((tree[:, 0] == cell) & ((tree[:, 2] & 1) == 0))
+    if rows.size == 0:
+        # callers only ask for cells with a free arrival; never reached on user data
+        raise QueryError(f"no arrival at {list(r.board.coord(cell))} may go on")
+    row = int(rows[np.argmin(tree[rows, 1])])
+    out = []
+    while row >= 0:
+        out.append(int(tree[row, 0]))
+        row = int(tree[row, 3])
+    return out[::-1]
+
+
+def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
+         time: str = "day", reductions: Sequence[Mapping] = (),
+         enter: Sequence[Mapping] = (), pvp: bool = True, paths: bool = False,
+         explore: bool = True) -> dict:
+    """Every end of a normal move of ``hero`` with ``budget`` Move points, and every tile
+    position it could reveal. Returns ``{"ends": [...], "explore": [...]}`` in game words
+    (see docs/mage_knight.md)."""
+    board = m.board
+    costs = terrain_costs(time, reductions, enter)
+    table = [-1 if costs[t] is None else costs[t] for t in COST_CLASSES]
+    n = board.n_cells
+    flags = np.zeros(n, np.uint8)
+    tokens = []
+    for i, s in enumerate(m.spaces):
+        if s.rampaging is not None:
+            flags[i] |= T.CELL_BLOCKED
+            tokens.append(i)
+        elif s.stops(hero.player):
+            flags[i] |= T.CELL_STOP
+    zoc = adjacency_masks(board, tokens, "rampaging enemies") if tokens else \
+        np.zeros(n, np.uint64)
+    r = reach(board, Mover(terrain_cost=table), hero.cell, budget, cell_flags=flags,
+              zoc=zoc)
+    row_of = {int(c): i for i, c in enumerate(r.cells)}
+    free = {c: int(r.free_costs[i]) for c, i in row_of.items() if r.free_costs[i] >= 0}
+    free[hero.cell] = 0
+    heroes_at: dict[int, list[Hero]] = {}
+    for h in heroes:
+        if h.id != hero.id:
+            heroes_at.setdefault(h.cell, []).append(h)
+
+    def provoked_by(u: int, v: int) -> list[int]:
+        both = int(zoc[u] & zoc[v])
+        return [tokens[b] for b in range(len(tokens)) if (both >> b) & 1]
+
+    ends = []
+    for row in end_order(board, r.cells, r.costs):
+        v = int(r.cells[row])
+        cost = int(r.costs[row])
+        s = m.spaces[v]
+        path = None
+        tokens_hit: list[int] = []
+        free_cost = None
+        free_path = None
+        if v != hero.cell and s.stops(hero.player):
+            # An assault space: every arrival stops. Among the cheapest arrivals prefer one
+            # that does not provoke (the kernel's labels cannot tell two stopped arrivals
+            # apart), and report the cheapest non-provoking one when it costs more.
+            step = table[board.terrain[v]]
+            best_quiet, quiet_from = None, None
+            for u in board.nbr[v]:
+                u = int(u)
+                if u < 0 or u not in free or free[u] + step > budget:
+                    continue
+                if zoc[u] & zoc[v]:
+                    continue
+                c = free[u] + step
+                if best_quiet is None or c < best_quiet:
+                    best_quiet, quiet_from = c, u
+            if best_quiet == cost:
+                path = _free_path(r, quiet_from) + [v] if paths else None
+            else:
+                p = r.path(v).tolist()
+                tokens_hit = provoked_by(p[-2], v)
+                path = p if paths else None
+                if best_quiet is not None:
+                    free_cost = best_quiet
+                    if paths:
+                        free_path = _free_path(r, quiet_from) + [v]
+        elif r.stopped[row]:
+            p = r.path(v).tolist()
+            tokens_hit = provoked_by(p[-2], v)
+            path = p if paths else None
+            if r.free_costs[row] >= 0:
+                free_cost = int(r.free_costs[row])
+                if paths:
+                    free_path = _free_path(r, v)
+        elif paths:
+            path = r.path(v).tolist()
+        end_flags = []
+        if v != hero.cell and s.stops(hero.player):
+            end_flags.append("assault")
+        if tokens_hit:
+            end_flags.append("provoked")
+        others = heroes_at.get(v, [])
+        if pvp and v != hero.cell and not s.holds_many() and \
+                any(h.team != hero.team for h in others):
+            end_flags.append("pvp")
+        e = {"at": list(board.coord(v)), "cost": cost, "flags": end_flags,
+             "safe": v == hero.cell or is_safe(m, v, hero, heroes)}
+        if tokens_hit:
+            e["provoked"] = sorted(coord_list(board, tokens_hit))
+        if free_cost is not None:
+            e["free_cost"] = free_cost
+        if paths:
+            e["path"] = coord_list(board, path)
+            if free_path is not None:
+                e["free_path"] = coord_list(board, free_path)
+        ends.append(e)
+    return {"ends": ends, "explore": _explore(m, r, free, budget, paths) if explore else []}
+
+
+def _explore(m: MageKnightMap, r: Reach, free: Mapping[int, int], budget: int,
+             paths: bool) -> list[dict]:
+    if m.next_tile == "none":
+        return []
+    board = m.board
+    out = []
+    for pos in m.open:
+        best = None
+        for c in m.cells_next_to(pos):
+            if c in free and free[c] + EXPLORE_COST <= budget:
+                key = (free[c], board.coord(c))
+                if best is None or key < best[0]:
+                    best = (key, c)
+        if best is None:
+            continue
+        c = best[1]
+        e = {"position": list(pos), "from": list(board.coord(c)),
+             "cost": free[c] + EXPLORE_COST, "placeable": m.placeable(pos)}
+        if paths:
+            e["path"] = coord_list(board, _free_path(r, c) if c != r.start else [c])
+        out.append(e)
+    out.sort(key=lambda e: (e["cost"], e["position"]))
+    return out
+
+
+def direct_move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, spaces: int, *,
+                end_safe: bool = True, pvp: bool = True, paths: bool = False) -> dict:
+    """A "move N spaces" effect: 1 per space, over lakes, mountains, rampaging enemies,
+    fortified sites and heroes, without provoking; with ``end_safe`` only safe spaces are
+    ends (never a rampaging enemy's space)."""
+    board = m.board
+    flags = np.zeros(board.n_cells, np.uint8)
+    for i, s in enumerate(m.spaces):
+        if s.rampaging is not None or (end_safe and not is_safe(m, i, hero, heroes)):
+            flags[i] |= T.CELL_NO_END
+    r = reach(board, Mover(terrain_cost=[1] * len(COST_CLASSES)), hero.cell, spaces,
+              cell_flags=flags)
+    ends = []
+    for row in end_order(board, r.cells, r.costs):
+        v = int(r.cells[row])
+        s = m.spaces[v]
+        end_flags = []
+        if v != hero.cell and s.stops(hero.player):
+            end_flags.append("assault")
+        if pvp and v != hero.cell and not s.holds_many() and any(
+                h.cell == v and h.id != hero.id and h.team != hero.team for h in heroes):
+            end_flags.append("pvp")
+        e = {"at": list(board.coord(v)), "cost": int(r.costs[row]), "flags": end_flags,
+             "safe": v == hero.cell or is_safe(m, v, hero, heroes)}
+        if paths:
+            e["path"] = coord_list(board, r.path(v))
+        ends.append(e)
+    return {"ends": ends, "explore": []}
+
+
+# ---------------------------------------------------------------------------- solve()
+@register_game("mage_knight")
+def solve_mage_knight(scenario: dict) -> dict:
+    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                required=("board", "figures", "query"))
+    m = read_map(scenario["board"])
+    opts = expect_object(scenario.get("options", {}), "options")
+    expect_keys(opts, "options", ("time", "pvp", "reductions", "enter"))
+    time = get_str(opts, "time", "options", TIMES, "day")
+    pvp = get_bool(opts, "pvp", "options", True)
+    reductions, enter = read_effects(opts)
+    query = expect_object(scenario["query"], "query")
+    expect_keys(query, "query", ("figure", "budget", "paths", "mode", "end_safe", "reveal"),
+                required=("figure", "budget"))
+    mode = get_str(query, "mode", "query", ("move", "direct"), "move")
+    budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+    paths = get_bool(query, "paths", "query", False)
+    heroes = read_heroes(m, scenario["figures"])
+    fid = query["figure"]
+    hero = next((h for h in heroes if h.id == fid), None)
+    if hero is None:
+        raise QueryError(f"query.figure names hero {fid!r}, which is not in the scenario; "
+                         f"known heroes: {[h.id for h in heroes]}")
+    revealed = []
+    for i, item in enumerate(get_list(query, "reveal", "query", [])):
+        w = f"query.reveal[{i}]"
+        pos, kind, cells = _read_tile(item, w)
+        if tuple(pos) in m.open and hero.cell not in m.cells_next_to(pos):
+            raise PlacementError(f"{w}: hero {hero.id!r} at "
+                                 f"{list(m.board.coord(hero.cell))} is not next to tile "
+                                 f"position {list(pos)}, so it cannot reveal it")
+        m = m.reveal(pos, cells, kind=kind)
+        revealed.append(list(pos))
+    if "end_safe" in query and mode != "direct":
+        raise ScenarioError("query.end_safe applies to mode \"direct\" only")
+    if mode == "direct":
+        out = direct_move(m, heroes, hero, budget, pvp=pvp, paths=paths,
+                          end_safe=get_bool(query, "end_safe", "query", True))
+    else:
+        out = move(m, heroes, hero, budget, time=time, reductions=reductions, enter=enter,
+                   pvp=pvp, paths=paths)
+    result = {"figure": hero.id, "mode": mode, "time": time, "ends": out["ends"],
+              "explore": out["explore"]}
+    if revealed:
+        result["revealed"] = revealed
+    return result

@@ -1,0 +1,718 @@
+"""Tiny Epic Tactics (Gamelyn Games, 2019): the ``"tiny_epic_tactics"`` scenario vocabulary.
+
+The rules, as this module applies them (RULES.md section 5 and the section 9 decisions):
+
+* **The realm map** is a rectangle of square spaces: the map scroll (elevation 0) and the
+  tops of the boxes standing on it (elevation 1, 2, ...). Units move orthogonally only.
+* **Terrain** of a space: plains, bridge, water, forest, peak, village or ballista.
+  Entering a space costs 1; entering water, a peak or a ballista costs +1; moving up a
+  cliff onto a higher elevation costs +1 however many levels it climbs; the two
+  surcharges stack; leaving a space and moving down cost nothing extra.
+* **Units**: one per space. A unit may pass through its allies (the space still costs)
+  but never end its move there; enemy units can be neither passed nor ended on.
+* **Portals**: a space marked ``portal`` is the space in front of a portal. All
+  unblocked portals are adjacent to one another for movement: from the space in front of
+  one, a unit may step to the space in front of any other. The hop is one step paying
+  the exit space's terrain surcharge but no climbing surcharge (option
+  ``portal_hop_cost``). A portal whose front space holds an enemy is blocked to you: you
+  can neither reach it nor come out there. Your allies may still use a portal that your
+  unit blocks (they pass through your unit's space).
+* **Villages** heal a unit that passes through or ends its move in them, once per
+  village per turn and never the village it starts in. Every end lists the villages on
+  its path; a ``via`` query lists the ends reachable while passing one village.
+* **Ballista**: a unit that starts its turn on a ballista may use it but cannot move out
+  and back onto that ballista in the same turn.
+* **One Move action per unit per turn** (TET-10); a player with a single unit left may
+  take up to three Move actions with it (``actions``), each finished before the next.
+* **Knock back** and the **solo enemy's compass movement** are straight-line queries of
+  their own (``"type": "knock_back"`` and ``"type": "solo"``).
+
+Scenario::
+
+    {"game": "tiny_epic_tactics",
+     "board": {"width": 8, "height": 6,
+               "terrain": ["..~~v...", ...],        # optional rows, one char per space
+               "elevation": ["00111000", ...],      # optional rows of digits
+               "cells": [{"at": [x, y], "terrain": "peak", "elevation": 2,
+                          "portal": true | "N" | "E" | "S" | "W"}, ...]},
+     "options": {"portal_hop_cost": "step" | 2, "diagonals": false,
+                 "solo_blocked": "stop" | "turn"},
+     "figures": [{"id": "knight", "team": "red", "at": [x, y]}, ...],
+     "query": {"type": "move", "figure": "knight", "budget": 4, "paths": false,
+               "via": [x, y], "actions": 1}}
+
+Row characters: ``.`` plains, ``=`` bridge, ``~`` water, ``f`` forest, ``^`` peak,
+``v`` village, ``b`` ballista. Spaces not described are plains at elevation 0; a
+``cells`` entry overrides the rows. ``portal`` is ``true`` or the side of the front space
+on which the portal stands (only knock back needs the side).
+
+Results (see docs/tiny_epic_tactics.md for every shape):
+
+* move: ``{"figure": id, "ends": [{"at", "cost", "villages", "ballista", ("actions"),
+  ("path")}]}``, ordered by cost then coordinates; with ``via`` the result also names
+  ``"via"`` and holds only the ends reachable while passing that village.
+* knock_back: ``{"knock_back": {"target", "from", "at", "moved", "health_lost", "fell",
+  "stopped_by", "path"}}``.
+* solo: ``{"solo": {"figure", "target", "at", "cost", "stopped_by", "path"}}``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..board import Board, Link
+from ..errors import BoardError, LimitError, QueryError, ScenarioError, describe
+from ..kernels import _types as T
+from ..mover import Mover
+from ..reach import Reach, _prepare, _reach_prepared
+from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
+                        get_str, register_game)
+from ._common import (Figure, coord_list, end_order, find_figure, occupancy, read_figures,
+                      team_numbers)
+
+# ---------------------------------------------------------------------------- the realm
+#: Terrain names; the position in this tuple is the terrain id on the packed board.
+TERRAINS = ("plains", "bridge", "water", "forest", "peak", "village", "ballista")
+#: "Entering each Water space costs +1", "Peaks: Entering costs +1", "Ballista: Entering
+#: costs +1". Plains, bridges, forests and villages cost the usual 1.
+ENTRY_SURCHARGE = {"water": 1, "peak": 1, "ballista": 1}
+#: Characters of the ``terrain`` rows.
+LEGEND = {".": "plains", "=": "bridge", "~": "water", "f": "forest", "^": "peak",
+          "v": "village", "b": "ballista"}
+#: Compass sides, (dx, dy) with y growing downwards (south).
+SIDES = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
+#: "Moving in Elevation up a cliff (onto a higher level) costs +1, regardless of the level".
+CLIMB_SURCHARGE = 1
+MAX_ELEVATION = 64
+MAX_PORTALS = 64
+MAX_KNOCK_BACK = 64
+MAX_ACTIONS = 3
+
+
+def entry_cost(terrain: str) -> int:
+    """Movement points to enter a space of this terrain on the same level."""
+    return 1 + ENTRY_SURCHARGE.get(terrain, 0)
+
+
+@dataclass(frozen=True)
+class Realm:
+    """The realm map: the packed board (portal links included) and its game words."""
+
+    board: Board
+    width: int
+    height: int
+    terrain: tuple[str, ...]          # terrain name per space (cell index)
+    portals: dict[int, str | None]    # front space -> side of its portal (None: unknown)
+    hop_cost: Any = "step"
+
+    def cell(self, xy) -> int:
+        return self.board.find(xy)
+
+    def xy(self, cell: int) -> tuple[int, int]:
+        return self.board.coord(cell)
+
+    def elevation(self, cell: int) -> int:
+        return int(self.board.height[cell])
+
+    def is_village(self, cell: int) -> bool:
+        return self.terrain[cell] == "village"
+
+    def is_ballista(self, cell: int) -> bool:
+        return self.terrain[cell] == "ballista"
+
+    def step_cost(self, a: int, b: int) -> int:
+        """Cost of one orthogonal step a -> b: 1, +1 for water/peak/ballista, +1 to climb."""
+        climb = CLIMB_SURCHARGE if self.elevation(b) > self.elevation(a) else 0
+        return entry_cost(self.terrain[b]) + climb
+
+    def hop_cost_to(self, exit_space: int) -> int:
+        """Cost of a portal hop that comes out in front of the portal at ``exit_space``."""
+        if self.hop_cost == "step":
+            return entry_cost(self.terrain[exit_space])
+        return int(self.hop_cost)
+
+    def neighbour(self, cell: int, side: str) -> int:
+        """The space next to ``cell`` on ``side`` (N/E/S/W), or -1 past the map's edge."""
+        x, y = self.xy(cell)
+        dx, dy = SIDES[side]
+        return self.board.find((x + dx, y + dy))
+
+
+def _elevation_rows(rows, width, height) -> list[list[int]]:
+    if len(rows) != height:
+        raise BoardError(f"board.elevation must have {height} rows (board height); got "
+                         f"{len(rows)}")
+    out = []
+    for y, row in enumerate(rows):
+        where = f"board.elevation[{y}]"
+        if isinstance(row, str):
+            if not row.isdigit() or not row.isascii():
+                raise BoardError(f"{where} must be a string of digits 0-9; got "
+                                 f"{describe(row)}")
+            values = [int(ch) for ch in row]
+        elif isinstance(row, list):
+            values = []
+            for v in row:
+                if isinstance(v, bool) or not isinstance(v, int):
+                    raise BoardError(f"{where} must hold integers; got {describe(v)}")
+                values.append(v)
+        else:
+            raise BoardError(f"{where} must be a string of digits or a list of integers; "
+                             f"got {describe(row)}")
+        if len(values) != width:
+            raise BoardError(f"{where} must describe {width} spaces (board width); got "
+                             f"{len(values)}")
+        for v in values:
+            if not 0 <= v <= MAX_ELEVATION:
+                raise LimitError(f"{where}: elevation {v} is outside [0, {MAX_ELEVATION}]")
+        out.append(values)
+    return out
+
+
+def _terrain_rows(rows, width, height) -> list[list[str]]:
+    if len(rows) != height:
+        raise BoardError(f"board.terrain must have {height} rows (board height); got "
+                         f"{len(rows)}")
+    out = []
+    for y, row in enumerate(rows):
+        where = f"board.terrain[{y}]"
+        if not isinstance(row, str):
+            raise BoardError(f"{where} must be a string of terrain characters; got "
+                             f"{describe(row)}")
+        if len(row) != width:
+            raise BoardError(f"{where} must describe {width} spaces (board width); got "
+                             f"{len(row)}")
+        names = []
+        for ch in row:
+            if ch not in LEGEND:
+                raise BoardError(f"{where}: unknown terrain character {ch!r}; expected one "
+                                 f"of {''.join(LEGEND)} ({', '.join(LEGEND.values())})")
+            names.append(LEGEND[ch])
+        out.append(names)
+    return out
+
+
+def build_realm(spec, options: dict | None = None) -> Realm:
+    """The realm map of a scenario's ``board`` part (validated)."""
+    options = options or {}
+    spec = expect_object(spec, "board")
+    expect_keys(spec, "board", ("width", "height", "terrain", "elevation", "cells"),
+                required=("width", "height"))
+    width = get_int(spec, "width", "board", lo=1, hi=4096)
+    height = get_int(spec, "height", "board", lo=1, hi=4096)
+    if width * height > 1 << 20:
+        raise LimitError(f"a {width}x{height} realm has {width * height} spaces; at most "
+                         f"{1 << 20} are supported")
+    terrain = [["plains"] * width for _ in range(height)]
+    elevation = [[0] * width for _ in range(height)]
+    if "terrain" in spec:
+        terrain = _terrain_rows(get_list(spec, "terrain", "board"), width, height)
+    if "elevation" in spec:
+        elevation = _elevation_rows(get_list(spec, "elevation", "board"), width, height)
+    portals_xy: dict[tuple[int, int], str | None] = {}
+    seen: set[tuple[int, int]] = set()
+    for i, raw in enumerate(get_list(spec, "cells", "board", [])):
+        where = f"board.cells[{i}]"
+        raw = expect_object(raw, where)
+        expect_keys(raw, where, ("at", "terrain", "elevation", "portal"), required=("at",))
+        x, y = as_coord(raw["at"], f"{where}.at")
+        if not (0 <= x < width and 0 <= y < height):
+            raise BoardError(f"{where}.at {[x, y]} is not on the {width}x{height} realm map")
+        if (x, y) in seen:
+            raise BoardError(f"{where}.at {[x, y]} is described twice in board.cells")
+        seen.add((x, y))
+        if "terrain" in raw:
+            terrain[y][x] = get_str(raw, "terrain", where, TERRAINS)
+        if "elevation" in raw:
+            elevation[y][x] = get_int(raw, "elevation", where, lo=0, hi=MAX_ELEVATION)
+        if "portal" in raw:
+            p = raw["portal"]
+            if p is True:
+                portals_xy[(x, y)] = None
+            elif p is False:
+                pass
+            elif isinstance(p, str) and p in SIDES:
+                portals_xy[(x, y)] = p
+            else:
+                raise BoardError(f"{where}.portal must be true, false or the portal's side "
+                                 f"of this space, one of {list(SIDES)}; got {describe(p)}")
+    if len(portals_xy) > MAX_PORTALS:
+        raise LimitError(f"{len(portals_xy)} portals; at most {MAX_PORTALS} are supported")
+    hop = options.get("portal_hop_cost", "step")
+    if not (hop == "step" and isinstance(hop, str)) and (
+            isinstance(hop, bool) or not isinstance(hop, int) or not 1 <= hop <= 64):
+        raise ScenarioError(f"options.portal_hop_cost must be \"step\" (one step paying the "
+                            f"exit space's terrain surcharge) or an integer in [1, 64]; got "
+                            f"{describe(hop)}")
+    diagonals = get_bool(options, "diagonals", "options", False)
+    flat_names = [terrain[y][x] for y in range(height) for x in range(width)]
+    board = Board.square(width, height, neighbours=8 if diagonals else 4,
+                         terrain=[TERRAINS.index(t) for t in flat_names],
+                         elevation=[elevation[y][x] for y in range(height)
+                                    for x in range(width)])
+    portals = {board.index(xy): side for xy, side in portals_xy.items()}
+    realm = Realm(board, width, height, tuple(flat_names), portals, hop)
+    # "All Portals are considered adjacent to one another for the sake of movement only."
+    links = [Link(a, b, realm.hop_cost_to(b), kind=0, two_way=False)
+             for a in portals for b in portals if a != b]
+    if links:
+        realm = Realm(board.with_links(links), width, height, tuple(flat_names), portals,
+                      hop)
+    return realm
+
+
+def mover_for(team: int, *, allies: str = "pass") -> Mover:
+    """A unit's movement numbers: 1 per space, +1 water/peak/ballista, +1 for any climb."""
+    return Mover(terrain_cost=[entry_cost(t) for t in TERRAINS], climb_flat=CLIMB_SURCHARGE,
+                 team=team, allies=allies, enemies="block")
+
+
+# ---------------------------------------------------------------------------- units
+@dataclass
+class Muster:
+    """The units on the map: figures, team numbers and the occupancy layers."""
+
+    figures: list[Figure]
+    teams: dict[Any, int]
+
+    def team_of(self, fig: Figure) -> int:
+        return self.teams[fig.team]
+
+    def occupants(self, realm: Realm, without: Figure | None = None) -> np.ndarray:
+        return occupancy(realm.board, self.figures, self.teams, exclude=without)
+
+    def unit_at(self, cell: int) -> Figure | None:
+        for f in self.figures:
+            if f.cell == cell:
+                return f
+        return None
+
+
+def read_units(realm: Realm, items) -> Muster:
+    figures = read_figures(realm.board, items)
+    return Muster(figures, team_numbers(figures))
+
+
+# ---------------------------------------------------------------------------- moving
+@dataclass
+class End:
+    """One legal end of a move, in game words."""
+
+    cell: int
+    cost: int
+    path: list[int]
+    actions: int = 1
+
+
+def _ballista_flags(realm: Realm, start: int) -> np.ndarray | None:
+    """"If a unit starts its turn on the Ballista space, it ... cannot move out and back
+    into the Ballista space on the same turn": that space cannot be entered again."""
+    if not realm.is_ballista(start):
+        return None
+    flags = np.zeros(realm.board.n_cells, np.uint8)
+    flags[start] = T.CELL_BLOCKED
+    return flags
+
+
+def villages_on(realm: Realm, path: list[int]) -> list[int]:
+    """Villages a unit benefits from along ``path``: each once, not the one it starts in."""
+    out: list[int] = []
+    for cell in path[1:]:
+        if realm.is_village(cell) and cell != path[0] and cell not in out:
+            out.append(cell)
+    return out
+
+
+def _one_move(realm: Realm, muster: Muster, unit: Figure, start: int, budget: int,
+              allies: str = "pass") -> Reach:
+    """Every end of one Move action of ``unit`` from ``start`` (its turn began on
+    ``unit.cell``: the ballista rule looks at that space)."""
+    return _mobility(realm, muster, unit, budget, allies)(start, budget)
+
+
+def _mobility(realm: Realm, muster: Muster, unit: Figure, budget: int,
+              allies: str = "pass"):
+    """A prepared query (board, the unit's movement numbers, who stands where, the
+    ballista rule) answering one Move action from any start: ``fn(start, budget)``."""
+    q = _prepare(realm.board, mover_for(muster.team_of(unit), allies=allies), budget,
+                 muster.occupants(realm, without=unit), _ballista_flags(realm, unit.cell),
+                 None, None, None, 1, None)
+    return lambda start, b: _reach_prepared(q, start, b)
+
+
+def unit_moves(realm: Realm, muster: Muster, unit: Figure, budget: int,
+               actions: int = 1) -> list[End]:
+    """Every space where ``unit`` may end its turn's movement: one Move action of
+    ``budget`` points, or (only unit left) up to ``actions`` Move actions in a row.
+
+    Each end carries the least number of Move actions it needs and, for that number,
+    the least movement spent in total."""
+    move_from = _mobility(realm, muster, unit, budget)
+    first = move_from(unit.cell, budget)
+    if actions == 1:
+        return [End(c, k, first.path(c).tolist(), 0 if c == unit.cell else 1)
+                for c, k in zip(first.cells.tolist(), first.costs.tolist())]
+    # Layer k: least total cost with at most k actions, and the space the last action
+    # started from. "You must fully complete the movement action before starting another
+    # one": each action is a whole move from a legal end of the previous one.
+    reaches = {unit.cell: first}
+    layers = [{unit.cell: (0, None)}]
+    best: dict[int, End] = {unit.cell: End(unit.cell, 0, [unit.cell], 0)}
+    for k in range(1, actions + 1):
+        prev = layers[-1]
+        layer = dict(prev)
+        for u, (cu, _) in prev.items():
+            r = reaches.get(u)
+            if r is None:
+                r = reaches[u] = move_from(u, budget)
+            for c, step in zip(r.cells.tolist(), r.costs.tolist()):
+                if cu + step < layer.get(c, (1 << 60, None))[0]:
+                    layer[c] = (cu + step, u)
+        layers.append(layer)
+        for c, (cost, _) in layer.items():
+            if c not in best:
+                best[c] = End(c, cost, _layered_path(layers, reaches, k, c), k)
+    return list(best.values())
+
+
+def _layered_path(layers, reaches, k: int, cell: int) -> list[int]:
+    """Path of the least-cost way to end on ``cell`` with at most ``k`` actions."""
+    if k == 0:
+        return [cell]
+    cost, came_from = layers[k][cell]
+    if came_from is None or layers[k - 1].get(cell, (None,))[0] == cost:
+        return _layered_path(layers, reaches, k - 1, cell)
+    head = _layered_path(layers, reaches, k - 1, came_from)
+    return head + reaches[came_from].path(cell).tolist()[1:]
+
+
+def moves_via(realm: Realm, muster: Muster, unit: Figure, budget: int,
+              village: int) -> list[End]:
+    """Every end the unit can reach within ``budget`` while passing ``village``, with the
+    least cost of doing so.
+
+    Two phases: the least cost to arrive in the village (passing an ally standing there
+    is allowed), then a move from the village with what is left, the village itself being
+    an end only if no ally stands in it. Movement has no stop spaces and occupancy does not
+    change during a move, so every legal walk through the village splits into a legal walk
+    to it and a legal walk from it, and the least cost via the village is the sum of the
+    two least costs (tests/test_tiny_epic_tactics.py checks this against brute force)."""
+    if village == unit.cell:
+        raise QueryError(f"via {list(realm.xy(village))} is the village the unit starts in; "
+                         f"a unit does not benefit from starting its turn in a village")
+    to_village = _one_move(realm, muster, unit, unit.cell, budget, allies="pass_end")
+    rows = np.flatnonzero(to_village.cells == village)
+    if rows.size == 0:
+        return []
+    spent = int(to_village.costs[rows[0]])
+    lead = to_village.path(village).tolist()
+    onwards = _one_move(realm, muster, unit, village, budget - spent)
+    ally_in_village = muster.unit_at(village) is not None
+    ends = []
+    for c, k in zip(onwards.cells.tolist(), onwards.costs.tolist()):
+        if c == village and ally_in_village:
+            continue  # passed through the ally in the village; cannot end there
+        ends.append(End(c, spent + k, lead + onwards.path(c).tolist()[1:]))
+    return ends
+
+
+# ---------------------------------------------------------------------------- knock back
+@dataclass
+class KnockBack:
+    start: int
+    path: list[int]
+    moved: int
+    health_lost: int
+    fell: bool
+    stopped_by: str | None
+
+
+def knock_back(realm: Realm, muster: Muster, target: Figure, side: str,
+               distance: int) -> KnockBack:
+    """Slide ``target`` up to ``distance`` spaces towards ``side`` (away from the attacker).
+
+    "They cannot be Knocked Back up to a higher level, but they will fall down"; the slide
+    stops at a cliff wall, the edge of the map or another unit, and a unit stopped short
+    loses 1 health. "If they are Knocked Back into a Portal, they do not enter it and
+    instead lose 1 as if hitting a cliff wall." No terrain effects apply on the way (no
+    costs, no village healing), and falling by itself does no damage (FAQ)."""
+    cell = target.cell
+    path = [cell]
+    fell = False
+    stopped_by = None
+    for _ in range(distance):
+        if realm.portals.get(cell, "") == side:
+            stopped_by = "portal"
+            break
+        nxt = realm.neighbour(cell, side)
+        if nxt < 0:
+            stopped_by = "edge"
+            break
+        if realm.elevation(nxt) > realm.elevation(cell):
+            stopped_by = "cliff"
+            break
+        other = muster.unit_at(nxt)
+        if other is not None and other is not target:
+            stopped_by = "unit"
+            break
+        fell = fell or realm.elevation(nxt) < realm.elevation(cell)
+        cell = nxt
+        path.append(cell)
+    moved = len(path) - 1
+    return KnockBack(target.cell, path, moved, 1 if moved < distance else 0, fell,
+                     stopped_by)
+
+
+def side_away_from(realm: Realm, attacker_xy, target_xy) -> str:
+    """The side a target is knocked towards: straight away from the attacker."""
+    dx = target_xy[0] - attacker_xy[0]
+    dy = target_xy[1] - attacker_xy[1]
+    if (dx == 0) == (dy == 0):
+        raise QueryError(f"attacker at {list(attacker_xy)} and target at {list(target_xy)} "
+                         f"are not in one row or column; knock back goes straight away from "
+                         f"the attacker, so give 'direction' instead")
+    step = (int(np.sign(dx)), int(np.sign(dy)))
+    return next(s for s, d in SIDES.items() if d == step)
+
+
+# ---------------------------------------------------------------------------- solo enemy
+@dataclass
+class SoloMove:
+    target: Figure
+    path: list[int]
+    cost: int
+    stopped_by: str
+
+
+#: Clockwise order of the compass, for tie-breaks.
+CLOCKWISE = ("N", "E", "S", "W")
+
+
+def _orthogonal_distance(a, b) -> int:
+    return abs(a[0] - b[0]) + abs(a[1] - b[1])
+
+
+def closest_unit(realm: Realm, enemy: Figure, yours: list[Figure], compass: str) -> Figure:
+    """The solo enemy's target: your closest unit counting orthogonal spaces and ignoring
+    terrain. "Ties between equidistant targets are broken using the compass": the unit
+    lying farthest towards the compass side wins, then farthest towards the next sides
+    clockwise (movecore's reading; see docs)."""
+    ex = realm.xy(enemy.cell)
+
+    def key(f: Figure):
+        xy = realm.xy(f.cell)
+        lean = []
+        i = CLOCKWISE.index(compass)
+        for side in CLOCKWISE[i:] + CLOCKWISE[:i]:
+            dx, dy = SIDES[side]
+            lean.append(-(xy[0] * dx + xy[1] * dy))
+        return (_orthogonal_distance(ex, xy), *lean)
+
+    return min(yours, key=key)
+
+
+def solo_move(realm: Realm, muster: Muster, enemy: Figure, budget: int, compass: str,
+              target: Figure | None = None, blocked: str = "stop") -> SoloMove:
+    """Move a solo enemy unit with the compass.
+
+    "The compass direction determines whether it moves first along its Column (North or
+    South) or its Row (East or West)"; read as RULES.md 5.4 item 5 recommends: move along
+    the compass axis until aligned with the target, then along the other axis. It pays
+    normal movement costs ("as far as its movement points and the rules below allow"),
+    passes its allies but never ends on one, cannot enter your units' spaces, and "stops
+    its movement if it enters a space adjacent to one of your units".
+
+    When the next space is blocked (off the map, one of your units, or more movement than
+    it has left), ``blocked="stop"`` (default) ends the move there, the literal reading of
+    "as far as its movement points and the rules below allow"; ``blocked="turn"`` tries
+    the other axis first, if it is not aligned on it yet."""
+    team = muster.team_of(enemy)
+    yours = [f for f in muster.figures if muster.team_of(f) != team]
+    if not yours:
+        raise QueryError(f"solo enemy {enemy.id!r} has no target: no unit of another team "
+                         f"is on the map")
+    if target is None:
+        target = closest_unit(realm, enemy, yours, compass)
+    your_cells = {f.cell for f in yours}
+    adjacent_to_yours = set()
+    for c in your_cells:
+        for side in SIDES:
+            n = realm.neighbour(c, side)
+            if n >= 0:
+                adjacent_to_yours.add(n)
+    own_team = {f.cell for f in muster.figures if f is not enemy and
+                muster.team_of(f) == team}
+    tx, ty = realm.xy(target.cell)
+    first_axis = 1 if compass in ("N", "S") else 0   # N/S: along the column first
+    cell, left, path, costs = enemy.cell, budget, [enemy.cell], [0]
+    stopped_by = "out_of_movement"
+    while True:
+        xy = realm.xy(cell)
+        gap = (tx - xy[0], ty - xy[1])
+        axes = [a for a in (first_axis, 1 - first_axis) if gap[a] != 0]
+        if not axes:
+            stopped_by = "target"  # cannot happen: the target's space is never entered
+            break
+        tries = axes if blocked == "turn" else axes[:1]
+        moved = False
+        for axis in tries:
+            step = [0, 0]
+            step[axis] = 1 if gap[axis] > 0 else -1
+            nxt = realm.board.find((xy[0] + step[0], xy[1] + step[1]))
+            if nxt < 0 or nxt in your_cells:
+                continue
+            price = realm.step_cost(cell, nxt)
+            if price > left:
+                continue
+            cell, left = nxt, left - price
+            path.append(cell)
+            costs.append(budget - left)
+            moved = True
+            break
+        if not moved:
+            stopped_by = "blocked" if any(
+                _solo_blocked_space(realm, cell, a, gap, your_cells) for a in tries) \
+                else "out_of_movement"
+            break
+        if cell in adjacent_to_yours:
+            stopped_by = "adjacent"
+            break
+    # It may pass its allies but not end on one: back up to the last free space.
+    while path[-1] in own_team:
+        path.pop()
+        costs.pop()
+    return SoloMove(target, path, costs[-1], stopped_by)
+
+
+def _solo_blocked_space(realm: Realm, cell: int, axis: int, gap, your_cells) -> bool:
+    xy = realm.xy(cell)
+    step = [0, 0]
+    step[axis] = 1 if gap[axis] > 0 else -1
+    nxt = realm.board.find((xy[0] + step[0], xy[1] + step[1]))
+    return nxt < 0 or nxt in your_cells
+
+
+# ---------------------------------------------------------------------------- scenario
+def _coords(realm: Realm, cells) -> list[list[int]]:
+    return coord_list(realm.board, cells)
+
+
+def _end_entries(realm: Realm, ends: list[End], want_paths: bool,
+                 with_actions: bool) -> list[dict]:
+    cells = np.array([e.cell for e in ends], dtype=np.int32)
+    costs = np.array([e.cost for e in ends], dtype=np.int32)
+    out = []
+    for row in end_order(realm.board, cells, costs):
+        e = ends[int(row)]
+        entry = {"at": list(realm.xy(e.cell)), "cost": e.cost,
+                 "villages": _coords(realm, villages_on(realm, e.path)),
+                 "ballista": realm.is_ballista(e.cell)}
+        if with_actions:
+            entry["actions"] = e.actions
+        if want_paths:
+            entry["path"] = _coords(realm, e.path)
+        out.append(entry)
+    return out
+
+
+def _read_unit(muster: Muster, query: dict, key: str) -> Figure:
+    if key not in query:
+        raise ScenarioError(f"query needs {key!r} (a figure id)")
+    return find_figure(muster.figures, query[key], f"query.{key}")
+
+
+def _solve_move(realm: Realm, muster: Muster, query: dict) -> dict:
+    expect_keys(query, "query", ("type", "figure", "budget", "paths", "via", "actions"),
+                required=("figure", "budget"))
+    unit = _read_unit(muster, query, "figure")
+    budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+    want_paths = get_bool(query, "paths", "query", False)
+    actions = get_int(query, "actions", "query", 1, lo=1, hi=MAX_ACTIONS)
+    if actions > 1:
+        own = [f for f in muster.figures if muster.team_of(f) == muster.team_of(unit)]
+        if len(own) > 1:
+            raise QueryError(f"query.actions is {actions}, but unit {unit.id!r} has "
+                             f"{len(own) - 1} other unit(s) on its team: a single unit may "
+                             f"not take the same action twice in one turn unless it is the "
+                             f"only unit left")
+    result: dict[str, Any] = {"figure": unit.id}
+    if "via" in query:
+        if actions > 1:
+            raise QueryError("query.via works with one Move action; drop query.actions")
+        xy = as_coord(query["via"], "query.via")
+        village = realm.cell(xy)
+        if village < 0:
+            raise QueryError(f"query.via {list(xy)} is not on the realm map")
+        if not realm.is_village(village):
+            raise QueryError(f"query.via {list(xy)} is {realm.terrain[village]}, not a "
+                             f"village")
+        ends = moves_via(realm, muster, unit, budget, village)
+        result["via"] = list(xy)
+    else:
+        ends = unit_moves(realm, muster, unit, budget, actions)
+    result["ends"] = _end_entries(realm, ends, want_paths, "actions" in query)
+    return result
+
+
+def _solve_knock_back(realm: Realm, muster: Muster, query: dict) -> dict:
+    expect_keys(query, "query", ("type", "target", "attacker", "direction", "distance",
+                                 "paths"), required=("target", "distance"))
+    get_bool(query, "paths", "query", True)  # the slide's path is always returned
+    target = _read_unit(muster, query, "target")
+    distance = get_int(query, "distance", "query", lo=0, hi=MAX_KNOCK_BACK)
+    if ("attacker" in query) == ("direction" in query):
+        raise ScenarioError("a knock_back query needs exactly one of 'attacker' (a figure "
+                            "id) and 'direction' (N, E, S or W)")
+    if "attacker" in query:
+        attacker = _read_unit(muster, query, "attacker")
+        if attacker is target:
+            raise QueryError(f"unit {target.id!r} cannot knock itself back")
+        side = side_away_from(realm, realm.xy(attacker.cell), realm.xy(target.cell))
+    else:
+        side = get_str(query, "direction", "query", tuple(SIDES))
+    kb = knock_back(realm, muster, target, side, distance)
+    return {"knock_back": {
+        "target": target.id, "direction": side, "from": list(realm.xy(kb.start)),
+        "at": list(realm.xy(kb.path[-1])), "moved": kb.moved,
+        "health_lost": kb.health_lost, "fell": kb.fell, "stopped_by": kb.stopped_by,
+        "path": _coords(realm, kb.path)}}
+
+
+def _solve_solo(realm: Realm, muster: Muster, query: dict, blocked: str) -> dict:
+    expect_keys(query, "query", ("type", "figure", "budget", "compass", "target", "paths"),
+                required=("figure", "budget", "compass"))
+    get_bool(query, "paths", "query", True)  # the route is always returned
+    enemy = _read_unit(muster, query, "figure")
+    budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+    compass = get_str(query, "compass", "query", tuple(SIDES))
+    target = None
+    if "target" in query:
+        target = _read_unit(muster, query, "target")
+        if muster.team_of(target) == muster.team_of(enemy):
+            raise QueryError(f"query.target {target.id!r} is on the solo enemy's own team; "
+                             f"it moves towards one of your units")
+    sm = solo_move(realm, muster, enemy, budget, compass, target, blocked)
+    return {"solo": {"figure": enemy.id, "target": sm.target.id,
+                     "from": list(realm.xy(enemy.cell)), "at": list(realm.xy(sm.path[-1])),
+                     "cost": sm.cost, "stopped_by": sm.stopped_by,
+                     "path": _coords(realm, sm.path)}}
+
+
+@register_game("tiny_epic_tactics")
+def solve_tiny_epic_tactics(scenario: dict) -> dict:
+    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                required=("board", "figures", "query"))
+    options = expect_object(scenario.get("options", {}), "options")
+    expect_keys(options, "options", ("portal_hop_cost", "diagonals", "solo_blocked"))
+    blocked = get_str(options, "solo_blocked", "options", ("stop", "turn"), "stop")
+    realm = build_realm(scenario["board"], options)
+    muster = read_units(realm, scenario["figures"])
+    query = expect_object(scenario["query"], "query")
+    kind = get_str(query, "type", "query", ("move", "knock_back", "solo"), "move")
+    if kind == "move":
+        return _solve_move(realm, muster, query)
+    if kind == "knock_back":
+        return _solve_knock_back(realm, muster, query)
+    return _solve_solo(realm, muster, query, blocked)
