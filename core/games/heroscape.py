@@ -1,0 +1,626 @@
+"""Heroscape (Age of Annihilation, basic and master game): the ``"heroscape"`` vocabulary.
+
+The rulebook page, as the engine applies it (sources in ``docs/heroscape.md`` and
+RULES.md section 2):
+
+* **Spaces and levels.** The battlefield is hex spaces; a space's ``level`` is the number
+  of stacked land tiles (water tiles and glyphs add no height).
+* **Counting spaces.** Every space entered counts 1; moving up counts 1 more per level
+  climbed; moving down counts only the space. A single step may climb fewer levels than
+  the figure's Height (``climb_limit: "below_height"``, the default) or up to its Height
+  (``"up_to_height"``).
+* **Water and molten lava.** Moving onto water (or molten lava, "treat it like water")
+  ends the move, even from another water space; starting in water does not.
+* **Obstacles** (trees, walls, ruins, ...) are never entered nor passed.
+* **Glyphs.** A figure that moves onto a glyph must stop there ("When your figure lands
+  on a ... Glyph, it must stop"; "A double-space figure must stop when its leading side
+  moves onto a Glyph": AoA rules, Glyphs page).
+* **Figures.** Pass through friendly figures, never through enemies, never end on any
+  figure. Master game: not through an *engaged* friend either.
+* **Engagement (master).** Two figures in neighbouring spaces are adjacent unless one's
+  base is on a level equal to or higher than the other's Height above it. Leaving a space
+  adjacent to an enemy for one that is not adjacent to it draws one leaving-engagement
+  attack from that enemy. Every end reports the least number of such attacks over all
+  paths within the move, and the cost of that path, beside the least cost.
+* **Falls (master).** A drop of at least the figure's Height is a ``minor`` fall (one
+  die), Height + 10 a ``major`` one (two dice); none into water, none for flyers. Falls
+  are reported for the least-cost path, never used to forbid a move.
+* **Double-space figures** move as a snake: the leading end steps, the other end enters
+  the space the leading end just left; which end leads may be flipped at any time for
+  free; the cost is the leading end's (space + climb). Both spaces must be usable after
+  every step; the move must end on two spaces of the same level; one water space between
+  land does not stop it, both spaces in water do. Searched over placements (lead, trail)
+  with :meth:`Board.graph` and the generic kernel.
+* **Flying** ignores elevation, obstacles and figures while moving (1 per space) but may
+  not end on a figure or an obstacle; water, lava and glyphs passed over do not stop a
+  flyer unless ``flyers_stop_in_water`` / ``flyers_stop_on_glyphs``. A flyer that starts
+  engaged takes every leaving-engagement attack (unless it has Stealth Flying).
+* **Phantom Walk** passes through any figure (it still never ends on one).
+
+Scenario::
+
+    {"game": "heroscape",
+     "board": {"cells": [{"at": [q, r], "level": 1, "terrain": "grass",
+                          "obstacle": "tree", "glyph": "astrid"}, ...]},
+     "options": {"mode": "master" | "basic", "climb_limit": "below_height" | "up_to_height",
+                 "flyers_stop_in_water": false, "flyers_stop_on_glyphs": false},
+     "figures": [{"id": "raelin", "team": "red", "at": [[q, r], [q, r]], "move": 7,
+                  "height": 6, "flying": true, "stealth_flying": false,
+                  "phantom_walk": false}, ...],
+     "query": {"figure": "raelin", "move": 7, "paths": false}}
+
+Result: ``{"figure", "double_space", "mode", "move", "ends": [{"at", "cost", "stop",
+"leaving_attacks", "leaving_attacks_cost", "fall", "path"?, "leaving_attacks_path"?}]}``;
+``at`` is one cell, or two cells (leading end first) for a double-space figure.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..board import Board, Link
+from ..errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError
+from ..errors import describe
+from ..kernels import _types as T
+from ..mover import Mover
+from ..reach import reach
+from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_id,
+                        get_int, get_list, get_str, register_game)
+
+#: Land terrains: each space costs 1 to enter, whatever it is made of.
+LAND = ("grass", "rock", "sand", "road", "snow", "ice", "swamp", "dungeon", "concrete",
+        "asphalt")
+#: Terrains that end a walking figure's move on entry ("treat molten lava like water").
+STOPPING = ("water", "lava")
+TERRAINS = LAND + STOPPING
+MODES = ("master", "basic")
+CLIMB_LIMITS = ("below_height", "up_to_height")
+FALLS = ("none", "minor", "major")
+MAX_FIGURE_HEIGHT = 1 << 10
+HEX = 6  # directions; opposite of d is (d + 3) % 6
+
+
+# ------------------------------------------------------------------------------ the map
+@dataclass(eq=False)
+class Battlefield:
+    """A Heroscape battlefield: a hex :class:`Board` plus the per-space facts in game words.
+
+    ``board.height`` is the level, ``board.terrain`` the index in :data:`TERRAINS`.
+    """
+
+    board: Board
+    level: np.ndarray      # int32[N]
+    terrain: list[str]     # name per space
+    wet: np.ndarray        # bool[N] water or molten lava
+    obstacle: list         # obstacle name or None per space
+    glyph: list            # glyph name or None per space
+    _placements: Any = field(default=None, repr=False)
+    _deepest: Any = field(default=None, repr=False)
+
+    @property
+    def blocked(self) -> np.ndarray:
+        return np.array([o is not None for o in self.obstacle], dtype=bool)
+
+    @property
+    def glyphs(self) -> np.ndarray:
+        return np.array([g is not None for g in self.glyph], dtype=bool)
+
+    @property
+    def deepest_drop(self) -> int:
+        """The largest drop of one step onto dry land anywhere on the battlefield (no
+        figure can fall further; lets a query skip looking for falls)."""
+        if self._deepest is None:
+            nbr = self.board.nbr
+            lv = self.level
+            src = np.repeat(np.arange(len(lv)), nbr.shape[1])
+            dst = nbr.ravel()
+            ok = dst >= 0
+            ok[ok] &= ~self.wet[dst[ok]]
+            drops = lv[src[ok]] - lv[dst[ok]]
+            self._deepest = int(drops.max()) if drops.size else 0
+        return self._deepest
+
+
+def build_battlefield(spec) -> Battlefield:
+    """Read ``board`` of a scenario: ``{"cells": [{"at", "level", "terrain", "obstacle",
+    "glyph"}, ...]}``. ``level`` defaults to 1, ``terrain`` to ``"grass"``."""
+    spec = expect_object(spec, "board")
+    expect_keys(spec, "board", ("cells",), required=("cells",))
+    cells = get_list(spec, "cells", "board")
+    if not cells:
+        raise BoardError("board.cells is empty; a battlefield needs at least one space")
+    coords, levels, terrain, obstacle, glyph = [], [], [], [], []
+    for i, c in enumerate(cells):
+        w = f"board.cells[{i}]"
+        c = expect_object(c, w)
+        expect_keys(c, w, ("at", "level", "terrain", "obstacle", "glyph"), required=("at",))
+        coords.append(get_coord(c, "at", w))
+        levels.append(get_int(c, "level", w, 1, lo=0, hi=T.MAX_HEIGHT))
+        t = c.get("terrain", "grass")
+        if t not in TERRAINS:
+            raise BoardError(f"{w}.terrain is {describe(t)}; expected one of "
+                             f"{list(TERRAINS)}")
+        terrain.append(t)
+        for key, out in (("obstacle", obstacle), ("glyph", glyph)):
+            v = c.get(key)
+            if v is not None and (not isinstance(v, str) or not v):
+                raise BoardError(f"{w}.{key} must be a name (a non-empty string) or null; "
+                                 f"got {describe(v)}")
+            out.append(v)
+    board = Board.hex(coords, terrain=[TERRAINS.index(t) for t in terrain], height=levels)
+    wet = np.array([t in STOPPING for t in terrain], dtype=bool)
+    return Battlefield(board, board.height, terrain, wet, obstacle, glyph)
+
+
+# ------------------------------------------------------------------------------ figures
+@dataclass(eq=False)
+class HSFigure:
+    id: Any
+    team: Any
+    cells: list[int]        # one space, or two (leading end first)
+    move: int
+    height: int
+    flying: bool
+    stealth_flying: bool
+    phantom_walk: bool
+
+    @property
+    def double(self) -> bool:
+        return len(self.cells) == 2
+
+
+_FIGURE_KEYS = ("id", "team", "at", "move", "height", "flying", "stealth_flying",
+                "phantom_walk")
+
+
+def read_army(field_: Battlefield, items) -> list[HSFigure]:
+    """Read ``figures``: ids unique, every space on the battlefield and free of obstacles,
+    one figure per space, a double-space figure on two neighbouring spaces."""
+    if not isinstance(items, list):
+        raise ScenarioError(f"figures must be a list of figures; got {describe(items)}")
+    board = field_.board
+    out: list[HSFigure] = []
+    taken: dict[int, Any] = {}
+    for i, raw in enumerate(items):
+        w = f"figures[{i}]"
+        raw = expect_object(raw, w)
+        expect_keys(raw, w, _FIGURE_KEYS, required=("id", "at"))
+        fid = get_id(raw, "id", w)
+        if any(f.id == fid for f in out):
+            raise ScenarioError(f"duplicate figure id {fid!r} in figures")
+        team = raw.get("team", fid)
+        if isinstance(team, bool) or not isinstance(team, (str, int)):
+            raise ScenarioError(f"{w}.team must be a string or integer; got "
+                                f"{describe(team)}")
+        at = raw["at"]
+        if isinstance(at, list) and at and isinstance(at[0], (list, tuple)):
+            if len(at) > 2:
+                raise PlacementError(f"figure {fid!r} stands on {len(at)} spaces; a figure "
+                                     f"takes one space or two (double-space)")
+            coords = [as_coord(c, f"{w}.at[{j}]") for j, c in enumerate(at)]
+        else:
+            coords = [as_coord(at, f"{w}.at")]
+        cells = []
+        for c in coords:
+            idx = board.find(c)
+            if idx < 0:
+                raise PlacementError(f"figure {fid!r} stands on {list(c)}, which is not on "
+                                     f"the battlefield")
+            if field_.obstacle[idx] is not None:
+                raise PlacementError(f"figure {fid!r} stands on {list(c)}, inside the "
+                                     f"obstacle {field_.obstacle[idx]!r}")
+            if idx in taken or idx in cells:
+                other = taken.get(idx, fid)
+                raise PlacementError(f"figures {other!r} and {fid!r} both stand on "
+                                     f"{list(c)}; one figure per space")
+            cells.append(idx)
+        if len(cells) == 2 and not board.adjacent(cells[0], cells[1]):
+            raise PlacementError(f"double-space figure {fid!r} stands on "
+                                 f"{list(coords[0])} and {list(coords[1])}, which are not "
+                                 f"neighbouring spaces")
+        for c in cells:
+            taken[c] = fid
+        stealth = get_bool(raw, "stealth_flying", w, False)
+        out.append(HSFigure(
+            fid, team, cells,
+            move=get_int(raw, "move", w, 5, lo=0, hi=T.MAX_BUDGET),
+            height=get_int(raw, "height", w, 5, lo=1, hi=MAX_FIGURE_HEIGHT),
+            flying=get_bool(raw, "flying", w, False) or stealth,
+            stealth_flying=stealth,
+            phantom_walk=get_bool(raw, "phantom_walk", w, False)))
+    return out
+
+
+def levels_allow_adjacency(level_a: int, height_a: int, level_b: int,
+                           height_b: int) -> bool:
+    """Figures on neighbouring spaces are adjacent unless one's base is on a level equal to
+    or higher than the other's Height above it."""
+    return level_a - level_b < height_b and level_b - level_a < height_a
+
+
+def figures_adjacent(field_: Battlefield, a: HSFigure, b: HSFigure) -> bool:
+    """Adjacency of two placed figures (double-space figures count from both spaces)."""
+    board, lv = field_.board, field_.level
+    return any(board.adjacent(ca, cb) and
+               levels_allow_adjacency(int(lv[ca]), a.height, int(lv[cb]), b.height)
+               for ca in a.cells for cb in b.cells)
+
+
+def engaged_with(field_: Battlefield, figure: HSFigure, army: list[HSFigure]) -> list:
+    """The enemies a figure is engaged with where it stands."""
+    return [e for e in army if e is not figure and e.team != figure.team
+            and figures_adjacent(field_, figure, e)]
+
+
+def adjacency_layer(field_: Battlefield, mover_height: int,
+                    enemies: list[HSFigure]) -> np.ndarray:
+    """uint64[N]: bit i set on a space where the mover, standing there, would be adjacent
+    to ``enemies[i]`` (the height exception uses the mover's level on that space)."""
+    if len(enemies) > 64:
+        raise LimitError(f"{len(enemies)} enemies within reach of the moving figure; at "
+                         f"most 64 are supported per query")
+    board, lv = field_.board, field_.level
+    masks = np.zeros(board.n_cells, dtype=np.uint64)
+    for bit, e in enumerate(enemies):
+        for ce in e.cells:
+            for c in board.nbr[ce]:
+                if c >= 0 and levels_allow_adjacency(int(lv[c]), mover_height,
+                                                     int(lv[ce]), e.height):
+                    masks[c] |= np.uint64(1) << np.uint64(bit)
+    return masks
+
+
+def fall_of(drop: int, height: int) -> str:
+    """Falling damage class of one drop (master game)."""
+    if drop >= height + 10:
+        return "major"
+    if drop >= height:
+        return "minor"
+    return "none"
+
+
+# ------------------------------------------------------------------------------ placements
+@dataclass(eq=False)
+class Placements:
+    """The placement graph of double-space figures on a battlefield.
+
+    One node per ordered pair of neighbouring spaces (lead, trail). Column d of the
+    neighbour table: the leading end steps in direction d (not onto its trail), the trail
+    enters the space the lead left: node (nbr[lead, d], lead). The free flip is a link of
+    cost 0 to (trail, lead). Node height = the lead's level, so the kernel's climb rule is
+    the lead's; node terrain 1 = one of the spaces holds an obstacle; node flag NO_END =
+    the two spaces are on different levels.
+    """
+
+    board: Board
+    lead: np.ndarray
+    trail: np.ndarray
+    node_of: np.ndarray    # int32[N, 6]: node of (lead, nbr[lead, d]), -1 if none
+    flip: np.ndarray       # int32[P]
+
+    def node(self, lead: int, trail: int) -> int:
+        d = np.flatnonzero(self.node_of[lead] >= 0)
+        for dd in d:
+            if self.trail[self.node_of[lead, dd]] == trail:
+                return int(self.node_of[lead, dd])
+        raise PlacementError("the two spaces of a double-space figure must be neighbours")
+
+
+def placement_graph(field_: Battlefield) -> Placements:
+    """The (cached) placement graph of ``field_``."""
+    if field_._placements is not None:
+        return field_._placements
+    nbr = field_.board.nbr
+    n = nbr.shape[0]
+    lead, dirs = np.nonzero(nbr >= 0)
+    lead = lead.astype(T.INDEX)
+    dirs = dirs.astype(T.INDEX)
+    P = len(lead)
+    if P == 0:
+        field_._placements = None
+        raise PlacementError("the battlefield has no two neighbouring spaces for a "
+                             "double-space figure")
+    trail = nbr[lead, dirs]
+    node_of = np.full((n, HEX), -1, dtype=T.INDEX)
+    node_of[lead, dirs] = np.arange(P, dtype=T.INDEX)
+    table = np.full((P, HEX), -1, dtype=T.INDEX)
+    for d in range(HEX):
+        step = nbr[lead, d]
+        ok = (step >= 0) & (step != trail)
+        table[ok, d] = node_of[step[ok], (d + HEX // 2) % HEX]
+    flip = node_of[trail, (dirs + HEX // 2) % HEX]
+    lv = field_.level
+    blocked = field_.blocked
+    flags = np.where(lv[lead] != lv[trail], T.CELL_NO_END, 0).astype(T.INDEX)
+    terrain = (blocked[lead] | blocked[trail]).astype(T.INDEX)
+    links = [Link(int(p), int(flip[p]), 0, 0, False) for p in range(P)]
+    graph = Board.graph(table, coords=np.stack([lead, dirs], axis=1), terrain=terrain,
+                        height=lv[lead], flags=flags, links=links)
+    field_._placements = Placements(graph, lead, trail, node_of, flip)
+    return field_._placements
+
+
+# ------------------------------------------------------------------------------ queries
+@dataclass(frozen=True)
+class Rules:
+    mode: str = "master"
+    climb_limit: str = "below_height"
+    flyers_stop_in_water: bool = False
+    flyers_stop_on_glyphs: bool = False
+
+
+def _occupants(field_: Battlefield, army: list[HSFigure], mover: HSFigure,
+               rules: Rules, team_id: dict) -> np.ndarray:
+    """int32[N]: team id per space; an engaged friend (master) blocks like a wall; for a
+    flyer or a phantom walker every other figure may be passed."""
+    occ = np.full(field_.board.n_cells, T.OCC_EMPTY, dtype=T.INDEX)
+    passes_all = mover.flying or mover.phantom_walk
+    for f in army:
+        if f is mover:
+            continue
+        if passes_all:
+            occ[f.cells] = team_id[mover.team]      # pass, never end
+        elif f.team == mover.team and rules.mode == "master" and \
+                engaged_with(field_, f, [g for g in army if g is not mover]):
+            occ[f.cells] = T.OCC_WALL
+        else:
+            occ[f.cells] = team_id[f.team]
+    return occ
+
+
+def _relevant_enemies(field_: Battlefield, army, mover: HSFigure, budget: int) -> list:
+    """Enemies that a walking move of ``budget`` could come next to (one bit each)."""
+    board = field_.board
+    reach_ = budget + 2 + (1 if mover.double else 0)
+    return [e for e in army if e is not mover and e.team != mover.team and
+            any(board.distance(board.coord(a), board.coord(b)) <= reach_
+                for a in mover.cells for b in e.cells)]
+
+
+def _max_penalty(n_enemies: int, budget: int) -> int:
+    # The least number of attacks at an end is at most that of a least-cost path, which
+    # has at most `budget` steps, each leaving at most n_enemies enemies.
+    bound = n_enemies * budget
+    return T.MAX_PENALTY_LEVELS - 1 if bound > 15 else 15
+
+
+def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules = Rules(),
+          move: int | None = None, paths: bool = False) -> list[dict]:
+    """Every legal end of a move of ``figure_id``, in game words (see module doc)."""
+    if not isinstance(rules, Rules) or rules.mode not in MODES or \
+            rules.climb_limit not in CLIMB_LIMITS:
+        raise QueryError(f"rules must be a heroscape.Rules with mode in {MODES} and "
+                         f"climb_limit in {CLIMB_LIMITS}; got {describe(rules)}")
+    mover = next((f for f in army if f.id == figure_id), None)
+    if mover is None:
+        raise QueryError(f"query.figure names figure {figure_id!r}, which is not in the "
+                         f"scenario; known figures: {[f.id for f in army]}")
+    budget = mover.move if move is None else move
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or \
+            not 0 <= budget <= T.MAX_BUDGET:
+        raise QueryError(f"move must be an integer in [0, {T.MAX_BUDGET}]; got "
+                         f"{describe(budget)}")
+    budget = int(budget)
+    team_id: dict = {}
+    for f in army:
+        team_id.setdefault(f.team, len(team_id))
+    master = rules.mode == "master"
+    flyer = mover.flying
+    occ = _occupants(field_, army, mover, rules, team_id)
+    stop_wet = not flyer or rules.flyers_stop_in_water
+    stop_glyph = not flyer or rules.flyers_stop_on_glyphs
+    # Leaving engagement: walkers pay per enemy left along the path; a flyer pays once
+    # for every enemy engaged where it takes off (none with Stealth Flying).
+    leave = None
+    max_pen = None
+    takeoff_attacks = 0
+    if master and not flyer:
+        enemies = _relevant_enemies(field_, army, mover, budget)
+        if enemies:
+            leave = adjacency_layer(field_, mover.height, enemies)
+            max_pen = _max_penalty(len(enemies), budget)
+    elif master and not mover.stealth_flying:
+        takeoff_attacks = len(engaged_with(field_, mover, army))
+    max_climb = None if flyer else (mover.height - 1 if rules.climb_limit == "below_height"
+                                    else mover.height)
+    if mover.double:
+        return _double_moves(field_, mover, occ, team_id[mover.team], leave, max_pen,
+                             max_climb, stop_wet, stop_glyph, budget, takeoff_attacks,
+                             master, paths)
+    board = field_.board
+    n = board.n_cells
+    wet_ids = [TERRAINS.index(t) for t in STOPPING]
+    walker = Mover(terrain_cost=[1] * len(TERRAINS),
+                   stop_terrain=wet_ids if stop_wet else (),
+                   climb_per_level=0 if flyer else 1, max_climb=max_climb,
+                   team=team_id[mover.team], allies="pass", enemies="pass" if (
+                       flyer or mover.phantom_walk) else "block")
+    qflags = np.zeros(n, np.uint8)
+    qflags[field_.blocked] |= T.CELL_NO_END if flyer else T.CELL_BLOCKED
+    if stop_glyph:
+        qflags[field_.glyphs] |= T.CELL_STOP
+    r = reach(board, walker, mover.cells[0], budget, occupant=occ, cell_flags=qflags,
+              leave=leave, max_penalty=max_pen)
+    ends = []
+    for row in range(len(r)):
+        cell = int(r.cells[row])
+        cost = int(r.costs[row])
+        falls = master and not flyer and field_.deepest_drop >= mover.height
+        path = r.path(cell).tolist() if (falls or paths) else None
+        e: dict = {"at": list(board.coord(cell)), "cost": cost,
+                   "stop": _stop_reason(field_, [cell], stop_glyph) if r.stopped[row]
+                   else None}
+        if flyer:
+            e["leaving_attacks"] = takeoff_attacks if cell != mover.cells[0] else 0
+            e["leaving_attacks_cost"] = cost
+        else:
+            e["leaving_attacks"] = int(r.penalties[row]) if leave is not None else 0
+            e["leaving_attacks_cost"] = int(r.penalty_costs[row]) if leave is not None \
+                else cost
+        e["fall"] = _worst_fall(field_, path, mover.height) if falls else "none"
+        if paths:
+            e["path"] = [list(board.coord(c)) for c in path]
+            if leave is not None:
+                e["leaving_attacks_path"] = [list(board.coord(c)) for c in
+                                             r.path(cell, least_penalty=True)]
+            else:
+                e["leaving_attacks_path"] = e["path"]
+        ends.append(e)
+    return _ordered(ends)
+
+
+def _stop_reason(field_: Battlefield, cells: list[int], stop_glyph: bool) -> str:
+    """Why an arrival had to stop: the leading space's glyph, else water / molten lava."""
+    if stop_glyph and field_.glyph[cells[0]] is not None:
+        return "glyph"
+    if all(field_.terrain[c] == "lava" for c in cells):
+        return "lava"
+    return "water"
+
+
+def _worst_fall(field_: Battlefield, path: list[int], height: int) -> str:
+    """Worst fall along a path of spaces (of the leading end)."""
+    worst = 0
+    lv = field_.level
+    for u, v in zip(path, path[1:]):
+        if field_.wet[v]:
+            continue  # no falling damage into water
+        worst = max(worst, FALLS.index(fall_of(int(lv[u] - lv[v]), height)))
+    return FALLS[worst]
+
+
+def _ordered(ends: list[dict]) -> list[dict]:
+    """Cheapest first, then by the spaces taken (a stable, documented order)."""
+    def key(e):
+        at = e["at"]
+        return (e["cost"], [tuple(at)] if isinstance(at[0], int) else
+                sorted(tuple(c) for c in at))
+    return sorted(ends, key=key)
+
+
+def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
+                  stop_glyph, budget, takeoff_attacks, master, paths) -> list[dict]:
+    pl = placement_graph(field_)
+    lead, trail = pl.lead, pl.trail
+    P = len(lead)
+    flyer = mover.flying
+    # occupancy of a placement from both its spaces: a wall or an enemy on either blocks,
+    # else a friend on either may be passed but not ended on
+    a, b = occ[lead], occ[trail]
+    node_occ = np.full(P, T.OCC_EMPTY, dtype=T.INDEX)
+    node_occ[(a == team) | (b == team)] = team
+    enemy_b = (b >= 0) & (b != team)
+    node_occ[enemy_b] = b[enemy_b]
+    enemy_a = (a >= 0) & (a != team)
+    node_occ[enemy_a] = a[enemy_a]
+    node_occ[(a == T.OCC_WALL) | (b == T.OCC_WALL)] = T.OCC_WALL
+    qflags = np.zeros(P, np.uint8)
+    if flyer:
+        qflags[pl.board.terrain == 1] |= T.CELL_NO_END
+    if stop_wet:
+        qflags[field_.wet[lead] & field_.wet[trail]] |= T.CELL_STOP
+    if stop_glyph:
+        qflags[field_.glyphs[lead]] |= T.CELL_STOP
+    start = pl.node(mover.cells[0], mover.cells[1])
+    # Stops are caused by steps; a flip moves nothing onto anything. Only a start can be
+    # a free arrival at a stopping placement or its flip, so clearing the flag on both
+    # orientations of the start is exact: a later step into them is dominated by the
+    # start itself (cost 0, no attacks).
+    qflags[[start, int(pl.flip[start])]] &= np.uint8(~T.CELL_STOP & 0xFF)
+    node_leave = None if leave is None else leave[lead] | leave[trail]
+    walker = Mover(terrain_cost=[1, 1] if flyer else [1, -1],
+                   climb_per_level=0 if flyer else 1, max_climb=max_climb, team=team,
+                   allies="pass", enemies="pass" if (flyer or mover.phantom_walk)
+                   else "block")
+    r = reach(pl.board, walker, start, budget, occupant=node_occ, cell_flags=qflags,
+              leave=node_leave, max_penalty=max_pen)
+    board = field_.board
+    start_pair = frozenset(mover.cells)
+    best: dict = {}
+    for row in range(len(r)):
+        node = int(r.cells[row])
+        pair = frozenset((int(lead[node]), int(trail[node])))
+        cost, stopped = int(r.costs[row]), bool(r.stopped[row])
+        if node_leave is not None:
+            pen, pen_cost = int(r.penalties[row]), int(r.penalty_costs[row])
+        else:
+            pen = takeoff_attacks if pair != start_pair else 0
+            pen_cost = cost
+        prev = best.get(pair)
+        if prev is None:
+            best[pair] = dict(node=node, cost=cost, stopped=stopped, pen=pen,
+                              pen_cost=pen_cost, pen_node=node)
+            continue
+        if (cost, stopped) < (prev["cost"], prev["stopped"]):
+            prev.update(node=node, cost=cost, stopped=stopped)
+        if (pen, pen_cost) < (prev["pen"], prev["pen_cost"]):
+            prev.update(pen=pen, pen_cost=pen_cost, pen_node=node)
+
+    falls = master and not flyer and field_.deepest_drop >= mover.height
+
+    def placements(nodes):
+        return [[list(board.coord(int(lead[p]))), list(board.coord(int(trail[p])))]
+                for p in nodes]
+
+    ends = []
+    for pair, v in best.items():
+        node = v["node"]
+        path = r.path(node).tolist() if (falls or paths) else None
+        e: dict = {"at": placements([node])[0], "cost": v["cost"],
+                   "stop": _stop_reason(field_, [int(lead[node]), int(trail[node])],
+                                        stop_glyph) if v["stopped"] else None,
+                   "leaving_attacks": v["pen"], "leaving_attacks_cost": v["pen_cost"]}
+        if falls:
+            # the lead's drops along the path; a flip is no drop
+            worst = 0
+            lv = field_.level
+            prev_lead = int(lead[path[0]])
+            for p, q in zip(path, path[1:]):
+                if pl.flip[p] == q:
+                    prev_lead = int(lead[q])
+                    continue
+                nl = int(lead[q])
+                if not field_.wet[nl]:
+                    worst = max(worst, FALLS.index(fall_of(int(lv[prev_lead] - lv[nl]),
+                                                           mover.height)))
+                prev_lead = nl
+            e["fall"] = FALLS[worst]
+        else:
+            e["fall"] = "none"
+        if paths:
+            e["path"] = placements(path)
+            e["leaving_attacks_path"] = placements(
+                r.path(v["pen_node"], least_penalty=True).tolist()) \
+                if node_leave is not None else e["path"]
+        ends.append(e)
+    return _ordered(ends)
+
+
+# ------------------------------------------------------------------------------ solve()
+@register_game("heroscape")
+def solve_heroscape(scenario: dict) -> dict:
+    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                required=("board", "figures", "query"))
+    field_ = build_battlefield(scenario["board"])
+    opts = expect_object(scenario.get("options", {}), "options")
+    expect_keys(opts, "options", ("mode", "climb_limit", "flyers_stop_in_water",
+                                  "flyers_stop_on_glyphs"))
+    rules = Rules(mode=get_str(opts, "mode", "options", MODES, "master"),
+                  climb_limit=get_str(opts, "climb_limit", "options", CLIMB_LIMITS,
+                                      "below_height"),
+                  flyers_stop_in_water=get_bool(opts, "flyers_stop_in_water", "options",
+                                                False),
+                  flyers_stop_on_glyphs=get_bool(opts, "flyers_stop_on_glyphs", "options",
+                                                 False))
+    army = read_army(field_, scenario["figures"])
+    query = expect_object(scenario["query"], "query")
+    expect_keys(query, "query", ("figure", "move", "paths"), required=("figure",))
+    fid = get_id(query, "figure", "query")
+    move = get_int(query, "move", "query", None, lo=0, hi=T.MAX_BUDGET, allow_none=True)
+    want_paths = get_bool(query, "paths", "query", False)
+    ends = moves(field_, army, fid, rules=rules, move=move, paths=want_paths)
+    mover = next(f for f in army if f.id == fid)
+    return {"figure": fid, "double_space": mover.double, "mode": rules.mode,
+            "move": mover.move if move is None else move, "ends": ends}

@@ -1,0 +1,781 @@
+"""Heroscape adapter: RULES.md 2.3 worked examples, every rule of the issue, a brute-force
+double-space enumerator and random-board differential tests against the oracle."""
+from __future__ import annotations
+
+import heapq
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+import movecore as mc
+from movecore.games import heroscape as hs
+from oracle import oracle_reach
+
+HEX_DIRS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
+
+
+# ------------------------------------------------------------------------------ helpers
+def cell(q, r, level=1, terrain=None, obstacle=None, glyph=None):
+    c = {"at": [q, r], "level": level}
+    if terrain:
+        c["terrain"] = terrain
+    if obstacle:
+        c["obstacle"] = obstacle
+    if glyph:
+        c["glyph"] = glyph
+    return c
+
+
+def fig(fid, team, at, **kw):
+    return dict({"id": fid, "team": team, "at": at}, **kw)
+
+
+def solve(cells, figures, who, options=None, **query):
+    sc = {"game": "heroscape", "board": {"cells": cells}, "figures": figures,
+          "query": dict({"figure": who}, **query)}
+    if options:
+        sc["options"] = options
+    return mc.solve(sc)
+
+
+def ends(result):
+    """{at (tuple or frozenset of tuples): cost}"""
+    return {_key(e["at"]): e["cost"] for e in result["ends"]}
+
+
+def by_at(result):
+    return {_key(e["at"]): e for e in result["ends"]}
+
+
+def _key(at):
+    return tuple(at) if isinstance(at[0], int) else frozenset(map(tuple, at))
+
+
+def patch(radius, level=1):
+    return [cell(q, r, level) for q in range(-radius, radius + 1)
+            for r in range(-radius, radius + 1) if abs(q + r) <= radius]
+
+
+# ------------------------------------------------------------------- RULES.md 2.3 examples
+def test_hs1_moving_up():
+    cells = [cell(0, 0, 1), cell(1, 0, 3), cell(2, 0, 3), cell(3, 0, 3)]
+    r = solve(cells, [fig("f", "a", [0, 0], move=5)], "f")
+    assert ends(r) == {(0, 0): 0, (1, 0): 3, (2, 0): 4, (3, 0): 5}
+
+
+def test_hs2_moving_down_no_fall():
+    r = solve([cell(0, 0, 4), cell(1, 0, 1)], [fig("f", "a", [0, 0], move=5)], "f")
+    assert ends(r) == {(0, 0): 0, (1, 0): 1}
+    assert by_at(r)[(1, 0)]["fall"] == "none"  # drop 3 < Height 5
+
+
+def test_hs3_water_stops():
+    cells = [cell(0, 0), cell(1, 0), cell(2, 0, 0, "water"), cell(3, 0), cell(4, 0)]
+    r = solve(cells, [fig("f", "a", [0, 0], move=5)], "f")
+    assert ends(r) == {(0, 0): 0, (1, 0): 1, (2, 0): 2}
+    assert by_at(r)[(2, 0)]["stop"] == "water"
+    assert by_at(r)[(1, 0)]["stop"] is None
+
+
+def test_water_stops_even_from_water_and_lava_like_water():
+    cells = [cell(0, 0, 0, "water"), cell(1, 0, 0, "water"), cell(2, 0, 0, "lava"),
+             cell(3, 0, 0)]
+    r = solve(cells, [fig("f", "a", [0, 0], move=5)], "f")
+    assert ends(r) == {(0, 0): 0, (1, 0): 1}
+    r = solve(cells, [fig("f", "a", [1, 0], move=5)], "f")
+    assert ends(r) == {(1, 0): 0, (0, 0): 1, (2, 0): 1}
+    assert by_at(r)[(2, 0)]["stop"] == "lava"
+
+
+def test_hs4_out_of_water():
+    cells = [cell(0, 0, 0, "water"), cell(1, 0, 1), cell(2, 0, 1)]
+    r = solve(cells, [fig("f", "a", [0, 0], move=5)], "f")
+    assert ends(r) == {(0, 0): 0, (1, 0): 2, (2, 0): 3}
+
+
+def test_hs5_cannot_reach_top_ledge():
+    cells = [cell(0, 0, 0), cell(1, 0, 2), cell(2, 0, 4)]
+    r = solve(cells, [fig("f", "a", [0, 0], move=5)], "f")
+    assert ends(r) == {(0, 0): 0, (1, 0): 3}
+
+
+@pytest.mark.parametrize("limit,want", [
+    ("below_height", {(0, 0): 0, (0, 1): 3, (1, 0): 6}),
+    ("up_to_height", {(0, 0): 0, (0, 1): 3, (1, 0): 5}),
+])
+def test_hs6_height_limit(limit, want):
+    cells = [cell(0, 0, 0), cell(1, 0, 4), cell(0, 1, 2)]
+    r = solve(cells, [fig("f", "a", [0, 0], move=8, height=4)], "f",
+              {"climb_limit": limit})
+    assert ends(r) == want
+
+
+def test_hs6_default_is_below_height():
+    cells = [cell(0, 0, 0), cell(1, 0, 4)]
+    assert ends(solve(cells, [fig("f", "a", [0, 0], move=8, height=4)], "f")) == {(0, 0): 0}
+    assert ends(solve(cells, [fig("f", "a", [0, 0], move=8, height=5)], "f")) == \
+        {(0, 0): 0, (1, 0): 5}
+
+
+def test_hs7_friends_and_enemies_in_a_corridor():
+    cells = [cell(q, 0) for q in range(5)]
+    figs = [fig("f", "a", [0, 0], move=5), fig("friend", "a", [1, 0]),
+            fig("enemy", "b", [3, 0])]
+    r = solve(cells, figs, "f")
+    assert ends(r) == {(0, 0): 0, (2, 0): 2}
+
+
+def test_hs9_circling_vs_leaving():
+    figs = [fig("F", "a", [0, 0], move=4), fig("E", "b", [1, 0])]
+    r = by_at(solve(patch(4), figs, "F"))
+    for at, cost in {(0, 1): 1, (1, -1): 1, (1, 1): 2, (2, -1): 2, (2, 0): 3}.items():
+        assert r[at]["cost"] == cost
+        assert r[at]["leaving_attacks"] == 0
+        assert r[at]["leaving_attacks_cost"] == cost
+    for at, cost in {(-1, 0): 1, (-2, 0): 2}.items():
+        assert r[at]["cost"] == cost and r[at]["leaving_attacks"] == 1
+    # every end not adjacent to E costs exactly one attack, every adjacent one none
+    for at, e in r.items():
+        adjacent = max(abs(at[0] - 1), abs(at[1]), abs(at[0] - 1 + at[1])) == 1
+        assert e["leaving_attacks"] == (0 if adjacent or at == (0, 0) else 1), at
+
+
+def test_least_attacks_has_its_own_cost():
+    """Two objectives per end: the straight way to (4, 0) passes E and leaves it (cost 4,
+    one attack); the way round never comes next to E (cost 5, no attack)."""
+    figs = [fig("F", "a", [0, 0], move=5), fig("E", "b", [2, -1])]
+    r = by_at(solve(patch(4), figs, "F", paths=True))
+    e = r[(4, 0)]
+    assert (e["cost"], e["leaving_attacks"], e["leaving_attacks_cost"]) == (4, 0, 5)
+    assert len(e["path"]) - 1 == 4 and len(e["leaving_attacks_path"]) - 1 == 5
+    assert e["leaving_attacks_path"][-1] == [4, 0]
+    # with one space less the way round is out of reach: the attack must be taken
+    r = by_at(solve(patch(4), figs, "F", move=4))
+    assert (r[(4, 0)]["leaving_attacks"], r[(4, 0)]["leaving_attacks_cost"]) == (1, 4)
+
+
+def test_hs10_height_breaks_adjacency():
+    cells = [cell(0, 0, 1), cell(1, 0, 5), cell(-1, 0, 1), cell(-2, 0, 1)]
+    for height, attacks in ((4, 0), (5, 1)):
+        figs = [fig("F", "a", [0, 0], move=3, height=height), fig("E", "b", [1, 0])]
+        r = by_at(solve(cells, figs, "F"))
+        assert r[(-1, 0)]["leaving_attacks"] == attacks
+
+
+def test_height_exception_works_both_ways():
+    """The enemy's Height counts when the mover stands above it."""
+    cells = [cell(0, 0, 5), cell(1, 0, 1), cell(-1, 0, 5)]
+    for e_height, attacks in ((4, 0), (5, 1)):
+        figs = [fig("F", "a", [0, 0], move=3, height=9), fig("E", "b", [1, 0],
+                                                            height=e_height)]
+        assert by_at(solve(cells, figs, "F"))[(-1, 0)]["leaving_attacks"] == attacks
+
+
+def test_adjacency_uses_movers_level_on_each_space():
+    """Climbing next to a tall step breaks adjacency along the way: E on L1, the mover
+    (Height 4) moves from L1 beside E onto a L5 tower also beside E: leaving engagement
+    by height, one attack, though the tower is a neighbouring space of E."""
+    cells = [cell(0, 0, 1), cell(1, 0, 1), cell(1, -1, 5), cell(0, -1, 1)]
+    figs = [fig("F", "a", [0, 0], move=9, height=4), fig("E", "b", [1, 0], height=4)]
+    r = by_at(solve(cells, figs, "F", options={"climb_limit": "up_to_height"}))
+    assert r[(1, -1)]["leaving_attacks"] == 1
+    assert r[(0, -1)]["leaving_attacks"] == 1  # (0,-1) is not next to (1,0)
+
+
+def test_hs11_falls():
+    def fall(drop, height=4, terrain=None, **kw):
+        cells = [cell(0, 0, drop + 1), cell(1, 0, 1, terrain)]
+        r = by_at(solve(cells, [fig("f", "a", [0, 0], move=2, height=height, **kw)], "f"))
+        return r[(1, 0)]["fall"]
+
+    assert fall(3) == "none"
+    assert fall(4) == fall(13) == "minor"
+    assert fall(14) == fall(30) == "major"
+    assert fall(20, terrain="water") == "none"
+    assert fall(20, flying=True) == "none"
+    cells = [cell(0, 0, 21), cell(1, 0, 1)]
+    r = solve(cells, [fig("f", "a", [0, 0], move=2, height=4)], "f",
+              {"mode": "basic"})
+    assert by_at(r)[(1, 0)]["fall"] == "none"  # falling is a master-game rule
+
+
+def test_falls_never_forbid_and_are_on_the_least_cost_path():
+    # a staircase (no fall) and a cliff (fall): the cliff is cheaper, its fall is reported
+    cells = [cell(0, 0, 9), cell(1, 0, 1), cell(0, 1, 6), cell(1, 1, 3)]
+    r = by_at(solve(cells, [fig("f", "a", [0, 0], move=3, height=4)], "f", paths=True))
+    assert r[(1, 0)]["cost"] == 1 and r[(1, 0)]["fall"] == "minor"
+
+
+def test_hs13_flying():
+    cells = [cell(0, 0, 1), cell(1, 0, 12), cell(2, 0, 1, obstacle="tree"),
+             cell(3, 0, 1), cell(4, 0, 0, "water"), cell(5, 0, 1)]
+    figs = [fig("f", "a", [0, 0], move=5, flying=True), fig("e", "b", [3, 0])]
+    assert ends(solve(cells, figs, "f")) == {(0, 0): 0, (1, 0): 1, (4, 0): 4, (5, 0): 5}
+    figs[0]["flying"] = False
+    assert ends(solve(cells, figs, "f")) == {(0, 0): 0}
+    figs[0]["flying"] = True
+    r = solve(cells, figs, "f", {"flyers_stop_in_water": True})
+    assert ends(r) == {(0, 0): 0, (1, 0): 1, (4, 0): 4}
+    assert by_at(r)[(4, 0)]["stop"] == "water"
+
+
+def test_flyer_starting_engaged_takes_every_attack():
+    figs = [fig("F", "a", [0, 0], move=3, flying=True), fig("E1", "b", [1, 0]),
+            fig("E2", "c", [-1, 0]), fig("far", "b", [3, -3])]
+    r = by_at(solve(patch(3), figs, "F"))
+    assert r[(0, 0)]["leaving_attacks"] == 0
+    assert r[(0, 1)]["leaving_attacks"] == 2   # still next to both: takes both anyway
+    assert r[(1, 2)]["leaving_attacks"] == 2
+    figs[0]["stealth_flying"] = True
+    r = by_at(solve(patch(3), figs, "F"))
+    assert all(e["leaving_attacks"] == 0 for e in r.values())
+    r = by_at(solve(patch(3), figs, "F", {"mode": "basic"}))
+    assert all(e["leaving_attacks"] == 0 for e in r.values())
+
+
+def test_flyer_cannot_end_on_figure_or_obstacle():
+    cells = [cell(0, 0), cell(1, 0, obstacle="ruin"), cell(2, 0), cell(3, 0)]
+    figs = [fig("f", "a", [0, 0], move=3, flying=True), fig("g", "a", [2, 0])]
+    assert ends(solve(cells, figs, "f")) == {(0, 0): 0, (3, 0): 3}
+
+
+def test_hs14_engaged_friend_blocks_in_master_only():
+    cells = [cell(0, 0), cell(1, 0), cell(2, 0), cell(1, 1)]
+    figs = [fig("m", "a", [0, 0], move=5), fig("friend", "a", [1, 0]),
+            fig("enemy", "b", [1, 1])]
+    assert ends(solve(cells, figs, "m")) == {(0, 0): 0}
+    assert ends(solve(cells, figs, "m", {"mode": "basic"})) == {(0, 0): 0, (2, 0): 2}
+    # a friend out of the enemy's reach by height is not engaged, so it may be passed
+    cells[3] = cell(1, 1, 9)
+    assert ends(solve(cells, figs, "m")) == {(0, 0): 0, (2, 0): 2}
+
+
+def test_basic_mode_has_no_leaving_attacks():
+    figs = [fig("F", "a", [0, 0], move=4), fig("E", "b", [1, 0])]
+    r = by_at(solve(patch(4), figs, "F", {"mode": "basic"}))
+    assert r[(-1, 0)]["leaving_attacks"] == 0
+
+
+def test_obstacles_never_entered_nor_passed():
+    cells = [cell(0, 0), cell(1, 0, obstacle="tree"), cell(2, 0)]
+    assert ends(solve(cells, [fig("f", "a", [0, 0], move=5)], "f")) == {(0, 0): 0}
+
+
+def test_glyph_stops_a_walker_not_a_flyer():
+    cells = [cell(0, 0), cell(1, 0, glyph="astrid"), cell(2, 0)]
+    r = solve(cells, [fig("f", "a", [0, 0], move=5)], "f")
+    assert ends(r) == {(0, 0): 0, (1, 0): 1}
+    assert by_at(r)[(1, 0)]["stop"] == "glyph"
+    # starting on a glyph does not stop you
+    assert ends(solve(cells, [fig("f", "a", [1, 0], move=5)], "f")) == \
+        {(1, 0): 0, (0, 0): 1, (2, 0): 1}
+    fly = [fig("f", "a", [0, 0], move=5, flying=True)]
+    assert ends(solve(cells, fly, "f")) == {(0, 0): 0, (1, 0): 1, (2, 0): 2}
+    assert ends(solve(cells, fly, "f", {"flyers_stop_on_glyphs": True})) == \
+        {(0, 0): 0, (1, 0): 1}
+
+
+def test_phantom_walk_passes_every_figure():
+    cells = [cell(q, 0) for q in range(5)] + [cell(1, 1)]
+    figs = [fig("m", "a", [0, 0], move=4, phantom_walk=True), fig("en", "b", [1, 0]),
+            fig("friend", "a", [2, 0]), fig("e2", "b", [1, 1])]
+    r = solve(cells, figs, "m")
+    assert ends(r) == {(0, 0): 0, (3, 0): 3, (4, 0): 4}
+    figs[0]["phantom_walk"] = False
+    assert ends(solve(cells, figs, "m")) == {(0, 0): 0}
+
+
+def test_query_move_overrides_and_paths():
+    cells = [cell(q, 0) for q in range(6)]
+    r = solve(cells, [fig("f", "a", [0, 0], move=5)], "f", move=2, paths=True)
+    assert ends(r) == {(0, 0): 0, (1, 0): 1, (2, 0): 2}
+    assert by_at(r)[(2, 0)]["path"] == [[0, 0], [1, 0], [2, 0]]
+    assert r["move"] == 2
+
+
+# ------------------------------------------------------------------------ double-space
+def test_double_space_snake_follows_and_flips_free():
+    cells = [cell(q, 0) for q in range(6)]
+    r = solve(cells, [fig("d", "a", [[1, 0], [2, 0]], move=2)], "d", paths=True)
+    got = ends(r)
+    assert got == {frozenset({(1, 0), (2, 0)}): 0, frozenset({(0, 0), (1, 0)}): 1,
+                   frozenset({(2, 0), (3, 0)}): 1, frozenset({(3, 0), (4, 0)}): 2}
+    e = by_at(r)[frozenset({(3, 0), (4, 0)})]
+    # the path flips (free) then steps twice, the trail entering the lead's old space
+    p = e["path"]
+    assert p[0] == [[1, 0], [2, 0]] and p[1] == [[2, 0], [1, 0]]
+    assert p[2] == [[3, 0], [2, 0]] and p[3] == [[4, 0], [3, 0]]
+
+
+def test_double_space_cost_is_the_leads_climb_and_ends_level():
+    # lead climbs L1 -> L3: 3; the trail follows for free; the figure may not end across
+    # two levels
+    cells = [cell(0, 0, 1), cell(1, 0, 1), cell(2, 0, 3), cell(3, 0, 3), cell(4, 0, 3)]
+    r = ends(solve(cells, [fig("d", "a", [[1, 0], [0, 0]], move=5)], "d"))
+    assert frozenset({(1, 0), (2, 0)}) not in r          # two levels: not an end
+    assert r[frozenset({(2, 0), (3, 0)})] == 4           # 3 (climb) + 1
+    assert r[frozenset({(3, 0), (4, 0)})] == 5
+
+
+def test_double_space_water_rules():
+    # one water space between land does not stop it
+    cells = [cell(0, 0), cell(1, 0), cell(2, 0, 0, "water"), cell(3, 0, 0, "water"),
+             cell(4, 0), cell(5, 0), cell(0, 1), cell(1, 1), cell(2, 1, 0, "water"),
+             cell(3, 1), cell(4, 1)]
+    r = solve(cells, [fig("d", "a", [[1, 1], [0, 1]], move=7)], "d")
+    got = by_at(r)
+    out = got[frozenset({(3, 1), (4, 1)})]
+    assert out["cost"] == 1 + 2 + 1 and out["stop"] is None  # out of water: climb 1
+    # both spaces in water stops it there (row 0): entering (3,0) with trail on (2,0)
+    r = solve(cells, [fig("d", "a", [[1, 0], [0, 0]], move=7)], "d")
+    got = by_at(r)
+    wet = got[frozenset({(2, 0), (3, 0)})]
+    assert wet["cost"] == 2 and wet["stop"] == "water"
+    assert got[frozenset({(4, 0), (5, 0)})]["cost"] > 5  # straight on it would be 5
+
+
+def test_double_space_starting_in_water_is_not_stopped():
+    cells = [cell(0, 0, 0, "water"), cell(1, 0, 0, "water"), cell(2, 0, 0), cell(3, 0, 0),
+             cell(-1, 0, 0)]
+    r = ends(solve(cells, [fig("d", "a", [[0, 0], [1, 0]], move=3)], "d"))
+    # either end may lead out of the water
+    assert r[frozenset({(2, 0), (1, 0)})] == 1
+    assert r[frozenset({(2, 0), (3, 0)})] == 2
+    assert r[frozenset({(-1, 0), (0, 0)})] == 1
+
+
+def test_double_space_glyph_stops_when_lead_moves_onto_it():
+    cells = [cell(q, 0) for q in range(3)] + [cell(3, 0, glyph="valda"), cell(4, 0),
+                                               cell(5, 0)]
+    r = solve(cells, [fig("d", "a", [[1, 0], [0, 0]], move=6)], "d")
+    got = by_at(r)
+    assert got[frozenset({(2, 0), (3, 0)})]["stop"] == "glyph"
+    assert frozenset({(3, 0), (4, 0)}) not in got
+    fly = [fig("d", "a", [[1, 0], [0, 0]], move=6, flying=True)]
+    assert frozenset({(4, 0), (5, 0)}) in ends(solve(cells, fly, "d"))
+
+
+def test_double_space_enemy_blocks_friend_passes():
+    cells = [cell(q, 0) for q in range(7)]
+    base = [fig("d", "a", [[1, 0], [0, 0]], move=6)]
+    r = ends(solve(cells, base + [fig("f", "a", [3, 0])], "d"))
+    assert frozenset({(4, 0), (5, 0)}) in r and frozenset({(3, 0), (2, 0)}) not in r
+    r = ends(solve(cells, base + [fig("e", "b", [3, 0])], "d"))
+    assert max(r.values()) == 0 + 1 and frozenset({(4, 0), (5, 0)}) not in r
+
+
+def test_double_space_engagement_from_both_spaces():
+    figs = [fig("d", "a", [[0, 0], [-1, 0]], move=4), fig("E", "b", [0, -1])]
+    r = by_at(solve(patch(4), figs, "d"))
+    # one step on, the lead (1,0) is not next to E but the trail (0,0) is: still engaged
+    assert r[frozenset({(1, 0), (0, 0)})]["leaving_attacks"] == 0
+    assert r[frozenset({(2, 0), (1, 0)})]["leaving_attacks"] == 1
+
+
+# ------------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("mutate,err", [
+    (lambda s: s["figures"].__setitem__(0, fig("d", "a", [[0, 0], [2, 0]])),
+     mc.PlacementError),
+    (lambda s: s["figures"].__setitem__(0, fig("d", "a", [[0, 0], [1, 0], [2, 0]])),
+     mc.PlacementError),
+    (lambda s: s["figures"].__setitem__(0, fig("d", "a", [3, 0])), mc.PlacementError),
+    (lambda s: s["figures"].__setitem__(0, fig("d", "a", [9, 9])), mc.PlacementError),
+    (lambda s: s["board"]["cells"].append(cell(7, 0, terrain="lavaa")), mc.BoardError),
+    (lambda s: s["board"]["cells"].append({"at": [8, 0], "level": -1}), mc.ScenarioError),
+    (lambda s: s["board"]["cells"].append({"at": [8, 0], "obstacle": 3}), mc.BoardError),
+    (lambda s: s["board"]["cells"].append({"at": [8, 0], "colour": "red"}),
+     mc.ScenarioError),
+    (lambda s: s["board"]["cells"].append({"at": [0, 0]}), mc.BoardError),
+    (lambda s: s.__setitem__("options", {"mode": "expert"}), mc.ScenarioError),
+    (lambda s: s.__setitem__("options", {"climb_limit": 3}), mc.ScenarioError),
+    (lambda s: s.__setitem__("options", {"fly": True}), mc.ScenarioError),
+    (lambda s: s["query"].__setitem__("figure", "nobody"), mc.QueryError),
+    (lambda s: s["query"].__setitem__("move", -1), mc.ScenarioError),
+    (lambda s: s["figures"].append(fig("e", "b", [0, 0])), mc.PlacementError),
+    (lambda s: s["figures"].append(fig("d", "b", [2, 0])), mc.ScenarioError),
+    (lambda s: s["figures"][0].__setitem__("height", 0), mc.ScenarioError),
+    (lambda s: s["figures"][0].__setitem__("flying", "yes"), mc.ScenarioError),
+    (lambda s: s.__setitem__("board", {"cells": []}), mc.BoardError),
+    (lambda s: s.__setitem__("figures", {"d": 1}), mc.ScenarioError),
+])
+def test_bad_input_gets_a_typed_error(mutate, err):
+    sc = {"game": "heroscape",
+          "board": {"cells": [cell(q, 0) for q in range(3)] +
+                    [cell(3, 0, obstacle="wall")]},
+          "figures": [fig("d", "a", [0, 0])], "query": {"figure": "d"}}
+    mutate(sc)
+    with pytest.raises(err):
+        mc.solve(sc)
+
+
+def test_too_many_enemies_is_a_limit_error():
+    cells = patch(6)
+    figs = [fig("m", "a", [0, 0], move=9)]
+    spots = [c["at"] for c in cells if c["at"] != [0, 0]][:70]
+    figs += [fig(f"e{i}", "b", at) for i, at in enumerate(spots)]
+    with pytest.raises(mc.LimitError):
+        solve(cells, figs, "m")
+
+
+def test_python_api_reuses_one_battlefield():
+    field = hs.build_battlefield({"cells": [cell(q, 0) for q in range(4)]})
+    army = hs.read_army(field, [fig("d", "a", [[1, 0], [0, 0]], move=2),
+                                fig("s", "b", [3, 0], move=3)])
+    g = hs.placement_graph(field)
+    assert hs.placement_graph(field) is g          # built once per battlefield
+    assert [e["at"] for e in hs.moves(field, army, "s")] == [[3, 0], [2, 0]]
+    assert [e["cost"] for e in hs.moves(field, army, "d")] == [0, 1]
+    with pytest.raises(mc.QueryError):
+        hs.moves(field, army, "d", rules=hs.Rules(mode="expert"))
+    with pytest.raises(mc.QueryError):
+        hs.moves(field, army, "d", move=-1)
+
+
+# ------------------------------------------------------------------------ bundled examples
+EXAMPLES = sorted((Path(mc.__file__).parent / "examples").glob("heroscape_*.json"))
+
+
+def test_examples_are_bundled():
+    assert EXAMPLES
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_bundled_example_solves(path):
+    r = mc.solve(path.read_text())
+    assert r["ends"] and r["ends"][0]["cost"] == 0
+    assert json.loads(json.dumps(r)) == r
+
+
+# ------------------------------------------------------------------------ random boards
+TERR = ["grass"] * 6 + ["rock", "sand", "water", "water", "lava", "snow"]
+
+
+def random_battlefield(rng, double_mover):
+    w, h = rng.randint(2, 6), rng.randint(2, 5)
+    cells, info = [], {}
+    for q in range(w):
+        for r in range(h):
+            if rng.random() < 0.12:
+                continue
+            terrain = rng.choice(TERR)
+            level = rng.choice([0, 1, 1, 2, 3, 4, 8, 15]) if rng.random() < 0.6 else 1
+            obstacle = "tree" if rng.random() < 0.08 else None
+            glyph = "gerda" if rng.random() < 0.08 else None
+            cells.append(cell(q, r, level, terrain, obstacle, glyph))
+            info[(q, r)] = dict(level=level, wet=terrain in ("water", "lava"),
+                                obstacle=obstacle is not None, glyph=glyph is not None)
+    free = [k for k, v in info.items() if not v["obstacle"]]
+    rng.shuffle(free)
+    taken = set()
+    figs = []
+
+    def place(double):
+        for a in free:
+            if a in taken:
+                continue
+            if not double:
+                return [a]
+            nb = [(a[0] + dq, a[1] + dr) for dq, dr in HEX_DIRS]
+            nb = [b for b in nb if b in info and not info[b]["obstacle"] and b not in taken]
+            if nb:
+                return [a, rng.choice(nb)]
+        return None
+
+    at = place(double_mover)
+    if at is None:
+        return None
+    taken.update(at)
+    flying = rng.random() < 0.2
+    mover = dict(id="m", team="a",
+                 at=[list(c) for c in at] if double_mover else list(at[0]),
+                 move=rng.randint(0, 7), height=rng.randint(1, 6), flying=flying,
+                 stealth_flying=flying and rng.random() < 0.3,
+                 phantom_walk=rng.random() < 0.15)
+    figs.append(mover)
+    for i in range(rng.randint(0, 5)):
+        at = place(rng.random() < 0.25)
+        if at is None:
+            break
+        taken.update(at)
+        figs.append(dict(id=f"o{i}", team=rng.choice("aabc"),
+                         at=[list(c) for c in at] if len(at) == 2 else list(at[0]),
+                         height=rng.randint(1, 6)))
+    options = {"mode": rng.choice(["master", "master", "basic"]),
+               "climb_limit": rng.choice(["below_height", "up_to_height"]),
+               "flyers_stop_in_water": rng.random() < 0.3,
+               "flyers_stop_on_glyphs": rng.random() < 0.3}
+    return cells, info, figs, options
+
+
+def _cells_of(f):
+    return [tuple(c) for c in f["at"]] if isinstance(f["at"][0], list) else [tuple(f["at"])]
+
+
+def _hexdist(a, b):
+    dq, dr = b[0] - a[0], b[1] - a[1]
+    return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+def literal_world(info, figs, options):
+    """The rules written out longhand: who stands where, who blocks, the attack masks."""
+    mover = figs[0]
+    others = figs[1:]
+    master = options["mode"] == "master"
+    lv = {k: v["level"] for k, v in info.items()}
+
+    def adj(fa_cells, ha, fb_cells, hb):
+        return any(_hexdist(a, b) == 1 and lv[a] - lv[b] < hb and lv[b] - lv[a] < ha
+                   for a in fa_cells for b in fb_cells)
+
+    def h(f):
+        return f.get("height", 5)
+
+    occupant = {}  # cell -> "friend" | "enemy" | "wall"
+    for f in others:
+        kind = "friend" if f["team"] == mover["team"] else "enemy"
+        if kind == "friend" and master:
+            if any(g["team"] != f["team"] and adj(_cells_of(f), h(f), _cells_of(g), h(g))
+                   for g in others if g is not f):
+                kind = "wall"
+        for c in _cells_of(f):
+            occupant[c] = kind
+    enemies = [f for f in others if f["team"] != mover["team"]]
+
+    def mask(c):
+        """Bits of the enemies the mover, standing on c, is adjacent to."""
+        m = 0
+        for i, e in enumerate(enemies):
+            if adj([c], h(mover), _cells_of(e), h(e)):
+                m |= 1 << i
+        return m
+
+    takeoff = 0
+    if master and mover.get("flying") and not mover.get("stealth_flying"):
+        takeoff = sum(adj(_cells_of(mover), h(mover), _cells_of(e), h(e)) for e in enemies)
+    return occupant, mask, takeoff, master
+
+
+def test_single_space_matches_oracle_on_random_boards():
+    checked = 0
+    for seed in range(700):
+        rng = random.Random(seed)
+        made = random_battlefield(rng, False)
+        if made is None:
+            continue
+        cells, info, figs, options = made
+        mover = figs[0]
+        occupant, mask, takeoff, master = literal_world(info, figs, options)
+        flyer = mover["flying"]
+        passes = flyer or mover["phantom_walk"]
+        coords = list(info)
+        idx = {c: i for i, c in enumerate(coords)}
+        wet_stops = not flyer or options["flyers_stop_in_water"]
+        glyph_stops = not flyer or options["flyers_stop_on_glyphs"]
+        h = mover["height"]
+        occ = []
+        for c in coords:
+            o = occupant.get(c)
+            occ.append(None if o is None else 0 if (o == "friend" or passes)
+                       else "wall" if o == "wall" else 1)
+        spec = dict(kind="hex", coords=coords, cost=[1] * len(coords),
+                    height=[info[c]["level"] for c in coords],
+                    stop=[(info[c]["wet"] and wet_stops) or
+                          (info[c]["glyph"] and glyph_stops) for c in coords],
+                    blocked=[info[c]["obstacle"] and not flyer for c in coords],
+                    no_end=[info[c]["obstacle"] for c in coords],
+                    occupant=occ, links=[], edges={}, team=0, allies="pass",
+                    enemies="block", climb_per_level=0 if flyer else 1, climb_flat=0,
+                    max_climb=None if flyer else (
+                        h - 1 if options["climb_limit"] == "below_height" else h),
+                    descend_per_level=0, link_kinds=None, corner_cutting=True, zoc=None,
+                    leave=[mask(c) for c in coords] if master and not flyer else None,
+                    enter_pen=None, leave_weight=1, max_penalty=63)
+        start = idx[tuple(mover["at"])]
+        want = oracle_reach(spec, [start], mover["move"])
+        got = by_at(solve(cells, figs, "m", options))
+        assert set(got) == {coords[c] for c in want}, seed
+        for c, w in want.items():
+            e = got[coords[c]]
+            assert e["cost"] == w["cost"], seed
+            assert (e["stop"] is not None) == w["stopped"], seed
+            if spec["leave"] is not None:
+                assert e["leaving_attacks"] == w["penalty"], seed
+                assert e["leaving_attacks_cost"] == w["penalty_cost"], seed
+            else:
+                assert e["leaving_attacks"] == (takeoff if c != start else 0), seed
+                assert e["leaving_attacks_cost"] == e["cost"]
+        checked += 1
+    assert checked > 500
+
+
+def brute_force_double(info, figs, options):
+    """Every end of a double-space move by the rules, literally: Dijkstra over (lead,
+    trail, attacks, stopped) where a step moves the lead to a neighbouring space other than
+    the trail and the trail into the lead's old space, and a flip swaps the ends for
+    free. Returns {frozenset(spaces): (cost, stopped, least attacks, its cost)}."""
+    mover = figs[0]
+    occupant, mask, takeoff, master = literal_world(info, figs, options)
+    flyer = mover["flying"]
+    passes = flyer or mover["phantom_walk"]
+    h = mover["height"]
+    max_climb = None if flyer else (
+        h - 1 if options["climb_limit"] == "below_height" else h)
+    wet_stops = not flyer or options["flyers_stop_in_water"]
+    glyph_stops = not flyer or options["flyers_stop_on_glyphs"]
+    use_masks = master and not flyer
+    s0, s1 = _cells_of(mover)
+
+    def may_pass(c):
+        if c not in info or (info[c]["obstacle"] and not flyer):
+            return False
+        o = occupant.get(c)
+        return o is None or passes or o == "friend"
+
+    def may_end(a, b):
+        return all(occupant.get(c) is None and not info[c]["obstacle"] for c in (a, b)) \
+            and info[a]["level"] == info[b]["level"]
+
+    def attacks(frm, to):
+        left = (mask(frm[0]) | mask(frm[1])) & ~(mask(to[0]) | mask(to[1]))
+        return bin(left).count("1") if use_masks else 0
+
+    best = {((s0, s1), 0, False): 0}
+    heap = [(0, 0, s0, s1, False)]
+    budget = mover["move"]
+    while heap:
+        c, p, lead, trail, stopped = heapq.heappop(heap)
+        if best.get(((lead, trail), p, stopped)) != c or stopped:
+            continue
+        moves_ = [((trail, lead), 0, False)]                       # the free flip
+        for dq, dr in HEX_DIRS:
+            n = (lead[0] + dq, lead[1] + dr)
+            if n == trail or not may_pass(n) or not may_pass(lead):
+                continue
+            rise = info[n]["level"] - info[lead]["level"]
+            if max_climb is not None and rise > max_climb:
+                continue
+            cost = 1 + (max(0, rise) if not flyer else 0)
+            stop = (wet_stops and info[n]["wet"] and info[lead]["wet"]) or \
+                (glyph_stops and info[n]["glyph"])
+            moves_.append(((n, lead), cost, stop))
+        for (nl, nt), cost, stop in moves_:
+            nc = c + cost
+            if nc > budget:
+                continue
+            if stop and not may_end(nl, nt):
+                continue
+            np_ = p + attacks((lead, trail), (nl, nt))
+            key = ((nl, nt), np_, stop)
+            if nc < best.get(key, 1 << 30):
+                best[key] = nc
+                heapq.heappush(heap, (nc, np_, nl, nt, stop))
+    out = {}
+    start = frozenset((s0, s1))
+    for ((a, b), p, stopped), c in best.items():
+        pair = frozenset((a, b))
+        if pair != start and not may_end(a, b):
+            continue
+        if not use_masks:
+            p = takeoff if pair != start else 0
+        cur = out.get(pair)
+        if cur is None:
+            out[pair] = [c, stopped, p, c]
+            continue
+        if (c, stopped) < (cur[0], cur[1]):
+            cur[0], cur[1] = c, stopped
+        if (p, c) < (cur[2], cur[3]):
+            cur[2], cur[3] = p, c
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def test_double_space_matches_brute_force_on_random_boards():
+    checked = 0
+    for seed in range(500):
+        rng = random.Random(10_000 + seed)
+        made = random_battlefield(rng, True)
+        if made is None:
+            continue
+        cells, info, figs, options = made
+        want = brute_force_double(info, figs, options)
+        got = by_at(solve(cells, figs, "m", options))
+        assert set(got) == set(want), seed
+        for pair, (cost, stopped, pen, pen_cost) in want.items():
+            e = got[pair]
+            assert (e["cost"], e["stop"] is not None) == (cost, stopped), (seed, pair)
+            assert (e["leaving_attacks"], e["leaving_attacks_cost"]) == (pen, pen_cost), \
+                (seed, pair)
+        checked += 1
+    assert checked > 400
+
+
+def test_double_space_paths_follow_the_rules():
+    """Each reported path is a chain of legal flips and snake steps costing its cost."""
+    for seed in range(150):
+        rng = random.Random(20_000 + seed)
+        made = random_battlefield(rng, True)
+        if made is None:
+            continue
+        cells, info, figs, options = made
+        figs[0]["flying"] = figs[0]["stealth_flying"] = False
+        r = solve(cells, figs, "m", options, paths=True)
+        for e in r["ends"]:
+            path = [tuple(map(tuple, p)) for p in e["path"]]
+            assert set(path[0]) == set(_cells_of(figs[0]))
+            assert path[-1] == tuple(map(tuple, e["at"]))
+            total = 0
+            steps = []
+            for (l0, t0), (l1, t1) in zip(path, path[1:]):
+                if (l1, t1) == (t0, l0):
+                    continue  # a flip: nothing moves, nothing drops
+                steps.append((l0, l1))
+                assert t1 == l0 and _hexdist(l0, l1) == 1 and l1 != t0
+                total += 1 + max(0, info[l1]["level"] - info[l0]["level"])
+            assert total == e["cost"]
+            assert e["fall"] == literal_fall(info, steps, figs[0]["height"],
+                                             options["mode"] == "master")
+
+
+def literal_fall(info, steps, height, master):
+    """Worst fall of the steps (from, to) of a path (of the leading end): drop >= Height
+    minor, >= Height + 10 major, nothing into water or lava, nothing in the basic game."""
+    worst = "none"
+    for a, b in steps:
+        drop = info[a]["level"] - info[b]["level"]
+        if not master or info[b]["wet"]:
+            continue
+        if drop >= height + 10:
+            worst = "major"
+        elif drop >= height and worst == "none":
+            worst = "minor"
+    return worst
+
+
+def test_single_space_falls_follow_the_reported_path():
+    seen = set()
+    for seed in range(300):
+        rng = random.Random(30_000 + seed)
+        made = random_battlefield(rng, False)
+        if made is None:
+            continue
+        cells, info, figs, options = made
+        figs[0]["flying"] = figs[0]["stealth_flying"] = False
+        r = solve(cells, figs, "m", options, paths=True)
+        for e in r["ends"]:
+            spaces = [tuple(c) for c in e["path"]]
+            assert e["fall"] == literal_fall(info, list(zip(spaces, spaces[1:])),
+                                             figs[0]["height"],
+                                             options["mode"] == "master")
+            seen.add(e["fall"])
+    assert seen == {"none", "minor", "major"}
+
+
+def test_docs_show_the_real_output_of_the_example():
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "heroscape.md").read_text()
+    blocks = doc.split("```json\n")
+    scenario = json.loads(blocks[-2].split("```")[0])
+    shown = json.loads(blocks[-1].split("```")[0])
+    bundled = (Path(mc.__file__).parent / "examples" / "heroscape_stream_crossing.json")
+    assert scenario == json.loads(bundled.read_text())
+    assert mc.solve(scenario) == shown
