@@ -1,14 +1,15 @@
 """The ``movecore`` command line.
 
     movecore solve FILE.json [--paths]   solve a scenario ('-' reads stdin), print JSON
-    movecore demo [--out DIR]            solve every bundled example, print timings
     movecore games                       list the registered game vocabularies
+    movecore demo | bench | selfplay | capi ...   (see ``movecore CMD --help``)
 
 Exit status: 0 on success, 2 on bad input (the typed error's message on stderr).
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
@@ -17,6 +18,18 @@ from pathlib import Path
 
 from .errors import MovecoreError, ScenarioError
 from .scenario import available_games, load_scenario, solve
+
+
+#: Modules that add subcommands: each has ``register(subparsers)`` which adds its parser
+#: and sets ``fn`` (a function of the parsed args returning the exit status).
+_COMMAND_MODULES = [
+    "movecore.demo",          # movecore demo
+    "movecore.render",        # movecore render ... (pictures)
+    "movecore.bench",         # movecore bench
+    "movecore.selfplay",      # movecore selfplay
+    "movecore.bindings.capi",  # movecore capi build
+]
+_missing: dict[str, Exception] = {}
 
 
 def _read(path: str) -> dict:
@@ -61,32 +74,6 @@ def cmd_solve(args) -> int:
     return 0
 
 
-def cmd_demo(args) -> int:
-    from .reach import warmup
-    t0 = time.perf_counter()
-    warmup()
-    print(f"kernels ready in {time.perf_counter() - t0:.2f} s "
-          f"(numba cache; first run compiles)")
-    print(f"games: {', '.join(available_games())}")
-    for path in example_paths():
-        scenario = load_scenario(path.read_text(encoding="utf-8"))
-        solve(scenario)  # first call pays any adapter-specific warm-up
-        n = 20
-        t0 = time.perf_counter()
-        for _ in range(n):
-            result = solve(scenario)
-        dt = (time.perf_counter() - t0) / n
-        ends = result.get("ends", [])
-        print(f"\n== {path.name}  (game {scenario['game']}, {dt * 1e3:.2f} ms per solve)")
-        if isinstance(ends, list):
-            shown = ", ".join(f"{e.get('at')}:{e.get('cost')}" for e in ends[:12])
-            more = f" ... (+{len(ends) - 12})" if len(ends) > 12 else ""
-            print(f"   {len(ends)} ends: {shown}{more}")
-        else:
-            print("   " + json.dumps(result)[:300])
-    return 0
-
-
 def cmd_games(args) -> int:
     for g in available_games():
         print(g)
@@ -101,8 +88,13 @@ def main(argv=None) -> int:
     p.add_argument("--paths", action="store_true", help="include the path to every end")
     p.add_argument("--compact", action="store_true", help="one-line JSON")
     p.set_defaults(fn=cmd_solve)
-    p = sub.add_parser("demo", help="solve every bundled example scenario")
-    p.set_defaults(fn=cmd_demo)
+    for name in _COMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ImportError as exc:  # an optional extra is missing: say so, keep the rest
+            _missing[name] = exc
+            continue
+        mod.register(sub)
     p = sub.add_parser("games", help="list the game vocabularies")
     p.set_defaults(fn=cmd_games)
     args = parser.parse_args(argv)

@@ -56,6 +56,7 @@ class _Workspace:
 
 
 _local = threading.local()
+_parallel_lock = threading.Lock()
 
 
 def _workspace(board: Board, n_pen: int, n_buckets: int, grow: bool = False) -> _Workspace:
@@ -408,18 +409,27 @@ def _batch_prepared(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     board = q.board
     n_pen = int(q.params[T.P_N_PEN])
     nb = int(q.params[T.P_N_BUCKETS])
-    key = ("batch", n_chunks, n_pen)
-    bw = board._cache.get(key)
+    # Scratch is per Python thread (the kernel runs without the GIL), and parallel
+    # regions are entered one at a time: Numba's default thread pool must not be entered
+    # by two host threads at once.
+    cache = getattr(_local, "batch", None)
+    if cache is None:
+        cache = _local.batch = {}
+    key = (board.n_cells, n_chunks, n_pen)
+    bw = cache.get(key)
     if bw is None or bw["bucket"].shape[1] < nb:
         bw = _batch_workspace(board.n_cells, n_pen, n_chunks, nb,
                               2 * board.n_cells * n_pen + 64, 64 * len(starts) + 1024)
-        board._cache[key] = bw
+        if len(cache) > 8:
+            cache.clear()
+        cache[key] = bw
     counts = np.zeros(len(starts), np.int64)
     status = np.zeros(n_chunks, np.int64)
     while True:
-        st = reach_batch(*q.layers(), starts, budgets, bw["state"], bw["heap"],
-                         bw["bucket"], bw["cell"], bw["ctrl"], bw["tree"], bw["ends"],
-                         bw["arena"], counts, status)
+        with _parallel_lock:
+            st = reach_batch(*q.layers(), starts, budgets, bw["state"], bw["heap"],
+                             bw["bucket"], bw["cell"], bw["ctrl"], bw["tree"], bw["ends"],
+                             bw["arena"], counts, status)
         if st == 0:
             break
         arena = bw["arena"].shape[1]
@@ -432,7 +442,7 @@ def _batch_prepared(q: _Query, starts: np.ndarray, budgets: np.ndarray,
         else:
             heap *= 2
         bw = _batch_workspace(board.n_cells, n_pen, n_chunks, nb, heap, arena)
-        board._cache[key] = bw
+        cache[key] = bw
     offsets = np.zeros(len(starts) + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
     total = int(offsets[-1])

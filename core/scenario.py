@@ -57,6 +57,8 @@ def load_scenario(text: str) -> dict:
         data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ScenarioError(f"scenario is not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise ScenarioError("scenario JSON is nested too deeply") from exc
     return data
 
 

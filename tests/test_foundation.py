@@ -467,3 +467,31 @@ def test_every_bundled_example_solves():
     for p in paths:
         res = mc.solve(p.read_text())
         assert isinstance(res, dict)
+
+
+def test_reach_many_from_two_python_threads_on_one_board():
+    b = mc.Board.square(24, 24, neighbours=8, terrain=np.arange(576) % 3)
+    m = mc.Mover(terrain_cost=[1, 2, -1])
+    starts = [i for i in range(576) if i % 3 != 2]
+    want = mc.reach_many(b, m, starts, 6)
+    got, errors = {}, []
+
+    def work(k):
+        try:
+            for _ in range(5):
+                r = mc.reach_many(b, m, starts, 6)
+                assert (r.cells == want.cells).all() and (r.costs == want.costs).all()
+            got[k] = True
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+    ths = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+    assert not errors and got == {0: True, 1: True}
+
+
+def test_deeply_nested_json_is_a_scenario_error():
+    with pytest.raises(mc.ScenarioError):
+        mc.solve("[" * 100000 + "]" * 100000)
