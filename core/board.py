@@ -64,6 +64,16 @@ def _as_int_array(values, n: int, name: str, default: int, lo: int, hi: int,
     return np.ascontiguousarray(arr, dtype=dtype)
 
 
+def _pack_layers(n: int, terrain, height, flags) -> np.ndarray:
+    """int32[n, 3] (terrain id, height, flag bits) from per-cell values (None = default)."""
+    cell_data = np.empty((n, 3), dtype=T.INDEX)
+    cell_data[:, 0] = _as_int_array(terrain, n, "terrain", 0, 0, 1 << 15, T.INDEX)
+    cell_data[:, 1] = _as_int_array(height, n, "height", 0, -T.MAX_HEIGHT, T.MAX_HEIGHT,
+                                    T.INDEX)
+    cell_data[:, 2] = _as_int_array(flags, n, "flags", 0, 0, 255, T.INDEX)
+    return cell_data
+
+
 @dataclass(frozen=True, eq=False)
 class Link:
     """A non-geometric move between two cells (portal, stairs, pit jump), both ways.
@@ -157,11 +167,7 @@ class Board:
             raise BoardError(f"unknown grid {describe(kind)}; expected one of {GRID_KINDS}")
         xy = cls._check_coords(coords)
         n = len(xy)
-        cell_data = np.empty((n, 3), dtype=T.INDEX)
-        cell_data[:, 0] = _as_int_array(terrain, n, "terrain", 0, 0, 1 << 15, T.INDEX)
-        cell_data[:, 1] = _as_int_array(height, n, "height", 0, -T.MAX_HEIGHT, T.MAX_HEIGHT,
-                                        T.INDEX)
-        cell_data[:, 2] = _as_int_array(flags, n, "flags", 0, 0, 255, T.INDEX)
+        cell_data = _pack_layers(n, terrain, height, flags)
         origin, lookup = cls._make_lookup(xy)
         nbr = cls._make_nbr(kind, xy, origin, lookup)
         K = nbr.shape[1]
@@ -207,11 +213,7 @@ class Board:
                                if coords is None else coords)
         if len(xy) != n:
             raise BoardError(f"coords must give one pair per row of nbr ({n}); got {len(xy)}")
-        cell_data = np.empty((n, 3), dtype=T.INDEX)
-        cell_data[:, 0] = _as_int_array(terrain, n, "terrain", 0, 0, 1 << 15, T.INDEX)
-        cell_data[:, 1] = _as_int_array(height, n, "height", 0, -T.MAX_HEIGHT, T.MAX_HEIGHT,
-                                        T.INDEX)
-        cell_data[:, 2] = _as_int_array(flags, n, "flags", 0, 0, 255, T.INDEX)
+        cell_data = _pack_layers(n, terrain, height, flags)
         origin, lookup = cls._make_lookup(xy)
         board = cls("graph", xy, np.ascontiguousarray(table, dtype=T.INDEX), cell_data,
                     np.zeros((0, k, 2), T.INDEX), np.zeros(n + 1, T.INDEX),
@@ -352,16 +354,10 @@ class Board:
 
     def with_layers(self, *, terrain=None, height=None, flags=None) -> "Board":
         """A board with some per-cell layers replaced (same cells, same geometry)."""
-        n = self.n_cells
-        cd = self.cell_data.copy()
-        if terrain is not None:
-            cd[:, 0] = _as_int_array(terrain, n, "terrain", 0, 0, 1 << 15, T.INDEX)
-        if height is not None:
-            cd[:, 1] = _as_int_array(height, n, "height", 0, -T.MAX_HEIGHT, T.MAX_HEIGHT,
-                                     T.INDEX)
-        if flags is not None:
-            cd[:, 2] = _as_int_array(flags, n, "flags", 0, 0, 255, T.INDEX)
-        return self._replace(cell_data=cd)
+        cd = self.cell_data
+        new = _pack_layers(self.n_cells, *(cd[:, i] if v is None else v
+                                           for i, v in enumerate((terrain, height, flags))))
+        return self._replace(cell_data=new)
 
     def extend(self, coords: Iterable[Sequence[int]], *, terrain=None, height=None,
                flags=None) -> "Board":
@@ -373,11 +369,7 @@ class Board:
         new = self._check_coords(coords)
         m = len(new)
         xy = self._check_coords(np.concatenate([self.coords, new]))
-        cd = np.empty((m, 3), dtype=T.INDEX)
-        cd[:, 0] = _as_int_array(terrain, m, "terrain", 0, 0, 1 << 15, T.INDEX)
-        cd[:, 1] = _as_int_array(height, m, "height", 0, -T.MAX_HEIGHT, T.MAX_HEIGHT,
-                                 T.INDEX)
-        cd[:, 2] = _as_int_array(flags, m, "flags", 0, 0, 255, T.INDEX)
+        cd = _pack_layers(m, terrain, height, flags)
         origin, lookup = self._make_lookup(xy)
         nbr = self._make_nbr(self.kind, xy, origin, lookup)
         K = nbr.shape[1]
