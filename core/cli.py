@@ -1,6 +1,8 @@
 """The ``movecore`` command line.
 
-    movecore solve FILE.json [--paths]   solve a scenario ('-' reads stdin), print JSON
+    movecore solve FILE.json [--paths] [--svg OUT.svg] [--to X,Y] [--text]
+                                         solve a scenario ('-' reads stdin), print JSON
+                                         (--text: a text picture; --svg: draw it)
     movecore games                       list the registered game vocabularies
     movecore demo | bench | selfplay | capi ...   (see ``movecore CMD --help``)
 
@@ -68,7 +70,22 @@ def cmd_solve(args) -> int:
         query = scenario.get("query")
         if isinstance(query, dict):
             query["paths"] = True
-    result = solve(scenario)
+    want_picture = bool(args.svg or args.text or args.to)
+    if want_picture:
+        from .render import parse_to, picture, solve_for_picture, to_svg, to_text
+        to = parse_to(args.to) if args.to else None
+        result = solve_for_picture(scenario, to is not None)
+        pic = picture(scenario, result, to)
+        if args.svg:
+            try:
+                Path(args.svg).write_text(to_svg(pic), encoding="utf-8")
+            except OSError as exc:
+                raise ScenarioError(f"cannot write {args.svg!r}: {exc.strerror}") from exc
+        if args.text:
+            sys.stdout.write(to_text(pic))
+            return 0
+    else:
+        result = solve(scenario)
     sys.stdout.write(json.dumps(result) if args.compact else format_result(result))
     sys.stdout.write("\n")
     return 0
@@ -87,6 +104,11 @@ def main(argv=None) -> int:
     p.add_argument("file", help="scenario JSON file, or - for stdin")
     p.add_argument("--paths", action="store_true", help="include the path to every end")
     p.add_argument("--compact", action="store_true", help="one-line JSON")
+    p.add_argument("--svg", metavar="OUT.svg", help="also draw the board and the reach as SVG")
+    p.add_argument("--to", metavar="X,Y", help="draw the path to the end at X,Y (asks the "
+                   "query for paths)")
+    p.add_argument("--text", action="store_true",
+                   help="print a text picture of the reach instead of the JSON")
     p.set_defaults(fn=cmd_solve)
     for name in _COMMAND_MODULES:
         try:
