@@ -8,7 +8,18 @@ Layers (imports point down only): ``movecore.games`` (one adapter per game) ->
 >>> mc.reach(board, mc.Mover(), (0, 0), 1).costs.tolist()
 [0, 1]
 """
-from .board import DIRECTIONS, GRID_KINDS, Board, Link
+import os as _os
+
+import numba as _numba
+
+# Fork-safe parallel kernels by default: under GNU OpenMP a process forked after a
+# parallel region aborts (multiprocessing's default start on Linux). Parallel regions
+# are entered one at a time (see reach.reach_many), so workqueue's lack of thread
+# safety does not matter. An explicit NUMBA_THREADING_LAYER wins.
+if "NUMBA_THREADING_LAYER" not in _os.environ:
+    _numba.config.THREADING_LAYER = "forksafe"
+
+from .board import DIRECTIONS, GRID_KINDS, Board, Link  # noqa: E402
 from .errors import (BoardError, LimitError, MovecoreError, PlacementError, QueryError,
                      ScenarioError, UnknownGameError)
 from .kernels._types import (CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP,

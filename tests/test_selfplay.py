@@ -1,0 +1,147 @@
+"""Bulk self-play (movecore selfplay): determinism, legality of every move, scale-out."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import movecore as mc
+from movecore import selfplay as sp
+from movecore.cli import main
+
+
+
+def _available(game):
+    try:
+        return sp.example_scenarios(game)
+    except mc.ScenarioError:
+        return []
+
+
+GAMES = [g for g in sp.GAMES if _available(g)]
+
+
+def _legal_ats(game, scenario):
+    """Legal ends reported by the engine (solve) for a rebuilt scenario."""
+    g = sp.GAME_CLASSES[game](scenario)
+    return [e["at"] for e in g.legal_ends(mc.solve(scenario))]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_same_seed_same_final_positions(game):
+    """A fixed seed gives the same game: same positions, counters, every run; and a
+    different seed (on a game with choices) gives a different one."""
+    for name, scen in _available(game):
+        runs = [sp.play(game, scen, sp.game_seed(7, 0), policy=p, max_turns=6)
+                for p in ("random", "random", "greedy", "greedy")]
+        assert runs[0] == runs[1], name
+        assert runs[2] == runs[3], name
+        assert runs[0]["moves"] > 0 or runs[0]["turns"] <= 1, name
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_move_is_legal_in_the_engine(game):
+    """Every move taken is among the legal ends solve() reports for the state it was
+    taken in (the scenario rebuilt from the positions before the move)."""
+    checked = 0
+    for name, scen in _available(game):
+        trace = []
+        sp.play(game, scen, sp.game_seed(11, 3), policy="random", max_turns=8,
+                trace=trace)
+        picks = trace[:4] + trace[4::5]
+        for mv in picks:
+            state = sp.scenario_at(scen, mv.before, mv.query)
+            ats = _legal_ats(game, state)
+            assert mv.at in ats, (name, mv.figure, mv.at)
+            # and the end is free: nobody else stands there
+            others = {tuple(c) for fid, at in mv.before if fid != mv.figure
+                      for c in sp._cells_of(at)}
+            assert not set(sp._cells_of(mv.at)) & others
+            checked += 1
+        if game in sp.BATCH_GAMES:
+            assert any(m.batch for m in trace), name
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("game", sp.BATCH_GAMES)
+def test_batch_answer_equals_solve_per_figure(game):
+    """The batch path (one reach_many per side) gives exactly the ends solve() gives for
+    each figure of the side."""
+    for name, scen in _available(game):
+        g = sp.GAME_CLASSES[game](scen)
+        pieces = [sp.Piece(f["id"], g.side_of(f), dict(f), sp._cells_of(f["at"]))
+                  for f in scen["figures"]]
+        for side in dict.fromkeys(p.side for p in pieces):
+            movers = [p for p in pieces if p.side == side]
+            batch = g.batch(pieces, movers)
+            for m in movers:
+                if m.id not in batch:
+                    continue
+                want = sorted(map(tuple, _legal_ats(
+                    game, g.rebuild(pieces, g.query(m, None)))))
+                got = sorted(tuple(e["at"]) for e in batch[m.id])
+                assert got == want, (name, m.id)
+
+
+def test_greedy_moves_toward_the_enemy():
+    """Greedy picks an end at the least distance to an enemy among the legal ends."""
+    name, scen = _available("tiny_epic_tactics")[0]
+    trace = []
+    sp.play("tiny_epic_tactics", scen, 5, policy="greedy", max_turns=2, trace=trace)
+    g = sp.GAME_CLASSES["tiny_epic_tactics"](scen)
+    mv = trace[0]
+    sides = {f["id"]: f["team"] for f in scen["figures"]}
+    enemies = [at for fid, at in mv.before if sides[fid] != sides[mv.figure]]
+    others = {tuple(at) for fid, at in mv.before if fid != mv.figure}
+    legal = [a for a in _legal_ats("tiny_epic_tactics",
+                                   sp.scenario_at(scen, mv.before, mv.query))
+             if tuple(a) not in others]
+    d = lambda a: min(sp._distance(g.kind, a, e) for e in enemies)  # noqa: E731
+    assert d(mv.at) == min(d(a) for a in legal)
+
+
+def test_seeded_per_game_so_worker_count_does_not_matter():
+    one = sp.run_selfplay("grid", 5, 3, workers=1)
+    two = sp.run_selfplay("grid", 5, 3, workers=2)
+    assert one["results"] == two["results"]
+    assert one["engine"] == "inline" and two["engine"] == "processes"
+    assert one["moves"] == sum(r["moves"] for r in one["results"])
+    other = sp.run_selfplay("grid", 5, 4, workers=1)
+    assert other["results"] != one["results"]
+
+
+def test_removal_ends_games():
+    rep = sp.run_selfplay("tiny_epic_tactics", 6, 1, policy="greedy", max_turns=200)
+    assert any(len(r["sides_left"]) == 1 for r in rep["results"])
+
+
+def test_cli_reports_rates(capsys):
+    assert main(["selfplay", "--game", "grid", "--games", "3", "--seed", "2",
+                 "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    for key in ("games_per_s", "turns_per_s", "moves_per_s", "generations_per_s"):
+        assert rep[key] >= 0
+    assert rep["games"] == 3 and rep["path"] == "batch"
+
+
+def test_bad_input_is_a_typed_error(capsys):
+    with pytest.raises(mc.MovecoreError):
+        sp.run_selfplay("grid", 2, policy="smart")
+    with pytest.raises(mc.MovecoreError):
+        sp.run_selfplay("grid", -1)
+    with pytest.raises(mc.MovecoreError):
+        sp.example_scenarios("chess")
+    assert main(["selfplay", "--game", "grid", "--games", "2", "--workers", "0"]) == 2
+
+
+def test_ray_spreads_the_same_games():
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install ray, or "
+                                            "the movecore[scale] extra)")
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        rep = sp.run_selfplay("grid", 4, 9, workers=2, use_ray=True)
+    finally:
+        ray.shutdown()
+    assert rep["engine"] == "ray"
+    assert rep["results"] == sp.run_selfplay("grid", 4, 9, workers=1)["results"]
