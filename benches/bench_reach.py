@@ -1,7 +1,8 @@
-"""pytest-benchmark timings of single queries and batches on the four workloads.
+"""pytest-benchmark timings of single queries and batches on the workloads.
 
 The normal test run disables benchmarking (``--benchmark-disable``): each runs once as a
-smoke test. Time them with ``pytest benches --benchmark-enable``.
+smoke test. Time them with ``pytest benches --benchmark-enable``; the full comparison with
+the peers is ``movecore bench``.
 """
 from __future__ import annotations
 
@@ -23,20 +24,24 @@ def workload(name):
 def test_single_query(benchmark, name):
     w = workload(name)
     starts = w.starts[:100].tolist()
+    kw = w.query_kwargs()
 
     def run():
         n = 0
         for s in starts:
-            n += len(mc.reach(w.board, w.mover, s, w.budget))
+            n += len(mc.reach(w.board, w.mover, s, w.budget, **kw))
         return n
 
     assert benchmark(run) > len(starts)
 
 
+@pytest.mark.parametrize("threads", [1, None])
 @pytest.mark.parametrize("name", NAMES)
-def test_batch(benchmark, name):
+def test_batch(benchmark, name, threads):
     w = workload(name)
-    batch = benchmark(mc.reach_many, w.board, w.mover, w.starts, w.budget)
+    kw = w.query_kwargs()
+    batch = benchmark(mc.reach_many, w.board, w.mover, w.starts, w.budget, threads=threads,
+                      **kw)
     assert len(batch) == len(w.starts)
-    r = mc.reach(w.board, w.mover, int(w.starts[7]), w.budget)
+    r = mc.reach(w.board, w.mover, int(w.starts[7]), w.budget, **kw)
     assert batch[7][0].tolist() == r.cells.tolist()

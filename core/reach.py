@@ -18,7 +18,7 @@ Example::
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -26,7 +26,8 @@ import numpy as np
 from .board import Board
 from .errors import LimitError, QueryError, describe
 from .kernels import _types as T
-from .kernels.reach import field_query, gather_batch, reach_batch, reach_query
+from .kernels.reach import (HDR, fast_layout_size, field_query, gather_batch,
+                            reach1, reach1_batch, reach_batch, reach_query)
 from .mover import OCCUPANCY_MODES, Mover
 
 _EMPTY_U8 = np.zeros(0, np.uint8)
@@ -142,6 +143,9 @@ class _Query:
     leave: np.ndarray
     enter_pen: np.ndarray
     params: np.ndarray
+    blob: np.ndarray | None = None   # fast path: board + mover packed (n_pen == 1)
+    top: int = -1                    # params[P_BUDGET] and params[P_N_BUCKETS] as ints
+    nb: int = 1
 
     def layers(self):
         b = self.board
@@ -204,7 +208,82 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
     params[T.P_N_BUCKETS] = min(step, budget) + 1
     params[T.P_DESCEND_PER_LEVEL] = mover.descend_per_level
     params[T.P_UNIT] = 1 if unit else 0
-    return _Query(board, rule, occ, qflags, zoc_a, leave_a, pen_a, params)
+    blob = None
+    if n_pen == 1 and int(params[T.P_N_BUCKETS]) * n <= _FAST_MAX_STACK:
+        blob = _pack(board, rule)
+    return _Query(board, rule, occ, qflags, zoc_a, leave_a, pen_a, params, blob,
+                  int(budget), int(params[T.P_N_BUCKETS]))
+
+
+#: The fast kernel keeps one stack of at most N entries per bucket: used while
+#: buckets * cells stays below this (else the linked-list kernel runs).
+_FAST_MAX_STACK = 1 << 23
+
+
+def _pack(board: Board, rule: np.ndarray) -> np.ndarray:
+    """The board and a mover's terrain rule in one int32 array (``reach1``'s ``blob``),
+    cached on the board per rule."""
+    key = ("fast_blob", rule.tobytes())
+    blob = board._cache.get(key)
+    if blob is not None:
+        return blob
+    cd = board.cell_data
+    entry = rule[cd[:, 0], 0].astype(T.INDEX)
+    entry[(cd[:, 2] & T.CELL_BLOCKED) != 0] = -1
+    flags = cd[:, 2] | np.where(rule[cd[:, 0], 1] & T.TERRAIN_STOP, T.CELL_STOP, 0)
+    cinfo = np.stack([entry, flags.astype(T.INDEX), cd[:, 1], cd[:, 0]], axis=1)
+    parts = [board.nbr, board.link_ptr, board.link_data, board.cell_data, board.edges,
+             board.diag_sides, rule, cinfo]
+    head = np.zeros(HDR, T.INDEX)
+    head[:5] = (board.n_cells, board.nbr.shape[1], board.link_data.shape[0],
+                rule.shape[0], board.edges.shape[0])
+    off = HDR
+    for i, a in enumerate(parts):
+        head[5 + i] = off
+        off += a.size
+    blob = np.concatenate([head] + [np.ascontiguousarray(a, T.INDEX).ravel() for a in parts])
+    if len(board._cache) > 64:
+        for k in [k for k in board._cache if isinstance(k, tuple) and k[0] == "fast_blob"]:
+            del board._cache[k]
+    board._cache[key] = blob
+    return blob
+
+
+class _FastWorkspace:
+    """``reach1`` scratch for one thread: one int32 buffer and a view of its output."""
+
+    __slots__ = ("buf", "out", "nb")
+
+    def __init__(self, n: int, nb: int):
+        self.nb = nb
+        self.buf = _fast_buffer(n, nb)
+        o_out = 8 + 2 * n * 4 + n * 2 + nb * 2 * n + nb * 2
+        self.out = self.buf[o_out:]
+
+
+def _fast_buffer(n: int, nb: int) -> np.ndarray:
+    buf = np.zeros(int(fast_layout_size(n, nb)), T.INDEX)
+    buf[2] = nb
+    return buf
+
+
+def _fast_workspace(n: int, nb: int) -> _FastWorkspace:
+    cache = getattr(_local, "fast", None)
+    if cache is None:
+        cache = _local.fast = {}
+    ws = cache.get(n)
+    if ws is None or ws.nb < nb:
+        ws = _FastWorkspace(n, max(nb, 8))
+        if len(cache) > 16:
+            cache.clear()
+        cache[n] = ws
+    return ws
+
+
+def _new_reach(**fields) -> "Reach":
+    r = object.__new__(Reach)  # frozen dataclass: skip the per-field __setattr__ calls
+    r.__dict__.update(fields)
+    return r
 
 
 # ---------------------------------------------------------------------- results
@@ -304,7 +383,8 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
     Raises:
         QueryError, LimitError: on bad input, naming the bad value.
     """
-    budget = _budget(budget)
+    if type(budget) is not int or not 0 <= budget <= T.MAX_BUDGET:
+        budget = _budget(budget)
     plain = (occupant is None and cell_flags is None and zoc is None and leave is None
              and enter_penalty is None and max_penalty is None and leave_weight == 1
              and isinstance(board, Board))
@@ -314,23 +394,42 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
         # and movers are immutable, so identity is enough; the mover is kept alive in the
         # entry so its id cannot be recycled while cached.
         hit = board._cache.get(("plain_query", id(mover)))
-        if hit is not None and hit[0] is mover and hit[1].params[T.P_BUDGET] >= budget:
+        if hit is not None and hit[0] is mover and hit[1].top >= budget:
             q = hit[1]
     if q is None:
         q = _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penalty,
                      leave_weight, max_penalty)
         if plain:
             board._cache[("plain_query", id(mover))] = (mover, q)
-    return _reach_prepared(q, _cell(board, start, "start"), budget)
+    if type(start) is not int or not 0 <= start < q.occupant.shape[0]:
+        start = _cell(board, start, "start")
+    return _reach_prepared(q, start, budget)
 
 
 def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
     """Run a validated query (adapters call this to reuse one _Query for many starts)."""
     params = q.params
-    if params[T.P_BUDGET] != budget:
+    nb = q.nb
+    if q.top != budget:
         params = params.copy()
         params[T.P_BUDGET] = budget
-        params[T.P_N_BUCKETS] = min(int(q.params[T.P_N_BUCKETS]) - 1, budget) + 1
+        nb = min(int(q.params[T.P_N_BUCKETS]) - 1, budget) + 1
+        params[T.P_N_BUCKETS] = nb
+    if q.blob is not None:
+        board = q.board
+        ws = _fast_workspace(board.n_cells, nb)
+        buf = ws.buf
+        buf[3] = start
+        n = reach1(q.blob, q.occupant, q.qflags, q.zoc, params, buf)
+        if n < 0:  # cannot happen (see reach1): use the other kernel
+            return _reach_prepared(replace(q, blob=None), start, budget)
+        k4 = 4 * int(buf[1])
+        o = ws.out[:k4 + 8 * n].copy()
+        e = o[k4:].reshape(8, n)
+        return _new_reach(board=board, start=start, budget=budget, cells=e[0], costs=e[1],
+                          stopped=e[2].astype(bool), free_costs=e[7], penalties=e[4],
+                          penalty_costs=e[5], _tree=o[:k4].reshape(-1, 4),
+                          _tree_of=e[3::3].T)
     n_pen = int(params[T.P_N_PEN])
     layers = q.layers()[:-1] + (params,)
     sources = np.array([start], dtype=T.INDEX)
@@ -386,14 +485,23 @@ def reach_many(board: Board, mover: Mover, starts: Sequence, budgets, *, occupan
     """
     import numba
 
-    starts = list(starts)
-    budget_list = [budgets] * len(starts) if isinstance(budgets, (int, np.integer)) \
-        and not isinstance(budgets, bool) else list(budgets)
-    if len(budget_list) != len(starts):
-        raise QueryError(f"budgets must be one integer or one per start ({len(starts)}); got "
-                         f"{len(budget_list)}")
-    b = np.array([_budget(x, "budget") for x in budget_list], dtype=np.int64)
-    s = np.array([_cell(board, x, "start") for x in starts], dtype=T.INDEX)
+    if isinstance(starts, np.ndarray) and starts.ndim == 1 and \
+            np.issubdtype(starts.dtype, np.integer) and isinstance(board, Board):
+        # cell indices as an integer array: validated at once
+        if starts.size and (starts.min() < 0 or starts.max() >= board.n_cells):
+            bad = starts[(starts < 0) | (starts >= board.n_cells)][0]
+            _cell(board, int(bad), "start")  # raises, naming the bad value
+        s = np.ascontiguousarray(starts, dtype=T.INDEX)
+    else:
+        s = np.array([_cell(board, x, "start") for x in list(starts)], dtype=T.INDEX)
+    if isinstance(budgets, (int, np.integer)) and not isinstance(budgets, bool):
+        b = np.full(len(s), _budget(budgets, "budget"), dtype=np.int64)
+    else:
+        budget_list = list(budgets)
+        if len(budget_list) != len(s):
+            raise QueryError(f"budgets must be one integer or one per start ({len(s)}); "
+                             f"got {len(budget_list)}")
+        b = np.array([_budget(x, "budget") for x in budget_list], dtype=np.int64)
     top = int(b.max()) if len(b) else 0
     q = _prepare(board, mover, top, occupant, cell_flags, zoc, leave, enter_penalty,
                  leave_weight, max_penalty)
@@ -406,6 +514,8 @@ def reach_many(board: Board, mover: Mover, starts: Sequence, budgets, *, occupan
 
 def _batch_prepared(q: _Query, starts: np.ndarray, budgets: np.ndarray,
                     n_chunks: int) -> ReachBatch:
+    if q.blob is not None:
+        return _batch_fast(q, starts, budgets, n_chunks)
     board = q.board
     n_pen = int(q.params[T.P_N_PEN])
     nb = int(q.params[T.P_N_BUCKETS])
@@ -450,6 +560,48 @@ def _batch_prepared(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     costs = np.empty(total, T.INDEX)
     stopped = np.empty(total, np.uint8)
     gather_batch(counts, bw["arena"], n_chunks, cells, costs, stopped)
+    return ReachBatch(offsets, cells, costs, stopped.view(bool))
+
+
+def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
+                n_chunks: int) -> ReachBatch:
+    n = q.board.n_cells
+    nb = int(q.params[T.P_N_BUCKETS])
+    cache = getattr(_local, "batch_fast", None)
+    if cache is None:
+        cache = _local.batch_fast = {}
+    key = (n, n_chunks)
+    bw = cache.get(key)
+    if bw is None or bw[0][0, 2] < nb:
+        size = int(fast_layout_size(n, max(nb, 8)))
+        bufs = np.zeros((n_chunks, size), T.INDEX)
+        bufs[:, 2] = max(nb, 8)
+        bw = [bufs, np.empty((n_chunks, 64 * len(starts) // n_chunks + n, 3), T.INDEX)]
+        if len(cache) > 8:
+            cache.clear()
+        cache[key] = bw
+    counts = np.zeros(len(starts), np.int64)
+    status = np.zeros(n_chunks, np.int64)
+    while True:
+        with _parallel_lock:
+            st = reach1_batch(q.blob, q.occupant, q.qflags, q.zoc, q.params, starts,
+                              budgets, bw[0], bw[1], counts, status)
+        if st == 0:
+            break
+        if st == T.STATUS_QUEUE_FULL:  # cannot happen (see reach1): use the other kernel
+            return _batch_prepared(replace(q, blob=None), starts, budgets, n_chunks)
+        per_chunk = [counts[(len(starts) * c) // n_chunks:
+                            (len(starts) * (c + 1)) // n_chunks].sum()
+                     for c in range(n_chunks)]
+        arena = max(2 * bw[1].shape[1], int(max(per_chunk)) + n)
+        bw[1] = np.empty((n_chunks, arena, 3), T.INDEX)
+    offsets = np.zeros(len(starts) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    total = int(offsets[-1])
+    cells = np.empty(total, T.INDEX)
+    costs = np.empty(total, T.INDEX)
+    stopped = np.empty(total, np.uint8)
+    gather_batch(counts, bw[1], n_chunks, cells, costs, stopped)
     return ReachBatch(offsets, cells, costs, stopped.view(bool))
 
 

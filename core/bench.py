@@ -1,0 +1,485 @@
+"""``movecore bench``: movecore against the peers a user would pick instead.
+
+On the same starts of each workload (:mod:`movecore.workloads`) it times
+
+* movecore, one query per call through the public API (cells and costs as arrays),
+* movecore batches (:func:`movecore.reach_many`) on one thread and on every thread,
+* the C yardstick (``benches/c_yardstick.py``: a hand-written bucket-queue kernel, gcc
+  -O3 -march=native, through cffi) when the source tree is at hand,
+* ``scipy.sparse.csgraph.dijkstra``, one source per call with ``limit`` and batched
+  ``indices``; ``tcod.path.dijkstra2d`` on a window around the start (hex boards through
+  ``edge_map``; climbing costs through ``tcod.path.CustomGraph``, one edge rule per
+  direction); ``networkx.single_source_dijkstra_path_length`` with ``cutoff``; a
+  plain-Python ``heapq`` Dijkstra,
+
+checks that every method returns the same cells and costs as movecore, and prints a table
+of microseconds per query with each method's time as a multiple of movecore's. Peers are
+the optional ``bench`` extra; a missing one is skipped with a note. Also reported: the
+double-space query against a single-space one on the same battlefield, import + warm-up
+time from the Numba cache and the compile time without it, and the resident memory
+before and after a million queries.
+"""
+from __future__ import annotations
+
+import gc
+import heapq
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .reach import reach, reach_many
+from .workloads import NAMES, make
+
+PEERS = ("scipy", "scipy-batch", "tcod", "networkx", "heapq")
+
+
+# ------------------------------------------------------------------ the plain digraph
+def edge_list(w):
+    """(src, dst, cost) of every legal step of a peer-friendly workload."""
+    nbr = w.board.nbr
+    n, k = nbr.shape
+    h = w.board.height.astype(np.int64)
+    u = np.repeat(np.arange(n), k)
+    v = nbr.ravel().astype(np.int64)
+    ok = v >= 0
+    u, v = u[ok], v[ok]
+    c = w.cost[v].astype(np.int64)
+    ok = (c >= 0) & (w.cost[u] >= 0)
+    u, v, c = u[ok], v[ok], c[ok]
+    if w.climb:
+        c = c + w.climb * np.maximum(0, h[v] - h[u])
+    return u, v, c
+
+
+def _peer_friendly(w) -> bool:
+    return w.peer_friendly
+
+
+def _grid_shape(w):
+    """(rows, cols) when cell i sits at row i // cols, column i % cols, else None."""
+    xy = w.board.coords
+    cols = int(xy[:, 0].max()) + 1
+    rows = int(xy[:, 1].max()) + 1
+    idx = xy[:, 1].astype(np.int64) * cols + xy[:, 0]
+    if rows * cols != w.board.n_cells or not np.array_equal(idx, np.arange(w.board.n_cells)):
+        return None
+    return rows, cols
+
+
+# ------------------------------------------------------------------ peers
+def make_peers(w, wanted):
+    """{name: (run(starts) -> list of (cells, costs), note)}; notes for skipped ones."""
+    peers, notes = {}, []
+    if not _peer_friendly(w):
+        return peers, [f"{w.name}: peers skipped (stop rules and links are not a plain "
+                       "weighted digraph)"]
+    u, v, c = edge_list(w)
+    n, budget = w.board.n_cells, w.budget
+    if "scipy" in wanted or "scipy-batch" in wanted:
+        try:
+            import scipy.sparse as sp
+            from scipy.sparse.csgraph import dijkstra
+        except ImportError:
+            notes.append("scipy: not installed (pip install movecore[bench])")
+        else:
+            G = sp.csr_matrix((c.astype(np.float64), (u, v)), shape=(n, n))
+
+            def scipy_one(starts):
+                out = []
+                for s in starts:
+                    d = dijkstra(G, indices=int(s), limit=budget + 0.5)
+                    cells = np.flatnonzero(np.isfinite(d))
+                    out.append((cells, d[cells].astype(np.int32)))
+                return out
+
+            def scipy_batch(starts, chunk=max(1, (1 << 24) // max(n, 1))):
+                out = []
+                for i in range(0, len(starts), chunk):
+                    D = dijkstra(G, indices=np.asarray(starts[i:i + chunk]),
+                                 limit=budget + 0.5)
+                    for d in D:
+                        cells = np.flatnonzero(np.isfinite(d))
+                        out.append((cells, d[cells].astype(np.int32)))
+                return out
+
+            if "scipy" in wanted:
+                peers["scipy 1-source"] = scipy_one
+            if "scipy-batch" in wanted:
+                peers["scipy batched"] = scipy_batch
+    if "tcod" in wanted:
+        try:
+            import tcod.path
+        except ImportError:
+            notes.append("tcod: not installed (pip install movecore[bench])")
+        else:
+            fn = _tcod_peer(w, tcod.path)
+            if fn is None:
+                notes.append(f"{w.name}: tcod skipped (not a row-major grid)")
+            else:
+                peers["tcod windowed"] = fn
+    if "networkx" in wanted:
+        try:
+            import networkx as nx
+        except ImportError:
+            notes.append("networkx: not installed (pip install movecore[bench])")
+        else:
+            g = nx.DiGraph()
+            g.add_nodes_from(range(n))
+            g.add_weighted_edges_from(zip(u.tolist(), v.tolist(), c.tolist()))
+
+            def nx_run(starts):
+                out = []
+                for s in starts:
+                    d = nx.single_source_dijkstra_path_length(g, int(s), cutoff=budget)
+                    out.append((np.fromiter(d.keys(), np.int32, len(d)),
+                                np.fromiter(d.values(), np.int32, len(d))))
+                return out
+
+            peers["networkx"] = nx_run
+    if "heapq" in wanted:
+        adj = [[] for _ in range(n)]
+        for a, b, x in zip(u.tolist(), v.tolist(), c.tolist()):
+            adj[a].append((b, x))
+
+        def heapq_run(starts):
+            out = []
+            for s in starts:
+                s = int(s)
+                dist = {s: 0}
+                pq = [(0, s)]
+                while pq:
+                    d, x = heapq.heappop(pq)
+                    if d > dist[x]:
+                        continue
+                    for y, cost in adj[x]:
+                        nd = d + cost
+                        if nd <= budget and nd < dist.get(y, budget + 1):
+                            dist[y] = nd
+                            heapq.heappush(pq, (nd, y))
+                out.append((np.fromiter(dist.keys(), np.int32, len(dist)),
+                            np.fromiter(dist.values(), np.int32, len(dist))))
+            return out
+
+        peers["heapq (Python)"] = heapq_run
+    return peers, notes
+
+
+def _tcod_peer(w, tp):
+    shape = _grid_shape(w)
+    if shape is None:
+        return None
+    rows, cols = shape
+    k = w.board.nbr.shape[1]
+    cost = w.cost.reshape(rows, cols)
+    b = w.budget
+    if k == 6:  # axial hex: (dr, dq) offsets of E, NE, NW, W, SW, SE
+        dirs = [(0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1), (1, 0)]
+    elif k == 4:
+        dirs = [(0, 1), (-1, 0), (0, -1), (1, 0)]
+    else:
+        dirs = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
+    edge_map = np.zeros((3, 3), np.int32)
+    for dr, dc in dirs:
+        edge_map[dr + 1, dc + 1] = 1
+    open_cost = np.where(cost < 0, 0, cost).astype(np.int32)
+    dir_cost = None
+    if w.climb:  # climbing costs depend on the step: one cost array per direction
+        h = w.board.height.reshape(rows, cols).astype(np.int64)
+        dir_cost = []
+        for dr, dc in dirs:
+            src = np.full_like(h, 1 << 20)
+            r0, r1 = max(0, dr), rows + min(0, dr)
+            c0, c1 = max(0, dc), cols + min(0, dc)
+            src[r0:r1, c0:c1] = h[r0 - dr:r1 - dr, c0 - dc:c1 - dc]
+            dc_ = open_cost + w.climb * np.maximum(0, h - src)
+            dir_cost.append(np.where(open_cost > 0, dc_, 0).astype(np.int32))
+
+    def run(starts):
+        out = []
+        for s in starts:
+            r, q = divmod(int(s), cols)
+            r0, r1 = max(0, r - b), min(rows, r + b + 1)
+            q0, q1 = max(0, q - b), min(cols, q + b + 1)
+            if dir_cost is None:
+                dist = tp.maxarray((r1 - r0, q1 - q0), np.int32)
+                dist[r - r0, q - q0] = 0
+                tp.dijkstra2d(dist, open_cost[r0:r1, q0:q1], edge_map=edge_map, out=dist)
+            else:
+                g = tp.CustomGraph((r1 - r0, q1 - q0))
+                for (dr, dc), cst in zip(dirs, dir_cost):
+                    g.add_edge((dr, dc), 1, cost=cst[r0:r1, q0:q1])
+                pf = tp.Pathfinder(g)
+                pf.add_root((r - r0, q - q0))
+                pf.resolve()
+                dist = pf.distance
+            rr, qq = np.nonzero(dist <= b)
+            out.append(((rr + r0) * cols + qq + q0, dist[rr, qq].astype(np.int32)))
+        return out
+
+    return run
+
+
+# ------------------------------------------------------------------ movecore methods
+def mc_single(w):
+    kw = w.query_kwargs()
+    board, mover, budget = w.board, w.mover, w.budget
+
+    def run(starts):
+        return [(r.cells, r.costs) for r in
+                (reach(board, mover, int(s), budget, **kw) for s in starts)]
+    return run
+
+
+def mc_batch(w, threads):
+    kw = w.query_kwargs()
+
+    def run(starts):
+        b = reach_many(w.board, w.mover, starts, w.budget, threads=threads, **kw)
+        return [(b.cells[b.offsets[i]:b.offsets[i + 1]], b.costs[b.offsets[i]:b.offsets[i + 1]])
+                for i in range(len(b))]
+
+    def timed(starts):  # the batch call alone (splitting into queries is not timed)
+        reach_many(w.board, w.mover, starts, w.budget, threads=threads, **kw)
+    return run, timed
+
+
+def yardstick(w):
+    """The C yardstick's runner, or None with a note when it cannot be built here."""
+    here = Path(__file__).resolve().parents[1] / "benches"
+    if not (here / "c_yardstick.py").exists():
+        return None, None, "C yardstick: benches/c_yardstick.py not found (run from a " \
+                           "source checkout)"
+    if not _peer_friendly(w):
+        return None, None, None
+    sys.path.insert(0, str(here))
+    try:
+        import c_yardstick
+        y = c_yardstick.Yardstick(w.board.nbr, w.cost, w.board.height, w.climb, w.budget)
+    except Exception as exc:  # no compiler, no cffi
+        return None, None, f"C yardstick: {exc}"
+    finally:
+        sys.path.remove(str(here))
+
+    def run(starts):
+        off, cells, costs = y.run(starts)
+        return [(cells[off[i]:off[i + 1]], costs[off[i]:off[i + 1]])
+                for i in range(len(starts))]
+
+    return run, (lambda starts: y.run(starts)), None
+
+
+# ------------------------------------------------------------------ timing
+def best_time(fn, arg, rounds=3, min_time=0.05) -> float:
+    """Seconds of the best round (each round repeats ``fn(arg)`` to at least min_time)."""
+    fn(arg)
+    best = float("inf")
+    for _ in range(rounds):
+        reps, t0 = 0, time.perf_counter()
+        while True:
+            fn(arg)
+            reps += 1
+            t = time.perf_counter() - t0
+            if t >= min_time:
+                break
+        best = min(best, t / reps)
+    return best
+
+
+def _same(a, b) -> bool:
+    ca, xa = np.asarray(a[0]), np.asarray(a[1])
+    cb, xb = np.asarray(b[0]), np.asarray(b[1])
+    if ca.shape != cb.shape:
+        return False
+    ia, ib = np.argsort(ca, kind="stable"), np.argsort(cb, kind="stable")
+    return np.array_equal(ca[ia], cb[ib]) and np.array_equal(xa[ia], xb[ib])
+
+
+def bench_workload(w, n_queries, peers_wanted, rounds=3, min_time=0.05, log=print):
+    """Rows (method, us per query, ok) for one workload; the first row is movecore's."""
+    import numba
+
+    starts = w.starts[:n_queries]
+    ref = mc_single(w)(starts)
+    rows, notes = [], []
+
+    def add(name, runner, timed=None, per=len(starts)):
+        res = runner(starts)
+        ok = len(res) == len(ref) and all(_same(a, b) for a, b in zip(res, ref))
+        t = best_time(timed or runner, starts, rounds, min_time) / per * 1e6
+        rows.append((name, t, ok))
+        log(f"  {w.name:16s} {name:26s} {t:10.2f} us/query  {'same' if ok else 'DIFFERENT'}")
+
+    add("movecore reach (1/call)", mc_single(w))
+    run1, t1 = mc_batch(w, 1)
+    add("movecore batch, 1 thread", run1, t1)
+    nt = numba.get_num_threads()
+    if nt > 1:
+        runn, tn = mc_batch(w, nt)
+        add(f"movecore batch, {nt} threads", runn, tn)
+    yrun, ytimed, note = yardstick(w)
+    if note:
+        notes.append(note)
+    if yrun is not None:
+        add("C yardstick (gcc -O3)", yrun, ytimed)
+    peers, pnotes = make_peers(w, peers_wanted)
+    notes += pnotes
+    for name, fn in peers.items():
+        slow = name in ("networkx", "heapq (Python)") or "1-source" in name or "tcod" in name
+        sub = starts[:max(1, min(len(starts), 100 if slow else len(starts)))]
+        res = fn(sub)
+        ok = all(_same(a, b) for a, b in zip(res, ref[:len(sub)]))
+        t = best_time(fn, sub, rounds, min_time) / len(sub) * 1e6
+        rows.append((name, t, ok))
+        log(f"  {w.name:16s} {name:26s} {t:10.2f} us/query  {'same' if ok else 'DIFFERENT'}")
+    return rows, notes
+
+
+def table(results) -> str:
+    """Markdown table: one row per workload and method, with the ratio to movecore."""
+    lines = ["| workload | method | µs / query | × movecore 1/call | × movecore batch 1t "
+             "| same cells+costs |", "|---|---|---:|---:|---:|:-:|"]
+    for name, rows in results.items():
+        base = rows[0][1]
+        batch = next((t for m, t, _ in rows if m == "movecore batch, 1 thread"), base)
+        for m, t, ok in rows:
+            lines.append(f"| {name} | {m} | {t:.2f} | {t / base:.2f} | {t / batch:.2f} | "
+                         f"{'yes' if ok else 'NO'} |")
+    return "\n".join(lines)
+
+
+def double_vs_single(n_queries, rounds=3, min_time=0.05):
+    w = make("double-space", n_starts=max(n_queries, 1))
+    d = best_time(mc_single(w), w.starts[:n_queries], rounds, min_time)
+    s = best_time(mc_single(w.single), w.single.starts[:n_queries], rounds, min_time)
+    return d / n_queries * 1e6, s / n_queries * 1e6
+
+
+# ------------------------------------------------------------------ cold start, memory
+def cold_start() -> dict:
+    """Seconds for ``import movecore; movecore.warmup()`` from the Numba cache, and with
+    the cache off (``MOVECORE_NO_CACHE=1``: the compile time)."""
+    code = ("import time; t=time.perf_counter(); import movecore; t1=time.perf_counter(); "
+            "movecore.warmup(); print(t1-t, time.perf_counter()-t)")
+    out = {}
+    for label, env in (("compile (no cache)", {"MOVECORE_NO_CACHE": "1"}),
+                       ("from cache (1st, fills it)", {}), ("from cache", {})):
+        e = dict(os.environ, **env)
+        e.pop("MOVECORE_NO_CACHE", None) if not env else None
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=e, timeout=600)
+        if r.returncode:
+            out[label] = ("error", r.stderr.strip().splitlines()[-1:])
+            continue
+        imp, tot = map(float, r.stdout.split())
+        out[label] = (imp, tot)
+    return out
+
+
+def rss_bytes() -> int:
+    """Current resident set size (Linux /proc; elsewhere the peak from getrusage)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def memory_run(n: int, name="skirmish-hex"):
+    """(rss before, rss after, seconds) of ``n`` public queries, results dropped."""
+    w = make(name)
+    starts = w.starts.tolist()
+    for s in starts[:100]:
+        reach(w.board, w.mover, s, w.budget)
+    gc.collect()
+    before = rss_bytes()
+    t0 = time.perf_counter()
+    m = len(starts)
+    for i in range(n):
+        reach(w.board, w.mover, starts[i % m], w.budget)
+    t = time.perf_counter() - t0
+    gc.collect()
+    return before, rss_bytes(), t
+
+
+# ------------------------------------------------------------------ CLI
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = ""
+    try:
+        load = " load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        pass
+    import numba
+    return (f"{cpu}, {os.cpu_count()} cores, Python {sys.version.split()[0]}, numba "
+            f"{numba.__version__}, numpy {np.__version__};{load}")
+
+
+def run_bench(args) -> int:
+    from .reach import warmup
+
+    t0 = time.perf_counter()
+    warmup()
+    print(f"kernels ready in {time.perf_counter() - t0:.2f} s")
+    print(f"machine: {machine()}")
+    names = args.workloads.split(",") if args.workloads else [n for n in NAMES
+                                                            if n != "double-space"]
+    peers = PEERS if args.peers == "all" else tuple(p for p in args.peers.split(",") if p)
+    results, notes = {}, []
+    for name in names:
+        w = make(name, n_starts=max(args.queries, 1))
+        rows, n = bench_workload(w, args.queries, peers, args.rounds, args.min_time)
+        results[name] = rows
+        notes += n
+    print()
+    print(table(results))
+    bad = [(n, m) for n, rows in results.items() for m, _, ok in rows if not ok]
+    for note in dict.fromkeys(notes):
+        print(f"note: {note}")
+    d, s = double_vs_single(args.queries, args.rounds, args.min_time)
+    print(f"\ndouble-space query {d:.2f} us vs single-space {s:.2f} us on the same "
+          f"battlefield: {d / s:.2f}x")
+    if args.memory:
+        before, after, t = memory_run(args.memory)
+        print(f"memory: {args.memory} queries in {t:.1f} s ({t / args.memory * 1e6:.2f} "
+              f"us each); resident {before / 2**20:.1f} MiB before, {after / 2**20:.1f} MiB "
+              f"after ({(after - before) / 2**20:+.1f} MiB)")
+    if args.cold:
+        for label, v in cold_start().items():
+            if v[0] == "error":
+                print(f"cold start {label}: failed {v[1]}")
+            else:
+                print(f"cold start {label}: import {v[0]:.2f} s, import + warmup "
+                      f"{v[1]:.2f} s")
+    if bad:
+        print(f"MISMATCH: {bad}")
+        return 1
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("bench", help="time movecore against scipy / tcod / networkx / "
+                                     "heapq and a C yardstick; print a table")
+    p.add_argument("--workloads", default="",
+                   help=f"comma-separated, from {', '.join(NAMES)} (default: the four "
+                        f"peer workloads; double-space is always compared to single)")
+    p.add_argument("--queries", type=int, default=1000, help="starts per workload")
+    p.add_argument("--peers", default="all", help=f"comma list from {PEERS}, or 'all'")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--min-time", type=float, default=0.2, help="seconds per round")
+    p.add_argument("--memory", type=int, default=1_000_000,
+                   help="queries of the memory run (0: skip)")
+    p.add_argument("--no-cold", dest="cold", action="store_false",
+                   help="skip the cold-start subprocesses")
+    p.set_defaults(fn=run_bench)
