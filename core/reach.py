@@ -60,10 +60,38 @@ _local = threading.local()
 _parallel_lock = threading.Lock()
 
 
-def _workspace(board: Board, n_pen: int, n_buckets: int, grow: bool = False) -> _Workspace:
-    cache = getattr(_local, "ws", None)
+def _thread_cache(name: str) -> dict:
+    """This thread's scratch cache ``name`` (workspaces are never shared by threads)."""
+    cache = getattr(_local, name, None)
     if cache is None:
-        cache = _local.ws = {}
+        cache = {}
+        setattr(_local, name, cache)
+    return cache
+
+
+def _arena_needed(counts: np.ndarray, n_chunks: int, current: int, n_cells: int) -> int:
+    """Arena rows per chunk after a batch overflowed: double, or the largest chunk's ends
+    plus one query's worth, whichever is more."""
+    n_q = len(counts)
+    per_chunk = [counts[(n_q * c) // n_chunks:(n_q * (c + 1)) // n_chunks].sum()
+                 for c in range(n_chunks)]
+    return max(2 * current, int(max(per_chunk)) + n_cells)
+
+
+def _gather(counts: np.ndarray, arena: np.ndarray, n_chunks: int) -> "ReachBatch":
+    """The CSR result of a batch from its per-chunk arenas."""
+    offsets = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    total = int(offsets[-1])
+    cells = np.empty(total, T.INDEX)
+    costs = np.empty(total, T.INDEX)
+    stopped = np.empty(total, np.uint8)
+    gather_batch(counts, arena, n_chunks, cells, costs, stopped)
+    return ReachBatch(offsets, cells, costs, stopped.view(bool))
+
+
+def _workspace(board: Board, n_pen: int, n_buckets: int, grow: bool = False) -> _Workspace:
+    cache = _thread_cache("ws")
     key = (board.n_cells, n_pen)  # scratch is generation-stamped: any board of this size
     ws = cache.get(key)
     if ws is None or grow or ws.bucket.shape[0] < n_buckets:
@@ -268,9 +296,7 @@ def _fast_buffer(n: int, nb: int) -> np.ndarray:
 
 
 def _fast_workspace(n: int, nb: int) -> _FastWorkspace:
-    cache = getattr(_local, "fast", None)
-    if cache is None:
-        cache = _local.fast = {}
+    cache = _thread_cache("fast")
     ws = cache.get(n)
     if ws is None or ws.nb < nb:
         ws = _FastWorkspace(n, max(nb, 8))
@@ -522,9 +548,7 @@ def _batch_prepared(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     # Scratch is per Python thread (the kernel runs without the GIL), and parallel
     # regions are entered one at a time: Numba's default thread pool must not be entered
     # by two host threads at once.
-    cache = getattr(_local, "batch", None)
-    if cache is None:
-        cache = _local.batch = {}
+    cache = _thread_cache("batch")
     key = (board.n_cells, n_chunks, n_pen)
     bw = cache.get(key)
     if bw is None or bw["bucket"].shape[1] < nb:
@@ -545,31 +569,19 @@ def _batch_prepared(q: _Query, starts: np.ndarray, budgets: np.ndarray,
         arena = bw["arena"].shape[1]
         heap = bw["heap"].shape[1]
         if st == T.STATUS_ARENA_FULL:
-            per_chunk = [counts[(len(starts) * c) // n_chunks:
-                                (len(starts) * (c + 1)) // n_chunks].sum()
-                         for c in range(n_chunks)]
-            arena = max(2 * arena, int(max(per_chunk)) + board.n_cells)
+            arena = _arena_needed(counts, n_chunks, arena, board.n_cells)
         else:
             heap *= 2
         bw = _batch_workspace(board.n_cells, n_pen, n_chunks, nb, heap, arena)
         cache[key] = bw
-    offsets = np.zeros(len(starts) + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    total = int(offsets[-1])
-    cells = np.empty(total, T.INDEX)
-    costs = np.empty(total, T.INDEX)
-    stopped = np.empty(total, np.uint8)
-    gather_batch(counts, bw["arena"], n_chunks, cells, costs, stopped)
-    return ReachBatch(offsets, cells, costs, stopped.view(bool))
+    return _gather(counts, bw["arena"], n_chunks)
 
 
 def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
                 n_chunks: int) -> ReachBatch:
     n = q.board.n_cells
     nb = int(q.params[T.P_N_BUCKETS])
-    cache = getattr(_local, "batch_fast", None)
-    if cache is None:
-        cache = _local.batch_fast = {}
+    cache = _thread_cache("batch_fast")
     key = (n, n_chunks)
     bw = cache.get(key)
     if bw is None or bw[0][0, 2] < nb:
@@ -590,19 +602,9 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
             break
         if st == T.STATUS_QUEUE_FULL:  # cannot happen (see reach1): use the other kernel
             return _batch_prepared(replace(q, blob=None), starts, budgets, n_chunks)
-        per_chunk = [counts[(len(starts) * c) // n_chunks:
-                            (len(starts) * (c + 1)) // n_chunks].sum()
-                     for c in range(n_chunks)]
-        arena = max(2 * bw[1].shape[1], int(max(per_chunk)) + n)
+        arena = _arena_needed(counts, n_chunks, bw[1].shape[1], n)
         bw[1] = np.empty((n_chunks, arena, 3), T.INDEX)
-    offsets = np.zeros(len(starts) + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    total = int(offsets[-1])
-    cells = np.empty(total, T.INDEX)
-    costs = np.empty(total, T.INDEX)
-    stopped = np.empty(total, np.uint8)
-    gather_batch(counts, bw[1], n_chunks, cells, costs, stopped)
-    return ReachBatch(offsets, cells, costs, stopped.view(bool))
+    return _gather(counts, bw[1], n_chunks)
 
 
 def _batch_workspace(n, n_pen, n_chunks, nb, heap_cap, arena_cap):

@@ -495,3 +495,17 @@ def test_reach_many_from_two_python_threads_on_one_board():
 def test_deeply_nested_json_is_a_scenario_error():
     with pytest.raises(mc.ScenarioError):
         mc.solve("[" * 100000 + "]" * 100000)
+
+
+@pytest.mark.parametrize("penalties", [False, True])
+def test_reach_many_grows_its_output_arena(penalties):
+    # three queries reaching the whole 60x60 board overflow the initial arena
+    # (64 rows per query + slack): the batch must grow it and still agree with reach
+    b = mc.Board.square(60, 60)
+    extra = {"enter_penalty": np.zeros(3600, np.int32), "max_penalty": 1} if penalties \
+        else {}
+    starts = [0, 1830, 3599]
+    batch = mc.reach_many(b, mc.Mover(), starts, 200, threads=2, **extra)
+    for i, s in enumerate(starts):
+        assert len(batch[i][0]) == 3600
+        assert batch[i][1].tolist() == mc.reach(b, mc.Mover(), s, 200, **extra).costs.tolist()
