@@ -26,13 +26,28 @@ import numpy as np
 from .board import Board
 from .errors import LimitError, QueryError, describe
 from .kernels import _types as T
-from .kernels.reach import (HDR, fast_layout_size, field_query, gather_batch,
-                            reach1, reach1_batch, reach_batch, reach_query)
+from .kernels.reach import (H_ANY_STOP, HDR, fast_layout_size, field_query, gather_batch,
+                            is_plain, reach1_batch, reach1_general, reach1_plain,
+                            reach_batch, reach_query)
 from .mover import OCCUPANCY_MODES, Mover
 
 _EMPTY_U8 = np.zeros(0, np.uint8)
 _EMPTY_U64 = np.zeros(0, np.uint64)
 _EMPTY_I32 = np.zeros(0, T.INDEX)
+_NO_ARENA = np.zeros((0, 3), T.INDEX)   # reach1 in single-query mode
+
+
+def _entry_point(kernel):
+    """The compiled function behind a one-signature kernel, called without Numba's
+    dispatcher (which re-types every argument: ~0.05 us each, half of a small query's
+    overhead). Only for arguments already of the declared types, as here."""
+    try:
+        return kernel.overloads[kernel.signatures[0]].entry_point
+    except (AttributeError, IndexError, KeyError):  # another Numba: the dispatcher
+        return kernel
+
+
+_REACH1 = {True: _entry_point(reach1_plain), False: _entry_point(reach1_general)}
 DEFAULT_MAX_PENALTY = 15
 
 
@@ -174,6 +189,7 @@ class _Query:
     blob: np.ndarray | None = None   # fast path: board + mover packed (n_pen == 1)
     top: int = -1                    # params[P_BUDGET] and params[P_N_BUCKETS] as ints
     nb: int = 1
+    kernel: object = None            # fast path: reach1_plain or reach1_general (entry)
 
     def layers(self):
         b = self.board
@@ -236,11 +252,12 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
     params[T.P_N_BUCKETS] = min(step, budget) + 1
     params[T.P_DESCEND_PER_LEVEL] = mover.descend_per_level
     params[T.P_UNIT] = 1 if unit else 0
-    blob = None
+    blob = kernel = None
     if n_pen == 1 and int(params[T.P_N_BUCKETS]) * n <= _FAST_MAX_STACK:
         blob = _pack(board, rule)
+        kernel = _REACH1[bool(is_plain(blob, qflags, zoc_a, params))]
     return _Query(board, rule, occ, qflags, zoc_a, leave_a, pen_a, params, blob,
-                  int(budget), int(params[T.P_N_BUCKETS]))
+                  int(budget), int(params[T.P_N_BUCKETS]), kernel)
 
 
 #: The fast kernel keeps one stack of at most N entries per bucket: used while
@@ -265,6 +282,7 @@ def _pack(board: Board, rule: np.ndarray) -> np.ndarray:
     head = np.zeros(HDR, T.INDEX)
     head[:5] = (board.n_cells, board.nbr.shape[1], board.link_data.shape[0],
                 rule.shape[0], board.edges.shape[0])
+    head[H_ANY_STOP] = bool((flags & T.CELL_STOP).any())
     off = HDR
     for i, a in enumerate(parts):
         head[5 + i] = off
@@ -306,14 +324,7 @@ def _fast_workspace(n: int, nb: int) -> _FastWorkspace:
     return ws
 
 
-def _new_reach(**fields) -> "Reach":
-    r = object.__new__(Reach)  # frozen dataclass: skip the per-field __setattr__ calls
-    r.__dict__.update(fields)
-    return r
-
-
 # ---------------------------------------------------------------------- results
-@dataclass(frozen=True)
 class Reach:
     """The legal ends of one query, cheapest first.
 
@@ -327,19 +338,60 @@ class Reach:
         penalties: int32[E] least penalty (leaving attacks, wounds) of any arrival within
                   the budget (0 when penalties are off; capped at ``max_penalty``).
         penalty_costs: int32[E] least cost among the arrivals with that least penalty.
+
+    A result is read-only by convention (its arrays belong to it). The arrays of a
+    fast-path result are views of one block copied out of the kernel's workspace and are
+    made on first access (each NumPy view costs about as much as the search of a small
+    move, so a caller that reads only ``cells`` and ``costs`` pays for those two).
     """
 
-    board: Board
-    start: int
-    budget: int
-    cells: np.ndarray
-    costs: np.ndarray
-    stopped: np.ndarray
-    free_costs: np.ndarray
-    penalties: np.ndarray
-    penalty_costs: np.ndarray
-    _tree: np.ndarray
-    _tree_of: np.ndarray  # tree rows of (least cost, least penalty) arrivals per end
+    __slots__ = ("board", "start", "budget", "_out", "_n", "__dict__")
+    _LAZY = ("cells", "costs", "stopped", "free_costs", "penalties", "penalty_costs",
+             "_tree", "_tree_of")
+
+    def __init__(self, board, start, budget, cells, costs, stopped, free_costs, penalties,
+                 penalty_costs, _tree, _tree_of):
+        self.board, self.start, self.budget = board, start, budget
+        self._out, self._n = None, 0
+        self.__dict__.update(cells=cells, costs=costs, stopped=stopped,
+                             free_costs=free_costs, penalties=penalties,
+                             penalty_costs=penalty_costs, _tree=_tree, _tree_of=_tree_of)
+
+    @classmethod
+    def _packed(cls, board, start, budget, out, n):
+        """A result over ``out`` = tree[k, 4] then ends[8, n] (``reach1``'s out block)."""
+        r = object.__new__(cls)
+        r.board, r.start, r.budget, r._out, r._n = board, start, budget, out, n
+        return r
+
+    def __getattr__(self, name):
+        # Only reached for an attribute not yet made: the arrays of a packed result.
+        if name not in Reach._LAZY or self._out is None:
+            raise AttributeError(f"'Reach' object has no attribute {name!r}")
+        n, out = self._n, self._out
+        e = out.shape[0] - 8 * n  # the ends' fields follow the tree, n values each
+        if name == "cells":
+            v = out[e:e + n]
+        elif name == "costs":
+            v = out[e + n:e + 2 * n]
+        elif name == "stopped":
+            v = out[e + 2 * n:e + 3 * n].astype(bool)
+        elif name == "free_costs":
+            v = out[e + 7 * n:]
+        elif name == "penalties":
+            v = out[e + 4 * n:e + 5 * n]
+        elif name == "penalty_costs":
+            v = out[e + 5 * n:e + 6 * n]
+        elif name == "_tree":
+            v = out[:e].reshape(-1, 4)
+        else:
+            v = out[e:].reshape(8, n)[3::3].T
+        self.__dict__[name] = v
+        return v
+
+    def __repr__(self) -> str:
+        return (f"Reach(start={self.start}, budget={self.budget}, {len(self)} ends: "
+                f"cells={self.cells!r}, costs={self.costs!r})")
 
     def __len__(self) -> int:
         return int(self.cells.shape[0])
@@ -446,16 +498,11 @@ def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
         ws = _fast_workspace(board.n_cells, nb)
         buf = ws.buf
         buf[3] = start
-        n = reach1(q.blob, q.occupant, q.qflags, q.zoc, params, buf)
-        if n < 0:  # cannot happen (see reach1): use the other kernel
+        nk = q.kernel(q.blob, q.occupant, q.qflags, q.zoc, params, buf, _NO_ARENA, 0)
+        if nk < 0:  # cannot happen (see reach1): use the other kernel
             return _reach_prepared(replace(q, blob=None), start, budget)
-        k4 = 4 * int(buf[1])
-        o = ws.out[:k4 + 8 * n].copy()
-        e = o[k4:].reshape(8, n)
-        return _new_reach(board=board, start=start, budget=budget, cells=e[0], costs=e[1],
-                          stopped=e[2].astype(bool), free_costs=e[7], penalties=e[4],
-                          penalty_costs=e[5], _tree=o[:k4].reshape(-1, 4),
-                          _tree_of=e[3::3].T)
+        n = nk & 0xFFFFFFFF
+        return Reach._packed(board, start, budget, ws.out[:4 * (nk >> 32) + 8 * n].copy(), n)
     n_pen = int(params[T.P_N_PEN])
     layers = q.layers()[:-1] + (params,)
     sources = np.array([start], dtype=T.INDEX)

@@ -510,25 +510,36 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 
 # ============================================================================ fast path
 # Queries without penalties (n_pen == 1: the common case) run ``reach1``: one function
-# body, six arguments (dispatch costs ~0.1 us per array argument), bucket stacks instead
-# of a linked list, the ends listed by the same body. Same labels, same settle order
-# (LIFO within a bucket for Dial, FIFO for unit costs) and same outputs as ``_run``.
+# body, eight arguments (dispatch costs ~0.1 us per array argument), bucket stacks instead
+# of a linked list. Same labels, same settle order (LIFO within a bucket for Dial, FIFO
+# for unit costs) and same outputs as ``_run``.
 #
-# ``blob`` int32: the board and mover, packed once (see ``pack_board``):
+# It is compiled twice from one source (``_make_reach1``): ``reach1_general`` for every
+# query, and ``reach1_plain`` where the query cannot stop anywhere and has no per-query
+# cell flags, zones of control, side edges or corner rule (``is_plain``). In the plain
+# build those features are the constant False, so LLVM drops their tests from the
+# inner loop: about 15-30% of the time of a plain query (benches/, docs/performance.md).
+#
+# ``blob`` int32: the board and mover, packed once (see ``core/reach.py: _pack``):
 #     [0] N  [1] K  [2] L links  [3] T terrains  [4] edge rows (0 or N)
 #     [5..12] offsets of nbr[N,K], link_ptr[N+1], link_data[L,3], cell_data[N,3],
 #             edges[E,K,2], diag_sides[K,2], terrain_rule[T,2], cinfo[N,4]
+#     [13] 1 if some cell stops a move (terrain or board flag), else 0
 #     cinfo: per cell, for this mover (one load instead of four dependent ones): entry
 #     cost (-1: impassable terrain or CELL_BLOCKED), board flags | CELL_STOP when the
 #     terrain stops, height, terrain id
-# ``buf`` int32: the workspace of one thread (see ``fast_layout``):
+# ``buf`` int32: the workspace of one thread (see ``fast_layout_size``):
 #     [0] generation  [1] tree rows k of the last query  [2] bucket stride (buckets
-#     allocated)  [3] the start cell; then state[2N,2] + parent[2N] (+2N spare), cell[N,2], stack[nbA*2, N], count[nbA*2],
-#     out[2N*4 + 8N]: the query's tree[k, 4], then its ends[8, n] column-major (one
-#     contiguous row per field), so that one copy of out[:4k + 8n] returns both.
+#     allocated)  [3] the start cell; then state[2N,2] + parent[2N] (+2N spare),
+#     cell[N,2], stack[nbA*2, N], count[nbA*2], out[2N*4 + 8N]: the query's tree[k, 4],
+#     then its ends[8, n] column-major (one contiguous row per field), so that one copy
+#     of out[:4k + 8n] returns both.
+# ``arena`` int32[R, 3]: batch mode when R > 0: the ends (cell, cost, stopped) are
+#     written at rows pos.. as they settle; no tree is kept (no paths in a batch).
 # ``params`` int64[N_PARAMS]: as for ``_search`` (read only: shared by threads).
 P_START = 14  # unused (kept for callers of an earlier version); the start is buf[3]
 HDR = 16
+H_ANY_STOP = 13
 CTRL = 8
 
 
@@ -537,264 +548,324 @@ def fast_layout_size(n, nb_alloc):
     return CTRL + 2 * n * 4 + n * 2 + nb_alloc * 2 * n + nb_alloc * 2 + 2 * n * 4 + 8 * n
 
 
-@njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1), cache=CACHE, nogil=True)
-def reach1(blob, occupant, qflags, zoc, params, buf):
-    """One single-start query without penalties. Returns the number of ends (rows of the
-    ``ends`` block of ``buf``) or STATUS_QUEUE_FULL; tree rows are left in ``buf[1]``."""
-    N = np.int64(blob[0])
+@njit(types.boolean(i32_1, u8_1, u64_1, i64_1), cache=CACHE, nogil=True)
+def is_plain(blob, qflags, zoc, params):
+    """True when ``reach1_plain`` gives the same answer as ``reach1_general``."""
     K = np.int64(blob[1])
-    L = np.int64(blob[2])
-    T_ = np.int64(blob[3])
-    E = np.int64(blob[4])
-    nbr = blob[blob[5]:blob[5] + N * K].reshape((N, K))
-    link_ptr = blob[blob[6]:blob[6] + N + 1]
-    link_data = blob[blob[7]:blob[7] + L * 3].reshape((L, 3))
-    edges = blob[blob[9]:blob[9] + E * K * 2].reshape((E, K, 2))
-    diag_sides = blob[blob[10]:blob[10] + K * 2].reshape((K, 2))
-    cinfo = blob[blob[12]:blob[12] + N * 4].reshape((N, 4))
-    S = 2 * N
-    nbA = np.int64(buf[2])
-    o = CTRL
-    ws_state = buf[o:o + S * 2].reshape((S, 2))  # (stamp, cost): the hot record
-    par = buf[o + S * 2:o + S * 3]                 # parent tree row of each arrival
-    o += S * 4
-    ws_cell = buf[o:o + N * 2].reshape((N, 2))
-    o += N * 2
-    o_stack = o
-    stack = buf[o:o + nbA * 2 * N].reshape((nbA * 2, N))
-    o += nbA * 2 * N
-    count = buf[o:o + nbA * 2]
-    o += nbA * 2
-    o_out = o
-    tree = buf[o:o + S * 4].reshape((S, 4))
-    rows = buf[o_stack:o_stack + 8 * N].reshape((N, 8))  # ends, row-major, after search
+    last_diag = blob[blob[10] + 2 * (K - 1)] if K > 0 else -1
+    corner = params[P_CORNER_CUT] == 0 and last_diag >= 0
+    return not (qflags.shape[0] > 0 or zoc.shape[0] > 0 or blob[4] > 0 or blob[H_ANY_STOP] != 0
+                or corner)
 
-    gen = buf[0] + 1
-    if gen >= 2147483647:  # stamps would wrap: one O(N) reset every 2**31 queries
-        ws_state[:, 0] = 0
-        ws_cell[:, 0] = 0
-        gen = 1
-    buf[0] = gen
-    fifo = params[P_UNIT] == 1
-    nb = params[P_N_BUCKETS]
-    budget = params[P_BUDGET]
-    team = params[P_TEAM]
-    ally_mode = params[P_ALLY]
-    enemy_mode = params[P_ENEMY]
-    max_climb = params[P_MAX_CLIMB]
-    cpl = params[P_CLIMB_PER_LEVEL]
-    flat = params[P_CLIMB_FLAT]
-    dpl = params[P_DESCEND_PER_LEVEL]
-    link_mask = params[P_LINK_MASK]
-    no_corner_cut = params[P_CORNER_CUT] == 0
-    has_edges = E > 0
-    has_q = qflags.shape[0] > 0
-    has_zoc = zoc.shape[0] > 0
-    src = np.int64(buf[3])
 
-    s0 = src * 2
-    ws_state[s0, 0] = gen
-    ws_state[s0, 1] = 0
-    par[s0] = -1
-    for i in range(2 * nb):
-        count[i] = 0
-    stack[0, 0] = s0
-    count[0] = 1
-    pending = 1
-    cur = 0
-    b = 0
-    phase = 0
-    rd = 0  # FIFO read position in the current (bucket, phase)
-    k = 0
-    while pending > 0:
-        # ------------------------------------------------ pick the next state to settle
-        bp = 2 * b + phase
-        n_in = count[bp]
-        if fifo:
-            if rd >= n_in:
-                count[bp] = 0
-                rd = 0
-                if phase == 0:
-                    phase = 1
-                else:
-                    phase = 0
-                    cur += 1
-                    b += 1
-                    if b == nb:
-                        b = 0
-                continue
-            s = stack[bp, rd]
-            rd += 1
-        else:
-            if n_in == 0:
-                if phase == 0:
-                    phase = 1
-                else:
-                    phase = 0
-                    cur += 1
-                    b += 1
-                    if b == nb:
-                        b = 0
-                continue
-            n_in -= 1
-            count[bp] = n_in
-            s = stack[bp, n_in]
-        pending -= 1
-        if ws_state[s, 1] != cur:
-            continue  # stale entry (a state is pushed at most once per cost: pushes
-            # strictly improve it, so no settled marker is needed)
-        stopped_s = s & 1
-        if stopped_s and ws_state[s - 1, 0] == gen and ws_state[s - 1, 1] <= cur:
-            continue  # a free arrival at most as dear settled: it wins
-        # ------------------------------------------------ settle
-        u = s >> 1
-        tree[k, 0] = u
-        tree[k, 1] = cur
-        tree[k, 2] = stopped_s
-        tree[k, 3] = par[s]
-        parent_row = k
-        k += 1
-        if stopped_s:
-            continue
-        # ------------------------------------------------ expand: K steps, then links
-        hu = cinfo[u, 2]
-        lp = link_ptr[u]
-        n_moves = K + link_ptr[u + 1] - lp
-        for j in range(n_moves):
-            if j < K:
-                v = nbr[u, j]
-                if v < 0:
+def _make_reach1(GENERAL):
+    """Build ``reach1`` for every query (GENERAL) or for plain ones (see ``is_plain``)."""
+
+    @njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, types.int64),
+          cache=CACHE, nogil=True)
+    def reach1(blob, occupant, qflags, zoc, params, buf, arena, pos):
+        """One single-start query without penalties, from ``buf[3]``.
+
+        Single mode (``arena`` has no rows): returns ``n | (k << 32)`` for n ends and k
+        tree rows (also ``buf[1]``), both in ``buf``'s out block. Batch mode: writes
+        the ends at ``arena[pos:]`` and returns the next free row. Negative: a STATUS_*.
+        """
+        N = np.int64(blob[0])
+        K = np.int64(blob[1])
+        L = np.int64(blob[2])
+        E = np.int64(blob[4])
+        nbr = blob[blob[5]:blob[5] + N * K].reshape((N, K))
+        link_ptr = blob[blob[6]:blob[6] + N + 1]
+        link_data = blob[blob[7]:blob[7] + L * 3].reshape((L, 3))
+        edges = blob[blob[9]:blob[9] + E * K * 2].reshape((E, K, 2))
+        diag_sides = blob[blob[10]:blob[10] + K * 2].reshape((K, 2))
+        cinfo = blob[blob[12]:blob[12] + N * 4].reshape((N, 4))
+        S = 2 * N
+        nbA = np.int64(buf[2])
+        o = CTRL
+        ws_state = buf[o:o + S * 2].reshape((S, 2))  # (stamp, cost): the hot record
+        par = buf[o + S * 2:o + S * 3]                 # parent tree row of each arrival
+        o += S * 4
+        ws_cell = buf[o:o + N * 2].reshape((N, 2))
+        o += N * 2
+        o_stack = o
+        stack = buf[o:o + nbA * 2 * N].reshape((nbA * 2, N))
+        o += nbA * 2 * N
+        count = buf[o:o + nbA * 2]
+        o += nbA * 2
+        o_out = o
+        tree = buf[o:o + S * 4].reshape((S, 4))
+        rows = buf[o_stack:o_stack + 8 * N].reshape((N, 8))  # ends, row-major, after search
+        batch = arena.shape[0] > 0
+        cap = arena.shape[0]
+
+        gen = buf[0] + 1
+        if gen >= 2147483647:  # stamps would wrap: one O(N) reset every 2**31 queries
+            ws_state[:, 0] = 0
+            ws_cell[:, 0] = 0
+            gen = 1
+        buf[0] = gen
+        fifo = params[P_UNIT] == 1
+        nb = params[P_N_BUCKETS]
+        budget = params[P_BUDGET]
+        team = params[P_TEAM]
+        ally_mode = params[P_ALLY]
+        enemy_mode = params[P_ENEMY]
+        max_climb = params[P_MAX_CLIMB]
+        cpl = params[P_CLIMB_PER_LEVEL]
+        flat = params[P_CLIMB_FLAT]
+        dpl = params[P_DESCEND_PER_LEVEL]
+        link_mask = params[P_LINK_MASK]
+        # In the plain build these are the constant False and their tests vanish.
+        can_stop = GENERAL
+        check_corner = GENERAL and params[P_CORNER_CUT] == 0 and K > 0 and \
+            diag_sides[K - 1, 0] >= 0
+        has_edges = GENERAL and E > 0
+        has_q = GENERAL and qflags.shape[0] > 0
+        has_zoc = GENERAL and zoc.shape[0] > 0
+        has_links = L > 0
+        src = np.int64(buf[3])
+
+        s0 = src * 2
+        ws_state[s0, 0] = gen
+        ws_state[s0, 1] = 0
+        par[s0] = -1
+        for i in range(2 * nb):
+            count[i] = 0
+        stack[0, 0] = s0
+        count[0] = 1
+        pending = 1
+        cur = 0
+        b = 0
+        phase = 0
+        rd = 0  # FIFO read position in the current (bucket, phase)
+        k = 0
+        while pending > 0:
+            # -------------------------------------------- pick the next state to settle
+            bp = 2 * b + phase
+            n_in = count[bp]
+            if fifo:
+                if rd >= n_in:
+                    count[bp] = 0
+                    rd = 0
+                    if phase == 0:
+                        phase = 1
+                    else:
+                        phase = 0
+                        cur += 1
+                        b += 1
+                        if b == nb:
+                            b = 0
                     continue
-                tc = cinfo[v, 0]
-                if tc < 0:
-                    continue
-                fl = cinfo[v, 1]
-                if has_q:
-                    fl |= qflags[v]
-                    if fl & CELL_BLOCKED:
-                        continue
-                edge_stop = False
-                step = np.int64(tc)
-                if has_edges:
-                    ef = edges[u, j, 1]
-                    if ef & EDGE_BLOCKED:
-                        continue
-                    edge_stop = (ef & EDGE_STOP) != 0
-                    step += edges[u, j, 0]
-                if no_corner_cut and diag_sides[j, 0] >= 0:
-                    ok = True
-                    for side in range(2):
-                        w = nbr[u, diag_sides[j, side]]
-                        if w < 0 or cinfo[w, 0] < 0:
-                            ok = False
-                        elif has_q and (qflags[w] & CELL_BLOCKED):
-                            ok = False
-                    if not ok:
-                        continue
-                rise = np.int64(cinfo[v, 2] - hu)
-                if rise > 0:
-                    if max_climb >= 0 and rise > max_climb:
-                        continue
-                    step += cpl * rise + flat
-                elif rise < 0:
-                    step += dpl * (-rise)
+                s = stack[bp, rd]
+                rd += 1
             else:
-                li = lp + j - K
-                if not (link_mask >> link_data[li, 2]) & 1:
+                if n_in == 0:
+                    if phase == 0:
+                        phase = 1
+                    else:
+                        phase = 0
+                        cur += 1
+                        b += 1
+                        if b == nb:
+                            b = 0
                     continue
-                v = link_data[li, 0]
-                if cinfo[v, 0] < 0:
+                n_in -= 1
+                count[bp] = n_in
+                s = stack[bp, n_in]
+            pending -= 1
+            if ws_state[s, 1] != cur:
+                continue  # stale entry (a state is pushed at most once per cost: pushes
+                # strictly improve it, so no settled marker is needed)
+            stopped_s = s & 1
+            if stopped_s and ws_state[s - 1, 0] == gen and ws_state[s - 1, 1] <= cur:
+                continue  # a free arrival at most as dear settled: it wins
+            # -------------------------------------------- settle
+            u = s >> 1
+            if batch:
+                # The first settled arrival at a cell is its end (cost order, free first
+                # on ties); whether a cell may be an end does not change in a query.
+                if ws_cell[u, 0] != gen:
+                    ws_cell[u, 0] = gen
+                    endable = True
+                    if u != src:  # a start is always an end, whoever stands there
+                        fl = cinfo[u, 1]
+                        if has_q:
+                            fl |= qflags[u]
+                        occ = occupant[u]
+                        if fl & CELL_NO_END or occ == OCC_WALL:
+                            endable = False
+                        elif occ >= 0:
+                            mode = ally_mode if occ == team else enemy_mode
+                            endable = mode == PASS_END
+                    if endable:
+                        if pos >= cap:
+                            return STATUS_ARENA_FULL
+                        arena[pos, 0] = u
+                        arena[pos, 1] = cur
+                        arena[pos, 2] = stopped_s
+                        pos += 1
+            else:
+                tree[k, 0] = u
+                tree[k, 1] = cur
+                tree[k, 2] = stopped_s
+                tree[k, 3] = par[s]
+            parent_row = k
+            k += 1
+            if stopped_s:
+                continue
+            # -------------------------------------------- expand: K steps, then links
+            hu = cinfo[u, 2]
+            lp = link_ptr[u]
+            n_moves = K + link_ptr[u + 1] - lp if has_links else K
+            for j in range(n_moves):
+                if j < K:
+                    v = nbr[u, j]
+                    if v < 0:
+                        continue
+                    tc = cinfo[v, 0]
+                    if tc < 0:
+                        continue
+                    fl = cinfo[v, 1]
+                    if has_q:
+                        fl |= qflags[v]
+                        if fl & CELL_BLOCKED:
+                            continue
+                    edge_stop = False
+                    step = np.int64(tc)
+                    if has_edges:
+                        ef = edges[u, j, 1]
+                        if ef & EDGE_BLOCKED:
+                            continue
+                        edge_stop = (ef & EDGE_STOP) != 0
+                        step += edges[u, j, 0]
+                    if check_corner and diag_sides[j, 0] >= 0:
+                        ok = True
+                        for side in range(2):
+                            w = nbr[u, diag_sides[j, side]]
+                            if w < 0 or cinfo[w, 0] < 0:
+                                ok = False
+                            elif has_q and (qflags[w] & CELL_BLOCKED):
+                                ok = False
+                        if not ok:
+                            continue
+                    rise = np.int64(cinfo[v, 2] - hu)
+                    if rise > 0:
+                        if max_climb >= 0 and rise > max_climb:
+                            continue
+                        step += cpl * rise + flat
+                    elif rise < 0:
+                        step += dpl * (-rise)
+                else:
+                    li = lp + j - K
+                    if not (link_mask >> link_data[li, 2]) & 1:
+                        continue
+                    v = link_data[li, 0]
+                    if cinfo[v, 0] < 0:
+                        continue
+                    fl = cinfo[v, 1]
+                    if has_q:
+                        fl |= qflags[v]
+                        if fl & CELL_BLOCKED:
+                            continue
+                    edge_stop = False
+                    step = np.int64(link_data[li, 1])
+                # ---------------------------------------- relax the arrival at v
+                c = cur + step
+                if c > budget:
                     continue
+                occ = occupant[v]
+                may_end = True
+                if occ >= 0:
+                    mode = ally_mode if occ == team else enemy_mode
+                    if mode == BLOCK:
+                        continue
+                    may_end = mode == PASS_END
+                elif occ == OCC_WALL:
+                    continue
+                t = v * 2
+                if can_stop:
+                    stopped = edge_stop or (fl & CELL_STOP) != 0
+                    if not stopped and has_zoc and (zoc[u] & zoc[v]) != 0:
+                        stopped = True
+                    if stopped:
+                        if not may_end or (fl & CELL_NO_END):
+                            continue  # must end where it may not end: no move at all
+                        if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
+                            continue  # a free arrival at most as dear exists: it wins
+                        t += 1
+                else:
+                    stopped = False
+                if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
+                    continue
+                ws_state[t, 0] = gen
+                ws_state[t, 1] = c
+                if not batch:
+                    par[t] = parent_row
+                b2 = b + step
+                if b2 >= nb:
+                    b2 -= nb
+                bp2 = 2 * b2 + (1 if stopped else 0)
+                n2 = count[bp2]
+                if n2 >= N:
+                    buf[1] = k
+                    return STATUS_QUEUE_FULL  # cannot happen (one entry per state/bucket)
+                stack[bp2, n2] = t
+                count[bp2] = n2 + 1
+                pending += 1
+        for i in range(2 * nb):
+            count[i] = 0
+        buf[1] = k
+        if batch:
+            return pos
+        # ------------------------------------------------ the ends, in cost order
+        n = 0
+        ws_cell[src, 0] = -gen  # a start is always an end, whoever stands there
+        for r in range(k):
+            v = tree[r, 0]
+            mark = ws_cell[v, 0]
+            stopped_r = tree[r, 2]
+            if mark == gen:
+                e = ws_cell[v, 1]
+                if stopped_r == 0 and rows[e, 7] < 0:
+                    rows[e, 7] = tree[r, 1]
+                continue
+            if mark != -gen:
                 fl = cinfo[v, 1]
                 if has_q:
                     fl |= qflags[v]
-                    if fl & CELL_BLOCKED:
+                if fl & CELL_NO_END:
+                    continue
+                occ = occupant[v]
+                if occ == OCC_WALL:
+                    continue
+                if occ >= 0:
+                    mode = ally_mode if occ == team else enemy_mode
+                    if mode != PASS_END:
                         continue
-                edge_stop = False
-                step = np.int64(link_data[li, 1])
-            # -------------------------------------------- relax the arrival at v
-            c = cur + step
-            if c > budget:
-                continue
-            occ = occupant[v]
-            may_end = True
-            if occ >= 0:
-                mode = ally_mode if occ == team else enemy_mode
-                if mode == BLOCK:
-                    continue
-                may_end = mode == PASS_END
-            elif occ == OCC_WALL:
-                continue
-            stopped = edge_stop or (fl & CELL_STOP) != 0
-            if not stopped and has_zoc and (zoc[u] & zoc[v]) != 0:
-                stopped = True
-            if stopped and (not may_end or (fl & CELL_NO_END)):
-                continue  # must end where it may not end: no move at all
-            t = v * 2
-            if stopped:
-                if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
-                    continue  # a free arrival at most as dear exists: it wins
-                t += 1
-            if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
-                continue
-            ws_state[t, 0] = gen
-            ws_state[t, 1] = c
-            par[t] = parent_row
-            b2 = b + step
-            if b2 >= nb:
-                b2 -= nb
-            bp2 = 2 * b2 + (1 if stopped else 0)
-            n2 = count[bp2]
-            if n2 >= N:
-                buf[1] = k
-                return STATUS_QUEUE_FULL  # cannot happen (one entry per state/bucket)
-            stack[bp2, n2] = t
-            count[bp2] = n2 + 1
-            pending += 1
-    for i in range(2 * nb):
-        count[i] = 0
-    buf[1] = k
-    # ---------------------------------------------------- the ends, in cost order
-    n = 0
-    ws_cell[src, 0] = -gen  # a start is always an end, whoever stands there
-    for r in range(k):
-        v = tree[r, 0]
-        mark = ws_cell[v, 0]
-        stopped_r = tree[r, 2]
-        if mark == gen:
-            e = ws_cell[v, 1]
-            if stopped_r == 0 and rows[e, 7] < 0:
-                rows[e, 7] = tree[r, 1]
-            continue
-        if mark != -gen:
-            fl = cinfo[v, 1]
-            if has_q:
-                fl |= qflags[v]
-            if fl & CELL_NO_END:
-                continue
-            occ = occupant[v]
-            if occ == OCC_WALL:
-                continue
-            if occ >= 0:
-                mode = ally_mode if occ == team else enemy_mode
-                if mode != PASS_END:
-                    continue
-        ws_cell[v, 0] = gen
-        ws_cell[v, 1] = n
-        rows[n, 0] = v
-        rows[n, 1] = tree[r, 1]
-        rows[n, 2] = stopped_r
-        rows[n, 3] = r
-        rows[n, 4] = 0
-        rows[n, 5] = tree[r, 1]
-        rows[n, 6] = r
-        rows[n, 7] = -1 if stopped_r else tree[r, 1]
-        n += 1
-    base = o_out + 4 * k
-    for f in range(8):
-        for i in range(n):
-            buf[base + f * n + i] = rows[i, f]
-    return n
+            ws_cell[v, 0] = gen
+            ws_cell[v, 1] = n
+            rows[n, 0] = v
+            rows[n, 1] = tree[r, 1]
+            rows[n, 2] = stopped_r
+            rows[n, 3] = r
+            rows[n, 4] = 0
+            rows[n, 5] = tree[r, 1]
+            rows[n, 6] = r
+            rows[n, 7] = -1 if stopped_r else tree[r, 1]
+            n += 1
+        base = o_out + 4 * k
+        for f in range(8):
+            for i in range(n):
+                buf[base + f * n + i] = rows[i, f]
+        return n | (k << 32)
+
+    return reach1
+
+
+reach1_general = _make_reach1(True)
+reach1_plain = _make_reach1(False)
+_NO_ARENA = np.zeros((0, 3), np.int32)
 
 
 @njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, types.int64[::1], i32_2, i32_3,
@@ -805,36 +876,28 @@ def reach1_batch(blob, occupant, qflags, zoc, params, starts, budgets, bufs, are
     """``reach_batch`` for the fast path: chunk c owns ``bufs[c]`` and ``arena[c]``."""
     n_chunks = bufs.shape[0]
     n_q = starts.shape[0]
-    cap = arena.shape[1]
-    N = np.int64(blob[0])
+    plain = is_plain(blob, qflags, zoc, params)
     for c in prange(n_chunks):
         p = params.copy()
         buf = bufs[c]
         a = arena[c]
         lo = (n_q * c) // n_chunks
         hi = (n_q * (c + 1)) // n_chunks
-        pos = 0
+        pos = np.int64(0)
         status[c] = 0
-        nbA = np.int64(buf[2])
-        o_out = CTRL + 2 * N * 4 + N * 2 + nbA * 2 * N + nbA * 2
         for q in range(lo, hi):
             p[P_BUDGET] = budgets[q]
             buf[3] = starts[q]
-            n = reach1(blob, occupant, qflags, zoc, p, buf)
-            if n < 0:
-                status[c] = n
+            if plain:
+                nxt = reach1_plain(blob, occupant, qflags, zoc, p, buf, a, pos)
+            else:
+                nxt = reach1_general(blob, occupant, qflags, zoc, p, buf, a, pos)
+            if nxt < 0:
+                status[c] = nxt
+                counts[q] = a.shape[0]  # at least this many more rows are needed
                 break
-            if pos + n > cap:
-                status[c] = STATUS_ARENA_FULL
-                counts[q] = n
-                break
-            o_ends = o_out + 4 * np.int64(buf[1])
-            for i in range(n):
-                a[pos + i, 0] = buf[o_ends + i]
-                a[pos + i, 1] = buf[o_ends + n + i]
-                a[pos + i, 2] = buf[o_ends + 2 * n + i]
-            pos += n
-            counts[q] = n
+            counts[q] = nxt - pos
+            pos = nxt
     worst = 0
     for c in range(n_chunks):
         if status[c] < worst:

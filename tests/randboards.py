@@ -11,8 +11,13 @@ from movecore.kernels import _types as T
 
 
 def random_case(seed: int, *, kind: str | None = None, penalties: bool | None = None,
-                size: int | None = None):
+                size: int | None = None, plain: bool = False):
+    """A seeded board, mover, layers, start and budget. ``plain``: nothing can stop a move
+    and there are no per-query cell flags, zones of control, side edges or corner rule
+    (blocked cells are board flags instead): the queries ``reach1_plain`` answers."""
     rng = random.Random(seed)
+    if plain:
+        penalties = False
     kind = kind or rng.choice(["hex", "square4", "square8"])
     w = size or rng.randint(2, 8)
     h = rng.randint(1, 7)
@@ -55,11 +60,15 @@ def random_case(seed: int, *, kind: str | None = None, penalties: bool | None = 
     max_climb = rng.choice([None, None, 1, 2])
     descend = rng.choice([0, 0, 0, 1])
     corner = rng.random() < 0.6
+    if plain:
+        stop = [False] * n
+        stop_terrain = []
+        corner = True
     zoc = leave = enter_pen = None
     index = {c: i for i, c in enumerate(keep)}
     board0 = (mc.Board.hex(keep) if kind == "hex" else
               mc.Board.square_cells(keep, neighbours=int(kind[-1])))
-    if rng.random() < 0.35:
+    if rng.random() < 0.35 and not plain:
         tokens = rng.sample(range(n), min(n, rng.randint(1, 3)))
         zoc = [0] * n
         for bit, t in enumerate(tokens):
@@ -83,7 +92,7 @@ def random_case(seed: int, *, kind: str | None = None, penalties: bool | None = 
             enter_pen = [rng.choice([0, 0, 0, 1, 2]) for _ in range(n)]
     edges = {}
     edge_items = []
-    for _ in range(rng.choice([0, 0, 2, 4])):
+    for _ in range(0 if plain else rng.choice([0, 0, 2, 4])):
         a = rng.randrange(n)
         nb = [v for v in board0.nbr[a] if v >= 0]
         if not nb:
@@ -103,7 +112,7 @@ def random_case(seed: int, *, kind: str | None = None, penalties: bool | None = 
                 link_kinds=link_kinds, corner_cutting=corner, zoc=zoc, leave=leave,
                 enter_pen=enter_pen, leave_weight=leave_weight, max_penalty=max_penalty)
     flags = [(T.CELL_STOP if stop[i] else 0) | (T.CELL_NO_END if no_end[i] else 0)
-             for i in range(n)]
+             | (T.CELL_BLOCKED if plain and blocked[i] else 0) for i in range(n)]
     if kind == "hex":
         board = mc.Board.hex(keep, terrain=terrain, height=height, flags=flags)
     else:
@@ -122,7 +131,8 @@ def random_case(seed: int, *, kind: str | None = None, penalties: bool | None = 
                     for o in occupant], dtype=np.int32)
     layers = dict(
         occupant=occ,
-        cell_flags=np.array([T.CELL_BLOCKED if b else 0 for b in blocked], np.uint8),
+        cell_flags=None if plain else
+        np.array([T.CELL_BLOCKED if b else 0 for b in blocked], np.uint8),
         zoc=None if zoc is None else np.array(zoc, np.uint64),
         leave=None if leave is None else np.array(leave, np.uint64),
         enter_penalty=None if enter_pen is None else np.array(enter_pen, np.int32),

@@ -42,6 +42,28 @@ def test_reach_matches_oracle(block):
                 assert path_is_valid(spec, p, int(r.costs[i]), budget), (seed, p)
 
 
+def test_plain_queries_match_oracle():
+    """Queries without stops, cell flags, zones of control, edges or corner rule run the
+    plain build of the fast kernel (its stop and flag tests compiled out)."""
+    from movecore.kernels.reach import is_plain
+    from movecore.reach import _prepare
+    plain = 0
+    for seed in range(N_BOARDS // 2):
+        spec, board, mover, layers, start, budget, rng = random_case(seed, plain=True)
+        q = _prepare(board, mover, budget, layers["occupant"], None, None, None, None, 1,
+                     None)
+        plain += bool(q.blob is not None and is_plain(q.blob, q.qflags, q.zoc, q.params))
+        r = mc.reach(board, mover, start, budget, **layers)
+        _check_reach(spec, r, start, budget)
+        for i, cell in enumerate(r.cells[:8]):
+            assert path_is_valid(spec, r.path(int(cell)).tolist(), int(r.costs[i]), budget)
+        batch = mc.reach_many(board, mover, [start, rng.randrange(board.n_cells)],
+                              budget, **layers)
+        assert batch[0][0].tolist() == r.cells.tolist()
+        assert batch[0][1].tolist() == r.costs.tolist()
+    assert plain > N_BOARDS // 4  # the plain build really ran
+
+
 @pytest.mark.parametrize("kind", ["hex", "square4", "square8"])
 def test_reach_many_matches_reach(kind):
     for seed in range(300):

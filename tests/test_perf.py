@@ -44,6 +44,68 @@ def test_fast_kernel_equals_general_kernel_exactly():
     assert checked > 1000
 
 
+def test_plain_build_equals_general_build_exactly():
+    """``reach1_plain`` (stop, flag, zoc, edge and corner tests compiled out) answers plain
+    queries exactly as ``reach1_general`` does: ends, order and search tree."""
+    from movecore.kernels.reach import is_plain
+    checked = 0
+    for seed in range(800):
+        spec, board, mover, layers, start, budget, rng = random_case(seed, plain=True)
+        q = R._prepare(board, mover, budget, layers["occupant"], None, None, None, None, 1,
+                       None)
+        if q.blob is None or not is_plain(q.blob, q.qflags, q.zoc, q.params):
+            continue
+        checked += 1
+        assert q.kernel is R._REACH1[True]
+        general = replace(q, kernel=R._REACH1[False])
+        _same_reach(R._reach_prepared(q, start, budget),
+                    R._reach_prepared(general, start, budget))
+    assert checked > 600
+
+
+def test_queries_that_can_stop_or_carry_layers_are_not_plain():
+    """Each feature the plain build compiles out sends a query to the general build."""
+    from movecore.kernels import _types as T
+    hexes = [(q, r) for q in range(4) for r in range(4)]
+    board = mc.Board.hex(hexes, terrain=[0] * 15 + [1])
+    n = board.n_cells
+
+    def kind(board, mover, **layers):
+        q = R._prepare(board, mover, 3, layers.get("occupant"), layers.get("cell_flags"),
+                       layers.get("zoc"), None, None, 1, None)
+        return "plain" if q.kernel is R._REACH1[True] else "general"
+
+    assert kind(board, mc.Mover(terrain_cost=[1, 2])) == "plain"
+    assert kind(board, mc.Mover(terrain_cost=[1, 2]),
+                occupant=np.full(n, T.OCC_EMPTY, np.int32)) == "plain"
+    assert kind(board, mc.Mover(terrain_cost=[1, 2], stop_terrain=[1])) == "general"
+    assert kind(board, mc.Mover(), cell_flags=np.zeros(n, np.uint8)) == "general"
+    assert kind(board, mc.Mover(), zoc=np.zeros(n, np.uint64)) == "general"
+    stop_cell = mc.Board.hex(hexes, flags=[T.CELL_STOP] + [0] * 15)
+    assert kind(stop_cell, mc.Mover()) == "general"
+    walled = board.with_edges([{"between": (0, 1), "blocked": True}])
+    assert kind(walled, mc.Mover(terrain_cost=[1, 2])) == "general"
+    sq8 = mc.Board.square(4, 4, neighbours=8)
+    assert kind(sq8, mc.Mover()) == "plain"
+    assert kind(sq8, mc.Mover(corner_cutting=False)) == "general"
+    # and the answers differ where it matters: a stop terrain ends the move there
+    r = mc.reach(board, mc.Mover(terrain_cost=[1, 1], stop_terrain=[1]), 14, 3)
+    assert bool(r.stopped[r.end_index(15)])
+
+
+def test_packed_result_reads_like_an_eager_one():
+    board = mc.Board.square(5, 1, terrain=[0, 0, 1, 0, 0])
+    r = mc.reach(board, mc.Mover(terrain_cost=[1, 3]), (0, 0), budget=4)
+    assert r._out is not None  # the fast path's packed result
+    assert r.cells.tolist() == [0, 1, 2] and r.costs.tolist() == [0, 1, 4]
+    assert r.stopped.dtype == bool and r.free_costs.tolist() == [0, 1, 4]
+    assert r.penalties.tolist() == [0, 0, 0] and r.penalty_costs.tolist() == [0, 1, 4]
+    assert r._tree_of.shape == (3, 2) and r._tree.shape[1] == 4
+    assert "3 ends" in repr(r) and len(r) == 3
+    with pytest.raises(AttributeError):
+        r.no_such_field
+
+
 def test_fast_batch_equals_single_queries():
     for seed in range(300):
         spec, board, mover, layers, start, budget, rng = random_case(seed, penalties=False)
