@@ -340,28 +340,29 @@ class Reach:
         penalty_costs: int32[E] least cost among the arrivals with that least penalty.
 
     A result is read-only by convention (its arrays belong to it). The arrays of a
-    fast-path result are views of one block copied out of the kernel's workspace and are
-    made on first access (each NumPy view costs about as much as the search of a small
-    move, so a caller that reads only ``cells`` and ``costs`` pays for those two).
+    fast-path result are views of one block copied out of the kernel's workspace;
+    ``cells`` and ``costs`` are made at once, the others on first access (each NumPy
+    view costs about as much as the search of a small move on this project's machine).
     """
 
-    __slots__ = ("board", "start", "budget", "_out", "_n", "__dict__")
-    _LAZY = ("cells", "costs", "stopped", "free_costs", "penalties", "penalty_costs",
-             "_tree", "_tree_of")
+    __slots__ = ("board", "start", "budget", "cells", "costs", "_out", "_n", "__dict__")
+    _LAZY = ("stopped", "free_costs", "penalties", "penalty_costs", "_tree", "_tree_of")
 
     def __init__(self, board, start, budget, cells, costs, stopped, free_costs, penalties,
                  penalty_costs, _tree, _tree_of):
         self.board, self.start, self.budget = board, start, budget
+        self.cells, self.costs = cells, costs
         self._out, self._n = None, 0
-        self.__dict__.update(cells=cells, costs=costs, stopped=stopped,
-                             free_costs=free_costs, penalties=penalties,
+        self.__dict__.update(stopped=stopped, free_costs=free_costs, penalties=penalties,
                              penalty_costs=penalty_costs, _tree=_tree, _tree_of=_tree_of)
 
     @classmethod
     def _packed(cls, board, start, budget, out, n):
         """A result over ``out`` = tree[k, 4] then ends[8, n] (``reach1``'s out block)."""
         r = object.__new__(cls)
+        e = out.shape[0] - 8 * n
         r.board, r.start, r.budget, r._out, r._n = board, start, budget, out, n
+        r.cells, r.costs = out[e:e + n], out[e + n:e + 2 * n]
         return r
 
     def __getattr__(self, name):
@@ -370,11 +371,7 @@ class Reach:
             raise AttributeError(f"'Reach' object has no attribute {name!r}")
         n, out = self._n, self._out
         e = out.shape[0] - 8 * n  # the ends' fields follow the tree, n values each
-        if name == "cells":
-            v = out[e:e + n]
-        elif name == "costs":
-            v = out[e + n:e + 2 * n]
-        elif name == "stopped":
+        if name == "stopped":
             v = out[e + 2 * n:e + 3 * n].astype(bool)
         elif name == "free_costs":
             v = out[e + 7 * n:]
