@@ -7,6 +7,7 @@ import heapq
 import json
 import pathlib
 import random
+import zlib
 
 import pytest
 
@@ -540,7 +541,8 @@ def _random_room(rng, fp):
 
 @pytest.mark.parametrize("fp", ["1x1", "1x2", "2x1", "2x2", "2x3", "3x2"])
 def test_large_monsters_match_brute_force(fp):
-    rng = random.Random(hash(fp) % 1000)
+    # crc32, not hash(): str hashes change with every process (PYTHONHASHSEED)
+    rng = random.Random(zlib.crc32(fp.encode()) % 1000)
     checked = 0
     for _ in range(120):
         rows, walls, doors, figs = _random_room(rng, fp)
@@ -554,6 +556,31 @@ def test_large_monsters_match_brute_force(fp):
         assert got == want, (rows, walls, doors, figs)
         checked += 1
     assert checked > 60
+
+
+# Rooms where the adapter and the brute force disagree (found when the seed above still
+# came from hash(): random.Random(25), (33) and (168) with a 1x2 monster). Each involves a
+# closed door and a large monster whose base would end across it after a diagonal step;
+# the brute force lets the base end there, the adapter does not. Which reading the rules
+# want is open (see docs/descent.md, "Known gaps"); strict: this fails once they agree.
+_DOOR_DISAGREEMENTS = [
+    (['...', '...', '..#'], [[[0, 1], [1, 1]], [[1, 2], [1, 3]]],
+     [{'id': 'd', 'sides': [[[1, 0], [1, 1]], [[2, 0], [2, 1]]], 'open': False}],
+     [monster("me", [0, 0], 4, footprint="1x2")]),
+    (['.t..', '..tt', '....', '....'], [[[2, 0], [2, 1]], [[2, 1], [2, 2]], [[0, 1], [0, 2]]],
+     [{'id': 'd', 'sides': [[[0, 1], [1, 1]], [[0, 2], [1, 2]]], 'open': False}],
+     [monster("me", [0, 2], 5, footprint="1x2")]),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="large monster ending across a closed door after a "
+                   "diagonal step: adapter and brute force disagree (known gap)")
+@pytest.mark.parametrize("case", range(len(_DOOR_DISAGREEMENTS)))
+def test_large_monster_across_a_closed_door_known_gap(case):
+    rows, walls, doors, figs = _DOOR_DISAGREEMENTS[case]
+    r = solve({"rows": rows, "walls": walls, "doors": doors}, figs, {"figure": "me"})
+    want = _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"])
+    assert {k: e["cost"] for k, e in ends(r).items()} == want
 
 
 # ------------------------------------------------------------------ differential
