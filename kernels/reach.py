@@ -865,7 +865,6 @@ def _make_reach1(GENERAL):
 
 reach1_general = _make_reach1(True)
 reach1_plain = _make_reach1(False)
-_NO_ARENA = np.zeros((0, 3), np.int32)
 
 
 @njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, types.int64[::1], i32_2, i32_3,
@@ -894,7 +893,7 @@ def reach1_batch(blob, occupant, qflags, zoc, params, starts, budgets, bufs, are
                 nxt = reach1_general(blob, occupant, qflags, zoc, p, buf, a, pos)
             if nxt < 0:
                 status[c] = nxt
-                counts[q] = a.shape[0]  # at least this many more rows are needed
+                counts[q] = a.shape[0]  # unknown: makes the retry at least double
                 break
             counts[q] = nxt - pos
             pos = nxt
