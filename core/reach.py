@@ -34,7 +34,8 @@ from .mover import OCCUPANCY_MODES, Mover
 _EMPTY_U8 = np.zeros(0, np.uint8)
 _EMPTY_U64 = np.zeros(0, np.uint64)
 _EMPTY_I32 = np.zeros(0, T.INDEX)
-_NO_ARENA = np.zeros((0, 3), T.INDEX)   # reach1 in single-query mode
+_TREE_MODE = np.zeros((3, 0), T.INDEX)    # reach1: no end columns = tree mode
+_NO_QUERIES = np.zeros((0, 3), np.int64)  # reach1: the one query in its scalar arguments
 
 
 def _entry_point(kernel):
@@ -252,6 +253,7 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
     params[T.P_N_BUCKETS] = min(step, budget) + 1
     params[T.P_DESCEND_PER_LEVEL] = mover.descend_per_level
     params[T.P_UNIT] = 1 if unit else 0
+    params[T.P_HAS_OCC] = occupant is not None and bool((occ != T.OCC_EMPTY).any())
     blob = kernel = None
     if n_pen == 1 and int(params[T.P_N_BUCKETS]) * n <= _FAST_MAX_STACK:
         blob = _pack(board, rule)
@@ -296,31 +298,36 @@ def _pack(board: Board, rule: np.ndarray) -> np.ndarray:
 
 
 class _FastWorkspace:
-    """``reach1`` scratch for one thread: one int32 buffer and a view of its output."""
+    """``reach1`` scratch for one thread: one int32 buffer, a view of its tree-mode
+    output, and the end columns of one ends-mode query (at most one end per cell)."""
 
-    __slots__ = ("buf", "out", "nb")
+    __slots__ = ("buf", "out", "nb", "ends")
 
     def __init__(self, n: int, nb: int):
         self.nb = nb
         self.buf = _fast_buffer(n, nb)
         o_out = 8 + 2 * n * 4 + n * 2 + nb * 2 * n + nb * 2
         self.out = self.buf[o_out:]
+        self.ends = np.empty((3, max(n, 1)), T.INDEX)
 
 
 def _fast_buffer(n: int, nb: int) -> np.ndarray:
-    buf = np.zeros(int(fast_layout_size(n, nb)), T.INDEX)
+    buf = np.zeros(fast_layout_size(n, nb), T.INDEX)
     buf[2] = nb
     return buf
 
 
 def _fast_workspace(n: int, nb: int) -> _FastWorkspace:
+    try:
+        ws = _local.fast[n]
+        if ws.nb >= nb:
+            return ws
+    except (AttributeError, KeyError):  # first query of this thread or of this size
+        pass
     cache = _thread_cache("fast")
-    ws = cache.get(n)
-    if ws is None or ws.nb < nb:
-        ws = _FastWorkspace(n, max(nb, 8))
-        if len(cache) > 16:
-            cache.clear()
-        cache[n] = ws
+    if len(cache) > 16:
+        cache.clear()
+    ws = cache[n] = _FastWorkspace(n, max(nb, 8))
     return ws
 
 
@@ -343,32 +350,64 @@ class Reach:
     fast-path result are views of one block copied out of the kernel's workspace;
     ``cells`` and ``costs`` are made at once, the others on first access (each NumPy
     view costs about as much as the search of a small move on this project's machine).
+    A plain :func:`reach` (no per-query layers) keeps no search tree: the first call of
+    :meth:`path` (or a read of ``free_costs`` where some end had to stop) runs the same
+    query again, keeping its tree; the answer is the same either way.
     """
 
-    __slots__ = ("board", "start", "budget", "cells", "costs", "_out", "_n", "__dict__")
+    __slots__ = ("board", "start", "budget", "cells", "costs", "_out", "_n", "_q", "_blk",
+                 "__dict__")
     _LAZY = ("stopped", "free_costs", "penalties", "penalty_costs", "_tree", "_tree_of")
 
     def __init__(self, board, start, budget, cells, costs, stopped, free_costs, penalties,
                  penalty_costs, _tree, _tree_of):
         self.board, self.start, self.budget = board, start, budget
         self.cells, self.costs = cells, costs
-        self._out, self._n = None, 0
+        self._out, self._n, self._q, self._blk = None, 0, None, None
         self.__dict__.update(stopped=stopped, free_costs=free_costs, penalties=penalties,
                              penalty_costs=penalty_costs, _tree=_tree, _tree_of=_tree_of)
 
     @classmethod
     def _packed(cls, board, start, budget, out, n):
-        """A result over ``out`` = tree[k, 4] then ends[8, n] (``reach1``'s out block)."""
+        """A result over ``out`` = tree[k, 4] then ends[8, n] (``reach1``'s tree mode)."""
         r = object.__new__(cls)
         e = out.shape[0] - 8 * n
         r.board, r.start, r.budget, r._out, r._n = board, start, budget, out, n
+        r._q = r._blk = None
         r.cells, r.costs = out[e:e + n], out[e + n:e + 2 * n]
+        return r
+
+    @classmethod
+    def _from_ends(cls, q, start, budget, blk):
+        """A result over ``blk`` = int32[3, n] (cell, cost, stopped rows: ``reach1``'s
+        ends mode) of the prepared query ``q``, whose arrays must not change: the search
+        tree is made by running it again, on first need."""
+        r = object.__new__(cls)
+        r.board, r.start, r.budget, r._out, r._n = q.board, start, budget, None, 0
+        r._q, r._blk = q, blk
+        r.cells, r.costs = blk[0], blk[1]
         return r
 
     def __getattr__(self, name):
         # Only reached for an attribute not yet made: the arrays of a packed result.
-        if name not in Reach._LAZY or self._out is None:
+        if name not in Reach._LAZY or (self._out is None and self._blk is None):
             raise AttributeError(f"'Reach' object has no attribute {name!r}")
+        if self._out is None:  # ends only: the rest is known, or needs the tree
+            blk = self._blk
+            v = None
+            if name == "stopped":
+                v = blk[2].astype(bool)
+            elif name == "penalties":
+                v = np.zeros(blk.shape[1], T.INDEX)
+            elif name == "penalty_costs" or (name == "free_costs" and not blk[2].any()):
+                v = self.costs  # no penalties; no end had to stop: every cost is free
+            if v is not None:
+                self.__dict__[name] = v
+                return v
+            full = _reach_prepared(self._q, self.start, self.budget)
+            if not np.array_equal(full.cells, self.cells):  # pragma: no cover
+                raise RuntimeError("movecore: a query run again gave other ends")
+            self._out, self._n = full._out, full._n
         n, out = self._n, self._out
         e = out.shape[0] - 8 * n  # the ends' fields follow the tree, n values each
         if name == "stopped":
@@ -478,28 +517,36 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
             board._cache[("plain_query", id(mover))] = (mover, q)
     if type(start) is not int or not 0 <= start < q.occupant.shape[0]:
         start = _cell(board, start, "start")
+    if plain and q.blob is not None:
+        # Every array of a cached plain query is the library's own: the ends alone now,
+        # the search tree only if a path is asked for (see Reach).
+        ws = _fast_workspace(q.board.n_cells, q.nb)
+        n = q.kernel(q.blob, q.occupant, q.qflags, q.zoc, q.params, ws.buf, ws.ends,
+                     _NO_QUERIES, start, budget)
+        if n >= 0:
+            return Reach._from_ends(q, start, budget, ws.ends[:, :n].copy())
     return _reach_prepared(q, start, budget)
 
 
 def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
-    """Run a validated query (adapters call this to reuse one _Query for many starts)."""
-    params = q.params
-    nb = q.nb
-    if q.top != budget:
-        params = params.copy()
-        params[T.P_BUDGET] = budget
-        nb = min(int(q.params[T.P_N_BUCKETS]) - 1, budget) + 1
-        params[T.P_N_BUCKETS] = nb
+    """Run a validated query (adapters call this to reuse one _Query for many starts;
+    ``budget`` at most the one it was prepared for)."""
+    if budget > q.top:
+        raise LimitError(f"budget {budget} exceeds the prepared query's {q.top}")
     if q.blob is not None:
         board = q.board
-        ws = _fast_workspace(board.n_cells, nb)
-        buf = ws.buf
-        buf[3] = start
-        nk = q.kernel(q.blob, q.occupant, q.qflags, q.zoc, params, buf, _NO_ARENA, 0)
+        ws = _fast_workspace(board.n_cells, q.nb)
+        nk = q.kernel(q.blob, q.occupant, q.qflags, q.zoc, q.params, ws.buf, _TREE_MODE,
+                      _NO_QUERIES, start, budget)
         if nk < 0:  # cannot happen (see reach1): use the other kernel
             return _reach_prepared(replace(q, blob=None), start, budget)
         n = nk & 0xFFFFFFFF
         return Reach._packed(board, start, budget, ws.out[:4 * (nk >> 32) + 8 * n].copy(), n)
+    params = q.params
+    if q.top != budget:
+        params = params.copy()
+        params[T.P_BUDGET] = budget
+        params[T.P_N_BUCKETS] = min(int(q.params[T.P_N_BUCKETS]) - 1, budget) + 1
     n_pen = int(params[T.P_N_PEN])
     layers = q.layers()[:-1] + (params,)
     sources = np.array([start], dtype=T.INDEX)
@@ -629,26 +676,34 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     key = (n, n_chunks)
     bw = cache.get(key)
     if bw is None or bw[0][0, 2] < nb:
-        size = int(fast_layout_size(n, max(nb, 8)))
-        bufs = np.zeros((n_chunks, size), T.INDEX)
+        bufs = np.zeros((n_chunks, fast_layout_size(n, max(nb, 8))), T.INDEX)
         bufs[:, 2] = max(nb, 8)
-        bw = [bufs, np.empty((n_chunks, 64 * len(starts) // n_chunks + n, 3), T.INDEX)]
+        bw = [bufs, np.empty((n_chunks, 3, 64 * len(starts) // n_chunks + n), T.INDEX)]
         if len(cache) > 8:
             cache.clear()
         cache[key] = bw
-    counts = np.zeros(len(starts), np.int64)
+    queries = np.empty((len(starts), 3), np.int64)
+    queries[:, 0] = starts
+    queries[:, 1] = budgets
     status = np.zeros(n_chunks, np.int64)
     while True:
+        queries[:, 2] = 0
         with _parallel_lock:
-            st = reach1_batch(q.blob, q.occupant, q.qflags, q.zoc, q.params, starts,
-                              budgets, bw[0], bw[1], counts, status)
-        if st == 0:
+            st = reach1_batch(q.blob, q.occupant, q.qflags, q.zoc, q.params, queries,
+                              bw[0], bw[1], status)
+        if st >= 0:
             break
         if st == T.STATUS_QUEUE_FULL:  # cannot happen (see reach1): use the other kernel
             return _batch_prepared(replace(q, blob=None), starts, budgets, n_chunks)
-        arena = _arena_needed(counts, n_chunks, bw[1].shape[1], n)
-        bw[1] = np.empty((n_chunks, arena, 3), T.INDEX)
-    return _gather(counts, bw[1], n_chunks)
+        arena = _arena_needed(queries[:, 2], n_chunks, bw[1].shape[2], n)
+        bw[1] = np.empty((n_chunks, 3, arena), T.INDEX)
+    counts = queries[:, 2]
+    offsets = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    # chunk c wrote status[c] end columns, its queries' ends one after another
+    cols = [bw[1][c, :, :status[c]] for c in range(n_chunks)]
+    block = cols[0] if n_chunks == 1 else np.concatenate(cols, axis=1)
+    return ReachBatch(offsets, block[0].copy(), block[1].copy(), block[2].astype(bool))
 
 
 def _batch_workspace(n, n_pen, n_chunks, nb, heap_cap, arena_cap):

@@ -59,6 +59,7 @@ P_CORNER_CUT = 10      # square8 only: 1 = diagonal past a blocked corner allowe
 P_N_BUCKETS = 11       # ring size of the bucket queue (max step cost + 1, capped)
 P_DESCEND_PER_LEVEL = 12  # extra cost per level dropped (0 in every game so far)
 P_UNIT = 13            # 1 = every step costs exactly 1: the BFS kernel applies
+P_HAS_OCC = 14         # 0 = no cell is occupied: the fast kernel skips occupancy tests
 N_PARAMS = 16
 
 # Kernel status codes (>= 0 is a count); the wrapper turns negatives into exceptions.

@@ -50,8 +50,8 @@ from numba import njit, prange, types
 
 from ._types import (
     BLOCK, CACHE, CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP,
-    OCC_WALL, P_ALLY, P_BUDGET, P_CLIMB_FLAT, P_CLIMB_PER_LEVEL, P_CORNER_CUT,
-    P_DESCEND_PER_LEVEL, P_ENEMY, P_LEAVE_WEIGHT, P_LINK_MASK, P_MAX_CLIMB, P_N_BUCKETS,
+    MAX_BUDGET, OCC_EMPTY, OCC_WALL, P_ALLY, P_BUDGET, P_CLIMB_FLAT, P_CLIMB_PER_LEVEL, P_CORNER_CUT,
+    P_DESCEND_PER_LEVEL, P_ENEMY, P_HAS_OCC, P_LEAVE_WEIGHT, P_LINK_MASK, P_MAX_CLIMB, P_N_BUCKETS,
     P_N_PEN, P_TEAM, P_UNIT, PASS_END, STATUS_ARENA_FULL, STATUS_QUEUE_FULL, TERRAIN_STOP,
 )
 
@@ -510,7 +510,7 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 
 # ============================================================================ fast path
 # Queries without penalties (n_pen == 1: the common case) run ``reach1``: one function
-# body, eight arguments (dispatch costs ~0.1 us per array argument), bucket stacks instead
+# body, few arguments (dispatch costs ~0.05 us per array argument), bucket stacks instead
 # of a linked list. Same labels, same settle order (LIFO within a bucket for Dial, FIFO
 # for unit costs) and same outputs as ``_run``.
 #
@@ -518,7 +518,15 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 # query, and ``reach1_plain`` where the query cannot stop anywhere and has no per-query
 # cell flags, zones of control, side edges or corner rule (``is_plain``). In the plain
 # build those features are the constant False, so LLVM drops their tests from the
-# inner loop: about 15-30% of the time of a plain query (benches/, docs/performance.md).
+# inner loop, and with them the second (stopped) stack of every bucket.
+#
+# Two ways to report, one search:
+#   ends mode  the ends (cell, cost, stopped) are written to ``ends[:, pos..]`` as they
+#              settle (the first settled arrival at a cell is its end: cost order, free
+#              first on ties); no search tree. One query, or many in a row (a batch).
+#   tree mode  one query; its search tree and its ends (with the least free cost of each)
+#              go to ``buf``'s out block, for paths and for the stopped/free detail.
+# Both list the same ends in the same order.
 #
 # ``blob`` int32: the board and mover, packed once (see ``core/reach.py: _pack``):
 #     [0] N  [1] K  [2] L links  [3] T terrains  [4] edge rows (0 or N)
@@ -530,21 +538,19 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 #     terrain stops, height, terrain id
 # ``buf`` int32: the workspace of one thread (see ``fast_layout_size``):
 #     [0] generation  [1] tree rows k of the last query  [2] bucket stride (buckets
-#     allocated)  [3] the start cell; then state[2N,2] + parent[2N] (+2N spare),
+#     allocated, >= params[P_N_BUCKETS]); then state[2N,2] + parent[2N] (+2N spare),
 #     cell[N,2], stack[nbA*2, N], count[nbA*2], out[2N*4 + 8N]: the query's tree[k, 4],
 #     then its ends[8, n] column-major (one contiguous row per field), so that one copy
 #     of out[:4k + 8n] returns both.
-# ``arena`` int32[R, 3]: batch mode when R > 0: the ends (cell, cost, stopped) are
-#     written at rows pos.. as they settle; no tree is kept (no paths in a batch).
-# ``params`` int64[N_PARAMS]: as for ``_search`` (read only: shared by threads).
-P_START = 14  # unused (kept for callers of an earlier version); the start is buf[3]
+# ``params`` int64[N_PARAMS]: as for ``_search`` (read only: shared by threads);
+#     ``P_BUDGET`` is not read: each query brings its own budget.
 HDR = 16
 H_ANY_STOP = 13
 CTRL = 8
 
 
-@njit(types.int64(types.int64, types.int64), cache=CACHE, nogil=True)
 def fast_layout_size(n, nb_alloc):
+    """int32 words of a ``reach1`` workspace for N cells and nb_alloc buckets."""
     return CTRL + 2 * n * 4 + n * 2 + nb_alloc * 2 * n + nb_alloc * 2 + 2 * n * 4 + 8 * n
 
 
@@ -561,14 +567,18 @@ def is_plain(blob, qflags, zoc, params):
 def _make_reach1(GENERAL):
     """Build ``reach1`` for every query (GENERAL) or for plain ones (see ``is_plain``)."""
 
-    @njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, types.int64),
-          cache=CACHE, nogil=True)
-    def reach1(blob, occupant, qflags, zoc, params, buf, arena, pos):
-        """One single-start query without penalties, from ``buf[3]``.
+    @njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, i64_2, types.int64,
+                      types.int64), cache=CACHE, nogil=True)
+    def reach1(blob, occupant, qflags, zoc, params, buf, ends, queries, start, budget):
+        """Single-start queries without penalties.
 
-        Single mode (``arena`` has no rows): returns ``n | (k << 32)`` for n ends and k
-        tree rows (also ``buf[1]``), both in ``buf``'s out block. Batch mode: writes
-        the ends at ``arena[pos:]`` and returns the next free row. Negative: a STATUS_*.
+        ``queries`` int64[Q, 3]: rows (start, budget, ends out); with no rows, the one
+        query (``start``, ``budget``). Ends mode (``ends`` int32[3, R], R > 0): the ends
+        of query after query at columns 0.. of ``ends`` (cell, cost, stopped rows);
+        returns the number of columns written. Tree mode (R == 0, one query): returns
+        ``n | (k << 32)`` for n ends and k tree rows (also ``buf[1]``), both in ``buf``'s
+        out block. Negative: a STATUS_* (STATUS_ARENA_FULL: ``ends`` is too small; the
+        overflowing query's count is set to R, so that a retry at least doubles).
         """
         N = np.int64(blob[0])
         K = np.int64(blob[1])
@@ -596,229 +606,250 @@ def _make_reach1(GENERAL):
         o_out = o
         tree = buf[o:o + S * 4].reshape((S, 4))
         rows = buf[o_stack:o_stack + 8 * N].reshape((N, 8))  # ends, row-major, after search
-        batch = arena.shape[0] > 0
-        cap = arena.shape[0]
+        cap = ends.shape[1]
+        tree_mode = cap == 0
 
-        gen = buf[0] + 1
-        if gen >= 2147483647:  # stamps would wrap: one O(N) reset every 2**31 queries
-            ws_state[:, 0] = 0
-            ws_cell[:, 0] = 0
-            gen = 1
-        buf[0] = gen
         fifo = params[P_UNIT] == 1
-        nb = params[P_N_BUCKETS]
-        budget = params[P_BUDGET]
+        nb_top = params[P_N_BUCKETS]
         team = params[P_TEAM]
         ally_mode = params[P_ALLY]
         enemy_mode = params[P_ENEMY]
+        has_occ = params[P_HAS_OCC] != 0
         max_climb = params[P_MAX_CLIMB]
+        max_up = max_climb if max_climb >= 0 else MAX_BUDGET
         cpl = params[P_CLIMB_PER_LEVEL]
         flat = params[P_CLIMB_FLAT]
         dpl = params[P_DESCEND_PER_LEVEL]
         link_mask = params[P_LINK_MASK]
         # In the plain build these are the constant False and their tests vanish.
-        can_stop = GENERAL
         check_corner = GENERAL and params[P_CORNER_CUT] == 0 and K > 0 and \
             diag_sides[K - 1, 0] >= 0
         has_edges = GENERAL and E > 0
         has_q = GENERAL and qflags.shape[0] > 0
         has_zoc = GENERAL and zoc.shape[0] > 0
         has_links = L > 0
-        src = np.int64(buf[3])
 
-        s0 = src * 2
-        ws_state[s0, 0] = gen
-        ws_state[s0, 1] = 0
-        par[s0] = -1
-        for i in range(2 * nb):
-            count[i] = 0
-        stack[0, 0] = s0
-        count[0] = 1
-        pending = 1
-        cur = 0
-        b = 0
-        phase = 0
-        rd = 0  # FIFO read position in the current (bucket, phase)
+        n_q = queries.shape[0]
+        pos = np.int64(0)
         k = 0
-        while pending > 0:
-            # -------------------------------------------- pick the next state to settle
-            bp = 2 * b + phase
-            n_in = count[bp]
-            if fifo:
-                if rd >= n_in:
-                    count[bp] = 0
-                    rd = 0
-                    if phase == 0:
-                        phase = 1
-                    else:
-                        phase = 0
-                        cur += 1
-                        b += 1
-                        if b == nb:
-                            b = 0
-                    continue
-                s = stack[bp, rd]
-                rd += 1
+        src = start
+        for qi in range(max(n_q, 1)):
+            if n_q > 0:
+                src = queries[qi, 0]
+                bud = queries[qi, 1]
             else:
-                if n_in == 0:
-                    if phase == 0:
-                        phase = 1
-                    else:
-                        phase = 0
-                        cur += 1
-                        b += 1
-                        if b == nb:
-                            b = 0
-                    continue
-                n_in -= 1
-                count[bp] = n_in
-                s = stack[bp, n_in]
-            pending -= 1
-            if ws_state[s, 1] != cur:
-                continue  # stale entry (a state is pushed at most once per cost: pushes
-                # strictly improve it, so no settled marker is needed)
-            stopped_s = s & 1
-            if stopped_s and ws_state[s - 1, 0] == gen and ws_state[s - 1, 1] <= cur:
-                continue  # a free arrival at most as dear settled: it wins
-            # -------------------------------------------- settle
-            u = s >> 1
-            if batch:
-                # The first settled arrival at a cell is its end (cost order, free first
-                # on ties); whether a cell may be an end does not change in a query.
-                if ws_cell[u, 0] != gen:
-                    ws_cell[u, 0] = gen
+                src = start
+                bud = budget
+            nb = min(nb_top - 1, bud) + 1  # steps dearer than the budget never queue
+            pos0 = pos
+            gen = buf[0] + 1
+            if gen >= 2147483647:  # stamps would wrap: one O(N) reset every 2**31 queries
+                ws_state[:, 0] = 0
+                ws_cell[:, 0] = 0
+                gen = 1
+            buf[0] = gen
+
+            for i in range(2 * nb):  # here, not at the end: a query may stop early
+                count[i] = 0
+            s0 = src * 2
+            ws_state[s0, 0] = gen
+            ws_state[s0, 1] = 0
+            par[s0] = -1
+            stack[0, 0] = s0
+            count[0] = 1
+            pending = 1
+            cur = 0
+            b = 0
+            phase = 0
+            rd = 0  # FIFO read position in the current (bucket, phase)
+            k = 0
+            while pending > 0:
+                # ---------------------------------------- pick the next state to settle
+                bp = 2 * b + phase
+                n_in = count[bp]
+                if fifo:
+                    if rd >= n_in:
+                        count[bp] = 0
+                        rd = 0
+                        if GENERAL and phase == 0:
+                            phase = 1
+                        else:
+                            phase = 0
+                            cur += 1
+                            b += 1
+                            if b == nb:
+                                b = 0
+                        continue
+                    s = stack[bp, rd]
+                    rd += 1
+                else:
+                    if n_in == 0:
+                        if GENERAL and phase == 0:
+                            phase = 1
+                        else:
+                            phase = 0
+                            cur += 1
+                            b += 1
+                            if b == nb:
+                                b = 0
+                        continue
+                    n_in -= 1
+                    count[bp] = n_in
+                    s = stack[bp, n_in]
+                pending -= 1
+                if ws_state[s, 1] != cur:
+                    continue  # stale entry (a state is pushed at most once per cost:
+                    # pushes strictly improve it, so no settled marker is needed)
+                stopped_s = (s & 1) if GENERAL else 0
+                if GENERAL and stopped_s and ws_state[s - 1, 0] == gen and \
+                        ws_state[s - 1, 1] <= cur:
+                    continue  # a free arrival at most as dear settled: it wins
+                # ---------------------------------------- settle
+                u = s >> 1
+                if tree_mode:
+                    tree[k, 0] = u
+                    tree[k, 1] = cur
+                    tree[k, 2] = stopped_s
+                    tree[k, 3] = par[s]
+                # Ends mode: the first settled arrival at a cell is its end; whether a
+                # cell may be an end does not change within a query. Without stopped
+                # states (plain build) every settle is a cell's first.
+                elif not GENERAL or ws_cell[u, 0] != gen:
+                    if GENERAL:
+                        ws_cell[u, 0] = gen
                     endable = True
                     if u != src:  # a start is always an end, whoever stands there
                         fl = cinfo[u, 1]
                         if has_q:
                             fl |= qflags[u]
-                        occ = occupant[u]
-                        if fl & CELL_NO_END or occ == OCC_WALL:
+                        if fl & CELL_NO_END:
                             endable = False
-                        elif occ >= 0:
-                            mode = ally_mode if occ == team else enemy_mode
-                            endable = mode == PASS_END
+                        elif has_occ:
+                            occ = occupant[u]
+                            if occ == OCC_WALL:
+                                endable = False
+                            elif occ >= 0:
+                                mode = ally_mode if occ == team else enemy_mode
+                                endable = mode == PASS_END
                     if endable:
                         if pos >= cap:
+                            queries[qi, 2] = cap
                             return STATUS_ARENA_FULL
-                        arena[pos, 0] = u
-                        arena[pos, 1] = cur
-                        arena[pos, 2] = stopped_s
+                        ends[0, pos] = u
+                        ends[1, pos] = cur
+                        ends[2, pos] = stopped_s
                         pos += 1
-            else:
-                tree[k, 0] = u
-                tree[k, 1] = cur
-                tree[k, 2] = stopped_s
-                tree[k, 3] = par[s]
-            parent_row = k
-            k += 1
-            if stopped_s:
-                continue
-            # -------------------------------------------- expand: K steps, then links
-            hu = cinfo[u, 2]
-            lp = link_ptr[u]
-            n_moves = K + link_ptr[u + 1] - lp if has_links else K
-            for j in range(n_moves):
-                if j < K:
-                    v = nbr[u, j]
-                    if v < 0:
-                        continue
-                    tc = cinfo[v, 0]
-                    if tc < 0:
-                        continue
-                    fl = cinfo[v, 1]
-                    if has_q:
-                        fl |= qflags[v]
-                        if fl & CELL_BLOCKED:
-                            continue
-                    edge_stop = False
-                    step = np.int64(tc)
-                    if has_edges:
-                        ef = edges[u, j, 1]
-                        if ef & EDGE_BLOCKED:
-                            continue
-                        edge_stop = (ef & EDGE_STOP) != 0
-                        step += edges[u, j, 0]
-                    if check_corner and diag_sides[j, 0] >= 0:
-                        ok = True
-                        for side in range(2):
-                            w = nbr[u, diag_sides[j, side]]
-                            if w < 0 or cinfo[w, 0] < 0:
-                                ok = False
-                            elif has_q and (qflags[w] & CELL_BLOCKED):
-                                ok = False
-                        if not ok:
-                            continue
-                    rise = np.int64(cinfo[v, 2] - hu)
-                    if rise > 0:
-                        if max_climb >= 0 and rise > max_climb:
-                            continue
-                        step += cpl * rise + flat
-                    elif rise < 0:
-                        step += dpl * (-rise)
-                else:
-                    li = lp + j - K
-                    if not (link_mask >> link_data[li, 2]) & 1:
-                        continue
-                    v = link_data[li, 0]
-                    if cinfo[v, 0] < 0:
-                        continue
-                    fl = cinfo[v, 1]
-                    if has_q:
-                        fl |= qflags[v]
-                        if fl & CELL_BLOCKED:
-                            continue
-                    edge_stop = False
-                    step = np.int64(link_data[li, 1])
-                # ---------------------------------------- relax the arrival at v
-                c = cur + step
-                if c > budget:
+                parent_row = k
+                k += 1
+                if GENERAL and stopped_s:
                     continue
-                occ = occupant[v]
-                may_end = True
-                if occ >= 0:
-                    mode = ally_mode if occ == team else enemy_mode
-                    if mode == BLOCK:
+                # ---------------------------------------- expand: K steps, then links
+                hu = cinfo[u, 2]
+                lp = link_ptr[u]
+                n_moves = K + link_ptr[u + 1] - lp if has_links else K
+                for j in range(n_moves):
+                    if j < K:
+                        v = nbr[u, j]
+                        if v < 0:
+                            continue
+                        tc = cinfo[v, 0]
+                        if tc < 0:
+                            continue
+                        fl = cinfo[v, 1]
+                        if has_q:
+                            fl |= qflags[v]
+                            if fl & CELL_BLOCKED:
+                                continue
+                        edge_stop = False
+                        step = np.int64(tc)
+                        if has_edges:
+                            ef = edges[u, j, 1]
+                            if ef & EDGE_BLOCKED:
+                                continue
+                            edge_stop = (ef & EDGE_STOP) != 0
+                            step += edges[u, j, 0]
+                        if check_corner and diag_sides[j, 0] >= 0:
+                            ok = True
+                            for side in range(2):
+                                w = nbr[u, diag_sides[j, side]]
+                                if w < 0 or cinfo[w, 0] < 0:
+                                    ok = False
+                                elif has_q and (qflags[w] & CELL_BLOCKED):
+                                    ok = False
+                            if not ok:
+                                continue
+                        # climbing, without branches on the sign of the rise (it is
+                        # data: an unpredictable branch cost more than the arithmetic)
+                        rise = np.int64(cinfo[v, 2] - hu)
+                        up = max(rise, 0)
+                        if up > max_up:
+                            continue
+                        step += cpl * up + (flat if up > 0 else 0) + dpl * max(-rise, 0)
+                    else:
+                        li = lp + j - K
+                        if not (link_mask >> link_data[li, 2]) & 1:
+                            continue
+                        v = link_data[li, 0]
+                        if cinfo[v, 0] < 0:
+                            continue
+                        fl = cinfo[v, 1]
+                        if has_q:
+                            fl |= qflags[v]
+                            if fl & CELL_BLOCKED:
+                                continue
+                        edge_stop = False
+                        step = np.int64(link_data[li, 1])
+                    # ------------------------------------ relax the arrival at v
+                    c = cur + step
+                    if c > bud:
                         continue
-                    may_end = mode == PASS_END
-                elif occ == OCC_WALL:
-                    continue
-                t = v * 2
-                if can_stop:
-                    stopped = edge_stop or (fl & CELL_STOP) != 0
-                    if not stopped and has_zoc and (zoc[u] & zoc[v]) != 0:
-                        stopped = True
-                    if stopped:
-                        if not may_end or (fl & CELL_NO_END):
-                            continue  # must end where it may not end: no move at all
-                        if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
-                            continue  # a free arrival at most as dear exists: it wins
-                        t += 1
-                else:
+                    may_end = True
+                    if has_occ:
+                        occ = occupant[v]
+                        if occ != OCC_EMPTY:
+                            if occ == OCC_WALL:
+                                continue
+                            mode = ally_mode if occ == team else enemy_mode
+                            if mode == BLOCK:
+                                continue
+                            may_end = mode == PASS_END
+                    t = v * 2
                     stopped = False
-                if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
-                    continue
-                ws_state[t, 0] = gen
-                ws_state[t, 1] = c
-                if not batch:
-                    par[t] = parent_row
-                b2 = b + step
-                if b2 >= nb:
-                    b2 -= nb
-                bp2 = 2 * b2 + (1 if stopped else 0)
-                n2 = count[bp2]
-                if n2 >= N:
-                    buf[1] = k
-                    return STATUS_QUEUE_FULL  # cannot happen (one entry per state/bucket)
-                stack[bp2, n2] = t
-                count[bp2] = n2 + 1
-                pending += 1
-        for i in range(2 * nb):
-            count[i] = 0
+                    if GENERAL:
+                        stopped = edge_stop or (fl & CELL_STOP) != 0
+                        if not stopped and has_zoc and (zoc[u] & zoc[v]) != 0:
+                            stopped = True
+                        if stopped:
+                            if not may_end or (fl & CELL_NO_END):
+                                continue  # must end where it may not end: no move at all
+                            if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
+                                continue  # a free arrival at most as dear exists: it wins
+                            t += 1
+                    if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
+                        continue
+                    ws_state[t, 0] = gen
+                    ws_state[t, 1] = c
+                    if tree_mode:
+                        par[t] = parent_row
+                    b2 = b + step
+                    if b2 >= nb:
+                        b2 -= nb
+                    bp2 = 2 * b2 + (1 if stopped else 0)
+                    n2 = count[bp2]
+                    if n2 >= N:
+                        buf[1] = k
+                        return STATUS_QUEUE_FULL  # cannot happen (one entry per state
+                        # and bucket)
+                    stack[bp2, n2] = t
+                    count[bp2] = n2 + 1
+                    pending += 1
+            if n_q > 0:
+                queries[qi, 2] = pos - pos0
         buf[1] = k
-        if batch:
+        if not tree_mode:
             return pos
-        # ------------------------------------------------ the ends, in cost order
+        # ------------------------------------------------ tree mode: the ends
+        gen = buf[0]
         n = 0
         ws_cell[src, 0] = -gen  # a start is always an end, whoever stands there
         for r in range(k):
@@ -867,36 +898,26 @@ reach1_general = _make_reach1(True)
 reach1_plain = _make_reach1(False)
 
 
-@njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, types.int64[::1], i32_2, i32_3,
-                  types.int64[::1], types.int64[::1]),
+@njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i64_2, i32_2, i32_3, types.int64[::1]),
       cache=CACHE, nogil=True, parallel=True)
-def reach1_batch(blob, occupant, qflags, zoc, params, starts, budgets, bufs, arena, counts,
-                 status):
-    """``reach_batch`` for the fast path: chunk c owns ``bufs[c]`` and ``arena[c]``."""
+def reach1_batch(blob, occupant, qflags, zoc, params, queries, bufs, ends, status):
+    """``reach1`` in ends mode over C chunks of consecutive queries, ``prange`` over the
+    chunks: chunk c owns ``bufs[c]`` and ``ends[c]`` (int32[C, 3, R]) and writes
+    ``queries[lo:hi, 2]`` and ``status[c]`` (its end columns, or a STATUS_* < 0).
+    Returns the worst status (0 if none)."""
     n_chunks = bufs.shape[0]
-    n_q = starts.shape[0]
+    n_q = queries.shape[0]
     plain = is_plain(blob, qflags, zoc, params)
     for c in prange(n_chunks):
-        p = params.copy()
-        buf = bufs[c]
-        a = arena[c]
         lo = (n_q * c) // n_chunks
         hi = (n_q * (c + 1)) // n_chunks
-        pos = np.int64(0)
-        status[c] = 0
-        for q in range(lo, hi):
-            p[P_BUDGET] = budgets[q]
-            buf[3] = starts[q]
-            if plain:
-                nxt = reach1_plain(blob, occupant, qflags, zoc, p, buf, a, pos)
-            else:
-                nxt = reach1_general(blob, occupant, qflags, zoc, p, buf, a, pos)
-            if nxt < 0:
-                status[c] = nxt
-                counts[q] = a.shape[0]  # unknown: makes the retry at least double
-                break
-            counts[q] = nxt - pos
-            pos = nxt
+        if plain:
+            r = reach1_plain(blob, occupant, qflags, zoc, params, bufs[c], ends[c],
+                             queries[lo:hi], 0, 0)
+        else:
+            r = reach1_general(blob, occupant, qflags, zoc, params, bufs[c], ends[c],
+                               queries[lo:hi], 0, 0)
+        status[c] = r
     worst = 0
     for c in range(n_chunks):
         if status[c] < worst:

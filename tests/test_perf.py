@@ -95,8 +95,9 @@ def test_queries_that_can_stop_or_carry_layers_are_not_plain():
 
 def test_packed_result_reads_like_an_eager_one():
     board = mc.Board.square(5, 1, terrain=[0, 0, 1, 0, 0])
-    r = mc.reach(board, mc.Mover(terrain_cost=[1, 3]), (0, 0), budget=4)
-    assert r._out is not None  # the fast path's packed result
+    occupant = board.occupancy({4: 1})  # a per-query layer: tree mode, packed result
+    r = mc.reach(board, mc.Mover(terrain_cost=[1, 3]), (0, 0), budget=4, occupant=occupant)
+    assert r._out is not None and r._blk is None
     assert r.cells.tolist() == [0, 1, 2] and r.costs.tolist() == [0, 1, 4]
     assert r.stopped.dtype == bool and r.free_costs.tolist() == [0, 1, 4]
     assert r.penalties.tolist() == [0, 0, 0] and r.penalty_costs.tolist() == [0, 1, 4]
@@ -104,6 +105,35 @@ def test_packed_result_reads_like_an_eager_one():
     assert "3 ends" in repr(r) and len(r) == 3
     with pytest.raises(AttributeError):
         r.no_such_field
+
+
+def test_plain_result_keeps_ends_only_until_a_path_is_asked_for():
+    """A plain reach() runs in ends mode; stopped, penalties and (when nothing had to
+    stop) free costs need no tree; a path or a stopped end's free cost runs the query
+    again in tree mode, with the same answer as an eager (tree-mode) result."""
+    board = mc.Board.square(5, 1, terrain=[0, 0, 1, 0, 0])
+    mover = mc.Mover(terrain_cost=[1, 3])
+    r = mc.reach(board, mover, (0, 0), budget=4)
+    assert r._out is None and r._blk is not None
+    assert r.cells.tolist() == [0, 1, 2] and r.costs.tolist() == [0, 1, 4]
+    assert r.stopped.tolist() == [False] * 3 and r.free_costs.tolist() == [0, 1, 4]
+    assert r.penalties.tolist() == [0, 0, 0] and r.penalty_costs.tolist() == [0, 1, 4]
+    assert r._out is None  # none of those needed the tree
+    assert r.path_coords((2, 0)) == [(0, 0), (1, 0), (2, 0)]
+    assert r._out is not None and r._tree_of.shape == (3, 2)
+    with pytest.raises(AttributeError):
+        r.no_such_field
+    # water: the stopped end's free cost comes from the tree, and agrees with tree mode
+    hexes = [(q, 0) for q in range(5)]
+    river = mc.Board.hex(hexes, terrain=[0, 1, 0, 0, 0])
+    wader = mc.Mover(terrain_cost=[1, 1], stop_terrain=[1])
+    for budget in range(5):
+        lazy = mc.reach(river, wader, 0, budget)
+        assert lazy._out is None
+        q = R._prepare(river, wader, budget, None, None, None, None, None, 1, None)
+        _same_reach(lazy, R._reach_prepared(q, 0, budget))
+    assert lazy.stopped.tolist() == [False, True]
+    assert lazy.free_costs.tolist() == [0, -1]
 
 
 def test_fast_batch_equals_single_queries():
@@ -178,8 +208,25 @@ def test_repeated_queries_allocate_nothing_proportional_to_the_board():
     sized by its ends, not by the board."""
     w = workloads.make("big-square4", n_starts=5)
     r = mc.reach(w.board, w.mover, int(w.starts[0]), 3)
-    assert r._tree.base is not None and r._tree.base.size < 100 * 8
-    assert r.cells.base is r._tree.base
+    assert r.cells.base is not None and r.cells.base.size < 3 * 100
+    assert r.costs.base is r.cells.base
+    assert r._tree.base is not None and r._tree.base.size < 100 * 8  # tree mode, rerun
+    assert r.free_costs.base is r._tree.base
+
+
+def test_a_batch_whose_ends_overflow_the_first_arena_is_run_again_exactly():
+    """Hundreds of ends per query overflow the batch's first output arena (64 per
+    query): the retry starts from clean scratch and gives the single-query answers."""
+    board = mc.Board.square(30, 30)
+    mover = mc.Mover()
+    starts = np.arange(0, 900, 7, dtype=np.int32)
+    for threads in (1, 2):
+        b = mc.reach_many(board, mover, starts, 20, threads=threads)
+        assert b.offsets[-1] > 64 * len(starts) + board.n_cells
+        for i, s in enumerate(starts):
+            r = mc.reach(board, mover, int(s), 20)
+            assert b[i][0].tolist() == r.cells.tolist()
+            assert b[i][1].tolist() == r.costs.tolist()
 
 
 def test_workloads_are_deterministic_and_double_space_is_a_placement_graph():
