@@ -55,6 +55,9 @@ from ._types import (
     P_N_PEN, P_TEAM, P_UNIT, PASS_END, STATUS_ARENA_FULL, STATUS_QUEUE_FULL, TERRAIN_STOP,
 )
 
+# Indices in the fast kernel's loop are cast to unsigned (``U``): Numba then skips the
+# negative-index wrap-around test it emits on every signed index (~10% of the loop).
+U = np.uint64
 i32_2 = types.int32[:, ::1]
 i32_3 = types.int32[:, :, ::1]
 i32_1 = types.int32[::1]
@@ -516,9 +519,10 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 #
 # It is compiled twice from one source (``_make_reach1``): ``reach1_general`` for every
 # query, and ``reach1_plain`` where the query cannot stop anywhere and has no per-query
-# cell flags, zones of control, side edges or corner rule (``is_plain``). In the plain
-# build those features are the constant False, so LLVM drops their tests from the
-# inner loop, and with them the second (stopped) stack of every bucket.
+# cell flags, zones of control, side edges, corner rule or links (``is_plain``). In the
+# plain build those features are the constant False, so LLVM drops their tests from the
+# inner loop, and with them the second (stopped) stack of every bucket and the link loop
+# (which, merely present, cost 7-25% of a query: docs/performance.md).
 #
 # Two ways to report, one search:
 #   ends mode  the ends (cell, cost, stopped) are written to ``ends[:, pos..]`` as they
@@ -561,7 +565,7 @@ def is_plain(blob, qflags, zoc, params):
     last_diag = blob[blob[10] + 2 * (K - 1)] if K > 0 else -1
     corner = params[P_CORNER_CUT] == 0 and last_diag >= 0
     return not (qflags.shape[0] > 0 or zoc.shape[0] > 0 or blob[4] > 0 or blob[H_ANY_STOP] != 0
-                or corner)
+                or corner or blob[2] > 0)
 
 
 def _make_reach1(GENERAL):
@@ -590,10 +594,12 @@ def _make_reach1(GENERAL):
         edges = blob[blob[9]:blob[9] + E * K * 2].reshape((E, K, 2))
         diag_sides = blob[blob[10]:blob[10] + K * 2].reshape((K, 2))
         cinfo = blob[blob[12]:blob[12] + N * 4].reshape((N, 4))
+        cell = blob[blob[12]:blob[12] + N * 4]        # cinfo, flat: cell[4 * v + field]
         S = 2 * N
         nbA = np.int64(buf[2])
         o = CTRL
         ws_state = buf[o:o + S * 2].reshape((S, 2))  # (stamp, cost): the hot record
+        state = buf[o:o + S * 2]                       # ws_state, flat: state[2 * s + f]
         par = buf[o + S * 2:o + S * 3]                 # parent tree row of each arrival
         o += S * 4
         ws_cell = buf[o:o + N * 2].reshape((N, 2))
@@ -627,7 +633,7 @@ def _make_reach1(GENERAL):
         has_edges = GENERAL and E > 0
         has_q = GENERAL and qflags.shape[0] > 0
         has_zoc = GENERAL and zoc.shape[0] > 0
-        has_links = L > 0
+        has_links = GENERAL and L > 0
 
         n_q = queries.shape[0]
         pos = np.int64(0)
@@ -666,10 +672,10 @@ def _make_reach1(GENERAL):
             while pending > 0:
                 # ---------------------------------------- pick the next state to settle
                 bp = 2 * b + phase
-                n_in = count[bp]
+                n_in = count[U(bp)]
                 if fifo:
                     if rd >= n_in:
-                        count[bp] = 0
+                        count[U(bp)] = 0
                         rd = 0
                         if GENERAL and phase == 0:
                             phase = 1
@@ -680,7 +686,7 @@ def _make_reach1(GENERAL):
                             if b == nb:
                                 b = 0
                         continue
-                    s = stack[bp, rd]
+                    s = stack[U(bp), U(rd)]
                     rd += 1
                 else:
                     if n_in == 0:
@@ -694,38 +700,38 @@ def _make_reach1(GENERAL):
                                 b = 0
                         continue
                     n_in -= 1
-                    count[bp] = n_in
-                    s = stack[bp, n_in]
+                    count[U(bp)] = n_in
+                    s = stack[U(bp), U(n_in)]
                 pending -= 1
-                if ws_state[s, 1] != cur:
+                if state[U(2 * s + 1)] != cur:
                     continue  # stale entry (a state is pushed at most once per cost:
                     # pushes strictly improve it, so no settled marker is needed)
                 stopped_s = (s & 1) if GENERAL else 0
-                if GENERAL and stopped_s and ws_state[s - 1, 0] == gen and \
-                        ws_state[s - 1, 1] <= cur:
+                if GENERAL and stopped_s and state[U(2 * s - 2)] == gen and \
+                        state[U(2 * s - 1)] <= cur:
                     continue  # a free arrival at most as dear settled: it wins
                 # ---------------------------------------- settle
                 u = s >> 1
                 if tree_mode:
-                    tree[k, 0] = u
-                    tree[k, 1] = cur
-                    tree[k, 2] = stopped_s
-                    tree[k, 3] = par[s]
+                    tree[U(k), 0] = u
+                    tree[U(k), 1] = cur
+                    tree[U(k), 2] = stopped_s
+                    tree[U(k), 3] = par[U(s)]
                 # Ends mode: the first settled arrival at a cell is its end; whether a
                 # cell may be an end does not change within a query. Without stopped
                 # states (plain build) every settle is a cell's first.
-                elif not GENERAL or ws_cell[u, 0] != gen:
+                elif not GENERAL or ws_cell[U(u), 0] != gen:
                     if GENERAL:
-                        ws_cell[u, 0] = gen
+                        ws_cell[U(u), 0] = gen
                     endable = True
                     if u != src:  # a start is always an end, whoever stands there
-                        fl = cinfo[u, 1]
+                        fl = cell[U(4 * u + 1)]
                         if has_q:
-                            fl |= qflags[u]
+                            fl |= qflags[U(u)]
                         if fl & CELL_NO_END:
                             endable = False
                         elif has_occ:
-                            occ = occupant[u]
+                            occ = occupant[U(u)]
                             if occ == OCC_WALL:
                                 endable = False
                             elif occ >= 0:
@@ -735,77 +741,77 @@ def _make_reach1(GENERAL):
                         if pos >= cap:
                             queries[qi, 2] = cap
                             return STATUS_ARENA_FULL
-                        ends[0, pos] = u
-                        ends[1, pos] = cur
-                        ends[2, pos] = stopped_s
+                        ends[0, U(pos)] = u
+                        ends[1, U(pos)] = cur
+                        ends[2, U(pos)] = stopped_s
                         pos += 1
                 parent_row = k
                 k += 1
                 if GENERAL and stopped_s:
                     continue
                 # ---------------------------------------- expand: K steps, then links
-                hu = cinfo[u, 2]
-                lp = link_ptr[u]
-                n_moves = K + link_ptr[u + 1] - lp if has_links else K
+                hu = cell[U(4 * u + 2)]
+                lp = link_ptr[U(u)]
+                n_moves = K + link_ptr[U(u + 1)] - lp if has_links else K
                 for j in range(n_moves):
                     if j < K:
-                        v = nbr[u, j]
+                        v = nbr[U(u), U(j)]
                         if v < 0:
                             continue
-                        tc = cinfo[v, 0]
+                        tc = cell[U(4 * v)]
                         if tc < 0:
                             continue
-                        fl = cinfo[v, 1]
+                        fl = cell[U(4 * v + 1)]
                         if has_q:
-                            fl |= qflags[v]
+                            fl |= qflags[U(v)]
                             if fl & CELL_BLOCKED:
                                 continue
                         edge_stop = False
                         step = np.int64(tc)
                         if has_edges:
-                            ef = edges[u, j, 1]
+                            ef = edges[U(u), U(j), 1]
                             if ef & EDGE_BLOCKED:
                                 continue
                             edge_stop = (ef & EDGE_STOP) != 0
-                            step += edges[u, j, 0]
-                        if check_corner and diag_sides[j, 0] >= 0:
+                            step += edges[U(u), U(j), 0]
+                        if check_corner and diag_sides[U(j), 0] >= 0:
                             ok = True
                             for side in range(2):
-                                w = nbr[u, diag_sides[j, side]]
-                                if w < 0 or cinfo[w, 0] < 0:
+                                w = nbr[U(u), U(diag_sides[U(j), U(side)])]
+                                if w < 0 or cell[U(4 * w)] < 0:
                                     ok = False
-                                elif has_q and (qflags[w] & CELL_BLOCKED):
+                                elif has_q and (qflags[U(w)] & CELL_BLOCKED):
                                     ok = False
                             if not ok:
                                 continue
                         # climbing, without branches on the sign of the rise (it is
                         # data: an unpredictable branch cost more than the arithmetic)
-                        rise = np.int64(cinfo[v, 2] - hu)
+                        rise = np.int64(cell[U(4 * v + 2)] - hu)
                         up = max(rise, 0)
                         if up > max_up:
                             continue
                         step += cpl * up + (flat if up > 0 else 0) + dpl * max(-rise, 0)
                     else:
                         li = lp + j - K
-                        if not (link_mask >> link_data[li, 2]) & 1:
+                        if not (link_mask >> link_data[U(li), 2]) & 1:
                             continue
-                        v = link_data[li, 0]
-                        if cinfo[v, 0] < 0:
+                        v = link_data[U(li), 0]
+                        if cell[U(4 * v)] < 0:
                             continue
-                        fl = cinfo[v, 1]
+                        fl = cell[U(4 * v + 1)]
                         if has_q:
-                            fl |= qflags[v]
+                            fl |= qflags[U(v)]
                             if fl & CELL_BLOCKED:
                                 continue
                         edge_stop = False
-                        step = np.int64(link_data[li, 1])
+                        step = np.int64(link_data[U(li), 1])
                     # ------------------------------------ relax the arrival at v
                     c = cur + step
                     if c > bud:
                         continue
                     may_end = True
                     if has_occ:
-                        occ = occupant[v]
+                        occ = occupant[U(v)]
                         if occ != OCC_EMPTY:
                             if occ == OCC_WALL:
                                 continue
@@ -817,31 +823,31 @@ def _make_reach1(GENERAL):
                     stopped = False
                     if GENERAL:
                         stopped = edge_stop or (fl & CELL_STOP) != 0
-                        if not stopped and has_zoc and (zoc[u] & zoc[v]) != 0:
+                        if not stopped and has_zoc and (zoc[U(u)] & zoc[U(v)]) != 0:
                             stopped = True
                         if stopped:
                             if not may_end or (fl & CELL_NO_END):
                                 continue  # must end where it may not end: no move at all
-                            if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
+                            if state[U(2 * t)] == gen and state[U(2 * t + 1)] <= c:
                                 continue  # a free arrival at most as dear exists: it wins
                             t += 1
-                    if ws_state[t, 0] == gen and ws_state[t, 1] <= c:
+                    if state[U(2 * t)] == gen and state[U(2 * t + 1)] <= c:
                         continue
-                    ws_state[t, 0] = gen
-                    ws_state[t, 1] = c
+                    state[U(2 * t)] = gen
+                    state[U(2 * t + 1)] = c
                     if tree_mode:
-                        par[t] = parent_row
+                        par[U(t)] = parent_row
                     b2 = b + step
                     if b2 >= nb:
                         b2 -= nb
                     bp2 = 2 * b2 + (1 if stopped else 0)
-                    n2 = count[bp2]
+                    n2 = count[U(bp2)]
                     if n2 >= N:
                         buf[1] = k
                         return STATUS_QUEUE_FULL  # cannot happen (one entry per state
                         # and bucket)
-                    stack[bp2, n2] = t
-                    count[bp2] = n2 + 1
+                    stack[U(bp2), U(n2)] = t
+                    count[U(bp2)] = n2 + 1
                     pending += 1
             if n_q > 0:
                 queries[qi, 2] = pos - pos0

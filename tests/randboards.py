@@ -13,7 +13,7 @@ from movecore.kernels import _types as T
 def random_case(seed: int, *, kind: str | None = None, penalties: bool | None = None,
                 size: int | None = None, plain: bool = False):
     """A seeded board, mover, layers, start and budget. ``plain``: nothing can stop a move
-    and there are no per-query cell flags, zones of control, side edges or corner rule
+    and there are no per-query cell flags, zones of control, side edges, corner rule or links
     (blocked cells are board flags instead): the queries ``reach1_plain`` answers."""
     rng = random.Random(seed)
     if plain:
@@ -64,6 +64,7 @@ def random_case(seed: int, *, kind: str | None = None, penalties: bool | None = 
         stop = [False] * n
         stop_terrain = []
         corner = True
+        links = []
     zoc = leave = enter_pen = None
     index = {c: i for i, c in enumerate(keep)}
     board0 = (mc.Board.hex(keep) if kind == "hex" else

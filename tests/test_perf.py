@@ -64,7 +64,8 @@ def test_plain_build_equals_general_build_exactly():
 
 
 def test_queries_that_can_stop_or_carry_layers_are_not_plain():
-    """Each feature the plain build compiles out sends a query to the general build."""
+    """Each feature the plain build compiles out (stops, per-query flags, zones of
+    control, side edges, the corner rule, links) sends a query to the general build."""
     from movecore.kernels import _types as T
     hexes = [(q, r) for q in range(4) for r in range(4)]
     board = mc.Board.hex(hexes, terrain=[0] * 15 + [1])
@@ -85,6 +86,8 @@ def test_queries_that_can_stop_or_carry_layers_are_not_plain():
     assert kind(stop_cell, mc.Mover()) == "general"
     walled = board.with_edges([{"between": (0, 1), "blocked": True}])
     assert kind(walled, mc.Mover(terrain_cost=[1, 2])) == "general"
+    portal = board.with_links([mc.Link(0, 15, 1, 0, True)])
+    assert kind(portal, mc.Mover(terrain_cost=[1, 2])) == "general"
     sq8 = mc.Board.square(4, 4, neighbours=8)
     assert kind(sq8, mc.Mover()) == "plain"
     assert kind(sq8, mc.Mover(corner_cutting=False)) == "general"
