@@ -754,7 +754,7 @@ def _make_reach1(GENERAL):
                 lp = link_ptr[U(u)]
                 n_moves = K + link_ptr[U(u + 1)] - lp if has_links else K
                 for j in range(n_moves):
-                    if j < K:
+                    if not has_links or j < K:  # (spelled out: LLVM does not prove it)
                         v = nbr[U(u), U(j)]
                         if v < 0:
                             continue
