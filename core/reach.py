@@ -191,6 +191,7 @@ class _Query:
     top: int = -1                    # params[P_BUDGET] and params[P_N_BUCKETS] as ints
     nb: int = 1
     kernel: object = None            # fast path: reach1_plain or reach1_general (entry)
+    n: int = 0                       # cells of the board
 
     def layers(self):
         b = self.board
@@ -259,7 +260,7 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
         blob = _pack(board, rule)
         kernel = _REACH1[bool(is_plain(blob, qflags, zoc_a, params))]
     return _Query(board, rule, occ, qflags, zoc_a, leave_a, pen_a, params, blob,
-                  int(budget), int(params[T.P_N_BUCKETS]), kernel)
+                  int(budget), int(params[T.P_N_BUCKETS]), kernel, n)
 
 
 #: The fast kernel keeps one stack of at most N entries per bucket: used while
@@ -497,6 +498,23 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
     Raises:
         QueryError, LimitError: on bad input, naming the bad value.
     """
+    if occupant is None and cell_flags is None and zoc is None and leave is None and \
+            enter_penalty is None and max_penalty is None and leave_weight == 1:
+        # The hot path of move generation: this board and mover asked before, plain int
+        # start and budget. Their cached query, this thread's workspace, the kernel; any
+        # miss or doubt falls through to the checked path below.
+        try:
+            mv, q = board._cache[("plain_query", id(mover))]
+            ws = _local.fast[q.n]
+        except (AttributeError, KeyError, TypeError):
+            mv = None
+        if mv is mover and type(budget) is int and 0 <= budget <= q.top and \
+                type(start) is int and 0 <= start < q.n and ws.nb >= q.nb and \
+                q.blob is not None:
+            n = q.kernel(q.blob, q.occupant, q.qflags, q.zoc, q.params, ws.buf, ws.ends,
+                         _NO_QUERIES, start, budget)
+            if n >= 0:
+                return Reach._from_ends(q, start, budget, ws.ends[:, :n].copy())
     if type(budget) is not int or not 0 <= budget <= T.MAX_BUDGET:
         budget = _budget(budget)
     plain = (occupant is None and cell_flags is None and zoc is None and leave is None

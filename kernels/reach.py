@@ -49,10 +49,11 @@ import numpy as np
 from numba import njit, prange, types
 
 from ._types import (
-    BLOCK, CACHE, CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP,
-    MAX_BUDGET, OCC_EMPTY, OCC_WALL, P_ALLY, P_BUDGET, P_CLIMB_FLAT, P_CLIMB_PER_LEVEL, P_CORNER_CUT,
-    P_DESCEND_PER_LEVEL, P_ENEMY, P_HAS_OCC, P_LEAVE_WEIGHT, P_LINK_MASK, P_MAX_CLIMB, P_N_BUCKETS,
-    P_N_PEN, P_TEAM, P_UNIT, PASS_END, STATUS_ARENA_FULL, STATUS_QUEUE_FULL, TERRAIN_STOP,
+    BLOCK, CACHE, CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP, MAX_BUDGET,
+    OCC_EMPTY, OCC_WALL, P_ALLY, P_BUDGET, P_CLIMB_FLAT, P_CLIMB_PER_LEVEL, P_CORNER_CUT,
+    P_DESCEND_PER_LEVEL, P_ENEMY, P_HAS_OCC, P_LEAVE_WEIGHT, P_LINK_MASK, P_MAX_CLIMB,
+    P_N_BUCKETS, P_N_PEN, P_TEAM, P_UNIT, PASS_END, STATUS_ARENA_FULL, STATUS_QUEUE_FULL,
+    TERRAIN_STOP,
 )
 
 # Indices in the fast kernel's loop are cast to unsigned (``U``): Numba then skips the
@@ -588,30 +589,22 @@ def _make_reach1(GENERAL):
         K = np.int64(blob[1])
         L = np.int64(blob[2])
         E = np.int64(blob[4])
-        nbr = blob[blob[5]:blob[5] + N * K].reshape((N, K))
-        link_ptr = blob[blob[6]:blob[6] + N + 1]
-        link_data = blob[blob[7]:blob[7] + L * 3].reshape((L, 3))
-        edges = blob[blob[9]:blob[9] + E * K * 2].reshape((E, K, 2))
-        diag_sides = blob[blob[10]:blob[10] + K * 2].reshape((K, 2))
-        cinfo = blob[blob[12]:blob[12] + N * 4].reshape((N, 4))
-        cell = blob[blob[12]:blob[12] + N * 4]        # cinfo, flat: cell[4 * v + field]
+        # Flat offsets, not array views: each view costs Numba ~20 ns to make (a
+        # reference count and a shape), which is felt on a query of a few microseconds.
+        o_nbr = np.int64(blob[5])     # nbr[v, j]            blob[o_nbr + K * v + j]
+        o_lptr = np.int64(blob[6])    # link_ptr[v]          blob[o_lptr + v]
+        o_link = np.int64(blob[7])    # link_data[l, f]      blob[o_link + 3 * l + f]
+        o_edge = np.int64(blob[9])    # edges[v, j, f]       blob[o_edge + 2*(K*v + j) + f]
+        o_diag = np.int64(blob[10])   # diag_sides[j, f]     blob[o_diag + 2 * j + f]
+        o_cell = np.int64(blob[12])   # cinfo[v, f]          blob[o_cell + 4 * v + f]
         S = 2 * N
         nbA = np.int64(buf[2])
-        o = CTRL
-        ws_state = buf[o:o + S * 2].reshape((S, 2))  # (stamp, cost): the hot record
-        state = buf[o:o + S * 2]                       # ws_state, flat: state[2 * s + f]
-        par = buf[o + S * 2:o + S * 3]                 # parent tree row of each arrival
-        o += S * 4
-        ws_cell = buf[o:o + N * 2].reshape((N, 2))
-        o += N * 2
-        o_stack = o
-        stack = buf[o:o + nbA * 2 * N].reshape((nbA * 2, N))
-        o += nbA * 2 * N
-        count = buf[o:o + nbA * 2]
-        o += nbA * 2
-        o_out = o
-        tree = buf[o:o + S * 4].reshape((S, 4))
-        rows = buf[o_stack:o_stack + 8 * N].reshape((N, 8))  # ends, row-major, after search
+        o_state = np.int64(CTRL)      # (stamp, cost) of s   buf[o_state + 2 * s + f]
+        o_par = o_state + S * 2       # parent tree row      buf[o_par + s]
+        o_wcell = o_state + S * 4     # (stamp, end) of v    buf[o_wcell + 2 * v + f]
+        o_stack = o_wcell + N * 2     # stack of bucket-phase bp: buf[o_stack + N * bp + i]
+        o_count = o_stack + nbA * 2 * N  # its size        buf[o_count + bp]
+        o_out = o_count + nbA * 2     # tree[k, f]           buf[o_out + 4 * k + f]
         cap = ends.shape[1]
         tree_mode = cap == 0
 
@@ -629,7 +622,7 @@ def _make_reach1(GENERAL):
         link_mask = params[P_LINK_MASK]
         # In the plain build these are the constant False and their tests vanish.
         check_corner = GENERAL and params[P_CORNER_CUT] == 0 and K > 0 and \
-            diag_sides[K - 1, 0] >= 0
+            blob[o_diag + 2 * (K - 1)] >= 0
         has_edges = GENERAL and E > 0
         has_q = GENERAL and qflags.shape[0] > 0
         has_zoc = GENERAL and zoc.shape[0] > 0
@@ -650,19 +643,21 @@ def _make_reach1(GENERAL):
             pos0 = pos
             gen = buf[0] + 1
             if gen >= 2147483647:  # stamps would wrap: one O(N) reset every 2**31 queries
-                ws_state[:, 0] = 0
-                ws_cell[:, 0] = 0
+                for i in range(S):
+                    buf[o_state + 2 * i] = 0
+                for i in range(N):
+                    buf[o_wcell + 2 * i] = 0
                 gen = 1
             buf[0] = gen
 
             for i in range(2 * nb):  # here, not at the end: a query may stop early
-                count[i] = 0
+                buf[o_count + i] = 0
             s0 = src * 2
-            ws_state[s0, 0] = gen
-            ws_state[s0, 1] = 0
-            par[s0] = -1
-            stack[0, 0] = s0
-            count[0] = 1
+            buf[o_state + 2 * s0] = gen
+            buf[o_state + 2 * s0 + 1] = 0
+            buf[o_par + s0] = -1
+            buf[o_stack] = s0
+            buf[o_count] = 1
             pending = 1
             cur = 0
             b = 0
@@ -672,10 +667,10 @@ def _make_reach1(GENERAL):
             while pending > 0:
                 # ---------------------------------------- pick the next state to settle
                 bp = 2 * b + phase
-                n_in = count[U(bp)]
+                n_in = buf[U(o_count + bp)]
                 if fifo:
                     if rd >= n_in:
-                        count[U(bp)] = 0
+                        buf[U(o_count + bp)] = 0
                         rd = 0
                         if GENERAL and phase == 0:
                             phase = 1
@@ -686,7 +681,7 @@ def _make_reach1(GENERAL):
                             if b == nb:
                                 b = 0
                         continue
-                    s = stack[U(bp), U(rd)]
+                    s = buf[U(o_stack + N * bp + rd)]
                     rd += 1
                 else:
                     if n_in == 0:
@@ -700,32 +695,32 @@ def _make_reach1(GENERAL):
                                 b = 0
                         continue
                     n_in -= 1
-                    count[U(bp)] = n_in
-                    s = stack[U(bp), U(n_in)]
+                    buf[U(o_count + bp)] = n_in
+                    s = buf[U(o_stack + N * bp + n_in)]
                 pending -= 1
-                if state[U(2 * s + 1)] != cur:
+                if buf[U(o_state + 2 * s + 1)] != cur:
                     continue  # stale entry (a state is pushed at most once per cost:
                     # pushes strictly improve it, so no settled marker is needed)
                 stopped_s = (s & 1) if GENERAL else 0
-                if GENERAL and stopped_s and state[U(2 * s - 2)] == gen and \
-                        state[U(2 * s - 1)] <= cur:
+                if GENERAL and stopped_s and buf[U(o_state + 2 * s - 2)] == gen and \
+                        buf[U(o_state + 2 * s - 1)] <= cur:
                     continue  # a free arrival at most as dear settled: it wins
                 # ---------------------------------------- settle
                 u = s >> 1
                 if tree_mode:
-                    tree[U(k), 0] = u
-                    tree[U(k), 1] = cur
-                    tree[U(k), 2] = stopped_s
-                    tree[U(k), 3] = par[U(s)]
+                    buf[U(o_out + 4 * k)] = u
+                    buf[U(o_out + 4 * k + 1)] = cur
+                    buf[U(o_out + 4 * k + 2)] = stopped_s
+                    buf[U(o_out + 4 * k + 3)] = buf[U(o_par + s)]
                 # Ends mode: the first settled arrival at a cell is its end; whether a
                 # cell may be an end does not change within a query. Without stopped
                 # states (plain build) every settle is a cell's first.
-                elif not GENERAL or ws_cell[U(u), 0] != gen:
+                elif not GENERAL or buf[U(o_wcell + 2 * u)] != gen:
                     if GENERAL:
-                        ws_cell[U(u), 0] = gen
+                        buf[U(o_wcell + 2 * u)] = gen
                     endable = True
                     if u != src:  # a start is always an end, whoever stands there
-                        fl = cell[U(4 * u + 1)]
+                        fl = blob[U(o_cell + 4 * u + 1)]
                         if has_q:
                             fl |= qflags[U(u)]
                         if fl & CELL_NO_END:
@@ -750,18 +745,18 @@ def _make_reach1(GENERAL):
                 if GENERAL and stopped_s:
                     continue
                 # ---------------------------------------- expand: K steps, then links
-                hu = cell[U(4 * u + 2)]
-                lp = link_ptr[U(u)]
-                n_moves = K + link_ptr[U(u + 1)] - lp if has_links else K
+                hu = blob[U(o_cell + 4 * u + 2)]
+                lp = blob[U(o_lptr + u)]
+                n_moves = K + blob[U(o_lptr + u + 1)] - lp if has_links else K
                 for j in range(n_moves):
                     if not has_links or j < K:  # (spelled out: LLVM does not prove it)
-                        v = nbr[U(u), U(j)]
+                        v = blob[U(o_nbr + K * u + j)]
                         if v < 0:
                             continue
-                        tc = cell[U(4 * v)]
+                        tc = blob[U(o_cell + 4 * v)]
                         if tc < 0:
                             continue
-                        fl = cell[U(4 * v + 1)]
+                        fl = blob[U(o_cell + 4 * v + 1)]
                         if has_q:
                             fl |= qflags[U(v)]
                             if fl & CELL_BLOCKED:
@@ -769,16 +764,16 @@ def _make_reach1(GENERAL):
                         edge_stop = False
                         step = np.int64(tc)
                         if has_edges:
-                            ef = edges[U(u), U(j), 1]
+                            ef = blob[U(o_edge + 2 * (K * u + j) + 1)]
                             if ef & EDGE_BLOCKED:
                                 continue
                             edge_stop = (ef & EDGE_STOP) != 0
-                            step += edges[U(u), U(j), 0]
-                        if check_corner and diag_sides[U(j), 0] >= 0:
+                            step += blob[U(o_edge + 2 * (K * u + j))]
+                        if check_corner and blob[U(o_diag + 2 * j)] >= 0:
                             ok = True
                             for side in range(2):
-                                w = nbr[U(u), U(diag_sides[U(j), U(side)])]
-                                if w < 0 or cell[U(4 * w)] < 0:
+                                w = blob[U(o_nbr + K * u + blob[U(o_diag + 2 * j + side)])]
+                                if w < 0 or blob[U(o_cell + 4 * w)] < 0:
                                     ok = False
                                 elif has_q and (qflags[U(w)] & CELL_BLOCKED):
                                     ok = False
@@ -786,25 +781,25 @@ def _make_reach1(GENERAL):
                                 continue
                         # climbing, without branches on the sign of the rise (it is
                         # data: an unpredictable branch cost more than the arithmetic)
-                        rise = np.int64(cell[U(4 * v + 2)] - hu)
+                        rise = np.int64(blob[U(o_cell + 4 * v + 2)] - hu)
                         up = max(rise, 0)
                         if up > max_up:
                             continue
                         step += cpl * up + (flat if up > 0 else 0) + dpl * max(-rise, 0)
                     else:
                         li = lp + j - K
-                        if not (link_mask >> link_data[U(li), 2]) & 1:
+                        if not (link_mask >> blob[U(o_link + 3 * li + 2)]) & 1:
                             continue
-                        v = link_data[U(li), 0]
-                        if cell[U(4 * v)] < 0:
+                        v = blob[U(o_link + 3 * li)]
+                        if blob[U(o_cell + 4 * v)] < 0:
                             continue
-                        fl = cell[U(4 * v + 1)]
+                        fl = blob[U(o_cell + 4 * v + 1)]
                         if has_q:
                             fl |= qflags[U(v)]
                             if fl & CELL_BLOCKED:
                                 continue
                         edge_stop = False
-                        step = np.int64(link_data[U(li), 1])
+                        step = np.int64(blob[U(o_link + 3 * li + 1)])
                     # ------------------------------------ relax the arrival at v
                     c = cur + step
                     if c > bud:
@@ -828,26 +823,28 @@ def _make_reach1(GENERAL):
                         if stopped:
                             if not may_end or (fl & CELL_NO_END):
                                 continue  # must end where it may not end: no move at all
-                            if state[U(2 * t)] == gen and state[U(2 * t + 1)] <= c:
+                            if buf[U(o_state + 2 * t)] == gen and \
+                                    buf[U(o_state + 2 * t + 1)] <= c:
                                 continue  # a free arrival at most as dear exists: it wins
                             t += 1
-                    if state[U(2 * t)] == gen and state[U(2 * t + 1)] <= c:
+                    if buf[U(o_state + 2 * t)] == gen and \
+                            buf[U(o_state + 2 * t + 1)] <= c:
                         continue
-                    state[U(2 * t)] = gen
-                    state[U(2 * t + 1)] = c
+                    buf[U(o_state + 2 * t)] = gen
+                    buf[U(o_state + 2 * t + 1)] = c
                     if tree_mode:
-                        par[U(t)] = parent_row
+                        buf[U(o_par + t)] = parent_row
                     b2 = b + step
                     if b2 >= nb:
                         b2 -= nb
                     bp2 = 2 * b2 + (1 if stopped else 0)
-                    n2 = count[U(bp2)]
+                    n2 = buf[U(o_count + bp2)]
                     if n2 >= N:
                         buf[1] = k
                         return STATUS_QUEUE_FULL  # cannot happen (one entry per state
                         # and bucket)
-                    stack[U(bp2), U(n2)] = t
-                    count[U(bp2)] = n2 + 1
+                    buf[U(o_stack + N * bp2 + n2)] = t
+                    buf[U(o_count + bp2)] = n2 + 1
                     pending += 1
             if n_q > 0:
                 queries[qi, 2] = pos - pos0
@@ -855,6 +852,11 @@ def _make_reach1(GENERAL):
         if not tree_mode:
             return pos
         # ------------------------------------------------ tree mode: the ends
+        cinfo = blob[o_cell:o_cell + N * 4].reshape((N, 4))
+        ws_cell = buf[o_wcell:o_wcell + N * 2].reshape((N, 2))
+        tree = buf[o_out:o_out + S * 4].reshape((S, 4))
+        rows = buf[o_stack:o_stack + 8 * N].reshape((N, 8))  # ends, row-major (stacks
+        # are free now)
         gen = buf[0]
         n = 0
         ws_cell[src, 0] = -gen  # a start is always an end, whoever stands there
