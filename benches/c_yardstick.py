@@ -20,23 +20,25 @@ int64_t yard_batch(const int32_t *nbr, int32_t n, int32_t k, const int32_t *cost
                    const int32_t *height, int32_t climb, const int32_t *starts, int64_t nq,
                    int32_t budget, int32_t nb, int32_t *out_cells, int32_t *out_costs,
                    int64_t *offsets, int64_t cap, int32_t *dist, int32_t *stamp,
-                   int32_t *bucket, int32_t *bcount);
+                   int32_t *bucket, int32_t *bcount, int32_t *generation);
 """
 
 SOURCE = r"""
 #include <stdint.h>
 /* One query after another; workspace dist/stamp [n], bucket [nb * n], bcount [nb]
-   (zeroed by the caller once). Returns the number of rows written, -1 if cap is hit. */
+   (zeroed by the caller once) and the stamp generation of that workspace (one int).
+   Returns the number of rows written, -1 if cap is hit. */
 int64_t yard_batch(const int32_t *restrict nbr, int32_t n, int32_t k,
                    const int32_t *restrict cost, const int32_t *restrict height,
                    int32_t climb, const int32_t *restrict starts, int64_t nq,
                    int32_t budget, int32_t nb, int32_t *restrict out_cells,
                    int32_t *restrict out_costs, int64_t *restrict offsets, int64_t cap,
                    int32_t *restrict dist, int32_t *restrict stamp,
-                   int32_t *restrict bucket, int32_t *restrict bcount)
+                   int32_t *restrict bucket, int32_t *restrict bcount,
+                   int32_t *restrict generation)
 {
     int64_t o = 0;
-    static __thread int32_t gen = 0;
+    int32_t gen = *generation;
     offsets[0] = 0;
     for (int64_t q = 0; q < nq; q++) {
         gen++;
@@ -52,7 +54,7 @@ int64_t yard_batch(const int32_t *restrict nbr, int32_t n, int32_t k,
                 int32_t u = bk[i];
                 pending--;
                 if (dist[u] != cur) continue;          /* stale */
-                if (o >= cap) return -1;
+                if (o >= cap) { *generation = gen; return -1; }
                 out_cells[o] = u; out_costs[o] = cur; o++;
                 const int32_t *nu = nbr + (int64_t)u * k;
                 int32_t hu = height[u];
@@ -78,6 +80,7 @@ int64_t yard_batch(const int32_t *restrict nbr, int32_t n, int32_t k,
         for (int32_t i = 0; i < nb; i++) bcount[i] = 0;
         offsets[q + 1] = o;
     }
+    *generation = gen;
     return o;
 }
 """
@@ -134,6 +137,7 @@ class Yardstick:
         self.stamp = np.zeros(self.n, np.int32)
         self.bucket = np.zeros(self.nb * self.n, np.int32)
         self.bcount = np.zeros(self.nb, np.int32)
+        self.generation = np.zeros(1, np.int32)  # of the stamps: belongs to this workspace
         self.cap = 0
 
     def _p(self, a):
@@ -150,7 +154,8 @@ class Yardstick:
                 self._p(self.nbr), self.n, self.k, self._p(self.cost), self._p(self.height),
                 self.climb, self._p(starts), len(starts), self.budget, self.nb,
                 self._p(cells), self._p(costs), self._p(offsets), cap, self._p(self.dist),
-                self._p(self.stamp), self._p(self.bucket), self._p(self.bcount))
+                self._p(self.stamp), self._p(self.bucket), self._p(self.bcount),
+                self._p(self.generation))
             if o >= 0:
                 self.cap = cap
                 return offsets, cells[:o], costs[:o]
