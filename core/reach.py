@@ -27,10 +27,11 @@ from .board import Board
 from .errors import LimitError, QueryError, describe
 from .kernels import _types as T
 from .kernels.reach import (H_ANY_STOP, HDR, fast_layout_size, field_query, gather_batch,
-                            is_plain, reach1_batch, reach1_general, reach1_plain,
-                            reach_batch, reach_query)
+                            is_plain, reach1_batch, reach1_general, reach1_one_general,
+                            reach1_one_plain, reach1_plain, reach_batch, reach_query)
 from .mover import OCCUPANCY_MODES, Mover
 
+_new = object.__new__
 _EMPTY_U8 = np.zeros(0, np.uint8)
 _EMPTY_U64 = np.zeros(0, np.uint64)
 _EMPTY_I32 = np.zeros(0, T.INDEX)
@@ -49,6 +50,7 @@ def _entry_point(kernel):
 
 
 _REACH1 = {True: _entry_point(reach1_plain), False: _entry_point(reach1_general)}
+_REACH1_ONE = {True: _entry_point(reach1_one_plain), False: _entry_point(reach1_one_general)}
 DEFAULT_MAX_PENALTY = 15
 
 
@@ -191,6 +193,8 @@ class _Query:
     top: int = -1                    # params[P_BUDGET] and params[P_N_BUCKETS] as ints
     nb: int = 1
     kernel: object = None            # fast path: reach1_plain or reach1_general (entry)
+    one: object = None               # its 5-argument single query (reach1_one_*), when
+    #                                  no layer is given and nobody stands on the board
     n: int = 0                       # cells of the board
 
     def layers(self):
@@ -255,12 +259,15 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
     params[T.P_DESCEND_PER_LEVEL] = mover.descend_per_level
     params[T.P_UNIT] = 1 if unit else 0
     params[T.P_HAS_OCC] = occupant is not None and bool((occ != T.OCC_EMPTY).any())
-    blob = kernel = None
+    blob = kernel = one = None
     if n_pen == 1 and int(params[T.P_N_BUCKETS]) * n <= _FAST_MAX_STACK:
         blob = _pack(board, rule)
-        kernel = _REACH1[bool(is_plain(blob, qflags, zoc_a, params))]
+        plain = bool(is_plain(blob, qflags, zoc_a, params))
+        kernel = _REACH1[plain]
+        if qflags.size == 0 and zoc_a.size == 0 and not params[T.P_HAS_OCC]:
+            one = _REACH1_ONE[plain]
     return _Query(board, rule, occ, qflags, zoc_a, leave_a, pen_a, params, blob,
-                  int(budget), int(params[T.P_N_BUCKETS]), kernel, n)
+                  int(budget), int(params[T.P_N_BUCKETS]), kernel, one, n)
 
 
 #: The fast kernel keeps one stack of at most N entries per bucket: used while
@@ -299,17 +306,16 @@ def _pack(board: Board, rule: np.ndarray) -> np.ndarray:
 
 
 class _FastWorkspace:
-    """``reach1`` scratch for one thread: one int32 buffer, a view of its tree-mode
-    output, and the end columns of one ends-mode query (at most one end per cell)."""
+    """``reach1`` scratch for one thread: one int32 buffer and a view of its out block
+    (a tree-mode query's tree and ends, or ``reach1_one``'s ends)."""
 
-    __slots__ = ("buf", "out", "nb", "ends")
+    __slots__ = ("buf", "out", "nb")
 
     def __init__(self, n: int, nb: int):
         self.nb = nb
         self.buf = _fast_buffer(n, nb)
         o_out = 8 + 2 * n * 4 + n * 2 + nb * 2 * n + nb * 2
         self.out = self.buf[o_out:]
-        self.ends = np.empty((3, max(n, 1)), T.INDEX)
 
 
 def _fast_buffer(n: int, nb: int) -> np.ndarray:
@@ -379,14 +385,14 @@ class Reach:
         return r
 
     @classmethod
-    def _from_ends(cls, q, start, budget, blk):
-        """A result over ``blk`` = int32[3, n] (cell, cost, stopped rows: ``reach1``'s
-        ends mode) of the prepared query ``q``, whose arrays must not change: the search
-        tree is made by running it again, on first need."""
+    def _from_ends(cls, q, start, budget, blk, n):
+        """A result over ``blk`` = int32[3 * n]: cells, costs, stopped of the n ends
+        (``reach1_one``) of the prepared query ``q``, whose arrays must not change: the
+        search tree is made by running it again, on first need."""
         r = object.__new__(cls)
-        r.board, r.start, r.budget, r._out, r._n = q.board, start, budget, None, 0
+        r.board, r.start, r.budget, r._out, r._n = q.board, start, budget, None, n
         r._q, r._blk = q, blk
-        r.cells, r.costs = blk[0], blk[1]
+        r.cells, r.costs = blk[:n], blk[n:2 * n]
         return r
 
     def __getattr__(self, name):
@@ -394,13 +400,14 @@ class Reach:
         if name not in Reach._LAZY or (self._out is None and self._blk is None):
             raise AttributeError(f"'Reach' object has no attribute {name!r}")
         if self._out is None:  # ends only: the rest is known, or needs the tree
-            blk = self._blk
+            n = self._n
+            stopped = self._blk[2 * n:]
             v = None
             if name == "stopped":
-                v = blk[2].astype(bool)
+                v = stopped.astype(bool)
             elif name == "penalties":
-                v = np.zeros(blk.shape[1], T.INDEX)
-            elif name == "penalty_costs" or (name == "free_costs" and not blk[2].any()):
+                v = np.zeros(n, T.INDEX)
+            elif name == "penalty_costs" or (name == "free_costs" and not stopped.any()):
                 v = self.costs  # no penalties; no end had to stop: every cost is free
             if v is not None:
                 self.__dict__[name] = v
@@ -510,11 +517,22 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
             mv = None
         if mv is mover and type(budget) is int and 0 <= budget <= q.top and \
                 type(start) is int and 0 <= start < q.n and ws.nb >= q.nb and \
-                q.blob is not None:
-            n = q.kernel(q.blob, q.occupant, q.qflags, q.zoc, q.params, ws.buf, ws.ends,
-                         _NO_QUERIES, start, budget)
+                q.one is not None:
+            n = q.one(q.blob, q.params, ws.buf, start, budget)
             if n >= 0:
-                return Reach._from_ends(q, start, budget, ws.ends[:, :n].copy())
+                # Reach._from_ends, inlined (a classmethod call is ~0.2 us here)
+                blk = ws.out[:3 * n].copy()
+                r = _new(Reach)
+                r.board = q.board
+                r.start = start
+                r.budget = budget
+                r._out = None
+                r._n = n
+                r._q = q
+                r._blk = blk
+                r.cells = blk[:n]
+                r.costs = blk[n:2 * n]
+                return r
     if type(budget) is not int or not 0 <= budget <= T.MAX_BUDGET:
         budget = _budget(budget)
     plain = (occupant is None and cell_flags is None and zoc is None and leave is None
@@ -535,14 +553,13 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
             board._cache[("plain_query", id(mover))] = (mover, q)
     if type(start) is not int or not 0 <= start < q.occupant.shape[0]:
         start = _cell(board, start, "start")
-    if plain and q.blob is not None:
+    if plain and q.one is not None:
         # Every array of a cached plain query is the library's own: the ends alone now,
         # the search tree only if a path is asked for (see Reach).
         ws = _fast_workspace(q.board.n_cells, q.nb)
-        n = q.kernel(q.blob, q.occupant, q.qflags, q.zoc, q.params, ws.buf, ws.ends,
-                     _NO_QUERIES, start, budget)
+        n = q.one(q.blob, q.params, ws.buf, start, budget)
         if n >= 0:
-            return Reach._from_ends(q, start, budget, ws.ends[:, :n].copy())
+            return Reach._from_ends(q, start, budget, ws.out[:3 * n].copy(), n)
     return _reach_prepared(q, start, budget)
 
 

@@ -96,6 +96,24 @@ def test_queries_that_can_stop_or_carry_layers_are_not_plain():
     assert bool(r.stopped[r.end_index(15)])
 
 
+def test_single_query_entry_equals_tree_mode_up_to_a_full_board():
+    """``reach1_one`` (5 arguments, ends packed as cells, costs, stopped after the
+    search) gives a plain reach() the tree-mode answer, also when the move reaches every
+    cell (the packing moves each row down over the one before: n == N is its edge)."""
+    full = 0
+    for seed in range(400):
+        spec, board, mover, layers, start, budget, rng = random_case(seed, plain=True)
+        for b in (budget, 4 * budget + 8):
+            r = mc.reach(board, mover, start, b)
+            q = R._prepare(board, mover, b, None, None, None, None, None, 1, None)
+            if q.one is None:
+                continue
+            assert r._blk is not None and r._blk.shape == (3 * len(r),)
+            full += len(r) == board.n_cells
+            _same_reach(r, R._reach_prepared(q, start, b))
+    assert full > 20
+
+
 def test_packed_result_reads_like_an_eager_one():
     board = mc.Board.square(5, 1, terrain=[0, 0, 1, 0, 0])
     occupant = board.occupancy({4: 1})  # a per-query layer: tree mode, packed result
