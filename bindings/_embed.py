@@ -304,17 +304,7 @@ def board_reach(board, mover, start, budget, cells, costs, stopped, parents, cap
     if not _null(stopped):
         _write(stopped, r.stopped, np.uint8)
     if not _null(parents):
-        _write(parents, _parents(r), np.int32)
-
-
-def _parents(r) -> np.ndarray:
-    """Per end, the cell before it on ``r.path(end)`` (-1 for the start).
-
-    Read straight from the search tree (row -> (cell, ..., parent row)) instead of
-    walking every path; test_capi checks it against ``Reach.path``."""
-    rows = r._tree_of[:, 0]
-    prow = np.where(rows >= 0, r._tree[np.maximum(rows, 0), 3], -1)
-    return np.where(prow >= 0, r._tree[np.maximum(prow, 0), 0], -1)
+        _write(parents, r.parents, np.int32)
 
 
 @_api

@@ -25,12 +25,14 @@ from .errors import (BoardError, LimitError, MovecoreError, PlacementError, Quer
 from .kernels._types import (CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP,
                              OCC_EMPTY, OCC_WALL)
 from .mover import Mover
-from .reach import Reach, ReachBatch, distance_field, reach, reach_many, warmup
+from .reach import (Prepared, Reach, ReachBatch, distance_field, prepare, reach, reach_many,
+                    warmup)
 from .scenario import available_games, register_game, solve
 
 __version__ = "0.1.0"
 __all__ = [
-    "Board", "Link", "Mover", "Reach", "ReachBatch", "reach", "reach_many",
+    "Board", "Link", "Mover", "Prepared", "Reach", "ReachBatch", "prepare", "reach",
+    "reach_many",
     "distance_field", "solve", "register_game", "available_games", "warmup",
     "MovecoreError", "ScenarioError", "UnknownGameError", "BoardError", "PlacementError",
     "QueryError", "LimitError", "CELL_BLOCKED", "CELL_STOP", "CELL_NO_END", "EDGE_BLOCKED",

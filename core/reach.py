@@ -384,17 +384,6 @@ class Reach:
         r.cells, r.costs = out[e:e + n], out[e + n:e + 2 * n]
         return r
 
-    @classmethod
-    def _from_ends(cls, q, start, budget, blk, n):
-        """A result over ``blk`` = int32[3 * n]: cells, costs, stopped of the n ends
-        (``reach1_one``) of the prepared query ``q``, whose arrays must not change: the
-        search tree is made by running it again, on first need."""
-        r = object.__new__(cls)
-        r.board, r.start, r.budget, r._out, r._n = q.board, start, budget, None, n
-        r._q, r._blk = q, blk
-        r.cells, r.costs = blk[:n], blk[n:2 * n]
-        return r
-
     def __getattr__(self, name):
         # Only reached for an attribute not yet made: the arrays of a packed result.
         if name not in Reach._LAZY or (self._out is None and self._blk is None):
@@ -465,14 +454,34 @@ class Reach:
     def cost(self, end) -> int:
         return int(self.costs[self.end_index(end)])
 
-    def path(self, end, *, least_penalty: bool = False) -> np.ndarray:
+    @property
+    def parents(self) -> np.ndarray:
+        """int32[E]: per end, the cell before it on :meth:`path` (-1 for the start): the
+        whole least-cost path tree in one array (walk it back to the start)."""
+        rows = self._tree_of[:, 0]
+        prow = np.where(rows >= 0, self._tree[np.maximum(rows, 0), 3], -1)
+        return np.where(prow >= 0, self._tree[np.maximum(prow, 0), 0], -1).astype(T.INDEX)
+
+    def path(self, end, *, least_penalty: bool = False, free: bool = False) -> np.ndarray:
         """int32[L] cell indices from the start to ``end`` inclusive, along a least-cost
-        arrival (or, with ``least_penalty``, along a least-penalty one)."""
-        row = self._tree_of[self.end_index(end), 1 if least_penalty else 0]
+        arrival; with ``least_penalty``, along a least-penalty one; with ``free``, along
+        the cheapest arrival that did not have to stop there (:class:`QueryError` when
+        every arrival there stops: ``free_costs`` is -1)."""
+        i = self.end_index(end)
+        tree = self._tree
+        if free:
+            cell = int(self.cells[i])
+            rows = np.flatnonzero((tree[:, 0] == cell) & ((tree[:, 2] & 1) == 0))
+            if rows.size == 0:
+                raise QueryError(f"every arrival at {describe(self.board.coord(cell))} "
+                                 f"within budget {self.budget} has to stop there")
+            row = int(rows[np.argmin(tree[rows, 1])])
+        else:
+            row = self._tree_of[i, 1 if least_penalty else 0]
         out = []
         while row >= 0:
-            out.append(int(self._tree[row, 0]))
-            row = int(self._tree[row, 3])
+            out.append(int(tree[row, 0]))
+            row = int(tree[row, 3])
         return np.array(out[::-1], dtype=T.INDEX)
 
     def path_coords(self, end, **kw) -> list[tuple[int, int]]:
@@ -507,60 +516,132 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
     """
     if occupant is None and cell_flags is None and zoc is None and leave is None and \
             enter_penalty is None and max_penalty is None and leave_weight == 1:
-        # The hot path of move generation: this board and mover asked before, plain int
-        # start and budget. Their cached query, this thread's workspace, the kernel; any
-        # miss or doubt falls through to the checked path below.
+        # The hot path of move generation: this board and mover asked before. Their
+        # cached prepared query runs it; any miss or doubt takes the checked path.
         try:
-            mv, q = board._cache[("plain_query", id(mover))]
-            ws = _local.fast[q.n]
+            p = board._cache[("plain_query", id(mover))]
         except (AttributeError, KeyError, TypeError):
-            mv = None
-        if mv is mover and type(budget) is int and 0 <= budget <= q.top and \
-                type(start) is int and 0 <= start < q.n and ws.nb >= q.nb and \
-                q.one is not None:
-            n = q.one(q.blob, q.params, ws.buf, start, budget)
-            if n >= 0:
-                # Reach._from_ends, inlined (a classmethod call is ~0.2 us here)
-                blk = ws.out[:3 * n].copy()
-                r = _new(Reach)
-                r.board = q.board
-                r.start = start
-                r.budget = budget
-                r._out = None
-                r._n = n
-                r._q = q
-                r._blk = blk
-                r.cells = blk[:n]
-                r.costs = blk[n:2 * n]
-                return r
-    if type(budget) is not int or not 0 <= budget <= T.MAX_BUDGET:
+            p = None
+        if p is not None and p.mover is mover and type(budget) is int and \
+                0 <= budget <= p._q.top:
+            return p.reach(start, budget)
         budget = _budget(budget)
-    plain = (occupant is None and cell_flags is None and zoc is None and leave is None
-             and enter_penalty is None and max_penalty is None and leave_weight == 1
-             and isinstance(board, Board))
-    q = None
-    if plain:
-        # The same board and mover asked again: reuse the validated, packed query. Boards
-        # and movers are immutable, so identity is enough; the mover is kept alive in the
-        # entry so its id cannot be recycled while cached.
-        hit = board._cache.get(("plain_query", id(mover)))
-        if hit is not None and hit[0] is mover and hit[1].top >= budget:
-            q = hit[1]
-    if q is None:
-        q = _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penalty,
-                     leave_weight, max_penalty)
-        if plain:
-            board._cache[("plain_query", id(mover))] = (mover, q)
-    if type(start) is not int or not 0 <= start < q.occupant.shape[0]:
-        start = _cell(board, start, "start")
-    if plain and q.one is not None:
-        # Every array of a cached plain query is the library's own: the ends alone now,
+        if isinstance(board, Board):
+            # Boards and movers are immutable, so identity is enough; the entry keeps
+            # the mover alive, so its id cannot be recycled while cached.
+            if p is None or p.mover is not mover or p._q.top < budget:
+                p = prepare(board, mover, budget)
+                board._cache[("plain_query", id(mover))] = p
+            return p.reach(start, budget)
+    return prepare(board, mover, _budget(budget), occupant=occupant, cell_flags=cell_flags,
+                   zoc=zoc, leave=leave, enter_penalty=enter_penalty,
+                   leave_weight=leave_weight, max_penalty=max_penalty).reach(start, budget)
+
+
+def prepare(board: Board, mover: Mover, budget: int, *, occupant=None, cell_flags=None,
+            zoc=None, leave=None, enter_penalty=None, leave_weight: int = 1,
+            max_penalty: int | None = None) -> "Prepared":
+    """Validate and pack a query once, to run it from many starts: the arguments are
+    those of :func:`reach` but the start, and ``budget`` is the largest budget it will
+    be asked for. The layers are copied: changing your arrays later does not change it.
+
+    >>> import movecore as mc
+    >>> b = mc.Board.square(4, 1)
+    >>> q = mc.prepare(b, mc.Mover(), 2)
+    >>> q.reach((0, 0)).costs.tolist(), q.reach(3, 1).cells.tolist()
+    ([0, 1, 2], [3, 2])
+    >>> q.reach_many([0, 3]).offsets.tolist()
+    [0, 3, 6]
+    """
+    budget = _budget(budget)
+    layers = dict(occupant=occupant, cell_flags=cell_flags, zoc=zoc, leave=leave,
+                  enter_penalty=enter_penalty)
+    for name, a in layers.items():  # own copies (results may run the query again)
+        if a is not None:
+            layers[name] = np.array(a, copy=True)
+    q = _prepare(board, mover, budget, layers["occupant"], layers["cell_flags"],
+                 layers["zoc"], layers["leave"], layers["enter_penalty"], leave_weight,
+                 max_penalty)
+    return Prepared(q, mover)
+
+
+class Prepared:
+    """A validated, packed query (board, mover, layers) to run from many starts; made
+    by :func:`prepare`. ``reach(start, budget=None)`` and ``reach_many(starts,
+    budgets=None, threads=None)`` answer exactly as :func:`reach` and
+    :func:`reach_many` with the same arguments, without validating and packing the board,
+    mover and layers again (the cheapest way to ask many single queries).
+
+    Attributes: ``board``, ``mover``, ``max_budget`` (the largest budget it answers).
+    """
+
+    __slots__ = ("_q", "mover")
+
+    def __init__(self, q: _Query, mover: Mover):
+        self._q, self.mover = q, mover
+
+    @property
+    def board(self) -> Board:
+        return self._q.board
+
+    @property
+    def max_budget(self) -> int:
+        return self._q.top
+
+    def __repr__(self) -> str:
+        return f"Prepared({self._q.n} cells, max_budget={self._q.top})"
+
+    def reach(self, start, budget: int | None = None) -> Reach:
+        """Every end of a move from ``start`` (cell index or coordinate) with ``budget``
+        (default: ``max_budget``); :class:`LimitError` if it exceeds ``max_budget``."""
+        q = self._q
+        if budget is None:
+            budget = q.top
+        elif type(budget) is not int or not 0 <= budget <= q.top:
+            budget = _budget(budget)
+            if budget > q.top:
+                raise LimitError(f"budget {budget} exceeds this prepared query's "
+                                 f"max_budget {q.top}: prepare it with a larger one")
+        if type(start) is not int or not 0 <= start < q.n:
+            start = _cell(q.board, start, "start")
+        if q.one is None:
+            return _reach_prepared(q, start, budget)
+        # No per-query layer: every array is the library's own, so the ends alone now,
         # the search tree only if a path is asked for (see Reach).
-        ws = _fast_workspace(q.board.n_cells, q.nb)
+        try:
+            ws = _local.fast[q.n]
+            if ws.nb < q.nb:
+                ws = _fast_workspace(q.n, q.nb)
+        except (AttributeError, KeyError):
+            ws = _fast_workspace(q.n, q.nb)
         n = q.one(q.blob, q.params, ws.buf, start, budget)
-        if n >= 0:
-            return Reach._from_ends(q, start, budget, ws.out[:3 * n].copy(), n)
-    return _reach_prepared(q, start, budget)
+        if n < 0:  # pragma: no cover (cannot happen, see reach1): the tree-mode run
+            return _reach_prepared(q, start, budget)
+        # A result over blk = int32[3 * n] (cells, costs, stopped of the n ends), made
+        # here and not in a classmethod (a call is ~0.2 us of a ~5 us query)
+        blk = ws.out[:3 * n].copy()
+        r = _new(Reach)
+        r.board = q.board
+        r.start = start
+        r.budget = budget
+        r._out = None
+        r._n = n
+        r._q = q
+        r._blk = blk
+        r.cells = blk[:n]
+        r.costs = blk[n:2 * n]
+        return r
+
+    def reach_many(self, starts, budgets=None, *, threads: int | None = None) -> "ReachBatch":
+        """:meth:`reach` for many starts (see :func:`reach_many`); ``budgets`` is one
+        integer or one per start (default: ``max_budget``)."""
+        q = self._q
+        s = _starts_array(q.board, starts)
+        b = _budgets_array(q.top if budgets is None else budgets, len(s))
+        if len(b) and int(b.max()) > q.top:
+            raise LimitError(f"budget {int(b.max())} exceeds this prepared query's "
+                             f"max_budget {q.top}: prepare it with a larger one")
+        return _batch_prepared(q, s, b, _n_chunks(threads, len(s)))
 
 
 def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
@@ -635,33 +716,46 @@ def reach_many(board: Board, mover: Mover, starts: Sequence, budgets, *, occupan
     >>> r[1][0].tolist(), r[1][1].tolist()
     ([3, 2], [0, 1])
     """
-    import numba
+    s = _starts_array(board, starts)
+    b = _budgets_array(budgets, len(s))
+    top = int(b.max()) if len(b) else 0
+    q = _prepare(board, mover, top, occupant, cell_flags, zoc, leave, enter_penalty,
+                 leave_weight, max_penalty)
+    return _batch_prepared(q, s, b, _n_chunks(threads, len(s)))
 
+
+def _starts_array(board, starts) -> np.ndarray:
+    """int32[Q] validated start cells from indices or coordinates."""
     if isinstance(starts, np.ndarray) and starts.ndim == 1 and \
             np.issubdtype(starts.dtype, np.integer) and isinstance(board, Board):
         # cell indices as an integer array: validated at once
         if starts.size and (starts.min() < 0 or starts.max() >= board.n_cells):
             bad = starts[(starts < 0) | (starts >= board.n_cells)][0]
             _cell(board, int(bad), "start")  # raises, naming the bad value
-        s = np.ascontiguousarray(starts, dtype=T.INDEX)
-    else:
-        s = np.array([_cell(board, x, "start") for x in list(starts)], dtype=T.INDEX)
+        return np.ascontiguousarray(starts, dtype=T.INDEX)
+    if not isinstance(board, Board):
+        raise QueryError(f"board must be a movecore.Board; got {describe(board)}")
+    return np.array([_cell(board, x, "start") for x in list(starts)], dtype=T.INDEX)
+
+
+def _budgets_array(budgets, n: int) -> np.ndarray:
+    """int64[n] validated budgets from one integer or one per start."""
     if isinstance(budgets, (int, np.integer)) and not isinstance(budgets, bool):
-        b = np.full(len(s), _budget(budgets, "budget"), dtype=np.int64)
-    else:
-        budget_list = list(budgets)
-        if len(budget_list) != len(s):
-            raise QueryError(f"budgets must be one integer or one per start ({len(s)}); "
-                             f"got {len(budget_list)}")
-        b = np.array([_budget(x, "budget") for x in budget_list], dtype=np.int64)
-    top = int(b.max()) if len(b) else 0
-    q = _prepare(board, mover, top, occupant, cell_flags, zoc, leave, enter_penalty,
-                 leave_weight, max_penalty)
+        return np.full(n, _budget(budgets, "budget"), dtype=np.int64)
+    budget_list = list(budgets)
+    if len(budget_list) != n:
+        raise QueryError(f"budgets must be one integer or one per start ({n}); "
+                         f"got {len(budget_list)}")
+    return np.array([_budget(x, "budget") for x in budget_list], dtype=np.int64)
+
+
+def _n_chunks(threads, n: int) -> int:
+    import numba
+
     n_threads = numba.get_num_threads() if threads is None else threads
-    if not isinstance(n_threads, int) or n_threads < 1:
+    if type(n_threads) is not int or n_threads < 1:
         raise QueryError(f"threads must be a positive integer; got {describe(threads)}")
-    n_chunks = max(1, min(n_threads, len(s)))
-    return _batch_prepared(q, s, b, n_chunks)
+    return max(1, min(n_threads, n))
 
 
 def _batch_prepared(q: _Query, starts: np.ndarray, budgets: np.ndarray,

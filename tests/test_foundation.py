@@ -248,10 +248,91 @@ def test_large_board_budget_bound_and_queue_growth():
     (lambda: mc.reach(mc.Board.hex([(0, 0), (9, 9)]), mc.Mover(), 0, 1).path((9, 9)),
      mc.QueryError),
     (lambda: mc.reach_many(mc.Board.hex([(0, 0)]), mc.Mover(), [0, 0], [1]), mc.QueryError),
+    (lambda: mc.prepare(mc.Board.hex([(0, 0)]), mc.Mover(), 2).reach(0, 3), mc.LimitError),
+    (lambda: mc.prepare(mc.Board.hex([(0, 0)]), mc.Mover(), 2).reach((4, 4)), mc.QueryError),
+    (lambda: mc.prepare(mc.Board.hex([(0, 0)]), mc.Mover(), 2).reach(0, -1), mc.QueryError),
+    (lambda: mc.prepare(mc.Board.hex([(0, 0)]), mc.Mover(), 2).reach_many([0], [5]),
+     mc.LimitError),
+    (lambda: mc.prepare(mc.Board.hex([(0, 0)]), mc.Mover(), 2).reach_many([0], threads=0),
+     mc.QueryError),
+    (lambda: mc.prepare(mc.Board.hex([(0, 0)]), mc.Mover(), True), mc.QueryError),
+    (lambda: mc.prepare(mc.Board.hex([(0, 0)]), "mover", 1), mc.QueryError),
+    (lambda: mc.reach(mc.Board.hex([(0, 0), (1, 0)], terrain=[0, 1]),
+                      mc.Mover(terrain_cost=[1, 1], stop_terrain=[1]), 0, 1).path(1, free=True),
+     mc.QueryError),
 ])
 def test_api_errors_are_typed(call, err):
     with pytest.raises(err):
         call()
+
+
+def test_prepared_query_answers_as_reach_and_owns_its_layers():
+    """prepare() once, then reach()/reach_many() from many starts: the same answers as
+    the one-shot functions (plain and with layers), budgets up to max_budget, and the
+    layers copied at preparation (changing the caller's array later changes nothing)."""
+    from randboards import random_case
+    for seed in range(300):
+        spec, board, mover, layers, start, budget, rng = random_case(seed, penalties=False)
+        kw = {k: layers[k] for k in ("occupant", "cell_flags", "zoc")}
+        if seed % 2:
+            kw = {}
+        p = mc.prepare(board, mover, budget, **kw)
+        assert p.board is board and p.mover is mover and p.max_budget == budget
+        for b in sorted({0, budget // 2, budget}):
+            got, want = p.reach(start, b), mc.reach(board, mover, start, b, **kw)
+            assert got.cells.tolist() == want.cells.tolist()
+            assert got.costs.tolist() == want.costs.tolist()
+            assert got.stopped.tolist() == want.stopped.tolist()
+            assert got.free_costs.tolist() == want.free_costs.tolist()
+        got = p.reach_many(np.arange(board.n_cells), threads=1)
+        want = mc.reach_many(board, mover, np.arange(board.n_cells), budget, threads=1, **kw)
+        assert got.offsets.tolist() == want.offsets.tolist()
+        assert got.cells.tolist() == want.cells.tolist()
+    board = mc.Board.square(4, 1)
+    occupant = board.occupancy({2: 1})
+    p = mc.prepare(board, mc.Mover(enemies="block"), 3, occupant=occupant)
+    assert p.reach(0).cells.tolist() == [0, 1]
+    occupant[2] = mc.OCC_EMPTY  # the caller's array, changed after preparation
+    assert p.reach((0, 0)).cells.tolist() == [0, 1]
+    assert "max_budget=3" in repr(p)
+
+
+def test_parents_and_free_paths():
+    """Reach.parents is the cell before each end on its path; path(free=True) follows the
+    cheapest arrival that did not have to stop (a ford entered from the bank is dear to
+    leave free, cheap to reach stopped)."""
+    from randboards import random_case
+    for seed in range(200):
+        spec, board, mover, layers, start, budget, rng = random_case(seed, penalties=False)
+        r = mc.reach(board, mover, start, budget, occupant=layers["occupant"],
+                     cell_flags=layers["cell_flags"], zoc=layers["zoc"])
+        for i, cell in enumerate(r.cells.tolist()):
+            p = r.path(cell).tolist()
+            assert r.parents[i] == (p[-2] if len(p) > 1 else -1)
+            if r.free_costs[i] >= 0:
+                fp = r.path(cell, free=True).tolist()
+                assert fp[0] == start and fp[-1] == cell and len(set(fp)) == len(fp)
+                if not r.stopped[i]:  # the least-cost arrival is free: the same one
+                    assert fp == p
+    # X = (1, 1): the step from (1, 0) into X stops (cost 2); the way by (0, 1), rough
+    # ground, costs 3 and arrives free
+    b = mc.Board.square_cells([(0, 0), (1, 0), (0, 1), (1, 1)], neighbours=4,
+                              terrain=[0, 0, 1, 0])
+    b = b.with_edges([{"between": (b.index((1, 0)), b.index((1, 1))), "stop": True}])
+    r = mc.reach(b, mc.Mover(terrain_cost=[1, 2]), (0, 0), 4)
+    x = r.end_index((1, 1))
+    assert bool(r.stopped[x]) and r.costs[x] == 2 and r.free_costs[x] == 3
+    assert r.path_coords((1, 1)) == [(0, 0), (1, 0), (1, 1)]
+    assert r.path_coords((1, 1), free=True) == [(0, 0), (0, 1), (1, 1)]
+    # water at (1, 0) stops every arrival: no free path
+    b = mc.Board.square_cells([(0, 0), (1, 0), (0, 1), (1, 1), (2, 0)], neighbours=4,
+                              terrain=[0, 1, 0, 0, 0])
+    r = mc.reach(b, mc.Mover(terrain_cost=[1, 1], stop_terrain=[1]), (0, 0), 4)
+    water = r.end_index((1, 0))
+    assert bool(r.stopped[water]) and r.costs[water] == 1 and r.free_costs[water] == -1
+    assert r.path_coords((1, 0)) == [(0, 0), (1, 0)]
+    with pytest.raises(mc.QueryError):
+        r.path((1, 0), free=True)
 
 
 # ------------------------------------------------------------------ scenario

@@ -535,23 +535,6 @@ def is_safe(m: MageKnightMap, cell: int, hero: Hero, heroes: Sequence[Hero]) -> 
     return not any(h.cell == cell and h.id != hero.id for h in heroes)
 
 
-def _free_path(r: Reach, cell: int) -> list[int]:
-    """Cells of the cheapest arrival at ``cell`` that did not have to stop.
-
-    Walks the search tree the kernel returns (rows: cell, cost, pen*2+stopped, parent)."""
-    tree = r._tree
-    rows = np.flatnonzero((tree[:, 0] == cell) & ((tree[:, 2] & 1) == 0))
-    if rows.size == 0:
-        # callers only ask for cells with a free arrival; never reached on user data
-        raise QueryError(f"no arrival at {list(r.board.coord(cell))} may go on")
-    row = int(rows[np.argmin(tree[rows, 1])])
-    out = []
-    while row >= 0:
-        out.append(int(tree[row, 0]))
-        row = int(tree[row, 3])
-    return out[::-1]
-
-
 def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
          time: str = "day", reductions: Sequence[Mapping] = (),
          enter: Sequence[Mapping] = (), pvp: bool = True, paths: bool = False,
@@ -612,7 +595,7 @@ def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
                 if best_quiet is None or c < best_quiet:
                     best_quiet, quiet_from = c, u
             if best_quiet == cost:
-                path = _free_path(r, quiet_from) + [v] if paths else None
+                path = r.path(quiet_from, free=True).tolist() + [v] if paths else None
             else:
                 p = r.path(v).tolist()
                 tokens_hit = provoked_by(p[-2], v)
@@ -620,7 +603,7 @@ def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
                 if best_quiet is not None:
                     free_cost = best_quiet
                     if paths:
-                        free_path = _free_path(r, quiet_from) + [v]
+                        free_path = r.path(quiet_from, free=True).tolist() + [v]
         elif r.stopped[row]:
             p = r.path(v).tolist()
             tokens_hit = provoked_by(p[-2], v)
@@ -628,7 +611,7 @@ def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
             if r.free_costs[row] >= 0:
                 free_cost = int(r.free_costs[row])
                 if paths:
-                    free_path = _free_path(r, v)
+                    free_path = r.path(v, free=True).tolist()
         elif paths:
             path = r.path(v).tolist()
         end_flags = []
@@ -673,7 +656,7 @@ def _explore(m: MageKnightMap, r: Reach, free: Mapping[int, int], budget: int,
         e = {"position": list(pos), "from": list(board.coord(c)),
              "cost": free[c] + EXPLORE_COST, "placeable": m.placeable(pos)}
         if paths:
-            e["path"] = coord_list(board, _free_path(r, c) if c != r.start else [c])
+            e["path"] = coord_list(board, r.path(c, free=True).tolist())
         out.append(e)
     out.sort(key=lambda e: (e["cost"], e["position"]))
     return out

@@ -66,7 +66,7 @@ from ..board import Board, Link
 from ..errors import BoardError, LimitError, QueryError, ScenarioError, describe
 from ..kernels import _types as T
 from ..mover import Mover
-from ..reach import Reach, _prepare, _reach_prepared
+from ..reach import Reach, prepare
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
                         get_str, register_game)
 from ._common import (Figure, coord_list, end_order, find_figure, occupancy, read_figures,
@@ -336,10 +336,9 @@ def _mobility(realm: Realm, muster: Muster, unit: Figure, budget: int,
               allies: str = "pass"):
     """A prepared query (board, the unit's movement numbers, who stands where, the
     ballista rule) answering one Move action from any start: ``fn(start, budget)``."""
-    q = _prepare(realm.board, mover_for(muster.team_of(unit), allies=allies), budget,
-                 muster.occupants(realm, without=unit), _ballista_flags(realm, unit.cell),
-                 None, None, None, 1, None)
-    return lambda start, b: _reach_prepared(q, start, b)
+    return prepare(realm.board, mover_for(muster.team_of(unit), allies=allies), budget,
+                   occupant=muster.occupants(realm, without=unit),
+                   cell_flags=_ballista_flags(realm, unit.cell)).reach
 
 
 def unit_moves(realm: Realm, muster: Muster, unit: Figure, budget: int,
