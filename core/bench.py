@@ -31,8 +31,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .reach import reach, reach_many
+from .reach import prepare, reach, reach_many
 from .workloads import NAMES, make
+
+# the module (``movecore.reach`` the attribute is the function): its BATCH_THREADS
+_reach = sys.modules[reach.__module__]
 
 PEERS = ("scipy", "scipy-batch", "tcod", "networkx", "heapq")
 
@@ -234,16 +237,37 @@ def mc_single(w):
     return run
 
 
-def mc_batch(w, threads):
-    kw = w.query_kwargs()
+def mc_prepared(w):
+    """One query per call through a prepared query (``movecore.prepare``)."""
+    p = prepare(w.board, w.mover, w.budget, **w.query_kwargs())
+    one = p.reach
 
     def run(starts):
-        b = reach_many(w.board, w.mover, starts, w.budget, threads=threads, **kw)
+        return [(r.cells, r.costs) for r in (one(int(s)) for s in starts)]
+    return run
+
+
+def mc_batch(w, threads, how=None):
+    """A batch; ``how`` = "pool" or "prange" sets how threads are used (default: the
+    library's, ``reach.BATCH_THREADS``)."""
+    kw = w.query_kwargs()
+
+    def call(starts):
+        if how is None:
+            return reach_many(w.board, w.mover, starts, w.budget, threads=threads, **kw)
+        was, _reach.BATCH_THREADS = _reach.BATCH_THREADS, how
+        try:
+            return reach_many(w.board, w.mover, starts, w.budget, threads=threads, **kw)
+        finally:
+            _reach.BATCH_THREADS = was
+
+    def run(starts):
+        b = call(starts)
         return [(b.cells[b.offsets[i]:b.offsets[i + 1]], b.costs[b.offsets[i]:b.offsets[i + 1]])
                 for i in range(len(b))]
 
     def timed(starts):  # the batch call alone (splitting into queries is not timed)
-        reach_many(w.board, w.mover, starts, w.budget, threads=threads, **kw)
+        call(starts)
     return run, timed
 
 
@@ -349,12 +373,16 @@ def bench_workload(w, n_queries, peers_wanted, rounds=3, min_time=0.05, log=prin
         methods.append((name, timed or runner, sub, ok))
 
     add("movecore reach (1/call)", mc_single(w))
+    add("movecore prepared (1/call)", mc_prepared(w))
     run1, t1 = mc_batch(w, 1)
     add("movecore batch, 1 thread", run1, t1)
     nt = numba.get_num_threads()
     if nt > 1:
         runn, tn = mc_batch(w, nt)
         add(f"movecore batch, {nt} threads", runn, tn)
+        other = "prange" if _reach.BATCH_THREADS == "pool" else "pool"
+        runo, to = mc_batch(w, nt, other)
+        add(f"movecore batch, {nt} threads, {other}", runo, to)
     yrun, ytimed, note = yardstick(w)
     if note:
         notes.append(note)

@@ -17,6 +17,7 @@ Example::
 """
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass, replace
 from typing import Sequence
@@ -26,9 +27,10 @@ import numpy as np
 from .board import Board
 from .errors import LimitError, QueryError, describe
 from .kernels import _types as T
-from .kernels.reach import (H_ANY_STOP, HDR, fast_layout_size, field_query, gather_batch,
-                            is_plain, reach1_batch, reach1_general, reach1_one_general,
-                            reach1_one_plain, reach1_plain, reach_batch, reach_query)
+from .kernels.reach import (H_ANY_STOP, H_HILLY, HDR, fast_layout_size, field_query,
+                            gather_batch, is_plain, reach1_batch, reach1_general,
+                            reach1_one_general, reach1_one_plain, reach1_plain, reach_batch,
+                            reach_query)
 from .mover import OCCUPANCY_MODES, Mover
 
 _new = object.__new__
@@ -293,6 +295,7 @@ def _pack(board: Board, rule: np.ndarray) -> np.ndarray:
     head[:5] = (board.n_cells, board.nbr.shape[1], board.link_data.shape[0],
                 rule.shape[0], board.edges.shape[0])
     head[H_ANY_STOP] = bool((flags & T.CELL_STOP).any())
+    head[H_HILLY] = board.n_cells > 0 and bool((cd[:, 1] != cd[0, 1]).any())
     off = HDR
     for i, a in enumerate(parts):
         head[5 + i] = off
@@ -817,9 +820,12 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     status = np.zeros(n_chunks, np.int64)
     while True:
         queries[:, 2] = 0
-        with _parallel_lock:
-            st = reach1_batch(q.blob, q.occupant, q.qflags, q.zoc, q.params, queries,
-                              bw[0], bw[1], status)
+        if n_chunks > 1 and BATCH_THREADS == "prange":
+            with _parallel_lock:
+                st = reach1_batch(q.blob, q.occupant, q.qflags, q.zoc, q.params, queries,
+                                  bw[0], bw[1], status)
+        else:
+            st = _chunks_pooled(q, queries, bw[0], bw[1], status)
         if st >= 0:
             break
         if st == T.STATUS_QUEUE_FULL:  # cannot happen (see reach1): use the other kernel
@@ -833,6 +839,56 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     cols = [bw[1][c, :, :status[c]] for c in range(n_chunks)]
     block = cols[0] if n_chunks == 1 else np.concatenate(cols, axis=1)
     return ReachBatch(offsets, block[0].copy(), block[1].copy(), block[2].astype(bool))
+
+
+#: How a fast batch uses several threads: "pool" (default), chunks run by the ``nogil``
+#: kernel on a pool of Python threads and the calling one, or "prange", one Numba
+#: parallel region over the chunks (``reach1_batch``). Both give identical results;
+#: ``movecore bench`` measures both (docs/performance.md). Environment:
+#: ``MOVECORE_BATCH_THREADS``.
+BATCH_THREADS = os.environ.get("MOVECORE_BATCH_THREADS", "pool")
+_pool = (None, 0)  # (ThreadPoolExecutor, its workers), made on first need
+_pool_lock = threading.Lock()
+
+
+def _thread_pool(workers: int):
+    global _pool
+    with _pool_lock:
+        pool, size = _pool
+        if size < workers:
+            from concurrent.futures import ThreadPoolExecutor
+            _pool = (ThreadPoolExecutor(workers, thread_name_prefix="movecore"), workers)
+            if pool is not None:
+                pool.shutdown(wait=False)  # its queued work still runs
+        return _pool[0]
+
+
+def _forget_pool():  # a forked child has the pool object but not its threads
+    global _pool, _pool_lock
+    _pool, _pool_lock = (None, 0), threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
+def _chunks_pooled(q: _Query, queries, bufs, ends, status) -> int:
+    """``reach1_batch`` without a parallel region: chunk 0 on this thread, the others
+    on pool threads (the kernel releases the GIL). Same outputs and return value."""
+    n_chunks, n_q, kernel = bufs.shape[0], queries.shape[0], q.kernel
+
+    def run(c):
+        lo, hi = (n_q * c) // n_chunks, (n_q * (c + 1)) // n_chunks
+        status[c] = kernel(q.blob, q.occupant, q.qflags, q.zoc, q.params, bufs[c], ends[c],
+                           queries[lo:hi], 0, 0)
+
+    futures = []
+    if n_chunks > 1:
+        pool = _thread_pool(n_chunks - 1)
+        futures = [pool.submit(run, c) for c in range(1, n_chunks)]
+    run(0)
+    for f in futures:
+        f.result()
+    return min(0, int(status.min()))
 
 
 def _batch_workspace(n, n_pen, n_chunks, nb, heap_cap, arena_cap):

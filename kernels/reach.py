@@ -538,6 +538,7 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 #     [5..12] offsets of nbr[N,K], link_ptr[N+1], link_data[L,3], cell_data[N,3],
 #             edges[E,K,2], diag_sides[K,2], terrain_rule[T,2], cinfo[N,4]
 #     [13] 1 if some cell stops a move (terrain or board flag), else 0
+#     [14] 1 if the cells are not all of one height, else 0
 #     cinfo: per cell, for this mover (one load instead of four dependent ones): entry
 #     cost (-1: impassable terrain or CELL_BLOCKED), board flags | CELL_STOP when the
 #     terrain stops, height, terrain id
@@ -551,6 +552,7 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 #     ``P_BUDGET`` is not read: each query brings its own budget.
 HDR = 16
 H_ANY_STOP = 13
+H_HILLY = 14
 CTRL = 8
 
 
@@ -620,6 +622,7 @@ def _make_reach1(GENERAL):
         flat = params[P_CLIMB_FLAT]
         dpl = params[P_DESCEND_PER_LEVEL]
         link_mask = params[P_LINK_MASK]
+        climbs = blob[H_HILLY] != 0 and (cpl != 0 or flat != 0 or dpl != 0 or max_climb >= 0)
         # In the plain build these are the constant False and their tests vanish.
         check_corner = GENERAL and params[P_CORNER_CUT] == 0 and K > 0 and \
             blob[o_diag + 2 * (K - 1)] >= 0
@@ -780,12 +783,15 @@ def _make_reach1(GENERAL):
                             if not ok:
                                 continue
                         # climbing, without branches on the sign of the rise (it is
-                        # data: an unpredictable branch cost more than the arithmetic)
-                        rise = np.int64(blob[U(o_cell + 4 * v + 2)] - hu)
-                        up = max(rise, 0)
-                        if up > max_up:
-                            continue
-                        step += cpl * up + (flat if up > 0 else 0) + dpl * max(-rise, 0)
+                        # data: an unpredictable branch cost more than the arithmetic);
+                        # on a flat board, or for a mover heights do not affect, none
+                        if climbs:
+                            rise = np.int64(blob[U(o_cell + 4 * v + 2)] - hu)
+                            up = max(rise, 0)
+                            if up > max_up:
+                                continue
+                            step += cpl * up + (flat if up > 0 else 0) + \
+                                dpl * max(-rise, 0)
                     else:
                         li = lp + j - K
                         if not (link_mask >> blob[U(o_link + 3 * li + 2)]) & 1:

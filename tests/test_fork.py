@@ -12,14 +12,18 @@ import movecore as mc
 
 def _child(q):
     b = mc.Board.square(6, 6)
-    r = mc.reach_many(b, mc.Mover(), [0, 35], 3)
+    r = mc.reach_many(b, mc.Mover(), [0, 35], 3, threads=2)
     q.put(r.costs.tolist())
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fork start method is Linux-only here")
-def test_fork_after_parallel_batch():
+@pytest.mark.parametrize("how", ["pool", "prange"])
+def test_fork_after_parallel_batch(how, monkeypatch):
+    """Either way of running a batch on threads (see reach.BATCH_THREADS): the child
+    has neither the parent's pool threads nor its parallel region's."""
+    monkeypatch.setattr(sys.modules["movecore.reach"], "BATCH_THREADS", how)
     b = mc.Board.square(6, 6)
-    want = mc.reach_many(b, mc.Mover(), [0, 35], 3).costs.tolist()
+    want = mc.reach_many(b, mc.Mover(), [0, 35], 3, threads=2).costs.tolist()
     ctx = mp.get_context("fork")
     q = ctx.Queue()
     p = ctx.Process(target=_child, args=(q,))

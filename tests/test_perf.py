@@ -193,7 +193,24 @@ def test_two_threads_give_the_same_results_as_one():
     assert got[0] == want and got[1] == want
 
 
-def test_threads_mixing_batches_and_single_queries():
+@pytest.mark.parametrize("how", ["pool", "prange"])
+def test_a_two_thread_batch_of_10000_equals_one_thread(how, monkeypatch):
+    """Both ways of running a batch's chunks on two threads (a thread pool, the
+    default; a Numba parallel region) give the one-thread answer, query by query."""
+    monkeypatch.setattr(R, "BATCH_THREADS", how)
+    w = workloads.make("skirmish-hex", n_starts=10_000)
+    one = mc.reach_many(w.board, w.mover, w.starts, w.budget, threads=1)
+    for _ in range(3):
+        two = mc.reach_many(w.board, w.mover, w.starts, w.budget, threads=2)
+        for f in ("offsets", "cells", "costs", "stopped"):
+            assert np.array_equal(getattr(two, f), getattr(one, f)), f
+    assert [cells for cells, _, _ in _answers(w, w.starts[:500])] == \
+        [one[i][0].tolist() for i in range(500)]
+
+
+@pytest.mark.parametrize("how", ["pool", "prange"])
+def test_threads_mixing_batches_and_single_queries(how, monkeypatch):
+    monkeypatch.setattr(R, "BATCH_THREADS", how)
     w = workloads.make("heights-hex", n_starts=400)
     want = mc.reach_many(w.board, w.mover, w.starts, w.budget, threads=1)
     errors = []
@@ -235,9 +252,11 @@ def test_repeated_queries_allocate_nothing_proportional_to_the_board():
     assert r.free_costs.base is r._tree.base
 
 
-def test_a_batch_whose_ends_overflow_the_first_arena_is_run_again_exactly():
+@pytest.mark.parametrize("how", ["pool", "prange"])
+def test_a_batch_whose_ends_overflow_the_first_arena_is_run_again_exactly(how, monkeypatch):
     """Hundreds of ends per query overflow the batch's first output arena (64 per
     query): the retry starts from clean scratch and gives the single-query answers."""
+    monkeypatch.setattr(R, "BATCH_THREADS", how)
     board = mc.Board.square(30, 30)
     mover = mc.Mover()
     starts = np.arange(0, 900, 7, dtype=np.int32)
