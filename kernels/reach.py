@@ -905,6 +905,19 @@ def _make_reach1(GENERAL):
                 buf[base + f * n + i] = rows[i, f]
         return n | (k << 32)
 
+    return reach1
+
+
+reach1_general = _make_reach1(True)
+reach1_plain = _make_reach1(False)
+
+
+def _make_reach1_one(GENERAL):
+    """``reach1_one`` over ``reach1_general`` (GENERAL) or ``reach1_plain``. They are
+    named as module globals, not captured: Numba's cache key hashes a closure's values,
+    and a captured dispatcher pickles differently in every process (a cache miss and a
+    5 s compile at each import)."""
+
     @njit(types.int64(i32_1, i64_1, i32_1, types.int64, types.int64), cache=CACHE,
           nogil=True)
     def reach1_one(blob, params, buf, start, budget):
@@ -917,8 +930,13 @@ def _make_reach1(GENERAL):
         o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
         ends = buf[o_out:o_out + 3 * N].reshape((3, N))
         # (empty layers made here: Numba's global arrays are read-only, another type)
-        n = reach1(blob, blob[:0], np.empty(0, np.uint8), np.empty(0, np.uint64), params,
-                   buf, ends, np.empty((0, 3), np.int64), start, budget)
+        if GENERAL:
+            n = reach1_general(blob, blob[:0], np.empty(0, np.uint8),
+                               np.empty(0, np.uint64), params, buf, ends,
+                               np.empty((0, 3), np.int64), start, budget)
+        else:
+            n = reach1_plain(blob, blob[:0], np.empty(0, np.uint8), np.empty(0, np.uint64),
+                             params, buf, ends, np.empty((0, 3), np.int64), start, budget)
         # rows of N -> rows of n; moving each value down (n <= N) never overwrites one
         # not yet moved
         for i in range(n):
@@ -927,11 +945,11 @@ def _make_reach1(GENERAL):
             buf[o_out + 2 * n + i] = buf[o_out + 2 * N + i]
         return n
 
-    return reach1, reach1_one
+    return reach1_one
 
 
-reach1_general, reach1_one_general = _make_reach1(True)
-reach1_plain, reach1_one_plain = _make_reach1(False)
+reach1_one_general = _make_reach1_one(True)
+reach1_one_plain = _make_reach1_one(False)
 
 
 @njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i64_2, i32_2, i32_3, types.int64[::1]),

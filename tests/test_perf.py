@@ -301,6 +301,24 @@ def test_warmup_and_cli_registration():
     assert args.fn is bench.run_bench and args.queries == 3
 
 
+@pytest.mark.skipif(not sys.modules["movecore.kernels._types"].CACHE,
+                    reason="the Numba cache is turned off")
+def test_a_second_import_loads_every_kernel_from_the_cache():
+    """Cold start: once the cache is filled, an import compiles nothing. (A kernel whose
+    cache key changes from process to process, e.g. one capturing another dispatcher in
+    a closure, would be compiled again at every import: seconds, not a fraction.)"""
+    import os
+    import subprocess
+    env = dict(os.environ, NUMBA_DEBUG_CACHE="1")
+    env.pop("MOVECORE_NO_CACHE", None)
+    code = "import movecore; movecore.warmup()"
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    assert "data loaded" in out
+    assert "data saved" not in out, [ln for ln in out.splitlines() if "saved" in ln]
+
+
 def test_fast_kernel_equals_general_kernel_on_unit_costs():
     """Unit-cost movers settle in FIFO order (the general kernel's BFS): same order."""
     from movecore.kernels import _types as T
