@@ -536,9 +536,14 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
                 p = prepare(board, mover, budget)
                 board._cache[("plain_query", id(mover))] = p
             return p.reach(start, budget)
-    return prepare(board, mover, _budget(budget), occupant=occupant, cell_flags=cell_flags,
-                   zoc=zoc, leave=leave, enter_penalty=enter_penalty,
-                   leave_weight=leave_weight, max_penalty=max_penalty).reach(start, budget)
+    # Layers given: the answer is computed in full at once (tree mode), so the caller's
+    # arrays need no copy (a Prepared copies them, since its results may run again).
+    budget = _budget(budget)
+    q = _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penalty,
+                 leave_weight, max_penalty)
+    if type(start) is not int or not 0 <= start < q.n:
+        start = _cell(board, start, "start")
+    return _reach_prepared(q, start, budget)
 
 
 def prepare(board: Board, mover: Mover, budget: int, *, occupant=None, cell_flags=None,

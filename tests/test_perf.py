@@ -157,6 +157,20 @@ def test_plain_result_keeps_ends_only_until_a_path_is_asked_for():
     assert lazy.free_costs.tolist() == [0, -1]
 
 
+def test_a_result_does_not_change_when_the_callers_layers_do():
+    """A result that may run its query again (ends mode) must not see the caller's
+    arrays change: reach() with layers answers in full at once, prepare() copies them."""
+    board = mc.Board.square(4, 1)
+    mover = mc.Mover(enemies="block")
+    for make in (lambda occ: mc.reach(board, mover, 0, 3, occupant=occ),
+                 lambda occ: mc.prepare(board, mover, 3, occupant=occ).reach(0)):
+        occ = board.occupancy({})  # nobody on the board yet
+        r = make(occ)
+        occ[2] = 1  # an enemy arrives in the caller's array afterwards
+        assert r.cells.tolist() == [0, 1, 2, 3]
+        assert r.path(3).tolist() == [0, 1, 2, 3] and r.parents.tolist() == [-1, 0, 1, 2]
+
+
 def test_fast_batch_equals_single_queries():
     for seed in range(300):
         spec, board, mover, layers, start, budget, rng = random_case(seed, penalties=False)
