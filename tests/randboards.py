@@ -144,3 +144,12 @@ def random_case(seed: int, *, kind: str | None = None, penalties: bool | None = 
     budget = rng.randint(0, 9)
     start = rng.randrange(n)
     return spec, board, mover, layers, start, budget, rng
+
+
+def unit_cost_twin(mover: mc.Mover) -> mc.Mover:
+    """The same figure with every enterable terrain costing 1 and only links of kind 1:
+    the moves the unit-cost (BFS / FIFO) kernels answer."""
+    return mc.Mover(terrain_cost=[1 if c >= 0 else -1 for c in mover.terrain_rule(1)[:, 0]],
+                    stop_terrain=mover.stop_terrain, team=mover.team, allies=mover.allies,
+                    enemies=mover.enemies, links=[1], corner_cutting=mover.corner_cutting,
+                    max_climb=mover.max_climb)

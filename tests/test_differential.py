@@ -7,7 +7,7 @@ import pytest
 
 import movecore as mc
 from oracle import oracle_field, oracle_reach, path_is_valid
-from randboards import random_case
+from randboards import random_case, unit_cost_twin
 
 N_BOARDS = 3000
 
@@ -100,11 +100,7 @@ def test_unit_cost_bfs_path_is_taken_and_agrees():
     checked = 0
     for seed in range(2000):
         spec, board, mover, layers, start, budget, rng = random_case(seed, penalties=False)
-        unit = mc.Mover(terrain_cost=[1 if c >= 0 else -1 for c in
-                                      mover.terrain_rule(1)[:, 0]],
-                        stop_terrain=mover.stop_terrain, team=mover.team,
-                        allies=mover.allies, enemies=mover.enemies, links=[1],
-                        corner_cutting=mover.corner_cutting, max_climb=mover.max_climb)
+        unit = unit_cost_twin(mover)
         q = _prepare(board, unit, budget, layers["occupant"], layers["cell_flags"],
                      layers["zoc"], None, None, 1, None)
         if q.params[T.P_UNIT] != 1:

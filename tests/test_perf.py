@@ -14,7 +14,7 @@ import pytest
 
 import movecore as mc
 from movecore import workloads
-from randboards import random_case
+from randboards import random_case, unit_cost_twin
 
 R = sys.modules["movecore.reach"]
 
@@ -339,11 +339,7 @@ def test_fast_kernel_equals_general_kernel_on_unit_costs():
     checked = 0
     for seed in range(600):
         spec, board, mover, layers, start, budget, rng = random_case(seed, penalties=False)
-        unit = mc.Mover(terrain_cost=[1 if c >= 0 else -1 for c in
-                                      mover.terrain_rule(1)[:, 0]],
-                        stop_terrain=mover.stop_terrain, team=mover.team,
-                        allies=mover.allies, enemies=mover.enemies, links=[1],
-                        corner_cutting=mover.corner_cutting, max_climb=mover.max_climb)
+        unit = unit_cost_twin(mover)
         q = R._prepare(board, unit, budget, layers["occupant"], layers["cell_flags"],
                        layers["zoc"], None, None, 1, None)
         if q.params[T.P_UNIT] != 1 or q.blob is None:
