@@ -623,6 +623,8 @@ def _make_reach1(GENERAL):
         dpl = params[P_DESCEND_PER_LEVEL]
         link_mask = params[P_LINK_MASK]
         climbs = blob[H_HILLY] != 0 and (cpl != 0 or flat != 0 or dpl != 0 or max_climb >= 0)
+        # the common rule "pay per level climbed" alone (no flat charge, descent or limit)
+        per_level_only = flat == 0 and dpl == 0 and max_climb < 0
         # In the plain build these are the constant False and their tests vanish.
         check_corner = GENERAL and params[P_CORNER_CUT] == 0 and K > 0 and \
             blob[o_diag + 2 * (K - 1)] >= 0
@@ -788,10 +790,13 @@ def _make_reach1(GENERAL):
                         if climbs:
                             rise = np.int64(blob[U(o_cell + 4 * v + 2)] - hu)
                             up = max(rise, 0)
-                            if up > max_up:
-                                continue
-                            step += cpl * up + (flat if up > 0 else 0) + \
-                                dpl * max(-rise, 0)
+                            if per_level_only:
+                                step += cpl * up
+                            else:
+                                if up > max_up:
+                                    continue
+                                step += cpl * up + (flat if up > 0 else 0) + \
+                                    dpl * max(-rise, 0)
                     else:
                         li = lp + j - K
                         if not (link_mask >> blob[U(o_link + 3 * li + 2)]) & 1:
