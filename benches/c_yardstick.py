@@ -69,7 +69,10 @@ int64_t yard_batch(const int32_t *restrict nbr, int32_t n, int32_t k,
                     if (c > budget) continue;
                     if (stamp[v] == gen && dist[v] <= c) continue;
                     stamp[v] = gen; dist[v] = c;
-                    int32_t b2 = c % nb;
+                    /* c - cur < nb: the bucket after b by the step, without a
+                       division (c % nb costs ~15% on big-square4) */
+                    int32_t b2 = b + (c - cur);
+                    if (b2 >= nb) b2 -= nb;
                     bucket[(int64_t)b2 * n + bcount[b2]++] = v;
                     pending++;
                 }
