@@ -52,6 +52,7 @@ def _entry_point(kernel):
 
 
 _REACH1 = {True: _entry_point(reach1_plain), False: _entry_point(reach1_general)}
+_PLAIN = _REACH1[True]
 _REACH1_ONE = {True: _entry_point(reach1_one_plain), False: _entry_point(reach1_one_general)}
 DEFAULT_MAX_PENALTY = 15
 
@@ -694,6 +695,8 @@ class ReachBatch:
     """Ends of many queries in CSR form: query i owns rows ``offsets[i]:offsets[i+1]``.
 
     Within a query the rows are in cost order, exactly as :func:`reach` lists them.
+    The arrays belong to the result (``cells`` and ``costs`` may be rows of one block
+    the kernel wrote: no copy is made where the block is mostly this result).
     """
 
     offsets: np.ndarray   # int64[Q + 1]
@@ -840,10 +843,25 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     counts = queries[:, 2]
     offsets = np.zeros(len(counts) + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
-    # chunk c wrote status[c] end columns, its queries' ends one after another
-    cols = [bw[1][c, :, :status[c]] for c in range(n_chunks)]
-    block = cols[0] if n_chunks == 1 else np.concatenate(cols, axis=1)
-    return ReachBatch(offsets, block[0].copy(), block[1].copy(), block[2].astype(bool))
+    # chunk c wrote status[c] end columns (cell, cost, stopped rows), its queries' ends
+    # one after another
+    if n_chunks == 1:
+        total = int(status[0])
+        block = bw[1][0, :, :total]
+        if 2 * total >= bw[1].shape[2]:
+            # mostly this batch's: the result keeps the arena (its rows are the answer,
+            # no copy), the next batch gets a new one of the same size
+            bw[1] = np.empty_like(bw[1])
+            cells, costs = block[0], block[1]
+        else:
+            cells, costs = block[0].copy(), block[1].copy()
+    else:
+        block = np.concatenate([bw[1][c, :, :status[c]] for c in range(n_chunks)], axis=1)
+        total = block.shape[1]
+        cells, costs = block[0], block[1]
+    # a plain query never stops (see is_plain): its stopped row is all zeros
+    stopped = np.zeros(total, bool) if q.kernel is _PLAIN else block[2].astype(bool)
+    return ReachBatch(offsets, cells, costs, stopped)
 
 
 #: How a fast batch uses several threads: "pool" (default), chunks run by the ``nogil``

@@ -185,6 +185,28 @@ def test_fast_batch_equals_single_queries():
             assert stopped.tolist() == r.stopped.tolist()
 
 
+def test_a_batch_result_keeps_its_answer_while_later_batches_run():
+    """A one-thread batch hands its output block to the result when the block is
+    mostly that result (no copy), a small one is copied: either way a later batch on
+    the same thread, board and size writes elsewhere."""
+    w = workloads.make("skirmish-hex", n_starts=600)
+    p = mc.prepare(w.board, w.mover, w.budget)
+    kept = []
+    for starts in (w.starts[:300], w.starts[300:], w.starts[:3], w.starts[::-1]):
+        b = p.reach_many(starts, threads=1)
+        kept.append((b, b.cells.copy(), b.costs.copy(), b.stopped.copy()))
+    assert kept[0][0].cells.base is not None  # handed over: a view of the block
+    for (b, cells, costs, stopped), (b2, *_) in zip(kept, kept[1:]):
+        assert not np.shares_memory(b.cells, b2.cells)
+    for b, cells, costs, stopped in kept:
+        assert np.array_equal(b.cells, cells) and np.array_equal(b.costs, costs)
+        assert np.array_equal(b.stopped, stopped)
+    small = kept[2][0]
+    assert small.cells.base is None  # a few ends out of a large block: copied
+    assert [small[i][0].tolist() for i in range(3)] == \
+        [p.reach(int(s)).cells.tolist() for s in w.starts[:3]]
+
+
 def _answers(w, starts):
     return [(r.cells.tolist(), r.costs.tolist(), r.path(int(r.cells[-1])).tolist())
             for r in (mc.reach(w.board, w.mover, int(s), w.budget) for s in starts)]
