@@ -544,8 +544,10 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 #     terrain stops, height, terrain id
 # ``buf`` int32: the workspace of one thread (see ``fast_layout_size``):
 #     [0] generation  [1] tree rows k of the last query  [2] bucket stride (buckets
-#     allocated, >= params[P_N_BUCKETS]); then state[2N,2] + parent[2N] (+2N spare),
-#     cell[N,2], stack[nbA*2, N], count[nbA*2], out[2N*4 + 8N]: the query's tree[k, 4],
+#     allocated, >= params[P_N_BUCKETS]); then state[2N,2] (stamp, cost) of state
+#     s = v for a free arrival at cell v and N + v for a stopped one (the free ones
+#     side by side: a plain query never stops, and touches half the lines), parent[2N]
+#     (+2N spare), cell[N,2], stack[nbA*2, N], count[nbA*2], out[2N*4 + 8N]: the query's tree[k, 4],
 #     then its ends[8, n] column-major (one contiguous row per field), so that one copy
 #     of out[:4k + 8n] returns both.
 # ``params`` int64[N_PARAMS]: as for ``_search`` (read only: shared by threads);
@@ -657,7 +659,7 @@ def _make_reach1(GENERAL):
 
             for i in range(2 * nb):  # here, not at the end: a query may stop early
                 buf[o_count + i] = 0
-            s0 = src * 2
+            s0 = src
             buf[o_state + 2 * s0] = gen
             buf[o_state + 2 * s0 + 1] = 0
             buf[o_par + s0] = -1
@@ -706,12 +708,12 @@ def _make_reach1(GENERAL):
                 if buf[U(o_state + 2 * s + 1)] != cur:
                     continue  # stale entry (a state is pushed at most once per cost:
                     # pushes strictly improve it, so no settled marker is needed)
-                stopped_s = (s & 1) if GENERAL else 0
-                if GENERAL and stopped_s and buf[U(o_state + 2 * s - 2)] == gen and \
-                        buf[U(o_state + 2 * s - 1)] <= cur:
+                stopped_s = (1 if s >= N else 0) if GENERAL else 0
+                if GENERAL and stopped_s and buf[U(o_state + 2 * (s - N))] == gen and \
+                        buf[U(o_state + 2 * (s - N) + 1)] <= cur:
                     continue  # a free arrival at most as dear settled: it wins
                 # ---------------------------------------- settle
-                u = s >> 1
+                u = s - N if GENERAL and stopped_s else s
                 if tree_mode:
                     buf[U(o_out + 4 * k)] = u
                     buf[U(o_out + 4 * k + 1)] = cur
@@ -825,7 +827,7 @@ def _make_reach1(GENERAL):
                             if mode == BLOCK:
                                 continue
                             may_end = mode == PASS_END
-                    t = v * 2
+                    t = v
                     stopped = False
                     if GENERAL:
                         stopped = edge_stop or (fl & CELL_STOP) != 0
@@ -837,7 +839,7 @@ def _make_reach1(GENERAL):
                             if buf[U(o_state + 2 * t)] == gen and \
                                     buf[U(o_state + 2 * t + 1)] <= c:
                                 continue  # a free arrival at most as dear exists: it wins
-                            t += 1
+                            t += N
                     if buf[U(o_state + 2 * t)] == gen and \
                             buf[U(o_state + 2 * t + 1)] <= c:
                         continue
