@@ -30,10 +30,12 @@ class Figure:
 
 
 def read_figures(board: Board, items, where: str = "figures", *, team_key: str = "team",
-                 allowed_keys: Iterable[str] = ("id", "team", "at"),
-                 multi_cell: bool = False) -> list[Figure]:
+                 allowed_keys: Iterable[str] = ("id", "team", "at"), max_cells: int = 1,
+                 board_word: str = "board", cell_word: str = "cell") -> list[Figure]:
     """Read ``[{"id", team_key, "at"}, ...]``: ids unique, every cell on the board, no two
-    figures sharing a cell. ``at`` is one cell, or (``multi_cell``) a list of cells."""
+    figures sharing a cell. ``at`` is one cell or, where ``max_cells`` > 1, a list of up
+    to that many cells (lead first). ``board_word`` and ``cell_word`` name the board and
+    its cells in messages, in the game's words ("battlefield", "space")."""
     if not isinstance(items, list):
         raise ScenarioError(f"{where} must be a list of figures; got {describe(items)}")
     from ..scenario import expect_keys
@@ -53,7 +55,10 @@ def read_figures(board: Board, items, where: str = "figures", *, team_key: str =
             raise ScenarioError(f"{w}.{team_key} must be a string or integer; got "
                                 f"{describe(team)}")
         at = raw["at"]
-        if multi_cell and isinstance(at, list) and at and isinstance(at[0], list):
+        if max_cells > 1 and isinstance(at, list) and at and isinstance(at[0], (list, tuple)):
+            if len(at) > max_cells:
+                raise PlacementError(f"figure {fid!r} stands on {len(at)} {cell_word}s; a "
+                                     f"figure takes 1 to {max_cells} {cell_word}s")
             coords = [as_coord(c, f"{w}.at[{j}]") for j, c in enumerate(at)]
         else:
             coords = [as_coord(at, f"{w}.at")]
@@ -62,12 +67,12 @@ def read_figures(board: Board, items, where: str = "figures", *, team_key: str =
             idx = board.find(c)
             if idx < 0:
                 raise PlacementError(f"figure {fid!r} stands on {list(c)}, which is not on "
-                                     f"the board")
+                                     f"the {board_word}")
             if idx in taken:
                 raise PlacementError(f"figures {taken[idx]!r} and {fid!r} both stand on "
-                                     f"{list(c)}; one figure per cell")
+                                     f"{list(c)}; one figure per {cell_word}")
             if idx in cells:
-                raise PlacementError(f"figure {fid!r} lists cell {list(c)} twice")
+                raise PlacementError(f"figure {fid!r} lists {cell_word} {list(c)} twice")
             taken[idx] = fid
             cells.append(idx)
         figures.append(Figure(fid, team, cells, raw))

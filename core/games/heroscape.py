@@ -66,8 +66,9 @@ from ..errors import describe
 from ..kernels import _types as T
 from ..mover import Mover
 from ..reach import reach
-from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_id,
+from ..scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
                         get_int, get_list, get_str, register_game)
+from ._common import read_figures
 
 #: Land terrains: each space costs 1 to enter, whatever it is made of.
 LAND = ("grass", "rock", "sand", "road", "snow", "ice", "swamp", "dungeon", "concrete",
@@ -178,53 +179,24 @@ _FIGURE_KEYS = ("id", "team", "at", "move", "height", "flying", "stealth_flying"
 def read_army(field_: Battlefield, items) -> list[HSFigure]:
     """Read ``figures``: ids unique, every space on the battlefield and free of obstacles,
     one figure per space, a double-space figure on two neighbouring spaces."""
-    if not isinstance(items, list):
-        raise ScenarioError(f"figures must be a list of figures; got {describe(items)}")
     board = field_.board
     out: list[HSFigure] = []
-    taken: dict[int, Any] = {}
-    for i, raw in enumerate(items):
+    for i, f in enumerate(read_figures(board, items, allowed_keys=_FIGURE_KEYS, max_cells=2,
+                                       board_word="battlefield", cell_word="space")):
         w = f"figures[{i}]"
-        raw = expect_object(raw, w)
-        expect_keys(raw, w, _FIGURE_KEYS, required=("id", "at"))
-        fid = get_id(raw, "id", w)
-        if any(f.id == fid for f in out):
-            raise ScenarioError(f"duplicate figure id {fid!r} in figures")
-        team = raw.get("team", fid)
-        if isinstance(team, bool) or not isinstance(team, (str, int)):
-            raise ScenarioError(f"{w}.team must be a string or integer; got "
-                                f"{describe(team)}")
-        at = raw["at"]
-        if isinstance(at, list) and at and isinstance(at[0], (list, tuple)):
-            if len(at) > 2:
-                raise PlacementError(f"figure {fid!r} stands on {len(at)} spaces; a figure "
-                                     f"takes one space or two (double-space)")
-            coords = [as_coord(c, f"{w}.at[{j}]") for j, c in enumerate(at)]
-        else:
-            coords = [as_coord(at, f"{w}.at")]
-        cells = []
-        for c in coords:
-            idx = board.find(c)
-            if idx < 0:
-                raise PlacementError(f"figure {fid!r} stands on {list(c)}, which is not on "
-                                     f"the battlefield")
+        for idx in f.cells:
             if field_.obstacle[idx] is not None:
-                raise PlacementError(f"figure {fid!r} stands on {list(c)}, inside the "
-                                     f"obstacle {field_.obstacle[idx]!r}")
-            if idx in taken or idx in cells:
-                other = taken.get(idx, fid)
-                raise PlacementError(f"figures {other!r} and {fid!r} both stand on "
-                                     f"{list(c)}; one figure per space")
-            cells.append(idx)
-        if len(cells) == 2 and not board.adjacent(cells[0], cells[1]):
-            raise PlacementError(f"double-space figure {fid!r} stands on "
-                                 f"{list(coords[0])} and {list(coords[1])}, which are not "
+                raise PlacementError(f"figure {f.id!r} stands on {list(board.coord(idx))}, "
+                                     f"inside the obstacle {field_.obstacle[idx]!r}")
+        if len(f.cells) == 2 and not board.adjacent(f.cells[0], f.cells[1]):
+            raise PlacementError(f"double-space figure {f.id!r} stands on "
+                                 f"{list(board.coord(f.cells[0]))} and "
+                                 f"{list(board.coord(f.cells[1]))}, which are not "
                                  f"neighbouring spaces")
-        for c in cells:
-            taken[c] = fid
+        raw = f.raw
         stealth = get_bool(raw, "stealth_flying", w, False)
         out.append(HSFigure(
-            fid, team, cells,
+            f.id, f.team, f.cells,
             move=get_int(raw, "move", w, 5, lo=0, hi=T.MAX_BUDGET),
             height=get_int(raw, "height", w, 5, lo=1, hi=MAX_FIGURE_HEIGHT),
             flying=get_bool(raw, "flying", w, False) or stealth,
