@@ -844,7 +844,9 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     offsets = np.zeros(len(counts) + 1, np.int64)
     np.cumsum(counts, out=offsets[1:])
     # chunk c wrote status[c] end columns (cell, cost, stopped rows), its queries' ends
-    # one after another
+    # one after another; a plain query never stops (see is_plain): its stopped row is
+    # all zeros, not read
+    plain = q.kernel is _PLAIN
     if n_chunks == 1:
         total = int(status[0])
         block = bw[1][0, :, :total]
@@ -856,11 +858,12 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
         else:
             cells, costs = block[0].copy(), block[1].copy()
     else:
-        block = np.concatenate([bw[1][c, :, :status[c]] for c in range(n_chunks)], axis=1)
+        rows = 2 if plain else 3
+        block = np.concatenate([bw[1][c, :rows, :status[c]] for c in range(n_chunks)],
+                               axis=1)
         total = block.shape[1]
         cells, costs = block[0], block[1]
-    # a plain query never stops (see is_plain): its stopped row is all zeros
-    stopped = np.zeros(total, bool) if q.kernel is _PLAIN else block[2].astype(bool)
+    stopped = np.zeros(total, bool) if plain else block[2].astype(bool)
     return ReachBatch(offsets, cells, costs, stopped)
 
 
