@@ -745,7 +745,8 @@ def _make_reach1(GENERAL):
                             return STATUS_ARENA_FULL
                         ends[0, U(pos)] = u
                         ends[1, U(pos)] = cur
-                        ends[2, U(pos)] = stopped_s
+                        if GENERAL:  # (a plain query never stops: its stopped
+                            ends[2, U(pos)] = stopped_s  # row is not written)
                         pos += 1
                 parent_row = k
                 k += 1
@@ -949,7 +950,7 @@ def _make_reach1_one(GENERAL):
         for i in range(n):
             buf[o_out + n + i] = buf[o_out + N + i]
         for i in range(n):
-            buf[o_out + 2 * n + i] = buf[o_out + 2 * N + i]
+            buf[o_out + 2 * n + i] = buf[o_out + 2 * N + i] if GENERAL else 0
         return n
 
     return reach1_one
