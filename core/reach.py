@@ -18,6 +18,7 @@ Example::
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from dataclasses import dataclass, replace
 from typing import Sequence
@@ -822,6 +823,11 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
         if len(cache) > 8:
             cache.clear()
         cache[key] = bw
+    elif sys.getrefcount(bw[1]) > 2:  # (the list's reference and the argument's)
+        # a result still holds rows of the last output block: this batch gets a new one
+        # (when the results are dropped between batches, one block serves them all: no
+        # allocation, no fresh pages to fault in)
+        bw[1] = np.empty_like(bw[1])
     queries = np.empty((len(starts), 3), np.int64)
     queries[:, 0] = starts
     queries[:, 1] = budgets
@@ -851,11 +857,10 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
         total = int(status[0])
         block = bw[1][0, :, :total]
         if 2 * total >= bw[1].shape[2]:
-            # mostly this batch's: the result keeps the arena (its rows are the answer,
-            # no copy), the next batch gets a new one of the same size
-            bw[1] = np.empty_like(bw[1])
+            # mostly this batch's: its rows are the answer, no copy (the next batch
+            # writes elsewhere while this result lives, see above)
             cells, costs = block[0], block[1]
-        else:
+        else:  # a small part of a large block: copied, the block stays free
             cells, costs = block[0].copy(), block[1].copy()
     else:
         rows = 2 if plain else 3

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+import weakref
 from dataclasses import replace
 
 import numpy as np
@@ -205,6 +206,12 @@ def test_a_batch_result_keeps_its_answer_while_later_batches_run():
     assert small.cells.base is None  # a few ends out of a large block: copied
     assert [small[i][0].tolist() for i in range(3)] == \
         [p.reach(int(s)).cells.tolist() for s in w.starts[:3]]
+    # once no result holds it, the block serves the next batch again
+    block = weakref.ref(kept[3][0].cells.base)
+    del kept, b, b2, small
+    again = p.reach_many(w.starts[::-1], threads=1)
+    assert again.cells.base is block()
+    assert np.array_equal(again.cells, p.reach_many(w.starts[::-1], threads=1).cells)
 
 
 def _answers(w, starts):
