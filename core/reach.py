@@ -242,7 +242,7 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
     step = max(int(rule[:, 0].max()) + board._fact("max_edge_cost") + max(
         rise_cost, mover.descend_per_level * span), board._fact("max_link_cost"))
     link_mask = mover.link_mask
-    unit = (n_pen == 1 and set(np.unique(rule[:, 0]).tolist()) <= {-1, 1}
+    unit = (n_pen == 1 and set(rule[:, 0].tolist()) <= {-1, 1}
             and (span == 0 or (mover.climb_per_level == 0 and mover.climb_flat == 0
                                and mover.descend_per_level == 0))
             and board._fact("max_edge_cost") == 0
