@@ -164,7 +164,15 @@ def _layer(arr, n, dtype, name):
         if a.size and (a.min() < 0 or a.max() > np.iinfo(dtype).max):
             raise LimitError(f"{name} values must lie in [0, {np.iinfo(dtype).max}]")
         a = a.astype(dtype)
-    return np.ascontiguousarray(a)
+    return _kernel_ready(a)
+
+
+def _kernel_ready(a: np.ndarray) -> np.ndarray:
+    """``a`` contiguous and writable, copied only where it is not: the kernels only read
+    a layer, but Numba types a read-only array as another type (no kernel signature
+    would match it)."""
+    a = np.ascontiguousarray(a)
+    return a if a.flags.writeable else a.copy()
 
 
 def _occupant(board, occupant):
@@ -178,7 +186,7 @@ def _occupant(board, occupant):
         if a.size and (a.min() < T.OCC_WALL or a.max() > np.iinfo(T.INDEX).max):
             raise LimitError("occupant values must be team ids >= 0, OCC_EMPTY or OCC_WALL")
         a = a.astype(T.INDEX)
-    return np.ascontiguousarray(a)
+    return _kernel_ready(a)
 
 
 @dataclass(frozen=True)
@@ -953,8 +961,10 @@ def distance_field(board: Board, mover: Mover, sources: Sequence, budget: int | 
     if out is None:
         out = np.empty(board.n_cells, T.INDEX)
     elif not (isinstance(out, np.ndarray) and out.dtype == T.INDEX
-              and out.shape == (board.n_cells,) and out.flags.c_contiguous):
-        raise QueryError(f"out must be a contiguous int32 array of shape ({board.n_cells},)")
+              and out.shape == (board.n_cells,) and out.flags.c_contiguous
+              and out.flags.writeable):
+        raise QueryError(f"out must be a writable contiguous int32 array of shape "
+                         f"({board.n_cells},); got {describe(out)}")
     grow = False
     while True:
         out.fill(-1)

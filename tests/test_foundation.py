@@ -297,6 +297,49 @@ def test_prepared_query_answers_as_reach_and_owns_its_layers():
     assert "max_budget=3" in repr(p)
 
 
+@pytest.mark.parametrize("how", ["pool", "prange"])
+def test_read_only_layers_give_the_same_answers(how, monkeypatch):
+    """Layers the caller cannot write (a frozen array, np.frombuffer, a memory map) are
+    answered exactly like writable ones, by every entry point and both batch threadings
+    (Numba types a read-only array as another type: they are copied at the boundary)."""
+    import sys
+
+    from randboards import random_case
+    monkeypatch.setattr(sys.modules["movecore.reach"], "BATCH_THREADS", how)
+
+    def frozen(a):
+        if not isinstance(a, np.ndarray):
+            return a  # None, leave_weight, max_penalty
+        a = a.copy()
+        a.setflags(write=False)
+        return a
+
+    checked = 0
+    for seed in range(120):
+        spec, board, mover, layers, start, budget, rng = random_case(seed)
+        if not any(isinstance(v, np.ndarray) for v in layers.values()):
+            continue
+        ro = {k: frozen(v) for k, v in layers.items()}
+        starts = sorted({start, rng.randrange(board.n_cells)})
+        for kw in (layers, ro):
+            got = mc.reach(board, mover, start, budget, **kw)
+            batch = mc.reach_many(board, mover, starts, budget, threads=2, **kw)
+            prep = mc.prepare(board, mover, budget, **kw).reach(start)
+            field_kw = {k: kw[k] for k in ("occupant", "cell_flags", "zoc") if k in kw}
+            field = mc.distance_field(board, mover, [start], budget, **field_kw)
+            answer = (got.cells.tolist(), got.costs.tolist(), got.penalties.tolist(),
+                      batch.offsets.tolist(), batch.cells.tolist(), prep.cells.tolist(),
+                      field.tolist())
+            if kw is layers:
+                want = answer
+        assert answer == want
+        checked += 1
+    assert checked > 50
+    out = frozen(np.zeros(3, np.int32))
+    with pytest.raises(mc.QueryError, match="writable"):
+        mc.distance_field(mc.Board.square(3, 1), mc.Mover(), [0], out=out)
+
+
 def test_parents_and_free_paths():
     """Reach.parents is the cell before each end on its path; path(free=True) follows the
     cheapest arrival that did not have to stop (a ford entered from the bank is dear to
