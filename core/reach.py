@@ -161,7 +161,8 @@ def _layer(arr, n, dtype, name):
     if a.dtype != dtype:
         if a.size and not (np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_):
             raise QueryError(f"{name} must hold integers; got dtype {a.dtype}")
-        if a.size and (a.min() < 0 or a.max() > np.iinfo(dtype).max):
+        # (as Python ints: NumPy cannot compare a bool or int64 with 2**64 - 1)
+        if a.size and (int(a.min()) < 0 or int(a.max()) > np.iinfo(dtype).max):
             raise LimitError(f"{name} values must lie in [0, {np.iinfo(dtype).max}]")
         a = a.astype(dtype)
     return _kernel_ready(a)

@@ -340,6 +340,39 @@ def test_read_only_layers_give_the_same_answers(how, monkeypatch):
         mc.distance_field(mc.Board.square(3, 1), mc.Mover(), [0], out=out)
 
 
+_LAYER_BASES = {"occupant": np.int32, "cell_flags": np.uint8, "zoc": np.uint64,
+                "leave": np.uint64, "enter_penalty": np.int32}
+
+
+@pytest.mark.parametrize("name", sorted(_LAYER_BASES))
+def test_a_layer_in_any_array_form_is_answered_or_refused_with_a_typed_error(name):
+    """Another byte order, a strided view, a list, another integer dtype or bools give
+    the native answer; floats, a wrong shape or an empty array give a MovecoreError;
+    nothing else escapes (a bool uint64 layer once raised OverflowError)."""
+    board = mc.Board.square(4, 4)
+    mover = mc.Mover(terrain_cost=[1], enemies="block")
+    a = np.zeros(16, _LAYER_BASES[name])
+    a[[2, 9]] = 1 if name != "occupant" else 0
+    same = {"bigendian": a.astype(a.dtype.newbyteorder(">")), "strided": np.repeat(a, 2)[::2],
+            "list": a.tolist(), "int64": a.astype(np.int64), "bool": a != 0}
+    refused = {"float": a.astype(float), "2d": a.reshape(4, 4), "empty": a[:0]}
+    calls = {"reach": lambda kw: mc.reach(board, mover, 0, 4, **kw).cells.tolist(),
+             "reach_many": lambda kw: mc.reach_many(board, mover, [0, 3], 4, **kw).cells.tolist(),
+             "prepare": lambda kw: mc.prepare(board, mover, 4, **kw).reach(0).cells.tolist()}
+    if name in ("occupant", "cell_flags", "zoc"):
+        calls["distance_field"] = \
+            lambda kw: mc.distance_field(board, mover, [0], 4, **kw).tolist()
+    for call in calls.values():
+        want = call({name: a})
+        for form, v in same.items():
+            if name == "occupant" and form == "bool":
+                continue  # not team ids
+            assert call({name: v}) == want, form
+        for form, v in refused.items():
+            with pytest.raises(mc.MovecoreError):
+                call({name: v})
+
+
 def test_parents_and_free_paths():
     """Reach.parents is the cell before each end on its path; path(free=True) follows the
     cheapest arrival that did not have to stop (a ford entered from the bank is dear to
