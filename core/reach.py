@@ -756,6 +756,10 @@ def _starts_array(board, starts) -> np.ndarray:
         return np.ascontiguousarray(starts, dtype=T.INDEX)
     if not isinstance(board, Board):
         raise QueryError(f"board must be a movecore.Board; got {describe(board)}")
+    if isinstance(starts, (str, bytes)) or not hasattr(starts, "__len__") or \
+            (isinstance(starts, np.ndarray) and starts.ndim == 0):
+        raise QueryError(f"starts must be a sequence of cell indices or coordinates; got "
+                         f"{describe(starts)}")
     return np.array([_cell(board, x, "start") for x in list(starts)], dtype=T.INDEX)
 
 
@@ -763,6 +767,17 @@ def _budgets_array(budgets, n: int) -> np.ndarray:
     """int64[n] validated budgets from one integer or one per start."""
     if isinstance(budgets, (int, np.integer)) and not isinstance(budgets, bool):
         return np.full(n, _budget(budgets, "budget"), dtype=np.int64)
+    if isinstance(budgets, np.ndarray) and budgets.ndim == 1 and len(budgets) == n and \
+            np.issubdtype(budgets.dtype, np.integer):  # checked at once, not one by one
+        b = budgets.astype(np.int64)
+        if n and (int(budgets.min()) < 0 or int(budgets.max()) > T.MAX_BUDGET):
+            bad = budgets[(budgets < 0) | (budgets > T.MAX_BUDGET)][0]
+            _budget(int(bad), "budget")  # raises the error of that value
+        return b
+    if isinstance(budgets, (str, bytes)) or not hasattr(budgets, "__len__") or \
+            (isinstance(budgets, np.ndarray) and budgets.ndim != 1):
+        raise QueryError(f"budgets must be one integer or a sequence of one per start "
+                         f"({n}); got {describe(budgets)}")
     budget_list = list(budgets)
     if len(budget_list) != n:
         raise QueryError(f"budgets must be one integer or one per start ({n}); "

@@ -373,6 +373,43 @@ def test_a_layer_in_any_array_form_is_answered_or_refused_with_a_typed_error(nam
                 call({name: v})
 
 
+def test_odd_starts_budgets_and_options_get_an_answer_or_a_typed_error():
+    """Every start, budget, thread count and option a caller might pass by mistake
+    (bools, floats, strings, None, huge ints, 0-d and 2-d arrays, coordinates off the
+    board) is answered or refused with a MovecoreError: nothing else escapes (a float
+    ``budgets`` once raised TypeError from reach_many)."""
+    board, mover = mc.Board.square(4, 4), mc.Mover()
+    p = mc.prepare(board, mover, 4)
+    leave = np.zeros(16, np.uint64)
+    values = [0, 3, -1, 16, 10**20, -10**20, True, 2.0, 2.5, np.int64(2), np.uint64(3),
+              np.float32(1), "1", None, (0, 0), (9, 9), [0, 0], np.array(2), np.array([1]),
+              (0, 0, 0), float("nan")]
+    calls = [lambda v: mc.reach(board, mover, v, 3), lambda v: mc.reach(board, mover, 0, v),
+             lambda v: p.reach(v), lambda v: p.reach(0, v), lambda v: mc.prepare(board, mover, v),
+             lambda v: mc.reach_many(board, mover, [v], 3),
+             lambda v: mc.reach_many(board, mover, [0], v),
+             lambda v: mc.reach_many(board, mover, [0], 3, threads=v),
+             lambda v: mc.distance_field(board, mover, [v]),
+             lambda v: mc.distance_field(board, mover, [0], v),
+             lambda v: mc.reach(board, mover, 0, 3).path(v),
+             lambda v: mc.reach(board, mover, 0, 3, max_penalty=v, leave=leave),
+             lambda v: mc.reach(board, mover, 0, 3, leave_weight=v, leave=leave),
+             lambda v: mc.reach_many(board, mover, v, 3), lambda v: p.reach_many(v)]
+    values += [[], np.zeros((2, 2), int), np.array([0.5]), "abc", [(0, 0), (1, 1)],
+               np.array([3, -1]), np.array([[3]]), np.array([3, 10**9])]
+    answered = 0
+    for call in calls:
+        for v in values:
+            try:
+                call(v)
+                answered += 1
+            except mc.MovecoreError:
+                pass
+    assert answered > 40
+    assert mc.reach_many(board, mover, [0, 1], np.array([3, 2], np.uint8)).offsets.tolist() \
+        == mc.reach_many(board, mover, [0, 1], [3, 2]).offsets.tolist()
+
+
 def test_parents_and_free_paths():
     """Reach.parents is the cell before each end on its path; path(free=True) follows the
     cheapest arrival that did not have to stop (a ford entered from the bank is dear to
