@@ -89,6 +89,15 @@ class Link:
     two_way: bool = True
 
 
+def _items(values, name: str) -> list:
+    """``links`` / ``edges`` as a list (``None``: none); BoardError if not a collection."""
+    if values is None:
+        return []
+    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+        raise BoardError(f"{name} must be a list; got {describe(values)}")
+    return list(values)
+
+
 @dataclass(frozen=True, eq=False)
 class Board:
     """A packed board. Build it with :meth:`hex`, :meth:`square`, :meth:`square_cells` or
@@ -155,7 +164,7 @@ class Board:
                      terrain=None, elevation=None, flags=None, links: Iterable[Link] = (),
                      edges: Iterable[Mapping] = ()) -> "Board":
         """A square board from a list of ``(x, y)`` cells, 4- or 8-neighbour."""
-        if neighbours not in (4, 8):
+        if type(neighbours) is not int or neighbours not in (4, 8):
             raise BoardError(f"square boards have 4 or 8 neighbours; got "
                              f"{describe(neighbours)}")
         return cls._build(f"square{neighbours}", coords, terrain, elevation, flags, links,
@@ -174,8 +183,8 @@ class Board:
         board = cls(kind, xy, nbr, cell_data, np.zeros((0, K, 2), T.INDEX),
                     np.zeros(n + 1, T.INDEX), np.zeros((0, 3), T.INDEX), _diag_sides(kind),
                     origin, lookup)
-        edges = list(edges)
-        links = list(links)
+        edges = _items(edges, "edges")
+        links = _items(links, "links")
         if edges:
             board = board.with_edges(edges)
         if links:
@@ -218,7 +227,7 @@ class Board:
         board = cls("graph", xy, np.ascontiguousarray(table, dtype=T.INDEX), cell_data,
                     np.zeros((0, k, 2), T.INDEX), np.zeros(n + 1, T.INDEX),
                     np.zeros((0, 3), T.INDEX), np.full((k, 2), -1, T.INDEX), origin, lookup)
-        edges, links = list(edges), list(links)
+        edges, links = _items(edges, "edges"), _items(links, "links")
         if edges:
             board = board.with_edges(edges)
         if links:
@@ -291,7 +300,7 @@ class Board:
         n = self.n_cells
         arr = np.zeros((n, K, 2), T.INDEX) if (replace or self.edges.shape[0] == 0) \
             else self.edges.copy()
-        for item in edges:
+        for item in _items(edges, "edges"):
             try:
                 a, b = (int(x) for x in item["between"])
             except Exception as exc:
@@ -327,7 +336,7 @@ class Board:
             (u, int(self.link_data[i, 0]), int(self.link_data[i, 1]),
              int(self.link_data[i, 2]))
             for u in range(n) for i in range(self.link_ptr[u], self.link_ptr[u + 1])]
-        for ln in links:
+        for ln in _items(links, "links"):
             if not isinstance(ln, Link):
                 raise BoardError(f"links must be movecore.Link objects; got {describe(ln)}")
             for c in (ln.a, ln.b):
@@ -463,7 +472,19 @@ class Board:
         """int32[N] occupant layer: ``teams`` maps cell index -> team id (>= 0) or
         ``OCC_WALL``; every other cell is ``OCC_EMPTY``."""
         occ = np.full(self.n_cells, T.OCC_EMPTY, dtype=T.INDEX)
-        for cell, team in (teams or {}).items():
+        if teams is None:
+            return occ
+        if not isinstance(teams, Mapping):
+            raise BoardError(f"teams must map cell index -> team id; got {describe(teams)}")
+        for cell, team in teams.items():
+            if type(cell) is bool or not isinstance(cell, (int, np.integer)) or \
+                    not 0 <= cell < self.n_cells:
+                raise BoardError(f"occupancy: {describe(cell)} is not a cell index in "
+                                 f"[0, {self.n_cells - 1}]")
+            if type(team) is bool or not isinstance(team, (int, np.integer)) or \
+                    not (0 <= team <= np.iinfo(T.INDEX).max or team == T.OCC_WALL):
+                raise BoardError(f"occupancy: cell {cell} has team {describe(team)}; expected "
+                                 f"a team id >= 0 or OCC_WALL ({T.OCC_WALL})")
             occ[cell] = team
         return occ
 

@@ -31,6 +31,13 @@ def _check_int(name, value, lo, hi, allow_none=False):
     return int(value)
 
 
+def _int_tuple(name, values, what, lo, hi) -> tuple:
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__") or \
+            (isinstance(values, np.ndarray) and values.ndim != 1):
+        raise QueryError(f"{name} must be a list of {what}s; got {describe(values)}")
+    return tuple(_check_int(what, v, lo, hi) for v in values)
+
+
 @dataclass(frozen=True, eq=False)
 class Mover:
     """How a figure pays for and is limited by the board.
@@ -74,8 +81,10 @@ class Mover:
                 bad = tc[(tc < -1) | (tc > T.MAX_COST)][0]
                 raise LimitError(f"terrain cost {bad} is outside [-1, {T.MAX_COST}] "
                                  f"(-1 = cannot enter)")
-        for t in self.stop_terrain:
-            _check_int("stop_terrain id", t, 0, 1 << 15)
+        # Iterables become tuples: checked once and read again later (a generator would
+        # be spent by the check).
+        object.__setattr__(self, "stop_terrain", _int_tuple("stop_terrain", self.stop_terrain,
+                                                            "terrain id", 0, 1 << 15))
         _check_int("climb_per_level", self.climb_per_level, 0, T.MAX_CLIMB_COST)
         _check_int("climb_flat", self.climb_flat, 0, T.MAX_CLIMB_COST)
         _check_int("descend_per_level", self.descend_per_level, 0, T.MAX_CLIMB_COST)
@@ -83,12 +92,15 @@ class Mover:
         _check_int("team", self.team, 0, (1 << 31) - 1)
         for name in ("allies", "enemies"):
             mode = getattr(self, name)
-            if mode not in OCCUPANCY_MODES:
+            if not isinstance(mode, str) or mode not in OCCUPANCY_MODES:
                 raise QueryError(f"{name} must be one of {sorted(OCCUPANCY_MODES)}; got "
                                  f"{describe(mode)}")
         if self.links is not None:
-            for k in self.links:
-                _check_int("link kind", k, 0, 62)
+            object.__setattr__(self, "links",
+                               _int_tuple("links", self.links, "link kind", 0, 62))
+        if not isinstance(self.corner_cutting, (bool, np.bool_)):
+            raise QueryError(f"corner_cutting must be True or False; got "
+                             f"{describe(self.corner_cutting)}")
         object.__setattr__(self, "_packed", {})
 
     def terrain_rule(self, n_terrain: int) -> np.ndarray:

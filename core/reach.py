@@ -183,9 +183,12 @@ def _occupant(board, occupant):
     if a.shape != (board.n_cells,) or not np.issubdtype(a.dtype, np.integer):
         raise QueryError(f"occupant must be an integer array of shape ({board.n_cells},); "
                          f"got {a.dtype} {a.shape}")
+    # (below OCC_WALL would read as an empty cell: refused, not guessed)
+    lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
+    if lo < T.OCC_WALL or hi > np.iinfo(T.INDEX).max:
+        raise LimitError(f"occupant values must be team ids >= 0, OCC_EMPTY ({T.OCC_EMPTY}) "
+                         f"or OCC_WALL ({T.OCC_WALL}); got {lo if lo < T.OCC_WALL else hi}")
     if a.dtype != T.INDEX:
-        if a.size and (a.min() < T.OCC_WALL or a.max() > np.iinfo(T.INDEX).max):
-            raise LimitError("occupant values must be team ids >= 0, OCC_EMPTY or OCC_WALL")
         a = a.astype(T.INDEX)
     return _kernel_ready(a)
 

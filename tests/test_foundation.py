@@ -410,6 +410,40 @@ def test_odd_starts_budgets_and_options_get_an_answer_or_a_typed_error():
         == mc.reach_many(board, mover, [0, 1], [3, 2]).offsets.tolist()
 
 
+def test_odd_board_and_mover_arguments_get_a_typed_error():
+    """Board constructors, Board.occupancy and Mover refuse what is not theirs with a
+    MovecoreError (they raised TypeError, AttributeError, ValueError or IndexError on
+    some of these, and occupancy({-1: 1}) marked the last cell)."""
+    odd = [0, -1, 2.5, True, "x", [1.5], [[1, 2]], np.zeros((2, 2)), np.array([2**40]),
+           [-5], float("nan"), (1, 2, 3), {"a": 1}, np.array([True, False])]
+    square = mc.Board.square(3, 3)
+    calls = [lambda v: mc.Board.square(3, 3, neighbours=v),
+             lambda v: mc.Board.hex([(0, 0), (1, 0)], links=v),
+             lambda v: mc.Board.hex([(0, 0), (1, 0)], edges=v),
+             lambda v: square.occupancy(v), lambda v: square.occupancy({0: v})]
+    calls += [lambda v, kw=kw: mc.Mover(**{kw: v})
+              for kw in ("stop_terrain", "allies", "enemies", "links", "corner_cutting")]
+    valid = {(4, "0"), (5, "(1, 2, 3)"), (8, "(1, 2, 3)"), (9, "True")}  # team 0, ids...
+    for i, call in enumerate(calls):
+        for v in odd:
+            if (i, repr(v)) in valid:
+                call(v)
+                continue
+            with pytest.raises(mc.MovecoreError):
+                call(v)
+    for cell in (-1, 9, 2.5, True, "x", (0, 0)):
+        with pytest.raises(mc.BoardError):
+            square.occupancy({cell: 1})
+    assert mc.Board.hex([(0, 0), (1, 0)], links=None, edges=None).n_cells == 2
+    occ = np.array([-1, -5, -1, -1, -1, -1, -1, -1, -1], np.int32)
+    with pytest.raises(mc.LimitError, match="-5"):  # it read as an empty cell
+        mc.reach(square, mc.Mover(), 0, 2, occupant=occ)
+    # iterables are read once: a generator of stop terrains still stops the move
+    stops = mc.Mover(terrain_cost=[1, 1], stop_terrain=(t for t in [1]))
+    water = mc.Board.square(3, 1, terrain=[0, 1, 0])
+    assert mc.reach(water, stops, 0, 3).cells.tolist() == [0, 1]
+
+
 def test_parents_and_free_paths():
     """Reach.parents is the cell before each end on its path; path(free=True) follows the
     cheapest arrival that did not have to stop (a ford entered from the bank is dear to
