@@ -547,9 +547,9 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 #     allocated, >= params[P_N_BUCKETS]); then state[2N,2] (stamp, cost) of state
 #     s = v for a free arrival at cell v and N + v for a stopped one (the free ones
 #     side by side: a plain query never stops, and touches half the lines), parent[2N]
-#     (+2N spare), cell[N,2], stack[nbA*2, N], count[nbA*2], out[2N*4 + 8N]: the query's tree[k, 4],
-#     then its ends[8, n] column-major (one contiguous row per field), so that one copy
-#     of out[:4k + 8n] returns both.
+#     (+2N spare), cell[N,2], stack[nbA*2, N], count[nbA*2], out[2N*4 + 8N]: the
+#     query's tree[k, 4], then its ends[8, n] column-major (one contiguous row per
+#     field), so that one copy of out[:4k + 8n] returns both.
 # ``params`` int64[N_PARAMS]: as for ``_search`` (read only: shared by threads);
 #     ``P_BUDGET`` is not read: each query brings its own budget.
 HDR = 16
