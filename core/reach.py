@@ -29,7 +29,7 @@ from .board import Board
 from .errors import LimitError, QueryError, describe
 from .kernels import _types as T
 from .kernels.reach import (H_ANY_STOP, H_HILLY, HDR, fast_layout_size, field_query,
-                            gather_batch, is_plain, reach1_batch, reach1_general,
+                            gather_batch, is_plain, prange_batch, reach1_general,
                             reach1_one_general, reach1_one_plain, reach1_plain, reach_batch,
                             reach_query)
 from .mover import OCCUPANCY_MODES, Mover
@@ -863,8 +863,8 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
         queries[:, 2] = 0
         if n_chunks > 1 and BATCH_THREADS == "prange":
             with _parallel_lock:
-                st = reach1_batch(q.blob, q.occupant, q.qflags, q.zoc, q.params, queries,
-                                  bw[0], bw[1], status)
+                st = prange_batch()(q.blob, q.occupant, q.qflags, q.zoc, q.params,
+                                    queries, bw[0], bw[1], status)
         else:
             st = _chunks_pooled(q, queries, bw[0], bw[1], status)
         if st >= 0:

@@ -45,6 +45,8 @@ Outputs
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit, prange, types
 
@@ -960,28 +962,35 @@ reach1_one_general = _make_reach1_one(True)
 reach1_one_plain = _make_reach1_one(False)
 
 
-@njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i64_2, i32_2, i32_3, types.int64[::1]),
-      cache=CACHE, nogil=True, parallel=True)
-def reach1_batch(blob, occupant, qflags, zoc, params, queries, bufs, ends, status):
-    """``reach1`` in ends mode over C chunks of consecutive queries, ``prange`` over the
-    chunks: chunk c owns ``bufs[c]`` and ``ends[c]`` (int32[C, 3, R]) and writes
-    ``queries[lo:hi, 2]`` and ``status[c]`` (its end columns, or a STATUS_* < 0).
-    Returns the worst status (0 if none)."""
-    n_chunks = bufs.shape[0]
-    n_q = queries.shape[0]
-    plain = is_plain(blob, qflags, zoc, params)
-    for c in prange(n_chunks):
-        lo = (n_q * c) // n_chunks
-        hi = (n_q * (c + 1)) // n_chunks
-        if plain:
-            r = reach1_plain(blob, occupant, qflags, zoc, params, bufs[c], ends[c],
-                             queries[lo:hi], 0, 0)
-        else:
-            r = reach1_general(blob, occupant, qflags, zoc, params, bufs[c], ends[c],
-                               queries[lo:hi], 0, 0)
-        status[c] = r
-    worst = 0
-    for c in range(n_chunks):
-        if status[c] < worst:
-            worst = status[c]
-    return worst
+@functools.lru_cache(maxsize=None)
+def prange_batch():
+    """``reach1_batch``, compiled (or loaded from the cache) on first use: only a batch
+    run with ``BATCH_THREADS = "prange"`` calls it, so an import does not load it."""
+
+    @njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i64_2, i32_2, i32_3, types.int64[::1]),
+          cache=CACHE, nogil=True, parallel=True)
+    def reach1_batch(blob, occupant, qflags, zoc, params, queries, bufs, ends, status):
+        """``reach1`` in ends mode over C chunks of consecutive queries, ``prange`` over the
+        chunks: chunk c owns ``bufs[c]`` and ``ends[c]`` (int32[C, 3, R]) and writes
+        ``queries[lo:hi, 2]`` and ``status[c]`` (its end columns, or a STATUS_* < 0).
+        Returns the worst status (0 if none)."""
+        n_chunks = bufs.shape[0]
+        n_q = queries.shape[0]
+        plain = is_plain(blob, qflags, zoc, params)
+        for c in prange(n_chunks):
+            lo = (n_q * c) // n_chunks
+            hi = (n_q * (c + 1)) // n_chunks
+            if plain:
+                r = reach1_plain(blob, occupant, qflags, zoc, params, bufs[c], ends[c],
+                                 queries[lo:hi], 0, 0)
+            else:
+                r = reach1_general(blob, occupant, qflags, zoc, params, bufs[c], ends[c],
+                                   queries[lo:hi], 0, 0)
+            status[c] = r
+        worst = 0
+        for c in range(n_chunks):
+            if status[c] < worst:
+                worst = status[c]
+        return worst
+
+    return reach1_batch

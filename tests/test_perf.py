@@ -354,7 +354,11 @@ def test_a_second_import_loads_every_kernel_from_the_cache():
     import subprocess
     env = dict(os.environ, NUMBA_DEBUG_CACHE="1")
     env.pop("MOVECORE_NO_CACHE", None)
-    code = "import movecore; movecore.warmup()"
+    # warm-up, then the lazily built kernel of the other batch threading
+    code = ("import sys, movecore; movecore.warmup(); "
+            "sys.modules['movecore.reach'].BATCH_THREADS = 'prange'; "
+            "movecore.reach_many(movecore.Board.square(4, 4), movecore.Mover(), [0, 5], 3, "
+            "threads=2)")
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, check=True)
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True).stdout
