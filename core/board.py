@@ -21,7 +21,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .errors import BoardError, LimitError, describe
+from .errors import BoardError, LimitError, describe, is_sequence
 from .kernels import _types as T
 
 #: Direction vectors per grid kind. Column d of the neighbour table is direction d, and
@@ -93,7 +93,7 @@ def _items(values, name: str) -> list:
     """``links`` / ``edges`` as a list (``None``: none); BoardError if not a collection."""
     if values is None:
         return []
-    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+    if not is_sequence(values):
         raise BoardError(f"{name} must be a list; got {describe(values)}")
     return list(values)
 

@@ -39,3 +39,14 @@ def describe(value, limit: int = 60) -> str:
     """``repr`` of a user value, shortened for error messages."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def is_sequence(value) -> bool:
+    """True for a list-like of items a boundary may read one by one: iterable, and not a
+    string, a mapping or a 0-d array (whose iteration would be a caller's mistake)."""
+    from collections.abc import Mapping
+
+    import numpy as np
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        return False
+    return not (isinstance(value, np.ndarray) and value.ndim == 0)

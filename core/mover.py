@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .errors import LimitError, QueryError, describe
+from .errors import LimitError, QueryError, describe, is_sequence
 from .kernels import _types as T
 
 OCCUPANCY_MODES = {"pass": T.PASS_NO_END, "block": T.BLOCK, "pass_end": T.PASS_END}
@@ -32,8 +32,7 @@ def _check_int(name, value, lo, hi, allow_none=False):
 
 
 def _int_tuple(name, values, what, lo, hi) -> tuple:
-    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__") or \
-            (isinstance(values, np.ndarray) and values.ndim != 1):
+    if not is_sequence(values):
         raise QueryError(f"{name} must be a list of {what}s; got {describe(values)}")
     return tuple(_check_int(what, v, lo, hi) for v in values)
 

@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from .board import Board
-from .errors import LimitError, QueryError, describe
+from .errors import LimitError, QueryError, describe, is_sequence
 from .kernels import _types as T
 from .kernels.reach import (H_ANY_STOP, H_HILLY, HDR, fast_layout_size, field_query,
                             gather_batch, is_plain, prange_batch, reach1_general,
@@ -759,8 +759,7 @@ def _starts_array(board, starts) -> np.ndarray:
         return np.ascontiguousarray(starts, dtype=T.INDEX)
     if not isinstance(board, Board):
         raise QueryError(f"board must be a movecore.Board; got {describe(board)}")
-    if isinstance(starts, (str, bytes)) or not hasattr(starts, "__len__") or \
-            (isinstance(starts, np.ndarray) and starts.ndim == 0):
+    if not is_sequence(starts):
         raise QueryError(f"starts must be a sequence of cell indices or coordinates; got "
                          f"{describe(starts)}")
     return np.array([_cell(board, x, "start") for x in list(starts)], dtype=T.INDEX)
@@ -777,8 +776,7 @@ def _budgets_array(budgets, n: int) -> np.ndarray:
             bad = budgets[(budgets < 0) | (budgets > T.MAX_BUDGET)][0]
             _budget(int(bad), "budget")  # raises the error of that value
         return b
-    if isinstance(budgets, (str, bytes)) or not hasattr(budgets, "__len__") or \
-            (isinstance(budgets, np.ndarray) and budgets.ndim != 1):
+    if not is_sequence(budgets):
         raise QueryError(f"budgets must be one integer or a sequence of one per start "
                          f"({n}); got {describe(budgets)}")
     budget_list = list(budgets)
