@@ -20,20 +20,22 @@ if "NUMBA_THREADING_LAYER" not in _os.environ:
     _numba.config.THREADING_LAYER = "forksafe"
 
 from .board import DIRECTIONS, GRID_KINDS, Board, Link  # noqa: E402
-from .errors import (BoardError, LimitError, MovecoreError, PlacementError, QueryError,
-                     ScenarioError, UnknownGameError)
+from .errors import (BoardError, IllegalMoveError, LimitError, MovecoreError,
+                     PlacementError, QueryError, ScenarioError, UnknownGameError)
 from .kernels._types import (CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP,
                              OCC_EMPTY, OCC_WALL)
 from .mover import Mover
 from .reach import (Prepared, Reach, ReachBatch, distance_field, prepare, reach, reach_many,
                     warmup)
 from .scenario import available_games, register_game, solve
+from .position import Moves, Position, position, position_games  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = [
     "Board", "Link", "Mover", "Prepared", "Reach", "ReachBatch", "prepare", "reach",
     "reach_many",
-    "distance_field", "solve", "register_game", "available_games", "warmup",
+    "distance_field", "solve", "position", "position_games", "Position", "Moves",
+    "IllegalMoveError", "register_game", "available_games", "warmup",
     "MovecoreError", "ScenarioError", "UnknownGameError", "BoardError", "PlacementError",
     "QueryError", "LimitError", "CELL_BLOCKED", "CELL_STOP", "CELL_NO_END", "EDGE_BLOCKED",
     "EDGE_STOP", "OCC_EMPTY", "OCC_WALL", "DIRECTIONS", "GRID_KINDS",

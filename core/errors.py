@@ -31,6 +31,12 @@ class QueryError(MovecoreError):
     """A query asks for something impossible: unknown figure, bad budget, bad start."""
 
 
+class IllegalMoveError(QueryError):
+    """A live position was asked to apply a move that is not legal there (an end the
+    figure cannot reach, a state change the game does not allow); the position is left
+    unchanged."""
+
+
 class LimitError(MovecoreError):
     """A number does not fit the kernel dtypes (costs, heights, budgets, board size)."""
 

@@ -30,6 +30,7 @@ from .errors import LimitError, QueryError, describe, is_sequence
 from .kernels import _types as T
 from .kernels.reach import (H_ANY_STOP, H_HILLY, HDR, fast_layout_size, field_query,
                             gather_batch, is_plain, prange_batch, reach1_general,
+                            reach1_ordered,
                             reach1_one_general, reach1_one_plain, reach1_plain, reach_batch,
                             reach_query)
 from .mover import OCCUPANCY_MODES, Mover
@@ -54,6 +55,8 @@ def _entry_point(kernel):
 
 _REACH1 = {True: _entry_point(reach1_plain), False: _entry_point(reach1_general)}
 _PLAIN = _REACH1[True]
+_ORDERED = _entry_point(reach1_ordered)
+_NO_ORDER = np.zeros(0, np.int64)
 _REACH1_ONE = {True: _entry_point(reach1_one_plain), False: _entry_point(reach1_one_general)}
 DEFAULT_MAX_PENALTY = 15
 
@@ -212,6 +215,7 @@ class _Query:
     one: object = None               # its 5-argument single query (reach1_one_*), when
     #                                  no layer is given and nobody stands on the board
     n: int = 0                       # cells of the board
+    own_occupant: bool = False       # occupant is this query's own copy (set_layer)
 
     def layers(self):
         b = self.board
@@ -283,7 +287,8 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
         if qflags.size == 0 and zoc_a.size == 0 and not params[T.P_HAS_OCC]:
             one = _REACH1_ONE[plain]
     return _Query(board, rule, occ, qflags, zoc_a, leave_a, pen_a, params, blob,
-                  int(budget), int(params[T.P_N_BUCKETS]), kernel, one, n)
+                  int(budget), int(params[T.P_N_BUCKETS]), kernel, one, n,
+                  occupant is not None)
 
 
 #: The fast kernel keeps one stack of at most N entries per bucket: used while
@@ -610,6 +615,12 @@ class Prepared:
     def max_budget(self) -> int:
         return self._q.top
 
+    @property
+    def fast(self) -> bool:
+        """True when the packed one-thread kernel answers this query (no penalties, and
+        a board that fits its buckets): what :meth:`_run_into` needs."""
+        return self._q.blob is not None
+
     def __repr__(self) -> str:
         return f"Prepared({self._q.n} cells, max_budget={self._q.top})"
 
@@ -653,6 +664,89 @@ class Prepared:
         r.cells = blk[:n]
         r.costs = blk[n:2 * n]
         return r
+
+    def set_layer(self, name: str, cells, values) -> None:
+        """Change a per-query layer in place: ``layer[cells] = values`` for ``name`` in
+        ``occupant``, ``cell_flags``, ``zoc``, ``leave``, ``enter_penalty``. The next query
+        sees the change; nothing else is repacked (O(len(cells))), so a live game position
+        keeps one prepared query per mover and moves its figures in it.
+
+        The layer must have been given to :func:`prepare` (the query owns a copy of it);
+        values are checked like :func:`prepare` checks them.
+
+        >>> import movecore as mc
+        >>> q = mc.prepare(mc.Board.square(4, 1), mc.Mover(team=0), 3,
+        ...                occupant=[-1, -1, -1, -1])
+        >>> q.set_layer("occupant", [2], [1])     # an enemy steps onto (2, 0)
+        >>> q.reach(0).cells.tolist()
+        [0, 1]
+        """
+        q = self._q
+        if name == "occupant" and type(cells) is int and type(values) is int and \
+                q.own_occupant and 0 <= cells < q.n and T.OCC_WALL <= values < 1 << 31:
+            # one figure stepping (the live positions' case): checked in O(1)
+            q.occupant[cells] = values
+            if values != T.OCC_EMPTY and not q.params[T.P_HAS_OCC]:
+                params = q.params.copy()
+                params[T.P_HAS_OCC] = 1
+                self._q = replace(q, params=params, one=None)
+            return
+        arrays = {"occupant": q.occupant, "cell_flags": q.qflags, "zoc": q.zoc,
+                  "leave": q.leave, "enter_penalty": q.enter_pen}
+        if name not in arrays:
+            raise QueryError(f"set_layer: unknown layer {describe(name)}; expected one of "
+                             f"{sorted(arrays)}")
+        layer = arrays[name]
+        if layer.shape[0] != q.n or (name == "occupant" and not q.own_occupant):
+            raise QueryError(f"set_layer: this query was prepared without {name}=; give it "
+                             f"to prepare() to change it later")
+        idx = np.asarray(cells)
+        if idx.dtype.kind not in "iu" or (idx.size and (int(idx.min()) < 0
+                                                        or int(idx.max()) >= q.n)):
+            raise QueryError(f"set_layer: cells must be cell indices in [0, {q.n}); got "
+                             f"{describe(cells)}")
+        vals = np.asarray(values)
+        if vals.size and vals.dtype.kind not in "iub":
+            raise QueryError(f"set_layer: {name} values must be integers; got dtype "
+                             f"{vals.dtype}")
+        if name == "occupant":
+            lo, hi = T.OCC_WALL, np.iinfo(T.INDEX).max
+        else:
+            lo, hi = 0, np.iinfo(layer.dtype).max
+        if vals.size and (int(vals.min()) < lo or int(vals.max()) > hi):
+            raise LimitError(f"set_layer: {name} values must lie in [{lo}, {hi}]; got "
+                             f"{describe(values)}")
+        layer[idx] = vals
+        if name == "occupant" and not q.params[T.P_HAS_OCC] and \
+                bool((layer[idx] != T.OCC_EMPTY).any()):
+            # someone now stands on the board: the kernels must read the occupant layer
+            # (the flag is never cleared again: reading an empty layer is only slower)
+            params = q.params.copy()
+            params[T.P_HAS_OCC] = 1
+            self._q = replace(q, params=params, one=None)
+
+    def _run_into(self, queries: np.ndarray, ends: np.ndarray,
+                  order: np.ndarray | None = None) -> int:
+        """The live positions' hot path (trusted arguments, no validation, one thread,
+        nothing allocated): the ends of ``queries`` (int64[Q, 3], C order: start cell,
+        budget <= ``max_budget``, and column 2 receives each query's end count) written
+        one query after another into ``ends`` (int32[3, R], R >= Q * N: cell, cost,
+        stopped rows), each query's ends sorted by (cost, ``order[cell]``) where
+        ``order`` (int64[N]) is given, else in cost order. Returns the columns written.
+        Only for a query without penalties (``max_penalty`` 0); a position validates
+        its figures and budgets once, at its own boundary."""
+        q = self._q
+        try:
+            ws = _local.fast[q.n]
+            if ws.nb < q.nb:
+                ws = _fast_workspace(q.n, q.nb)
+        except (AttributeError, KeyError):
+            ws = _fast_workspace(q.n, q.nb)
+        total = _ORDERED(q.blob, q.occupant, q.qflags, q.zoc, q.params, ws.buf, ends,
+                         queries, _NO_ORDER if order is None else order)
+        if total < 0:  # pragma: no cover (R >= Q * N: an end is listed once per cell)
+            raise LimitError(f"movecore: ends buffer too small ({ends.shape[1]} columns)")
+        return total
 
     def reach_many(self, starts, budgets=None, *, threads: int | None = None) -> "ReachBatch":
         """:meth:`reach` for many starts (see :func:`reach_many`); ``budgets`` is one

@@ -962,6 +962,49 @@ reach1_one_general = _make_reach1_one(True)
 reach1_one_plain = _make_reach1_one(False)
 
 
+@njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, i64_2, i64_1), cache=CACHE,
+      nogil=True)
+def reach1_ordered(blob, occupant, qflags, zoc, params, buf, ends, queries, order):
+    """``reach1`` in ends mode for the queries ``queries`` (rows start, budget, count out),
+    choosing the plain or general body itself, then each query's ends sorted by (cost,
+    ``order[cell]``) when ``order`` (int64[N]) is given: the order a game lists its ends
+    in, without a sort in Python. The stopped row is always written (0 for a plain query).
+    Returns the end columns written, or a STATUS_* < 0 (as ``reach1``)."""
+    plain = is_plain(blob, qflags, zoc, params)
+    if plain:
+        total = reach1_plain(blob, occupant, qflags, zoc, params, buf, ends, queries, 0, 0)
+    else:
+        total = reach1_general(blob, occupant, qflags, zoc, params, buf, ends, queries, 0,
+                               0)
+    if total < 0:
+        return total
+    if plain:
+        for i in range(total):
+            ends[2, i] = 0
+    if order.shape[0] == 0:
+        return total
+    lo = 0
+    for q in range(queries.shape[0]):
+        hi = lo + queries[q, 2]
+        # the kernel lists ends in cost order: an insertion sort only moves ties
+        for i in range(lo + 1, hi):
+            c = ends[0, i]
+            k = ends[1, i]
+            st = ends[2, i]
+            rank = order[c]
+            j = i - 1
+            while j >= lo and (ends[1, j] > k or (ends[1, j] == k and order[ends[0, j]] > rank)):
+                ends[0, j + 1] = ends[0, j]
+                ends[1, j + 1] = ends[1, j]
+                ends[2, j + 1] = ends[2, j]
+                j -= 1
+            ends[0, j + 1] = c
+            ends[1, j + 1] = k
+            ends[2, j + 1] = st
+        lo = hi
+    return total
+
+
 @functools.lru_cache(maxsize=None)
 def prange_batch():
     """``reach1_batch``, compiled (or loaded from the cache) on first use: only a batch

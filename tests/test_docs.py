@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["movecore", "movecore.board", "movecore.mover", "movecore.reach",
-           "movecore.scenario"]
+           "movecore.scenario", "movecore.position", "movecore.games.grid"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -27,15 +27,19 @@ from __future__ import annotations
 
 import numpy as np
 
+import copy as _copy
+from typing import Any, Mapping
+
 from ..board import GRID_KINDS, Board, Link
-from ..errors import BoardError, PlacementError, QueryError
+from ..errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
 from ..kernels import _types as T
 from ..mover import Mover
-from ..reach import reach
+from ..position import Moves, register_position
+from ..position import Position as _Position
+from ..reach import Prepared, prepare, reach
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
                         get_list, get_str, register_game)
-from ._common import (coord_list, end_order, find_figure, occupancy, read_figures,
-                      team_numbers, token_masks)
+from ._common import coord_list, read_figures, token_masks
 
 
 def build_board(spec) -> tuple[Board, list[int]]:
@@ -79,53 +83,367 @@ def build_board(spec) -> tuple[Board, list[int]]:
     return board, table
 
 
-@register_game("grid")
-def solve_grid(scenario: dict) -> dict:
-    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
-                required=("board", "figures", "query"))
-    board, table = build_board(scenario["board"])
-    opts = expect_object(scenario.get("options", {}), "options")
+def read_options(opts) -> dict:
+    """``options`` of a grid scenario as :class:`Mover` keyword arguments (all but the
+    terrain table and the team)."""
+    opts = expect_object(opts, "options")
     expect_keys(opts, "options", ("climb_per_level", "climb_flat", "max_climb"))
-    mover_numbers = dict(
-        terrain_cost=table,
+    return dict(
         climb_per_level=get_int(opts, "climb_per_level", "options", 1, lo=0,
                                 hi=T.MAX_CLIMB_COST),
         climb_flat=get_int(opts, "climb_flat", "options", 0, lo=0, hi=T.MAX_CLIMB_COST),
         max_climb=get_int(opts, "max_climb", "options", None, lo=0,
                           hi=2 * T.MAX_HEIGHT, allow_none=True))
-    figures = read_figures(board, scenario["figures"])
-    for f in figures:
-        if table[board.terrain[f.cell]] < 0:
-            raise PlacementError(f"figure {f.id!r} stands on {list(board.coord(f.cell))}, "
-                                 f"a cell that cannot be entered (cost -1)")
-    query = expect_object(scenario["query"], "query")
-    expect_keys(query, "query", ("figure", "budget", "paths", "provoke"),
-                required=("figure", "budget"))
-    mover_fig = find_figure(figures, query["figure"])
-    budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
-    want_paths = get_bool(query, "paths", "query", False)
-    teams = team_numbers(figures)
-    occ = occupancy(board, figures, teams, exclude=mover_fig)
-    token_at = [as_coord(t, f"query.provoke[{i}]")
-                for i, t in enumerate(get_list(query, "provoke", "query", []))]
-    token_cells = [c for c in (board.find(t) for t in token_at) if c >= 0]
-    if mover_fig.cell in token_cells:
-        raise PlacementError(f"a provoke token stands on the moving figure at "
-                             f"{list(board.coord(mover_fig.cell))}")
-    zoc = token_masks(board, token_at) if token_at else None
-    qflags = None
-    if token_cells:
-        qflags = np.zeros(board.n_cells, np.uint8)
-        qflags[token_cells] = T.CELL_BLOCKED
-    mover = Mover(team=teams[mover_fig.team], **mover_numbers)
-    r = reach(board, mover, mover_fig.cell, budget, occupant=occ, cell_flags=qflags,
-              zoc=zoc)
-    ends = []
-    for row in end_order(board, r.cells, r.costs):
-        cell = int(r.cells[row])
-        e = {"at": list(board.coord(cell)), "cost": int(r.costs[row]),
-             "stopped": bool(r.stopped[row])}
-        if want_paths:
-            e["path"] = coord_list(board, r.path(cell))
-        ends.append(e)
-    return {"figure": mover_fig.id, "ends": ends}
+
+
+_QUERY_KEYS = ("budget", "paths", "provoke")
+
+
+@register_position("grid")
+class Position(_Position):
+    """A live position of the generic game: the board packed once, one prepared query per
+    team whose occupant layer follows the figures (``Prepared.set_layer``), the figures as
+    arrays.
+
+    Query keys (those of the scenario ``query`` but ``figure``): ``budget`` (default: the
+    scenario's query budget), ``paths``, ``provoke``. Moves: ``actions`` are board cells;
+    ``stop`` is 1 (``"stopped"``) where the move had to end; no penalty.
+
+    >>> import movecore as mc
+    >>> pos = mc.position({"game": "grid", "board": {"grid": "hex", "cells": [
+    ...     {"at": [q, 0]} for q in range(5)]}, "figures": [
+    ...     {"id": "a", "team": 1, "at": [0, 0]}, {"id": "b", "team": 2, "at": [4, 0]}]})
+    >>> pos.legal_moves("a", budget=3).actions.tolist()
+    [0, 1, 2, 3]
+    >>> pos.apply_move("a", (3, 0), budget=3); pos.where("a")
+    (3, 0)
+    >>> side = pos.legal_moves_side(2, budget=3)     # every figure of team 2, one batch
+    >>> side["b"].coords.tolist()
+    [[4, 0]]
+    """
+
+    STOP_REASONS = (None, "stopped")
+
+    def __init__(self, board: Board, table: list[int], figures: list, *,
+                 options: Mapping | None = None, default_query: Mapping | None = None,
+                 scenario: Mapping | None = None):
+        """``figures``: ``[(id, team, cell)]``; ``table``: cost per terrain id;
+        ``options``: Mover climbing keywords (:func:`read_options`)."""
+        self.board = board
+        self.table = list(table)
+        self.options = dict(options or {})
+        self.default_query = dict(default_query or {})
+        self._scenario = scenario
+        self.ids = [f[0] for f in figures]
+        self.index = {fid: i for i, fid in enumerate(self.ids)}
+        self.team_name = [f[1] for f in figures]
+        self.teams = {}
+        for t in self.team_name:
+            self.teams.setdefault(t, len(self.teams))
+        self.team = np.array([self.teams[t] for t in self.team_name], T.INDEX)
+        self.cell = np.array([f[2] for f in figures], T.INDEX)
+        self.alive = np.ones(len(figures), bool)
+        self.occ = np.full(board.n_cells, T.OCC_EMPTY, T.INDEX)
+        self.occ[self.cell] = self.team
+        # cell -> rank in (x, y) order: ends sorted by cost * N + rank, as solve() lists
+        self._rank = np.empty(board.n_cells, np.int64)
+        self._rank[np.lexsort((board.coords[:, 1], board.coords[:, 0]))] = \
+            np.arange(board.n_cells)
+        self._queries: dict[int, Prepared] = {}   # team id -> prepared query
+        self._last: Moves | None = None
+        self._ends: np.ndarray | None = None   # the kernel's end columns, reused
+        self._qbuf: dict = {}                  # query rows per batch size, reused
+        self.version = 0
+
+    # ---------------------------------------------------------------- construction
+    @classmethod
+    def from_scenario(cls, scenario: Mapping) -> "Position":
+        scenario = expect_object(scenario, "scenario")
+        expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                    required=("board", "figures"))
+        board, table = build_board(scenario["board"])
+        options = read_options(scenario.get("options", {}))
+        figures = read_figures(board, scenario["figures"])
+        for f in figures:
+            if table[board.terrain[f.cell]] < 0:
+                raise PlacementError(f"figure {f.id!r} stands on "
+                                     f"{list(board.coord(f.cell))}, a cell that cannot be "
+                                     f"entered (cost -1)")
+        q = scenario.get("query")
+        default = {}
+        if isinstance(q, Mapping) and "budget" in q:
+            default["budget"] = q["budget"]
+        return cls(board, table, [(f.id, f.team, f.cell) for f in figures], options=options,
+                   default_query=default, scenario=scenario)
+
+    def copy(self) -> "Position":
+        """An independent position: figure arrays copied, board and tables shared."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.team_name = list(self.team_name)
+        new.cell = self.cell.copy()
+        new.alive = self.alive.copy()
+        new.occ = self.occ.copy()
+        new._queries = {}      # prepared queries own an occupant layer: made again lazily
+        new._last = None
+        new._ends = None
+        new._qbuf = {}
+        return new
+
+    # ---------------------------------------------------------------- figures
+    @property
+    def figures(self) -> list:
+        return [fid for fid, a in zip(self.ids, self.alive) if a]
+
+    def _fig(self, figure) -> int:
+        i = self.index.get(figure, -1) if isinstance(figure, (str, int)) else -1
+        if i < 0 or not self.alive[i]:
+            raise self._figure_error(figure)
+        return i
+
+    def side_of(self, figure):
+        return self.team_name[self._fig(figure)]
+
+    def where(self, figure) -> tuple[int, int]:
+        return self.board.coord(int(self.cell[self._fig(figure)]))
+
+    def remove_figure(self, figure) -> None:
+        """Take a figure off the board (its cell is free from now on)."""
+        i = self._fig(figure)
+        self.alive[i] = False
+        self._set_occ(int(self.cell[i]), T.OCC_EMPTY)
+        self._touch()
+
+    def add_figure(self, figure, team, at) -> None:
+        """Put a new figure (or one removed earlier) of ``team`` on the free cell ``at``."""
+        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
+            raise QueryError(f"a figure id is a string or integer; got {describe(figure)}")
+        if isinstance(team, bool) or not isinstance(team, (str, int)):
+            raise QueryError(f"a team is a string or integer; got {describe(team)}")
+        cell = self._cell(at, "add_figure: at")
+        if self.occ[cell] != T.OCC_EMPTY:
+            raise PlacementError(f"add_figure: {list(self.board.coord(cell))} is taken")
+        if self.table[self.board.terrain[cell]] < 0:
+            raise PlacementError(f"add_figure: {list(self.board.coord(cell))} cannot be "
+                                 f"entered (cost -1)")
+        i = self.index.get(figure, -1)
+        if i >= 0 and self.alive[i]:
+            raise PlacementError(f"add_figure: figure {figure!r} is already in play")
+        if team not in self.teams:
+            self.teams = dict(self.teams)
+            self.teams[team] = len(self.teams)
+        if i < 0:
+            i = len(self.ids)
+            self.ids = self.ids + [figure]
+            self.index = {**self.index, figure: i}
+            self.team_name.append(team)
+            self.team = np.append(self.team, np.int32(self.teams[team]))
+            self.cell = np.append(self.cell, np.int32(cell))
+            self.alive = np.append(self.alive, True)
+        else:
+            self.team_name[i] = team
+            self.team = self.team.copy()
+            self.team[i] = self.teams[team]
+            self.cell[i] = cell
+            self.alive[i] = True
+        self._set_occ(cell, int(self.team[i]))
+        self._touch()
+
+    def _cell(self, at, what: str) -> int:
+        if isinstance(at, (int, np.integer)) and not isinstance(at, bool):
+            if not 0 <= at < self.board.n_cells:
+                raise QueryError(f"{what}: {at} is not a cell index in [0, "
+                                 f"{self.board.n_cells})")
+            return int(at)
+        c = self.board.find(as_coord(at, what))
+        if c < 0:
+            raise QueryError(f"{what}: {list(at)} is not on the board")
+        return c
+
+    def _set_occ(self, cell: int, value: int) -> None:
+        self.occ[cell] = value
+        for q in self._queries.values():
+            q.set_layer("occupant", [cell], [value])
+
+    # ---------------------------------------------------------------- moves
+    def _budget(self, query: Mapping) -> int:
+        b = query.get("budget")
+        if type(b) is int and 0 <= b <= T.MAX_BUDGET:
+            return b
+        if "budget" not in query:
+            raise QueryError("the query needs 'budget' (movement points); the scenario gave "
+                             "no default")
+        return get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+
+    def _prepared(self, team: int, budget: int) -> Prepared:
+        q = self._queries.get(team)
+        if q is None or q.max_budget < budget:
+            top = max(budget, 2 * q.max_budget if q is not None else 0)
+            mover = Mover(terrain_cost=self.table, team=team, **self.options)
+            q = prepare(self.board, mover, min(top, T.MAX_BUDGET), occupant=self.occ)
+            self._queries[team] = q
+        return q
+
+    def _query(self, query: Mapping) -> dict:
+        for k in query:
+            if k not in _QUERY_KEYS:
+                raise QueryError(f"unknown query key {k!r}; expected one of "
+                                 f"{sorted(_QUERY_KEYS)}")
+        return {**self.default_query, **query} if self.default_query else dict(query)
+
+    def legal_moves(self, figure, **query) -> Moves:
+        """Every legal end of ``figure`` (cost order, then coordinates, as ``solve()``)."""
+        i = self._fig(figure)
+        q = self._query(query) if query or not self.default_query else self.default_query
+        budget = self._budget(q)
+        if q.get("provoke") or q.get("paths"):
+            paths = get_bool(q, "paths", "query", False)
+            r = self._provoked(i, q, budget) if q.get("provoke") else \
+                self._prepared(int(self.team[i]), budget).reach(int(self.cell[i]), budget)
+            order = np.argsort(r.costs.astype(np.int64) * self.board.n_cells +
+                               self._rank[r.cells], kind="stable")
+            m = Moves(self, figure, r.cells[order], r.costs[order],
+                      r.stopped[order].view(np.int8), query=q, extra=(r, paths))
+        else:
+            m = self._batch([i], budget, q)[0]
+        self._last = m
+        return m
+
+    def legal_moves_side(self, side, **query) -> dict:
+        """Every figure of ``side``, each as if it moved first, in one batch kernel call
+        (a ``provoke`` or ``paths`` query asks figure by figure)."""
+        q = self._query(query) if query or not self.default_query else self.default_query
+        if q.get("provoke") or q.get("paths"):
+            return super().legal_moves_side(side, **query)
+        budget = self._budget(q)
+        members = [i for i, t in enumerate(self.team_name) if t == side and self.alive[i]]
+        if not members:
+            return {}
+        return {self.ids[i]: m for i, m in zip(members, self._batch(members, budget, q))}
+
+    def _batch(self, members: list, budget: int, q: Mapping) -> list:
+        """Moves of figures ``members`` (indices, one team) from one kernel call."""
+        team = int(self.team[members[0]])
+        prep = self._prepared(team, budget)
+        k = len(members)
+        n = self.board.n_cells
+        queries = self._qbuf.get(k)
+        if queries is None:
+            queries = self._qbuf[k] = np.empty((k, 3), np.int64)
+        queries[:, 0] = self.cell[members]
+        queries[:, 1] = budget
+        if self._ends is None or self._ends.shape[1] < k * n:
+            self._ends = np.empty((3, max(k, 4) * n), T.INDEX)
+        if prep.fast:
+            total = prep._run_into(queries, self._ends, self._rank)
+            block = self._ends[:, :total].copy()
+            counts = queries[:, 2].tolist()
+        else:  # a board too large for the packed kernel: the general one, sorted here
+            batch = prep.reach_many(queries[:, 0], budget, threads=1)
+            keys = batch.costs.astype(np.int64) * n + self._rank[batch.cells]
+            order = np.concatenate([lo + np.argsort(keys[lo:hi], kind="stable") for lo, hi
+                                    in zip(batch.offsets[:-1], batch.offsets[1:])])
+            block = np.stack([batch.cells[order], batch.costs[order],
+                              batch.stopped[order].astype(T.INDEX)])
+            counts = np.diff(batch.offsets).tolist()
+        out = []
+        lo = 0
+        for i, c in zip(members, counts):
+            hi = lo + c
+            out.append(Moves(self, self.ids[i], block[0, lo:hi], block[1, lo:hi],
+                             block[2, lo:hi], query=q))
+            lo = hi
+        return out
+
+    def _provoked(self, i: int, q: Mapping, budget: int):
+        board = self.board
+        token_at = [as_coord(t, f"query.provoke[{k}]")
+                    for k, t in enumerate(get_list(q, "provoke", "query", []))]
+        token_cells = [c for c in (board.find(t) for t in token_at) if c >= 0]
+        if int(self.cell[i]) in token_cells:
+            raise PlacementError(f"a provoke token stands on the moving figure at "
+                                 f"{list(board.coord(int(self.cell[i])))}")
+        qflags = None
+        if token_cells:
+            qflags = np.zeros(board.n_cells, np.uint8)
+            qflags[token_cells] = T.CELL_BLOCKED
+        mover = Mover(terrain_cost=self.table, team=int(self.team[i]), **self.options)
+        return reach(board, mover, int(self.cell[i]), budget, occupant=self.occ,
+                     cell_flags=qflags, zoc=token_masks(board, token_at))
+
+    def apply_move(self, figure, to, **query) -> None:
+        """Move ``figure`` to the legal end ``to`` (a cell index or coordinate) of the
+        move ``query`` asks for; :class:`IllegalMoveError` (position unchanged) if it is
+        not one."""
+        i = self._fig(figure)
+        m = self._last
+        if m is None or m.version != self.version or m.figure != figure or \
+                m.query != self._query(query):
+            m = self.legal_moves(figure, **query)
+        cell = self.action_of(figure, to)
+        if not (m.actions == cell).any():
+            raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
+                                   f"{figure!r} in this position")
+        self._move(i, cell)
+
+    def _move(self, i: int, cell: int) -> None:
+        self._set_occ(int(self.cell[i]), T.OCC_EMPTY)
+        self.cell[i] = cell
+        self._set_occ(cell, int(self.team[i]))
+        self._touch()
+
+    def n_actions(self, figure) -> int:
+        return self.board.n_cells
+
+    def action_of(self, figure, to) -> int:
+        return self._cell(to, "to")
+
+    def action_coords(self, figure, actions) -> np.ndarray:
+        return self.board.coords[actions]
+
+    def _end_dicts(self, moves: Moves) -> list[dict]:
+        board = self.board
+        r, paths = moves._extra if moves._extra is not None else (None, False)
+        ends = []
+        for cell, cost, st in zip(moves.actions.tolist(), moves.costs.tolist(),
+                                  moves.stop.tolist()):
+            e = {"at": list(board.coord(cell)), "cost": cost, "stopped": bool(st)}
+            if paths:
+                e["path"] = coord_list(board, r.path(cell))
+            ends.append(e)
+        return ends
+
+    # ---------------------------------------------------------------- scenario form
+    def to_scenario(self, query: Mapping | None = None) -> dict:
+        """The scenario of this position (``solve()`` of it answers as this position)."""
+        s = {k: _copy.deepcopy(v) for k, v in (self._scenario or {}).items()
+             if k not in ("figures", "query")}
+        if self._scenario is None:
+            raise QueryError("to_scenario: this position was not built from a scenario")
+        s["figures"] = [{"id": fid, "team": self.team_name[i],
+                         "at": list(self.board.coord(int(self.cell[i])))}
+                        for i, fid in enumerate(self.ids) if self.alive[i]]
+        if query is not None:
+            s["query"] = dict(query)
+        return s
+
+    def solve(self, query: Mapping) -> dict:
+        """``solve()``'s result for a scenario ``query`` object (with ``figure``)."""
+        query = expect_object(query, "query")
+        expect_keys(query, "query", ("figure",) + _QUERY_KEYS, required=("figure", "budget"))
+        fid = query["figure"]
+        if not isinstance(fid, (str, int)) or fid not in self.index or \
+                not self.alive[self.index[fid]]:
+            raise QueryError(f"query.figure names figure {fid!r}, which is not in the "
+                             f"scenario; known figures: {self.figures}")
+        get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+        m = self.legal_moves(fid, **{k: v for k, v in query.items() if k != "figure"})
+        return {"figure": fid, "ends": m.to_dicts()}
+
+
+@register_game("grid")
+def solve_grid(scenario: dict) -> dict:
+    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                required=("board", "figures", "query"))
+    pos = Position.from_scenario(scenario)
+    return pos.solve(scenario["query"])

@@ -1,0 +1,257 @@
+"""Live game positions: the shape every game's position takes (OpenSpiel's ``State``,
+python-chess's ``Board``), for AI code that asks for legal moves, applies one, and asks
+again thousands of times a second.
+
+A position is built once (from a scenario dict with :func:`position`, or from the game's
+Python objects) and holds everything that depends only on the board or the rules, packed:
+the board, prepared queries per kind of mover, placement graphs, static layers. Applying a
+move changes only what it touches (the occupancy of a few cells, a few engagement bits),
+never rebuilds. :meth:`Position.copy` copies the per-position arrays and shares the board,
+so tree search can branch cheaply.
+
+>>> import movecore as mc
+>>> pos = mc.position({"game": "grid", "board": {"grid": "square4", "cells": [
+...     {"at": [x, 0]} for x in range(4)]}, "figures": [
+...     {"id": "a", "team": "red", "at": [0, 0]}, {"id": "b", "team": "blue", "at": [3, 0]}],
+...     "query": {"figure": "a", "budget": 2}})
+>>> m = pos.legal_moves("a")
+>>> m.coords.tolist(), m.costs.tolist()
+([[0, 0], [1, 0], [2, 0]], [0, 1, 2])
+>>> pos.apply_move("a", (2, 0))
+>>> pos.legal_moves("b").coords.tolist()     # b is blocked by a, two cells away
+[[3, 0]]
+>>> pos.legal_moves("a").to_dicts()[0]
+{'at': [2, 0], 'cost': 0, 'stopped': False}
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+from .errors import IllegalMoveError, QueryError, ScenarioError, describe
+
+PositionFactory = Callable[[Mapping], "Position"]
+_POSITIONS: dict[str, PositionFactory] = {}
+
+
+def register_position(name: str) -> Callable:
+    """Class decorator: ``@register_position("heroscape")`` makes :func:`position` build
+    that game's positions with ``cls.from_scenario(scenario)``."""
+    def deco(cls):
+        _POSITIONS[name] = cls.from_scenario
+        cls.game = name
+        return cls
+    return deco
+
+
+def position(scenario: Mapping[str, Any] | str) -> "Position":
+    """The live position of a scenario (a dict or its JSON text): its board, options and
+    figures; its ``query`` (if any) is not used. Raises the same typed errors as
+    :func:`movecore.solve` on malformed input."""
+    from .scenario import _load_games, load_scenario
+    if isinstance(scenario, (str, bytes)):
+        scenario = load_scenario(scenario)
+    if not isinstance(scenario, Mapping):
+        raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
+    game = scenario.get("game")
+    _load_games()
+    if game not in _POSITIONS:
+        from .errors import UnknownGameError
+        raise UnknownGameError(f"no live position for game {describe(game)}; expected one "
+                               f"of {sorted(_POSITIONS)}")
+    return _POSITIONS[game](scenario)
+
+
+def position_games() -> list[str]:
+    """Names of the games that have live positions."""
+    from .scenario import _load_games
+    _load_games()
+    return sorted(_POSITIONS)
+
+
+class Moves:
+    """The legal moves of one figure in one position, array-first.
+
+    Attributes (one row per legal end, the figure's own place included at cost 0, in the
+    order ``solve()`` lists its ends):
+        figure:  the figure's id.
+        actions: int32[E] action ids, the indices of :attr:`mask`: board cells for a
+                 one-cell figure, placement ids (see the game's ``placement``) for a
+                 multi-cell one.
+        costs:   int32[E] least cost of each end.
+        stop:    int8 or int32[E] why the move had to end there, as a code: 0 = it need
+                 not, else ``position.STOP_REASONS[code]`` names the reason in the game's
+                 words.
+        penalty: int32[E] the least penalty reachable within the move (leaving attacks,
+                 wounds; 0 where the game has none).
+        columns: dict of further per-end int32[E] arrays in the game's words (for example
+                 ``leaving_attacks_cost``, ``fall``), documented on the game's page.
+
+    ``mask`` is a fixed-size bool[A] over every action of the figure's kind
+    (``position.n_actions(figure)``): the Gymnasium/PettingZoo action mask.
+    ``to_dicts()`` gives exactly the ``ends`` that :func:`movecore.solve` returns for the
+    same query (paths if the query asked for them).
+    """
+
+    __slots__ = ("position", "figure", "actions", "costs", "stop", "penalty", "columns",
+                 "query", "version", "_dicts", "_extra")
+
+    def __init__(self, position: "Position", figure, actions: np.ndarray,
+                 costs: np.ndarray, stop: np.ndarray | None = None,
+                 penalty: np.ndarray | None = None, columns: dict | None = None,
+                 query: dict | None = None, extra: Any = None):
+        n = len(actions)
+        self.position = position
+        self.figure = figure
+        self.actions = actions
+        self.costs = costs
+        self.stop = np.zeros(n, np.int8) if stop is None else stop
+        self.penalty = np.zeros(n, np.int32) if penalty is None else penalty
+        self.columns = {} if columns is None else columns
+        self.query = {} if query is None else query
+        self.version = position.version
+        self._dicts = None
+        self._extra = extra  # the game's own bookkeeping (for to_dicts, paths, apply)
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+    def __repr__(self) -> str:
+        return (f"Moves(figure={self.figure!r}, {len(self)} ends: actions="
+                f"{self.actions!r}, costs={self.costs!r})")
+
+    @property
+    def mask(self) -> np.ndarray:
+        """bool[A]: True on every action the figure may take (A = ``n_actions``)."""
+        m = np.zeros(self.position.n_actions(self.figure), dtype=bool)
+        m[self.actions] = True
+        return m
+
+    @property
+    def coords(self) -> np.ndarray:
+        """int32[E, 2] (one-cell figures) or int32[E, k, 2] (k-cell placements): where
+        each end puts the figure, in board coordinates."""
+        return self.position.action_coords(self.figure, self.actions)
+
+    @property
+    def stale(self) -> bool:
+        """True once the position has changed since these moves were generated."""
+        return self.version != self.position.version
+
+    def row(self, to) -> int:
+        """Row of the end ``to`` (an action id, a coordinate, or a list of coordinates for
+        a multi-cell figure); :class:`IllegalMoveError` if it is not a legal end."""
+        action = self.position.action_of(self.figure, to)
+        rows = np.flatnonzero(self.actions == action)
+        if rows.size == 0:
+            raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
+                                   f"{self.figure!r} in this position")
+        return int(rows[0])
+
+    def to_dicts(self) -> list[dict]:
+        """The ends in game words: exactly ``solve()``'s ``ends`` for the same query."""
+        if self._dicts is None:
+            self._dicts = self.position._end_dicts(self)
+        return self._dicts
+
+
+class Position:
+    """A live game position (one subclass per game: ``movecore.games.<game>.Position``).
+
+    Common protocol:
+        figures / sides / side_of(id) / team_figures(side): who is in play.
+        legal_moves(figure, **query) -> Moves;  legal_moves_side(side, **query) ->
+            {id: Moves} (one batch kernel call where the rules allow).
+        apply_move(figure, to, **query): validated against ``legal_moves``; on error the
+            position is unchanged.  remove_figure(id).  copy().
+        to_scenario(query) -> dict: the scenario of this position (``solve()`` of it
+            answers exactly as ``legal_moves(...).to_dicts()``).
+        solve(query) -> dict: ``solve()``'s result for a query dict in the game's words.
+        n_actions(figure), action_of(figure, to), action_coords(figure, actions).
+        version: an int bumped by every change (Moves remember the version they saw).
+
+    Games add their own state changes (doors, day/night, revealed tiles...) as methods.
+    """
+
+    game = ""
+    #: Stop reason names by code (code 0 = no stop); per game.
+    STOP_REASONS: tuple = (None,)
+
+    version: int = 0
+
+    # -------------------------------------------------------------- construction
+    @classmethod
+    def from_scenario(cls, scenario: Mapping) -> "Position":  # pragma: no cover
+        raise NotImplementedError
+
+    def copy(self) -> "Position":  # pragma: no cover
+        raise NotImplementedError
+
+    # -------------------------------------------------------------- figures
+    @property
+    def figures(self) -> list:  # pragma: no cover
+        """Ids of the figures in play, in scenario order."""
+        raise NotImplementedError
+
+    def side_of(self, figure) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    @property
+    def sides(self) -> list:
+        """The sides with figures in play, in order of first appearance."""
+        return list(dict.fromkeys(self.side_of(f) for f in self.figures))
+
+    def team_figures(self, side) -> list:
+        return [f for f in self.figures if self.side_of(f) == side]
+
+    def where(self, figure):  # pragma: no cover
+        """Where a figure stands: its coordinate, or list of coordinates."""
+        raise NotImplementedError
+
+    def remove_figure(self, figure) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    # -------------------------------------------------------------- moves
+    def legal_moves(self, figure, **query) -> Moves:  # pragma: no cover
+        raise NotImplementedError
+
+    def legal_moves_side(self, side, **query) -> dict:
+        """``{id: Moves}`` for every figure of ``side`` in this position (each answered as
+        if it moved first). Games answer with one batch kernel call where they can."""
+        return {f: self.legal_moves(f, **query) for f in self.team_figures(side)}
+
+    def apply_move(self, figure, to, **query) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def n_actions(self, figure) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def action_of(self, figure, to) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def action_coords(self, figure, actions) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _end_dicts(self, moves: Moves) -> list[dict]:  # pragma: no cover
+        raise NotImplementedError
+
+    # -------------------------------------------------------------- scenario form
+    def to_scenario(self, query: Mapping | None = None) -> dict:  # pragma: no cover
+        raise NotImplementedError
+
+    def solve(self, query: Mapping) -> dict:  # pragma: no cover
+        raise NotImplementedError
+
+    # -------------------------------------------------------------- helpers for games
+    def _touch(self) -> None:
+        """Record a change (every mutating method calls it once)."""
+        self.version += 1
+
+    def _figure_error(self, figure) -> QueryError:
+        return QueryError(f"unknown figure {describe(figure)}; figures in play: "
+                          f"{self.figures}")
+
+
+def as_action_list(values: Iterable) -> np.ndarray:
+    return np.fromiter(values, dtype=np.int32)
