@@ -499,6 +499,11 @@ def run_bench(args) -> int:
     warmup()
     print(f"kernels ready in {time.perf_counter() - t0:.2f} s")
     print(f"machine: {machine()}")
+    if args.games is not None:
+        from .bench_games import games_report
+        wanted = [g for g in args.games.split(",") if g] or None
+        games_report(wanted, rounds=args.rounds, selfplay_games=args.selfplay_games)
+        return 0
     names = args.workloads.split(",") if args.workloads else [n for n in NAMES
                                                             if n != "double-space"]
     peers = PEERS if args.peers == "all" else tuple(p for p in args.peers.split(",") if p)
@@ -548,4 +553,10 @@ def register(sub) -> None:
                    help="queries of the memory run (0: skip)")
     p.add_argument("--no-cold", dest="cold", action="store_false",
                    help="skip the cold-start subprocesses")
+    p.add_argument("--games", nargs="?", const="", default=None, metavar="LIST",
+                   help="instead: the game layer (live positions' legal moves beside a "
+                        "plain prepared query, and self-play rates) for every game, or a "
+                        "comma list of games")
+    p.add_argument("--selfplay-games", type=int, default=300,
+                   help="games of self-play per game with --games (default 300)")
     p.set_defaults(fn=run_bench)

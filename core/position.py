@@ -212,6 +212,21 @@ class Position:
     def remove_figure(self, figure) -> None:  # pragma: no cover
         raise NotImplementedError
 
+    def touching(self, figure) -> list:
+        """Ids of the figures standing on a cell next to one of ``figure``'s cells (the
+        board's geometric neighbours), in play order."""
+        kind = getattr(getattr(self, "board", None), "kind", "hex")
+        mine = np.array(_cells(self.where(figure)), np.int64)
+        out = []
+        for f in self.figures:
+            if f == figure:
+                continue
+            theirs = np.array(_cells(self.where(f)), np.int64)
+            d = grid_distance(kind, mine[:, None], theirs[None])
+            if (d == 1).any():
+                out.append(f)
+        return out
+
     # -------------------------------------------------------------- moves
     def legal_moves(self, figure, **query) -> Moves:  # pragma: no cover
         raise NotImplementedError
@@ -253,5 +268,18 @@ class Position:
                           f"{self.figures}")
 
 
-def as_action_list(values: Iterable) -> np.ndarray:
-    return np.fromiter(values, dtype=np.int32)
+def _cells(where) -> list:
+    """A ``where`` (one coordinate, or a list of them) as a list of coordinates."""
+    return [where] if isinstance(where, tuple) else list(where)
+
+
+def grid_distance(kind: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Grid distance between coordinate rows ``a[..., 2]`` and ``b[..., 2]`` (broadcast):
+    hex (axial), square4 (Manhattan) or square8 (Chebyshev)."""
+    dq = a[..., 0] - b[..., 0]
+    dr = a[..., 1] - b[..., 1]
+    if kind == "hex":
+        return (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
+    if kind == "square4":
+        return np.abs(dq) + np.abs(dr)
+    return np.maximum(np.abs(dq), np.abs(dr))

@@ -665,6 +665,18 @@ class Prepared:
         r.costs = blk[n:2 * n]
         return r
 
+    def copy(self) -> "Prepared":
+        """The same prepared query with its own copies of the per-query layers (the board
+        and mover packing shared): :meth:`set_layer` on one never shows in the other. A
+        live position's ``copy()`` uses it (no repacking)."""
+        q = self._q
+        new = object.__new__(Prepared)
+        new.mover = self.mover
+        new._q = replace(q, occupant=q.occupant.copy() if q.own_occupant else q.occupant,
+                         qflags=q.qflags.copy(), zoc=q.zoc.copy(), leave=q.leave.copy(),
+                         enter_pen=q.enter_pen.copy(), params=q.params.copy())
+        return new
+
     def set_layer(self, name: str, cells, values) -> None:
         """Change a per-query layer in place: ``layer[cells] = values`` for ``name`` in
         ``occupant``, ``cell_flags``, ``zoc``, ``leave``, ``enter_penalty``. The next query

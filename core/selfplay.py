@@ -12,19 +12,13 @@ next to an enemy removes one adjacent enemy with probability 1/2 (a seeded coin)
 games end: a game is over when at most one side has figures left, or after ``--turns``
 turns (one side's turn is one turn).
 
-Two ways to ask for the legal ends:
-
-* **batch** (``grid``, ``tiny_epic_tactics``): the engine objects (``Board``, ``Mover``,
-  occupancy) are derived once per game from the scenario through the game's Python API,
-  and a side's figures are answered by **one** :func:`movecore.reach_many` call per turn.
-  Figures that move earlier in the turn can only take cells away (allies pass, enemies do
-  not move), so an end of the batch answer is still legal unless an ally now stands on
-  it; those ends are dropped. (A Tiny Epic Tactics unit starting on the ballista uses the
-  adapter: its start space is blocked for it alone.)
-* **adapter** (``heroscape``, ``mage_knight``, ``descent``, ``dark_realms``): the game's
-  rules need its adapter (engagement and double-space figures, safe spaces and the map,
-  doors/large monsters/grapple, the enemy AI and die rolls), so each figure's move is one
-  :func:`movecore.solve` of the scenario rebuilt from the current positions.
+Every game is played on a live position (:func:`movecore.position`): the scenario is
+read once per process, each game plays on a ``copy()`` of it, and a move is
+``legal_moves`` then ``apply_move`` — no scenario is rebuilt, nothing is deep-copied
+per move. Figures of a side move one after another, each asking in the position its
+allies' moves left (an ally's move may free the cell it stood on), so each figure's
+query runs on its own; ``legal_moves_side`` (one batch per side) answers a side as if
+each figure moved first, which is what an AI ranking a side's options asks.
 
 Every game is seeded by ``(seed, game index)``, so results depend on neither the worker
 count nor the order the workers finish in.
@@ -45,7 +39,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import QueryError, ScenarioError, describe
+from .errors import MovecoreError, QueryError, ScenarioError, describe
 from .kernels import _types as T
 
 GAMES = ("grid", "heroscape", "mage_knight", "descent", "tiny_epic_tactics", "dark_realms")
@@ -71,20 +65,12 @@ def _cells_of(at) -> list[tuple[int, int]]:
     return [tuple(at)]
 
 
-# ------------------------------------------------------------------------ state
-@dataclass
-class Piece:
-    """A figure in play: its scenario entry (``raw``, whose ``at`` follows the figure),
-    its side, and the cells it covers."""
-
-    id: Any
-    side: Any
-    raw: dict
-    cells: list = field(default_factory=list)
-
-    @property
-    def at(self):
-        return self.raw["at"]
+# ------------------------------------------------------------------------ games
+def _at(where):
+    """A position's ``where`` as JSON-like lists: [x, y] or [[x, y], ...]."""
+    if isinstance(where, tuple):
+        return list(where)
+    return [list(c) for c in where]
 
 
 @dataclass
@@ -94,171 +80,68 @@ class Move:
     figure: Any
     at: Any
     before: list  # [(id, at)] of every figure in play, before the move
-    query: dict   # the movement query whose answer the move was chosen from
-    batch: bool   # answered by the batch path (reach_many) rather than the adapter
+    query: dict   # the scenario query whose answer the move was chosen from
+    batch: bool = False
 
 
 class Game:
-    """One game's vocabulary for self-play: sides, queries and (optionally) batch ends."""
+    """One game's choices for self-play, in the game's words: who moves, and which
+    query each figure asks (``legal_moves`` keywords)."""
 
     name = ""
     kind = "hex"          # geometry of removal adjacency and greedy distance
-    side_key = "team"
 
-    def __init__(self, scenario: dict):
-        self.scenario = scenario
-        q = scenario.get("query") if isinstance(scenario.get("query"), dict) else {}
-        self.budget = q.get("budget") if isinstance(q.get("budget"), int) else 4
+    def __init__(self, pos):
+        self.budget = 4
 
-    def side_of(self, raw: dict):
-        return raw.get(self.side_key, raw["id"])
-
-    def moves(self, piece: Piece) -> bool:
+    def moves(self, pos, fid) -> bool:
         return True
 
-    def query(self, piece: Piece, rng) -> dict:
-        return {"figure": piece.id, "budget": self.budget}
+    def query(self, pos, fid, rng) -> dict:
+        return {}
 
-    def cells_of_end(self, end: dict) -> list:
-        return _cells_of(end["cells"] if "cells" in end else end["at"])
-
-    def legal_ends(self, result: dict) -> list[dict]:
-        return list(result.get("ends", []))
-
-    def rebuild(self, pieces: list[Piece], query: dict) -> dict:
-        s = {k: v for k, v in self.scenario.items() if k not in ("figures", "query")}
-        s["figures"] = [copy.deepcopy(p.raw) for p in pieces]
-        s["query"] = query
-        return s
-
-    # batch path: None means "use the adapter per figure"
-    def batch(self, pieces: list[Piece], movers: list[Piece]) -> dict | None:
+    def usable(self, pos, fid, moves) -> np.ndarray | None:
+        """Rows of ``moves`` a movement-only game may take (None: all of them)."""
         return None
 
 
 class GridGame(Game):
     name = "grid"
 
-    def __init__(self, scenario):
-        super().__init__(scenario)
-        from .games.grid import build_board
-        from .mover import Mover
-        self.kind = scenario["board"].get("grid", "hex")
-        self.board, table = build_board(scenario["board"])
-        opts = scenario.get("options", {})
-        self._mover = lambda team: Mover(
-            terrain_cost=table, team=team, climb_per_level=opts.get("climb_per_level", 1),
-            climb_flat=opts.get("climb_flat", 0), max_climb=opts.get("max_climb"))
+    def __init__(self, pos):
+        self.kind = pos.board.kind
+        self.budget = pos.default_query.get("budget", 4)
+        self._q = {"budget": self.budget}
 
-    def batch(self, pieces, movers):
-        teams = _team_ids(pieces)
-        occ = np.full(self.board.n_cells, T.OCC_EMPTY, T.INDEX)
-        for p in pieces:
-            occ[self.board.find(p.cells[0])] = teams[p.side]
-        return _batch_ends(self.board, self._mover(teams[movers[0].side]), movers,
-                           self.budget, occ)
+    def query(self, pos, fid, rng):
+        return self._q
 
 
 class TinyEpicTacticsGame(Game):
     name = "tiny_epic_tactics"
     kind = "square4"
 
-    def __init__(self, scenario):
-        super().__init__(scenario)
-        from .games.tiny_epic_tactics import build_realm
-        self.realm = build_realm(scenario["board"], scenario.get("options", {}))
-
-    def batch(self, pieces, movers):
-        from .games.tiny_epic_tactics import mover_for
-        realm, board = self.realm, self.realm.board
-        teams = _team_ids(pieces)
-        occ = np.full(board.n_cells, T.OCC_EMPTY, T.INDEX)
-        for p in pieces:
-            occ[board.find(p.cells[0])] = teams[p.side]
-        # a unit starting on the ballista may not re-enter it: its own query (adapter)
-        plain = [m for m in movers if not realm.is_ballista(board.find(m.cells[0]))]
-        if not plain:
-            return {}
-        return _batch_ends(board, mover_for(teams[movers[0].side]), plain, self.budget, occ)
-
 
 class HeroscapeGame(Game):
     name = "heroscape"
 
-    def query(self, piece, rng):
-        return {"figure": piece.id}
-
 
 class MageKnightGame(Game):
     name = "mage_knight"
-    side_key = "id"       # every hero plays for itself
-
-    def query(self, piece, rng):
-        return {"figure": piece.id, "budget": self.budget}
 
 
 class DescentGame(Game):
     name = "descent"
     kind = "square8"
-    side_key = "side"
-
-    def query(self, piece, rng):
-        if piece.side == "hero":
-            return {"figure": piece.id, "action": "advance"}
-        return {"figure": piece.id}
-
-    def legal_ends(self, result):
-        # movement only: the door state is not tracked, so no move opens a door
-        return [e for e in result.get("ends", []) if not e.get("doors_opened")]
 
 
 class DarkRealmsGame(Game):
     name = "dark_realms"
-    side_key = "side"
-
-    def __init__(self, scenario):
-        super().__init__(scenario)
-        self.kind = scenario["board"].get("grid") or scenario.get("options", {}).get(
-            "grid", "hex")
-
-    def moves(self, piece):
-        return piece.side in ("hero", "enemy")   # summons stay where they are
-
-    def query(self, piece, rng):
-        if piece.side == "hero":
-            return {"figure": piece.id, "roll": int(rng.integers(1, 7))}
-        return {"enemy": piece.id, "move": int(rng.integers(1, 7)), "attack_range": 1}
-
-    def legal_ends(self, result):
-        if "enemy" in result:   # the enemy AI's choices (ties between targets/routes)
-            return [{"at": m["at"]} for m in result.get("moves", []) if m.get("at")]
-        return list(result.get("ends", []))
 
 
 GAME_CLASSES: dict[str, type[Game]] = {c.name: c for c in (
     GridGame, HeroscapeGame, MageKnightGame, DescentGame, TinyEpicTacticsGame,
     DarkRealmsGame)}
-BATCH_GAMES = ("grid", "tiny_epic_tactics")
-
-
-def _team_ids(pieces):
-    out: dict = {}
-    for p in pieces:
-        out.setdefault(p.side, len(out))
-    return out
-
-
-def _batch_ends(board, mover, movers, budget, occ) -> dict:
-    """One reach_many for the side's figures: {figure id: [end dicts]}."""
-    from .reach import reach_many
-    starts = [board.find(m.cells[0]) for m in movers]
-    r = reach_many(board, mover, starts, budget, occupant=occ, threads=1)
-    out = {}
-    for i, m in enumerate(movers):
-        cells, costs, _ = r[i]
-        out[m.id] = [{"at": list(board.coord(int(c))), "cost": int(k)}
-                     for c, k in zip(cells.tolist(), costs.tolist())]
-    return out
 
 
 # ------------------------------------------------------------------------ scenarios
@@ -272,92 +155,116 @@ def example_scenarios(game: str) -> list[tuple[str, dict]]:
     for p in example_paths():
         if p.name.startswith(game + "_"):
             s = json.loads(p.read_text(encoding="utf-8"))
-            if s.get("game") == game and _playable(game, s):
+            if s.get("game") == game and _playable(s):
                 out.append((p.name, s))
     if not out:
         raise ScenarioError(f"no bundled example scenario for game {game!r}")
     return out
 
 
-def _playable(game: str, scenario: dict) -> bool:
-    """At least two sides, one of which can move (a one-team example is skipped)."""
-    figs = scenario.get("figures")
-    if not isinstance(figs, list) or not all(isinstance(f, dict) and "id" in f
-                                             and "at" in f for f in figs):
+def _playable(scenario: dict) -> bool:
+    """At least two sides (a one-team example is skipped)."""
+    from .position import position
+    try:
+        return len(position(scenario).sides) >= 2
+    except MovecoreError:
         return False
-    g = GAME_CLASSES[game].__new__(GAME_CLASSES[game])
-    sides = {g.side_of(f) for f in figs}
-    return len(sides) >= 2
 
 
 def game_seed(seed: int, index: int) -> np.random.SeedSequence:
     return np.random.SeedSequence([int(seed), int(index)])
 
 
+_ROOTS: dict = {}
+
+
+def root_position(game: str, scenario: dict):
+    """The position of a scenario, read once per process (games play on copies), with
+    every figure's query asked once so that what a position caches (prepared queries per
+    kind of mover) is made here, not in every game."""
+    key = id(scenario)
+    hit = _ROOTS.get(key)
+    if hit is None or hit[0] is not scenario:
+        from .position import position
+        pos = position(scenario)
+        g = GAME_CLASSES[game](pos)
+        rng = np.random.default_rng(0)
+        for f in pos.figures:
+            if g.moves(pos, f):
+                pos.legal_moves(f, **g.query(pos, f, rng))
+        hit = _ROOTS[key] = (scenario, pos)
+    return hit[1]
+
+
 # ------------------------------------------------------------------------ one game
+from .position import grid_distance as _distance  # noqa: E402
+
+
+def _cells(where) -> np.ndarray:
+    """int[k, 2] cells of a position's ``where`` (one coordinate or a list of them)."""
+    return np.array([where] if isinstance(where, tuple) else where, np.int64).reshape(-1, 2)
+
+
 def play(game: str, scenario: dict, seed, *, policy: str = "random",
          max_turns: int = DEFAULT_TURNS, trace: list | None = None) -> dict:
-    """Play one game; returns its counters and the final positions.
+    """Play one game on a copy of the scenario's live position; returns its counters and
+    the final positions.
 
     ``seed`` is an int or a ``SeedSequence``. With ``trace`` (a list), every move is
-    appended as a :class:`Move` (positions before it, figure, chosen ``at``)."""
-    from .scenario import solve
+    appended as a :class:`Move` (positions before it, figure, chosen ``at``, query)."""
     if policy not in POLICIES:
         raise QueryError(f"policy must be one of {list(POLICIES)}; got {describe(policy)}")
     rng = np.random.default_rng(seed)
-    g = GAME_CLASSES[game](scenario)
-    pieces = []
-    for raw in scenario["figures"]:
-        raw = copy.deepcopy(raw)
-        pieces.append(Piece(raw["id"], g.side_of(raw), raw, _cells_of(raw["at"])))
-    sides = list(dict.fromkeys(p.side for p in pieces if g.moves(p)))
-    turns = moves = gens = batch_calls = 0
+    pos = root_position(game, scenario).copy()
+    g = GAME_CLASSES[game](pos)
+    greedy = policy == "greedy"
+    kind = g.kind
+    sides = [s for s in pos.sides if any(g.moves(pos, f) for f in pos.team_figures(s))]
+    turns = moves = gens = 0
+    n_sides = len(pos.sides)
     for turn in range(max_turns):
-        alive_sides = {p.side for p in pieces if g.moves(p)}
-        if len({p.side for p in pieces}) < 2 or not alive_sides:
+        if n_sides < 2 or not sides:
             break
         side = sides[turn % len(sides)]
-        movers = [p for p in pieces if p.side == side and g.moves(p)]
         turns += 1
-        if not movers:
-            continue
-        batch = g.batch(pieces, movers)
-        if batch:
-            batch_calls += 1
-            gens += len(batch)
-        for m in movers:
-            taken = {c for p in pieces if p is not m for c in p.cells}
-            q = None
-            if batch is not None and m.id in batch:
-                # one-cell figures on the board: drop ends an ally took earlier this turn
-                ends = [e for e in batch[m.id] if tuple(e["at"]) not in taken]
-            else:
-                q = g.query(m, rng)
-                ends = g.legal_ends(solve(g.rebuild(pieces, q)))
-                gens += 1
-                # movement only: stay on the board, never onto another figure (Mage
-                # Knight PvP attacks, Descent's glyph to town)
-                ends = [e for e in ends if _on_board(e["at"])
-                        and not set(g.cells_of_end(e)) & taken]
-            if not ends:
+        for fid in pos.team_figures(side):
+            if not g.moves(pos, fid):
                 continue
-            enemies = [p for p in pieces if p.side != m.side]
-            end = _choose(g, ends, enemies, policy, rng)
+            q = g.query(pos, fid, rng)
+            m = pos.legal_moves(fid, **q)
+            gens += 1
+            rows = g.usable(pos, fid, m)
+            n = len(m) if rows is None else len(rows)
+            if n == 0:
+                continue
+            enemies = None
+            if greedy:
+                enemies = [f for f in pos.figures if pos.side_of(f) != side]
+            if greedy and enemies:
+                targets = np.concatenate([_cells(pos.where(f)) for f in enemies])
+                ends = m.coords if rows is None else m.coords[rows]
+                ends = ends.reshape(len(ends), -1, 1, 2)
+                d = _distance(kind, ends, targets[None, None]).min(axis=(1, 2))
+                best = np.flatnonzero(d == d.min())
+                pick = int(best[int(rng.random() * len(best))])
+            else:
+                pick = int(rng.random() * n)
+            row = pick if rows is None else int(rows[pick])
+            action = int(m.actions[row])
             if trace is not None:
-                trace.append(Move(m.id, copy.deepcopy(end["at"]),
-                                  [(p.id, copy.deepcopy(p.at)) for p in pieces],
-                                  q if q is not None else g.query(m, None), q is None))
-            m.raw["at"] = copy.deepcopy(end["at"])
-            m.cells = g.cells_of_end(end)
+                before = [(f, _at(pos.where(f))) for f in pos.figures]
+            pos.apply_move(fid, action, **q)
             moves += 1
-            near = [p for p in enemies if _touching(g.kind, m.cells, p.cells)]
-            if near and rng.random() < REMOVE_CHANCE:
-                victim = near[int(rng.integers(len(near)))]
-                pieces.remove(victim)
+            if trace is not None:
+                trace.append(Move(fid, _at(pos.where(fid)), before, {"figure": fid, **q}))
+            if rng.random() < REMOVE_CHANCE:
+                near = [f for f in pos.touching(fid) if pos.side_of(f) != side]
+                if near:
+                    pos.remove_figure(near[int(rng.random() * len(near))])
+                    n_sides = len(pos.sides)
     return {"turns": turns, "moves": moves, "generations": gens,
-            "batch_calls": batch_calls,
-            "sides_left": sorted({str(p.side) for p in pieces}),
-            "positions": {str(p.id): p.at for p in pieces}}
+            "sides_left": sorted({str(pos.side_of(f)) for f in pos.figures}),
+            "positions": {str(f): _at(pos.where(f)) for f in pos.figures}}
 
 
 def scenario_at(scenario: dict, positions: list, query: dict) -> dict:
@@ -369,29 +276,6 @@ def scenario_at(scenario: dict, positions: list, query: dict) -> dict:
                     for fid, at in positions]
     s["query"] = query
     return copy.deepcopy(s)
-
-
-def _on_board(at) -> bool:
-    """True for a coordinate pair or a list of them (not e.g. Descent's "town")."""
-    if not isinstance(at, list) or not at:
-        return False
-    items = at if isinstance(at[0], list) else [at]
-    return all(isinstance(c, list) and len(c) == 2 and all(
-        isinstance(x, int) and not isinstance(x, bool) for x in c) for c in items)
-
-
-def _touching(kind, a, b) -> bool:
-    return any(_distance(kind, x, y) == 1 for x in a for y in b)
-
-
-def _choose(g: Game, ends, enemies, policy, rng) -> dict:
-    if policy == "greedy" and enemies:
-        targets = [c for p in enemies for c in p.cells]
-        d = [min(_distance(g.kind, c, t) for c in _cells_of(e["at"]) for t in targets)
-             for e in ends]
-        best = min(d)
-        ends = [e for e, x in zip(ends, d) if x == best]
-    return ends[int(rng.integers(len(ends)))]
 
 
 # ------------------------------------------------------------------------ many games
@@ -440,13 +324,12 @@ def run_selfplay(game: str, n_games: int, seed: int = 0, *, policy: str = "rando
             results = [f.result() for f in futs]
     elapsed = time.perf_counter() - t0
     per_game = sorted((r for part in results for r in part), key=lambda r: r["index"])
-    tot = {k: sum(r[k] for r in per_game) for k in ("turns", "moves", "generations",
-                                                     "batch_calls")}
+    tot = {k: sum(r[k] for r in per_game) for k in ("turns", "moves", "generations")}
     rate = lambda x: x / elapsed if elapsed > 0 else 0.0  # noqa: E731
     return {"game": game, "games": n_games, "seed": seed, "policy": policy,
             "workers": workers, "engine": "ray" if use_ray else (
                 "processes" if workers > 1 else "inline"),
-            "path": "batch" if game in BATCH_GAMES else "adapter",
+            "path": "position",
             **tot, "seconds": elapsed,
             "games_per_s": rate(n_games), "turns_per_s": rate(tot["turns"]),
             "moves_per_s": rate(tot["moves"]),
@@ -478,7 +361,7 @@ def format_report(rep: dict) -> str:
             f"{rep['engine']} x{rep['workers']}, {rep['path']} path) in "
             f"{rep['seconds']:.2f} s\n"
             f"  turns {rep['turns']}  moves {rep['moves']}  move generations "
-            f"{rep['generations']}  (batch calls {rep['batch_calls']})\n"
+            f"{rep['generations']}\n"
             f"  {rep['games_per_s']:.1f} games/s  {rep['turns_per_s']:.1f} turns/s  "
             f"{rep['moves_per_s']:.1f} moves/s  {rep['generations_per_s']:.1f} "
             f"move generations/s")

@@ -32,3 +32,15 @@ def test_readme_solve_examples_are_real():
         out = subprocess.run([sys.executable, "-m", "movecore", *args], cwd=ROOT,
                              capture_output=True, text=True, check=True).stdout
         assert out == shown, command
+
+
+def test_ai_guide_example_runs():
+    """docs/ai.md's example is a complete program: it runs as printed."""
+    text = (ROOT / "docs" / "ai.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks
+    for code in blocks:
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                             text=True)
+        assert out.returncode == 0, out.stderr
+        assert "refused:" in out.stdout

@@ -22,16 +22,17 @@ def _available(game):
 GAMES = [g for g in sp.GAMES if _available(g)]
 
 
-def _legal_ats(game, scenario):
-    """Legal ends reported by the engine (solve) for a rebuilt scenario."""
-    g = sp.GAME_CLASSES[game](scenario)
-    return [e["at"] for e in g.legal_ends(mc.solve(scenario))]
+def _legal_ats(scenario, query):
+    """Legal ends reported by solve() for a scenario rebuilt from scratch."""
+    res = mc.solve(dict(scenario, query=query))
+    if "moves" in res and "ends" not in res:    # an enemy AI's choices (Dark Realms)
+        return [m["at"] for m in res["moves"] if m.get("at")]
+    return [e["at"] for e in res["ends"]]
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_same_seed_same_final_positions(game):
-    """A fixed seed gives the same game: same positions, counters, every run; and a
-    different seed (on a game with choices) gives a different one."""
+    """A fixed seed gives the same game: same positions, counters, every run."""
     for name, scen in _available(game):
         runs = [sp.play(game, scen, sp.game_seed(7, 0), policy=p, max_turns=6)
                 for p in ("random", "random", "greedy", "greedy")]
@@ -43,62 +44,44 @@ def test_same_seed_same_final_positions(game):
 @pytest.mark.parametrize("game", GAMES)
 def test_every_move_is_legal_in_the_engine(game):
     """Every move taken is among the legal ends solve() reports for the state it was
-    taken in (the scenario rebuilt from the positions before the move)."""
+    taken in (the scenario rebuilt from scratch from the positions before the move)."""
     checked = 0
     for name, scen in _available(game):
         trace = []
         sp.play(game, scen, sp.game_seed(11, 3), policy="random", max_turns=8,
                 trace=trace)
-        picks = trace[:4] + trace[4::5]
-        for mv in picks:
+        for mv in trace[:4] + trace[4::5]:
             state = sp.scenario_at(scen, mv.before, mv.query)
-            ats = _legal_ats(game, state)
-            assert mv.at in ats, (name, mv.figure, mv.at)
-            # and the end is free: nobody else stands there
+            assert mv.at in _legal_ats(state, mv.query), (name, mv.figure, mv.at)
             others = {tuple(c) for fid, at in mv.before if fid != mv.figure
-                      for c in sp._cells_of(at)}
-            assert not set(sp._cells_of(mv.at)) & others
+                      for c in sp._cells(at).tolist()}
+            assert not {tuple(c) for c in sp._cells(mv.at).tolist()} & others
             checked += 1
-        if game in sp.BATCH_GAMES:
-            assert any(m.batch for m in trace), name
     assert checked >= 3
-
-
-@pytest.mark.parametrize("game", sp.BATCH_GAMES)
-def test_batch_answer_equals_solve_per_figure(game):
-    """The batch path (one reach_many per side) gives exactly the ends solve() gives for
-    each figure of the side."""
-    for name, scen in _available(game):
-        g = sp.GAME_CLASSES[game](scen)
-        pieces = [sp.Piece(f["id"], g.side_of(f), dict(f), sp._cells_of(f["at"]))
-                  for f in scen["figures"]]
-        for side in dict.fromkeys(p.side for p in pieces):
-            movers = [p for p in pieces if p.side == side]
-            batch = g.batch(pieces, movers)
-            for m in movers:
-                if m.id not in batch:
-                    continue
-                want = sorted(map(tuple, _legal_ats(
-                    game, g.rebuild(pieces, g.query(m, None)))))
-                got = sorted(tuple(e["at"]) for e in batch[m.id])
-                assert got == want, (name, m.id)
 
 
 def test_greedy_moves_toward_the_enemy():
     """Greedy picks an end at the least distance to an enemy among the legal ends."""
-    name, scen = _available("tiny_epic_tactics")[0]
+    name, scen = _available("grid")[0]
     trace = []
-    sp.play("tiny_epic_tactics", scen, 5, policy="greedy", max_turns=2, trace=trace)
-    g = sp.GAME_CLASSES["tiny_epic_tactics"](scen)
+    sp.play("grid", scen, 5, policy="greedy", max_turns=2, trace=trace)
     mv = trace[0]
     sides = {f["id"]: f["team"] for f in scen["figures"]}
     enemies = [at for fid, at in mv.before if sides[fid] != sides[mv.figure]]
-    others = {tuple(at) for fid, at in mv.before if fid != mv.figure}
-    legal = [a for a in _legal_ats("tiny_epic_tactics",
-                                   sp.scenario_at(scen, mv.before, mv.query))
-             if tuple(a) not in others]
-    d = lambda a: min(sp._distance(g.kind, a, e) for e in enemies)  # noqa: E731
+    legal = _legal_ats(sp.scenario_at(scen, mv.before, mv.query), mv.query)
+    kind = scen["board"]["grid"]
+    d = lambda a: min(int(sp._distance(kind, np.array(a), np.array(e)))  # noqa: E731
+                      for e in enemies)
     assert d(mv.at) == min(d(a) for a in legal)
+
+
+def test_touching_is_the_geometric_neighbourhood():
+    """A position's fast ``touching`` equals the protocol's coordinate-based one."""
+    from movecore.position import Position as Base
+    for name, scen in _available("grid"):
+        pos = mc.position(scen)
+        for f in pos.figures:
+            assert pos.touching(f) == Base.touching(pos, f), (name, f)
 
 
 def test_seeded_per_game_so_worker_count_does_not_matter():
@@ -122,7 +105,7 @@ def test_cli_reports_rates(capsys):
     rep = json.loads(capsys.readouterr().out)
     for key in ("games_per_s", "turns_per_s", "moves_per_s", "generations_per_s"):
         assert rep[key] >= 0
-    assert rep["games"] == 3 and rep["path"] == "batch"
+    assert rep["games"] == 3 and rep["path"] == "position"
 
 
 def test_bad_input_is_a_typed_error(capsys):

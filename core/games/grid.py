@@ -153,6 +153,7 @@ class Position(_Position):
         self._last: Moves | None = None
         self._ends: np.ndarray | None = None   # the kernel's end columns, reused
         self._qbuf: dict = {}                  # query rows per batch size, reused
+        self._figures: list | None = None      # ids in play (cached until a change)
         self.version = 0
 
     # ---------------------------------------------------------------- construction
@@ -184,7 +185,8 @@ class Position(_Position):
         new.cell = self.cell.copy()
         new.alive = self.alive.copy()
         new.occ = self.occ.copy()
-        new._queries = {}      # prepared queries own an occupant layer: made again lazily
+        # prepared queries own an occupant layer: each copy gets its own (nothing repacked)
+        new._queries = {t: q.copy() for t, q in self._queries.items()}
         new._last = None
         new._ends = None
         new._qbuf = {}
@@ -193,13 +195,34 @@ class Position(_Position):
     # ---------------------------------------------------------------- figures
     @property
     def figures(self) -> list:
-        return [fid for fid, a in zip(self.ids, self.alive) if a]
+        f = self._figures
+        if f is None:
+            f = self._figures = [fid for fid, a in zip(self.ids, self.alive) if a]
+        return list(f)
+
+    def team_figures(self, side) -> list:
+        return [fid for fid, t, a in zip(self.ids, self.team_name, self.alive)
+                if a and t == side]
+
+    def _touch(self) -> None:
+        self.version += 1
+        self._figures = None
 
     def _fig(self, figure) -> int:
-        i = self.index.get(figure, -1) if isinstance(figure, (str, int)) else -1
-        if i < 0 or not self.alive[i]:
+        try:
+            i = self.index[figure]
+        except (KeyError, TypeError):
+            raise self._figure_error(figure) from None
+        if not self.alive[i]:
             raise self._figure_error(figure)
         return i
+
+    def touching(self, figure) -> list:
+        i = self._fig(figure)
+        nb = self.board.nbr[self.cell[i]]
+        near = set(nb[nb >= 0].tolist())
+        return [fid for fid, c, a in zip(self.ids, self.cell.tolist(), self.alive)
+                if a and c in near]
 
     def side_of(self, figure):
         return self.team_name[self._fig(figure)]
@@ -263,7 +286,7 @@ class Position(_Position):
     def _set_occ(self, cell: int, value: int) -> None:
         self.occ[cell] = value
         for q in self._queries.values():
-            q.set_layer("occupant", [cell], [value])
+            q.set_layer("occupant", cell, value)
 
     # ---------------------------------------------------------------- moves
     def _budget(self, query: Mapping) -> int:
