@@ -56,6 +56,7 @@ def _entry_point(kernel):
 _REACH1 = {True: _entry_point(reach1_plain), False: _entry_point(reach1_general)}
 _PLAIN = _REACH1[True]
 _ORDERED = _entry_point(reach1_ordered)
+_REACH_QUERY = _entry_point(reach_query)
 _NO_ORDER = np.zeros(0, np.int64)
 _REACH1_ONE = {True: _entry_point(reach1_one_plain), False: _entry_point(reach1_one_general)}
 DEFAULT_MAX_PENALTY = 15
@@ -65,7 +66,7 @@ DEFAULT_MAX_PENALTY = 15
 class _Workspace:
     """Kernel scratch for one thread and one state count; reused across queries."""
 
-    __slots__ = ("state", "heap", "bucket", "cell", "ctrl", "tree", "ends", "n_pen")
+    __slots__ = ("state", "heap", "bucket", "cell", "ctrl", "tree", "ends", "n_pen", "src")
 
     def __init__(self, n_cells: int, n_pen: int, heap_cap: int, n_buckets: int):
         S = 2 * n_cells * n_pen
@@ -79,6 +80,7 @@ class _Workspace:
         self.ctrl = np.zeros(8, np.int64)
         self.tree = np.empty((S, 4), T.INDEX)
         self.ends = np.empty((n_cells, 8), T.INDEX)
+        self.src = np.zeros(1, T.INDEX)   # the one source of a single query
 
 
 _local = threading.local()
@@ -792,21 +794,24 @@ def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
         params[T.P_BUDGET] = budget
         params[T.P_N_BUCKETS] = min(int(q.params[T.P_N_BUCKETS]) - 1, budget) + 1
     n_pen = int(params[T.P_N_PEN])
-    layers = q.layers()[:-1] + (params,)
-    sources = np.array([start], dtype=T.INDEX)
+    b = q.board
+    layers = (b.nbr, b.link_ptr, b.link_data, b.cell_data, b.edges, b.diag_sides, q.rule,
+              q.occupant, q.qflags, q.zoc, q.leave, q.enter_pen, params)
     grow = False
     while True:
-        ws = _workspace(q.board, n_pen, int(params[T.P_N_BUCKETS]), grow)
-        n = reach_query(*layers, sources, ws.state, ws.heap, ws.bucket, ws.cell, ws.ctrl,
-                        ws.tree, ws.ends)
+        ws = _workspace(b, n_pen, int(params[T.P_N_BUCKETS]), grow)
+        ws.src[0] = start
+        # (the compiled entry point: every argument is already of the declared type)
+        n = _REACH_QUERY(*layers, ws.src, ws.state, ws.heap, ws.bucket, ws.cell, ws.ctrl,
+                         ws.tree, ws.ends)
         if n != T.STATUS_QUEUE_FULL:
             break
         grow = True
     n_tree = int(ws.ctrl[4])
-    e = ws.ends[:n]
-    return Reach(q.board, start, budget, e[:, 0].copy(), e[:, 1].copy(),
-                 e[:, 2].astype(bool), e[:, 7].copy(), e[:, 4].copy(), e[:, 5].copy(),
-                 ws.tree[:n_tree].copy(), e[:, [3, 6]].copy())
+    # one copy of the ends' eight fields (as rows: each field contiguous), one of the tree
+    e = ws.ends[:n].T.copy()
+    return Reach(b, start, budget, e[0], e[1], e[2].astype(bool), e[7], e[4], e[5],
+                 ws.tree[:n_tree].copy(), e[3::3].T)
 
 
 @dataclass(frozen=True)
