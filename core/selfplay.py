@@ -280,15 +280,38 @@ def scenario_at(scenario: dict, positions: list, query: dict) -> dict:
 
 # ------------------------------------------------------------------------ many games
 def _play_chunk(game: str, seed: int, indices: list[int], policy: str,
-                max_turns: int) -> list[dict]:
-    scen = example_scenarios(game)
-    out = []
+                max_turns: int, scenarios: list | None = None,
+                progress: Callable[[int], None] | None = None,
+                partial: list | None = None) -> list[dict]:
+    """Play the games ``indices`` (game i on scenario i mod k). Each finished game is
+    appended to ``partial`` when given (so an interrupted run keeps what it played)."""
+    scen = scenarios if scenarios is not None else example_scenarios(game)
+    out = partial if partial is not None else []
     for i in indices:
         name, s = scen[i % len(scen)]
         r = play(game, s, game_seed(seed, i), policy=policy, max_turns=max_turns)
         r["index"], r["scenario"] = i, name
         out.append(r)
+        if progress is not None:
+            progress(len(out))
     return out
+
+
+def user_scenario(path: str) -> tuple[str, list]:
+    """A user's scenario file for ``--scenario``: (game, [(file name, scenario)]);
+    ScenarioError if it cannot be read or has fewer than two sides."""
+    from .cli import _read
+    s = _read(path)
+    game = s.get("game") if isinstance(s, dict) else None
+    if game not in GAMES:
+        raise ScenarioError(f"{path}: 'game' must be one of {list(GAMES)}; got "
+                            f"{describe(game)}")
+    from .position import position
+    pos = position(s)   # typed errors for a malformed scenario
+    if len(pos.sides) < 2:
+        raise ScenarioError(f"{path}: self-play needs figures of two sides or more; got "
+                            f"sides {pos.sides}")
+    return game, [(Path(path).name, s)]
 
 
 def _chunks(n: int, k: int) -> list[list[int]]:
@@ -299,11 +322,17 @@ def _chunks(n: int, k: int) -> list[list[int]]:
 def run_selfplay(game: str, n_games: int, seed: int = 0, *, policy: str = "random",
                  workers: int = 1, max_turns: int = DEFAULT_TURNS,
                  ray_address: str | None = None, use_ray: bool = False,
-                 ray_cpus: int | None = None) -> dict:
+                 ray_cpus: int | None = None, scenarios: list | None = None,
+                 progress: Callable[[int], None] | None = None) -> dict:
     """Play ``n_games`` games; returns totals, rates and the per-game results (sorted by
     game index). ``workers`` > 1 uses local processes; ``use_ray`` spreads the games
-    over a Ray cluster (``ray_address``, or a local instance with ``ray_cpus`` CPUs)."""
-    example_scenarios(game)  # validates the game name
+    over a Ray cluster (``ray_address``, or a local instance with ``ray_cpus`` CPUs).
+    ``scenarios``: [(name, scenario)] to play instead of the bundled examples.
+    ``progress(games_done)`` is called after each game of an inline run. An inline run
+    stopped by Ctrl-C (KeyboardInterrupt) returns the games it finished, with
+    ``"interrupted": True``."""
+    if scenarios is None:
+        example_scenarios(game)  # validates the game name
     if policy not in POLICIES:
         raise QueryError(f"policy must be one of {list(POLICIES)}; got {describe(policy)}")
     for what, v in (("games", n_games), ("workers", workers), ("turns", max_turns)):
@@ -311,16 +340,26 @@ def run_selfplay(game: str, n_games: int, seed: int = 0, *, policy: str = "rando
             raise QueryError(f"{what} must be a positive integer; got {describe(v)}")
     t0 = time.perf_counter()
     parts = _chunks(n_games, workers) if n_games else []
+    interrupted = False
     if use_ray:
-        results = _run_ray(game, seed, parts, policy, max_turns, ray_address, ray_cpus)
+        results = _run_ray(game, seed, parts, policy, max_turns, ray_address, ray_cpus,
+                           scenarios)
     elif workers == 1 or len(parts) <= 1:
-        results = [_play_chunk(game, seed, p, policy, max_turns) for p in parts]
+        done: list = []
+        try:
+            for p in parts:
+                _play_chunk(game, seed, p, policy, max_turns, scenarios, progress, done)
+        except KeyboardInterrupt:
+            interrupted = True
+        results = [done]
+        n_games = len(done)
     else:
         # spawn, not fork: Numba's parallel kernels run on OpenMP, which forbids fork()
         # after it has started its threads
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=len(parts), mp_context=ctx) as ex:
-            futs = [ex.submit(_play_chunk, game, seed, p, policy, max_turns) for p in parts]
+            futs = [ex.submit(_play_chunk, game, seed, p, policy, max_turns, scenarios)
+                    for p in parts]
             results = [f.result() for f in futs]
     elapsed = time.perf_counter() - t0
     per_game = sorted((r for part in results for r in part), key=lambda r: r["index"])
@@ -334,10 +373,10 @@ def run_selfplay(game: str, n_games: int, seed: int = 0, *, policy: str = "rando
             "games_per_s": rate(n_games), "turns_per_s": rate(tot["turns"]),
             "moves_per_s": rate(tot["moves"]),
             "generations_per_s": rate(tot["generations"]),
-            "results": per_game}
+            "interrupted": interrupted, "results": per_game}
 
 
-def _run_ray(game, seed, parts, policy, max_turns, address, cpus):
+def _run_ray(game, seed, parts, policy, max_turns, address, cpus, scenarios=None):
     try:
         import ray
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -349,7 +388,8 @@ def _run_ray(game, seed, parts, policy, max_turns, address, cpus):
         started = True
     try:
         remote = ray.remote(_play_chunk)
-        return ray.get([remote.remote(game, seed, p, policy, max_turns) for p in parts])
+        return ray.get([remote.remote(game, seed, p, policy, max_turns, scenarios)
+                        for p in parts])
     finally:
         if started:
             ray.shutdown()
@@ -357,8 +397,9 @@ def _run_ray(game, seed, parts, policy, max_turns, address, cpus):
 
 # ------------------------------------------------------------------------ CLI
 def format_report(rep: dict) -> str:
-    return (f"{rep['game']}: {rep['games']} games ({rep['policy']}, seed {rep['seed']}, "
-            f"{rep['engine']} x{rep['workers']}, {rep['path']} path) in "
+    head = "interrupted after " if rep.get("interrupted") else ""
+    return (f"{rep['game']}: {head}{rep['games']} games ({rep['policy']}, seed "
+            f"{rep['seed']}, {rep['engine']} x{rep['workers']}, {rep['path']} path) in "
             f"{rep['seconds']:.2f} s\n"
             f"  turns {rep['turns']}  moves {rep['moves']}  move generations "
             f"{rep['generations']}\n"
@@ -367,12 +408,48 @@ def format_report(rep: dict) -> str:
             f"move generations/s")
 
 
+class _Progress:
+    """``games i/N`` on stderr, redrawn at most 5 times a second (only on a terminal)."""
+
+    def __init__(self, total: int, stream=None):
+        self.total, self.stream = total, stream or sys.stderr
+        self.last = 0.0
+
+    def __call__(self, done: int) -> None:
+        now = time.perf_counter()
+        if now - self.last >= 0.2 or done == self.total:
+            self.last = now
+            self.stream.write(f"\rselfplay: {done}/{self.total} games")
+            if done == self.total:
+                self.stream.write("\n")
+            self.stream.flush()
+
+
 def cmd_selfplay(args) -> int:
     from .reach import warmup
+    if args.game is None and args.scenario is None:
+        raise QueryError("selfplay needs --game G or --scenario FILE")
+    scenarios = None
+    game = args.game
+    if args.scenario is not None:
+        game, scenarios = user_scenario(args.scenario)
+        if args.game is not None and args.game != game:
+            raise ScenarioError(f"--game {args.game} but {args.scenario} is a {game} "
+                                f"scenario")
     warmup()  # keep numba loading out of the timing
-    rep = run_selfplay(args.game, args.games, args.seed, policy=args.policy,
-                       workers=args.workers, max_turns=args.turns,
-                       ray_address=args.ray or None, use_ray=args.ray is not None)
+    show = sys.stderr.isatty() and args.workers == 1 and args.ray is None and \
+        not args.no_progress
+    try:
+        rep = run_selfplay(game, args.games, args.seed, policy=args.policy,
+                           workers=args.workers, max_turns=args.turns,
+                           ray_address=args.ray or None, use_ray=args.ray is not None,
+                           scenarios=scenarios,
+                           progress=_Progress(args.games) if show else None)
+    except KeyboardInterrupt:   # processes or Ray: nothing partial to report
+        print("movecore: selfplay interrupted", file=sys.stderr)
+        return 130
+    if show and rep["interrupted"]:
+        sys.stderr.write("\n")
     if args.json:
         if not args.positions:
             rep = {k: v for k, v in rep.items() if k != "results"}
@@ -383,16 +460,19 @@ def cmd_selfplay(args) -> int:
             for r in rep["results"]:
                 print(json.dumps({k: r[k] for k in ("index", "scenario", "turns",
                                                     "sides_left", "positions")}))
-    return 0
+    return 130 if rep["interrupted"] else 0
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("selfplay", help="bulk seeded movement-only self-play",
                               description=__doc__.split("\n\n")[0])
-    p.add_argument("--game", required=True, choices=GAMES)
+    p.add_argument("--game", choices=GAMES, help="play the game's bundled examples")
+    p.add_argument("--scenario", metavar="FILE",
+                   help="play this scenario file instead (its board, options, figures)")
     p.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
-    p.add_argument("--policy", choices=POLICIES, default="random")
+    p.add_argument("--policy", choices=POLICIES, default="random",
+                   help="random: any legal end; greedy: nearest an enemy (default random)")
     p.add_argument("--workers", type=int, default=1,
                    help="local processes, or Ray tasks with --ray (default 1)")
     p.add_argument("--turns", type=int, default=DEFAULT_TURNS,
@@ -402,4 +482,6 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="one JSON report")
     p.add_argument("--positions", action="store_true",
                    help="also print every game's final positions")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress line on stderr (it is shown only on a terminal)")
     p.set_defaults(fn=cmd_selfplay)
