@@ -30,7 +30,16 @@ from .reach import (Prepared, Reach, ReachBatch, distance_field, prepare, reach,
 from .scenario import available_games, register_game, solve
 from .position import Moves, Position, position, position_games  # noqa: E402
 
-__version__ = "0.1.0"
+def _version() -> str:
+    """The installed distribution's version (pyproject.toml is the one place it is set)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("movecore")
+    except PackageNotFoundError:  # pragma: no cover (a source tree not installed)
+        return "0+unknown"
+
+
+__version__ = _version()
 __all__ = [
     "Board", "Link", "Mover", "Prepared", "Reach", "ReachBatch", "prepare", "reach",
     "reach_many",

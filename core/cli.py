@@ -99,6 +99,8 @@ def cmd_games(args) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="movecore", description=__doc__.split("\n")[0])
+    from . import __version__
+    parser.add_argument("--version", action="version", version=f"movecore {__version__}")
     sub = parser.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("solve", help="solve a scenario file and print the result as JSON")
     p.add_argument("file", help="scenario JSON file, or - for stdin")

@@ -737,3 +737,13 @@ def test_reach_many_grows_its_output_arena(penalties):
     for i, s in enumerate(starts):
         assert len(batch[i][0]) == 3600
         assert batch[i][1].tolist() == mc.reach(b, mc.Mover(), s, 200, **extra).costs.tolist()
+
+
+def test_version_is_the_installed_distributions():
+    from importlib.metadata import version
+
+    from movecore.cli import main
+    assert mc.__version__ == version("movecore")
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
