@@ -128,3 +128,32 @@ def test_ray_spreads_the_same_games():
         ray.shutdown()
     assert rep["engine"] == "ray"
     assert rep["results"] == sp.run_selfplay("grid", 4, 9, workers=1)["results"]
+
+
+def test_ctrl_c_keeps_the_games_played_and_progress_counts_them():
+    seen = []
+
+    def progress(done):
+        seen.append(done)
+        if done == 3:
+            raise KeyboardInterrupt
+
+    rep = sp.run_selfplay("grid", 10, 2, progress=progress)
+    assert rep["interrupted"] and rep["games"] == 3 and seen == [1, 2, 3]
+    assert [r["index"] for r in rep["results"]] == [0, 1, 2]
+    full = sp.run_selfplay("grid", 10, 2)
+    assert not full["interrupted"] and full["results"][:3] == rep["results"]
+
+
+def test_a_users_scenario_file(tmp_path, capsys):
+    name, scen = _available("grid")[0]
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(scen))
+    assert main(["selfplay", "--scenario", str(path), "--games", "4", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["game"] == "grid" and rep["games"] == 4
+    one_side = dict(scen, figures=scen["figures"][:1])
+    path.write_text(json.dumps(one_side))
+    assert main(["selfplay", "--scenario", str(path), "--games", "1"]) == 2
+    assert "two sides" in capsys.readouterr().err
+    assert main(["selfplay", "--games", "1"]) == 2
