@@ -90,6 +90,10 @@ class Game:
 
     name = ""
     kind = "hex"          # geometry of removal adjacency and greedy distance
+    #: True: a side's figures are answered by one ``legal_moves_side`` per turn (the
+    #: position accepts an end of that answer while only allies moved since, and
+    #: exposes ``occ``, its occupancy per cell, to skip ends an ally took since)
+    batch = False
 
     def __init__(self, pos):
         self.budget = 4
@@ -120,6 +124,16 @@ class GridGame(Game):
 class TinyEpicTacticsGame(Game):
     name = "tiny_epic_tactics"
     kind = "square4"
+    # One batch per side per turn: the position validates a batch answer's end while
+    # only allies have moved since (an end an ally took since is skipped here).
+    batch = True
+
+    def __init__(self, pos):
+        self.budget = pos.default_query.get("budget", 4)
+        self._q = {"budget": self.budget}
+
+    def query(self, pos, fid, rng):
+        return self._q
 
 
 class HeroscapeGame(Game):
@@ -227,13 +241,29 @@ def play(game: str, scenario: dict, seed, *, policy: str = "random",
             break
         side = sides[turn % len(sides)]
         turns += 1
+        answers = None
+        if g.batch:
+            q = g.query(pos, None, rng)
+            answers = pos.legal_moves_side(side, **q)
+            gens += len(answers)
         for fid in pos.team_figures(side):
             if not g.moves(pos, fid):
                 continue
-            q = g.query(pos, fid, rng)
-            m = pos.legal_moves(fid, **q)
-            gens += 1
-            rows = g.usable(pos, fid, m)
+            if answers is not None:
+                m = answers.get(fid)
+                if m is None:
+                    continue
+                rows = g.usable(pos, fid, m)
+                occ = pos.occ[m.actions]
+                own = pos.board.find(pos.where(fid))   # (it has not moved this turn)
+                free = (occ == T.OCC_EMPTY) | (m.actions == own)
+                if not free.all():   # an ally ended there earlier this turn
+                    rows = np.flatnonzero(free) if rows is None else rows[free[rows]]
+            else:
+                q = g.query(pos, fid, rng)
+                m = pos.legal_moves(fid, **q)
+                gens += 1
+                rows = g.usable(pos, fid, m)
             n = len(m) if rows is None else len(rows)
             if n == 0:
                 continue

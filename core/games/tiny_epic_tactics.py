@@ -316,39 +316,43 @@ def _ballista_flags(realm: Realm, start: int) -> np.ndarray | None:
     return flags
 
 
-def villages_on(realm: Realm, path: list[int]) -> list[int]:
-    """Villages a unit benefits from along ``path``: each once, not the one it starts in."""
+def villages_on(realm: Realm, path: list[int], exclude=()) -> list[int]:
+    """Villages a unit benefits from along ``path``: each once, not the one it starts in,
+    none of ``exclude`` (the village its turn began in, villages it used this turn)."""
     out: list[int] = []
     for cell in path[1:]:
-        if realm.is_village(cell) and cell != path[0] and cell not in out:
+        if realm.is_village(cell) and cell != path[0] and cell not in out and \
+                cell not in exclude:
             out.append(cell)
     return out
 
 
 def _one_move(realm: Realm, muster: Muster, unit: Figure, start: int, budget: int,
-              allies: str = "pass") -> Reach:
+              allies: str = "pass", turn_start: int | None = None) -> Reach:
     """Every end of one Move action of ``unit`` from ``start`` (its turn began on
-    ``unit.cell``: the ballista rule looks at that space)."""
-    return _mobility(realm, muster, unit, budget, allies)(start, budget)
+    ``turn_start``, default ``unit.cell``: the ballista rule looks at that space)."""
+    return _mobility(realm, muster, unit, budget, allies, turn_start)(start, budget)
 
 
 def _mobility(realm: Realm, muster: Muster, unit: Figure, budget: int,
-              allies: str = "pass"):
+              allies: str = "pass", turn_start: int | None = None):
     """A prepared query (board, the unit's movement numbers, who stands where, the
     ballista rule) answering one Move action from any start: ``fn(start, budget)``."""
+    began = unit.cell if turn_start is None else turn_start
     return prepare(realm.board, mover_for(muster.team_of(unit), allies=allies), budget,
                    occupant=muster.occupants(realm, without=unit),
-                   cell_flags=_ballista_flags(realm, unit.cell)).reach
+                   cell_flags=_ballista_flags(realm, began)).reach
 
 
 def unit_moves(realm: Realm, muster: Muster, unit: Figure, budget: int,
-               actions: int = 1) -> list[End]:
+               actions: int = 1, turn_start: int | None = None) -> list[End]:
     """Every space where ``unit`` may end its turn's movement: one Move action of
     ``budget`` points, or (only unit left) up to ``actions`` Move actions in a row.
 
     Each end carries the least number of Move actions it needs and, for that number,
-    the least movement spent in total."""
-    move_from = _mobility(realm, muster, unit, budget)
+    the least movement spent in total. This is the reference implementation (a fresh
+    prepared query per call); :class:`Position` answers the same on live arrays."""
+    move_from = _mobility(realm, muster, unit, budget, turn_start=turn_start)
     first = move_from(unit.cell, budget)
     if actions == 1:
         return [End(c, k, first.path(c).tolist(), 0 if c == unit.cell else 1)
@@ -388,7 +392,7 @@ def _layered_path(layers, reaches, k: int, cell: int) -> list[int]:
 
 
 def moves_via(realm: Realm, muster: Muster, unit: Figure, budget: int,
-              village: int) -> list[End]:
+              village: int, turn_start: int | None = None) -> list[End]:
     """Every end the unit can reach within ``budget`` while passing ``village``, with the
     least cost of doing so.
 
@@ -401,13 +405,15 @@ def moves_via(realm: Realm, muster: Muster, unit: Figure, budget: int,
     if village == unit.cell:
         raise QueryError(f"via {list(realm.xy(village))} is the village the unit starts in; "
                          f"a unit does not benefit from starting its turn in a village")
-    to_village = _one_move(realm, muster, unit, unit.cell, budget, allies="pass_end")
+    to_village = _one_move(realm, muster, unit, unit.cell, budget, allies="pass_end",
+                           turn_start=turn_start)
     rows = np.flatnonzero(to_village.cells == village)
     if rows.size == 0:
         return []
     spent = int(to_village.costs[rows[0]])
     lead = to_village.path(village).tolist()
-    onwards = _one_move(realm, muster, unit, village, budget - spent)
+    onwards = _one_move(realm, muster, unit, village, budget - spent,
+                        turn_start=turn_start)
     ally_in_village = muster.unit_at(village) is not None
     ends = []
     for c, k in zip(onwards.cells.tolist(), onwards.costs.tolist()):
@@ -599,14 +605,14 @@ def _coords(realm: Realm, cells) -> list[list[int]]:
 
 
 def _end_entries(realm: Realm, ends: list[End], want_paths: bool,
-                 with_actions: bool) -> list[dict]:
+                 with_actions: bool, exclude=()) -> list[dict]:
     cells = np.array([e.cell for e in ends], dtype=np.int32)
     costs = np.array([e.cost for e in ends], dtype=np.int32)
     out = []
     for row in end_order(realm.board, cells, costs):
         e = ends[int(row)]
         entry = {"at": list(realm.xy(e.cell)), "cost": e.cost,
-                 "villages": _coords(realm, villages_on(realm, e.path)),
+                 "villages": _coords(realm, villages_on(realm, e.path, exclude)),
                  "ballista": realm.is_ballista(e.cell)}
         if with_actions:
             entry["actions"] = e.actions
@@ -622,7 +628,8 @@ def _read_unit(muster: Muster, query: dict, key: str) -> Figure:
     return find_figure(muster.figures, query[key], f"query.{key}")
 
 
-def _solve_move(realm: Realm, muster: Muster, query: dict) -> dict:
+def _solve_move(realm: Realm, muster: Muster, query: dict, turn: dict | None = None
+                ) -> dict:
     expect_keys(query, "query", ("type", "figure", "budget", "paths", "via", "actions"),
                 required=("figure", "budget"))
     unit = _read_unit(muster, query, "figure")
@@ -636,6 +643,8 @@ def _solve_move(realm: Realm, muster: Muster, query: dict) -> dict:
                              f"{len(own) - 1} other unit(s) on its team: a single unit may "
                              f"not take the same action twice in one turn unless it is the "
                              f"only unit left")
+    began, used = (turn or {}).get(unit.id, (unit.cell, ()))
+    exclude = set(used) | {began}
     result: dict[str, Any] = {"figure": unit.id}
     if "via" in query:
         if actions > 1:
@@ -647,11 +656,11 @@ def _solve_move(realm: Realm, muster: Muster, query: dict) -> dict:
         if not realm.is_village(village):
             raise QueryError(f"query.via {list(xy)} is {realm.terrain[village]}, not a "
                              f"village")
-        ends = moves_via(realm, muster, unit, budget, village)
+        ends = moves_via(realm, muster, unit, budget, village, began)
         result["via"] = list(xy)
     else:
-        ends = unit_moves(realm, muster, unit, budget, actions)
-    result["ends"] = _end_entries(realm, ends, want_paths, "actions" in query)
+        ends = unit_moves(realm, muster, unit, budget, actions, began)
+    result["ends"] = _end_entries(realm, ends, want_paths, "actions" in query, exclude)
     return result
 
 
@@ -699,19 +708,50 @@ def _solve_solo(realm: Realm, muster: Muster, query: dict, blocked: str) -> dict
                      "path": _coords(realm, sm.path)}}
 
 
-@register_game("tiny_epic_tactics")
-def solve_tiny_epic_tactics(scenario: dict) -> dict:
-    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
-                required=("board", "figures", "query"))
-    options = expect_object(scenario.get("options", {}), "options")
-    expect_keys(options, "options", ("portal_hop_cost", "diagonals", "solo_blocked"))
-    blocked = get_str(options, "solo_blocked", "options", ("stop", "turn"), "stop")
+def reference_solve(scenario: dict) -> dict:
+    """``solve()`` the way this module answered before live positions: a fresh realm,
+    muster and prepared query per question. Kept as an independent reference for the
+    tests of :class:`Position` (tests/test_position_tiny_epic_tactics.py); it reads the
+    turn keys of a figure (``moved``, ``turn_start``, ``villages_used``) without checking
+    what a position refuses (a second Move action, a used village as ``via``)."""
+    options = scenario.get("options", {})
+    blocked = options.get("solo_blocked", "stop")
     realm = build_realm(scenario["board"], options)
-    muster = read_units(realm, scenario["figures"])
-    query = expect_object(scenario["query"], "query")
-    kind = get_str(query, "type", "query", ("move", "knock_back", "solo"), "move")
+    figures = read_figures(realm.board, scenario["figures"],
+                           allowed_keys=("id", "team", "at") + TURN_KEYS)
+    muster = Muster(figures, team_numbers(figures))
+    turn = {}
+    for f in figures:
+        if f.raw.get("moved", 0):
+            began = realm.cell(tuple(f.raw.get("turn_start", realm.xy(f.cell))))
+            used = [realm.cell(tuple(v)) for v in f.raw.get("villages_used", [])]
+            turn[f.id] = (began, used)
+    query = scenario["query"]
+    kind = query.get("type", "move")
     if kind == "move":
-        return _solve_move(realm, muster, query)
+        return _solve_move(realm, muster, query, turn)
     if kind == "knock_back":
         return _solve_knock_back(realm, muster, query)
     return _solve_solo(realm, muster, query, blocked)
+
+
+#: A figure's keys for the turn in progress (see docs/tiny_epic_tactics.md, "Live
+#: position"): Move actions it took, the space its turn began on, villages it used.
+TURN_KEYS = ("moved", "turn_start", "villages_used")
+
+
+@register_game("tiny_epic_tactics")
+def solve_tiny_epic_tactics(scenario: dict) -> dict:
+    """Build the live position of the scenario, then ask it the scenario's query."""
+    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                required=("board", "figures", "query"))
+    from .tiny_epic_tactics_position import Position
+    return Position.from_scenario(scenario).solve(scenario["query"])
+
+
+def __getattr__(name: str):
+    """``Position`` lives in tiny_epic_tactics_position (it builds on this module)."""
+    if name == "Position":
+        from .tiny_epic_tactics_position import Position
+        return Position
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,1038 @@
+"""The live position of Tiny Epic Tactics (``movecore.games.tiny_epic_tactics.Position``).
+
+The realm map is packed once; one prepared query per kind of mover (team, how allies are
+passed, the ballista a unit started its turn on) follows the units through
+``Prepared.set_layer``; the units and the turn in progress are arrays. See
+docs/tiny_epic_tactics.md, "Live position".
+"""
+from __future__ import annotations
+
+import copy as _copy
+from dataclasses import replace
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
+                      describe)
+from ..kernels import _types as T
+from ..position import Moves, register_position
+from ..position import Position as _Position
+from ..reach import Prepared, prepare
+from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
+                        get_str)
+from ._common import Figure, end_order, read_figures
+from .tiny_epic_tactics import (MAX_ACTIONS, MAX_KNOCK_BACK, SIDES, TURN_KEYS, End, Muster,
+                                Realm, build_realm, knock_back, mover_for, side_away_from,
+                                solo_move, villages_on)
+
+#: Query keys per query type (those of the scenario ``query`` but the moving unit).
+_MOVE_KEYS = ("type", "budget", "paths", "via", "actions")
+_KNOCK_KEYS = ("type", "attacker", "direction", "distance", "paths")
+_SOLO_KEYS = ("type", "budget", "compass", "target", "paths")
+_KINDS = ("move", "knock_back", "solo")
+_NOT_STARTED = -1   # turn_start of a unit that took no Move action this turn
+
+
+@register_position("tiny_epic_tactics")
+class Position(_Position):
+    """A live Tiny Epic Tactics position: the realm packed once, the units as arrays,
+    the turn in progress (Move actions taken, the space each unit's turn began on, the
+    villages each unit used), one prepared query per kind of mover kept up to date in
+    place.
+
+    Query keys: those of the scenario ``query`` but ``figure`` (``target`` for a knock
+    back, whose figure is the unit pushed): ``type`` (``"move"`` default,
+    ``"knock_back"``, ``"solo"``), ``budget`` (default: the scenario query's), ``paths``,
+    ``via``, ``actions``; ``attacker`` / ``direction``, ``distance``; ``compass``,
+    ``target``. ``Moves.actions`` are realm spaces (cell indices); columns:
+    ``ballista`` (1 where the end is a ballista space), ``actions`` (with the ``actions``
+    key: Move actions the end needs), and for a knock back ``moved``, ``health_lost``,
+    ``fell``. ``stop`` codes name :attr:`STOP_REASONS` (a move never has to stop: 0).
+
+    >>> import movecore as mc
+    >>> pos = mc.position({"game": "tiny_epic_tactics", "board": {"width": 4, "height": 2,
+    ...     "terrain": ["..~.", "...."]}, "figures": [{"id": "k", "team": "red", "at": [0, 0]},
+    ...     {"id": "r", "team": "red", "at": [0, 1]}, {"id": "o", "team": "blue",
+    ...     "at": [3, 0]}]})
+    >>> m = pos.legal_moves("k", budget=2)
+    >>> m.coords.tolist(), m.costs.tolist()
+    ([[0, 0], [1, 0], [1, 1]], [0, 1, 2])
+    >>> pos.apply_move("k", (1, 0), budget=2); pos.where("k"), pos.moved("k")
+    ((1, 0), 1)
+    >>> pos.legal_moves("k", budget=2)
+    Traceback (most recent call last):
+    ...
+    movecore.errors.QueryError: unit 'k' took its Move action this turn ...
+    >>> pos.new_turn(); pos.legal_moves("k", budget=2).costs.tolist()
+    [0, 1, 1, 2, 2]
+    """
+
+    STOP_REASONS = (None, "cliff", "edge", "unit", "portal", "adjacent", "blocked",
+                    "out_of_movement", "target")
+
+    def __init__(self, realm: Realm, figures: list[Figure], *, blocked: str = "stop",
+                 options: Mapping | None = None, default_query: Mapping | None = None,
+                 scenario: Mapping | None = None, turn: Mapping | None = None):
+        """``figures``: units read from a scenario (``Figure`` with one cell);
+        ``turn``: ``{id: (moved, turn_start cell, [village cells used])}`` for the units
+        that took Move actions this turn (all of one team)."""
+        board = realm.board
+        n = board.n_cells
+        self.realm = realm
+        self.board = board
+        self.blocked = blocked
+        self.options = dict(options or {})
+        self.default_query = dict(default_query or {})
+        self._scenario = scenario
+        self.ids = [f.id for f in figures]
+        self.index = {fid: i for i, fid in enumerate(self.ids)}
+        self.team_name = [f.team for f in figures]
+        self.teams: dict[Any, int] = {}
+        for t in self.team_name:
+            self.teams.setdefault(t, len(self.teams))
+        k = len(figures)
+        #: int32[F] team id, cell, alive flag of every unit ever in play (index = order)
+        self.team = np.array([self.teams[t] for t in self.team_name], T.INDEX)
+        self.cell = np.array([f.cell for f in figures], T.INDEX)
+        self.alive = np.ones(k, bool)
+        #: int32[N] team id standing on each space (OCC_EMPTY where none)
+        self.occ = np.full(n, T.OCC_EMPTY, T.INDEX)
+        self.occ[self.cell] = self.team
+        # the turn in progress: Move actions taken, the space the turn began on (only
+        # meaningful when moved > 0), village cells used (frozensets), and moves whose
+        # villages are not resolved yet ([(start, end, budget, turn_start, occ)])
+        self.moves_taken = np.zeros(k, np.int8)
+        self.turn_start = np.full(k, _NOT_STARTED, T.INDEX)
+        self._used: list = [frozenset()] * k
+        self._pending: list = [()] * k
+        self._turn_team = -1
+        self._movers: list = []   # units with moves_taken > 0 (cleared by new_turn)
+        for fid, (moved, began, used) in (turn or {}).items():
+            i = self.index[fid]
+            self._movers.append(i)
+            self.moves_taken[i] = moved
+            self.turn_start[i] = began
+            self._used[i] = frozenset(used)
+            self._turn_team = int(self.team[i])
+        # static tables
+        terrain = realm.terrain
+        self._ballista = np.array([t == "ballista" for t in terrain], T.INDEX)
+        self._village = np.array([t == "village" for t in terrain], bool)
+        self._has_villages = bool(self._village.any())
+        # cell -> rank in (x, y) order: ends sorted by (cost, rank), as solve() lists them
+        self._rank = np.empty(n, np.int64)
+        self._rank[np.lexsort((board.coords[:, 1], board.coords[:, 0]))] = np.arange(n)
+        self._zeros = np.zeros(n, T.INDEX)
+        self._zeros.flags.writeable = False
+        # prepared queries: (team, allies, ballista cell or -1) -> Prepared
+        self._preps: dict[tuple, Prepared] = {}
+        self._unshared: list[Prepared] = []   # those not reading self.occ itself
+        self._q1 = np.zeros((1, 3), np.int64)
+        self._qbuf: dict[int, np.ndarray] = {}
+        self._ends = np.empty((3, max(k, 4) * n), T.INDEX)
+        # the last Moves asked per unit, and since when Moves may be wrong for more than
+        # the spaces allies took since: per team (enemies moved or came, a new turn), per
+        # unit (it moved itself). A plain move's ends stay legal while only allies move
+        # (their spaces are passed at the same cost), so a side's batch answers every
+        # unit's apply_move without another search.
+        self._recent: list = [None] * k
+        self._team_stale: list = [0] * len(self.teams)
+        self._unit_stale: list = [0] * k
+        self._figures: list | None = None
+        self._muster = None   # (version, Muster) for knock back and solo
+        self.version = 0
+
+    # ---------------------------------------------------------------- construction
+    @classmethod
+    def from_scenario(cls, scenario: Mapping) -> "Position":
+        """The position of a scenario dict (its ``query``, if any, gives the default
+        ``budget``). Raises the typed errors :func:`movecore.solve` raises."""
+        scenario = expect_object(scenario, "scenario")
+        expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                    required=("board", "figures"))
+        options = expect_object(scenario.get("options", {}), "options")
+        expect_keys(options, "options", ("portal_hop_cost", "diagonals", "solo_blocked"))
+        blocked = get_str(options, "solo_blocked", "options", ("stop", "turn"), "stop")
+        realm = build_realm(scenario["board"], options)
+        figures = read_figures(realm.board, scenario["figures"],
+                               allowed_keys=("id", "team", "at") + TURN_KEYS)
+        turn = _read_turn(realm, figures)
+        q = scenario.get("query")
+        default = {}
+        if isinstance(q, Mapping) and q.get("type", "move") in ("move", "solo") and \
+                "budget" in q:
+            default["budget"] = q["budget"]
+        return cls(realm, figures, blocked=blocked, options=options,
+                   default_query=default, scenario=scenario, turn=turn)
+
+    def copy(self) -> "Position":
+        """An independent position: unit and turn arrays copied, realm and static tables
+        shared, each prepared query copied with its own layers (nothing repacked)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.team_name = list(self.team_name)
+        new.team = self.team.copy()
+        new.cell = self.cell.copy()
+        new.alive = self.alive.copy()
+        new.occ = self.occ.copy()
+        new.moves_taken = self.moves_taken.copy()
+        new.turn_start = self.turn_start.copy()
+        new._used = list(self._used)
+        new._pending = list(self._pending)
+        new._movers = list(self._movers)
+        new._preps = {}
+        new._unshared = []
+        for key, p in self._preps.items():
+            p = new._preps[key] = p.copy()
+            if not new._share(p):
+                new._unshared.append(p)
+        new._q1 = np.zeros((1, 3), np.int64)
+        new._qbuf = {}
+        new._ends = np.empty_like(self._ends)
+        new._recent = [None] * len(self.ids)
+        new._team_stale = list(self._team_stale)
+        new._unit_stale = list(self._unit_stale)
+        new._muster = None
+        return new
+
+    # ---------------------------------------------------------------- figures
+    @property
+    def figures(self) -> list:
+        """Ids of the units in play, in scenario order (added units last)."""
+        f = self._figures
+        if f is None:
+            f = self._figures = [fid for fid, a in zip(self.ids, self.alive) if a]
+        return list(f)
+
+    def team_figures(self, side) -> list:
+        return [fid for fid, t, a in zip(self.ids, self.team_name, self.alive)
+                if a and t == side]
+
+    def _touch(self) -> None:
+        self.version += 1
+        self._figures = None
+
+    def _stale_all(self) -> None:
+        """After a change that may take ends away from any unit (call after _touch)."""
+        v = self.version
+        self._team_stale = [v] * len(self._team_stale)
+
+    def _fig(self, figure) -> int:
+        try:
+            i = self.index[figure]
+        except (KeyError, TypeError):
+            raise self._figure_error(figure) from None
+        if not self.alive[i]:
+            raise self._figure_error(figure)
+        return i
+
+    @property
+    def sides(self) -> list:
+        """The teams with units in play, in order of first appearance."""
+        return list(dict.fromkeys(t for t, a in zip(self.team_name, self.alive) if a))
+
+    def touching(self, figure) -> list:
+        """Ids of the units on the spaces next to ``figure``'s (the map's geometric
+        neighbours, not portal hops), in play order."""
+        i = self._fig(figure)
+        nb = self.board.nbr[self.cell[i]]
+        near = set(nb[nb >= 0].tolist())
+        return [fid for fid, c, a in zip(self.ids, self.cell.tolist(), self.alive)
+                if a and c in near]
+
+    def side_of(self, figure):
+        """The unit's team (the scenario's ``team`` value)."""
+        return self.team_name[self._fig(figure)]
+
+    def where(self, figure) -> tuple[int, int]:
+        """The unit's space ``(x, y)``."""
+        return self.board.coord(int(self.cell[self._fig(figure)]))
+
+    def remove_figure(self, figure) -> None:
+        """Take a unit off the map (defeated); its space is free from now on.
+
+        >>> import movecore as mc
+        >>> pos = mc.position({"game": "tiny_epic_tactics", "board": {"width": 3,
+        ...     "height": 1}, "figures": [{"id": "a", "team": 1, "at": [0, 0]},
+        ...     {"id": "b", "team": 2, "at": [1, 0]}]})
+        >>> pos.remove_figure("b"); pos.legal_moves("a", budget=2).coords.tolist()
+        [[0, 0], [1, 0], [2, 0]]
+        """
+        i = self._fig(figure)
+        self.alive[i] = False
+        self._set_occ(int(self.cell[i]), T.OCC_EMPTY)
+        self._touch()
+
+    def add_figure(self, figure, team, at) -> None:
+        """Put a new unit (or one removed earlier) of ``team`` on the free space ``at``
+        (a coordinate or cell index); it has taken no action this turn.
+        :class:`PlacementError` if the space is taken, :class:`QueryError` if it is
+        off the map or the id is in play."""
+        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
+            raise QueryError(f"a unit id is a string or integer; got {describe(figure)}")
+        if isinstance(team, bool) or not isinstance(team, (str, int)):
+            raise QueryError(f"a team is a string or integer; got {describe(team)}")
+        cell = self._cell(at, "add_figure: at")
+        if self.occ[cell] != T.OCC_EMPTY:
+            raise PlacementError(f"add_figure: {list(self.board.coord(cell))} is taken; "
+                                 f"one unit per space")
+        i = self.index.get(figure, -1)
+        if i >= 0 and self.alive[i]:
+            raise PlacementError(f"add_figure: unit {figure!r} is already in play")
+        if team not in self.teams:
+            self.teams = {**self.teams, team: len(self.teams)}
+            self._team_stale.append(0)
+        tid = self.teams[team]
+        if i < 0:
+            i = len(self.ids)
+            self.ids = self.ids + [figure]
+            self.index = {**self.index, figure: i}
+            self.team_name.append(team)
+            self.team = np.append(self.team, np.int32(tid))
+            self.cell = np.append(self.cell, np.int32(cell))
+            self.alive = np.append(self.alive, True)
+            self.moves_taken = np.append(self.moves_taken, np.int8(0))
+            self.turn_start = np.append(self.turn_start, np.int32(_NOT_STARTED))
+            self._used.append(frozenset())
+            self._pending.append(())
+            self._recent.append(None)
+            self._unit_stale.append(0)
+        else:
+            self.team_name[i] = team
+            self.team[i] = tid
+            self.cell[i] = cell
+            self.alive[i] = True
+            self.moves_taken[i] = 0
+            self.turn_start[i] = _NOT_STARTED
+            self._used[i] = frozenset()
+            self._pending[i] = ()
+        self._set_occ(cell, tid)
+        self._touch()
+        self._stale_all()
+
+    def _cell(self, at, what: str) -> int:
+        if isinstance(at, (int, np.integer)) and not isinstance(at, bool):
+            if not 0 <= at < self.board.n_cells:
+                raise QueryError(f"{what}: {at} is not a space index in [0, "
+                                 f"{self.board.n_cells})")
+            return int(at)
+        c = self.board.find(as_coord(at, what))
+        if c < 0:
+            raise QueryError(f"{what}: {list(at)} is not on the realm map")
+        return c
+
+    def _set_occ(self, cell: int, value: int) -> None:
+        self.occ[cell] = value
+        for p in self._unshared:
+            p.set_layer("occupant", cell, value)
+
+    # ---------------------------------------------------------------- the turn
+    def new_turn(self) -> None:
+        """Start a new turn: every unit may take its Move action again, no village is
+        used and the ballista rule looks at where each unit stands now. (A Move action
+        of a unit of another team than the units that moved this turn starts a new turn
+        by itself.)"""
+        empty = frozenset()
+        for i in self._movers:
+            self.moves_taken[i] = 0
+            self.turn_start[i] = _NOT_STARTED
+            self._used[i] = empty
+            self._pending[i] = ()
+        self._movers = []
+        self._turn_team = -1
+        # (a plain move's ends do not change: a unit that moved has no Moves to keep,
+        # and a unit that starts its turn on a ballista ends where it would anyway)
+        self._touch()
+
+    def moved(self, figure) -> int:
+        """Move actions the unit took this turn (0, 1, or up to 3 for a last unit)."""
+        return int(self.moves_taken[self._fig(figure)])
+
+    def turn_start_of(self, figure) -> tuple[int, int]:
+        """Where the unit's turn began (its space now if it took no Move action)."""
+        i = self._fig(figure)
+        return self.board.coord(int(self._began(i)))
+
+    def villages_used(self, figure) -> list[tuple[int, int]]:
+        """Villages the unit benefited from this turn (each heals once per turn), as
+        ``(x, y)`` sorted."""
+        i = self._fig(figure)
+        return sorted(self.board.coord(c) for c in self._used_cells(i))
+
+    def _began(self, i: int) -> int:
+        return int(self.turn_start[i]) if self.moves_taken[i] else int(self.cell[i])
+
+    def _used_cells(self, i: int) -> frozenset:
+        """Village cells unit ``i`` used this turn (moves not yet looked at resolved
+        now: the path of a move in the occupancy it was made in)."""
+        if self._pending[i]:
+            used = set(self._used[i])
+            for start, end, budget, began, occ in self._pending[i]:
+                used.update(self._path_villages(i, start, end, budget, began, occ))
+            self._used[i] = frozenset(used)
+            self._pending[i] = ()
+        return self._used[i]
+
+    def _path_villages(self, i, start, end, budget, began, occ) -> list[int]:
+        occ = occ.copy()
+        occ[start] = T.OCC_EMPTY
+        flags = None
+        if self._ballista[began]:
+            flags = np.zeros(self.board.n_cells, np.uint8)
+            flags[began] = T.CELL_BLOCKED
+        r = prepare(self.board, mover_for(int(self.team[i])), budget, occupant=occ,
+                    cell_flags=flags).reach(start, budget)
+        return villages_on(self.realm, r.path(end).tolist(), {began})
+
+    def _actions_left(self, i: int) -> int:
+        """Move actions unit ``i`` may still take this turn (3 for the last unit)."""
+        t = self.team[i]
+        last = int(np.count_nonzero((self.team == t) & self.alive)) == 1
+        if last:
+            return MAX_ACTIONS - int(self.moves_taken[i])
+        return 0 if self.moves_taken[i] else 1
+
+    def _check_may_move(self, i: int, actions: int, asked: bool) -> None:
+        left = self._actions_left(i)
+        if actions <= left:
+            return
+        fid = self.ids[i]
+        if left == 0 and self.moves_taken[i]:
+            raise QueryError(f"unit {fid!r} took its Move action this turn (a single unit "
+                             f"may not take the same action twice in one turn unless it "
+                             f"is the only unit left); start a new turn with new_turn()")
+        if asked and not self.moves_taken[i]:
+            own = int(np.count_nonzero((self.team == self.team[i]) & self.alive))
+            raise QueryError(f"query.actions is {actions}, but unit {fid!r} has "
+                             f"{own - 1} other unit(s) on its team: a single unit may "
+                             f"not take the same action twice in one turn unless it is "
+                             f"the only unit left")
+        raise QueryError(f"query.actions is {actions}, but unit {fid!r} took "
+                         f"{int(self.moves_taken[i])} of its {MAX_ACTIONS} Move actions this "
+                         f"turn: at most {left} more")
+
+    # ---------------------------------------------------------------- prepared queries
+    def _prep(self, team: int, allies: str, ballista: int, budget: int) -> Prepared:
+        """The prepared query of a mover kind; ``ballista``: the ballista space the unit
+        started its turn on (blocked for it), or -1."""
+        key = (team, allies, ballista)
+        p = self._preps.get(key)
+        if p is None or p.max_budget < budget:
+            top = max(budget, 8, 2 * p.max_budget if p is not None else 0)
+            flags = None
+            if ballista >= 0:
+                flags = np.zeros(self.board.n_cells, np.uint8)
+                flags[ballista] = T.CELL_BLOCKED
+            p = prepare(self.board, mover_for(team, allies=allies), min(top, T.MAX_BUDGET),
+                        occupant=self.occ, cell_flags=flags)
+            old = self._preps.get(key)
+            if old is not None and old in self._unshared:
+                self._unshared.remove(old)
+            self._preps[key] = p
+            if not self._share(p):
+                self._unshared.append(p)
+        return p
+
+    def _share(self, p: Prepared) -> bool:
+        """Make ``p`` read this position's occupant array itself (one write per change
+        instead of one ``set_layer`` per prepared query). Relies on how ``Prepared``
+        holds its layers (``_q.occupant``; ``_q.params`` says someone stands on the
+        map); where that does not hold, False (``set_layer`` keeps it up to date)."""
+        q = getattr(p, "_q", None)
+        try:
+            ok = (q is not None and q.occupant.shape == self.occ.shape and
+                  q.occupant.dtype == self.occ.dtype and bool(q.params[T.P_HAS_OCC]) and
+                  q.one is None)
+            if ok:
+                p._q = replace(q, occupant=self.occ)
+        except (AttributeError, TypeError, ValueError):  # pragma: no cover
+            return False
+        return ok
+
+    def _unit_prep(self, i: int, budget: int, allies: str = "pass") -> Prepared:
+        began = self._began(i)
+        return self._prep(int(self.team[i]), allies, began if self._ballista[began] else -1,
+                          budget)
+
+    def _tree(self, p: Prepared, i: int, start: int, budget: int):
+        """A full answer (search tree kept) from ``start`` with unit ``i`` off the map
+        (it is the one moving), as the reference answers."""
+        c, t = int(self.cell[i]), int(self.team[i])
+        if not self.alive[i]:  # pragma: no cover
+            raise self._figure_error(self.ids[i])
+        p.set_layer("occupant", c, T.OCC_EMPTY)
+        try:
+            r = p.reach(start, budget)
+            r._tree  # noqa: B018  (made now, while the layer is this query's)
+        finally:
+            p.set_layer("occupant", c, t)
+        return r
+
+    # ---------------------------------------------------------------- queries
+    def _parse(self, query: Mapping, fid) -> tuple:
+        """A query dict (scenario words, without the unit) as a tuple:
+        ("move", budget, paths, via cell or -1, actions, actions given) /
+        ("knock_back", side, distance, attacker index or -1) /
+        ("solo", budget, compass, target index or -1)."""
+        kind = get_str(query, "type", "query", _KINDS, "move")
+        if kind in ("move", "solo") and "budget" not in query and \
+                "budget" in self.default_query:
+            query = {**query, "budget": self.default_query["budget"]}
+        if kind == "move":
+            expect_keys(query, "query", _MOVE_KEYS)
+            if "budget" not in query:
+                raise ScenarioError("query needs 'budget' (an integer)")
+            budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+            paths = get_bool(query, "paths", "query", False)
+            actions = get_int(query, "actions", "query", 1, lo=1, hi=MAX_ACTIONS)
+            via = -1
+            if "via" in query:
+                xy = as_coord(query["via"], "query.via")
+                via = self.realm.cell(xy)
+                if via < 0:
+                    raise QueryError(f"query.via {list(xy)} is not on the realm map")
+                if not self.realm.is_village(via):
+                    raise QueryError(f"query.via {list(xy)} is "
+                                     f"{self.realm.terrain[via]}, not a village")
+            return ("move", budget, paths, via, actions, "actions" in query)
+        if kind == "knock_back":
+            expect_keys(query, "query", _KNOCK_KEYS, required=("distance",))
+            get_bool(query, "paths", "query", True)
+            distance = get_int(query, "distance", "query", lo=0, hi=MAX_KNOCK_BACK)
+            if ("attacker" in query) == ("direction" in query):
+                raise ScenarioError("a knock_back query needs exactly one of 'attacker' "
+                                    "(a figure id) and 'direction' (N, E, S or W)")
+            attacker = -1
+            if "attacker" in query:
+                attacker = self._named(query["attacker"], "query.attacker")
+                side = None
+            else:
+                side = get_str(query, "direction", "query", tuple(SIDES))
+            return ("knock_back", side, distance, attacker)
+        expect_keys(query, "query", _SOLO_KEYS, required=("budget", "compass"))
+        get_bool(query, "paths", "query", True)
+        budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+        compass = get_str(query, "compass", "query", tuple(SIDES))
+        target = -1
+        if "target" in query:
+            target = self._named(query["target"], "query.target")
+        return ("solo", budget, compass, target)
+
+    def _named(self, fid, where: str) -> int:
+        i = self.index.get(fid, -1) if isinstance(fid, (str, int)) and \
+            not isinstance(fid, bool) else -1
+        if i < 0 or not self.alive[i]:
+            raise QueryError(f"{where} names figure {fid!r}, which is not in the scenario; "
+                             f"known figures: {self.figures}")
+        return i
+
+    def legal_moves(self, figure, **query) -> Moves:
+        """The legal ends of ``figure`` for a query in the scenario's words (without
+        ``figure``; for a knock back ``figure`` is the unit pushed), array-first, in
+        ``solve()``'s order (cost, then x, then y).
+
+        A plain move (``budget`` only, the hot path) is one kernel call into reused
+        buffers. :class:`QueryError` if the unit may not take another Move action this
+        turn (see :meth:`new_turn`).
+
+        >>> import movecore as mc
+        >>> pos = mc.position({"game": "tiny_epic_tactics", "board": {"width": 3,
+        ...     "height": 1, "terrain": [".v."]}, "figures": [{"id": "k", "at": [0, 0]}]})
+        >>> m = pos.legal_moves("k", budget=2)
+        >>> m.actions.tolist(), m.costs.tolist(), m.columns["ballista"].tolist()
+        ([0, 1, 2], [0, 1, 2], [0, 0, 0])
+        >>> m.to_dicts()[1]
+        {'at': [1, 0], 'cost': 1, 'villages': [[1, 0]], 'ballista': False}
+        """
+        i = self._fig(figure)
+        b = query.get("budget") if len(query) == 1 else None
+        if type(b) is int and 0 <= b <= T.MAX_BUDGET:
+            m = self._plain(i, figure, b, query)
+        elif not query and "budget" in self.default_query and \
+                type(self.default_query["budget"]) is int:
+            m = self._plain(i, figure, self.default_query["budget"], query)
+        else:
+            parsed = self._parse(query, figure)
+            if parsed[0] == "move":
+                _, budget, paths, via, actions, given = parsed
+                if via < 0 and actions == 1 and not given and not paths:
+                    m = self._plain(i, figure, budget, query)
+                else:
+                    m = self._move(i, figure, parsed, query)
+            elif parsed[0] == "knock_back":
+                m = self._knock_back(i, figure, parsed, query)
+            else:
+                m = self._solo(i, figure, parsed, query)
+        self._recent[i] = m
+        return m
+
+    def _plain(self, i: int, figure, budget: int, query) -> Moves:
+        """One Move action: one kernel call, ends sorted by the kernel."""
+        if self.moves_taken[i]:
+            self._check_may_move(i, 1, False)
+        return self._batch(self._unit_prep(i, budget), [i], budget, query)[0]
+
+    def legal_moves_side(self, side, **query) -> dict:
+        """``{id: Moves}`` for every unit of ``side`` that may still take a Move action
+        this turn, each as if it moved first. A plain move (``budget`` only) is one
+        kernel call for all the units of the side, plus one per unit that started its
+        turn on a ballista (its own prepared query); other queries ask unit by unit."""
+        members = [i for i, (t, a) in enumerate(zip(self.team_name, self.alive))
+                   if a and t == side]
+        members = [i for i in members if not self.moves_taken[i] or self._actions_left(i) > 0]
+        if not members:
+            return {}
+        budget = query.get("budget") if len(query) == 1 else None
+        if not query:
+            budget = self.default_query.get("budget")
+        if type(budget) is not int or not 0 <= budget <= T.MAX_BUDGET:
+            parsed = self._parse(query, None)
+            if parsed[0] != "move" or parsed[3] >= 0 or parsed[5] or parsed[2]:
+                return {self.ids[i]: self.legal_moves(self.ids[i], **query)
+                        for i in members}
+            budget = parsed[1]
+        plain, out = [], {}
+        for i in members:
+            if self._ballista[self._began(i)]:
+                out[self.ids[i]] = self._plain(i, self.ids[i], budget, query)
+            else:
+                plain.append(i)
+        if plain:
+            p = self._prep(int(self.team[plain[0]]), "pass", -1, budget)
+            for i, m in zip(plain, self._batch(p, plain, budget, query)):
+                out[self.ids[i]] = m
+        return {self.ids[i]: out[self.ids[i]] for i in members}
+
+    def _batch(self, p: Prepared, members: list, budget: int, query) -> list:
+        if not p.fast:
+            return self._batch_general(p, members, budget, query)
+        k = len(members)
+        if k == 1:
+            queries = self._q1
+            queries[0, 0] = self.cell[members[0]]
+            queries[0, 1] = budget
+        else:
+            queries = self._qbuf.get(k)
+            if queries is None:
+                queries = self._qbuf[k] = np.zeros((k, 3), np.int64)
+            queries[:, 0] = self.cell[members]
+            queries[:, 1] = budget
+            if self._ends.shape[1] < k * self.board.n_cells:
+                self._ends = np.empty((3, k * self.board.n_cells), T.INDEX)
+        total = p._run_into(queries, self._ends, self._rank)
+        block = self._ends[:, :total].copy()
+        ball = self._ballista.take(block[0])
+        v = self.version
+        recent = self._recent
+        if k == 1:
+            i = members[0]
+            m = recent[i] = Moves(self, self.ids[i], block[0], block[1], block[2],
+                                  self._zeros[:total], {"ballista": ball}, query,
+                                  ("move", i, budget, v))
+            return [m]
+        out = []
+        lo = 0
+        for i, c in zip(members, queries[:, 2].tolist()):
+            hi = lo + c
+            m = recent[i] = Moves(self, self.ids[i], block[0, lo:hi], block[1, lo:hi],
+                                  block[2, lo:hi], self._zeros[:c],
+                                  {"ballista": ball[lo:hi]}, query, ("move", i, budget, v))
+            out.append(m)
+            lo = hi
+        return out
+
+    def _batch_general(self, p: Prepared, members: list, budget: int, query) -> list:
+        """A realm too large for the packed kernel: the general batch, sorted here."""
+        n = self.board.n_cells
+        batch = p.reach_many(self.cell[members], budget, threads=1)
+        out = []
+        for j, i in enumerate(members):
+            cells, costs, stopped = batch[j]
+            order = np.argsort(costs.astype(np.int64) * n + self._rank[cells],
+                               kind="stable")
+            cells = cells[order].astype(T.INDEX)
+            out.append(Moves(self, self.ids[i], cells, costs[order].astype(T.INDEX),
+                             stopped[order].astype(T.INDEX), None,
+                             {"ballista": self._ballista[cells]}, query,
+                             ("move", i, budget, self.version)))
+            self._recent[i] = out[-1]
+        return out
+
+    def _move(self, i: int, figure, parsed: tuple, query) -> Moves:
+        """A move with paths, ``via`` or several actions: full search trees, End lists."""
+        _, budget, paths, via, actions, given = parsed
+        if via >= 0 and actions > 1:
+            raise QueryError("query.via works with one Move action; drop query.actions")
+        self._check_may_move(i, actions, given)
+        if via >= 0:
+            ends = self._via(i, budget, via)
+        else:
+            ends = self._actions(i, budget, actions)
+        cells = np.array([e.cell for e in ends], T.INDEX)
+        costs = np.array([e.cost for e in ends], T.INDEX)
+        order = end_order(self.board, cells, costs) if len(ends) else np.zeros(0, np.int64)
+        ends = [ends[int(r)] for r in order]
+        cells, costs = cells[order], costs[order]
+        columns = {"ballista": self._ballista[cells]}
+        if given:
+            columns["actions"] = np.array([e.actions for e in ends], T.INDEX)
+        return Moves(self, figure, cells, costs, None, None, columns, query,
+                     ("ends", i, ends, via, paths, given, self.version))
+
+    def _via(self, i: int, budget: int, village: int) -> list[End]:
+        """As ``moves_via``: the least cost to arrive in the village (an ally standing
+        there passed), then a move from it with what is left."""
+        start = int(self.cell[i])
+        realm = self.realm
+        if village == start:
+            raise QueryError(f"via {list(realm.xy(village))} is the village the unit starts "
+                             f"in; a unit does not benefit from starting its turn in a "
+                             f"village")
+        if village == self._began(i) or village in self._used_cells(i):
+            raise QueryError(f"via {list(realm.xy(village))}: unit {self.ids[i]!r} already "
+                             f"used that village this turn (it began its turn there or "
+                             f"healed there); a village heals a unit once per turn")
+        to_village = self._tree(self._unit_prep(i, budget, "pass_end"), i, start, budget)
+        rows = np.flatnonzero(to_village.cells == village)
+        if rows.size == 0:
+            return []
+        spent = int(to_village.costs[rows[0]])
+        lead = to_village.path(village).tolist()
+        onwards = self._tree(self._unit_prep(i, budget), i, village, budget - spent)
+        taken = self.occ[village] != T.OCC_EMPTY
+        ends = []
+        for c, k in zip(onwards.cells.tolist(), onwards.costs.tolist()):
+            if c == village and taken:
+                continue
+            ends.append(End(c, spent + k, lead + onwards.path(c).tolist()[1:]))
+        return ends
+
+    def _actions(self, i: int, budget: int, actions: int) -> list[End]:
+        """As ``unit_moves``: one Move action, or up to ``actions`` in a row."""
+        start = int(self.cell[i])
+        p = self._unit_prep(i, budget)
+        first = self._tree(p, i, start, budget)
+        if actions == 1:
+            return [End(c, k, first.path(c).tolist(), 0 if c == start else 1)
+                    for c, k in zip(first.cells.tolist(), first.costs.tolist())]
+        from .tiny_epic_tactics import _layered_path
+        reaches = {start: first}
+        layers = [{start: (0, None)}]
+        best: dict[int, End] = {start: End(start, 0, [start], 0)}
+        for k in range(1, actions + 1):
+            prev = layers[-1]
+            layer = dict(prev)
+            for u, (cu, _) in prev.items():
+                r = reaches.get(u)
+                if r is None:
+                    r = reaches[u] = self._tree(p, i, u, budget)
+                for c, step in zip(r.cells.tolist(), r.costs.tolist()):
+                    if cu + step < layer.get(c, (1 << 60, None))[0]:
+                        layer[c] = (cu + step, u)
+            layers.append(layer)
+            for c, (cost, _) in layer.items():
+                if c not in best:
+                    best[c] = End(c, cost, _layered_path(layers, reaches, k, c), k)
+        return list(best.values())
+
+    # ---------------------------------------------------------------- knock back, solo
+    def _muster_now(self) -> Muster:
+        hit = self._muster
+        if hit is not None and hit[0] == self.version:
+            return hit[1]
+        figs = [Figure(fid, self.team_name[i], [int(self.cell[i])])
+                for i, fid in enumerate(self.ids) if self.alive[i]]
+        m = Muster(figs, dict(self.teams))
+        self._muster = (self.version, m)
+        return m
+
+    def _figure_obj(self, muster: Muster, i: int) -> Figure:
+        fid = self.ids[i]
+        return next(f for f in muster.figures if f.id == fid)
+
+    def _knock_back(self, i: int, figure, parsed: tuple, query) -> Moves:
+        _, side, distance, attacker = parsed
+        realm = self.realm
+        if attacker >= 0:
+            if attacker == i:
+                raise QueryError(f"unit {figure!r} cannot knock itself back")
+            side = side_away_from(realm, realm.xy(int(self.cell[attacker])),
+                                  realm.xy(int(self.cell[i])))
+        muster = self._muster_now()
+        kb = knock_back(realm, muster, self._figure_obj(muster, i), side, distance)
+        end = kb.path[-1]
+        d = {"target": figure, "direction": side, "from": list(realm.xy(kb.start)),
+             "at": list(realm.xy(end)), "moved": kb.moved, "health_lost": kb.health_lost,
+             "fell": kb.fell, "stopped_by": kb.stopped_by,
+             "path": [list(realm.xy(c)) for c in kb.path]}
+        code = self.STOP_REASONS.index(kb.stopped_by)
+        one = lambda v: np.array([v], T.INDEX)  # noqa: E731
+        return Moves(self, figure, one(end), one(kb.moved), one(code), None,
+                     {"moved": one(kb.moved), "health_lost": one(kb.health_lost),
+                      "fell": one(int(kb.fell))}, query, ("knock_back", d))
+
+    def _solo(self, i: int, figure, parsed: tuple, query) -> Moves:
+        _, budget, compass, target = parsed
+        muster = self._muster_now()
+        enemy = self._figure_obj(muster, i)
+        tgt = None
+        if target >= 0:
+            if self.team[target] == self.team[i]:
+                raise QueryError(f"query.target {self.ids[target]!r} is on the solo enemy's "
+                                 f"own team; it moves towards one of your units")
+            tgt = self._figure_obj(muster, target)
+        sm = solo_move(self.realm, muster, enemy, budget, compass, tgt, self.blocked)
+        realm = self.realm
+        end = sm.path[-1]
+        d = {"figure": figure, "target": sm.target.id, "from": list(realm.xy(enemy.cell)),
+             "at": list(realm.xy(end)), "cost": sm.cost, "stopped_by": sm.stopped_by,
+             "path": [list(realm.xy(c)) for c in sm.path]}
+        one = lambda v: np.array([v], T.INDEX)  # noqa: E731
+        return Moves(self, figure, one(end), one(sm.cost),
+                     one(self.STOP_REASONS.index(sm.stopped_by)), None, {}, query,
+                     ("solo", d))
+
+    # ---------------------------------------------------------------- apply
+    def apply_move(self, figure, to, **query) -> None:
+        """Move ``figure`` to the legal end ``to`` (a space index or ``(x, y)``) of the
+        query ``query`` (as :meth:`legal_moves`); :class:`IllegalMoveError` (position
+        unchanged) if it is not one.
+
+        A move takes a Move action of the unit (none when it stays on its space; with
+        ``actions``, as many as the end needs) and starts a new turn first when a unit
+        of another team moved this turn. A knock back slides the pushed unit and a solo
+        move moves the solo enemy; neither touches the turn's bookkeeping.
+
+        >>> import movecore as mc
+        >>> pos = mc.position({"game": "tiny_epic_tactics", "board": {"width": 3,
+        ...     "height": 1}, "figures": [{"id": "a", "team": 1, "at": [0, 0]},
+        ...     {"id": "b", "team": 2, "at": [2, 0]}]})
+        >>> pos.apply_move("b", (1, 0), budget=1)
+        >>> pos.apply_move("a", (1, 0), budget=1)
+        Traceback (most recent call last):
+        ...
+        movecore.errors.IllegalMoveError: (1, 0) is not a legal end of figure 'a' ...
+        """
+        i = self._fig(figure)
+        m = self._recent[i]
+        if m is None or m.query != query or not self._fresh(m, i):
+            m = self.legal_moves(figure, **query)
+        if type(to) is int and 0 <= to < self.board.n_cells:
+            cell = to
+        else:
+            cell = self._cell(to, "to")
+        extra = m._extra
+        start = int(self.cell[i])
+        if extra[0] == "move":
+            # ends of a plain move stay legal while only allies moved: unless taken now
+            if cell != start and (self.occ[cell] != T.OCC_EMPTY or not (
+                    cell in m.actions.tolist() if len(m.actions) < 256
+                    else (m.actions == cell).any())):
+                raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
+                                       f"{figure!r} in this position")
+            taken = 0 if cell == start else 1
+            row = -1
+        else:
+            rows = np.flatnonzero(m.actions == cell)
+            if rows.size == 0:
+                raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
+                                       f"{figure!r} in this position")
+            row = int(rows[0])
+            if extra[0] in ("knock_back", "solo"):
+                self._relocate(i, start, cell)
+                self._stale_all()
+                return
+            if extra[5]:     # several actions asked: the end's own count
+                taken = int(m.columns["actions"][row])
+            else:            # a via move always moved; otherwise staying put is no action
+                taken = 1 if (cell != start or extra[3] >= 0) else 0
+        team = int(self.team[i])
+        if self._turn_team != team:
+            if self._turn_team >= 0:
+                self.new_turn()     # a unit of another team acts: its turn began
+            self._turn_team = team
+        if taken:
+            if not self.moves_taken[i]:
+                self.turn_start[i] = start
+                self._movers.append(i)
+            began = self._began(i)
+            self.moves_taken[i] += taken
+            if self._has_villages:
+                if extra[0] == "move":
+                    self._pending[i] = self._pending[i] + (
+                        (start, cell, extra[2], began, self.occ.copy()),)
+                else:
+                    end = extra[2][row]
+                    used = villages_on(self.realm, end.path,
+                                       {began} | self._used_cells(i))
+                    if used:
+                        self._used[i] = self._used[i] | frozenset(used)
+        self._relocate(i, start, cell)
+        # the unit's own Moves are spent; the other teams' may have lost ends
+        v = self.version
+        self._unit_stale[i] = v
+        ts = self._team_stale
+        for t in range(len(ts)):
+            if t != team:
+                ts[t] = v
+
+    def _fresh(self, m: Moves, i: int) -> bool:
+        """Whether ``m`` (the unit's last Moves) still answers for unit ``i``: exactly
+        (nothing changed), or, for a plain move, up to the spaces its allies took."""
+        if m.version == self.version:
+            return True
+        return m._extra[0] == "move" and m.version >= self._unit_stale[i] and \
+            m.version >= self._team_stale[self.team[i]]
+
+    def _relocate(self, i: int, start: int, cell: int) -> None:
+        if cell != start:
+            self._set_occ(start, T.OCC_EMPTY)
+            self.cell[i] = cell
+            self._set_occ(cell, int(self.team[i]))
+        self._touch()
+
+    # ---------------------------------------------------------------- actions
+    def n_actions(self, figure) -> int:
+        """Size of a unit's action space: every space of the realm map."""
+        return self.board.n_cells
+
+    def action_of(self, figure, to) -> int:
+        return self._cell(to, "to")
+
+    def action_coords(self, figure, actions) -> np.ndarray:
+        return self.board.coords[actions]
+
+    def _end_dicts(self, moves: Moves) -> list[dict]:
+        extra = moves._extra
+        if extra[0] in ("knock_back", "solo"):
+            return [_copy.deepcopy(extra[1])]
+        if extra[-1] != self.version:
+            raise QueryError(f"these moves of {moves.figure!r} were made before the "
+                             f"position changed (version {extra[-1]}, now {self.version}): "
+                             f"ask legal_moves again")
+        i = extra[1]
+        realm = self.realm
+        start = int(self.cell[i])
+        exclude = {self._began(i)} | self._used_cells(i)
+        if extra[0] == "move":
+            budget = extra[2]
+            r = self._tree(self._unit_prep(i, budget), i, start, budget)
+            if not np.array_equal(np.sort(r.cells), np.sort(moves.actions)):
+                raise RuntimeError("movecore: the kernel's ends differ between its two "
+                                   "modes")  # pragma: no cover
+            paths = (r.path(int(c)).tolist() for c in moves.actions)
+            ends = [End(int(c), int(k), pth) for c, k, pth in
+                    zip(moves.actions, moves.costs, paths)]
+            want_paths, given = False, False
+        else:
+            ends, want_paths, given = extra[2], extra[4], extra[5]
+        out = []
+        for e in ends:
+            entry = {"at": list(realm.xy(e.cell)), "cost": e.cost,
+                     "villages": [list(realm.xy(v)) for v in
+                                  villages_on(realm, e.path, exclude)],
+                     "ballista": bool(self._ballista[e.cell])}
+            if given:
+                entry["actions"] = e.actions
+            if want_paths:
+                entry["path"] = [list(realm.xy(c)) for c in e.path]
+            out.append(entry)
+        return out
+
+    # ---------------------------------------------------------------- scenario form
+    def to_scenario(self, query: Mapping | None = None) -> dict:
+        """The scenario of this position, the turn in progress included (figure keys
+        ``moved``, ``turn_start``, ``villages_used``): ``solve()`` of it answers as this
+        position does."""
+        if self._scenario is None:
+            raise QueryError("to_scenario: this position was not built from a scenario")
+        s = {k: _copy.deepcopy(v) for k, v in self._scenario.items()
+             if k not in ("figures", "query")}
+        figs = []
+        for i, fid in enumerate(self.ids):
+            if not self.alive[i]:
+                continue
+            f = {"id": fid, "team": self.team_name[i],
+                 "at": list(self.board.coord(int(self.cell[i])))}
+            if self.moves_taken[i]:
+                f["moved"] = int(self.moves_taken[i])
+                f["turn_start"] = list(self.board.coord(int(self.turn_start[i])))
+                used = self.villages_used(fid)
+                if used:
+                    f["villages_used"] = [list(v) for v in used]
+            figs.append(f)
+        s["figures"] = figs
+        if query is not None:
+            s["query"] = dict(query)
+        return s
+
+    def solve(self, query: Mapping) -> dict:
+        """``solve()``'s result for a scenario ``query`` object (with ``figure``, or
+        ``target`` for a knock back)."""
+        query = expect_object(query, "query")
+        kind = get_str(query, "type", "query", _KINDS, "move")
+        key = "target" if kind == "knock_back" else "figure"
+        if kind == "move":
+            expect_keys(query, "query", ("figure",) + _MOVE_KEYS, required=("figure",
+                                                                           "budget"))
+        elif kind == "knock_back":
+            expect_keys(query, "query", ("target",) + _KNOCK_KEYS,
+                        required=("target", "distance"))
+        else:
+            expect_keys(query, "query", ("figure",) + _SOLO_KEYS,
+                        required=("figure", "budget", "compass"))
+        if key not in query:
+            raise ScenarioError(f"query needs {key!r} (a figure id)")
+        i = self._named(query[key], f"query.{key}")
+        fid = self.ids[i]
+        rest = {k: v for k, v in query.items() if k != key}
+        if kind == "move":
+            rest.setdefault("budget", query["budget"])
+        m = self.legal_moves(fid, **rest)
+        if kind == "knock_back":
+            return {"knock_back": m.to_dicts()[0]}
+        if kind == "solo":
+            return {"solo": m.to_dicts()[0]}
+        out: dict[str, Any] = {"figure": fid}
+        if m._extra[0] == "ends" and m._extra[3] >= 0:
+            out["via"] = list(self.realm.xy(m._extra[3]))
+        out["ends"] = m.to_dicts()
+        return out
+
+
+def _read_turn(realm: Realm, figures: list[Figure]) -> dict:
+    """The turn keys of the figures: ``{id: (moved, turn_start cell, village cells)}``
+    for the units that took Move actions this turn (all of one team)."""
+    turn = {}
+    teams = set()
+    for k, f in enumerate(figures):
+        w = f"figures[{k}]"
+        raw = f.raw
+        moved = get_int(raw, "moved", w, 0, lo=0, hi=MAX_ACTIONS)
+        if not moved:
+            for key in ("turn_start", "villages_used"):
+                if key in raw:
+                    raise ScenarioError(f"{w}.{key} is given but the unit took no Move "
+                                        f"action this turn ({w}.moved is 0)")
+            continue
+        began = f.cell
+        if "turn_start" in raw:
+            xy = as_coord(raw["turn_start"], f"{w}.turn_start")
+            began = realm.cell(xy)
+            if began < 0:
+                raise PlacementError(f"{w}.turn_start {list(xy)} is not on the realm map")
+        used = []
+        for j, v in enumerate(get_list(raw, "villages_used", w, [])):
+            xy = as_coord(v, f"{w}.villages_used[{j}]")
+            c = realm.cell(xy)
+            if c < 0 or not realm.is_village(c):
+                raise ScenarioError(f"{w}.villages_used[{j}] {list(xy)} is not a village "
+                                    f"of the realm map")
+            used.append(c)
+        teams.add(f.team)
+        turn[f.id] = (moved, began, used)
+    if len(teams) > 1:
+        raise ScenarioError(f"units of teams {sorted(map(str, teams))} have taken Move "
+                            f"actions this turn; a turn belongs to one team")
+    return turn
