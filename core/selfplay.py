@@ -41,6 +41,7 @@ import numpy as np
 
 from .errors import MovecoreError, QueryError, ScenarioError, describe
 from .kernels import _types as T
+from .position import grid_distance as _distance
 
 GAMES = ("grid", "heroscape", "mage_knight", "descent", "tiny_epic_tactics", "dark_realms")
 POLICIES = ("random", "greedy")
@@ -48,28 +49,14 @@ REMOVE_CHANCE = 0.5
 DEFAULT_TURNS = 40
 
 
-# ------------------------------------------------------------------------ geometry
-def _distance(kind: str, a, b) -> int:
-    dq, dr = a[0] - b[0], a[1] - b[1]
-    if kind == "hex":
-        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
-    if kind == "square4":
-        return abs(dq) + abs(dr)
-    return max(abs(dq), abs(dr))
-
-
-def _cells_of(at) -> list[tuple[int, int]]:
-    """Cells named by an ``at`` value: one coordinate pair or a list of them."""
-    if isinstance(at[0], (list, tuple)):
-        return [tuple(c) for c in at]
-    return [tuple(at)]
-
-
 # ------------------------------------------------------------------------ games
 def _at(where):
-    """A position's ``where`` as JSON-like lists: [x, y] or [[x, y], ...]."""
+    """A position's ``where`` as JSON-like lists: [x, y] or [[x, y], ...] (or a word such
+    as Descent's ``"town"``)."""
     if isinstance(where, tuple):
         return list(where)
+    if isinstance(where, str):
+        return where
     return [list(c) for c in where]
 
 
@@ -81,6 +68,7 @@ class Move:
     at: Any
     before: list  # [(id, at)] of every figure in play, before the move
     query: dict   # the scenario query whose answer the move was chosen from
+    scenario: dict | None = None  # the position before the move, as a scenario (query in)
     batch: bool = False
 
 
@@ -147,6 +135,26 @@ class MageKnightGame(Game):
 class DescentGame(Game):
     name = "descent"
     kind = "square8"
+    # heroes advance (move and attack: their speed in MP), monsters move their speed;
+    # a move may open doors on its path (the position keeps them open)
+    _HERO = {"action": "advance"}
+    _MONSTER: dict = {}
+
+    def __init__(self, pos):
+        self._town = None
+
+    def query(self, pos, fid, rng):
+        return self._HERO if pos.side_of(fid) == "hero" else self._MONSTER
+
+    def moves(self, pos, fid) -> bool:
+        return pos.where(fid) != "town"
+
+    def usable(self, pos, fid, moves):
+        # the glyph to town is no board move
+        town = pos.n_actions(fid) - 1
+        if moves.actions[-1] == town or (moves.actions == town).any():
+            return np.flatnonzero(moves.actions != town)
+        return None
 
 
 class DarkRealmsGame(Game):
@@ -211,7 +219,6 @@ def root_position(game: str, scenario: dict):
 
 
 # ------------------------------------------------------------------------ one game
-from .position import grid_distance as _distance  # noqa: E402
 
 
 def _cells(where) -> np.ndarray:
@@ -270,8 +277,10 @@ def play(game: str, scenario: dict, seed, *, policy: str = "random",
             enemies = None
             if greedy:
                 enemies = [f for f in pos.figures if pos.side_of(f) != side]
-            if greedy and enemies:
-                targets = np.concatenate([_cells(pos.where(f)) for f in enemies])
+            if greedy and enemies and not all(isinstance(pos.where(f), str)
+                                              for f in enemies):
+                targets = np.concatenate([_cells(w) for w in map(pos.where, enemies)
+                                          if not isinstance(w, str)] or [_cells((0, 0))[:0]])
                 ends = m.coords if rows is None else m.coords[rows]
                 ends = ends.reshape(len(ends), -1, 1, 2)
                 d = _distance(kind, ends, targets[None, None]).min(axis=(1, 2))
@@ -283,10 +292,12 @@ def play(game: str, scenario: dict, seed, *, policy: str = "random",
             action = int(m.actions[row])
             if trace is not None:
                 before = [(f, _at(pos.where(f))) for f in pos.figures]
+                state = pos.to_scenario({"figure": fid, **q})
             pos.apply_move(fid, action, **q)
             moves += 1
             if trace is not None:
-                trace.append(Move(fid, _at(pos.where(fid)), before, {"figure": fid, **q}))
+                trace.append(Move(fid, _at(pos.where(fid)), before, {"figure": fid, **q},
+                                  state, answers is not None))
             if rng.random() < REMOVE_CHANCE:
                 near = [f for f in pos.touching(fid) if pos.side_of(f) != side]
                 if near:

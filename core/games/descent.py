@@ -50,13 +50,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from ..board import Board, Link
 from ..errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError
 from ..kernels import _types as T
-from ..mover import Mover
-from ..reach import reach
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
                         get_list, get_str, register_game)
 
@@ -497,143 +492,6 @@ class Rules:
 
 
 # ----------------------------------------------------------------------------- the move
-@dataclass
-class MoveGraph:
-    """The placement graph of one query: board, per-node facts and step bookkeeping."""
-
-    board: Board
-    anchors: list            # node -> anchor (x, y) or TOWN
-    facts: list              # node -> placement facts (None for the town)
-    steps: dict              # (u, v) -> (cost, doors opened) of the cheapest way
-    occupant: np.ndarray
-    flags: np.ndarray
-    enter_penalty: np.ndarray | None
-    leave: np.ndarray | None
-    stop_reason: dict        # node -> "grapple" | "ice"
-
-
-def build_move(rules: Rules, dungeon: Dungeon, mp: int | None = None) -> MoveGraph:
-    """The placement graph of the mover. With ``mp`` and no stairs or glyphs, only
-    anchors within ``mp`` squares of the start are built (every MP moves the anchor at
-    most one square: a step moves it one, a jump across k spaces k + 1 for 3k MP)."""
-    mover = rules.mover
-    anchors, facts, index = [], [], {}
-    w, h = mover.size
-    near = None
-    if mp is not None and mover.anchor is not None and not dungeon.stairs \
-            and not dungeon.glyphs:
-        near = (mover.anchor, mp)
-    for (x, y) in dungeon.terrain:   # anchors: every square whose base fits
-        if near and max(abs(x - near[0][0]), abs(y - near[0][1])) > near[1]:
-            continue
-        p = rules.placement((x, y))
-        if p is not None:
-            index[(x, y)] = len(anchors)
-            anchors.append((x, y))
-            facts.append(p)
-    n_board = len(anchors)
-    heroes_town = mover.side == "hero" and (dungeon.glyphs or mover.anchor is None)
-    if heroes_town:
-        anchors.append(TOWN)
-        facts.append(None)
-    n = len(anchors)
-    steps: dict = {}
-
-    def add(u, v, cost, doors):
-        old = steps.get((u, v))
-        if old is None or cost < old[0]:
-            steps[(u, v)] = (cost, doors)
-
-    for u in range(n_board):
-        ax, ay = anchors[u]
-        for d in STEPS:
-            v = index.get((ax + d[0], ay + d[1]))
-            if v is None:
-                continue
-            s = rules.step(facts[u], facts[v], d)
-            if s is not None:
-                add(u, v, *s)
-    one_square = (w, h) == (1, 1)
-    if one_square and not rules.fly:
-        for u in range(n_board):     # jumps across pits (and ice)
-            if facts[u]["in_pit"] or dungeon.terrain[anchors[u]] in JUMPABLE:
-                continue
-            for d in STEPS:
-                _add_jump(rules, dungeon, index, anchors, u, d, add)
-    if one_square:
-        for a, b in dungeon.stairs:
-            if a in index and b in index:
-                add(index[a], index[b], STAIRS_COST, frozenset())
-                add(index[b], index[a], STAIRS_COST, frozenset())
-    if heroes_town:
-        town = n - 1
-        for g in dungeon.glyphs:
-            if g in index:
-                add(index[g], town, TOWN_COST, frozenset())
-                add(town, index[g], TOWN_COST, frozenset())
-    links = [Link(u, v, c, 0, False) for (u, v), (c, _) in steps.items()]
-    coords = [a for a in anchors if a != TOWN]
-    if heroes_town:
-        lo = min(min(c[0] for c in dungeon.terrain), min(c[1] for c in dungeon.terrain))
-        coords.append((lo - 1, lo - 1))
-    board = Board.graph(np.full((n, 1), -1, dtype=np.int32), coords=coords, links=links)
-    # per-node layers: who stands there, stops, wounds
-    occ = np.full(n, T.OCC_EMPTY, dtype=np.int32)
-    flags = np.zeros(n, np.uint8)
-    pen = np.zeros(n, np.int32)
-    leave = np.zeros(n, np.uint64)
-    stop_reason = {}
-    team_self = 0 if mover.side == "hero" else 1
-    for u in range(n_board):
-        f = facts[u]
-        cells = f["cells"]
-        if any(c in rules.enemies for c in cells):
-            occ[u] = 1 - team_self
-        elif any(c in rules.friends for c in cells):
-            occ[u] = team_self
-        if not f["may_end"]:
-            flags[u] |= T.CELL_NO_END
-        if any(rules.adjacent(cells, g) for g in rules.grapplers):
-            flags[u] |= T.CELL_STOP
-            stop_reason[u] = "grapple"
-        elif rules.ice_stops and f["on_ice"]:
-            flags[u] |= T.CELL_STOP
-            stop_reason[u] = "ice"
-        pen[u] = sum(n_w for g, n_w in rules.auras if rules.adjacent(cells, g))
-        if not f["in_pit"]:
-            leave[u] = 1   # leaving "outside every pit" for a pit = falling in
-    if heroes_town:
-        leave[n - 1] = 1
-    any_pit = any(f["in_pit"] for f in facts[:n_board])
-    return MoveGraph(board, anchors, facts, steps, occ, flags,
-                     pen if pen.any() else None, leave if any_pit else None, stop_reason)
-
-
-def _add_jump(rules, dungeon, index, anchors, u, d, add):
-    """Jump from node u along d across a straight run of pit/ice spaces."""
-    c = anchors[u]
-    k = 0
-    cur = c
-    while True:
-        nxt = (cur[0] + d[0], cur[1] + d[1])
-        t = dungeon.terrain.get(nxt)
-        if t is None:
-            return
-        crossed = rules.cell_step(cur, d)
-        if crossed is None or crossed:
-            return   # no jumping through walls or closed doors
-        if t in JUMPABLE:
-            if nxt in rules.enemies:
-                return
-            k += 1
-            cur = nxt
-            continue
-        if k == 0 or nxt not in index:
-            return
-        add(u, index[nxt], JUMP_COST * k, frozenset())
-        return
-
-
 def movement_points(fig: Hero, query: dict) -> int:
     """MP of the moving figure: from the hero's action (+ fatigue), a monster's speed, or
     an explicit ``mp``."""
@@ -660,89 +518,20 @@ def movement_points(fig: Hero, query: dict) -> int:
 
 @register_game("descent")
 def solve_descent(scenario: dict) -> dict:
+    """``solve()`` of a Descent scenario: its live position, asked the query."""
     expect_keys(scenario, "scenario", ("game", "board", "options", "party", "figures",
                                        "query"), required=("board", "figures", "query"))
-    dungeon = read_board(scenario["board"])
-    opts = expect_object(scenario.get("options", {}), "options")
-    expect_keys(opts, "options", ("corner_cutting", "ice"))
-    corner = get_bool(opts, "corner_cutting", "options", True)
-    ice = get_str(opts, "ice", "options", ("normal", "stop"), "normal")
-    party = expect_object(scenario.get("party", {}), "party")
-    expect_keys(party, "party", ("rune_keys",))
-    keys = get_list(party, "rune_keys", "party", [])
-    for k in keys:
-        if not isinstance(k, str):
-            raise ScenarioError(f"party.rune_keys must hold rune key names; got {k!r:.60}")
-    figures = read_figures(scenario["figures"], dungeon)
-    query = expect_object(scenario["query"], "query")
-    expect_keys(query, "query", ("figure", "action", "fatigue", "mp", "paths"),
-                required=("figure",))
-    fid = query["figure"]
-    mover = next((f for f in figures if f.id == fid), None)
-    if mover is None:
-        raise QueryError(f"query.figure names {fid!r}, which is not in the scenario; known "
-                         f"figures: {[f.id for f in figures]}")
-    mp = movement_points(mover, query)
-    want_paths = get_bool(query, "paths", "query", False)
-    return move(dungeon, figures, mover, mp, rune_keys=set(keys), corner_cutting=corner,
-                ice=ice, paths=want_paths)
+    pos = Position._from_parts(scenario)
+    return pos.solve(scenario["query"])
 
 
 def move(dungeon: Dungeon, figures: list[Hero], mover: Hero, mp: int, *, rune_keys=(),
          corner_cutting: bool = True, ice: str = "normal", paths: bool = False) -> dict:
-    """Every legal end of ``mover``'s move with ``mp`` movement points, in game words."""
-    rules = Rules(dungeon, figures, mover, set(rune_keys), corner_cutting, ice)
-    g = build_move(rules, dungeon, mp)
-    if mover.anchor is None:
-        start = len(g.anchors) - 1
-    else:
-        start = g.anchors.index(mover.anchor)
-    grappled = mover.anchor is not None and any(
-        rules.adjacent(mover.cells, gr) for gr in rules.grapplers)
-    budget = 0 if grappled else mp   # grappled: no movement points may be spent
-    team = 0 if mover.side == "hero" else 1
-    m = Mover(team=team, allies="pass", enemies="pass" if mover.fly else "block")
-    penalties = g.enter_penalty is not None or g.leave is not None
-    r = reach(g.board, m, start, budget, occupant=g.occupant, cell_flags=g.flags,
-              enter_penalty=g.enter_penalty, leave=g.leave,
-              max_penalty=MAX_WOUNDS if penalties else None)
-    large = mover.size != (1, 1)
-    ends = []
-    coords = g.board.coords[r.cells]
-    order = np.lexsort((coords[:, 1], coords[:, 0], r.costs))
-    for row in order:
-        node = int(r.cells[row])
-        cost = int(r.costs[row])
-        # the cheapest path; among those, one with the fewest wounds when there is one
-        safe = int(r.penalty_costs[row]) == cost
-        path = [int(x) for x in r.path(node, least_penalty=safe)]
-        doors = []
-        for u, v in zip(path, path[1:]):
-            for k in g.steps[(u, v)][1]:
-                if dungeon.doors[k].id not in doors:
-                    doors.append(dungeon.doors[k].id)
-        e = {"at": _where(g, node)}
-        if large:
-            e["cells"] = [list(c) for c in g.facts[node]["cells"]]
-        e["cost"] = cost
-        e["left"] = mp - cost
-        e["wounds"] = int(r.penalties[row])
-        e["wounds_cost"] = int(r.penalty_costs[row])
-        e["doors_opened"] = doors
-        stop = None
-        if node == start and grappled:
-            stop = "grappled"
-        elif bool(r.stopped[row]):
-            stop = g.stop_reason.get(node)
-        e["stop"] = stop
-        e["in_pit"] = bool(g.facts[node]["in_pit"]) if g.facts[node] else False
-        if paths:
-            e["path"] = [_where(g, x) for x in path]
-            e["wounds_path"] = [_where(g, int(x)) for x in r.path(node, least_penalty=True)]
-        ends.append(e)
-    return {"figure": mover.id, "mp": mp, "ends": ends}
+    """Every legal end of ``mover``'s move with ``mp`` movement points, in game words
+    (``solve()``'s result; a one-off :class:`Position` of the objects answers it)."""
+    pos = Position(dungeon, figures, rune_keys=set(rune_keys),
+                   corner_cutting=corner_cutting, ice=ice)
+    return pos.solve({"figure": mover.id, "mp": mp, "paths": paths})
 
 
-def _where(g: MoveGraph, node: int):
-    a = g.anchors[node]
-    return TOWN if a == TOWN else list(a)
+from .descent_position import Position  # noqa: E402  (registers the live position)
