@@ -130,6 +130,18 @@ class HeroscapeGame(Game):
 
 class MageKnightGame(Game):
     name = "mage_knight"
+    # every hero is its own side; ends that are attacks (another hero), shared one-hero
+    # spaces or need a forced withdrawal (can_stay 0) are no plain moves
+
+    def __init__(self, pos):
+        self.budget = pos.default_query.get("budget", 4)
+        self._q = {"budget": self.budget}
+
+    def query(self, pos, fid, rng):
+        return self._q
+
+    def usable(self, pos, fid, moves):
+        return np.flatnonzero(moves.columns["can_stay"])
 
 
 class DescentGame(Game):

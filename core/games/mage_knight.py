@@ -30,6 +30,11 @@ The map is a :class:`MageKnightMap` (a packed :class:`~movecore.Board` plus what
 each space); :meth:`MageKnightMap.reveal` adds a tile with :meth:`Board.extend`, keeping
 every cell index, so "reveal, then continue" needs no rebuild. See docs/mage_knight.md for
 the scenario vocabulary.
+
+``solve()`` runs through the live :class:`Position` (module ``_mage_knight_position``:
+legal moves array-first, moves applied, day/night, effects, conquests, defeated enemies and
+revealed tiles changed in place, cheap copies). :func:`move` and :func:`direct_move` are the
+longhand reference it is tested against (:func:`solve_reference`).
 """
 from __future__ import annotations
 
@@ -695,6 +700,17 @@ def direct_move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, spaces: in
 # ---------------------------------------------------------------------------- solve()
 @register_game("mage_knight")
 def solve_mage_knight(scenario: dict) -> dict:
+    """``solve()`` of a Mage Knight scenario: its live :class:`Position`, asked the
+    scenario's query (``move`` / ``direct_move`` above are the longhand reference the
+    position is tested against)."""
+    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                required=("board", "figures", "query"))
+    return Position.from_scenario(scenario).solve(scenario["query"])
+
+
+def solve_reference(scenario: dict) -> dict:
+    """``solve()`` the longhand way (:func:`move` / :func:`direct_move` on a map read
+    from the scenario, no live position): the reference the tests hold the position to."""
     expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
                 required=("board", "figures", "query"))
     m = read_map(scenario["board"])
@@ -738,3 +754,9 @@ def solve_mage_knight(scenario: dict) -> dict:
     if revealed:
         result["revealed"] = revealed
     return result
+
+
+# The live position (its module imports this one). Imported first on its own, that module
+# sets ``Position`` here itself when it is done.
+if __name__.rpartition(".")[0] + "._mage_knight_position" not in __import__("sys").modules:
+    from ._mage_knight_position import Position  # noqa: E402
