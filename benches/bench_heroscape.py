@@ -63,3 +63,27 @@ def test_heroscape_query(benchmark, who):
     assert ends[0]["cost"] == 0
     if who == "snake":
         assert all(len(e["at"]) == 2 for e in ends)
+
+
+@pytest.mark.parametrize("who", ["single", "snake"])
+def test_heroscape_position_legal_moves(benchmark, who):
+    """The same query on a live position (built once; ``legal_moves`` per call)."""
+    field, army = world()
+    pos = hs.Position(field, army)
+    moves = benchmark(pos.legal_moves, who)
+    assert moves.to_dicts() == hs.moves(field, army, who)
+
+
+def test_heroscape_position_move_and_answer(benchmark):
+    """One step of a self-play loop: a figure's legal moves, then one of them applied
+    (the position goes back and forth between two neighbouring spaces)."""
+    field, army = world()
+    pos = hs.Position(field, army)
+    home = pos.where("single")
+    away = tuple(pos.legal_moves("single", move=1).coords[-1].tolist())
+
+    def step():
+        pos.legal_moves("single")
+        pos.apply_move("single", away if pos.where("single") == home else home)
+
+    benchmark(step)

@@ -66,8 +66,8 @@ from ..errors import describe
 from ..kernels import _types as T
 from ..mover import Mover
 from ..reach import reach
-from ..scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
-                        get_int, get_list, get_str, register_game)
+from ..scenario import (expect_keys, expect_object, get_bool, get_coord, get_int,
+                        get_list, register_game)
 from ._common import read_figures
 
 #: Land terrains: each space costs 1 to enter, whatever it is made of.
@@ -571,28 +571,20 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
 
 
 # ------------------------------------------------------------------------------ solve()
+from . import heroscape_position as _live  # noqa: E402  (registers the live position)
+
+
+def __getattr__(name: str):
+    # ``Position`` and ``read_rules`` live in heroscape_position (which imports this
+    # module): looked up there, so either module may be imported first
+    if name in ("Position", "read_rules"):
+        return getattr(_live, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 @register_game("heroscape")
 def solve_heroscape(scenario: dict) -> dict:
+    """``solve()`` of a Heroscape scenario: its live :class:`Position`, asked the query."""
     expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
                 required=("board", "figures", "query"))
-    field_ = build_battlefield(scenario["board"])
-    opts = expect_object(scenario.get("options", {}), "options")
-    expect_keys(opts, "options", ("mode", "climb_limit", "flyers_stop_in_water",
-                                  "flyers_stop_on_glyphs"))
-    rules = Rules(mode=get_str(opts, "mode", "options", MODES, "master"),
-                  climb_limit=get_str(opts, "climb_limit", "options", CLIMB_LIMITS,
-                                      "below_height"),
-                  flyers_stop_in_water=get_bool(opts, "flyers_stop_in_water", "options",
-                                                False),
-                  flyers_stop_on_glyphs=get_bool(opts, "flyers_stop_on_glyphs", "options",
-                                                 False))
-    army = read_army(field_, scenario["figures"])
-    query = expect_object(scenario["query"], "query")
-    expect_keys(query, "query", ("figure", "move", "paths"), required=("figure",))
-    fid = get_id(query, "figure", "query")
-    move = get_int(query, "move", "query", None, lo=0, hi=T.MAX_BUDGET, allow_none=True)
-    want_paths = get_bool(query, "paths", "query", False)
-    ends = moves(field_, army, fid, rules=rules, move=move, paths=want_paths)
-    mover = next(f for f in army if f.id == fid)
-    return {"figure": fid, "double_space": mover.double, "mode": rules.mode,
-            "move": mover.move if move is None else move, "ends": ends}
+    return _live.Position.from_scenario(scenario).solve(scenario["query"])

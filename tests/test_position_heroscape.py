@@ -1,0 +1,383 @@
+"""Live positions of Heroscape: an incrementally updated position answers exactly as the
+reference implementation (``heroscape.moves`` on a battlefield and army rebuilt from
+scratch) and as ``solve()`` of ``to_scenario()``, after every step of seeded random move
+sequences with removals and new figures, on the bundled examples and random battlefields."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import movecore as mc
+from movecore.cli import example_paths
+from movecore.games import heroscape as hs
+
+EXAMPLES = [p for p in example_paths() if p.name.startswith("heroscape_")]
+HEX_DIRS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
+
+
+# ------------------------------------------------------------------------------ helpers
+def _random_scenario(seed: int) -> dict:
+    """A random battlefield (levels, water, lava, glyphs, obstacles), random options and
+    2-3 teams of single- and double-space walkers, flyers and phantom walkers."""
+    rng = np.random.default_rng(seed)
+    radius = int(rng.integers(2, 5))
+    cells = []
+    for q in range(-radius, radius + 1):
+        for r in range(-radius, radius + 1):
+            if abs(q + r) > radius or rng.random() < 0.05:
+                continue
+            c = {"at": [q, r], "level": int(rng.integers(0, 4 if seed % 4 else 9))}
+            x = rng.random()
+            if x < 0.12:
+                c["terrain"] = "water"
+            elif x < 0.16:
+                c["terrain"] = "lava"
+            elif x < 0.22:
+                c["obstacle"] = "tree"
+            elif x < 0.27:
+                c["glyph"] = "astrid"
+            cells.append(c)
+    free = [tuple(c["at"]) for c in cells if "obstacle" not in c]
+    rng.shuffle(free)
+    taken: set = set()
+    figures = []
+    teams = ["red", "blue", "green"][:int(rng.integers(2, 4))]
+    for i in range(int(rng.integers(2, 8))):
+        spot = _free_spots(rng, free, taken, rng.random() < 0.35)
+        if spot is None:
+            break
+        f = {"id": f"f{i}", "team": teams[i % len(teams)],
+             "at": list(spot[0]) if len(spot) == 1 else [list(s) for s in spot],
+             "move": int(rng.integers(1, 8)),
+             "height": int(rng.integers(1, 10) if rng.random() < 0.2 else
+                           rng.integers(4, 10))}
+        x = rng.random()
+        if x < 0.15:
+            f["flying"] = True
+        elif x < 0.2:
+            f["stealth_flying"] = True
+        elif x < 0.3:
+            f["phantom_walk"] = True
+        figures.append(f)
+    opts = {"mode": "basic" if rng.random() < 0.25 else "master",
+            "climb_limit": "up_to_height" if rng.random() < 0.3 else "below_height",
+            "flyers_stop_in_water": bool(rng.random() < 0.3),
+            "flyers_stop_on_glyphs": bool(rng.random() < 0.3)}
+    return {"game": "heroscape", "board": {"cells": cells}, "options": opts,
+            "figures": figures, "query": {"figure": "f0"}}
+
+
+def _free_spots(rng, free, taken, double):
+    for p in free:
+        if p in taken:
+            continue
+        if not double:
+            taken.add(p)
+            return [p]
+        d = HEX_DIRS[int(rng.integers(6))]
+        o = (p[0] + d[0], p[1] + d[1])
+        if o in free and o not in taken:
+            taken.update((p, o))
+            return [p, o]
+    return None
+
+
+_FIELDS: dict = {}
+
+
+def _reference(pos, fid, query: dict) -> list:
+    """``heroscape.moves`` on a battlefield and army rebuilt from the position's scenario
+    (the battlefield, which never changes, built once per position and its copies)."""
+    s = pos.to_scenario()
+    key = id(pos.field)
+    if key not in _FIELDS or _FIELDS[key][0] is not pos.field:
+        _FIELDS.clear()
+        _FIELDS[key] = (pos.field, hs.build_battlefield(s["board"]))
+    field = _FIELDS[key][1]
+    army = hs.read_army(field, s["figures"])
+    o = s.get("options", {})
+    rules = hs.Rules(**{k: o[k] for k in ("mode", "climb_limit", "flyers_stop_in_water",
+                                          "flyers_stop_on_glyphs") if k in o})
+    return hs.moves(field, army, fid, rules=rules, move=query.get("move"),
+                    paths=query.get("paths", False))
+
+
+def _check(pos, fid, query: dict, fresh_solve: bool = True) -> None:
+    moves = pos.legal_moves(fid, **query)
+    ends = moves.to_dicts()
+    assert ends == _reference(pos, fid, query)
+    if fresh_solve:
+        got = pos.solve({"figure": fid, **query})
+        assert got == mc.solve(pos.to_scenario({"figure": fid, **query}))
+        assert got["ends"] == ends
+    # the arrays say what the dicts say
+    assert len(moves) == len(ends)
+    coords = moves.coords.tolist()
+    assert coords == [e["at"] for e in ends]
+    assert moves.costs.tolist() == [e["cost"] for e in ends]
+    assert [pos.STOP_REASONS[s] for s in moves.stop.tolist()] == [e["stop"] for e in ends]
+    assert moves.penalty.tolist() == [e["leaving_attacks"] for e in ends]
+    assert moves.columns["leaving_attacks_cost"].tolist() == \
+        [e["leaving_attacks_cost"] for e in ends]
+    assert [hs.FALLS[f] for f in moves.columns["fall"].tolist()] == [e["fall"] for e in ends]
+    mask = moves.mask
+    assert mask.shape == (pos.n_actions(fid),) and mask.sum() == len(moves)
+
+
+def _add_random(pos, rng, k: int) -> None:
+    """A new figure on free spaces (or a typed error that leaves the position alone)."""
+    board = pos.board
+    c = int(rng.integers(board.n_cells))
+    at = list(board.coord(c))
+    if rng.random() < 0.3:
+        d = HEX_DIRS[int(rng.integers(6))]
+        at = [at, [at[0] + d[0], at[1] + d[1]]]
+    kw = dict(move=int(rng.integers(1, 8)), height=int(rng.integers(1, 10)))
+    x = rng.random()
+    if x < 0.15:
+        kw["flying"] = True
+    elif x < 0.2:
+        kw["stealth_flying"] = True
+    elif x < 0.3:
+        kw["phantom_walk"] = True
+    team = pos.sides[int(rng.integers(len(pos.sides)))] if pos.sides else "red"
+    before = pos.to_scenario()
+    version = pos.version
+    try:
+        pos.add_figure(f"new{k}", team, at, **kw)
+    except (mc.PlacementError, mc.QueryError):
+        assert pos.to_scenario() == before and pos.version == version
+
+
+def _play(scenario: dict, seed: int, steps: int, others: int = 1) -> int:
+    rng = np.random.default_rng(seed)
+    pos = mc.position(scenario)
+    checked = 0
+    for step in range(steps):
+        figs = pos.figures
+        if not figs:
+            break
+        fid = figs[int(rng.integers(len(figs)))]
+        query = {}
+        if rng.random() < 0.5:
+            query["move"] = int(rng.integers(0, 9))
+        if rng.random() < 0.1:
+            query["paths"] = True
+        _check(pos, fid, query, fresh_solve=step % 4 == 0)
+        checked += 1
+        # the side's batch answers each figure as if it moved first, exactly
+        if rng.random() < 0.3:
+            side = pos.side_of(fid)
+            q = {k: v for k, v in query.items() if k != "paths"}
+            for other, m in pos.legal_moves_side(side, **q).items():
+                assert m.to_dicts() == pos.legal_moves(other, **q).to_dicts()
+        moves = pos.legal_moves(fid, **query)
+        row = int(rng.integers(len(moves)))
+        if rng.random() < 0.5:
+            pos.apply_move(fid, int(moves.actions[row]), **query)
+        else:
+            to = moves.coords[row].tolist()
+            if len(np.shape(to)) == 2 and rng.random() < 0.5:
+                to = to[::-1]        # a double-space end in the other orientation
+            pos.apply_move(fid, to, **query)
+            assert (list(pos.where(fid)) if isinstance(pos.where(fid), tuple) else
+                    [list(c) for c in pos.where(fid)]) == to
+        x = rng.random()
+        if x < 0.08 and len(pos.figures) > 1:
+            pos.remove_figure(pos.figures[int(rng.integers(len(pos.figures)))])
+        elif x < 0.14:
+            _add_random(pos, rng, step)
+        for _ in range(others):
+            figs = pos.figures
+            if figs:
+                _check(pos, figs[int(rng.integers(len(figs)))], {}, fresh_solve=False)
+                checked += 1
+    return checked
+
+
+# ------------------------------------------------------------------------------ tests
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_random_move_sequences_from_every_example(path):
+    scenario = json.loads(path.read_text())
+    assert sum(_play(scenario, seed, 60, others=2) for seed in range(6)) >= 1000
+
+
+def test_random_move_sequences_on_random_battlefields():
+    assert sum(_play(_random_scenario(seed), seed, 20) for seed in range(60)) >= 2000
+
+
+def test_example_solve_is_unchanged():
+    for path in EXAMPLES:
+        s = json.loads(path.read_text())
+        pos = mc.position(s)
+        assert pos.solve(s["query"]) == mc.solve(s)
+        q = {k: v for k, v in s["query"].items() if k != "figure"}
+        assert pos.legal_moves(s["query"]["figure"], **q).to_dicts() == \
+            _reference(pos, s["query"]["figure"], q)
+
+
+def test_copy_is_independent():
+    scenario = json.loads(EXAMPLES[0].read_text())
+    pos = mc.position(scenario)
+
+    def answers(p):
+        return {f: p.legal_moves(f).to_dicts() for f in p.figures}
+
+    before = answers(pos)
+    twin = pos.copy()
+    for fid in ("knight", "dragon", "raelin"):
+        m = twin.legal_moves(fid)
+        twin.apply_move(fid, int(m.actions[-1]))
+    twin.remove_figure("orc_1")
+    twin.add_figure("scout", "utgar", [8, 4], move=6)
+    assert answers(pos) == before
+    twin_before = answers(twin)
+    for fid in ("knight", "dragon", "archer"):
+        pos.apply_move(fid, int(pos.legal_moves(fid).actions[-1]))
+    pos.remove_figure("raelin")
+    assert answers(twin) == twin_before
+    for p in (pos, twin):
+        for f in p.figures:
+            assert p.legal_moves(f).to_dicts() == _reference(p, f, {})
+
+
+def test_bad_changes_raise_typed_errors_and_change_nothing():
+    scenario = json.loads(EXAMPLES[0].read_text())
+    pos = mc.position(scenario)
+
+    def state():
+        return pos.to_scenario(), {f: pos.legal_moves(f).to_dicts() for f in pos.figures}
+
+    before = state()
+    version = pos.version
+    legal = {tuple(c) for c in pos.legal_moves("knight", move=1).coords.tolist()}
+    far = next(pos.board.coord(c) for c in range(pos.board.n_cells)
+               if pos.board.coord(c) not in legal and pos.field.obstacle[c] is None)
+    with pytest.raises(mc.IllegalMoveError, match="not a legal end"):
+        pos.apply_move("knight", far, move=1)
+    with pytest.raises(mc.IllegalMoveError):
+        pos.apply_move("knight", pos.board.index(far), move=1)
+    with pytest.raises(mc.IllegalMoveError):       # a placement that is not an end
+        pos.apply_move("dragon", [[4, 2], [5, 2]], move=1)
+    with pytest.raises(mc.IllegalMoveError):       # two spaces that are not neighbours
+        pos.apply_move("dragon", [[0, 4], [2, 4]])
+    with pytest.raises(mc.QueryError, match="unknown figure"):
+        pos.apply_move("nobody", (0, 0))
+    with pytest.raises(mc.QueryError, match="unknown figure"):
+        pos.legal_moves("nobody")
+    with pytest.raises(mc.QueryError, match="unknown figure"):
+        pos.remove_figure("nobody")
+    with pytest.raises(mc.QueryError, match="not on the battlefield"):
+        pos.apply_move("knight", (99, 99))
+    with pytest.raises(mc.QueryError, match="unknown query key"):
+        pos.legal_moves("knight", budget=3)
+    with pytest.raises(mc.QueryError, match="move must be"):
+        pos.legal_moves("knight", move=-1)
+    with pytest.raises(mc.QueryError, match="placement id"):
+        pos.apply_move("dragon", 10 ** 6)
+    with pytest.raises(mc.PlacementError, match="taken"):
+        pos.add_figure("new", "jandar", pos.where("knight"))
+    with pytest.raises(mc.PlacementError, match="obstacle"):
+        blocked = next(c for c in range(pos.board.n_cells) if pos.field.obstacle[c])
+        pos.add_figure("new", "jandar", pos.board.coord(blocked))
+    with pytest.raises(mc.PlacementError, match="neighbouring"):
+        pos.add_figure("new", "jandar", [[8, 8], [8, 6]])
+    with pytest.raises(mc.PlacementError, match="already in play"):
+        pos.add_figure("knight", "jandar", (8, 8))
+    with pytest.raises(mc.ScenarioError):
+        pos.add_figure("new", "jandar", (8, 8), height=0)
+    with pytest.raises(mc.QueryError):
+        pos.add_figure(None, "jandar", (8, 8))
+    assert state() == before and pos.version == version
+
+
+def test_figures_come_and_go():
+    scenario = json.loads(EXAMPLES[0].read_text())
+    pos = mc.position(scenario)
+    assert pos.is_engaged("knight") and pos.is_engaged("orc_1")
+    pos.remove_figure("orc_1")
+    assert pos.is_engaged("knight")              # the dragon is still next to it
+    pos.remove_figure("dragon")
+    assert not pos.is_engaged("knight")
+    assert pos.legal_moves("knight").penalty.max() == 0
+    pos.add_figure("orc_1", "utgar", [2, 3], move=5, height=5)   # back, engaged again
+    pos.add_figure("dragon", "utgar", [[0, 4], [-1, 4]], move=6, height=9)
+    assert pos.is_engaged("knight")
+    assert pos.legal_moves("knight").to_dicts() == _reference(pos, "knight", {})
+    pos.add_figure("wyrm", "utgar", [[8, 6], [8, 7]], move=4, height=8)
+    assert pos.where("wyrm") == [(8, 6), (8, 7)] and pos.n_actions("wyrm") > pos.board.n_cells
+    for f in pos.figures:
+        assert pos.legal_moves(f).to_dicts() == _reference(pos, f, {})
+
+
+def test_many_figures_fall_back_to_masks_per_query():
+    # more than 64 figures: one bit per figure no longer fits, the masks are made per
+    # query from the enemies within reach (as the reference does)
+    cells = [{"at": [q, r]} for q in range(-7, 8) for r in range(-7, 8) if abs(q + r) <= 7]
+    spots = [c["at"] for c in cells][::2][:70]
+    figs = [{"id": f"f{i}", "team": "ab"[i % 2], "at": at, "move": 3}
+            for i, at in enumerate(spots)]
+    s = {"game": "heroscape", "board": {"cells": cells}, "figures": figs,
+         "query": {"figure": "f0"}}
+    pos = mc.position(s)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        fid = pos.figures[int(rng.integers(len(pos.figures)))]
+        _check(pos, fid, {}, fresh_solve=False)
+        m = pos.legal_moves(fid)
+        pos.apply_move(fid, int(m.actions[int(rng.integers(len(m)))]))
+
+
+def test_side_batch_and_doctest_shapes():
+    scenario = json.loads(EXAMPLES[0].read_text())
+    pos = mc.position(scenario)
+    side = pos.legal_moves_side("jandar")
+    assert list(side) == ["knight", "archer", "raelin"]
+    for fid, m in side.items():
+        assert m.to_dicts() == pos.legal_moves(fid).to_dicts()
+    raelin = side["raelin"]
+    assert raelin.coords.shape == (len(raelin), 2, 2)
+    assert pos.action_coords("raelin", raelin.actions).tolist() == raelin.coords.tolist()
+    assert pos.action_of("raelin", raelin.coords[3].tolist()) == raelin.actions[3]
+
+
+def test_built_from_the_game_objects():
+    s = json.loads(EXAMPLES[0].read_text())
+    field = hs.build_battlefield(s["board"])
+    army = hs.read_army(field, s["figures"])
+    pos = hs.Position(field, army, hs.Rules(**s.get("options", {})))
+    assert pos.solve(s["query"]) == mc.solve(s)
+    assert mc.solve(pos.to_scenario(s["query"])) == mc.solve(s)
+    assert hs.placement_graph(field) is hs.placement_graph(pos.field)   # shared, once
+    with pytest.raises(mc.QueryError):
+        hs.Position(field, army, "master")
+
+
+def test_touching_is_the_protocol_s():
+    from movecore.position import Position as Base
+    for path in EXAMPLES:
+        pos = mc.position(json.loads(path.read_text()))
+        rng = np.random.default_rng(3)
+        for _ in range(20):
+            for f in pos.figures:
+                assert pos.touching(f) == Base.touching(pos, f)
+                assert pos.team_figures(pos.side_of(f)) == Base.team_figures(
+                    pos, pos.side_of(f))
+            assert pos.sides == Base.sides.fget(pos)
+            fid = pos.figures[int(rng.integers(len(pos.figures)))]
+            m = pos.legal_moves(fid)
+            pos.apply_move(fid, int(m.actions[int(rng.integers(len(m)))]))
+
+
+def test_battlefield_too_large_for_the_packed_kernel(monkeypatch):
+    # the packed kernel refuses boards whose buckets would not fit: the position then
+    # answers through the general kernel, the same ends in the same order
+    import sys
+    monkeypatch.setattr(sys.modules["movecore.reach"], "_FAST_MAX_STACK", 0)
+    for path in EXAMPLES:
+        s = json.loads(path.read_text())
+        s["options"] = dict(s.get("options", {}), mode="basic")
+        assert _play(s, 7, 8) >= 8
+    assert _play(_random_scenario(5), 5, 10) >= 10
