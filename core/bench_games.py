@@ -21,6 +21,23 @@ import numpy as np
 from .bench import best_time
 
 
+def _plain_board(pos, figure, kind: str):
+    """The board a plain query runs on: the position's own, else (a game whose position
+    keeps graphs per kind of mover, as Descent) the squares of its action space."""
+    from .board import Board
+    board = getattr(pos, "board", None)
+    if board is not None:
+        return board
+    key = ("plain_board", kind)
+    cache = pos.__dict__.setdefault("_bench_cache", {})
+    if key not in cache:
+        xy = pos.action_coords(figure, np.arange(pos.n_actions(figure)))
+        xy = np.unique(np.asarray(xy).reshape(-1, 2), axis=0)
+        cache[key] = Board.hex(xy.tolist()) if kind == "hex" else Board.square_cells(
+            xy.tolist(), neighbours=int(kind[-1]))
+    return cache[key]
+
+
 def figure_rows(game: str, scenario: dict, rounds: int = 5, min_time: float = 0.05):
     """[(figure, kind, us legal_moves, us plain query, ends)] for one scenario."""
     from . import selfplay as sp
@@ -38,12 +55,14 @@ def figure_rows(game: str, scenario: dict, rounds: int = 5, min_time: float = 0.
         m = pos.legal_moves(f, **q)
         if len(m) == 0:
             continue
+        board = _plain_board(pos, f, g.kind)
         cells = sp._cells(pos.where(f))
-        start = pos.board.find(tuple(cells[0].tolist()))
+        start = board.find(tuple(cells[0].tolist()))
         budget = int(m.costs.max())
-        plain = prepare(pos.board, Mover(), budget)
-        kind = f"{len(cells)}-cell" + ("+penalty" if bool(np.asarray(m.penalty).any())
-                                       else "")
+        plain = prepare(board, Mover(), budget)
+        xy = m.coords
+        k = xy.shape[1] if xy.ndim == 3 else 1      # cells a placement covers
+        kind = f"{k}-cell" + ("+penalty" if bool(np.asarray(m.penalty).any()) else "")
         t_pos = t_plain = float("inf")
         for _ in range(rounds):  # interleaved: a slow spell hits both
             t_pos = min(t_pos, best_time(lambda _: pos.legal_moves(f, **q), None, 1,
