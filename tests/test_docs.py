@@ -46,3 +46,13 @@ def test_ai_guide_example_runs():
                              text=True)
         assert out.returncode == 0, out.stderr
         assert "refused:" in out.stdout
+
+
+def test_readme_python_examples_run():
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) >= 2
+    for code in blocks:
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                             text=True)
+        assert out.returncode == 0, out.stderr
