@@ -39,6 +39,14 @@ def capi_dir(tmp_path_factory) -> Path:
     return out
 
 
+#: The loaded library stays loaded for the life of the process: it embeds the Python
+#: module ``_movecore_capi`` (put in ``sys.modules`` on its first call), whose objects live
+#: in the library's memory; unloading it (cffi closes a library whose ``lib`` object is
+#: collected) would leave dangling modules that crash whoever walks ``sys.modules``
+#: later (``inspect.getmodule``, as pytest does to show a failure).
+_LOADED: list = []
+
+
 @pytest.fixture(scope="module")
 def C(capi_dir):
     """The library loaded into this process through its own header (cffi ABI mode)."""
@@ -46,6 +54,7 @@ def C(capi_dir):
     ffi = cffi.FFI()
     ffi.cdef(capi.cdef_source())
     lib = ffi.dlopen(str(capi_dir / "libmovecore.so"))
+    _LOADED.append((ffi, lib))
 
     class Api:
         pass
