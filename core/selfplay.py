@@ -96,6 +96,10 @@ class Game:
         """Rows of ``moves`` a movement-only game may take (None: all of them)."""
         return None
 
+    def scenario_query(self, fid, q: dict) -> dict:
+        """The scenario ``query`` object of ``legal_moves(fid, **q)``."""
+        return {"figure": fid, **q}
+
 
 class GridGame(Game):
     name = "grid"
@@ -171,6 +175,25 @@ class DescentGame(Game):
 
 class DarkRealmsGame(Game):
     name = "dark_realms"
+    # heroes roll a d6 for a card "Move"; enemies run the enemy AI with a rolled Move
+    # and attack range 1 (its tied choices are the legal set); summons stay put
+
+    def __init__(self, pos):
+        self.kind = pos.board.kind
+
+    def moves(self, pos, fid) -> bool:
+        return pos.side_of(fid) in ("hero", "enemy")
+
+    def query(self, pos, fid, rng):
+        roll = int(rng.random() * 6) + 1
+        if pos.side_of(fid) == "hero":
+            return {"roll": roll}
+        return {"enemy": True, "move": roll, "attack_range": 1}
+
+    def scenario_query(self, fid, q):
+        if q.get("enemy") is True:
+            return {**q, "enemy": fid}
+        return {"figure": fid, **q}
 
 
 GAME_CLASSES: dict[str, type[Game]] = {c.name: c for c in (
@@ -304,12 +327,13 @@ def play(game: str, scenario: dict, seed, *, policy: str = "random",
             action = int(m.actions[row])
             if trace is not None:
                 before = [(f, _at(pos.where(f))) for f in pos.figures]
-                state = pos.to_scenario({"figure": fid, **q})
+                sq = g.scenario_query(fid, q)
+                state = pos.to_scenario(sq)
             pos.apply_move(fid, action, **q)
             moves += 1
             if trace is not None:
-                trace.append(Move(fid, _at(pos.where(fid)), before, {"figure": fid, **q},
-                                  state, answers is not None))
+                trace.append(Move(fid, _at(pos.where(fid)), before, sq, state,
+                                  answers is not None))
             if rng.random() < REMOVE_CHANCE:
                 near = [f for f in pos.touching(fid) if pos.side_of(f) != side]
                 if near:
