@@ -259,13 +259,51 @@ class Position:
         raise NotImplementedError
 
     # -------------------------------------------------------------- helpers for games
+    # A position that keeps its figures as ``ids`` (list), ``index`` (id -> row),
+    # ``alive`` (per row) and ``team_name`` (side per row), with ``_figures`` = None, gets
+    # ``figures``, ``team_figures``, ``_fig`` and ``_touch`` from here.
     def _touch(self) -> None:
         """Record a change (every mutating method calls it once)."""
         self.version += 1
+        self._figures = None
+
+    def _listed_figures(self) -> list:
+        f = self._figures
+        if f is None:
+            f = self._figures = [fid for fid, a in zip(self.ids, self.alive) if a]
+        return list(f)
+
+    def _listed_team_figures(self, side) -> list:
+        return [fid for fid, t, a in zip(self.ids, self.team_name, self.alive)
+                if a and t == side]
+
+    def _fig(self, figure) -> int:
+        """The row of a figure in play; :class:`QueryError` naming it otherwise."""
+        try:
+            i = self.index[figure]
+        except (KeyError, TypeError):
+            raise self._figure_error(figure) from None
+        if not self.alive[i]:
+            raise self._figure_error(figure)
+        return i
 
     def _figure_error(self, figure) -> QueryError:
         return QueryError(f"unknown figure {describe(figure)}; figures in play: "
                           f"{self.figures}")
+
+
+def cell_index(board, at, what: str, place: str = "on the board") -> int:
+    """A cell given as an index or a coordinate, checked: :class:`QueryError` naming
+    ``what`` and the value otherwise (``place`` words where it is missing)."""
+    if isinstance(at, (int, np.integer)) and not isinstance(at, bool):
+        if not 0 <= at < board.n_cells:
+            raise QueryError(f"{what}: {at} is not a cell index in [0, {board.n_cells})")
+        return int(at)
+    from .scenario import as_coord
+    c = board.find(as_coord(at, what))
+    if c < 0:
+        raise QueryError(f"{what}: {list(at)} is not {place}")
+    return c
 
 
 def _cells(where) -> list:

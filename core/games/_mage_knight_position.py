@@ -26,7 +26,7 @@ from ..errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
 from ..kernels import _types as T
 from ..mover import Mover
-from ..position import Moves, register_position
+from ..position import Moves, cell_index, register_position
 from ..position import Position as _Position
 from ..reach import Prepared, prepare
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -522,15 +522,7 @@ class Position(_Position):
         return self.board.coord(int(self.cell[self._fig(figure)]))
 
     def _cell(self, at, what: str) -> int:
-        if isinstance(at, (int, np.integer)) and not isinstance(at, bool):
-            if not 0 <= at < self.board.n_cells:
-                raise QueryError(f"{what}: {at} is not a space index in [0, "
-                                 f"{self.board.n_cells})")
-            return int(at)
-        c = self.board.find(as_coord(at, what))
-        if c < 0:
-            raise QueryError(f"{what}: {list(at)} is not a space of the map")
-        return c
+        return cell_index(self.board, at, what, "a space of the map")
 
     def remove_figure(self, figure) -> None:
         """Take a hero off the map (its space is free from now on)."""

@@ -34,7 +34,7 @@ from ..board import GRID_KINDS, Board, Link
 from ..errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
 from ..kernels import _types as T
 from ..mover import Mover
-from ..position import Moves, register_position
+from ..position import Moves, cell_index, register_position
 from ..position import Position as _Position
 from ..reach import Prepared, prepare, reach
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
@@ -193,29 +193,8 @@ class Position(_Position):
         return new
 
     # ---------------------------------------------------------------- figures
-    @property
-    def figures(self) -> list:
-        f = self._figures
-        if f is None:
-            f = self._figures = [fid for fid, a in zip(self.ids, self.alive) if a]
-        return list(f)
-
-    def team_figures(self, side) -> list:
-        return [fid for fid, t, a in zip(self.ids, self.team_name, self.alive)
-                if a and t == side]
-
-    def _touch(self) -> None:
-        self.version += 1
-        self._figures = None
-
-    def _fig(self, figure) -> int:
-        try:
-            i = self.index[figure]
-        except (KeyError, TypeError):
-            raise self._figure_error(figure) from None
-        if not self.alive[i]:
-            raise self._figure_error(figure)
-        return i
+    figures = property(_Position._listed_figures, doc="Ids of the figures in play.")
+    team_figures = _Position._listed_team_figures
 
     def touching(self, figure) -> list:
         i = self._fig(figure)
@@ -273,15 +252,7 @@ class Position(_Position):
         self._touch()
 
     def _cell(self, at, what: str) -> int:
-        if isinstance(at, (int, np.integer)) and not isinstance(at, bool):
-            if not 0 <= at < self.board.n_cells:
-                raise QueryError(f"{what}: {at} is not a cell index in [0, "
-                                 f"{self.board.n_cells})")
-            return int(at)
-        c = self.board.find(as_coord(at, what))
-        if c < 0:
-            raise QueryError(f"{what}: {list(at)} is not on the board")
-        return c
+        return cell_index(self.board, at, what)
 
     def _set_occ(self, cell: int, value: int) -> None:
         self.occ[cell] = value

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
                       describe)
 from ..kernels import _types as T
-from ..position import Moves, register_position
+from ..position import Moves, cell_index, register_position
 from ..position import Position as _Position
 from ..reach import Prepared, prepare
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -197,35 +197,14 @@ class Position(_Position):
         return new
 
     # ---------------------------------------------------------------- figures
-    @property
-    def figures(self) -> list:
-        """Ids of the units in play, in scenario order (added units last)."""
-        f = self._figures
-        if f is None:
-            f = self._figures = [fid for fid, a in zip(self.ids, self.alive) if a]
-        return list(f)
-
-    def team_figures(self, side) -> list:
-        return [fid for fid, t, a in zip(self.ids, self.team_name, self.alive)
-                if a and t == side]
-
-    def _touch(self) -> None:
-        self.version += 1
-        self._figures = None
+    figures = property(_Position._listed_figures,
+                       doc="Ids of the units in play, in scenario order (added units last).")
+    team_figures = _Position._listed_team_figures
 
     def _stale_all(self) -> None:
         """After a change that may take ends away from any unit (call after _touch)."""
         v = self.version
         self._team_stale = [v] * len(self._team_stale)
-
-    def _fig(self, figure) -> int:
-        try:
-            i = self.index[figure]
-        except (KeyError, TypeError):
-            raise self._figure_error(figure) from None
-        if not self.alive[i]:
-            raise self._figure_error(figure)
-        return i
 
     @property
     def sides(self) -> list:
@@ -312,15 +291,7 @@ class Position(_Position):
         self._stale_all()
 
     def _cell(self, at, what: str) -> int:
-        if isinstance(at, (int, np.integer)) and not isinstance(at, bool):
-            if not 0 <= at < self.board.n_cells:
-                raise QueryError(f"{what}: {at} is not a space index in [0, "
-                                 f"{self.board.n_cells})")
-            return int(at)
-        c = self.board.find(as_coord(at, what))
-        if c < 0:
-            raise QueryError(f"{what}: {list(at)} is not on the realm map")
-        return c
+        return cell_index(self.board, at, what, "on the realm map")
 
     def _set_occ(self, cell: int, value: int) -> None:
         self.occ[cell] = value
