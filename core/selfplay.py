@@ -25,15 +25,13 @@ count nor the order the workers finish in.
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import multiprocessing
-import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["movecore", "movecore.board", "movecore.mover", "movecore.reach",
            "movecore.scenario", "movecore.position", "movecore.games.grid",
            "movecore.games.tiny_epic_tactics_position", "movecore.games.descent_position",
-           "movecore.games.heroscape_position", "movecore.games._mage_knight_position"]
+           "movecore.games.heroscape_position", "movecore.games._mage_knight_position",
+           "movecore.games.dark_realms"]
 
 
 @pytest.mark.parametrize("name", MODULES)

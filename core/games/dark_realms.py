@@ -41,18 +41,23 @@ The rules, in the game's words (see docs/dark_realms.md for every decision and w
 """
 from __future__ import annotations
 
+import copy as _copy
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Mapping
 
 import numpy as np
 
 from ..board import GRID_KINDS, Board, Link
-from ..errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError
+from ..errors import (BoardError, IllegalMoveError, LimitError, PlacementError, QueryError,
+                      ScenarioError, describe)
 from ..kernels import _types as T
 from ..mover import Mover
-from ..reach import distance_field, reach
-from ..scenario import (expect_keys, expect_object, get_bool, get_coord, get_id, get_int,
-                        get_list, get_str, register_game)
+from ..position import Moves, cell_index, register_position
+from ..position import Position as _Position
+from ..reach import Prepared, distance_field, prepare, reach
+from ..scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
+                        get_int, get_list, get_str, register_game)
 from ._common import coord_list, end_order, find_figure, read_figures
 
 SIDES = ("hero", "enemy", "summon")
@@ -502,8 +507,12 @@ def _card_move(scene: Scene, query: dict) -> int:
 @register_game("dark_realms")
 def solve_dark_realms(scenario: dict) -> dict:
     scene = read_scene(scenario)
-    query = expect_object(scenario["query"], "query")
-    expect_keys(query, "query", _QUERY_KEYS)
+    return Position(scene, scenario).solve(scenario["query"])
+
+
+def _solve_scene(scene: Scene, query: dict, enemy_ai=None) -> dict:
+    """solve() of a query on a scene; ``enemy_ai(scene, enemy, move, attack_range)``
+    answers enemy queries (default :func:`enemy_turn`)."""
     paths = get_bool(query, "paths", "query", False)
     if "enemy" in query:
         _only(query, "enemy", ("enemy", "move", "roll", "bonus", "attack_range"))
@@ -512,7 +521,7 @@ def solve_dark_realms(scenario: dict) -> dict:
             raise ScenarioError("an enemy query needs 'move' (Move N) or 'roll'")
         move = _card_move(scene, query)
         rng = get_int(query, "attack_range", "query", 1, lo=1, hi=MAX_MOVE)
-        return enemy_turn(scene, enemy, move, rng)
+        return (enemy_ai or enemy_turn)(scene, enemy, move, rng)
     if "figure" not in query:
         raise ScenarioError("query needs 'figure' (a figure's id) or 'enemy' (enemy AI)")
     fig = scene.figure(get_id(query, "figure", "query"))
@@ -548,3 +557,610 @@ def solve_dark_realms(scenario: dict) -> dict:
     stamina = get_int(query, "stamina", "query", 0, lo=0, hi=MAX_MOVE)
     return {**head, "kind": "move", "card_move": card, "stamina": stamina,
             "ends": move_ends(scene, fig, card, stamina, paths)}
+
+
+# ----------------------------------------------------------------------------- position
+#: Moves.columns of hero queries: stamina (Stamina spent), traps_cost; of die queries:
+#: min_roll; of enemy queries: in_range (0/1), target (index into the result's targets)
+ENEMY_REASONS = ("in_range", "route", "no_route", "no_target")
+
+
+@register_position("dark_realms")
+class Position(_Position):
+    """A live Dark Realms position: the scene (board, terrain masks, options) read once,
+    the figures, one occupancy layer (int32[N], the team of the figure on each space, -1
+    empty) kept in step with one prepared query per (team, flying) kind of mover.
+
+    Query keys (those of the scenario ``query`` without ``figure``): ``move`` | ``roll``
+    [+ ``bonus``] [+ ``stamina``], ``stamina_only`` + ``stamina``, ``die`` [+ ``bonus``,
+    ``stamina``], ``teleport``, ``paths``; for the enemy AI ``enemy=True`` (or the enemy's
+    id) with ``move`` | ``roll`` and ``attack_range``.
+
+    Moves of a hero query: ``actions`` = spaces, ``costs`` = spaces moved (teleport: grid
+    distance), ``penalty`` = traps triggered, ``columns``: ``stamina``, ``traps_cost``
+    (card/Stamina moves), ``min_roll`` (die). Of an enemy query: one row per target the
+    AI may pick (ties: several), ``actions`` = its destination, ``costs`` = steps,
+    ``penalty`` = traps on the path, ``columns``: ``in_range`` (0/1), ``reason`` (index
+    into ``ENEMY_REASONS``). No stop codes (Dark Realms moves never stop early).
+
+    >>> import movecore as mc
+    >>> pos = mc.position({"game": "dark_realms", "board": {"cells": [
+    ...     {"at": [q, 0]} for q in range(5)]}, "figures": [
+    ...     {"id": "ayla", "side": "hero", "at": [0, 0]},
+    ...     {"id": "orc", "side": "enemy", "at": [4, 0]}], "query": {"figure": "ayla",
+    ...     "move": 2}})
+    >>> pos.legal_moves("ayla", move=2).coords.tolist()
+    [[0, 0], [1, 0], [2, 0]]
+    >>> pos.apply_move("ayla", (2, 0), move=2)
+    >>> m = pos.legal_moves("orc", enemy=True, move=3)
+    >>> m.coords.tolist(), m.to_dicts()[0]["target"]
+    ([[3, 0]], 'ayla')
+    """
+
+    STOP_REASONS = (None,)
+
+    def __init__(self, scene: Scene, scenario: Mapping | None = None):
+        self.scene = scene
+        self.board = scene.board
+        self._scenario = scenario
+        n = scene.board.n_cells
+        self.occ = np.full(n, T.OCC_EMPTY, T.INDEX)
+        for f in scene.figures:
+            self.occ[f.cell] = f.team
+        self.index = {f.id: f for f in scene.figures}
+        self._rank = np.empty(n, np.int64)
+        xy = scene.board.coords
+        self._rank[np.lexsort((xy[:, 1], xy[:, 0]))] = np.arange(n)
+        self._flags = {}       # flying -> uint8[N] cell flags (board-only, shared)
+        self._queries = {}     # (team, flying) or (team, "traps") -> Prepared
+        self._levels = {}      # query key -> trap levels its penalty layer tracks
+        self._ends = np.empty((3, n), T.INDEX)
+        self._qrow = np.empty((1, 3), np.int64)
+        self._rem = np.empty((2, n), np.int64)   # enemy AI scratch: traps, steps left
+        self._goal_rows = np.empty((board_degree(scene.board), 3), np.int64)
+        self._ends_many = None
+        self._zeros = np.zeros(n, T.INDEX)   # read-only zero column (never written)
+        self._zeros.flags.writeable = False
+        self._faces = DICE[scene.die]
+        self._n_traps = int(scene.trap.sum())
+        self._last = None
+        self.version = 0
+
+    @classmethod
+    def from_scenario(cls, scenario: Mapping) -> "Position":
+        scenario = expect_object(scenario, "scenario")
+        s = dict(scenario)
+        s.setdefault("query", {})
+        return cls(read_scene(s), scenario)
+
+    def copy(self) -> "Position":
+        """An independent position: figures and occupancy copied, board shared."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        sc = self.scene
+        new.scene = Scene(sc.board, sc.obstacle, sc.trap.copy(), sc.rift,
+                          [_copy.copy(f) for f in sc.figures], sc.pass_allies, sc.die,
+                          sc.trap_avoidance, sc._cache)
+        new.index = {f.id: f for f in new.scene.figures}
+        new.occ = self.occ.copy()
+        new._queries = {k: q.copy() for k, q in self._queries.items()}
+        new._ends = np.empty_like(self._ends)
+        new._qrow = np.empty_like(self._qrow)
+        new._rem = np.empty_like(self._rem)
+        new._goal_rows = np.empty_like(self._goal_rows)
+        new._ends_many = None
+        new._last = None
+        return new
+
+    # ---------------------------------------------------------------- figures
+    @property
+    def figures(self) -> list:
+        return [f.id for f in self.scene.figures]
+
+    def _fig(self, figure) -> Figure:
+        try:
+            return self.index[figure]
+        except (KeyError, TypeError):
+            raise self._figure_error(figure) from None
+
+    def side_of(self, figure) -> str:
+        """``"hero"``, ``"enemy"`` or ``"summon"``."""
+        return self._fig(figure).side
+
+    def where(self, figure) -> tuple:
+        return self.board.coord(self._fig(figure).cell)
+
+    def _cell(self, at, what: str) -> int:
+        return cell_index(self.board, at, what)
+
+    def _set_occ(self, cell: int, value: int) -> None:
+        self.occ[cell] = value
+        for q in self._queries.values():
+            q.set_layer("occupant", cell, value)
+
+    def remove_figure(self, figure) -> None:
+        """Take a figure off the board (defeated, dismissed summon)."""
+        f = self._fig(figure)
+        self.scene.figures = [g for g in self.scene.figures if g is not f]
+        del self.index[figure]
+        self._set_occ(f.cell, T.OCC_EMPTY)
+        self._touch()
+
+    def add_figure(self, figure, side, at, *, speed: int = 0, marked: bool = False,
+                   flying: bool = False) -> None:
+        """Put a new figure (a summon, a spawned enemy) on the empty space ``at``.
+
+        >>> pos = Position.from_scenario({"board": {"cells": [{"at": [0, 0]},
+        ...     {"at": [1, 0]}]}, "figures": []})
+        >>> pos.add_figure("wolf", "summon", (1, 0)); pos.figures
+        ['wolf']
+        """
+        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
+            raise QueryError(f"a figure id is a string or integer; got {describe(figure)}")
+        if figure in self.index:
+            raise PlacementError(f"add_figure: figure {figure!r} is already in play")
+        if side not in SIDES:
+            raise QueryError(f"add_figure: side {describe(side)} is not one of {SIDES}")
+        if marked and side == "enemy":
+            raise QueryError("add_figure: only heroes and summons carry a Mark")
+        cell = self._cell(at, "add_figure: at")
+        if self.occ[cell] != T.OCC_EMPTY or self.scene.obstacle[cell]:
+            raise PlacementError(f"add_figure: {list(self.board.coord(cell))} is not an "
+                                 f"empty space")
+        f = Figure(figure, side, cell, speed=int(speed), marked=bool(marked),
+                   flying=bool(flying))
+        self.scene.figures = self.scene.figures + [f]
+        self.index[figure] = f
+        self._set_occ(cell, f.team)
+        self._touch()
+
+    def set_stamina_moved(self, figure, spent: bool = True) -> None:
+        """Mark a hero's once-per-round Stamina-only move as made (or, at a new round,
+        as available again)."""
+        f = self._fig(figure)
+        if f.side != "hero" and spent:
+            raise QueryError(f"{figure!r} is a {f.side}; only heroes have Stamina")
+        f.stamina_moved = bool(spent)
+        self._touch()
+
+    def set_marked(self, figure, marked: bool = True) -> None:
+        """Give or take a hero's or summon's Mark (the enemy AI targets it first)."""
+        f = self._fig(figure)
+        if f.side == "enemy" and marked:
+            raise QueryError(f"{figure!r} is an enemy; only heroes and summons carry a "
+                             f"Mark")
+        f.marked = bool(marked)
+        self._touch()
+
+    def set_trap(self, at, present: bool = True) -> None:
+        """Place a trap on a space, or take one away (a triggered, one-shot trap)."""
+        cell = self._cell(at, "set_trap: at")
+        if present and self.scene.obstacle[cell]:
+            raise PlacementError(f"set_trap: {list(self.board.coord(cell))} is an "
+                                 f"obstacle")
+        if self.scene.trap[cell] != present:
+            self.scene.trap[cell] = present
+            self._n_traps += 1 if present else -1
+            self._queries.pop((ENEMIES, "rev"), None)   # its terrain is the trap mask
+            for key, q in self._queries.items():
+                if "traps" in key:
+                    q.set_layer("enter_penalty", [cell], [int(present)])
+        self._touch()
+
+    # ---------------------------------------------------------------- moves
+    def _flags_for(self, flying: bool) -> np.ndarray:
+        fl = self._flags.get(flying)
+        if fl is None:
+            fl = self._flags[flying] = self.scene.cell_flags(
+                Figure(None, "hero", 0, flying=flying))
+        return fl
+
+    def _prepared(self, f: Figure, budget: int) -> Prepared:
+        key = (f.team, f.flying)
+        q = self._queries.get(key)
+        if q is None or q.max_budget < budget:
+            top = max(budget, 8, 2 * q.max_budget if q is not None else 0)
+            q = prepare(self.board, self.scene.mover(f), min(top, T.MAX_BUDGET),
+                        occupant=self.occ, cell_flags=self._flags_for(f.flying))
+            self._queries[key] = q
+        return q
+
+    def _plain(self, f: Figure, budget: int):
+        """(cells, costs) of a move without trap penalty, in solve()'s order."""
+        q = self._prepared(f, budget)
+        if q.fast:
+            row = self._qrow
+            row[0, 0] = f.cell
+            row[0, 1] = budget
+            total = q._run_into(row, self._ends, self._rank)
+            blk = self._ends[:2, :total].copy()
+            return blk[0], blk[1]
+        r = q.reach(f.cell, budget)
+        order = np.argsort(r.costs.astype(np.int64) * self.board.n_cells +
+                           self._rank[r.cells], kind="stable")
+        return r.cells[order], r.costs[order]
+
+    def _trapped(self, f: Figure, budget: int):
+        """(cells, costs, traps, traps_cost) of a walker's move with traps as a second
+        objective (one prepared penalty query per team; trap changes via set_layer)."""
+        q = self._query_for((f.team, "traps"), f, budget, True)
+        r = q.reach(f.cell, budget)
+        cells = r.cells
+        order = np.argsort(r.costs.astype(np.int64) * self.board.n_cells +
+                           self._rank[cells], kind="stable")
+        return cells[order], r.costs[order], r.penalties[order], r.penalty_costs[order]
+
+    def _query_for(self, key, f: Figure, budget: int, traps: bool) -> Prepared:
+        """The prepared query ``key`` (kept in step with occupancy and traps)."""
+        q = self._queries.get(key)
+        levels = min(self._n_traps, MAX_TRAPS_TRACKED) if traps else 0
+        if q is None or q.max_budget < budget or self._levels.get(key, 0) < levels:
+            top = max(budget, 8, 2 * q.max_budget if q is not None else 0)
+            extra = dict(enter_penalty=self.scene.trap.astype(T.INDEX),
+                         max_penalty=levels) if traps else {}
+            q = prepare(self.board, self.scene.mover(f), min(top, T.MAX_BUDGET),
+                        occupant=self.occ, cell_flags=self._flags_for(f.flying), **extra)
+            self._queries[key] = q
+            self._levels = {**self._levels, key: levels}
+        return q
+
+    def _distances(self, cell: int) -> np.ndarray:
+        """int64[N] grid distances from ``cell`` (rows of a board-only N x N table made
+        once, shared by copies, for boards up to 2,048 spaces)."""
+        table = self.scene._cache.get("distances")
+        if table is None:
+            if self.board.n_cells > 2048:
+                return self.scene.distances_from(cell)
+            n = self.board.n_cells
+            table = np.stack([self.scene.distances_from(c) for c in range(n)])
+            self.scene._cache["distances"] = table
+        return table[cell]
+
+    def _reverse_query(self, enemy: Figure):
+        """(prepared query, W) of the enemies' reverse searches: one scalar cost per
+        route, ``steps + W * traps`` (entering a trap costs ``W + 1``, another space 1;
+        W = N + 1 > any least route's steps), so (traps, steps) in lexicographic order
+        run on the packed kernel. Made again after a trap changes."""
+        hit = self._queries.get((ENEMIES, "rev"))
+        if hit is None:
+            n = self.board.n_cells
+            W = n + 1
+            board = self.board.with_layers(terrain=self.scene.trap.astype(T.INDEX))
+            hit = prepare(board, Mover(terrain_cost=[1, W + 1], team=ENEMIES,
+                                       allies="block", enemies="block"),
+                          (self._n_traps + 1) * W, occupant=self.occ,
+                          cell_flags=self._flags_for(False))
+            self._queries[(ENEMIES, "rev")] = hit
+            self._rev_w = W
+        return hit, self._rev_w
+
+    def _enemy_turn(self, scene: Scene, enemy: Figure, move: int, attack_range: int):
+        """enemy_turn() on the position's prepared queries where the rules allow (allies
+        not passed, melee, traps avoided first or none): for a walker the reverse
+        search from the goal is a search from the target's space, whose first step
+        enters exactly the goal spaces (costs ``steps + W * traps``); for a flyer (no
+        traps) one batch from the goal spaces. Else the reference enemy_turn()."""
+        n = self.board.n_cells
+        walker_traps = self._n_traps and not enemy.flying
+        if (enemy.side != "enemy" or scene.pass_allies or attack_range != 1
+                or (walker_traps and scene.trap_avoidance != "detour")
+                or (self._n_traps + 1) * (n + 1) > T.MAX_BUDGET
+                or (enemy.flying and not self._query_for((ENEMIES, "far", True), enemy, n,
+                                                         False).fast)):
+            return enemy_turn(scene, enemy, move, attack_range)
+        players = [f for f in scene.figures if f.team == PLAYERS]
+        tier = ([f for f in players if f.marked] or
+                [f for f in players if f.side == "summon"] or players)
+        n = self.board.n_cells
+        if len(tier) > 1:
+            # the distance field: every arrival of an unbounded move; a flyer's counts the
+            # obstacles it flies over, so its query lets it end anywhere (same routes)
+            key = (ENEMIES, "field", enemy.flying)
+            fq = self._queries.get(key)
+            if fq is None:
+                fq = self._queries[key] = prepare(
+                    self.board, scene.mover(enemy), n, occupant=self.occ,
+                    cell_flags=np.zeros(n, np.uint8) if enemy.flying else
+                    self._flags_for(False))
+            r = fq.reach(enemy.cell, n)
+            field_ = np.full(n, -1, np.int64)
+            field_[r.cells] = r.costs
+            steps = {id(f): _steps_to(scene, enemy, field_, f) for f in tier}
+            closest = min(steps.values())
+            tier = [f for f in tier if steps[id(f)] == closest]
+            fastest = max(f.speed for f in tier)
+            tier = [f for f in tier if f.speed == fastest]
+        moves = [self._enemy_dest(enemy, t, move) for t in tier]
+        out = {"enemy": enemy.id, "kind": "enemy", "move": move,
+               "attack_range": attack_range,
+               "target": tier[0].id if len(tier) == 1 else None,
+               "targets": [t.id for t in tier]}
+        if len(moves) == 1:
+            out.update({k: v for k, v in moves[0].items() if k != "target"})
+        elif not moves:
+            out.update({"at": scene.coord(enemy.cell), "steps": 0,
+                        "path": [scene.coord(enemy.cell)], "traps": 0, "in_range": False,
+                        "reason": "no_target"})
+        out["moves"] = moves
+        return out
+
+    def _enemy_dest(self, enemy: Figure, target: Figure, move: int) -> dict:
+        """enemy_destination() with attack_range 1 (see :meth:`_enemy_turn`)."""
+        board, scene = self.board, self.scene
+        xy = board.coords
+        tgt = target.cell
+
+        dist = self._distances(tgt)
+
+        traps = scene.trap
+        if dist[enemy.cell] <= 1:
+            return {"target": target.id, "at": scene.coord(enemy.cell), "steps": 0,
+                    "path": [scene.coord(enemy.cell)], "traps": 0, "in_range": True,
+                    "reason": "in_range"}
+        flying = enemy.flying
+        has_traps = self._n_traps > 0 and not flying
+        if has_traps:
+            fq = self._query_for((ENEMIES, "traps"), enemy, move, True)
+            fr = fq.reach(enemy.cell, move)
+            cells = fr.cells
+            t_now = fr.penalties.astype(np.int64)
+            s_now = fr.penalty_costs.astype(np.int64)
+        else:
+            fr = self._query_for((ENEMIES, flying), enemy, move, False).reach(enemy.cell,
+                                                                              move)
+            cells = fr.cells
+            t_now = np.zeros(cells.shape[0], np.int64)
+            s_now = fr.costs.astype(np.int64)
+        n = board.n_cells
+        t_rem, s_rem = self._rem
+        t_rem.fill(-1)
+        s_rem.fill(-1)
+        if flying:
+            # a flyer passes over obstacles next to the target, which are no goal: one
+            # search from every goal space (one batch), the least steps over them
+            goal = [a for a in board.nbr[tgt].tolist() if a >= 0 and
+                    not scene.obstacle[a] and self.occ[a] == T.OCC_EMPTY]
+            if goal:
+                rq = self._query_for((ENEMIES, "far", True), enemy, n, False)
+                rows = self._goal_rows[:len(goal)]
+                rows[:, 0] = goal
+                rows[:, 1] = n
+                if self._ends_many is None:
+                    self._ends_many = np.empty((3, self._goal_rows.shape[0] * n), T.INDEX)
+                rq.set_layer("occupant", enemy.cell, T.OCC_EMPTY)
+                try:
+                    total = rq._run_into(rows, self._ends_many)
+                finally:
+                    rq.set_layer("occupant", enemy.cell, ENEMIES)
+                big = np.int64(1) << 40
+                s_rem.fill(big)
+                np.minimum.at(s_rem, self._ends_many[0, :total],
+                              self._ends_many[1, :total].astype(np.int64))
+                reached = s_rem < big
+                s_rem[~reached] = -1
+                t_rem[reached] = 0
+        else:
+            # the reverse search: from the target's space, the mover's own space empty
+            rq, W = self._reverse_query(enemy)
+            rq.set_layer("occupant", enemy.cell, T.OCC_EMPTY)
+            try:
+                rr = rq.reach(tgt)
+            finally:
+                rq.set_layer("occupant", enemy.cell, ENEMIES)
+            rem_cells = rr.cells
+            k = rr.costs.astype(np.int64)
+            t_rem[rem_cells] = k // W - traps[rem_cells]
+            s_rem[rem_cells] = k % W - 1
+            t_rem[tgt] = s_rem[tgt] = -1
+        tr, sr = t_rem[cells], s_rem[cells]
+        planned = sr >= 0
+        to_t = dist[cells]
+        if planned.any():
+            c, tn, sn, tr, sr, dd = (a[planned] for a in (cells, t_now, s_now, tr, sr, to_t))
+            far = np.where(sr == 0, -dd, 0)
+            best = np.lexsort((xy[c, 1], xy[c, 0], tn, far, sr, sn + sr, tn + tr))[0]
+            how = "route"
+        else:
+            c = cells
+            best = np.lexsort((xy[c, 1], xy[c, 0], s_now, t_now, to_t))[0]
+            how = "no_route"
+        dest = int(c[best])
+        path = fr.path(dest, least_penalty=has_traps).tolist()
+        return {"target": target.id, "at": scene.coord(dest), "steps": len(path) - 1,
+                "path": coord_list(board, path),
+                "traps": 0 if flying else int(sum(int(traps[p]) for p in path[1:])),
+                "in_range": bool(dist[dest] <= 1), "reason": how}
+
+    def legal_moves(self, figure, **query) -> Moves:
+        """Every legal end of ``figure`` for ``query`` (the scenario query's keys without
+        ``figure``; ``enemy=True`` asks the enemy AI), in ``solve()``'s order.
+
+        >>> pos = Position.from_scenario({"board": {"cells": [{"at": [q, 0]}
+        ...     for q in range(4)]}, "figures": [{"id": "a", "side": "hero", "at": [0, 0]}]})
+        >>> m = pos.legal_moves("a", move=1, stamina=1)
+        >>> m.actions.tolist(), m.columns["stamina"].tolist()
+        ([0, 1, 2], [0, 0, 1])
+        """
+        f = self._fig(figure)
+        card = self._fast_card(f, query)
+        if card >= 0:
+            stamina = query.get("stamina", 0)
+            if f.flying or self._n_traps == 0:
+                cells, costs = self._plain(f, card + stamina)
+                traps = self._zeros[:cells.shape[0]]
+                tcost = costs
+            else:
+                cells, costs, traps, tcost = self._trapped(f, card + stamina)
+            spent = np.maximum(costs - card, 0) if stamina else self._zeros[:cells.shape[0]]
+            m = Moves(self, figure, cells, costs, penalty=traps,
+                      columns={"stamina": spent, "traps_cost": tcost}, query=query,
+                      extra=("move", card))
+            self._last = m
+            return m
+        if "enemy" in query and f.side == "enemy" and query["enemy"] is True:
+            move = query.get("move")
+            rng = query.get("attack_range", 1)
+            if len(query) <= 3 and type(move) is int and type(rng) is int and \
+                    0 <= move <= MAX_MOVE and 1 <= rng <= MAX_MOVE and \
+                    (len(query) == 2 + ("attack_range" in query)):
+                m = self._moves_of(self._enemy_turn(self.scene, f, move, rng), query)
+                self._last = m
+                return m
+        if "enemy" in query:
+            q = {k: v for k, v in query.items() if k != "enemy"}
+            q["enemy"] = figure
+        else:
+            q = {**query, "figure": figure}
+        res = self.solve(q, _moves=True)
+        res.query = query
+        self._last = res
+        return res
+
+    def _fast_card(self, f: Figure, query: Mapping) -> int:
+        """The card move of a plain card query ("move" N, or "roll" r [+ "bonus"], with
+        "stamina" for heroes, no paths) that no trap affects; -1 if it is not one (the
+        general path then answers and validates)."""
+        card = -1
+        n = 0
+        for k, v in query.items():
+            if type(v) is not int or v < 0 or v > MAX_MOVE:
+                return -1
+            if k == "move":
+                card = v
+            elif k == "roll":
+                if not 1 <= v <= self._faces:
+                    return -1
+                card = v + query.get("bonus", 0) if type(query.get("bonus", 0)) is int \
+                    else -1
+            elif k == "stamina":
+                if v and f.side != "hero":
+                    return -1
+            elif k != "bonus":
+                return -1
+            n += 1
+        if ("move" in query) == ("roll" in query) or ("bonus" in query and "move" in query):
+            return -1
+        return card
+
+    def legal_moves_side(self, side, **query) -> dict:
+        return {fid: self.legal_moves(fid, **query) for fid in self.team_figures(side)}
+
+    def apply_move(self, figure, to, **query) -> None:
+        """Move ``figure`` to the legal end ``to`` (cell index or coordinate) of ``query``;
+        :class:`IllegalMoveError` (position unchanged) if it is not one. A Stamina-only
+        move marks the hero's ``stamina_moved``."""
+        f = self._fig(figure)
+        m = self._last
+        if m is None or m.version != self.version or m.figure != figure or m.query != query:
+            m = self.legal_moves(figure, **query)
+        cell = self._cell(to, "to")
+        if not (m.actions == cell).any():
+            raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
+                                   f"{figure!r} in this position")
+        if query.get("stamina_only"):
+            f.stamina_moved = True
+        self._move(f, cell)
+
+    def _move(self, f: Figure, cell: int) -> None:
+        if cell != f.cell:
+            self._set_occ(f.cell, T.OCC_EMPTY)
+            f.cell = cell
+            self._set_occ(cell, f.team)
+        self._touch()
+
+    def n_actions(self, figure) -> int:
+        return self.board.n_cells
+
+    def action_of(self, figure, to) -> int:
+        return self._cell(to, "to")
+
+    def action_coords(self, figure, actions) -> np.ndarray:
+        return self.board.coords[actions]
+
+    def _end_dicts(self, moves: Moves) -> list[dict]:
+        kind = moves._extra[0]
+        if kind == "move":
+            card = moves._extra[1]
+            return [{"at": list(self.board.coord(c)), "cost": k, "stamina": max(0, k - card),
+                     "traps": t, "traps_cost": tk}
+                    for c, k, t, tk in zip(moves.actions.tolist(), moves.costs.tolist(),
+                                           moves.penalty.tolist(),
+                                           moves.columns["traps_cost"].tolist())]
+        if kind == "result":
+            r = moves._extra[1]
+            return r["moves"] if "enemy" in r else r["ends"]
+        raise AssertionError(kind)  # pragma: no cover
+
+    # ---------------------------------------------------------------- scenario form
+    def to_scenario(self, query: Mapping | None = None) -> dict:
+        """The scenario of this position (``solve()`` of it answers as this position)."""
+        base = self._scenario or {}
+        s = {k: _copy.deepcopy(v) for k, v in base.items() if k not in ("figures", "query")}
+        s.setdefault("game", "dark_realms")
+        board = self.board
+        grid = board.kind if board.kind == "hex" else f"square{board.nbr.shape[1]}"
+        sc = self.scene
+        cells = []
+        for c in range(board.n_cells):
+            e = {"at": list(board.coord(c))}
+            if sc.obstacle[c]:
+                e["obstacle"] = True
+            if sc.trap[c]:
+                e["trap"] = True
+            if sc.rift[c]:
+                e["rift"] = True
+            cells.append(e)
+        s["board"] = {"grid": grid, "cells": cells}
+        opts = dict(s.get("options", {}))
+        opts.pop("grid", None)
+        s["options"] = opts
+        s["figures"] = [{"id": f.id, "side": f.side, "at": list(board.coord(f.cell)),
+                         "speed": f.speed, "marked": f.marked, "flying": f.flying,
+                         "stamina_moved": f.stamina_moved} for f in sc.figures]
+        s["query"] = dict(query) if query is not None else {}
+        return s
+
+    def solve(self, query: Mapping, _moves: bool = False):
+        """``solve()``'s result for a scenario ``query`` object."""
+        scene = self.scene
+        query = expect_object(query, "query")
+        expect_keys(query, "query", _QUERY_KEYS)
+        res = _solve_scene(scene, query, self._enemy_turn)
+        return self._moves_of(res, query) if _moves else res
+
+    def _moves_of(self, res: dict, query: Mapping) -> Moves:
+        """The Moves of a solve() result (rows: its ends, or the enemy AI's moves)."""
+        if "enemy" in res and res.get("kind") == "enemy":
+            rows = res["moves"]
+            cells = np.array([_board_find(self.board, r["at"]) for r in rows], T.INDEX)
+            tids = res["targets"]
+            m = Moves(self, res["enemy"], cells,
+                      np.array([r["steps"] for r in rows], T.INDEX),
+                      penalty=np.array([r["traps"] for r in rows], T.INDEX),
+                      columns={"in_range": np.array([r["in_range"] for r in rows], T.INDEX),
+                               "reason": np.array([ENEMY_REASONS.index(r["reason"])
+                                                   for r in rows], T.INDEX),
+                               "target": np.array([tids.index(r["target"]) for r in rows],
+                                                  T.INDEX)},
+                      query=dict(query), extra=("result", res))
+            return m
+        ends = res["ends"]
+        cells = np.array([_board_find(self.board, e["at"]) for e in ends], T.INDEX)
+        cols = {}
+        if res["kind"] == "die":
+            cols["min_roll"] = np.array([e["min_roll"] for e in ends], T.INDEX)
+        elif res["kind"] != "teleport":
+            cols["stamina"] = np.array([e["stamina"] for e in ends], T.INDEX)
+            cols["traps_cost"] = np.array([e["traps_cost"] for e in ends], T.INDEX)
+        pen = np.array([e.get("traps", 0) for e in ends], T.INDEX)
+        return Moves(self, res["figure"], cells, np.array([e["cost"] for e in ends], T.INDEX),
+                     penalty=pen, columns=cols, query=dict(query), extra=("result", res))
+
+
+def board_degree(board: Board) -> int:
+    """Most neighbours a space has (columns of ``board.nbr``)."""
+    return int(board.nbr.shape[1])
+
+
+def _board_find(board: Board, at) -> int:
+    return board.find(tuple(at))

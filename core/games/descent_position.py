@@ -29,7 +29,7 @@ from __future__ import annotations
 import copy as _copy
 import threading
 from dataclasses import replace as _replace
-from typing import Any, Mapping
+from typing import Mapping
 
 import numpy as np
 from numba import njit

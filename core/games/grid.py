@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 import copy as _copy
-from typing import Any, Mapping
+from typing import Mapping
 
 from ..board import GRID_KINDS, Board, Link
 from ..errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe

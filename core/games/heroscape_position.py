@@ -1088,7 +1088,6 @@ class Position(_Position):
                         paths=paths)
         board = self.board
         if self.double[i]:
-            st = self._st
             actions = []
             for e in ends:
                 actions.append(self._node(board.find(e["at"][0]), board.find(e["at"][1])))
@@ -1179,7 +1178,7 @@ class Position(_Position):
         flyer = bool(self.flying[i0])
         occ = self.occ_any if (flyer or self.phantom[i0] or not st.master) else \
             self.occ_walk
-        total = kind.run_fast(occ, kind.qflags, queries, ends, st.rank)
+        kind.run_fast(occ, kind.qflags, queries, ends, st.rank)
         code = st.stop_code[not flyer or self.rules.flyers_stop_on_glyphs]
         J = _jit()
         out = {}
