@@ -63,6 +63,8 @@ def figure_rows(game: str, scenario: dict, rounds: int = 5, min_time: float = 0.
         xy = m.coords
         k = xy.shape[1] if xy.ndim == 3 else 1      # cells a placement covers
         kind = f"{k}-cell" + ("+penalty" if bool(np.asarray(m.penalty).any()) else "")
+        if q.get("enemy") is True:   # Dark Realms: the enemy AI's decision, not a reach
+            kind = "enemy AI"
         t_pos = t_plain = float("inf")
         for _ in range(rounds):  # interleaved: a slow spell hits both
             t_pos = min(t_pos, best_time(lambda _: pos.legal_moves(f, **q), None, 1,
