@@ -292,6 +292,20 @@ class Position:
                           f"{self.figures}")
 
 
+class CellActions:
+    """The action space of a game whose figures each stand on one cell: an action id is
+    a board cell (``self.board``; ``self._cell(to, what)`` reads a cell or coordinate)."""
+
+    def n_actions(self, figure) -> int:
+        return self.board.n_cells
+
+    def action_of(self, figure, to) -> int:
+        return self._cell(to, "to")
+
+    def action_coords(self, figure, actions) -> np.ndarray:
+        return self.board.coords[actions]
+
+
 def cell_index(board, at, what: str, place: str = "on the board") -> int:
     """A cell given as an index or a coordinate, checked: :class:`QueryError` naming
     ``what`` and the value otherwise (``place`` words where it is missing)."""

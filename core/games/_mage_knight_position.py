@@ -26,7 +26,7 @@ from ..errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
 from ..kernels import _types as T
 from ..mover import Mover
-from ..position import Moves, cell_index, register_position
+from ..position import CellActions, Moves, cell_index, register_position
 from ..position import Position as _Position
 from ..reach import Prepared, prepare
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -337,7 +337,7 @@ def _table(time: str, reductions, enter) -> int:
 
 
 @register_position("mage_knight")
-class Position(_Position):
+class Position(CellActions, _Position):
     """A live Mage Knight position: the map, the options (time of day, effects played,
     player combat) and the heroes; every hero plays for itself (its side is its id).
 
@@ -1118,15 +1118,6 @@ class Position(_Position):
         if not holds_many[cell]:
             self.team_at[cell] = self.team_list[i]
         self._touch()
-
-    def n_actions(self, figure) -> int:
-        return self.board.n_cells
-
-    def action_of(self, figure, to) -> int:
-        return self._cell(to, "to")
-
-    def action_coords(self, figure, actions) -> np.ndarray:
-        return self.board.coords[actions]
 
     # ---------------------------------------------------------------- scenario form
     def to_scenario(self, query: Mapping | None = None) -> dict:

@@ -53,7 +53,7 @@ from ..errors import (BoardError, IllegalMoveError, LimitError, PlacementError, 
                       ScenarioError, describe)
 from ..kernels import _types as T
 from ..mover import Mover
-from ..position import Moves, cell_index, register_position
+from ..position import CellActions, Moves, cell_index, register_position
 from ..position import Position as _Position
 from ..reach import Prepared, distance_field, prepare, reach
 from ..scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
@@ -566,7 +566,7 @@ ENEMY_REASONS = ("in_range", "route", "no_route", "no_target")
 
 
 @register_position("dark_realms")
-class Position(_Position):
+class Position(CellActions, _Position):
     """A live Dark Realms position: the scene (board, terrain masks, options) read once,
     the figures, one occupancy layer (int32[N], the team of the figure on each space, -1
     empty) kept in step with one prepared query per (team, flying) kind of mover.
@@ -1067,15 +1067,6 @@ class Position(_Position):
             f.cell = cell
             self._set_occ(cell, f.team)
         self._touch()
-
-    def n_actions(self, figure) -> int:
-        return self.board.n_cells
-
-    def action_of(self, figure, to) -> int:
-        return self._cell(to, "to")
-
-    def action_coords(self, figure, actions) -> np.ndarray:
-        return self.board.coords[actions]
 
     def _end_dicts(self, moves: Moves) -> list[dict]:
         kind = moves._extra[0]

@@ -34,7 +34,7 @@ from ..board import GRID_KINDS, Board, Link
 from ..errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
 from ..kernels import _types as T
 from ..mover import Mover
-from ..position import Moves, cell_index, register_position
+from ..position import CellActions, Moves, cell_index, register_position
 from ..position import Position as _Position
 from ..reach import Prepared, prepare, reach
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
@@ -100,7 +100,7 @@ _QUERY_KEYS = ("budget", "paths", "provoke")
 
 
 @register_position("grid")
-class Position(_Position):
+class Position(CellActions, _Position):
     """A live position of the generic game: the board packed once, one prepared query per
     team whose occupant layer follows the figures (``Prepared.set_layer``), the figures as
     arrays.
@@ -385,15 +385,6 @@ class Position(_Position):
         self.cell[i] = cell
         self._set_occ(cell, int(self.team[i]))
         self._touch()
-
-    def n_actions(self, figure) -> int:
-        return self.board.n_cells
-
-    def action_of(self, figure, to) -> int:
-        return self._cell(to, "to")
-
-    def action_coords(self, figure, actions) -> np.ndarray:
-        return self.board.coords[actions]
 
     def _end_dicts(self, moves: Moves) -> list[dict]:
         board = self.board

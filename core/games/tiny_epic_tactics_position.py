@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
                       describe)
 from ..kernels import _types as T
-from ..position import Moves, cell_index, register_position
+from ..position import CellActions, Moves, cell_index, register_position
 from ..position import Position as _Position
 from ..reach import Prepared, prepare
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -35,7 +35,7 @@ _NOT_STARTED = -1   # turn_start of a unit that took no Move action this turn
 
 
 @register_position("tiny_epic_tactics")
-class Position(_Position):
+class Position(CellActions, _Position):
     """A live Tiny Epic Tactics position: the realm packed once, the units as arrays,
     the turn in progress (Move actions taken, the space each unit's turn began on, the
     villages each unit used), one prepared query per kind of mover kept up to date in
@@ -864,16 +864,6 @@ class Position(_Position):
         self._touch()
 
     # ---------------------------------------------------------------- actions
-    def n_actions(self, figure) -> int:
-        """Size of a unit's action space: every space of the realm map."""
-        return self.board.n_cells
-
-    def action_of(self, figure, to) -> int:
-        return self._cell(to, "to")
-
-    def action_coords(self, figure, actions) -> np.ndarray:
-        return self.board.coords[actions]
-
     def _end_dicts(self, moves: Moves) -> list[dict]:
         extra = moves._extra
         if extra[0] in ("knock_back", "solo"):
