@@ -105,7 +105,8 @@ class Mover:
     def terrain_rule(self, n_terrain: int) -> np.ndarray:
         """int32[max(n_terrain, len(table)), 2]: (entry cost, TERRAIN_* bits) per id.
 
-        Terrain ids beyond the given table cannot be entered."""
+        Rows past the given table read "cannot enter" (queries refuse a board whose
+        terrain ids run past ``terrain_cost``, at the boundary: ``reach.prepare``)."""
         cache = self._packed
         if n_terrain not in cache:
             if self.terrain_cost is None:

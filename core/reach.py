@@ -233,7 +233,16 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
     if not isinstance(mover, Mover):
         raise QueryError(f"mover must be a movecore.Mover; got {describe(mover)}")
     n = board.n_cells
-    rule = mover.terrain_rule(board._fact("max_terrain") + 1)
+    top_terrain = board._fact("max_terrain")
+    if mover.terrain_cost is not None and top_terrain >= len(mover.terrain_cost):
+        # (an id past the table would read as "cannot enter": a silent wrong answer)
+        cell = int(np.flatnonzero(board.cell_data[:, 0] >= len(mover.terrain_cost))[0])
+        raise QueryError(f"the board has terrain id {int(board.cell_data[cell, 0])} (at "
+                         f"{list(board.coord(cell))}) but the mover's terrain_cost has "
+                         f"{len(mover.terrain_cost)} entries (ids 0.."
+                         f"{len(mover.terrain_cost) - 1}); give every id a cost (-1 = "
+                         f"cannot enter)")
+    rule = mover.terrain_rule(top_terrain + 1)
     occ = _occupant(board, occupant)
     qflags = _layer(cell_flags, n, np.uint8, "cell_flags")
     zoc_a = _layer(zoc, n, np.uint64, "zoc")

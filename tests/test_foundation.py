@@ -747,3 +747,17 @@ def test_version_is_the_installed_distributions():
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0
+
+
+def test_terrain_id_past_the_cost_table_is_a_typed_error():
+    """A terrain id the mover has no cost for is refused, naming the id and the table
+    size (it used to read as 'cannot enter': a silent wrong answer); -1 stays the way to
+    say 'cannot enter'."""
+    board = mc.Board.hex([(0, 0), (1, 0), (2, 0)], terrain=[0, 1, 0])
+    for call in (lambda m: mc.reach(board, m, (0, 0), 3),
+                 lambda m: mc.prepare(board, m, 3),
+                 lambda m: mc.reach_many(board, m, [0], 3),
+                 lambda m: mc.distance_field(board, m, [0])):
+        with pytest.raises(mc.QueryError, match=r"terrain id 1 .*1 entries"):
+            call(mc.Mover(terrain_cost=[1]))
+    assert mc.reach(board, mc.Mover(terrain_cost=[1, -1]), (0, 0), 3).cells.tolist() == [0]
