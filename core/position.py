@@ -94,25 +94,44 @@ class Moves:
     same query (paths if the query asked for them).
     """
 
-    __slots__ = ("position", "figure", "actions", "costs", "stop", "penalty", "columns",
+    __slots__ = ("position", "figure", "actions", "costs", "_stop", "_penalty", "columns",
                  "query", "version", "_dicts", "_extra")
 
     def __init__(self, position: "Position", figure, actions: np.ndarray,
                  costs: np.ndarray, stop: np.ndarray | None = None,
                  penalty: np.ndarray | None = None, columns: dict | None = None,
                  query: dict | None = None, extra: Any = None):
-        n = len(actions)
         self.position = position
         self.figure = figure
         self.actions = actions
         self.costs = costs
-        self.stop = np.zeros(n, np.int8) if stop is None else stop
-        self.penalty = np.zeros(n, np.int32) if penalty is None else penalty
+        self._stop = stop          # None: all zeros, made when first read
+        self._penalty = penalty
         self.columns = {} if columns is None else columns
         self.query = {} if query is None else query
         self.version = position.version
         self._dicts = None
         self._extra = extra  # the game's own bookkeeping (for to_dicts, paths, apply)
+
+    @property
+    def stop(self) -> np.ndarray:
+        if self._stop is None:
+            self._stop = np.zeros(len(self.actions), np.int8)
+        return self._stop
+
+    @stop.setter
+    def stop(self, value: np.ndarray) -> None:
+        self._stop = value
+
+    @property
+    def penalty(self) -> np.ndarray:
+        if self._penalty is None:
+            self._penalty = np.zeros(len(self.actions), np.int32)
+        return self._penalty
+
+    @penalty.setter
+    def penalty(self, value: np.ndarray) -> None:
+        self._penalty = value
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -164,7 +183,9 @@ class Position:
         legal_moves(figure, **query) -> Moves;  legal_moves_side(side, **query) ->
             {id: Moves} (one batch kernel call where the rules allow).
         apply_move(figure, to, **query): validated against ``legal_moves``; on error the
-            position is unchanged.  remove_figure(id).  copy().
+            position is unchanged.  apply_row(moves, row): the end at ``row`` of an
+            answer (no search again while the answer is current).
+            remove_figure(id).  copy().
         to_scenario(query) -> dict: the scenario of this position (``solve()`` of it
             answers exactly as ``legal_moves(...).to_dicts()``).
         solve(query) -> dict: ``solve()``'s result for a query dict in the game's words.
@@ -238,6 +259,28 @@ class Position:
 
     def apply_move(self, figure, to, **query) -> None:  # pragma: no cover
         raise NotImplementedError
+
+    def apply_row(self, moves: Moves, row: int) -> None:
+        """Apply the end at row ``row`` of ``moves`` (an answer of this position's
+        ``legal_moves`` or ``legal_moves_side``): the same as ``apply_move(moves.figure,
+        moves.actions[row], **moves.query)``, for AI code that picked a row. Games whose
+        answer is still current take it without searching again (a trusted fast path);
+        otherwise it is validated as :meth:`apply_move` (:class:`IllegalMoveError`,
+        position unchanged, if the end is no longer legal)."""
+        self.apply_move(moves.figure, int(moves.actions[self._row(moves, row)]),
+                        **moves.query)
+
+    def _row(self, moves: Moves, row) -> int:
+        """``row`` checked against ``moves`` (an answer of this position)."""
+        if not isinstance(moves, Moves) or moves.position is not self:
+            raise QueryError(f"apply_row: {describe(moves)} is not an answer of this "
+                             f"position's legal_moves")
+        n = len(moves.actions)
+        if type(row) is not int and not isinstance(row, np.integer) or \
+                isinstance(row, bool) or not 0 <= row < n:
+            raise QueryError(f"apply_row: row must be an integer in [0, {n}); got "
+                             f"{describe(row)}")
+        return int(row)
 
     def n_actions(self, figure) -> int:  # pragma: no cover
         raise NotImplementedError

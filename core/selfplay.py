@@ -38,7 +38,6 @@ from typing import Any, Callable
 import numpy as np
 
 from .errors import MovecoreError, QueryError, ScenarioError, describe
-from .kernels import _types as T
 from .position import grid_distance as _distance
 
 GAMES = ("grid", "heroscape", "mage_knight", "descent", "tiny_epic_tactics", "dark_realms")
@@ -237,6 +236,11 @@ def root_position(game: str, scenario: dict):
     """The position of a scenario, read once per process (games play on copies), with
     every figure's query asked once so that what a position caches (prepared queries per
     kind of mover) is made here, not in every game."""
+    return _root(game, scenario)[0]
+
+
+def _root(game: str, scenario: dict) -> tuple:
+    """(root position, the sides that have a figure that moves) of a scenario."""
     key = id(scenario)
     hit = _ROOTS.get(key)
     if hit is None or hit[0] is not scenario:
@@ -247,8 +251,9 @@ def root_position(game: str, scenario: dict):
         for f in pos.figures:
             if g.moves(pos, f):
                 pos.legal_moves(f, **g.query(pos, f, rng))
-        hit = _ROOTS[key] = (scenario, pos)
-    return hit[1]
+        sides = [s for s in pos.sides if any(g.moves(pos, f) for f in pos.team_figures(s))]
+        hit = _ROOTS[key] = (scenario, pos, sides)
+    return hit[1:]
 
 
 # ------------------------------------------------------------------------ one game
@@ -265,46 +270,61 @@ def play(game: str, scenario: dict, seed, *, policy: str = "random",
     the final positions.
 
     ``seed`` is an int or a ``SeedSequence``. With ``trace`` (a list), every move is
-    appended as a :class:`Move` (positions before it, figure, chosen ``at``, query)."""
+    appended as a :class:`Move` (positions before it, figure, chosen ``at``, query).
+
+    A move is ``legal_moves`` then ``apply_row`` of the row picked (the position takes
+    an end of its current answer without searching again)."""
     if policy not in POLICIES:
         raise QueryError(f"policy must be one of {list(POLICIES)}; got {describe(policy)}")
     rng = np.random.default_rng(seed)
-    pos = root_position(game, scenario).copy()
+    root, sides = _root(game, scenario)
+    pos = root.copy()
     g = GAME_CLASSES[game](pos)
     greedy = policy == "greedy"
     kind = g.kind
-    sides = [s for s in pos.sides if any(g.moves(pos, f) for f in pos.team_figures(s))]
+    random = rng.random
+    legal_moves = pos.legal_moves
+    apply_row = pos.apply_row
+    query = g.query
+    usable = None if type(g).usable is Game.usable else g.usable
+    may_move = None if type(g).moves is Game.moves else g.moves
     turns = moves = gens = 0
     n_sides = len(pos.sides)
+    n_turn_sides = len(sides)
     for turn in range(max_turns):
         if n_sides < 2 or not sides:
             break
-        side = sides[turn % len(sides)]
+        side = sides[turn % n_turn_sides]
         turns += 1
         answers = None
         if g.batch:
-            q = g.query(pos, None, rng)
+            q = query(pos, None, rng)
             answers = pos.legal_moves_side(side, **q)
             gens += len(answers)
+            taken: list = []     # cells allies ended on this turn
         for fid in pos.team_figures(side):
-            if not g.moves(pos, fid):
+            if may_move is not None and not may_move(pos, fid):
                 continue
             if answers is not None:
                 m = answers.get(fid)
                 if m is None:
                     continue
-                rows = g.usable(pos, fid, m)
-                occ = pos.occ[m.actions]
-                own = pos.board.find(pos.where(fid))   # (it has not moved this turn)
-                free = (occ == T.OCC_EMPTY) | (m.actions == own)
-                if not free.all():   # an ally ended there earlier this turn
-                    rows = np.flatnonzero(free) if rows is None else rows[free[rows]]
+                rows = None if usable is None else usable(pos, fid, m)
+                if taken:
+                    # an end an ally took since the batch (the only ends it made
+                    # illegal: allies do not leave play on their own turn)
+                    acts = m.actions
+                    free = acts != taken[0]
+                    for c in taken[1:]:
+                        free &= acts != c
+                    if not free.all():
+                        rows = np.flatnonzero(free) if rows is None else rows[free[rows]]
             else:
-                q = g.query(pos, fid, rng)
-                m = pos.legal_moves(fid, **q)
+                q = query(pos, fid, rng)
+                m = legal_moves(fid, **q)
                 gens += 1
-                rows = g.usable(pos, fid, m)
-            n = len(m) if rows is None else len(rows)
+                rows = None if usable is None else usable(pos, fid, m)
+            n = len(m.actions) if rows is None else len(rows)
             if n == 0:
                 continue
             enemies = None
@@ -318,24 +338,25 @@ def play(game: str, scenario: dict, seed, *, policy: str = "random",
                 ends = ends.reshape(len(ends), -1, 1, 2)
                 d = _distance(kind, ends, targets[None, None]).min(axis=(1, 2))
                 best = np.flatnonzero(d == d.min())
-                pick = int(best[int(rng.random() * len(best))])
+                pick = int(best[int(random() * len(best))])
             else:
-                pick = int(rng.random() * n)
+                pick = int(random() * n)
             row = pick if rows is None else int(rows[pick])
-            action = int(m.actions[row])
             if trace is not None:
                 before = [(f, _at(pos.where(f))) for f in pos.figures]
                 sq = g.scenario_query(fid, q)
                 state = pos.to_scenario(sq)
-            pos.apply_move(fid, action, **q)
+            if answers is not None:
+                taken.append(int(m.actions[row]))
+            apply_row(m, row)
             moves += 1
             if trace is not None:
                 trace.append(Move(fid, _at(pos.where(fid)), before, sq, state,
                                   answers is not None))
-            if rng.random() < REMOVE_CHANCE:
+            if random() < REMOVE_CHANCE:
                 near = [f for f in pos.touching(fid) if pos.side_of(f) != side]
                 if near:
-                    pos.remove_figure(near[int(rng.random() * len(near))])
+                    pos.remove_figure(near[int(random() * len(near))])
                     n_sides = len(pos.sides)
     return {"turns": turns, "moves": moves, "generations": gens,
             "sides_left": sorted({str(pos.side_of(f)) for f in pos.figures}),

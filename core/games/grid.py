@@ -149,7 +149,11 @@ class Position(CellActions, _Position):
         self._rank = np.empty(board.n_cells, np.int64)
         self._rank[np.lexsort((board.coords[:, 1], board.coords[:, 0]))] = \
             np.arange(board.n_cells)
-        self._queries: dict[int, Prepared] = {}   # team id -> prepared query
+        # team id -> prepared query, its occupant layer bound to ``self.occ`` (one
+        # layer for every team: a move writes one array); ``_proto`` holds the queries
+        # copies of this position rebind to their own ``occ`` when first asked
+        self._queries: dict[int, Prepared] = {}
+        self._proto: dict[int, Prepared] = self._queries
         self._last: Moves | None = None
         self._ends: np.ndarray | None = None   # the kernel's end columns, reused
         self._qbuf: dict = {}                  # query rows per batch size, reused
@@ -185,8 +189,9 @@ class Position(CellActions, _Position):
         new.cell = self.cell.copy()
         new.alive = self.alive.copy()
         new.occ = self.occ.copy()
-        # prepared queries own an occupant layer: each copy gets its own (nothing repacked)
-        new._queries = {t: q.copy() for t, q in self._queries.items()}
+        # prepared queries read the position's occupant layer: a copy rebinds them to
+        # its own when first asked (nothing repacked, nothing made for a team not asked)
+        new._queries = {}
         new._last = None
         new._ends = None
         new._qbuf = {}
@@ -255,9 +260,7 @@ class Position(CellActions, _Position):
         return cell_index(self.board, at, what)
 
     def _set_occ(self, cell: int, value: int) -> None:
-        self.occ[cell] = value
-        for q in self._queries.values():
-            q.set_layer("occupant", cell, value)
+        self.occ[cell] = value    # the layer every prepared query reads
 
     # ---------------------------------------------------------------- moves
     def _budget(self, query: Mapping) -> int:
@@ -272,9 +275,16 @@ class Position(CellActions, _Position):
     def _prepared(self, team: int, budget: int) -> Prepared:
         q = self._queries.get(team)
         if q is None or q.max_budget < budget:
-            top = max(budget, 2 * q.max_budget if q is not None else 0)
-            mover = Mover(terrain_cost=self.table, team=team, **self.options)
-            q = prepare(self.board, mover, min(top, T.MAX_BUDGET), occupant=self.occ)
+            proto = self._proto.get(team)
+            if q is None and proto is not None and proto.max_budget >= budget:
+                q = _bind(proto, self.occ)
+            else:
+                top = max(budget, 2 * q.max_budget if q is not None else 0)
+                mover = Mover(terrain_cost=self.table, team=team, **self.options)
+                q = _bind(prepare(self.board, mover, min(top, T.MAX_BUDGET),
+                                  occupant=self.occ), self.occ)
+                if proto is None or proto.max_budget < q.max_budget:
+                    self._proto[team] = q
             self._queries[team] = q
         return q
 
@@ -380,6 +390,14 @@ class Position(CellActions, _Position):
                                    f"{figure!r} in this position")
         self._move(i, cell)
 
+    def apply_row(self, moves: Moves, row: int) -> None:
+        """The end at ``row`` of ``moves``: taken as it is while the position has not
+        changed since ``moves`` were answered, else validated as :meth:`apply_move`."""
+        row = self._row(moves, row)
+        if moves.version != self.version:
+            return self.apply_move(moves.figure, int(moves.actions[row]), **moves.query)
+        self._move(self.index[moves.figure], int(moves.actions[row]))
+
     def _move(self, i: int, cell: int) -> None:
         self._set_occ(int(self.cell[i]), T.OCC_EMPTY)
         self.cell[i] = cell
@@ -424,6 +442,17 @@ class Position(CellActions, _Position):
         get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
         m = self.legal_moves(fid, **{k: v for k, v in query.items() if k != "figure"})
         return {"figure": fid, "ends": m.to_dicts()}
+
+
+def _bind(q: Prepared, occ: np.ndarray) -> Prepared:
+    """``q`` (board and mover packing shared) reading the occupant layer ``occ`` itself:
+    a write to ``occ`` is what the next query sees. The layer is marked occupied (an
+    empty one is only slower to read), so a figure stepping on needs no flag."""
+    from dataclasses import replace
+    p = q._q
+    params = p.params.copy()
+    params[T.P_HAS_OCC] = 1
+    return Prepared(replace(p, occupant=occ, params=params, one=None), q.mover)
 
 
 @register_game("grid")
