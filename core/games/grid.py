@@ -334,10 +334,16 @@ class Position(CellActions, _Position):
         queries = self._qbuf.get(k)
         if queries is None:
             queries = self._qbuf[k] = np.empty((k, 3), np.int64)
-        queries[:, 0] = self.cell[members]
-        queries[:, 1] = budget
         if self._ends is None or self._ends.shape[1] < k * n:
             self._ends = np.empty((3, max(k, 4) * n), T.INDEX)
+        if k == 1 and prep.fast:   # one figure (legal_moves): no slicing per figure
+            i = members[0]
+            queries[0, 0] = self.cell[i]
+            queries[0, 1] = budget
+            block = self._ends[:, :prep._run_into(queries, self._ends, self._rank)].copy()
+            return [Moves(self, self.ids[i], block[0], block[1], block[2], query=q)]
+        queries[:, 0] = self.cell[members]
+        queries[:, 1] = budget
         if prep.fast:
             total = prep._run_into(queries, self._ends, self._rank)
             block = self._ends[:, :total].copy()
@@ -448,11 +454,20 @@ def _bind(q: Prepared, occ: np.ndarray) -> Prepared:
     """``q`` (board and mover packing shared) reading the occupant layer ``occ`` itself:
     a write to ``occ`` is what the next query sees. The layer is marked occupied (an
     empty one is only slower to read), so a figure stepping on needs no flag."""
-    from dataclasses import replace
     p = q._q
-    params = p.params.copy()
-    params[T.P_HAS_OCC] = 1
-    return Prepared(replace(p, occupant=occ, params=params, one=None), q.mover)
+    params = p.params
+    if not params[T.P_HAS_OCC]:
+        params = params.copy()
+        params[T.P_HAS_OCC] = 1
+    try:   # a field-for-field copy (dataclasses.replace re-runs __init__: 10x dearer)
+        new = object.__new__(type(p))
+        new.__dict__.update(p.__dict__)
+        for k, v in (("occupant", occ), ("params", params), ("one", None)):
+            object.__setattr__(new, k, v)
+    except AttributeError:  # pragma: no cover (a query type without __dict__)
+        from dataclasses import replace
+        new = replace(p, occupant=occ, params=params, one=None)
+    return Prepared(new, q.mover)
 
 
 @register_game("grid")
