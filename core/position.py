@@ -237,14 +237,14 @@ class Position:
         """Ids of the figures standing on a cell next to one of ``figure``'s cells (the
         board's geometric neighbours), in play order."""
         kind = getattr(getattr(self, "board", None), "kind", "hex")
-        mine = np.array(_cells(self.where(figure)), np.int64)
+        kind = kind if kind in ("hex", "square4") else "square8"   # as grid_distance
+        # the coordinates at grid distance 1 of a cell of the figure (a set: a figure
+        # touches when one of its cells is in it)
+        near = {(x + dx, y + dy) for x, y in _cells(self.where(figure))
+                for dx, dy in _STEPS[kind]}
         out = []
         for f in self.figures:
-            if f == figure:
-                continue
-            theirs = np.array(_cells(self.where(f)), np.int64)
-            d = grid_distance(kind, mine[:, None], theirs[None])
-            if (d == 1).any():
+            if f != figure and any(tuple(c) in near for c in _cells(self.where(f))):
                 out.append(f)
         return out
 
@@ -361,6 +361,13 @@ def cell_index(board, at, what: str, place: str = "on the board") -> int:
     if c < 0:
         raise QueryError(f"{what}: {list(at)} is not {place}")
     return c
+
+
+#: The offsets to the cells at grid distance 1 (see :func:`grid_distance`).
+_STEPS = {"hex": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)),
+          "square4": ((1, 0), (-1, 0), (0, 1), (0, -1)),
+          "square8": tuple((dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+                           if dx or dy)}
 
 
 def _cells(where) -> list:

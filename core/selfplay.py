@@ -164,9 +164,10 @@ class DescentGame(Game):
 
     def usable(self, pos, fid, moves):
         # the glyph to town is no board move
-        town = pos.n_actions(fid) - 1
-        if moves.actions[-1] == town or (moves.actions == town).any():
-            return np.flatnonzero(moves.actions != town)
+        town = pos.n_actions(fid) - 1     # the largest action id
+        acts = moves.actions
+        if len(acts) and acts.max() == town:
+            return np.flatnonzero(acts != town)
         return None
 
 

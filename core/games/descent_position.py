@@ -816,13 +816,14 @@ class Position(_Position):
         if self.anchor[i] < 0:
             return []
         squares = self.st.squares
-        mine = [squares[s] for s in self._squares(i, self.anchor[i])]
+        # the squares at distance 1 of the base (bases never overlap)
+        near = {(x + dx, y + dy) for x, y in (squares[s] for s in self._squares(
+            i, self.anchor[i])) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy}
         out = []
         for j, fid in enumerate(self.ids):
             if j == i or not self.alive[j] or self.anchor[j] < 0:
                 continue
-            if any(max(abs(a[0] - b[0]), abs(a[1] - b[1])) == 1 for a in mine
-                   for b in (squares[s] for s in self._squares(j, self.anchor[j]))):
+            if any(squares[s] in near for s in self._squares(j, self.anchor[j])):
                 out.append(fid)
         return out
 

@@ -1,7 +1,7 @@
 """``Position.apply_row`` (the end at a row of an answer, trusted while the answer is
 current) against the validated ``apply_move`` it stands for, over seeded random move
 sequences of every game's bundled examples; and positions copied from copies answer as
-positions rebuilt from scratch."""
+positions rebuilt from scratch; the protocol's ``touching`` is the grid distance 1."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +9,7 @@ import pytest
 
 import movecore as mc
 from movecore import selfplay as sp
+from movecore.position import Position as Base
 
 
 def _examples():
@@ -26,6 +27,15 @@ def _examples():
 
 def _state(pos) -> list:
     return [(f, pos.where(f)) for f in pos.figures]
+
+
+def _touching_by_distance(pos, figure) -> list:
+    """The figures with a cell at grid distance 1 of one of ``figure``'s cells."""
+    from movecore.position import grid_distance
+    kind = getattr(getattr(pos, "board", None), "kind", "hex")
+    mine = sp._cells(pos.where(figure))
+    return [f for f in pos.figures if f != figure and isinstance(pos.where(f), (tuple, list))
+            and (grid_distance(kind, mine[:, None], sp._cells(pos.where(f))[None]) == 1).any()]
 
 
 def _answers(pos, g, rng_seed: int) -> list:
@@ -145,3 +155,34 @@ def test_copies_of_copies_answer_as_rebuilt(game, scenario):
             pos.apply_row(m, int(rows[int(rng.integers(len(rows)))]))
         rebuilt = mc.position(pos.to_scenario())
         assert _answers(pos, g, step) == _answers(rebuilt, g, step)
+        for f in pos.figures:
+            if isinstance(pos.where(f), (tuple, list)):
+                assert Base.touching(pos, f) == _touching_by_distance(pos, f), (step, f)
+
+
+def _descent_touching_by_distance(pos, figure) -> list:
+    """Descent: the figures with a square of their base at distance 1 (8 neighbours) of
+    a square of ``figure``'s base; none in town."""
+    i = pos.index[figure]
+    if pos.anchor[i] < 0:
+        return []
+    sq = pos.st.squares
+    mine = [sq[s] for s in pos._squares(i, pos.anchor[i])]
+    return [f for j, f in enumerate(pos.ids) if j != i and pos.alive[j] and pos.anchor[j] >= 0
+            and any(max(abs(a[0] - b[0]), abs(a[1] - b[1])) == 1 for a in mine
+                    for b in (sq[s] for s in pos._squares(j, pos.anchor[j])))]
+
+
+@pytest.mark.parametrize("name,scenario", [pytest.param(n, s, id=n) for n, s in (
+    sp.example_scenarios("descent") if "descent" in mc.position_games() else [])])
+def test_descent_touching_is_distance_one_between_bases(name, scenario):
+    checked = 0
+    for seed in range(3):
+        trace: list = []
+        sp.play("descent", scenario, seed, max_turns=12, trace=trace)
+        for mv in trace:
+            pos = mc.position(mv.scenario)
+            for f in pos.figures:
+                assert pos.touching(f) == _descent_touching_by_distance(pos, f), (seed, f)
+                checked += bool(pos.touching(f))
+    assert checked > 0
