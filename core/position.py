@@ -349,6 +349,32 @@ class CellActions:
         return self.board.coords[actions]
 
 
+def bind_occupant(prepared, occ: np.ndarray):
+    """``prepared`` (a :class:`movecore.Prepared`; board and mover packing, layers and
+    parameters shared) reading the occupant layer ``occ`` (int32[N]) itself: a write to
+    ``occ`` is what its next query sees, so a position whose prepared queries all read
+    its own ``occ`` moves a figure with one write, and a copy rebinds them to its own
+    ``occ`` in O(1). The layer is marked occupied (an empty one is only slower to read),
+    so a figure stepping on needs no flag. Only for queries whose other layers nobody
+    changes (they are shared with ``prepared``)."""
+    from .kernels import _types as T
+    from .reach import Prepared
+    p = prepared._q
+    params = p.params
+    if not params[T.P_HAS_OCC]:
+        params = params.copy()
+        params[T.P_HAS_OCC] = 1
+    try:   # a field-for-field copy (dataclasses.replace re-runs __init__: 10x dearer)
+        new = object.__new__(type(p))
+        new.__dict__.update(p.__dict__)
+        for k, v in (("occupant", occ), ("params", params), ("one", None)):
+            object.__setattr__(new, k, v)
+    except AttributeError:  # pragma: no cover (a query type without __dict__)
+        from dataclasses import replace
+        new = replace(p, occupant=occ, params=params, one=None)
+    return Prepared(new, prepared.mover)
+
+
 def cell_index(board, at, what: str, place: str = "on the board") -> int:
     """A cell given as an index or a coordinate, checked: :class:`QueryError` naming
     ``what`` and the value otherwise (``place`` words where it is missing)."""

@@ -34,7 +34,8 @@ from ..board import GRID_KINDS, Board, Link
 from ..errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
 from ..kernels import _types as T
 from ..mover import Mover
-from ..position import CellActions, Moves, cell_index, register_position
+from ..position import (CellActions, Moves, bind_occupant, cell_index,
+                        register_position)
 from ..position import Position as _Position
 from ..reach import Prepared, prepare, reach
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
@@ -277,11 +278,11 @@ class Position(CellActions, _Position):
         if q is None or q.max_budget < budget:
             proto = self._proto.get(team)
             if q is None and proto is not None and proto.max_budget >= budget:
-                q = _bind(proto, self.occ)
+                q = bind_occupant(proto, self.occ)
             else:
                 top = max(budget, 2 * q.max_budget if q is not None else 0)
                 mover = Mover(terrain_cost=self.table, team=team, **self.options)
-                q = _bind(prepare(self.board, mover, min(top, T.MAX_BUDGET),
+                q = bind_occupant(prepare(self.board, mover, min(top, T.MAX_BUDGET),
                                   occupant=self.occ), self.occ)
                 if proto is None or proto.max_budget < q.max_budget:
                     self._proto[team] = q
@@ -448,26 +449,6 @@ class Position(CellActions, _Position):
         get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
         m = self.legal_moves(fid, **{k: v for k, v in query.items() if k != "figure"})
         return {"figure": fid, "ends": m.to_dicts()}
-
-
-def _bind(q: Prepared, occ: np.ndarray) -> Prepared:
-    """``q`` (board and mover packing shared) reading the occupant layer ``occ`` itself:
-    a write to ``occ`` is what the next query sees. The layer is marked occupied (an
-    empty one is only slower to read), so a figure stepping on needs no flag."""
-    p = q._q
-    params = p.params
-    if not params[T.P_HAS_OCC]:
-        params = params.copy()
-        params[T.P_HAS_OCC] = 1
-    try:   # a field-for-field copy (dataclasses.replace re-runs __init__: 10x dearer)
-        new = object.__new__(type(p))
-        new.__dict__.update(p.__dict__)
-        for k, v in (("occupant", occ), ("params", params), ("one", None)):
-            object.__setattr__(new, k, v)
-    except AttributeError:  # pragma: no cover (a query type without __dict__)
-        from dataclasses import replace
-        new = replace(p, occupant=occ, params=params, one=None)
-    return Prepared(new, q.mover)
 
 
 @register_game("grid")

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
                       describe)
 from ..kernels import _types as T
-from ..position import CellActions, Moves, cell_index, register_position
+from ..position import CellActions, Moves, bind_occupant, cell_index, register_position
 from ..position import Position as _Position
 from ..reach import Prepared, prepare
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -184,6 +184,9 @@ class Position(CellActions, _Position):
         new._preps = {}
         new._unshared = []
         for key, p in self._preps.items():
+            if p._q.occupant is self.occ:   # reads the position's own layer: rebound
+                new._preps[key] = bind_occupant(p, new.occ)
+                continue
             p = new._preps[key] = p.copy()
             if not new._share(p):
                 new._unshared.append(p)
