@@ -272,6 +272,9 @@ class Position:
 
     def _row(self, moves: Moves, row) -> int:
         """``row`` checked against ``moves`` (an answer of this position)."""
+        if type(row) is int and type(moves) is Moves and moves.position is self and \
+                0 <= row < len(moves.actions):
+            return row
         if not isinstance(moves, Moves) or moves.position is not self:
             raise QueryError(f"apply_row: {describe(moves)} is not an answer of this "
                              f"position's legal_moves")

@@ -200,21 +200,28 @@ GAME_CLASSES: dict[str, type[Game]] = {c.name: c for c in (
 
 
 # ------------------------------------------------------------------------ scenarios
+_EXAMPLES: dict = {}
+
+
 def example_scenarios(game: str) -> list[tuple[str, dict]]:
     """The bundled example scenarios of ``game`` with two sides or more, as (file name,
-    scenario), by name."""
+    scenario), by name. Read once per process: the same scenario objects every call, so
+    their positions (:func:`root_position`) are built once too (do not change them)."""
     if game not in GAMES:
         raise ScenarioError(f"selfplay --game {game!r}: expected one of {list(GAMES)}")
-    from .cli import example_paths
-    out = []
-    for p in example_paths():
-        if p.name.startswith(game + "_"):
-            s = json.loads(p.read_text(encoding="utf-8"))
-            if s.get("game") == game and _playable(s):
-                out.append((p.name, s))
-    if not out:
-        raise ScenarioError(f"no bundled example scenario for game {game!r}")
-    return out
+    out = _EXAMPLES.get(game)
+    if out is None:
+        from .cli import example_paths
+        out = []
+        for p in example_paths():
+            if p.name.startswith(game + "_"):
+                s = json.loads(p.read_text(encoding="utf-8"))
+                if s.get("game") == game and _playable(s):
+                    out.append((p.name, s))
+        if not out:
+            raise ScenarioError(f"no bundled example scenario for game {game!r}")
+        _EXAMPLES[game] = out
+    return list(out)
 
 
 def _playable(scenario: dict) -> bool:
@@ -435,9 +442,15 @@ def run_selfplay(game: str, n_games: int, seed: int = 0, *, policy: str = "rando
     for what, v in (("games", n_games), ("workers", workers), ("turns", max_turns)):
         if not isinstance(v, int) or isinstance(v, bool) or v < (0 if what == "games" else 1):
             raise QueryError(f"{what} must be a positive integer; got {describe(v)}")
-    t0 = time.perf_counter()
     parts = _chunks(n_games, workers) if n_games else []
     interrupted = False
+    if not use_ray and (workers == 1 or len(parts) <= 1):
+        # read and pack the positions the games start from before the clock starts:
+        # once per process (workers each do it in their own, inside the time)
+        scen = scenarios if scenarios is not None else example_scenarios(game)
+        for _, s in scen[:n_games]:
+            _root(game, s)
+    t0 = time.perf_counter()
     if use_ray:
         results = _run_ray(game, seed, parts, policy, max_turns, ray_address, ray_cpus,
                            scenarios)

@@ -186,3 +186,15 @@ def test_descent_touching_is_distance_one_between_bases(name, scenario):
                 assert pos.touching(f) == _descent_touching_by_distance(pos, f), (seed, f)
                 checked += bool(pos.touching(f))
     assert checked > 0
+
+
+def test_examples_and_their_positions_are_read_once_per_process():
+    """Self-play reads the bundled examples and packs their positions once per process
+    (a run's clock does not count them again): same scenario objects, same roots."""
+    a, b = sp.example_scenarios("grid"), sp.example_scenarios("grid")
+    assert [s for _, s in a] and all(x is y for (_, x), (_, y) in zip(a, b))
+    a.clear()     # the caller's list: the cache keeps its own
+    assert sp.example_scenarios("grid") == b
+    roots = [sp.root_position("grid", s) for _, s in b]
+    sp.run_selfplay("grid", len(b) + 1, 0)
+    assert all(sp.root_position("grid", s) is r for (_, s), r in zip(b, roots))
