@@ -29,7 +29,7 @@ def scenario(cells, budget, *, time="day", figures=None, hero="h", open=(), next
     if updates:
         board["updates"] = list(updates)
     opts = {"time": time}
-    for k in ("pvp", "reductions", "enter"):
+    for k in ("pvp", "reductions", "enter", "forbid", "provoke", "bend", "explore", "cities"):
         if k in query:
             opts[k] = query.pop(k)
     return {"game": "mage_knight", "board": board, "options": opts,
@@ -369,6 +369,35 @@ def test_enter_inaccessible_terrain_at_a_cost_is_unsafe():
     assert ends(res) == {(0, 0): 0, (1, 0): 1, (2, 0): 3, (0, 1): 3}
 
 
+def solved(sc):
+    """solve() of ``sc``, held equal to the longhand reference and to the live position's
+    moves (the three paths agree)."""
+    got = mc.solve(sc)
+    assert mk.solve_reference(sc) == got
+    q = {k: v for k, v in sc["query"].items() if k != "figure"}
+    assert mc.position(sc).legal_moves(sc["query"]["figure"], **q).to_dicts() == got["ends"]
+    return got
+
+
+def test_first_reconnaissance_cities_cannot_be_entered():
+    # Scenario Book, First Reconnaissance: "Cities cannot be conquered nor entered in this
+    # scenario." A closed city is never an end, not even of a direct move, and a normal
+    # move cannot pass through it; a direct move still passes over it.
+    base = [cell((0, 0)), cell((1, 0), "swamp", site="city"), cell((2, 0))]
+    board = _lakes_around(base)
+    assert ends(solved(scenario(board, 6))) == {(0, 0): 0, (1, 0): 2}
+    assert ends(solved(scenario(board, 6, cities="closed"))) == {(0, 0): 0}
+    base[1]["conquered"] = True
+    board = _lakes_around(base)
+    assert ends(solved(scenario(board, 6))) == {(0, 0): 0, (1, 0): 2, (2, 0): 4}
+    assert ends(solved(scenario(board, 6, cities="closed"))) == {(0, 0): 0}
+    for safe in (True, False):
+        res = ends(solved(scenario(board, 2, cities="closed", mode="direct", end_safe=safe)))
+        assert (1, 0) not in res and res[(2, 0)] == 2
+        res = ends(solved(scenario(board, 2, cities="open", mode="direct", end_safe=safe)))
+        assert res[(1, 0)] == 1 and res[(2, 0)] == 2
+
+
 # --------------------------------------------------------------------- tiles
 def test_tile_catalogue_is_consistent():
     cat = mk.tile_catalogue()
@@ -677,6 +706,8 @@ def test_random_explore_against_enumeration():
     (lambda s: s["options"].update(enter=[{"terrains": ["plains"], "cost": 1}]),
      mc.ScenarioError),
     (lambda s: s["options"].update(colour="red"), mc.ScenarioError),
+    (lambda s: s["options"].update(cities="sealed"), mc.ScenarioError),
+    (lambda s: s["options"].update(cities=False), mc.ScenarioError),
     (lambda s: s["board"]["cells"][1].update(terrain=3), mc.ScenarioError),
     (lambda s: s["board"].update(cells="x"), mc.ScenarioError),
 ])

@@ -229,8 +229,10 @@ def _random_map_scenario(seed):
                 all(f["at"] != c["at"] for f in figs):
             figs.append({"id": "g" if len(figs) == 1 else f"o{len(figs)}", "at": c["at"],
                          **({"team": "h"} if rng.random() < 0.2 else {})})
-    return {"game": "mage_knight", "board": {"cells": cells},
-            "options": {"time": rng.choice(mk.TIMES), "pvp": rng.random() < 0.7},
+    opts = {"time": rng.choice(mk.TIMES), "pvp": rng.random() < 0.7}
+    if random.Random(seed + 5000).random() < 0.4:   # (its own stream: the maps stay)
+        opts["cities"] = "closed"
+    return {"game": "mage_knight", "board": {"cells": cells}, "options": opts,
             "figures": figs, "query": {"figure": "h", "budget": 6}}
 
 
@@ -238,6 +240,11 @@ def _random_map_scenario(seed):
 def test_random_games_on_random_maps(seed):
     pos = mc.position(_random_map_scenario(seed))
     _play(pos, 100 + seed, 120, reference_every=2)
+
+
+def test_random_maps_cover_closed_cities():
+    closed = [s for s in range(6) if _random_map_scenario(s)["options"].get("cities")]
+    assert closed and len(closed) < 6
 
 
 def test_reveal_then_continue_example_through_the_position():

@@ -39,6 +39,7 @@ longhand reference it is tested against (:func:`solve_reference`).
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -87,6 +88,14 @@ TILE_HEXES = {"C": (0, 0), "E": (1, 0), "NE": (1, -1), "NW": (0, -1), "W": (-1, 
 TILE_STEPS = ((3, -2), (2, 1), (-1, 3), (-3, 2), (-2, -1), (1, -3))
 TILE_KINDS = ("countryside", "core")
 NEXT_TILE = ("countryside", "core", "fallback", "none")
+#: Scenario rule for cities: ``open`` (the rulebook's), ``closed`` ("Cities cannot be
+#: conquered nor entered in this scenario": First Reconnaissance, Scenario Book).
+CITY_RULES = ("open", "closed")
+#: How far from an open tile position a hero may explore it (2: Space Bending, Scouts).
+EXPLORE_DISTANCES = (1, 2)
+#: Keys of the scenario ``options``.
+OPTION_KEYS = ("time", "pvp", "reductions", "enter", "forbid", "provoke", "bend", "explore",
+               "cities")
 #: Placed tiles a new tile must touch, by the kind of the next tile.
 TILES_TO_TOUCH = {"countryside": 2, "core": 2, "fallback": 3}
 
@@ -120,6 +129,26 @@ def tile_cells(position: Sequence[int]) -> list[tuple[int, int]]:
     return [(q + dq, r + dr) for dq, dr in TILE_HEXES.values()]
 
 
+#: Offsets of the hexes within 2 steps (the 6 neighbours first, then the ring at 2).
+WITHIN_TWO = tuple(DIRECTIONS["hex"]) + tuple(
+    (dq, dr) for dq in range(-2, 3) for dr in range(-2, 3)
+    if max(abs(dq), abs(dr), abs(dq + dr)) == 2)
+_BENT: "weakref.WeakKeyDictionary[Board, Board]" = weakref.WeakKeyDictionary()
+
+
+def bent_board(board: Board) -> Board:
+    """The map as Space Bending sees it: every space within 2 steps is adjacent ("you may
+    move to spaces ... that are 2 spaces away from you as if they were adjacent. Ignore
+    any spaces you leap over this way"). A graph board over the same cells (indices,
+    coordinates and terrain ids kept); made once per board."""
+    got = _BENT.get(board)
+    if got is None:
+        xy = board.coords.astype(np.int64)
+        nbr = np.stack([board.indices(xy + np.array(d)) for d in WITHIN_TWO], axis=1)
+        got = _BENT[board] = Board.graph(nbr, coords=board.coords, terrain=board.terrain)
+    return got
+
+
 # ---------------------------------------------------------------------------- costs
 def reduce_cost(cost: int, reductions: Iterable[tuple[int, int]]) -> int:
     """Least cost after the reductions ``(by, min)``, in the best order.
@@ -134,12 +163,15 @@ def reduce_cost(cost: int, reductions: Iterable[tuple[int, int]]) -> int:
 
 
 def terrain_costs(time: str = "day", reductions: Iterable[Mapping] = (),
-                  enter: Iterable[Mapping] = ()) -> dict[str, int | None]:
+                  enter: Iterable[Mapping] = (), forbid: Iterable[str] = ()
+                  ) -> dict[str, int | None]:
     """Move cost of each terrain (and ``"city"``) this turn; ``None`` = cannot enter.
 
     ``reductions``: ``{"terrains": [...] | "all", "by": n, "min": m}``; ``enter``:
     ``{"terrains": ["lake" | "mountain", ...], "cost": n}`` (an effect that lets the hero
-    enter an inaccessible terrain at that cost; reductions then apply to it as well).
+    enter an inaccessible terrain at that cost; reductions then apply to it as well);
+    ``forbid``: cost classes that cannot be entered this turn (Mist Form's "You cannot
+    enter hills and mountains"; ``"city"`` when cities are closed); it beats ``enter``.
     """
     if time not in MOVE_COST:
         raise QueryError(f"time is {time!r}; expected one of {list(TIMES)}")
@@ -156,6 +188,8 @@ def terrain_costs(time: str = "day", reductions: Iterable[Mapping] = (),
         mine = [(r["by"], r["min"]) for r in reductions
                 if r["terrains"] == "all" or t in r["terrains"]]
         out[t] = reduce_cost(c, mine)
+    for t in forbid:
+        out[t] = None
     return out
 
 
@@ -254,13 +288,14 @@ class MageKnightMap:
         return any(self.explored((q + dq, r + dr)) and
                    self.touching_tiles((q + dq, r + dr)) >= 2 for dq, dr in TILE_STEPS)
 
-    def cells_next_to(self, position: Sequence[int]) -> list[int]:
+    def cells_next_to(self, position: Sequence[int], distance: int = 1) -> list[int]:
         """Map spaces adjacent to the (unexplored) tile position, from which it may be
-        revealed."""
+        revealed (``distance`` 2: within two steps of it, as Space Bending and Scouts
+        allow)."""
         tile = set(tile_cells(position))
         out = set()
         for q, r in tile:
-            for dq, dr in DIRECTIONS["hex"]:
+            for dq, dr in (WITHIN_TWO if distance == 2 else DIRECTIONS["hex"]):
                 c = (q + dq, r + dr)
                 if c not in tile:
                     i = self.board.find(c)
@@ -485,6 +520,48 @@ def read_effects(opts: Mapping) -> tuple[list[dict], list[dict]]:
     return reductions, enter
 
 
+#: The turn effects of a scenario without any (see :func:`read_turn`).
+NO_TURN_EFFECTS = {"forbid": [], "provoke": True, "bend": False,
+                   "explore": {"cost": EXPLORE_COST, "distance": 1}}
+
+
+def read_turn(opts: Mapping) -> dict:
+    """The effects of the scenario options that change the rules of movement, validated:
+    ``forbid`` (cost classes that cannot be entered this turn), ``provoke`` (false: moves
+    provoke no rampaging enemy), ``bend`` (Space Bending), ``explore`` (``{"cost": n or
+    null (no exploring), "distance": 1 or 2}``). See docs/mage_knight.md."""
+    forbid = []
+    for i, t in enumerate(get_list(opts, "forbid", "options", [])):
+        if not isinstance(t, str) or t not in COST_CLASSES:
+            raise ScenarioError(f"options.forbid[{i}]: unknown terrain {describe(t)}; "
+                                f"expected some of {list(COST_CLASSES)}")
+        if t not in forbid:
+            forbid.append(t)
+    ex = expect_object(opts.get("explore", {}), "options.explore")
+    expect_keys(ex, "options.explore", ("cost", "distance"))
+    cost = ex.get("cost", EXPLORE_COST)
+    if cost is not None:
+        cost = get_int(ex, "cost", "options.explore", EXPLORE_COST, lo=0, hi=T.MAX_COST)
+    distance = get_int(ex, "distance", "options.explore", 1, lo=1, hi=2)
+    return {"forbid": forbid, "provoke": get_bool(opts, "provoke", "options", True),
+            "bend": get_bool(opts, "bend", "options", False),
+            "explore": {"cost": cost, "distance": distance}}
+
+
+def turn_rules(turn: Mapping, cities: str = "open") -> tuple[list[str], bool, bool,
+                                                             int | None, int]:
+    """(forbidden cost classes, quiet, bend, explore cost or None, explore distance) of
+    the turn effects ``turn`` (:func:`read_turn`) under the city rule ``cities``: closed
+    cities are forbidden; Space Bending never provokes and explores from 2 away."""
+    forbid = list(turn["forbid"])
+    if cities == "closed" and "city" not in forbid:
+        forbid.append("city")
+    bend = bool(turn["bend"])
+    ex = turn["explore"]
+    return (forbid, bend or not turn["provoke"], bend, ex["cost"],
+            2 if bend else ex["distance"])
+
+
 @dataclass(frozen=True)
 class Hero:
     id: Any
@@ -543,12 +620,17 @@ def is_safe(m: MageKnightMap, cell: int, hero: Hero, heroes: Sequence[Hero]) -> 
 def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
          time: str = "day", reductions: Sequence[Mapping] = (),
          enter: Sequence[Mapping] = (), pvp: bool = True, paths: bool = False,
-         explore: bool = True) -> dict:
+         explore: bool = True, forbid: Sequence[str] = (), quiet: bool = False,
+         bend: bool = False, explore_cost: int | None = EXPLORE_COST,
+         explore_distance: int = 1) -> dict:
     """Every end of a normal move of ``hero`` with ``budget`` Move points, and every tile
     position it could reveal. Returns ``{"ends": [...], "explore": [...]}`` in game words
-    (see docs/mage_knight.md)."""
-    board = m.board
-    costs = terrain_costs(time, reductions, enter)
+    (see docs/mage_knight.md). ``forbid``: cost classes that cannot be entered; ``quiet``:
+    no step provokes; ``bend``: Space Bending (spaces 2 away are adjacent; give ``quiet``
+    and ``explore_distance`` 2 with it, as :func:`turn_rules` does); ``explore_cost``:
+    Move points of a reveal (None: no exploring); ``explore_distance``: 1 or 2."""
+    board = bent_board(m.board) if bend else m.board
+    costs = terrain_costs(time, reductions, enter, forbid)
     table = [-1 if costs[t] is None else costs[t] for t in COST_CLASSES]
     n = board.n_cells
     flags = np.zeros(n, np.uint8)
@@ -559,8 +641,8 @@ def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
             tokens.append(i)
         elif s.stops(hero.player):
             flags[i] |= T.CELL_STOP
-    zoc = adjacency_masks(board, tokens, "rampaging enemies") if tokens else \
-        np.zeros(n, np.uint64)
+    zoc = adjacency_masks(board, tokens, "rampaging enemies") if tokens and not quiet \
+        else np.zeros(n, np.uint64)
     r = reach(board, Mover(terrain_cost=table), hero.cell, budget, cell_flags=flags,
               zoc=zoc)
     row_of = {int(c): i for i, c in enumerate(r.cells)}
@@ -639,19 +721,21 @@ def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
             if free_path is not None:
                 e["free_path"] = coord_list(board, free_path)
         ends.append(e)
-    return {"ends": ends, "explore": _explore(m, r, free, budget, paths) if explore else []}
+    out = _explore(m, r, free, budget, paths, explore_cost, explore_distance) \
+        if explore and explore_cost is not None else []
+    return {"ends": ends, "explore": out}
 
 
 def _explore(m: MageKnightMap, r: Reach, free: Mapping[int, int], budget: int,
-             paths: bool) -> list[dict]:
+             paths: bool, cost: int = EXPLORE_COST, distance: int = 1) -> list[dict]:
     if m.next_tile == "none":
         return []
     board = m.board
     out = []
     for pos in m.open:
         best = None
-        for c in m.cells_next_to(pos):
-            if c in free and free[c] + EXPLORE_COST <= budget:
+        for c in m.cells_next_to(pos, distance):
+            if c in free and free[c] + cost <= budget:
                 key = (free[c], board.coord(c))
                 if best is None or key < best[0]:
                     best = (key, c)
@@ -659,7 +743,7 @@ def _explore(m: MageKnightMap, r: Reach, free: Mapping[int, int], budget: int,
             continue
         c = best[1]
         e = {"position": list(pos), "from": list(board.coord(c)),
-             "cost": free[c] + EXPLORE_COST, "placeable": m.placeable(pos)}
+             "cost": free[c] + cost, "placeable": m.placeable(pos)}
         if paths:
             e["path"] = coord_list(board, r.path(c, free=True).tolist())
         out.append(e)
@@ -668,14 +752,16 @@ def _explore(m: MageKnightMap, r: Reach, free: Mapping[int, int], budget: int,
 
 
 def direct_move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, spaces: int, *,
-                end_safe: bool = True, pvp: bool = True, paths: bool = False) -> dict:
+                end_safe: bool = True, pvp: bool = True, paths: bool = False,
+                forbid: Sequence[str] = ()) -> dict:
     """A "move N spaces" effect: 1 per space, over lakes, mountains, rampaging enemies,
     fortified sites and heroes, without provoking; with ``end_safe`` only safe spaces are
-    ends (never a rampaging enemy's space)."""
+    ends (never a rampaging enemy's space, nor a space of a ``forbid`` cost class)."""
     board = m.board
     flags = np.zeros(board.n_cells, np.uint8)
     for i, s in enumerate(m.spaces):
-        if s.rampaging is not None or (end_safe and not is_safe(m, i, hero, heroes)):
+        if s.rampaging is not None or s.cost_class in forbid or \
+                (end_safe and not is_safe(m, i, hero, heroes)):
             flags[i] |= T.CELL_NO_END
     r = reach(board, Mover(terrain_cost=[1] * len(COST_CLASSES)), hero.cell, spaces,
               cell_flags=flags)
@@ -715,10 +801,12 @@ def solve_reference(scenario: dict) -> dict:
                 required=("board", "figures", "query"))
     m = read_map(scenario["board"])
     opts = expect_object(scenario.get("options", {}), "options")
-    expect_keys(opts, "options", ("time", "pvp", "reductions", "enter"))
+    expect_keys(opts, "options", OPTION_KEYS)
     time = get_str(opts, "time", "options", TIMES, "day")
     pvp = get_bool(opts, "pvp", "options", True)
     reductions, enter = read_effects(opts)
+    forbid, quiet, bend, explore_cost, explore_distance = turn_rules(
+        read_turn(opts), get_str(opts, "cities", "options", CITY_RULES, "open"))
     query = expect_object(scenario["query"], "query")
     expect_keys(query, "query", ("figure", "budget", "paths", "mode", "end_safe", "reveal"),
                 required=("figure", "budget"))
@@ -735,7 +823,8 @@ def solve_reference(scenario: dict) -> dict:
     for i, item in enumerate(get_list(query, "reveal", "query", [])):
         w = f"query.reveal[{i}]"
         pos, kind, cells = _read_tile(item, w)
-        if tuple(pos) in m.open and hero.cell not in m.cells_next_to(pos):
+        if tuple(pos) in m.open and hero.cell not in m.cells_next_to(pos,
+                                                                       explore_distance):
             raise PlacementError(f"{w}: hero {hero.id!r} at "
                                  f"{list(m.board.coord(hero.cell))} is not next to tile "
                                  f"position {list(pos)}, so it cannot reveal it")
@@ -744,11 +833,12 @@ def solve_reference(scenario: dict) -> dict:
     if "end_safe" in query and mode != "direct":
         raise ScenarioError("query.end_safe applies to mode \"direct\" only")
     if mode == "direct":
-        out = direct_move(m, heroes, hero, budget, pvp=pvp, paths=paths,
+        out = direct_move(m, heroes, hero, budget, pvp=pvp, paths=paths, forbid=forbid,
                           end_safe=get_bool(query, "end_safe", "query", True))
     else:
         out = move(m, heroes, hero, budget, time=time, reductions=reductions, enter=enter,
-                   pvp=pvp, paths=paths)
+                   pvp=pvp, paths=paths, forbid=forbid, quiet=quiet, bend=bend,
+                   explore_cost=explore_cost, explore_distance=explore_distance)
     result = {"figure": hero.id, "mode": mode, "time": time, "ends": out["ends"],
               "explore": out["explore"]}
     if revealed:
