@@ -398,6 +398,93 @@ def test_first_reconnaissance_cities_cannot_be_entered():
         assert res[(1, 0)] == 1 and res[(2, 0)] == 2
 
 
+# --------------------------------------------------------------------- movement effects
+def test_mist_form_all_terrains_cost_two_and_hills_and_mountains_are_forbidden():
+    # Mist Form (spell): "Move 4. The Move cost of all terrains, including lakes, is 2.
+    # You cannot enter hills and mountains for the rest of this turn."
+    mist = dict(reductions=[{"terrains": "all", "by": 3, "min": 2}],
+                enter=[{"terrains": ["lake"], "cost": 2}], forbid=["hills", "mountain"])
+    board = _lakes_around([cell((0, 0)), cell((1, 0), "swamp"), cell((2, 0), "hills"),
+                           cell((0, 1), "forest"), cell((1, 1), "mountain"),
+                           cell((-1, 0), "hills")])
+    res = solved(scenario(board, 4, time="night", **mist))
+    got = ends(res)
+    assert got[(1, 0)] == 2 and got[(0, 1)] == 2 and got[(0, -1)] == 2   # swamp, forest, lake
+    assert not {(2, 0), (1, 1), (-1, 0)} & set(got)
+    assert not end(res, (0, -1))["safe"]
+    # without the forbidding the hills cost 2 as well
+    mist.pop("forbid")
+    got = ends(solved(scenario(board, 4, time="night", **mist)))
+    assert got[(-1, 0)] == 2 and got[(2, 0)] == 4
+    # forbidding beats an "enter" effect, and binds a direct move's ends too
+    res = solved(scenario(board, 2, forbid=["mountain"], mode="direct", end_safe=False,
+                          enter=[{"terrains": ["mountain"], "cost": 1}]))
+    assert (1, 1) not in ends(res) and (2, 0) in ends(res)
+    assert mk.terrain_costs("day", (), [{"terrains": ["mountain"], "cost": 1}],
+                            ["mountain", "city"]) == {**mk.MOVE_COST["day"], "city": None}
+
+
+ORCS = [cell((0, 0)), cell((1, 0)), cell((2, 0)), cell((1, -1), rampaging="orc_marauders")]
+
+
+def test_moves_that_do_not_provoke():
+    # Space Bending: "Your movement does not provoke rampaging enemies this turn."
+    board = _lakes_around(ORCS)
+    res = solved(scenario(board, 4))
+    assert ends(res) == {(0, 0): 0, (1, 0): 2} and end(res, (1, 0))["flags"] == ["provoked"]
+    res = solved(scenario(board, 4, provoke=False, paths=True))
+    assert ends(res) == {(0, 0): 0, (1, 0): 2, (2, 0): 4}
+    assert all(not e["flags"] for e in res["ends"])
+    assert end(res, (2, 0))["path"] == [[0, 0], [1, 0], [2, 0]]
+
+
+def test_space_bending_leaps_to_spaces_two_away():
+    # Space Bending: "This turn, you may move to spaces and explore new tiles that are 2
+    # spaces away from you as if they were adjacent. Ignore any spaces you leap over this
+    # way. Your movement does not provoke rampaging enemies this turn."
+    board = _lakes_around([cell((0, 0)), cell((1, 0), "lake"), cell((2, 0)), cell((3, 0)),
+                           cell((4, 0), "forest"), cell((3, -1), rampaging="draconum"),
+                           cell((1, 1), "hills", site="keep")], radius=5)
+    assert ends(solved(scenario(board, 9))) == {(0, 0): 0}
+    res = solved(scenario(board, 9, bend=True, paths=True))
+    got = ends(res)
+    assert got[(2, 0)] == 2 and got[(3, 0)] == 4 and got[(4, 0)] == 5   # lake leapt
+    assert (3, -1) not in got                                           # no entering it
+    assert end(res, (4, 0))["path"] == [[0, 0], [2, 0], [4, 0]]
+    assert end(res, (1, 1))["flags"] == ["assault"] and got[(1, 1)] == 3
+    assert all(f != "provoked" for e in res["ends"] for f in e["flags"])
+    # the leap is for normal moves only; a direct move still goes space by space
+    res = solved(scenario(board, 2, bend=True, mode="direct", end_safe=False))
+    assert ends(res)[(2, 0)] == 2
+
+
+def _first_turns():
+    return json.loads((EXAMPLES / "mage_knight_first_turns.json").read_text())
+
+
+def test_explore_cost_and_distance():
+    sc = _first_turns()
+    base = {tuple(e["position"]): (e["cost"], e["from"]) for e in solved(sc)["explore"]}
+    assert base == {(-2, -1): (3, [0, -1]), (6, -4): (8, [4, -2]), (4, -5): (9, [2, -3])}
+    # Feral Allies (Braevalar) "Exploring costs -1 Move"; Hawk Eyes (Wolfhawk) at night
+    sc["options"]["explore"] = {"cost": 1}
+    got = {tuple(e["position"]): e["cost"] for e in solved(sc)["explore"]}
+    assert got == {p: c - 1 for p, (c, _) in base.items()}
+    # no exploring this turn
+    sc["options"]["explore"] = {"cost": None}
+    assert solved(sc)["explore"] == []
+    # from 2 spaces away (Space Bending: "explore new tiles that are 2 spaces away")
+    sc["options"]["explore"] = {"distance": 2}
+    got = {tuple(e["position"]): (e["cost"], e["from"]) for e in solved(sc)["explore"]}
+    assert got[(-2, -1)] == (2, [0, 0])
+    assert all(got[p][0] <= base[p][0] for p in base)
+    sc["query"]["reveal"] = [{"position": [-2, -1], "tile": "countryside_1"}]
+    assert solved(sc)["revealed"] == [[-2, -1]]       # revealed from (0, 0), 2 away
+    sc["options"].pop("explore")
+    with pytest.raises(mc.PlacementError):
+        mc.solve(sc)
+
+
 # --------------------------------------------------------------------- tiles
 def test_tile_catalogue_is_consistent():
     cat = mk.tile_catalogue()
@@ -708,6 +795,14 @@ def test_random_explore_against_enumeration():
     (lambda s: s["options"].update(colour="red"), mc.ScenarioError),
     (lambda s: s["options"].update(cities="sealed"), mc.ScenarioError),
     (lambda s: s["options"].update(cities=False), mc.ScenarioError),
+    (lambda s: s["options"].update(forbid=["lava"]), mc.ScenarioError),
+    (lambda s: s["options"].update(forbid="hills"), mc.ScenarioError),
+    (lambda s: s["options"].update(provoke="no"), mc.ScenarioError),
+    (lambda s: s["options"].update(bend=1), mc.ScenarioError),
+    (lambda s: s["options"].update(explore={"distance": 3}), mc.ScenarioError),
+    (lambda s: s["options"].update(explore={"cost": -1}), mc.ScenarioError),
+    (lambda s: s["options"].update(explore={"range": 2}), mc.ScenarioError),
+    (lambda s: s["options"].update(explore=2), mc.ScenarioError),
     (lambda s: s["board"]["cells"][1].update(terrain=3), mc.ScenarioError),
     (lambda s: s["board"].update(cells="x"), mc.ScenarioError),
 ])

@@ -74,8 +74,28 @@ def _fortified(pos):
     return [c for c, s in enumerate(pos.map.spaces) if s.site in mk.FORTIFIED]
 
 
-def _random_step(pos, rng, log):
-    """One random change of the position; returns the hero that moved (or None)."""
+def _random_turn(extra):
+    """Random turn effects of the movement rules (``set_effects`` keywords): terrains
+    forbidden, no provoking, Space Bending, explore cost and distance."""
+    if extra is None or extra.random() < 0.4:
+        return {}
+    out = {}
+    if extra.random() < 0.4:
+        out["forbid"] = extra.sample(list(mk.COST_CLASSES), extra.randint(1, 3))
+    if extra.random() < 0.3:
+        out["provoke"] = False
+    if extra.random() < 0.35:
+        out["bend"] = True
+    if extra.random() < 0.5:
+        out["explore"] = {"cost": extra.choice([None, 0, 1, 2]),
+                          "distance": extra.choice([1, 2])}
+    return out
+
+
+def _random_step(pos, rng, log, extra=None):
+    """One random change of the position; returns the hero that moved (or None).
+    ``extra``: a second random stream for the turn effects of the movement rules (so
+    that the main stream, and the games it played before them, stay as they were)."""
     x = rng.random()
     heroes = pos.figures
     if x < 0.62 and heroes:
@@ -96,7 +116,7 @@ def _random_step(pos, rng, log):
                 for _ in range(rng.choice([0, 1, 2]))]
         enter = [{"terrains": ["lake"], "cost": rng.randint(1, 4)}] \
             if rng.random() < 0.3 else []
-        pos.set_effects(reds, enter)
+        pos.set_effects(reds, enter, **_random_turn(extra))
     elif x < 0.76:
         pos.set_pvp(rng.random() < 0.6)
     elif x < 0.82:
@@ -165,9 +185,10 @@ def _random_step(pos, rng, log):
 
 def _play(pos, seed, steps, reference_every=1):
     rng = random.Random(seed)
+    extra = random.Random(seed + 7919)
     log = []
     for step in range(steps):
-        moved = _random_step(pos, rng, log)
+        moved = _random_step(pos, rng, log, extra)
         heroes = pos.figures
         if not heroes:
             break
@@ -240,6 +261,18 @@ def _random_map_scenario(seed):
 def test_random_games_on_random_maps(seed):
     pos = mc.position(_random_map_scenario(seed))
     _play(pos, 100 + seed, 120, reference_every=2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_games_under_movement_rule_effects(seed):
+    """Games that start under Space Bending, no provoking, forbidden terrains and
+    changed exploring (and change them again as they go)."""
+    pos = mc.position(_random_map_scenario(20 + seed))
+    turn = [{"bend": True}, {"provoke": False, "forbid": ["plains", "city"]},
+            {"forbid": ["hills"], "explore": {"cost": 1, "distance": 2}},
+            {"bend": True, "forbid": ["forest"], "explore": {"cost": None}}][seed]
+    pos.set_effects(**turn)
+    _play(pos, 300 + seed, 80)
 
 
 def test_random_maps_cover_closed_cities():

@@ -542,7 +542,10 @@ def read_turn(opts: Mapping) -> dict:
     cost = ex.get("cost", EXPLORE_COST)
     if cost is not None:
         cost = get_int(ex, "cost", "options.explore", EXPLORE_COST, lo=0, hi=T.MAX_COST)
-    distance = get_int(ex, "distance", "options.explore", 1, lo=1, hi=2)
+    distance = get_int(ex, "distance", "options.explore", 1)
+    if distance not in EXPLORE_DISTANCES:
+        raise ScenarioError(f"options.explore.distance is {distance}; expected one of "
+                            f"{list(EXPLORE_DISTANCES)}")
     return {"forbid": forbid, "provoke": get_bool(opts, "provoke", "options", True),
             "bend": get_bool(opts, "bend", "options", False),
             "explore": {"cost": cost, "distance": distance}}
