@@ -530,6 +530,58 @@ def test_placement_rules():
     assert not m1.placeable((3, -2), "countryside")
 
 
+def _shaped(shape, tiles, **board):
+    return {"game": "mage_knight",
+            "board": {"tiles": [{"position": list(p), "tile": t} for p, t in tiles],
+                      "shape": shape, **board},
+            "figures": [{"id": "h", "at": [0, 0]}], "query": {"figure": "h", "budget": 20}}
+
+
+WEDGE = [((0, 0), "A"), ((3, -2), "countryside_2"), ((1, -3), "countryside_3")]
+
+
+def test_wedge_map_positions_and_no_core_tile_on_the_coast():
+    # Scenario Book, Map Shape: "Wedge Map. This shape uses starting tile A. ... Core
+    # (brown) tiles cannot be added to the coastline. (i.e. to the leftmost and rightmost
+    # lane of tiles)."
+    m = mk.read_map(_shaped("wedge", WEDGE)["board"])
+    assert m.open == ((2, -6), (4, -5), (6, -4))      # [-2, -1] is behind the coast
+    assert [mk.on_coast(p, "wedge") for p in m.open] == [True, False, True]
+    assert m.placeable((4, -5), "core") and not m.placeable((2, -6), "core")
+    assert m.placeable((2, -6), "countryside")
+    sc = _shaped("wedge", WEDGE, next_tile="core")
+    placeable = {tuple(e["position"]): e["placeable"] for e in solved(sc)["explore"]}
+    assert placeable == {(2, -6): False, (4, -5): True, (6, -4): False}
+    with pytest.raises(mc.PlacementError):
+        m.reveal((6, -4), "core_1")
+    m2 = m.reveal((4, -5), "core_1")                  # the map grows: new positions open
+    assert m2.open == ((2, -6), (5, -8), (6, -4), (7, -7))
+    m3 = m2.reveal((6, -4), "countryside_1")
+    assert (9, -6) in m3.open and not m3.placeable((9, -6), "core")
+
+
+def test_open_maps_limit_the_columns():
+    # Scenario Book, Map Shape: "A fully open map uses starting tile B, and you deal three
+    # tiles adjacent to it at the start. ... the map can have a maximum of 5 parallel
+    # columns of tiles. Imagine the coastline in each direction breaks after you add two
+    # tiles to the starting tile." Open maps limited to 4 (leaning right) or 3 columns.
+    tiles = [((0, 0), "B"), ((-2, -1), "countryside_1"), ((1, -3), "countryside_2"),
+             ((3, -2), "countryside_3")]
+    got = {s: set(mk.read_map(_shaped(s, tiles)["board"]).open)
+           for s in ("open_5", "open_4", "open_3")}
+    assert got["open_5"] == {(-4, -2), (-1, -4), (2, -6), (4, -5), (6, -4)}
+    assert got["open_4"] == got["open_5"] - {(-4, -2)}
+    assert got["open_3"] == got["open_4"] - {(6, -4)}
+    assert not any(mk.on_coast(p, "open_5") for p in got["open_5"])
+    m = mk.read_map(_shaped("open_5", tiles)["board"]).reveal((-4, -2), "countryside_4")
+    assert (-3, -5) in m.open and (-6, -3) not in m.open   # the coast turns upward
+    sc = _shaped("open_3", tiles)
+    assert {tuple(e["position"]) for e in solved(sc)["explore"]} <= got["open_3"]
+    sc["query"]["reveal"] = [{"position": [2, -6], "tile": "countryside_5"}]
+    sc["figures"][0]["at"] = [2, -4]
+    assert solved(sc)["revealed"] == [[2, -6]]
+
+
 def test_full_catalogue_map_solves():
     names = ["A"] + [f"countryside_{i}" for i in range(1, 12)] + [f"core_{i}" for i in
                                                                     range(1, 9)]
@@ -774,6 +826,8 @@ def test_random_explore_against_enumeration():
     (lambda s: s["board"].update(open=[[2, 0]]), mc.BoardError),
     (lambda s: s["board"].update(open=[[0, 0]]), mc.BoardError),
     (lambda s: s["board"].update(next_tile="city"), mc.ScenarioError),
+    (lambda s: s["board"].update(shape="hexagon"), mc.ScenarioError),
+    (lambda s: s["board"].update(shape="wedge", open=[]), mc.ScenarioError),
     (lambda s: s["board"]["cells"][0].update(terrain="lake"), mc.PlacementError),
     (lambda s: s["board"]["cells"][0].update(rampaging="draconum"), mc.PlacementError),
     (lambda s: s["figures"].append({"id": "h", "at": [1, 0]}), mc.ScenarioError),

@@ -275,6 +275,33 @@ def test_random_games_under_movement_rule_effects(seed):
     _play(pos, 300 + seed, 80)
 
 
+@pytest.mark.parametrize("shape, seed", [("wedge", 0), ("wedge", 1), ("open_5", 2),
+                                         ("open_4", 3), ("open_3", 4)])
+def test_random_games_on_shaped_maps(shape, seed):
+    """Tiles revealed on wedge and open maps: the open positions follow the shape (and
+    core tiles stay off a wedge's coast) in the position as in solve()."""
+    start = "A" if shape == "wedge" else "B"
+    first = [(3, -2), (1, -3)] + ([] if shape == "wedge" else [(-2, -1)])
+    tiles = [{"position": [0, 0], "tile": start}] + \
+        [{"position": list(p), "tile": f"countryside_{i + 1}"} for i, p in enumerate(first)]
+    sc = {"game": "mage_knight", "board": {"tiles": tiles, "shape": shape},
+          "figures": [{"id": "a", "at": [0, 0]}, {"id": "b", "at": [1, 0]}],
+          "query": {"figure": "a", "budget": 8}}
+    pos = mc.position(sc)
+    n = pos.board.n_cells
+    log = _play(pos, 500 + seed, 200, reference_every=2)
+    assert "shape" in pos.to_scenario()["board"]
+    assert pos.board.n_cells > n and any(k[0].startswith("reveal") for k in log)
+    for c in range(n, pos.board.n_cells, 7):
+        assert mk.in_shape(mk.tile_of(pos.board.coord(c)), shape)
+    for k in log:
+        if k[0] == "reveal" and k[2].startswith("core"):
+            assert not mk.on_coast(k[1], shape)
+    placed = {mk.tile_of(xy) for xy in pos.board.coords.tolist()}
+    assert set(pos.map.open) == {p for p in mk.read_map(
+        pos.to_scenario()["board"]).open} and not set(pos.map.open) & placed
+
+
 def test_random_maps_cover_closed_cities():
     closed = [s for s in range(6) if _random_map_scenario(s)["options"].get("cities")]
     assert closed and len(closed) < 6

@@ -1197,6 +1197,9 @@ class Position(CellActions, _Position):
             cells.append(d)
         board = {"cells": cells, "open": [list(p) for p in mp.open],
                  "next_tile": mp.next_tile}
+        if mp.shape is not None:
+            del board["open"]            # (the shape gives the open positions)
+            board["shape"] = mp.shape
         figures = []
         for i, h in enumerate(self.ids):
             if self.alive[i]:

@@ -98,6 +98,15 @@ OPTION_KEYS = ("time", "pvp", "reductions", "enter", "forbid", "provoke", "bend"
                "cities")
 #: Placed tiles a new tile must touch, by the kind of the next tile.
 TILES_TO_TOUCH = {"countryside": 2, "core": 2, "fallback": 3}
+#: Map shapes of the Scenario Book (General Principles, "Map Shape"), the starting tile at
+#: [0, 0]. A tile position is ``a * (1, -3) + b * (3, -2)``: ``a`` steps "up" (the
+#: starting tile's north-east neighbour) and ``b`` columns to the right. A wedge (tile A)
+#: spreads between the column of the starting tile and the diagonal to its east
+#: (a >= 0, b >= 0; its coastline, the leftmost and rightmost lanes, holds no core tile);
+#: an open map (tile B and three tiles above it) spreads between the diagonals (a >= 0,
+#: a + b >= 0) over at most 5, 4 or 3 columns (``open_4`` leans right): value = the
+#: columns ``b`` allowed (None: no limit).
+MAP_SHAPES = {"wedge": None, "open_5": (-2, 2), "open_4": (-1, 2), "open_3": (-1, 1)}
 
 _CATALOGUE_FILE = Path(__file__).with_name("mage_knight_tiles.json")
 _catalogue_cache: dict = {}
@@ -121,6 +130,41 @@ def on_tile_lattice(position: Sequence[int]) -> bool:
     """Is ``position`` (a tile centre) a tile position of the lattice?"""
     q, r = position
     return (q - 2 * r) % 7 == 0
+
+
+def shape_coordinates(position: Sequence[int]) -> tuple[int, int]:
+    """``(a, b)`` of a tile position: ``a`` steps up (1, -3), ``b`` columns right
+    (3, -2) from [0, 0] (see :data:`MAP_SHAPES`)."""
+    q, r = position
+    b = (r + 3 * q) // 7
+    return q - 3 * b, b
+
+
+def in_shape(position: Sequence[int], shape: str) -> bool:
+    """Is the tile position inside the map shape (``wedge``, ``open_5/4/3``)?"""
+    a, b = shape_coordinates(position)
+    if shape == "wedge":
+        return a >= 0 and b >= 0
+    lo, hi = MAP_SHAPES[shape]
+    return a >= 0 and a + b >= 0 and lo <= b <= hi
+
+
+def on_coast(position: Sequence[int], shape: str | None) -> bool:
+    """Is the tile position on the coastline where core tiles may not go (a wedge's
+    leftmost or rightmost lane, the starting tile aside)?"""
+    if shape != "wedge" or not in_shape(position, shape):
+        return False
+    a, b = shape_coordinates(position)
+    return (a == 0) != (b == 0)
+
+
+def tile_of(coord: Sequence[int]) -> tuple[int, int]:
+    """The tile position whose 7 hexes hold the space ``coord``."""
+    q, r = coord
+    for dq, dr in TILE_HEXES.values():
+        if on_tile_lattice((q - dq, r - dr)):
+            return q - dq, r - dr
+    raise AssertionError("the tile lattice covers the plane")  # pragma: no cover
 
 
 def tile_cells(position: Sequence[int]) -> list[tuple[int, int]]:
@@ -234,19 +278,35 @@ class MageKnightMap:
     spaces: tuple[Space, ...]
     open: tuple[tuple[int, int], ...] = ()
     next_tile: str = "countryside"
+    shape: str | None = None     # a map shape (MAP_SHAPES): the open positions follow it
 
     # ------------------------------------------------------------------ building
     @classmethod
     def build(cls, cells: Sequence[tuple[tuple[int, int], Space]],
               open_positions: Iterable[Sequence[int]] = (),
-              next_tile: str = "countryside") -> "MageKnightMap":
+              next_tile: str = "countryside", shape: str | None = None
+              ) -> "MageKnightMap":
         if not cells:
             raise BoardError("a Mage Knight map needs at least one space")
         coords = [c for c, _ in cells]
         spaces = tuple(s for _, s in cells)
         board = Board.hex(coords, terrain=[_terrain_id(s) for s in spaces])
-        m = cls(board, spaces, (), next_tile)
+        m = cls(board, spaces, (), next_tile, shape)
+        if shape is not None:
+            return m._shape_open()
         return m._with_open(open_positions)
+
+    def _shape_open(self) -> "MageKnightMap":
+        """The map with its open positions those of its shape: every tile position of
+        the shape next to a placed tile and holding no space, in (q, r) order."""
+        placed = {tile_of(c) for c in self.board.coords.tolist()}
+        out = set()
+        for q, r in placed:
+            for dq, dr in TILE_STEPS:
+                p = (q + dq, r + dr)
+                if p not in placed and in_shape(p, self.shape):
+                    out.add(p)
+        return replace(self, open=tuple(sorted(out)))
 
     def _with_open(self, positions) -> "MageKnightMap":
         out = []
@@ -275,9 +335,10 @@ class MageKnightMap:
         """May a tile of ``kind`` (default: the next tile) be placed at ``position``?
 
         countryside: touches two placed tiles, or a placed tile that touches two; core:
-        touches two; fallback: touches three; none: never."""
+        touches two, and not on a wedge map's coastline; fallback: touches three; none:
+        never."""
         kind = self.next_tile if kind is None else kind
-        if kind == "none":
+        if kind == "none" or (kind == "core" and on_coast(position, self.shape)):
             return False
         n = self.touching_tiles(position)
         if n >= TILES_TO_TOUCH[kind]:
@@ -321,6 +382,9 @@ class MageKnightMap:
             kind = kind or kind_of
         else:
             cells = list(tile)
+        if kind == "core" and on_coast(position, self.shape):
+            raise PlacementError(f"a core tile may not be placed at {list(position)}: it "
+                                 f"is on the coastline of the wedge map")
         if kind is not None:
             rule = "fallback" if self.next_tile == "fallback" else kind
             if not self.placeable(position, rule):
@@ -332,8 +396,9 @@ class MageKnightMap:
         board = self.board.extend([c for c, _ in cells],
                                   terrain=[_terrain_id(s) for _, s in cells])
         spaces = self.spaces + tuple(s for _, s in cells)
-        return replace(self, board=board, spaces=spaces,
-                       open=tuple(p for p in self.open if p != position))
+        out = replace(self, board=board, spaces=spaces,
+                      open=tuple(p for p in self.open if p != position))
+        return out._shape_open() if self.shape is not None else out
 
     def with_updates(self, updates: Mapping[int, Mapping]) -> "MageKnightMap":
         """The map with some spaces changed (``{cell: {"conquered": .., ...}}``)."""
@@ -450,7 +515,7 @@ def _read_tile(raw, where: str) -> tuple[tuple[int, int], str | None,
 def read_map(spec) -> MageKnightMap:
     """Build the map of a scenario's ``board`` (see docs/mage_knight.md)."""
     spec = expect_object(spec, "board")
-    expect_keys(spec, "board", ("cells", "tiles", "open", "next_tile", "updates"))
+    expect_keys(spec, "board", ("cells", "tiles", "open", "next_tile", "updates", "shape"))
     cells: list[tuple[tuple[int, int], Space]] = []
     for i, c in enumerate(get_list(spec, "cells", "board", [])):
         w = f"board.cells[{i}]"
@@ -469,7 +534,13 @@ def read_map(spec) -> MageKnightMap:
     opened = [as_coord(p, f"board.open[{i}]")
               for i, p in enumerate(get_list(spec, "open", "board", []))]
     nxt = get_str(spec, "next_tile", "board", NEXT_TILE, "countryside")
-    m = MageKnightMap.build(cells, opened, nxt)
+    shape = None
+    if spec.get("shape") is not None:
+        shape = get_str(spec, "shape", "board", tuple(MAP_SHAPES))
+        if "open" in spec:
+            raise ScenarioError("board gives both 'shape' and 'open'; with a map shape the "
+                                "open tile positions follow from it")
+    m = MageKnightMap.build(cells, opened, nxt, shape)
     updates: dict[int, dict] = {}
     for i, u in enumerate(get_list(spec, "updates", "board", [])):
         w = f"board.updates[{i}]"
