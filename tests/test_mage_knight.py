@@ -503,6 +503,25 @@ def test_tile_catalogue_is_consistent():
     assert [c["site"] for c in cat["A"]["cells"] if c["hex"] == "C"] == ["portal"]
 
 
+def test_disputed_hexes_follow_the_settled_reading():
+    """The hexes where the two first sources disagree hold the reading a third source
+    settled (recorded in the JSON file), the two city arts aside (no third reading)."""
+    data = json.loads((Path(mk.__file__).with_name("mage_knight_tiles.json")).read_text())
+    assert "Stoeoef/mageknight" in data["settled_with"]
+    cat = mk.tile_catalogue()
+    hexes = {t: {c["hex"]: c for c in cat[t]["cells"]} for t in cat}
+    for d in data["disputes"]:
+        assert d["third_source"] == "Stoeoef/mageknight" and d["settled"]
+    assert not {"W", "SW", "SE"} & set(hexes["A"]) and not {"W", "SW"} & set(hexes["B"])
+    assert hexes["countryside_7"]["SE"]["site"] == "dungeon"
+    assert hexes["countryside_9"]["NW"]["site"] == "dungeon"
+    assert hexes["core_2"]["NE"]["terrain"] == "swamp"
+    assert hexes["core_4"]["NW"]["terrain"] == "hills"
+    assert hexes["core_4"]["E"]["terrain"] == "wasteland"
+    unsettled = [d["tile"] for d in data["disputes"] if d["settled"].startswith("not")]
+    assert unsettled == ["core_5", "core_8"]
+
+
 def test_tiles_lattice_and_neighbours():
     for a, b in itertools.combinations([(0, 0)] + list(mk.TILE_STEPS), 2):
         assert not set(mk.tile_cells(a)) & set(mk.tile_cells(b))
