@@ -287,6 +287,88 @@ def test_phantom_walk_passes_every_figure():
     assert ends(solve(cells, figs, "m")) == {(0, 0): 0}
 
 
+def _engaged_line():
+    """A walker m at (1, 0) engaged by an enemy en at (2, 0) on a line of five spaces."""
+    cells = [cell(q, 0) for q in range(5)]
+    return cells, [fig("m", "a", [1, 0], move=3), fig("en", "b", [2, 0])]
+
+
+def test_phantom_walk_is_never_attacked_when_leaving_an_engagement():
+    """"Can move through all figures and is never attacked when leaving an engagement":
+    stepping away from the engaged enemy draws no attack, nor does passing through it."""
+    cells, figs = _engaged_line()
+    figs[0]["phantom_walk"] = True
+    r = by_at(solve(cells, figs, "m"))
+    assert set(r) == {(1, 0), (0, 0), (3, 0), (4, 0)}
+    assert all(e["leaving_attacks"] == 0 for e in r.values())
+    figs[0]["phantom_walk"] = False           # the plain walker is attacked
+    assert by_at(solve(cells, figs, "m"))[(0, 0)]["leaving_attacks"] == 1
+
+
+def test_ghost_walk_passes_figures_but_is_attacked_when_leaving():
+    cells, figs = _engaged_line()
+    figs[0]["ghost_walk"] = True
+    r = by_at(solve(cells, figs, "m"))
+    assert set(r) == {(1, 0), (0, 0), (3, 0), (4, 0)}
+    assert r[(0, 0)]["leaving_attacks"] == 1
+    assert r[(4, 0)]["leaving_attacks"] >= 1
+
+
+def test_disengage_is_never_attacked_but_does_not_pass_enemies():
+    cells, figs = _engaged_line()
+    figs[0]["disengage"] = True
+    r = by_at(solve(cells, figs, "m"))
+    assert set(r) == {(1, 0), (0, 0)}
+    assert r[(0, 0)]["leaving_attacks"] == 0
+    # a flyer with Disengage takes no attack at take-off either
+    figs[0].update(disengage=True, flying=True)
+    assert all(e["leaving_attacks"] == 0 for e in solve(cells, figs, "m")["ends"])
+    figs[0]["disengage"] = False
+    assert by_at(solve(cells, figs, "m"))[(0, 0)]["leaving_attacks"] == 1
+
+
+def test_ghost_walk_and_disengage_make_phantom_walk():
+    cells, figs = _engaged_line()
+    both = [dict(figs[0], abilities=["ghost_walk", "disengage"])] + figs[1:]
+    figs[0]["phantom_walk"] = True
+    assert solve(cells, both, "m")["ends"] == solve(cells, figs, "m")["ends"]
+
+
+def test_never_attacked_leaving_query_option():
+    """The per-move effect (a glyph or another figure's power): no leaving attacks for
+    this move only, as the figure's own Disengage; the default changes nothing."""
+    cells, figs = _engaged_line()
+    plain = solve(cells, figs, "m")
+    assert solve(cells, figs, "m", never_attacked_leaving=False) == plain
+    r = by_at(solve(cells, figs, "m", never_attacked_leaving=True))
+    assert r[(0, 0)]["leaving_attacks"] == 0
+    figs[0]["disengage"] = True
+    assert solve(cells, figs, "m")["ends"] == \
+        [dict(e) for e in solve(cells, [dict(figs[0], disengage=False)] + figs[1:], "m",
+                                never_attacked_leaving=True)["ends"]]
+
+
+def test_bad_ability_names_and_option_values_are_typed_errors():
+    cells, figs = _engaged_line()
+    figs[0]["abilities"] = ["ghostwalk"]
+    with pytest.raises(mc.ScenarioError, match="ghostwalk"):
+        solve(cells, figs, "m")
+    figs[0]["abilities"] = "ghost_walk"
+    with pytest.raises(mc.ScenarioError, match="abilities"):
+        solve(cells, figs, "m")
+    figs[0]["abilities"] = ["disengage"]
+    figs[0]["disengage"] = False
+    with pytest.raises(mc.ScenarioError, match="disengage"):
+        solve(cells, figs, "m")
+    figs[0].pop("abilities")
+    figs[0]["ghost_walk"] = "yes"
+    with pytest.raises(mc.ScenarioError, match="yes"):
+        solve(cells, figs, "m")
+    figs[0]["ghost_walk"] = True
+    with pytest.raises(mc.ScenarioError, match="never_attacked_leaving"):
+        solve(cells, figs, "m", never_attacked_leaving=1)
+
+
 def test_query_move_overrides_and_paths():
     cells = [cell(q, 0) for q in range(6)]
     r = solve(cells, [fig("f", "a", [0, 0], move=5)], "f", move=2, paths=True)
@@ -491,8 +573,10 @@ def random_battlefield(rng, double_mover):
     mover = dict(id="m", team="a",
                  at=[list(c) for c in at] if double_mover else list(at[0]),
                  move=rng.randint(0, 7), height=rng.randint(1, 6), flying=flying,
-                 stealth_flying=flying and rng.random() < 0.3,
-                 phantom_walk=rng.random() < 0.15)
+                 stealth_flying=flying and rng.random() < 0.3)
+    u = rng.random()     # Phantom Walk, or one of its halves: Ghost Walk, Disengage
+    mover.update(phantom_walk=u < 0.15, ghost_walk=0.15 <= u < 0.25,
+                 disengage=0.25 <= u < 0.35)
     figs.append(mover)
     for i in range(rng.randint(0, 5)):
         at = place(rng.random() < 0.25)
@@ -516,6 +600,17 @@ def _cells_of(f):
 def _hexdist(a, b):
     dq, dr = b[0] - a[0], b[1] - a[1]
     return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+def _passes(mover):
+    """Flying, Ghost Walk or Phantom Walk: moves through all figures."""
+    return bool(mover.get("flying") or mover.get("ghost_walk") or
+                mover.get("phantom_walk"))
+
+
+def _calm(mover):
+    """Disengage or Phantom Walk: never attacked when leaving an engagement."""
+    return bool(mover.get("disengage") or mover.get("phantom_walk"))
 
 
 def literal_world(info, figs, options):
@@ -552,7 +647,8 @@ def literal_world(info, figs, options):
         return m
 
     takeoff = 0
-    if master and mover.get("flying") and not mover.get("stealth_flying"):
+    if master and mover.get("flying") and not mover.get("stealth_flying") and \
+            not _calm(mover):
         takeoff = sum(adj(_cells_of(mover), h(mover), _cells_of(e), h(e)) for e in enemies)
     return occupant, mask, takeoff, master
 
@@ -568,7 +664,7 @@ def test_single_space_matches_oracle_on_random_boards():
         mover = figs[0]
         occupant, mask, takeoff, master = literal_world(info, figs, options)
         flyer = mover["flying"]
-        passes = flyer or mover["phantom_walk"]
+        passes = _passes(mover)
         coords = list(info)
         idx = {c: i for i, c in enumerate(coords)}
         wet_stops = not flyer or options["flyers_stop_in_water"]
@@ -590,7 +686,8 @@ def test_single_space_matches_oracle_on_random_boards():
                     max_climb=None if flyer else (
                         h - 1 if options["climb_limit"] == "below_height" else h),
                     descend_per_level=0, link_kinds=None, corner_cutting=True, zoc=None,
-                    leave=[mask(c) for c in coords] if master and not flyer else None,
+                    leave=[mask(c) for c in coords] if master and not flyer and
+                    not _calm(mover) else None,
                     enter_pen=None, leave_weight=1, max_penalty=63)
         start = idx[tuple(mover["at"])]
         want = oracle_reach(spec, [start], mover["move"])
@@ -618,13 +715,13 @@ def brute_force_double(info, figs, options):
     mover = figs[0]
     occupant, mask, takeoff, master = literal_world(info, figs, options)
     flyer = mover["flying"]
-    passes = flyer or mover["phantom_walk"]
+    passes = _passes(mover)
     h = mover["height"]
     max_climb = None if flyer else (
         h - 1 if options["climb_limit"] == "below_height" else h)
     wet_stops = not flyer or options["flyers_stop_in_water"]
     glyph_stops = not flyer or options["flyers_stop_on_glyphs"]
-    use_masks = master and not flyer
+    use_masks = master and not flyer and not _calm(mover)
     s0, s1 = _cells_of(mover)
 
     def may_pass(c):

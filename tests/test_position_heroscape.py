@@ -58,8 +58,14 @@ def _random_scenario(seed: int) -> dict:
             f["flying"] = True
         elif x < 0.2:
             f["stealth_flying"] = True
-        elif x < 0.3:
+        elif x < 0.24:
             f["phantom_walk"] = True
+        elif x < 0.27:
+            f["ghost_walk"] = True
+        elif x < 0.3:
+            f["abilities"] = ["disengage"]
+        elif x < 0.32:
+            f["abilities"] = ["ghost_walk", "disengage"]
         figures.append(f)
     opts = {"mode": "basic" if rng.random() < 0.25 else "master",
             "climb_limit": "up_to_height" if rng.random() < 0.3 else "below_height",
@@ -101,7 +107,8 @@ def _reference(pos, fid, query: dict) -> list:
     rules = hs.Rules(**{k: o[k] for k in ("mode", "climb_limit", "flyers_stop_in_water",
                                           "flyers_stop_on_glyphs") if k in o})
     return hs.moves(field, army, fid, rules=rules, move=query.get("move"),
-                    paths=query.get("paths", False))
+                    paths=query.get("paths", False),
+                    never_attacked_leaving=query.get("never_attacked_leaving", False))
 
 
 def _check(pos, fid, query: dict, fresh_solve: bool = True) -> None:
@@ -140,8 +147,12 @@ def _add_random(pos, rng, k: int) -> None:
         kw["flying"] = True
     elif x < 0.2:
         kw["stealth_flying"] = True
-    elif x < 0.3:
+    elif x < 0.24:
         kw["phantom_walk"] = True
+    elif x < 0.27:
+        kw["ghost_walk"] = True
+    elif x < 0.3:
+        kw["disengage"] = True
     team = pos.sides[int(rng.integers(len(pos.sides)))] if pos.sides else "red"
     before = pos.to_scenario()
     version = pos.version
@@ -165,6 +176,8 @@ def _play(scenario: dict, seed: int, steps: int, others: int = 1) -> int:
             query["move"] = int(rng.integers(0, 9))
         if rng.random() < 0.1:
             query["paths"] = True
+        if rng.random() < 0.15:
+            query["never_attacked_leaving"] = bool(rng.random() < 0.8)
         _check(pos, fid, query, fresh_solve=step % 4 == 0)
         checked += 1
         # the side's batch answers each figure as if it moved first, exactly

@@ -35,7 +35,10 @@ RULES.md section 2):
   not end on a figure or an obstacle; water, lava and glyphs passed over do not stop a
   flyer unless ``flyers_stop_in_water`` / ``flyers_stop_on_glyphs``. A flyer that starts
   engaged takes every leaving-engagement attack (unless it has Stealth Flying).
-* **Phantom Walk** passes through any figure (it still never ends on one).
+* **Ghost Walk** passes through any figure (it still never ends on one); **Disengage**
+  is never attacked when leaving an engagement (nor at a flyer's take-off); **Phantom
+  Walk** is both. The query option ``never_attacked_leaving`` gives one move the effect
+  of Disengage (a glyph, another figure's power).
 
 Scenario::
 
@@ -46,8 +49,10 @@ Scenario::
                  "flyers_stop_in_water": false, "flyers_stop_on_glyphs": false},
      "figures": [{"id": "raelin", "team": "red", "at": [[q, r], [q, r]], "move": 7,
                   "height": 6, "flying": true, "stealth_flying": false,
-                  "phantom_walk": false}, ...],
-     "query": {"figure": "raelin", "move": 7, "paths": false}}
+                  "phantom_walk": false, "ghost_walk": false, "disengage": false,
+                  "abilities": ["ghost_walk", ...]}, ...],
+     "query": {"figure": "raelin", "move": 7, "paths": false,
+               "never_attacked_leaving": false}}
 
 Result: ``{"figure", "double_space", "mode", "move", "ends": [{"at", "cost", "stop",
 "leaving_attacks", "leaving_attacks_cost", "fall", "path"?, "leaving_attacks_path"?}]}``;
@@ -166,14 +171,49 @@ class HSFigure:
     flying: bool
     stealth_flying: bool
     phantom_walk: bool
+    ghost_walk: bool = False
+    disengage: bool = False
 
     @property
     def double(self) -> bool:
         return len(self.cells) == 2
 
+    @property
+    def passes_figures(self) -> bool:
+        """Ghost Walk (or Phantom Walk): moves through all figures."""
+        return self.ghost_walk or self.phantom_walk
+
+    @property
+    def never_attacked_leaving(self) -> bool:
+        """Disengage (or Phantom Walk): never attacked when leaving an engagement."""
+        return self.disengage or self.phantom_walk
+
 
 _FIGURE_KEYS = ("id", "team", "at", "move", "height", "flying", "stealth_flying",
-                "phantom_walk")
+                "phantom_walk", "ghost_walk", "disengage", "abilities")
+#: Movement abilities a figure may list in ``abilities`` (each also a boolean key):
+#: Ghost Walk passes through all figures, Disengage is never attacked when leaving an
+#: engagement, Phantom Walk is both.
+ABILITIES = ("flying", "stealth_flying", "phantom_walk", "ghost_walk", "disengage")
+
+
+def read_abilities(raw, where: str) -> dict:
+    """``{ability: bool}`` of a figure's boolean keys and its ``abilities`` list (names
+    from :data:`ABILITIES`; a name both listed and set false is a contradiction)."""
+    out = {k: get_bool(raw, k, where, False) for k in ABILITIES}
+    names = raw.get("abilities", [])
+    if not isinstance(names, list):
+        raise ScenarioError(f"{where}.abilities must be a list of ability names; got "
+                            f"{describe(names)}")
+    for k, name in enumerate(names):
+        if name not in ABILITIES:
+            raise ScenarioError(f"{where}.abilities[{k}] is {describe(name)}; expected one "
+                                f"of {list(ABILITIES)}")
+        if raw.get(name) is False:
+            raise ScenarioError(f"{where}.abilities lists {name!r} but {where}.{name} is "
+                                f"false")
+        out[name] = True
+    return out
 
 
 def read_army(field_: Battlefield, items) -> list[HSFigure]:
@@ -194,14 +234,16 @@ def read_army(field_: Battlefield, items) -> list[HSFigure]:
                                  f"{list(board.coord(f.cells[1]))}, which are not "
                                  f"neighbouring spaces")
         raw = f.raw
-        stealth = get_bool(raw, "stealth_flying", w, False)
+        ab = read_abilities(raw, w)
+        stealth = ab["stealth_flying"]
         out.append(HSFigure(
             f.id, f.team, f.cells,
             move=get_int(raw, "move", w, 5, lo=0, hi=T.MAX_BUDGET),
             height=get_int(raw, "height", w, 5, lo=1, hi=MAX_FIGURE_HEIGHT),
-            flying=get_bool(raw, "flying", w, False) or stealth,
+            flying=ab["flying"] or stealth,
             stealth_flying=stealth,
-            phantom_walk=get_bool(raw, "phantom_walk", w, False)))
+            phantom_walk=ab["phantom_walk"], ghost_walk=ab["ghost_walk"],
+            disengage=ab["disengage"]))
     return out
 
 
@@ -328,7 +370,7 @@ def _occupants(field_: Battlefield, army: list[HSFigure], mover: HSFigure,
     """int32[N]: team id per space; an engaged friend (master) blocks like a wall; for a
     flyer or a phantom walker every other figure may be passed."""
     occ = np.full(field_.board.n_cells, T.OCC_EMPTY, dtype=T.INDEX)
-    passes_all = mover.flying or mover.phantom_walk
+    passes_all = mover.flying or mover.passes_figures
     for f in army:
         if f is mover:
             continue
@@ -359,8 +401,11 @@ def _max_penalty(n_enemies: int, budget: int) -> int:
 
 
 def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules = Rules(),
-          move: int | None = None, paths: bool = False) -> list[dict]:
-    """Every legal end of a move of ``figure_id``, in game words (see module doc)."""
+          move: int | None = None, paths: bool = False,
+          never_attacked_leaving: bool = False) -> list[dict]:
+    """Every legal end of a move of ``figure_id``, in game words (see module doc).
+    ``never_attacked_leaving``: this move draws no leaving-engagement attack (an effect
+    from outside the figure's card, as its own Disengage does)."""
     if not isinstance(rules, Rules) or rules.mode not in MODES or \
             rules.climb_limit not in CLIMB_LIMITS:
         raise QueryError(f"rules must be a heroscape.Rules with mode in {MODES} and "
@@ -388,7 +433,12 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
     leave = None
     max_pen = None
     takeoff_attacks = 0
-    if master and not flyer:
+    if not isinstance(never_attacked_leaving, bool):
+        raise QueryError(f"never_attacked_leaving must be true or false; got "
+                         f"{describe(never_attacked_leaving)}")
+    if never_attacked_leaving or mover.never_attacked_leaving:
+        pass
+    elif master and not flyer:
         enemies = _relevant_enemies(field_, army, mover, budget)
         if enemies:
             leave = adjacency_layer(field_, mover.height, enemies)
@@ -408,7 +458,7 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
                    stop_terrain=wet_ids if stop_wet else (),
                    climb_per_level=0 if flyer else 1, max_climb=max_climb,
                    team=team_id[mover.team], allies="pass", enemies="pass" if (
-                       flyer or mover.phantom_walk) else "block")
+                       flyer or mover.passes_figures) else "block")
     qflags = np.zeros(n, np.uint8)
     qflags[field_.blocked] |= T.CELL_NO_END if flyer else T.CELL_BLOCKED
     if stop_glyph:
@@ -504,7 +554,7 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
     node_leave = None if leave is None else leave[lead] | leave[trail]
     walker = Mover(terrain_cost=[1, 1] if flyer else [1, -1],
                    climb_per_level=0 if flyer else 1, max_climb=max_climb, team=team,
-                   allies="pass", enemies="pass" if (flyer or mover.phantom_walk)
+                   allies="pass", enemies="pass" if (flyer or mover.passes_figures)
                    else "block")
     r = reach(pl.board, walker, start, budget, occupant=node_occ, cell_flags=qflags,
               leave=node_leave, max_penalty=max_pen)

@@ -48,7 +48,7 @@ _NO_I64 = np.zeros(0, np.int64)
 _NO_TOUCH = np.zeros((0, 12), np.int64)
 _U64_ONE = np.uint64(1)
 _NOT_STOP = np.uint8(~T.CELL_STOP & 0xFF)
-_QUERY_KEYS = ("move", "paths")
+_QUERY_KEYS = ("move", "paths", "never_attacked_leaving")
 _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy figure
 
 
@@ -397,6 +397,8 @@ class Position(_Position):
         self.flying = np.array([f.flying for f in army], bool)
         self.stealth = np.array([f.stealth_flying for f in army], bool)
         self.phantom = np.array([f.phantom_walk for f in army], bool)
+        self.ghost = np.array([f.ghost_walk for f in army], bool)
+        self.disengage = np.array([f.disengage for f in army], bool)
         self.alive = np.ones(F, bool)
         self._live = dict(self.index)            # id -> index of the figures in play
         self._info: list = [None] * F            # per figure: see _figure_info
@@ -463,7 +465,8 @@ class Position(_Position):
         d["_info"] = list(self._info)
         d["teams"] = dict(self.teams)
         for name in ("team", "cells", "double", "move", "height", "flying", "stealth",
-                     "phantom", "alive", "at_fig", "occ_any", "occ_walk", "engaged"):
+                     "phantom", "ghost", "disengage", "alive", "at_fig", "occ_any", "occ_walk",
+                     "engaged"):
             d[name] = d[name].copy()
         d["raw"] = [dict(r) for r in self.raw]
         d["_lv_rows"] = dict(self._lv_rows)
@@ -658,7 +661,8 @@ class Position(_Position):
 
     def add_figure(self, figure, team, at, *, move: int = 5, height: int = 5,
                    flying: bool = False, stealth_flying: bool = False,
-                   phantom_walk: bool = False) -> None:
+                   phantom_walk: bool = False, ghost_walk: bool = False,
+                   disengage: bool = False) -> None:
         """Put a new figure (or one removed earlier: its id again) of ``team`` on free
         spaces ``at``: one ``(q, r)``, or two neighbouring ones (leading end first) for a
         double-space figure. Keywords as the scenario's figure keys.
@@ -679,10 +683,11 @@ class Position(_Position):
             raise QueryError(f"a team is a string or integer; got {describe(team)}")
         w = "add_figure"
         raw = {"move": move, "height": height, "flying": flying,
-               "stealth_flying": stealth_flying, "phantom_walk": phantom_walk}
+               "stealth_flying": stealth_flying, "phantom_walk": phantom_walk,
+               "ghost_walk": ghost_walk, "disengage": disengage}
         move = get_int(raw, "move", w, lo=0, hi=T.MAX_BUDGET)
         height = get_int(raw, "height", w, lo=1, hi=hs.MAX_FIGURE_HEIGHT)
-        for k in ("flying", "stealth_flying", "phantom_walk"):
+        for k in ("flying", "stealth_flying", "phantom_walk", "ghost_walk", "disengage"):
             get_bool(raw, k, w)
         if isinstance(at, (list, tuple)) and at and isinstance(at[0], (list, tuple)):
             if len(at) not in (1, 2):
@@ -727,6 +732,8 @@ class Position(_Position):
             self.flying = grow(self.flying, flying)
             self.stealth = grow(self.stealth, bool(stealth_flying))
             self.phantom = grow(self.phantom, bool(phantom_walk))
+            self.ghost = grow(self.ghost, bool(ghost_walk))
+            self.disengage = grow(self.disengage, bool(disengage))
             self.alive = grow(self.alive, True)
             self.engaged = grow(self.engaged, False)
         else:
@@ -737,6 +744,7 @@ class Position(_Position):
             self.move[i], self.height[i] = move, height
             self.flying[i], self.stealth[i] = flying, bool(stealth_flying)
             self.phantom[i] = bool(phantom_walk)
+            self.ghost[i], self.disengage[i] = bool(ghost_walk), bool(disengage)
             self.alive[i] = True
             self.raw[i] = {}
         self._live[figure] = i
@@ -902,6 +910,14 @@ class Position(_Position):
             paths = q.get("paths", False)
             if type(paths) is not bool:
                 paths = get_bool(q, "paths", "query", False)
+            calm = q.get("never_attacked_leaving", False)
+            if calm is not False:
+                if type(calm) is not bool:
+                    raise QueryError(f"never_attacked_leaving must be true or false; got "
+                                     f"{describe(calm)}")
+                if calm and (info.leaves or info.takeoff):
+                    info = _Info(**{k: getattr(info, k) for k in _Info.__slots__})
+                    info.leaves = info.takeoff = False
         else:
             q, budget, paths = {}, info.move, False
         if paths or info.falls:
@@ -920,13 +936,17 @@ class Position(_Position):
         h = int(self.height[i])
         mc = None if flyer else (h - 1 if self.rules.climb_limit == "below_height" else h)
         double = bool(self.double[i])
+        # Ghost Walk (or Phantom Walk) passes all figures; Disengage (or Phantom Walk) is
+        # never attacked when leaving an engagement
+        passes = bool(self.phantom[i] or self.ghost[i])
+        calm = bool(self.phantom[i] or self.disengage[i])
         info = _Info(
-            double=double, flyer=flyer, phantom=bool(self.phantom[i]),
+            double=double, flyer=flyer, phantom=passes,
             team=int(self.team[i]), hclass=self._hclass(h), move=int(self.move[i]),
             falls=st.master and not flyer and st.field.deepest_drop >= h,
-            leaves=st.master and not flyer,
-            takeoff=st.master and flyer and not self.stealth[i],
-            kind=st.kind(double, flyer, bool(self.phantom[i]), int(self.team[i]), mc),
+            leaves=st.master and not flyer and not calm,
+            takeoff=st.master and flyer and not self.stealth[i] and not calm,
+            kind=st.kind(double, flyer, passes, int(self.team[i]), mc),
             stop_glyph=not flyer or self.rules.flyers_stop_on_glyphs)
         self._info[i] = info
         return info
@@ -973,9 +993,9 @@ class Position(_Position):
             return layer[st.lead] | layer[st.trail]
         return layer
 
-    def _takeoff(self, i: int) -> int:
+    def _takeoff(self, i: int, info: "_Info | None" = None) -> int:
         """Leaving attacks of a flyer's take-off (master game, no Stealth Flying)."""
-        info = self._info[i] or self._figure_info(i)
+        info = info or self._info[i] or self._figure_info(i)
         return self._adjacent_enemies(i) if info.takeoff else 0
 
     def _single(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
@@ -995,7 +1015,7 @@ class Position(_Position):
             ends = self._buf("ends1", (3, st.n), T.INDEX)
             total = kind.run_fast(occ, kind.qflags, queries, ends, st.rank)
             out = np.empty((6, total), T.INDEX)
-            J.finish_fast(ends, 0, total, code, start, self._takeoff(i) if flyer else 0,
+            J.finish_fast(ends, 0, total, code, start, self._takeoff(i, info) if flyer else 0,
                           out)
         else:
             saved = int(occ[start])
@@ -1057,7 +1077,7 @@ class Position(_Position):
                 pen_rows = 1
             out = np.empty((6, n), T.INDEX)
             m = J.finish_double(rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos,
-                                start, fstart, self._takeoff(i) if flyer else 0, out)
+                                start, fstart, self._takeoff(i, info) if flyer else 0, out)
         finally:
             flags[start], flags[fstart] = f0, f1
             J.restore(node_occ, saved_at, saved, k)
@@ -1079,13 +1099,16 @@ class Position(_Position):
             out.append(hs.HSFigure(self.ids[i], self.team_name[i],
                                    self._cells_of(i).tolist(), int(self.move[i]),
                                    int(self.height[i]), bool(self.flying[i]),
-                                   bool(self.stealth[i]), bool(self.phantom[i])))
+                                   bool(self.stealth[i]), bool(self.phantom[i]),
+                                   ghost_walk=bool(self.ghost[i]),
+                                   disengage=bool(self.disengage[i])))
         return out
 
     def _reference(self, i: int, figure, budget: int, paths: bool, q: dict) -> Moves:
         """Paths and falls: the reference implementation on this position's figures."""
         ends = hs.moves(self.field, self._army(), figure, rules=self.rules, move=budget,
-                        paths=paths)
+                        paths=paths, never_attacked_leaving=bool(
+                            q.get("never_attacked_leaving", False)))
         board = self.board
         if self.double[i]:
             actions = []
@@ -1142,7 +1165,7 @@ class Position(_Position):
         q = self._query(query) if query else {}
         members = [i for i, t in enumerate(self.team_name) if t == side and self.alive[i]]
         out: dict = {}
-        if q.get("paths"):
+        if q.get("paths") or q.get("never_attacked_leaving"):
             return {self.ids[i]: self.legal_moves(self.ids[i], **q) for i in members}
         groups: dict = {}
         for i in members:
@@ -1176,7 +1199,8 @@ class Position(_Position):
             ends = self._bufs["endsB"] = np.empty((3, k * st.n), T.INDEX)
         i0 = idx[0]
         flyer = bool(self.flying[i0])
-        occ = self.occ_any if (flyer or self.phantom[i0] or not st.master) else \
+        occ = self.occ_any if (flyer or self.phantom[i0] or self.ghost[i0] or
+                               not st.master) else \
             self.occ_walk
         kind.run_fast(occ, kind.qflags, queries, ends, st.rank)
         code = st.stop_code[not flyer or self.rules.flyers_stop_on_glyphs]
@@ -1231,7 +1255,8 @@ class Position(_Position):
             e.update(_copy.deepcopy(self.raw[i]))
             e.update(move=int(self.move[i]), height=int(self.height[i]),
                      flying=bool(self.flying[i]), stealth_flying=bool(self.stealth[i]),
-                     phantom_walk=bool(self.phantom[i]))
+                     phantom_walk=bool(self.phantom[i]), ghost_walk=bool(self.ghost[i]),
+                     disengage=bool(self.disengage[i]))
             figs.append(e)
         s["figures"] = figs
         if query is not None:
@@ -1246,11 +1271,14 @@ class Position(_Position):
         move = get_int(query, "move", "query", None, lo=0, hi=T.MAX_BUDGET,
                        allow_none=True)
         want_paths = get_bool(query, "paths", "query", False)
+        calm = get_bool(query, "never_attacked_leaving", "query", False)
         i = self.index.get(fid, -1)
         if i < 0 or not self.alive[i]:
             raise QueryError(f"query.figure names figure {fid!r}, which is not in the "
                              f"scenario; known figures: {self.figures}")
         kw = {"paths": True} if want_paths else {}
+        if calm:
+            kw["never_attacked_leaving"] = True
         if move is not None:
             kw["move"] = move
         m = self.legal_moves(fid, **kw)
