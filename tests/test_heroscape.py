@@ -876,3 +876,117 @@ def test_docs_show_the_real_output_of_the_example():
     bundled = (Path(mc.__file__).parent / "examples" / "heroscape_stream_crossing.json")
     assert scenario == json.loads(bundled.read_text())
     assert mc.solve(scenario) == shown
+
+
+# ------------------------------------------------------------------------ who, and falls
+def all_walks(info, figs, options, budget):
+    """Every walk of a single-space walker within ``budget``, by the rules written out
+    (a stopped arrival goes no further): yields (end, cost, stopped, attacks, enemies
+    left (indices into the enemy list), worst fall (0 none, 1 minor, 2 major), walk)."""
+    mover = figs[0]
+    occupant, mask, _, master = literal_world(info, figs, options)
+    h = mover["height"]
+    max_climb = h - 1 if options["climb_limit"] == "below_height" else h
+    passes = _passes(mover)
+    attacked = master and not _calm(mover)
+    lv = {k: v["level"] for k, v in info.items()}
+    start = tuple(mover["at"])
+
+    def step(walk, cost, attacks, left, fall):
+        u = walk[-1]
+        yield walk, cost, attacks, left, fall
+        if len(walk) > 1 and (info[u]["wet"] or info[u]["glyph"]):
+            return                                   # stopped there
+        for dq, dr in HEX_DIRS:
+            v = (u[0] + dq, u[1] + dr)
+            if v not in info or info[v]["obstacle"]:
+                continue
+            o = occupant.get(v)
+            if o is not None and o != "friend" and not passes:
+                continue
+            rise = lv[v] - lv[u]
+            if rise > max_climb or cost + 1 + max(0, rise) > budget:
+                continue
+            gone = mask(u) & ~mask(v) if attacked else 0
+            drop = -rise
+            f = 0 if (not master or info[v]["wet"]) else \
+                2 if drop >= h + 10 else 1 if drop >= h else 0
+            yield from step(walk + [v], cost + 1 + max(0, rise),
+                            attacks + bin(gone).count("1"), left | gone, max(fall, f))
+
+    for walk, cost, attacks, left, fall in step([start], 0, 0, 0, 0):
+        end = walk[-1]
+        if end != start and occupant.get(end) is not None:
+            continue
+        stopped = len(walk) > 1 and (info[end]["wet"] or info[end]["glyph"])
+        yield end, cost, stopped, attacks, left, fall, walk
+
+
+def _small_walker_cases(n_seeds, offset, budget_cap):
+    for seed in range(n_seeds):
+        rng = random.Random(offset + seed)
+        made = random_battlefield(rng, False)
+        if made is None:
+            continue
+        cells, info, figs, options = made
+        mover = figs[0]
+        if mover["flying"]:
+            continue
+        mover["move"] = min(mover["move"], budget_cap)
+        yield seed, cells, info, figs, options
+
+
+def test_who_is_engaged_and_who_attacks_on_the_least_attack_path_brute_force():
+    """Every walk enumerated: the reported (attacks, cost) is the least over the walks,
+    the reported attackers are those left on the reported least-attack path (a walk
+    with exactly that many attacks and that cost), and the enemies engaged at an end
+    are those adjacent to it by the height rule."""
+    checked = 0
+    for seed, cells, info, figs, options in _small_walker_cases(400, 40_000, 4):
+        mover = figs[0]
+        enemies = [f for f in figs[1:] if f["team"] != mover["team"]]
+        _, mask, _, master = literal_world(info, figs, options)
+        walks: dict = {}
+        for end, cost, _, attacks, left, _, walk in all_walks(info, figs, options,
+                                                            mover["move"]):
+            walks.setdefault(end, []).append((attacks, cost, left, walk))
+        got = by_at(solve(cells, figs, "m", options, paths=True))
+        assert set(got) == set(walks), seed
+        for end, ws in walks.items():
+            e = got[end]
+            best = min((a, c) for a, c, _, _ in ws)
+            assert (e["leaving_attacks"], e["leaving_attacks_cost"]) == best, (seed, end)
+            path = [tuple(c) for c in e["leaving_attacks_path"]]
+            match = [lft for a, c, lft, w in ws if w == path]
+            assert match and (sum(1 for a, c, lft, w in ws if w == path and
+                                  (a, c) == best)), (seed, end)
+            want_left = [f["id"] for k, f in enumerate(enemies) if match[0] >> k & 1]
+            assert e["leaving_attackers"] == want_left, (seed, end)
+            assert len(want_left) <= e["leaving_attacks"]
+            want_eng = [f["id"] for k, f in enumerate(enemies) if mask(end) >> k & 1] \
+                if master else []
+            assert e["engaged_with"] == want_eng, (seed, end)
+        checked += 1
+    assert checked > 200
+
+
+def test_who_names_the_enemies():
+    cells, figs = _engaged_line()
+    figs.append(fig("far", "b", [4, 0]))
+    r = by_at(solve(cells, figs, "m"))
+    assert r[(1, 0)]["engaged_with"] == ["en"] and r[(1, 0)]["leaving_attackers"] == []
+    assert r[(0, 0)]["engaged_with"] == [] and r[(0, 0)]["leaving_attackers"] == ["en"]
+    figs[0]["ghost_walk"] = True      # through en's space (which is not next to en)
+    r = by_at(solve(cells, figs, "m"))
+    assert r[(3, 0)]["engaged_with"] == ["en", "far"]
+    assert r[(3, 0)]["leaving_attackers"] == ["en"]
+    figs[0]["disengage"] = True       # nobody attacks, who is engaged is unchanged
+    r = by_at(solve(cells, figs, "m"))
+    assert r[(3, 0)]["engaged_with"] == ["en", "far"]
+    assert r[(3, 0)]["leaving_attackers"] == []
+    # a flyer: every enemy engaged at take-off attacks, on every end but the start
+    figs[0].update(ghost_walk=False, disengage=False, flying=True)
+    r = by_at(solve(cells, figs, "m"))
+    assert r[(1, 0)]["leaving_attackers"] == []
+    assert r[(3, 0)]["leaving_attackers"] == ["en"]
+    assert solve(cells, figs, "m", {"mode": "basic"})["ends"][0]["engaged_with"] == []

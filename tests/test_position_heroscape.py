@@ -129,6 +129,13 @@ def _check(pos, fid, query: dict, fresh_solve: bool = True) -> None:
     assert moves.columns["leaving_attacks_cost"].tolist() == \
         [e["leaving_attacks_cost"] for e in ends]
     assert [hs.FALLS[f] for f in moves.columns["fall"].tolist()] == [e["fall"] for e in ends]
+    for key in ("engaged_with", "leaving_attackers"):     # who, as bit masks
+        if key in moves.columns:
+            assert moves.columns[key].dtype == np.uint64
+            assert [pos.ids_of(b) for b in moves.columns[key].tolist()] == \
+                [e[key] for e in ends]
+        else:
+            assert len(pos.ids) > 64
     mask = moves.mask
     assert mask.shape == (pos.n_actions(fid),) and mask.sum() == len(moves)
 

@@ -357,3 +357,33 @@ def relocate(cells, nbr, at_fig, team, height, level, engaged, i, new0, new1,
         refresh_nodes(node_rows[r], occ_any if node_mode[r] else occ_walk, lead, trail,
                       touch, done, node_team[r], node_mode[r])
     return nc
+
+
+@njit(types.void(I32_2, i64, I32_2, U64_1, I32_1, I64_1, i64, I64_1, U64_1), cache=CACHE,
+      nogil=True)
+def left_bits(rows, n, tree, leave, actions, flip, double, rowpos, out):
+    """Per end ``actions[e]``: the leave bits left along its least-attack path (walked
+    back through the kernel's ``tree`` from the end row's least-penalty arrival, column
+    6), ``leave[u] & ~leave[v]`` for every step u -> v, into ``out[e]``. A double-space
+    end uses the row of its placement or of its flip, as ``finish_double`` does."""
+    for r in range(n):
+        rowpos[rows[r, 0]] = r
+    for e in range(actions.shape[0]):
+        a = actions[e]
+        r = rowpos[a]
+        if double:
+            pr = rowpos[flip[a]]
+            if r < 0 or (pr >= 0 and (rows[pr, 4] < rows[r, 4] or (
+                    rows[pr, 4] == rows[r, 4] and rows[pr, 5] < rows[r, 5]))):
+                r = pr
+        bits = np.uint64(0)
+        row = rows[r, 6]
+        while row >= 0:
+            par = tree[row, 3]
+            if par < 0:
+                break
+            bits |= leave[tree[par, 0]] & ~leave[tree[row, 0]]
+            row = par
+        out[e] = bits
+    for r in range(n):
+        rowpos[rows[r, 0]] = -1

@@ -400,6 +400,42 @@ def _max_penalty(n_enemies: int, budget: int) -> int:
     return T.MAX_PENALTY_LEVELS - 1 if bound > 15 else 15
 
 
+class _Who:
+    """Who, not only how many: the enemies (ids, in army order) a mover is engaged with
+    at an end, and those that attack it when it leaves them on the reported
+    least-attack path (or at a flyer's take-off: ``takeoff``)."""
+
+    def __init__(self, field_: Battlefield, mover: HSFigure, near: list):
+        self.near = near
+        self.takeoff: list = []
+        board, lv = field_.board, field_.level
+        self.spaces = []     # per enemy: the spaces where the mover would be adjacent
+        for e in near:
+            sp = set()
+            for ce in e.cells:
+                for c in board.nbr[ce].tolist():
+                    if c >= 0 and levels_allow_adjacency(int(lv[c]), mover.height,
+                                                         int(lv[ce]), e.height):
+                        sp.add(c)
+            self.spaces.append(sp)
+
+    def engaged(self, cells) -> list:
+        return [e.id for e, sp in zip(self.near, self.spaces)
+                if any(c in sp for c in cells)]
+
+    def left(self, path, moved: bool) -> list:
+        """Enemies left along ``path`` (a list of the spaces taken after each step), or
+        the take-off attackers (``path`` None) when the figure ``moved``."""
+        if path is None:
+            return list(self.takeoff) if moved else []
+        out = []
+        for e, sp in zip(self.near, self.spaces):
+            if any(any(c in sp for c in u) and not any(c in sp for c in v)
+                   for u, v in zip(path, path[1:])):
+                out.append(e.id)
+        return out
+
+
 def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules = Rules(),
           move: int | None = None, paths: bool = False,
           never_attacked_leaving: bool = False) -> list[dict]:
@@ -436,21 +472,24 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
     if not isinstance(never_attacked_leaving, bool):
         raise QueryError(f"never_attacked_leaving must be true or false; got "
                          f"{describe(never_attacked_leaving)}")
-    if never_attacked_leaving or mover.never_attacked_leaving:
+    calm = never_attacked_leaving or mover.never_attacked_leaving
+    near = _relevant_enemies(field_, army, mover, budget) if master else []
+    who = _Who(field_, mover, near)
+    if calm:
         pass
     elif master and not flyer:
-        enemies = _relevant_enemies(field_, army, mover, budget)
-        if enemies:
-            leave = adjacency_layer(field_, mover.height, enemies)
-            max_pen = _max_penalty(len(enemies), budget)
+        if near:
+            leave = adjacency_layer(field_, mover.height, near)
+            max_pen = _max_penalty(len(near), budget)
     elif master and not mover.stealth_flying:
-        takeoff_attacks = len(engaged_with(field_, mover, army))
+        who.takeoff = [e.id for e in engaged_with(field_, mover, army)]
+        takeoff_attacks = len(who.takeoff)
     max_climb = None if flyer else (mover.height - 1 if rules.climb_limit == "below_height"
                                     else mover.height)
     if mover.double:
         return _double_moves(field_, mover, occ, team_id[mover.team], leave, max_pen,
                              max_climb, stop_wet, stop_glyph, budget, takeoff_attacks,
-                             master, paths)
+                             master, paths, who)
     board = field_.board
     n = board.n_cells
     wet_ids = [TERRAINS.index(t) for t in STOPPING]
@@ -481,6 +520,10 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
             e["leaving_attacks"] = int(r.penalties[row]) if leave is not None else 0
             e["leaving_attacks_cost"] = int(r.penalty_costs[row]) if leave is not None \
                 else cost
+        e["leaving_attackers"] = who.left(
+            [[c] for c in r.path(cell, least_penalty=True).tolist()] if leave is not None
+            else None, cell != mover.cells[0])
+        e["engaged_with"] = who.engaged([cell])
         e["fall"] = _worst_fall(field_, path, mover.height) if falls else "none"
         if paths:
             e["path"] = [list(board.coord(c)) for c in path]
@@ -523,7 +566,7 @@ def _ordered(ends: list[dict]) -> list[dict]:
 
 
 def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
-                  stop_glyph, budget, takeoff_attacks, master, paths) -> list[dict]:
+                  stop_glyph, budget, takeoff_attacks, master, paths, who) -> list[dict]:
     pl = placement_graph(field_)
     lead, trail = pl.lead, pl.trail
     P = len(lead)
@@ -593,7 +636,12 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
         e: dict = {"at": placements([node])[0], "cost": v["cost"],
                    "stop": _stop_reason(field_, [int(lead[node]), int(trail[node])],
                                         stop_glyph) if v["stopped"] else None,
-                   "leaving_attacks": v["pen"], "leaving_attacks_cost": v["pen_cost"]}
+                   "leaving_attacks": v["pen"], "leaving_attacks_cost": v["pen_cost"],
+                   "leaving_attackers": who.left(
+                       [[int(lead[p]), int(trail[p])] for p in
+                        r.path(v["pen_node"], least_penalty=True).tolist()]
+                       if node_leave is not None else None, pair != start_pair),
+                   "engaged_with": who.engaged([int(lead[node]), int(trail[node])])}
         if falls:
             # the lead's drops along the path; a flip is no drop
             worst = 0

@@ -62,7 +62,7 @@ def _jit() -> "_Helpers":
     return _Helpers({name: _entry_point(getattr(J, name)) for name in (
         "relocate", "relevant", "adjacent", "touching", "refresh_nodes", "free_nodes",
         "restore", "sync_cells", "leave_bits", "finish_pen", "finish_fast",
-        "finish_double")})
+        "finish_double", "left_bits")})
 
 
 class _Info:
@@ -88,7 +88,7 @@ class _Kind:
     penalties, and with leaving penalties per ``max_penalty``). Runs the kernels on layers
     the caller owns."""
 
-    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_params", "prefix")
+    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_params", "prefix", "tree")
 
     def __init__(self, board, mover: Mover, qflags: np.ndarray):
         self.board = board
@@ -174,6 +174,7 @@ class _Kind:
                              params, sources, ws.state, ws.heap, ws.bucket, ws.cell,
                              ws.ctrl, ws.tree, ws.ends)
             if n != T.STATUS_QUEUE_FULL:
+                self.tree = ws.tree      # (the search tree of these rows, for who-left)
                 return ws.ends[:n]
             grow = True
 
@@ -347,8 +348,9 @@ class Position(_Position):
     :func:`~movecore.games.heroscape.placement_graph` for a double-space one (each end
     pair once, in the orientation ``solve()`` reports); ``stop`` codes index
     :attr:`STOP_REASONS` (0 none, 1 water, 2 lava, 3 glyph); ``penalty`` is
-    ``leaving_attacks``; ``columns``: ``leaving_attacks_cost`` (int32) and ``fall``
-    (int32 index in :data:`~movecore.games.heroscape.FALLS`).
+    ``leaving_attacks``; ``columns``: ``leaving_attacks_cost`` (int32), ``fall``
+    (int32 index in :data:`~movecore.games.heroscape.FALLS`), ``engaged_with`` and
+    ``leaving_attackers`` (uint64 bit masks, bit j = figure j: :meth:`ids_of`).
 
     >>> import movecore as mc
     >>> pos = mc.position({"game": "heroscape", "board": {"cells": [
@@ -898,7 +900,7 @@ class Position(_Position):
         ([[0, 0], [0, 1], [1, 0]], [None, 'glyph', 'water'])
         >>> m.to_dicts()[2]
         {'at': [1, 0], 'cost': 1, 'stop': 'water', 'leaving_attacks': 0, \
-'leaving_attacks_cost': 1, 'fall': 'none'}
+'leaving_attacks_cost': 1, 'leaving_attackers': [], 'engaged_with': [], 'fall': 'none'}
         >>> pos.legal_moves("a", move=0).actions.tolist()
         [0]
         """
@@ -920,7 +922,7 @@ class Position(_Position):
                     info.leaves = info.takeoff = False
         else:
             q, budget, paths = {}, info.move, False
-        if paths or info.falls:
+        if paths or info.falls or len(self.ids) > _MAX_BITS:
             m = self._reference(i, figure, budget, paths, q)
         elif info.double:
             m = self._double(i, info, figure, budget, q)
@@ -1025,10 +1027,14 @@ class Position(_Position):
                                         budget, self._buf("src", (1,), T.INDEX))
                 out = np.empty((6, rows.shape[0]), T.INDEX)
                 J.finish_pen(rows, st.rank, code, out)
+                cols = self._who(i, info, out[0], leave, rows, kind.tree)
             finally:
                 occ[start] = saved
-        return Moves(self, figure, out[0], out[1], out[2], out[3],
-                     {"leaving_attacks_cost": out[4], "fall": out[5]}, query=q)
+        if leave is None:
+            cols = self._who(i, info, out[0])
+        cols["leaving_attacks_cost"] = out[4]
+        cols["fall"] = out[5]
+        return Moves(self, figure, out[0], out[1], out[2], out[3], cols, query=q)
 
     def _double(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
         st = self._st
@@ -1078,11 +1084,71 @@ class Position(_Position):
             out = np.empty((6, n), T.INDEX)
             m = J.finish_double(rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos,
                                 start, fstart, self._takeoff(i, info) if flyer else 0, out)
+            cols = self._who(i, info, out[0, :m], leave, rows if pen_rows else None,
+                             kind.tree if pen_rows else None)
         finally:
             flags[start], flags[fstart] = f0, f1
             J.restore(node_occ, saved_at, saved, k)
-        return Moves(self, figure, out[0, :m], out[1, :m], out[2, :m], out[3, :m],
-                     {"leaving_attacks_cost": out[4, :m], "fall": out[5, :m]}, query=q)
+        cols["leaving_attacks_cost"] = out[4, :m]
+        cols["fall"] = out[5, :m]
+        return Moves(self, figure, out[0, :m], out[1, :m], out[2, :m], out[3, :m], cols,
+                     query=q)
+
+    def _who(self, i: int, info: "_Info", actions: np.ndarray, leave=None, rows=None,
+              tree=None) -> dict:
+        """The columns ``engaged_with`` and ``leaving_attackers`` (uint64[E], bit j =
+        figure j: :meth:`ids_of`) of ends ``actions``: the enemies the figure is adjacent
+        to there, and those it leaves on the least-attack path of the penalty kernel's
+        ``rows`` and ``tree`` (a flyer: those engaged at take-off, on every end but its
+        start)."""
+        st = self._st
+        E = actions.shape[0]
+        if not st.master or len(self.ids) > _MAX_BITS or \
+                not (self.alive & (self.team != info.team)).any():
+            z = np.zeros(E, np.uint64)
+            return {"engaged_with": z, "leaving_attackers": z}
+        if info.double:
+            layer = self._node_leave_layer(info.team, info.hclass)
+        else:
+            r = self._leave_row(info.team, info.hclass)   # (may make self._lv again)
+            layer = self._lv[r]
+        engaged = layer[actions]
+        if rows is not None:
+            left = np.empty(E, np.uint64)
+            pos = self._bufs.get("whopos")
+            size = st.P if info.double else st.n
+            if pos is None or pos.shape[0] != size:
+                pos = self._bufs["whopos"] = np.full(size, -1, np.int64)
+            _jit().left_bits(rows, rows.shape[0], tree, layer, actions,
+                             st.flip if info.double else _NO_I64, int(info.double), pos,
+                             left)
+        elif info.takeoff:
+            start = self._node(int(self.cells[i, 0]), int(self.cells[i, 1])) \
+                if info.double else int(self.cells[i, 0])
+            left = np.where(actions == start, np.uint64(0), layer[start])
+            if info.double:
+                left[actions == st.flip[start]] = 0
+        else:
+            left = np.zeros(E, np.uint64)
+        return {"engaged_with": engaged, "leaving_attackers": left}
+
+    def ids_of(self, mask) -> list:
+        """The figure ids of a bit mask of the ``engaged_with`` / ``leaving_attackers``
+        columns (bit j = the position's figure j), in play order.
+
+        >>> import movecore as mc
+        >>> pos = mc.position({"game": "heroscape", "board": {"cells": [
+        ...     {"at": [q, 0]} for q in range(4)]}, "figures": [
+        ...     {"id": "a", "team": "red", "at": [1, 0], "move": 2},
+        ...     {"id": "orc", "team": "blue", "at": [2, 0]}]})
+        >>> m = pos.legal_moves("a")
+        >>> [(c, pos.ids_of(e), pos.ids_of(l)) for c, e, l in zip(m.coords.tolist(),
+        ...  m.columns["engaged_with"], m.columns["leaving_attackers"])]
+        [([1, 0], ['orc'], []), ([0, 0], [], ['orc'])]
+        """
+        m = int(mask)
+        ids = self.ids
+        return [ids[j] for j in range(len(ids)) if m >> j & 1]
 
     def _node(self, lead: int, trail: int) -> int:
         """The placement (lead, trail) of two neighbouring spaces, or -1."""
@@ -1125,6 +1191,11 @@ class Position(_Position):
                                                      for e in ends], np.int32),
                    "fall": np.array([hs.FALLS.index(e["fall"]) for e in ends], np.int32)},
                   query=q, extra=ends)
+        if len(self.ids) <= _MAX_BITS:
+            index = self.index
+            for key in ("engaged_with", "leaving_attackers"):
+                m.columns[key] = np.array([sum(1 << index[f] for f in e[key])
+                                           for e in ends], np.uint64)
         return m
 
     def _end_dicts(self, moves: Moves) -> list[dict]:
@@ -1141,11 +1212,15 @@ class Position(_Position):
             ats = [list(coord(c)) for c in moves.actions.tolist()]
         reasons = self.STOP_REASONS
         falls = hs.FALLS
+        ids_of = self.ids_of
         return [{"at": at, "cost": c, "stop": reasons[s], "leaving_attacks": p,
-                 "leaving_attacks_cost": pc, "fall": falls[f]}
-                for at, c, s, p, pc, f in zip(
+                 "leaving_attacks_cost": pc, "leaving_attackers": ids_of(lft),
+                 "engaged_with": ids_of(eng), "fall": falls[f]}
+                for at, c, s, p, pc, lft, eng, f in zip(
                     ats, moves.costs.tolist(), moves.stop.tolist(), moves.penalty.tolist(),
                     moves.columns["leaving_attacks_cost"].tolist(),
+                    moves.columns["leaving_attackers"].tolist(),
+                    moves.columns["engaged_with"].tolist(),
                     moves.columns["fall"].tolist())]
 
     def legal_moves_side(self, side, **query) -> dict:
@@ -1212,8 +1287,12 @@ class Position(_Position):
             o = np.empty((6, hi - lo), T.INDEX)
             J.finish_fast(ends, lo, hi, code, int(self.cells[i, 0]),
                           self._takeoff(i) if flyer else 0, o)
-            out[self.ids[i]] = Moves(self, self.ids[i], o[0], o[1], o[2], o[3],
-                                     {"leaving_attacks_cost": o[4], "fall": o[5]}, query=q)
+            info = self._info[i] or self._figure_info(i)
+            cols = self._who(i, info, o[0])
+            cols["leaving_attacks_cost"] = o[4]
+            cols["fall"] = o[5]
+            out[self.ids[i]] = Moves(self, self.ids[i], o[0], o[1], o[2], o[3], cols,
+                                     query=q)
             lo = hi
         return out
 
