@@ -707,11 +707,13 @@ def test_single_space_matches_oracle_on_random_boards():
     assert checked > 500
 
 
-def brute_force_double(info, figs, options):
+def brute_force_double(info, figs, options, objective="attacks"):
     """Every end of a double-space move by the rules, literally: Dijkstra over (lead,
     trail, attacks, stopped) where a step moves the lead to a neighbouring space other than
     the trail and the trail into the lead's old space, and a flip swaps the ends for
-    free. Returns {frozenset(spaces): (cost, stopped, least attacks, its cost)}."""
+    free. Returns {frozenset(spaces): (cost, stopped, least attacks, its cost)}; with
+    ``objective="fall"`` the second objective is the worst fall of the lead's steps
+    (0 none, 1 minor, 2 major; none into water, none on a flip) instead."""
     mover = figs[0]
     occupant, mask, takeoff, master = literal_world(info, figs, options)
     flyer = mover["flying"]
@@ -763,7 +765,13 @@ def brute_force_double(info, figs, options):
                 continue
             if stop and not may_end(nl, nt):
                 continue
-            np_ = p + attacks((lead, trail), (nl, nt))
+            if objective == "fall":
+                drop = info[lead]["level"] - info[nl]["level"]
+                f = 0 if (nt == lead and nl == trail) or not (master and not flyer) or \
+                    info[nl]["wet"] else 2 if drop >= h + 10 else 1 if drop >= h else 0
+                np_ = max(p, f)
+            else:
+                np_ = p + attacks((lead, trail), (nl, nt))
             key = ((nl, nt), np_, stop)
             if nc < best.get(key, 1 << 30):
                 best[key] = nc
@@ -774,7 +782,7 @@ def brute_force_double(info, figs, options):
         pair = frozenset((a, b))
         if pair != start and not may_end(a, b):
             continue
-        if not use_masks:
+        if not use_masks and objective != "fall":
             p = takeoff if pair != start else 0
         cur = out.get(pair)
         if cur is None:
@@ -990,3 +998,74 @@ def test_who_names_the_enemies():
     assert r[(1, 0)]["leaving_attackers"] == []
     assert r[(3, 0)]["leaving_attackers"] == ["en"]
     assert solve(cells, figs, "m", {"mode": "basic"})["ends"][0]["engaged_with"] == []
+
+
+def test_least_fall_over_all_walks_brute_force():
+    """Every walk enumerated: an end's least_fall is the least worst fall over the walks
+    within the move, least_fall_cost the least cost of a walk with that fall, and
+    least_fall_path such a walk; fall stays the worst fall of the least-cost path."""
+    checked = kinds = 0
+    seen = set()
+    for seed, cells, info, figs, options in _small_walker_cases(500, 50_000, 5):
+        mover = figs[0]
+        walks: dict = {}
+        for end, cost, _, _, _, fall, walk in all_walks(info, figs, options,
+                                                      mover["move"]):
+            walks.setdefault(end, []).append((fall, cost, walk))
+        got = by_at(solve(cells, figs, "m", options, paths=True))
+        assert set(got) == set(walks), seed
+        for end, ws in walks.items():
+            e = got[end]
+            best = min((f, c) for f, c, _ in ws)
+            assert (hs.FALLS.index(e["least_fall"]), e["least_fall_cost"]) == best, \
+                (seed, end)
+            path = [tuple(c) for c in e["least_fall_path"]]
+            assert any(w == path and (f, c) == best for f, c, w in ws), (seed, end)
+            lc = [tuple(c) for c in e["path"]]
+            assert any(w == lc and (f, c) == (hs.FALLS.index(e["fall"]), e["cost"])
+                       for f, c, w in ws), (seed, end)
+            seen.add((e["fall"], e["least_fall"]))
+            kinds += e["least_fall"] != e["fall"]
+        checked += 1
+    assert checked > 250
+    assert kinds > 0 and ("major", "minor") in seen and len(seen) >= 4, seen
+
+
+def test_least_fall_takes_the_long_way_down():
+    """From a level-9 ledge (Height 4): straight down to (1, 0) at level 2 is a minor
+    fall for 1; the stairs (0, 1) L8 -> (1, 1) L5 -> (1, 0) avoid it for 3."""
+    cells = [cell(0, 0, 9), cell(1, 0, 2), cell(2, 0, 1), cell(0, 1, 8), cell(1, 1, 5)]
+    figs = [fig("m", "a", [0, 0], move=6, height=4)]
+    e = by_at(solve(cells, figs, "m", paths=True))[(1, 0)]
+    assert (e["cost"], e["fall"], e["least_fall"], e["least_fall_cost"]) == \
+        (1, "minor", "none", 3)
+    assert e["least_fall_path"] == [[0, 0], [0, 1], [1, 1], [1, 0]]
+    # within 2 spaces the stairs are out of reach: the least fall is the minor one
+    e = by_at(solve(cells, figs, "m", move=2))[(1, 0)]
+    assert (e["least_fall"], e["least_fall_cost"]) == ("minor", 1)
+    # no falls in the basic game, nor for a flyer
+    e = by_at(solve(cells, figs, "m", {"mode": "basic"}))[(1, 0)]
+    assert (e["fall"], e["least_fall"], e["least_fall_cost"]) == ("none", "none", 1)
+    figs[0]["flying"] = True
+    e = by_at(solve(cells, figs, "m"))[(1, 0)]
+    assert (e["fall"], e["least_fall"]) == ("none", "none")
+
+
+def test_double_space_least_fall_matches_brute_force():
+    checked = kinds = 0
+    for seed in range(400):
+        rng = random.Random(60_000 + seed)
+        made = random_battlefield(rng, True)
+        if made is None:
+            continue
+        cells, info, figs, options = made
+        want = brute_force_double(info, figs, options, objective="fall")
+        got = by_at(solve(cells, figs, "m", options))
+        assert set(got) == set(want), seed
+        for pair, (cost, stopped, fall, fall_cost) in want.items():
+            e = got[pair]
+            assert (hs.FALLS.index(e["least_fall"]), e["least_fall_cost"]) == \
+                (fall, fall_cost), (seed, pair)
+            kinds += e["least_fall"] != e["fall"]
+        checked += 1
+    assert checked > 300 and kinds > 0

@@ -129,6 +129,9 @@ def _check(pos, fid, query: dict, fresh_solve: bool = True) -> None:
     assert moves.columns["leaving_attacks_cost"].tolist() == \
         [e["leaving_attacks_cost"] for e in ends]
     assert [hs.FALLS[f] for f in moves.columns["fall"].tolist()] == [e["fall"] for e in ends]
+    assert [hs.FALLS[f] for f in moves.columns["least_fall"].tolist()] == \
+        [e["least_fall"] for e in ends]
+    assert moves.columns["least_fall_cost"].tolist() == [e["least_fall_cost"] for e in ends]
     for key in ("engaged_with", "leaving_attackers"):     # who, as bit masks
         if key in moves.columns:
             assert moves.columns[key].dtype == np.uint64

@@ -23,8 +23,12 @@ RULES.md section 2):
   attack from that enemy. Every end reports the least number of such attacks over all
   paths within the move, and the cost of that path, beside the least cost.
 * **Falls (master).** A drop of at least the figure's Height is a ``minor`` fall (one
-  die), Height + 10 a ``major`` one (two dice); none into water, none for flyers. Falls
-  are reported for the least-cost path, never used to forbid a move.
+  die), Height + 10 a ``major`` one (two dice); none into water, none for flyers. A
+  path's fall is its worst step (the leading end's drops for a double-space figure).
+  Every end reports the fall of its least-cost path (``fall``) and the least fall over
+  all paths within the move with that path's cost (``least_fall``,
+  ``least_fall_cost``: searches on the board without the steps of a fall, then without
+  those of a major one); never used to forbid a move.
 * **Double-space figures** move as a snake: the leading end steps, the other end enters
   the space the leading end just left; which end leads may be flipped at any time for
   free; the cost is the leading end's (space + climb). Both spaces must be usable after
@@ -55,12 +59,14 @@ Scenario::
                "never_attacked_leaving": false}}
 
 Result: ``{"figure", "double_space", "mode", "move", "ends": [{"at", "cost", "stop",
-"leaving_attacks", "leaving_attacks_cost", "fall", "path"?, "leaving_attacks_path"?}]}``;
+"leaving_attacks", "leaving_attacks_cost", "leaving_attackers", "engaged_with", "fall",
+"least_fall", "least_fall_cost", "path"?, "leaving_attacks_path"?,
+"least_fall_path"?}]}`` (``leaving_attackers``, ``engaged_with``: enemy ids);
 ``at`` is one cell, or two cells (leading end first) for a double-space figure.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -504,11 +510,15 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
         qflags[field_.glyphs] |= T.CELL_STOP
     r = reach(board, walker, mover.cells[0], budget, occupant=occ, cell_flags=qflags,
               leave=leave, max_penalty=max_pen)
+    falls = master and not flyer and field_.deepest_drop >= mover.height
+    limited = _least_falls(board, field_.level, field_.wet, mover.height, lambda b: reach(
+        b, walker, mover.cells[0], budget, occupant=occ, cell_flags=qflags)) if falls \
+        else []
+    rows_of = [{int(c): k for k, c in enumerate(x.cells.tolist())} for x in limited]
     ends = []
     for row in range(len(r)):
         cell = int(r.cells[row])
         cost = int(r.costs[row])
-        falls = master and not flyer and field_.deepest_drop >= mover.height
         path = r.path(cell).tolist() if (falls or paths) else None
         e: dict = {"at": list(board.coord(cell)), "cost": cost,
                    "stop": _stop_reason(field_, [cell], stop_glyph) if r.stopped[row]
@@ -525,8 +535,14 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
             else None, cell != mover.cells[0])
         e["engaged_with"] = who.engaged([cell])
         e["fall"] = _worst_fall(field_, path, mover.height) if falls else "none"
+        least = next((k for k, x in enumerate(rows_of) if cell in x), len(rows_of))
+        e["least_fall"] = FALLS[least] if falls else "none"
+        e["least_fall_cost"] = int(limited[least].costs[rows_of[least][cell]]) \
+            if least < len(limited) else cost
         if paths:
             e["path"] = [list(board.coord(c)) for c in path]
+            e["least_fall_path"] = [list(board.coord(c)) for c in (
+                limited[least].path(cell) if least < len(limited) else path)]
             if leave is not None:
                 e["leaving_attacks_path"] = [list(board.coord(c)) for c in
                                              r.path(cell, least_penalty=True)]
@@ -534,6 +550,29 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
                 e["leaving_attacks_path"] = e["path"]
         ends.append(e)
     return _ordered(ends)
+
+
+def _fall_limited(board: Board, level: np.ndarray, wet: np.ndarray,
+                  drop: int) -> Board:
+    """``board`` without the steps that drop at least ``drop`` levels onto dry land
+    (``level``, ``wet``: of the space a step moves onto, per node; cached on the board).
+    Paths on it are exactly the paths of ``board`` whose worst fall is below that."""
+    key = ("heroscape.fall_limited", drop)
+    b = board._cache.get(key)
+    if b is None:
+        nbr = board.nbr
+        v = np.maximum(nbr, 0)
+        cut = (nbr >= 0) & ~wet[v] & (level[:, None] - level[v] >= drop)
+        b = replace(board, nbr=np.where(cut, -1, nbr).astype(nbr.dtype), _cache={})
+        board._cache[key] = b
+    return b
+
+
+def _least_falls(board: Board, level, wet, height: int, search) -> list:
+    """The searches (``search(board)``, a Reach) on ``board`` limited to no fall and to
+    at most a minor fall: an end's least fall is the first of them that reaches it
+    (else major), its cost that search's cost."""
+    return [search(_fall_limited(board, level, wet, d)) for d in (height, height + 10)]
 
 
 def _stop_reason(field_: Battlefield, cells: list[int], stop_glyph: bool) -> str:
@@ -624,6 +663,18 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
             prev.update(pen=pen, pen_cost=pen_cost, pen_node=node)
 
     falls = master and not flyer and field_.deepest_drop >= mover.height
+    # least fall per pair: the first fall-limited search reaching either orientation
+    limited = _least_falls(pl.board, field_.level[lead], field_.wet[lead], mover.height,
+                           lambda b: reach(b, walker, start, budget, occupant=node_occ,
+                                           cell_flags=qflags)) if falls else []
+    least_of: list = []
+    for x in limited:
+        got: dict = {}
+        for node, c in zip(x.cells.tolist(), x.costs.tolist()):
+            pair = frozenset((int(lead[node]), int(trail[node])))
+            if pair not in got or c < got[pair][0]:
+                got[pair] = (c, node, x)
+        least_of.append(got)
 
     def placements(nodes):
         return [[list(board.coord(int(lead[p]))), list(board.coord(int(trail[p])))]
@@ -659,8 +710,14 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
             e["fall"] = FALLS[worst]
         else:
             e["fall"] = "none"
+        least = next((k for k, x in enumerate(least_of) if pair in x), len(least_of))
+        e["least_fall"] = FALLS[least] if falls else "none"
+        lf = least_of[least][pair] if least < len(least_of) else None
+        e["least_fall_cost"] = lf[0] if lf else v["cost"]
         if paths:
             e["path"] = placements(path)
+            e["least_fall_path"] = placements(lf[2].path(lf[1]).tolist()) if lf \
+                else e["path"]
             e["leaving_attacks_path"] = placements(
                 r.path(v["pen_node"], least_penalty=True).tolist()) \
                 if node_leave is not None else e["path"]

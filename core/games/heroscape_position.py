@@ -348,8 +348,9 @@ class Position(_Position):
     :func:`~movecore.games.heroscape.placement_graph` for a double-space one (each end
     pair once, in the orientation ``solve()`` reports); ``stop`` codes index
     :attr:`STOP_REASONS` (0 none, 1 water, 2 lava, 3 glyph); ``penalty`` is
-    ``leaving_attacks``; ``columns``: ``leaving_attacks_cost`` (int32), ``fall``
-    (int32 index in :data:`~movecore.games.heroscape.FALLS`), ``engaged_with`` and
+    ``leaving_attacks``; ``columns``: ``leaving_attacks_cost`` (int32), ``fall`` and
+    ``least_fall`` (int32 index in :data:`~movecore.games.heroscape.FALLS`),
+    ``least_fall_cost`` (int32), ``engaged_with`` and
     ``leaving_attackers`` (uint64 bit masks, bit j = figure j: :meth:`ids_of`).
 
     >>> import movecore as mc
@@ -900,7 +901,8 @@ class Position(_Position):
         ([[0, 0], [0, 1], [1, 0]], [None, 'glyph', 'water'])
         >>> m.to_dicts()[2]
         {'at': [1, 0], 'cost': 1, 'stop': 'water', 'leaving_attacks': 0, \
-'leaving_attacks_cost': 1, 'leaving_attackers': [], 'engaged_with': [], 'fall': 'none'}
+'leaving_attacks_cost': 1, 'leaving_attackers': [], 'engaged_with': [], 'fall': 'none', \
+'least_fall': 'none', 'least_fall_cost': 1}
         >>> pos.legal_moves("a", move=0).actions.tolist()
         [0]
         """
@@ -1033,7 +1035,8 @@ class Position(_Position):
         if leave is None:
             cols = self._who(i, info, out[0])
         cols["leaving_attacks_cost"] = out[4]
-        cols["fall"] = out[5]
+        cols["fall"] = cols["least_fall"] = out[5]      # (no fall possible: 0, cost)
+        cols["least_fall_cost"] = out[1]
         return Moves(self, figure, out[0], out[1], out[2], out[3], cols, query=q)
 
     def _double(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
@@ -1090,7 +1093,8 @@ class Position(_Position):
             flags[start], flags[fstart] = f0, f1
             J.restore(node_occ, saved_at, saved, k)
         cols["leaving_attacks_cost"] = out[4, :m]
-        cols["fall"] = out[5, :m]
+        cols["fall"] = cols["least_fall"] = out[5, :m]  # (no fall possible: 0, cost)
+        cols["least_fall_cost"] = out[1, :m]
         return Moves(self, figure, out[0, :m], out[1, :m], out[2, :m], out[3, :m], cols,
                      query=q)
 
@@ -1189,7 +1193,11 @@ class Position(_Position):
                   np.array([e["leaving_attacks"] for e in ends], np.int32),
                   {"leaving_attacks_cost": np.array([e["leaving_attacks_cost"]
                                                      for e in ends], np.int32),
-                   "fall": np.array([hs.FALLS.index(e["fall"]) for e in ends], np.int32)},
+                   "fall": np.array([hs.FALLS.index(e["fall"]) for e in ends], np.int32),
+                   "least_fall": np.array([hs.FALLS.index(e["least_fall"]) for e in ends],
+                                          np.int32),
+                   "least_fall_cost": np.array([e["least_fall_cost"] for e in ends],
+                                               np.int32)},
                   query=q, extra=ends)
         if len(self.ids) <= _MAX_BITS:
             index = self.index
@@ -1213,15 +1221,17 @@ class Position(_Position):
         reasons = self.STOP_REASONS
         falls = hs.FALLS
         ids_of = self.ids_of
+        cols = moves.columns
         return [{"at": at, "cost": c, "stop": reasons[s], "leaving_attacks": p,
                  "leaving_attacks_cost": pc, "leaving_attackers": ids_of(lft),
-                 "engaged_with": ids_of(eng), "fall": falls[f]}
-                for at, c, s, p, pc, lft, eng, f in zip(
+                 "engaged_with": ids_of(eng), "fall": falls[f], "least_fall": falls[lf],
+                 "least_fall_cost": lfc}
+                for at, c, s, p, pc, lft, eng, f, lf, lfc in zip(
                     ats, moves.costs.tolist(), moves.stop.tolist(), moves.penalty.tolist(),
-                    moves.columns["leaving_attacks_cost"].tolist(),
-                    moves.columns["leaving_attackers"].tolist(),
-                    moves.columns["engaged_with"].tolist(),
-                    moves.columns["fall"].tolist())]
+                    cols["leaving_attacks_cost"].tolist(),
+                    cols["leaving_attackers"].tolist(), cols["engaged_with"].tolist(),
+                    cols["fall"].tolist(), cols["least_fall"].tolist(),
+                    cols["least_fall_cost"].tolist())]
 
     def legal_moves_side(self, side, **query) -> dict:
         """``{id: Moves}`` for every figure of ``side``, each as if it moved first.
@@ -1290,7 +1300,8 @@ class Position(_Position):
             info = self._info[i] or self._figure_info(i)
             cols = self._who(i, info, o[0])
             cols["leaving_attacks_cost"] = o[4]
-            cols["fall"] = o[5]
+            cols["fall"] = cols["least_fall"] = o[5]
+            cols["least_fall_cost"] = o[1]
             out[self.ids[i]] = Moves(self, self.ids[i], o[0], o[1], o[2], o[3], cols,
                                      query=q)
             lo = hi
