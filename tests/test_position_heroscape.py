@@ -404,3 +404,32 @@ def test_battlefield_too_large_for_the_packed_kernel(monkeypatch):
         s["options"] = dict(s.get("options", {}), mode="basic")
         assert _play(s, 7, 8) >= 8
     assert _play(_random_scenario(5), 5, 10) >= 10
+
+
+def test_abilities_option_and_who_columns():
+    """Ghost Walk, Disengage and the never_attacked_leaving option on a live position,
+    and the who columns as bit masks over the position's figures."""
+    pos = mc.position({"game": "heroscape", "board": {"cells": [
+        {"at": [q, 0]} for q in range(5)]}, "figures": [
+        {"id": "m", "team": "red", "at": [1, 0], "move": 3, "ghost_walk": True},
+        {"id": "en", "team": "blue", "at": [2, 0]},
+        {"id": "far", "team": "blue", "at": [4, 0]}]})
+    m = pos.legal_moves("m")
+    got = {tuple(c): (p, pos.ids_of(e), pos.ids_of(lft)) for c, p, e, lft in zip(
+        m.coords.tolist(), m.penalty.tolist(), m.columns["engaged_with"].tolist(),
+        m.columns["leaving_attackers"].tolist())}
+    assert got[(1, 0)] == (0, ["en"], [])
+    assert got[(0, 0)] == (1, [], ["en"])
+    assert got[(3, 0)] == (1, ["en", "far"], ["en"])
+    calm = pos.legal_moves("m", never_attacked_leaving=True)
+    assert calm.penalty.tolist() == [0] * len(calm)
+    assert not calm.columns["leaving_attackers"].any()
+    assert calm.columns["engaged_with"].tolist() == m.columns["engaged_with"].tolist()
+    with pytest.raises(mc.QueryError, match="never_attacked_leaving"):
+        pos.legal_moves("m", never_attacked_leaving=1)
+    with pytest.raises(mc.ScenarioError, match="disengage"):
+        pos.add_figure("x", "red", (0, 0), disengage="yes")
+    pos.add_figure("x", "red", (0, 0), disengage=True)
+    assert pos.to_scenario()["figures"][-1]["disengage"] is True
+    assert pos.legal_moves("m", move=0).columns["engaged_with"].tolist() == [
+        sum(1 << pos.ids.index(f) for f in ("en",))]

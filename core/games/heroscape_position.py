@@ -45,6 +45,7 @@ _REACH_QUERY = _entry_point(reach_query)
 _NO_ORDER = np.zeros(0, np.int64)
 _NO_NODES2 = np.zeros((1, 0), np.uint64)
 _NO_I64 = np.zeros(0, np.int64)
+_NO_ROWS = np.zeros((0, 8), T.INDEX)
 _NO_TOUCH = np.zeros((0, 12), np.int64)
 _U64_ONE = np.uint64(1)
 _NOT_STOP = np.uint8(~T.CELL_STOP & 0xFF)
@@ -62,7 +63,7 @@ def _jit() -> "_Helpers":
     return _Helpers({name: _entry_point(getattr(J, name)) for name in (
         "relocate", "relevant", "adjacent", "touching", "refresh_nodes", "free_nodes",
         "restore", "sync_cells", "leave_bits", "finish_pen", "finish_fast",
-        "finish_double", "left_bits")})
+        "finish_double", "who_bits")})
 
 
 class _Info:
@@ -1099,42 +1100,46 @@ class Position(_Position):
                      query=q)
 
     def _who(self, i: int, info: "_Info", actions: np.ndarray, leave=None, rows=None,
-              tree=None) -> dict:
+             tree=None) -> dict:
         """The columns ``engaged_with`` and ``leaving_attackers`` (uint64[E], bit j =
         figure j: :meth:`ids_of`) of ends ``actions``: the enemies the figure is adjacent
         to there, and those it leaves on the least-attack path of the penalty kernel's
         ``rows`` and ``tree`` (a flyer: those engaged at take-off, on every end but its
-        start)."""
+        start). One compiled call."""
         st = self._st
         E = actions.shape[0]
-        if not st.master or len(self.ids) > _MAX_BITS or \
-                not (self.alive & (self.team != info.team)).any():
-            z = np.zeros(E, np.uint64)
-            return {"engaged_with": z, "leaving_attackers": z}
+        out = np.empty((2, E), np.uint64)
+        if not st.master or len(self.ids) > _MAX_BITS:
+            out[:] = 0
+            return {"engaged_with": out[0], "leaving_attackers": out[1]}
+        t, h = info.team, info.hclass
         if info.double:
-            layer = self._node_leave_layer(info.team, info.hclass)
+            layer = self._node_leave_layer(t, h)
         else:
-            r = self._leave_row(info.team, info.hclass)   # (may make self._lv again)
+            r = self._lv_rows.get((t, h))
+            if r is None:
+                r = self._leave_row(t, h)   # (makes self._lv again)
             layer = self._lv[r]
-        engaged = layer[actions]
+        start = fstart = -1
         if rows is not None:
-            left = np.empty(E, np.uint64)
-            pos = self._bufs.get("whopos")
-            size = st.P if info.double else st.n
-            if pos is None or pos.shape[0] != size:
-                pos = self._bufs["whopos"] = np.full(size, -1, np.int64)
-            _jit().left_bits(rows, rows.shape[0], tree, layer, actions,
-                             st.flip if info.double else _NO_I64, int(info.double), pos,
-                             left)
+            mode = 1
         elif info.takeoff:
-            start = self._node(int(self.cells[i, 0]), int(self.cells[i, 1])) \
-                if info.double else int(self.cells[i, 0])
-            left = np.where(actions == start, np.uint64(0), layer[start])
+            mode = 2
+            start = int(self.cells[i, 0])
             if info.double:
-                left[actions == st.flip[start]] = 0
+                start = self._node(start, int(self.cells[i, 1]))
+                fstart = int(st.flip[start])
         else:
-            left = np.zeros(E, np.uint64)
-        return {"engaged_with": engaged, "leaving_attackers": left}
+            mode = 0
+        pos = self._bufs.get("whopos")
+        size = st.P if info.double else st.n
+        if pos is None or pos.shape[0] != size:
+            pos = self._bufs["whopos"] = np.full(size, -1, np.int64)
+        _jit().who_bits(rows if rows is not None else _NO_ROWS, 0 if rows is None else
+                        rows.shape[0], tree if tree is not None else _NO_ROWS, layer,
+                        actions, st.flip if info.double else _NO_I64, int(info.double),
+                        mode, start, fstart, pos, out)
+        return {"engaged_with": out[0], "leaving_attackers": out[1]}
 
     def ids_of(self, mask) -> list:
         """The figure ids of a bit mask of the ``engaged_with`` / ``leaving_attackers``
