@@ -1030,7 +1030,7 @@ class Position(_Position):
                                         budget, self._buf("src", (1,), T.INDEX))
                 out = np.empty((6, rows.shape[0]), T.INDEX)
                 J.finish_pen(rows, st.rank, code, out)
-                cols = self._who(i, info, out[0], leave, rows, kind.tree)
+                cols = self._who(i, info, out[0], rows, kind.tree)
             finally:
                 occ[start] = saved
         if leave is None:
@@ -1088,7 +1088,7 @@ class Position(_Position):
             out = np.empty((6, n), T.INDEX)
             m = J.finish_double(rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos,
                                 start, fstart, self._takeoff(i, info) if flyer else 0, out)
-            cols = self._who(i, info, out[0, :m], leave, rows if pen_rows else None,
+            cols = self._who(i, info, out[0, :m], rows if pen_rows else None,
                              kind.tree if pen_rows else None)
         finally:
             flags[start], flags[fstart] = f0, f1
@@ -1099,7 +1099,7 @@ class Position(_Position):
         return Moves(self, figure, out[0, :m], out[1, :m], out[2, :m], out[3, :m], cols,
                      query=q)
 
-    def _who(self, i: int, info: "_Info", actions: np.ndarray, leave=None, rows=None,
+    def _who(self, i: int, info: "_Info", actions: np.ndarray, rows=None,
              tree=None) -> dict:
         """The columns ``engaged_with`` and ``leaving_attackers`` (uint64[E], bit j =
         figure j: :meth:`ids_of`) of ends ``actions``: the enemies the figure is adjacent
