@@ -18,7 +18,7 @@ from .scenario import available_games, load_scenario, solve
 #: (game, example file, end to draw the path to: None = the farthest end)
 DEMO = (
     ("grid", "grid_hex_skirmish.json", None),
-    ("heroscape", "heroscape_engaged_knight.json", None),
+    ("heroscape", "heroscape_map_aoa_shattered_table.json", None),
     ("mage_knight", "mage_knight_first_turns.json", None),
     ("descent", "descent_hero_run.json", None),
     ("tiny_epic_tactics", "tiny_epic_tactics_skirmish.json", None),
