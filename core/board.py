@@ -237,10 +237,16 @@ class Board:
     @staticmethod
     def _check_coords(coords) -> np.ndarray:
         try:
-            xy = np.asarray(list(coords) if not isinstance(coords, np.ndarray) else coords)
+            seq = list(coords) if not isinstance(coords, np.ndarray) else coords
+            xy = np.asarray(seq)
         except Exception as exc:  # ragged lists and the like
             raise BoardError(f"cell coordinates must be pairs of integers; got "
                              f"{describe(coords)}") from exc
+        if xy.dtype != bool and not isinstance(seq, np.ndarray) and any(
+                isinstance(v, (bool, np.bool_)) for p in seq
+                for v in (p if isinstance(p, (list, tuple)) else ())):
+            raise BoardError(f"cell coordinates must be pairs of integers, not booleans; got "
+                             f"{describe(seq)}")   # True would read as 1: a wrong cell
         if xy.size == 0:
             raise BoardError("a board needs at least one cell; got no coordinates")
         if xy.ndim != 2 or xy.shape[1] != 2 or not np.issubdtype(xy.dtype, np.integer):
@@ -301,6 +307,15 @@ class Board:
         arr = np.zeros((n, K, 2), T.INDEX) if (replace or self.edges.shape[0] == 0) \
             else self.edges.copy()
         for item in _items(edges, "edges"):
+            unknown = sorted(set(item) - {"between", "cost", "blocked", "stop"}) \
+                if isinstance(item, Mapping) else []
+            if unknown:   # a typo would leave the side as it was, silently
+                raise BoardError(f"edge {describe(item)}: unknown key {unknown[0]!r}; "
+                                 f"expected 'between', 'cost', 'blocked', 'stop'")
+            for key in ("blocked", "stop") if isinstance(item, Mapping) else ():
+                if not isinstance(item.get(key, False), (bool, np.bool_)):
+                    raise BoardError(f"edge {key!r} must be true or false; got "
+                                     f"{describe(item[key])}")
             try:
                 a, b = (int(x) for x in item["between"])
             except Exception as exc:
@@ -340,15 +355,20 @@ class Board:
             if not isinstance(ln, Link):
                 raise BoardError(f"links must be movecore.Link objects; got {describe(ln)}")
             for c in (ln.a, ln.b):
-                if not isinstance(c, (int, np.integer)) or not 0 <= c < n:
+                if not isinstance(c, (int, np.integer)) or isinstance(c, bool) \
+                        or not 0 <= c < n:
                     raise BoardError(f"link cell index {describe(c)} is not on the board "
                                      f"(0..{n - 1})")
-            if not isinstance(ln.cost, (int, np.integer)) or not 0 <= ln.cost <= T.MAX_COST:
+            if not isinstance(ln.cost, (int, np.integer)) or isinstance(ln.cost, bool) \
+                    or not 0 <= ln.cost <= T.MAX_COST:
                 raise LimitError(f"link cost must be an integer in [0, {T.MAX_COST}]; got "
                                  f"{describe(ln.cost)}")
             if not isinstance(ln.kind, (int, np.integer)) or not 0 <= ln.kind <= 62:
                 raise BoardError(f"link kind must be an integer in [0, 62]; got "
                                  f"{describe(ln.kind)}")
+            if not isinstance(ln.two_way, (bool, np.bool_)):   # "no" would read as True
+                raise BoardError(f"link two_way must be True or False; got "
+                                 f"{describe(ln.two_way)}")
             rows.append((int(ln.a), int(ln.b), int(ln.cost), int(ln.kind)))
             if ln.two_way:
                 rows.append((int(ln.b), int(ln.a), int(ln.cost), int(ln.kind)))
