@@ -78,3 +78,12 @@ def test_public_results_are_typed(name, fn):
     hints = typing.get_type_hints(fn)
     assert "return" in hints, f"{name} has no return annotation"
     assert hints["return"] is not typing.Any, f"{name} returns Any"
+
+
+@pytest.mark.parametrize("name", ["hex", "square", "square_cells", "graph", "with_layers",
+                                  "extend", "with_edges", "with_links", "indices"])
+def test_board_builders_are_fully_annotated(name):
+    fn = getattr(mc.Board, name)
+    hints = typing.get_type_hints(fn)
+    params = [p for p in inspect.signature(fn).parameters if p not in ("self", "cls")]
+    assert [p for p in params if p not in hints] == []
