@@ -16,6 +16,8 @@ import movecore as mc
 from movecore.games import descent, descent_position
 
 EXAMPLES = sorted((pathlib.Path(mc.__file__).parent / "examples").glob("descent_*.json"))
+HERO_RUN = next(p for p in EXAMPLES if p.name == "descent_hero_run.json")
+OGRE = next(p for p in EXAMPLES if p.name == "descent_ogre.json")
 
 # A dungeon with what the examples lack: heroes with aura and grapple, ice that stops,
 # a door that leads to an unrevealed area, a 2x1 and a 2x3 monster, a flying hero, a
@@ -203,7 +205,7 @@ def test_bundled_examples_solve_through_the_position():
 
 
 def test_copies_are_independent():
-    pos = mc.position(json.loads(EXAMPLES[0].read_text()))
+    pos = mc.position(json.loads(HERO_RUN.read_text()))
     before = _answers(pos)
     cp = pos.copy()
     cp.apply_move("Grisban", (6, 4), action="run")     # through no door
@@ -267,7 +269,7 @@ def test_errors_are_typed_and_leave_the_position_unchanged():
 
 
 def test_moving_through_a_door_opens_it_and_costs_nothing_afterwards():
-    pos = mc.position(json.loads(EXAMPLES[1].read_text()))     # the ogre example
+    pos = mc.position(json.loads(OGRE.read_text()))     # the ogre example
     ends = {tuple(e["at"]): e for e in pos.legal_moves("ogre").to_dicts()}
     through = next(k for k, e in ends.items() if e["doors_opened"] == ["oak door"])
     assert not pos.door_is_open("oak door")
@@ -328,7 +330,7 @@ def test_side_batches_equal_single_queries():
 
 
 def test_actions_town_and_coordinates():
-    pos = mc.position(json.loads(EXAMPLES[0].read_text()))
+    pos = mc.position(json.loads(HERO_RUN.read_text()))
     n = pos.n_actions("Grisban")
     assert n == len(pos.st.squares) + 1 == pos.n_actions("ogre")
     m = pos.legal_moves("Grisban", action="run", fatigue=1)
@@ -352,7 +354,7 @@ def test_docstring_examples():
 
 
 def test_touching_uses_whole_bases_and_not_the_town():
-    pos = mc.position(json.loads(EXAMPLES[0].read_text()))
+    pos = mc.position(json.loads(HERO_RUN.read_text()))
     assert pos.touching("ogre") == []
     pos.add_figure("Landrec", "hero", [10, 3], speed=4)   # next to (11, 2) of the ogre
     assert pos.touching("ogre") == ["Landrec"] and pos.touching("Landrec") == ["ogre"]

@@ -27,6 +27,7 @@ Design notes (the rules are in :mod:`movecore.games.descent`):
 from __future__ import annotations
 
 import copy as _copy
+import itertools
 import threading
 from dataclasses import replace as _replace
 from typing import Mapping
@@ -296,6 +297,48 @@ class _KindGraph:
                 involved.append(frozenset(
                     k for k in (d.door_of.get(D._side(a, b))
                                 for a, b in _sides_examined(sq, dd)) if k is not None))
+        # Door memory: a door opened during a move stays open for the rest of it. Node
+        # mem(u, S) is "at placement u having opened the doors S on this move"; it is
+        # kept while a step out of the placement involves a door of S (its steps price S
+        # as open) and is never an end: every link into it has a twin of the same price
+        # into the plain node u.
+        mem_doors: dict = {}             # placement -> doors the steps out of it involve
+        for (kind, u, _, _, _), inv in zip(slots, involved):
+            if kind == "step" and inv:
+                mem_doors.setdefault(u, set()).update(inv)
+        mem_sets: dict = {u: [frozenset(c) for r in range(1, len(ds) + 1)
+                              for c in itertools.combinations(sorted(ds), r)]
+                          for u, ds in mem_doors.items()}
+        mem: dict = {}                   # (placement, doors) -> node
+        mem_base: list = []
+        for u, sets in mem_sets.items():
+            for S in sets:
+                mem[(u, S)] = n + len(mem_base)
+                mem_base.append(u)
+        self.mem_doors = {u: frozenset(ds) for u, ds in mem_doors.items()}
+        for i in range(len(slots)):
+            kind, u, v, dd, _ = slots[i]
+            if kind != "step":
+                continue
+            inv = involved[i]
+            targets = mem_sets.get(v, ())
+            if inv:
+                for S2 in targets:
+                    slots.append(("mem", u, mem[(v, S2)], dd, (u, v, frozenset(), S2)))
+                    involved.append(inv)
+            for S in mem_sets.get(u, ()):
+                src = mem[(u, S)]
+                if inv:
+                    slots.append(("mem", src, v, dd, (u, v, S, None)))
+                    involved.append(inv | S)
+                for S2 in targets:
+                    slots.append(("mem", src, mem[(v, S2)], dd, (u, v, S, S2)))
+                    involved.append(inv | S)
+        self.n_mem = len(mem_base)
+        n = self.n = n + self.n_mem
+        self.mem_of: dict = {}           # placement -> its memory nodes
+        for (u, _), m in mem.items():
+            self.mem_of.setdefault(u, []).append(m)
         self.involved = involved
         self.dynamic = [i for i, s in enumerate(involved) if s]
         # per-node arrays
@@ -323,6 +366,12 @@ class _KindGraph:
         for j, s in enumerate(air_foot):
             foot[ns + 1 + j, 0] = s
             flags[ns + 1 + j] = T.CELL_NO_END
+        for j, u in enumerate(mem_base):
+            m = ns + 1 + self.n_air + j
+            foot[m], ice_code[m], in_pit[m], leave[m] = foot[u], ice_code[u], in_pit[u], leave[u]
+            flags[m] = flags[u] | T.CELL_NO_END
+        self.node_base = np.arange(n)    # memory nodes -> their placement
+        self.node_base[ns + 1 + self.n_air:] = mem_base
         self.foot = foot
         self.foot0 = np.ascontiguousarray(foot[:, 0])
         self.k = k
@@ -336,7 +385,7 @@ class _KindGraph:
         self.in_pit = in_pit
         self.leave = leave
         self.pit_nodes = pit_nodes
-        self.fits = np.array([f is not None for f in facts] + [False] * (1 + self.n_air))
+        self.fits = np.array([f is not None for f in facts] + [False] * (n - ns))
         # which nodes cover each square (occupancy updates)
         cover: list = [[] for _ in range(ns)]
         for u in range(n):
@@ -345,9 +394,10 @@ class _KindGraph:
                     cover[s].append(u)
         self.cover = [np.array(c, dtype=np.int64) for c in cover]
         # coordinates: squares, town, air nodes on a row below the map's corner
-        air_xy = [(st.lo + j, st.lo - 2) for j in range(self.n_air)]
+        air_xy = [(st.lo + j, st.lo - 2) for j in range(self.n_air)] + \
+            [(st.lo + j, st.lo - 3) for j in range(self.n_mem)]
         self.coords = np.concatenate([st.coords, np.array(air_xy, dtype=T.INDEX).reshape(
-            -1, 2)]) if self.n_air else st.coords
+            -1, 2)]) if air_xy else st.coords
         rank = np.empty(n, np.int64)
         rank[np.lexsort((self.coords[:, 1], self.coords[:, 0]))] = np.arange(n)
         rank = rank.astype(T.INDEX)
@@ -406,12 +456,30 @@ class _KindGraph:
             return rules.step(fu, fv, dd)
         if kind == "fixed":
             return (sq, frozenset())
+        if kind == "mem":
+            return self._mem_result(sq, dd, rules, dv)
         crossed = rules.cell_step(sq, dd)
         if crossed is None or crossed:
             return None    # no jumping through walls or closed doors
         cost = JUMP_TAKE_OFF if kind == "take_off" else \
             JUMP_OVER if kind == "over" else JUMP_LAND
         return (cost, frozenset())
+
+    def _mem_result(self, sq, dd, rules, dv):
+        """A step of door memory: from placement u having opened the doors S on this
+        move (S free now) to placement v, keeping the doors S2 (None: the plain v)."""
+        u, v, S, S2 = sq
+        if S:
+            saved = rules.door_state
+            dv = tuple(OPEN if k in S else x for k, x in enumerate(dv))
+            rules.door_state = [_DOOR_WORDS[x] for x in dv]
+        fu, fv = self._place(u, dv), self._place(v, dv)
+        res = None if fu is None or fv is None else rules.step(fu, fv, dd)
+        if S:
+            rules.door_state = saved
+        if res is None or S2 is None:
+            return res
+        return res if (S | res[1]) & self.mem_doors[v] == S2 else None
 
     def links(self, dv) -> _Links:
         """The graph under door vector ``dv`` (per door: OPEN, OPENABLE or SHUT for this
@@ -495,6 +563,7 @@ class _KindGraph:
             u = index.get((bx + ox, by + oy))
             if u is not None and self.facts[u] is not None:
                 nodes.append(u)
+                nodes.extend(self.mem_of.get(u, ()))
         got = self._adjacent[key] = np.array(sorted(nodes), dtype=np.int64)
         return got
 
@@ -1383,9 +1452,11 @@ class Position(_Position):
             e["stop"] = STOP_REASONS[sc]
             e["in_pit"] = bool(pit)
             if ex.paths:
-                e["path"] = [self._node_word(st, x) for x in path if x <= st.ns]
+                base = g.node_base          # door-memory nodes read as their square
+                e["path"] = [self._node_word(st, base[x]) for x in path if base[x] <= st.ns]
                 wp = self._end_path(ex, row, least_penalty=True)
-                e["wounds_path"] = [self._node_word(st, x) for x in wp if x <= st.ns]
+                e["wounds_path"] = [self._node_word(st, base[x]) for x in wp
+                                    if base[x] <= st.ns]
             ends.append(e)
         return ends
 
