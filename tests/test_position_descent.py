@@ -119,6 +119,9 @@ def _end_word(e):
     return e.get("cells", e["at"])
 
 
+_TURNED: dict = {}     # scenario name -> moves that ended with a 2-square base turned
+
+
 def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
     rng = random.Random(seed)
     pos = mc.position(scenario)
@@ -137,7 +140,13 @@ def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
             moves = _check(pos, fid, q)
             checked += 1
             e = rng.choice(moves.to_dicts())
+            size = pos.size[pos.index[fid]]
             pos.apply_move(fid, _end_word(e), **q)
+            if "cells" in e and len(e["cells"]) == 2:
+                across = e["cells"][0][1] == e["cells"][1][1]      # (2, 1) now
+                assert pos.size[pos.index[fid]] == ((2, 1) if across else (1, 2))
+                if across != (size == (2, 1)):
+                    _TURNED[name] = _TURNED.get(name, 0) + 1
             assert pos.where(fid) == (e["at"] if e["at"] == "town" else tuple(e["at"]))
             for d in e["doors_opened"]:
                 assert pos.door_is_open(d)
@@ -187,6 +196,8 @@ def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
 @pytest.mark.parametrize("name,scenario", _scenarios(), ids=[n for n, _ in _scenarios()])
 def test_random_sequences_match_a_rebuilt_position(name, scenario):
     assert _play(name, scenario, seed=7, steps=340) > 450
+    if any(f.get("footprint") in ("1x2", "2x1") for f in scenario["figures"]):
+        assert _TURNED.get(name, 0) > 3          # turned hell hounds were played
 
 
 @pytest.mark.slow
@@ -229,7 +240,7 @@ def test_errors_are_typed_and_leave_the_position_unchanged():
     with pytest.raises(mc.IllegalMoveError):
         pos.apply_move("imp", (4, 0))                  # off the board (a wall square)
     with pytest.raises(mc.IllegalMoveError):
-        pos.apply_move("beast", [[6, 0], [6, 1]])      # not its 2x1 base
+        pos.apply_move("beast", [[6, 0], [7, 1]])      # not its base, nor turned
     with pytest.raises(mc.QueryError):
         pos.legal_moves("nobody")
     with pytest.raises(mc.QueryError):
