@@ -12,9 +12,15 @@ removing a figure writes only the few nodes it touches.
 Design notes (the rules are in :mod:`movecore.games.descent`):
 
 * **Nodes.** Node ``s < NS`` is the anchor square ``s`` (the dungeon's squares in map
-  order); node ``NS`` is the town; nodes above are air nodes (below). An anchor where
-  the kind's base does not fit has no links. Action ids are these node ids, so every
-  figure has ``NS + 1`` actions.
+  order); node ``NS`` is the town; nodes above are air nodes (below), then, for a
+  two-square kind, its turned placements (``NS + 1 + s``: the base of the other
+  orientation at square ``s``), then door-memory nodes. An anchor where the kind's base
+  does not fit has no links. Action ids are these node ids, so every figure has
+  ``NS + 1`` actions (a two-square monster ``2 NS + 1``).
+* **Door memory.** A door opened during a move stays open for the rest of it: node
+  ``mem(u, S)`` is placement ``u`` having opened the doors ``S`` on this move, kept
+  while a step out of ``u`` involves a door of ``S`` (its steps price them open). It is
+  never an end; every link into it has a twin of the same price into ``u``.
 * **Doors.** A step's price depends on the doors it crosses or straddles. Each link slot
   of the graph records the doors it involves; a door change recomputes only those slots
   (the board of a door state is then packed from the slot results and cached per kind,
@@ -445,8 +451,6 @@ class _KindGraph:
         self._adjacent: dict = {}       # (size, anchor square) -> int64 nodes
         self._own: dict = {}            # anchor square -> nodes overlapping the base
         self._offsets: dict = {}        # (other size, base size) -> adjacent offsets
-        self.foot_offsets = np.array([(i, j) for j in range(h) for i in range(w)],
-                                     dtype=T.INDEX)
 
     def _jump_run(self, c, dd):
         """The jumpable squares crossed by a jump from square c along dd and the landing
@@ -776,7 +780,8 @@ class Position(_Position):
 
     Moves: ``actions`` are node ids: the anchor square's index in map order (the
     top-left square of a large monster; ``NS`` = the town), for every figure
-    (``n_actions = NS + 1``). ``costs`` MP, ``penalty`` wounds (aura, pit falls),
+    (``n_actions = NS + 1``; a two-square monster also has ``NS + 1 + s``, its base
+    turned at square ``s``). ``costs`` MP, ``penalty`` wounds (aura, pit falls),
     ``stop`` codes: 1 ``"grapple"``, 2 ``"ice"``, 3 ``"grappled"`` (started next to a
     grappler: no MP may be spent). ``columns``: ``left`` (MP left), ``wounds_cost`` (least
     MP of a way with the least wounds), ``in_pit`` (0/1) and ``doors_opened`` (number of
