@@ -371,3 +371,28 @@ def test_touching_uses_whole_bases_and_not_the_town():
     assert pos.touching("ogre") == ["Landrec"] and pos.touching("Landrec") == ["ogre"]
     pos.apply_move("Grisban", "town", action="run", fatigue=1)
     assert pos.touching("Grisban") == []
+
+
+def test_a_two_square_monster_turns_in_play():
+    sc = json.loads(next(p for p in EXAMPLES
+                         if p.name == "descent_hell_hound.json").read_text())
+    pos = mc.position(sc)
+    ns = len(pos.st.squares)
+    assert pos.n_actions("hell hound") == 2 * ns + 1
+    assert pos.n_actions("Tomble") == ns + 1
+    m = pos.legal_moves("hell hound")
+    turned = pos.action_of("hell hound", [[3, 0], [3, 1]])
+    assert turned == ns + 1 + pos.st.index[(3, 0)] and turned in m.actions.tolist()
+    cp = pos.copy()
+    cp.apply_move("hell hound", [[3, 0], [3, 1]])              # ends upright
+    assert cp.to_scenario()["figures"][0]["footprint"] == "1x2"
+    assert pos.to_scenario()["figures"][0]["footprint"] == "2x1"   # the copy only
+    back = cp.legal_moves("hell hound")
+    assert back.to_dicts() == mc.solve(cp.to_scenario({"figure": "hell hound"}))["ends"]
+    # from upright, action NS + 1 + s is the base across (2x1) at square s
+    a = cp.action_of("hell hound", [[3, 0], [4, 0]])
+    assert a == ns + 1 + pos.st.index[(3, 0)]
+    cp.apply_move("hell hound", a)
+    assert cp.to_scenario()["figures"][0]["footprint"] == "2x1"
+    with pytest.raises(mc.IllegalMoveError):
+        cp.action_of("hell hound", 2 * ns + 1)
