@@ -545,12 +545,13 @@ def register(sub) -> None:
     p.add_argument("--workloads", default="",
                    help=f"comma-separated, from {', '.join(NAMES)} (default: the four "
                         f"peer workloads; double-space is always compared to single)")
-    p.add_argument("--queries", type=int, default=1000, help="starts per workload")
-    p.add_argument("--peers", default="all", help=f"comma list from {PEERS}, or 'all'")
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--min-time", type=float, default=0.2, help="seconds per round")
+    p.add_argument("--queries", type=int, default=1000, help="starts per workload (default 1000)")
+    p.add_argument("--peers", default="all", help=f"comma list from {PEERS}, or 'all' (default all)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="timing rounds per method; the best round counts (default 3)")
+    p.add_argument("--min-time", type=float, default=0.2, help="least seconds per round (default 0.2)")
     p.add_argument("--memory", type=int, default=1_000_000,
-                   help="queries of the memory run (0: skip)")
+                   help="queries of the memory run (0: skip; default 1000000)")
     p.add_argument("--no-cold", dest="cold", action="store_false",
                    help="skip the cold-start subprocesses")
     p.add_argument("--games", nargs="?", const="", default=None, metavar="LIST",

@@ -17,9 +17,10 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .errors import BoardError, LimitError, describe, is_sequence
 from .kernels import _types as T
@@ -89,6 +90,10 @@ class Link:
     two_way: bool = True
 
 
+#: A per-cell layer: one integer per cell (a list or an array), or None for the default.
+Layer: TypeAlias = ArrayLike | None
+
+
 def _items(values, name: str) -> list:
     """``links`` / ``edges`` as a list (``None``: none); BoardError if not a collection."""
     if values is None:
@@ -128,8 +133,8 @@ class Board:
 
     # ------------------------------------------------------------------ building
     @classmethod
-    def hex(cls, coords: Iterable[Sequence[int]], *, terrain=None, height=None, flags=None,
-            links: Iterable[Link] = (), edges: Iterable[Mapping] = ()) -> "Board":
+    def hex(cls, coords: Iterable[Sequence[int]], *, terrain: Layer = None,
+            height: Layer = None, flags: Layer = None, links: Iterable[Link] = (), edges: Iterable[Mapping] = ()) -> "Board":
         """A hex board from any set of axial ``(q, r)`` coordinates.
 
         ``terrain`` (ids >= 0), ``height`` and ``flags`` (``CELL_*`` bits) give one value
@@ -140,8 +145,8 @@ class Board:
         return cls._build("hex", coords, terrain, height, flags, links, edges)
 
     @classmethod
-    def square(cls, width: int, height: int, *, neighbours: int = 4, terrain=None,
-               elevation=None, flags=None, links: Iterable[Link] = (),
+    def square(cls, width: int, height: int, *, neighbours: int = 4, terrain: Layer = None,
+               elevation: Layer = None, flags: Layer = None, links: Iterable[Link] = (),
                edges: Iterable[Mapping] = ()) -> "Board":
         """A full ``width x height`` square board; cell ``(x, y)`` has index ``y*width+x``.
 
@@ -161,7 +166,8 @@ class Board:
 
     @classmethod
     def square_cells(cls, coords: Iterable[Sequence[int]], *, neighbours: int = 4,
-                     terrain=None, elevation=None, flags=None, links: Iterable[Link] = (),
+                     terrain: Layer = None, elevation: Layer = None, flags: Layer = None,
+                     links: Iterable[Link] = (),
                      edges: Iterable[Mapping] = ()) -> "Board":
         """A square board from a list of ``(x, y)`` cells, 4- or 8-neighbour."""
         if type(neighbours) is not int or neighbours not in (4, 8):
@@ -192,8 +198,8 @@ class Board:
         return board
 
     @classmethod
-    def graph(cls, nbr, *, coords=None, terrain=None, height=None, flags=None,
-              links: Iterable[Link] = (), edges: Iterable[Mapping] = ()) -> "Board":
+    def graph(cls, nbr: ArrayLike, *, coords: ArrayLike | None = None, terrain: Layer = None,
+              height: Layer = None, flags: Layer = None, links: Iterable[Link] = (), edges: Iterable[Mapping] = ()) -> "Board":
         """A board over an explicit neighbour table ``nbr[N, K]`` (int, -1 = none).
 
         For graphs that are not grids (corridors, room graphs) and for *placement
@@ -237,10 +243,16 @@ class Board:
     @staticmethod
     def _check_coords(coords) -> np.ndarray:
         try:
-            xy = np.asarray(list(coords) if not isinstance(coords, np.ndarray) else coords)
+            seq = list(coords) if not isinstance(coords, np.ndarray) else coords
+            xy = np.asarray(seq)
         except Exception as exc:  # ragged lists and the like
             raise BoardError(f"cell coordinates must be pairs of integers; got "
                              f"{describe(coords)}") from exc
+        if xy.dtype != bool and not isinstance(seq, np.ndarray) and any(
+                isinstance(v, (bool, np.bool_)) for p in seq
+                for v in (p if isinstance(p, (list, tuple)) else ())):
+            raise BoardError(f"cell coordinates must be pairs of integers, not booleans; got "
+                             f"{describe(seq)}")   # True would read as 1: a wrong cell
         if xy.size == 0:
             raise BoardError("a board needs at least one cell; got no coordinates")
         if xy.ndim != 2 or xy.shape[1] != 2 or not np.issubdtype(xy.dtype, np.integer):
@@ -301,6 +313,15 @@ class Board:
         arr = np.zeros((n, K, 2), T.INDEX) if (replace or self.edges.shape[0] == 0) \
             else self.edges.copy()
         for item in _items(edges, "edges"):
+            unknown = sorted(set(item) - {"between", "cost", "blocked", "stop"}) \
+                if isinstance(item, Mapping) else []
+            if unknown:   # a typo would leave the side as it was, silently
+                raise BoardError(f"edge {describe(item)}: unknown key {unknown[0]!r}; "
+                                 f"expected 'between', 'cost', 'blocked', 'stop'")
+            for key in ("blocked", "stop") if isinstance(item, Mapping) else ():
+                if not isinstance(item.get(key, False), (bool, np.bool_)):
+                    raise BoardError(f"edge {key!r} must be true or false; got "
+                                     f"{describe(item[key])}")
             try:
                 a, b = (int(x) for x in item["between"])
             except Exception as exc:
@@ -340,15 +361,20 @@ class Board:
             if not isinstance(ln, Link):
                 raise BoardError(f"links must be movecore.Link objects; got {describe(ln)}")
             for c in (ln.a, ln.b):
-                if not isinstance(c, (int, np.integer)) or not 0 <= c < n:
+                if not isinstance(c, (int, np.integer)) or isinstance(c, bool) \
+                        or not 0 <= c < n:
                     raise BoardError(f"link cell index {describe(c)} is not on the board "
                                      f"(0..{n - 1})")
-            if not isinstance(ln.cost, (int, np.integer)) or not 0 <= ln.cost <= T.MAX_COST:
+            if not isinstance(ln.cost, (int, np.integer)) or isinstance(ln.cost, bool) \
+                    or not 0 <= ln.cost <= T.MAX_COST:
                 raise LimitError(f"link cost must be an integer in [0, {T.MAX_COST}]; got "
                                  f"{describe(ln.cost)}")
             if not isinstance(ln.kind, (int, np.integer)) or not 0 <= ln.kind <= 62:
                 raise BoardError(f"link kind must be an integer in [0, 62]; got "
                                  f"{describe(ln.kind)}")
+            if not isinstance(ln.two_way, (bool, np.bool_)):   # "no" would read as True
+                raise BoardError(f"link two_way must be True or False; got "
+                                 f"{describe(ln.two_way)}")
             rows.append((int(ln.a), int(ln.b), int(ln.cost), int(ln.kind)))
             if ln.two_way:
                 rows.append((int(ln.b), int(ln.a), int(ln.cost), int(ln.kind)))
@@ -361,15 +387,16 @@ class Board:
         np.cumsum(ptr, out=ptr)
         return self._replace(link_ptr=ptr, link_data=data)
 
-    def with_layers(self, *, terrain=None, height=None, flags=None) -> "Board":
+    def with_layers(self, *, terrain: Layer = None, height: Layer = None,
+                    flags: Layer = None) -> "Board":
         """A board with some per-cell layers replaced (same cells, same geometry)."""
         cd = self.cell_data
         new = _pack_layers(self.n_cells, *(cd[:, i] if v is None else v
                                            for i, v in enumerate((terrain, height, flags))))
         return self._replace(cell_data=new)
 
-    def extend(self, coords: Iterable[Sequence[int]], *, terrain=None, height=None,
-               flags=None) -> "Board":
+    def extend(self, coords: Iterable[Sequence[int]], *, terrain: Layer = None,
+               height: Layer = None, flags: Layer = None) -> "Board":
         """A board with more cells appended (indices ``N..N+M-1``); existing indices,
         layers, edges and links are kept. This is how a revealed tile joins the map."""
         if self.kind == "graph":
@@ -439,7 +466,7 @@ class Board:
             return int(self._lookup[i, j])
         return -1
 
-    def indices(self, coords) -> np.ndarray:
+    def indices(self, coords: ArrayLike) -> np.ndarray:
         """int32 indices of many coordinates (-1 for cells off the board)."""
         xy = np.asarray(coords, dtype=np.int64).reshape(-1, 2)
         return self._lookup_many(self._origin, self._lookup, xy)

@@ -1,20 +1,24 @@
-"""The ``movecore`` command line.
+"""The movecore command line.
 
     movecore solve FILE.json [--paths] [--svg OUT.svg] [--to X,Y] [--text]
                                          solve a scenario ('-' reads stdin), print JSON
-                                         (--text: a text picture; --svg: draw it)
+                                         (--text: a text picture; --svg: draw it); FILE
+                                         may name a bundled example (movecore examples)
     movecore games                       list the registered game vocabularies
-    movecore demo | bench | selfplay | capi ...   (see ``movecore CMD --help``)
+    movecore examples                    list the bundled example scenarios
+    movecore demo | render | bench | selfplay | capi ...   (see movecore CMD --help)
 
 Exit status: 0 on success, 2 on bad input (the typed error's message on stderr).
+Help and argument errors load no kernels: a subcommand's module is imported only when
+that subcommand runs (or its own --help is asked).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
 import json
+import re
 import sys
-import time
 from importlib import resources
 from pathlib import Path
 
@@ -23,25 +27,32 @@ from .scenario import available_games, load_scenario, solve
 
 
 #: Modules that add subcommands: each has ``register(subparsers)`` which adds its parser
-#: and sets ``fn`` (a function of the parsed args returning the exit status).
-_COMMAND_MODULES = [
-    "movecore.demo",          # movecore demo
-    "movecore.render",        # movecore render ... (pictures)
-    "movecore.bench",         # movecore bench
-    "movecore.selfplay",      # movecore selfplay
-    "movecore.bindings.capi",  # movecore capi build
-]
+#: and sets ``fn`` (a function of the parsed args returning the exit status). A module is
+#: imported only when its command is the one given (some load the kernels on import);
+#: otherwise the command is listed with this help line.
+_COMMAND_MODULES = {
+    "demo": ("movecore.demo", "solve and draw one bundled example per game"),
+    "render": ("movecore.render", "draw a scenario and its reach (SVG and/or text)"),
+    "bench": ("movecore.bench", "time movecore against scipy / tcod / networkx"),
+    "selfplay": ("movecore.selfplay", "bulk seeded movement-only self-play"),
+    "capi": ("movecore.bindings.capi", "build the C ABI (libmovecore.so + movecore.h)"),
+}
 _missing: dict[str, Exception] = {}
+_COORD = re.compile(r"^\s*-?\d+\s*,\s*-?\d+\s*$")
 
 
 def _read(path: str) -> dict:
     if path == "-":
         text = sys.stdin.read()
     else:
+        file = Path(path)
+        if not file.exists():
+            file = find_example(path) or file
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = file.read_text(encoding="utf-8")
         except OSError as exc:
-            raise ScenarioError(f"cannot read scenario file {path!r}: {exc.strerror}") from exc
+            raise ScenarioError(f"cannot read scenario file {path!r}: {exc.strerror} "
+                                f"(movecore examples lists the bundled ones)") from exc
     return load_scenario(text)
 
 
@@ -52,11 +63,19 @@ def example_paths() -> list[Path]:
                   key=lambda p: p.name)
 
 
+def find_example(name: str) -> Path | None:
+    """The bundled example called ``name`` (with or without ``.json``), or None."""
+    want = name if name.endswith(".json") else name + ".json"
+    return next((p for p in example_paths() if p.name == want), None)
+
+
 def format_result(result: dict) -> str:
-    """JSON with one top-level key per line and one list item (an end) per line."""
+    """JSON with one top-level key per line and one list item (an end) per line; a list of
+    plain values (a coordinate) stays on one line."""
     lines = []
     for key, value in result.items():
-        if isinstance(value, list) and value:
+        if isinstance(value, list) and value and \
+                any(isinstance(v, (list, dict)) for v in value):
             items = ",\n  ".join(json.dumps(v) for v in value)
             lines.append(f"{json.dumps(key)}: [\n  {items}\n ]")
         else:
@@ -97,30 +116,70 @@ def cmd_games(args) -> int:
     return 0
 
 
+def cmd_examples(args) -> int:
+    for p in example_paths():
+        print(p.stem)
+    return 0
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose help has no reStructuredText markup (double backticks
+    from docstrings); subcommand parsers are of this class too."""
+
+    def format_help(self) -> str:
+        return super().format_help().replace("``", "")
+
+    def format_usage(self) -> str:
+        return super().format_usage().replace("``", "")
+
+
+def _join_negative_coords(argv: list) -> list:
+    """``--to -4,8`` -> ``--to=-4,8`` (argparse takes a leading '-' for an option)."""
+    out = []
+    for arg in argv:
+        if out and out[-1] == "--to" and isinstance(arg, str) and _COORD.match(arg):
+            out[-1] = f"--to={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="movecore", description=__doc__.split("\n")[0])
+    argv = _join_negative_coords(list(sys.argv[1:] if argv is None else argv))
+    parser = _Parser(prog="movecore", description="movecore: exact, fast movement "
+                     "generation for tabletop board games (movecore CMD --help for each)")
     from . import __version__
     parser.add_argument("--version", action="version", version=f"movecore {__version__}")
     sub = parser.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("solve", help="solve a scenario file and print the result as JSON")
-    p.add_argument("file", help="scenario JSON file, or - for stdin")
+    p.add_argument("file", help="scenario JSON file, - for stdin, or the name of a bundled "
+                   "example (movecore examples lists them)")
     p.add_argument("--paths", action="store_true", help="include the path to every end")
     p.add_argument("--compact", action="store_true", help="one-line JSON")
     p.add_argument("--svg", metavar="OUT.svg", help="also draw the board and the reach as SVG")
     p.add_argument("--to", metavar="X,Y", help="draw the path to the end at X,Y (asks the "
-                   "query for paths)")
+                   "query for paths; negative numbers work: --to -4,8)")
     p.add_argument("--text", action="store_true",
                    help="print a text picture of the reach instead of the JSON")
     p.set_defaults(fn=cmd_solve)
-    for name in _COMMAND_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ImportError as exc:  # an optional extra is missing: say so, keep the rest
-            _missing[name] = exc
-            continue
-        mod.register(sub)
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    for cmd, (name, help_line) in _COMMAND_MODULES.items():
+        if cmd == chosen:
+            try:
+                mod = importlib.import_module(name)
+            except ImportError as exc:  # an optional extra is missing: say so
+                _missing[name] = exc
+            else:
+                mod.register(sub)
+                continue
+        p = sub.add_parser(cmd, help=help_line, add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+        p.set_defaults(fn=lambda args, name=name: _unavailable(name))
     p = sub.add_parser("games", help="list the game vocabularies")
     p.set_defaults(fn=cmd_games)
+    p = sub.add_parser("examples", help="list the bundled example scenarios (solve takes "
+                       "their names)")
+    p.set_defaults(fn=cmd_examples)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)
@@ -129,6 +188,12 @@ def main(argv=None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+
+
+def _unavailable(name: str) -> int:
+    print(f"movecore: error: {name} cannot be imported: {_missing.get(name)}",
+          file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -25,7 +25,7 @@ so tree search can branch cheaply.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypeAlias
 
 import numpy as np
 
@@ -33,6 +33,10 @@ from .errors import IllegalMoveError, QueryError, ScenarioError, describe
 
 PositionFactory = Callable[[Mapping], "Position"]
 _POSITIONS: dict[str, PositionFactory] = {}
+
+
+#: Where a figure stands: its cell, the cells of a multi-cell figure, or an off-board place.
+Where: TypeAlias = tuple[int, int] | list[tuple[int, int]] | str
 
 
 def register_position(name: str) -> Callable:
@@ -211,22 +215,22 @@ class Position:
 
     # -------------------------------------------------------------- figures
     @property
-    def figures(self) -> list:  # pragma: no cover
+    def figures(self) -> list[str]:  # pragma: no cover
         """Ids of the figures in play, in scenario order."""
         raise NotImplementedError
 
-    def side_of(self, figure) -> Any:  # pragma: no cover
+    def side_of(self, figure: str) -> str:  # pragma: no cover
         raise NotImplementedError
 
     @property
-    def sides(self) -> list:
+    def sides(self) -> list[str]:
         """The sides with figures in play, in order of first appearance."""
         return list(dict.fromkeys(self.side_of(f) for f in self.figures))
 
-    def team_figures(self, side) -> list:
+    def team_figures(self, side: str) -> list[str]:
         return [f for f in self.figures if self.side_of(f) == side]
 
-    def where(self, figure):  # pragma: no cover
+    def where(self, figure: str) -> Where:  # pragma: no cover
         """Where a figure stands: its coordinate, or list of coordinates."""
         raise NotImplementedError
 
@@ -252,7 +256,7 @@ class Position:
     def legal_moves(self, figure, **query) -> Moves:  # pragma: no cover
         raise NotImplementedError
 
-    def legal_moves_side(self, side, **query) -> dict:
+    def legal_moves_side(self, side: str, **query) -> dict[str, Moves]:
         """``{id: Moves}`` for every figure of ``side`` in this position (each answered as
         if it moved first). Games answer with one batch kernel call where they can."""
         return {f: self.legal_moves(f, **query) for f in self.team_figures(side)}

@@ -58,6 +58,8 @@ class PEnd:
     label: str = ""            # what is written on the cell (default: the cost)
     path: list | None = None   # list of footprints (list of cells) from start to here
     raw: dict | None = None
+    note: str = ""             # shown small under the cost: "pit", "assault", "st 1"...
+    stamina: int = 0           # Dark Realms: Stamina this end needs beyond the card's move
 
 
 @dataclass
@@ -386,14 +388,23 @@ def _danger(game: str, e: dict) -> str:
 
 
 def _stopped(e: dict) -> bool:
-    if e.get("stopped"):
-        return True
-    if e.get("stop") not in (None, False):
-        return True
+    """The end's stop, exactly as the result says it: ``stopped`` (grid) or a ``stop``
+    reason (Heroscape, Descent). A pit, a Mage Knight flag or a Stamina cost is a note,
+    not a stop."""
+    return bool(e.get("stopped")) or e.get("stop") not in (None, False)
+
+
+def _note(e: dict) -> str:
+    """Small words under an end's cost, from the result's own fields."""
+    parts = []
     if e.get("in_pit"):
-        return True
+        parts.append("pit")
     flags = e.get("flags")
-    return bool(flags) and isinstance(flags, list)
+    if isinstance(flags, list):
+        parts += [str(f) for f in flags]
+    if isinstance(e.get("stamina"), int) and e["stamina"] > 0:
+        parts.append(f"st {e['stamina']}")
+    return " ".join(parts)
 
 
 def _ends(game: str, scenario: dict, result: dict, figures: list) -> list:
@@ -425,7 +436,9 @@ def _ends(game: str, scenario: dict, result: dict, figures: list) -> list:
             label = f"{e['min_roll']}+"
         path = e.get("path")
         path = [foot(s) for s in path] if isinstance(path, list) else None
-        out.append(PEnd(cells, e.get("cost"), _stopped(e), _danger(game, e), label, path, e))
+        stamina = e.get("stamina") if isinstance(e.get("stamina"), int) else 0
+        out.append(PEnd(cells, e.get("cost"), _stopped(e), _danger(game, e), label, path, e,
+                        _note(e), stamina))
     # one-destination answers: a Dark Realms enemy move, a knock back, a solo move
     single = None
     if kind == "enemy" and result.get("at") is not None:
@@ -586,8 +599,84 @@ def _team_colour(pic: Picture) -> dict:
 
 
 # ---------------------------------------------------------------------------- SVG
+REACH_RIM, STOP_RIM, DANGER_RIM, STAMINA_RIM = "#f9a825", "#ef6c00", "#d32f2f", "#5e35b1"
+PATH_COLOUR, LINK_COLOUR = "#0d47a1", "#6a1b9a"
+_MARK_LEGEND = {   # mark kind -> (swatch, colour, words)
+    "obstacle": ("fill", OBSTACLE, "obstacle"), "trap": ("rim", TRAP, "trap"),
+    "rift": ("rim", RIFT, "rift"), "glyph": ("fill", "#ffeb3b", "glyph"),
+    "stairs": ("fill", "#4e342e", "stairs"), "portal": ("rim", "#4527a0", "portal"),
+    "stop": ("rim", "#b71c1c", "stop cell"), "rampaging": ("fill", "#4e342e", "rampaging"),
+}
+
+
+def legend_items(pic: Picture) -> list:
+    """(swatch, colour, words) for everything the picture draws: terrain, marks, links,
+    doors, teams, the path and the reach's rims."""
+    items = [("fill", c, w) for c, w in pic.legend]
+    words = {w for _, _, w in items}
+    kinds = []
+    for c in pic.cells:
+        for m in c.marks:
+            k = m.partition(":")[0]
+            if k in _MARK_LEGEND and k not in kinds:
+                kinds.append(k)
+    for k in kinds:
+        if _MARK_LEGEND[k][2] not in words and not (k == "obstacle" and "impassable" in words):
+            items.append(_MARK_LEGEND[k])
+    for kind in dict.fromkeys(k for _, _, k in pic.links):
+        items.append(("dash", LINK_COLOUR, "stairs link" if kind == "stairs" else kind))
+    for (colour, is_open), label in {(d[3], d[2]): d[0] for d in pic.doors}.items():
+        items.append(("door" if not is_open else "dash", colour,
+                      f"{label} (open)" if is_open else label))
+    for team, colour in _team_colour(pic).items():
+        items.append(("dot", colour, f"team {team}"))
+    if pic.path:
+        items.append(("line", PATH_COLOUR, "path"))
+    ends = pic.labels().values()
+    items.append(("rim", REACH_RIM, "reach: cost (others dimmed)" if len(ends) > 1 else
+                  "end: cost"))
+    if any(e.stopped for e in ends):
+        items.append(("rim", STOP_RIM, "move stops"))
+    if any(e.danger for e in ends):
+        items.append(("rim", DANGER_RIM, "danger"))
+    if any(e.stamina for e in ends):
+        items.append(("rim", STAMINA_RIM, "needs Stamina (st n)"))
+    return items
+
+
+def _swatch(kind: str, colour: str, x: float, y: float) -> str:
+    if kind == "fill":
+        return (f'<rect x="{_f(x)}" y="{_f(y)}" width="12" height="12" fill="{colour}" '
+                f'stroke="#555" stroke-width="0.5"/>')
+    if kind == "rim":
+        return (f'<rect x="{_f(x + 1)}" y="{_f(y + 1)}" width="10" height="10" fill="none" '
+                f'stroke="{colour}" stroke-width="2.5"/>')
+    if kind == "dot":
+        return (f'<circle cx="{_f(x + 6)}" cy="{_f(y + 6)}" r="6" fill="{colour}" '
+                f'stroke="#fff" stroke-width="1"/>')
+    dash = ' stroke-dasharray="3,2"' if kind == "dash" else ""
+    width = 5 if kind == "door" else 3
+    return (f'<line x1="{_f(x)}" y1="{_f(y + 6)}" x2="{_f(x + 12)}" y2="{_f(y + 6)}" '
+            f'stroke="{colour}" stroke-width="{width}"{dash}/>')
+
+
+def _halo_text(x: float, y: float, text: str, size: int, colour: str, cls: str = "",
+               extra: str = "") -> str:
+    """Text over a white halo (drawn twice: no reliance on paint-order)."""
+    common = f'x="{_f(x)}" y="{_f(y)}" font-size="{size}" text-anchor="middle" {extra}'
+    c = f' class="{cls}"' if cls else ""
+    return (f'<text {common} fill="#fff" stroke="#fff" stroke-width="3">{escape(text)}'
+            f'</text><text{c} {common} fill="{colour}">{escape(text)}</text>')
+
+
 def to_svg(pic: Picture) -> str:
-    """The picture as a standalone SVG document (a string)."""
+    """The picture as a standalone SVG document (a string).
+
+    Every mark comes from the result's own fields: an end's rim is dashed orange exactly
+    when its JSON entry has a stop (``stopped`` / ``stop``), red when it carries a danger,
+    purple when it needs Stamina; reached cells keep their terrain colour (the cells no
+    end reaches are dimmed instead); labels (sites, doors, costs) are drawn last, over
+    figures and lines."""
     if not pic.cells:
         raise ScenarioError("nothing to draw: the board has no cells")
     pts = [p for c in pic.cells for p in _corners(pic, c.at)]
@@ -598,11 +687,18 @@ def to_svg(pic: Picture) -> str:
     y0 = min(p[1] for p in pts) - pad - 26
     x1 = max(p[0] for p in pts) + pad
     y1 = max(p[1] for p in pts) + pad
-    legend_h = 22.0
-    items = list(pic.legend) + [("#fff176", "reach: cost"), ("#ef6c00", "move stops"),
-                                ("#d32f2f", "danger")]
-    legend_w = sum(22 + 6.2 * len(words) for _, words in items) + 2 * pad
-    w, h = max(x1 - x0, legend_w, 6.2 * len(pic.title) + 4 * pad), y1 - y0 + legend_h + 8
+    w = max(x1 - x0, 6.2 * len(pic.title) + 4 * pad, 300.0)
+    items = legend_items(pic)
+    rows, row, used = [], [], 0.0
+    for item in items:
+        iw = 22 + 6.2 * len(item[2])
+        if row and used + iw > w - 2 * pad:
+            rows.append(row)
+            row, used = [], 0.0
+        row.append(item)
+        used += iw
+    rows.append(row)
+    h = y1 - y0 + 20.0 * len(rows) + 10
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_f(w)}" height="{_f(h)}" '
            f'viewBox="{_f(x0)} {_f(y0)} {_f(w)} {_f(h)}" font-family="DejaVu Sans, '
            f'Arial, sans-serif">',
@@ -618,6 +714,15 @@ def to_svg(pic: Picture) -> str:
                    f'<title>{escape(str(list(c.at)))} {escape(c.terrain)}'
                    f'{"" if c.level is None else f" level {c.level}"}</title></polygon>')
     out.append('</g>')
+    # the cells no end reaches are dimmed: reached cells keep their terrain colour
+    labels = pic.labels()
+    if len(labels) > 1:
+        out.append('<g class="unreached">')
+        for c in pic.cells:
+            if tuple(c.at) not in labels:
+                out.append(f'<polygon points="{_pts(_corners(pic, c.at))}" fill="#fbfaf7" '
+                           f'fill-opacity="0.5"/>')
+        out.append('</g>')
     # regions (unexplored tiles, provoke tokens)
     for cells, label in pic.regions:
         for c in cells:
@@ -628,39 +733,38 @@ def to_svg(pic: Picture) -> str:
         cy = sum(_centre(pic, c)[1] for c in cells) / len(cells)
         out.append(f'<text x="{_f(cx)}" y="{_f(cy + 4)}" font-size="12" fill="#555" '
                    f'text-anchor="middle" font-style="italic">{escape(label)}</text>')
-    # marks (site names go on top of the reach, below)
+    # marks (site names are labels: drawn last)
     for c in pic.cells:
         x, y = _centre(pic, c.at)
         for m in c.marks:
             if not m.startswith("site:"):
                 out.append(_mark_svg(pic, m, x, y))
-    # reach overlay: every end cell tinted; a stopped end gets an orange dashed rim, a
-    # dangerous one a red rim and a red corner badge
-    labels = pic.labels()
+    # reach: every end gets a rim (dashed orange: the result says it stops there; red:
+    # a danger; purple: it needs Stamina)
     out.append('<g class="reach">')
     for a, e in sorted(labels.items()):
-        rim = "#d32f2f" if e.danger else ("#ef6c00" if e.stopped else "#f9a825")
-        out.append(f'<polygon class="end" points="{_pts(_corners(pic, a, 0.9))}" '
-                   f'fill="#fff176" fill-opacity="0.55" stroke="{rim}" '
-                   f'stroke-width="{3 if (e.danger or e.stopped) else 1}"'
+        rim = DANGER_RIM if e.danger else STOP_RIM if e.stopped else \
+            STAMINA_RIM if e.stamina else REACH_RIM
+        out.append(f'<polygon class="end" data-at="{a[0]},{a[1]}" data-cost="{escape(str(e.cost))}"'
+                   f' data-stop="{str(e.stopped).lower()}" data-stamina="{e.stamina}" '
+                   f'points="{_pts(_corners(pic, a, 0.86))}" fill="none" stroke="{rim}" '
+                   f'stroke-width="{3 if (e.danger or e.stopped or e.stamina) else 2.5}"'
                    f'{_DASH53 if e.stopped else ""}/>')
     out.append('</g>')
-    # level numbers and site names
+    # level numbers
     for c in pic.cells:
-        x, y = _centre(pic, c.at)
-        for m in c.marks:
-            if m.startswith("site:"):
-                out.append(_mark_svg(pic, m, x, y))
         if c.level is not None:
+            x, y = _centre(pic, c.at)
             out.append(f'<text class="level" x="{_f(x)}" y="{_f(y - S * 0.55)}" '
                        f'font-size="8" fill="#222" fill-opacity="0.75" text-anchor="middle">'
                        f'L{c.level}</text>')
-    # walls and doors
+    # walls and doors (door names are labels: drawn last)
     for a, b in pic.walls:
         p, q = _side_segment(a, b)
         out.append(f'<line class="wall" x1="{_f(p[0])}" y1="{_f(p[1])}" x2="{_f(q[0])}" '
                    f'y2="{_f(q[1])}" stroke="#111" stroke-width="5" '
                    f'stroke-linecap="square"/>')
+    door_labels = []
     for label, sides, is_open, colour in pic.doors:
         segs = [_side_segment(a, b) for a, b in sides]
         for p, q in segs:
@@ -669,12 +773,12 @@ def to_svg(pic: Picture) -> str:
                        f'{_DASH44 if is_open else ""}/>')
         mx = sum(p[0] + q[0] for p, q in segs) / (2 * len(segs))
         my = sum(p[1] + q[1] for p, q in segs) / (2 * len(segs))
-        out.append(f'<text x="{_f(mx)}" y="{_f(my - 6)}" font-size="9" fill="{colour}" '
-                   f'text-anchor="middle" font-weight="bold">{escape(label)}</text>')
+        door_labels.append(_halo_text(mx, my - 6, label, 9, colour, "door-label",
+                                      'font-weight="bold"'))
     for a, b, kind in pic.links:
         (ax, ay), (bx, by) = _centre(pic, a), _centre(pic, b)
         out.append(f'<line class="link" x1="{_f(ax)}" y1="{_f(ay)}" x2="{_f(bx)}" '
-                   f'y2="{_f(by)}" stroke="#6a1b9a" stroke-width="1.5" '
+                   f'y2="{_f(by)}" stroke="{LINK_COLOUR}" stroke-width="1.5" '
                    f'stroke-dasharray="6,4" opacity="{0.35 if kind == "stairs" else 0.7}"><title>{escape(kind)}</title>'
                    f'</line>')
     # path
@@ -685,12 +789,12 @@ def to_svg(pic: Picture) -> str:
                 xs = [_centre(pic, c) for c in step]
                 pts.append((sum(p[0] for p in xs) / len(xs), sum(p[1] for p in xs) / len(xs)))
         out.append(f'<polyline class="path" points="{_pts(pts)}" fill="none" '
-                   f'stroke="#0d47a1" stroke-width="4" stroke-linejoin="round" '
+                   f'stroke="{PATH_COLOUR}" stroke-width="4" stroke-linejoin="round" '
                    f'stroke-linecap="round" opacity="0.8"/>')
         if pts:
             x, y = pts[-1]
             out.append(f'<circle class="target" cx="{_f(x)}" cy="{_f(y)}" r="6" '
-                       f'fill="#0d47a1"/>')
+                       f'fill="{PATH_COLOUR}"/>')
     # figures
     colours = _team_colour(pic)
     occupied = set()
@@ -727,40 +831,51 @@ def to_svg(pic: Picture) -> str:
         out.append(f'<text x="{_f(x)}" y="{_f(y + 1)}" font-size="10" fill="#fff" '
                    f'text-anchor="middle" font-weight="bold">{escape(name)}</text>')
         out.append('</g>')
-    # reach labels (on top): a white halo under dark text (drawn twice: no reliance on
-    # paint-order, which not every renderer knows)
+    # labels, on top of lines and figures: door names, site names, then the reach's costs
+    # (a cost under the figure standing there), notes and danger badges
+    out += door_labels
+    for c in pic.cells:
+        x, y = _centre(pic, c.at)
+        for m in c.marks:
+            if m.startswith("site:"):
+                out.append(_mark_svg(pic, m, x, y))
     for a, e in sorted(labels.items()):
         x, y = _centre(pic, a)
         if a in occupied:
             y += S * 0.62
         text = escape(e.label or str(e.cost))
         tip = f"{list(a)} cost {e.cost}" + (" stopped" if e.stopped else "") + \
-            (f" ({e.danger})" if e.danger else "")
+            (f" ({e.danger})" if e.danger else "") + (f" [{e.note}]" if e.note else "")
         common = (f'x="{_f(x)}" y="{_f(y + 5)}" font-size="14" font-weight="bold" '
                   f'text-anchor="middle"')
         out.append(f'<text {common} fill="#fff" stroke="#fff" stroke-width="3">{text}'
                    f'</text>')
         out.append(f'<text class="cost" {common} fill="#111"><title>{escape(tip)}</title>'
                    f'{text}</text>')
+        if e.note and a not in occupied:
+            out.append(_halo_text(x, y + S * 0.62, e.note, 8,
+                                  STAMINA_RIM if e.stamina else "#333", "note"))
         if e.danger:
             bx, by = _centre(pic, a)
-            bx, by = bx + S * 0.5, by - S * 0.45
+            bx, by = bx + S * 0.6, by + S * 0.42
             out.append(f'<circle class="danger" cx="{_f(bx)}" cy="{_f(by)}" r="6" '
-                       f'fill="#d32f2f"><title>{escape(e.danger)}</title></circle>'
+                       f'fill="{DANGER_RIM}"><title>{escape(e.danger)}</title></circle>'
                        f'<text x="{_f(bx)}" y="{_f(by + 3.5)}" font-size="9" '
                        f'font-weight="bold" fill="#fff" text-anchor="middle">'
                        f'{_badge(e.danger)}</text>')
-    # legend
-    lx, ly = x0 + pad, y1 + 4
-    for colour, words in items:
-        out.append(f'<rect x="{_f(lx)}" y="{_f(ly)}" width="12" height="12" '
-                   f'fill="{colour}" stroke="#555" stroke-width="0.5"/>')
-        out.append(f'<text x="{_f(lx + 15)}" y="{_f(ly + 10)}" font-size="10" '
-                   f'fill="#333">{escape(words)}</text>')
-        lx += 22 + 6.2 * len(words)
+    # legend, wrapped into rows
+    ly = y1 + 4
+    for row in rows:
+        lx = x0 + pad
+        for kind, colour, words in row:
+            out.append(f'<g class="legend">{_swatch(kind, colour, lx, ly)}'
+                       f'<text x="{_f(lx + 15)}" y="{_f(ly + 10)}" font-size="10" '
+                       f'fill="#333">{escape(words)}</text></g>')
+            lx += 22 + 6.2 * len(words)
+        ly += 20
     if pic.offboard:
         words = "also reachable: " + ", ".join(f"{p} (cost {c})" for p, c in pic.offboard)
-        out.append(f'<text class="offboard" x="{_f(x1 - pad)}" y="{_f(y0 + 18)}" '
+        out.append(f'<text class="offboard" x="{_f(x0 + w - pad)}" y="{_f(y0 + 18)}" '
                    f'font-size="12" text-anchor="end" fill="#333">{escape(words)}</text>')
     out.append('</svg>')
     return "\n".join(out) + "\n"
@@ -806,18 +921,19 @@ def _mark_svg(pic: Picture, mark: str, x: float, y: float) -> str:
                         f'stroke-width="2"/>' for k in range(5))
         return f'<g class="mark stairs"><title>stairs</title>{lines}</g>'
     if kind == "portal":
+        # a ring around the cell: it shows around a figure standing on the portal
         arrow = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}.get(word)
-        s = (f'<circle class="mark portal" cx="{_f(x)}" cy="{_f(y)}" r="{_f(r * 0.8)}" '
-             f'fill="#b39ddb" stroke="#4527a0" stroke-width="2"><title>portal '
-             f'{escape(word)}</title></circle>')
+        s = (f'<circle class="mark portal" cx="{_f(x)}" cy="{_f(y)}" r="{_f(S * 0.8)}" '
+             f'fill="none" stroke="#4527a0" stroke-width="2.5" stroke-dasharray="5,2">'
+             f'<title>portal {escape(word)}</title></circle>')
         if arrow:
-            s += (f'<line x1="{_f(x)}" y1="{_f(y)}" x2="{_f(x + arrow[0] * S * 0.95)}" '
-                  f'y2="{_f(y + arrow[1] * S * 0.95)}" stroke="#4527a0" stroke-width="3"/>')
+            s += (f'<line x1="{_f(x + arrow[0] * S * 0.8)}" y1="{_f(y + arrow[1] * S * 0.8)}" '
+                  f'x2="{_f(x + arrow[0] * S)}" y2="{_f(y + arrow[1] * S)}" '
+                  f'stroke="#4527a0" stroke-width="4"/>')
         return s
     if kind == "site":
-        return (f'<text class="mark site" x="{_f(x)}" y="{_f(y - S * 0.35)}" font-size="9" '
-                f'text-anchor="middle" fill="#3e2723" font-weight="bold">{escape(word)}'
-                f'</text>')
+        return _halo_text(x, y - S * 0.58, word, 9, "#3e2723", "mark site",
+                          'font-weight="bold"')
     if kind == "rampaging":
         return (f'<g class="mark rampaging"><circle cx="{_f(x)}" cy="{_f(y)}" '
                 f'r="{_f(r)}" fill="#4e342e" stroke="#b71c1c" stroke-width="2"/>'

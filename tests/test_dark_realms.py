@@ -712,3 +712,189 @@ def test_docs_example_output_is_real():
     assert json.loads(block) == mc.solve(scenario_)
     shown = text.split("```json", 2)[2].split("```", 1)[0]   # the scenario as printed
     assert json.loads(shown) == scenario_
+
+
+# ----------------------------------------------------------------------------- detour limit
+def _detour_board():
+    """test_enemy_trap_detour_versus_shortest's board: the trapped top route is 7 steps,
+    the trap-free bottom route 9 (2 extra steps)."""
+    cells = [{"at": [x, 0], "trap": x == 3} for x in range(7)]
+    cells += [{"at": [x, 1], "obstacle": 1 <= x <= 5} for x in range(7)]
+    cells += [{"at": [0, 2]}, {"at": [6, 2]}] + [{"at": [x, 3]} for x in range(7)]
+    figs = [{"id": "e", "side": "enemy", "at": [0, 1]}, hero(at=[6, 1])]
+    return {"grid": "square4", "cells": cells}, figs
+
+
+def test_trap_detour_limit_counts_extra_steps():
+    board, figs = _detour_board()
+    top = [[0, 1], [0, 0], [1, 0], [2, 0]]
+    bottom = [[0, 1], [0, 2], [0, 3], [1, 3]]
+    for k, path in [(0, top), (1, top), (2, bottom), (3, bottom), (None, bottom)]:
+        r = mc.solve(scenario(board, figs, {"enemy": "e", "move": 3}, trap_detour_limit=k))
+        assert r["path"] == path, k
+    # Move 9: within the limit the whole detour is walked trap-free
+    r = mc.solve(scenario(board, figs, {"enemy": "e", "move": 9}, trap_detour_limit=1))
+    assert (r["traps"], r["steps"]) == (1, 7)
+    r = mc.solve(scenario(board, figs, {"enemy": "e", "move": 9}, trap_detour_limit=2))
+    assert (r["traps"], r["steps"]) == (0, 9) and r["in_range"]
+
+
+def test_trap_avoidance_modes_are_shorthands_of_the_limit():
+    """"shortest" = limit 0 and "detour" = no limit (null) answer alike, and a limit as
+    long as any simple route answers as "detour"."""
+    rng = random.Random(41)
+    for case in range(120):
+        board = random_board(rng, size=rng.randint(2, 6))
+        figs = random_figures(rng, board, n_enemies=(1, 2), n_players=(1, 3))
+        if not figs or figs[0]["side"] != "enemy":
+            continue
+        q = {"enemy": figs[0]["id"], "move": rng.randint(0, 5),
+             "attack_range": rng.choice([1, 2])}
+        pa = rng.random() < 0.3
+        for mode, k in [("shortest", 0), ("detour", None), ("detour", len(board["cells"]))]:
+            want = mc.solve(scenario(board, figs, q, pass_allies=pa, trap_avoidance=mode))
+            got = mc.solve(scenario(board, figs, q, pass_allies=pa, trap_detour_limit=k))
+            assert got == want, (case, mode, k)
+            both = scenario(board, figs, q, pass_allies=pa, trap_avoidance=mode,
+                            trap_detour_limit=k if k != len(board["cells"]) else None)
+            assert mc.solve(both) == want
+
+
+def bf_destination_limited(w, target, move, rng_, limit):
+    """The enemy's end with a detour limit, literally: every simple route into range of
+    at most L + limit steps (L = the shortest); the best by (traps, steps); walked as far
+    as the move allows, ties as documented. No route: the end nearest the target, by the
+    best (traps, steps) among walks at most limit steps longer than the shortest to it."""
+    t = tuple(target["at"])
+    if w.dist(w.start, t) <= rng_:
+        return w.start, (0, 0)
+    goal = {p for p in w.cells if w.dist(p, t) <= rng_ and w.can_end(p)}
+    to_goal = {p: 0 for p in goal}            # steps into the goal, by breadth-first
+    todo = list(goal)
+    for p in todo:
+        for q in w.nbrs(p):
+            if q not in to_goal and (w.can_enter(q) or q == w.start):
+                to_goal[q] = to_goal[p] + 1
+                todo.append(q)
+    routes = []
+    if w.start in to_goal:
+        top = to_goal[w.start] + limit
+
+        def walk(path, traps):
+            p = path[-1]
+            if p in goal:
+                routes.append((traps, len(path) - 1, list(path)))
+            for q in w.nbrs(p):
+                if (q not in path and w.can_enter(q) and q in to_goal
+                        and len(path) + to_goal[q] <= top):
+                    path.append(q)
+                    walk(path, traps + w.trap(q))
+                    path.pop()
+        walk([w.start], 0)
+        best = min((tr, st) for tr, st, _ in routes)
+        cands = []
+        for tr, st, path in routes:
+            if (tr, st) != best:
+                continue
+            for i in range(min(move, st) + 1):
+                if w.can_end(path[i]):
+                    left = st - i
+                    far = -w.dist(path[i], t) if left == 0 else 0
+                    now = sum(w.trap(p) for p in path[1:i + 1])
+                    cands.append(((left, far, now, path[i]), (now, i)))
+        key, got = min(cands)
+        return key[3], got
+    fwd = {}
+
+    def walk2(path, traps):
+        p = path[-1]
+        if w.can_end(p):
+            fwd.setdefault(p, []).append((traps, len(path) - 1))
+        if len(path) - 1 == move:
+            return
+        for q in w.nbrs(p):
+            if q not in path and w.can_enter(q):
+                path.append(q)
+                walk2(path, traps + w.trap(q))
+                path.pop()
+    walk2([w.start], 0)
+    best = {}
+    for e, opts in fwd.items():
+        d = min(s for _, s in opts)
+        best[e] = min((tr, s) for tr, s in opts if s <= d + limit)
+    e = min(best, key=lambda e: (w.dist(e, t), best[e], e))
+    return e, best[e]
+
+
+def _far_apart(rng, kind):
+    """A board 5-7 wide, a quarter obstacles and a quarter traps inside, the enemy on the
+    left edge and a hero on the right: long routes where a detour limit matters."""
+    w, h = rng.randint(5, 7), rng.randint(3, 5)
+    cells = []
+    for x in range(w):
+        for y in range(h):
+            if rng.random() < 0.1:
+                continue
+            cell, r = {"at": [x, y]}, rng.random()
+            if 0 < x < w - 1 and r < 0.25:
+                cell["obstacle"] = True
+            elif 0 < x < w - 1 and r < 0.5:
+                cell["trap"] = True
+            cells.append(cell)
+    left = [cl["at"] for cl in cells if cl["at"][0] == 0]
+    right = [cl["at"] for cl in cells if cl["at"][0] == w - 1]
+    if not left or not right:
+        return None, []
+    return {"grid": kind, "cells": cells}, [{"id": "e", "side": "enemy",
+                                            "at": rng.choice(left)}, hero(at=rng.choice(right))]
+
+
+@pytest.mark.parametrize("kind", ["hex", "square4", "square8"])
+def test_trap_detour_limit_matches_brute_force(kind):
+    rng = random.Random({"hex": 11, "square4": 12, "square8": 13}[kind])
+    checked = routes = differs = 0
+    for case in range(300):
+        if case % 2:
+            board = random_board(rng, kind=kind, size=rng.randint(3, 5))
+            figs = random_figures(rng, board, n_enemies=(1, 3), n_players=(1, 2))
+        else:
+            board, figs = _far_apart(rng, kind)
+        if not figs or figs[0]["side"] != "enemy":
+            continue
+        enemy = figs[0]
+        k = rng.choice([1, 1, 2, 3])
+        q = {"enemy": enemy["id"], "move": rng.randint(0, 4 if case % 2 else 8),
+             "attack_range": rng.choice([1, 1, 2])}
+        pa = rng.random() < 0.3
+        s = scenario(board, figs, q, pass_allies=pa, trap_detour_limit=k)
+        got = mc.solve(s)
+        w = _World(s, enemy["id"])
+        for m, target in zip(got["moves"], bf_targets(s, w)):
+            dest, (traps, steps) = bf_destination_limited(w, target, q["move"],
+                                                          q["attack_range"], k)
+            assert tuple(m["at"]) == dest, (case, m, dest)
+            assert (m["traps"], m["steps"]) == (traps, steps), (case, m)
+            assert _route_ok(s, enemy["id"], m["path"], m["steps"]), case
+            assert _route_traps(s, enemy, m["path"]) == m["traps"]
+            checked += 1
+            routes += m["reason"] == "route"
+        differs += all(got != mc.solve(scenario(board, figs, q, pass_allies=pa,
+                                                trap_avoidance=mode))
+                       for mode in ("shortest", "detour"))
+    # the limit decides cases that neither shorthand answers alike
+    assert checked > 200 and routes > 100 and differs > 5
+
+
+@pytest.mark.parametrize("opts, match", [
+    ({"trap_detour_limit": -1}, "trap_detour_limit.*-1"),
+    ({"trap_detour_limit": "2"}, "trap_detour_limit.*'2'"),
+    ({"trap_detour_limit": True}, "trap_detour_limit.*True"),
+    ({"trap_detour_limit": 1.5}, "trap_detour_limit.*1.5"),
+    ({"trap_avoidance": "around"}, "around"),
+    ({"trap_avoidance": "shortest", "trap_detour_limit": 2}, "trap_detour_limit is 2"),
+    ({"trap_avoidance": "detour", "trap_detour_limit": 0}, "'detour' means null"),
+])
+def test_trap_detour_limit_bad_values(opts, match):
+    board, figs = _detour_board()
+    with pytest.raises(mc.ScenarioError, match=match):
+        mc.solve(scenario(board, figs, {"enemy": "e", "move": 3}, **opts))

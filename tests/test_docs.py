@@ -26,10 +26,11 @@ def test_docstring_examples(name):
     assert failed == 0 and tried > 0
 
 
-def test_readme_solve_examples_are_real():
-    text = (ROOT / "README.md").read_text()
+@pytest.mark.parametrize("page,least", [("README.md", 2), ("docs/grid.md", 2)])
+def test_readme_solve_examples_are_real(page, least):
+    text = (ROOT / page).read_text()
     blocks = re.findall(r"```console\n\$ (movecore solve [^\n]+)\n(.*?)```", text, re.S)
-    assert len(blocks) >= 2
+    assert len(blocks) >= least
     for command, shown in blocks:
         args = command.split()[1:]
         out = subprocess.run([sys.executable, "-m", "movecore", *args], cwd=ROOT,
@@ -57,3 +58,35 @@ def test_readme_python_examples_run():
         out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                              text=True)
         assert out.returncode == 0, out.stderr
+
+
+USER_DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
+
+
+@pytest.mark.parametrize("page", USER_DOCS, ids=lambda p: p.name)
+def test_docs_cite_only_public_sources(page):
+    """A user has no RULES.md, no rule seeds and no issue tracker numbers: the docs cite
+    rulebook pages, FAQs and rules sites, and state movecore's decisions themselves."""
+    text = page.read_text()
+    bad = re.findall(r"RULES\.md|\bseeds?\s+0\d\d|\bissue\s+#?\d+", text, re.I)
+    assert bad == [], f"{page.name} cites {sorted(set(bad))}"
+
+
+def test_grid_page_lists_every_key_the_game_reads():
+    src = (ROOT / "core" / "games" / "grid.py").read_text()
+    keys = set()
+    for group in re.findall(r"expect_keys\([^)]*?\((\"[^)]*)\)", src):
+        keys |= set(re.findall(r'"(\w+)"', group))
+    keys |= set(re.findall(r'_QUERY_KEYS = \(([^)]*)\)', src)[0].replace('"', "").replace(
+        " ", "").split(",")) - {""}
+    page = (ROOT / "docs" / "grid.md").read_text()
+    missing = sorted(k for k in keys - {"game", "board", "options", "figures", "query"}
+                     if f"{k}`" not in page and f".{k}" not in page)
+    assert len(keys) >= 12 and missing == []
+
+
+def test_games_table_links_every_game_page():
+    readme = (ROOT / "README.md").read_text()
+    for page in ("grid", "heroscape", "mage_knight", "descent", "tiny_epic_tactics",
+                 "dark_realms"):
+        assert f"(docs/{page}.md)" in readme, page

@@ -287,6 +287,88 @@ def test_phantom_walk_passes_every_figure():
     assert ends(solve(cells, figs, "m")) == {(0, 0): 0}
 
 
+def _engaged_line():
+    """A walker m at (1, 0) engaged by an enemy en at (2, 0) on a line of five spaces."""
+    cells = [cell(q, 0) for q in range(5)]
+    return cells, [fig("m", "a", [1, 0], move=3), fig("en", "b", [2, 0])]
+
+
+def test_phantom_walk_is_never_attacked_when_leaving_an_engagement():
+    """"Can move through all figures and is never attacked when leaving an engagement":
+    stepping away from the engaged enemy draws no attack, nor does passing through it."""
+    cells, figs = _engaged_line()
+    figs[0]["phantom_walk"] = True
+    r = by_at(solve(cells, figs, "m"))
+    assert set(r) == {(1, 0), (0, 0), (3, 0), (4, 0)}
+    assert all(e["leaving_attacks"] == 0 for e in r.values())
+    figs[0]["phantom_walk"] = False           # the plain walker is attacked
+    assert by_at(solve(cells, figs, "m"))[(0, 0)]["leaving_attacks"] == 1
+
+
+def test_ghost_walk_passes_figures_but_is_attacked_when_leaving():
+    cells, figs = _engaged_line()
+    figs[0]["ghost_walk"] = True
+    r = by_at(solve(cells, figs, "m"))
+    assert set(r) == {(1, 0), (0, 0), (3, 0), (4, 0)}
+    assert r[(0, 0)]["leaving_attacks"] == 1
+    assert r[(4, 0)]["leaving_attacks"] >= 1
+
+
+def test_disengage_is_never_attacked_but_does_not_pass_enemies():
+    cells, figs = _engaged_line()
+    figs[0]["disengage"] = True
+    r = by_at(solve(cells, figs, "m"))
+    assert set(r) == {(1, 0), (0, 0)}
+    assert r[(0, 0)]["leaving_attacks"] == 0
+    # a flyer with Disengage takes no attack at take-off either
+    figs[0].update(disengage=True, flying=True)
+    assert all(e["leaving_attacks"] == 0 for e in solve(cells, figs, "m")["ends"])
+    figs[0]["disengage"] = False
+    assert by_at(solve(cells, figs, "m"))[(0, 0)]["leaving_attacks"] == 1
+
+
+def test_ghost_walk_and_disengage_make_phantom_walk():
+    cells, figs = _engaged_line()
+    both = [dict(figs[0], abilities=["ghost_walk", "disengage"])] + figs[1:]
+    figs[0]["phantom_walk"] = True
+    assert solve(cells, both, "m")["ends"] == solve(cells, figs, "m")["ends"]
+
+
+def test_never_attacked_leaving_query_option():
+    """The per-move effect (a glyph or another figure's power): no leaving attacks for
+    this move only, as the figure's own Disengage; the default changes nothing."""
+    cells, figs = _engaged_line()
+    plain = solve(cells, figs, "m")
+    assert solve(cells, figs, "m", never_attacked_leaving=False) == plain
+    r = by_at(solve(cells, figs, "m", never_attacked_leaving=True))
+    assert r[(0, 0)]["leaving_attacks"] == 0
+    figs[0]["disengage"] = True
+    assert solve(cells, figs, "m")["ends"] == \
+        [dict(e) for e in solve(cells, [dict(figs[0], disengage=False)] + figs[1:], "m",
+                                never_attacked_leaving=True)["ends"]]
+
+
+def test_bad_ability_names_and_option_values_are_typed_errors():
+    cells, figs = _engaged_line()
+    figs[0]["abilities"] = ["ghostwalk"]
+    with pytest.raises(mc.ScenarioError, match="ghostwalk"):
+        solve(cells, figs, "m")
+    figs[0]["abilities"] = "ghost_walk"
+    with pytest.raises(mc.ScenarioError, match="abilities"):
+        solve(cells, figs, "m")
+    figs[0]["abilities"] = ["disengage"]
+    figs[0]["disengage"] = False
+    with pytest.raises(mc.ScenarioError, match="disengage"):
+        solve(cells, figs, "m")
+    figs[0].pop("abilities")
+    figs[0]["ghost_walk"] = "yes"
+    with pytest.raises(mc.ScenarioError, match="yes"):
+        solve(cells, figs, "m")
+    figs[0]["ghost_walk"] = True
+    with pytest.raises(mc.ScenarioError, match="never_attacked_leaving"):
+        solve(cells, figs, "m", never_attacked_leaving=1)
+
+
 def test_query_move_overrides_and_paths():
     cells = [cell(q, 0) for q in range(6)]
     r = solve(cells, [fig("f", "a", [0, 0], move=5)], "f", move=2, paths=True)
@@ -491,8 +573,10 @@ def random_battlefield(rng, double_mover):
     mover = dict(id="m", team="a",
                  at=[list(c) for c in at] if double_mover else list(at[0]),
                  move=rng.randint(0, 7), height=rng.randint(1, 6), flying=flying,
-                 stealth_flying=flying and rng.random() < 0.3,
-                 phantom_walk=rng.random() < 0.15)
+                 stealth_flying=flying and rng.random() < 0.3)
+    u = rng.random()     # Phantom Walk, or one of its halves: Ghost Walk, Disengage
+    mover.update(phantom_walk=u < 0.15, ghost_walk=0.15 <= u < 0.25,
+                 disengage=0.25 <= u < 0.35)
     figs.append(mover)
     for i in range(rng.randint(0, 5)):
         at = place(rng.random() < 0.25)
@@ -516,6 +600,17 @@ def _cells_of(f):
 def _hexdist(a, b):
     dq, dr = b[0] - a[0], b[1] - a[1]
     return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+def _passes(mover):
+    """Flying, Ghost Walk or Phantom Walk: moves through all figures."""
+    return bool(mover.get("flying") or mover.get("ghost_walk") or
+                mover.get("phantom_walk"))
+
+
+def _calm(mover):
+    """Disengage or Phantom Walk: never attacked when leaving an engagement."""
+    return bool(mover.get("disengage") or mover.get("phantom_walk"))
 
 
 def literal_world(info, figs, options):
@@ -552,7 +647,8 @@ def literal_world(info, figs, options):
         return m
 
     takeoff = 0
-    if master and mover.get("flying") and not mover.get("stealth_flying"):
+    if master and mover.get("flying") and not mover.get("stealth_flying") and \
+            not _calm(mover):
         takeoff = sum(adj(_cells_of(mover), h(mover), _cells_of(e), h(e)) for e in enemies)
     return occupant, mask, takeoff, master
 
@@ -568,7 +664,7 @@ def test_single_space_matches_oracle_on_random_boards():
         mover = figs[0]
         occupant, mask, takeoff, master = literal_world(info, figs, options)
         flyer = mover["flying"]
-        passes = flyer or mover["phantom_walk"]
+        passes = _passes(mover)
         coords = list(info)
         idx = {c: i for i, c in enumerate(coords)}
         wet_stops = not flyer or options["flyers_stop_in_water"]
@@ -590,7 +686,8 @@ def test_single_space_matches_oracle_on_random_boards():
                     max_climb=None if flyer else (
                         h - 1 if options["climb_limit"] == "below_height" else h),
                     descend_per_level=0, link_kinds=None, corner_cutting=True, zoc=None,
-                    leave=[mask(c) for c in coords] if master and not flyer else None,
+                    leave=[mask(c) for c in coords] if master and not flyer and
+                    not _calm(mover) else None,
                     enter_pen=None, leave_weight=1, max_penalty=63)
         start = idx[tuple(mover["at"])]
         want = oracle_reach(spec, [start], mover["move"])
@@ -610,21 +707,23 @@ def test_single_space_matches_oracle_on_random_boards():
     assert checked > 500
 
 
-def brute_force_double(info, figs, options):
+def brute_force_double(info, figs, options, objective="attacks"):
     """Every end of a double-space move by the rules, literally: Dijkstra over (lead,
     trail, attacks, stopped) where a step moves the lead to a neighbouring space other than
     the trail and the trail into the lead's old space, and a flip swaps the ends for
-    free. Returns {frozenset(spaces): (cost, stopped, least attacks, its cost)}."""
+    free. Returns {frozenset(spaces): (cost, stopped, least attacks, its cost)}; with
+    ``objective="fall"`` the second objective is the worst fall of the lead's steps
+    (0 none, 1 minor, 2 major; none into water, none on a flip) instead."""
     mover = figs[0]
     occupant, mask, takeoff, master = literal_world(info, figs, options)
     flyer = mover["flying"]
-    passes = flyer or mover["phantom_walk"]
+    passes = _passes(mover)
     h = mover["height"]
     max_climb = None if flyer else (
         h - 1 if options["climb_limit"] == "below_height" else h)
     wet_stops = not flyer or options["flyers_stop_in_water"]
     glyph_stops = not flyer or options["flyers_stop_on_glyphs"]
-    use_masks = master and not flyer
+    use_masks = master and not flyer and not _calm(mover)
     s0, s1 = _cells_of(mover)
 
     def may_pass(c):
@@ -666,7 +765,13 @@ def brute_force_double(info, figs, options):
                 continue
             if stop and not may_end(nl, nt):
                 continue
-            np_ = p + attacks((lead, trail), (nl, nt))
+            if objective == "fall":
+                drop = info[lead]["level"] - info[nl]["level"]
+                f = 0 if (nt == lead and nl == trail) or not (master and not flyer) or \
+                    info[nl]["wet"] else 2 if drop >= h + 10 else 1 if drop >= h else 0
+                np_ = max(p, f)
+            else:
+                np_ = p + attacks((lead, trail), (nl, nt))
             key = ((nl, nt), np_, stop)
             if nc < best.get(key, 1 << 30):
                 best[key] = nc
@@ -677,7 +782,7 @@ def brute_force_double(info, figs, options):
         pair = frozenset((a, b))
         if pair != start and not may_end(a, b):
             continue
-        if not use_masks:
+        if not use_masks and objective != "fall":
             p = takeoff if pair != start else 0
         cur = out.get(pair)
         if cur is None:
@@ -779,3 +884,188 @@ def test_docs_show_the_real_output_of_the_example():
     bundled = (Path(mc.__file__).parent / "examples" / "heroscape_stream_crossing.json")
     assert scenario == json.loads(bundled.read_text())
     assert mc.solve(scenario) == shown
+
+
+# ------------------------------------------------------------------------ who, and falls
+def all_walks(info, figs, options, budget):
+    """Every walk of a single-space walker within ``budget``, by the rules written out
+    (a stopped arrival goes no further): yields (end, cost, stopped, attacks, enemies
+    left (indices into the enemy list), worst fall (0 none, 1 minor, 2 major), walk)."""
+    mover = figs[0]
+    occupant, mask, _, master = literal_world(info, figs, options)
+    h = mover["height"]
+    max_climb = h - 1 if options["climb_limit"] == "below_height" else h
+    passes = _passes(mover)
+    attacked = master and not _calm(mover)
+    lv = {k: v["level"] for k, v in info.items()}
+    start = tuple(mover["at"])
+
+    def step(walk, cost, attacks, left, fall):
+        u = walk[-1]
+        yield walk, cost, attacks, left, fall
+        if len(walk) > 1 and (info[u]["wet"] or info[u]["glyph"]):
+            return                                   # stopped there
+        for dq, dr in HEX_DIRS:
+            v = (u[0] + dq, u[1] + dr)
+            if v not in info or info[v]["obstacle"]:
+                continue
+            o = occupant.get(v)
+            if o is not None and o != "friend" and not passes:
+                continue
+            rise = lv[v] - lv[u]
+            if rise > max_climb or cost + 1 + max(0, rise) > budget:
+                continue
+            gone = mask(u) & ~mask(v) if attacked else 0
+            drop = -rise
+            f = 0 if (not master or info[v]["wet"]) else \
+                2 if drop >= h + 10 else 1 if drop >= h else 0
+            yield from step(walk + [v], cost + 1 + max(0, rise),
+                            attacks + bin(gone).count("1"), left | gone, max(fall, f))
+
+    for walk, cost, attacks, left, fall in step([start], 0, 0, 0, 0):
+        end = walk[-1]
+        if end != start and occupant.get(end) is not None:
+            continue
+        stopped = len(walk) > 1 and (info[end]["wet"] or info[end]["glyph"])
+        yield end, cost, stopped, attacks, left, fall, walk
+
+
+def _small_walker_cases(n_seeds, offset, budget_cap):
+    for seed in range(n_seeds):
+        rng = random.Random(offset + seed)
+        made = random_battlefield(rng, False)
+        if made is None:
+            continue
+        cells, info, figs, options = made
+        mover = figs[0]
+        if mover["flying"]:
+            continue
+        mover["move"] = min(mover["move"], budget_cap)
+        yield seed, cells, info, figs, options
+
+
+def test_who_is_engaged_and_who_attacks_on_the_least_attack_path_brute_force():
+    """Every walk enumerated: the reported (attacks, cost) is the least over the walks,
+    the reported attackers are those left on the reported least-attack path (a walk
+    with exactly that many attacks and that cost), and the enemies engaged at an end
+    are those adjacent to it by the height rule."""
+    checked = 0
+    for seed, cells, info, figs, options in _small_walker_cases(400, 40_000, 4):
+        mover = figs[0]
+        enemies = [f for f in figs[1:] if f["team"] != mover["team"]]
+        _, mask, _, master = literal_world(info, figs, options)
+        walks: dict = {}
+        for end, cost, _, attacks, left, _, walk in all_walks(info, figs, options,
+                                                            mover["move"]):
+            walks.setdefault(end, []).append((attacks, cost, left, walk))
+        got = by_at(solve(cells, figs, "m", options, paths=True))
+        assert set(got) == set(walks), seed
+        for end, ws in walks.items():
+            e = got[end]
+            best = min((a, c) for a, c, _, _ in ws)
+            assert (e["leaving_attacks"], e["leaving_attacks_cost"]) == best, (seed, end)
+            path = [tuple(c) for c in e["leaving_attacks_path"]]
+            match = [lft for a, c, lft, w in ws if w == path]
+            assert match and (sum(1 for a, c, lft, w in ws if w == path and
+                                  (a, c) == best)), (seed, end)
+            want_left = [f["id"] for k, f in enumerate(enemies) if match[0] >> k & 1]
+            assert e["leaving_attackers"] == want_left, (seed, end)
+            assert len(want_left) <= e["leaving_attacks"]
+            want_eng = [f["id"] for k, f in enumerate(enemies) if mask(end) >> k & 1] \
+                if master else []
+            assert e["engaged_with"] == want_eng, (seed, end)
+        checked += 1
+    assert checked > 200
+
+
+def test_who_names_the_enemies():
+    cells, figs = _engaged_line()
+    figs.append(fig("far", "b", [4, 0]))
+    r = by_at(solve(cells, figs, "m"))
+    assert r[(1, 0)]["engaged_with"] == ["en"] and r[(1, 0)]["leaving_attackers"] == []
+    assert r[(0, 0)]["engaged_with"] == [] and r[(0, 0)]["leaving_attackers"] == ["en"]
+    figs[0]["ghost_walk"] = True      # through en's space (which is not next to en)
+    r = by_at(solve(cells, figs, "m"))
+    assert r[(3, 0)]["engaged_with"] == ["en", "far"]
+    assert r[(3, 0)]["leaving_attackers"] == ["en"]
+    figs[0]["disengage"] = True       # nobody attacks, who is engaged is unchanged
+    r = by_at(solve(cells, figs, "m"))
+    assert r[(3, 0)]["engaged_with"] == ["en", "far"]
+    assert r[(3, 0)]["leaving_attackers"] == []
+    # a flyer: every enemy engaged at take-off attacks, on every end but the start
+    figs[0].update(ghost_walk=False, disengage=False, flying=True)
+    r = by_at(solve(cells, figs, "m"))
+    assert r[(1, 0)]["leaving_attackers"] == []
+    assert r[(3, 0)]["leaving_attackers"] == ["en"]
+    assert solve(cells, figs, "m", {"mode": "basic"})["ends"][0]["engaged_with"] == []
+
+
+def test_least_fall_over_all_walks_brute_force():
+    """Every walk enumerated: an end's least_fall is the least worst fall over the walks
+    within the move, least_fall_cost the least cost of a walk with that fall, and
+    least_fall_path such a walk; fall stays the worst fall of the least-cost path."""
+    checked = kinds = 0
+    seen = set()
+    for seed, cells, info, figs, options in _small_walker_cases(500, 50_000, 5):
+        mover = figs[0]
+        walks: dict = {}
+        for end, cost, _, _, _, fall, walk in all_walks(info, figs, options,
+                                                      mover["move"]):
+            walks.setdefault(end, []).append((fall, cost, walk))
+        got = by_at(solve(cells, figs, "m", options, paths=True))
+        assert set(got) == set(walks), seed
+        for end, ws in walks.items():
+            e = got[end]
+            best = min((f, c) for f, c, _ in ws)
+            assert (hs.FALLS.index(e["least_fall"]), e["least_fall_cost"]) == best, \
+                (seed, end)
+            path = [tuple(c) for c in e["least_fall_path"]]
+            assert any(w == path and (f, c) == best for f, c, w in ws), (seed, end)
+            lc = [tuple(c) for c in e["path"]]
+            assert any(w == lc and (f, c) == (hs.FALLS.index(e["fall"]), e["cost"])
+                       for f, c, w in ws), (seed, end)
+            seen.add((e["fall"], e["least_fall"]))
+            kinds += e["least_fall"] != e["fall"]
+        checked += 1
+    assert checked > 250
+    assert kinds > 0 and ("major", "minor") in seen and len(seen) >= 4, seen
+
+
+def test_least_fall_takes_the_long_way_down():
+    """From a level-9 ledge (Height 4): straight down to (1, 0) at level 2 is a minor
+    fall for 1; the stairs (0, 1) L8 -> (1, 1) L5 -> (1, 0) avoid it for 3."""
+    cells = [cell(0, 0, 9), cell(1, 0, 2), cell(2, 0, 1), cell(0, 1, 8), cell(1, 1, 5)]
+    figs = [fig("m", "a", [0, 0], move=6, height=4)]
+    e = by_at(solve(cells, figs, "m", paths=True))[(1, 0)]
+    assert (e["cost"], e["fall"], e["least_fall"], e["least_fall_cost"]) == \
+        (1, "minor", "none", 3)
+    assert e["least_fall_path"] == [[0, 0], [0, 1], [1, 1], [1, 0]]
+    # within 2 spaces the stairs are out of reach: the least fall is the minor one
+    e = by_at(solve(cells, figs, "m", move=2))[(1, 0)]
+    assert (e["least_fall"], e["least_fall_cost"]) == ("minor", 1)
+    # no falls in the basic game, nor for a flyer
+    e = by_at(solve(cells, figs, "m", {"mode": "basic"}))[(1, 0)]
+    assert (e["fall"], e["least_fall"], e["least_fall_cost"]) == ("none", "none", 1)
+    figs[0]["flying"] = True
+    e = by_at(solve(cells, figs, "m"))[(1, 0)]
+    assert (e["fall"], e["least_fall"]) == ("none", "none")
+
+
+def test_double_space_least_fall_matches_brute_force():
+    checked = kinds = 0
+    for seed in range(400):
+        rng = random.Random(60_000 + seed)
+        made = random_battlefield(rng, True)
+        if made is None:
+            continue
+        cells, info, figs, options = made
+        want = brute_force_double(info, figs, options, objective="fall")
+        got = by_at(solve(cells, figs, "m", options))
+        assert set(got) == set(want), seed
+        for pair, (cost, stopped, fall, fall_cost) in want.items():
+            e = got[pair]
+            assert (hs.FALLS.index(e["least_fall"]), e["least_fall_cost"]) == \
+                (fall, fall_cost), (seed, pair)
+            kinds += e["least_fall"] != e["fall"]
+        checked += 1
+    assert checked > 300 and kinds > 0

@@ -29,7 +29,7 @@ def scenario(cells, budget, *, time="day", figures=None, hero="h", open=(), next
     if updates:
         board["updates"] = list(updates)
     opts = {"time": time}
-    for k in ("pvp", "reductions", "enter"):
+    for k in ("pvp", "reductions", "enter", "forbid", "provoke", "bend", "explore", "cities"):
         if k in query:
             opts[k] = query.pop(k)
     return {"game": "mage_knight", "board": board, "options": opts,
@@ -369,6 +369,122 @@ def test_enter_inaccessible_terrain_at_a_cost_is_unsafe():
     assert ends(res) == {(0, 0): 0, (1, 0): 1, (2, 0): 3, (0, 1): 3}
 
 
+def solved(sc):
+    """solve() of ``sc``, held equal to the longhand reference and to the live position's
+    moves (the three paths agree)."""
+    got = mc.solve(sc)
+    assert mk.solve_reference(sc) == got
+    q = {k: v for k, v in sc["query"].items() if k != "figure"}
+    assert mc.position(sc).legal_moves(sc["query"]["figure"], **q).to_dicts() == got["ends"]
+    return got
+
+
+def test_first_reconnaissance_cities_cannot_be_entered():
+    # Scenario Book, First Reconnaissance: "Cities cannot be conquered nor entered in this
+    # scenario." A closed city is never an end, not even of a direct move, and a normal
+    # move cannot pass through it; a direct move still passes over it.
+    base = [cell((0, 0)), cell((1, 0), "swamp", site="city"), cell((2, 0))]
+    board = _lakes_around(base)
+    assert ends(solved(scenario(board, 6))) == {(0, 0): 0, (1, 0): 2}
+    assert ends(solved(scenario(board, 6, cities="closed"))) == {(0, 0): 0}
+    base[1]["conquered"] = True
+    board = _lakes_around(base)
+    assert ends(solved(scenario(board, 6))) == {(0, 0): 0, (1, 0): 2, (2, 0): 4}
+    assert ends(solved(scenario(board, 6, cities="closed"))) == {(0, 0): 0}
+    for safe in (True, False):
+        res = ends(solved(scenario(board, 2, cities="closed", mode="direct", end_safe=safe)))
+        assert (1, 0) not in res and res[(2, 0)] == 2
+        res = ends(solved(scenario(board, 2, cities="open", mode="direct", end_safe=safe)))
+        assert res[(1, 0)] == 1 and res[(2, 0)] == 2
+
+
+# --------------------------------------------------------------------- movement effects
+def test_mist_form_all_terrains_cost_two_and_hills_and_mountains_are_forbidden():
+    # Mist Form (spell): "Move 4. The Move cost of all terrains, including lakes, is 2.
+    # You cannot enter hills and mountains for the rest of this turn."
+    mist = dict(reductions=[{"terrains": "all", "by": 3, "min": 2}],
+                enter=[{"terrains": ["lake"], "cost": 2}], forbid=["hills", "mountain"])
+    board = _lakes_around([cell((0, 0)), cell((1, 0), "swamp"), cell((2, 0), "hills"),
+                           cell((0, 1), "forest"), cell((1, 1), "mountain"),
+                           cell((-1, 0), "hills")])
+    res = solved(scenario(board, 4, time="night", **mist))
+    got = ends(res)
+    assert got[(1, 0)] == 2 and got[(0, 1)] == 2 and got[(0, -1)] == 2   # swamp, forest, lake
+    assert not {(2, 0), (1, 1), (-1, 0)} & set(got)
+    assert not end(res, (0, -1))["safe"]
+    # without the forbidding the hills cost 2 as well
+    mist.pop("forbid")
+    got = ends(solved(scenario(board, 4, time="night", **mist)))
+    assert got[(-1, 0)] == 2 and got[(2, 0)] == 4
+    # forbidding beats an "enter" effect, and binds a direct move's ends too
+    res = solved(scenario(board, 2, forbid=["mountain"], mode="direct", end_safe=False,
+                          enter=[{"terrains": ["mountain"], "cost": 1}]))
+    assert (1, 1) not in ends(res) and (2, 0) in ends(res)
+    assert mk.terrain_costs("day", (), [{"terrains": ["mountain"], "cost": 1}],
+                            ["mountain", "city"]) == {**mk.MOVE_COST["day"], "city": None}
+
+
+ORCS = [cell((0, 0)), cell((1, 0)), cell((2, 0)), cell((1, -1), rampaging="orc_marauders")]
+
+
+def test_moves_that_do_not_provoke():
+    # Space Bending: "Your movement does not provoke rampaging enemies this turn."
+    board = _lakes_around(ORCS)
+    res = solved(scenario(board, 4))
+    assert ends(res) == {(0, 0): 0, (1, 0): 2} and end(res, (1, 0))["flags"] == ["provoked"]
+    res = solved(scenario(board, 4, provoke=False, paths=True))
+    assert ends(res) == {(0, 0): 0, (1, 0): 2, (2, 0): 4}
+    assert all(not e["flags"] for e in res["ends"])
+    assert end(res, (2, 0))["path"] == [[0, 0], [1, 0], [2, 0]]
+
+
+def test_space_bending_leaps_to_spaces_two_away():
+    # Space Bending: "This turn, you may move to spaces and explore new tiles that are 2
+    # spaces away from you as if they were adjacent. Ignore any spaces you leap over this
+    # way. Your movement does not provoke rampaging enemies this turn."
+    board = _lakes_around([cell((0, 0)), cell((1, 0), "lake"), cell((2, 0)), cell((3, 0)),
+                           cell((4, 0), "forest"), cell((3, -1), rampaging="draconum"),
+                           cell((1, 1), "hills", site="keep")], radius=5)
+    assert ends(solved(scenario(board, 9))) == {(0, 0): 0}
+    res = solved(scenario(board, 9, bend=True, paths=True))
+    got = ends(res)
+    assert got[(2, 0)] == 2 and got[(3, 0)] == 4 and got[(4, 0)] == 5   # lake leapt
+    assert (3, -1) not in got                                           # no entering it
+    assert end(res, (4, 0))["path"] == [[0, 0], [2, 0], [4, 0]]
+    assert end(res, (1, 1))["flags"] == ["assault"] and got[(1, 1)] == 3
+    assert all(f != "provoked" for e in res["ends"] for f in e["flags"])
+    # the leap is for normal moves only; a direct move still goes space by space
+    res = solved(scenario(board, 2, bend=True, mode="direct", end_safe=False))
+    assert ends(res)[(2, 0)] == 2
+
+
+def _first_turns():
+    return json.loads((EXAMPLES / "mage_knight_first_turns.json").read_text())
+
+
+def test_explore_cost_and_distance():
+    sc = _first_turns()
+    base = {tuple(e["position"]): (e["cost"], e["from"]) for e in solved(sc)["explore"]}
+    assert base == {(-2, -1): (3, [0, -1]), (6, -4): (8, [4, -2]), (4, -5): (9, [2, -3])}
+    # Feral Allies (Braevalar) "Exploring costs -1 Move"; Hawk Eyes (Wolfhawk) at night
+    sc["options"]["explore"] = {"cost": 1}
+    got = {tuple(e["position"]): e["cost"] for e in solved(sc)["explore"]}
+    assert got == {p: c - 1 for p, (c, _) in base.items()}
+    # no exploring this turn
+    sc["options"]["explore"] = {"cost": None}
+    assert solved(sc)["explore"] == []
+    # from 2 spaces away (Space Bending: "explore new tiles that are 2 spaces away")
+    sc["options"]["explore"] = {"distance": 2}
+    got = {tuple(e["position"]): (e["cost"], e["from"]) for e in solved(sc)["explore"]}
+    assert got[(-2, -1)] == (2, [0, 0])
+    assert all(got[p][0] <= base[p][0] for p in base)
+    sc["query"]["reveal"] = [{"position": [-2, -1], "tile": "countryside_1"}]
+    assert solved(sc)["revealed"] == [[-2, -1]]       # revealed from (0, 0), 2 away
+    sc["options"].pop("explore")
+    with pytest.raises(mc.PlacementError):
+        mc.solve(sc)
+
+
 # --------------------------------------------------------------------- tiles
 def test_tile_catalogue_is_consistent():
     cat = mk.tile_catalogue()
@@ -385,6 +501,25 @@ def test_tile_catalogue_is_consistent():
     assert len(kinds["countryside"]) == 11 and len(kinds["core"]) == 8
     assert sum(c.get("site") == "city" for n in kinds["core"] for c in cat[n]["cells"]) == 4
     assert [c["site"] for c in cat["A"]["cells"] if c["hex"] == "C"] == ["portal"]
+
+
+def test_disputed_hexes_follow_the_settled_reading():
+    """The hexes where the two first sources disagree hold the reading a third source
+    settled (recorded in the JSON file), the two city arts aside (no third reading)."""
+    data = json.loads((Path(mk.__file__).with_name("mage_knight_tiles.json")).read_text())
+    assert "Stoeoef/mageknight" in data["settled_with"]
+    cat = mk.tile_catalogue()
+    hexes = {t: {c["hex"]: c for c in cat[t]["cells"]} for t in cat}
+    for d in data["disputes"]:
+        assert d["third_source"] == "Stoeoef/mageknight" and d["settled"]
+    assert not {"W", "SW", "SE"} & set(hexes["A"]) and not {"W", "SW"} & set(hexes["B"])
+    assert hexes["countryside_7"]["SE"]["site"] == "dungeon"
+    assert hexes["countryside_9"]["NW"]["site"] == "dungeon"
+    assert hexes["core_2"]["NE"]["terrain"] == "swamp"
+    assert hexes["core_4"]["NW"]["terrain"] == "hills"
+    assert hexes["core_4"]["E"]["terrain"] == "wasteland"
+    unsettled = [d["tile"] for d in data["disputes"] if d["settled"].startswith("not")]
+    assert unsettled == ["core_5", "core_8"]
 
 
 def test_tiles_lattice_and_neighbours():
@@ -412,6 +547,58 @@ def test_placement_rules():
     assert m.placeable((-2, -1), "countryside")
     m1 = mk.read_map({"tiles": tiles[:1], "open": [[3, -2]]})
     assert not m1.placeable((3, -2), "countryside")
+
+
+def _shaped(shape, tiles, **board):
+    return {"game": "mage_knight",
+            "board": {"tiles": [{"position": list(p), "tile": t} for p, t in tiles],
+                      "shape": shape, **board},
+            "figures": [{"id": "h", "at": [0, 0]}], "query": {"figure": "h", "budget": 20}}
+
+
+WEDGE = [((0, 0), "A"), ((3, -2), "countryside_2"), ((1, -3), "countryside_3")]
+
+
+def test_wedge_map_positions_and_no_core_tile_on_the_coast():
+    # Scenario Book, Map Shape: "Wedge Map. This shape uses starting tile A. ... Core
+    # (brown) tiles cannot be added to the coastline. (i.e. to the leftmost and rightmost
+    # lane of tiles)."
+    m = mk.read_map(_shaped("wedge", WEDGE)["board"])
+    assert m.open == ((2, -6), (4, -5), (6, -4))      # [-2, -1] is behind the coast
+    assert [mk.on_coast(p, "wedge") for p in m.open] == [True, False, True]
+    assert m.placeable((4, -5), "core") and not m.placeable((2, -6), "core")
+    assert m.placeable((2, -6), "countryside")
+    sc = _shaped("wedge", WEDGE, next_tile="core")
+    placeable = {tuple(e["position"]): e["placeable"] for e in solved(sc)["explore"]}
+    assert placeable == {(2, -6): False, (4, -5): True, (6, -4): False}
+    with pytest.raises(mc.PlacementError):
+        m.reveal((6, -4), "core_1")
+    m2 = m.reveal((4, -5), "core_1")                  # the map grows: new positions open
+    assert m2.open == ((2, -6), (5, -8), (6, -4), (7, -7))
+    m3 = m2.reveal((6, -4), "countryside_1")
+    assert (9, -6) in m3.open and not m3.placeable((9, -6), "core")
+
+
+def test_open_maps_limit_the_columns():
+    # Scenario Book, Map Shape: "A fully open map uses starting tile B, and you deal three
+    # tiles adjacent to it at the start. ... the map can have a maximum of 5 parallel
+    # columns of tiles. Imagine the coastline in each direction breaks after you add two
+    # tiles to the starting tile." Open maps limited to 4 (leaning right) or 3 columns.
+    tiles = [((0, 0), "B"), ((-2, -1), "countryside_1"), ((1, -3), "countryside_2"),
+             ((3, -2), "countryside_3")]
+    got = {s: set(mk.read_map(_shaped(s, tiles)["board"]).open)
+           for s in ("open_5", "open_4", "open_3")}
+    assert got["open_5"] == {(-4, -2), (-1, -4), (2, -6), (4, -5), (6, -4)}
+    assert got["open_4"] == got["open_5"] - {(-4, -2)}
+    assert got["open_3"] == got["open_4"] - {(6, -4)}
+    assert not any(mk.on_coast(p, "open_5") for p in got["open_5"])
+    m = mk.read_map(_shaped("open_5", tiles)["board"]).reveal((-4, -2), "countryside_4")
+    assert (-3, -5) in m.open and (-6, -3) not in m.open   # the coast turns upward
+    sc = _shaped("open_3", tiles)
+    assert {tuple(e["position"]) for e in solved(sc)["explore"]} <= got["open_3"]
+    sc["query"]["reveal"] = [{"position": [2, -6], "tile": "countryside_5"}]
+    sc["figures"][0]["at"] = [2, -4]
+    assert solved(sc)["revealed"] == [[2, -6]]
 
 
 def test_full_catalogue_map_solves():
@@ -658,6 +845,8 @@ def test_random_explore_against_enumeration():
     (lambda s: s["board"].update(open=[[2, 0]]), mc.BoardError),
     (lambda s: s["board"].update(open=[[0, 0]]), mc.BoardError),
     (lambda s: s["board"].update(next_tile="city"), mc.ScenarioError),
+    (lambda s: s["board"].update(shape="hexagon"), mc.ScenarioError),
+    (lambda s: s["board"].update(shape="wedge", open=[]), mc.ScenarioError),
     (lambda s: s["board"]["cells"][0].update(terrain="lake"), mc.PlacementError),
     (lambda s: s["board"]["cells"][0].update(rampaging="draconum"), mc.PlacementError),
     (lambda s: s["figures"].append({"id": "h", "at": [1, 0]}), mc.ScenarioError),
@@ -677,6 +866,16 @@ def test_random_explore_against_enumeration():
     (lambda s: s["options"].update(enter=[{"terrains": ["plains"], "cost": 1}]),
      mc.ScenarioError),
     (lambda s: s["options"].update(colour="red"), mc.ScenarioError),
+    (lambda s: s["options"].update(cities="sealed"), mc.ScenarioError),
+    (lambda s: s["options"].update(cities=False), mc.ScenarioError),
+    (lambda s: s["options"].update(forbid=["lava"]), mc.ScenarioError),
+    (lambda s: s["options"].update(forbid="hills"), mc.ScenarioError),
+    (lambda s: s["options"].update(provoke="no"), mc.ScenarioError),
+    (lambda s: s["options"].update(bend=1), mc.ScenarioError),
+    (lambda s: s["options"].update(explore={"distance": 3}), mc.ScenarioError),
+    (lambda s: s["options"].update(explore={"cost": -1}), mc.ScenarioError),
+    (lambda s: s["options"].update(explore={"range": 2}), mc.ScenarioError),
+    (lambda s: s["options"].update(explore=2), mc.ScenarioError),
     (lambda s: s["board"]["cells"][1].update(terrain=3), mc.ScenarioError),
     (lambda s: s["board"].update(cells="x"), mc.ScenarioError),
 ])

@@ -114,14 +114,25 @@ def random_change(pos, rng, n_added):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_random_play_matches_solve(path):
-    s = load(path)
+    _random_play(load(path), random.Random(path.stem), 200)
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3])
+def test_random_play_with_a_trap_detour_limit(limit):
+    """Enemies with a numeric detour limit answer as solve() after every step."""
+    s = load(EXAMPLES[0].parent / "dark_realms_enemy_turn.json")
+    s["options"] = {**s.get("options", {}), "trap_detour_limit": limit}
+    s["options"].pop("trap_avoidance", None)
+    _random_play(s, random.Random(limit), 120)
+
+
+def _random_play(s, rng, n_steps):
     pos = mc.position(s)
     assert isinstance(pos, Position)
     assert pos.solve(s["query"]) == mc.solve(s)
-    rng = random.Random(path.stem)
     n_added = 0
     steps = 0
-    for step in range(200):
+    for step in range(n_steps):
         if not pos.figures:
             break
         fid = rng.choice(pos.figures)
@@ -141,7 +152,7 @@ def test_random_play_matches_solve(path):
         if rng.random() < 0.2:
             n_added = random_change(pos, rng, n_added)
         steps += 1
-    assert steps >= 100
+    assert steps >= n_steps // 2
 
 
 def answers(pos):

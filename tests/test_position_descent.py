@@ -16,6 +16,8 @@ import movecore as mc
 from movecore.games import descent, descent_position
 
 EXAMPLES = sorted((pathlib.Path(mc.__file__).parent / "examples").glob("descent_*.json"))
+HERO_RUN = next(p for p in EXAMPLES if p.name == "descent_hero_run.json")
+OGRE = next(p for p in EXAMPLES if p.name == "descent_ogre.json")
 
 # A dungeon with what the examples lack: heroes with aura and grapple, ice that stops,
 # a door that leads to an unrevealed area, a 2x1 and a 2x3 monster, a flying hero, a
@@ -117,6 +119,9 @@ def _end_word(e):
     return e.get("cells", e["at"])
 
 
+_TURNED: dict = {}     # scenario name -> moves that ended with a 2-square base turned
+
+
 def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
     rng = random.Random(seed)
     pos = mc.position(scenario)
@@ -135,7 +140,13 @@ def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
             moves = _check(pos, fid, q)
             checked += 1
             e = rng.choice(moves.to_dicts())
+            size = pos.size[pos.index[fid]]
             pos.apply_move(fid, _end_word(e), **q)
+            if "cells" in e and len(e["cells"]) == 2:
+                across = e["cells"][0][1] == e["cells"][1][1]      # (2, 1) now
+                assert pos.size[pos.index[fid]] == ((2, 1) if across else (1, 2))
+                if across != (size == (2, 1)):
+                    _TURNED[name] = _TURNED.get(name, 0) + 1
             assert pos.where(fid) == (e["at"] if e["at"] == "town" else tuple(e["at"]))
             for d in e["doors_opened"]:
                 assert pos.door_is_open(d)
@@ -185,6 +196,8 @@ def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
 @pytest.mark.parametrize("name,scenario", _scenarios(), ids=[n for n, _ in _scenarios()])
 def test_random_sequences_match_a_rebuilt_position(name, scenario):
     assert _play(name, scenario, seed=7, steps=340) > 450
+    if any(f.get("footprint") in ("1x2", "2x1") for f in scenario["figures"]):
+        assert _TURNED.get(name, 0) > 3          # turned hell hounds were played
 
 
 @pytest.mark.slow
@@ -203,7 +216,7 @@ def test_bundled_examples_solve_through_the_position():
 
 
 def test_copies_are_independent():
-    pos = mc.position(json.loads(EXAMPLES[0].read_text()))
+    pos = mc.position(json.loads(HERO_RUN.read_text()))
     before = _answers(pos)
     cp = pos.copy()
     cp.apply_move("Grisban", (6, 4), action="run")     # through no door
@@ -227,7 +240,7 @@ def test_errors_are_typed_and_leave_the_position_unchanged():
     with pytest.raises(mc.IllegalMoveError):
         pos.apply_move("imp", (4, 0))                  # off the board (a wall square)
     with pytest.raises(mc.IllegalMoveError):
-        pos.apply_move("beast", [[6, 0], [6, 1]])      # not its 2x1 base
+        pos.apply_move("beast", [[6, 0], [7, 1]])      # not its base, nor turned
     with pytest.raises(mc.QueryError):
         pos.legal_moves("nobody")
     with pytest.raises(mc.QueryError):
@@ -267,7 +280,7 @@ def test_errors_are_typed_and_leave_the_position_unchanged():
 
 
 def test_moving_through_a_door_opens_it_and_costs_nothing_afterwards():
-    pos = mc.position(json.loads(EXAMPLES[1].read_text()))     # the ogre example
+    pos = mc.position(json.loads(OGRE.read_text()))     # the ogre example
     ends = {tuple(e["at"]): e for e in pos.legal_moves("ogre").to_dicts()}
     through = next(k for k, e in ends.items() if e["doors_opened"] == ["oak door"])
     assert not pos.door_is_open("oak door")
@@ -328,7 +341,7 @@ def test_side_batches_equal_single_queries():
 
 
 def test_actions_town_and_coordinates():
-    pos = mc.position(json.loads(EXAMPLES[0].read_text()))
+    pos = mc.position(json.loads(HERO_RUN.read_text()))
     n = pos.n_actions("Grisban")
     assert n == len(pos.st.squares) + 1 == pos.n_actions("ogre")
     m = pos.legal_moves("Grisban", action="run", fatigue=1)
@@ -352,9 +365,34 @@ def test_docstring_examples():
 
 
 def test_touching_uses_whole_bases_and_not_the_town():
-    pos = mc.position(json.loads(EXAMPLES[0].read_text()))
+    pos = mc.position(json.loads(HERO_RUN.read_text()))
     assert pos.touching("ogre") == []
     pos.add_figure("Landrec", "hero", [10, 3], speed=4)   # next to (11, 2) of the ogre
     assert pos.touching("ogre") == ["Landrec"] and pos.touching("Landrec") == ["ogre"]
     pos.apply_move("Grisban", "town", action="run", fatigue=1)
     assert pos.touching("Grisban") == []
+
+
+def test_a_two_square_monster_turns_in_play():
+    sc = json.loads(next(p for p in EXAMPLES
+                         if p.name == "descent_hell_hound.json").read_text())
+    pos = mc.position(sc)
+    ns = len(pos.st.squares)
+    assert pos.n_actions("hell hound") == 2 * ns + 1
+    assert pos.n_actions("Tomble") == ns + 1
+    m = pos.legal_moves("hell hound")
+    turned = pos.action_of("hell hound", [[3, 0], [3, 1]])
+    assert turned == ns + 1 + pos.st.index[(3, 0)] and turned in m.actions.tolist()
+    cp = pos.copy()
+    cp.apply_move("hell hound", [[3, 0], [3, 1]])              # ends upright
+    assert cp.to_scenario()["figures"][0]["footprint"] == "1x2"
+    assert pos.to_scenario()["figures"][0]["footprint"] == "2x1"   # the copy only
+    back = cp.legal_moves("hell hound")
+    assert back.to_dicts() == mc.solve(cp.to_scenario({"figure": "hell hound"}))["ends"]
+    # from upright, action NS + 1 + s is the base across (2x1) at square s
+    a = cp.action_of("hell hound", [[3, 0], [4, 0]])
+    assert a == ns + 1 + pos.st.index[(3, 0)]
+    cp.apply_move("hell hound", a)
+    assert cp.to_scenario()["figures"][0]["footprint"] == "2x1"
+    with pytest.raises(mc.IllegalMoveError):
+        cp.action_of("hell hound", 2 * ns + 1)

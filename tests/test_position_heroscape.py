@@ -58,8 +58,14 @@ def _random_scenario(seed: int) -> dict:
             f["flying"] = True
         elif x < 0.2:
             f["stealth_flying"] = True
-        elif x < 0.3:
+        elif x < 0.24:
             f["phantom_walk"] = True
+        elif x < 0.27:
+            f["ghost_walk"] = True
+        elif x < 0.3:
+            f["abilities"] = ["disengage"]
+        elif x < 0.32:
+            f["abilities"] = ["ghost_walk", "disengage"]
         figures.append(f)
     opts = {"mode": "basic" if rng.random() < 0.25 else "master",
             "climb_limit": "up_to_height" if rng.random() < 0.3 else "below_height",
@@ -101,7 +107,8 @@ def _reference(pos, fid, query: dict) -> list:
     rules = hs.Rules(**{k: o[k] for k in ("mode", "climb_limit", "flyers_stop_in_water",
                                           "flyers_stop_on_glyphs") if k in o})
     return hs.moves(field, army, fid, rules=rules, move=query.get("move"),
-                    paths=query.get("paths", False))
+                    paths=query.get("paths", False),
+                    never_attacked_leaving=query.get("never_attacked_leaving", False))
 
 
 def _check(pos, fid, query: dict, fresh_solve: bool = True) -> None:
@@ -122,6 +129,16 @@ def _check(pos, fid, query: dict, fresh_solve: bool = True) -> None:
     assert moves.columns["leaving_attacks_cost"].tolist() == \
         [e["leaving_attacks_cost"] for e in ends]
     assert [hs.FALLS[f] for f in moves.columns["fall"].tolist()] == [e["fall"] for e in ends]
+    assert [hs.FALLS[f] for f in moves.columns["least_fall"].tolist()] == \
+        [e["least_fall"] for e in ends]
+    assert moves.columns["least_fall_cost"].tolist() == [e["least_fall_cost"] for e in ends]
+    for key in ("engaged_with", "leaving_attackers"):     # who, as bit masks
+        if key in moves.columns:
+            assert moves.columns[key].dtype == np.uint64
+            assert [pos.ids_of(b) for b in moves.columns[key].tolist()] == \
+                [e[key] for e in ends]
+        else:
+            assert len(pos.ids) > 64
     mask = moves.mask
     assert mask.shape == (pos.n_actions(fid),) and mask.sum() == len(moves)
 
@@ -140,8 +157,12 @@ def _add_random(pos, rng, k: int) -> None:
         kw["flying"] = True
     elif x < 0.2:
         kw["stealth_flying"] = True
-    elif x < 0.3:
+    elif x < 0.24:
         kw["phantom_walk"] = True
+    elif x < 0.27:
+        kw["ghost_walk"] = True
+    elif x < 0.3:
+        kw["disengage"] = True
     team = pos.sides[int(rng.integers(len(pos.sides)))] if pos.sides else "red"
     before = pos.to_scenario()
     version = pos.version
@@ -165,6 +186,8 @@ def _play(scenario: dict, seed: int, steps: int, others: int = 1) -> int:
             query["move"] = int(rng.integers(0, 9))
         if rng.random() < 0.1:
             query["paths"] = True
+        if rng.random() < 0.15:
+            query["never_attacked_leaving"] = bool(rng.random() < 0.8)
         _check(pos, fid, query, fresh_solve=step % 4 == 0)
         checked += 1
         # the side's batch answers each figure as if it moved first, exactly
@@ -381,3 +404,32 @@ def test_battlefield_too_large_for_the_packed_kernel(monkeypatch):
         s["options"] = dict(s.get("options", {}), mode="basic")
         assert _play(s, 7, 8) >= 8
     assert _play(_random_scenario(5), 5, 10) >= 10
+
+
+def test_abilities_option_and_who_columns():
+    """Ghost Walk, Disengage and the never_attacked_leaving option on a live position,
+    and the who columns as bit masks over the position's figures."""
+    pos = mc.position({"game": "heroscape", "board": {"cells": [
+        {"at": [q, 0]} for q in range(5)]}, "figures": [
+        {"id": "m", "team": "red", "at": [1, 0], "move": 3, "ghost_walk": True},
+        {"id": "en", "team": "blue", "at": [2, 0]},
+        {"id": "far", "team": "blue", "at": [4, 0]}]})
+    m = pos.legal_moves("m")
+    got = {tuple(c): (p, pos.ids_of(e), pos.ids_of(lft)) for c, p, e, lft in zip(
+        m.coords.tolist(), m.penalty.tolist(), m.columns["engaged_with"].tolist(),
+        m.columns["leaving_attackers"].tolist())}
+    assert got[(1, 0)] == (0, ["en"], [])
+    assert got[(0, 0)] == (1, [], ["en"])
+    assert got[(3, 0)] == (1, ["en", "far"], ["en"])
+    calm = pos.legal_moves("m", never_attacked_leaving=True)
+    assert calm.penalty.tolist() == [0] * len(calm)
+    assert not calm.columns["leaving_attackers"].any()
+    assert calm.columns["engaged_with"].tolist() == m.columns["engaged_with"].tolist()
+    with pytest.raises(mc.QueryError, match="never_attacked_leaving"):
+        pos.legal_moves("m", never_attacked_leaving=1)
+    with pytest.raises(mc.ScenarioError, match="disengage"):
+        pos.add_figure("x", "red", (0, 0), disengage="yes")
+    pos.add_figure("x", "red", (0, 0), disengage=True)
+    assert pos.to_scenario()["figures"][-1]["disengage"] is True
+    assert pos.legal_moves("m", move=0).columns["engaged_with"].tolist() == [
+        sum(1 << pos.ids.index(f) for f in ("en",))]

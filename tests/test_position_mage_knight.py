@@ -74,8 +74,28 @@ def _fortified(pos):
     return [c for c, s in enumerate(pos.map.spaces) if s.site in mk.FORTIFIED]
 
 
-def _random_step(pos, rng, log):
-    """One random change of the position; returns the hero that moved (or None)."""
+def _random_turn(extra):
+    """Random turn effects of the movement rules (``set_effects`` keywords): terrains
+    forbidden, no provoking, Space Bending, explore cost and distance."""
+    if extra is None or extra.random() < 0.4:
+        return {}
+    out = {}
+    if extra.random() < 0.4:
+        out["forbid"] = extra.sample(list(mk.COST_CLASSES), extra.randint(1, 3))
+    if extra.random() < 0.3:
+        out["provoke"] = False
+    if extra.random() < 0.35:
+        out["bend"] = True
+    if extra.random() < 0.5:
+        out["explore"] = {"cost": extra.choice([None, 0, 1, 2]),
+                          "distance": extra.choice([1, 2])}
+    return out
+
+
+def _random_step(pos, rng, log, extra=None):
+    """One random change of the position; returns the hero that moved (or None).
+    ``extra``: a second random stream for the turn effects of the movement rules (so
+    that the main stream, and the games it played before them, stay as they were)."""
     x = rng.random()
     heroes = pos.figures
     if x < 0.62 and heroes:
@@ -96,7 +116,7 @@ def _random_step(pos, rng, log):
                 for _ in range(rng.choice([0, 1, 2]))]
         enter = [{"terrains": ["lake"], "cost": rng.randint(1, 4)}] \
             if rng.random() < 0.3 else []
-        pos.set_effects(reds, enter)
+        pos.set_effects(reds, enter, **_random_turn(extra))
     elif x < 0.76:
         pos.set_pvp(rng.random() < 0.6)
     elif x < 0.82:
@@ -165,9 +185,10 @@ def _random_step(pos, rng, log):
 
 def _play(pos, seed, steps, reference_every=1):
     rng = random.Random(seed)
+    extra = random.Random(seed + 7919)
     log = []
     for step in range(steps):
-        moved = _random_step(pos, rng, log)
+        moved = _random_step(pos, rng, log, extra)
         heroes = pos.figures
         if not heroes:
             break
@@ -229,8 +250,10 @@ def _random_map_scenario(seed):
                 all(f["at"] != c["at"] for f in figs):
             figs.append({"id": "g" if len(figs) == 1 else f"o{len(figs)}", "at": c["at"],
                          **({"team": "h"} if rng.random() < 0.2 else {})})
-    return {"game": "mage_knight", "board": {"cells": cells},
-            "options": {"time": rng.choice(mk.TIMES), "pvp": rng.random() < 0.7},
+    opts = {"time": rng.choice(mk.TIMES), "pvp": rng.random() < 0.7}
+    if random.Random(seed + 5000).random() < 0.4:   # (its own stream: the maps stay)
+        opts["cities"] = "closed"
+    return {"game": "mage_knight", "board": {"cells": cells}, "options": opts,
             "figures": figs, "query": {"figure": "h", "budget": 6}}
 
 
@@ -238,6 +261,50 @@ def _random_map_scenario(seed):
 def test_random_games_on_random_maps(seed):
     pos = mc.position(_random_map_scenario(seed))
     _play(pos, 100 + seed, 120, reference_every=2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_games_under_movement_rule_effects(seed):
+    """Games that start under Space Bending, no provoking, forbidden terrains and
+    changed exploring (and change them again as they go)."""
+    pos = mc.position(_random_map_scenario(20 + seed))
+    turn = [{"bend": True}, {"provoke": False, "forbid": ["plains", "city"]},
+            {"forbid": ["hills"], "explore": {"cost": 1, "distance": 2}},
+            {"bend": True, "forbid": ["forest"], "explore": {"cost": None}}][seed]
+    pos.set_effects(**turn)
+    _play(pos, 300 + seed, 80)
+
+
+@pytest.mark.parametrize("shape, seed", [("wedge", 0), ("wedge", 1), ("open_5", 2),
+                                         ("open_4", 3), ("open_3", 4)])
+def test_random_games_on_shaped_maps(shape, seed):
+    """Tiles revealed on wedge and open maps: the open positions follow the shape (and
+    core tiles stay off a wedge's coast) in the position as in solve()."""
+    start = "A" if shape == "wedge" else "B"
+    first = [(3, -2), (1, -3)] + ([] if shape == "wedge" else [(-2, -1)])
+    tiles = [{"position": [0, 0], "tile": start}] + \
+        [{"position": list(p), "tile": f"countryside_{i + 1}"} for i, p in enumerate(first)]
+    sc = {"game": "mage_knight", "board": {"tiles": tiles, "shape": shape},
+          "figures": [{"id": "a", "at": [0, 0]}, {"id": "b", "at": [1, 0]}],
+          "query": {"figure": "a", "budget": 8}}
+    pos = mc.position(sc)
+    n = pos.board.n_cells
+    log = _play(pos, 500 + seed, 200, reference_every=2)
+    assert "shape" in pos.to_scenario()["board"]
+    assert pos.board.n_cells > n and any(k[0].startswith("reveal") for k in log)
+    for c in range(n, pos.board.n_cells, 7):
+        assert mk.in_shape(mk.tile_of(pos.board.coord(c)), shape)
+    for k in log:
+        if k[0] == "reveal" and k[2].startswith("core"):
+            assert not mk.on_coast(k[1], shape)
+    placed = {mk.tile_of(xy) for xy in pos.board.coords.tolist()}
+    assert set(pos.map.open) == {p for p in mk.read_map(
+        pos.to_scenario()["board"]).open} and not set(pos.map.open) & placed
+
+
+def test_random_maps_cover_closed_cities():
+    closed = [s for s in range(6) if _random_map_scenario(s)["options"].get("cities")]
+    assert closed and len(closed) < 6
 
 
 def test_reveal_then_continue_example_through_the_position():

@@ -112,7 +112,11 @@ def play(name, scen, seed, steps):
             moved = fid
         elif r < 0.31:
             q = {"type": "solo", "budget": rng.randint(0, 6), "compass": rng.choice("NESW")}
-            m = check(pos, fid, q, reference=False)
+            if rng.random() < 0.3:
+                q["range"] = rng.randint(1, 3)
+            if rng.random() < 0.3:
+                q["climb"] = True
+            m = check(pos, fid, q, reference=step % 2 == 0)
             if isinstance(m, mc.Moves):
                 pos.apply_move(fid, int(m.actions[0]), **q)
             moved = fid

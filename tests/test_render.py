@@ -255,3 +255,122 @@ def test_golden_pictures(game, demo_pictures):
         f"{game}: the picture changed; if intended, regenerate (see module docstring)")
     if docs.exists():
         assert docs.read_text(encoding="utf-8") == got, f"docs/img/{game}.svg is stale"
+
+
+# ------------------------------------------- the picture says what the JSON says
+def _json_stop(e: dict) -> bool:
+    return bool(e.get("stopped")) or e.get("stop") not in (None, False)
+
+
+def _anchor(at):
+    return tuple(at) if isinstance(at[0], int) else tuple(at[0])
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_end_marks_come_from_the_result_fields(name):
+    """Every drawn end is a JSON end at that cell with the same cost, its stop rim iff
+    that JSON end has a stop, its Stamina rim iff it needs Stamina; every JSON end cell
+    is drawn."""
+    s = load(name)
+    result = solve_for_picture(s, True)
+    root = parse(to_svg(picture(s, result)))
+    ends = [e for e in result.get("ends", []) if not isinstance(e.get("at"), str)]
+    if not ends:
+        return
+    by_cell: dict = {}
+    for e in ends:
+        by_cell.setdefault(_anchor(e["at"]), []).append(e)
+    drawn = by_class(root, "polygon", "end")
+    assert {tuple(map(int, p.get("data-at").split(","))) for p in drawn} == set(by_cell)
+    for p in drawn:
+        at = tuple(map(int, p.get("data-at").split(",")))
+        stop = p.get("data-stop") == "true"
+        match = [e for e in by_cell[at] if str(e["cost"]) == p.get("data-cost")
+                 and _json_stop(e) == stop
+                 and int(p.get("data-stamina")) == (e.get("stamina") or 0)]
+        assert match, (name, at, p.attrib, by_cell[at])
+        assert bool(p.get("stroke-dasharray")) == stop
+
+
+def test_a_descent_pit_end_is_not_drawn_as_a_stop():
+    s = load("descent_hero_run.json")
+    result = solve(s)
+    pits = [e for e in result["ends"] if e.get("in_pit")]
+    assert pits and all(e["stop"] is None for e in pits)
+    root = parse(render_svg(s, result))
+    for e in pits:
+        (p,) = [p for p in by_class(root, "polygon", "end")
+                if p.get("data-at") == f"{e['at'][0]},{e['at'][1]}"]
+        assert p.get("data-stop") == "false" and not p.get("stroke-dasharray")
+    assert any(t.text == "pit" for t in by_class(root, "text", "note"))
+
+
+def test_dark_realms_stamina_ends_look_unlike_card_moves():
+    s = load("dark_realms_hero_move.json")
+    result = solve(s)
+    need = {_anchor(e["at"]) for e in result["ends"] if e["stamina"] > 0}
+    assert need
+    root = parse(render_svg(s, result))
+    purple = {tuple(map(int, p.get("data-at").split(",")))
+              for p in by_class(root, "polygon", "end") if int(p.get("data-stamina")) > 0}
+    assert purple == need
+    assert "needs Stamina (st n)" in [t.text for t in root.iter(SVG + "text")]
+
+
+def _order(root, pred) -> list:
+    return [i for i, el in enumerate(root.iter()) if pred(el)]
+
+
+def test_labels_are_drawn_over_figures_badges_and_the_path():
+    s = load("mage_knight_first_turns.json")
+    root = parse(render_svg(s, solve(s)))
+    figures = _order(root, lambda el: el.get("class") == "figure")
+    sites = _order(root, lambda el: el.get("class") == "mark site")
+    assert sites and min(sites) > max(figures)
+    s = load("descent_hero_run.json")
+    root = parse(render_svg(s, solve_for_picture(s, True), to=(10, 3)))
+    path = _order(root, lambda el: el.get("class") == "path")
+    doors = _order(root, lambda el: el.get("class") == "door-label")
+    assert path and doors and min(doors) > max(path)
+    # a portal is a ring wider than a figure: it shows around one standing on it
+    s = load("tiny_epic_tactics_skirmish.json")
+    root = parse(render_svg(s, solve(s)))
+    rings = by_class(root, "circle", "mark portal")
+    assert rings and all(float(r.get("r")) > 26 * 0.55 for r in rings)
+
+
+def _cell_at(polygon) -> tuple:
+    return tuple(map(int, "".join(polygon.itertext()).split("]")[0].strip("[").split(",")))
+
+
+def test_reached_cells_keep_their_terrain_colour():
+    s = load("tiny_epic_tactics_skirmish.json")
+    result = solve(s)
+    root = parse(render_svg(s, result))
+    assert all(p.get("fill") == "none" for p in by_class(root, "polygon", "end"))
+    water = [p for p in by_class(root, "polygon", "cell")
+             if " water" in "".join(p.itertext())]
+    reached = {tuple(e["at"]) for e in result["ends"]}
+    wet = [p for p in water if _cell_at(p) in reached]
+    fills = {c.at: c.fill for c in picture(s, result).cells}   # terrain, shaded by level
+    assert wet and all(p.get("fill") == fills[_cell_at(p)] for p in wet)
+    assert {fills[_cell_at(p)] for p in wet} <= {fills[_cell_at(p)] for p in water
+                                                 if p not in wet}  # as unreached water
+    dim = next(g for g in root.iter(SVG + "g") if g.get("class") == "unreached")
+    assert len(list(dim)) == len(by_class(root, "polygon", "cell")) - len(
+        {_anchor(e["at"]) for e in result["ends"]})
+
+
+@pytest.mark.parametrize("name,words", [
+    ("tiny_epic_tactics_skirmish.json", ["portal", "team red", "team blue"]),
+    ("descent_hero_run.json", ["stairs", "stairs link", "glyph", "red door", "oak door",
+                               "team hero", "team monster"]),
+    ("grid_hex_skirmish.json", ["link", "stop cell", "team red"]),
+    ("heroscape_engaged_knight.json", ["glyph", "team jandar", "team utgar"]),
+])
+def test_legend_names_every_kind_of_mark(name, words):
+    s = load(name)
+    root = parse(render_svg(s, solve(s)))
+    legend = [t.text for g in root.iter(SVG + "g") if g.get("class") == "legend"
+              for t in g.iter(SVG + "text")]
+    assert set(words) <= set(legend), legend

@@ -297,12 +297,18 @@ def test_solo_pays_terrain_and_targets_closest_ignoring_terrain():
     figs = [unit("ogre", "solo", (0, 0)), unit("near", "me", (3, 0)),
             unit("far", "me", (0, 4))]
     # "near" sits behind water and a cliff but is still the closest in spaces
-    s = solo(5, 5, figs, {"figure": "ogre", "budget": 3, "compass": "N"},
-             terrain=[".~...", ".....", ".....", ".....", "....."],
-             elevation=["00100", "00000", "00000", "00000", "00000"])
+    board = dict(terrain=[".~...", ".....", ".....", ".....", "....."],
+                 elevation=["00100", "00000", "00000", "00000", "00000"])
+    q = {"figure": "ogre", "budget": 3, "compass": "N"}
+    s = solo(5, 5, figs, q, options={"solo_target": "closest"}, **board)
     assert s["target"] == "near"
     assert s["path"] == [[0, 0], [1, 0]] and s["cost"] == 2   # (2,0) would cost 2 more
     assert s["stopped_by"] == "out_of_movement"
+    # by the rules it cannot attack "near" after that move, so it looks at the next
+    # closest unit: three steps north end next to "far", at its Elevation
+    s = solo(5, 5, figs, q, **board)
+    assert s["target"] == "far" and s["path"] == [[0, 0], [0, 1], [0, 2], [0, 3]]
+    assert s["stopped_by"] == "adjacent"
 
 
 def test_solo_ties_broken_by_compass():
@@ -663,3 +669,143 @@ def test_documented_worked_example_is_the_real_output():
     for name, want in (("knock_back", blocks[3]), ("solo_compass", blocks[4])):
         path = next(p for p in _examples() if p.name == f"tiny_epic_tactics_{name}.json")
         assert mc.solve(json.loads(path.read_text())) == want
+
+
+# ------------------------------------------------------------------ solo: next closest, Climb
+def _lean_key(start, compass):
+    """Closest to ``start`` in orthogonal spaces, ties by the compass (farthest towards
+    its side, then the next sides clockwise)."""
+    order = "NESW"[("NESW".index(compass)):] + "NESW"[:"NESW".index(compass)]
+    step = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
+
+    def key(xy):
+        return (abs(xy[0] - start[0]) + abs(xy[1] - start[1]),
+                *(-(xy[0] * step[s][0] + xy[1] * step[s][1]) for s in order))
+    return key
+
+
+def _attacks_from(at, yours, elev, terr, rng_):
+    """The solo enemy on ``at`` can attack one of ``yours`` (test-side, from the rules:
+    melee = orthogonally adjacent at the same Elevation; missile range +1 higher, -1
+    lower, unlimited from a Peak)."""
+    for u in yours:
+        d = abs(at[0] - u[0]) + abs(at[1] - u[1])
+        a, b = elev[at[1]][at[0]], elev[u[1]][u[0]]
+        if d == 1 and a == b:
+            return True
+        if rng_ and (terr[at[1]][at[0]] == "^" or d <= rng_ + (a > b) - (a < b)):
+            return True
+    return False
+
+
+def _random_solo_case(rng):
+    w, h = rng.randint(3, 7), rng.randint(3, 6)
+    terr = ["".join(rng.choice("....~^f") for _ in range(w)) for _ in range(h)]
+    elev = ["".join(rng.choice("0001122") for _ in range(w)) for _ in range(h)]
+    spaces = [(x, y) for x in range(w) for y in range(h)]
+    rng.shuffle(spaces)
+    n = min(len(spaces), rng.randint(3, 6))
+    figs = [unit("ogre", "solo", spaces[0])]
+    figs += [unit(f"u{i}", "me", spaces[i]) for i in range(1, n - 1)]
+    figs += [unit("imp", "solo", spaces[n - 1])]
+    return w, h, terr, elev, figs
+
+
+def test_solo_next_closest_unit_matches_the_rules():
+    """Over random realms: the default target is the first of your units, closest first
+    (ties by the compass), whose compass move ends where the enemy can attack one of
+    your units; if none, the closest. Each candidate's move is the query with that
+    ``target``; ``solo_target: "closest"`` always takes the closest."""
+    rng = random.Random(20)
+    fallbacks = 0
+    for case in range(300):
+        w, h, terr, elev, figs = _random_solo_case(rng)
+        compass = rng.choice("NESW")
+        q = {"figure": "ogre", "budget": rng.randint(0, 6), "compass": compass}
+        if rng.random() < 0.5:
+            q["range"] = rng.randint(1, 3)
+        opts = {"solo_blocked": rng.choice(["stop", "turn"])}
+        kw = dict(terrain=terr, elevation=elev)
+        yours = sorted((f for f in figs if f["team"] == "me"),
+                       key=lambda f: _lean_key(figs[0]["at"], compass)(f["at"]))
+        cells = [tuple(f["at"]) for f in yours]
+        want = None
+        forced = {}
+        for f in yours:
+            fq = {k: v for k, v in q.items() if k != "range"}
+            forced[f["id"]] = solo(w, h, figs, {**fq, "target": f["id"]}, options=opts,
+                                   **kw)
+            if want is None and _attacks_from(tuple(forced[f["id"]]["at"]), cells,
+                                               [[int(c) for c in r] for r in elev], terr,
+                                               q.get("range", 0)):
+                want = forced[f["id"]]
+        closest = forced[yours[0]["id"]]
+        got = solo(w, h, figs, q, options=opts, **kw)
+        assert got == (want or closest), (case, q)
+        old = solo(w, h, figs, q, options={**opts, "solo_target": "closest"}, **kw)
+        assert old == closest
+        fallbacks += want is not None and want is not closest
+    assert fallbacks > 10
+
+
+def test_solo_attack_reach_melee_needs_same_elevation_missile_adjusts():
+    # towards "high" (closest) it stops on (1, 0), below high's box: no Melee across the
+    # cliff, so it looks at "low" and stops on (0, 2), next to it at its Elevation
+    figs = [unit("ogre", "solo", (0, 0)), unit("high", "me", (2, 0)),
+            unit("low", "me", (0, 3))]
+    q = {"figure": "ogre", "budget": 2, "compass": "E"}
+    s = solo(3, 4, figs, q, elevation=["001", "000", "000", "000"])
+    assert s["target"] == "low" and s["at"] == [0, 2]
+    # on flat ground it can Melee "high" from (1, 0)
+    s = solo(3, 4, figs, q, elevation=["000", "000", "000", "000"])
+    assert s["target"] == "high" and s["at"] == [1, 0]
+    # Missile 1 from below is range 0; Missile 2 from below reaches 1 space
+    s = solo(3, 4, figs, {**q, "range": 1}, elevation=["001", "000", "000", "000"])
+    assert s["target"] == "low"
+    s = solo(3, 4, figs, {**q, "range": 2}, elevation=["001", "000", "000", "000"])
+    assert s["target"] == "high" and s["at"] == [1, 0]
+    # from a Peak any unit is in Missile range
+    s = solo(3, 4, figs, {**q, "range": 1}, terrain=[".^.", "...", "...", "..."],
+             elevation=["001", "000", "000", "000"])
+    assert s["target"] == "high" and s["at"] == [1, 0]
+
+
+def test_solo_climb_card():
+    # boxes: (4, 0) elevation 1 and (0, 4) elevation 2; the ogre on (2, 2) at 0
+    figs = [unit("ogre", "solo", (2, 2)), unit("hero", "me", (4, 4))]
+    elev = ["00001", "00000", "00000", "00000", "20000"]
+    q = {"figure": "ogre", "budget": 9, "compass": "N", "climb": True}
+    s = solo(5, 5, figs, q, elevation=elev)
+    # both boxes are 4 spaces away: the compass (N) breaks the tie towards (4, 0)
+    assert s["climb_to"] == [4, 0] and s["target"] is None
+    assert s["path"] == [[2, 2], [2, 1], [2, 0], [3, 0], [4, 0]]
+    assert s["stopped_by"] == "arrived" and s["cost"] == 5       # +1 to climb
+    assert solo(5, 5, figs, {**q, "compass": "S"}, elevation=elev)["climb_to"] == [0, 4]
+    # it may descend to reach a higher point: from a box at 1 to the box at 2
+    figs2 = [unit("ogre", "solo", (4, 0)), unit("hero", "me", (4, 4))]
+    elev2 = ["00001", "00000", "00000", "00000", "20000"]
+    s = solo(5, 5, figs2, {**q, "compass": "W"}, elevation=elev2)
+    assert s["climb_to"] == [0, 4] and s["path"][1] == [3, 0]
+    # a unit on the only higher space: no goal, it moves towards your closest unit
+    figs3 = [unit("ogre", "solo", (0, 0)), unit("hero", "me", (2, 0))]
+    s = solo(3, 1, figs3, {"figure": "ogre", "budget": 3, "compass": "E", "climb": True},
+             elevation=["001"])
+    assert s["climb_to"] is None and s["target"] == "hero" and s["at"] == [1, 0]
+    # on the way it still stops on entering a space next to one of your units
+    figs4 = [unit("ogre", "solo", (0, 0)), unit("hero", "me", (2, 1))]
+    s = solo(4, 2, figs4, {"figure": "ogre", "budget": 9, "compass": "E", "climb": True},
+             elevation=["0001", "0000"])
+    assert s["climb_to"] == [3, 0] and s["at"] == [2, 0] and s["stopped_by"] == "adjacent"
+
+
+@pytest.mark.parametrize("query, options, match", [
+    ({"range": -1}, None, "range"),
+    ({"climb": "yes"}, None, "climb"),
+    ({"climb": True, "target": "hero"}, None, "climb"),
+    ({}, {"solo_target": "nearest"}, "nearest"),
+])
+def test_solo_bad_values(query, options, match):
+    figs = [unit("ogre", "solo", (0, 0)), unit("hero", "me", (2, 0))]
+    q = {"type": "solo", "figure": "ogre", "budget": 2, "compass": "E", **query}
+    with pytest.raises(mc.ScenarioError, match=match):
+        mc.solve(scenario(3, 1, figs, q, options=options))

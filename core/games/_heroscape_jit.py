@@ -357,3 +357,51 @@ def relocate(cells, nbr, at_fig, team, height, level, engaged, i, new0, new1,
         refresh_nodes(node_rows[r], occ_any if node_mode[r] else occ_walk, lead, trail,
                       touch, done, node_team[r], node_mode[r])
     return nc
+
+
+@njit(types.void(I32_2, i64, I32_2, U64_1, I32_1, I64_1, i64, i64, i64, i64, I64_1,
+                 U64_2), cache=CACHE, nogil=True)
+def who_bits(rows, n, tree, leave, actions, flip, double, mode, start, fstart, rowpos,
+             out):
+    """Per end ``actions[e]``: ``out[0, e]`` the leave bits there (the enemies the figure
+    is engaged with), ``out[1, e]`` those of the enemies that attack it: ``mode`` 0
+    none; 1 those left on its least-attack path, walked back through the penalty
+    kernel's ``tree`` from the end row's least-penalty arrival (column 6),
+    ``leave[u] & ~leave[v]`` per step u -> v (a double-space end uses the row of its
+    placement or of its flip, as ``finish_double`` does); 2 those engaged at
+    ``start`` (a flyer's take-off), on every end but the start (or its flip)."""
+    E = actions.shape[0]
+    for e in range(E):
+        out[0, e] = leave[actions[e]]
+    if mode == 0:
+        for e in range(E):
+            out[1, e] = 0
+        return
+    if mode == 2:
+        t = leave[start]
+        for e in range(E):
+            a = actions[e]
+            out[1, e] = 0 if (a == start or a == fstart) else t
+        return
+    for r in range(n):
+        rowpos[rows[r, 0]] = r
+    for e in range(E):
+        a = actions[e]
+        r = rowpos[a]
+        if double:
+            pr = rowpos[flip[a]]
+            if r < 0 or (pr >= 0 and (rows[pr, 4] < rows[r, 4] or (
+                    rows[pr, 4] == rows[r, 4] and rows[pr, 5] < rows[r, 5]))):
+                r = pr
+        bits = np.uint64(0)
+        row = rows[r, 6]
+        while row >= 0:
+            par = tree[row, 3]
+            if par < 0:
+                break
+            bits |= leave[tree[par, 0]] & ~leave[tree[row, 0]]
+            row = par
+        out[1, e] = bits
+    for r in range(n):
+        rowpos[rows[r, 0]] = -1
+

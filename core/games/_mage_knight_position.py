@@ -322,18 +322,34 @@ _TABLE_KEYS: dict[tuple, int] = {}
 
 
 _TABLE_ARRAYS: list[np.ndarray] = []
+#: (quiet, bend) of each key: no step provokes / Space Bending (spaces 2 away adjacent).
+_TABLE_MODE: list[tuple[bool, bool]] = []
+#: Cost classes a direct move may not end on, per direct key -1 - i (None: no such class).
+_FORBIDS: list[frozenset] = []
 
 
-def _table(time: str, reductions, enter) -> int:
+def _table(time: str, reductions, enter, forbid=(), quiet=False, bend=False) -> int:
     """Key (into ``_TABLES``) of the cost table of ``time`` with these effects."""
-    costs = mk.terrain_costs(time, reductions, enter)
+    costs = mk.terrain_costs(time, reductions, enter, forbid)
     table = tuple(-1 if costs[t] is None else costs[t] for t in mk.COST_CLASSES)
-    key = _TABLE_KEYS.get(table)
+    full = (table, bool(quiet or bend), bool(bend))
+    key = _TABLE_KEYS.get(full)
     if key is None:
-        key = _TABLE_KEYS[table] = len(_TABLES)
+        key = _TABLE_KEYS[full] = len(_TABLES)
         _TABLES.append(table)
         _TABLE_ARRAYS.append(np.array(table, np.int32))
+        _TABLE_MODE.append(full[1:])
     return key
+
+
+def _direct_key(forbid) -> int | None:
+    """Key of a direct move's prepared query: None, or -1 - i for ``_FORBIDS[i]``."""
+    if not forbid:
+        return None
+    f = frozenset(forbid)
+    if f not in _FORBIDS:
+        _FORBIDS.append(f)
+    return -1 - _FORBIDS.index(f)
 
 
 @register_position("mage_knight")
@@ -381,10 +397,12 @@ class Position(CellActions, _Position):
     def __init__(self, m: "mk.MageKnightMap", heroes: Sequence["mk.Hero"], *,
                  time: str = "day", pvp: bool = True, reductions: Sequence[Mapping] = (),
                  enter: Sequence[Mapping] = (), default_query: Mapping | None = None,
-                 scenario: Mapping | None = None):
+                 scenario: Mapping | None = None, turn: Mapping | None = None,
+                 cities: str = "open"):
         """``m``: the map; ``heroes``: :class:`~movecore.games.mage_knight.Hero` (their
         cells on ``m``); options as in the scenario (``reductions`` / ``enter`` already
-        validated, see :func:`~movecore.games.mage_knight.read_effects`)."""
+        validated, see :func:`~movecore.games.mage_knight.read_effects`; ``turn``: the
+        other turn effects, see :func:`~movecore.games.mage_knight.read_turn`)."""
         self.map = m
         self._L = _build_layers(m)
         self._owned = True                # self._L is this position's alone
@@ -392,7 +410,11 @@ class Position(CellActions, _Position):
         self.pvp = bool(pvp)
         self.reductions = [dict(r) for r in reductions]
         self.enter = [dict(e) for e in enter]
-        self._table_key = {t: _table(t, self.reductions, self.enter) for t in mk.TIMES}
+        if cities not in mk.CITY_RULES:
+            raise QueryError(f"cities is {describe(cities)}; expected one of "
+                             f"{list(mk.CITY_RULES)}")
+        self.cities = cities
+        self._set_turn(_copy.deepcopy(dict(turn or mk.NO_TURN_EFFECTS)))
         self.default_query = dict(default_query or {})
         self._default_budget = self.default_query.get("budget")
         self._scenario = scenario
@@ -414,6 +436,16 @@ class Position(CellActions, _Position):
         self._scratch()
         self.version = 0
 
+    def _set_turn(self, turn: dict) -> None:
+        """The turn effects (validated) and what they make: cost table keys, the direct
+        move's key, explore cost and distance (``self._rules``)."""
+        self.turn = turn
+        self._rules = mk.turn_rules(turn, self.cities)
+        forbid, quiet, bend = self._rules[:3]
+        self._table_key = {t: _table(t, self.reductions, self.enter, forbid, quiet, bend)
+                           for t in mk.TIMES}
+        self._direct_key = _direct_key(forbid)
+
     def _scratch(self) -> None:
         self._figures: list | None = None     # ids in play (cached until a change)
         self._qrow = np.zeros((1, 3), np.int64)
@@ -430,17 +462,19 @@ class Position(CellActions, _Position):
                     required=("board", "figures"))
         m = mk.read_map(scenario["board"])
         opts = expect_object(scenario.get("options", {}), "options")
-        expect_keys(opts, "options", ("time", "pvp", "reductions", "enter"))
+        expect_keys(opts, "options", mk.OPTION_KEYS)
         time = get_str(opts, "time", "options", mk.TIMES, "day")
         pvp = get_bool(opts, "pvp", "options", True)
         reductions, enter = mk.read_effects(opts)
+        turn = mk.read_turn(opts)
+        cities = get_str(opts, "cities", "options", mk.CITY_RULES, "open")
         heroes = mk.read_heroes(m, scenario["figures"])
         q = scenario.get("query")
         default = {}
         if isinstance(q, Mapping) and "budget" in q:
             default["budget"] = q["budget"]
         return cls(m, heroes, time=time, pvp=pvp, reductions=reductions, enter=enter,
-                   default_query=default, scenario=scenario)
+                   default_query=default, scenario=scenario, turn=turn, cities=cities)
 
     def copy(self) -> "Position":
         """An independent position: hero arrays copied; the map, the derived layers and
@@ -459,6 +493,7 @@ class Position(CellActions, _Position):
         new.reductions = [dict(r) for r in self.reductions]
         new.enter = [dict(e) for e in self.enter]
         new._table_key = dict(self._table_key)
+        new.turn = _copy.deepcopy(self.turn)
         self._owned = new._owned = False
         new._scratch()
         return new
@@ -583,12 +618,20 @@ class Position(CellActions, _Position):
         self._touch()
 
     def set_effects(self, reductions: Sequence[Mapping] = (),
-                    enter: Sequence[Mapping] = ()) -> None:
+                    enter: Sequence[Mapping] = (), *, forbid: Sequence[str] = (),
+                    provoke: bool = True, bend: bool = False,
+                    explore: Mapping | None = None) -> None:
         """The effects played this turn, replacing the previous ones (words of the
-        scenario options ``reductions`` and ``enter``); validated as the scenario is."""
-        red, ent = mk.read_effects({"reductions": list(reductions), "enter": list(enter)})
-        tables = {t: _table(t, red, ent) for t in mk.TIMES}
-        self.reductions, self.enter, self._table_key = red, ent, tables
+        scenario options ``reductions``, ``enter``, ``forbid``, ``provoke``, ``bend``,
+        ``explore``); validated as the scenario is."""
+        opts = {"reductions": list(reductions), "enter": list(enter),
+                "forbid": list(forbid), "provoke": provoke, "bend": bend}
+        if explore is not None:
+            opts["explore"] = explore
+        red, ent = mk.read_effects(opts)
+        turn = mk.read_turn(opts)
+        self.reductions, self.enter = red, ent
+        self._set_turn(turn)
         self._touch()
 
     def set_pvp(self, allowed: bool) -> None:
@@ -639,9 +682,11 @@ class Position(CellActions, _Position):
             vals = []
             for c in cells:
                 flag, _, safe = self._space_values(pkey, c)
-                if table is None:
+                if table is None or table < 0:
                     flag = _FLAG_NO_END if (spaces[c].rampaging is not None or
-                                            (end_safe and not safe)) else 0
+                                            (end_safe and not safe) or
+                                            (table is not None and spaces[c].cost_class
+                                             in _FORBIDS[-1 - table])) else 0
                 vals.append(flag)
             prep.set_layer("cell_flags", np.asarray(cells, np.int64),
                            np.asarray(vals, np.uint8))
@@ -730,7 +775,7 @@ class Position(CellActions, _Position):
         L.zoc[nb] &= ~(np.uint64(1) << np.uint64(bit))
         L.zoc_any[nb] = L.zoc[nb] != 0
         for (table, _, _), prep in L.prepared.items():
-            if table is not None:
+            if table is not None and table >= 0 and not _TABLE_MODE[table][0]:
                 prep.set_layer("zoc", nb, L.zoc[nb])
         self._refresh([c])
         self._touch()
@@ -762,7 +807,7 @@ class Position(CellActions, _Position):
             w = f"{what}[{k}]" if what == "query.reveal" else what
             pos, kind, cells = mk._read_tile(item, w)
             if i is not None and tuple(pos) in m.open and \
-                    int(self.cell[i]) not in m.cells_next_to(pos):
+                    int(self.cell[i]) not in m.cells_next_to(pos, self._rules[4]):
                 raise PlacementError(f"{w}: hero {self.ids[i]!r} at "
                                      f"{list(m.board.coord(int(self.cell[i])))} is not "
                                      f"next to tile position {list(pos)}, so it cannot "
@@ -852,13 +897,18 @@ class Position(CellActions, _Position):
         top = min(max(budget, 16, 2 * prep.max_budget if prep is not None else 0),
                   T.MAX_BUDGET)
         flags, _, safe = self._player(pkey)
-        if table_key is None:   # direct: 1 per space, over everything; ends where allowed
+        if table_key is None or table_key < 0:   # direct: 1 per space, over everything
             no_end = L.rampaging | (~safe if end_safe else False)
+            if table_key is not None:   # never ending on a forbidden cost class
+                ids = [mk.COST_CLASSES.index(t) for t in _FORBIDS[-1 - table_key]]
+                no_end = no_end | np.isin(self.board.terrain, ids)
             prep = prepare(self.board, Mover(terrain_cost=[1] * len(mk.COST_CLASSES)), top,
                            cell_flags=np.where(no_end, _FLAG_NO_END, 0).astype(np.uint8))
         else:
-            prep = prepare(self.board, Mover(terrain_cost=list(_TABLES[table_key])), top,
-                           cell_flags=flags, zoc=L.zoc)
+            quiet, bend = _TABLE_MODE[table_key]
+            prep = prepare(mk.bent_board(self.board) if bend else self.board,
+                           Mover(terrain_cost=list(_TABLES[table_key])), top,
+                           cell_flags=flags, zoc=None if quiet else L.zoc)
         if not prep.fast:  # pragma: no cover (a map of millions of spaces)
             raise LimitError(f"a map of {self.board.n_cells} spaces is too large for the "
                              f"packed kernel the live position runs on")
@@ -903,7 +953,7 @@ class Position(CellActions, _Position):
         start = int(self.cell[i])
         pkey = figure if figure in L.keeps_of else None
         is_move = mode == "move"
-        key = (self._table_key[self.time] if is_move else None, pkey, end_safe)
+        key = (self._table_key[self.time] if is_move else self._direct_key, pkey, end_safe)
         prep = L.prepared.get(key)
         if prep is None or prep.max_budget < budget:
             prep = self._prepared(key, budget)
@@ -949,7 +999,10 @@ class Position(CellActions, _Position):
         cells, costs = m.actions, m.costs
         n_ends = len(cells)
         r = None
-        if paths or (is_move and _any_tricky(cells, m.stop, start, L.zoc)):
+        zoc = L.zoc   # none provoked when moves are quiet (Space Bending...)
+        if is_move and _TABLE_MODE[self._table_key[self.time]][0]:
+            zoc = np.zeros(L.n, np.uint64)
+        if paths or (is_move and _any_tricky(cells, m.stop, start, zoc)):
             r = prep.reach(start, budget)
             if len(r.cells) < n_ends:  # pragma: no cover (the same kernel, same layers)
                 raise RuntimeError("movecore: the tree-mode run gave other ends")
@@ -962,7 +1015,7 @@ class Position(CellActions, _Position):
         if is_move and r is not None:
             free_at = np.empty(board.n_cells, np.int64)
             parent_at = self._parent_at
-            _provoke_detail(cells, costs, m.stop, start, L.zoc, board.nbr, board.terrain,
+            _provoke_detail(cells, costs, m.stop, start, zoc, prep.board.nbr, board.terrain,
                             _TABLE_ARRAYS[self._table_key[self.time]], budget,
                             r.cells, r.free_costs, r._tree, r._tree_of, free_at,
                             parent_at, paths, provoked, free_cost, tokens, quiet_from)
@@ -1039,7 +1092,8 @@ class Position(CellActions, _Position):
     def _explore(self, m: Moves) -> list[dict]:
         start, _, is_move, budget, paths, _ = m._extra
         mp = self.map
-        if not is_move or mp.next_tile == "none" or not mp.open:
+        cost, distance = self._rules[3:]
+        if not is_move or mp.next_tile == "none" or not mp.open or cost is None:
             return []
         a = self._analyse(m)
         free_at, r = a["free_at"], a["reach"]
@@ -1052,9 +1106,11 @@ class Position(CellActions, _Position):
         out = []
         for pos in mp.open:
             best = None
-            for c in self._L.next_cells[pos].tolist():
+            near = self._L.next_cells[pos].tolist() if distance == 1 else \
+                mp.cells_next_to(pos, distance)
+            for c in near:
                 f = int(free_at[c])
-                if f >= 0 and f + mk.EXPLORE_COST <= budget:
+                if f >= 0 and f + cost <= budget:
                     key = (f, board.coord(c))
                     if best is None or key < best[0]:
                         best = (key, c)
@@ -1062,7 +1118,7 @@ class Position(CellActions, _Position):
                 continue
             c = best[1]
             e = {"position": list(pos), "from": list(board.coord(c)),
-                 "cost": int(free_at[c]) + mk.EXPLORE_COST, "placeable": mp.placeable(pos)}
+                 "cost": int(free_at[c]) + cost, "placeable": mp.placeable(pos)}
             if paths:
                 e["path"] = coord_list(board, r.path(c, free=True).tolist())
             out.append(e)
@@ -1141,6 +1197,9 @@ class Position(CellActions, _Position):
             cells.append(d)
         board = {"cells": cells, "open": [list(p) for p in mp.open],
                  "next_tile": mp.next_tile}
+        if mp.shape is not None:
+            del board["open"]            # (the shape gives the open positions)
+            board["shape"] = mp.shape
         figures = []
         for i, h in enumerate(self.ids):
             if self.alive[i]:
@@ -1151,7 +1210,8 @@ class Position(CellActions, _Position):
         s = {"game": "mage_knight", "board": board,
              "options": {"time": self.time, "pvp": self.pvp,
                          "reductions": _copy.deepcopy(self.reductions),
-                         "enter": _copy.deepcopy(self.enter)},
+                         "enter": _copy.deepcopy(self.enter),
+                         **_copy.deepcopy(self.turn), "cities": self.cities},
              "figures": figures}
         if query is not None:
             s["query"] = _copy.deepcopy(dict(query))

@@ -7,7 +7,7 @@ Scenario::
      "board": {"grid": "hex" | "square4" | "square8",          (default "hex")
                "cells": [{"at": [q, r], "obstacle": false, "trap": false,
                           "rift": false}, ...]},
-     "options": {"pass_allies": false, "die": "d6", "trap_avoidance": "detour"},
+     "options": {"pass_allies": false, "die": "d6", "trap_detour_limit": null},
      "figures": [{"id": "ayla", "side": "hero" | "enemy" | "summon", "at": [q, r],
                   "speed": 0, "marked": false, "flying": false,
                   "stamina_moved": false}, ...],
@@ -96,8 +96,15 @@ class Scene:
     figures: list[Figure]
     pass_allies: bool = False
     die: str = "d6"
-    trap_avoidance: str = "detour"
+    #: extra steps an enemy accepts to walk around traps; None = no limit
+    trap_detour_limit: int | None = None
     _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def trap_avoidance(self) -> str:
+        """The mode's shorthand: "detour" (no limit), "shortest" (0) or "limit"."""
+        k = self.trap_detour_limit
+        return "detour" if k is None else "shortest" if k == 0 else "limit"
 
     def figure(self, fid, where: str = "query.figure") -> Figure:
         return find_figure(self.figures, fid, where)
@@ -154,7 +161,8 @@ def read_scene(scenario: dict) -> Scene:
     spec = expect_object(scenario["board"], "board")
     expect_keys(spec, "board", ("grid", "cells"), required=("cells",))
     opts = expect_object(scenario.get("options", {}), "options")
-    expect_keys(opts, "options", ("grid", "pass_allies", "die", "trap_avoidance"))
+    expect_keys(opts, "options", ("grid", "pass_allies", "die", "trap_avoidance",
+                                  "trap_detour_limit"))
     grid = get_str(spec, "grid", "board", GRID_KINDS, default=None) if "grid" in spec else None
     ogrid = get_str(opts, "grid", "options", GRID_KINDS) if "grid" in opts else None
     if grid and ogrid and grid != ogrid:
@@ -185,8 +193,7 @@ def read_scene(scenario: dict) -> Scene:
                   np.array(rift, bool), [],
                   pass_allies=get_bool(opts, "pass_allies", "options", False),
                   die=get_str(opts, "die", "options", DICE, default="d6"),
-                  trap_avoidance=get_str(opts, "trap_avoidance", "options", TRAP_AVOIDANCE,
-                                         default="detour"))
+                  trap_detour_limit=read_trap_detour_limit(opts))
     keys = ("id", "side", "at", "speed", "marked", "flying", "stamina_moved")
     raw_figs = read_figures(board, scenario["figures"], team_key="side", allowed_keys=keys)
     for i, rf in enumerate(raw_figs):
@@ -209,6 +216,24 @@ def read_scene(scenario: dict) -> Scene:
                                  f"{scene.coord(fig.cell)}")
         scene.figures.append(fig)
     return scene
+
+
+def read_trap_detour_limit(opts: Mapping) -> int | None:
+    """options.trap_detour_limit (extra steps, null = no limit), or its shorthand
+    options.trap_avoidance ("detour" = no limit, "shortest" = 0); both must agree."""
+    short = None
+    if "trap_avoidance" in opts:
+        mode = get_str(opts, "trap_avoidance", "options", TRAP_AVOIDANCE)
+        short = None if mode == "detour" else 0
+    if "trap_detour_limit" not in opts:
+        return short
+    k = get_int(opts, "trap_detour_limit", "options", lo=0, allow_none=True)
+    if "trap_avoidance" in opts and k != short:
+        words = {None: "null (no limit)"}
+        raise ScenarioError(f"options.trap_detour_limit is {words.get(k, k)} but "
+                            f"options.trap_avoidance {opts['trap_avoidance']!r} means "
+                            f"{words.get(short, short)}; give one of them")
+    return k
 
 
 # ----------------------------------------------------------------------------- hero moves
@@ -412,6 +437,136 @@ class _Routes:
     def path(self, e: int) -> list[int]:
         return self.fwd_reach.path(e, least_penalty=self.least_penalty).tolist()
 
+    def planned(self) -> list[int]:
+        return [e for e in self.fwd if e in self.rem]
+
+    def route_key(self, e: int, to_target: np.ndarray) -> tuple:
+        """(best whole route through e, steps left, farther from the target, traps now)"""
+        t_now = self.fwd[e][0]
+        s_rem = self.rem[e][1]
+        far = -int(to_target[e]) if s_rem == 0 else 0
+        return (self.plan(e), s_rem, far, t_now)
+
+    def fallback_key(self, e: int) -> tuple:
+        return self.order(*self.fwd[e])
+
+
+_INF = np.iinfo(np.int64).max // 4
+
+
+class _LimitedRoutes:
+    """Route keys of one enemy that accepts at most ``limit`` extra steps to avoid traps:
+    only routes of at most ``L + limit`` steps count (``L`` = the shortest route to a
+    goal space), ranked by (traps, steps). Layered by steps: ``F[s, c]`` = the fewest
+    traps of a walk from the enemy to c in at most s steps, ``R[s, c]`` = from c into the
+    goal. Same interface as :class:`_Routes`."""
+
+    def __init__(self, scene: Scene, enemy: Figure, budget: int, goal: list[int],
+                 limit: int):
+        board = scene.board
+        n = board.n_cells
+        occ = scene.occupant(enemy)
+        self.trap = trap = scene.traps_for(enemy).astype(np.int64)
+        enter = ~scene.obstacle if not enemy.flying else np.ones(n, bool)
+        ok_occ = occ == T.OCC_EMPTY
+        if scene.pass_allies:
+            ok_occ |= occ == enemy.team
+        self.enter = enter = enter & ok_occ
+        enter[enemy.cell] = True
+        self.nbr = nbr = board.nbr
+        self.start = enemy.cell
+        valid = nbr >= 0
+        safe = np.where(valid, nbr, 0)
+
+        zero = np.zeros(n, np.int64)
+
+        def step(prev, add_from, add_to):
+            """One more step allowed: min(prev, min over neighbours v of prev[v] +
+            add_from[v], + add_to) on the spaces the enemy may enter."""
+            via = np.where(valid, (prev + add_from)[safe], _INF).min(axis=1) + add_to
+            return np.minimum(prev, np.where(enter, np.minimum(via, _INF), _INF))
+
+        f0 = np.full(n, _INF, np.int64)
+        f0[enemy.cell] = 0
+        S = min(budget, n - 1)
+        F = [f0]
+        for _ in range(S):
+            F.append(step(F[-1], zero, trap))
+        self.F = F = np.array(F)
+        # the rest of a route into the goal (traps of the spaces entered after c)
+        r0 = np.full(n, _INF, np.int64)
+        r0[goal] = 0
+        R = [r0]
+        while R[-1][enemy.cell] >= _INF and len(R) < n:
+            R.append(step(R[-1], trap, zero))
+        ends = [int(c) for c in np.flatnonzero(F[S] < _INF) if scene.may_end(enemy, int(c),
+                                                                             occ)]
+        first = np.argmax(F < _INF, axis=0)          # d(c): fewest steps to c
+        self.fwd = {e: None for e in ends}
+        self.choice = {}                              # end -> (steps, traps) of its path
+        self.keys = {}
+        if R[-1][enemy.cell] < _INF:
+            top = min(len(R) - 1 + limit, n - 1)
+            while len(R) <= top:
+                R.append(step(R[-1], trap, zero))
+            R = np.array(R)
+            for e in ends:
+                best = None
+                for s1 in range(int(first[e]), min(S, top) + 1):
+                    t1 = int(F[s1, e])
+                    if s1 > first[e] and t1 == F[s1 - 1, e]:
+                        continue                      # a shorter walk has as few traps
+                    col = R[: top - s1 + 1, e]
+                    t2 = int(col[-1])
+                    if t2 >= _INF:
+                        continue
+                    s2 = int(np.argmax(col == t2))
+                    k = ((t1 + t2, s1 + s2), s2, t1, s1)
+                    if best is None or k < best:
+                        best = k
+                if best is not None:
+                    self.keys[e] = best
+                    self.choice[e] = (best[3], best[2])
+        if not self.keys:
+            for e in ends:
+                s = min(S, int(first[e]) + limit)
+                t = int(F[s, e])
+                s = int(np.argmax(F[:, e] == t))
+                self.fwd[e] = (t, s)
+                self.choice[e] = (s, t)
+
+    def planned(self) -> list[int]:
+        return list(self.keys)
+
+    def route_key(self, e: int, to_target: np.ndarray) -> tuple:
+        plan, s_rem, t_now, _ = self.keys[e]
+        far = -int(to_target[e]) if s_rem == 0 else 0
+        return (plan, s_rem, far, t_now)
+
+    def fallback_key(self, e: int) -> tuple:
+        return self.fwd[e]
+
+    def path(self, e: int) -> list[int]:
+        """A walk to e of the chosen steps and traps, back through the layers."""
+        s, t = self.choice[e]
+        F, path, c = self.F, [e], e
+        while c != self.start:
+            if F[s - 1, c] == t:
+                s -= 1
+                continue
+            t -= int(self.trap[c])
+            s -= 1
+            c = next(int(u) for u in self.nbr[c] if u >= 0 and F[s, u] == t)
+            path.append(c)
+        return path[::-1]
+
+
+def _routes(scene: Scene, enemy: Figure, budget: int, goal: list[int]):
+    k = scene.trap_detour_limit
+    if k is None or k == 0 or k >= scene.board.n_cells - 1 or not scene.traps_for(enemy).any():
+        return _Routes(scene, enemy, budget, goal)
+    return _LimitedRoutes(scene, enemy, budget, goal, k)
+
 
 def enemy_destination(scene: Scene, enemy: Figure, target: Figure, move: int,
                       attack_range: int) -> dict:
@@ -431,22 +586,19 @@ def enemy_destination(scene: Scene, enemy: Figure, target: Figure, move: int,
     if in_range(enemy.cell):
         dest, path, how = enemy.cell, [enemy.cell], "in_range"
     else:
-        routes = _Routes(scene, enemy, move, goal)
-        planned = [e for e in routes.fwd if e in routes.rem]
+        routes = _routes(scene, enemy, move, goal)
+        planned = routes.planned()
         if planned:
             def key(e):
-                t_now, s_now = routes.fwd[e]
-                t_rem, s_rem = routes.rem[e]
-                far = -int(to_target[e]) if s_rem == 0 else 0
-                return (routes.plan(e), s_rem, far, t_now, int(xy[e, 0]), int(xy[e, 1]))
+                return routes.route_key(e, to_target) + (int(xy[e, 0]), int(xy[e, 1]))
             how = "route"
         else:
             def key(e):
-                t_now, s_now = routes.fwd[e]
-                return (int(to_target[e]), routes.order(t_now, s_now),
-                        int(xy[e, 0]), int(xy[e, 1]))
+                return ((int(to_target[e]),) + routes.fallback_key(e) +
+                        (int(xy[e, 0]), int(xy[e, 1])))
             how = "no_route"
-        dest = min(routes.fwd, key=key)
+            planned = routes.fwd
+        dest = min(planned, key=key)
         path = routes.path(dest)
     traps = scene.traps_for(enemy)
     return {"target": target.id, "at": scene.coord(dest), "steps": len(path) - 1,
@@ -640,7 +792,7 @@ class Position(CellActions, _Position):
         sc = self.scene
         new.scene = Scene(sc.board, sc.obstacle, sc.trap.copy(), sc.rift,
                           [_copy.copy(f) for f in sc.figures], sc.pass_allies, sc.die,
-                          sc.trap_avoidance, sc._cache)
+                          sc.trap_detour_limit, sc._cache)
         new.index = {f.id: f for f in new.scene.figures}
         new.occ = self.occ.copy()
         new._queries = {k: q.copy() for k, q in self._queries.items()}

@@ -27,7 +27,10 @@ The rulebook page, as this module applies it:
 * Large monsters (footprints ``1x2``, ``2x1``, ``2x2``, ``2x3``, ``3x2``, anchored by the
   top-left square) move by translating the whole base one square; the base must fit after
   every step (no squeezing through one-square gaps); a step into new tree spaces costs 2;
-  pits and ice apply only when the whole base is on them.
+  pits and ice apply only when the whole base is on them. A two-square base (hell
+  hounds) may also turn a quarter about either of its squares for 1 MP
+  (:meth:`Rules.turn`); other bases keep their orientation.
+* A door opened during a move stays open for the rest of it (paid once).
 * Grapple: an enemy entering a square adjacent to the grappler must stop there; an enemy
   that starts adjacent cannot spend movement points. Aura N: N wounds each time an enemy
   enters a square adjacent to the figure. Fly: passes enemies and obstacles (not walls or
@@ -441,9 +444,10 @@ class Rules:
         return best
 
     # --- placements
-    def placement(self, anchor):
-        """Facts of the mover's base at ``anchor``, or None if it cannot be there."""
-        cells = footprint_cells(anchor, self.mover.size)
+    def placement(self, anchor, size=None):
+        """Facts of the mover's base at ``anchor`` (``size``: a turned 2-square base's
+        size; default the mover's), or None if it cannot be there."""
+        cells = footprint_cells(anchor, size or self.mover.size)
         for c in cells:
             if not self.passable(c):
                 return None
@@ -482,6 +486,19 @@ class Rules:
             if crossed is None:
                 return None
             opened |= crossed
+        return self._price(src, dst, opened)
+
+    def turn(self, src, dst, head, d):
+        """(MP, doors opened) of a 2-square base turning a quarter: its square ``head``
+        moves by the orthogonal ``d`` across the base's axis and the other square moves
+        into ``head``'s square (inside the base: no line crossed); None if not allowed."""
+        crossed = self.cell_step(head, d)
+        if crossed is None:
+            return None
+        return self._price(src, dst, set(crossed))
+
+    def _price(self, src, dst, opened):
+        """A move from placement src to dst that crosses the closed doors ``opened``."""
         opened = (opened | dst["straddled"]) - src["straddled"]
         cost = 1
         if dst["trees"] - src["trees"]:

@@ -12,9 +12,15 @@ removing a figure writes only the few nodes it touches.
 Design notes (the rules are in :mod:`movecore.games.descent`):
 
 * **Nodes.** Node ``s < NS`` is the anchor square ``s`` (the dungeon's squares in map
-  order); node ``NS`` is the town; nodes above are air nodes (below). An anchor where
-  the kind's base does not fit has no links. Action ids are these node ids, so every
-  figure has ``NS + 1`` actions.
+  order); node ``NS`` is the town; nodes above are air nodes (below), then, for a
+  two-square kind, its turned placements (``NS + 1 + s``: the base of the other
+  orientation at square ``s``), then door-memory nodes. An anchor where the kind's base
+  does not fit has no links. Action ids are these node ids, so every figure has
+  ``NS + 1`` actions (a two-square monster ``2 NS + 1``).
+* **Door memory.** A door opened during a move stays open for the rest of it: node
+  ``mem(u, S)`` is placement ``u`` having opened the doors ``S`` on this move, kept
+  while a step out of ``u`` involves a door of ``S`` (its steps price them open). It is
+  never an end; every link into it has a twin of the same price into ``u``.
 * **Doors.** A step's price depends on the doors it crosses or straddles. Each link slot
   of the graph records the doors it involves; a door change recomputes only those slots
   (the board of a door state is then packed from the slot results and cached per kind,
@@ -27,6 +33,7 @@ Design notes (the rules are in :mod:`movecore.games.descent`):
 from __future__ import annotations
 
 import copy as _copy
+import itertools
 import threading
 from dataclasses import replace as _replace
 from typing import Mapping
@@ -208,30 +215,50 @@ class _KindGraph:
         rules = D.Rules(d, [], proto, set(), st.corner, st.ice)
         rules.door_state = ["open"] * len(d.doors)
         self.rules = rules
-        # placements with every door open (door states only straddle or forbid)
-        facts: list = [None] * ns
-        straddle: list = [frozenset()] * ns
-        for i, c in enumerate(st.squares):
-            p = rules.placement(c)
-            if p is None:
-                continue
-            facts[i] = p
-            straddle[i] = frozenset(
-                d.door_of[D._side(a, b)] for a, b in D._internal_sides(p["cells"])
-                if D._side(a, b) in d.door_of)
+        # placements with every door open (door states only straddle or forbid). A
+        # 2-square base (a hell hound) also stands turned: node ns + 1 + s is the base of
+        # size (h, w) at square s (``turn_off`` = ns + 1; such kinds have no air nodes).
+        self.turns = (w, h) in ((1, 2), (2, 1))
+        self.turn_off = ns + 1
+        n_turn = ns if self.turns else 0
+        facts: list = [None] * (ns + 1 + n_turn)
+        straddle: list = [frozenset()] * (ns + 1 + n_turn)
+        place_nodes: list = []           # (node, size) of every placement that fits
+        for base, size in ((0, (w, h)), (self.turn_off, (h, w)))[:1 + self.turns]:
+            for i, c in enumerate(st.squares):
+                p = rules.placement(c, size)
+                if p is None:
+                    continue
+                facts[base + i] = p
+                place_nodes.append(base + i)
+                straddle[base + i] = frozenset(
+                    d.door_of[D._side(a, b)] for a, b in D._internal_sides(p["cells"])
+                    if D._side(a, b) in d.door_of)
         self.facts = facts
         self.straddle = straddle
         # slots: (kind, u, v, d, square) in the insertion order of the step table
         slots: list = []
         index = st.index
-        for u in range(ns):
-            if facts[u] is None:
-                continue
-            ax, ay = st.squares[u]
+        for u in place_nodes:
+            base = u - u % self.turn_off if u > ns else 0
+            ax, ay = st.squares[u - base]
             for dd in D.STEPS:
                 v = index.get((ax + dd[0], ay + dd[1]))
-                if v is not None and facts[v] is not None:
-                    slots.append(("step", u, v, dd, None))
+                if v is not None and facts[base + v] is not None:
+                    slots.append(("step", u, base + v, dd, None))
+        if self.turns:
+            # a quarter turn about either square: the other square swings round it
+            # (D.Rules.turn prices it)
+            for u in place_nodes:
+                other = 0 if u > ns else self.turn_off
+                a, b = facts[u]["cells"]
+                for head, tail in ((a, b), (b, a)):
+                    ex, ey = tail[0] - head[0], tail[1] - head[1]
+                    for dd in ((ey, ex), (-ey, -ex)):
+                        new = (head[0] + dd[0], head[1] + dd[1])
+                        v = index.get((min(head[0], new[0]), min(head[1], new[1])))
+                        if v is not None and facts[other + v] is not None:
+                            slots.append(("turn", u, other + v, dd, head))
         air: dict = {}                   # (square, direction) -> air node
         air_foot: list = []
         one = (w, h) == (1, 1)
@@ -278,13 +305,13 @@ class _KindGraph:
                     slots.append(("fixed", ns, ig, None, D.TOWN_COST))
         self.slots = slots
         self.n_air = len(air_foot)
-        n = self.n = ns + 1 + self.n_air
+        n = self.n = ns + 1 + self.n_air + n_turn
         # doors each slot involves (empty: its price never changes)
         involved = []
         for kind, u, v, dd, sq in slots:
-            if kind == "step":
+            if kind in ("step", "turn"):
                 doors = set(straddle[u]) | straddle[v]
-                for c in facts[u]["cells"]:
+                for c in facts[u]["cells"] if kind == "step" else [sq]:
                     for a, b in _sides_examined(c, dd):
                         k = d.door_of.get(D._side(a, b))
                         if k is not None:
@@ -296,6 +323,50 @@ class _KindGraph:
                 involved.append(frozenset(
                     k for k in (d.door_of.get(D._side(a, b))
                                 for a, b in _sides_examined(sq, dd)) if k is not None))
+        # Door memory: a door opened during a move stays open for the rest of it. Node
+        # mem(u, S) is "at placement u having opened the doors S on this move"; it is
+        # kept while a step out of the placement involves a door of S (its steps price S
+        # as open) and is never an end: every link into it has a twin of the same price
+        # into the plain node u.
+        mem_doors: dict = {}             # placement -> doors the steps out of it involve
+        for (kind, u, _, _, _), inv in zip(slots, involved):
+            if kind in ("step", "turn") and inv:
+                mem_doors.setdefault(u, set()).update(inv)
+        mem_sets: dict = {u: [frozenset(c) for r in range(1, len(ds) + 1)
+                              for c in itertools.combinations(sorted(ds), r)]
+                          for u, ds in mem_doors.items()}
+        mem: dict = {}                   # (placement, doors) -> node
+        mem_base: list = []
+        for u, sets in mem_sets.items():
+            for S in sets:
+                mem[(u, S)] = n + len(mem_base)
+                mem_base.append(u)
+        self.mem_doors = {u: frozenset(ds) for u, ds in mem_doors.items()}
+        for i in range(len(slots)):
+            kind, u, v, dd, sq = slots[i]
+            if kind not in ("step", "turn"):
+                continue
+            head = sq if kind == "turn" else None
+            inv = involved[i]
+            targets = mem_sets.get(v, ())
+            if inv:
+                for S2 in targets:
+                    slots.append(("mem", u, mem[(v, S2)], dd,
+                                  (u, v, frozenset(), S2, head)))
+                    involved.append(inv)
+            for S in mem_sets.get(u, ()):
+                src = mem[(u, S)]
+                if inv:
+                    slots.append(("mem", src, v, dd, (u, v, S, None, head)))
+                    involved.append(inv | S)
+                for S2 in targets:
+                    slots.append(("mem", src, mem[(v, S2)], dd, (u, v, S, S2, head)))
+                    involved.append(inv | S)
+        self.n_mem = len(mem_base)
+        n = self.n = n + self.n_mem
+        self.mem_of: dict = {}           # placement -> its memory nodes
+        for (u, _), m in mem.items():
+            self.mem_of.setdefault(u, []).append(m)
         self.involved = involved
         self.dynamic = [i for i, s in enumerate(involved) if s]
         # per-node arrays
@@ -306,10 +377,8 @@ class _KindGraph:
         in_pit = np.zeros(n, T.INDEX)
         leave = np.ones(n, np.uint64)
         pit_nodes = []
-        for u in range(ns):
+        for u in place_nodes:
             f = facts[u]
-            if f is None:
-                continue
             foot[u] = [index[c] for c in f["cells"]]
             if not f["may_end"]:
                 flags[u] |= T.CELL_NO_END
@@ -323,6 +392,18 @@ class _KindGraph:
         for j, s in enumerate(air_foot):
             foot[ns + 1 + j, 0] = s
             flags[ns + 1 + j] = T.CELL_NO_END
+        mem0 = n - self.n_mem
+        for j, u in enumerate(mem_base):
+            m = mem0 + j
+            foot[m], ice_code[m], in_pit[m], leave[m] = foot[u], ice_code[u], in_pit[u], leave[u]
+            flags[m] = flags[u] | T.CELL_NO_END
+        # node -> the square its path and end read as (the anchor; the town; -1: air)
+        anchor_of = np.arange(n)
+        anchor_of[ns + 1:ns + 1 + self.n_air] = -1
+        anchor_of[ns + 1 + self.n_air:mem0] -= self.turn_off
+        anchor_of[mem0:] = anchor_of[np.array(mem_base, dtype=np.int64)]
+        self.anchor_of = anchor_of
+        self.n_actions = self.turn_off + ns if self.turns else ns + 1
         self.foot = foot
         self.foot0 = np.ascontiguousarray(foot[:, 0])
         self.k = k
@@ -336,7 +417,8 @@ class _KindGraph:
         self.in_pit = in_pit
         self.leave = leave
         self.pit_nodes = pit_nodes
-        self.fits = np.array([f is not None for f in facts] + [False] * (1 + self.n_air))
+        self.fits = np.zeros(n, np.bool_)
+        self.fits[place_nodes] = True
         # which nodes cover each square (occupancy updates)
         cover: list = [[] for _ in range(ns)]
         for u in range(n):
@@ -345,11 +427,19 @@ class _KindGraph:
                     cover[s].append(u)
         self.cover = [np.array(c, dtype=np.int64) for c in cover]
         # coordinates: squares, town, air nodes on a row below the map's corner
-        air_xy = [(st.lo + j, st.lo - 2) for j in range(self.n_air)]
+        air_xy = [(st.lo + j, st.lo - 2) for j in range(self.n_air)] + \
+            [(st.lo + j, st.lo - 4) for j in range(n_turn)] + \
+            [(st.lo + j, st.lo - 3) for j in range(self.n_mem)]
         self.coords = np.concatenate([st.coords, np.array(air_xy, dtype=T.INDEX).reshape(
-            -1, 2)]) if self.n_air else st.coords
+            -1, 2)]) if air_xy else st.coords
+        # ends sort by cost, then x, then y of the anchor, then orientation (own first)
+        rxy = self.coords.astype(np.int64)
+        turned = np.zeros(n, np.int64)
+        if n_turn:
+            rxy[ns + 1:ns + 1 + n_turn] = st.coords[:ns]
+            turned[ns + 1:ns + 1 + n_turn] = 1
         rank = np.empty(n, np.int64)
-        rank[np.lexsort((self.coords[:, 1], self.coords[:, 0]))] = np.arange(n)
+        rank[np.lexsort((turned, rxy[:, 1], rxy[:, 0]))] = np.arange(n)
         rank = rank.astype(T.INDEX)
         self.rank = rank
         self.base = Board.graph(np.full((n, 1), -1, dtype=np.int32), coords=self.coords)
@@ -360,9 +450,7 @@ class _KindGraph:
         self._last_dv = None
         self._adjacent: dict = {}       # (size, anchor square) -> int64 nodes
         self._own: dict = {}            # anchor square -> nodes overlapping the base
-        self._offsets: dict = {}        # other size -> anchor offsets that are adjacent
-        self.foot_offsets = np.array([(i, j) for j in range(h) for i in range(w)],
-                                     dtype=T.INDEX)
+        self._offsets: dict = {}        # (other size, base size) -> adjacent offsets
 
     def _jump_run(self, c, dd):
         """The jumpable squares crossed by a jump from square c along dd and the landing
@@ -406,12 +494,34 @@ class _KindGraph:
             return rules.step(fu, fv, dd)
         if kind == "fixed":
             return (sq, frozenset())
+        if kind == "mem":
+            return self._mem_result(sq, dd, rules, dv)
+        if kind == "turn":
+            fu, fv = self._place(u, dv), self._place(v, dv)
+            return None if fu is None or fv is None else rules.turn(fu, fv, sq, dd)
         crossed = rules.cell_step(sq, dd)
         if crossed is None or crossed:
             return None    # no jumping through walls or closed doors
         cost = JUMP_TAKE_OFF if kind == "take_off" else \
             JUMP_OVER if kind == "over" else JUMP_LAND
         return (cost, frozenset())
+
+    def _mem_result(self, sq, dd, rules, dv):
+        """A step of door memory: from placement u having opened the doors S on this
+        move (S free now) to placement v, keeping the doors S2 (None: the plain v)."""
+        u, v, S, S2, head = sq
+        if S:
+            saved = rules.door_state
+            dv = tuple(OPEN if k in S else x for k, x in enumerate(dv))
+            rules.door_state = [_DOOR_WORDS[x] for x in dv]
+        fu, fv = self._place(u, dv), self._place(v, dv)
+        res = None if fu is None or fv is None else \
+            rules.step(fu, fv, dd) if head is None else rules.turn(fu, fv, head, dd)
+        if S:
+            rules.door_state = saved
+        if res is None or S2 is None:
+            return res
+        return res if (S | res[1]) & self.mem_doors[v] == S2 else None
 
     def links(self, dv) -> _Links:
         """The graph under door vector ``dv`` (per door: OPEN, OPENABLE or SHUT for this
@@ -476,25 +586,27 @@ class _KindGraph:
         got = self._adjacent.get(key)
         if got is not None:
             return got
-        offs = self._offsets.get(size)
-        if offs is None:
-            w, h = self.size
-            gw, gh = size
-            offs = []
-            for ox in range(-w - 1, gw + 2):
-                for oy in range(-h - 1, gh + 2):
-                    if any(max(abs(ox + i - gi), abs(oy + j - gj)) == 1
-                           for i in range(w) for j in range(h)
-                           for gi in range(gw) for gj in range(gh)):
-                        offs.append((ox, oy))
-            self._offsets[size] = offs
         bx, by = self.st.squares[anchor]
         index = self.st.index
         nodes = []
-        for ox, oy in offs:
-            u = index.get((bx + ox, by + oy))
-            if u is not None and self.facts[u] is not None:
-                nodes.append(u)
+        w, h = self.size
+        for base, (w, h) in ((0, (w, h)), (self.turn_off, (h, w)))[:1 + self.turns]:
+            offs = self._offsets.get((size, (w, h)))
+            if offs is None:
+                gw, gh = size
+                offs = []
+                for ox in range(-w - 1, gw + 2):
+                    for oy in range(-h - 1, gh + 2):
+                        if any(max(abs(ox + i - gi), abs(oy + j - gj)) == 1
+                               for i in range(w) for j in range(h)
+                               for gi in range(gw) for gj in range(gh)):
+                            offs.append((ox, oy))
+                self._offsets[(size, (w, h))] = offs
+            for ox, oy in offs:
+                u = index.get((bx + ox, by + oy))
+                if u is not None and self.facts[base + u] is not None:
+                    nodes.append(base + u)
+                    nodes.extend(self.mem_of.get(base + u, ()))
         got = self._adjacent[key] = np.array(sorted(nodes), dtype=np.int64)
         return got
 
@@ -668,7 +780,8 @@ class Position(_Position):
 
     Moves: ``actions`` are node ids: the anchor square's index in map order (the
     top-left square of a large monster; ``NS`` = the town), for every figure
-    (``n_actions = NS + 1``). ``costs`` MP, ``penalty`` wounds (aura, pit falls),
+    (``n_actions = NS + 1``; a two-square monster also has ``NS + 1 + s``, its base
+    turned at square ``s``). ``costs`` MP, ``penalty`` wounds (aura, pit falls),
     ``stop`` codes: 1 ``"grapple"``, 2 ``"ice"``, 3 ``"grappled"`` (started next to a
     grappler: no MP may be spent). ``columns``: ``left`` (MP left), ``wounds_cost`` (least
     MP of a way with the least wounds), ``in_pit`` (0/1) and ``doors_opened`` (number of
@@ -972,6 +1085,7 @@ class Position(_Position):
             self.fly[i] = bool(f.fly)
             self.grapple[i] = bool(f.grapple)
             self.aura[i] = int(f.aura)
+            self.fkey[i] = (f.side, f.size[0], f.size[1], bool(f.fly))
             self.alive[i] = True
             self.anchor[i] = -1
             if anchor >= 0:
@@ -1226,8 +1340,11 @@ class Position(_Position):
         return out
 
     def n_actions(self, figure) -> int:
-        """Squares of the dungeon + 1 (the town), for every figure."""
-        self._fig(figure)
+        """Squares of the dungeon + 1 (the town); a 2-square monster (which may turn)
+        has one more action per square: ``NS + 1 + s`` = its base turned, at square s."""
+        i = self._fig(figure)
+        if self.size[i] in ((1, 2), (2, 1)):
+            return self.st.kind(self._kind_key(i)).n_actions
         return self.st.ns + 1
 
     def action_of(self, figure, to) -> int:
@@ -1236,8 +1353,9 @@ class Position(_Position):
         i = self._fig(figure)
         st = self.st
         if isinstance(to, (int, np.integer)) and not isinstance(to, bool):
-            if not 0 <= to <= st.ns:
-                raise IllegalMoveError(f"action {to} is not in [0, {st.ns}]")
+            top = self.n_actions(figure) - 1
+            if not 0 <= to <= top:
+                raise IllegalMoveError(f"action {to} is not in [0, {top}]")
             return int(to)
         if isinstance(to, str):
             if to != D.TOWN:
@@ -1247,10 +1365,16 @@ class Position(_Position):
                 isinstance(to[0], (list, tuple, np.ndarray)):
             cells = [as_coord(list(map(int, c)), "to") for c in to]
             anchor = (min(c[0] for c in cells), min(c[1] for c in cells))
-            if sorted(cells) != sorted(D.footprint_cells(anchor, self.size[i])):
+            w, h = self.size[i]
+            turned = (w, h) in ((1, 2), (2, 1)) and \
+                sorted(cells) == sorted(D.footprint_cells(anchor, (h, w)))
+            if not turned and sorted(cells) != sorted(D.footprint_cells(anchor, (w, h))):
                 raise IllegalMoveError(f"{describe(to)} is not the base of "
-                                       f"{self.ids[i]!r} ({self.size[i][0]}x"
-                                       f"{self.size[i][1]})")
+                                       f"{self.ids[i]!r} ({w}x{h}"
+                                       f"{', or turned' if w * h == 2 else ''})")
+            a = st.index.get(anchor)
+            if turned and a is not None:
+                return st.ns + 1 + a         # the turned base (see n_actions)
             to = anchor
         c = as_coord(list(map(int, to)) if isinstance(to, np.ndarray) else to, "to")
         a = st.index.get(c)
@@ -1263,11 +1387,11 @@ class Position(_Position):
         coordinate, one left of and above the map's corner) or int32[E, k, 2] bases
         (large monsters)."""
         i = self._fig(figure)
-        xy = self.st.coords[np.asarray(actions, dtype=np.int64)]
+        actions = np.asarray(actions, dtype=np.int64)
         if self.size[i] == (1, 1):
-            return xy
+            return self.st.coords[actions]
         g = self.st.kind(self._kind_key(i))
-        return xy[:, None, :] + g.foot_offsets[None, :, :]
+        return self.st.coords[g.foot[actions]]     # turned bases too
 
     def apply_move(self, figure, to, **query) -> None:
         """Move ``figure`` to the legal end ``to`` of the move ``query`` asks for; every
@@ -1296,7 +1420,22 @@ class Position(_Position):
                 dv = self._dv[ks.g.team]
                 if dv != ks.dv:
                     ks.set_links(dv, ks.g.links(dv))
+        if a > self.st.ns:                   # a 2-square monster ends turned
+            self._turn(i, a - self.st.ns - 1)
+            return
         self._move(i, a if a < self.st.ns else -1)
+
+    def _turn(self, i: int, anchor: int) -> None:
+        """Figure i (a 2-square base) ends turned at square ``anchor``: its size and
+        kind swap (the other kind's graph has both orientations too)."""
+        old = self.anchor[i]
+        self._update_kinds(i, self._lift(i), old, -1)    # grapple/aura leave the old base
+        w, h = self.size[i]
+        self.size[i] = (h, w)
+        self.fkey[i] = (self.fkey[i][0], h, w, self.fkey[i][3])
+        self._place(i, anchor)
+        self._last = None
+        self._touch()
 
     def _move(self, i: int, anchor: int) -> None:
         old = self.anchor[i]
@@ -1373,7 +1512,7 @@ class Position(_Position):
                 moves.columns["wounds_cost"].tolist(), moves.columns["in_pit"].tolist(),
                 stops)):
             path = self._end_path(ex, row)
-            e: dict = {"at": D.TOWN if node == st.ns else list(st.squares[node])}
+            e: dict = {"at": self._node_word(st, g.anchor_of[node])}
             if g.large:
                 e["cells"] = [list(c) for c in g.facts[node]["cells"]]
             e["cost"] = cost
@@ -1384,9 +1523,10 @@ class Position(_Position):
             e["stop"] = STOP_REASONS[sc]
             e["in_pit"] = bool(pit)
             if ex.paths:
-                e["path"] = [self._node_word(st, x) for x in path if x <= st.ns]
+                at = g.anchor_of            # anchors (turned, door memory); -1: air
+                e["path"] = [self._node_word(st, at[x]) for x in path if at[x] >= 0]
                 wp = self._end_path(ex, row, least_penalty=True)
-                e["wounds_path"] = [self._node_word(st, x) for x in wp if x <= st.ns]
+                e["wounds_path"] = [self._node_word(st, at[x]) for x in wp if at[x] >= 0]
             ends.append(e)
         return ends
 

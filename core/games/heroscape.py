@@ -23,8 +23,12 @@ RULES.md section 2):
   attack from that enemy. Every end reports the least number of such attacks over all
   paths within the move, and the cost of that path, beside the least cost.
 * **Falls (master).** A drop of at least the figure's Height is a ``minor`` fall (one
-  die), Height + 10 a ``major`` one (two dice); none into water, none for flyers. Falls
-  are reported for the least-cost path, never used to forbid a move.
+  die), Height + 10 a ``major`` one (two dice); none into water, none for flyers. A
+  path's fall is its worst step (the leading end's drops for a double-space figure).
+  Every end reports the fall of its least-cost path (``fall``) and the least fall over
+  all paths within the move with that path's cost (``least_fall``,
+  ``least_fall_cost``: searches on the board without the steps of a fall, then without
+  those of a major one); never used to forbid a move.
 * **Double-space figures** move as a snake: the leading end steps, the other end enters
   the space the leading end just left; which end leads may be flipped at any time for
   free; the cost is the leading end's (space + climb). Both spaces must be usable after
@@ -35,7 +39,10 @@ RULES.md section 2):
   not end on a figure or an obstacle; water, lava and glyphs passed over do not stop a
   flyer unless ``flyers_stop_in_water`` / ``flyers_stop_on_glyphs``. A flyer that starts
   engaged takes every leaving-engagement attack (unless it has Stealth Flying).
-* **Phantom Walk** passes through any figure (it still never ends on one).
+* **Ghost Walk** passes through any figure (it still never ends on one); **Disengage**
+  is never attacked when leaving an engagement (nor at a flyer's take-off); **Phantom
+  Walk** is both. The query option ``never_attacked_leaving`` gives one move the effect
+  of Disengage (a glyph, another figure's power).
 
 Scenario::
 
@@ -46,16 +53,20 @@ Scenario::
                  "flyers_stop_in_water": false, "flyers_stop_on_glyphs": false},
      "figures": [{"id": "raelin", "team": "red", "at": [[q, r], [q, r]], "move": 7,
                   "height": 6, "flying": true, "stealth_flying": false,
-                  "phantom_walk": false}, ...],
-     "query": {"figure": "raelin", "move": 7, "paths": false}}
+                  "phantom_walk": false, "ghost_walk": false, "disengage": false,
+                  "abilities": ["ghost_walk", ...]}, ...],
+     "query": {"figure": "raelin", "move": 7, "paths": false,
+               "never_attacked_leaving": false}}
 
 Result: ``{"figure", "double_space", "mode", "move", "ends": [{"at", "cost", "stop",
-"leaving_attacks", "leaving_attacks_cost", "fall", "path"?, "leaving_attacks_path"?}]}``;
+"leaving_attacks", "leaving_attacks_cost", "leaving_attackers", "engaged_with", "fall",
+"least_fall", "least_fall_cost", "path"?, "leaving_attacks_path"?,
+"least_fall_path"?}]}`` (``leaving_attackers``, ``engaged_with``: enemy ids);
 ``at`` is one cell, or two cells (leading end first) for a double-space figure.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -166,14 +177,49 @@ class HSFigure:
     flying: bool
     stealth_flying: bool
     phantom_walk: bool
+    ghost_walk: bool = False
+    disengage: bool = False
 
     @property
     def double(self) -> bool:
         return len(self.cells) == 2
 
+    @property
+    def passes_figures(self) -> bool:
+        """Ghost Walk (or Phantom Walk): moves through all figures."""
+        return self.ghost_walk or self.phantom_walk
+
+    @property
+    def never_attacked_leaving(self) -> bool:
+        """Disengage (or Phantom Walk): never attacked when leaving an engagement."""
+        return self.disengage or self.phantom_walk
+
 
 _FIGURE_KEYS = ("id", "team", "at", "move", "height", "flying", "stealth_flying",
-                "phantom_walk")
+                "phantom_walk", "ghost_walk", "disengage", "abilities")
+#: Movement abilities a figure may list in ``abilities`` (each also a boolean key):
+#: Ghost Walk passes through all figures, Disengage is never attacked when leaving an
+#: engagement, Phantom Walk is both.
+ABILITIES = ("flying", "stealth_flying", "phantom_walk", "ghost_walk", "disengage")
+
+
+def read_abilities(raw, where: str) -> dict:
+    """``{ability: bool}`` of a figure's boolean keys and its ``abilities`` list (names
+    from :data:`ABILITIES`; a name both listed and set false is a contradiction)."""
+    out = {k: get_bool(raw, k, where, False) for k in ABILITIES}
+    names = raw.get("abilities", [])
+    if not isinstance(names, list):
+        raise ScenarioError(f"{where}.abilities must be a list of ability names; got "
+                            f"{describe(names)}")
+    for k, name in enumerate(names):
+        if name not in ABILITIES:
+            raise ScenarioError(f"{where}.abilities[{k}] is {describe(name)}; expected one "
+                                f"of {list(ABILITIES)}")
+        if raw.get(name) is False:
+            raise ScenarioError(f"{where}.abilities lists {name!r} but {where}.{name} is "
+                                f"false")
+        out[name] = True
+    return out
 
 
 def read_army(field_: Battlefield, items) -> list[HSFigure]:
@@ -194,14 +240,16 @@ def read_army(field_: Battlefield, items) -> list[HSFigure]:
                                  f"{list(board.coord(f.cells[1]))}, which are not "
                                  f"neighbouring spaces")
         raw = f.raw
-        stealth = get_bool(raw, "stealth_flying", w, False)
+        ab = read_abilities(raw, w)
+        stealth = ab["stealth_flying"]
         out.append(HSFigure(
             f.id, f.team, f.cells,
             move=get_int(raw, "move", w, 5, lo=0, hi=T.MAX_BUDGET),
             height=get_int(raw, "height", w, 5, lo=1, hi=MAX_FIGURE_HEIGHT),
-            flying=get_bool(raw, "flying", w, False) or stealth,
+            flying=ab["flying"] or stealth,
             stealth_flying=stealth,
-            phantom_walk=get_bool(raw, "phantom_walk", w, False)))
+            phantom_walk=ab["phantom_walk"], ghost_walk=ab["ghost_walk"],
+            disengage=ab["disengage"]))
     return out
 
 
@@ -328,7 +376,7 @@ def _occupants(field_: Battlefield, army: list[HSFigure], mover: HSFigure,
     """int32[N]: team id per space; an engaged friend (master) blocks like a wall; for a
     flyer or a phantom walker every other figure may be passed."""
     occ = np.full(field_.board.n_cells, T.OCC_EMPTY, dtype=T.INDEX)
-    passes_all = mover.flying or mover.phantom_walk
+    passes_all = mover.flying or mover.passes_figures
     for f in army:
         if f is mover:
             continue
@@ -358,9 +406,48 @@ def _max_penalty(n_enemies: int, budget: int) -> int:
     return T.MAX_PENALTY_LEVELS - 1 if bound > 15 else 15
 
 
+class _Who:
+    """Who, not only how many: the enemies (ids, in army order) a mover is engaged with
+    at an end, and those that attack it when it leaves them on the reported
+    least-attack path (or at a flyer's take-off: ``takeoff``)."""
+
+    def __init__(self, field_: Battlefield, mover: HSFigure, near: list):
+        self.near = near
+        self.takeoff: list = []
+        board, lv = field_.board, field_.level
+        self.spaces = []     # per enemy: the spaces where the mover would be adjacent
+        for e in near:
+            sp = set()
+            for ce in e.cells:
+                for c in board.nbr[ce].tolist():
+                    if c >= 0 and levels_allow_adjacency(int(lv[c]), mover.height,
+                                                         int(lv[ce]), e.height):
+                        sp.add(c)
+            self.spaces.append(sp)
+
+    def engaged(self, cells) -> list:
+        return [e.id for e, sp in zip(self.near, self.spaces)
+                if any(c in sp for c in cells)]
+
+    def left(self, path, moved: bool) -> list:
+        """Enemies left along ``path`` (a list of the spaces taken after each step), or
+        the take-off attackers (``path`` None) when the figure ``moved``."""
+        if path is None:
+            return list(self.takeoff) if moved else []
+        out = []
+        for e, sp in zip(self.near, self.spaces):
+            if any(any(c in sp for c in u) and not any(c in sp for c in v)
+                   for u, v in zip(path, path[1:])):
+                out.append(e.id)
+        return out
+
+
 def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules = Rules(),
-          move: int | None = None, paths: bool = False) -> list[dict]:
-    """Every legal end of a move of ``figure_id``, in game words (see module doc)."""
+          move: int | None = None, paths: bool = False,
+          never_attacked_leaving: bool = False) -> list[dict]:
+    """Every legal end of a move of ``figure_id``, in game words (see module doc).
+    ``never_attacked_leaving``: this move draws no leaving-engagement attack (an effect
+    from outside the figure's card, as its own Disengage does)."""
     if not isinstance(rules, Rules) or rules.mode not in MODES or \
             rules.climb_limit not in CLIMB_LIMITS:
         raise QueryError(f"rules must be a heroscape.Rules with mode in {MODES} and "
@@ -388,19 +475,27 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
     leave = None
     max_pen = None
     takeoff_attacks = 0
-    if master and not flyer:
-        enemies = _relevant_enemies(field_, army, mover, budget)
-        if enemies:
-            leave = adjacency_layer(field_, mover.height, enemies)
-            max_pen = _max_penalty(len(enemies), budget)
+    if not isinstance(never_attacked_leaving, bool):
+        raise QueryError(f"never_attacked_leaving must be true or false; got "
+                         f"{describe(never_attacked_leaving)}")
+    calm = never_attacked_leaving or mover.never_attacked_leaving
+    near = _relevant_enemies(field_, army, mover, budget) if master else []
+    who = _Who(field_, mover, near)
+    if calm:
+        pass
+    elif master and not flyer:
+        if near:
+            leave = adjacency_layer(field_, mover.height, near)
+            max_pen = _max_penalty(len(near), budget)
     elif master and not mover.stealth_flying:
-        takeoff_attacks = len(engaged_with(field_, mover, army))
+        who.takeoff = [e.id for e in engaged_with(field_, mover, army)]
+        takeoff_attacks = len(who.takeoff)
     max_climb = None if flyer else (mover.height - 1 if rules.climb_limit == "below_height"
                                     else mover.height)
     if mover.double:
         return _double_moves(field_, mover, occ, team_id[mover.team], leave, max_pen,
                              max_climb, stop_wet, stop_glyph, budget, takeoff_attacks,
-                             master, paths)
+                             master, paths, who)
     board = field_.board
     n = board.n_cells
     wet_ids = [TERRAINS.index(t) for t in STOPPING]
@@ -408,18 +503,22 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
                    stop_terrain=wet_ids if stop_wet else (),
                    climb_per_level=0 if flyer else 1, max_climb=max_climb,
                    team=team_id[mover.team], allies="pass", enemies="pass" if (
-                       flyer or mover.phantom_walk) else "block")
+                       flyer or mover.passes_figures) else "block")
     qflags = np.zeros(n, np.uint8)
     qflags[field_.blocked] |= T.CELL_NO_END if flyer else T.CELL_BLOCKED
     if stop_glyph:
         qflags[field_.glyphs] |= T.CELL_STOP
     r = reach(board, walker, mover.cells[0], budget, occupant=occ, cell_flags=qflags,
               leave=leave, max_penalty=max_pen)
+    falls = master and not flyer and field_.deepest_drop >= mover.height
+    limited = _least_falls(board, field_.level, field_.wet, mover.height, lambda b: reach(
+        b, walker, mover.cells[0], budget, occupant=occ, cell_flags=qflags)) if falls \
+        else []
+    rows_of = [{int(c): k for k, c in enumerate(x.cells.tolist())} for x in limited]
     ends = []
     for row in range(len(r)):
         cell = int(r.cells[row])
         cost = int(r.costs[row])
-        falls = master and not flyer and field_.deepest_drop >= mover.height
         path = r.path(cell).tolist() if (falls or paths) else None
         e: dict = {"at": list(board.coord(cell)), "cost": cost,
                    "stop": _stop_reason(field_, [cell], stop_glyph) if r.stopped[row]
@@ -431,9 +530,19 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
             e["leaving_attacks"] = int(r.penalties[row]) if leave is not None else 0
             e["leaving_attacks_cost"] = int(r.penalty_costs[row]) if leave is not None \
                 else cost
+        e["leaving_attackers"] = who.left(
+            [[c] for c in r.path(cell, least_penalty=True).tolist()] if leave is not None
+            else None, cell != mover.cells[0])
+        e["engaged_with"] = who.engaged([cell])
         e["fall"] = _worst_fall(field_, path, mover.height) if falls else "none"
+        least = next((k for k, x in enumerate(rows_of) if cell in x), len(rows_of))
+        e["least_fall"] = FALLS[least] if falls else "none"
+        e["least_fall_cost"] = int(limited[least].costs[rows_of[least][cell]]) \
+            if least < len(limited) else cost
         if paths:
             e["path"] = [list(board.coord(c)) for c in path]
+            e["least_fall_path"] = [list(board.coord(c)) for c in (
+                limited[least].path(cell) if least < len(limited) else path)]
             if leave is not None:
                 e["leaving_attacks_path"] = [list(board.coord(c)) for c in
                                              r.path(cell, least_penalty=True)]
@@ -441,6 +550,29 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
                 e["leaving_attacks_path"] = e["path"]
         ends.append(e)
     return _ordered(ends)
+
+
+def _fall_limited(board: Board, level: np.ndarray, wet: np.ndarray,
+                  drop: int) -> Board:
+    """``board`` without the steps that drop at least ``drop`` levels onto dry land
+    (``level``, ``wet``: of the space a step moves onto, per node; cached on the board).
+    Paths on it are exactly the paths of ``board`` whose worst fall is below that."""
+    key = ("heroscape.fall_limited", drop)
+    b = board._cache.get(key)
+    if b is None:
+        nbr = board.nbr
+        v = np.maximum(nbr, 0)
+        cut = (nbr >= 0) & ~wet[v] & (level[:, None] - level[v] >= drop)
+        b = replace(board, nbr=np.where(cut, -1, nbr).astype(nbr.dtype), _cache={})
+        board._cache[key] = b
+    return b
+
+
+def _least_falls(board: Board, level, wet, height: int, search) -> list:
+    """The searches (``search(board)``, a Reach) on ``board`` limited to no fall and to
+    at most a minor fall: an end's least fall is the first of them that reaches it
+    (else major), its cost that search's cost."""
+    return [search(_fall_limited(board, level, wet, d)) for d in (height, height + 10)]
 
 
 def _stop_reason(field_: Battlefield, cells: list[int], stop_glyph: bool) -> str:
@@ -473,7 +605,7 @@ def _ordered(ends: list[dict]) -> list[dict]:
 
 
 def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
-                  stop_glyph, budget, takeoff_attacks, master, paths) -> list[dict]:
+                  stop_glyph, budget, takeoff_attacks, master, paths, who) -> list[dict]:
     pl = placement_graph(field_)
     lead, trail = pl.lead, pl.trail
     P = len(lead)
@@ -504,7 +636,7 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
     node_leave = None if leave is None else leave[lead] | leave[trail]
     walker = Mover(terrain_cost=[1, 1] if flyer else [1, -1],
                    climb_per_level=0 if flyer else 1, max_climb=max_climb, team=team,
-                   allies="pass", enemies="pass" if (flyer or mover.phantom_walk)
+                   allies="pass", enemies="pass" if (flyer or mover.passes_figures)
                    else "block")
     r = reach(pl.board, walker, start, budget, occupant=node_occ, cell_flags=qflags,
               leave=node_leave, max_penalty=max_pen)
@@ -531,6 +663,18 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
             prev.update(pen=pen, pen_cost=pen_cost, pen_node=node)
 
     falls = master and not flyer and field_.deepest_drop >= mover.height
+    # least fall per pair: the first fall-limited search reaching either orientation
+    limited = _least_falls(pl.board, field_.level[lead], field_.wet[lead], mover.height,
+                           lambda b: reach(b, walker, start, budget, occupant=node_occ,
+                                           cell_flags=qflags)) if falls else []
+    least_of: list = []
+    for x in limited:
+        got: dict = {}
+        for node, c in zip(x.cells.tolist(), x.costs.tolist()):
+            pair = frozenset((int(lead[node]), int(trail[node])))
+            if pair not in got or c < got[pair][0]:
+                got[pair] = (c, node, x)
+        least_of.append(got)
 
     def placements(nodes):
         return [[list(board.coord(int(lead[p]))), list(board.coord(int(trail[p])))]
@@ -543,7 +687,12 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
         e: dict = {"at": placements([node])[0], "cost": v["cost"],
                    "stop": _stop_reason(field_, [int(lead[node]), int(trail[node])],
                                         stop_glyph) if v["stopped"] else None,
-                   "leaving_attacks": v["pen"], "leaving_attacks_cost": v["pen_cost"]}
+                   "leaving_attacks": v["pen"], "leaving_attacks_cost": v["pen_cost"],
+                   "leaving_attackers": who.left(
+                       [[int(lead[p]), int(trail[p])] for p in
+                        r.path(v["pen_node"], least_penalty=True).tolist()]
+                       if node_leave is not None else None, pair != start_pair),
+                   "engaged_with": who.engaged([int(lead[node]), int(trail[node])])}
         if falls:
             # the lead's drops along the path; a flip is no drop
             worst = 0
@@ -561,8 +710,14 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
             e["fall"] = FALLS[worst]
         else:
             e["fall"] = "none"
+        least = next((k for k, x in enumerate(least_of) if pair in x), len(least_of))
+        e["least_fall"] = FALLS[least] if falls else "none"
+        lf = least_of[least][pair] if least < len(least_of) else None
+        e["least_fall_cost"] = lf[0] if lf else v["cost"]
         if paths:
             e["path"] = placements(path)
+            e["least_fall_path"] = placements(lf[2].path(lf[1]).tolist()) if lf \
+                else e["path"]
             e["leaving_attacks_path"] = placements(
                 r.path(v["pen_node"], least_penalty=True).tolist()) \
                 if node_leave is not None else e["path"]

@@ -45,10 +45,11 @@ _REACH_QUERY = _entry_point(reach_query)
 _NO_ORDER = np.zeros(0, np.int64)
 _NO_NODES2 = np.zeros((1, 0), np.uint64)
 _NO_I64 = np.zeros(0, np.int64)
+_NO_ROWS = np.zeros((0, 8), T.INDEX)
 _NO_TOUCH = np.zeros((0, 12), np.int64)
 _U64_ONE = np.uint64(1)
 _NOT_STOP = np.uint8(~T.CELL_STOP & 0xFF)
-_QUERY_KEYS = ("move", "paths")
+_QUERY_KEYS = ("move", "paths", "never_attacked_leaving")
 _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy figure
 
 
@@ -62,7 +63,7 @@ def _jit() -> "_Helpers":
     return _Helpers({name: _entry_point(getattr(J, name)) for name in (
         "relocate", "relevant", "adjacent", "touching", "refresh_nodes", "free_nodes",
         "restore", "sync_cells", "leave_bits", "finish_pen", "finish_fast",
-        "finish_double")})
+        "finish_double", "who_bits")})
 
 
 class _Info:
@@ -88,7 +89,7 @@ class _Kind:
     penalties, and with leaving penalties per ``max_penalty``). Runs the kernels on layers
     the caller owns."""
 
-    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_params", "prefix")
+    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_params", "prefix", "tree")
 
     def __init__(self, board, mover: Mover, qflags: np.ndarray):
         self.board = board
@@ -174,6 +175,7 @@ class _Kind:
                              params, sources, ws.state, ws.heap, ws.bucket, ws.cell,
                              ws.ctrl, ws.tree, ws.ends)
             if n != T.STATUS_QUEUE_FULL:
+                self.tree = ws.tree      # (the search tree of these rows, for who-left)
                 return ws.ends[:n]
             grow = True
 
@@ -347,8 +349,10 @@ class Position(_Position):
     :func:`~movecore.games.heroscape.placement_graph` for a double-space one (each end
     pair once, in the orientation ``solve()`` reports); ``stop`` codes index
     :attr:`STOP_REASONS` (0 none, 1 water, 2 lava, 3 glyph); ``penalty`` is
-    ``leaving_attacks``; ``columns``: ``leaving_attacks_cost`` (int32) and ``fall``
-    (int32 index in :data:`~movecore.games.heroscape.FALLS`).
+    ``leaving_attacks``; ``columns``: ``leaving_attacks_cost`` (int32), ``fall`` and
+    ``least_fall`` (int32 index in :data:`~movecore.games.heroscape.FALLS`),
+    ``least_fall_cost`` (int32), ``engaged_with`` and
+    ``leaving_attackers`` (uint64 bit masks, bit j = figure j: :meth:`ids_of`).
 
     >>> import movecore as mc
     >>> pos = mc.position({"game": "heroscape", "board": {"cells": [
@@ -397,6 +401,8 @@ class Position(_Position):
         self.flying = np.array([f.flying for f in army], bool)
         self.stealth = np.array([f.stealth_flying for f in army], bool)
         self.phantom = np.array([f.phantom_walk for f in army], bool)
+        self.ghost = np.array([f.ghost_walk for f in army], bool)
+        self.disengage = np.array([f.disengage for f in army], bool)
         self.alive = np.ones(F, bool)
         self._live = dict(self.index)            # id -> index of the figures in play
         self._info: list = [None] * F            # per figure: see _figure_info
@@ -463,7 +469,8 @@ class Position(_Position):
         d["_info"] = list(self._info)
         d["teams"] = dict(self.teams)
         for name in ("team", "cells", "double", "move", "height", "flying", "stealth",
-                     "phantom", "alive", "at_fig", "occ_any", "occ_walk", "engaged"):
+                     "phantom", "ghost", "disengage", "alive", "at_fig", "occ_any", "occ_walk",
+                     "engaged"):
             d[name] = d[name].copy()
         d["raw"] = [dict(r) for r in self.raw]
         d["_lv_rows"] = dict(self._lv_rows)
@@ -658,7 +665,8 @@ class Position(_Position):
 
     def add_figure(self, figure, team, at, *, move: int = 5, height: int = 5,
                    flying: bool = False, stealth_flying: bool = False,
-                   phantom_walk: bool = False) -> None:
+                   phantom_walk: bool = False, ghost_walk: bool = False,
+                   disengage: bool = False) -> None:
         """Put a new figure (or one removed earlier: its id again) of ``team`` on free
         spaces ``at``: one ``(q, r)``, or two neighbouring ones (leading end first) for a
         double-space figure. Keywords as the scenario's figure keys.
@@ -679,10 +687,11 @@ class Position(_Position):
             raise QueryError(f"a team is a string or integer; got {describe(team)}")
         w = "add_figure"
         raw = {"move": move, "height": height, "flying": flying,
-               "stealth_flying": stealth_flying, "phantom_walk": phantom_walk}
+               "stealth_flying": stealth_flying, "phantom_walk": phantom_walk,
+               "ghost_walk": ghost_walk, "disengage": disengage}
         move = get_int(raw, "move", w, lo=0, hi=T.MAX_BUDGET)
         height = get_int(raw, "height", w, lo=1, hi=hs.MAX_FIGURE_HEIGHT)
-        for k in ("flying", "stealth_flying", "phantom_walk"):
+        for k in ("flying", "stealth_flying", "phantom_walk", "ghost_walk", "disengage"):
             get_bool(raw, k, w)
         if isinstance(at, (list, tuple)) and at and isinstance(at[0], (list, tuple)):
             if len(at) not in (1, 2):
@@ -727,6 +736,8 @@ class Position(_Position):
             self.flying = grow(self.flying, flying)
             self.stealth = grow(self.stealth, bool(stealth_flying))
             self.phantom = grow(self.phantom, bool(phantom_walk))
+            self.ghost = grow(self.ghost, bool(ghost_walk))
+            self.disengage = grow(self.disengage, bool(disengage))
             self.alive = grow(self.alive, True)
             self.engaged = grow(self.engaged, False)
         else:
@@ -737,6 +748,7 @@ class Position(_Position):
             self.move[i], self.height[i] = move, height
             self.flying[i], self.stealth[i] = flying, bool(stealth_flying)
             self.phantom[i] = bool(phantom_walk)
+            self.ghost[i], self.disengage[i] = bool(ghost_walk), bool(disengage)
             self.alive[i] = True
             self.raw[i] = {}
         self._live[figure] = i
@@ -890,7 +902,8 @@ class Position(_Position):
         ([[0, 0], [0, 1], [1, 0]], [None, 'glyph', 'water'])
         >>> m.to_dicts()[2]
         {'at': [1, 0], 'cost': 1, 'stop': 'water', 'leaving_attacks': 0, \
-'leaving_attacks_cost': 1, 'fall': 'none'}
+'leaving_attacks_cost': 1, 'leaving_attackers': [], 'engaged_with': [], 'fall': 'none', \
+'least_fall': 'none', 'least_fall_cost': 1}
         >>> pos.legal_moves("a", move=0).actions.tolist()
         [0]
         """
@@ -902,9 +915,17 @@ class Position(_Position):
             paths = q.get("paths", False)
             if type(paths) is not bool:
                 paths = get_bool(q, "paths", "query", False)
+            calm = q.get("never_attacked_leaving", False)
+            if calm is not False:
+                if type(calm) is not bool:
+                    raise QueryError(f"never_attacked_leaving must be true or false; got "
+                                     f"{describe(calm)}")
+                if calm and (info.leaves or info.takeoff):
+                    info = _Info(**{k: getattr(info, k) for k in _Info.__slots__})
+                    info.leaves = info.takeoff = False
         else:
             q, budget, paths = {}, info.move, False
-        if paths or info.falls:
+        if paths or info.falls or len(self.ids) > _MAX_BITS:
             m = self._reference(i, figure, budget, paths, q)
         elif info.double:
             m = self._double(i, info, figure, budget, q)
@@ -920,13 +941,17 @@ class Position(_Position):
         h = int(self.height[i])
         mc = None if flyer else (h - 1 if self.rules.climb_limit == "below_height" else h)
         double = bool(self.double[i])
+        # Ghost Walk (or Phantom Walk) passes all figures; Disengage (or Phantom Walk) is
+        # never attacked when leaving an engagement
+        passes = bool(self.phantom[i] or self.ghost[i])
+        calm = bool(self.phantom[i] or self.disengage[i])
         info = _Info(
-            double=double, flyer=flyer, phantom=bool(self.phantom[i]),
+            double=double, flyer=flyer, phantom=passes,
             team=int(self.team[i]), hclass=self._hclass(h), move=int(self.move[i]),
             falls=st.master and not flyer and st.field.deepest_drop >= h,
-            leaves=st.master and not flyer,
-            takeoff=st.master and flyer and not self.stealth[i],
-            kind=st.kind(double, flyer, bool(self.phantom[i]), int(self.team[i]), mc),
+            leaves=st.master and not flyer and not calm,
+            takeoff=st.master and flyer and not self.stealth[i] and not calm,
+            kind=st.kind(double, flyer, passes, int(self.team[i]), mc),
             stop_glyph=not flyer or self.rules.flyers_stop_on_glyphs)
         self._info[i] = info
         return info
@@ -973,9 +998,9 @@ class Position(_Position):
             return layer[st.lead] | layer[st.trail]
         return layer
 
-    def _takeoff(self, i: int) -> int:
+    def _takeoff(self, i: int, info: "_Info | None" = None) -> int:
         """Leaving attacks of a flyer's take-off (master game, no Stealth Flying)."""
-        info = self._info[i] or self._figure_info(i)
+        info = info or self._info[i] or self._figure_info(i)
         return self._adjacent_enemies(i) if info.takeoff else 0
 
     def _single(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
@@ -995,7 +1020,7 @@ class Position(_Position):
             ends = self._buf("ends1", (3, st.n), T.INDEX)
             total = kind.run_fast(occ, kind.qflags, queries, ends, st.rank)
             out = np.empty((6, total), T.INDEX)
-            J.finish_fast(ends, 0, total, code, start, self._takeoff(i) if flyer else 0,
+            J.finish_fast(ends, 0, total, code, start, self._takeoff(i, info) if flyer else 0,
                           out)
         else:
             saved = int(occ[start])
@@ -1005,10 +1030,15 @@ class Position(_Position):
                                         budget, self._buf("src", (1,), T.INDEX))
                 out = np.empty((6, rows.shape[0]), T.INDEX)
                 J.finish_pen(rows, st.rank, code, out)
+                cols = self._who(i, info, out[0], rows, kind.tree)
             finally:
                 occ[start] = saved
-        return Moves(self, figure, out[0], out[1], out[2], out[3],
-                     {"leaving_attacks_cost": out[4], "fall": out[5]}, query=q)
+        if leave is None:
+            cols = self._who(i, info, out[0])
+        cols["leaving_attacks_cost"] = out[4]
+        cols["fall"] = cols["least_fall"] = out[5]      # (no fall possible: 0, cost)
+        cols["least_fall_cost"] = out[1]
+        return Moves(self, figure, out[0], out[1], out[2], out[3], cols, query=q)
 
     def _double(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
         st = self._st
@@ -1057,12 +1087,77 @@ class Position(_Position):
                 pen_rows = 1
             out = np.empty((6, n), T.INDEX)
             m = J.finish_double(rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos,
-                                start, fstart, self._takeoff(i) if flyer else 0, out)
+                                start, fstart, self._takeoff(i, info) if flyer else 0, out)
+            cols = self._who(i, info, out[0, :m], rows if pen_rows else None,
+                             kind.tree if pen_rows else None)
         finally:
             flags[start], flags[fstart] = f0, f1
             J.restore(node_occ, saved_at, saved, k)
-        return Moves(self, figure, out[0, :m], out[1, :m], out[2, :m], out[3, :m],
-                     {"leaving_attacks_cost": out[4, :m], "fall": out[5, :m]}, query=q)
+        cols["leaving_attacks_cost"] = out[4, :m]
+        cols["fall"] = cols["least_fall"] = out[5, :m]  # (no fall possible: 0, cost)
+        cols["least_fall_cost"] = out[1, :m]
+        return Moves(self, figure, out[0, :m], out[1, :m], out[2, :m], out[3, :m], cols,
+                     query=q)
+
+    def _who(self, i: int, info: "_Info", actions: np.ndarray, rows=None,
+             tree=None) -> dict:
+        """The columns ``engaged_with`` and ``leaving_attackers`` (uint64[E], bit j =
+        figure j: :meth:`ids_of`) of ends ``actions``: the enemies the figure is adjacent
+        to there, and those it leaves on the least-attack path of the penalty kernel's
+        ``rows`` and ``tree`` (a flyer: those engaged at take-off, on every end but its
+        start). One compiled call."""
+        st = self._st
+        E = actions.shape[0]
+        out = np.empty((2, E), np.uint64)
+        if not st.master or len(self.ids) > _MAX_BITS:
+            out[:] = 0
+            return {"engaged_with": out[0], "leaving_attackers": out[1]}
+        t, h = info.team, info.hclass
+        if info.double:
+            layer = self._node_leave_layer(t, h)
+        else:
+            r = self._lv_rows.get((t, h))
+            if r is None:
+                r = self._leave_row(t, h)   # (makes self._lv again)
+            layer = self._lv[r]
+        start = fstart = -1
+        if rows is not None:
+            mode = 1
+        elif info.takeoff:
+            mode = 2
+            start = int(self.cells[i, 0])
+            if info.double:
+                start = self._node(start, int(self.cells[i, 1]))
+                fstart = int(st.flip[start])
+        else:
+            mode = 0
+        pos = self._bufs.get("whopos")
+        size = st.P if info.double else st.n
+        if pos is None or pos.shape[0] != size:
+            pos = self._bufs["whopos"] = np.full(size, -1, np.int64)
+        _jit().who_bits(rows if rows is not None else _NO_ROWS, 0 if rows is None else
+                        rows.shape[0], tree if tree is not None else _NO_ROWS, layer,
+                        actions, st.flip if info.double else _NO_I64, int(info.double),
+                        mode, start, fstart, pos, out)
+        return {"engaged_with": out[0], "leaving_attackers": out[1]}
+
+    def ids_of(self, mask) -> list:
+        """The figure ids of a bit mask of the ``engaged_with`` / ``leaving_attackers``
+        columns (bit j = the position's figure j), in play order.
+
+        >>> import movecore as mc
+        >>> pos = mc.position({"game": "heroscape", "board": {"cells": [
+        ...     {"at": [q, 0]} for q in range(4)]}, "figures": [
+        ...     {"id": "a", "team": "red", "at": [1, 0], "move": 2},
+        ...     {"id": "orc", "team": "blue", "at": [2, 0]}]})
+        >>> m = pos.legal_moves("a")
+        >>> [(c, pos.ids_of(e), pos.ids_of(l)) for c, e, l in zip(m.coords.tolist(),
+        ...  m.columns["engaged_with"], m.columns["leaving_attackers"])]
+        [([1, 0], ['orc'], []), ([0, 0], [], ['orc'])]
+        """
+        m = int(mask)
+        ids = self.ids
+        return [ids[j] for j in range(len(ids)) if m >> j & 1]
 
     def _node(self, lead: int, trail: int) -> int:
         """The placement (lead, trail) of two neighbouring spaces, or -1."""
@@ -1079,13 +1174,16 @@ class Position(_Position):
             out.append(hs.HSFigure(self.ids[i], self.team_name[i],
                                    self._cells_of(i).tolist(), int(self.move[i]),
                                    int(self.height[i]), bool(self.flying[i]),
-                                   bool(self.stealth[i]), bool(self.phantom[i])))
+                                   bool(self.stealth[i]), bool(self.phantom[i]),
+                                   ghost_walk=bool(self.ghost[i]),
+                                   disengage=bool(self.disengage[i])))
         return out
 
     def _reference(self, i: int, figure, budget: int, paths: bool, q: dict) -> Moves:
         """Paths and falls: the reference implementation on this position's figures."""
         ends = hs.moves(self.field, self._army(), figure, rules=self.rules, move=budget,
-                        paths=paths)
+                        paths=paths, never_attacked_leaving=bool(
+                            q.get("never_attacked_leaving", False)))
         board = self.board
         if self.double[i]:
             actions = []
@@ -1100,8 +1198,17 @@ class Position(_Position):
                   np.array([e["leaving_attacks"] for e in ends], np.int32),
                   {"leaving_attacks_cost": np.array([e["leaving_attacks_cost"]
                                                      for e in ends], np.int32),
-                   "fall": np.array([hs.FALLS.index(e["fall"]) for e in ends], np.int32)},
+                   "fall": np.array([hs.FALLS.index(e["fall"]) for e in ends], np.int32),
+                   "least_fall": np.array([hs.FALLS.index(e["least_fall"]) for e in ends],
+                                          np.int32),
+                   "least_fall_cost": np.array([e["least_fall_cost"] for e in ends],
+                                               np.int32)},
                   query=q, extra=ends)
+        if len(self.ids) <= _MAX_BITS:
+            index = self.index
+            for key in ("engaged_with", "leaving_attackers"):
+                m.columns[key] = np.array([sum(1 << index[f] for f in e[key])
+                                           for e in ends], np.uint64)
         return m
 
     def _end_dicts(self, moves: Moves) -> list[dict]:
@@ -1118,12 +1225,18 @@ class Position(_Position):
             ats = [list(coord(c)) for c in moves.actions.tolist()]
         reasons = self.STOP_REASONS
         falls = hs.FALLS
+        ids_of = self.ids_of
+        cols = moves.columns
         return [{"at": at, "cost": c, "stop": reasons[s], "leaving_attacks": p,
-                 "leaving_attacks_cost": pc, "fall": falls[f]}
-                for at, c, s, p, pc, f in zip(
+                 "leaving_attacks_cost": pc, "leaving_attackers": ids_of(lft),
+                 "engaged_with": ids_of(eng), "fall": falls[f], "least_fall": falls[lf],
+                 "least_fall_cost": lfc}
+                for at, c, s, p, pc, lft, eng, f, lf, lfc in zip(
                     ats, moves.costs.tolist(), moves.stop.tolist(), moves.penalty.tolist(),
-                    moves.columns["leaving_attacks_cost"].tolist(),
-                    moves.columns["fall"].tolist())]
+                    cols["leaving_attacks_cost"].tolist(),
+                    cols["leaving_attackers"].tolist(), cols["engaged_with"].tolist(),
+                    cols["fall"].tolist(), cols["least_fall"].tolist(),
+                    cols["least_fall_cost"].tolist())]
 
     def legal_moves_side(self, side, **query) -> dict:
         """``{id: Moves}`` for every figure of ``side``, each as if it moved first.
@@ -1142,7 +1255,7 @@ class Position(_Position):
         q = self._query(query) if query else {}
         members = [i for i, t in enumerate(self.team_name) if t == side and self.alive[i]]
         out: dict = {}
-        if q.get("paths"):
+        if q.get("paths") or q.get("never_attacked_leaving"):
             return {self.ids[i]: self.legal_moves(self.ids[i], **q) for i in members}
         groups: dict = {}
         for i in members:
@@ -1176,7 +1289,8 @@ class Position(_Position):
             ends = self._bufs["endsB"] = np.empty((3, k * st.n), T.INDEX)
         i0 = idx[0]
         flyer = bool(self.flying[i0])
-        occ = self.occ_any if (flyer or self.phantom[i0] or not st.master) else \
+        occ = self.occ_any if (flyer or self.phantom[i0] or self.ghost[i0] or
+                               not st.master) else \
             self.occ_walk
         kind.run_fast(occ, kind.qflags, queries, ends, st.rank)
         code = st.stop_code[not flyer or self.rules.flyers_stop_on_glyphs]
@@ -1188,8 +1302,13 @@ class Position(_Position):
             o = np.empty((6, hi - lo), T.INDEX)
             J.finish_fast(ends, lo, hi, code, int(self.cells[i, 0]),
                           self._takeoff(i) if flyer else 0, o)
-            out[self.ids[i]] = Moves(self, self.ids[i], o[0], o[1], o[2], o[3],
-                                     {"leaving_attacks_cost": o[4], "fall": o[5]}, query=q)
+            info = self._info[i] or self._figure_info(i)
+            cols = self._who(i, info, o[0])
+            cols["leaving_attacks_cost"] = o[4]
+            cols["fall"] = cols["least_fall"] = o[5]
+            cols["least_fall_cost"] = o[1]
+            out[self.ids[i]] = Moves(self, self.ids[i], o[0], o[1], o[2], o[3], cols,
+                                     query=q)
             lo = hi
         return out
 
@@ -1231,7 +1350,8 @@ class Position(_Position):
             e.update(_copy.deepcopy(self.raw[i]))
             e.update(move=int(self.move[i]), height=int(self.height[i]),
                      flying=bool(self.flying[i]), stealth_flying=bool(self.stealth[i]),
-                     phantom_walk=bool(self.phantom[i]))
+                     phantom_walk=bool(self.phantom[i]), ghost_walk=bool(self.ghost[i]),
+                     disengage=bool(self.disengage[i]))
             figs.append(e)
         s["figures"] = figs
         if query is not None:
@@ -1246,11 +1366,14 @@ class Position(_Position):
         move = get_int(query, "move", "query", None, lo=0, hi=T.MAX_BUDGET,
                        allow_none=True)
         want_paths = get_bool(query, "paths", "query", False)
+        calm = get_bool(query, "never_attacked_leaving", "query", False)
         i = self.index.get(fid, -1)
         if i < 0 or not self.alive[i]:
             raise QueryError(f"query.figure names figure {fid!r}, which is not in the "
                              f"scenario; known figures: {self.figures}")
         kw = {"paths": True} if want_paths else {}
+        if calm:
+            kw["never_attacked_leaving"] = True
         if move is not None:
             kw["move"] = move
         m = self.legal_moves(fid, **kw)

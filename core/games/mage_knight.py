@@ -39,6 +39,7 @@ longhand reference it is tested against (:func:`solve_reference`).
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -87,8 +88,25 @@ TILE_HEXES = {"C": (0, 0), "E": (1, 0), "NE": (1, -1), "NW": (0, -1), "W": (-1, 
 TILE_STEPS = ((3, -2), (2, 1), (-1, 3), (-3, 2), (-2, -1), (1, -3))
 TILE_KINDS = ("countryside", "core")
 NEXT_TILE = ("countryside", "core", "fallback", "none")
+#: Scenario rule for cities: ``open`` (the rulebook's), ``closed`` ("Cities cannot be
+#: conquered nor entered in this scenario": First Reconnaissance, Scenario Book).
+CITY_RULES = ("open", "closed")
+#: How far from an open tile position a hero may explore it (2: Space Bending, Scouts).
+EXPLORE_DISTANCES = (1, 2)
+#: Keys of the scenario ``options``.
+OPTION_KEYS = ("time", "pvp", "reductions", "enter", "forbid", "provoke", "bend", "explore",
+               "cities")
 #: Placed tiles a new tile must touch, by the kind of the next tile.
 TILES_TO_TOUCH = {"countryside": 2, "core": 2, "fallback": 3}
+#: Map shapes of the Scenario Book (General Principles, "Map Shape"), the starting tile at
+#: [0, 0]. A tile position is ``a * (1, -3) + b * (3, -2)``: ``a`` steps "up" (the
+#: starting tile's north-east neighbour) and ``b`` columns to the right. A wedge (tile A)
+#: spreads between the column of the starting tile and the diagonal to its east
+#: (a >= 0, b >= 0; its coastline, the leftmost and rightmost lanes, holds no core tile);
+#: an open map (tile B and three tiles above it) spreads between the diagonals (a >= 0,
+#: a + b >= 0) over at most 5, 4 or 3 columns (``open_4`` leans right): value = the
+#: columns ``b`` allowed (None: no limit).
+MAP_SHAPES = {"wedge": None, "open_5": (-2, 2), "open_4": (-1, 2), "open_3": (-1, 1)}
 
 _CATALOGUE_FILE = Path(__file__).with_name("mage_knight_tiles.json")
 _catalogue_cache: dict = {}
@@ -114,10 +132,65 @@ def on_tile_lattice(position: Sequence[int]) -> bool:
     return (q - 2 * r) % 7 == 0
 
 
+def shape_coordinates(position: Sequence[int]) -> tuple[int, int]:
+    """``(a, b)`` of a tile position: ``a`` steps up (1, -3), ``b`` columns right
+    (3, -2) from [0, 0] (see :data:`MAP_SHAPES`)."""
+    q, r = position
+    b = (r + 3 * q) // 7
+    return q - 3 * b, b
+
+
+def in_shape(position: Sequence[int], shape: str) -> bool:
+    """Is the tile position inside the map shape (``wedge``, ``open_5/4/3``)?"""
+    a, b = shape_coordinates(position)
+    if shape == "wedge":
+        return a >= 0 and b >= 0
+    lo, hi = MAP_SHAPES[shape]
+    return a >= 0 and a + b >= 0 and lo <= b <= hi
+
+
+def on_coast(position: Sequence[int], shape: str | None) -> bool:
+    """Is the tile position on the coastline where core tiles may not go (a wedge's
+    leftmost or rightmost lane, the starting tile aside)?"""
+    if shape != "wedge" or not in_shape(position, shape):
+        return False
+    a, b = shape_coordinates(position)
+    return (a == 0) != (b == 0)
+
+
+def tile_of(coord: Sequence[int]) -> tuple[int, int]:
+    """The tile position whose 7 hexes hold the space ``coord``."""
+    q, r = coord
+    for dq, dr in TILE_HEXES.values():
+        if on_tile_lattice((q - dq, r - dr)):
+            return q - dq, r - dr
+    raise AssertionError("the tile lattice covers the plane")  # pragma: no cover
+
+
 def tile_cells(position: Sequence[int]) -> list[tuple[int, int]]:
     """The 7 spaces of the tile at ``position`` (centre first, then E, NE, NW, W, SW, SE)."""
     q, r = position
     return [(q + dq, r + dr) for dq, dr in TILE_HEXES.values()]
+
+
+#: Offsets of the hexes within 2 steps (the 6 neighbours first, then the ring at 2).
+WITHIN_TWO = tuple(DIRECTIONS["hex"]) + tuple(
+    (dq, dr) for dq in range(-2, 3) for dr in range(-2, 3)
+    if max(abs(dq), abs(dr), abs(dq + dr)) == 2)
+_BENT: "weakref.WeakKeyDictionary[Board, Board]" = weakref.WeakKeyDictionary()
+
+
+def bent_board(board: Board) -> Board:
+    """The map as Space Bending sees it: every space within 2 steps is adjacent ("you may
+    move to spaces ... that are 2 spaces away from you as if they were adjacent. Ignore
+    any spaces you leap over this way"). A graph board over the same cells (indices,
+    coordinates and terrain ids kept); made once per board."""
+    got = _BENT.get(board)
+    if got is None:
+        xy = board.coords.astype(np.int64)
+        nbr = np.stack([board.indices(xy + np.array(d)) for d in WITHIN_TWO], axis=1)
+        got = _BENT[board] = Board.graph(nbr, coords=board.coords, terrain=board.terrain)
+    return got
 
 
 # ---------------------------------------------------------------------------- costs
@@ -134,12 +207,15 @@ def reduce_cost(cost: int, reductions: Iterable[tuple[int, int]]) -> int:
 
 
 def terrain_costs(time: str = "day", reductions: Iterable[Mapping] = (),
-                  enter: Iterable[Mapping] = ()) -> dict[str, int | None]:
+                  enter: Iterable[Mapping] = (), forbid: Iterable[str] = ()
+                  ) -> dict[str, int | None]:
     """Move cost of each terrain (and ``"city"``) this turn; ``None`` = cannot enter.
 
     ``reductions``: ``{"terrains": [...] | "all", "by": n, "min": m}``; ``enter``:
     ``{"terrains": ["lake" | "mountain", ...], "cost": n}`` (an effect that lets the hero
-    enter an inaccessible terrain at that cost; reductions then apply to it as well).
+    enter an inaccessible terrain at that cost; reductions then apply to it as well);
+    ``forbid``: cost classes that cannot be entered this turn (Mist Form's "You cannot
+    enter hills and mountains"; ``"city"`` when cities are closed); it beats ``enter``.
     """
     if time not in MOVE_COST:
         raise QueryError(f"time is {time!r}; expected one of {list(TIMES)}")
@@ -156,6 +232,8 @@ def terrain_costs(time: str = "day", reductions: Iterable[Mapping] = (),
         mine = [(r["by"], r["min"]) for r in reductions
                 if r["terrains"] == "all" or t in r["terrains"]]
         out[t] = reduce_cost(c, mine)
+    for t in forbid:
+        out[t] = None
     return out
 
 
@@ -200,19 +278,35 @@ class MageKnightMap:
     spaces: tuple[Space, ...]
     open: tuple[tuple[int, int], ...] = ()
     next_tile: str = "countryside"
+    shape: str | None = None     # a map shape (MAP_SHAPES): the open positions follow it
 
     # ------------------------------------------------------------------ building
     @classmethod
     def build(cls, cells: Sequence[tuple[tuple[int, int], Space]],
               open_positions: Iterable[Sequence[int]] = (),
-              next_tile: str = "countryside") -> "MageKnightMap":
+              next_tile: str = "countryside", shape: str | None = None
+              ) -> "MageKnightMap":
         if not cells:
             raise BoardError("a Mage Knight map needs at least one space")
         coords = [c for c, _ in cells]
         spaces = tuple(s for _, s in cells)
         board = Board.hex(coords, terrain=[_terrain_id(s) for s in spaces])
-        m = cls(board, spaces, (), next_tile)
+        m = cls(board, spaces, (), next_tile, shape)
+        if shape is not None:
+            return m._shape_open()
         return m._with_open(open_positions)
+
+    def _shape_open(self) -> "MageKnightMap":
+        """The map with its open positions those of its shape: every tile position of
+        the shape next to a placed tile and holding no space, in (q, r) order."""
+        placed = {tile_of(c) for c in self.board.coords.tolist()}
+        out = set()
+        for q, r in placed:
+            for dq, dr in TILE_STEPS:
+                p = (q + dq, r + dr)
+                if p not in placed and in_shape(p, self.shape):
+                    out.add(p)
+        return replace(self, open=tuple(sorted(out)))
 
     def _with_open(self, positions) -> "MageKnightMap":
         out = []
@@ -241,9 +335,10 @@ class MageKnightMap:
         """May a tile of ``kind`` (default: the next tile) be placed at ``position``?
 
         countryside: touches two placed tiles, or a placed tile that touches two; core:
-        touches two; fallback: touches three; none: never."""
+        touches two, and not on a wedge map's coastline; fallback: touches three; none:
+        never."""
         kind = self.next_tile if kind is None else kind
-        if kind == "none":
+        if kind == "none" or (kind == "core" and on_coast(position, self.shape)):
             return False
         n = self.touching_tiles(position)
         if n >= TILES_TO_TOUCH[kind]:
@@ -254,13 +349,14 @@ class MageKnightMap:
         return any(self.explored((q + dq, r + dr)) and
                    self.touching_tiles((q + dq, r + dr)) >= 2 for dq, dr in TILE_STEPS)
 
-    def cells_next_to(self, position: Sequence[int]) -> list[int]:
+    def cells_next_to(self, position: Sequence[int], distance: int = 1) -> list[int]:
         """Map spaces adjacent to the (unexplored) tile position, from which it may be
-        revealed."""
+        revealed (``distance`` 2: within two steps of it, as Space Bending and Scouts
+        allow)."""
         tile = set(tile_cells(position))
         out = set()
         for q, r in tile:
-            for dq, dr in DIRECTIONS["hex"]:
+            for dq, dr in (WITHIN_TWO if distance == 2 else DIRECTIONS["hex"]):
                 c = (q + dq, r + dr)
                 if c not in tile:
                     i = self.board.find(c)
@@ -286,6 +382,9 @@ class MageKnightMap:
             kind = kind or kind_of
         else:
             cells = list(tile)
+        if kind == "core" and on_coast(position, self.shape):
+            raise PlacementError(f"a core tile may not be placed at {list(position)}: it "
+                                 f"is on the coastline of the wedge map")
         if kind is not None:
             rule = "fallback" if self.next_tile == "fallback" else kind
             if not self.placeable(position, rule):
@@ -297,8 +396,9 @@ class MageKnightMap:
         board = self.board.extend([c for c, _ in cells],
                                   terrain=[_terrain_id(s) for _, s in cells])
         spaces = self.spaces + tuple(s for _, s in cells)
-        return replace(self, board=board, spaces=spaces,
-                       open=tuple(p for p in self.open if p != position))
+        out = replace(self, board=board, spaces=spaces,
+                      open=tuple(p for p in self.open if p != position))
+        return out._shape_open() if self.shape is not None else out
 
     def with_updates(self, updates: Mapping[int, Mapping]) -> "MageKnightMap":
         """The map with some spaces changed (``{cell: {"conquered": .., ...}}``)."""
@@ -415,7 +515,7 @@ def _read_tile(raw, where: str) -> tuple[tuple[int, int], str | None,
 def read_map(spec) -> MageKnightMap:
     """Build the map of a scenario's ``board`` (see docs/mage_knight.md)."""
     spec = expect_object(spec, "board")
-    expect_keys(spec, "board", ("cells", "tiles", "open", "next_tile", "updates"))
+    expect_keys(spec, "board", ("cells", "tiles", "open", "next_tile", "updates", "shape"))
     cells: list[tuple[tuple[int, int], Space]] = []
     for i, c in enumerate(get_list(spec, "cells", "board", [])):
         w = f"board.cells[{i}]"
@@ -434,7 +534,13 @@ def read_map(spec) -> MageKnightMap:
     opened = [as_coord(p, f"board.open[{i}]")
               for i, p in enumerate(get_list(spec, "open", "board", []))]
     nxt = get_str(spec, "next_tile", "board", NEXT_TILE, "countryside")
-    m = MageKnightMap.build(cells, opened, nxt)
+    shape = None
+    if spec.get("shape") is not None:
+        shape = get_str(spec, "shape", "board", tuple(MAP_SHAPES))
+        if "open" in spec:
+            raise ScenarioError("board gives both 'shape' and 'open'; with a map shape the "
+                                "open tile positions follow from it")
+    m = MageKnightMap.build(cells, opened, nxt, shape)
     updates: dict[int, dict] = {}
     for i, u in enumerate(get_list(spec, "updates", "board", [])):
         w = f"board.updates[{i}]"
@@ -483,6 +589,51 @@ def read_effects(opts: Mapping) -> tuple[list[dict], list[dict]]:
         enter.append({"terrains": terrains, "cost": get_int(e, "cost", w, lo=0,
                                                             hi=T.MAX_COST)})
     return reductions, enter
+
+
+#: The turn effects of a scenario without any (see :func:`read_turn`).
+NO_TURN_EFFECTS = {"forbid": [], "provoke": True, "bend": False,
+                   "explore": {"cost": EXPLORE_COST, "distance": 1}}
+
+
+def read_turn(opts: Mapping) -> dict:
+    """The effects of the scenario options that change the rules of movement, validated:
+    ``forbid`` (cost classes that cannot be entered this turn), ``provoke`` (false: moves
+    provoke no rampaging enemy), ``bend`` (Space Bending), ``explore`` (``{"cost": n or
+    null (no exploring), "distance": 1 or 2}``). See docs/mage_knight.md."""
+    forbid = []
+    for i, t in enumerate(get_list(opts, "forbid", "options", [])):
+        if not isinstance(t, str) or t not in COST_CLASSES:
+            raise ScenarioError(f"options.forbid[{i}]: unknown terrain {describe(t)}; "
+                                f"expected some of {list(COST_CLASSES)}")
+        if t not in forbid:
+            forbid.append(t)
+    ex = expect_object(opts.get("explore", {}), "options.explore")
+    expect_keys(ex, "options.explore", ("cost", "distance"))
+    cost = ex.get("cost", EXPLORE_COST)
+    if cost is not None:
+        cost = get_int(ex, "cost", "options.explore", EXPLORE_COST, lo=0, hi=T.MAX_COST)
+    distance = get_int(ex, "distance", "options.explore", 1)
+    if distance not in EXPLORE_DISTANCES:
+        raise ScenarioError(f"options.explore.distance is {distance}; expected one of "
+                            f"{list(EXPLORE_DISTANCES)}")
+    return {"forbid": forbid, "provoke": get_bool(opts, "provoke", "options", True),
+            "bend": get_bool(opts, "bend", "options", False),
+            "explore": {"cost": cost, "distance": distance}}
+
+
+def turn_rules(turn: Mapping, cities: str = "open") -> tuple[list[str], bool, bool,
+                                                             int | None, int]:
+    """(forbidden cost classes, quiet, bend, explore cost or None, explore distance) of
+    the turn effects ``turn`` (:func:`read_turn`) under the city rule ``cities``: closed
+    cities are forbidden; Space Bending never provokes and explores from 2 away."""
+    forbid = list(turn["forbid"])
+    if cities == "closed" and "city" not in forbid:
+        forbid.append("city")
+    bend = bool(turn["bend"])
+    ex = turn["explore"]
+    return (forbid, bend or not turn["provoke"], bend, ex["cost"],
+            2 if bend else ex["distance"])
 
 
 @dataclass(frozen=True)
@@ -543,12 +694,17 @@ def is_safe(m: MageKnightMap, cell: int, hero: Hero, heroes: Sequence[Hero]) -> 
 def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
          time: str = "day", reductions: Sequence[Mapping] = (),
          enter: Sequence[Mapping] = (), pvp: bool = True, paths: bool = False,
-         explore: bool = True) -> dict:
+         explore: bool = True, forbid: Sequence[str] = (), quiet: bool = False,
+         bend: bool = False, explore_cost: int | None = EXPLORE_COST,
+         explore_distance: int = 1) -> dict:
     """Every end of a normal move of ``hero`` with ``budget`` Move points, and every tile
     position it could reveal. Returns ``{"ends": [...], "explore": [...]}`` in game words
-    (see docs/mage_knight.md)."""
-    board = m.board
-    costs = terrain_costs(time, reductions, enter)
+    (see docs/mage_knight.md). ``forbid``: cost classes that cannot be entered; ``quiet``:
+    no step provokes; ``bend``: Space Bending (spaces 2 away are adjacent; give ``quiet``
+    and ``explore_distance`` 2 with it, as :func:`turn_rules` does); ``explore_cost``:
+    Move points of a reveal (None: no exploring); ``explore_distance``: 1 or 2."""
+    board = bent_board(m.board) if bend else m.board
+    costs = terrain_costs(time, reductions, enter, forbid)
     table = [-1 if costs[t] is None else costs[t] for t in COST_CLASSES]
     n = board.n_cells
     flags = np.zeros(n, np.uint8)
@@ -559,8 +715,8 @@ def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
             tokens.append(i)
         elif s.stops(hero.player):
             flags[i] |= T.CELL_STOP
-    zoc = adjacency_masks(board, tokens, "rampaging enemies") if tokens else \
-        np.zeros(n, np.uint64)
+    zoc = adjacency_masks(board, tokens, "rampaging enemies") if tokens and not quiet \
+        else np.zeros(n, np.uint64)
     r = reach(board, Mover(terrain_cost=table), hero.cell, budget, cell_flags=flags,
               zoc=zoc)
     row_of = {int(c): i for i, c in enumerate(r.cells)}
@@ -639,19 +795,21 @@ def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
             if free_path is not None:
                 e["free_path"] = coord_list(board, free_path)
         ends.append(e)
-    return {"ends": ends, "explore": _explore(m, r, free, budget, paths) if explore else []}
+    out = _explore(m, r, free, budget, paths, explore_cost, explore_distance) \
+        if explore and explore_cost is not None else []
+    return {"ends": ends, "explore": out}
 
 
 def _explore(m: MageKnightMap, r: Reach, free: Mapping[int, int], budget: int,
-             paths: bool) -> list[dict]:
+             paths: bool, cost: int = EXPLORE_COST, distance: int = 1) -> list[dict]:
     if m.next_tile == "none":
         return []
     board = m.board
     out = []
     for pos in m.open:
         best = None
-        for c in m.cells_next_to(pos):
-            if c in free and free[c] + EXPLORE_COST <= budget:
+        for c in m.cells_next_to(pos, distance):
+            if c in free and free[c] + cost <= budget:
                 key = (free[c], board.coord(c))
                 if best is None or key < best[0]:
                     best = (key, c)
@@ -659,7 +817,7 @@ def _explore(m: MageKnightMap, r: Reach, free: Mapping[int, int], budget: int,
             continue
         c = best[1]
         e = {"position": list(pos), "from": list(board.coord(c)),
-             "cost": free[c] + EXPLORE_COST, "placeable": m.placeable(pos)}
+             "cost": free[c] + cost, "placeable": m.placeable(pos)}
         if paths:
             e["path"] = coord_list(board, r.path(c, free=True).tolist())
         out.append(e)
@@ -668,14 +826,16 @@ def _explore(m: MageKnightMap, r: Reach, free: Mapping[int, int], budget: int,
 
 
 def direct_move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, spaces: int, *,
-                end_safe: bool = True, pvp: bool = True, paths: bool = False) -> dict:
+                end_safe: bool = True, pvp: bool = True, paths: bool = False,
+                forbid: Sequence[str] = ()) -> dict:
     """A "move N spaces" effect: 1 per space, over lakes, mountains, rampaging enemies,
     fortified sites and heroes, without provoking; with ``end_safe`` only safe spaces are
-    ends (never a rampaging enemy's space)."""
+    ends (never a rampaging enemy's space, nor a space of a ``forbid`` cost class)."""
     board = m.board
     flags = np.zeros(board.n_cells, np.uint8)
     for i, s in enumerate(m.spaces):
-        if s.rampaging is not None or (end_safe and not is_safe(m, i, hero, heroes)):
+        if s.rampaging is not None or s.cost_class in forbid or \
+                (end_safe and not is_safe(m, i, hero, heroes)):
             flags[i] |= T.CELL_NO_END
     r = reach(board, Mover(terrain_cost=[1] * len(COST_CLASSES)), hero.cell, spaces,
               cell_flags=flags)
@@ -715,10 +875,12 @@ def solve_reference(scenario: dict) -> dict:
                 required=("board", "figures", "query"))
     m = read_map(scenario["board"])
     opts = expect_object(scenario.get("options", {}), "options")
-    expect_keys(opts, "options", ("time", "pvp", "reductions", "enter"))
+    expect_keys(opts, "options", OPTION_KEYS)
     time = get_str(opts, "time", "options", TIMES, "day")
     pvp = get_bool(opts, "pvp", "options", True)
     reductions, enter = read_effects(opts)
+    forbid, quiet, bend, explore_cost, explore_distance = turn_rules(
+        read_turn(opts), get_str(opts, "cities", "options", CITY_RULES, "open"))
     query = expect_object(scenario["query"], "query")
     expect_keys(query, "query", ("figure", "budget", "paths", "mode", "end_safe", "reveal"),
                 required=("figure", "budget"))
@@ -735,7 +897,8 @@ def solve_reference(scenario: dict) -> dict:
     for i, item in enumerate(get_list(query, "reveal", "query", [])):
         w = f"query.reveal[{i}]"
         pos, kind, cells = _read_tile(item, w)
-        if tuple(pos) in m.open and hero.cell not in m.cells_next_to(pos):
+        if tuple(pos) in m.open and hero.cell not in m.cells_next_to(pos,
+                                                                       explore_distance):
             raise PlacementError(f"{w}: hero {hero.id!r} at "
                                  f"{list(m.board.coord(hero.cell))} is not next to tile "
                                  f"position {list(pos)}, so it cannot reveal it")
@@ -744,11 +907,12 @@ def solve_reference(scenario: dict) -> dict:
     if "end_safe" in query and mode != "direct":
         raise ScenarioError("query.end_safe applies to mode \"direct\" only")
     if mode == "direct":
-        out = direct_move(m, heroes, hero, budget, pvp=pvp, paths=paths,
+        out = direct_move(m, heroes, hero, budget, pvp=pvp, paths=paths, forbid=forbid,
                           end_safe=get_bool(query, "end_safe", "query", True))
     else:
         out = move(m, heroes, hero, budget, time=time, reductions=reductions, enter=enter,
-                   pvp=pvp, paths=paths)
+                   pvp=pvp, paths=paths, forbid=forbid, quiet=quiet, bend=bend,
+                   explore_cost=explore_cost, explore_distance=explore_distance)
     result = {"figure": hero.id, "mode": mode, "time": time, "ends": out["ends"],
               "explore": out["explore"]}
     if revealed:

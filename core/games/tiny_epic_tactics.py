@@ -36,7 +36,8 @@ Scenario::
                "cells": [{"at": [x, y], "terrain": "peak", "elevation": 2,
                           "portal": true | "N" | "E" | "S" | "W"}, ...]},
      "options": {"portal_hop_cost": "step" | 2, "diagonals": false,
-                 "solo_blocked": "stop" | "turn"},
+                 "solo_blocked": "stop" | "turn",
+                 "solo_target": "next_closest" | "closest"},
      "figures": [{"id": "knight", "team": "red", "at": [x, y]}, ...],
      "query": {"type": "move", "figure": "knight", "budget": 4, "paths": false,
                "via": [x, y], "actions": 1}}
@@ -53,7 +54,8 @@ Results (see docs/tiny_epic_tactics.md for every shape):
   ``"via"`` and holds only the ends reachable while passing that village.
 * knock_back: ``{"knock_back": {"target", "from", "at", "moved", "health_lost", "fell",
   "stopped_by", "path"}}``.
-* solo: ``{"solo": {"figure", "target", "at", "cost", "stopped_by", "path"}}``.
+* solo: ``{"solo": {"figure", "target", "at", "cost", "stopped_by", "path"}}`` (plus
+  ``"climb_to"`` for a Climb card query: ``"climb": true``).
 """
 from __future__ import annotations
 
@@ -485,10 +487,17 @@ def side_away_from(realm: Realm, attacker_xy, target_xy) -> str:
 # ---------------------------------------------------------------------------- solo enemy
 @dataclass
 class SoloMove:
-    target: Figure
+    target: Figure | None
     path: list[int]
     cost: int
     stopped_by: str
+    #: the Climb card's goal space (-1: not a Climb move, or no higher space)
+    climb_to: int = -1
+
+
+#: options.solo_target: "next_closest" = the rules' fallback ("If no such space exists
+#: ... it will look at the next closest unit"); "closest" = always the closest unit.
+SOLO_TARGETS = ("next_closest", "closest")
 
 
 #: Clockwise order of the compass, for tie-breaks.
@@ -499,27 +508,90 @@ def _orthogonal_distance(a, b) -> int:
     return abs(a[0] - b[0]) + abs(a[1] - b[1])
 
 
+def _closeness(realm: Realm, start: int, compass: str):
+    """Key of a space for "closest to ``start``": orthogonal spaces ignoring terrain,
+    then "ties ... broken using the compass": farthest towards the compass side, then
+    towards the next sides clockwise (movecore's reading; see docs)."""
+    ex = realm.xy(start)
+    i = CLOCKWISE.index(compass)
+    sides = [SIDES[side] for side in CLOCKWISE[i:] + CLOCKWISE[:i]]
+
+    def key(cell: int):
+        xy = realm.xy(cell)
+        return (_orthogonal_distance(ex, xy), *(-(xy[0] * dx + xy[1] * dy)
+                                                 for dx, dy in sides))
+    return key
+
+
 def closest_unit(realm: Realm, enemy: Figure, yours: list[Figure], compass: str) -> Figure:
     """The solo enemy's target: your closest unit counting orthogonal spaces and ignoring
-    terrain. "Ties between equidistant targets are broken using the compass": the unit
-    lying farthest towards the compass side wins, then farthest towards the next sides
-    clockwise (movecore's reading; see docs)."""
-    ex = realm.xy(enemy.cell)
+    terrain, ties broken by the compass (:func:`_closeness`)."""
+    key = _closeness(realm, enemy.cell, compass)
+    return min(yours, key=lambda f: key(f.cell))
 
-    def key(f: Figure):
-        xy = realm.xy(f.cell)
-        lean = []
-        i = CLOCKWISE.index(compass)
-        for side in CLOCKWISE[i:] + CLOCKWISE[:i]:
-            dx, dy = SIDES[side]
-            lean.append(-(xy[0] * dx + xy[1] * dy))
-        return (_orthogonal_distance(ex, xy), *lean)
 
-    return min(yours, key=key)
+def can_attack(realm: Realm, cell: int, yours: list[Figure], attack_range: int = 0) -> bool:
+    """Whether a solo enemy on ``cell`` can attack one of ``yours``: a Melee Attack on an
+    orthogonally adjacent unit at the same Elevation, or with a Missile / Spell range
+    ``attack_range`` > 0 a unit within that many orthogonal spaces, +1 from higher and -1
+    from lower Elevation, any distance from a Peak."""
+    xy, el = realm.xy(cell), realm.elevation(cell)
+    for f in yours:
+        d = _orthogonal_distance(xy, realm.xy(f.cell))
+        fel = realm.elevation(f.cell)
+        if d == 1 and el == fel:
+            return True
+        if attack_range > 0:
+            if realm.terrain[cell] == "peak":
+                return True
+            if d <= attack_range + (el > fel) - (el < fel):
+                return True
+    return False
+
+
+def climb_goal(realm: Realm, muster: Muster, enemy: Figure, compass: str) -> int:
+    """The Climb card: "the closest space that is higher than the space it starts from,
+    with ties broken as usual by the compass", among spaces no unit stands on; -1 if
+    there is none."""
+    el = realm.elevation(enemy.cell)
+    taken = {f.cell for f in muster.figures}
+    higher = [c for c in range(realm.board.n_cells)
+              if realm.elevation(c) > el and c not in taken]
+    return min(higher, key=_closeness(realm, enemy.cell, compass)) if higher else -1
+
+
+def solo_turn(realm: Realm, muster: Muster, enemy: Figure, budget: int, compass: str,
+              target: Figure | None = None, blocked: str = "stop", attack_range: int = 0,
+              climb: bool = False, choose: str = "next_closest") -> SoloMove:
+    """Step 3 of a solo enemy's activation: its compass move (:func:`solo_move`).
+
+    With ``target`` it moves towards that unit. With ``climb`` (the Climb card) it moves
+    towards :func:`climb_goal`, or towards your closest unit if no space is higher.
+    Otherwise (``choose="next_closest"``) it takes your units closest first and moves
+    towards the first one whose move ends where it :func:`can_attack` one of your units
+    ("If no such space exists ... it will look at the next closest unit"); if none does,
+    towards the closest ("If no attack is possible on any unit, it will move towards the
+    closest unit"). ``choose="closest"``: always the closest."""
+    if target is not None:
+        return solo_move(realm, muster, enemy, budget, compass, target, blocked)
+    team = muster.team_of(enemy)
+    yours = [f for f in muster.figures if muster.team_of(f) != team]
+    if climb:
+        goal = climb_goal(realm, muster, enemy, compass)
+        if goal >= 0:
+            return solo_move(realm, muster, enemy, budget, compass, None, blocked, goal)
+    if choose == "next_closest" and yours and not climb:
+        key = _closeness(realm, enemy.cell, compass)
+        for f in sorted(yours, key=lambda f: key(f.cell)):
+            sm = solo_move(realm, muster, enemy, budget, compass, f, blocked)
+            if can_attack(realm, sm.path[-1], yours, attack_range):
+                return sm
+    return solo_move(realm, muster, enemy, budget, compass, None, blocked)
 
 
 def solo_move(realm: Realm, muster: Muster, enemy: Figure, budget: int, compass: str,
-              target: Figure | None = None, blocked: str = "stop") -> SoloMove:
+              target: Figure | None = None, blocked: str = "stop", goal: int = -1
+              ) -> SoloMove:
     """Move a solo enemy unit with the compass.
 
     "The compass direction determines whether it moves first along its Column (North or
@@ -532,13 +604,16 @@ def solo_move(realm: Realm, muster: Muster, enemy: Figure, budget: int, compass:
     When the next space is blocked (off the map, one of your units, or more movement than
     it has left), ``blocked="stop"`` (default) ends the move there, the literal reading of
     "as far as its movement points and the rules below allow"; ``blocked="turn"`` tries
-    the other axis first, if it is not aligned on it yet."""
+    the other axis first, if it is not aligned on it yet.
+
+    ``goal`` (a space, the Climb card's) replaces the target unit: the enemy walks the
+    same compass route to it and stops there (``"arrived"``)."""
     team = muster.team_of(enemy)
     yours = [f for f in muster.figures if muster.team_of(f) != team]
-    if not yours:
+    if not yours and goal < 0:
         raise QueryError(f"solo enemy {enemy.id!r} has no target: no unit of another team "
                          f"is on the map")
-    if target is None:
+    if target is None and goal < 0:
         target = closest_unit(realm, enemy, yours, compass)
     your_cells = {f.cell for f in yours}
     adjacent_to_yours = set()
@@ -549,7 +624,7 @@ def solo_move(realm: Realm, muster: Muster, enemy: Figure, budget: int, compass:
                 adjacent_to_yours.add(n)
     own_team = {f.cell for f in muster.figures if f is not enemy and
                 muster.team_of(f) == team}
-    tx, ty = realm.xy(target.cell)
+    tx, ty = realm.xy(target.cell if goal < 0 else goal)
     first_axis = 1 if compass in ("N", "S") else 0   # N/S: along the column first
     cell, left, path, costs = enemy.cell, budget, [enemy.cell], [0]
     stopped_by = "out_of_movement"
@@ -558,7 +633,7 @@ def solo_move(realm: Realm, muster: Muster, enemy: Figure, budget: int, compass:
         gap = (tx - xy[0], ty - xy[1])
         axes = [a for a in (first_axis, 1 - first_axis) if gap[a] != 0]
         if not axes:
-            stopped_by = "target"  # cannot happen: the target's space is never entered
+            stopped_by = "arrived"  # the Climb goal (a target unit's space is never entered)
             break
         tries = axes if blocked == "turn" else axes[:1]
         moved = False
@@ -588,7 +663,7 @@ def solo_move(realm: Realm, muster: Muster, enemy: Figure, budget: int, compass:
     while path[-1] in own_team:
         path.pop()
         costs.pop()
-    return SoloMove(target, path, costs[-1], stopped_by)
+    return SoloMove(target, path, costs[-1], stopped_by, goal)
 
 
 def _solo_blocked_space(realm: Realm, cell: int, axis: int, gap, your_cells) -> bool:
@@ -688,9 +763,10 @@ def _solve_knock_back(realm: Realm, muster: Muster, query: dict) -> dict:
         "path": _coords(realm, kb.path)}}
 
 
-def _solve_solo(realm: Realm, muster: Muster, query: dict, blocked: str) -> dict:
-    expect_keys(query, "query", ("type", "figure", "budget", "compass", "target", "paths"),
-                required=("figure", "budget", "compass"))
+def _solve_solo(realm: Realm, muster: Muster, query: dict, blocked: str,
+                choose: str = "next_closest") -> dict:
+    expect_keys(query, "query", ("type", "figure", "budget", "compass", "target", "paths",
+                                 "range", "climb"), required=("figure", "budget", "compass"))
     get_bool(query, "paths", "query", True)  # the route is always returned
     enemy = _read_unit(muster, query, "figure")
     budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
@@ -701,11 +777,31 @@ def _solve_solo(realm: Realm, muster: Muster, query: dict, blocked: str) -> dict
         if muster.team_of(target) == muster.team_of(enemy):
             raise QueryError(f"query.target {target.id!r} is on the solo enemy's own team; "
                              f"it moves towards one of your units")
-    sm = solo_move(realm, muster, enemy, budget, compass, target, blocked)
-    return {"solo": {"figure": enemy.id, "target": sm.target.id,
-                     "from": list(realm.xy(enemy.cell)), "at": list(realm.xy(sm.path[-1])),
-                     "cost": sm.cost, "stopped_by": sm.stopped_by,
-                     "path": _coords(realm, sm.path)}}
+    attack_range, climb = solo_extras(query, target is not None)
+    sm = solo_turn(realm, muster, enemy, budget, compass, target, blocked, attack_range,
+                   climb, choose)
+    return {"solo": solo_entry(realm, enemy.id, enemy.cell, sm, climb)}
+
+
+def solo_extras(query, targeted: bool) -> tuple[int, bool]:
+    """(range, climb) of a solo query: the Missile / Spell range that decides "from which
+    it can attack" (0 = Melee only) and whether the Climb card was drawn."""
+    attack_range = get_int(query, "range", "query", 0, lo=0, hi=T.MAX_BUDGET)
+    climb = get_bool(query, "climb", "query", False)
+    if climb and targeted:
+        raise ScenarioError("query gives both 'target' and 'climb'; the Climb card picks "
+                            "its own goal space")
+    return attack_range, climb
+
+
+def solo_entry(realm: Realm, fid, start: int, sm: SoloMove, climb: bool) -> dict:
+    """The ``solo`` object of a result."""
+    out = {"figure": fid, "target": None if sm.target is None else sm.target.id,
+           "from": list(realm.xy(start)), "at": list(realm.xy(sm.path[-1])),
+           "cost": sm.cost, "stopped_by": sm.stopped_by, "path": _coords(realm, sm.path)}
+    if climb:
+        out["climb_to"] = list(realm.xy(sm.climb_to)) if sm.climb_to >= 0 else None
+    return out
 
 
 def reference_solve(scenario: dict) -> dict:
@@ -716,6 +812,7 @@ def reference_solve(scenario: dict) -> dict:
     what a position refuses (a second Move action, a used village as ``via``)."""
     options = scenario.get("options", {})
     blocked = options.get("solo_blocked", "stop")
+    choose = options.get("solo_target", "next_closest")
     realm = build_realm(scenario["board"], options)
     figures = read_figures(realm.board, scenario["figures"],
                            allowed_keys=("id", "team", "at") + TURN_KEYS)
@@ -732,7 +829,7 @@ def reference_solve(scenario: dict) -> dict:
         return _solve_move(realm, muster, query, turn)
     if kind == "knock_back":
         return _solve_knock_back(realm, muster, query)
-    return _solve_solo(realm, muster, query, blocked)
+    return _solve_solo(realm, muster, query, blocked, choose)
 
 
 #: A figure's keys for the turn in progress (see docs/tiny_epic_tactics.md, "Live

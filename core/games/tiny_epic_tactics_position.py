@@ -22,14 +22,15 @@ from ..reach import Prepared, prepare
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
                         get_str)
 from ._common import Figure, end_order, read_figures
-from .tiny_epic_tactics import (MAX_ACTIONS, MAX_KNOCK_BACK, SIDES, TURN_KEYS, End, Muster,
-                                Realm, build_realm, knock_back, mover_for, side_away_from,
-                                solo_move, villages_on)
+from .tiny_epic_tactics import (MAX_ACTIONS, MAX_KNOCK_BACK, SIDES, SOLO_TARGETS, TURN_KEYS,
+                                End, Muster, Realm, build_realm, knock_back, mover_for,
+                                side_away_from, solo_entry, solo_extras, solo_turn,
+                                villages_on)
 
 #: Query keys per query type (those of the scenario ``query`` but the moving unit).
 _MOVE_KEYS = ("type", "budget", "paths", "via", "actions")
 _KNOCK_KEYS = ("type", "attacker", "direction", "distance", "paths")
-_SOLO_KEYS = ("type", "budget", "compass", "target", "paths")
+_SOLO_KEYS = ("type", "budget", "compass", "target", "paths", "range", "climb")
 _KINDS = ("move", "knock_back", "solo")
 _NOT_STARTED = -1   # turn_start of a unit that took no Move action this turn
 
@@ -69,7 +70,7 @@ class Position(CellActions, _Position):
     """
 
     STOP_REASONS = (None, "cliff", "edge", "unit", "portal", "adjacent", "blocked",
-                    "out_of_movement", "target")
+                    "out_of_movement", "target", "arrived")
 
     def __init__(self, realm: Realm, figures: list[Figure], *, blocked: str = "stop",
                  options: Mapping | None = None, default_query: Mapping | None = None,
@@ -152,8 +153,10 @@ class Position(CellActions, _Position):
         expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
                     required=("board", "figures"))
         options = expect_object(scenario.get("options", {}), "options")
-        expect_keys(options, "options", ("portal_hop_cost", "diagonals", "solo_blocked"))
+        expect_keys(options, "options", ("portal_hop_cost", "diagonals", "solo_blocked",
+                                         "solo_target"))
         blocked = get_str(options, "solo_blocked", "options", ("stop", "turn"), "stop")
+        get_str(options, "solo_target", "options", SOLO_TARGETS, "next_closest")
         realm = build_realm(scenario["board"], options)
         figures = read_figures(realm.board, scenario["figures"],
                                allowed_keys=("id", "team", "at") + TURN_KEYS)
@@ -448,7 +451,7 @@ class Position(CellActions, _Position):
         """A query dict (scenario words, without the unit) as a tuple:
         ("move", budget, paths, via cell or -1, actions, actions given) /
         ("knock_back", side, distance, attacker index or -1) /
-        ("solo", budget, compass, target index or -1)."""
+        ("solo", budget, compass, target index or -1, range, climb)."""
         kind = get_str(query, "type", "query", _KINDS, "move")
         if kind in ("move", "solo") and "budget" not in query and \
                 "budget" in self.default_query:
@@ -491,7 +494,7 @@ class Position(CellActions, _Position):
         target = -1
         if "target" in query:
             target = self._named(query["target"], "query.target")
-        return ("solo", budget, compass, target)
+        return ("solo", budget, compass, target) + solo_extras(query, target >= 0)
 
     def _named(self, fid, where: str) -> int:
         i = self.index.get(fid, -1) if isinstance(fid, (str, int)) and \
@@ -747,7 +750,7 @@ class Position(CellActions, _Position):
                       "fell": one(int(kb.fell))}, query, ("knock_back", d))
 
     def _solo(self, i: int, figure, parsed: tuple, query) -> Moves:
-        _, budget, compass, target = parsed
+        _, budget, compass, target, attack_range, climb = parsed
         muster = self._muster_now()
         enemy = self._figure_obj(muster, i)
         tgt = None
@@ -756,12 +759,10 @@ class Position(CellActions, _Position):
                 raise QueryError(f"query.target {self.ids[target]!r} is on the solo enemy's "
                                  f"own team; it moves towards one of your units")
             tgt = self._figure_obj(muster, target)
-        sm = solo_move(self.realm, muster, enemy, budget, compass, tgt, self.blocked)
-        realm = self.realm
+        sm = solo_turn(self.realm, muster, enemy, budget, compass, tgt, self.blocked,
+                       attack_range, climb, self.options.get("solo_target", "next_closest"))
         end = sm.path[-1]
-        d = {"figure": figure, "target": sm.target.id, "from": list(realm.xy(enemy.cell)),
-             "at": list(realm.xy(end)), "cost": sm.cost, "stopped_by": sm.stopped_by,
-             "path": [list(realm.xy(c)) for c in sm.path]}
+        d = solo_entry(self.realm, figure, enemy.cell, sm, climb)
         one = lambda v: np.array([v], T.INDEX)  # noqa: E731
         return Moves(self, figure, one(end), one(sm.cost),
                      one(self.STOP_REASONS.index(sm.stopped_by)), None, {}, query,

@@ -1,0 +1,160 @@
+"""The command line a newcomer meets first: help without compiling, a cold compile that
+says so, negative coordinates, bundled examples by name, readable output."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from movecore import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: runs movecore.cli.main(ARGS) in a fresh process, then prints the loaded kernel modules
+PROBE = """
+import json, sys
+from movecore.cli import main
+try:
+    rc = main(json.loads(sys.argv[1]))
+except SystemExit as exc:
+    rc = exc.code
+print(json.dumps({"rc": rc, "kernels": sorted(m for m in sys.modules
+                  if m.startswith("movecore.kernels") or m.startswith("movecore.games")
+                  or m == "movecore.reach")}))
+"""
+
+
+def _probe(args, **env):
+    out = subprocess.run([sys.executable, "-c", PROBE, json.dumps(args)], capture_output=True,
+                         text=True, env=dict(os.environ, **env), timeout=120)
+    return json.loads(out.stdout.strip().splitlines()[-1]), out
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["nosuch"], [],
+                                  ["solve", "--help"], ["solve"], ["solve", "--bad-flag"],
+                                  ["demo", "--help"], ["render", "--help"],
+                                  ["capi", "--help"], ["examples"],
+                                  ["solve", "no_such_file.json"]])
+def test_help_and_argument_errors_load_no_kernels(args, tmp_path):
+    # an empty numba cache: any kernel import would compile (and be listed)
+    res, out = _probe(args, NUMBA_CACHE_DIR=str(tmp_path))
+    assert res["kernels"] == [], (args, res)
+    assert "compiling" not in out.stderr
+    assert res["rc"] in (0, 2), out.stderr
+
+
+def test_public_names_still_resolve_lazily():
+    code = ("import movecore as mc, movecore.reach, movecore.position, sys\n"
+            "assert callable(mc.reach) and callable(mc.position), (mc.reach, mc.position)\n"
+            "from movecore import Board, Mover, solve, CELL_STOP, Moves\n"
+            "assert set(mc.__all__) <= set(dir(mc))\n"
+            "b = mc.Board.hex([(0, 0), (1, 0)])\n"
+            "print(mc.reach(b, mc.Mover(), (0, 0), 1).costs.tolist())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[0, 1]"
+
+
+def test_cold_cache_is_detected_without_compiling(tmp_path):
+    """An empty cache directory reads as cold; the worktree's warm cache as warm."""
+    code = ("import movecore, os, sys\n"
+            "import importlib.util\n"
+            "src = importlib.util.find_spec('movecore.kernels').submodule_search_locations[0]"
+            " + '/reach.py'\n"
+            "print(movecore._cache_dir_has_index(src))\n"
+            "print('movecore.kernels.reach' in sys.modules)")
+    cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)))
+    assert cold.stdout.split() == ["False", "False"], cold.stderr
+    import movecore.kernels  # noqa: F401  (the test process has loaded them: warm now)
+    warm = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert warm.stdout.split() == ["True", "False"], warm.stderr
+
+
+@pytest.mark.slow
+def test_cold_compile_says_so_before_and_the_true_time_after(tmp_path):
+    code = "import movecore as mc; mc.reach(mc.Board.hex([(0, 0)]), mc.Mover(), 0, 1)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)), timeout=600)
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert lines[0].startswith("movecore: compiling the kernels (once;"), lines
+    assert any(ln.startswith("movecore: kernels compiled in ") for ln in lines[1:]), lines
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)))
+    assert "compil" not in again.stderr, again.stderr
+
+
+def test_negative_coordinates_after_to():
+    assert cli._join_negative_coords(["solve", "f.json", "--to", "-4,8", "--text"]) == \
+        ["solve", "f.json", "--to=-4,8", "--text"]
+    assert cli._join_negative_coords(["--to", "3,-1"]) == ["--to=3,-1"]
+    assert cli._join_negative_coords(["--to", "--text"]) == ["--to", "--text"]
+
+
+def test_to_a_negative_end_end_to_end(tmp_path, capsys):
+    scenario = {"game": "grid",
+                "board": {"grid": "square4", "cells": [{"at": [x, 0]} for x in (-2, -1, 0)]},
+                "figures": [{"id": "a", "team": "red", "at": [0, 0]}],
+                "query": {"figure": "a", "budget": 2}}
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(scenario))
+    assert cli.main(["solve", str(f), "--to", "-2,0", "--text"]) == 0
+    text = capsys.readouterr().out
+    assert "path to [-2, 0]" in text
+
+
+@pytest.mark.parametrize("cmd", [[], ["solve"], ["demo"], ["render"], ["bench"],
+                                 ["selfplay"], ["capi"], ["examples"]])
+def test_help_has_no_restructuredtext_markup(cmd, capsys):
+    with pytest.raises(SystemExit):
+        cli.main([*cmd, "--help"])
+    out = capsys.readouterr().out
+    assert "usage: movecore" in out
+    assert "``" not in out and ":func:" not in out
+
+
+def test_every_bench_option_has_help():
+    import argparse
+
+    from movecore import bench
+    root = argparse.ArgumentParser()
+    bench.register(root.add_subparsers())
+    sub = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
+    parser = sub.choices["bench"]
+    missing = [a.option_strings for a in parser._actions
+               if a.help in (None, "") and not isinstance(a, argparse._HelpAction)]
+    assert missing == []
+
+
+def test_examples_lists_the_bundled_scenarios(capsys):
+    assert cli.main(["examples"]) == 0
+    names = capsys.readouterr().out.split()
+    assert names == [p.stem for p in cli.example_paths()]
+    assert "grid_issue_example" in names and len(names) >= 10
+
+
+def test_solve_finds_a_bundled_example_by_name(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)   # not beside the file: found by name only
+    assert cli.main(["solve", "grid_issue_example", "--compact"]) == 0
+    by_name = capsys.readouterr().out
+    path = ROOT / "core" / "examples" / "grid_issue_example.json"
+    assert cli.main(["solve", str(path), "--compact"]) == 0
+    assert capsys.readouterr().out == by_name
+    assert cli.main(["solve", "grid_issue_example.json", "--compact"]) == 0
+    assert capsys.readouterr().out == by_name
+    assert cli.main(["solve", "no_such_example"]) == 2
+    assert "movecore examples" in capsys.readouterr().err
+
+
+def test_pretty_printer_keeps_a_coordinate_on_one_line():
+    text = cli.format_result({"enemy": "orc", "at": [-4, 8], "path": [[0, 0], [-4, 8]],
+                              "ends": [{"at": [1, 2], "cost": 1}], "none": []})
+    assert '"at": [-4, 8]' in text
+    assert "\n  [0, 0],\n  [-4, 8]\n" in text
+    assert json.loads(text) == {"enemy": "orc", "at": [-4, 8], "path": [[0, 0], [-4, 8]],
+                                "ends": [{"at": [1, 2], "cost": 1}], "none": []}
