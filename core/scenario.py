@@ -78,8 +78,9 @@ def solve(scenario: Mapping[str, Any] | str) -> dict:
     _load_games()
     if game not in _GAMES:
         raise UnknownGameError(f"unknown game {game!r}; expected one of {sorted(_GAMES)}")
+    from .vocabulary import to_native
     try:
-        return _GAMES[game](dict(scenario))
+        return _GAMES[game](dict(to_native(scenario)))
     except MovecoreError:
         raise
     except RecursionError as exc:
