@@ -30,6 +30,7 @@ _COMMAND_MODULES = [
     "movecore.bench",         # movecore bench
     "movecore.selfplay",      # movecore selfplay
     "movecore.bindings.capi",  # movecore capi build
+    "movecore.vocab_cli",     # movecore schema GAME | convert FILE
 ]
 _missing: dict[str, Exception] = {}
 
@@ -71,6 +72,9 @@ def cmd_solve(args) -> int:
         if isinstance(query, dict):
             query["paths"] = True
     want_picture = bool(args.svg or args.text or args.to)
+    if want_picture:
+        from .vocabulary import to_native
+        scenario = to_native(scenario)      # the pictures read the game's own spelling
     if want_picture:
         from .render import parse_to, picture, solve_for_picture, to_svg, to_text
         to = parse_to(args.to) if args.to else None
