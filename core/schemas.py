@@ -138,7 +138,7 @@ def _value_schema(game: str, part: str, key: str) -> dict:
             return COORD
         if part == "figure":
             return {"anyOf": [COORD, {"type": "array", "items": COORD, "minItems": 1},
-                              {"type": "null"}]}
+                              {"type": ["string", "null"]}]}
     if key in ("id", "team") and part == "figure":
         return ID
     if key == "game":

@@ -20,6 +20,7 @@ names the bad value.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any, Mapping
 
 from .errors import BoardError, ScenarioError, describe
@@ -184,9 +185,8 @@ def to_common(scenario: Mapping) -> dict:
         solve(native)       # the game's readers validate the whole scenario
     else:
         position(native)
-    out = dict(native)
-    board = dict(native["board"])
-    out["board"] = board
+    out = copy.deepcopy(dict(native))     # nothing of the caller's scenario is shared
+    board = out["board"]
     if game == "grid":
         board["cells"] = [{(LEVEL if k == "height" else k): v for k, v in c.items()}
                           for c in board["cells"]]
