@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .vocabulary import GRID_CHOICES, LEVEL, LEVEL_ALIASES, ONLY_GRID
+from .vocabulary import FIELDS, GRID_CHOICES, LEVEL, LEVEL_ALIASES, ONLY_GRID
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 PROBE = "__probe__"
@@ -143,6 +143,8 @@ def _value_schema(game: str, part: str, key: str) -> dict:
         return ID
     if key == "game":
         return {"const": game}
+    if part == "scenario" and key == "fields":
+        return {"enum": list(FIELDS)}
     if key == "paths":
         return {"type": "boolean"}
     if part == "scenario" and key in ("board", "options"):
@@ -184,6 +186,8 @@ def _object(game: str, part: str, keys: list[str], required=()) -> dict:
 
 def common_keys(game: str, part: str) -> list[str]:
     """The common form's words a game accepts at a part beyond its own reader's."""
+    if part == "scenario":
+        return ["fields"]
     if part == "board" and game in set(ONLY_GRID) | set(GRID_CHOICES):
         return ["grid"]
     if part == "cell" and game in LEVEL_ALIASES:

@@ -77,6 +77,9 @@ def to_native(scenario: Mapping) -> Mapping:
     """The scenario in its game's own spelling (the scenario itself when nothing of the
     common form needs translating). Malformed parts are left for the game's reader."""
     game = scenario.get("game")
+    if "fields" in scenario:
+        fields_wanted(scenario)
+        scenario = {k: v for k, v in scenario.items() if k != "fields"}
     board = scenario.get("board")
     if not isinstance(board, Mapping):
         return scenario
@@ -186,6 +189,8 @@ def to_common(scenario: Mapping) -> dict:
     else:
         position(native)
     out = copy.deepcopy(dict(native))     # nothing of the caller's scenario is shared
+    if "fields" in scenario:
+        out["fields"] = scenario["fields"]
     board = out["board"]
     if game == "grid":
         board["cells"] = [{(LEVEL if k == "height" else k): v for k, v in c.items()}
@@ -241,3 +246,54 @@ def _tet_common(board: dict, options: Mapping) -> dict:
     cells.sort(key=lambda c: (c["at"][1], c["at"][0]))
     grid = "square8" if options.get("diagonals") else "square4"
     return {"grid": grid, "cells": cells}
+
+
+# ---------------------------------------------------------------------- result fields
+#: Result fields of the same fact under one spelling across games (``"fields":
+#: "common"`` in a scenario adds them; the game's own spelling stays): per game, own
+#: field -> common field, in every end and in the result's top level.
+RESULT_ALIASES = {
+    "heroscape": {"leaving_attacks": "penalty", "leaving_attacks_cost": "penalty_cost",
+                  "leaving_attacks_path": "penalty_path", "move": "budget"},
+    "descent": {"wounds": "penalty", "wounds_cost": "penalty_cost",
+                "wounds_path": "penalty_path", "mp": "budget"},
+    "dark_realms": {"traps": "penalty", "traps_cost": "penalty_cost",
+                    "traps_path": "penalty_path"},
+    "tiny_epic_tactics": {"stopped_by": "stop"},
+}
+#: Games whose ends give a stop reason ``stop`` (null: free) but no ``stopped`` flag.
+_STOP_REASON_GAMES = ("heroscape", "descent")
+FIELDS = ("own", "common")
+
+
+def fields_wanted(scenario: Mapping) -> str:
+    """The scenario's ``fields`` (``"own"``, the default, or ``"common"``)."""
+    value = scenario.get("fields", "own")
+    if value not in FIELDS:
+        raise ScenarioError(f"scenario.fields is {describe(value)}; expected one of "
+                            f"{list(FIELDS)}")
+    return value
+
+
+def with_common_fields(game: str, result: dict) -> dict:
+    """``result`` with the common spelling added beside each game-specific field."""
+    aliases = RESULT_ALIASES.get(game, {})
+
+    def add(d: dict) -> dict:
+        out = dict(d)
+        for own, common in aliases.items():
+            if own in d and common not in d:
+                out[common] = d[own]
+        if game in _STOP_REASON_GAMES and "stop" in d and "stopped" not in d:
+            out["stopped"] = d["stop"] is not None
+        if "stop" in out and "stopped" not in out and game == "tiny_epic_tactics":
+            out["stopped"] = out["stop"] is not None
+        return out
+
+    out = add(result)
+    for key, value in result.items():
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            out[key] = [add(v) for v in value]
+        elif isinstance(value, dict):
+            out[key] = add(value)
+    return out

@@ -228,3 +228,43 @@ def test_errors_stay_typed():
                  "query": {}}):
         with pytest.raises(MovecoreError):
             mc.solve(bad)
+
+
+def test_common_result_fields_are_added_beside_the_own(example):
+    from movecore.vocabulary import RESULT_ALIASES
+    if isinstance(example.get("query"), dict):
+        example["query"]["paths"] = True
+    own = mc.solve(example)
+    assert mc.solve({**example, "fields": "own"}) == own
+    common = mc.solve({**example, "fields": "common"})
+    aliases = RESULT_ALIASES.get(example["game"], {})
+
+    def check(o, c):
+        assert {k: c[k] for k in o} == o          # nothing of the own spelling changes
+        for k in set(c) - set(o):
+            if k == "stopped":
+                assert c[k] == (c["stop"] is not None)
+            else:
+                own_key = next(a for a, b in aliases.items() if b == k)
+                assert c[k] == o[own_key]
+    check({k: v for k, v in own.items() if not isinstance(v, (list, dict))},
+          {k: v for k, v in common.items() if not isinstance(v, (list, dict))})
+    for key, value in own.items():
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            for o, c in zip(value, common[key]):
+                check(o, c)
+        elif isinstance(value, dict):
+            check(value, common[key])
+    with pytest.raises(ScenarioError, match="fields"):
+        mc.solve({**example, "fields": "mine"})
+
+
+def test_common_result_fields_where_games_differ():
+    hs = mc.solve({**EXAMPLES["heroscape_engaged_knight.json"], "fields": "common"})
+    ds = mc.solve({**EXAMPLES["descent_hero_run.json"], "fields": "common"})
+    for r in (hs, ds):
+        assert "budget" in r
+        assert all({"penalty", "penalty_cost", "stopped"} <= set(e) for e in r["ends"])
+    assert any(e["penalty"] for e in hs["ends"])
+    kb = mc.solve({**EXAMPLES["tiny_epic_tactics_solo_compass.json"], "fields": "common"})
+    assert kb["solo"]["stop"] == "adjacent" and kb["solo"]["stopped"] is True
