@@ -36,6 +36,10 @@ GRID_CHOICES = {"grid": ("hex", "square4", "square8"),
                 "tiny_epic_tactics": ("square4", "square8")}
 
 
+def _is_map(value) -> bool:
+    return isinstance(value, dict) or isinstance(value, Mapping)   # dict: the fast test
+
+
 def _copy_board(scenario: Mapping) -> tuple[dict, dict | None]:
     out = dict(scenario)
     board = scenario.get("board")
@@ -55,7 +59,7 @@ def _rename_level(cells: list, own: str) -> list:
     """Cells with the common ``level`` spelled as the game's own word ``own``."""
     out = []
     for i, c in enumerate(cells):
-        if isinstance(c, Mapping) and LEVEL in c and own != LEVEL:
+        if _is_map(c) and LEVEL in c and own != LEVEL:
             if own in c:
                 raise ScenarioError(f"board.cells[{i}] gives both {LEVEL!r} and {own!r} "
                                     f"(its alias); give one")
@@ -86,7 +90,7 @@ def to_native(scenario: Mapping) -> Mapping:
     if game in ONLY_GRID:
         needs = "grid" in board
         if game == "heroscape":
-            needs = needs or any(isinstance(c, Mapping) and isinstance(c.get("glyph"), bool)
+            needs = needs or any(_is_map(c) and isinstance(c.get("glyph"), bool)
                                  for c in _cells(board) or ())
         if not needs:
             return scenario
@@ -97,7 +101,7 @@ def to_native(scenario: Mapping) -> Mapping:
         return out
     if game == "grid":
         cells = _cells(board)
-        if cells is None or not any(isinstance(c, Mapping) and LEVEL in c for c in cells):
+        if cells is None or not any(_is_map(c) and LEVEL in c for c in cells):
             return scenario
         out, board = _copy_board(scenario)
         board["cells"] = _rename_level(cells, LEVEL_ALIASES["grid"])
@@ -110,7 +114,7 @@ def to_native(scenario: Mapping) -> Mapping:
 def _heroscape_glyph(c):
     """Heroscape glyph ``true`` (an unnamed glyph) / ``false`` (none) as the reader's name
     or null."""
-    if isinstance(c, Mapping) and isinstance(c.get("glyph"), bool):
+    if _is_map(c) and isinstance(c.get("glyph"), bool):
         c = dict(c)
         c["glyph"] = "glyph" if c["glyph"] else None
     return c
@@ -119,7 +123,7 @@ def _heroscape_glyph(c):
 def _tet_native(scenario: Mapping) -> Mapping:
     board = scenario["board"]
     cells = _cells(board)
-    leveled = cells is not None and any(isinstance(c, Mapping) and LEVEL in c for c in cells)
+    leveled = cells is not None and any(_is_map(c) and LEVEL in c for c in cells)
     sized = "width" in board or "height" in board
     if "grid" not in board and not leveled and sized:
         return scenario
@@ -156,7 +160,7 @@ def _tet_size(board: dict, cells: list | None) -> None:
         return      # the reader says what is missing
     xy = set()
     for c in cells:
-        at = c.get("at") if isinstance(c, Mapping) else None
+        at = c.get("at") if _is_map(c) else None
         if not (isinstance(at, list) and len(at) == 2 and all(
                 isinstance(v, int) and not isinstance(v, bool) for v in at)):
             return  # the reader names the bad cell
