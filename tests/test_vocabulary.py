@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -188,7 +189,7 @@ def test_to_native_leaves_own_spelling_alone(example):
 
 
 def test_level_aliases_are_documented():
-    text = (mc.__file__.rsplit("/", 2)[0] + "/docs/api.md")
+    text = Path(__file__).resolve().parents[1] / "docs" / "api.md"  # the repository's
     doc = open(text, encoding="utf-8").read()
     assert "## Common form" in doc
     for game, word in LEVEL_ALIASES.items():
