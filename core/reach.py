@@ -33,6 +33,8 @@ from .kernels.reach import (H_ANY_STOP, H_HILLY, HDR, fast_layout_size, field_qu
                             reach1_ordered,
                             reach1_one_general, reach1_one_plain, reach1_plain, reach_batch,
                             reach_query)
+from .kernels.reach_pen import kernel as reach_pen_kernel
+from .kernels.reach_pen import pen_layout_size, pen_out_offset
 from .mover import OCCUPANCY_MODES, Mover
 
 _new = object.__new__
@@ -218,6 +220,7 @@ class _Query:
     #                                  no layer is given and nobody stands on the board
     n: int = 0                       # cells of the board
     own_occupant: bool = False       # occupant is this query's own copy (set_layer)
+    pblob: np.ndarray | None = None  # penalty fast path: the same packing, for reach_pen
 
     def layers(self):
         b = self.board
@@ -297,13 +300,17 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
         kernel = _REACH1[plain]
         if qflags.size == 0 and zoc_a.size == 0 and not params[T.P_HAS_OCC]:
             one = _REACH1_ONE[plain]
+    pblob = None
+    if n_pen > 1 and int(params[T.P_N_BUCKETS]) * n * n_pen <= _FAST_MAX_STACK:
+        pblob = _pack(board, rule)  # penalties: reach_pen over the same packing
     return _Query(board, rule, occ, qflags, zoc_a, leave_a, pen_a, params, blob,
                   int(budget), int(params[T.P_N_BUCKETS]), kernel, one, n,
-                  occupant is not None)
+                  occupant is not None, pblob)
 
 
 #: The fast kernel keeps one stack of at most N entries per bucket: used while
-#: buckets * cells stays below this (else the linked-list kernel runs).
+#: buckets * cells stays below this (else the linked-list kernel runs); the penalty
+#: kernel one of N * n_pen, while buckets * cells * n_pen does.
 _FAST_MAX_STACK = 1 << 23
 
 
@@ -369,6 +376,76 @@ def _fast_workspace(n: int, nb: int) -> _FastWorkspace:
         cache.clear()
     ws = cache[n] = _FastWorkspace(n, max(nb, 8))
     return ws
+
+
+class _PenWorkspace:
+    """``reach_pen`` scratch for one thread: one int32 buffer for N cells, ``n_pen``
+    penalty levels and ``nb`` buckets, and a view of its out block (tree, then ends)."""
+
+    __slots__ = ("buf", "out", "nb", "n_pen")
+
+    def __init__(self, n: int, n_pen: int, nb: int):
+        self.nb, self.n_pen = nb, n_pen
+        self.buf = _pen_buffer(n, n_pen, nb)
+        self.out = self.buf[pen_out_offset(n, n_pen, nb):]
+
+
+def _pen_buffer(n: int, n_pen: int, nb: int) -> np.ndarray:
+    buf = np.zeros(pen_layout_size(n, n_pen, nb), T.INDEX)
+    buf[2] = nb
+    buf[3] = n_pen
+    return buf
+
+
+def _pen_workspace(n: int, n_pen: int, nb: int) -> _PenWorkspace:
+    cache = _thread_cache("pen")
+    ws = cache.get(n)
+    if ws is None or ws.nb < nb or ws.n_pen < n_pen:
+        if len(cache) > 16:
+            cache.clear()
+        if ws is not None:  # grow to both needs: no flip-flop between two queries
+            nb, n_pen = max(nb, ws.nb), max(n_pen, ws.n_pen)
+        ws = cache[n] = _PenWorkspace(n, n_pen, max(nb, 8))
+    return ws
+
+
+def _pen_tree(q: "_Query", occupant, qflags, leave, enter_pen, start: int,
+              budget: int):
+    """Run ``reach_pen`` in tree mode on ``q``'s packing and these layers: (workspace,
+    ends n, tree rows k); the tree and ends lie in ``ws.out`` (see ``reach_pen``).
+    None where the kernel cannot answer (it cannot happen: see ``reach1``)."""
+    ws = _pen_workspace(q.n, int(q.params[T.P_N_PEN]), q.nb)
+    nk = _pen_kernel()(q.pblob, occupant, qflags, q.zoc, leave, enter_pen, q.params,
+                       ws.buf, _TREE_MODE, _NO_QUERIES, start, budget)
+    if nk < 0:  # pragma: no cover
+        return None
+    return ws, nk & 0xFFFFFFFF, nk >> 32
+
+
+def _pen_kernel():
+    """The compiled penalty kernel (loaded on the first penalty query)."""
+    global _PEN
+    if _PEN is None:
+        _PEN = _entry_point(reach_pen_kernel())
+    return _PEN
+
+
+_PEN = None
+
+
+def _pen_rows(q: "_Query", occupant, qflags, leave, enter_pen, start: int,
+              budget: int) -> np.ndarray | None:
+    """The end rows of a penalty query on ``q``'s packing and these layers (trusted
+    arrays of the kernel types): int32[E, 8] (cell, cost, stopped, tree row, least
+    penalty, its cost, its tree row, cheapest free cost or -1), as ``reach_query``
+    writes them; None when ``q`` has no packed penalty kernel (run the general one)."""
+    if q.pblob is None:
+        return None
+    got = _pen_tree(q, occupant, qflags, leave, enter_pen, start, budget)
+    if got is None:  # pragma: no cover
+        return None
+    ws, n, k = got
+    return ws.out[4 * k:4 * k + 8 * n].reshape(8, n).T.copy()
 
 
 # ---------------------------------------------------------------------- results
@@ -788,6 +865,12 @@ def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
     ``budget`` at most the one it was prepared for)."""
     if budget > q.top:
         raise LimitError(f"budget {budget} exceeds the prepared query's {q.top}")
+    if q.pblob is not None:  # penalties: the packed penalty kernel, tree mode
+        got = _pen_tree(q, q.occupant, q.qflags, q.leave, q.enter_pen, start, budget)
+        if got is None:  # pragma: no cover (cannot happen): the general kernel
+            return _reach_prepared(replace(q, pblob=None), start, budget)
+        ws, n, k = got
+        return Reach._packed(q.board, start, budget, ws.out[:4 * k + 8 * n].copy(), n)
     if q.blob is not None:
         board = q.board
         ws = _fast_workspace(board.n_cells, q.nb)
