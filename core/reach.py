@@ -906,6 +906,25 @@ def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
                  ws.tree[:n_tree].copy(), e[3::3].T)
 
 
+def _run_general(q: _Query, start: int, budget: int) -> Reach:
+    """``q`` on the general kernel (``reach_query``), whatever packed kernel it has."""
+    return _reach_prepared(replace(q, blob=None, pblob=None), start, budget)
+
+
+#: Every implementation of one query, by name (numbagg style): the differential tests
+#: run each one that applies against the oracle and against ``"general"``, the
+#: benchmarks time them side by side. Each is ``(applies(q), run(q, start, budget))``
+#: on a validated ``_Query`` (see ``_prepare``); ``run`` returns a :class:`Reach`.
+IMPLEMENTATIONS = {
+    # the reference: every query (the linked-list bucket queue over the board arrays)
+    "general": (lambda q: True, _run_general),
+    # queries without penalties on a board whose buckets fit (reach1, tree mode)
+    "reach1": (lambda q: q.blob is not None, _reach_prepared),
+    # queries with penalties on a board whose buckets fit (reach_pen, tree mode)
+    "reach_pen": (lambda q: q.pblob is not None, _reach_prepared),
+}
+
+
 @dataclass(frozen=True)
 class ReachBatch:
     """Ends of many queries in CSR form: query i owns rows ``offsets[i]:offsets[i+1]``.
@@ -1000,7 +1019,7 @@ def _n_chunks(threads, n: int) -> int:
 
 def _batch_prepared(q: _Query, starts: np.ndarray, budgets: np.ndarray,
                     n_chunks: int) -> ReachBatch:
-    if q.blob is not None:
+    if q.blob is not None or q.pblob is not None:
         return _batch_fast(q, starts, budgets, n_chunks)
     board = q.board
     n_pen = int(q.params[T.P_N_PEN])
@@ -1042,11 +1061,14 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     n = q.board.n_cells
     nb = int(q.params[T.P_N_BUCKETS])
     cache = _thread_cache("batch_fast")
-    key = (n, n_chunks)
+    n_pen = 0 if q.pblob is None else int(q.params[T.P_N_PEN])  # 0: reach1's buffers
+    key = (n, n_chunks, n_pen)
     bw = cache.get(key)
     if bw is None or bw[0][0, 2] < nb:
-        bufs = np.zeros((n_chunks, fast_layout_size(n, max(nb, 8))), T.INDEX)
+        bufs = np.zeros((n_chunks, pen_layout_size(n, n_pen, max(nb, 8)) if n_pen else
+                         fast_layout_size(n, max(nb, 8))), T.INDEX)
         bufs[:, 2] = max(nb, 8)
+        bufs[:, 3] = n_pen
         bw = [bufs, np.empty((n_chunks, 3, 64 * len(starts) // n_chunks + n), T.INDEX)]
         if len(cache) > 8:
             cache.clear()
@@ -1062,7 +1084,7 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     status = np.zeros(n_chunks, np.int64)
     while True:
         queries[:, 2] = 0
-        if n_chunks > 1 and BATCH_THREADS == "prange":
+        if n_chunks > 1 and BATCH_THREADS == "prange" and not n_pen:
             with _parallel_lock:
                 st = prange_batch()(q.blob, q.occupant, q.qflags, q.zoc, q.params,
                                     queries, bw[0], bw[1], status)
@@ -1071,7 +1093,8 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
         if st >= 0:
             break
         if st == T.STATUS_QUEUE_FULL:  # cannot happen (see reach1): use the other kernel
-            return _batch_prepared(replace(q, blob=None), starts, budgets, n_chunks)
+            return _batch_prepared(replace(q, blob=None, pblob=None), starts, budgets,
+                                   n_chunks)
         arena = _arena_needed(queries[:, 2], n_chunks, bw[1].shape[2], n)
         bw[1] = np.empty((n_chunks, 3, arena), T.INDEX)
     counts = queries[:, 2]
@@ -1137,6 +1160,11 @@ def _chunks_pooled(q: _Query, queries, bufs, ends, status) -> int:
 
     def run(c):
         lo, hi = (n_q * c) // n_chunks, (n_q * (c + 1)) // n_chunks
+        if q.pblob is not None:  # penalties: reach_pen, the same conventions
+            status[c] = _pen_kernel()(q.pblob, q.occupant, q.qflags, q.zoc, q.leave,
+                                      q.enter_pen, q.params, bufs[c], ends[c],
+                                      queries[lo:hi], 0, 0)
+            return
         status[c] = kernel(q.blob, q.occupant, q.qflags, q.zoc, q.params, bufs[c], ends[c],
                            queries[lo:hi], 0, 0)
 
