@@ -380,14 +380,17 @@ def _fast_workspace(n: int, nb: int) -> _FastWorkspace:
 
 class _PenWorkspace:
     """``reach_pen`` scratch for one thread: one int32 buffer for N cells, ``n_pen``
-    penalty levels and ``nb`` buckets, and a view of its out block (tree, then ends)."""
+    penalty levels and ``nb`` buckets, and views of its out block (tree, then ends
+    column-major) and of the ends row-major before it (``rows``)."""
 
-    __slots__ = ("buf", "out", "nb", "n_pen")
+    __slots__ = ("buf", "out", "rows", "nb", "n_pen")
 
     def __init__(self, n: int, n_pen: int, nb: int):
         self.nb, self.n_pen = nb, n_pen
         self.buf = _pen_buffer(n, n_pen, nb)
-        self.out = self.buf[pen_out_offset(n, n_pen, nb):]
+        o_out = pen_out_offset(n, n_pen, nb)
+        self.out = self.buf[o_out:]
+        self.rows = self.buf[o_out - 8 * n:o_out]
 
 
 def _pen_buffer(n: int, n_pen: int, nb: int) -> np.ndarray:
@@ -438,14 +441,14 @@ def _pen_rows(q: "_Query", occupant, qflags, leave, enter_pen, start: int,
     """The end rows of a penalty query on ``q``'s packing and these layers (trusted
     arrays of the kernel types): int32[E, 8] (cell, cost, stopped, tree row, least
     penalty, its cost, its tree row, cheapest free cost or -1), as ``reach_query``
-    writes them; None when ``q`` has no packed penalty kernel (run the general one)."""
+    writes them, a view of the thread's workspace (valid until its next query); None
+    when ``q`` has no packed penalty kernel (run the general one)."""
     if q.pblob is None:
         return None
     got = _pen_tree(q, occupant, qflags, leave, enter_pen, start, budget)
     if got is None:  # pragma: no cover
         return None
-    ws, n, k = got
-    return ws.out[4 * k:4 * k + 8 * n].reshape(8, n).T.copy()
+    return got[0].rows[:8 * got[1]].reshape(got[1], 8)
 
 
 # ---------------------------------------------------------------------- results
@@ -824,6 +827,54 @@ class Prepared:
             params = q.params.copy()
             params[T.P_HAS_OCC] = 1
             self._q = replace(q, params=params, one=None)
+
+    def with_layers(self, *, occupant=None, cell_flags=None, zoc=None, leave=None,
+                    enter_penalty=None) -> "Prepared":
+        """The same prepared query reading the caller's own layer arrays, without a copy:
+        a write to them is what the next query sees (a live position keeps its layers
+        and binds them once). Board, mover, parameters and packing are shared. Each layer
+        given must have been given to :func:`prepare` and be a writable, C-contiguous
+        array of its kernel type (int32 ``occupant`` and ``enter_penalty``, uint8
+        ``cell_flags``, uint64 ``zoc`` and ``leave``) with one value per cell; values
+        are the caller's to keep in range (see :func:`reach`). Penalty queries run the
+        packed penalty kernel, as :meth:`reach` does.
+
+        >>> import numpy as np, movecore as mc
+        >>> b = mc.Board.square(4, 1)
+        >>> traps = np.zeros(4, np.int32)
+        >>> q = mc.prepare(b, mc.Mover(), 3, enter_penalty=traps).with_layers(
+        ...     enter_penalty=traps)
+        >>> traps[1] = 1                        # a trap appears on (1, 0)
+        >>> q.reach(0).penalties.tolist()
+        [0, 1, 1, 1]
+        """
+        q = self._q
+        given = dict(occupant=(occupant, "occupant", np.int32),
+                     cell_flags=(cell_flags, "qflags", np.uint8),
+                     zoc=(zoc, "zoc", np.uint64), leave=(leave, "leave", np.uint64),
+                     enter_penalty=(enter_penalty, "enter_pen", np.int32))
+        changes = {}
+        for name, (a, field, dtype) in given.items():
+            if a is None:
+                continue
+            if getattr(q, field).shape[0] != q.n or (name == "occupant" and
+                                                     not q.own_occupant):
+                raise QueryError(f"with_layers: this query was prepared without {name}=; "
+                                 f"give it to prepare() to bind it later")
+            if not (isinstance(a, np.ndarray) and a.dtype == dtype and a.shape == (q.n,)
+                    and a.flags.c_contiguous and a.flags.writeable):
+                raise QueryError(f"with_layers: {name} must be a writable contiguous "
+                                 f"{np.dtype(dtype).name} array of shape ({q.n},); got "
+                                 f"{describe(a)}")
+            changes[field] = a
+        if "occupant" in changes:  # whoever the caller puts there later is seen
+            params = q.params.copy()
+            params[T.P_HAS_OCC] = 1
+            changes.update(params=params, one=None)
+        new = object.__new__(Prepared)
+        new.mover = self.mover
+        new._q = replace(q, **changes)
+        return new
 
     def _run_into(self, queries: np.ndarray, ends: np.ndarray,
                   order: np.ndarray | None = None) -> int:

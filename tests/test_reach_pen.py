@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -210,3 +209,54 @@ def test_penalty_kernel_is_not_used_without_penalties():
         q = R._prepare(board, mc.Mover(), 4, None, None, None, kw.get("leave"), None, 1,
                        kw.get("max_penalty"))
         assert q.pblob is None and q.blob is not None and q.params[T.P_N_PEN] == 1
+
+
+def test_with_layers_reads_the_callers_arrays_without_a_copy():
+    """A bound query sees every later write to the caller's layers, and answers exactly as
+    a query prepared afresh with those values (penalty queries on the packed kernel)."""
+    for seed in range(120):
+        spec, board, mover, layers, start, budget, rng, q = penalty_case(seed + 70000)
+        n = board.n_cells
+        occ = layers["occupant"].copy()
+        flags = layers["cell_flags"].copy()
+        pen = np.zeros(n, np.int32)
+        leave = np.zeros(n, np.uint64) if layers["leave"] is None else layers["leave"].copy()
+        prep = mc.prepare(board, mover, budget, occupant=occ, cell_flags=flags,
+                          zoc=layers["zoc"], leave=leave, enter_penalty=pen,
+                          leave_weight=layers["leave_weight"],
+                          max_penalty=layers["max_penalty"])
+        bound = prep.with_layers(occupant=occ, cell_flags=flags, leave=leave,
+                                 enter_penalty=pen)
+        for _ in range(3):   # the caller changes its arrays in place, then asks again
+            pen[:] = rng.choice([0, 0, 1, 2]) if rng.random() < 0.5 else \
+                [rng.choice([0, 0, 1]) for _ in range(n)]
+            occ[rng.randrange(n)] = rng.choice([T.OCC_EMPTY, 0, 1, T.OCC_WALL])
+            flags[rng.randrange(n)] ^= T.CELL_BLOCKED
+            leave[rng.randrange(n)] ^= np.uint64(1)
+            got = bound.reach(start, budget)
+            want = mc.reach(board, mover, start, budget, occupant=occ, cell_flags=flags,
+                            zoc=layers["zoc"], leave=leave, enter_penalty=pen,
+                            leave_weight=layers["leave_weight"],
+                            max_penalty=layers["max_penalty"])
+            for f in FIELDS:
+                assert np.array_equal(getattr(got, f), getattr(want, f)), (seed, f)
+            b = bound.reach_many([start, start], budget)
+            assert b[1][0].tolist() == want.cells.tolist()
+        assert prep.reach(start, budget).cells.size >= 1   # the original keeps its copies
+
+
+def test_with_layers_refuses_what_it_cannot_bind():
+    board = mc.Board.square(3, 1)
+    q = mc.prepare(board, mc.Mover(), 2, enter_penalty=[0, 1, 0])
+    with pytest.raises(mc.QueryError, match="prepared without leave"):
+        q.with_layers(leave=np.zeros(3, np.uint64))
+    with pytest.raises(mc.QueryError, match="prepared without occupant"):
+        q.with_layers(occupant=np.full(3, -1, np.int32))
+    for bad in (np.zeros(3, np.int64), np.zeros(4, np.int32), np.zeros(6, np.int32)[::2],
+                [0, 1, 0]):
+        with pytest.raises(mc.QueryError, match="enter_penalty must be a writable"):
+            q.with_layers(enter_penalty=bad)
+    frozen = np.zeros(3, np.int32)
+    frozen.flags.writeable = False
+    with pytest.raises(mc.QueryError, match="writable contiguous int32"):
+        q.with_layers(enter_penalty=frozen)
