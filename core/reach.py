@@ -42,6 +42,7 @@ _EMPTY_U8 = np.zeros(0, np.uint8)
 _EMPTY_U64 = np.zeros(0, np.uint64)
 _EMPTY_I32 = np.zeros(0, T.INDEX)
 _TREE_MODE = np.zeros((3, 0), T.INDEX)    # reach1: no end columns = tree mode
+_ROWS_MODE = np.zeros((8, 0), T.INDEX)    # reach_pen: the ends' 8 fields, no tree
 _NO_QUERIES = np.zeros((0, 3), np.int64)  # reach1: the one query in its scalar arguments
 
 
@@ -439,16 +440,18 @@ _PEN = None
 def _pen_rows(q: "_Query", occupant, qflags, leave, enter_pen, start: int,
               budget: int) -> np.ndarray | None:
     """The end rows of a penalty query on ``q``'s packing and these layers (trusted
-    arrays of the kernel types): int32[E, 8] (cell, cost, stopped, tree row, least
-    penalty, its cost, its tree row, cheapest free cost or -1), as ``reach_query``
-    writes them, a view of the thread's workspace (valid until its next query); None
-    when ``q`` has no packed penalty kernel (run the general one)."""
+    arrays of the kernel types): int32[E, 8] (cell, cost, stopped, -1, least penalty,
+    its cost, -1, cheapest free cost or -1): ``reach_query``'s rows without the tree
+    rows (no tree is kept), a view of the thread's workspace (valid until its next
+    query); None when ``q`` has no packed penalty kernel (run the general one)."""
     if q.pblob is None:
         return None
-    got = _pen_tree(q, occupant, qflags, leave, enter_pen, start, budget)
-    if got is None:  # pragma: no cover
+    ws = _pen_workspace(q.n, int(q.params[T.P_N_PEN]), q.nb)
+    n = _pen_kernel()(q.pblob, occupant, qflags, q.zoc, leave, enter_pen, q.params, ws.buf,
+                      _ROWS_MODE, _NO_QUERIES, start, budget)
+    if n < 0:  # pragma: no cover (cannot happen)
         return None
-    return got[0].rows[:8 * got[1]].reshape(got[1], 8)
+    return ws.rows[:8 * n].reshape(n, 8)
 
 
 # ---------------------------------------------------------------------- results

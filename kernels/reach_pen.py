@@ -71,9 +71,11 @@ def kernel():
         """Single-start queries with penalties; arguments and return value as ``reach1``
         (see there) plus the penalty layers ``leave`` (uint64[N] or empty) and
         ``enter_pen`` (int32[N] or empty). Ends mode (``ends`` int32[3, R], R > 0): the
-        ends (cell, cost, stopped) of query after query. Tree mode (R == 0): the tree and
-        the eight end fields of ``reach_query`` in ``buf``'s out block; returns
-        ``n | (k << 32)``."""
+        ends (cell, cost, stopped) of query after query. Tree mode (``ends`` int32[3, 0],
+        one query): the tree and the eight end fields of ``reach_query`` in ``buf``'s out
+        block; returns ``n | (k << 32)``. Rows mode (``ends`` int32[8, 0], one query): no
+        tree; the n ends' eight fields in ``buf``'s rows block, row-major, the tree rows
+        (fields 3 and 6) -1; returns n."""
         N = np.int64(blob[0])
         K = np.int64(blob[1])
         L = np.int64(blob[2])
@@ -96,7 +98,8 @@ def kernel():
         o_rows = o_count + nbA * 2    # tree mode's ends, row-major, before the transpose
         o_out = o_rows + 8 * N
         cap = ends.shape[1]
-        tree_mode = cap == 0
+        rows_mode = cap == 0 and ends.shape[0] == 8
+        tree_mode = cap == 0 and not rows_mode
 
         n_pen = params[P_N_PEN]
         p_top = n_pen - 1
@@ -193,7 +196,7 @@ def kernel():
                     buf[U(o_out + 4 * k + 2)] = pen * 2 + stopped_s
                     buf[U(o_out + 4 * k + 3)] = buf[U(o_par + s)]
                 elif buf[U(o_wcell + 2 * u)] != gen:
-                    # ends mode: the first settled arrival at a cell is its end
+                    # ends / rows mode: the first settled arrival at a cell is its end
                     buf[U(o_wcell + 2 * u)] = gen
                     endable = True
                     if u != src:  # a start is always an end, whoever stands there
@@ -209,7 +212,19 @@ def kernel():
                             elif occ >= 0:
                                 mode = ally_mode if occ == team else enemy_mode
                                 endable = mode == PASS_END
-                    if endable:
+                    if endable and rows_mode:
+                        e = o_rows + 8 * pos
+                        buf[U(o_wcell + 2 * u + 1)] = pos
+                        buf[U(e)] = u
+                        buf[U(e + 1)] = cur
+                        buf[U(e + 2)] = stopped_s
+                        buf[U(e + 3)] = -1
+                        buf[U(e + 4)] = pen
+                        buf[U(e + 5)] = cur
+                        buf[U(e + 6)] = -1
+                        buf[U(e + 7)] = -1 if stopped_s else cur
+                        pos += 1
+                    elif endable:
                         if pos >= cap:
                             queries[qi, 2] = cap
                             return STATUS_ARENA_FULL
@@ -217,6 +232,16 @@ def kernel():
                         ends[1, U(pos)] = cur
                         ends[2, U(pos)] = stopped_s
                         pos += 1
+                    elif rows_mode:
+                        buf[U(o_wcell + 2 * u + 1)] = -1
+                elif rows_mode and buf[U(o_wcell + 2 * u + 1)] >= 0:
+                    # a later arrival at a listed end: its least penalty, its free cost
+                    e = o_rows + 8 * buf[U(o_wcell + 2 * u + 1)]
+                    if pen < buf[U(e + 4)]:
+                        buf[U(e + 4)] = pen
+                        buf[U(e + 5)] = cur
+                    if stopped_s == 0 and buf[U(e + 7)] < 0:
+                        buf[U(e + 7)] = cur
                 parent_row = k
                 k += 1
                 if stopped_s:
@@ -342,7 +367,7 @@ def kernel():
                 queries[qi, 2] = pos - pos0
         buf[1] = k
         if not tree_mode:
-            return pos
+            return pos  # ends mode: columns written; rows mode: ends in the rows block
         # ------------------------------------------------ tree mode: the ends
         gen = buf[0]
         n = 0

@@ -73,6 +73,12 @@ def test_penalty_kernel_equals_general_kernel_exactly(block):
         for f in FIELDS + ("_tree", "_tree_of"):
             a, b = np.asarray(getattr(fast, f)), np.asarray(getattr(slow, f))
             assert a.dtype == b.dtype and a.shape == b.shape and (a == b).all(), (seed, f)
+        # rows mode (the positions' entry: no tree) lists the same ends, fields, order
+        rows = R._pen_rows(q, q.occupant, q.qflags, q.leave, q.enter_pen, start, budget)
+        want = np.stack([slow.cells, slow.costs, slow.stopped, slow.penalties,
+                         slow.penalty_costs, slow.free_costs], axis=1)
+        assert np.array_equal(rows[:, [0, 1, 2, 4, 5, 7]], want), seed
+        assert (rows[:, [3, 6]] == -1).all()
         for i in range(min(len(fast), 6)):
             _check_paths(spec, fast, i, budget)
         seen["fast"] += 1
