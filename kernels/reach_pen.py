@@ -1,7 +1,8 @@
 """The packed fast kernel for queries WITH penalties (``params[P_N_PEN] > 1``).
 
 ``reach_pen`` is ``reach1`` (see ``kernels/reach.py``: same ``blob``, same ends and tree
-modes, same outputs) with the penalty dimension of the general kernel ``_search``: state
+modes, same outputs; plus a rows mode: the ends' eight fields without a tree) with the
+penalty dimension of the general kernel ``_search``: state
 (cell, penalty, stopped), ``leave`` masks (penalty += popcount(leave[u] & ~leave[v]) *
 leave_weight) and ``enter_pen`` per cell, penalties capped at ``n_pen - 1``. It settles
 the states in exactly ``_search``'s order (bucket queue, LIFO within a bucket, free
@@ -19,7 +20,8 @@ penalty levels allocated (>= the query's ``n_pen``) and ``nbA`` buckets:
     state[2S, 2] (stamp, cost) of state s (S = N * Pa free states s = p * N + v, then
     S stopped ones S + p * N + v: each penalty level a layer of N, the low levels -- the
     ones a move mostly uses -- side by side), parent[2S], cell[N, 2] (stamp, end index),
-    stack[nbA * 2, S], count[nbA * 2], rows[N, 8] (tree mode's ends, row-major), out[8S +
+    stack[nbA * 2, S] (entries penalty << 24 | cell), count[nbA * 2], rows[N, 8] (the
+    ends row-major: tree mode's before they are transposed, rows mode's answer), out[8S +
     8N]: the query's tree[k, 4] (cell, cost, penalty * 2 + stopped, parent row), then its
     ends[8, n] column-major, exactly as ``reach1``'s tree mode (``Reach._packed`` reads
     both).
