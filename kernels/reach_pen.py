@@ -100,8 +100,8 @@ def kernel():
         o_rows = o_count + nbA * 2    # tree mode's ends, row-major, before the transpose
         o_out = o_rows + 8 * N
         cap = ends.shape[1]
-        rows_mode = cap == 0 and ends.shape[0] == 8
-        tree_mode = cap == 0 and not rows_mode
+        listing = cap == 0            # tree or rows mode: the ends' eight fields listed
+        tree_mode = listing and ends.shape[0] != 8
 
         n_pen = params[P_N_PEN]
         p_top = n_pen - 1
@@ -197,8 +197,8 @@ def kernel():
                     buf[U(o_out + 4 * k + 1)] = cur
                     buf[U(o_out + 4 * k + 2)] = pen * 2 + stopped_s
                     buf[U(o_out + 4 * k + 3)] = buf[U(o_par + s)]
-                elif buf[U(o_wcell + 2 * u)] != gen:
-                    # ends / rows mode: the first settled arrival at a cell is its end
+                if buf[U(o_wcell + 2 * u)] != gen:
+                    # the first settled arrival at a cell is its end (if it may end there)
                     buf[U(o_wcell + 2 * u)] = gen
                     endable = True
                     if u != src:  # a start is always an end, whoever stands there
@@ -214,16 +214,16 @@ def kernel():
                             elif occ >= 0:
                                 mode = ally_mode if occ == team else enemy_mode
                                 endable = mode == PASS_END
-                    if endable and rows_mode:
+                    if endable and listing:  # (tree and rows modes: one query)
                         e = o_rows + 8 * pos
                         buf[U(o_wcell + 2 * u + 1)] = pos
                         buf[U(e)] = u
                         buf[U(e + 1)] = cur
                         buf[U(e + 2)] = stopped_s
-                        buf[U(e + 3)] = -1
+                        buf[U(e + 3)] = k if tree_mode else -1
                         buf[U(e + 4)] = pen
                         buf[U(e + 5)] = cur
-                        buf[U(e + 6)] = -1
+                        buf[U(e + 6)] = k if tree_mode else -1
                         buf[U(e + 7)] = -1 if stopped_s else cur
                         pos += 1
                     elif endable:
@@ -234,14 +234,16 @@ def kernel():
                         ends[1, U(pos)] = cur
                         ends[2, U(pos)] = stopped_s
                         pos += 1
-                    elif rows_mode:
+                    elif listing:
                         buf[U(o_wcell + 2 * u + 1)] = -1
-                elif rows_mode and buf[U(o_wcell + 2 * u + 1)] >= 0:
-                    # a later arrival at a listed end: its least penalty, its free cost
+                elif listing and buf[U(o_wcell + 2 * u + 1)] >= 0:
+                    # a later arrival at a listed end: the first of its least penalty (in
+                    # cost order), the first that did not stop
                     e = o_rows + 8 * buf[U(o_wcell + 2 * u + 1)]
                     if pen < buf[U(e + 4)]:
                         buf[U(e + 4)] = pen
                         buf[U(e + 5)] = cur
+                        buf[U(e + 6)] = k if tree_mode else -1
                     if stopped_s == 0 and buf[U(e + 7)] < 0:
                         buf[U(e + 7)] = cur
                 parent_row = k
@@ -370,51 +372,9 @@ def kernel():
         buf[1] = k
         if not tree_mode:
             return pos  # ends mode: columns written; rows mode: ends in the rows block
-        # ------------------------------------------------ tree mode: the ends
-        gen = buf[0]
-        n = 0
-        buf[o_wcell + 2 * src] = -gen  # a start is always an end, whoever stands there
-        for r in range(k):
-            v = buf[o_out + 4 * r]
-            cost_r = buf[o_out + 4 * r + 1]
-            code = buf[o_out + 4 * r + 2]
-            stopped_r = code & 1
-            pen_r = code >> 1
-            mark = buf[o_wcell + 2 * v]
-            if mark == gen:
-                e = o_rows + 8 * buf[o_wcell + 2 * v + 1]
-                if pen_r < buf[e + 4]:
-                    buf[e + 4] = pen_r
-                    buf[e + 5] = cost_r
-                    buf[e + 6] = r
-                if stopped_r == 0 and buf[e + 7] < 0:
-                    buf[e + 7] = cost_r
-                continue
-            if mark != -gen:
-                fl = blob[o_cell + 4 * v + 1]
-                if has_q:
-                    fl |= qflags[v]
-                if fl & CELL_NO_END:
-                    continue
-                occ = occupant[v] if has_occ else OCC_EMPTY
-                if occ == OCC_WALL:
-                    continue
-                if occ >= 0:
-                    mode = ally_mode if occ == team else enemy_mode
-                    if mode != PASS_END:
-                        continue
-            buf[o_wcell + 2 * v] = gen
-            buf[o_wcell + 2 * v + 1] = n
-            e = o_rows + 8 * n
-            buf[e] = v
-            buf[e + 1] = cost_r
-            buf[e + 2] = stopped_r
-            buf[e + 3] = r
-            buf[e + 4] = pen_r
-            buf[e + 5] = cost_r
-            buf[e + 6] = r
-            buf[e + 7] = -1 if stopped_r else cost_r
-            n += 1
+        # ------------------------------------------------ tree mode: the ends after
+        # the tree, column-major
+        n = pos
         base = o_out + 4 * k
         for f in range(8):
             for i in range(n):
