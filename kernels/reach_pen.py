@@ -330,7 +330,7 @@ def kernel():
                     if stopped and (not may_end or (fl & CELL_NO_END)):
                         continue  # must end where it may not end: no move at all
                     p = pen
-                    if has_leave:
+                    if has_leave and lv_u != 0:  # (nothing to leave: no load)
                         x = lv_u & ~leave[U(v)]
                         if x:
                             # popcount, branch-free (SWAR)
