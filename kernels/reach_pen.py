@@ -191,6 +191,27 @@ def kernel():
                 if stopped_s and buf[U(o_state + 2 * sf)] == gen and \
                         buf[U(o_state + 2 * sf + 1)] <= cur:
                     continue  # a free arrival at most as dear settled: it wins
+                if not tree_mode:
+                    # Without a tree, an arrival is dropped when one strictly cheaper, at
+                    # most as penalised (and free, if this one is) settled at this cell:
+                    # it is not this cell's end (settled later), improves none of its
+                    # fields, and every arrival it would lead to is in turn beaten so by
+                    # one the cheaper leads to. The ends, their fields and their order
+                    # stay those of the full search; only labels nobody sees are skipped.
+                    # (Tree mode keeps them: its tree is the general kernel's, row for row.)
+                    dominated = False
+                    for p2 in range(pen + 1):
+                        t2 = p2 * N + u
+                        if buf[U(o_state + 2 * t2)] == gen and \
+                                buf[U(o_state + 2 * t2 + 1)] < cur:
+                            dominated = True
+                            break
+                        if stopped_s and buf[U(o_state + 2 * (t2 + SF))] == gen and \
+                                buf[U(o_state + 2 * (t2 + SF) + 1)] < cur:
+                            dominated = True
+                            break
+                    if dominated:
+                        continue
                 # ---------------------------------------- settle
                 if tree_mode:
                     buf[U(o_out + 4 * k)] = u
