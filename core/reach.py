@@ -437,6 +437,19 @@ def _pen_kernel():
 _PEN = None
 
 
+def _pen_ends(q: "_Query", start: int, budget: int) -> "Reach":
+    """A penalty query's :class:`Reach` without a search tree (``paths=False``): the
+    kernel's rows mode, its columns as a packed result with an empty tree."""
+    ws = _pen_workspace(q.n, int(q.params[T.P_N_PEN]), q.nb)
+    n = _pen_kernel()(q.pblob, q.occupant, q.qflags, q.zoc, q.leave, q.enter_pen, q.params,
+                      ws.buf, _ROWS_MODE, _NO_QUERIES, start, budget)
+    if n < 0:  # pragma: no cover (cannot happen): the tree-mode answer
+        return _reach_prepared(q, start, budget)
+    r = Reach._packed(q.board, start, budget, ws.out[:8 * n].copy(), n)
+    r._no_tree = True
+    return r
+
+
 def _pen_rows(q: "_Query", occupant, qflags, leave, enter_pen, start: int,
               budget: int) -> np.ndarray | None:
     """The end rows of a penalty query on ``q``'s packing and these layers (trusted
@@ -574,6 +587,7 @@ class Reach:
     def parents(self) -> np.ndarray:
         """int32[E]: per end, the cell before it on :meth:`path` (-1 for the start): the
         whole least-cost path tree in one array (walk it back to the start)."""
+        self._check_paths()
         rows = self._tree_of[:, 0]
         prow = np.where(rows >= 0, self._tree[np.maximum(rows, 0), 3], -1)
         return np.where(prow >= 0, self._tree[np.maximum(prow, 0), 0], -1).astype(T.INDEX)
@@ -584,6 +598,7 @@ class Reach:
         the cheapest arrival that did not have to stop there (:class:`QueryError` when
         every arrival there stops: ``free_costs`` is -1)."""
         i = self.end_index(end)
+        self._check_paths()
         tree = self._tree
         if free:
             cell = int(self.cells[i])
@@ -599,6 +614,13 @@ class Reach:
             out.append(int(tree[row, 0]))
             row = int(tree[row, 3])
         return np.array(out[::-1], dtype=T.INDEX)
+
+    _no_tree = False  # a result asked with paths=False (set on the instance)
+
+    def _check_paths(self):
+        if self._no_tree:
+            raise QueryError("this result was asked with paths=False: it has no paths; "
+                             "ask the query again with paths=True")
 
     def path_coords(self, end, **kw) -> list[tuple[int, int]]:
         return [self.board.coord(c) for c in self.path(end, **kw)]
@@ -718,9 +740,13 @@ class Prepared:
     def __repr__(self) -> str:
         return f"Prepared({self._q.n} cells, max_budget={self._q.top})"
 
-    def reach(self, start, budget: int | None = None) -> Reach:
+    def reach(self, start, budget: int | None = None, *, paths: bool = True) -> Reach:
         """Every end of a move from ``start`` (cell index or coordinate) with ``budget``
-        (default: ``max_budget``); :class:`LimitError` if it exceeds ``max_budget``."""
+        (default: ``max_budget``); :class:`LimitError` if it exceeds ``max_budget``.
+        ``paths=False`` promises that no path will be asked: a penalty query then runs
+        without a search tree, from far fewer labels (see ``kernels/reach_pen.py``), with
+        the same columns, and its ``path`` / ``parents`` raise :class:`QueryError`; other
+        queries are answered as with ``paths=True``."""
         q = self._q
         if budget is None:
             budget = q.top
@@ -731,6 +757,8 @@ class Prepared:
                                  f"max_budget {q.top}: prepare it with a larger one")
         if type(start) is not int or not 0 <= start < q.n:
             start = _cell(q.board, start, "start")
+        if not paths and q.pblob is not None:
+            return _pen_ends(q, start, budget)
         if q.one is None:
             return _reach_prepared(q, start, budget)
         # No per-query layer: every array is the library's own, so the ends alone now,

@@ -6,9 +6,12 @@ penalty dimension of the general kernel ``_search``: state
 (cell, penalty, stopped), ``leave`` masks (penalty += popcount(leave[u] & ~leave[v]) *
 leave_weight) and ``enter_pen`` per cell, penalties capped at ``n_pen - 1``. It settles
 the states in exactly ``_search``'s order (bucket queue, LIFO within a bucket, free
-arrivals before stopped ones of the same cost), so its search tree, its ends and their
-order are those of ``reach_query`` row for row; only the layout differs (one int32
-buffer, flat offsets, bucket stacks instead of a linked list, 12 arguments instead of 21).
+arrivals before stopped ones of the same cost), so in tree mode its search tree, its ends
+and their order are those of ``reach_query`` row for row; only the layout differs (one
+int32 buffer, flat offsets, bucket stacks instead of a linked list, 12 arguments instead
+of 21). Without a tree (ends and rows modes) it also drops the arrivals a strictly
+cheaper, at most as penalised one at the same cell beats: the same ends, fields and
+order, from far fewer labels.
 
 It lives in its own module and is compiled (or loaded from Numba's cache) on the first
 penalty query (``kernel()``): a program that never asks one does not pay for it, and a
@@ -76,8 +79,8 @@ def kernel():
         ends (cell, cost, stopped) of query after query. Tree mode (``ends`` int32[3, 0],
         one query): the tree and the eight end fields of ``reach_query`` in ``buf``'s out
         block; returns ``n | (k << 32)``. Rows mode (``ends`` int32[8, 0], one query): no
-        tree; the n ends' eight fields in ``buf``'s rows block, row-major, the tree rows
-        (fields 3 and 6) -1; returns n."""
+        tree; the n ends' eight fields in ``buf``'s rows block, row-major, and at the start
+        of its out block, column-major, the tree rows (fields 3 and 6) -1; returns n."""
         N = np.int64(blob[0])
         K = np.int64(blob[1])
         L = np.int64(blob[2])
@@ -97,7 +100,7 @@ def kernel():
         o_wcell = o_par + S           # (stamp, end) of v    buf[o_wcell + 2 * v + f]
         o_stack = o_wcell + N * 2     # stack of bucket-phase bp: buf[o_stack + SF * bp + i]
         o_count = o_stack + nbA * 2 * SF
-        o_rows = o_count + nbA * 2    # tree mode's ends, row-major, before the transpose
+        o_rows = o_count + nbA * 2    # the ends' eight fields, row-major
         o_out = o_rows + 8 * N
         cap = ends.shape[1]
         listing = cap == 0            # tree or rows mode: the ends' eight fields listed
@@ -391,15 +394,15 @@ def kernel():
             if n_q > 0:
                 queries[qi, 2] = pos - pos0
         buf[1] = k
-        if not tree_mode:
-            return pos  # ends mode: columns written; rows mode: ends in the rows block
-        # ------------------------------------------------ tree mode: the ends after
-        # the tree, column-major
+        if not listing:
+            return pos  # ends mode: the end columns written
+        # ------------------------------------------------ the ends column-major, after
+        # the tree (tree mode) or at the start of the out block (rows mode)
         n = pos
-        base = o_out + 4 * k
+        base = o_out + 4 * k if tree_mode else o_out
         for f in range(8):
             for i in range(n):
                 buf[base + f * n + i] = buf[o_rows + 8 * i + f]
-        return n | (k << 32)
+        return n | (k << 32) if tree_mode else n
 
     return reach_pen

@@ -79,6 +79,12 @@ def test_penalty_kernel_equals_general_kernel_exactly(block):
                          slow.penalty_costs, slow.free_costs], axis=1)
         assert np.array_equal(rows[:, [0, 1, 2, 4, 5, 7]], want), seed
         assert (rows[:, [3, 6]] == -1).all()
+        # Prepared.reach(paths=False): the same columns, no paths
+        lean = R._pen_ends(q, start, budget)
+        for f in FIELDS:
+            assert np.array_equal(getattr(lean, f), getattr(slow, f)), (seed, f)
+        with pytest.raises(mc.QueryError, match="paths=False"):
+            lean.path(start)
         for i in range(min(len(fast), 6)):
             _check_paths(spec, fast, i, budget)
         seen["fast"] += 1
@@ -146,7 +152,8 @@ def test_penalty_queries_are_dispatched_to_the_packed_kernel(monkeypatch):
         m.setattr(R, "_REACH_QUERY", refuse)
         m.setattr(R, "reach_batch", refuse)
         for got in (mc.reach(board, mover, start, budget, **kw),
-                    mc.prepare(board, mover, budget, **kw).reach(start)):
+                    mc.prepare(board, mover, budget, **kw).reach(start),
+                    mc.prepare(board, mover, budget, **kw).reach(start, paths=False)):
             for f in FIELDS:
                 assert np.array_equal(getattr(got, f), getattr(want, f)), f
         for b in (mc.reach_many(board, mover, [start], budget, **kw),
