@@ -80,11 +80,12 @@ def ab_games(rounds: int = 12, calls: int = 100, log=print) -> dict:
 
     import movecore as mc
     from movecore.games import heroscape_position as HP
-    fast_rows, fast_tree = HP._pen_rows, R._pen_tree
+    fast_rows, fast_tree, fast_ends = HP._pen_rows, R._pen_tree, R._pen_ends
 
-    def use(fast):
+    def use(fast):  # the packed penalty kernel's three entries, or the general kernel
         HP._pen_rows = fast_rows if fast else (lambda *a: None)
         R._pen_tree = fast_tree if fast else (lambda *a: None)
+        R._pen_ends = fast_ends if fast else R._run_general
 
     def cpu_us(f):
         t0 = time.process_time()

@@ -200,6 +200,7 @@ def test_game_penalty_moves_run_on_the_packed_kernel(monkeypatch, example, figur
     with monkeypatch.context() as m:   # the general kernel everywhere
         m.setattr(HP, "_pen_rows", lambda *a: None)
         m.setattr(R, "_pen_tree", lambda *a: None)
+        m.setattr(R, "_pen_ends", R._run_general)
         slow = mc.position(json.loads((EXAMPLES / example).read_text())).legal_moves(
             figure, **query)
     for f in ("actions", "costs", "stop", "penalty"):
