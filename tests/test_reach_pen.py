@@ -198,7 +198,7 @@ def test_game_penalty_moves_run_on_the_packed_kernel(monkeypatch, example, figur
     fast = pos.legal_moves(figure, **query)
     assert np.asarray(fast.penalty).any()   # a penalty query indeed
     with monkeypatch.context() as m:   # the general kernel everywhere
-        m.setattr(HP, "_pen_rows", lambda *a: None)
+        m.setattr(HP, "_pen_tree", lambda *a: None)
         m.setattr(R, "_pen_tree", lambda *a: None)
         m.setattr(R, "_pen_ends", R._run_general)
         slow = mc.position(json.loads((EXAMPLES / example).read_text())).legal_moves(
