@@ -36,6 +36,8 @@ _COMMAND_MODULES = {
     "bench": ("movecore.bench", "time movecore against scipy / tcod / networkx"),
     "selfplay": ("movecore.selfplay", "bulk seeded movement-only self-play"),
     "capi": ("movecore.bindings.capi", "build the C ABI (libmovecore.so + movecore.h)"),
+    "schema": ("movecore.vocab_cli", "print a game's scenario JSON Schema"),
+    "convert": ("movecore.vocab_cli", "print a scenario in the common form"),
 }
 _missing: dict[str, Exception] = {}
 _COORD = re.compile(r"^\s*-?\d+\s*,\s*-?\d+\s*$")
@@ -90,6 +92,9 @@ def cmd_solve(args) -> int:
         if isinstance(query, dict):
             query["paths"] = True
     want_picture = bool(args.svg or args.text or args.to)
+    if want_picture:
+        from .vocabulary import to_native
+        scenario = to_native(scenario)      # the pictures read the game's own spelling
     if want_picture:
         from .render import parse_to, picture, solve_for_picture, to_svg, to_text
         to = parse_to(args.to) if args.to else None
@@ -163,15 +168,17 @@ def main(argv=None) -> int:
                    help="print a text picture of the reach instead of the JSON")
     p.set_defaults(fn=cmd_solve)
     chosen = next((a for a in argv if not a.startswith("-")), None)
+    if chosen in _COMMAND_MODULES:
+        name = _COMMAND_MODULES[chosen][0]
+        try:
+            mod = importlib.import_module(name)
+        except ImportError as exc:  # an optional extra is missing: say so
+            _missing[name] = exc
+        else:
+            mod.register(sub)       # may add several commands (schema and convert)
     for cmd, (name, help_line) in _COMMAND_MODULES.items():
-        if cmd == chosen:
-            try:
-                mod = importlib.import_module(name)
-            except ImportError as exc:  # an optional extra is missing: say so
-                _missing[name] = exc
-            else:
-                mod.register(sub)
-                continue
+        if cmd in sub.choices:
+            continue
         p = sub.add_parser(cmd, help=help_line, add_help=False)
         p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
         p.set_defaults(fn=lambda args, name=name: _unavailable(name))

@@ -64,7 +64,8 @@ def position(scenario: Mapping[str, Any] | str) -> "Position":
         from .errors import UnknownGameError
         raise UnknownGameError(f"no live position for game {describe(game)}; expected one "
                                f"of {sorted(_POSITIONS)}")
-    return _POSITIONS[game](scenario)
+    from .vocabulary import to_native
+    return _POSITIONS[game](to_native(scenario))
 
 
 def position_games() -> list[str]:

@@ -33,6 +33,8 @@ from .kernels.reach import (H_ANY_STOP, H_HILLY, HDR, fast_layout_size, field_qu
                             reach1_ordered,
                             reach1_one_general, reach1_one_plain, reach1_plain, reach_batch,
                             reach_query)
+from .kernels.reach_pen import kernel as reach_pen_kernel
+from .kernels.reach_pen import pen_layout_size, pen_out_offset
 from .mover import OCCUPANCY_MODES, Mover
 
 _new = object.__new__
@@ -40,6 +42,7 @@ _EMPTY_U8 = np.zeros(0, np.uint8)
 _EMPTY_U64 = np.zeros(0, np.uint64)
 _EMPTY_I32 = np.zeros(0, T.INDEX)
 _TREE_MODE = np.zeros((3, 0), T.INDEX)    # reach1: no end columns = tree mode
+_ROWS_MODE = np.zeros((8, 0), T.INDEX)    # reach_pen: the ends' 8 fields, no tree
 _NO_QUERIES = np.zeros((0, 3), np.int64)  # reach1: the one query in its scalar arguments
 
 
@@ -218,6 +221,7 @@ class _Query:
     #                                  no layer is given and nobody stands on the board
     n: int = 0                       # cells of the board
     own_occupant: bool = False       # occupant is this query's own copy (set_layer)
+    pblob: np.ndarray | None = None  # penalty fast path: the same packing, for reach_pen
 
     def layers(self):
         b = self.board
@@ -297,13 +301,17 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
         kernel = _REACH1[plain]
         if qflags.size == 0 and zoc_a.size == 0 and not params[T.P_HAS_OCC]:
             one = _REACH1_ONE[plain]
+    pblob = None
+    if n_pen > 1 and int(params[T.P_N_BUCKETS]) * n * n_pen <= _FAST_MAX_STACK:
+        pblob = _pack(board, rule)  # penalties: reach_pen over the same packing
     return _Query(board, rule, occ, qflags, zoc_a, leave_a, pen_a, params, blob,
                   int(budget), int(params[T.P_N_BUCKETS]), kernel, one, n,
-                  occupant is not None)
+                  occupant is not None, pblob)
 
 
 #: The fast kernel keeps one stack of at most N entries per bucket: used while
-#: buckets * cells stays below this (else the linked-list kernel runs).
+#: buckets * cells stays below this (else the linked-list kernel runs); the penalty
+#: kernel one of N * n_pen, while buckets * cells * n_pen does.
 _FAST_MAX_STACK = 1 << 23
 
 
@@ -369,6 +377,94 @@ def _fast_workspace(n: int, nb: int) -> _FastWorkspace:
         cache.clear()
     ws = cache[n] = _FastWorkspace(n, max(nb, 8))
     return ws
+
+
+class _PenWorkspace:
+    """``reach_pen`` scratch for one thread: one int32 buffer for N cells, ``n_pen``
+    penalty levels and ``nb`` buckets, and views of its out block (tree, then ends
+    column-major) and of the ends row-major before it (``rows``)."""
+
+    __slots__ = ("buf", "out", "rows", "nb", "n_pen")
+
+    def __init__(self, n: int, n_pen: int, nb: int):
+        self.nb, self.n_pen = nb, n_pen
+        self.buf = _pen_buffer(n, n_pen, nb)
+        o_out = pen_out_offset(n, n_pen, nb)
+        self.out = self.buf[o_out:]
+        self.rows = self.buf[o_out - 8 * n:o_out]
+
+
+def _pen_buffer(n: int, n_pen: int, nb: int) -> np.ndarray:
+    buf = np.zeros(pen_layout_size(n, n_pen, nb), T.INDEX)
+    buf[2] = nb
+    buf[3] = n_pen
+    return buf
+
+
+def _pen_workspace(n: int, n_pen: int, nb: int) -> _PenWorkspace:
+    cache = _thread_cache("pen")
+    ws = cache.get(n)
+    if ws is None or ws.nb < nb or ws.n_pen < n_pen:
+        if len(cache) > 16:
+            cache.clear()
+        if ws is not None:  # grow to both needs: no flip-flop between two queries
+            nb, n_pen = max(nb, ws.nb), max(n_pen, ws.n_pen)
+        ws = cache[n] = _PenWorkspace(n, n_pen, max(nb, 8))
+    return ws
+
+
+def _pen_tree(q: "_Query", occupant, qflags, leave, enter_pen, start: int,
+              budget: int):
+    """Run ``reach_pen`` in tree mode on ``q``'s packing and these layers: (workspace,
+    ends n, tree rows k); the tree and ends lie in ``ws.out`` (see ``reach_pen``).
+    None where the kernel cannot answer (it cannot happen: see ``reach1``)."""
+    ws = _pen_workspace(q.n, int(q.params[T.P_N_PEN]), q.nb)
+    nk = _pen_kernel()(q.pblob, occupant, qflags, q.zoc, leave, enter_pen, q.params,
+                       ws.buf, _TREE_MODE, _NO_QUERIES, start, budget)
+    if nk < 0:  # pragma: no cover
+        return None
+    return ws, nk & 0xFFFFFFFF, nk >> 32
+
+
+def _pen_kernel():
+    """The compiled penalty kernel (loaded on the first penalty query)."""
+    global _PEN
+    if _PEN is None:
+        _PEN = _entry_point(reach_pen_kernel())
+    return _PEN
+
+
+_PEN = None
+
+
+def _pen_ends(q: "_Query", start: int, budget: int) -> "Reach":
+    """A penalty query's :class:`Reach` without a search tree (``paths=False``): the
+    kernel's rows mode, its columns as a packed result with an empty tree."""
+    ws = _pen_workspace(q.n, int(q.params[T.P_N_PEN]), q.nb)
+    n = _pen_kernel()(q.pblob, q.occupant, q.qflags, q.zoc, q.leave, q.enter_pen, q.params,
+                      ws.buf, _ROWS_MODE, _NO_QUERIES, start, budget)
+    if n < 0:  # pragma: no cover (cannot happen): the tree-mode answer
+        return _reach_prepared(q, start, budget)
+    r = Reach._packed(q.board, start, budget, ws.out[:8 * n].copy(), n)
+    r._no_tree = True
+    return r
+
+
+def _pen_rows(q: "_Query", occupant, qflags, leave, enter_pen, start: int,
+              budget: int) -> np.ndarray | None:
+    """The end rows of a penalty query on ``q``'s packing and these layers (trusted
+    arrays of the kernel types): int32[E, 8] (cell, cost, stopped, -1, least penalty,
+    its cost, -1, cheapest free cost or -1): ``reach_query``'s rows without the tree
+    rows (no tree is kept), a view of the thread's workspace (valid until its next
+    query); None when ``q`` has no packed penalty kernel (run the general one)."""
+    if q.pblob is None:
+        return None
+    ws = _pen_workspace(q.n, int(q.params[T.P_N_PEN]), q.nb)
+    n = _pen_kernel()(q.pblob, occupant, qflags, q.zoc, leave, enter_pen, q.params, ws.buf,
+                      _ROWS_MODE, _NO_QUERIES, start, budget)
+    if n < 0:  # pragma: no cover (cannot happen)
+        return None
+    return ws.rows[:8 * n].reshape(n, 8)
 
 
 # ---------------------------------------------------------------------- results
@@ -491,6 +587,7 @@ class Reach:
     def parents(self) -> np.ndarray:
         """int32[E]: per end, the cell before it on :meth:`path` (-1 for the start): the
         whole least-cost path tree in one array (walk it back to the start)."""
+        self._check_paths()
         rows = self._tree_of[:, 0]
         prow = np.where(rows >= 0, self._tree[np.maximum(rows, 0), 3], -1)
         return np.where(prow >= 0, self._tree[np.maximum(prow, 0), 0], -1).astype(T.INDEX)
@@ -501,6 +598,7 @@ class Reach:
         the cheapest arrival that did not have to stop there (:class:`QueryError` when
         every arrival there stops: ``free_costs`` is -1)."""
         i = self.end_index(end)
+        self._check_paths()
         tree = self._tree
         if free:
             cell = int(self.cells[i])
@@ -516,6 +614,13 @@ class Reach:
             out.append(int(tree[row, 0]))
             row = int(tree[row, 3])
         return np.array(out[::-1], dtype=T.INDEX)
+
+    _no_tree = False  # a result asked with paths=False (set on the instance)
+
+    def _check_paths(self):
+        if self._no_tree:
+            raise QueryError("this result was asked with paths=False: it has no paths; "
+                             "ask the query again with paths=True")
 
     def path_coords(self, end, **kw) -> list[tuple[int, int]]:
         return [self.board.coord(c) for c in self.path(end, **kw)]
@@ -635,9 +740,13 @@ class Prepared:
     def __repr__(self) -> str:
         return f"Prepared({self._q.n} cells, max_budget={self._q.top})"
 
-    def reach(self, start, budget: int | None = None) -> Reach:
+    def reach(self, start, budget: int | None = None, *, paths: bool = True) -> Reach:
         """Every end of a move from ``start`` (cell index or coordinate) with ``budget``
-        (default: ``max_budget``); :class:`LimitError` if it exceeds ``max_budget``."""
+        (default: ``max_budget``); :class:`LimitError` if it exceeds ``max_budget``.
+        ``paths=False`` promises that no path will be asked: a penalty query then runs
+        without a search tree, from far fewer labels (see ``kernels/reach_pen.py``), with
+        the same columns, and its ``path`` / ``parents`` raise :class:`QueryError`; other
+        queries are answered as with ``paths=True``."""
         q = self._q
         if budget is None:
             budget = q.top
@@ -648,6 +757,8 @@ class Prepared:
                                  f"max_budget {q.top}: prepare it with a larger one")
         if type(start) is not int or not 0 <= start < q.n:
             start = _cell(q.board, start, "start")
+        if not paths and q.pblob is not None:
+            return _pen_ends(q, start, budget)
         if q.one is None:
             return _reach_prepared(q, start, budget)
         # No per-query layer: every array is the library's own, so the ends alone now,
@@ -748,6 +859,54 @@ class Prepared:
             params[T.P_HAS_OCC] = 1
             self._q = replace(q, params=params, one=None)
 
+    def with_layers(self, *, occupant=None, cell_flags=None, zoc=None, leave=None,
+                    enter_penalty=None) -> "Prepared":
+        """The same prepared query reading the caller's own layer arrays, without a copy:
+        a write to them is what the next query sees (a live position keeps its layers
+        and binds them once). Board, mover, parameters and packing are shared. Each layer
+        given must have been given to :func:`prepare` and be a writable, C-contiguous
+        array of its kernel type (int32 ``occupant`` and ``enter_penalty``, uint8
+        ``cell_flags``, uint64 ``zoc`` and ``leave``) with one value per cell; values
+        are the caller's to keep in range (see :func:`reach`). Penalty queries run the
+        packed penalty kernel, as :meth:`reach` does.
+
+        >>> import numpy as np, movecore as mc
+        >>> b = mc.Board.square(4, 1)
+        >>> traps = np.zeros(4, np.int32)
+        >>> q = mc.prepare(b, mc.Mover(), 3, enter_penalty=traps).with_layers(
+        ...     enter_penalty=traps)
+        >>> traps[1] = 1                        # a trap appears on (1, 0)
+        >>> q.reach(0).penalties.tolist()
+        [0, 1, 1, 1]
+        """
+        q = self._q
+        given = dict(occupant=(occupant, "occupant", np.int32),
+                     cell_flags=(cell_flags, "qflags", np.uint8),
+                     zoc=(zoc, "zoc", np.uint64), leave=(leave, "leave", np.uint64),
+                     enter_penalty=(enter_penalty, "enter_pen", np.int32))
+        changes = {}
+        for name, (a, field, dtype) in given.items():
+            if a is None:
+                continue
+            if getattr(q, field).shape[0] != q.n or (name == "occupant" and
+                                                     not q.own_occupant):
+                raise QueryError(f"with_layers: this query was prepared without {name}=; "
+                                 f"give it to prepare() to bind it later")
+            if not (isinstance(a, np.ndarray) and a.dtype == dtype and a.shape == (q.n,)
+                    and a.flags.c_contiguous and a.flags.writeable):
+                raise QueryError(f"with_layers: {name} must be a writable contiguous "
+                                 f"{np.dtype(dtype).name} array of shape ({q.n},); got "
+                                 f"{describe(a)}")
+            changes[field] = a
+        if "occupant" in changes:  # whoever the caller puts there later is seen
+            params = q.params.copy()
+            params[T.P_HAS_OCC] = 1
+            changes.update(params=params, one=None)
+        new = object.__new__(Prepared)
+        new.mover = self.mover
+        new._q = replace(q, **changes)
+        return new
+
     def _run_into(self, queries: np.ndarray, ends: np.ndarray,
                   order: np.ndarray | None = None) -> int:
         """The live positions' hot path (trusted arguments, no validation, one thread,
@@ -788,6 +947,12 @@ def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
     ``budget`` at most the one it was prepared for)."""
     if budget > q.top:
         raise LimitError(f"budget {budget} exceeds the prepared query's {q.top}")
+    if q.pblob is not None:  # penalties: the packed penalty kernel, tree mode
+        got = _pen_tree(q, q.occupant, q.qflags, q.leave, q.enter_pen, start, budget)
+        if got is None:  # pragma: no cover (cannot happen): the general kernel
+            return _reach_prepared(replace(q, pblob=None), start, budget)
+        ws, n, k = got
+        return Reach._packed(q.board, start, budget, ws.out[:4 * k + 8 * n].copy(), n)
     if q.blob is not None:
         board = q.board
         ws = _fast_workspace(board.n_cells, q.nb)
@@ -821,6 +986,25 @@ def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
     e = ws.ends[:n].T.copy()
     return Reach(b, start, budget, e[0], e[1], e[2].astype(bool), e[7], e[4], e[5],
                  ws.tree[:n_tree].copy(), e[3::3].T)
+
+
+def _run_general(q: _Query, start: int, budget: int) -> Reach:
+    """``q`` on the general kernel (``reach_query``), whatever packed kernel it has."""
+    return _reach_prepared(replace(q, blob=None, pblob=None), start, budget)
+
+
+#: Every implementation of one query, by name (numbagg style): the differential tests
+#: run each one that applies against the oracle and against ``"general"``, the
+#: benchmarks time them side by side. Each is ``(applies(q), run(q, start, budget))``
+#: on a validated ``_Query`` (see ``_prepare``); ``run`` returns a :class:`Reach`.
+IMPLEMENTATIONS = {
+    # the reference: every query (the linked-list bucket queue over the board arrays)
+    "general": (lambda q: True, _run_general),
+    # queries without penalties on a board whose buckets fit (reach1, tree mode)
+    "reach1": (lambda q: q.blob is not None, _reach_prepared),
+    # queries with penalties on a board whose buckets fit (reach_pen, tree mode)
+    "reach_pen": (lambda q: q.pblob is not None, _reach_prepared),
+}
 
 
 @dataclass(frozen=True)
@@ -917,7 +1101,7 @@ def _n_chunks(threads, n: int) -> int:
 
 def _batch_prepared(q: _Query, starts: np.ndarray, budgets: np.ndarray,
                     n_chunks: int) -> ReachBatch:
-    if q.blob is not None:
+    if q.blob is not None or q.pblob is not None:
         return _batch_fast(q, starts, budgets, n_chunks)
     board = q.board
     n_pen = int(q.params[T.P_N_PEN])
@@ -959,11 +1143,14 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     n = q.board.n_cells
     nb = int(q.params[T.P_N_BUCKETS])
     cache = _thread_cache("batch_fast")
-    key = (n, n_chunks)
+    n_pen = 0 if q.pblob is None else int(q.params[T.P_N_PEN])  # 0: reach1's buffers
+    key = (n, n_chunks, n_pen)
     bw = cache.get(key)
     if bw is None or bw[0][0, 2] < nb:
-        bufs = np.zeros((n_chunks, fast_layout_size(n, max(nb, 8))), T.INDEX)
+        bufs = np.zeros((n_chunks, pen_layout_size(n, n_pen, max(nb, 8)) if n_pen else
+                         fast_layout_size(n, max(nb, 8))), T.INDEX)
         bufs[:, 2] = max(nb, 8)
+        bufs[:, 3] = n_pen
         bw = [bufs, np.empty((n_chunks, 3, 64 * len(starts) // n_chunks + n), T.INDEX)]
         if len(cache) > 8:
             cache.clear()
@@ -979,7 +1166,7 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     status = np.zeros(n_chunks, np.int64)
     while True:
         queries[:, 2] = 0
-        if n_chunks > 1 and BATCH_THREADS == "prange":
+        if n_chunks > 1 and BATCH_THREADS == "prange" and not n_pen:
             with _parallel_lock:
                 st = prange_batch()(q.blob, q.occupant, q.qflags, q.zoc, q.params,
                                     queries, bw[0], bw[1], status)
@@ -988,7 +1175,8 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
         if st >= 0:
             break
         if st == T.STATUS_QUEUE_FULL:  # cannot happen (see reach1): use the other kernel
-            return _batch_prepared(replace(q, blob=None), starts, budgets, n_chunks)
+            return _batch_prepared(replace(q, blob=None, pblob=None), starts, budgets,
+                                   n_chunks)
         arena = _arena_needed(queries[:, 2], n_chunks, bw[1].shape[2], n)
         bw[1] = np.empty((n_chunks, 3, arena), T.INDEX)
     counts = queries[:, 2]
@@ -1054,6 +1242,11 @@ def _chunks_pooled(q: _Query, queries, bufs, ends, status) -> int:
 
     def run(c):
         lo, hi = (n_q * c) // n_chunks, (n_q * (c + 1)) // n_chunks
+        if q.pblob is not None:  # penalties: reach_pen, the same conventions
+            status[c] = _pen_kernel()(q.pblob, q.occupant, q.qflags, q.zoc, q.leave,
+                                      q.enter_pen, q.params, bufs[c], ends[c],
+                                      queries[lo:hi], 0, 0)
+            return
         status[c] = kernel(q.blob, q.occupant, q.qflags, q.zoc, q.params, bufs[c], ends[c],
                            queries[lo:hi], 0, 0)
 

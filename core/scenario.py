@@ -78,8 +78,11 @@ def solve(scenario: Mapping[str, Any] | str) -> dict:
     _load_games()
     if game not in _GAMES:
         raise UnknownGameError(f"unknown game {game!r}; expected one of {sorted(_GAMES)}")
+    from .vocabulary import to_native, with_common_fields
     try:
-        return _GAMES[game](dict(scenario))
+        result = _GAMES[game](dict(to_native(scenario)))
+        return with_common_fields(game, result) if scenario.get("fields") == "common" \
+            else result
     except MovecoreError:
         raise
     except RecursionError as exc:

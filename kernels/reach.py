@@ -515,6 +515,8 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 
 
 # ============================================================================ fast path
+# (Queries with penalties run ``reach_pen`` in ``reach_pen.py``: this design plus the
+# penalty dimension, compiled on the first penalty query.)
 # Queries without penalties (n_pen == 1: the common case) run ``reach1``: one function
 # body, few arguments (dispatch costs ~0.05 us per array argument), bucket stacks instead
 # of a linked list. Same labels, same settle order (LIFO within a bucket for Dial, FIFO

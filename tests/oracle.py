@@ -190,3 +190,32 @@ def path_is_valid(spec, path, cost, budget):
         if stops and i + 1 != len(path) - 1:
             return False
     return total == cost and total <= budget
+
+
+def path_totals(spec, path, free_end=False):
+    """(the costs a legal walk along ``path`` may total, its penalty): every step one of
+    the moves u -> v (several may join two cells: a side and a link), only the last one
+    allowed to stop (none with ``free_end``); the penalty summed along the path and capped
+    at ``max_penalty``. No legal walk: an empty set."""
+    index = {tuple(c): i for i, c in enumerate(spec["coords"])}
+    totals = {0}
+    pen = 0
+    last = len(path) - 1
+    for i in range(last):
+        u, v = path[i], path[i + 1]
+        may_enter, may_end = _occupancy(spec, v)
+        nxt = set()
+        for w, step, estop in _steps(spec, index, u):
+            if w != v or not may_enter:
+                continue
+            st = estop or spec["stop"][v] or (
+                spec["zoc"] is not None and bool(spec["zoc"][u] & spec["zoc"][v]))
+            if st and (i + 1 != last or free_end or not may_end or spec["no_end"][v]):
+                continue
+            nxt |= {t + step for t in totals}
+        totals = nxt
+        if spec["leave"] is not None:
+            pen += bin(spec["leave"][u] & ~spec["leave"][v]).count("1") * spec["leave_weight"]
+        if spec["enter_pen"] is not None:
+            pen += spec["enter_pen"][v]
+    return totals, min(pen, spec["max_penalty"])

@@ -116,3 +116,23 @@ def test_unit_cost_bfs_path_is_taken_and_agrees():
                      cell_flags=layers["cell_flags"], zoc=layers["zoc"])
         _check_reach(spec, r, start, budget)
     assert checked > 200
+
+
+@pytest.mark.parametrize("name", ["general", "reach1", "reach_pen"])
+def test_every_implementation_matches_oracle(name):
+    """Each registered implementation (``movecore.reach.IMPLEMENTATIONS``), on the random
+    queries it applies to (with and without penalties), against the oracle."""
+    import importlib
+    R = importlib.import_module("movecore.reach")
+    applies, run = R.IMPLEMENTATIONS[name]
+    ran = 0
+    for seed in range(800):
+        spec, board, mover, layers, start, budget, rng = random_case(seed + 20000)
+        q = R._prepare(board, mover, budget, layers["occupant"], layers["cell_flags"],
+                       layers["zoc"], layers["leave"], layers["enter_penalty"],
+                       layers["leave_weight"], layers["max_penalty"])
+        if not applies(q):
+            continue
+        ran += 1
+        _check_reach(spec, run(q, start, budget), start, budget)
+    assert ran > 200

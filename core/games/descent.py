@@ -163,13 +163,34 @@ def _read_side(value, where, dungeon: Dungeon, what: str, need_on_board: bool):
     return _side(a, b)
 
 
+def _read_cells(cells) -> dict:
+    """The squares of the common board form: ``[{"at": [x, y], "terrain": NAME}, ...]``
+    (any shape; ``terrain`` defaults to floor; an obstacle terrain is a blocked square)."""
+    terrain: dict = {}
+    for i, c in enumerate(cells):
+        w = f"board.cells[{i}]"
+        c = expect_object(c, w)
+        expect_keys(c, w, ("at", "terrain"), required=("at",))
+        at = as_coord(c["at"], f"{w}.at")
+        if at in terrain:
+            raise BoardError(f"{w}.at {list(at)} is described twice in board.cells")
+        name = get_str(c, "terrain", w, TERRAINS, "floor")
+        terrain[at] = name
+    return terrain
+
+
 def read_board(spec) -> Dungeon:
     """The dungeon of a scenario's ``board`` (see docs/descent.md)."""
     spec = expect_object(spec, "board")
     expect_keys(spec, "board", ("rows", "width", "height", "terrain", "walls", "doors",
-                                "stairs", "glyphs"))
+                                "stairs", "glyphs", "cells"))
     terrain: dict = {}
-    if "rows" in spec:
+    if "cells" in spec:
+        if "rows" in spec or "width" in spec or "height" in spec:
+            raise ScenarioError("board gives both 'cells' and 'rows' or 'width'/'height'; "
+                                "use one")
+        terrain = _read_cells(get_list(spec, "cells", "board"))
+    elif "rows" in spec:
         if "width" in spec or "height" in spec:
             raise ScenarioError("board gives both 'rows' and 'width'/'height'; use one")
         rows = get_list(spec, "rows", "board")

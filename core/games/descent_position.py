@@ -1547,6 +1547,10 @@ class Position(_Position):
             rows.append("".join(_CHAR_OF[d.terrain[(x, y)]] if (x, y) in d.terrain
                                 else "#" for x in range(max(xs) + 1)))
         board: dict = {"rows": rows}
+        if min(xs) < 0 or min(ys) < 0:     # rows start at [0, 0]: the common cells form
+            board = {"cells": [{"at": [x, y], **({"terrain": d.terrain[(x, y)]}
+                                                if d.terrain[(x, y)] != "floor" else {})}
+                               for x, y in sorted(d.terrain, key=lambda c: (c[1], c[0]))]}
         if d.walls:
             board["walls"] = [[list(a), list(b)] for a, b in sorted(d.walls)]
         if d.doors:

@@ -36,7 +36,8 @@ from ..kernels.reach import reach_query
 from ..mover import Mover
 from ..position import Moves, register_position
 from ..position import Position as _Position
-from ..reach import _ORDERED, _entry_point, _fast_workspace, _workspace, prepare
+from ..reach import (_ORDERED, _entry_point, _fast_workspace, _pen_tree, _workspace,
+                     prepare)
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
                         get_str)
 from . import heroscape as hs
@@ -164,6 +165,12 @@ class _Kind:
                     sources: np.ndarray) -> np.ndarray:
         """The general kernel (penalties): int32[E, 8] end rows (cell, cost, stopped,
         row, penalty, penalty cost, row, free cost), a view of the thread's workspace."""
+        got = _pen_tree(q, occupant, qflags, leave, q.enter_pen, start, budget) \
+            if q.pblob is not None else None
+        if got is not None:  # the packed penalty kernel: the same rows and search tree
+            ws, n, k = got   # (tree mode: who-left walks the least-attack path's tree)
+            self.tree = ws.out[:4 * k].reshape(k, 4)
+            return np.ascontiguousarray(ws.out[4 * k:4 * k + 8 * n].reshape(8, n).T)
         params = self.params(q, budget)
         n_pen = int(params[T.P_N_PEN])
         nb = int(params[T.P_N_BUCKETS])

@@ -1,0 +1,408 @@
+"""The packed fast kernel for queries WITH penalties (``params[P_N_PEN] > 1``).
+
+``reach_pen`` is ``reach1`` (see ``kernels/reach.py``: same ``blob``, same ends and tree
+modes, same outputs; plus a rows mode: the ends' eight fields without a tree) with the
+penalty dimension of the general kernel ``_search``: state
+(cell, penalty, stopped), ``leave`` masks (penalty += popcount(leave[u] & ~leave[v]) *
+leave_weight) and ``enter_pen`` per cell, penalties capped at ``n_pen - 1``. It settles
+the states in exactly ``_search``'s order (bucket queue, LIFO within a bucket, free
+arrivals before stopped ones of the same cost), so in tree mode its search tree, its ends
+and their order are those of ``reach_query`` row for row; only the layout differs (one
+int32 buffer, flat offsets, bucket stacks instead of a linked list, 12 arguments instead
+of 21). Without a tree (ends and rows modes) it also drops the arrivals a strictly
+cheaper, at most as penalised one at the same cell beats: the same ends, fields and
+order, from far fewer labels.
+
+It lives in its own module and is compiled (or loaded from Numba's cache) on the first
+penalty query (``kernel()``): a program that never asks one does not pay for it, and a
+penalty-free query never runs it (``reach1`` has no penalty dimension at all).
+
+``buf`` int32: one thread's workspace (see ``pen_layout_size``), for N cells, ``Pa``
+penalty levels allocated (>= the query's ``n_pen``) and ``nbA`` buckets:
+    [0] generation  [1] tree rows k of the last query  [2] nbA  [3] Pa; then
+    state[2S, 2] (stamp, cost) of state s (S = N * Pa free states s = p * N + v, then
+    S stopped ones S + p * N + v: each penalty level a layer of N, the low levels -- the
+    ones a move mostly uses -- side by side), parent[2S], cell[N, 2] (stamp, end index),
+    stack[nbA * 2, S] (entries penalty << 24 | cell), count[nbA * 2], rows[N, 8] (the
+    ends row-major: tree mode's before they are transposed, rows mode's answer), out[8S +
+    8N]: the query's tree[k, 4] (cell, cost, penalty * 2 + stopped, parent row), then its
+    ends[8, n] column-major, exactly as ``reach1``'s tree mode (``Reach._packed`` reads
+    both).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numba import njit, types
+
+from ._types import (
+    BLOCK, CACHE, CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP, MAX_BUDGET,
+    OCC_EMPTY, OCC_WALL, P_ALLY, P_CLIMB_FLAT, P_CLIMB_PER_LEVEL, P_CORNER_CUT,
+    P_DESCEND_PER_LEVEL, P_ENEMY, P_HAS_OCC, P_LEAVE_WEIGHT, P_LINK_MASK, P_MAX_CLIMB,
+    P_N_BUCKETS, P_N_PEN, P_TEAM, PASS_END, STATUS_ARENA_FULL, STATUS_QUEUE_FULL,
+)
+from .reach import CTRL, H_HILLY, U, i32_1, i32_2, i64_1, i64_2, u8_1, u64_1
+
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+_PEN_SHIFT = 24           # cells < 2**24 (MAX_CELLS), penalties < 64 (MAX_PENALTY_LEVELS)
+_CELL_MASK = (1 << _PEN_SHIFT) - 1
+
+
+def pen_layout_size(n: int, n_pen: int, nb_alloc: int) -> int:
+    """int32 words of a ``reach_pen`` workspace: N cells, n_pen levels, nb_alloc buckets."""
+    S = n * n_pen
+    return CTRL + 4 * S + 2 * S + 2 * n + nb_alloc * 2 * S + nb_alloc * 2 + 8 * n + \
+        8 * S + 8 * n
+
+
+def pen_out_offset(n: int, n_pen: int, nb_alloc: int) -> int:
+    """Where the out block (tree, then ends) of a ``reach_pen`` workspace starts."""
+    S = n * n_pen
+    return CTRL + 4 * S + 2 * S + 2 * n + nb_alloc * 2 * S + nb_alloc * 2 + 8 * n
+
+
+@functools.lru_cache(maxsize=None)
+def kernel():
+    """``reach_pen``, compiled (or loaded from the cache) on the first penalty query."""
+
+    @njit(types.int64(i32_1, i32_1, u8_1, u64_1, u64_1, i32_1, i64_1, i32_1, i32_2, i64_2,
+                      types.int64, types.int64), cache=CACHE, nogil=True)
+    def reach_pen(blob, occupant, qflags, zoc, leave, enter_pen, params, buf, ends, queries,
+                  start, budget):
+        """Single-start queries with penalties; arguments and return value as ``reach1``
+        (see there) plus the penalty layers ``leave`` (uint64[N] or empty) and
+        ``enter_pen`` (int32[N] or empty). Ends mode (``ends`` int32[3, R], R > 0): the
+        ends (cell, cost, stopped) of query after query. Tree mode (``ends`` int32[3, 0],
+        one query): the tree and the eight end fields of ``reach_query`` in ``buf``'s out
+        block; returns ``n | (k << 32)``. Rows mode (``ends`` int32[8, 0], one query): no
+        tree; the n ends' eight fields in ``buf``'s rows block, row-major, and at the start
+        of its out block, column-major, the tree rows (fields 3 and 6) -1; returns n."""
+        N = np.int64(blob[0])
+        K = np.int64(blob[1])
+        L = np.int64(blob[2])
+        E = np.int64(blob[4])
+        o_nbr = np.int64(blob[5])
+        o_lptr = np.int64(blob[6])
+        o_link = np.int64(blob[7])
+        o_edge = np.int64(blob[9])
+        o_diag = np.int64(blob[10])
+        o_cell = np.int64(blob[12])
+        nbA = np.int64(buf[2])
+        Pa = np.int64(buf[3])
+        SF = N * Pa                   # free states; stopped ones follow
+        S = 2 * SF
+        o_state = np.int64(CTRL)      # (stamp, cost) of s   buf[o_state + 2 * s + f]
+        o_par = o_state + S * 2       # parent tree row      buf[o_par + s]
+        o_wcell = o_par + S           # (stamp, end) of v    buf[o_wcell + 2 * v + f]
+        o_stack = o_wcell + N * 2     # stack of bucket-phase bp: buf[o_stack + SF * bp + i]
+        o_count = o_stack + nbA * 2 * SF
+        o_rows = o_count + nbA * 2    # the ends' eight fields, row-major
+        o_out = o_rows + 8 * N
+        cap = ends.shape[1]
+        listing = cap == 0            # tree or rows mode: the ends' eight fields listed
+        tree_mode = listing and ends.shape[0] != 8
+
+        n_pen = params[P_N_PEN]
+        p_top = n_pen - 1
+        leave_w = params[P_LEAVE_WEIGHT]
+        has_leave = leave.shape[0] > 0 and leave_w != 0
+        has_enter = enter_pen.shape[0] > 0
+        nb_top = params[P_N_BUCKETS]
+        team = params[P_TEAM]
+        ally_mode = params[P_ALLY]
+        enemy_mode = params[P_ENEMY]
+        has_occ = params[P_HAS_OCC] != 0
+        max_climb = params[P_MAX_CLIMB]
+        max_up = max_climb if max_climb >= 0 else MAX_BUDGET
+        cpl = params[P_CLIMB_PER_LEVEL]
+        flat = params[P_CLIMB_FLAT]
+        dpl = params[P_DESCEND_PER_LEVEL]
+        link_mask = params[P_LINK_MASK]
+        climbs = blob[H_HILLY] != 0 and (cpl != 0 or flat != 0 or dpl != 0 or max_climb >= 0)
+        per_level_only = flat == 0 and dpl == 0 and max_climb < 0
+        check_corner = params[P_CORNER_CUT] == 0 and K > 0 and \
+            blob[o_diag + 2 * (K - 1)] >= 0
+        has_edges = E > 0
+        has_q = qflags.shape[0] > 0
+        has_zoc = zoc.shape[0] > 0
+        has_links = L > 0
+
+        n_q = queries.shape[0]
+        pos = np.int64(0)
+        k = 0
+        src = start
+        for qi in range(max(n_q, 1)):
+            if n_q > 0:
+                src = queries[qi, 0]
+                bud = queries[qi, 1]
+            else:
+                src = start
+                bud = budget
+            nb = min(nb_top - 1, bud) + 1
+            pos0 = pos
+            gen = buf[0] + 1
+            if gen >= 2147483647:  # stamps would wrap: one O(S) reset every 2**31 queries
+                for i in range(S):
+                    buf[o_state + 2 * i] = 0
+                for i in range(N):
+                    buf[o_wcell + 2 * i] = 0
+                gen = 1
+            buf[0] = gen
+            for i in range(2 * nb):
+                buf[o_count + i] = 0
+            s0 = src  # (cell src, penalty 0, free): state src, stack entry src
+            buf[o_state + 2 * s0] = gen
+            buf[o_state + 2 * s0 + 1] = 0
+            buf[o_par + s0] = -1
+            buf[o_stack] = s0
+            buf[o_count] = 1
+            pending = 1
+            cur = 0
+            b = 0
+            phase = 0
+            k = 0
+            while pending > 0:
+                # ---------------------------------------- pick the next state to settle
+                bp = 2 * b + phase
+                n_in = buf[U(o_count + bp)]
+                if n_in == 0:
+                    if phase == 0:
+                        phase = 1
+                    else:
+                        phase = 0
+                        cur += 1
+                        b += 1
+                        if b == nb:
+                            b = 0
+                    continue
+                n_in -= 1
+                buf[U(o_count + bp)] = n_in
+                entry = np.int64(buf[U(o_stack + SF * bp + n_in)])
+                pending -= 1
+                # (a stack entry is penalty << 24 | cell: no division to split a state)
+                u = entry & _CELL_MASK
+                pen = entry >> _PEN_SHIFT
+                sf = pen * N + u
+                stopped_s = phase
+                s = sf + SF if stopped_s else sf
+                if buf[U(o_state + 2 * s + 1)] != cur:
+                    continue  # stale entry (pushes strictly improve a state)
+                if stopped_s and buf[U(o_state + 2 * sf)] == gen and \
+                        buf[U(o_state + 2 * sf + 1)] <= cur:
+                    continue  # a free arrival at most as dear settled: it wins
+                if not tree_mode:
+                    # Without a tree, an arrival is dropped when one strictly cheaper, at
+                    # most as penalised (and free, if this one is) settled at this cell:
+                    # it is not this cell's end (settled later), improves none of its
+                    # fields, and every arrival it would lead to is in turn beaten so by
+                    # one the cheaper leads to. The ends, their fields and their order
+                    # stay those of the full search; only labels nobody sees are skipped.
+                    # (Tree mode keeps them: its tree is the general kernel's, row for row.)
+                    dominated = False
+                    for p2 in range(pen + 1):
+                        t2 = p2 * N + u
+                        if buf[U(o_state + 2 * t2)] == gen and \
+                                buf[U(o_state + 2 * t2 + 1)] < cur:
+                            dominated = True
+                            break
+                        if stopped_s and buf[U(o_state + 2 * (t2 + SF))] == gen and \
+                                buf[U(o_state + 2 * (t2 + SF) + 1)] < cur:
+                            dominated = True
+                            break
+                    if dominated:
+                        continue
+                # ---------------------------------------- settle
+                if tree_mode:
+                    buf[U(o_out + 4 * k)] = u
+                    buf[U(o_out + 4 * k + 1)] = cur
+                    buf[U(o_out + 4 * k + 2)] = pen * 2 + stopped_s
+                    buf[U(o_out + 4 * k + 3)] = buf[U(o_par + s)]
+                if buf[U(o_wcell + 2 * u)] != gen:
+                    # the first settled arrival at a cell is its end (if it may end there)
+                    buf[U(o_wcell + 2 * u)] = gen
+                    endable = True
+                    if u != src:  # a start is always an end, whoever stands there
+                        fl = blob[U(o_cell + 4 * u + 1)]
+                        if has_q:
+                            fl |= qflags[U(u)]
+                        if fl & CELL_NO_END:
+                            endable = False
+                        elif has_occ:
+                            occ = occupant[U(u)]
+                            if occ == OCC_WALL:
+                                endable = False
+                            elif occ >= 0:
+                                mode = ally_mode if occ == team else enemy_mode
+                                endable = mode == PASS_END
+                    if endable and listing:  # (tree and rows modes: one query)
+                        e = o_rows + 8 * pos
+                        buf[U(o_wcell + 2 * u + 1)] = pos
+                        buf[U(e)] = u
+                        buf[U(e + 1)] = cur
+                        buf[U(e + 2)] = stopped_s
+                        buf[U(e + 3)] = k if tree_mode else -1
+                        buf[U(e + 4)] = pen
+                        buf[U(e + 5)] = cur
+                        buf[U(e + 6)] = k if tree_mode else -1
+                        buf[U(e + 7)] = -1 if stopped_s else cur
+                        pos += 1
+                    elif endable:
+                        if pos >= cap:
+                            queries[qi, 2] = cap
+                            return STATUS_ARENA_FULL
+                        ends[0, U(pos)] = u
+                        ends[1, U(pos)] = cur
+                        ends[2, U(pos)] = stopped_s
+                        pos += 1
+                    elif listing:
+                        buf[U(o_wcell + 2 * u + 1)] = -1
+                elif listing and buf[U(o_wcell + 2 * u + 1)] >= 0:
+                    # a later arrival at a listed end: the first of its least penalty (in
+                    # cost order), the first that did not stop
+                    e = o_rows + 8 * buf[U(o_wcell + 2 * u + 1)]
+                    if pen < buf[U(e + 4)]:
+                        buf[U(e + 4)] = pen
+                        buf[U(e + 5)] = cur
+                        buf[U(e + 6)] = k if tree_mode else -1
+                    if stopped_s == 0 and buf[U(e + 7)] < 0:
+                        buf[U(e + 7)] = cur
+                parent_row = k
+                k += 1
+                if stopped_s:
+                    continue
+                # ---------------------------------------- expand: K steps, then links
+                hu = blob[U(o_cell + 4 * u + 2)]
+                lv_u = leave[U(u)] if has_leave else np.uint64(0)
+                lp = blob[U(o_lptr + u)]
+                n_moves = K + blob[U(o_lptr + u + 1)] - lp if has_links else K
+                for j in range(n_moves):
+                    if not has_links or j < K:
+                        v = blob[U(o_nbr + K * u + j)]
+                        if v < 0:
+                            continue
+                        tc = blob[U(o_cell + 4 * v)]
+                        if tc < 0:
+                            continue
+                        fl = blob[U(o_cell + 4 * v + 1)]
+                        if has_q:
+                            fl |= qflags[U(v)]
+                            if fl & CELL_BLOCKED:
+                                continue
+                        edge_stop = False
+                        step = np.int64(tc)
+                        if has_edges:
+                            ef = blob[U(o_edge + 2 * (K * u + j) + 1)]
+                            if ef & EDGE_BLOCKED:
+                                continue
+                            edge_stop = (ef & EDGE_STOP) != 0
+                            step += blob[U(o_edge + 2 * (K * u + j))]
+                        if check_corner and blob[U(o_diag + 2 * j)] >= 0:
+                            ok = True
+                            for side in range(2):
+                                w = blob[U(o_nbr + K * u + blob[U(o_diag + 2 * j + side)])]
+                                if w < 0 or blob[U(o_cell + 4 * w)] < 0:
+                                    ok = False
+                                elif has_q and (qflags[U(w)] & CELL_BLOCKED):
+                                    ok = False
+                            if not ok:
+                                continue
+                        if climbs:
+                            rise = np.int64(blob[U(o_cell + 4 * v + 2)] - hu)
+                            up = max(rise, 0)
+                            if per_level_only:
+                                step += cpl * up
+                            else:
+                                if up > max_up:
+                                    continue
+                                step += cpl * up + (flat if up > 0 else 0) + \
+                                    dpl * max(-rise, 0)
+                    else:
+                        li = lp + j - K
+                        if not (link_mask >> blob[U(o_link + 3 * li + 2)]) & 1:
+                            continue
+                        v = blob[U(o_link + 3 * li)]
+                        if blob[U(o_cell + 4 * v)] < 0:
+                            continue
+                        fl = blob[U(o_cell + 4 * v + 1)]
+                        if has_q:
+                            fl |= qflags[U(v)]
+                            if fl & CELL_BLOCKED:
+                                continue
+                        edge_stop = False
+                        step = np.int64(blob[U(o_link + 3 * li + 1)])
+                    # ------------------------------------ relax the arrival at v
+                    c = cur + step
+                    if c > bud:
+                        continue
+                    may_end = True
+                    if has_occ:
+                        occ = occupant[U(v)]
+                        if occ != OCC_EMPTY:
+                            if occ == OCC_WALL:
+                                continue
+                            mode = ally_mode if occ == team else enemy_mode
+                            if mode == BLOCK:
+                                continue
+                            may_end = mode == PASS_END
+                    stopped = edge_stop or (fl & CELL_STOP) != 0
+                    if not stopped and has_zoc and (zoc[U(u)] & zoc[U(v)]) != 0:
+                        stopped = True
+                    if stopped and (not may_end or (fl & CELL_NO_END)):
+                        continue  # must end where it may not end: no move at all
+                    p = pen
+                    if has_leave and lv_u != 0:  # (nothing to leave: no load)
+                        x = lv_u & ~leave[U(v)]
+                        if x:
+                            # popcount, branch-free (SWAR)
+                            x = x - ((x >> np.uint64(1)) & _M1)
+                            x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+                            x = (x + (x >> np.uint64(4))) & _M4
+                            p += np.int64((x * _H01) >> np.uint64(56)) * leave_w
+                    if has_enter:
+                        p += enter_pen[U(v)]
+                    if p > p_top:
+                        p = p_top
+                    t = p * N + v
+                    if stopped:
+                        if buf[U(o_state + 2 * t)] == gen and \
+                                buf[U(o_state + 2 * t + 1)] <= c:
+                            continue  # a free arrival at most as dear exists: it wins
+                        t += SF
+                    if buf[U(o_state + 2 * t)] == gen and \
+                            buf[U(o_state + 2 * t + 1)] <= c:
+                        continue
+                    buf[U(o_state + 2 * t)] = gen
+                    buf[U(o_state + 2 * t + 1)] = c
+                    if tree_mode:
+                        buf[U(o_par + t)] = parent_row
+                    b2 = b + step
+                    if b2 >= nb:
+                        b2 -= nb
+                    bp2 = 2 * b2 + (1 if stopped else 0)
+                    n2 = buf[U(o_count + bp2)]
+                    if n2 >= SF:
+                        buf[1] = k
+                        return STATUS_QUEUE_FULL  # cannot happen (one entry per state
+                        # and bucket)
+                    buf[U(o_stack + SF * bp2 + n2)] = (p << _PEN_SHIFT) | v
+                    buf[U(o_count + bp2)] = n2 + 1
+                    pending += 1
+            if n_q > 0:
+                queries[qi, 2] = pos - pos0
+        buf[1] = k
+        if not listing:
+            return pos  # ends mode: the end columns written
+        # ------------------------------------------------ the ends column-major, after
+        # the tree (tree mode) or at the start of the out block (rows mode)
+        n = pos
+        base = o_out + 4 * k if tree_mode else o_out
+        for f in range(8):
+            for i in range(n):
+                buf[base + f * n + i] = buf[o_rows + 8 * i + f]
+        return n | (k << 32) if tree_mode else n
+
+    return reach_pen
