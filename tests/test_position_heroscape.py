@@ -18,9 +18,10 @@ HEX_DIRS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
 
 
 # ------------------------------------------------------------------------------ helpers
-def _random_scenario(seed: int) -> dict:
+def _random_scenario(seed: int, deep: bool = False) -> dict:
     """A random battlefield (levels, water, lava, glyphs, obstacles), random options and
-    2-3 teams of single- and double-space walkers, flyers and phantom walkers."""
+    2-3 teams of single- and double-space walkers, flyers and phantom walkers; ``deep``:
+    levels 0-24 and short figures, so that minor and major falls are everywhere."""
     rng = np.random.default_rng(seed)
     radius = int(rng.integers(2, 5))
     cells = []
@@ -28,7 +29,8 @@ def _random_scenario(seed: int) -> dict:
         for r in range(-radius, radius + 1):
             if abs(q + r) > radius or rng.random() < 0.05:
                 continue
-            c = {"at": [q, r], "level": int(rng.integers(0, 4 if seed % 4 else 9))}
+            c = {"at": [q, r], "level": int(rng.integers(0, 25 if deep else
+                                                          4 if seed % 4 else 9))}
             x = rng.random()
             if x < 0.12:
                 c["terrain"] = "water"
@@ -51,8 +53,8 @@ def _random_scenario(seed: int) -> dict:
         f = {"id": f"f{i}", "team": teams[i % len(teams)],
              "at": list(spot[0]) if len(spot) == 1 else [list(s) for s in spot],
              "move": int(rng.integers(1, 8)),
-             "height": int(rng.integers(1, 10) if rng.random() < 0.2 else
-                           rng.integers(4, 10))}
+             "height": int(rng.integers(1, 7) if deep else rng.integers(1, 10)
+                           if rng.random() < 0.2 else rng.integers(4, 10))}
         x = rng.random()
         if x < 0.15:
             f["flying"] = True
@@ -229,6 +231,13 @@ def test_random_move_sequences_from_every_example(path):
 
 def test_random_move_sequences_on_random_battlefields():
     assert sum(_play(_random_scenario(seed), seed, 20) for seed in range(60)) >= 2000
+
+
+def test_random_move_sequences_with_deep_drops():
+    # falls (fall on the least-cost path, least fall and its cost) from the position's
+    # own searches, against the reference, minor and major, single and double-space
+    assert sum(_play(_random_scenario(seed, deep=True), seed, 20) for seed in range(40)) \
+        >= 1200
 
 
 def test_example_solve_is_unchanged():

@@ -66,6 +66,14 @@ def _jit() -> "_Helpers":
         "finish_double", "who_bits")})
 
 
+@functools.lru_cache(maxsize=None)
+def _falls():
+    """:mod:`._heroscape_falls` (falls at kernel speed), imported on the first query of a
+    figure that may fall."""
+    from . import _heroscape_falls
+    return _heroscape_falls
+
+
 class _Info:
     """Per figure, what its queries need that changes only with the figure itself."""
 
@@ -925,7 +933,7 @@ class Position(_Position):
                     info.leaves = info.takeoff = False
         else:
             q, budget, paths = {}, info.move, False
-        if paths or info.falls or len(self.ids) > _MAX_BITS:
+        if paths or len(self.ids) > _MAX_BITS:
             m = self._reference(i, figure, budget, paths, q)
         elif info.double:
             m = self._double(i, info, figure, budget, q)
@@ -1038,6 +1046,9 @@ class Position(_Position):
         cols["leaving_attacks_cost"] = out[4]
         cols["fall"] = cols["least_fall"] = out[5]      # (no fall possible: 0, cost)
         cols["least_fall_cost"] = out[1]
+        if info.falls:
+            _falls().fill(self, i, kind, occ, kind.qflags, start, budget, out[0], out[1],
+                          cols, *((rows, kind.tree) if leave is not None else ()))
         return Moves(self, figure, out[0], out[1], out[2], out[3], cols, query=q)
 
     def _double(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
@@ -1090,12 +1101,16 @@ class Position(_Position):
                                 start, fstart, self._takeoff(i, info) if flyer else 0, out)
             cols = self._who(i, info, out[0, :m], rows if pen_rows else None,
                              kind.tree if pen_rows else None)
+            if info.falls:
+                _falls().fill(self, i, kind, node_occ, flags, start, budget, out[0, :m],
+                              out[1, :m], cols, *((rows, kind.tree) if pen_rows else ()))
         finally:
             flags[start], flags[fstart] = f0, f1
             J.restore(node_occ, saved_at, saved, k)
         cols["leaving_attacks_cost"] = out[4, :m]
-        cols["fall"] = cols["least_fall"] = out[5, :m]  # (no fall possible: 0, cost)
-        cols["least_fall_cost"] = out[1, :m]
+        if not info.falls:
+            cols["fall"] = cols["least_fall"] = out[5, :m]  # (no fall possible: 0, cost)
+            cols["least_fall_cost"] = out[1, :m]
         return Moves(self, figure, out[0, :m], out[1, :m], out[2, :m], out[3, :m], cols,
                      query=q)
 
