@@ -174,7 +174,8 @@ def _add_random(pos, rng, k: int) -> None:
         assert pos.to_scenario() == before and pos.version == version
 
 
-def _play(scenario: dict, seed: int, steps: int, others: int = 1) -> int:
+def _play(scenario: dict, seed: int, steps: int, others: int = 1,
+          paths: float = 0.1) -> int:
     rng = np.random.default_rng(seed)
     pos = mc.position(scenario)
     checked = 0
@@ -186,7 +187,7 @@ def _play(scenario: dict, seed: int, steps: int, others: int = 1) -> int:
         query = {}
         if rng.random() < 0.5:
             query["move"] = int(rng.integers(0, 9))
-        if rng.random() < 0.1:
+        if rng.random() < paths:
             query["paths"] = True
         if rng.random() < 0.15:
             query["never_attacked_leaving"] = bool(rng.random() < 0.8)
@@ -238,6 +239,15 @@ def test_random_move_sequences_with_deep_drops():
     # own searches, against the reference, minor and major, single and double-space
     assert sum(_play(_random_scenario(seed, deep=True), seed, 20) for seed in range(40)) \
         >= 1200
+
+
+def test_paths_on_real_and_deep_battlefields():
+    # paths (least-cost, least-attack, least-fall) walked back through the position's own
+    # search trees, against the reference, on every query
+    n = sum(_play(json.loads(p.read_text()), 7, 25, paths=1.0) for p in EXAMPLES)
+    n += sum(_play(_random_scenario(seed, deep=seed % 2 == 0), seed, 15, paths=1.0)
+             for seed in range(30))
+    assert n >= 900
 
 
 def test_example_solve_is_unchanged():

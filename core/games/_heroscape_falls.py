@@ -82,9 +82,9 @@ def end_falls(tree, end_cell, end_row, n, actions, level, wet, height, double, l
 
 @njit(types.void(I32_2A, i64, I32_A, i64, I64_1, I64_1, I32_A), cache=CACHE, nogil=True)
 def limited_costs(ends, n, actions, double, flip, pos, out):
-    """Per end ``actions[e]``: its least cost in a search's ends (``ends`` int32[3, R]:
-    cell, cost, stopped; ``n`` of them), the least of both orientations for a
-    placement (``double``); -1 where that search does not reach it. ``pos`` as in
+    """Per end ``actions[e]``: its least cost in a search's ends (``ends`` int32[>=2, R]:
+    cell, cost; ``n`` of them), the least of both orientations for a placement
+    (``double``); -1 where that search does not reach it. ``pos`` as in
     :func:`end_falls`."""
     for r in range(n):
         pos[ends[0, r]] = ends[1, r]
@@ -100,10 +100,64 @@ def limited_costs(ends, n, actions, double, flip, pos, out):
         pos[ends[0, r]] = -1
 
 
+@njit(types.void(I32_A, I32_A, I32_A, I32_A, i64, I32_A, i64, I64_1, I64_1, I64_1),
+      cache=CACHE, nogil=True)
+def pick_rows(end_cell, k1, k2, sel, n, actions, double, flip, pos, out):
+    """Per end ``actions[e]``: ``sel`` of its end row (a tree row), -1 if none; for a
+    placement (``double``) of the row of it or of its flip with the least
+    (``k1``, ``k2``, kernel order), as the reference picks it. ``pos`` as in
+    :func:`end_falls`."""
+    for r in range(n):
+        pos[end_cell[r]] = r
+    for e in range(actions.shape[0]):
+        a = actions[e]
+        r = pos[a]
+        if double:
+            f = pos[flip[a]]
+            if f >= 0 and (r < 0 or k1[f] < k1[r] or (k1[f] == k1[r] and (
+                    k2[f] < k2[r] or (k2[f] == k2[r] and f < r)))):
+                r = f
+        out[e] = sel[r] if r >= 0 else -1
+    for r in range(n):
+        pos[end_cell[r]] = -1
+
+
+@njit(types.int64[::1](I32_2A, I64_1, I64_1), cache=CACHE, nogil=True)
+def walk(tree, rows, off):
+    """The tree's paths (start to end) to ``rows``, one after another: path e is
+    ``flat[off[e]:off[e + 1]]``."""
+    E = rows.shape[0]
+    total = 0
+    for e in range(E):
+        row = rows[e]
+        while row >= 0:
+            total += 1
+            row = tree[row, 3]
+    flat = np.empty(total, np.int64)
+    k = 0
+    for e in range(E):
+        off[e] = k
+        row = rows[e]
+        m = 0
+        while row >= 0:
+            m += 1
+            row = tree[row, 3]
+        row = rows[e]
+        j = k + m - 1
+        while row >= 0:
+            flat[j] = tree[row, 0]
+            j -= 1
+            row = tree[row, 3]
+        k += m
+    off[E] = k
+    return flat
+
+
 @functools.lru_cache(maxsize=None)
 def _jit():
-    return {name: _entry_point(f) for name, f in (("end_falls", end_falls),
-                                                   ("limited_costs", limited_costs))}
+    return {name: _entry_point(f) for name, f in (
+        ("end_falls", end_falls), ("limited_costs", limited_costs),
+        ("pick_rows", pick_rows), ("walk", walk))}
 
 
 def _limited(pos, kind, double: bool, drop: int):
@@ -130,72 +184,143 @@ def _scratch(pos, size: int) -> np.ndarray:
     return s
 
 
-def _tree(kind, occupant, qflags, start: int, budget: int, src):
-    """(tree, end cells, end rows, n) of the kind's query without penalties, from the
-    kernel the reference runs: the packed one's tree mode, or the general one where the
-    battlefield is too large for the packed kernel."""
+def _search(kind, occupant, qflags, start: int, budget: int, src):
+    """(tree, ends) of the kind's query without penalties, from the kernel the reference
+    runs: the packed one's tree mode, or the general one where the battlefield is too
+    large for the packed kernel. ``ends``: int32[8, n] (cell, cost, stopped, row,
+    penalty, penalty cost, penalty row, free cost), views of the kernel's workspace
+    (valid until its next query)."""
     q = kind.fast
     if q.blob is None:
         rows = kind.run_general(q, occupant, qflags, q.leave, start, budget, src)
-        return kind.tree, rows[:, 0], rows[:, 3], rows.shape[0]
+        return kind.tree, rows.T
     ws = _fast_workspace(q.n, q.nb)
     nk = q.kernel(q.blob, occupant, qflags, q.zoc, q.params, ws.buf, _TREE_MODE,
                   _NO_QUERIES, start, budget)
     n = nk & 0xFFFFFFFF
     k = nk >> 32
     out = ws.out
-    tree = out[:4 * k].reshape(k, 4)
-    base = 4 * k
-    return tree, out[base:base + n], out[base + 3 * n:base + 4 * n], n
+    return out[:4 * k].reshape(k, 4), out[4 * k:4 * k + 8 * n].reshape(8, n)
 
 
-def fill(pos, i: int, kind, occupant, qflags, start: int, budget: int, actions, costs,
-         cols: dict, rows=None, tree=None) -> None:
+def _paths(tree, ends, actions, double, flip, scratch, field: int = 3, k1: int = 1,
+           k2: int = 1) -> tuple:
+    """(flat, off) of the tree paths to the ends ``actions``: the tree row ``field`` of
+    each end's row (see :func:`pick_rows`)."""
+    J = _jit()
+    E = actions.shape[0]
+    sel = np.empty(E, np.int64)
+    J["pick_rows"](ends[0], ends[k1], ends[k2], ends[field], ends.shape[1], actions,
+                   double, flip, scratch, sel)
+    off = np.empty(E + 1, np.int64)
+    return J["walk"](tree, sel, off), off
+
+
+def fill(pos, i: int, info, kind, occupant, qflags, start: int, budget: int, actions,
+         costs, cols: dict, q: dict, rows=None, tree=None) -> None:
     """The columns ``fall``, ``least_fall`` and ``least_fall_cost`` of the ends
     ``actions`` (costs ``costs``) of figure i's query on ``kind`` with ``occupant`` and
-    ``qflags`` from ``start``: ``rows`` and ``tree`` are the penalty kernel's end rows
-    and search tree when it answered, else the tree is made here."""
+    ``qflags`` from ``start`` (a figure that may fall), and with ``paths`` in ``q`` the
+    paths (kept for :func:`attach_paths`). ``rows`` and ``tree`` are the penalty
+    kernel's end rows and search tree when it answered, else the search runs here."""
+    want = bool(q.get("paths")) if q else False
+    if not (info.falls or want):
+        return
     st = pos._st
     J = _jit()
-    double = 1 if kind.board is not st.board else 0
+    double = 1 if info.double else 0
     size = kind.board.n_cells
     scratch = _scratch(pos, size)
     E = actions.shape[0]
     src = pos._buf("src", (1,), T.INDEX)
     if rows is None:
-        tree, cells, trows, n = _tree(kind, occupant, qflags, start, budget, src)
+        tree, ends = _search(kind, occupant, qflags, start, budget, src)
     else:
-        cells, trows, n = rows[:, 0], rows[:, 3], rows.shape[0]
+        ends = rows.T
+    n = ends.shape[1]
     lead, flip = (st.lead, st.flip) if double else (_NO_I64, _NO_I64)
+    got: dict = {}
+    if want:
+        got["path"] = _paths(tree, ends, actions, 0, flip, scratch)
+        # the least-attack path: its placement or its flip by (attacks, their cost)
+        got["leaving_attacks_path"] = _paths(tree, ends, actions, double, flip, scratch,
+                                             6, 4, 5) if rows is not None else \
+            got["path"]
+        got["least_fall_path"] = got["path"]
+        pos._bufs["paths"] = got
+    if not info.falls:
+        return
     height = int(pos.height[i])
-    level, wet = st.level64, st.field.wet
     fall = np.empty(E, T.INDEX)
-    J["end_falls"](tree, cells, trows, n, actions, level, wet, height, double, lead, flip,
-                   scratch, fall)
+    J["end_falls"](tree, ends[0], ends[3], n, actions, st.level64, st.field.wet, height,
+                   double, lead, flip, scratch, fall)
     least = np.zeros(E, T.INDEX)
     lcost = costs.copy()
-    todo = np.flatnonzero(fall)
+    # ends still to place: those whose least-cost path falls (with paths: every end,
+    # whose least-fall path is that of the first cut search that reaches it)
+    todo = np.arange(E) if want else np.flatnonzero(fall)
     if todo.size:
-        ends = pos._buf("fallends", (3, size), T.INDEX)
-        queries = pos._buf("q1", (1, 3), np.int64)
-        got = np.empty(E, T.INDEX)
+        got_c = np.empty(E, T.INDEX)
+        lf_paths = [None, None]
         for worst, drop in enumerate((height, height + 10)):
-            # ends still to place whose least-cost path falls worse than ``worst``
             lk = _limited(pos, kind, bool(double), drop)
-            queries[0, 0] = start
-            queries[0, 1] = budget
-            m = lk.run_fast(occupant, qflags, queries, ends, _NO_I64)
-            J["limited_costs"](ends, m, actions, double, flip, scratch, got)
-            hit = got[todo] >= 0
+            lt, le = _search(lk, occupant, qflags, start, budget, src)
+            J["limited_costs"](le, le.shape[1], actions, double, flip, scratch, got_c)
+            hit = got_c[todo] >= 0
             least[todo[hit]] = worst
-            lcost[todo[hit]] = got[todo[hit]]
+            lcost[todo[hit]] = got_c[todo[hit]]
+            if want:
+                lf_paths[worst] = _paths(lt, le, actions, double, flip, scratch, 3, 1, 1)
             todo = todo[~hit]
             # not reached: the least fall is the least-cost path's if it is the next
             # one up (that path is on the next cut board, at the end's cost)
             least[todo] = fall[todo]
             todo = todo[fall[todo] > worst + 1]
-            if not todo.size:
+            if not todo.size and not (want and worst == 0 and (least == 1).any()):
                 break
+        if want:
+            got["least_fall_path"] = (least, lf_paths, got["path"])
     cols["fall"] = fall
     cols["least_fall"] = least
     cols["least_fall_cost"] = lcost
+
+
+def attach_paths(pos, m) -> None:
+    """The ends of ``m`` in game words with their paths (kept by :func:`fill`), as
+    ``to_dicts()`` gives them."""
+    got = pos._bufs.pop("paths")
+    st = pos._st
+    cl = st.__dict__.get("_coord_lists")
+    if cl is None:
+        cl = st.__dict__["_coord_lists"] = st.board.coords.tolist()
+    double = bool(pos.double[pos.index[m.figure]])
+    if double:
+        lead, trail = st.lead.tolist(), st.trail.tolist()
+
+        def one(flat, a, b):
+            return [[list(cl[lead[p]]), list(cl[trail[p]])] for p in flat[a:b]]
+    else:
+        def one(flat, a, b):
+            return [list(cl[c]) for c in flat[a:b]]
+
+    def lists(pair):
+        flat, off = pair
+        flat, off = flat.tolist(), off.tolist()
+        return [one(flat, off[e], off[e + 1]) for e in range(len(off) - 1)]
+
+    paths = lists(got["path"])
+    lap = paths if got["leaving_attacks_path"] is got["path"] else \
+        lists(got["leaving_attacks_path"])
+    lfp = got["least_fall_path"]
+    if lfp is not got["path"]:
+        least, lf_paths, _ = lfp
+        per = [lists(x) if x is not None else None for x in lf_paths]
+        lfp = [per[w][e] if w < 2 else paths[e] for e, w in enumerate(least.tolist())]
+    else:
+        lfp = paths
+    ends = pos._end_dicts(m)
+    for e, p, f, a in zip(ends, paths, lfp, lap):
+        e["path"] = p
+        e["least_fall_path"] = f
+        e["leaving_attacks_path"] = a
+    m._extra = ends

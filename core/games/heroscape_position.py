@@ -68,8 +68,8 @@ def _jit() -> "_Helpers":
 
 @functools.lru_cache(maxsize=None)
 def _falls():
-    """:mod:`._heroscape_falls` (falls at kernel speed), imported on the first query of a
-    figure that may fall."""
+    """:mod:`._heroscape_falls` (falls and paths at kernel speed), imported on the first
+    query of a figure that may fall or of one with paths."""
     from . import _heroscape_falls
     return _heroscape_falls
 
@@ -933,12 +933,14 @@ class Position(_Position):
                     info.leaves = info.takeoff = False
         else:
             q, budget, paths = {}, info.move, False
-        if paths or len(self.ids) > _MAX_BITS:
+        if len(self.ids) > _MAX_BITS:
             m = self._reference(i, figure, budget, paths, q)
         elif info.double:
             m = self._double(i, info, figure, budget, q)
         else:
             m = self._single(i, info, figure, budget, q)
+        if paths and m._extra is None:
+            _falls().attach_paths(self, m)
         self._last = m
         return m
 
@@ -1046,9 +1048,9 @@ class Position(_Position):
         cols["leaving_attacks_cost"] = out[4]
         cols["fall"] = cols["least_fall"] = out[5]      # (no fall possible: 0, cost)
         cols["least_fall_cost"] = out[1]
-        if info.falls:
-            _falls().fill(self, i, kind, occ, kind.qflags, start, budget, out[0], out[1],
-                          cols, *((rows, kind.tree) if leave is not None else ()))
+        if info.falls or q:
+            _falls().fill(self, i, info, kind, occ, kind.qflags, start, budget, out[0],
+                          out[1], cols, q, *((rows, kind.tree) if leave is not None else ()))
         return Moves(self, figure, out[0], out[1], out[2], out[3], cols, query=q)
 
     def _double(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
@@ -1101,9 +1103,10 @@ class Position(_Position):
                                 start, fstart, self._takeoff(i, info) if flyer else 0, out)
             cols = self._who(i, info, out[0, :m], rows if pen_rows else None,
                              kind.tree if pen_rows else None)
-            if info.falls:
-                _falls().fill(self, i, kind, node_occ, flags, start, budget, out[0, :m],
-                              out[1, :m], cols, *((rows, kind.tree) if pen_rows else ()))
+            if info.falls or q:
+                _falls().fill(self, i, info, kind, node_occ, flags, start, budget,
+                              out[0, :m], out[1, :m], cols, q,
+                              *((rows, kind.tree) if pen_rows else ()))
         finally:
             flags[start], flags[fstart] = f0, f1
             J.restore(node_occ, saved_at, saved, k)
