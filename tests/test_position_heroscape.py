@@ -372,6 +372,44 @@ def test_many_figures_fall_back_to_masks_per_query():
         pos.apply_move(fid, int(m.actions[int(rng.integers(len(m)))]))
 
 
+def _crowd(seed: int) -> dict:
+    """More than 64 figures (single and double-space walkers, flyers, phantom walkers,
+    three teams) on a 169-space battlefield with deep drops and water."""
+    rng = np.random.default_rng(seed)
+    cells = []
+    for q in range(-7, 8):
+        for r in range(-7, 8):
+            if abs(q + r) <= 7:
+                c = {"at": [q, r], "level": int(rng.integers(0, 16))}
+                if rng.random() < 0.1:
+                    c["terrain"] = "water"
+                cells.append(c)
+    free = [tuple(c["at"]) for c in cells]
+    rng.shuffle(free)
+    taken: set = set()
+    figs = []
+    for i in range(70):
+        spot = _free_spots(rng, free, taken, rng.random() < 0.2)
+        f = {"id": f"f{i}", "team": "abc"[i % 3], "move": int(rng.integers(1, 7)),
+             "height": int(rng.integers(1, 7)),
+             "at": list(spot[0]) if len(spot) == 1 else [list(x) for x in spot]}
+        x = rng.random()
+        if x < 0.1:
+            f["flying"] = True
+        elif x < 0.15:
+            f["phantom_walk"] = True
+        figs.append(f)
+    return {"game": "heroscape", "board": {"cells": cells}, "figures": figs,
+            "query": {"figure": "f0"}}
+
+
+def test_many_figures_at_kernel_speed():
+    # more than 64 figures ever held: the position's own queries (falls and paths
+    # included), the who columns made over the enemies within reach of each move
+    n = sum(_play(_crowd(seed), seed, 12, paths=0.3) for seed in range(4))
+    assert n >= 90
+
+
 def test_side_batch_and_doctest_shapes():
     scenario = json.loads(EXAMPLES[0].read_text())
     pos = mc.position(scenario)

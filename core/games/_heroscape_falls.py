@@ -285,9 +285,67 @@ def fill(pos, i: int, info, kind, occupant, qflags, start: int, budget: int, act
     cols["least_fall_cost"] = lcost
 
 
-def attach_paths(pos, m) -> None:
-    """The ends of ``m`` in game words with their paths (kept by :func:`fill`), as
-    ``to_dicts()`` gives them."""
+def _near(pos, i: int, reach_: int) -> list:
+    """The enemies of figure i (indices, in play order) with a space within ``reach_``
+    of one of its spaces (as the reference's ``_relevant_enemies``)."""
+    c = pos._st.coords
+    mine = c[pos._cells_of(i)]
+    out = []
+    for j in np.flatnonzero(pos.alive & (pos.team != pos.team[i])).tolist():
+        d = c[pos._cells_of(j)][:, None, :] - mine[None, :, :]
+        if ((np.abs(d[..., 0]) + np.abs(d[..., 1]) + np.abs(d.sum(-1))) // 2).min() \
+                <= reach_:
+            out.append(j)
+    return out
+
+
+def near_layer(pos, i: int, info) -> np.ndarray:
+    """The leave layer of one query of a position that held more than 64 figures: bit b
+    = the b-th enemy within reach (kept by :func:`many`), on the spaces (placements)
+    where figure i would be adjacent to it."""
+    st = pos._st
+    layer = np.zeros(st.n, np.uint64)
+    for b, j in enumerate(pos._bufs["who_near"]):
+        layer[pos._leave_cells(j, info.hclass)] |= np.uint64(1) << np.uint64(b)
+    return layer[st.lead] | layer[st.trail] if info.double else layer
+
+
+def many(pos, i: int, info, figure, budget: int, paths: bool, q: dict):
+    """``legal_moves`` of a position that held more than 64 figures: the same queries,
+    the who columns made over the enemies within reach of this move (one bit each) and
+    given as ids in ``to_dicts()`` (no mask columns). More than 64 enemies within reach
+    (a flyer, or a move that draws no attacks, in a crowd): the reference answers."""
+    reach_ = budget + 2 + (1 if info.double else 0)
+    near = _near(pos, i, reach_)
+    if len(near) > 64:
+        return pos._reference(i, figure, budget, paths, q)
+    pos._bufs["who_near"] = near
+    m = pos._double(i, info, figure, budget, q) if info.double else \
+        pos._single(i, info, figure, budget, q)
+    cols = m.columns
+    ids = [pos.ids[j] for j in near]
+
+    def named(masks):
+        return [[f for b, f in enumerate(ids) if x >> b & 1] for x in masks.tolist()]
+
+    eng = named(cols["engaged_with"])
+    left = named(cols["leaving_attackers"])
+    cols["engaged_with"][:] = 0
+    cols["leaving_attackers"][:] = 0
+    ends = pos._end_dicts(m)
+    del cols["engaged_with"], cols["leaving_attackers"]
+    for e, a, b in zip(ends, eng, left):
+        e["leaving_attackers"] = b
+        e["engaged_with"] = a
+    if paths:
+        attach_paths(pos, m, ends)
+    m._extra = ends
+    return m
+
+
+def attach_paths(pos, m, ends=None) -> None:
+    """The ends of ``m`` in game words (``ends``, or made here) with their paths (kept
+    by :func:`fill`), as ``to_dicts()`` gives them."""
     got = pos._bufs.pop("paths")
     st = pos._st
     cl = st.__dict__.get("_coord_lists")
@@ -318,7 +376,8 @@ def attach_paths(pos, m) -> None:
         lfp = [per[w][e] if w < 2 else paths[e] for e, w in enumerate(least.tolist())]
     else:
         lfp = paths
-    ends = pos._end_dicts(m)
+    if ends is None:
+        ends = pos._end_dicts(m)
     for e, p, f, a in zip(ends, paths, lfp, lap):
         e["path"] = p
         e["least_fall_path"] = f

@@ -934,7 +934,7 @@ class Position(_Position):
         else:
             q, budget, paths = {}, info.move, False
         if len(self.ids) > _MAX_BITS:
-            m = self._reference(i, figure, budget, paths, q)
+            m = _falls().many(self, i, info, figure, budget, paths, q)
         elif info.double:
             m = self._double(i, info, figure, budget, q)
         else:
@@ -1127,11 +1127,13 @@ class Position(_Position):
         st = self._st
         E = actions.shape[0]
         out = np.empty((2, E), np.uint64)
-        if not st.master or len(self.ids) > _MAX_BITS:
+        if not st.master:
             out[:] = 0
             return {"engaged_with": out[0], "leaving_attackers": out[1]}
         t, h = info.team, info.hclass
-        if info.double:
+        if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's enemies'
+            layer = _falls().near_layer(self, i, info)
+        elif info.double:
             layer = self._node_leave_layer(t, h)
         else:
             r = self._lv_rows.get((t, h))
@@ -1273,7 +1275,7 @@ class Position(_Position):
         q = self._query(query) if query else {}
         members = [i for i, t in enumerate(self.team_name) if t == side and self.alive[i]]
         out: dict = {}
-        if q.get("paths") or q.get("never_attacked_leaving"):
+        if q.get("paths") or q.get("never_attacked_leaving") or len(self.ids) > _MAX_BITS:
             return {self.ids[i]: self.legal_moves(self.ids[i], **q) for i in members}
         groups: dict = {}
         for i in members:
