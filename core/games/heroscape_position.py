@@ -18,9 +18,10 @@ the walls) of the figures next to them, the mask bits of the moved figure, and t
 placements touching those spaces: O(changed spaces), never a rebuild.
 
 Queries call the kernels directly on these layers (``reach1_ordered`` for a move without
-leaving penalties, ``reach_query`` with them): no layer is copied per query. Paths, and
-falls (a battlefield with a drop of at least the mover's Height, master game), are answered
-by the reference :func:`movecore.games.heroscape.moves` on the figures of the position.
+leaving penalties, ``reach_query`` with them): no layer is copied per query. Falls (a
+battlefield with a drop of at least the mover's Height, master game), paths, and positions
+that held more than 64 figures are answered from the same searches by
+:mod:`._heroscape_falls`.
 """
 from __future__ import annotations
 
@@ -1200,7 +1201,8 @@ class Position(_Position):
         return out
 
     def _reference(self, i: int, figure, budget: int, paths: bool, q: dict) -> Moves:
-        """Paths and falls: the reference implementation on this position's figures."""
+        """The reference implementation on this position's figures (a crowd of more
+        than 64 enemies within reach of a move that draws no attack)."""
         ends = hs.moves(self.field, self._army(), figure, rules=self.rules, move=budget,
                         paths=paths, never_attacked_leaving=bool(
                             q.get("never_attacked_leaving", False)))
