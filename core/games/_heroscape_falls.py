@@ -29,6 +29,7 @@ from ..kernels import _types as T
 from ..kernels._types import CACHE
 from ..reach import _entry_point, _fast_workspace
 from . import heroscape as hs
+from . import heroscape_position as _P
 
 i64 = types.int64
 I32_A = types.int32[:]
@@ -289,25 +290,34 @@ def _near(pos, i: int, reach_: int) -> list:
     """The enemies of figure i (indices, in play order) with a space within ``reach_``
     of one of its spaces (as the reference's ``_relevant_enemies``)."""
     c = pos._st.coords
-    mine = c[pos._cells_of(i)]
-    out = []
-    for j in np.flatnonzero(pos.alive & (pos.team != pos.team[i])).tolist():
-        d = c[pos._cells_of(j)][:, None, :] - mine[None, :, :]
-        if ((np.abs(d[..., 0]) + np.abs(d[..., 1]) + np.abs(d.sum(-1))) // 2).min() \
-                <= reach_:
-            out.append(j)
-    return out
+    mine = c[pos._cells_of(i)]                               # [k, 2]
+    js = np.flatnonzero(pos.alive & (pos.team != pos.team[i]))
+    cells = pos.cells[js]                                    # [m, 2], -1: no space
+    d = c[np.maximum(cells, 0)][:, :, None, :] - mine[None, None, :, :]
+    dist = (np.abs(d[..., 0]) + np.abs(d[..., 1]) + np.abs(d.sum(-1))) // 2
+    dist[cells < 0] = reach_ + 1
+    return js[dist.min(axis=(1, 2)) <= reach_].tolist() if js.size else []
 
 
 def near_layer(pos, i: int, info) -> np.ndarray:
     """The leave layer of one query of a position that held more than 64 figures: bit b
     = the b-th enemy within reach (kept by :func:`many`), on the spaces (placements)
-    where figure i would be adjacent to it."""
+    where figure i would be adjacent to it. Made once per query."""
+    got = pos._bufs.get("who_layer")
+    if got is not None:
+        return got
     st = pos._st
-    layer = np.zeros(st.n, np.uint64)
+    J = _P._jit()
+    row = np.zeros((1, st.n), np.uint64)
+    team = np.array([pos.team[i]], np.int64)
+    h = np.array([info.hclass], np.int64)
     for b, j in enumerate(pos._bufs["who_near"]):
-        layer[pos._leave_cells(j, info.hclass)] |= np.uint64(1) << np.uint64(b)
-    return layer[st.lead] | layer[st.trail] if info.double else layer
+        J.leave_bits(row, _P._NO_NODES2, team, h, _NO_I64, _NO_I64, _P._NO_TOUCH,
+                     st.nbr64, st.level64, pos.cells, pos.team, pos.height, j,
+                     np.uint64(1) << np.uint64(b), 1)
+    layer = row[0, st.lead] | row[0, st.trail] if info.double else row[0]
+    pos._bufs["who_layer"] = layer
+    return layer
 
 
 def many(pos, i: int, info, figure, budget: int, paths: bool, q: dict):
@@ -320,6 +330,7 @@ def many(pos, i: int, info, figure, budget: int, paths: bool, q: dict):
     if len(near) > 64:
         return pos._reference(i, figure, budget, paths, q)
     pos._bufs["who_near"] = near
+    pos._bufs["who_layer"] = None
     m = pos._double(i, info, figure, budget, q) if info.double else \
         pos._single(i, info, figure, budget, q)
     cols = m.columns

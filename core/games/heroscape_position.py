@@ -982,32 +982,13 @@ class Position(_Position):
         mp = hs._max_penalty(n_rel, budget)
         t, h = info.team, info.hclass
         if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's own masks
-            return self._own_leave(i, budget, h), mp
+            return _falls().near_layer(self, i, info), mp
         if info.double:
             return self._node_leave_layer(t, h), mp
         r = self._lv_rows.get((t, h))
         if r is None:
             r = self._leave_row(t, h)   # (makes self._lv again)
         return self._lv[r], mp
-
-    def _own_leave(self, i: int, budget: int, h: int) -> np.ndarray:
-        """The leave mask of one query from its relevant enemies (one bit each)."""
-        reach_ = budget + 2 + (1 if self.double[i] else 0)
-        c = self._st.coords
-        mine = c[self._cells_of(i)]
-        layer = np.zeros(self._st.n, np.uint64)
-        bit = 0
-        for j in np.flatnonzero(self.alive & (self.team != self.team[i])).tolist():
-            theirs = c[self._cells_of(j)]
-            d = theirs[:, None, :] - mine[None, :, :]
-            if ((np.abs(d[..., 0]) + np.abs(d[..., 1]) + np.abs(d.sum(-1))) // 2).min() \
-                    <= reach_:
-                layer[self._leave_cells(j, h)] |= _U64_ONE << np.uint64(bit)
-                bit += 1
-        if self.double[i]:
-            st = self._st
-            return layer[st.lead] | layer[st.trail]
-        return layer
 
     def _takeoff(self, i: int, info: "_Info | None" = None) -> int:
         """Leaving attacks of a flyer's take-off (master game, no Stealth Flying)."""
