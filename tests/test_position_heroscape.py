@@ -461,6 +461,9 @@ def test_battlefield_too_large_for_the_packed_kernel(monkeypatch):
         s["options"] = dict(s.get("options", {}), mode="basic")
         assert _play(s, 7, 8) >= 8
     assert _play(_random_scenario(5), 5, 10) >= 10
+    # falls and paths from the general kernel's search trees, as the reference's
+    assert sum(_play(_random_scenario(seed, deep=True), seed, 10, paths=0.5)
+               for seed in (0, 2, 4, 6)) >= 40
 
 
 def test_abilities_option_and_who_columns():

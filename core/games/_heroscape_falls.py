@@ -255,32 +255,35 @@ def fill(pos, i: int, info, kind, occupant, qflags, start: int, budget: int, act
     fall = np.empty(E, T.INDEX)
     J["end_falls"](tree, ends[0], ends[3], n, actions, st.level64, st.field.wet, height,
                    double, lead, flip, scratch, fall)
-    least = np.zeros(E, T.INDEX)
-    lcost = costs.copy()
     # ends still to place: those whose least-cost path falls (with paths: every end,
     # whose least-fall path is that of the first cut search that reaches it)
     todo = np.arange(E) if want else np.flatnonzero(fall)
-    if todo.size:
-        got_c = np.empty(E, T.INDEX)
-        lf_paths = [None, None]
-        for worst, drop in enumerate((height, height + 10)):
-            lk = _limited(pos, kind, bool(double), drop)
-            lt, le = _search(lk, occupant, qflags, start, budget, src)
-            J["limited_costs"](le, le.shape[1], actions, double, flip, scratch, got_c)
-            hit = got_c[todo] >= 0
-            least[todo[hit]] = worst
-            lcost[todo[hit]] = got_c[todo[hit]]
-            if want:
-                lf_paths[worst] = _paths(lt, le, actions, double, flip, scratch, 3, 1, 1)
-            todo = todo[~hit]
-            # not reached: the least fall is the least-cost path's if it is the next
-            # one up (that path is on the next cut board, at the end's cost)
-            least[todo] = fall[todo]
-            todo = todo[fall[todo] > worst + 1]
-            if not todo.size and not (want and worst == 0 and (least == 1).any()):
-                break
+    if not todo.size:        # no least-cost path falls: no fall at the least cost
+        cols["fall"] = cols["least_fall"] = fall
+        cols["least_fall_cost"] = costs
+        return
+    least = np.zeros(E, T.INDEX)
+    lcost = costs.copy()
+    got_c = np.empty(E, T.INDEX)
+    lf_paths = [None, None]
+    for worst, drop in enumerate((height, height + 10)):
+        lk = _limited(pos, kind, bool(double), drop)
+        lt, le = _search(lk, occupant, qflags, start, budget, src)
+        J["limited_costs"](le, le.shape[1], actions, double, flip, scratch, got_c)
+        hit = got_c[todo] >= 0
+        least[todo[hit]] = worst
+        lcost[todo[hit]] = got_c[todo[hit]]
         if want:
-            got["least_fall_path"] = (least, lf_paths, got["path"])
+            lf_paths[worst] = _paths(lt, le, actions, double, flip, scratch, 3, 1, 1)
+        todo = todo[~hit]
+        # not reached: the least fall is the least-cost path's if it is the next
+        # one up (that path is on the next cut board, at the end's cost)
+        least[todo] = fall[todo]
+        todo = todo[fall[todo] > worst + 1]
+        if not todo.size and not (want and worst == 0 and (least == 1).any()):
+            break
+    if want:
+        got["least_fall_path"] = (least, lf_paths, got["path"])
     cols["fall"] = fall
     cols["least_fall"] = least
     cols["least_fall_cost"] = lcost
