@@ -28,7 +28,8 @@ import numpy as np
 from .board import Board
 from .errors import LimitError, QueryError, describe, is_sequence
 from .kernels import _types as T
-from .kernels.reach import (H_ANY_STOP, H_HILLY, HDR, fast_layout_size, field_query,
+from .kernels.reach import (H_ANY_STOP, H_HILLY, H_PLAIN, HDR, PL_BLOCKED, PL_NO_END,
+                            PL_OK, fast_layout_size, reach_plain_k, field_query,
                             gather_batch, is_plain, prange_batch, reach1_general,
                             reach1_ordered,
                             reach1_one_general, reach1_one_plain, reach1_plain, reach_batch,
@@ -218,6 +219,8 @@ class _Query:
     #                                  no layer is given and nobody stands on the board
     n: int = 0                       # cells of the board
     own_occupant: bool = False       # occupant is this query's own copy (set_layer)
+    fast: object = None              # batches: reach_plain_k's (same signature as
+    #                                  kernel, ends mode; hands anything else to reach1)
 
     def layers(self):
         b = self.board
@@ -290,16 +293,40 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
     params[T.P_DESCEND_PER_LEVEL] = mover.descend_per_level
     params[T.P_UNIT] = 1 if unit else 0
     params[T.P_HAS_OCC] = occupant is not None and bool((occ != T.OCC_EMPTY).any())
-    blob = kernel = one = None
+    blob = kernel = one = fast = None
     if n_pen == 1 and int(params[T.P_N_BUCKETS]) * n <= _FAST_MAX_STACK:
         blob = _pack(board, rule)
         plain = bool(is_plain(blob, qflags, zoc_a, params))
         kernel = _REACH1[plain]
         if qflags.size == 0 and zoc_a.size == 0 and not params[T.P_HAS_OCC]:
             one = _REACH1_ONE[plain]
+        if plain and not unit:
+            fast = _plain_kernels(board, blob, params)
+            if fast is not None and one is not None:
+                one = fast[1]
     return _Query(board, rule, occ, qflags, zoc_a, leave_a, pen_a, params, blob,
                   int(budget), int(params[T.P_N_BUCKETS]), kernel, one, n,
-                  occupant is not None)
+                  occupant is not None, fast and fast[0])
+
+
+def _plain_kernels(board, blob, params):
+    """(batch, one) of ``reach_plain_k`` for a plain Dial query when its board and mover
+    fit it (K of 4, 6 or 8, the plain section usable, no cell that may not be ended on,
+    budget below the blocked cost, climbing paid per level only), else None."""
+    K = board.nbr.shape[1]
+    sec = int(blob[blob[H_PLAIN]])
+    if K not in (4, 6, 8) or not sec & PL_OK or sec & PL_NO_END or \
+            int(params[T.P_BUDGET]) >= PL_BLOCKED:
+        return None
+    climbs = bool(blob[H_HILLY]) and bool(params[T.P_CLIMB_PER_LEVEL] or
+                                          params[T.P_CLIMB_FLAT] or
+                                          params[T.P_DESCEND_PER_LEVEL] or
+                                          params[T.P_MAX_CLIMB] >= 0)
+    if climbs and (params[T.P_CLIMB_FLAT] or params[T.P_DESCEND_PER_LEVEL] or
+                   params[T.P_MAX_CLIMB] >= 0):
+        return None
+    batch, one = reach_plain_k(K, climbs)
+    return _entry_point(batch), _entry_point(one)
 
 
 #: The fast kernel keeps one stack of at most N entries per bucket: used while
@@ -326,9 +353,25 @@ def _pack(board: Board, rule: np.ndarray) -> np.ndarray:
                 rule.shape[0], board.edges.shape[0])
     head[H_ANY_STOP] = bool((flags & T.CELL_STOP).any())
     head[H_HILLY] = board.n_cells > 0 and bool((cd[:, 1] != cd[0, 1]).any())
+    # the plain section (``reach_plain_k``): PL_* bits, a pad word (cell -1), then
+    # entry cost (PL_BLOCKED: cannot enter) | height above the lowest << 16 per cell
+    low = int(cd[:, 1].min()) if board.n_cells else 0
+    rel = cd[:, 1].astype(np.int64) - low
+    words = np.where(entry < 0, PL_BLOCKED, entry).astype(np.int64) | (rel << 16)
+    ok = board.n_cells == 0 or (int(entry.max()) < PL_BLOCKED and int(rel.max()) < 1 << 15)
+    no_end = bool(((cd[:, 2] & T.CELL_NO_END) != 0)[entry >= 0].any())
+    plain = np.zeros(board.n_cells + 2, T.INDEX)
+    plain[0] = (PL_OK if ok else 0) | (PL_NO_END if no_end else 0)
+    plain[1] = PL_BLOCKED
+    if ok:
+        plain[2:] = words.astype(np.uint32).view(T.INDEX)
+    parts.append(plain)
     off = HDR
     for i, a in enumerate(parts):
-        head[5 + i] = off
+        if i == 8:
+            head[H_PLAIN] = off
+        else:
+            head[5 + i] = off
         off += a.size
     blob = np.concatenate([head] + [np.ascontiguousarray(a, T.INDEX).ravel() for a in parts])
     if len(board._cache) > 64:
@@ -1050,7 +1093,7 @@ os.register_at_fork(after_in_child=_forget_pool)
 def _chunks_pooled(q: _Query, queries, bufs, ends, status) -> int:
     """``reach1_batch`` without a parallel region: chunk 0 on this thread, the others
     on pool threads (the kernel releases the GIL). Same outputs and return value."""
-    n_chunks, n_q, kernel = bufs.shape[0], queries.shape[0], q.kernel
+    n_chunks, n_q, kernel = bufs.shape[0], queries.shape[0], q.fast or q.kernel
 
     def run(c):
         lo, hi = (n_q * c) // n_chunks, (n_q * (c + 1)) // n_chunks
