@@ -46,6 +46,7 @@ Outputs
 from __future__ import annotations
 
 import functools
+import types as pytypes
 
 import numpy as np
 from numba import njit, prange, types
@@ -1075,7 +1076,6 @@ def reach_plain_k(K, CLIMB):
     K = int(K)
     CLIMB = bool(CLIMB)
 
-    @njit(cache=CACHE, nogil=True)
     def core(blob, params, buf, ends, queries, start, budget):
         N = np.int64(blob[0])
         o_nbr = np.int64(blob[5])
@@ -1161,9 +1161,8 @@ def reach_plain_k(K, CLIMB):
                 queries[qi, 2] = pos - pos0
         return pos
 
-    @njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, i64_2, types.int64,
-                      types.int64), cache=CACHE, nogil=True)
     def batch(blob, occupant, qflags, zoc, params, buf, ends, queries, start, budget):
+        variant = (K, CLIMB)  # noqa: F841 (in the closure: see below)
         if ends.shape[1] == 0 or params[P_HAS_OCC] != 0 or qflags.shape[0] > 0 or \
                 zoc.shape[0] > 0:
             if qflags.shape[0] > 0 or zoc.shape[0] > 0:
@@ -1171,15 +1170,15 @@ def reach_plain_k(K, CLIMB):
                                       queries, start, budget)
             return reach1_plain(blob, occupant, qflags, zoc, params, buf, ends, queries,
                                 start, budget)
-        return core(blob, params, buf, ends, queries, start, budget)
+        return _plain_core(blob, params, buf, ends, queries, start, budget)
 
-    @njit(types.int64(i32_1, i64_1, i32_1, types.int64, types.int64), cache=CACHE,
-          nogil=True)
     def one(blob, params, buf, start, budget):
+        variant = (K, CLIMB)  # noqa: F841 (in the closure: see below)
         N = np.int64(blob[0])
         o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
         ends = buf[o_out:o_out + 3 * N].reshape((3, N))
-        n = core(blob, params, buf, ends, params[:0].reshape((0, 3)), start, budget)
+        n = _plain_core(blob, params, buf, ends, params[:0].reshape((0, 3)), start,
+                        budget)
         # rows of N -> rows of n (cells, costs, stopped = 0), as ``reach1_one``
         for i in range(n):
             buf[o_out + n + i] = buf[o_out + N + i]
@@ -1187,5 +1186,26 @@ def reach_plain_k(K, CLIMB):
             buf[o_out + 2 * n + i] = 0
         return n
 
+    # ``batch`` and ``one`` find ``_plain_core`` among their globals, not in a closure:
+    # Numba's cache key pickles a closure's values, and a dispatcher pickles differently
+    # in every process (a cache miss and a compile at each import). K and CLIMB, plain
+    # values, stay in their closures: they tell the variants' cache entries apart (the
+    # key is the code and the closure; without them every variant would load the first
+    # one cached).
+    core = njit(cache=CACHE, nogil=True)(core)
+    batch = njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, i64_2,
+                             types.int64, types.int64), cache=CACHE, nogil=True)(
+        _with_globals(batch, _plain_core=core))
+    one = njit(types.int64(i32_1, i64_1, i32_1, types.int64, types.int64), cache=CACHE,
+               nogil=True)(_with_globals(one, _plain_core=core))
     return batch, one
+
+
+def _with_globals(fn, **names):
+    """``fn`` reading ``names`` as globals (its own copy of its module's globals)."""
+    g = dict(fn.__globals__)
+    g.update(names)
+    f = pytypes.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+    f.__qualname__, f.__module__, f.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+    return f
 
