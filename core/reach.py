@@ -1157,7 +1157,10 @@ def distance_field(board: Board, mover: Mover, sources: Sequence, budget: int | 
 
 
 def warmup() -> None:
-    """Load (or compile) every kernel now rather than on the first query."""
+    """Load (or compile) the kernels now rather than on the first query. The plain
+    kernels specialised per board kind (``reach_plain_k``: 4, 6 or 8 neighbours, with or
+    without climbing) load on the first query of their kind (~20-50 ms from the cache),
+    the ``prange`` batch on its first use."""
     b = Board.hex([(0, 0), (1, 0), (0, 1)])
     m = Mover()
     reach(b, m, 0, 2)
