@@ -17,6 +17,7 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -325,6 +326,11 @@ def _plain_kernels(board, blob, params):
     if climbs and (params[T.P_CLIMB_FLAT] or params[T.P_DESCEND_PER_LEVEL] or
                    params[T.P_MAX_CLIMB] >= 0):
         return None
+    return _plain_entries(K, climbs)
+
+
+@functools.lru_cache(maxsize=None)
+def _plain_entries(K, climbs):
     batch, one = reach_plain_k(K, climbs)
     return _entry_point(batch), _entry_point(one)
 
