@@ -301,7 +301,7 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
         kernel = _REACH1[plain]
         if qflags.size == 0 and zoc_a.size == 0 and not params[T.P_HAS_OCC]:
             one = _REACH1_ONE[plain]
-        if plain and not unit:
+        if plain:
             fast = _plain_kernels(board, blob, params)
             if fast is not None and one is not None:
                 one = fast[1]
@@ -311,8 +311,8 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
 
 
 def _plain_kernels(board, blob, params):
-    """(batch, one) of ``reach_plain_k`` for a plain Dial query when its board and mover
-    fit it (K of 4, 6 or 8, the plain section usable, no cell that may not be ended on,
+    """(batch, one) of ``reach_plain_k`` for a plain query when its board and mover fit
+    it (K of 4, 6 or 8, the plain section usable, no cell that may not be ended on,
     budget below the blocked cost, climbing paid per level only), else None."""
     K = board.nbr.shape[1]
     sec = int(blob[blob[H_PLAIN]])
@@ -326,12 +326,12 @@ def _plain_kernels(board, blob, params):
     if climbs and (params[T.P_CLIMB_FLAT] or params[T.P_DESCEND_PER_LEVEL] or
                    params[T.P_MAX_CLIMB] >= 0):
         return None
-    return _plain_entries(K, climbs)
+    return _plain_entries(K, climbs, bool(params[T.P_UNIT]))
 
 
 @functools.lru_cache(maxsize=None)
-def _plain_entries(K, climbs):
-    batch, one = reach_plain_k(K, climbs)
+def _plain_entries(K, climbs, fifo):
+    batch, one = reach_plain_k(K, climbs, fifo)
     return _entry_point(batch), _entry_point(one)
 
 

@@ -1054,10 +1054,11 @@ def prange_batch():
 
 
 # ====================================================================== plain, at the limit
-# ``reach_plain_k(K, CLIMB)``: ``reach1_plain`` in ends mode, specialised per board kind
-# (K neighbours, a compile-time constant: the neighbour loop is unrolled) and per climb
-# rule (CLIMB: pay ``params[P_CLIMB_PER_LEVEL]`` per level climbed, nothing else), for
-# the common query: plain, Dial (not unit costs), nobody on the board, no per-query layer.
+# ``reach_plain_k(K, CLIMB, FIFO)``: ``reach1_plain`` in ends mode, specialised per board
+# kind (K neighbours, a compile-time constant: the neighbour loop is unrolled), per climb
+# rule (CLIMB: pay ``params[P_CLIMB_PER_LEVEL]`` per level climbed, nothing else) and for
+# unit costs (FIFO: one BFS queue), for the common query: plain, nobody on the board, no
+# per-query layer.
 # What it does that ``reach1`` does not (the C limit's techniques):
 #   * one word per cell (entry cost | height << 16) with a pad word for cell -1, so that
 #     "no neighbour", "cannot enter" and "over budget" are one test (cost 0xFFFF);
@@ -1069,12 +1070,14 @@ def prange_batch():
 # is handed to ``reach1_plain`` / ``reach1_general``, which answer everything.
 # The workspace is ``buf``'s region after ``reach1``'s (see ``fast_layout_size``).
 @functools.lru_cache(maxsize=None)
-def reach_plain_k(K, CLIMB):
-    """(batch, one) for K neighbours and the climb rule CLIMB, compiled (or loaded from
-    the cache) on first use: ``batch`` has ``reach1``'s signature, ``one`` that of
-    ``reach1_one``; both write the same ends in the same order as they do."""
+def reach_plain_k(K, CLIMB, FIFO=False):
+    """(batch, one) for K neighbours and the climb rule CLIMB (FIFO: every step costs 1,
+    the BFS order of ``reach1``'s unit-cost queue), compiled (or loaded from the cache)
+    on first use: ``batch`` has ``reach1``'s signature, ``one`` that of ``reach1_one``;
+    both write the same ends in the same order as they do."""
     K = int(K)
-    CLIMB = bool(CLIMB)
+    CLIMB = bool(CLIMB) and not FIFO
+    FIFO = bool(FIFO)
 
     def core(blob, params, buf, ends, queries, start, budget):
         N = np.int64(blob[0])
@@ -1108,6 +1111,35 @@ def reach_plain_k(K, CLIMB):
             for i in range(nb):
                 buf[U(o_head + i)] = -1
             buf[U(o_dist + src)] = base
+            if FIFO:  # every step costs 1: a FIFO queue in the pool, in settle order
+                buf[U(o_pool)] = src
+                qh = np.int64(0)
+                qt = np.int64(1)
+                while qh < qt:
+                    u = np.int64(buf[U(o_pool + qh)])
+                    qh += 1
+                    cur = np.int64(buf[U(o_dist + u)]) - base
+                    if pos >= cap:
+                        if n_q > 0:
+                            queries[qi, 2] = cap
+                        return STATUS_ARENA_FULL
+                    ends[0, U(pos)] = u
+                    ends[1, U(pos)] = cur
+                    pos += 1
+                    row = o_nbr + K * u
+                    for j in range(K):
+                        v = np.int64(blob[U(row + j)])
+                        nd = cur + (blob[U(o_pc + v)] & 0xFFFF)
+                        if nd > bud:
+                            continue  # no neighbour, cannot enter, or over budget
+                        if U(buf[U(o_dist + v)] - base) <= U(nd):
+                            continue  # queued already (at most as dear: BFS order)
+                        buf[U(o_dist + v)] = base + nd
+                        buf[U(o_pool + qt)] = v
+                        qt += 1
+                if n_q > 0:
+                    queries[qi, 2] = pos - pos0
+                continue
             buf[U(o_pool)] = src
             buf[U(o_pool + 1)] = -1
             buf[U(o_head)] = 0
@@ -1162,7 +1194,7 @@ def reach_plain_k(K, CLIMB):
         return pos
 
     def batch(blob, occupant, qflags, zoc, params, buf, ends, queries, start, budget):
-        variant = (K, CLIMB)  # noqa: F841 (in the closure: see below)
+        variant = (K, CLIMB, FIFO)  # noqa: F841 (in the closure: see below)
         if ends.shape[1] == 0 or params[P_HAS_OCC] != 0 or qflags.shape[0] > 0 or \
                 zoc.shape[0] > 0:
             if qflags.shape[0] > 0 or zoc.shape[0] > 0:
@@ -1173,7 +1205,7 @@ def reach_plain_k(K, CLIMB):
         return _plain_core(blob, params, buf, ends, queries, start, budget)
 
     def one(blob, params, buf, start, budget):
-        variant = (K, CLIMB)  # noqa: F841 (in the closure: see below)
+        variant = (K, CLIMB, FIFO)  # noqa: F841 (in the closure: see below)
         N = np.int64(blob[0])
         o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
         ends = buf[o_out:o_out + 3 * N].reshape((3, N))
@@ -1188,8 +1220,8 @@ def reach_plain_k(K, CLIMB):
 
     # ``batch`` and ``one`` find ``_plain_core`` among their globals, not in a closure:
     # Numba's cache key pickles a closure's values, and a dispatcher pickles differently
-    # in every process (a cache miss and a compile at each import). K and CLIMB, plain
-    # values, stay in their closures: they tell the variants' cache entries apart (the
+    # in every process (a cache miss and a compile at each import). K, CLIMB and FIFO,
+    # plain values, stay in their closures: they tell the variants' cache entries apart (the
     # key is the code and the closure; without them every variant would load the first
     # one cached).
     core = njit(cache=CACHE, nogil=True)(core)

@@ -385,8 +385,8 @@ def test_fast_kernel_equals_general_kernel_on_unit_costs():
 
 def _plain_dial_case(seed):
     """A seeded board and mover that ``reach_plain_k`` answers: hex, square4 or square8,
-    terrain costs with zero-cost and impassable ids, blocked cells, heights paid per level
-    or not, nobody on the board."""
+    terrain costs with zero-cost and impassable ids (or unit costs: BFS), blocked cells,
+    heights paid per level or not, nobody on the board."""
     import random
 
     from movecore.kernels import _types as T
@@ -397,7 +397,9 @@ def _plain_dial_case(seed):
     rng.shuffle(cells)
     n = len(cells)
     table = [rng.choice([0, 1, 1, 2, 3, 5, -1]) for _ in range(rng.randint(1, 4))]
-    table[0] = max(table[0], 2)  # not every step costs 1 (unit costs run the BFS)
+    if rng.random() < 0.25:  # every step costs 1: the BFS variant
+        table = [rng.choice([1, 1, -1]) for _ in table]
+        table[0] = 1
     terrain = [rng.randrange(len(table)) for _ in range(n)]
     height = None if rng.random() < 0.4 else [rng.randint(0, 4) for _ in range(n)]
     flags = [int(T.CELL_BLOCKED) if rng.random() < 0.05 else 0 for _ in range(n)]
@@ -411,11 +413,12 @@ def _plain_dial_case(seed):
 
 def test_plain_kernel_at_the_limit_equals_reach1_exactly():
     """``reach_plain_k`` (neighbour count compiled in, padded cell words, stamped
-    distances, pooled bucket lists) gives prepare().reach and reach_many the same ends in
+    distances, pooled bucket lists or a BFS queue) gives prepare().reach and reach_many the same ends in
     the same order as ``reach1_plain``, over seeded random boards, budgets and starts, on
     one and two threads, also across the wrap of its distance stamps."""
+    from movecore.kernels import _types as T
     from movecore.kernels.reach import _reach1_size
-    checked = 0
+    checked, fifo = 0, 0
     for seed in range(400):
         board, mover, rng = _plain_dial_case(seed)
         top = rng.choice([0, 1, 3, 6, 12, 40])
@@ -423,6 +426,7 @@ def test_plain_kernel_at_the_limit_equals_reach1_exactly():
         if p._q.fast is None:
             continue
         checked += 1
+        fifo += int(p._q.params[T.P_UNIT])
         ref = mc.Prepared(replace(p._q, fast=None, one=R._REACH1_ONE[True]), mover)
         assert p._q.one is not ref._q.one
         if seed % 7 == 0:  # the next query's stamps wrap: zeroed once, same answers
@@ -444,7 +448,7 @@ def test_plain_kernel_at_the_limit_equals_reach1_exactly():
             assert np.array_equal(got.cells, want.cells)
             assert np.array_equal(got.costs, want.costs)
             assert not got.stopped.any()
-    assert checked > 250
+    assert checked > 250 and fifo > 40
 
 
 def test_plain_kernel_at_the_limit_hands_other_queries_to_reach1():
