@@ -467,3 +467,17 @@ def test_plain_kernel_at_the_limit_hands_other_queries_to_reach1():
                              occupant=p._q.occupant, threads=1)
         assert np.array_equal(got.cells, want.cells) and enemy not in set(got.cells.tolist())
         assert np.array_equal(got.offsets, want.offsets)
+
+
+def test_import_leaves_scipy_linalg_to_numba_first_use():
+    """``import movecore`` (and warmup) does not pay for numba's import of scipy.linalg
+    (its BLAS probe), and numba still finds BLAS when it compiles linear algebra."""
+    import subprocess
+    pytest.importorskip("scipy")
+    code = ("import sys, numpy as np, movecore, numba; movecore.warmup(); "
+            "before = 'scipy.linalg' in sys.modules; "
+            "f = numba.njit(lambda x: np.dot(x, x)); "
+            "print(before, f(np.eye(2)).sum(), 'scipy.linalg.cython_blas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "2.0", "True"]
