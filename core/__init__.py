@@ -18,6 +18,35 @@ import sys as _sys
 import time as _time
 import types as _types
 
+
+def _import_numba():
+    """``import numba``, without the ~0.3 s of ``scipy.linalg`` it imports only to learn
+    whether BLAS is there (``numba.np.arraymath``, at the first compile or cache load),
+    when SciPy is installed and neither is
+    imported yet: placeholders answer that probe and are dropped at once, so numba imports
+    the real module the first time it compiles linear algebra (``ensure_blas``).
+    ``MOVECORE_NUMBA_SCIPY=1`` imports numba as is."""
+    if "numba" in _sys.modules or "scipy.linalg" in _sys.modules or \
+            _os.environ.get("MOVECORE_NUMBA_SCIPY", "") not in ("", "0"):
+        import numba
+        return numba
+    import types
+    names = ("scipy.linalg", "scipy.linalg.cython_blas")
+    stubs = {name: types.ModuleType(name) for name in names}
+    _sys.modules.update(stubs)
+    try:
+        import numba
+        import numba.np.arraymath  # noqa: F401 (the probe, at its import)
+    finally:
+        for name, stub in stubs.items():
+            if _sys.modules.get(name) is stub:
+                del _sys.modules[name]
+        scipy = _sys.modules.get("scipy")
+        if scipy is not None and scipy.__dict__.get("linalg") is stubs["scipy.linalg"]:
+            del scipy.linalg
+    return numba
+
+
 from .errors import (BoardError, IllegalMoveError, LimitError, MovecoreError,
                      PlacementError, QueryError, ScenarioError, UnknownGameError)
 
@@ -67,7 +96,7 @@ class _KernelLoader:
 
     def exec_module(self, module):
         global KERNELS_LOADED
-        import numba
+        numba = _import_numba()
         # Fork-safe parallel kernels by default: under GNU OpenMP a process forked after
         # a parallel region aborts (multiprocessing's default start on Linux). Parallel
         # regions are entered one at a time (see reach.reach_many), so workqueue's lack

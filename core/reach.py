@@ -17,6 +17,7 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -28,7 +29,8 @@ import numpy as np
 from .board import Board
 from .errors import LimitError, QueryError, describe, is_sequence
 from .kernels import _types as T
-from .kernels.reach import (H_ANY_STOP, H_HILLY, HDR, fast_layout_size, field_query,
+from .kernels.reach import (H_ANY_STOP, H_HILLY, H_PLAIN, HDR, PL_BLOCKED, PL_NO_END,
+                            PL_OK, fast_layout_size, reach_plain_k, field_query,
                             gather_batch, is_plain, prange_batch, reach1_general,
                             reach1_ordered,
                             reach1_one_general, reach1_one_plain, reach1_plain, reach_batch,
@@ -222,6 +224,8 @@ class _Query:
     n: int = 0                       # cells of the board
     own_occupant: bool = False       # occupant is this query's own copy (set_layer)
     pblob: np.ndarray | None = None  # penalty fast path: the same packing, for reach_pen
+    fast: object = None              # batches: reach_plain_k's (same signature as
+    #                                  kernel, ends mode; hands anything else to reach1)
 
     def layers(self):
         b = self.board
@@ -294,19 +298,48 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
     params[T.P_DESCEND_PER_LEVEL] = mover.descend_per_level
     params[T.P_UNIT] = 1 if unit else 0
     params[T.P_HAS_OCC] = occupant is not None and bool((occ != T.OCC_EMPTY).any())
-    blob = kernel = one = None
+    blob = kernel = one = fast = None
     if n_pen == 1 and int(params[T.P_N_BUCKETS]) * n <= _FAST_MAX_STACK:
         blob = _pack(board, rule)
         plain = bool(is_plain(blob, qflags, zoc_a, params))
         kernel = _REACH1[plain]
         if qflags.size == 0 and zoc_a.size == 0 and not params[T.P_HAS_OCC]:
             one = _REACH1_ONE[plain]
+        if plain:
+            fast = _plain_kernels(board, blob, params)
+            if fast is not None and one is not None:
+                one = fast[1]
     pblob = None
     if n_pen > 1 and int(params[T.P_N_BUCKETS]) * n * n_pen <= _FAST_MAX_STACK:
         pblob = _pack(board, rule)  # penalties: reach_pen over the same packing
     return _Query(board, rule, occ, qflags, zoc_a, leave_a, pen_a, params, blob,
                   int(budget), int(params[T.P_N_BUCKETS]), kernel, one, n,
-                  occupant is not None, pblob)
+                  occupant is not None, pblob=pblob, fast=fast and fast[0])
+
+
+def _plain_kernels(board, blob, params):
+    """(batch, one) of ``reach_plain_k`` for a plain query when its board and mover fit
+    it (K of 4, 6 or 8, the plain section usable, no cell that may not be ended on,
+    budget below the blocked cost, climbing paid per level only), else None."""
+    K = board.nbr.shape[1]
+    sec = int(blob[blob[H_PLAIN]])
+    if K not in (4, 6, 8) or not sec & PL_OK or sec & PL_NO_END or \
+            int(params[T.P_BUDGET]) >= PL_BLOCKED:
+        return None
+    climbs = bool(blob[H_HILLY]) and bool(params[T.P_CLIMB_PER_LEVEL] or
+                                          params[T.P_CLIMB_FLAT] or
+                                          params[T.P_DESCEND_PER_LEVEL] or
+                                          params[T.P_MAX_CLIMB] >= 0)
+    if climbs and (params[T.P_CLIMB_FLAT] or params[T.P_DESCEND_PER_LEVEL] or
+                   params[T.P_MAX_CLIMB] >= 0):
+        return None
+    return _plain_entries(K, climbs, bool(params[T.P_UNIT]))
+
+
+@functools.lru_cache(maxsize=None)
+def _plain_entries(K, climbs, fifo):
+    batch, one = reach_plain_k(K, climbs, fifo)
+    return _entry_point(batch), _entry_point(one)
 
 
 #: The fast kernel keeps one stack of at most N entries per bucket: used while
@@ -334,9 +367,25 @@ def _pack(board: Board, rule: np.ndarray) -> np.ndarray:
                 rule.shape[0], board.edges.shape[0])
     head[H_ANY_STOP] = bool((flags & T.CELL_STOP).any())
     head[H_HILLY] = board.n_cells > 0 and bool((cd[:, 1] != cd[0, 1]).any())
+    # the plain section (``reach_plain_k``): PL_* bits, a pad word (cell -1), then
+    # entry cost (PL_BLOCKED: cannot enter) | height above the lowest << 16 per cell
+    low = int(cd[:, 1].min()) if board.n_cells else 0
+    rel = cd[:, 1].astype(np.int64) - low
+    words = np.where(entry < 0, PL_BLOCKED, entry).astype(np.int64) | (rel << 16)
+    ok = board.n_cells == 0 or (int(entry.max()) < PL_BLOCKED and int(rel.max()) < 1 << 15)
+    no_end = bool(((cd[:, 2] & T.CELL_NO_END) != 0)[entry >= 0].any())
+    plain = np.zeros(board.n_cells + 2, T.INDEX)
+    plain[0] = (PL_OK if ok else 0) | (PL_NO_END if no_end else 0)
+    plain[1] = PL_BLOCKED
+    if ok:
+        plain[2:] = words.astype(np.uint32).view(T.INDEX)
+    parts.append(plain)
     off = HDR
     for i, a in enumerate(parts):
-        head[5 + i] = off
+        if i == 8:
+            head[H_PLAIN] = off
+        else:
+            head[5 + i] = off
         off += a.size
     blob = np.concatenate([head] + [np.ascontiguousarray(a, T.INDEX).ravel() for a in parts])
     if len(board._cache) > 64:
@@ -1238,7 +1287,7 @@ os.register_at_fork(after_in_child=_forget_pool)
 def _chunks_pooled(q: _Query, queries, bufs, ends, status) -> int:
     """``reach1_batch`` without a parallel region: chunk 0 on this thread, the others
     on pool threads (the kernel releases the GIL). Same outputs and return value."""
-    n_chunks, n_q, kernel = bufs.shape[0], queries.shape[0], q.kernel
+    n_chunks, n_q, kernel = bufs.shape[0], queries.shape[0], q.fast or q.kernel
 
     def run(c):
         lo, hi = (n_q * c) // n_chunks, (n_q * (c + 1)) // n_chunks
@@ -1307,7 +1356,10 @@ def distance_field(board: Board, mover: Mover, sources: Sequence, budget: int | 
 
 
 def warmup() -> None:
-    """Load (or compile) every kernel now rather than on the first query."""
+    """Load (or compile) the kernels now rather than on the first query. The plain
+    kernels specialised per board kind (``reach_plain_k``: 4, 6 or 8 neighbours, with or
+    without climbing) load on the first query of their kind (~20-50 ms from the cache),
+    the ``prange`` batch on its first use."""
     b = Board.hex([(0, 0), (1, 0), (0, 1)])
     m = Mover()
     reach(b, m, 0, 2)

@@ -46,6 +46,7 @@ Outputs
 from __future__ import annotations
 
 import functools
+import types as pytypes
 
 import numpy as np
 from numba import njit, prange, types
@@ -559,12 +560,25 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 HDR = 16
 H_ANY_STOP = 13
 H_HILLY = 14
+H_PLAIN = 15   # offset of the plain section (``reach_plain_k``), 0 = none
 CTRL = 8
+
+# The plain section of ``blob`` (appended by ``_pack``): [0] PL_* bits, then one word per
+# cell with a pad word in front (cell -1, "no neighbour", reads the pad): entry cost in
+# the low 16 bits (0xFFFF = cannot enter), height above the board's lowest in the high 16.
+PL_OK = 1      # every entry cost < 0xFFFF and every height span < 2**15
+PL_NO_END = 2  # some enterable cell may not be ended on
+PL_BLOCKED = 0xFFFF
+
+
+def _reach1_size(n, nb_alloc):
+    return CTRL + 2 * n * 4 + n * 2 + nb_alloc * 2 * n + nb_alloc * 2 + 2 * n * 4 + 8 * n
 
 
 def fast_layout_size(n, nb_alloc):
-    """int32 words of a ``reach1`` workspace for N cells and nb_alloc buckets."""
-    return CTRL + 2 * n * 4 + n * 2 + nb_alloc * 2 * n + nb_alloc * 2 + 2 * n * 4 + 8 * n
+    """int32 words of a ``reach1`` workspace for N cells and nb_alloc buckets (then the
+    region of ``reach_plain_k``: base, dist[N], heads[nb_alloc], pool[2 * (8N + 1)])."""
+    return _reach1_size(n, nb_alloc) + CTRL + n + nb_alloc + 2 * (8 * n + 1)
 
 
 @njit(types.boolean(i32_1, u8_1, u64_1, i64_1), cache=CACHE, nogil=True)
@@ -1039,3 +1053,193 @@ def prange_batch():
         return worst
 
     return reach1_batch
+
+
+# ====================================================================== plain, at the limit
+# ``reach_plain_k(K, CLIMB, FIFO)``: ``reach1_plain`` in ends mode, specialised per board
+# kind (K neighbours, a compile-time constant: the neighbour loop is unrolled), per climb
+# rule (CLIMB: pay ``params[P_CLIMB_PER_LEVEL]`` per level climbed, nothing else) and for
+# unit costs (FIFO: one BFS queue), for the common query: plain, nobody on the board, no
+# per-query layer.
+# What it does that ``reach1`` does not (the C limit's techniques):
+#   * one word per cell (entry cost | height << 16) with a pad word for cell -1, so that
+#     "no neighbour", "cannot enter" and "over budget" are one test (cost 0xFFFF);
+#   * one stamped word per cell: dist = base + d, base advancing budget + 1 per query, so
+#     "not reached this query or dearer" is one unsigned compare, and no reset per query;
+#   * LIFO lists per bucket in one pool written in push order (same order as ``reach1``'s
+#     stacks: identical answers, ends in the same order).
+# Any other call (tree mode, occupants, per-query layers: a caller that swapped them in)
+# is handed to ``reach1_plain`` / ``reach1_general``, which answer everything.
+# The workspace is ``buf``'s region after ``reach1``'s (see ``fast_layout_size``).
+@functools.lru_cache(maxsize=None)
+def reach_plain_k(K, CLIMB, FIFO=False):
+    """(batch, one) for K neighbours and the climb rule CLIMB (FIFO: every step costs 1,
+    the BFS order of ``reach1``'s unit-cost queue), compiled (or loaded from the cache)
+    on first use: ``batch`` has ``reach1``'s signature, ``one`` that of ``reach1_one``;
+    both write the same ends in the same order as they do."""
+    K = int(K)
+    CLIMB = bool(CLIMB) and not FIFO
+    FIFO = bool(FIFO)
+
+    def core(blob, params, buf, ends, queries, start, budget):
+        N = np.int64(blob[0])
+        o_nbr = np.int64(blob[5])
+        o_pc = np.int64(blob[H_PLAIN]) + 2   # word of cell v: blob[o_pc + v] (v >= -1)
+        nbA = np.int64(buf[2])
+        o_base = CTRL + 2 * N * 4 + N * 2 + nbA * 2 * N + nbA * 2 + 2 * N * 4 + 8 * N
+        o_dist = o_base + CTRL
+        o_head = o_dist + N
+        o_pool = o_head + nbA
+        cap = ends.shape[1]
+        cpl = params[P_CLIMB_PER_LEVEL]
+        nb_top = params[P_N_BUCKETS]
+        n_q = queries.shape[0]
+        pos = np.int64(0)
+        for qi in range(max(n_q, 1)):
+            if n_q > 0:
+                src = queries[qi, 0]
+                bud = queries[qi, 1]
+            else:
+                src = start
+                bud = budget
+            nb = min(nb_top - 1, bud) + 1
+            pos0 = pos
+            base = np.int64(buf[o_base])
+            if base < 1 or base + 2 * (bud + 1) >= 2147483647:  # first use, or a wrap
+                for i in range(N):
+                    buf[U(o_dist + i)] = 0
+                base = 1
+            buf[o_base] = base + bud + 1
+            for i in range(nb):
+                buf[U(o_head + i)] = -1
+            buf[U(o_dist + src)] = base
+            if FIFO:  # every step costs 1: a FIFO queue in the pool, in settle order
+                buf[U(o_pool)] = src
+                qh = np.int64(0)
+                qt = np.int64(1)
+                while qh < qt:
+                    u = np.int64(buf[U(o_pool + qh)])
+                    qh += 1
+                    cur = np.int64(buf[U(o_dist + u)]) - base
+                    if pos >= cap:
+                        if n_q > 0:
+                            queries[qi, 2] = cap
+                        return STATUS_ARENA_FULL
+                    ends[0, U(pos)] = u
+                    ends[1, U(pos)] = cur
+                    pos += 1
+                    row = o_nbr + K * u
+                    for j in range(K):
+                        v = np.int64(blob[U(row + j)])
+                        nd = cur + (blob[U(o_pc + v)] & 0xFFFF)
+                        if nd > bud:
+                            continue  # no neighbour, cannot enter, or over budget
+                        if U(buf[U(o_dist + v)] - base) <= U(nd):
+                            continue  # queued already (at most as dear: BFS order)
+                        buf[U(o_dist + v)] = base + nd
+                        buf[U(o_pool + qt)] = v
+                        qt += 1
+                if n_q > 0:
+                    queries[qi, 2] = pos - pos0
+                continue
+            buf[U(o_pool)] = src
+            buf[U(o_pool + 1)] = -1
+            buf[U(o_head)] = 0
+            ne = np.int64(1)
+            hi = np.int64(0)
+            cur = np.int64(0)
+            b = np.int64(0)
+            while cur <= hi:
+                e = np.int64(buf[U(o_head + b)])
+                if e < 0:
+                    cur += 1
+                    b += 1
+                    if b == nb:
+                        b = 0
+                    continue
+                u = np.int64(buf[U(o_pool + 2 * e)])
+                buf[U(o_head + b)] = buf[U(o_pool + 2 * e + 1)]
+                if buf[U(o_dist + u)] - base != cur:
+                    continue  # stale: improved since it was queued
+                if pos >= cap:
+                    if n_q > 0:
+                        queries[qi, 2] = cap
+                    return STATUS_ARENA_FULL
+                ends[0, U(pos)] = u
+                ends[1, U(pos)] = cur
+                pos += 1
+                if CLIMB:
+                    hu = np.int64(blob[U(o_pc + u)] >> 16)
+                row = o_nbr + K * u
+                for j in range(K):
+                    v = np.int64(blob[U(row + j)])
+                    w = np.int64(blob[U(o_pc + v)])
+                    nd = cur + (w & 0xFFFF)
+                    if CLIMB:
+                        nd += cpl * max((w >> 16) - hu, 0)
+                    if nd > bud:
+                        continue  # no neighbour, cannot enter, or over budget
+                    if U(buf[U(o_dist + v)] - base) <= U(nd):
+                        continue  # reached this query at most as dear
+                    buf[U(o_dist + v)] = base + nd
+                    b2 = b + nd - cur
+                    if b2 >= nb:
+                        b2 -= nb
+                    buf[U(o_pool + 2 * ne)] = v
+                    buf[U(o_pool + 2 * ne + 1)] = buf[U(o_head + b2)]
+                    buf[U(o_head + b2)] = ne
+                    ne += 1
+                    if nd > hi:
+                        hi = nd
+            if n_q > 0:
+                queries[qi, 2] = pos - pos0
+        return pos
+
+    def batch(blob, occupant, qflags, zoc, params, buf, ends, queries, start, budget):
+        variant = (K, CLIMB, FIFO)  # noqa: F841 (in the closure: see below)
+        if ends.shape[1] == 0 or params[P_HAS_OCC] != 0 or qflags.shape[0] > 0 or \
+                zoc.shape[0] > 0:
+            if qflags.shape[0] > 0 or zoc.shape[0] > 0:
+                return reach1_general(blob, occupant, qflags, zoc, params, buf, ends,
+                                      queries, start, budget)
+            return reach1_plain(blob, occupant, qflags, zoc, params, buf, ends, queries,
+                                start, budget)
+        return _plain_core(blob, params, buf, ends, queries, start, budget)
+
+    def one(blob, params, buf, start, budget):
+        variant = (K, CLIMB, FIFO)  # noqa: F841 (in the closure: see below)
+        N = np.int64(blob[0])
+        o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
+        ends = buf[o_out:o_out + 3 * N].reshape((3, N))
+        n = _plain_core(blob, params, buf, ends, params[:0].reshape((0, 3)), start,
+                        budget)
+        # rows of N -> rows of n (cells, costs, stopped = 0), as ``reach1_one``
+        for i in range(n):
+            buf[o_out + n + i] = buf[o_out + N + i]
+        for i in range(n):
+            buf[o_out + 2 * n + i] = 0
+        return n
+
+    # ``batch`` and ``one`` find ``_plain_core`` among their globals, not in a closure:
+    # Numba's cache key pickles a closure's values, and a dispatcher pickles differently
+    # in every process (a cache miss and a compile at each import). K, CLIMB and FIFO,
+    # plain values, stay in their closures: they tell the variants' cache entries apart (the
+    # key is the code and the closure; without them every variant would load the first
+    # one cached).
+    core = njit(cache=CACHE, nogil=True)(core)
+    batch = njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, i64_2,
+                             types.int64, types.int64), cache=CACHE, nogil=True)(
+        _with_globals(batch, _plain_core=core))
+    one = njit(types.int64(i32_1, i64_1, i32_1, types.int64, types.int64), cache=CACHE,
+               nogil=True)(_with_globals(one, _plain_core=core))
+    return batch, one
+
+
+def _with_globals(fn, **names):
+    """``fn`` reading ``names`` as globals (its own copy of its module's globals)."""
+    g = dict(fn.__globals__)
+    g.update(names)
+    f = pytypes.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+    f.__qualname__, f.__module__, f.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+    return f
+

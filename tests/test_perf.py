@@ -381,3 +381,103 @@ def test_fast_kernel_equals_general_kernel_on_unit_costs():
         _same_reach(R._reach_prepared(q, start, budget),
                     R._reach_prepared(replace(q, blob=None), start, budget))
     assert checked > 50
+
+
+def _plain_dial_case(seed):
+    """A seeded board and mover that ``reach_plain_k`` answers: hex, square4 or square8,
+    terrain costs with zero-cost and impassable ids (or unit costs: BFS), blocked cells,
+    heights paid per level or not, nobody on the board."""
+    import random
+
+    from movecore.kernels import _types as T
+    rng = random.Random(seed)
+    kind = rng.choice(["hex", "square4", "square8"])
+    w, h = rng.randint(2, 12), rng.randint(1, 10)
+    cells = [(x, y) for x in range(w) for y in range(h) if rng.random() < 0.9] or [(0, 0)]
+    rng.shuffle(cells)
+    n = len(cells)
+    table = [rng.choice([0, 1, 1, 2, 3, 5, -1]) for _ in range(rng.randint(1, 4))]
+    if rng.random() < 0.25:  # every step costs 1: the BFS variant
+        table = [rng.choice([1, 1, -1]) for _ in table]
+        table[0] = 1
+    terrain = [rng.randrange(len(table)) for _ in range(n)]
+    height = None if rng.random() < 0.4 else [rng.randint(0, 4) for _ in range(n)]
+    flags = [int(T.CELL_BLOCKED) if rng.random() < 0.05 else 0 for _ in range(n)]
+    board = (mc.Board.hex(cells, terrain=terrain, height=height, flags=flags)
+             if kind == "hex" else
+             mc.Board.square_cells(cells, neighbours=int(kind[-1]), terrain=terrain,
+                                   elevation=height, flags=flags))
+    mover = mc.Mover(terrain_cost=table, climb_per_level=rng.choice([0, 1, 2]))
+    return board, mover, rng
+
+
+def test_plain_kernel_at_the_limit_equals_reach1_exactly():
+    """``reach_plain_k`` (neighbour count compiled in, padded cell words, stamped
+    distances, pooled bucket lists or a BFS queue) gives prepare().reach and reach_many the same ends in
+    the same order as ``reach1_plain``, over seeded random boards, budgets and starts, on
+    one and two threads, also across the wrap of its distance stamps."""
+    from movecore.kernels import _types as T
+    from movecore.kernels.reach import _reach1_size
+    checked, fifo = 0, 0
+    for seed in range(400):
+        board, mover, rng = _plain_dial_case(seed)
+        top = rng.choice([0, 1, 3, 6, 12, 40])
+        p = mc.prepare(board, mover, top)
+        if p._q.fast is None:
+            continue
+        checked += 1
+        fifo += int(p._q.params[T.P_UNIT])
+        ref = mc.Prepared(replace(p._q, fast=None, one=R._REACH1_ONE[True]), mover)
+        assert p._q.one is not ref._q.one
+        if seed % 7 == 0:  # the next query's stamps wrap: zeroed once, same answers
+            ws = R._fast_workspace(board.n_cells, p._q.nb)
+            ws.buf[_reach1_size(board.n_cells, int(ws.buf[2]))] = 2 ** 31 - 3
+        starts = [rng.randrange(board.n_cells) for _ in range(8)]
+        budgets = [rng.randint(0, top) for _ in starts]
+        for s, b in zip(starts, budgets):
+            got, want = p.reach(s, b), ref.reach(s, b)
+            assert np.array_equal(got._blk, want._blk)  # cells, costs, stopped rows
+            assert got.cells.tolist() == want.cells.tolist()
+            assert got.costs.tolist() == want.costs.tolist()
+            assert got.path(int(got.cells[-1])).tolist() == \
+                want.path(int(want.cells[-1])).tolist()
+        want = ref.reach_many(starts, budgets, threads=1)
+        for threads in (1, 2):
+            got = p.reach_many(starts, budgets, threads=threads)
+            assert np.array_equal(got.offsets, want.offsets)
+            assert np.array_equal(got.cells, want.cells)
+            assert np.array_equal(got.costs, want.costs)
+            assert not got.stopped.any()
+    assert checked > 250 and fifo > 40
+
+
+def test_plain_kernel_at_the_limit_hands_other_queries_to_reach1():
+    """The workloads' queries take ``reach_plain_k``; someone on the board (a live
+    position's set_layer) or a per-query layer swapped in sends its batches to
+    ``reach1``, with reach1's answers."""
+    for name in ("skirmish-hex", "dungeon-square8", "heights-hex"):
+        w = workloads.make(name, n_starts=50)
+        p = mc.prepare(w.board, w.mover, w.budget, occupant=np.full(w.board.n_cells, -1))
+        assert p._q.fast is not None and p._q.one is not None
+        enemy = int(w.starts[0])
+        p.set_layer("occupant", enemy, 1)  # blocks it (enemies: block by default)
+        assert p._q.one is None
+        got = p.reach_many(w.starts[1:], threads=1)
+        want = mc.reach_many(w.board, w.mover, w.starts[1:], w.budget,
+                             occupant=p._q.occupant, threads=1)
+        assert np.array_equal(got.cells, want.cells) and enemy not in set(got.cells.tolist())
+        assert np.array_equal(got.offsets, want.offsets)
+
+
+def test_import_leaves_scipy_linalg_to_numba_first_use():
+    """``import movecore`` (and warmup) does not pay for numba's import of scipy.linalg
+    (its BLAS probe), and numba still finds BLAS when it compiles linear algebra."""
+    import subprocess
+    pytest.importorskip("scipy")
+    code = ("import sys, numpy as np, movecore, numba; movecore.warmup(); "
+            "before = 'scipy.linalg' in sys.modules; "
+            "f = numba.njit(lambda x: np.dot(x, x)); "
+            "print(before, f(np.eye(2)).sum(), 'scipy.linalg.cython_blas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "2.0", "True"]

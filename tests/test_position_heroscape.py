@@ -18,9 +18,10 @@ HEX_DIRS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
 
 
 # ------------------------------------------------------------------------------ helpers
-def _random_scenario(seed: int) -> dict:
+def _random_scenario(seed: int, deep: bool = False) -> dict:
     """A random battlefield (levels, water, lava, glyphs, obstacles), random options and
-    2-3 teams of single- and double-space walkers, flyers and phantom walkers."""
+    2-3 teams of single- and double-space walkers, flyers and phantom walkers; ``deep``:
+    levels 0-24 and short figures, so that minor and major falls are everywhere."""
     rng = np.random.default_rng(seed)
     radius = int(rng.integers(2, 5))
     cells = []
@@ -28,7 +29,8 @@ def _random_scenario(seed: int) -> dict:
         for r in range(-radius, radius + 1):
             if abs(q + r) > radius or rng.random() < 0.05:
                 continue
-            c = {"at": [q, r], "level": int(rng.integers(0, 4 if seed % 4 else 9))}
+            c = {"at": [q, r], "level": int(rng.integers(0, 25 if deep else
+                                                          4 if seed % 4 else 9))}
             x = rng.random()
             if x < 0.12:
                 c["terrain"] = "water"
@@ -51,8 +53,8 @@ def _random_scenario(seed: int) -> dict:
         f = {"id": f"f{i}", "team": teams[i % len(teams)],
              "at": list(spot[0]) if len(spot) == 1 else [list(s) for s in spot],
              "move": int(rng.integers(1, 8)),
-             "height": int(rng.integers(1, 10) if rng.random() < 0.2 else
-                           rng.integers(4, 10))}
+             "height": int(rng.integers(1, 7) if deep else rng.integers(1, 10)
+                           if rng.random() < 0.2 else rng.integers(4, 10))}
         x = rng.random()
         if x < 0.15:
             f["flying"] = True
@@ -172,7 +174,8 @@ def _add_random(pos, rng, k: int) -> None:
         assert pos.to_scenario() == before and pos.version == version
 
 
-def _play(scenario: dict, seed: int, steps: int, others: int = 1) -> int:
+def _play(scenario: dict, seed: int, steps: int, others: int = 1,
+          paths: float = 0.1) -> int:
     rng = np.random.default_rng(seed)
     pos = mc.position(scenario)
     checked = 0
@@ -184,7 +187,7 @@ def _play(scenario: dict, seed: int, steps: int, others: int = 1) -> int:
         query = {}
         if rng.random() < 0.5:
             query["move"] = int(rng.integers(0, 9))
-        if rng.random() < 0.1:
+        if rng.random() < paths:
             query["paths"] = True
         if rng.random() < 0.15:
             query["never_attacked_leaving"] = bool(rng.random() < 0.8)
@@ -229,6 +232,22 @@ def test_random_move_sequences_from_every_example(path):
 
 def test_random_move_sequences_on_random_battlefields():
     assert sum(_play(_random_scenario(seed), seed, 20) for seed in range(60)) >= 2000
+
+
+def test_random_move_sequences_with_deep_drops():
+    # falls (fall on the least-cost path, least fall and its cost) from the position's
+    # own searches, against the reference, minor and major, single and double-space
+    assert sum(_play(_random_scenario(seed, deep=True), seed, 20) for seed in range(40)) \
+        >= 1200
+
+
+def test_paths_on_real_and_deep_battlefields():
+    # paths (least-cost, least-attack, least-fall) walked back through the position's own
+    # search trees, against the reference, on every query
+    n = sum(_play(json.loads(p.read_text()), 7, 25, paths=1.0) for p in EXAMPLES)
+    n += sum(_play(_random_scenario(seed, deep=seed % 2 == 0), seed, 15, paths=1.0)
+             for seed in range(30))
+    assert n >= 900
 
 
 def test_example_solve_is_unchanged():
@@ -353,6 +372,44 @@ def test_many_figures_fall_back_to_masks_per_query():
         pos.apply_move(fid, int(m.actions[int(rng.integers(len(m)))]))
 
 
+def _crowd(seed: int) -> dict:
+    """More than 64 figures (single and double-space walkers, flyers, phantom walkers,
+    three teams) on a 169-space battlefield with deep drops and water."""
+    rng = np.random.default_rng(seed)
+    cells = []
+    for q in range(-7, 8):
+        for r in range(-7, 8):
+            if abs(q + r) <= 7:
+                c = {"at": [q, r], "level": int(rng.integers(0, 16))}
+                if rng.random() < 0.1:
+                    c["terrain"] = "water"
+                cells.append(c)
+    free = [tuple(c["at"]) for c in cells]
+    rng.shuffle(free)
+    taken: set = set()
+    figs = []
+    for i in range(70):
+        spot = _free_spots(rng, free, taken, rng.random() < 0.2)
+        f = {"id": f"f{i}", "team": "abc"[i % 3], "move": int(rng.integers(1, 7)),
+             "height": int(rng.integers(1, 7)),
+             "at": list(spot[0]) if len(spot) == 1 else [list(x) for x in spot]}
+        x = rng.random()
+        if x < 0.1:
+            f["flying"] = True
+        elif x < 0.15:
+            f["phantom_walk"] = True
+        figs.append(f)
+    return {"game": "heroscape", "board": {"cells": cells}, "figures": figs,
+            "query": {"figure": "f0"}}
+
+
+def test_many_figures_at_kernel_speed():
+    # more than 64 figures ever held: the position's own queries (falls and paths
+    # included), the who columns made over the enemies within reach of each move
+    n = sum(_play(_crowd(seed), seed, 12, paths=0.3) for seed in range(4))
+    assert n >= 90
+
+
 def test_side_batch_and_doctest_shapes():
     scenario = json.loads(EXAMPLES[0].read_text())
     pos = mc.position(scenario)
@@ -404,6 +461,9 @@ def test_battlefield_too_large_for_the_packed_kernel(monkeypatch):
         s["options"] = dict(s.get("options", {}), mode="basic")
         assert _play(s, 7, 8) >= 8
     assert _play(_random_scenario(5), 5, 10) >= 10
+    # falls and paths from the general kernel's search trees, as the reference's
+    assert sum(_play(_random_scenario(seed, deep=True), seed, 10, paths=0.5)
+               for seed in (0, 2, 4, 6)) >= 40
 
 
 def test_abilities_option_and_who_columns():

@@ -18,9 +18,10 @@ the walls) of the figures next to them, the mask bits of the moved figure, and t
 placements touching those spaces: O(changed spaces), never a rebuild.
 
 Queries call the kernels directly on these layers (``reach1_ordered`` for a move without
-leaving penalties, ``reach_query`` with them): no layer is copied per query. Paths, and
-falls (a battlefield with a drop of at least the mover's Height, master game), are answered
-by the reference :func:`movecore.games.heroscape.moves` on the figures of the position.
+leaving penalties, ``reach_query`` with them): no layer is copied per query. Falls (a
+battlefield with a drop of at least the mover's Height, master game), paths, and positions
+that held more than 64 figures are answered from the same searches by
+:mod:`._heroscape_falls`.
 """
 from __future__ import annotations
 
@@ -65,6 +66,14 @@ def _jit() -> "_Helpers":
         "relocate", "relevant", "adjacent", "touching", "refresh_nodes", "free_nodes",
         "restore", "sync_cells", "leave_bits", "finish_pen", "finish_fast",
         "finish_double", "who_bits")})
+
+
+@functools.lru_cache(maxsize=None)
+def _falls():
+    """:mod:`._heroscape_falls` (falls and paths at kernel speed), imported on the first
+    query of a figure that may fall or of one with paths."""
+    from . import _heroscape_falls
+    return _heroscape_falls
 
 
 class _Info:
@@ -932,12 +941,14 @@ class Position(_Position):
                     info.leaves = info.takeoff = False
         else:
             q, budget, paths = {}, info.move, False
-        if paths or info.falls or len(self.ids) > _MAX_BITS:
-            m = self._reference(i, figure, budget, paths, q)
+        if len(self.ids) > _MAX_BITS:
+            m = _falls().many(self, i, info, figure, budget, paths, q)
         elif info.double:
             m = self._double(i, info, figure, budget, q)
         else:
             m = self._single(i, info, figure, budget, q)
+        if paths and m._extra is None:
+            _falls().attach_paths(self, m)
         self._last = m
         return m
 
@@ -978,32 +989,13 @@ class Position(_Position):
         mp = hs._max_penalty(n_rel, budget)
         t, h = info.team, info.hclass
         if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's own masks
-            return self._own_leave(i, budget, h), mp
+            return _falls().near_layer(self, i, info), mp
         if info.double:
             return self._node_leave_layer(t, h), mp
         r = self._lv_rows.get((t, h))
         if r is None:
             r = self._leave_row(t, h)   # (makes self._lv again)
         return self._lv[r], mp
-
-    def _own_leave(self, i: int, budget: int, h: int) -> np.ndarray:
-        """The leave mask of one query from its relevant enemies (one bit each)."""
-        reach_ = budget + 2 + (1 if self.double[i] else 0)
-        c = self._st.coords
-        mine = c[self._cells_of(i)]
-        layer = np.zeros(self._st.n, np.uint64)
-        bit = 0
-        for j in np.flatnonzero(self.alive & (self.team != self.team[i])).tolist():
-            theirs = c[self._cells_of(j)]
-            d = theirs[:, None, :] - mine[None, :, :]
-            if ((np.abs(d[..., 0]) + np.abs(d[..., 1]) + np.abs(d.sum(-1))) // 2).min() \
-                    <= reach_:
-                layer[self._leave_cells(j, h)] |= _U64_ONE << np.uint64(bit)
-                bit += 1
-        if self.double[i]:
-            st = self._st
-            return layer[st.lead] | layer[st.trail]
-        return layer
 
     def _takeoff(self, i: int, info: "_Info | None" = None) -> int:
         """Leaving attacks of a flyer's take-off (master game, no Stealth Flying)."""
@@ -1045,6 +1037,9 @@ class Position(_Position):
         cols["leaving_attacks_cost"] = out[4]
         cols["fall"] = cols["least_fall"] = out[5]      # (no fall possible: 0, cost)
         cols["least_fall_cost"] = out[1]
+        if info.falls or q:
+            _falls().fill(self, i, info, kind, occ, kind.qflags, start, budget, out[0],
+                          out[1], cols, q, *((rows, kind.tree) if leave is not None else ()))
         return Moves(self, figure, out[0], out[1], out[2], out[3], cols, query=q)
 
     def _double(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
@@ -1097,12 +1092,17 @@ class Position(_Position):
                                 start, fstart, self._takeoff(i, info) if flyer else 0, out)
             cols = self._who(i, info, out[0, :m], rows if pen_rows else None,
                              kind.tree if pen_rows else None)
+            if info.falls or q:
+                _falls().fill(self, i, info, kind, node_occ, flags, start, budget,
+                              out[0, :m], out[1, :m], cols, q,
+                              *((rows, kind.tree) if pen_rows else ()))
         finally:
             flags[start], flags[fstart] = f0, f1
             J.restore(node_occ, saved_at, saved, k)
         cols["leaving_attacks_cost"] = out[4, :m]
-        cols["fall"] = cols["least_fall"] = out[5, :m]  # (no fall possible: 0, cost)
-        cols["least_fall_cost"] = out[1, :m]
+        if not info.falls:
+            cols["fall"] = cols["least_fall"] = out[5, :m]  # (no fall possible: 0, cost)
+            cols["least_fall_cost"] = out[1, :m]
         return Moves(self, figure, out[0, :m], out[1, :m], out[2, :m], out[3, :m], cols,
                      query=q)
 
@@ -1116,11 +1116,13 @@ class Position(_Position):
         st = self._st
         E = actions.shape[0]
         out = np.empty((2, E), np.uint64)
-        if not st.master or len(self.ids) > _MAX_BITS:
+        if not st.master:
             out[:] = 0
             return {"engaged_with": out[0], "leaving_attackers": out[1]}
         t, h = info.team, info.hclass
-        if info.double:
+        if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's enemies'
+            layer = _falls().near_layer(self, i, info)
+        elif info.double:
             layer = self._node_leave_layer(t, h)
         else:
             r = self._lv_rows.get((t, h))
@@ -1187,7 +1189,8 @@ class Position(_Position):
         return out
 
     def _reference(self, i: int, figure, budget: int, paths: bool, q: dict) -> Moves:
-        """Paths and falls: the reference implementation on this position's figures."""
+        """The reference implementation on this position's figures (a crowd of more
+        than 64 enemies within reach of a move that draws no attack)."""
         ends = hs.moves(self.field, self._army(), figure, rules=self.rules, move=budget,
                         paths=paths, never_attacked_leaving=bool(
                             q.get("never_attacked_leaving", False)))
@@ -1262,7 +1265,7 @@ class Position(_Position):
         q = self._query(query) if query else {}
         members = [i for i, t in enumerate(self.team_name) if t == side and self.alive[i]]
         out: dict = {}
-        if q.get("paths") or q.get("never_attacked_leaving"):
+        if q.get("paths") or q.get("never_attacked_leaving") or len(self.ids) > _MAX_BITS:
             return {self.ids[i]: self.legal_moves(self.ids[i], **q) for i in members}
         groups: dict = {}
         for i in members:
