@@ -2,6 +2,7 @@
 default start method on Linux is fork)."""
 from __future__ import annotations
 
+import importlib
 import multiprocessing as mp
 import sys
 
@@ -21,7 +22,7 @@ def _child(q):
 def test_fork_after_parallel_batch(how, monkeypatch):
     """Either way of running a batch on threads (see reach.BATCH_THREADS): the child
     has neither the parent's pool threads nor its parallel region's."""
-    monkeypatch.setattr(sys.modules["movecore.reach"], "BATCH_THREADS", how)
+    monkeypatch.setattr(importlib.import_module("movecore.reach"), "BATCH_THREADS", how)
     b = mc.Board.square(6, 6)
     want = mc.reach_many(b, mc.Mover(), [0, 35], 3, threads=2).costs.tolist()
     ctx = mp.get_context("fork")

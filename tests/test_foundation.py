@@ -2,6 +2,7 @@
 grid scenario vocabulary (including every malformed input)."""
 from __future__ import annotations
 
+import importlib
 import json
 import random
 import subprocess
@@ -305,7 +306,7 @@ def test_read_only_layers_give_the_same_answers(how, monkeypatch):
     import sys
 
     from randboards import random_case
-    monkeypatch.setattr(sys.modules["movecore.reach"], "BATCH_THREADS", how)
+    monkeypatch.setattr(importlib.import_module("movecore.reach"), "BATCH_THREADS", how)
 
     def frozen(a):
         if not isinstance(a, np.ndarray):

@@ -4,6 +4,7 @@ benchmark command and workloads work. Timing targets are measured by ``movecore 
 (see docs/performance.md), not asserted here: CI machines are too noisy."""
 from __future__ import annotations
 
+import importlib
 import gc
 import sys
 import threading
@@ -17,7 +18,7 @@ import movecore as mc
 from movecore import workloads
 from randboards import random_case, unit_cost_twin
 
-R = sys.modules["movecore.reach"]
+R = importlib.import_module("movecore.reach")
 
 
 def _same_reach(a, b):
@@ -344,7 +345,7 @@ def test_warmup_and_cli_registration():
     assert args.fn is bench.run_bench and args.queries == 3
 
 
-@pytest.mark.skipif(not sys.modules["movecore.kernels._types"].CACHE,
+@pytest.mark.skipif(not importlib.import_module("movecore.kernels._types").CACHE,
                     reason="the Numba cache is turned off")
 def test_a_second_import_loads_every_kernel_from_the_cache():
     """Cold start: once the cache is filled, an import compiles nothing. (A kernel whose
@@ -474,7 +475,7 @@ def test_import_leaves_scipy_linalg_to_numba_first_use():
     (its BLAS probe), and numba still finds BLAS when it compiles linear algebra."""
     import subprocess
     pytest.importorskip("scipy")
-    code = ("import sys, numpy as np, movecore, numba; movecore.warmup(); "
+    code = ("import sys, numpy as np, movecore; movecore.warmup(); import numba; "
             "before = 'scipy.linalg' in sys.modules; "
             "f = numba.njit(lambda x: np.dot(x, x)); "
             "print(before, f(np.eye(2)).sum(), 'scipy.linalg.cython_blas' in sys.modules)")

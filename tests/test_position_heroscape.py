@@ -4,6 +4,7 @@ scratch) and as ``solve()`` of ``to_scenario()``, after every step of seeded ran
 sequences with removals and new figures, on the bundled examples and random battlefields."""
 from __future__ import annotations
 
+import importlib
 import json
 
 import numpy as np
@@ -455,7 +456,7 @@ def test_battlefield_too_large_for_the_packed_kernel(monkeypatch):
     # the packed kernel refuses boards whose buckets would not fit: the position then
     # answers through the general kernel, the same ends in the same order
     import sys
-    monkeypatch.setattr(sys.modules["movecore.reach"], "_FAST_MAX_STACK", 0)
+    monkeypatch.setattr(importlib.import_module("movecore.reach"), "_FAST_MAX_STACK", 0)
     for path in EXAMPLES:
         s = json.loads(path.read_text())
         s["options"] = dict(s.get("options", {}), mode="basic")
