@@ -591,11 +591,26 @@ def is_plain(blob, qflags, zoc, params):
                 or corner or blob[2] > 0)
 
 
+def _variant_jit(tag, *args, **kw):
+    """``njit(*args, **kw)`` for one variant that a factory builds, under a qualname of
+    its own (``<qualname>_<tag>``). Numba keeps the cached builds of one qualname in one
+    index file, and variants sharing it race when processes compile different ones at
+    once (self-play workers, a test's subprocess on a cold cache): each takes the next
+    free data file, one overwrites the other's, and the index then maps a variant to
+    another's code: a silently wrong answer, found in this project. One index file per
+    variant keeps them apart (processes compiling the same variant write the same file)."""
+    def jit(fn):
+        fn.__qualname__ = f"{fn.__qualname__}_{tag}"
+        return njit(*args, **kw)(fn)
+    return jit
+
+
 def _make_reach1(GENERAL):
     """Build ``reach1`` for every query (GENERAL) or for plain ones (see ``is_plain``)."""
 
-    @njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, i64_2, types.int64,
-                      types.int64), cache=CACHE, nogil=True)
+    @_variant_jit("general" if GENERAL else "plain", types.int64(
+        i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, i64_2, types.int64, types.int64),
+        cache=CACHE, nogil=True)
     def reach1(blob, occupant, qflags, zoc, params, buf, ends, queries, start, budget):
         """Single-start queries without penalties.
 
@@ -944,8 +959,9 @@ def _make_reach1_one(GENERAL):
     and a captured dispatcher pickles differently in every process (a cache miss and a
     5 s compile at each import)."""
 
-    @njit(types.int64(i32_1, i64_1, i32_1, types.int64, types.int64), cache=CACHE,
-          nogil=True)
+    @_variant_jit("general" if GENERAL else "plain",
+                  types.int64(i32_1, i64_1, i32_1, types.int64, types.int64), cache=CACHE,
+                  nogil=True)
     def reach1_one(blob, params, buf, start, budget):
         """One query in ends mode, with 5 arguments instead of 10 (each costs the caller
         ~0.05 us): for a query without per-query layers and with nobody on the board
@@ -1226,12 +1242,13 @@ def reach_plain_k(K, CLIMB, FIFO=False):
     # plain values, stay in their closures: they tell the variants' cache entries apart (the
     # key is the code and the closure; without them every variant would load the first
     # one cached).
-    core = njit(cache=CACHE, nogil=True)(core)
-    batch = njit(types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, i64_2,
-                             types.int64, types.int64), cache=CACHE, nogil=True)(
-        _with_globals(batch, _plain_core=core))
-    one = njit(types.int64(i32_1, i64_1, i32_1, types.int64, types.int64), cache=CACHE,
-               nogil=True)(_with_globals(one, _plain_core=core))
+    tag = f"k{K}_climb{int(CLIMB)}_fifo{int(FIFO)}"  # one cache index each: _variant_jit
+    core = _variant_jit(tag, cache=CACHE, nogil=True)(core)
+    batch = _variant_jit(tag, types.int64(i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2,
+                                          i64_2, types.int64, types.int64),
+                         cache=CACHE, nogil=True)(_with_globals(batch, _plain_core=core))
+    one = _variant_jit(tag, types.int64(i32_1, i64_1, i32_1, types.int64, types.int64),
+                       cache=CACHE, nogil=True)(_with_globals(one, _plain_core=core))
     return batch, one
 
 

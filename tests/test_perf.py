@@ -482,3 +482,20 @@ def test_import_leaves_scipy_linalg_to_numba_first_use():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "2.0", "True"]
+
+
+@pytest.mark.skipif(not importlib.import_module("movecore.kernels._types").CACHE,
+                    reason="the numba cache is off (MOVECORE_NO_CACHE)")
+def test_kernel_variants_keep_their_own_cache_index():
+    """Each variant a factory builds (reach1 general/plain, reach1_one, reach_plain_k per
+    board kind) has its own numba cache index. Variants sharing one index raced when
+    processes compiled different ones at once (self-play workers on a cold cache): one
+    overwrote the other's data file and the index mapped a variant to another's code,
+    which then answered plain queries wrongly from the cache."""
+    K = importlib.import_module("movecore.kernels.reach")
+    kernels = [K.reach1_general, K.reach1_plain, K.reach1_one_general, K.reach1_one_plain]
+    for k in (4, 6, 8):
+        for climb, fifo in ((False, False), (True, False), (False, True)):
+            kernels += list(K.reach_plain_k(k, climb, fifo))
+    index = [d._cache._cache_file._index_path for d in kernels]
+    assert len(set(index)) == len(index)
