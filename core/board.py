@@ -457,7 +457,7 @@ class Board:
         well-formed pair)."""
         try:
             x, y = (int(c) for c in coord)
-            if any(isinstance(c, bool) or int(c) != c for c in coord):
+            if any(isinstance(c, (bool, np.bool_)) or int(c) != c for c in coord):
                 raise TypeError
         except Exception as exc:
             raise BoardError(f"a cell is a pair of integers; got {describe(coord)}") from exc

@@ -73,7 +73,10 @@ class Mover:
         # Validate once, at construction: a Mover that exists is valid.
         if self.terrain_cost is not None:
             tc = np.asarray(self.terrain_cost)
-            if tc.ndim != 1 or tc.size == 0 or not np.issubdtype(tc.dtype, np.integer):
+            if tc.ndim != 1 or tc.size == 0 or not np.issubdtype(tc.dtype, np.integer) or \
+                    (not isinstance(self.terrain_cost, np.ndarray)
+                     and any(isinstance(v, (bool, np.bool_)) for v in self.terrain_cost)):
+                # (a list holding True would become the integer array [1, ...])
                 raise QueryError(f"terrain_cost must be a non-empty list of integers; got "
                                  f"{describe(self.terrain_cost)}")
             if tc.min() < -1 or tc.max() > T.MAX_COST:

@@ -27,7 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from .board import Board
-from .errors import LimitError, QueryError, describe, is_sequence
+from .errors import BoardError, LimitError, QueryError, describe, is_sequence
 from .kernels import _types as T
 from .kernels.reach import (H_ANY_STOP, H_HILLY, H_PLAIN, HDR, PL_BLOCKED, PL_NO_END,
                             PL_OK, fast_layout_size, reach_plain_k, field_query,
@@ -146,7 +146,14 @@ def _cell(board: Board, where, what: str) -> int:
             raise QueryError(f"{what} index {where} is not a cell of the board "
                              f"(0..{board.n_cells - 1})")
         return int(where)
-    i = board.find(where)
+    if isinstance(where, (bool, np.bool_)):  # (True would read as cell 1)
+        raise QueryError(f"{what} must be a cell index or a coordinate pair, not a "
+                         f"boolean; got {describe(where)}")
+    try:
+        i = board.find(where)
+    except BoardError:  # not a pair of integers (booleans included): name the argument
+        raise QueryError(f"{what} must be a cell index or a pair of integer coordinates; "
+                         f"got {describe(where)}") from None
     if i < 0:
         raise QueryError(f"{what} {describe(where)} is not on the board")
     return i
@@ -259,11 +266,12 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
     penalties = leave is not None or enter_penalty is not None
     if max_penalty is None:
         max_penalty = DEFAULT_MAX_PENALTY if penalties else 0
-    if not isinstance(max_penalty, (int, np.integer)) or \
-            not 0 <= max_penalty < T.MAX_PENALTY_LEVELS:
+    if not isinstance(max_penalty, (int, np.integer)) or isinstance(max_penalty, bool) \
+            or not 0 <= max_penalty < T.MAX_PENALTY_LEVELS:
         raise LimitError(f"max_penalty must be an integer in [0, "
                          f"{T.MAX_PENALTY_LEVELS - 1}]; got {describe(max_penalty)}")
-    if not isinstance(leave_weight, (int, np.integer)) or not 0 <= leave_weight <= 1 << 16:
+    if not isinstance(leave_weight, (int, np.integer)) or isinstance(leave_weight, bool) \
+            or not 0 <= leave_weight <= 1 << 16:
         raise LimitError(f"leave_weight must be an integer in [0, 65536]; got "
                          f"{describe(leave_weight)}")
     n_pen = int(max_penalty) + 1 if penalties else 1
@@ -702,7 +710,8 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
         QueryError, LimitError: on bad input, naming the bad value.
     """
     if occupant is None and cell_flags is None and zoc is None and leave is None and \
-            enter_penalty is None and max_penalty is None and leave_weight == 1:
+            enter_penalty is None and max_penalty is None and type(leave_weight) is int \
+            and leave_weight == 1:
         # The hot path of move generation: this board and mover asked before. Their
         # cached prepared query runs it; any miss or doubt takes the checked path.
         try:
@@ -1336,6 +1345,9 @@ def distance_field(board: Board, mover: Mover, sources: Sequence, budget: int | 
     """
     budget = T.MAX_BUDGET if budget is None else _budget(budget)
     q = _prepare(board, mover, budget, occupant, cell_flags, zoc, None, None, 1, None)
+    if not is_sequence(sources):
+        raise QueryError(f"sources must be a sequence of cell indices or coordinates; got "
+                         f"{describe(sources)}")
     src = np.array(sorted({_cell(board, x, "source") for x in sources}), dtype=T.INDEX)
     if out is None:
         out = np.empty(board.n_cells, T.INDEX)
