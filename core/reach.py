@@ -154,12 +154,12 @@ def _cell(board: Board, where, what: str) -> int:
             raise QueryError(f"{what} index {where} is not a cell of the board "
                              f"(0..{board.n_cells - 1})")
         return int(where)
-    if isinstance(where, (bool, np.bool_)):  # (True would read as cell 1)
-        raise QueryError(f"{what} must be a cell index or a coordinate pair, not a "
-                         f"boolean; got {describe(where)}")
     try:
         i = board.find(where)
     except BoardError:  # not a pair of integers (booleans included): name the argument
+        if isinstance(where, (bool, np.bool_)):  # (True would read as cell 1)
+            raise QueryError(f"{what} must be a cell index or a coordinate pair, not a "
+                             f"boolean; got {describe(where)}") from None
         raise QueryError(f"{what} must be a cell index or a pair of integer coordinates; "
                          f"got {describe(where)}") from None
     if i < 0:
