@@ -31,11 +31,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .reach import prepare, reach, reach_many
 from .workloads import NAMES, make
 
-# the module (``movecore.reach`` the attribute is the function): its BATCH_THREADS
-_reach = sys.modules[reach.__module__]
+# The kernels load where a method is built, not at import (``movecore bench --help``).
+
+
+def _reach_module():
+    """The module ``movecore.reach`` (the package attribute is the function): its
+    ``BATCH_THREADS``."""
+    import importlib
+    return importlib.import_module(__package__ + ".reach")
 
 PEERS = ("scipy", "scipy-batch", "tcod", "networkx", "heapq")
 
@@ -228,6 +233,7 @@ def _tcod_peer(w, tp):
 
 # ------------------------------------------------------------------ movecore methods
 def mc_single(w):
+    from .reach import reach
     kw = w.query_kwargs()
     board, mover, budget = w.board, w.mover, w.budget
 
@@ -239,6 +245,7 @@ def mc_single(w):
 
 def mc_prepared(w):
     """One query per call through a prepared query (``movecore.prepare``)."""
+    from .reach import prepare
     p = prepare(w.board, w.mover, w.budget, **w.query_kwargs())
     one = p.reach
 
@@ -250,6 +257,8 @@ def mc_prepared(w):
 def mc_batch(w, threads, how=None):
     """A batch; ``how`` = "pool" or "prange" sets how threads are used (default: the
     library's, ``reach.BATCH_THREADS``)."""
+    from .reach import reach_many
+    _reach = _reach_module()
     kw = w.query_kwargs()
 
     def call(starts):
@@ -375,7 +384,7 @@ def bench_workload(w, n_queries, peers_wanted, rounds=3, min_time=0.05, log=prin
     if nt > 1:
         runn, tn = mc_batch(w, nt)
         add(f"movecore batch, {nt} threads", runn, tn)
-        other = "prange" if _reach.BATCH_THREADS == "pool" else "pool"
+        other = "prange" if _reach_module().BATCH_THREADS == "pool" else "pool"
         runo, to = mc_batch(w, nt, other)
         add(f"movecore batch, {nt} threads, {other}", runo, to)
     yrun, ytimed, note = yardstick(w)
@@ -457,6 +466,7 @@ def rss_bytes() -> int:
 
 def memory_run(n: int, name="skirmish-hex"):
     """(rss before, rss after, seconds) of ``n`` public queries, results dropped."""
+    from .reach import reach
     w = make(name)
     starts = w.starts.tolist()
     for s in starts[:100]:

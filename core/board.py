@@ -456,9 +456,11 @@ class Board:
         """Cell index of a coordinate, or -1 if it is off the board (never raises on a
         well-formed pair)."""
         try:
-            x, y = (int(c) for c in coord)
-            if any(isinstance(c, bool) or int(c) != c for c in coord):
-                raise TypeError
+            x, y = coord
+            if type(x) is not int or type(y) is not int:  # NumPy integers, 2.0, booleans
+                if any(isinstance(c, (bool, np.bool_)) or int(c) != c for c in (x, y)):
+                    raise TypeError
+                x, y = int(x), int(y)
         except Exception as exc:
             raise BoardError(f"a cell is a pair of integers; got {describe(coord)}") from exc
         i, j = x - self._origin[0], y - self._origin[1]

@@ -11,13 +11,16 @@ Example::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Literal, Sequence, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .errors import LimitError, QueryError, describe, is_sequence
 from .kernels import _types as T
 
+#: What a figure may do on a cell where another figure stands (see :class:`Mover`).
+Occupancy: TypeAlias = Literal["pass", "block", "pass_end"]
 OCCUPANCY_MODES = {"pass": T.PASS_NO_END, "block": T.BLOCK, "pass_end": T.PASS_END}
 
 
@@ -57,23 +60,26 @@ class Mover:
             orthogonal cell beside it is off the board or cannot be entered.
     """
 
-    terrain_cost: Sequence[int] | None = None
+    terrain_cost: Sequence[int] | NDArray[np.integer] | None = None
     stop_terrain: Iterable[int] = ()
     climb_per_level: int = 0
     climb_flat: int = 0
     max_climb: int | None = None
     descend_per_level: int = 0
     team: int = 0
-    allies: str = "pass"
-    enemies: str = "block"
+    allies: Occupancy = "pass"
+    enemies: Occupancy = "block"
     links: Iterable[int] | None = None
     corner_cutting: bool = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # Validate once, at construction: a Mover that exists is valid.
         if self.terrain_cost is not None:
             tc = np.asarray(self.terrain_cost)
-            if tc.ndim != 1 or tc.size == 0 or not np.issubdtype(tc.dtype, np.integer):
+            if tc.ndim != 1 or tc.size == 0 or not np.issubdtype(tc.dtype, np.integer) or \
+                    (not isinstance(self.terrain_cost, np.ndarray)
+                     and any(isinstance(v, (bool, np.bool_)) for v in self.terrain_cost)):
+                # (a list holding True would become the integer array [1, ...])
                 raise QueryError(f"terrain_cost must be a non-empty list of integers; got "
                                  f"{describe(self.terrain_cost)}")
             if tc.min() < -1 or tc.max() > T.MAX_COST:
@@ -102,7 +108,7 @@ class Mover:
                              f"{describe(self.corner_cutting)}")
         object.__setattr__(self, "_packed", {})
 
-    def terrain_rule(self, n_terrain: int) -> np.ndarray:
+    def terrain_rule(self, n_terrain: int) -> NDArray[np.int32]:
         """int32[max(n_terrain, len(table)), 2]: (entry cost, TERRAIN_* bits) per id.
 
         Rows past the given table read "cannot enter" (queries refuse a board whose

@@ -22,12 +22,13 @@ import os
 import sys
 import threading
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Sequence, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from .board import Board
-from .errors import LimitError, QueryError, describe, is_sequence
+from .board import Board, Layer
+from .errors import BoardError, LimitError, QueryError, describe, is_sequence
 from .kernels import _types as T
 from .kernels.reach import (H_ANY_STOP, H_HILLY, H_PLAIN, HDR, PL_BLOCKED, PL_NO_END,
                             PL_OK, fast_layout_size, reach_plain_k, field_query,
@@ -38,6 +39,13 @@ from .kernels.reach import (H_ANY_STOP, H_HILLY, H_PLAIN, HDR, PL_BLOCKED, PL_NO
 from .kernels.reach_pen import kernel as reach_pen_kernel
 from .kernels.reach_pen import pen_layout_size, pen_out_offset
 from .mover import OCCUPANCY_MODES, Mover
+
+#: A cell: its index, or its coordinate pair.
+Cell: TypeAlias = int | np.integer | Sequence[int]
+#: Many cells: a sequence of :data:`Cell`, or an integer array of cell indices.
+Cells: TypeAlias = Sequence[Cell] | NDArray[np.integer]
+#: One budget for every query, or one per query.
+Budgets: TypeAlias = int | np.integer | Sequence[int] | NDArray[np.integer]
 
 _new = object.__new__
 _EMPTY_U8 = np.zeros(0, np.uint8)
@@ -146,7 +154,14 @@ def _cell(board: Board, where, what: str) -> int:
             raise QueryError(f"{what} index {where} is not a cell of the board "
                              f"(0..{board.n_cells - 1})")
         return int(where)
-    i = board.find(where)
+    try:
+        i = board.find(where)
+    except BoardError:  # not a pair of integers (booleans included): name the argument
+        if isinstance(where, (bool, np.bool_)):  # (True would read as cell 1)
+            raise QueryError(f"{what} must be a cell index or a coordinate pair, not a "
+                             f"boolean; got {describe(where)}") from None
+        raise QueryError(f"{what} must be a cell index or a pair of integer coordinates; "
+                         f"got {describe(where)}") from None
     if i < 0:
         raise QueryError(f"{what} {describe(where)} is not on the board")
     return i
@@ -259,11 +274,12 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
     penalties = leave is not None or enter_penalty is not None
     if max_penalty is None:
         max_penalty = DEFAULT_MAX_PENALTY if penalties else 0
-    if not isinstance(max_penalty, (int, np.integer)) or \
-            not 0 <= max_penalty < T.MAX_PENALTY_LEVELS:
+    if not isinstance(max_penalty, (int, np.integer)) or isinstance(max_penalty, bool) \
+            or not 0 <= max_penalty < T.MAX_PENALTY_LEVELS:
         raise LimitError(f"max_penalty must be an integer in [0, "
                          f"{T.MAX_PENALTY_LEVELS - 1}]; got {describe(max_penalty)}")
-    if not isinstance(leave_weight, (int, np.integer)) or not 0 <= leave_weight <= 1 << 16:
+    if not isinstance(leave_weight, (int, np.integer)) or isinstance(leave_weight, bool) \
+            or not 0 <= leave_weight <= 1 << 16:
         raise LimitError(f"leave_weight must be an integer in [0, 65536]; got "
                          f"{describe(leave_weight)}")
     n_pen = int(max_penalty) + 1 if penalties else 1
@@ -540,6 +556,16 @@ class Reach:
     query again, keeping its tree; the answer is the same either way.
     """
 
+    board: Board
+    start: int
+    budget: int
+    cells: NDArray[np.int32]
+    costs: NDArray[np.int32]
+    stopped: NDArray[np.bool_]
+    free_costs: NDArray[np.int32]
+    penalties: NDArray[np.int32]
+    penalty_costs: NDArray[np.int32]
+
     __slots__ = ("board", "start", "budget", "cells", "costs", "_out", "_n", "_q", "_blk",
                  "__dict__")
     _LAZY = ("stopped", "free_costs", "penalties", "penalty_costs", "_tree", "_tree_of")
@@ -608,18 +634,18 @@ class Reach:
         return int(self.cells.shape[0])
 
     @property
-    def coords(self) -> np.ndarray:
+    def coords(self) -> NDArray[np.int32]:
         """int32[E, 2] coordinates of the ends."""
         return self.board.coords[self.cells]
 
     @property
-    def mask(self) -> np.ndarray:
+    def mask(self) -> NDArray[np.bool_]:
         """bool[N]: True on every cell where the figure may end (an RL action mask)."""
         m = np.zeros(self.board.n_cells, dtype=bool)
         m[self.cells] = True
         return m
 
-    def end_index(self, end) -> int:
+    def end_index(self, end: Cell) -> int:
         """Row of an end given as a cell index or coordinate; :class:`QueryError` if the
         figure cannot end there."""
         cell = _cell(self.board, end, "end")
@@ -629,11 +655,11 @@ class Reach:
                              f"move (budget {self.budget})")
         return int(rows[0])
 
-    def cost(self, end) -> int:
+    def cost(self, end: Cell) -> int:
         return int(self.costs[self.end_index(end)])
 
     @property
-    def parents(self) -> np.ndarray:
+    def parents(self) -> NDArray[np.int32]:
         """int32[E]: per end, the cell before it on :meth:`path` (-1 for the start): the
         whole least-cost path tree in one array (walk it back to the start)."""
         self._check_paths()
@@ -641,7 +667,8 @@ class Reach:
         prow = np.where(rows >= 0, self._tree[np.maximum(rows, 0), 3], -1)
         return np.where(prow >= 0, self._tree[np.maximum(prow, 0), 0], -1).astype(T.INDEX)
 
-    def path(self, end, *, least_penalty: bool = False, free: bool = False) -> np.ndarray:
+    def path(self, end: Cell, *, least_penalty: bool = False,
+             free: bool = False) -> NDArray[np.int32]:
         """int32[L] cell indices from the start to ``end`` inclusive, along a least-cost
         arrival; with ``least_penalty``, along a least-penalty one; with ``free``, along
         the cheapest arrival that did not have to stop there (:class:`QueryError` when
@@ -671,12 +698,13 @@ class Reach:
             raise QueryError("this result was asked with paths=False: it has no paths; "
                              "ask the query again with paths=True")
 
-    def path_coords(self, end, **kw) -> list[tuple[int, int]]:
+    def path_coords(self, end: Cell, **kw: bool) -> list[tuple[int, int]]:
         return [self.board.coord(c) for c in self.path(end, **kw)]
 
 
-def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
-          cell_flags=None, zoc=None, leave=None, enter_penalty=None, leave_weight: int = 1,
+def reach(board: Board, mover: Mover, start: Cell, budget: int, *, occupant: Layer = None,
+          cell_flags: Layer = None, zoc: Layer = None, leave: Layer = None,
+          enter_penalty: Layer = None, leave_weight: int = 1,
           max_penalty: int | None = None) -> Reach:
     """Every cell where a figure at ``start`` may end a move of at most ``budget``.
 
@@ -702,7 +730,8 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
         QueryError, LimitError: on bad input, naming the bad value.
     """
     if occupant is None and cell_flags is None and zoc is None and leave is None and \
-            enter_penalty is None and max_penalty is None and leave_weight == 1:
+            enter_penalty is None and max_penalty is None and type(leave_weight) is int \
+            and leave_weight == 1:
         # The hot path of move generation: this board and mover asked before. Their
         # cached prepared query runs it; any miss or doubt takes the checked path.
         try:
@@ -730,8 +759,9 @@ def reach(board: Board, mover: Mover, start, budget: int, *, occupant=None,
     return _reach_prepared(q, start, budget)
 
 
-def prepare(board: Board, mover: Mover, budget: int, *, occupant=None, cell_flags=None,
-            zoc=None, leave=None, enter_penalty=None, leave_weight: int = 1,
+def prepare(board: Board, mover: Mover, budget: int, *, occupant: Layer = None,
+            cell_flags: Layer = None, zoc: Layer = None, leave: Layer = None,
+            enter_penalty: Layer = None, leave_weight: int = 1,
             max_penalty: int | None = None) -> "Prepared":
     """Validate and pack a query once, to run it from many starts: the arguments are
     those of :func:`reach` but the start, and ``budget`` is the largest budget it will
@@ -767,6 +797,8 @@ class Prepared:
     Attributes: ``board``, ``mover``, ``max_budget`` (the largest budget it answers).
     """
 
+    mover: Mover
+
     __slots__ = ("_q", "mover")
 
     def __init__(self, q: _Query, mover: Mover):
@@ -789,7 +821,7 @@ class Prepared:
     def __repr__(self) -> str:
         return f"Prepared({self._q.n} cells, max_budget={self._q.top})"
 
-    def reach(self, start, budget: int | None = None, *, paths: bool = True) -> Reach:
+    def reach(self, start: Cell, budget: int | None = None, *, paths: bool = True) -> Reach:
         """Every end of a move from ``start`` (cell index or coordinate) with ``budget``
         (default: ``max_budget``); :class:`LimitError` if it exceeds ``max_budget``.
         ``paths=False`` promises that no path will be asked: a penalty query then runs
@@ -848,7 +880,7 @@ class Prepared:
                          enter_pen=q.enter_pen.copy(), params=q.params.copy())
         return new
 
-    def set_layer(self, name: str, cells, values) -> None:
+    def set_layer(self, name: str, cells: int | ArrayLike, values: int | ArrayLike) -> None:
         """Change a per-query layer in place: ``layer[cells] = values`` for ``name`` in
         ``occupant``, ``cell_flags``, ``zoc``, ``leave``, ``enter_penalty``. The next query
         sees the change; nothing else is repacked (O(len(cells))), so a live game position
@@ -908,8 +940,11 @@ class Prepared:
             params[T.P_HAS_OCC] = 1
             self._q = replace(q, params=params, one=None)
 
-    def with_layers(self, *, occupant=None, cell_flags=None, zoc=None, leave=None,
-                    enter_penalty=None) -> "Prepared":
+    def with_layers(self, *, occupant: NDArray[np.int32] | None = None,
+                    cell_flags: NDArray[np.uint8] | None = None,
+                    zoc: NDArray[np.uint64] | None = None,
+                    leave: NDArray[np.uint64] | None = None,
+                    enter_penalty: NDArray[np.int32] | None = None) -> "Prepared":
         """The same prepared query reading the caller's own layer arrays, without a copy:
         a write to them is what the next query sees (a live position keeps its layers
         and binds them once). Board, mover, parameters and packing are shared. Each layer
@@ -979,7 +1014,8 @@ class Prepared:
             raise LimitError(f"movecore: ends buffer too small ({ends.shape[1]} columns)")
         return total
 
-    def reach_many(self, starts, budgets=None, *, threads: int | None = None) -> "ReachBatch":
+    def reach_many(self, starts: Cells, budgets: Budgets | None = None, *,
+                   threads: int | None = None) -> "ReachBatch":
         """:meth:`reach` for many starts (see :func:`reach_many`); ``budgets`` is one
         integer or one per start (default: ``max_budget``)."""
         q = self._q
@@ -1065,24 +1101,25 @@ class ReachBatch:
     the kernel wrote: no copy is made where the block is mostly this result).
     """
 
-    offsets: np.ndarray   # int64[Q + 1]
-    cells: np.ndarray     # int32[total]
-    costs: np.ndarray     # int32[total]
-    stopped: np.ndarray   # bool[total]
+    offsets: NDArray[np.int64]   # int64[Q + 1]
+    cells: NDArray[np.int32]     # int32[total]
+    costs: NDArray[np.int32]     # int32[total]
+    stopped: NDArray[np.bool_]   # bool[total]
 
     def __len__(self) -> int:
         return int(self.offsets.shape[0] - 1)
 
-    def __getitem__(self, i: int):
+    def __getitem__(self, i: int) -> tuple[NDArray[np.int32], NDArray[np.int32],
+                                           NDArray[np.bool_]]:
         """(cells, costs, stopped) of query i."""
         lo, hi = self.offsets[i], self.offsets[i + 1]
         return self.cells[lo:hi], self.costs[lo:hi], self.stopped[lo:hi]
 
 
-def reach_many(board: Board, mover: Mover, starts: Sequence, budgets, *, occupant=None,
-               cell_flags=None, zoc=None, leave=None, enter_penalty=None,
-               leave_weight: int = 1, max_penalty: int | None = None,
-               threads: int | None = None) -> ReachBatch:
+def reach_many(board: Board, mover: Mover, starts: Cells, budgets: Budgets, *,
+               occupant: Layer = None, cell_flags: Layer = None, zoc: Layer = None,
+               leave: Layer = None, enter_penalty: Layer = None, leave_weight: int = 1,
+               max_penalty: int | None = None, threads: int | None = None) -> ReachBatch:
     """:func:`reach` for many starts at once, in parallel over ``threads`` (default: all
     Numba threads). ``budgets`` is one integer or one per start. Every query shares the
     board, mover and layers; results are identical to one :func:`reach` per start.
@@ -1323,8 +1360,9 @@ def _batch_workspace(n, n_pen, n_chunks, nb, heap_cap, arena_cap):
                 arena=np.empty((n_chunks, arena_cap, 3), T.INDEX))
 
 
-def distance_field(board: Board, mover: Mover, sources: Sequence, budget: int | None = None,
-                   *, occupant=None, cell_flags=None, zoc=None, out=None) -> np.ndarray:
+def distance_field(board: Board, mover: Mover, sources: Cells, budget: int | None = None,
+                   *, occupant: Layer = None, cell_flags: Layer = None, zoc: Layer = None,
+                   out: NDArray[np.int32] | None = None) -> NDArray[np.int32]:
     """Least movement cost from the nearest of ``sources`` to every cell (threat maps,
     "distance to the nearest hero"). int32[N], -1 where nothing arrives within
     ``budget`` (default: unbounded). Arrivals that must stop count but go no further;
@@ -1336,6 +1374,9 @@ def distance_field(board: Board, mover: Mover, sources: Sequence, budget: int | 
     """
     budget = T.MAX_BUDGET if budget is None else _budget(budget)
     q = _prepare(board, mover, budget, occupant, cell_flags, zoc, None, None, 1, None)
+    if not is_sequence(sources):
+        raise QueryError(f"sources must be a sequence of cell indices or coordinates; got "
+                         f"{describe(sources)}")
     src = np.array(sorted({_cell(board, x, "source") for x in sources}), dtype=T.INDEX)
     if out is None:
         out = np.empty(board.n_cells, T.INDEX)

@@ -3,6 +3,7 @@ boolean as a cell index, a truthy string as a flag, a misspelt key) is a typed e
 naming it, never a different answer."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import movecore as mc
@@ -55,3 +56,80 @@ def test_one_way_link_stays_one_way():
     b = mc.Board.hex([(0, 0), (5, 0)]).with_links([mc.Link(0, 1, 1, two_way=False)])
     assert mc.reach(b, mc.Mover(), 0, 2).cells.tolist() == [0, 1]
     assert mc.reach(b, mc.Mover(), 1, 2).cells.tolist() == [1]
+
+
+# ---------------------------------------------------------------- the query functions
+Z = np.zeros(3, np.uint64)
+M = mc.Mover()
+
+
+def _prep(**kw):
+    return mc.prepare(B, M, 2, **kw)
+
+
+# (call, error, the argument the message names): a boolean where a count, a budget or a
+# cell is expected reads as 0 or 1 in NumPy and in Python arithmetic; every entry point
+# refuses it, naming it
+BOOLEAN_SLIPS = [
+    (lambda: mc.reach(B, M, 0, 2, leave=Z, max_penalty=True), mc.LimitError, "max_penalty"),
+    (lambda: mc.reach(B, M, 0, 2, max_penalty=True), mc.LimitError, "max_penalty"),
+    (lambda: mc.reach(B, M, 0, 2, leave=Z, leave_weight=True), mc.LimitError,
+     "leave_weight"),
+    (lambda: mc.reach(B, M, 0, 2, leave_weight=True), mc.LimitError, "leave_weight"),
+    (lambda: mc.reach(B, M, 0, 2, leave_weight=np.True_), mc.LimitError, "leave_weight"),
+    (lambda: mc.reach(B, M, 0, True), mc.QueryError, "budget"),
+    (lambda: mc.reach(B, M, True, 2), mc.QueryError, "start"),
+    (lambda: mc.reach(B, M, True, 2, leave=Z), mc.QueryError, "start"),
+    (lambda: mc.reach(B, M, np.True_, 2), mc.QueryError, "start"),
+    (lambda: mc.reach(B, M, (True, 0), 2), mc.QueryError, "start"),
+    (lambda: mc.reach(B, M, (np.True_, np.False_), 2), mc.QueryError, "start"),
+    (lambda: mc.prepare(B, M, 2, leave=Z, max_penalty=True), mc.LimitError, "max_penalty"),
+    (lambda: mc.prepare(B, M, 2, enter_penalty=[0, 0, 0], max_penalty=True),
+     mc.LimitError, "max_penalty"),
+    (lambda: mc.prepare(B, M, 2, leave_weight=True), mc.LimitError, "leave_weight"),
+    (lambda: mc.prepare(B, M, True), mc.QueryError, "budget"),
+    (lambda: _prep().reach(True), mc.QueryError, "start"),
+    (lambda: _prep().reach((np.True_, 0)), mc.QueryError, "start"),
+    (lambda: _prep().reach(0, True), mc.QueryError, "budget"),
+    (lambda: _prep().reach_many([True]), mc.QueryError, "start"),
+    (lambda: _prep().reach_many([0], [True]), mc.QueryError, "budget"),
+    (lambda: _prep().reach_many([0], threads=True), mc.QueryError, "threads"),
+    (lambda: mc.reach_many(B, M, [0], 2, leave=Z, max_penalty=True), mc.LimitError,
+     "max_penalty"),
+    (lambda: mc.reach_many(B, M, [0], 2, leave_weight=True), mc.LimitError, "leave_weight"),
+    (lambda: mc.reach_many(B, M, [0], 2, threads=True), mc.QueryError, "threads"),
+    (lambda: mc.reach_many(B, M, [True], 2), mc.QueryError, "start"),
+    (lambda: mc.reach_many(B, M, np.array([True, False]), 2), mc.QueryError, "start"),
+    (lambda: mc.reach_many(B, M, [(np.True_, 0)], 2), mc.QueryError, "start"),
+    (lambda: mc.reach_many(B, M, [0], True), mc.QueryError, "budgets"),
+    (lambda: mc.reach_many(B, M, [0], [True]), mc.QueryError, "budget"),
+    (lambda: mc.reach_many(B, M, [0], np.array([True])), mc.QueryError, "budget"),
+    (lambda: mc.distance_field(B, M, [0], True), mc.QueryError, "budget"),
+    (lambda: mc.distance_field(B, M, [True]), mc.QueryError, "source"),
+    (lambda: mc.distance_field(B, M, np.array([True, False, False])), mc.QueryError,
+     "source"),
+    (lambda: mc.distance_field(B, M, [(np.True_, 0)]), mc.QueryError, "source"),
+    (lambda: mc.distance_field(B, M, 1), mc.QueryError, "sources"),
+    (lambda: mc.reach(B, M, 0, 2).cost(True), mc.QueryError, "end"),
+    (lambda: mc.reach(B, M, 0, 2).path((np.True_, 0)), mc.QueryError, "end"),
+    (lambda: mc.Mover(terrain_cost=[True, 2]), mc.QueryError, "terrain_cost"),
+    (lambda: mc.Mover(terrain_cost=(1, np.False_)), mc.QueryError, "terrain_cost"),
+]
+
+
+@pytest.mark.parametrize("call,err,name", BOOLEAN_SLIPS)
+def test_booleans_are_not_counts_or_cells(call, err, name):
+    with pytest.raises(err, match=rf"^{name}\b"):
+        call()
+
+
+def test_the_integers_beside_them_still_answer():
+    one = mc.reach(B, M, 0, 2, leave=Z, max_penalty=1, leave_weight=np.int64(1))
+    assert one.cells.tolist() == [0, 1, 2]
+    assert mc.reach(B, M, np.int64(0), np.int64(1)).cells.tolist() == [0, 1]
+    assert sorted(mc.reach(B, M, (np.int64(1), np.int64(0)), 1).cells.tolist()) == [0, 1, 2]
+    assert mc.reach(B, M, 0, 1, leave_weight=np.int64(1)).cells.tolist() == [0, 1]
+    assert mc.reach_many(B, M, np.array([0, 2]), 1, threads=1).offsets.tolist() == [0, 2, 4]
+    assert mc.distance_field(B, M, [(np.int64(0), 0)], np.int64(1)).tolist() == [0, 1, -1]
+    assert mc.Mover(terrain_cost=[1, 2]).terrain_cost == [1, 2]
+    assert mc.Mover(terrain_cost=np.array([1, 2])).terrain_cost.tolist() == [1, 2]

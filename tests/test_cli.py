@@ -14,18 +14,24 @@ from movecore import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: runs movecore.cli.main(ARGS) in a fresh process, then prints the loaded kernel modules
+#: runs ``python -m movecore ARGS`` in this fresh process, then prints the loaded kernel
+#: modules (and numba: importing it is most of the cost of loading them)
 PROBE = """
-import json, sys
-from movecore.cli import main
+import json, runpy, sys
+sys.argv = ["movecore", *json.loads(sys.argv[1])]
 try:
-    rc = main(json.loads(sys.argv[1]))
+    runpy.run_module("movecore", run_name="__main__", alter_sys=True)
+    rc = 0
 except SystemExit as exc:
     rc = exc.code
 print(json.dumps({"rc": rc, "kernels": sorted(m for m in sys.modules
                   if m.startswith("movecore.kernels") or m.startswith("movecore.games")
-                  or m == "movecore.reach")}))
+                  or m == "movecore.reach" or m.split(".")[0] in ("numba", "llvmlite"))}))
 """
+
+#: every subcommand movecore lists (a new one must be added here)
+SUBCOMMANDS = ("solve", "games", "examples", "demo", "render", "bench", "selfplay", "capi",
+               "schema", "convert")
 
 
 def _probe(args, **env):
@@ -34,14 +40,26 @@ def _probe(args, **env):
     return json.loads(out.stdout.strip().splitlines()[-1]), out
 
 
+def test_the_probe_lists_every_subcommand():
+    assert set(SUBCOMMANDS) == {"solve", "games", "examples", *cli._COMMAND_MODULES}
+
+
 @pytest.mark.parametrize("args", [["--help"], ["--version"], ["nosuch"], [],
-                                  ["solve", "--help"], ["solve"], ["solve", "--bad-flag"],
-                                  ["demo", "--help"], ["render", "--help"],
-                                  ["capi", "--help"], ["examples"],
-                                  ["solve", "no_such_file.json"]])
+                                  *([cmd, "--help"] for cmd in SUBCOMMANDS),
+                                  *([cmd, "--no-such-flag"] for cmd in SUBCOMMANDS),
+                                  ["solve"], ["render"], ["capi"], ["schema"], ["convert"],
+                                  ["bench", "--queries", "many"],
+                                  ["selfplay", "--games", "many"],
+                                  ["solve", "no_such_file.json"], ["solve", "BAD_FILE"],
+                                  ["solve", "NOT_A_SCENARIO"]])
 def test_help_and_argument_errors_load_no_kernels(args, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text('[{"game": "grid"}]')
+    args = [{"BAD_FILE": str(bad), "NOT_A_SCENARIO": str(wrong)}.get(a, a) for a in args]
     # an empty numba cache: any kernel import would compile (and be listed)
-    res, out = _probe(args, NUMBA_CACHE_DIR=str(tmp_path))
+    res, out = _probe(args, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     assert res["kernels"] == [], (args, res)
     assert "compiling" not in out.stderr
     assert res["rc"] in (0, 2), out.stderr

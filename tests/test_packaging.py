@@ -87,3 +87,73 @@ def test_board_builders_are_fully_annotated(name):
     hints = typing.get_type_hints(fn)
     params = [p for p in inspect.signature(fn).parameters if p not in ("self", "cls")]
     assert [p for p in params if p not in hints] == []
+
+
+def _query_api():
+    """The query functions and the methods of the objects they take and return."""
+    import importlib
+    module = importlib.import_module("movecore.reach")
+    for name in ("reach", "prepare", "reach_many", "distance_field", "warmup"):
+        yield name, getattr(module, name)
+    for cls, dunders in ((mc.Prepared, ()), (mc.Reach, ("__len__",)),
+                         (mc.ReachBatch, ("__init__", "__len__", "__getitem__")),
+                         (mc.Mover, ("__init__",))):
+        for k, v in vars(cls).items():
+            if k.startswith("_") and k not in dunders:
+                continue
+            f = v.fget if isinstance(v, property) else getattr(v, "__func__", v)
+            if inspect.isfunction(f):
+                yield f"{cls.__name__}.{k}", f
+
+
+def _untyped(hint) -> bool:
+    """Any, or a bare ndarray (no dtype), at the top or as one member of a union."""
+    import numpy as np
+    members = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union,
+                                                                     type(int | None)) \
+        else (hint,)
+    return any(m is typing.Any or m is np.ndarray for m in members)
+
+
+QUERY_API = list(_query_api())
+
+
+@pytest.mark.parametrize("name,fn", QUERY_API, ids=[name for name, _ in QUERY_API])
+def test_the_query_api_is_fully_annotated(name, fn):
+    hints = typing.get_type_hints(fn)
+    params = [p for p, v in inspect.signature(fn).parameters.items()
+              if p not in ("self", "cls")]
+    assert [p for p in params if p not in hints] == [], name
+    assert "return" in hints, f"{name} has no return annotation"
+    assert [k for k, h in hints.items() if _untyped(h)] == [], (name, hints)
+
+
+def _dtype_of(hint):
+    """np.int32 from NDArray[np.int32]."""
+    return typing.get_args(typing.get_args(hint)[1])[0]
+
+
+@pytest.mark.parametrize("kw", [{}, {"leave": [0, 1, 0, 0]}, {"cell_flags": [0, 0, 0, 0]}])
+def test_result_attributes_are_typed_as_they_are(kw):
+    """Reach and ReachBatch declare their arrays' dtypes; the results hold those dtypes
+    (the fast path, the tree mode and the penalty kernel alike)."""
+    import numpy as np
+    b = mc.Board.square(4, 1)
+    r = mc.reach(b, mc.Mover(), 0, 3, **kw)
+    hints = typing.get_type_hints(mc.Reach)
+    arrays = {"cells", "costs", "stopped", "free_costs", "penalties", "penalty_costs"}
+    assert arrays | {"board", "start", "budget"} <= set(hints)
+    assert not [k for k, h in hints.items() if _untyped(h)]
+    assert (hints["board"], hints["start"], hints["budget"]) == (mc.Board, int, int)
+    for name in sorted(arrays):
+        assert getattr(r, name).dtype == _dtype_of(hints[name]), name
+    assert r.coords.dtype == _dtype_of(typing.get_type_hints(mc.Reach.coords.fget)["return"])
+    assert r.path(3).dtype == _dtype_of(typing.get_type_hints(mc.Reach.path)["return"])
+    batch = mc.reach_many(b, mc.Mover(), [0, 3], 2, **kw)
+    bh = typing.get_type_hints(mc.ReachBatch)
+    assert set(bh) == {"offsets", "cells", "costs", "stopped"}
+    for name, hint in bh.items():
+        assert getattr(batch, name).dtype == _dtype_of(hint), name
+    field = mc.distance_field(b, mc.Mover(), [0])
+    assert field.dtype == _dtype_of(typing.get_type_hints(mc.distance_field)["return"])
+    assert isinstance(np.zeros(1), typing.get_origin(hints["cells"]))
