@@ -63,7 +63,7 @@ def kernels_ready() -> str:
         import os
         where = ("not cached: MOVECORE_NO_CACHE is set" if os.environ.get(
             "MOVECORE_NO_CACHE", "") not in ("", "0") else "cached now: later runs load them")
-        return f"kernels compiled in {dt:.1f} s ({where})"
+        return f"kernels ready in {dt:.1f} s in all, the compile above included ({where})"
     return f"kernels loaded from the numba cache in {dt:.2f} s"
 
 
