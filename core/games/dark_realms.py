@@ -809,6 +809,20 @@ class Position(CellActions, _Position):
     def figures(self) -> list:
         return [f.id for f in self.scene.figures]
 
+    @property
+    def sides(self) -> list[str]:
+        return list(dict.fromkeys(f.side for f in self.scene.figures))
+
+    def team_figures(self, side: str) -> list:
+        return [f.id for f in self.scene.figures if f.side == side]
+
+    def touching(self, figure) -> list:
+        """Ids of the figures on a space at grid distance 1 of ``figure``'s, in play
+        order."""
+        f = self._fig(figure)
+        near = self._distances(f.cell)
+        return [g.id for g in self.scene.figures if g is not f and near[g.cell] == 1]
+
     def _fig(self, figure) -> Figure:
         try:
             return self.index[figure]
@@ -990,12 +1004,14 @@ class Position(CellActions, _Position):
             self._rev_w = W
         return hit, self._rev_w
 
-    def _enemy_turn(self, scene: Scene, enemy: Figure, move: int, attack_range: int):
+    def _enemy_turn(self, scene: Scene, enemy: Figure, move: int, attack_range: int,
+                    dest_cells: list | None = None):
         """enemy_turn() on the position's prepared queries where the rules allow (allies
         not passed, melee, traps avoided first or none): for a walker the reverse
         search from the goal is a search from the target's space, whose first step
         enters exactly the goal spaces (costs ``steps + W * traps``); for a flyer (no
-        traps) one batch from the goal spaces. Else the reference enemy_turn()."""
+        traps) one batch from the goal spaces. Else the reference enemy_turn().
+        ``dest_cells`` (a list) receives the cell of every move on the fast path."""
         n = self.board.n_cells
         walker_traps = self._n_traps and not enemy.flying
         if (enemy.side != "enemy" or scene.pass_allies or attack_range != 1
@@ -1026,7 +1042,7 @@ class Position(CellActions, _Position):
             tier = [f for f in tier if steps[id(f)] == closest]
             fastest = max(f.speed for f in tier)
             tier = [f for f in tier if f.speed == fastest]
-        moves = [self._enemy_dest(enemy, t, move) for t in tier]
+        moves = [self._enemy_dest(enemy, t, move, dest_cells) for t in tier]
         out = {"enemy": enemy.id, "kind": "enemy", "move": move,
                "attack_range": attack_range,
                "target": tier[0].id if len(tier) == 1 else None,
@@ -1040,8 +1056,10 @@ class Position(CellActions, _Position):
         out["moves"] = moves
         return out
 
-    def _enemy_dest(self, enemy: Figure, target: Figure, move: int) -> dict:
-        """enemy_destination() with attack_range 1 (see :meth:`_enemy_turn`)."""
+    def _enemy_dest(self, enemy: Figure, target: Figure, move: int,
+                    dest_cells: list | None = None) -> dict:
+        """enemy_destination() with attack_range 1 (see :meth:`_enemy_turn`); the cell
+        of the destination is appended to ``dest_cells`` when given."""
         board, scene = self.board, self.scene
         xy = board.coords
         tgt = target.cell
@@ -1050,6 +1068,8 @@ class Position(CellActions, _Position):
 
         traps = scene.trap
         if dist[enemy.cell] <= 1:
+            if dest_cells is not None:
+                dest_cells.append(enemy.cell)
             return {"target": target.id, "at": scene.coord(enemy.cell), "steps": 0,
                     "path": [scene.coord(enemy.cell)], "traps": 0, "in_range": True,
                     "reason": "in_range"}
@@ -1111,21 +1131,24 @@ class Position(CellActions, _Position):
         tr, sr = t_rem[cells], s_rem[cells]
         planned = sr >= 0
         to_t = dist[cells]
+        rank = self._rank[cells]     # the order of (x, y)
         if planned.any():
-            c, tn, sn, tr, sr, dd = (a[planned] for a in (cells, t_now, s_now, tr, sr, to_t))
-            far = np.where(sr == 0, -dd, 0)
-            best = np.lexsort((xy[c, 1], xy[c, 0], tn, far, sr, sn + sr, tn + tr))[0]
+            rows = np.flatnonzero(planned)
+            tn, sn, tr, sr = t_now[rows], s_now[rows], tr[rows], sr[rows]
+            far = np.where(sr == 0, -to_t[rows], 0)
+            best = int(rows[np.lexsort((rank[rows], tn, far, sr, sn + sr, tn + tr))[0]])
             how = "route"
         else:
-            c = cells
-            best = np.lexsort((xy[c, 1], xy[c, 0], s_now, t_now, to_t))[0]
+            best = int(np.lexsort((rank, s_now, t_now, to_t))[0])
             how = "no_route"
-        dest = int(c[best])
-        path = fr.path(dest, least_penalty=has_traps).tolist()
+        dest = int(cells[best])
+        path = fr.path(dest, least_penalty=has_traps)
+        if dest_cells is not None:
+            dest_cells.append(dest)
         return {"target": target.id, "at": scene.coord(dest), "steps": len(path) - 1,
-                "path": coord_list(board, path),
-                "traps": 0 if flying else int(sum(int(traps[p]) for p in path[1:])),
-                "in_range": bool(dist[dest] <= 1), "reason": how}
+                "path": xy[path].tolist(),
+                "traps": 0 if flying else int(traps[path[1:]].sum()),
+                "in_range": bool(to_t[best] <= 1), "reason": how}
 
     def legal_moves(self, figure, **query) -> Moves:
         """Every legal end of ``figure`` for ``query`` (the scenario query's keys without
@@ -1159,7 +1182,9 @@ class Position(CellActions, _Position):
             if len(query) <= 3 and type(move) is int and type(rng) is int and \
                     0 <= move <= MAX_MOVE and 1 <= rng <= MAX_MOVE and \
                     (len(query) == 2 + ("attack_range" in query)):
-                m = self._moves_of(self._enemy_turn(self.scene, f, move, rng), query)
+                cells: list = []
+                res = self._enemy_turn(self.scene, f, move, rng, cells)
+                m = self._moves_of(res, query, cells if cells or not res["moves"] else None)
                 self._last = m
                 return m
         if "enemy" in query:
@@ -1216,6 +1241,17 @@ class Position(CellActions, _Position):
         if query.get("stamina_only"):
             f.stamina_moved = True
         self._move(f, cell)
+
+    def apply_row(self, moves: Moves, row: int) -> None:
+        """The end at ``row`` of ``moves``: taken as it is while the position has not
+        changed since ``moves`` were answered, else validated as :meth:`apply_move`."""
+        row = self._row(moves, row)
+        f = self.index.get(moves.figure) if moves.version == self.version else None
+        if f is None:
+            return self.apply_move(moves.figure, int(moves.actions[row]), **moves.query)
+        if moves.query.get("stamina_only"):
+            f.stamina_moved = True
+        self._move(f, int(moves.actions[row]))
 
     def _move(self, f: Figure, cell: int) -> None:
         if cell != f.cell:
@@ -1275,11 +1311,13 @@ class Position(CellActions, _Position):
         res = _solve_scene(scene, query, self._enemy_turn)
         return self._moves_of(res, query) if _moves else res
 
-    def _moves_of(self, res: dict, query: Mapping) -> Moves:
-        """The Moves of a solve() result (rows: its ends, or the enemy AI's moves)."""
+    def _moves_of(self, res: dict, query: Mapping, cells: list | None = None) -> Moves:
+        """The Moves of a solve() result (rows: its ends, or the enemy AI's moves, whose
+        cells ``cells`` gives when known)."""
         if "enemy" in res and res.get("kind") == "enemy":
             rows = res["moves"]
-            cells = np.array([_board_find(self.board, r["at"]) for r in rows], T.INDEX)
+            cells = np.array([_board_find(self.board, r["at"]) for r in rows] if cells is None
+                             else cells, T.INDEX)
             tids = res["targets"]
             m = Moves(self, res["enemy"], cells,
                       np.array([r["steps"] for r in rows], T.INDEX),
