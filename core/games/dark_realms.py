@@ -1079,21 +1079,20 @@ class Position(CellActions, _Position):
             fq = self._query_for((ENEMIES, "traps"), enemy, move, True)
             fr = fq.reach(enemy.cell, move)
             cells = fr.cells
-            t_now = fr.penalties.astype(np.int64)
-            s_now = fr.penalty_costs.astype(np.int64)
+            t_now = fr.penalties
+            s_now = fr.penalty_costs
         else:
             fr = self._query_for((ENEMIES, flying), enemy, move, False).reach(enemy.cell,
                                                                               move)
             cells = fr.cells
-            t_now = np.zeros(cells.shape[0], np.int64)
-            s_now = fr.costs.astype(np.int64)
+            t_now = self._zeros[:cells.shape[0]]
+            s_now = fr.costs
         n = board.n_cells
-        t_rem, s_rem = self._rem
-        t_rem.fill(-1)
-        s_rem.fill(-1)
         if flying:
             # a flyer passes over obstacles next to the target, which are no goal: one
             # search from every goal space (one batch), the least steps over them
+            s_rem = self._rem[1]
+            s_rem.fill(-1)
             goal = [a for a in board.nbr[tgt].tolist() if a >= 0 and
                     not scene.obstacle[a] and self.occ[a] == T.OCC_EMPTY]
             if goal:
@@ -1112,29 +1111,33 @@ class Position(CellActions, _Position):
                 s_rem.fill(big)
                 np.minimum.at(s_rem, self._ends_many[0, :total],
                               self._ends_many[1, :total].astype(np.int64))
-                reached = s_rem < big
-                s_rem[~reached] = -1
-                t_rem[reached] = 0
+                s_rem[s_rem == big] = -1
+            sr = s_rem[cells]
+            rows = np.flatnonzero(sr >= 0)
+            sr = sr[rows]
+            tr = np.zeros(rows.shape[0], np.int64)
         else:
-            # the reverse search: from the target's space, the mover's own space empty
+            # the reverse search: from the target's space, the mover's own space empty;
+            # an arrival's cost k = steps + W * traps (the target's space is no plan)
             rq, W = self._reverse_query(enemy)
             rq.set_layer("occupant", enemy.cell, T.OCC_EMPTY)
             try:
                 rr = rq.reach(tgt)
             finally:
                 rq.set_layer("occupant", enemy.cell, ENEMIES)
-            rem_cells = rr.cells
-            k = rr.costs.astype(np.int64)
-            t_rem[rem_cells] = k // W - traps[rem_cells]
-            s_rem[rem_cells] = k % W - 1
-            t_rem[tgt] = s_rem[tgt] = -1
-        tr, sr = t_rem[cells], s_rem[cells]
-        planned = sr >= 0
+            k_rem = self._rem[0]
+            k_rem.fill(-1)
+            k_rem[rr.cells] = rr.costs
+            k_rem[tgt] = -1
+            k = k_rem[cells]
+            rows = np.flatnonzero(k >= 0)
+            k = k[rows]
+            tr = k // W - traps[cells[rows]]   # traps still to enter, steps still to go
+            sr = k % W - 1
         to_t = dist[cells]
         rank = self._rank[cells]     # the order of (x, y)
-        if planned.any():
-            rows = np.flatnonzero(planned)
-            tn, sn, tr, sr = t_now[rows], s_now[rows], tr[rows], sr[rows]
+        if rows.shape[0]:
+            tn, sn = t_now[rows], s_now[rows]
             far = np.where(sr == 0, -to_t[rows], 0)
             best = int(rows[np.lexsort((rank[rows], tn, far, sr, sn + sr, tn + tr))[0]])
             how = "route"
@@ -1142,12 +1145,20 @@ class Position(CellActions, _Position):
             best = int(np.lexsort((rank, s_now, t_now, to_t))[0])
             how = "no_route"
         dest = int(cells[best])
-        path = fr.path(dest, least_penalty=has_traps)
+        # fr.path(dest, least_penalty=has_traps), walked from row ``best`` (private
+        # fields of Reach, read here to spare path()'s lookup of the end)
+        tree = fr._tree
+        row = int(fr._tree_of[best, 1 if has_traps else 0])
+        path = []
+        while row >= 0:
+            path.append(int(tree[row, 0]))
+            row = int(tree[row, 3])
+        path.reverse()
         if dest_cells is not None:
             dest_cells.append(dest)
         return {"target": target.id, "at": scene.coord(dest), "steps": len(path) - 1,
                 "path": xy[path].tolist(),
-                "traps": 0 if flying else int(traps[path[1:]].sum()),
+                "traps": int(traps[path[1:]].sum()) if has_traps else 0,  # (none: no trap)
                 "in_range": bool(to_t[best] <= 1), "reason": how}
 
     def legal_moves(self, figure, **query) -> Moves:
@@ -1316,17 +1327,16 @@ class Position(CellActions, _Position):
         cells ``cells`` gives when known)."""
         if "enemy" in res and res.get("kind") == "enemy":
             rows = res["moves"]
-            cells = np.array([_board_find(self.board, r["at"]) for r in rows] if cells is None
-                             else cells, T.INDEX)
+            if cells is None:
+                cells = [_board_find(self.board, r["at"]) for r in rows]
             tids = res["targets"]
-            m = Moves(self, res["enemy"], cells,
-                      np.array([r["steps"] for r in rows], T.INDEX),
-                      penalty=np.array([r["traps"] for r in rows], T.INDEX),
-                      columns={"in_range": np.array([r["in_range"] for r in rows], T.INDEX),
-                               "reason": np.array([ENEMY_REASONS.index(r["reason"])
-                                                   for r in rows], T.INDEX),
-                               "target": np.array([tids.index(r["target"]) for r in rows],
-                                                  T.INDEX)},
+            # one table, a row per column: cells, steps, traps, in range, reason, target
+            t = np.array([cells, [r["steps"] for r in rows], [r["traps"] for r in rows],
+                          [r["in_range"] for r in rows],
+                          [ENEMY_REASONS.index(r["reason"]) for r in rows],
+                          [tids.index(r["target"]) for r in rows]], T.INDEX)
+            m = Moves(self, res["enemy"], t[0], t[1], penalty=t[2],
+                      columns={"in_range": t[3], "reason": t[4], "target": t[5]},
                       query=dict(query), extra=("result", res))
             return m
         ends = res["ends"]
