@@ -47,6 +47,7 @@ from fractions import Fraction
 from typing import Mapping
 
 import numpy as np
+from numba import njit
 
 from ..board import GRID_KINDS, Board, Link
 from ..errors import (BoardError, IllegalMoveError, LimitError, PlacementError, QueryError,
@@ -773,6 +774,7 @@ class Position(CellActions, _Position):
         self._ends_many = None
         self._zeros = np.zeros(n, T.INDEX)   # read-only zero column (never written)
         self._zeros.flags.writeable = False
+        self._no_traps = np.zeros(n, T.INDEX)  # the enemy AI's (writeable: one signature)
         self._faces = DICE[scene.die]
         self._n_traps = int(scene.trap.sum())
         self._last = None
@@ -1085,14 +1087,15 @@ class Position(CellActions, _Position):
             fr = self._query_for((ENEMIES, flying), enemy, move, False).reach(enemy.cell,
                                                                               move)
             cells = fr.cells
-            t_now = self._zeros[:cells.shape[0]]
+            t_now = self._no_traps[:cells.shape[0]]
             s_now = fr.costs
         n = board.n_cells
+        rem = self._rem[0]
+        rem.fill(-1)
+        W = 1
         if flying:
             # a flyer passes over obstacles next to the target, which are no goal: one
             # search from every goal space (one batch), the least steps over them
-            s_rem = self._rem[1]
-            s_rem.fill(-1)
             goal = [a for a in board.nbr[tgt].tolist() if a >= 0 and
                     not scene.obstacle[a] and self.occ[a] == T.OCC_EMPTY]
             if goal:
@@ -1108,14 +1111,10 @@ class Position(CellActions, _Position):
                 finally:
                     rq.set_layer("occupant", enemy.cell, ENEMIES)
                 big = np.int64(1) << 40
-                s_rem.fill(big)
-                np.minimum.at(s_rem, self._ends_many[0, :total],
+                rem.fill(big)
+                np.minimum.at(rem, self._ends_many[0, :total],
                               self._ends_many[1, :total].astype(np.int64))
-                s_rem[s_rem == big] = -1
-            sr = s_rem[cells]
-            rows = np.flatnonzero(sr >= 0)
-            sr = sr[rows]
-            tr = np.zeros(rows.shape[0], np.int64)
+                rem[rem == big] = -1
         else:
             # the reverse search: from the target's space, the mover's own space empty;
             # an arrival's cost k = steps + W * traps (the target's space is no plan)
@@ -1125,25 +1124,12 @@ class Position(CellActions, _Position):
                 rr = rq.reach(tgt)
             finally:
                 rq.set_layer("occupant", enemy.cell, ENEMIES)
-            k_rem = self._rem[0]
-            k_rem.fill(-1)
-            k_rem[rr.cells] = rr.costs
-            k_rem[tgt] = -1
-            k = k_rem[cells]
-            rows = np.flatnonzero(k >= 0)
-            k = k[rows]
-            tr = k // W - traps[cells[rows]]   # traps still to enter, steps still to go
-            sr = k % W - 1
-        to_t = dist[cells]
-        rank = self._rank[cells]     # the order of (x, y)
-        if rows.shape[0]:
-            tn, sn = t_now[rows], s_now[rows]
-            far = np.where(sr == 0, -to_t[rows], 0)
-            best = int(rows[np.lexsort((rank[rows], tn, far, sr, sn + sr, tn + tr))[0]])
-            how = "route"
-        else:
-            best = int(np.lexsort((rank, s_now, t_now, to_t))[0])
-            how = "no_route"
+            rem[rr.cells] = rr.costs
+            rem[tgt] = -1
+        best, routed = _enemy_pick(cells, t_now, s_now, rem, flying, W, traps, dist,
+                                   self._rank)
+        best = int(best)
+        how = "route" if routed else "no_route"
         dest = int(cells[best])
         # fr.path(dest, least_penalty=has_traps), walked from row ``best`` (private
         # fields of Reach, read here to spare path()'s lookup of the end)
@@ -1159,7 +1145,7 @@ class Position(CellActions, _Position):
         return {"target": target.id, "at": scene.coord(dest), "steps": len(path) - 1,
                 "path": xy[path].tolist(),
                 "traps": int(traps[path[1:]].sum()) if has_traps else 0,  # (none: no trap)
-                "in_range": bool(to_t[best] <= 1), "reason": how}
+                "in_range": bool(dist[dest] <= 1), "reason": how}
 
     def legal_moves(self, figure, **query) -> Moves:
         """Every legal end of ``figure`` for ``query`` (the scenario query's keys without
@@ -1350,6 +1336,45 @@ class Position(CellActions, _Position):
         pen = np.array([e.get("traps", 0) for e in ends], T.INDEX)
         return Moves(self, res["figure"], cells, np.array([e["cost"] for e in ends], T.INDEX),
                      penalty=pen, columns=cols, query=dict(query), extra=("result", res))
+
+
+@njit(cache=T.CACHE, nogil=True)
+def _enemy_pick(cells, t_now, s_now, rem, flying, w, trap, dist, rank):
+    """The enemy AI's choice among the forward ends ``cells`` (traps ``t_now`` and steps
+    ``s_now`` to get there): (row, 1) of the least (traps in all, steps in all, steps
+    left, farthest from the target when adjacent to it, traps now, x, y) among the ends
+    with a route on (``rem[cell]``: a walker's reverse cost ``steps + w * traps``, the
+    target's space -1; a flyer's steps left; -1 none), else (row, 0) of the least
+    (distance to the target, traps, steps, x, y). ``rank`` orders (x, y)."""
+    best = -1
+    k0 = k1 = k2 = k3 = k4 = k5 = 0
+    for j in range(cells.shape[0]):
+        c = cells[j]
+        k = rem[c]
+        if k < 0:
+            continue
+        if flying:
+            tr, sr = 0, k
+        else:
+            tr, sr = k // w - trap[c], k % w - 1
+            if sr < 0:
+                continue
+        tn = np.int64(t_now[j])
+        a0, a1, a2 = tn + tr, np.int64(s_now[j]) + sr, sr
+        a3 = -dist[c] if sr == 0 else 0
+        a4, a5 = tn, rank[c]
+        if best < 0 or (a0, a1, a2, a3, a4, a5) < (k0, k1, k2, k3, k4, k5):
+            best = j
+            k0, k1, k2, k3, k4, k5 = a0, a1, a2, a3, a4, a5
+    if best >= 0:
+        return best, 1
+    for j in range(cells.shape[0]):
+        c = cells[j]
+        a0, a1, a2, a3 = dist[c], np.int64(t_now[j]), np.int64(s_now[j]), rank[c]
+        if best < 0 or (a0, a1, a2, a3) < (k0, k1, k2, k3):
+            best = j
+            k0, k1, k2, k3 = a0, a1, a2, a3
+    return best, 0
 
 
 def board_degree(board: Board) -> int:
