@@ -200,6 +200,30 @@ def test_random_sequences_match_a_rebuilt_position(name, scenario):
         assert _TURNED.get(name, 0) > 3          # turned hell hounds were played
 
 
+def _doorless_arena() -> dict:
+    s = json.loads(json.dumps(ARENA))
+    s["board"].pop("doors")
+    return s
+
+
+def test_wound_queries_without_paths_or_doors_run_without_a_tree():
+    """A penalty query (aura wounds) that asks no path on a graph with no door to open
+    runs the lean kernel mode (no search tree); it answers as solve() in random play.
+    Paths asked, or a door on the graph, keep the tree."""
+    s = _doorless_arena()
+    assert _play("doorless", s, seed=3, steps=200) > 250
+    pos = mc.position(s)
+    m = _check(pos, "imp", {"mp": 8})
+    assert m.penalty.max() >= 2 and m._extra.reach._no_tree
+    assert not pos.legal_moves("imp", mp=8, paths=True)._extra.reach._no_tree
+    pos.apply_move("imp", m.to_dicts()[-1]["at"], mp=8)
+    pos = mc.position(ARENA)
+    m = pos.legal_moves("Jain", mp=8)
+    assert m.penalty.max() >= 2 and not m._extra.reach._no_tree   # the gate is openable
+    assert pos.legal_moves("imp", mp=8)._extra.reach._no_tree      # (not by monsters)
+    assert pos.legal_moves("giant", mp=3)._extra.reach._no_tree    # a large one too
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [11, 12])
 def test_more_random_sequences(seed):

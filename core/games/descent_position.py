@@ -1244,10 +1244,13 @@ class Position(_Position):
         anchor = self.anchor[i]
         grappled = anchor >= 0 and ks.grip[anchor] > 0
         start = anchor if anchor >= 0 else g.st.ns
+        # the search tree only where a path is read: asked for, or doors on the way
+        # (apply_move opens them, to_dicts lists them); a penalty query then runs lean
+        tree = paths or bool(ks.links.door_steps)
         if g.large:
-            r = self._reach_large(i, ks, prep, start, 0 if grappled else mp)
+            r = self._reach_large(i, ks, prep, start, 0 if grappled else mp, tree)
         else:
-            r = prep.reach(start, 0 if grappled else mp)
+            r = prep.reach(start, 0 if grappled else mp, paths=tree)
         if penalties:
             actions, costs, stop, penalty, wounds_cost, order = _sort_ends(
                 r.cells, r.costs, g.rank, g.n, r.stopped if ks.n_stop else _NO_BOOL,
@@ -1265,7 +1268,7 @@ class Position(_Position):
         return m
 
     def _reach_large(self, i: int, ks: _KindState, prep: Prepared, start: int,
-                     budget: int):
+                     budget: int, paths: bool = True):
         """A large monster's query: the nodes over its own base are free for it (the
         layer says "a friend stands there" to every other figure of its kind)."""
         g = ks.g
@@ -1277,7 +1280,7 @@ class Position(_Position):
         occ[own] = g.occ_lut[np.bitwise_or.reduce(bits[under].reshape(-1, g.k), axis=1)]
         bits[sq] = 1 << self.side[i]
         try:
-            return prep.reach(start, budget)
+            return prep.reach(start, budget, paths=paths)
         finally:
             occ[own] = saved
 
@@ -1507,11 +1510,12 @@ class Position(_Position):
         doors = st.dungeon.doors
         ends = []
         stops = moves.stop.tolist()
+        need_path = ex.paths or bool(ex.links.door_steps)   # (else no tree was kept)
         for row, (node, cost, wounds, wcost, pit, sc) in enumerate(zip(
                 moves.actions.tolist(), moves.costs.tolist(), moves.penalty.tolist(),
                 moves.columns["wounds_cost"].tolist(), moves.columns["in_pit"].tolist(),
                 stops)):
-            path = self._end_path(ex, row)
+            path = self._end_path(ex, row) if need_path else []
             e: dict = {"at": self._node_word(st, g.anchor_of[node])}
             if g.large:
                 e["cells"] = [list(c) for c in g.facts[node]["cells"]]
