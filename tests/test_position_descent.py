@@ -420,3 +420,24 @@ def test_a_two_square_monster_turns_in_play():
     assert cp.to_scenario()["figures"][0]["footprint"] == "2x1"
     with pytest.raises(mc.IllegalMoveError):
         cp.action_of("hell hound", 2 * ns + 1)
+
+
+def test_sort_plain_matches_sort_ends():
+    """The lean sort of a query with no stop and no penalty equals the general one
+    (stop codes 0, penalties 0, penalty costs the costs) over random ends."""
+    rng = np.random.default_rng(5)
+    none_b, none_i = np.zeros(0, np.bool_), np.zeros(0, np.int32)
+    for _ in range(500):
+        n = int(rng.integers(1, 60))
+        m = int(rng.integers(1, n + 1))
+        cells = rng.permutation(n)[:m].astype(np.int32)
+        costs = np.sort(rng.integers(0, 6, m)).astype(np.int32)
+        rank = rng.permutation(n).astype(np.int64)
+        grip = np.zeros(n, np.int32)
+        ice = np.zeros(n, np.int8)
+        a, c, stop, pen, pcost, order = descent_position._sort_ends(
+            cells, costs, rank, n, none_b, grip, ice, none_i, none_i)
+        a2, c2, order2 = descent_position._sort_plain(cells, costs, rank, n)
+        assert a.tolist() == a2.tolist() and c.tolist() == c2.tolist()
+        assert order.tolist() == order2.tolist() and pcost.tolist() == c.tolist()
+        assert not stop.any() and not pen.any()

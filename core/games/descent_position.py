@@ -100,6 +100,24 @@ def _sort_ends(cells, costs, rank, n, stopped, grip, ice_code, pen, pen_costs):
     return out_cells, out_costs, stop, out_pen, out_pcost, order
 
 
+@njit(cache=T.CACHE, nogil=True)
+def _sort_plain(cells, costs, rank, n):
+    """:func:`_sort_ends` of a query with no stop and no penalty: (actions, costs,
+    order) (the stop codes are all 0, penalties 0, penalty costs the costs)."""
+    m = cells.shape[0]
+    key = np.empty(m, np.int64)
+    for j in range(m):
+        key[j] = np.int64(costs[j]) * n + rank[cells[j]]
+    order = np.argsort(key)
+    out_cells = np.empty(m, np.int32)
+    out_costs = np.empty(m, np.int32)
+    for j in range(m):
+        o = order[j]
+        out_cells[j] = cells[o]
+        out_costs[j] = costs[o]
+    return out_cells, out_costs, order
+
+
 # ----------------------------------------------------------------------------- static
 class _Static:
     """What every copy of a position shares: the dungeon, options, the square index and
@@ -1255,6 +1273,11 @@ class Position(_Position):
             actions, costs, stop, penalty, wounds_cost, order = _sort_ends(
                 r.cells, r.costs, g.rank, g.n, r.stopped if ks.n_stop else _NO_BOOL,
                 ks.grip, g.ice_code, r.penalties, r.penalty_costs)
+        elif not ks.n_stop and not grappled:
+            # no stop, no penalty: stop codes and penalties all 0 (Moves makes them
+            # when read), wounds_cost the costs (see _Columns)
+            actions, costs, order = _sort_plain(r.cells, r.costs, g.rank, g.n)
+            stop = penalty = wounds_cost = None
         else:
             actions, costs, stop, penalty, wounds_cost, order = _sort_ends(
                 r.cells, r.costs, g.rank, g.n, r.stopped if ks.n_stop else _NO_BOOL,
