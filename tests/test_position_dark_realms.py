@@ -224,7 +224,7 @@ def test_enemy_pick_matches_sorting():
                                         tn + trp))[0]]), 1
         else:
             want = int(np.lexsort((rank[cells], s_now, t_now, to_t))[0]), 0
-        got = dr._enemy_pick(cells, t_now, s_now, rem, flying, w, trap, dist, rank)
+        got = dr._pick()(cells, t_now, s_now, rem, flying, w, trap, dist, rank)
         assert (int(got[0]), int(got[1])) == want, case
 
 

@@ -42,12 +42,12 @@ The rules, in the game's words (see docs/dark_realms.md for every decision and w
 from __future__ import annotations
 
 import copy as _copy
+import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
 import numpy as np
-from numba import njit
 
 from ..board import GRID_KINDS, Board, Link
 from ..errors import (BoardError, IllegalMoveError, LimitError, PlacementError, QueryError,
@@ -1126,7 +1126,7 @@ class Position(CellActions, _Position):
                 rq.set_layer("occupant", enemy.cell, ENEMIES)
             rem[rr.cells] = rr.costs
             rem[tgt] = -1
-        best, routed = _enemy_pick(cells, t_now, s_now, rem, flying, W, traps, dist,
+        best, routed = _pick()(cells, t_now, s_now, rem, flying, W, traps, dist,
                                    self._rank)
         best = int(best)
         how = "route" if routed else "no_route"
@@ -1338,7 +1338,6 @@ class Position(CellActions, _Position):
                      penalty=pen, columns=cols, query=dict(query), extra=("result", res))
 
 
-@njit(cache=T.CACHE, nogil=True)
 def _enemy_pick(cells, t_now, s_now, rem, flying, w, trap, dist, rank):
     """The enemy AI's choice among the forward ends ``cells`` (traps ``t_now`` and steps
     ``s_now`` to get there): (row, 1) of the least (traps in all, steps in all, steps
@@ -1375,6 +1374,14 @@ def _enemy_pick(cells, t_now, s_now, rem, flying, w, trap, dist, rank):
             best = j
             k0, k1, k2, k3 = a0, a1, a2, a3
     return best, 0
+
+
+@functools.lru_cache(maxsize=None)
+def _pick():
+    """:func:`_enemy_pick` compiled (Numba's cache, or once), on the first enemy AI
+    query: numba is imported the package's way by then (the kernels ran before)."""
+    from .. import _import_numba
+    return _import_numba().njit(cache=T.CACHE, nogil=True)(_enemy_pick)
 
 
 def board_degree(board: Board) -> int:
