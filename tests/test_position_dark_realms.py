@@ -7,12 +7,14 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import movecore as mc
 from movecore.errors import IllegalMoveError, MovecoreError, QueryError
 from movecore.games import dark_realms as dr
 from movecore.games.dark_realms import Position
+from movecore.position import Position as _BasePosition
 
 EXAMPLES = sorted((Path(mc.__file__).parent / "examples").glob("dark_realms_*.json"))
 
@@ -143,16 +145,87 @@ def _random_play(s, rng, n_steps):
             check(pos, other, random_query(pos, other, rng))
         if m is not None and len(m):
             v = pos.version
-            to = int(m.actions[rng.randrange(len(m))])
-            pos.apply_move(fid, pos.board.coord(to), **q)
+            row = rng.randrange(len(m))
+            to = int(m.actions[row])
+            if rng.random() < 0.5:
+                pos.apply_move(fid, pos.board.coord(to), **q)
+            else:   # the trusted fast path (others were asked since: m is still current)
+                pos.apply_row(m, row)
             assert pos.version > v and pos.board.find(pos.where(fid)) == to
             if q.get("stamina_only"):
                 assert pos.to_scenario()["figures"][pos.figures.index(fid)]["stamina_moved"]
             check(pos, fid, q)
         if rng.random() < 0.2:
             n_added = random_change(pos, rng, n_added)
+        check_figure_lists(pos)
         steps += 1
     assert steps >= n_steps // 2
+
+
+def check_figure_lists(pos):
+    """The position's own touching / sides / team_figures equal the generic ones."""
+    base = _BasePosition
+    assert pos.sides == base.sides.fget(pos)
+    for side in ("hero", "enemy", "summon"):
+        assert pos.team_figures(side) == base.team_figures(pos, side)
+    for fid in pos.figures:
+        assert pos.touching(fid) == base.touching(pos, fid)
+
+
+def test_apply_row_of_a_stale_answer_is_validated():
+    pos = mc.position(load(EXAMPLES[0].parent / "dark_realms_hero_move.json"))
+    fid = pos.team_figures("hero")[0]
+    m = pos.legal_moves(fid, move=2)
+    row = int((m.costs > 0).argmax())
+    other = mc.position(load(EXAMPLES[0].parent / "dark_realms_hero_move.json"))
+    with pytest.raises(QueryError):
+        other.apply_row(m, row)          # not this position's answer
+    pos.add_figure("blocker", "enemy", pos.board.coord(int(m.actions[row])))
+    with pytest.raises(IllegalMoveError):
+        pos.apply_row(m, row)            # stale: the end is taken now
+    pos.remove_figure("blocker")
+    pos.apply_row(m, row)                # stale but legal again: validated, taken
+    assert pos.board.find(pos.where(fid)) == int(m.actions[row])
+
+
+def test_enemy_pick_matches_sorting():
+    """The compiled choice of the enemy AI equals the lexsort it replaces, over random
+    ends, reverse costs, traps and distances (ties included)."""
+    rng = np.random.default_rng(7)
+    for case in range(3000):
+        n = int(rng.integers(2, 40))
+        m = int(rng.integers(1, n + 1))
+        cells = rng.permutation(n)[:m].astype(np.int32)
+        t_now = rng.integers(0, 3, m).astype(np.int32)
+        s_now = rng.integers(0, 5, m).astype(np.int32)
+        trap = rng.random(n) < 0.3
+        dist = rng.integers(0, 4, n).astype(np.int64)
+        rank = rng.permutation(n).astype(np.int64)
+        flying = bool(rng.random() < 0.3)
+        w = n + 1
+        if flying:
+            rem = np.where(rng.random(n) < 0.6, rng.integers(0, n, n), -1)
+            tr_all, sr_all = np.zeros(n, np.int64), rem
+        else:
+            steps = rng.integers(1, n, n)
+            k = steps + w * (rng.integers(0, 3, n) + trap)
+            rem = np.where(rng.random(n) < 0.6, k, -1)
+            rem[int(rng.integers(n))] = -1
+            tr_all = np.where(rem >= 0, rem // w - trap, -1)
+            sr_all = np.where(rem >= 0, rem % w - 1, -1)
+        rem = rem.astype(np.int64)
+        tr, sr, to_t = tr_all[cells], sr_all[cells], dist[cells]
+        planned = sr >= 0
+        if planned.any():
+            rows = np.flatnonzero(planned)
+            tn, sn, trp, srp = t_now[rows], s_now[rows], tr[rows], sr[rows]
+            far = np.where(srp == 0, -to_t[rows], 0)
+            want = int(rows[np.lexsort((rank[cells][rows], tn, far, srp, sn + srp,
+                                        tn + trp))[0]]), 1
+        else:
+            want = int(np.lexsort((rank[cells], s_now, t_now, to_t))[0]), 0
+        got = dr._pick()(cells, t_now, s_now, rem, flying, w, trap, dist, rank)
+        assert (int(got[0]), int(got[1])) == want, case
 
 
 def answers(pos):

@@ -200,6 +200,30 @@ def test_random_sequences_match_a_rebuilt_position(name, scenario):
         assert _TURNED.get(name, 0) > 3          # turned hell hounds were played
 
 
+def _doorless_arena() -> dict:
+    s = json.loads(json.dumps(ARENA))
+    s["board"].pop("doors")
+    return s
+
+
+def test_wound_queries_without_paths_or_doors_run_without_a_tree():
+    """A penalty query (aura wounds) that asks no path on a graph with no door to open
+    runs the lean kernel mode (no search tree); it answers as solve() in random play.
+    Paths asked, or a door on the graph, keep the tree."""
+    s = _doorless_arena()
+    assert _play("doorless", s, seed=3, steps=200) > 250
+    pos = mc.position(s)
+    m = _check(pos, "imp", {"mp": 8})
+    assert m.penalty.max() >= 2 and m._extra.reach._no_tree
+    assert not pos.legal_moves("imp", mp=8, paths=True)._extra.reach._no_tree
+    pos.apply_move("imp", m.to_dicts()[-1]["at"], mp=8)
+    pos = mc.position(ARENA)
+    m = pos.legal_moves("Jain", mp=8)
+    assert m.penalty.max() >= 2 and not m._extra.reach._no_tree   # the gate is openable
+    assert pos.legal_moves("imp", mp=8)._extra.reach._no_tree      # (not by monsters)
+    assert pos.legal_moves("giant", mp=3)._extra.reach._no_tree    # a large one too
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [11, 12])
 def test_more_random_sequences(seed):
@@ -396,3 +420,24 @@ def test_a_two_square_monster_turns_in_play():
     assert cp.to_scenario()["figures"][0]["footprint"] == "2x1"
     with pytest.raises(mc.IllegalMoveError):
         cp.action_of("hell hound", 2 * ns + 1)
+
+
+def test_sort_plain_matches_sort_ends():
+    """The lean sort of a query with no stop and no penalty equals the general one
+    (stop codes 0, penalties 0, penalty costs the costs) over random ends."""
+    rng = np.random.default_rng(5)
+    none_b, none_i = np.zeros(0, np.bool_), np.zeros(0, np.int32)
+    for _ in range(500):
+        n = int(rng.integers(1, 60))
+        m = int(rng.integers(1, n + 1))
+        cells = rng.permutation(n)[:m].astype(np.int32)
+        costs = np.sort(rng.integers(0, 6, m)).astype(np.int32)
+        rank = rng.permutation(n).astype(np.int64)
+        grip = np.zeros(n, np.int32)
+        ice = np.zeros(n, np.int8)
+        a, c, stop, pen, pcost, order = descent_position._sort_ends(
+            cells, costs, rank, n, none_b, grip, ice, none_i, none_i)
+        a2, c2, order2 = descent_position._sort_plain(cells, costs, rank, n)
+        assert a.tolist() == a2.tolist() and c.tolist() == c2.tolist()
+        assert order.tolist() == order2.tolist() and pcost.tolist() == c.tolist()
+        assert not stop.any() and not pen.any()

@@ -42,6 +42,7 @@ The rules, in the game's words (see docs/dark_realms.md for every decision and w
 from __future__ import annotations
 
 import copy as _copy
+import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
@@ -773,6 +774,7 @@ class Position(CellActions, _Position):
         self._ends_many = None
         self._zeros = np.zeros(n, T.INDEX)   # read-only zero column (never written)
         self._zeros.flags.writeable = False
+        self._no_traps = np.zeros(n, T.INDEX)  # the enemy AI's (writeable: one signature)
         self._faces = DICE[scene.die]
         self._n_traps = int(scene.trap.sum())
         self._last = None
@@ -808,6 +810,20 @@ class Position(CellActions, _Position):
     @property
     def figures(self) -> list:
         return [f.id for f in self.scene.figures]
+
+    @property
+    def sides(self) -> list[str]:
+        return list(dict.fromkeys(f.side for f in self.scene.figures))
+
+    def team_figures(self, side: str) -> list:
+        return [f.id for f in self.scene.figures if f.side == side]
+
+    def touching(self, figure) -> list:
+        """Ids of the figures on a space at grid distance 1 of ``figure``'s, in play
+        order."""
+        f = self._fig(figure)
+        near = self._distances(f.cell)
+        return [g.id for g in self.scene.figures if g is not f and near[g.cell] == 1]
 
     def _fig(self, figure) -> Figure:
         try:
@@ -990,12 +1006,14 @@ class Position(CellActions, _Position):
             self._rev_w = W
         return hit, self._rev_w
 
-    def _enemy_turn(self, scene: Scene, enemy: Figure, move: int, attack_range: int):
+    def _enemy_turn(self, scene: Scene, enemy: Figure, move: int, attack_range: int,
+                    dest_cells: list | None = None):
         """enemy_turn() on the position's prepared queries where the rules allow (allies
         not passed, melee, traps avoided first or none): for a walker the reverse
         search from the goal is a search from the target's space, whose first step
         enters exactly the goal spaces (costs ``steps + W * traps``); for a flyer (no
-        traps) one batch from the goal spaces. Else the reference enemy_turn()."""
+        traps) one batch from the goal spaces. Else the reference enemy_turn().
+        ``dest_cells`` (a list) receives the cell of every move on the fast path."""
         n = self.board.n_cells
         walker_traps = self._n_traps and not enemy.flying
         if (enemy.side != "enemy" or scene.pass_allies or attack_range != 1
@@ -1026,7 +1044,7 @@ class Position(CellActions, _Position):
             tier = [f for f in tier if steps[id(f)] == closest]
             fastest = max(f.speed for f in tier)
             tier = [f for f in tier if f.speed == fastest]
-        moves = [self._enemy_dest(enemy, t, move) for t in tier]
+        moves = [self._enemy_dest(enemy, t, move, dest_cells) for t in tier]
         out = {"enemy": enemy.id, "kind": "enemy", "move": move,
                "attack_range": attack_range,
                "target": tier[0].id if len(tier) == 1 else None,
@@ -1040,8 +1058,10 @@ class Position(CellActions, _Position):
         out["moves"] = moves
         return out
 
-    def _enemy_dest(self, enemy: Figure, target: Figure, move: int) -> dict:
-        """enemy_destination() with attack_range 1 (see :meth:`_enemy_turn`)."""
+    def _enemy_dest(self, enemy: Figure, target: Figure, move: int,
+                    dest_cells: list | None = None) -> dict:
+        """enemy_destination() with attack_range 1 (see :meth:`_enemy_turn`); the cell
+        of the destination is appended to ``dest_cells`` when given."""
         board, scene = self.board, self.scene
         xy = board.coords
         tgt = target.cell
@@ -1050,6 +1070,8 @@ class Position(CellActions, _Position):
 
         traps = scene.trap
         if dist[enemy.cell] <= 1:
+            if dest_cells is not None:
+                dest_cells.append(enemy.cell)
             return {"target": target.id, "at": scene.coord(enemy.cell), "steps": 0,
                     "path": [scene.coord(enemy.cell)], "traps": 0, "in_range": True,
                     "reason": "in_range"}
@@ -1059,18 +1081,18 @@ class Position(CellActions, _Position):
             fq = self._query_for((ENEMIES, "traps"), enemy, move, True)
             fr = fq.reach(enemy.cell, move)
             cells = fr.cells
-            t_now = fr.penalties.astype(np.int64)
-            s_now = fr.penalty_costs.astype(np.int64)
+            t_now = fr.penalties
+            s_now = fr.penalty_costs
         else:
             fr = self._query_for((ENEMIES, flying), enemy, move, False).reach(enemy.cell,
                                                                               move)
             cells = fr.cells
-            t_now = np.zeros(cells.shape[0], np.int64)
-            s_now = fr.costs.astype(np.int64)
+            t_now = self._no_traps[:cells.shape[0]]
+            s_now = fr.costs
         n = board.n_cells
-        t_rem, s_rem = self._rem
-        t_rem.fill(-1)
-        s_rem.fill(-1)
+        rem = self._rem[0]
+        rem.fill(-1)
+        W = 1
         if flying:
             # a flyer passes over obstacles next to the target, which are no goal: one
             # search from every goal space (one batch), the least steps over them
@@ -1089,42 +1111,40 @@ class Position(CellActions, _Position):
                 finally:
                     rq.set_layer("occupant", enemy.cell, ENEMIES)
                 big = np.int64(1) << 40
-                s_rem.fill(big)
-                np.minimum.at(s_rem, self._ends_many[0, :total],
+                rem.fill(big)
+                np.minimum.at(rem, self._ends_many[0, :total],
                               self._ends_many[1, :total].astype(np.int64))
-                reached = s_rem < big
-                s_rem[~reached] = -1
-                t_rem[reached] = 0
+                rem[rem == big] = -1
         else:
-            # the reverse search: from the target's space, the mover's own space empty
+            # the reverse search: from the target's space, the mover's own space empty;
+            # an arrival's cost k = steps + W * traps (the target's space is no plan)
             rq, W = self._reverse_query(enemy)
             rq.set_layer("occupant", enemy.cell, T.OCC_EMPTY)
             try:
                 rr = rq.reach(tgt)
             finally:
                 rq.set_layer("occupant", enemy.cell, ENEMIES)
-            rem_cells = rr.cells
-            k = rr.costs.astype(np.int64)
-            t_rem[rem_cells] = k // W - traps[rem_cells]
-            s_rem[rem_cells] = k % W - 1
-            t_rem[tgt] = s_rem[tgt] = -1
-        tr, sr = t_rem[cells], s_rem[cells]
-        planned = sr >= 0
-        to_t = dist[cells]
-        if planned.any():
-            c, tn, sn, tr, sr, dd = (a[planned] for a in (cells, t_now, s_now, tr, sr, to_t))
-            far = np.where(sr == 0, -dd, 0)
-            best = np.lexsort((xy[c, 1], xy[c, 0], tn, far, sr, sn + sr, tn + tr))[0]
-            how = "route"
-        else:
-            c = cells
-            best = np.lexsort((xy[c, 1], xy[c, 0], s_now, t_now, to_t))[0]
-            how = "no_route"
-        dest = int(c[best])
-        path = fr.path(dest, least_penalty=has_traps).tolist()
+            rem[rr.cells] = rr.costs
+            rem[tgt] = -1
+        best, routed = _pick()(cells, t_now, s_now, rem, flying, W, traps, dist,
+                                   self._rank)
+        best = int(best)
+        how = "route" if routed else "no_route"
+        dest = int(cells[best])
+        # fr.path(dest, least_penalty=has_traps), walked from row ``best`` (private
+        # fields of Reach, read here to spare path()'s lookup of the end)
+        tree = fr._tree
+        row = int(fr._tree_of[best, 1 if has_traps else 0])
+        path = []
+        while row >= 0:
+            path.append(int(tree[row, 0]))
+            row = int(tree[row, 3])
+        path.reverse()
+        if dest_cells is not None:
+            dest_cells.append(dest)
         return {"target": target.id, "at": scene.coord(dest), "steps": len(path) - 1,
-                "path": coord_list(board, path),
-                "traps": 0 if flying else int(sum(int(traps[p]) for p in path[1:])),
+                "path": xy[path].tolist(),
+                "traps": int(traps[path[1:]].sum()) if has_traps else 0,  # (none: no trap)
                 "in_range": bool(dist[dest] <= 1), "reason": how}
 
     def legal_moves(self, figure, **query) -> Moves:
@@ -1159,7 +1179,9 @@ class Position(CellActions, _Position):
             if len(query) <= 3 and type(move) is int and type(rng) is int and \
                     0 <= move <= MAX_MOVE and 1 <= rng <= MAX_MOVE and \
                     (len(query) == 2 + ("attack_range" in query)):
-                m = self._moves_of(self._enemy_turn(self.scene, f, move, rng), query)
+                cells: list = []
+                res = self._enemy_turn(self.scene, f, move, rng, cells)
+                m = self._moves_of(res, query, cells if cells or not res["moves"] else None)
                 self._last = m
                 return m
         if "enemy" in query:
@@ -1216,6 +1238,17 @@ class Position(CellActions, _Position):
         if query.get("stamina_only"):
             f.stamina_moved = True
         self._move(f, cell)
+
+    def apply_row(self, moves: Moves, row: int) -> None:
+        """The end at ``row`` of ``moves``: taken as it is while the position has not
+        changed since ``moves`` were answered, else validated as :meth:`apply_move`."""
+        row = self._row(moves, row)
+        f = self.index.get(moves.figure) if moves.version == self.version else None
+        if f is None:
+            return self.apply_move(moves.figure, int(moves.actions[row]), **moves.query)
+        if moves.query.get("stamina_only"):
+            f.stamina_moved = True
+        self._move(f, int(moves.actions[row]))
 
     def _move(self, f: Figure, cell: int) -> None:
         if cell != f.cell:
@@ -1275,20 +1308,21 @@ class Position(CellActions, _Position):
         res = _solve_scene(scene, query, self._enemy_turn)
         return self._moves_of(res, query) if _moves else res
 
-    def _moves_of(self, res: dict, query: Mapping) -> Moves:
-        """The Moves of a solve() result (rows: its ends, or the enemy AI's moves)."""
+    def _moves_of(self, res: dict, query: Mapping, cells: list | None = None) -> Moves:
+        """The Moves of a solve() result (rows: its ends, or the enemy AI's moves, whose
+        cells ``cells`` gives when known)."""
         if "enemy" in res and res.get("kind") == "enemy":
             rows = res["moves"]
-            cells = np.array([_board_find(self.board, r["at"]) for r in rows], T.INDEX)
+            if cells is None:
+                cells = [_board_find(self.board, r["at"]) for r in rows]
             tids = res["targets"]
-            m = Moves(self, res["enemy"], cells,
-                      np.array([r["steps"] for r in rows], T.INDEX),
-                      penalty=np.array([r["traps"] for r in rows], T.INDEX),
-                      columns={"in_range": np.array([r["in_range"] for r in rows], T.INDEX),
-                               "reason": np.array([ENEMY_REASONS.index(r["reason"])
-                                                   for r in rows], T.INDEX),
-                               "target": np.array([tids.index(r["target"]) for r in rows],
-                                                  T.INDEX)},
+            # one table, a row per column: cells, steps, traps, in range, reason, target
+            t = np.array([cells, [r["steps"] for r in rows], [r["traps"] for r in rows],
+                          [r["in_range"] for r in rows],
+                          [ENEMY_REASONS.index(r["reason"]) for r in rows],
+                          [tids.index(r["target"]) for r in rows]], T.INDEX)
+            m = Moves(self, res["enemy"], t[0], t[1], penalty=t[2],
+                      columns={"in_range": t[3], "reason": t[4], "target": t[5]},
                       query=dict(query), extra=("result", res))
             return m
         ends = res["ends"]
@@ -1302,6 +1336,52 @@ class Position(CellActions, _Position):
         pen = np.array([e.get("traps", 0) for e in ends], T.INDEX)
         return Moves(self, res["figure"], cells, np.array([e["cost"] for e in ends], T.INDEX),
                      penalty=pen, columns=cols, query=dict(query), extra=("result", res))
+
+
+def _enemy_pick(cells, t_now, s_now, rem, flying, w, trap, dist, rank):
+    """The enemy AI's choice among the forward ends ``cells`` (traps ``t_now`` and steps
+    ``s_now`` to get there): (row, 1) of the least (traps in all, steps in all, steps
+    left, farthest from the target when adjacent to it, traps now, x, y) among the ends
+    with a route on (``rem[cell]``: a walker's reverse cost ``steps + w * traps``, the
+    target's space -1; a flyer's steps left; -1 none), else (row, 0) of the least
+    (distance to the target, traps, steps, x, y). ``rank`` orders (x, y)."""
+    best = -1
+    k0 = k1 = k2 = k3 = k4 = k5 = 0
+    for j in range(cells.shape[0]):
+        c = cells[j]
+        k = rem[c]
+        if k < 0:
+            continue
+        if flying:
+            tr, sr = 0, k
+        else:
+            tr, sr = k // w - trap[c], k % w - 1
+            if sr < 0:
+                continue
+        tn = np.int64(t_now[j])
+        a0, a1, a2 = tn + tr, np.int64(s_now[j]) + sr, sr
+        a3 = -dist[c] if sr == 0 else 0
+        a4, a5 = tn, rank[c]
+        if best < 0 or (a0, a1, a2, a3, a4, a5) < (k0, k1, k2, k3, k4, k5):
+            best = j
+            k0, k1, k2, k3, k4, k5 = a0, a1, a2, a3, a4, a5
+    if best >= 0:
+        return best, 1
+    for j in range(cells.shape[0]):
+        c = cells[j]
+        a0, a1, a2, a3 = dist[c], np.int64(t_now[j]), np.int64(s_now[j]), rank[c]
+        if best < 0 or (a0, a1, a2, a3) < (k0, k1, k2, k3):
+            best = j
+            k0, k1, k2, k3 = a0, a1, a2, a3
+    return best, 0
+
+
+@functools.lru_cache(maxsize=None)
+def _pick():
+    """:func:`_enemy_pick` compiled (Numba's cache, or once), on the first enemy AI
+    query: numba is imported the package's way by then (the kernels ran before)."""
+    from .. import _import_numba
+    return _import_numba().njit(cache=T.CACHE, nogil=True)(_enemy_pick)
 
 
 def board_degree(board: Board) -> int:

@@ -100,6 +100,24 @@ def _sort_ends(cells, costs, rank, n, stopped, grip, ice_code, pen, pen_costs):
     return out_cells, out_costs, stop, out_pen, out_pcost, order
 
 
+@njit(cache=T.CACHE, nogil=True)
+def _sort_plain(cells, costs, rank, n):
+    """:func:`_sort_ends` of a query with no stop and no penalty: (actions, costs,
+    order) (the stop codes are all 0, penalties 0, penalty costs the costs)."""
+    m = cells.shape[0]
+    key = np.empty(m, np.int64)
+    for j in range(m):
+        key[j] = np.int64(costs[j]) * n + rank[cells[j]]
+    order = np.argsort(key)
+    out_cells = np.empty(m, np.int32)
+    out_costs = np.empty(m, np.int32)
+    for j in range(m):
+        o = order[j]
+        out_cells[j] = cells[o]
+        out_costs[j] = costs[o]
+    return out_cells, out_costs, order
+
+
 # ----------------------------------------------------------------------------- static
 class _Static:
     """What every copy of a position shares: the dungeon, options, the square index and
@@ -1244,14 +1262,22 @@ class Position(_Position):
         anchor = self.anchor[i]
         grappled = anchor >= 0 and ks.grip[anchor] > 0
         start = anchor if anchor >= 0 else g.st.ns
+        # the search tree only where a path is read: asked for, or doors on the way
+        # (apply_move opens them, to_dicts lists them); a penalty query then runs lean
+        tree = paths or bool(ks.links.door_steps)
         if g.large:
-            r = self._reach_large(i, ks, prep, start, 0 if grappled else mp)
+            r = self._reach_large(i, ks, prep, start, 0 if grappled else mp, tree)
         else:
-            r = prep.reach(start, 0 if grappled else mp)
+            r = prep.reach(start, 0 if grappled else mp, paths=tree)
         if penalties:
             actions, costs, stop, penalty, wounds_cost, order = _sort_ends(
                 r.cells, r.costs, g.rank, g.n, r.stopped if ks.n_stop else _NO_BOOL,
                 ks.grip, g.ice_code, r.penalties, r.penalty_costs)
+        elif not ks.n_stop and not grappled:
+            # no stop, no penalty: stop codes and penalties all 0 (Moves makes them
+            # when read), wounds_cost the costs (see _Columns)
+            actions, costs, order = _sort_plain(r.cells, r.costs, g.rank, g.n)
+            stop = penalty = wounds_cost = None
         else:
             actions, costs, stop, penalty, wounds_cost, order = _sort_ends(
                 r.cells, r.costs, g.rank, g.n, r.stopped if ks.n_stop else _NO_BOOL,
@@ -1265,7 +1291,7 @@ class Position(_Position):
         return m
 
     def _reach_large(self, i: int, ks: _KindState, prep: Prepared, start: int,
-                     budget: int):
+                     budget: int, paths: bool = True):
         """A large monster's query: the nodes over its own base are free for it (the
         layer says "a friend stands there" to every other figure of its kind)."""
         g = ks.g
@@ -1277,7 +1303,7 @@ class Position(_Position):
         occ[own] = g.occ_lut[np.bitwise_or.reduce(bits[under].reshape(-1, g.k), axis=1)]
         bits[sq] = 1 << self.side[i]
         try:
-            return prep.reach(start, budget)
+            return prep.reach(start, budget, paths=paths)
         finally:
             occ[own] = saved
 
@@ -1507,11 +1533,12 @@ class Position(_Position):
         doors = st.dungeon.doors
         ends = []
         stops = moves.stop.tolist()
+        need_path = ex.paths or bool(ex.links.door_steps)   # (else no tree was kept)
         for row, (node, cost, wounds, wcost, pit, sc) in enumerate(zip(
                 moves.actions.tolist(), moves.costs.tolist(), moves.penalty.tolist(),
                 moves.columns["wounds_cost"].tolist(), moves.columns["in_pit"].tolist(),
                 stops)):
-            path = self._end_path(ex, row)
+            path = self._end_path(ex, row) if need_path else []
             e: dict = {"at": self._node_word(st, g.anchor_of[node])}
             if g.large:
                 e["cells"] = [list(c) for c in g.facts[node]["cells"]]
