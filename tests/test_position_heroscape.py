@@ -494,3 +494,67 @@ def test_abilities_option_and_who_columns():
     assert pos.to_scenario()["figures"][-1]["disengage"] is True
     assert pos.legal_moves("m", move=0).columns["engaged_with"].tolist() == [
         sum(1 << pos.ids.index(f) for f in ("en",))]
+
+
+_LAZY = ("engaged_with", "leaving_attackers", "fall", "least_fall", "least_fall_cost",
+         "leaving_attacks_cost")
+
+
+def _lazy_round(pos, rng) -> int:
+    """Every figure's moves asked (columns unread), then other queries, a copy and moves
+    of the copy: each answer's columns, read last, are those of the position's eager
+    answer (the path query makes every column at once); after a move of the position
+    itself, an unread answer is stale and says so, a read one keeps its columns."""
+    figs = pos.figures
+    asked = {}
+    for f in figs:
+        q = {"move": int(rng.integers(0, 9))} if rng.random() < 0.3 else {}
+        asked[f] = (q, pos.legal_moves(f, **q))
+    pos.legal_moves_side(pos.sides[int(rng.integers(len(pos.sides)))])
+    twin = pos.copy()
+    for f in figs[:3]:
+        m = twin.legal_moves(f)
+        twin.apply_move(f, int(m.actions[int(rng.integers(len(m)))]))
+    n = 0
+    read = {}
+    for f in rng.permutation(figs).tolist():
+        q, m = asked[f]
+        if rng.random() < 0.3:
+            continue                      # left unread: stale after the move below
+        eager = pos.copy().legal_moves(f, paths=True, **q)
+        assert m.actions.tolist() == eager.actions.tolist()
+        got = m.to_dicts() if rng.random() < 0.3 else None
+        for k in _LAZY:
+            assert m.columns[k].tolist() == eager.columns[k].tolist(), (f, k)
+        assert sorted(m.columns) == sorted(_LAZY)
+        if got is not None:
+            assert got == [{k: v for k, v in e.items() if "path" not in k}
+                           for e in eager.to_dicts()]
+        read[f] = {k: m.columns[k].tolist() for k in _LAZY}
+        n += 1
+    f = figs[int(rng.integers(len(figs)))]
+    m = pos.legal_moves(f)
+    pos.apply_move(f, int(m.actions[int(rng.integers(len(m)))]))
+    for f, (q, m) in asked.items():
+        if f in read:
+            assert {k: m.columns[k].tolist() for k in _LAZY} == read[f]
+        else:
+            with pytest.raises(mc.QueryError, match="stale"):
+                m.columns["engaged_with"]
+            with pytest.raises(mc.QueryError, match="stale"):
+                m.to_dicts()
+    return n
+
+
+def test_lazy_columns_answer_for_the_position_asked_or_say_stale():
+    n = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        scenario = _random_scenario(seed, deep=seed % 2 == 0) if seed >= 6 else \
+            json.loads(EXAMPLES[seed % len(EXAMPLES)].read_text())
+        pos = mc.position(scenario)
+        for _ in range(3):
+            if len(pos.figures) < 2:
+                break
+            n += _lazy_round(pos, rng)
+    assert n >= 200
