@@ -13,6 +13,7 @@ from ..kernels._types import CACHE
 i64, i32, u64 = types.int64, types.int32, types.uint64
 I64_1, I64_2 = types.int64[::1], types.int64[:, ::1]
 I32_1, I32_2 = types.int32[::1], types.int32[:, ::1]
+I32_2A = types.int32[:, :]    # kernel end rows: a view of its workspace, any layout
 U64_1, B_1, I8_1 = types.uint64[::1], types.boolean[::1], types.int8[::1]
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
 
@@ -204,7 +205,7 @@ def touching(cells, nbr, at_fig, i, out):
     return k
 
 
-@njit(types.void(I32_2, I64_1, I8_1, I32_2), cache=CACHE, nogil=True)
+@njit(types.void(I32_2A, I64_1, I8_1, I32_2), cache=CACHE, nogil=True)
 def finish_pen(rows, rank, code, out):
     """Ends of a penalty query (kernel rows: cell, cost, stopped, _, attacks, their
     cost) into ``out`` rows (cell, cost, stop code, attacks, their cost, fall 0),
@@ -240,7 +241,7 @@ def finish_fast(ends, lo, hi, code, start, takeoff, out):
         out[5, o] = 0
 
 
-@njit(i64(I32_2, i64, i64, I64_1, I64_1, I8_1, I64_1, i64, i64, i64, I32_2),
+@njit(i64(I32_2A, i64, i64, I64_1, I64_1, I8_1, I64_1, i64, i64, i64, I32_2),
       cache=CACHE, nogil=True)
 def finish_double(rows, n, pen_rows, flip, pair_rank, code, rowpos, start, fstart,
                   takeoff, out):
@@ -359,7 +360,7 @@ def relocate(cells, nbr, at_fig, team, height, level, engaged, i, new0, new1,
     return nc
 
 
-@njit(types.void(I32_2, i64, I32_2, U64_1, I32_1, I64_1, i64, i64, i64, i64, I64_1,
+@njit(types.void(I32_2A, i64, I32_2, U64_1, I32_1, I64_1, i64, i64, i64, i64, I64_1,
                  U64_2), cache=CACHE, nogil=True)
 def who_bits(rows, n, tree, leave, actions, flip, double, mode, start, fstart, rowpos,
              out):

@@ -173,13 +173,15 @@ class _Kind:
     def run_general(self, q, occupant, qflags, leave, start: int, budget: int,
                     sources: np.ndarray) -> np.ndarray:
         """The general kernel (penalties): int32[E, 8] end rows (cell, cost, stopped,
-        row, penalty, penalty cost, row, free cost), a view of the thread's workspace."""
+        row, penalty, penalty cost, row, free cost), a view of the thread's workspace
+        (valid until its next query; of any layout: the packed kernel's is
+        column-major)."""
         got = _pen_tree(q, occupant, qflags, leave, q.enter_pen, start, budget) \
             if q.pblob is not None else None
         if got is not None:  # the packed penalty kernel: the same rows and search tree
             ws, n, k = got   # (tree mode: who-left walks the least-attack path's tree)
             self.tree = ws.out[:4 * k].reshape(k, 4)
-            return np.ascontiguousarray(ws.out[4 * k:4 * k + 8 * n].reshape(8, n).T)
+            return ws.out[4 * k:4 * k + 8 * n].reshape(8, n).T
         params = self.params(q, budget)
         n_pen = int(params[T.P_N_PEN])
         nb = int(params[T.P_N_BUCKETS])
