@@ -99,7 +99,8 @@ class _Kind:
     penalties, and with leaving penalties per ``max_penalty``). Runs the kernels on layers
     the caller owns."""
 
-    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_params", "prefix", "tree")
+    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_params", "prefix", "_tree",
+                 "_tree_k")
 
     def __init__(self, board, mover: Mover, qflags: np.ndarray):
         self.board = board
@@ -116,6 +117,17 @@ class _Kind:
         b = board
         self.prefix = (b.nbr, b.link_ptr, b.link_data, b.cell_data, b.edges, b.diag_sides,
                        self.fast.rule)
+        self._tree, self._tree_k = None, -1
+
+    @property
+    def tree(self) -> np.ndarray:
+        """The search tree of the last :meth:`run_general` (int32[k, 4] rows: cell, cost,
+        stopped, parent row), a view of the thread's workspace (valid until its next
+        query); made on first read (the packed penalty kernel's lies in its output)."""
+        if self._tree_k >= 0:
+            self._tree = self._tree.out[:4 * self._tree_k].reshape(self._tree_k, 4)
+            self._tree_k = -1
+        return self._tree
 
     def pen_query(self, max_penalty: int):
         q = self._pen.get(max_penalty)
@@ -180,7 +192,7 @@ class _Kind:
             if q.pblob is not None else None
         if got is not None:  # the packed penalty kernel: the same rows and search tree
             ws, n, k = got   # (tree mode: who-left walks the least-attack path's tree)
-            self.tree = ws.out[:4 * k].reshape(k, 4)
+            self._tree, self._tree_k = ws, k
             return ws.out[4 * k:4 * k + 8 * n].reshape(8, n).T
         params = self.params(q, budget)
         n_pen = int(params[T.P_N_PEN])
@@ -193,7 +205,7 @@ class _Kind:
                              params, sources, ws.state, ws.heap, ws.bucket, ws.cell,
                              ws.ctrl, ws.tree, ws.ends)
             if n != T.STATUS_QUEUE_FULL:
-                self.tree = ws.tree      # (the search tree of these rows, for who-left)
+                self._tree, self._tree_k = ws.tree, -1   # (these rows' tree, for who-left)
                 return ws.ends[:n]
             grow = True
 
@@ -240,6 +252,7 @@ class _Static:
             fly[glyphs] |= T.CELL_STOP
         self.cell_flags = {False: walk, True: fly}
         self.kinds: dict = {}
+        self.node_of: dict = {}     # lead * n + trail -> placement (or -1), as asked
         self._pl = None
 
     # ---------------------------------------------------------------- placements
@@ -976,9 +989,9 @@ class Position(_Position):
         self._info[i] = info
         return info
 
-    def _leave_query(self, i: int, budget: int):
+    def _leave_query(self, i: int, budget: int, info: "_Info | None" = None):
         """(leave layer or None, max_penalty) of a walker's move (master game)."""
-        info = self._info[i] or self._figure_info(i)
+        info = info or self._info[i] or self._figure_info(i)
         if not info.leaves:
             return None, 0
         n_rel = _jit().relevant(self.cells, self._st.coords, self.team, self.alive, i,
@@ -1012,7 +1025,7 @@ class Position(_Position):
         flyer = info.flyer
         start = int(self.cells[i, 0])
         occ = self.occ_any if (flyer or info.phantom or not st.master) else self.occ_walk
-        leave, mp = self._leave_query(i, budget) if info.leaves else (None, 0)
+        leave, mp = self._leave_query(i, budget, info) if info.leaves else (None, 0)
         code = st.stop_code[info.stop_glyph]
         if leave is None:
             # (the figure's own space stays occupied: a start is never entered again)
@@ -1087,7 +1100,7 @@ class Position(_Position):
             node_occ, occ, any_mode = self._node_layer(0, 1), self.occ_any, 1
         else:
             node_occ, occ, any_mode = self._node_layer(t, 0), self.occ_walk, 0
-        leave, mp = self._leave_query(i, budget) if info.leaves else (None, 0)
+        leave, mp = self._leave_query(i, budget, info) if info.leaves else (None, 0)
         code = st.node_stop_code[info.stop_glyph]
         start = self._node(c0, c1)
         fstart = int(st.flip[start])
@@ -1206,10 +1219,19 @@ class Position(_Position):
     def _node(self, lead: int, trail: int) -> int:
         """The placement (lead, trail) of two neighbouring spaces, or -1."""
         st = self._st
-        for p in st.touch[lead, :6].tolist():
-            if p >= 0 and st.trail[p] == trail:
-                return p
-        return -1
+        nodes = st.node_of
+        key = lead * st.n + trail
+        p = nodes.get(key)
+        if p is None:
+            p = -1
+            for x in st.touch[lead, :6].tolist():
+                if x >= 0 and st.trail[x] == trail:
+                    p = x
+                    break
+            if len(nodes) > 4096:
+                nodes.clear()
+            nodes[key] = p
+        return p
 
     def _army(self) -> list:
         """The figures in play as the reference implementation's objects."""
