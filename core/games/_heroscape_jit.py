@@ -15,7 +15,9 @@ I64_1, I64_2 = types.int64[::1], types.int64[:, ::1]
 I32_1, I32_2 = types.int32[::1], types.int32[:, ::1]
 I32_2A = types.int32[:, :]    # kernel end rows: a view of its workspace, any layout
 U64_1, B_1, I8_1 = types.uint64[::1], types.boolean[::1], types.int8[::1]
+U8_1 = types.uint8[::1]
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
+CELL_STOP = np.uint8(T.CELL_STOP)
 
 
 @njit(i64(I64_2, I64_2, I64_1, B_1, i64, i64), cache=CACHE, nogil=True)
@@ -100,11 +102,22 @@ def refresh_nodes(layer, occ, lead, trail, touch, cells, t, any_mode):
                 layer[p] = node_value(occ[lead[p]], occ[trail[p]], t, any_mode)
 
 
-@njit(i64(I32_1, I32_1, I64_1, I64_1, I64_2, i64, i64, i64, i64, I32_1, I64_1),
-      cache=CACHE, nogil=True)
-def free_nodes(layer, occ, lead, trail, touch, c0, c1, t, any_mode, saved, saved_at):
-    """Placements touching the mover's spaces c0, c1 made without the mover (their
-    values saved first: restored in reverse order, duplicates included)."""
+@njit(i64(I32_1, I32_1, I64_1, I64_1, I64_2, I64_1, U8_1, i64, i64, i64, i64, I32_1,
+          I64_1), cache=CACHE, nogil=True)
+def free_nodes(layer, occ, lead, trail, touch, flip, flags, c0, c1, t, any_mode, saved,
+               saved_at):
+    """Placements touching the mover's spaces c0, c1 made without the mover, and its
+    start placement (lead c0, trail c1) and its flip made never to stop (``flags``);
+    the values saved first (``saved``, ``saved_at``: 2 + 2 * touch.shape[1] long),
+    put back by :func:`restore`. Returns k | start << 5 | flip[start] << 34 (k: the
+    placements saved)."""
+    start = -1
+    for m in range(6):
+        p = touch[c0, m]
+        if p >= 0 and trail[p] == c1:
+            start = p
+            break
+    fstart = flip[start]
     k = 0
     for c in (c0, c1):
         for m in range(touch.shape[1]):
@@ -118,11 +131,18 @@ def free_nodes(layer, occ, lead, trail, touch, c0, c1, t, any_mode, saved, saved
             a = EMPTY if (lp == c0 or lp == c1) else occ[lp]
             b = EMPTY if (tp == c0 or tp == c1) else occ[tp]
             layer[p] = node_value(a, b, t, any_mode)
-    return k
+    saved_at[k], saved[k] = start, flags[start]
+    saved_at[k + 1], saved[k + 1] = fstart, flags[fstart]
+    flags[start] &= ~CELL_STOP
+    flags[fstart] &= ~CELL_STOP
+    return k | start << 5 | fstart << 34
 
 
-@njit(types.void(I32_1, I64_1, I32_1, i64), cache=CACHE, nogil=True)
-def restore(layer, saved_at, saved, k):
+@njit(types.void(I32_1, U8_1, I64_1, I32_1, i64), cache=CACHE, nogil=True)
+def restore(layer, flags, saved_at, saved, k):
+    """What :func:`free_nodes` changed (its ``k``) put back."""
+    flags[saved_at[k]] = saved[k]
+    flags[saved_at[k + 1]] = saved[k + 1]
     for m in range(k - 1, -1, -1):
         layer[saved_at[m]] = saved[m]
 

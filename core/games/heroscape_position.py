@@ -50,7 +50,6 @@ _NO_I64 = np.zeros(0, np.int64)
 _NO_ROWS = np.zeros((0, 8), T.INDEX)
 _NO_TOUCH = np.zeros((0, 12), np.int64)
 _U64_ONE = np.uint64(1)
-_NOT_STOP = np.uint8(~T.CELL_STOP & 0xFF)
 _QUERY_KEYS = ("move", "paths", "never_attacked_leaving")
 _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy figure
 
@@ -1102,21 +1101,17 @@ class Position(_Position):
             node_occ, occ, any_mode = self._node_layer(t, 0), self.occ_walk, 0
         leave, mp = self._leave_query(i, budget, info) if info.leaves else (None, 0)
         code = st.node_stop_code[info.stop_glyph]
-        start = self._node(c0, c1)
-        fstart = int(st.flip[start])
         flags = self._nflags.get(flyer)
         if flags is None:
             flags = self._nflags[flyer] = kind.qflags.copy()
         # the figure's own spaces are free while it moves: the placements touching them
         # are made again without it, and put back after the query; a start (either
         # orientation) never stops (see heroscape._double_moves)
-        saved = self._buf("saved", (24,), T.INDEX)
-        saved_at = self._buf("saved_at", (24,), np.int64)
-        k = J.free_nodes(node_occ, occ, st.lead, st.trail, st.touch, c0, c1, t, any_mode,
-                         saved, saved_at)
-        f0, f1 = flags[start], flags[fstart]
-        flags[start] = f0 & _NOT_STOP
-        flags[fstart] = f1 & _NOT_STOP
+        saved = self._buf("saved", (26,), T.INDEX)
+        saved_at = self._buf("saved_at", (26,), np.int64)
+        k = J.free_nodes(node_occ, occ, st.lead, st.trail, st.touch, st.flip, flags, c0,
+                         c1, t, any_mode, saved, saved_at)
+        start, fstart, k = k >> 5 & 0x1FFFFFFF, k >> 34, k & 31
         rowpos = self._bufs.get("rowpos")
         if rowpos is None:
             rowpos = self._bufs["rowpos"] = np.full(st.P, -1, np.int64)
@@ -1145,8 +1140,7 @@ class Position(_Position):
                               out[0, :m], out[1, :m], cols, q,
                               *((rows, kind.tree) if pen_rows else ()))
         finally:
-            flags[start], flags[fstart] = f0, f1
-            J.restore(node_occ, saved_at, saved, k)
+            J.restore(node_occ, flags, saved_at, saved, k)
         cols["leaving_attacks_cost"] = out[4, :m]
         if not info.falls:
             cols["fall"] = cols["least_fall"] = out[5, :m]  # (no fall possible: 0, cost)
