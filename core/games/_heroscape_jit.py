@@ -230,17 +230,16 @@ def finish_pen(rows, rank, code, out):
     """Ends of a penalty query (kernel rows: cell, cost, stopped, _, attacks, their
     cost) into ``out`` rows (cell, cost, stop code, attacks, their cost, fall 0),
     sorted by (cost, ``rank``)."""
-    n = rows.shape[0]
-    key = np.empty(n, np.int64)     # (cost, rank): unique, a cell is one row
-    span = rank.shape[0]
-    for r in range(n):
-        key[r] = rows[r, 1] * span + rank[rows[r, 0]]
-    order = np.argsort(key)
-    for j in range(n):
-        r = order[j]
-        c = rows[r, 0]
+    for r in range(rows.shape[0]):
+        c, k = rows[r, 0], rows[r, 1]
+        j = r
+        while j > 0 and (out[1, j - 1] > k or (out[1, j - 1] == k and
+                                                rank[out[0, j - 1]] > rank[c])):
+            for f in range(6):
+                out[f, j] = out[f, j - 1]
+            j -= 1
         out[0, j] = c
-        out[1, j] = rows[r, 1]
+        out[1, j] = k
         out[2, j] = code[c] if rows[r, 2] != 0 else 0
         out[3, j] = rows[r, 4]
         out[4, j] = rows[r, 5]
@@ -272,40 +271,38 @@ def finish_double(rows, n, pen_rows, flip, pair_rank, code, rowpos, start, fstar
     its (cell, cost, stopped) columns. Returns the ends written to ``out``."""
     for r in range(n):
         rowpos[rows[r, 0] if pen_rows else rows[0, r]] = r
-    # the kept rows (one per pair) in kernel order, then by (cost, pair): unique keys
-    kept = np.empty(n, np.int64)
-    key = np.empty(n, np.int64)
-    span = pair_rank.shape[0]
     k = 0
     for r in range(n):
-        node = rows[r, 0] if pen_rows else rows[0, r]
+        if pen_rows:
+            node, cost, st = rows[r, 0], rows[r, 1], rows[r, 2]
+        else:
+            node, cost, st = rows[0, r], rows[1, r], rows[2, r]
         partner = rowpos[flip[node]]
         if partner >= 0 and partner < r:
             continue
-        kept[k] = r
-        key[k] = (rows[r, 1] if pen_rows else rows[1, r]) * span + pair_rank[node]
-        k += 1
-    order = np.argsort(key[:k])
-    for j in range(k):
-        r = kept[order[j]]
         if pen_rows:
-            node, cost, st = rows[r, 0], rows[r, 1], rows[r, 2]
             p, pc = rows[r, 4], rows[r, 5]
-            partner = rowpos[flip[node]]
             if partner >= 0:
                 p2, pc2 = rows[partner, 4], rows[partner, 5]
                 if p2 < p or (p2 == p and pc2 < pc):
                     p, pc = p2, pc2
         else:
-            node, cost, st = rows[0, r], rows[1, r], rows[2, r]
             p = takeoff if (node != start and node != fstart) else 0
             pc = cost
+        rk = pair_rank[node]
+        j = k
+        while j > 0 and (out[1, j - 1] > cost or (out[1, j - 1] == cost and
+                                                   pair_rank[out[0, j - 1]] > rk)):
+            for f in range(6):
+                out[f, j] = out[f, j - 1]
+            j -= 1
         out[0, j] = node
         out[1, j] = cost
         out[2, j] = code[node] if st != 0 else 0
         out[3, j] = p
         out[4, j] = pc
         out[5, j] = 0
+        k += 1
     for r in range(n):
         rowpos[rows[r, 0] if pen_rows else rows[0, r]] = -1
     return k
