@@ -510,7 +510,7 @@ def _lazy_round(pos, rng) -> int:
     for f in figs:
         q = {"move": int(rng.integers(0, 9))} if rng.random() < 0.3 else {}
         asked[f] = (q, pos.legal_moves(f, **q))
-    pos.legal_moves_side(pos.sides[int(rng.integers(len(pos.sides)))])
+    side = pos.legal_moves_side(pos.sides[int(rng.integers(len(pos.sides)))])
     twin = pos.copy()
     for f in figs[:3]:
         m = twin.legal_moves(f)
@@ -532,6 +532,13 @@ def _lazy_round(pos, rng) -> int:
                            for e in eager.to_dicts()]
         read[f] = {k: m.columns[k].tolist() for k in _LAZY}
         n += 1
+    for f, m in side.items():              # the side's batch: lazy columns as well
+        if rng.random() < 0.5:
+            eager = pos.copy().legal_moves(f, paths=True)
+            assert {k: m.columns[k].tolist() for k in _LAZY} == \
+                {k: eager.columns[k].tolist() for k in _LAZY}
+        else:
+            asked[(f, "side")] = ({}, m)
     f = figs[int(rng.integers(len(figs)))]
     m = pos.legal_moves(f)
     pos.apply_move(f, int(m.actions[int(rng.integers(len(m)))]))

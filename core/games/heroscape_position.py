@@ -1364,12 +1364,9 @@ class Position(_Position):
             J.finish_fast(ends, lo, hi, code, int(self.cells[i, 0]),
                           self._takeoff(i) if flyer else 0, o)
             info = self._info[i] or self._figure_info(i)
-            cols = self._who(i, info, o[0])
-            cols["leaving_attacks_cost"] = o[4]
-            cols["fall"] = cols["least_fall"] = o[5]
-            cols["least_fall_cost"] = o[1]
-            out[self.ids[i]] = Moves(self, self.ids[i], o[0], o[1], o[2], o[3], cols,
-                                     query=q)
+            # (the who columns on first read: this figure's own query, as the batch's)
+            out[self.ids[i]] = self._lazy_moves(i, info, self.ids[i], int(queries[r, 1]),
+                                                q, o)
             lo = hi
         return out
 
