@@ -35,7 +35,7 @@ from ..errors import IllegalMoveError, LimitError, PlacementError, QueryError, d
 from ..kernels import _types as T
 from ..kernels.reach import reach_query
 from ..mover import Mover
-from ..position import LazyColumns, Moves, register_position
+from ..position import Moves, register_position
 from ..position import Position as _Position
 from ..reach import (_ORDERED, _entry_point, _fast_workspace, _pen_tree, _workspace,
                      prepare)
@@ -958,9 +958,9 @@ class Position(_Position):
         if len(self.ids) > _MAX_BITS:
             m = _falls().many(self, i, info, figure, budget, paths, q)
         elif info.double:
-            m = self._double(i, info, figure, budget, q, paths)
+            m = self._double(i, info, figure, budget, q)
         else:
-            m = self._single(i, info, figure, budget, q, paths)
+            m = self._single(i, info, figure, budget, q)
         if paths and m._extra is None:
             _falls().attach_paths(self, m)
         self._last = m
@@ -1016,8 +1016,7 @@ class Position(_Position):
         info = info or self._info[i] or self._figure_info(i)
         return self._adjacent_enemies(i) if info.takeoff else 0
 
-    def _single(self, i: int, info: "_Info", figure, budget: int, q: dict,
-                eager: bool = False) -> Moves:
+    def _single(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
         st = self._st
         J = _jit()
         kind = info.kind
@@ -1044,50 +1043,22 @@ class Position(_Position):
                                         budget, self._buf("src", (1,), T.INDEX))
                 out = np.empty((6, rows.shape[0]), T.INDEX)
                 J.finish_pen(rows, st.rank, code, out)
-                if eager:
-                    cols = self._who(i, info, out[0], rows, kind.tree)
+                cols = self._who(i, info, out[0], rows, kind.tree)
             finally:
                 occ[start] = saved
-        if not eager:
-            return self._lazy_moves(i, info, figure, budget, q, out)
         if leave is None:
             cols = self._who(i, info, out[0])
         cols["leaving_attacks_cost"] = out[4]
-        cols["fall"] = cols["least_fall"] = out[5]      # (no fall possible: 0, cost)
-        cols["least_fall_cost"] = out[1]
+        if not info.falls:
+            cols["fall"] = cols["least_fall"] = out[5]  # (no fall possible: 0, cost)
+            cols["least_fall_cost"] = out[1]
         if info.falls or q:
-            _falls().fill(self, i, info, kind, occ, kind.qflags, start, budget, out[0],
-                          out[1], cols, q, *((rows, kind.tree) if leave is not None else ()))
+            cols = _falls().fill(self, i, info, kind, occ, kind.qflags, start, budget,
+                                 out[0], out[1], cols, q,
+                                 *((rows, kind.tree) if leave is not None else ()))
         return Moves(self, figure, out[0], out[1], out[2], out[3], cols, query=q)
 
-    def _lazy_moves(self, i: int, info: "_Info", figure, budget: int, q: dict,
-                    out: np.ndarray) -> Moves:
-        """The moves of ``out`` (the ends' 6 rows) whose who columns (and falls, where
-        the figure may fall) are made on first read (:meth:`_lazy_columns`)."""
-        m = out.shape[1]
-        cols = {"leaving_attacks_cost": out[4]}
-        if not info.falls:      # (no fall possible: none, at the end's cost)
-            cols["fall"] = cols["least_fall"] = out[5]
-            cols["least_fall_cost"] = out[1]
-        return Moves(self, figure, out[0], out[1], out[2], out[3], LazyColumns(
-            cols, self._lazy_columns, (self.version, i, info, figure, budget, q, m)),
-            query=q)
-
-    def _lazy_columns(self, version: int, i: int, info: "_Info", figure, budget: int,
-                      q: dict, m: int) -> dict:
-        """The columns a query left to first read: the same query again (the position
-        is the one it was asked on) with every column made."""
-        if version != self.version:
-            raise QueryError(f"these moves of {figure!r} are stale: the position changed "
-                             f"since they were generated; ask legal_moves again")
-        got = (self._double if info.double else self._single)(i, info, figure, budget, q,
-                                                              True)
-        if len(got) != m:  # pragma: no cover (the same search on the same layers)
-            raise RuntimeError("movecore: the query asked again gave other ends")
-        return got.columns
-
-    def _double(self, i: int, info: "_Info", figure, budget: int, q: dict,
-                eager: bool = False) -> Moves:
+    def _double(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
         st = self._st
         J = _jit()
         kind = info.kind
@@ -1131,14 +1102,12 @@ class Position(_Position):
             out = np.empty((6, n), T.INDEX)
             m = J.finish_double(rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos,
                                 start, fstart, self._takeoff(i, info) if flyer else 0, out)
-            if not eager:
-                return self._lazy_moves(i, info, figure, budget, q, out[:, :m])
             cols = self._who(i, info, out[0, :m], rows if pen_rows else None,
                              kind.tree if pen_rows else None)
             if info.falls or q:
-                _falls().fill(self, i, info, kind, node_occ, flags, start, budget,
-                              out[0, :m], out[1, :m], cols, q,
-                              *((rows, kind.tree) if pen_rows else ()))
+                cols = _falls().fill(self, i, info, kind, node_occ, flags, start, budget,
+                                     out[0, :m], out[1, :m], cols, q,
+                                     *((rows, kind.tree) if pen_rows else ()))
         finally:
             J.restore(node_occ, flags, saved_at, saved, k)
         cols["leaving_attacks_cost"] = out[4, :m]
@@ -1364,9 +1333,12 @@ class Position(_Position):
             J.finish_fast(ends, lo, hi, code, int(self.cells[i, 0]),
                           self._takeoff(i) if flyer else 0, o)
             info = self._info[i] or self._figure_info(i)
-            # (the who columns on first read: this figure's own query, as the batch's)
-            out[self.ids[i]] = self._lazy_moves(i, info, self.ids[i], int(queries[r, 1]),
-                                                q, o)
+            cols = self._who(i, info, o[0])
+            cols["leaving_attacks_cost"] = o[4]
+            cols["fall"] = cols["least_fall"] = o[5]
+            cols["least_fall_cost"] = o[1]
+            out[self.ids[i]] = Moves(self, self.ids[i], o[0], o[1], o[2], o[3], cols,
+                                     query=q)
             lo = hi
         return out
 
