@@ -184,8 +184,8 @@ class LazyColumns(dict):
     """``Moves.columns`` some of whose arrays are made on first access: ``fill(*args)``
     (a dict of the missing columns) runs once, when a column not given up front is read
     or the dict is read as a whole (iteration, ``len``, ``in``, ``get``...). The game's
-    ``fill`` answers for the position the moves were asked on, or raises
-    :class:`QueryError` once that position has changed."""
+    ``fill`` answers for the position the moves were asked on (from copies of what it
+    needs), whatever happened to the position since."""
 
     __slots__ = ("_fill", "_args")
 

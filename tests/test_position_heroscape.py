@@ -550,3 +550,23 @@ def test_lazy_columns_answer_for_the_position_asked_on():
                 break
             n += _lazy_round(pos, rng)
     assert n >= 200
+
+
+def test_lazy_columns_fill_once_on_any_read_of_a_missing_column_or_the_whole():
+    from movecore.position import LazyColumns
+    calls = []
+
+    def fill(k):
+        calls.append(k)
+        return {"b": k}
+
+    reads = [lambda c: c["b"], lambda c: list(c), lambda c: len(c), lambda c: "b" in c,
+             lambda c: c.get("b"), lambda c: dict(c), lambda c: c.copy(),
+             lambda c: list(c.items()), lambda c: c == {"a": 1, "b": 2}]
+    for read in reads:
+        calls.clear()
+        c = LazyColumns({"a": 1}, fill, (2,))
+        assert c["a"] == 1 and calls == []          # a column given up front
+        read(c)
+        read(c)
+        assert calls == [2] and dict(c) == {"a": 1, "b": 2}
