@@ -426,3 +426,23 @@ def who_bits(rows, n, tree, leave, actions, flip, double, mode, start, fstart, r
     for r in range(n):
         rowpos[rows[r, 0]] = -1
 
+
+
+@njit(types.void(I32_2A, I64_1, I8_1, I32_2, I32_2, U64_1, I64_1, U64_2), cache=CACHE,
+      nogil=True)
+def finish_pen_who(rows, rank, code, out, tree, leave, rowpos, who):
+    """:func:`finish_pen` then :func:`who_bits` of a single-space figure's penalty
+    query (mode 1) in one call."""
+    finish_pen(rows, rank, code, out)
+    who_bits(rows, rows.shape[0], tree, leave, out[0], np.empty(0, np.int64), 0, 1, -1,
+             -1, rowpos, who)
+
+
+@njit(types.void(I32_2, i64, i64, I8_1, i64, i64, I32_2, U64_1, i64, I64_1, U64_2),
+      cache=CACHE, nogil=True)
+def finish_fast_who(ends, lo, hi, code, start, takeoff, out, leave, mode, rowpos, who):
+    """:func:`finish_fast` then :func:`who_bits` (mode 0, or 2: a flyer's take-off
+    from ``start``) of a single-space figure's query in one call."""
+    finish_fast(ends, lo, hi, code, start, takeoff, out)
+    who_bits(np.empty((0, 8), np.int32), 0, np.empty((0, 8), np.int32), leave, out[0],
+             np.empty(0, np.int64), 0, mode, start, -1, rowpos, who)

@@ -64,7 +64,7 @@ def _jit() -> "_Helpers":
     return _Helpers({name: _entry_point(getattr(J, name)) for name in (
         "relocate", "relevant", "adjacent", "touching", "refresh_nodes", "free_nodes",
         "restore", "sync_cells", "leave_bits", "finish_pen", "finish_fast",
-        "finish_double", "who_bits")})
+        "finish_double", "who_bits", "finish_pen_who", "finish_fast_who")})
 
 
 @functools.lru_cache(maxsize=None)
@@ -1006,10 +1006,29 @@ class Position(_Position):
             return _falls().near_layer(self, i, info), mp
         if info.double:
             return self._node_leave_layer(t, h), mp
+        return self._leave_layer(t, h), mp
+
+    def _leave_layer(self, t: int, h: int) -> np.ndarray:
+        """uint64[n]: the leave layer of team t and height class h (a row of ``_lv``)."""
         r = self._lv_rows.get((t, h))
         if r is None:
             r = self._leave_row(t, h)   # (makes self._lv again)
-        return self._lv[r], mp
+        return self._lv[r]
+
+    def _who_layer(self, i: int, info: "_Info") -> np.ndarray:
+        """The leave layer the who columns of figure i's ends read (master game)."""
+        if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's enemies'
+            return _falls().near_layer(self, i, info)
+        if info.double:
+            return self._node_leave_layer(info.team, info.hclass)
+        return self._leave_layer(info.team, info.hclass)
+
+    def _who_scratch(self, size: int) -> np.ndarray:
+        """int64[size], all -1: ``who_bits``'s row positions (left as found)."""
+        pos = self._bufs.get("whopos")
+        if pos is None or pos.shape[0] != size:
+            pos = self._bufs["whopos"] = np.full(size, -1, np.int64)
+        return pos
 
     def _takeoff(self, i: int, info: "_Info | None" = None) -> int:
         """Leaving attacks of a flyer's take-off (master game, no Stealth Flying)."""
@@ -1033,21 +1052,30 @@ class Position(_Position):
             ends = self._buf("ends1", (3, st.n), T.INDEX)
             total = kind.run_fast(occ, kind.qflags, queries, ends, st.rank)
             out = np.empty((6, total), T.INDEX)
-            J.finish_fast(ends, 0, total, code, start, self._takeoff(i, info) if flyer else 0,
-                          out)
+            takeoff = self._takeoff(i, info) if flyer else 0
+            if st.master:   # the ends and the who columns in one compiled call
+                who = np.empty((2, total), np.uint64)
+                J.finish_fast_who(ends, 0, total, code, start, takeoff, out,
+                                  self._who_layer(i, info), 2 if info.takeoff else 0,
+                                  self._who_scratch(st.n), who)
+                cols = {"engaged_with": who[0], "leaving_attackers": who[1]}
+            else:
+                J.finish_fast(ends, 0, total, code, start, takeoff, out)
+                cols = self._who(i, info, out[0])
         else:
             saved = int(occ[start])
             occ[start] = T.OCC_EMPTY
             try:
                 rows = kind.run_general(kind.pen_query(mp), occ, kind.qflags, leave, start,
                                         budget, self._buf("src", (1,), T.INDEX))
-                out = np.empty((6, rows.shape[0]), T.INDEX)
-                J.finish_pen(rows, st.rank, code, out)
-                cols = self._who(i, info, out[0], rows, kind.tree)
+                n = rows.shape[0]
+                out = np.empty((6, n), T.INDEX)
+                who = np.empty((2, n), np.uint64)   # (leave: the who columns' layer)
+                J.finish_pen_who(rows, st.rank, code, out, kind.tree, leave,
+                                 self._who_scratch(st.n), who)
+                cols = {"engaged_with": who[0], "leaving_attackers": who[1]}
             finally:
                 occ[start] = saved
-        if leave is None:
-            cols = self._who(i, info, out[0])
         cols["leaving_attacks_cost"] = out[4]
         if not info.falls:
             cols["fall"] = cols["least_fall"] = out[5]  # (no fall possible: 0, cost)
@@ -1130,16 +1158,7 @@ class Position(_Position):
         if not st.master:
             out[:] = 0
             return {"engaged_with": out[0], "leaving_attackers": out[1]}
-        t, h = info.team, info.hclass
-        if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's enemies'
-            layer = _falls().near_layer(self, i, info)
-        elif info.double:
-            layer = self._node_leave_layer(t, h)
-        else:
-            r = self._lv_rows.get((t, h))
-            if r is None:
-                r = self._leave_row(t, h)   # (makes self._lv again)
-            layer = self._lv[r]
+        layer = self._who_layer(i, info)
         start = fstart = -1
         if rows is not None:
             mode = 1
@@ -1151,10 +1170,7 @@ class Position(_Position):
                 fstart = int(st.flip[start])
         else:
             mode = 0
-        pos = self._bufs.get("whopos")
-        size = st.P if info.double else st.n
-        if pos is None or pos.shape[0] != size:
-            pos = self._bufs["whopos"] = np.full(size, -1, np.int64)
+        pos = self._who_scratch(st.P if info.double else st.n)
         _jit().who_bits(rows if rows is not None else _NO_ROWS, 0 if rows is None else
                         rows.shape[0], tree if tree is not None else _NO_ROWS, layer,
                         actions, st.flip if info.double else _NO_I64, int(info.double),
