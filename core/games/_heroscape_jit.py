@@ -446,3 +446,16 @@ def finish_fast_who(ends, lo, hi, code, start, takeoff, out, leave, mode, rowpos
     finish_fast(ends, lo, hi, code, start, takeoff, out)
     who_bits(np.empty((0, 8), np.int32), 0, np.empty((0, 8), np.int32), leave, out[0],
              np.empty(0, np.int64), 0, mode, start, -1, rowpos, who)
+
+
+@njit(i64(I32_2A, i64, i64, I64_1, I64_1, I8_1, I64_1, i64, i64, i64, I32_2, I32_2, U64_1,
+          i64, I64_1, U64_2), cache=CACHE, nogil=True)
+def finish_double_who(rows, n, pen_rows, flip, pair_rank, code, rowpos, start, fstart,
+                      takeoff, out, tree, leave, mode, wpos, who):
+    """:func:`finish_double` then :func:`who_bits` of its ends (``mode`` as there: 1
+    with ``pen_rows``) in one call. Returns the ends written."""
+    m = finish_double(rows, n, pen_rows, flip, pair_rank, code, rowpos, start, fstart,
+                      takeoff, out)
+    who_bits(rows, n if pen_rows else 0, tree, leave, out[0, :m], flip, 1, mode, start,
+             fstart, wpos, who)
+    return m

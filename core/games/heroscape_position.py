@@ -64,7 +64,8 @@ def _jit() -> "_Helpers":
     return _Helpers({name: _entry_point(getattr(J, name)) for name in (
         "relocate", "relevant", "adjacent", "touching", "refresh_nodes", "free_nodes",
         "restore", "sync_cells", "leave_bits", "finish_pen", "finish_fast",
-        "finish_double", "who_bits", "finish_pen_who", "finish_fast_who")})
+        "finish_double", "who_bits", "finish_pen_who", "finish_fast_who",
+        "finish_double_who")})
 
 
 @functools.lru_cache(maxsize=None)
@@ -1128,10 +1129,19 @@ class Position(_Position):
                 n = rows.shape[0]
                 pen_rows = 1
             out = np.empty((6, n), T.INDEX)
-            m = J.finish_double(rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos,
-                                start, fstart, self._takeoff(i, info) if flyer else 0, out)
-            cols = self._who(i, info, out[0, :m], rows if pen_rows else None,
-                             kind.tree if pen_rows else None)
+            takeoff = self._takeoff(i, info) if flyer else 0
+            if st.master:   # the ends and the who columns in one compiled call
+                who = np.empty((2, n), np.uint64)
+                m = J.finish_double_who(
+                    rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos, start, fstart,
+                    takeoff, out, kind.tree if pen_rows else _NO_ROWS,
+                    self._who_layer(i, info), 1 if pen_rows else 2 if info.takeoff else 0,
+                    self._who_scratch(st.P), who)
+                cols = {"engaged_with": who[0, :m], "leaving_attackers": who[1, :m]}
+            else:
+                m = J.finish_double(rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos,
+                                    start, fstart, takeoff, out)
+                cols = self._who(i, info, out[0, :m])
             if info.falls or q:
                 cols = _falls().fill(self, i, info, kind, node_occ, flags, start, budget,
                                      out[0, :m], out[1, :m], cols, q,
