@@ -180,6 +180,75 @@ class Moves:
         return self._dicts
 
 
+class LazyColumns(dict):
+    """``Moves.columns`` some of whose arrays are made on first access: ``fill(*args)``
+    (a dict of the missing columns) runs once, when a column not given up front is read
+    or the dict is read as a whole (iteration, ``len``, ``in``, ``get``...). The game's
+    ``fill`` answers for the position the moves were asked on (from copies of what it
+    needs), whatever happened to the position since."""
+
+    __slots__ = ("_fill", "_args")
+
+    def __init__(self, given: dict, fill: Callable, args: tuple = ()):
+        dict.__init__(self, given)
+        self._fill = fill
+        self._args = args
+
+    def _load(self) -> None:
+        fill = self._fill
+        if fill is not None:
+            got = fill(*self._args)
+            self._fill = self._args = None
+            dict.update(self, got)
+
+    def __getitem__(self, key):
+        if self._fill is not None and not dict.__contains__(self, key):
+            self._load()
+        return dict.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        self._load()
+        return dict.get(self, key, default)
+
+    def __contains__(self, key):
+        self._load()
+        return dict.__contains__(self, key)
+
+    def __iter__(self):
+        self._load()
+        return dict.__iter__(self)
+
+    def __len__(self):
+        self._load()
+        return dict.__len__(self)
+
+    def __eq__(self, other):
+        self._load()
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        self._load()
+        return dict.__repr__(self)
+
+    def keys(self):
+        self._load()
+        return dict.keys(self)
+
+    def values(self):
+        self._load()
+        return dict.values(self)
+
+    def items(self):
+        self._load()
+        return dict.items(self)
+
+    def copy(self) -> dict:
+        self._load()
+        return dict(dict.items(self))
+
+
 class Position:
     """A live game position (one subclass per game: ``movecore.games.<game>.Position``).
 

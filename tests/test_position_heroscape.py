@@ -494,3 +494,79 @@ def test_abilities_option_and_who_columns():
     assert pos.to_scenario()["figures"][-1]["disengage"] is True
     assert pos.legal_moves("m", move=0).columns["engaged_with"].tolist() == [
         sum(1 << pos.ids.index(f) for f in ("en",))]
+
+
+_LAZY = ("engaged_with", "leaving_attackers", "fall", "least_fall", "least_fall_cost",
+         "leaving_attacks_cost")
+
+
+def _lazy_round(pos, rng) -> int:
+    """Every figure's moves asked (columns unread), and a side's; then other queries,
+    a copy, moves of the copy and of the position itself: each answer's columns, read
+    last (some through ``to_dicts()``), are those of the eager answer asked before the
+    changes (a path query makes every column at once, on a copy)."""
+    figs = pos.figures
+    asked, eager = {}, {}
+    for f in figs:
+        q = {"move": int(rng.integers(0, 9))} if rng.random() < 0.3 else {}
+        asked[f] = (q, pos.legal_moves(f, **q))
+    for f, m in pos.legal_moves_side(pos.sides[int(rng.integers(len(pos.sides)))]).items():
+        asked[(f, "side")] = ({}, m)
+    for key, (q, m) in asked.items():
+        f = key[0] if isinstance(key, tuple) else key
+        e = pos.copy().legal_moves(f, paths=True, **q)
+        assert m.actions.tolist() == e.actions.tolist()
+        eager[key] = ({k: e.columns[k].tolist() for k in _LAZY},
+                      [{k: v for k, v in d.items() if "path" not in k}
+                       for d in e.to_dicts()])
+    twin = pos.copy()
+    for p in (twin, pos):
+        for f in rng.permutation(figs).tolist()[:2]:
+            if f in p.figures:
+                m = p.legal_moves(f)
+                p.apply_move(f, int(m.actions[int(rng.integers(len(m)))]))
+        if rng.random() < 0.3 and len(p.figures) > 2:
+            p.remove_figure(p.figures[0])
+    for key in rng.permutation(len(asked)).tolist():
+        key = list(asked)[key]
+        q, m = asked[key]
+        cols, dicts = eager[key]
+        if rng.random() < 0.3:
+            assert m.to_dicts() == dicts
+        assert {k: m.columns[k].tolist() for k in _LAZY} == cols, key
+        assert sorted(m.columns) == sorted(_LAZY)
+    return len(asked)
+
+
+def test_lazy_columns_answer_for_the_position_asked_on():
+    n = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        scenario = _random_scenario(seed, deep=seed % 2 == 0) if seed >= 6 else \
+            json.loads(EXAMPLES[seed % len(EXAMPLES)].read_text())
+        pos = mc.position(scenario)
+        for _ in range(3):
+            if len(pos.figures) < 3:
+                break
+            n += _lazy_round(pos, rng)
+    assert n >= 200
+
+
+def test_lazy_columns_fill_once_on_any_read_of_a_missing_column_or_the_whole():
+    from movecore.position import LazyColumns
+    calls = []
+
+    def fill(k):
+        calls.append(k)
+        return {"b": k}
+
+    reads = [lambda c: c["b"], lambda c: list(c), lambda c: len(c), lambda c: "b" in c,
+             lambda c: c.get("b"), lambda c: dict(c), lambda c: c.copy(),
+             lambda c: list(c.items()), lambda c: c == {"a": 1, "b": 2}]
+    for read in reads:
+        calls.clear()
+        c = LazyColumns({"a": 1}, fill, (2,))
+        assert c["a"] == 1 and calls == []          # a column given up front
+        read(c)
+        read(c)
+        assert calls == [2] and dict(c) == {"a": 1, "b": 2}

@@ -27,6 +27,7 @@ from numba import njit, types
 
 from ..kernels import _types as T
 from ..kernels._types import CACHE
+from ..position import LazyColumns
 from ..reach import _entry_point, _fast_workspace
 from . import heroscape as hs
 from . import heroscape_position as _P
@@ -218,15 +219,24 @@ def _paths(tree, ends, actions, double, flip, scratch, field: int = 3, k1: int =
 
 
 def fill(pos, i: int, info, kind, occupant, qflags, start: int, budget: int, actions,
-         costs, cols: dict, q: dict, rows=None, tree=None) -> None:
+         costs, cols: dict, q: dict, rows=None, tree=None, height: int = -1) -> dict:
     """The columns ``fall``, ``least_fall`` and ``least_fall_cost`` of the ends
     ``actions`` (costs ``costs``) of figure i's query on ``kind`` with ``occupant`` and
     ``qflags`` from ``start`` (a figure that may fall), and with ``paths`` in ``q`` the
     paths (kept for :func:`attach_paths`). ``rows`` and ``tree`` are the penalty
-    kernel's end rows and search tree when it answered, else the search runs here."""
+    kernel's end rows and search tree when it answered, else the search runs here.
+    Returns ``cols`` with them; without paths, a :class:`LazyColumns` that makes them on
+    first read from copies of this query's layers, rows and tree (an answer keeps
+    answering for the position it was asked on after that changes)."""
     want = bool(q.get("paths")) if q else False
     if not (info.falls or want):
-        return
+        return cols
+    if not want and height < 0:
+        return LazyColumns(cols, _fill_later, (
+            pos, i, info, kind, occupant.copy(),
+            qflags if qflags is kind.qflags else qflags.copy(), start, budget, actions,
+            costs, q, None if rows is None else rows.copy(),
+            None if tree is None else tree.copy(), int(pos.height[i])))
     st = pos._st
     J = _jit()
     double = 1 if info.double else 0
@@ -250,8 +260,9 @@ def fill(pos, i: int, info, kind, occupant, qflags, start: int, budget: int, act
         got["least_fall_path"] = got["path"]
         pos._bufs["paths"] = got
     if not info.falls:
-        return
-    height = int(pos.height[i])
+        return cols
+    if height < 0:
+        height = int(pos.height[i])
     fall = np.empty(E, T.INDEX)
     J["end_falls"](tree, ends[0], ends[3], n, actions, st.level64, st.field.wet, height,
                    double, lead, flip, scratch, fall)
@@ -261,7 +272,7 @@ def fill(pos, i: int, info, kind, occupant, qflags, start: int, budget: int, act
     if not todo.size:        # no least-cost path falls: no fall at the least cost
         cols["fall"] = cols["least_fall"] = fall
         cols["least_fall_cost"] = costs
-        return
+        return cols
     least = np.zeros(E, T.INDEX)
     lcost = costs.copy()
     got_c = np.empty(E, T.INDEX)
@@ -287,6 +298,14 @@ def fill(pos, i: int, info, kind, occupant, qflags, start: int, budget: int, act
     cols["fall"] = fall
     cols["least_fall"] = least
     cols["least_fall_cost"] = lcost
+    return cols
+
+
+def _fill_later(pos, i: int, info, kind, occupant, qflags, start: int, budget: int,
+                actions, costs, q: dict, rows, tree, height: int) -> dict:
+    """:func:`fill`'s falls columns, made from the copies it kept."""
+    return fill(pos, i, info, kind, occupant, qflags, start, budget, actions, costs, {}, q,
+                *((rows, tree) if rows is not None else ()), height=height)
 
 
 def _near(pos, i: int, reach_: int) -> list:

@@ -13,8 +13,11 @@ from ..kernels._types import CACHE
 i64, i32, u64 = types.int64, types.int32, types.uint64
 I64_1, I64_2 = types.int64[::1], types.int64[:, ::1]
 I32_1, I32_2 = types.int32[::1], types.int32[:, ::1]
+I32_2A = types.int32[:, :]    # kernel end rows: a view of its workspace, any layout
 U64_1, B_1, I8_1 = types.uint64[::1], types.boolean[::1], types.int8[::1]
+U8_1 = types.uint8[::1]
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
+CELL_STOP = np.uint8(T.CELL_STOP)
 
 
 @njit(i64(I64_2, I64_2, I64_1, B_1, i64, i64), cache=CACHE, nogil=True)
@@ -99,11 +102,22 @@ def refresh_nodes(layer, occ, lead, trail, touch, cells, t, any_mode):
                 layer[p] = node_value(occ[lead[p]], occ[trail[p]], t, any_mode)
 
 
-@njit(i64(I32_1, I32_1, I64_1, I64_1, I64_2, i64, i64, i64, i64, I32_1, I64_1),
-      cache=CACHE, nogil=True)
-def free_nodes(layer, occ, lead, trail, touch, c0, c1, t, any_mode, saved, saved_at):
-    """Placements touching the mover's spaces c0, c1 made without the mover (their
-    values saved first: restored in reverse order, duplicates included)."""
+@njit(i64(I32_1, I32_1, I64_1, I64_1, I64_2, I64_1, U8_1, i64, i64, i64, i64, I32_1,
+          I64_1), cache=CACHE, nogil=True)
+def free_nodes(layer, occ, lead, trail, touch, flip, flags, c0, c1, t, any_mode, saved,
+               saved_at):
+    """Placements touching the mover's spaces c0, c1 made without the mover, and its
+    start placement (lead c0, trail c1) and its flip made never to stop (``flags``);
+    the values saved first (``saved``, ``saved_at``: 2 + 2 * touch.shape[1] long),
+    put back by :func:`restore`. Returns k | start << 5 | flip[start] << 34 (k: the
+    placements saved)."""
+    start = -1
+    for m in range(6):
+        p = touch[c0, m]
+        if p >= 0 and trail[p] == c1:
+            start = p
+            break
+    fstart = flip[start]
     k = 0
     for c in (c0, c1):
         for m in range(touch.shape[1]):
@@ -117,11 +131,18 @@ def free_nodes(layer, occ, lead, trail, touch, c0, c1, t, any_mode, saved, saved
             a = EMPTY if (lp == c0 or lp == c1) else occ[lp]
             b = EMPTY if (tp == c0 or tp == c1) else occ[tp]
             layer[p] = node_value(a, b, t, any_mode)
-    return k
+    saved_at[k], saved[k] = start, flags[start]
+    saved_at[k + 1], saved[k + 1] = fstart, flags[fstart]
+    flags[start] &= ~CELL_STOP
+    flags[fstart] &= ~CELL_STOP
+    return k | start << 5 | fstart << 34
 
 
-@njit(types.void(I32_1, I64_1, I32_1, i64), cache=CACHE, nogil=True)
-def restore(layer, saved_at, saved, k):
+@njit(types.void(I32_1, U8_1, I64_1, I32_1, i64), cache=CACHE, nogil=True)
+def restore(layer, flags, saved_at, saved, k):
+    """What :func:`free_nodes` changed (its ``k``) put back."""
+    flags[saved_at[k]] = saved[k]
+    flags[saved_at[k + 1]] = saved[k + 1]
     for m in range(k - 1, -1, -1):
         layer[saved_at[m]] = saved[m]
 
@@ -204,7 +225,7 @@ def touching(cells, nbr, at_fig, i, out):
     return k
 
 
-@njit(types.void(I32_2, I64_1, I8_1, I32_2), cache=CACHE, nogil=True)
+@njit(types.void(I32_2A, I64_1, I8_1, I32_2), cache=CACHE, nogil=True)
 def finish_pen(rows, rank, code, out):
     """Ends of a penalty query (kernel rows: cell, cost, stopped, _, attacks, their
     cost) into ``out`` rows (cell, cost, stop code, attacks, their cost, fall 0),
@@ -240,7 +261,7 @@ def finish_fast(ends, lo, hi, code, start, takeoff, out):
         out[5, o] = 0
 
 
-@njit(i64(I32_2, i64, i64, I64_1, I64_1, I8_1, I64_1, i64, i64, i64, I32_2),
+@njit(i64(I32_2A, i64, i64, I64_1, I64_1, I8_1, I64_1, i64, i64, i64, I32_2),
       cache=CACHE, nogil=True)
 def finish_double(rows, n, pen_rows, flip, pair_rank, code, rowpos, start, fstart,
                   takeoff, out):
@@ -359,7 +380,7 @@ def relocate(cells, nbr, at_fig, team, height, level, engaged, i, new0, new1,
     return nc
 
 
-@njit(types.void(I32_2, i64, I32_2, U64_1, I32_1, I64_1, i64, i64, i64, i64, I64_1,
+@njit(types.void(I32_2A, i64, I32_2, U64_1, I32_1, I64_1, i64, i64, i64, i64, I64_1,
                  U64_2), cache=CACHE, nogil=True)
 def who_bits(rows, n, tree, leave, actions, flip, double, mode, start, fstart, rowpos,
              out):
@@ -405,3 +426,36 @@ def who_bits(rows, n, tree, leave, actions, flip, double, mode, start, fstart, r
     for r in range(n):
         rowpos[rows[r, 0]] = -1
 
+
+
+@njit(types.void(I32_2A, I64_1, I8_1, I32_2, I32_2, U64_1, I64_1, U64_2), cache=CACHE,
+      nogil=True)
+def finish_pen_who(rows, rank, code, out, tree, leave, rowpos, who):
+    """:func:`finish_pen` then :func:`who_bits` of a single-space figure's penalty
+    query (mode 1) in one call."""
+    finish_pen(rows, rank, code, out)
+    who_bits(rows, rows.shape[0], tree, leave, out[0], np.empty(0, np.int64), 0, 1, -1,
+             -1, rowpos, who)
+
+
+@njit(types.void(I32_2, i64, i64, I8_1, i64, i64, I32_2, U64_1, i64, I64_1, U64_2),
+      cache=CACHE, nogil=True)
+def finish_fast_who(ends, lo, hi, code, start, takeoff, out, leave, mode, rowpos, who):
+    """:func:`finish_fast` then :func:`who_bits` (mode 0, or 2: a flyer's take-off
+    from ``start``) of a single-space figure's query in one call."""
+    finish_fast(ends, lo, hi, code, start, takeoff, out)
+    who_bits(np.empty((0, 8), np.int32), 0, np.empty((0, 8), np.int32), leave, out[0],
+             np.empty(0, np.int64), 0, mode, start, -1, rowpos, who)
+
+
+@njit(i64(I32_2A, i64, i64, I64_1, I64_1, I8_1, I64_1, i64, i64, i64, I32_2, I32_2, U64_1,
+          i64, I64_1, U64_2), cache=CACHE, nogil=True)
+def finish_double_who(rows, n, pen_rows, flip, pair_rank, code, rowpos, start, fstart,
+                      takeoff, out, tree, leave, mode, wpos, who):
+    """:func:`finish_double` then :func:`who_bits` of its ends (``mode`` as there: 1
+    with ``pen_rows``) in one call. Returns the ends written."""
+    m = finish_double(rows, n, pen_rows, flip, pair_rank, code, rowpos, start, fstart,
+                      takeoff, out)
+    who_bits(rows, n if pen_rows else 0, tree, leave, out[0, :m], flip, 1, mode, start,
+             fstart, wpos, who)
+    return m

@@ -50,7 +50,6 @@ _NO_I64 = np.zeros(0, np.int64)
 _NO_ROWS = np.zeros((0, 8), T.INDEX)
 _NO_TOUCH = np.zeros((0, 12), np.int64)
 _U64_ONE = np.uint64(1)
-_NOT_STOP = np.uint8(~T.CELL_STOP & 0xFF)
 _QUERY_KEYS = ("move", "paths", "never_attacked_leaving")
 _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy figure
 
@@ -65,7 +64,8 @@ def _jit() -> "_Helpers":
     return _Helpers({name: _entry_point(getattr(J, name)) for name in (
         "relocate", "relevant", "adjacent", "touching", "refresh_nodes", "free_nodes",
         "restore", "sync_cells", "leave_bits", "finish_pen", "finish_fast",
-        "finish_double", "who_bits")})
+        "finish_double", "who_bits", "finish_pen_who", "finish_fast_who",
+        "finish_double_who")})
 
 
 @functools.lru_cache(maxsize=None)
@@ -99,7 +99,8 @@ class _Kind:
     penalties, and with leaving penalties per ``max_penalty``). Runs the kernels on layers
     the caller owns."""
 
-    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_params", "prefix", "tree")
+    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_params", "prefix", "_tree",
+                 "_tree_k")
 
     def __init__(self, board, mover: Mover, qflags: np.ndarray):
         self.board = board
@@ -116,6 +117,17 @@ class _Kind:
         b = board
         self.prefix = (b.nbr, b.link_ptr, b.link_data, b.cell_data, b.edges, b.diag_sides,
                        self.fast.rule)
+        self._tree, self._tree_k = None, -1
+
+    @property
+    def tree(self) -> np.ndarray:
+        """The search tree of the last :meth:`run_general` (int32[k, 4] rows: cell, cost,
+        stopped, parent row), a view of the thread's workspace (valid until its next
+        query); made on first read (the packed penalty kernel's lies in its output)."""
+        if self._tree_k >= 0:
+            self._tree = self._tree.out[:4 * self._tree_k].reshape(self._tree_k, 4)
+            self._tree_k = -1
+        return self._tree
 
     def pen_query(self, max_penalty: int):
         q = self._pen.get(max_penalty)
@@ -173,13 +185,15 @@ class _Kind:
     def run_general(self, q, occupant, qflags, leave, start: int, budget: int,
                     sources: np.ndarray) -> np.ndarray:
         """The general kernel (penalties): int32[E, 8] end rows (cell, cost, stopped,
-        row, penalty, penalty cost, row, free cost), a view of the thread's workspace."""
+        row, penalty, penalty cost, row, free cost), a view of the thread's workspace
+        (valid until its next query; of any layout: the packed kernel's is
+        column-major)."""
         got = _pen_tree(q, occupant, qflags, leave, q.enter_pen, start, budget) \
             if q.pblob is not None else None
         if got is not None:  # the packed penalty kernel: the same rows and search tree
             ws, n, k = got   # (tree mode: who-left walks the least-attack path's tree)
-            self.tree = ws.out[:4 * k].reshape(k, 4)
-            return np.ascontiguousarray(ws.out[4 * k:4 * k + 8 * n].reshape(8, n).T)
+            self._tree, self._tree_k = ws, k
+            return ws.out[4 * k:4 * k + 8 * n].reshape(8, n).T
         params = self.params(q, budget)
         n_pen = int(params[T.P_N_PEN])
         nb = int(params[T.P_N_BUCKETS])
@@ -191,7 +205,7 @@ class _Kind:
                              params, sources, ws.state, ws.heap, ws.bucket, ws.cell,
                              ws.ctrl, ws.tree, ws.ends)
             if n != T.STATUS_QUEUE_FULL:
-                self.tree = ws.tree      # (the search tree of these rows, for who-left)
+                self._tree, self._tree_k = ws.tree, -1   # (these rows' tree, for who-left)
                 return ws.ends[:n]
             grow = True
 
@@ -238,6 +252,7 @@ class _Static:
             fly[glyphs] |= T.CELL_STOP
         self.cell_flags = {False: walk, True: fly}
         self.kinds: dict = {}
+        self.node_of: dict = {}     # lead * n + trail -> placement (or -1), as asked
         self._pl = None
 
     # ---------------------------------------------------------------- placements
@@ -974,9 +989,9 @@ class Position(_Position):
         self._info[i] = info
         return info
 
-    def _leave_query(self, i: int, budget: int):
+    def _leave_query(self, i: int, budget: int, info: "_Info | None" = None):
         """(leave layer or None, max_penalty) of a walker's move (master game)."""
-        info = self._info[i] or self._figure_info(i)
+        info = info or self._info[i] or self._figure_info(i)
         if not info.leaves:
             return None, 0
         n_rel = _jit().relevant(self.cells, self._st.coords, self.team, self.alive, i,
@@ -992,10 +1007,29 @@ class Position(_Position):
             return _falls().near_layer(self, i, info), mp
         if info.double:
             return self._node_leave_layer(t, h), mp
+        return self._leave_layer(t, h), mp
+
+    def _leave_layer(self, t: int, h: int) -> np.ndarray:
+        """uint64[n]: the leave layer of team t and height class h (a row of ``_lv``)."""
         r = self._lv_rows.get((t, h))
         if r is None:
             r = self._leave_row(t, h)   # (makes self._lv again)
-        return self._lv[r], mp
+        return self._lv[r]
+
+    def _who_layer(self, i: int, info: "_Info") -> np.ndarray:
+        """The leave layer the who columns of figure i's ends read (master game)."""
+        if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's enemies'
+            return _falls().near_layer(self, i, info)
+        if info.double:
+            return self._node_leave_layer(info.team, info.hclass)
+        return self._leave_layer(info.team, info.hclass)
+
+    def _who_scratch(self, size: int) -> np.ndarray:
+        """int64[size], all -1: ``who_bits``'s row positions (left as found)."""
+        pos = self._bufs.get("whopos")
+        if pos is None or pos.shape[0] != size:
+            pos = self._bufs["whopos"] = np.full(size, -1, np.int64)
+        return pos
 
     def _takeoff(self, i: int, info: "_Info | None" = None) -> int:
         """Leaving attacks of a flyer's take-off (master game, no Stealth Flying)."""
@@ -1009,7 +1043,7 @@ class Position(_Position):
         flyer = info.flyer
         start = int(self.cells[i, 0])
         occ = self.occ_any if (flyer or info.phantom or not st.master) else self.occ_walk
-        leave, mp = self._leave_query(i, budget) if info.leaves else (None, 0)
+        leave, mp = self._leave_query(i, budget, info) if info.leaves else (None, 0)
         code = st.stop_code[info.stop_glyph]
         if leave is None:
             # (the figure's own space stays occupied: a start is never entered again)
@@ -1019,27 +1053,38 @@ class Position(_Position):
             ends = self._buf("ends1", (3, st.n), T.INDEX)
             total = kind.run_fast(occ, kind.qflags, queries, ends, st.rank)
             out = np.empty((6, total), T.INDEX)
-            J.finish_fast(ends, 0, total, code, start, self._takeoff(i, info) if flyer else 0,
-                          out)
+            takeoff = self._takeoff(i, info) if flyer else 0
+            if st.master:   # the ends and the who columns in one compiled call
+                who = np.empty((2, total), np.uint64)
+                J.finish_fast_who(ends, 0, total, code, start, takeoff, out,
+                                  self._who_layer(i, info), 2 if info.takeoff else 0,
+                                  self._who_scratch(st.n), who)
+                cols = {"engaged_with": who[0], "leaving_attackers": who[1]}
+            else:
+                J.finish_fast(ends, 0, total, code, start, takeoff, out)
+                cols = self._who(i, info, out[0])
         else:
             saved = int(occ[start])
             occ[start] = T.OCC_EMPTY
             try:
                 rows = kind.run_general(kind.pen_query(mp), occ, kind.qflags, leave, start,
                                         budget, self._buf("src", (1,), T.INDEX))
-                out = np.empty((6, rows.shape[0]), T.INDEX)
-                J.finish_pen(rows, st.rank, code, out)
-                cols = self._who(i, info, out[0], rows, kind.tree)
+                n = rows.shape[0]
+                out = np.empty((6, n), T.INDEX)
+                who = np.empty((2, n), np.uint64)   # (leave: the who columns' layer)
+                J.finish_pen_who(rows, st.rank, code, out, kind.tree, leave,
+                                 self._who_scratch(st.n), who)
+                cols = {"engaged_with": who[0], "leaving_attackers": who[1]}
             finally:
                 occ[start] = saved
-        if leave is None:
-            cols = self._who(i, info, out[0])
         cols["leaving_attacks_cost"] = out[4]
-        cols["fall"] = cols["least_fall"] = out[5]      # (no fall possible: 0, cost)
-        cols["least_fall_cost"] = out[1]
+        if not info.falls:
+            cols["fall"] = cols["least_fall"] = out[5]  # (no fall possible: 0, cost)
+            cols["least_fall_cost"] = out[1]
         if info.falls or q:
-            _falls().fill(self, i, info, kind, occ, kind.qflags, start, budget, out[0],
-                          out[1], cols, q, *((rows, kind.tree) if leave is not None else ()))
+            cols = _falls().fill(self, i, info, kind, occ, kind.qflags, start, budget,
+                                 out[0], out[1], cols, q,
+                                 *((rows, kind.tree) if leave is not None else ()))
         return Moves(self, figure, out[0], out[1], out[2], out[3], cols, query=q)
 
     def _double(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
@@ -1054,23 +1099,19 @@ class Position(_Position):
             node_occ, occ, any_mode = self._node_layer(0, 1), self.occ_any, 1
         else:
             node_occ, occ, any_mode = self._node_layer(t, 0), self.occ_walk, 0
-        leave, mp = self._leave_query(i, budget) if info.leaves else (None, 0)
+        leave, mp = self._leave_query(i, budget, info) if info.leaves else (None, 0)
         code = st.node_stop_code[info.stop_glyph]
-        start = self._node(c0, c1)
-        fstart = int(st.flip[start])
         flags = self._nflags.get(flyer)
         if flags is None:
             flags = self._nflags[flyer] = kind.qflags.copy()
         # the figure's own spaces are free while it moves: the placements touching them
         # are made again without it, and put back after the query; a start (either
         # orientation) never stops (see heroscape._double_moves)
-        saved = self._buf("saved", (24,), T.INDEX)
-        saved_at = self._buf("saved_at", (24,), np.int64)
-        k = J.free_nodes(node_occ, occ, st.lead, st.trail, st.touch, c0, c1, t, any_mode,
-                         saved, saved_at)
-        f0, f1 = flags[start], flags[fstart]
-        flags[start] = f0 & _NOT_STOP
-        flags[fstart] = f1 & _NOT_STOP
+        saved = self._buf("saved", (26,), T.INDEX)
+        saved_at = self._buf("saved_at", (26,), np.int64)
+        k = J.free_nodes(node_occ, occ, st.lead, st.trail, st.touch, st.flip, flags, c0,
+                         c1, t, any_mode, saved, saved_at)
+        start, fstart, k = k >> 5 & 0x1FFFFFFF, k >> 34, k & 31
         rowpos = self._bufs.get("rowpos")
         if rowpos is None:
             rowpos = self._bufs["rowpos"] = np.full(st.P, -1, np.int64)
@@ -1088,17 +1129,25 @@ class Position(_Position):
                 n = rows.shape[0]
                 pen_rows = 1
             out = np.empty((6, n), T.INDEX)
-            m = J.finish_double(rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos,
-                                start, fstart, self._takeoff(i, info) if flyer else 0, out)
-            cols = self._who(i, info, out[0, :m], rows if pen_rows else None,
-                             kind.tree if pen_rows else None)
+            takeoff = self._takeoff(i, info) if flyer else 0
+            if st.master:   # the ends and the who columns in one compiled call
+                who = np.empty((2, n), np.uint64)
+                m = J.finish_double_who(
+                    rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos, start, fstart,
+                    takeoff, out, kind.tree if pen_rows else _NO_ROWS,
+                    self._who_layer(i, info), 1 if pen_rows else 2 if info.takeoff else 0,
+                    self._who_scratch(st.P), who)
+                cols = {"engaged_with": who[0, :m], "leaving_attackers": who[1, :m]}
+            else:
+                m = J.finish_double(rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos,
+                                    start, fstart, takeoff, out)
+                cols = self._who(i, info, out[0, :m])
             if info.falls or q:
-                _falls().fill(self, i, info, kind, node_occ, flags, start, budget,
-                              out[0, :m], out[1, :m], cols, q,
-                              *((rows, kind.tree) if pen_rows else ()))
+                cols = _falls().fill(self, i, info, kind, node_occ, flags, start, budget,
+                                     out[0, :m], out[1, :m], cols, q,
+                                     *((rows, kind.tree) if pen_rows else ()))
         finally:
-            flags[start], flags[fstart] = f0, f1
-            J.restore(node_occ, saved_at, saved, k)
+            J.restore(node_occ, flags, saved_at, saved, k)
         cols["leaving_attacks_cost"] = out[4, :m]
         if not info.falls:
             cols["fall"] = cols["least_fall"] = out[5, :m]  # (no fall possible: 0, cost)
@@ -1119,16 +1168,7 @@ class Position(_Position):
         if not st.master:
             out[:] = 0
             return {"engaged_with": out[0], "leaving_attackers": out[1]}
-        t, h = info.team, info.hclass
-        if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's enemies'
-            layer = _falls().near_layer(self, i, info)
-        elif info.double:
-            layer = self._node_leave_layer(t, h)
-        else:
-            r = self._lv_rows.get((t, h))
-            if r is None:
-                r = self._leave_row(t, h)   # (makes self._lv again)
-            layer = self._lv[r]
+        layer = self._who_layer(i, info)
         start = fstart = -1
         if rows is not None:
             mode = 1
@@ -1140,10 +1180,7 @@ class Position(_Position):
                 fstart = int(st.flip[start])
         else:
             mode = 0
-        pos = self._bufs.get("whopos")
-        size = st.P if info.double else st.n
-        if pos is None or pos.shape[0] != size:
-            pos = self._bufs["whopos"] = np.full(size, -1, np.int64)
+        pos = self._who_scratch(st.P if info.double else st.n)
         _jit().who_bits(rows if rows is not None else _NO_ROWS, 0 if rows is None else
                         rows.shape[0], tree if tree is not None else _NO_ROWS, layer,
                         actions, st.flip if info.double else _NO_I64, int(info.double),
@@ -1171,10 +1208,19 @@ class Position(_Position):
     def _node(self, lead: int, trail: int) -> int:
         """The placement (lead, trail) of two neighbouring spaces, or -1."""
         st = self._st
-        for p in st.touch[lead, :6].tolist():
-            if p >= 0 and st.trail[p] == trail:
-                return p
-        return -1
+        nodes = st.node_of
+        key = lead * st.n + trail
+        p = nodes.get(key)
+        if p is None:
+            p = -1
+            for x in st.touch[lead, :6].tolist():
+                if x >= 0 and st.trail[x] == trail:
+                    p = x
+                    break
+            if len(nodes) > 4096:
+                nodes.clear()
+            nodes[key] = p
+        return p
 
     def _army(self) -> list:
         """The figures in play as the reference implementation's objects."""
