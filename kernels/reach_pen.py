@@ -32,17 +32,21 @@ penalty levels allocated (>= the query's ``n_pen``) and ``nbA`` buckets:
 from __future__ import annotations
 
 import functools
+import os
 
 import numpy as np
 from numba import njit, types
 
 from ._types import (
-    BLOCK, CACHE, CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP, MAX_BUDGET,
-    OCC_EMPTY, OCC_WALL, P_ALLY, P_CLIMB_FLAT, P_CLIMB_PER_LEVEL, P_CORNER_CUT,
+    CACHE, CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP, MAX_BUDGET,
+    P_ALLY, P_CLIMB_FLAT, P_CLIMB_PER_LEVEL, P_CORNER_CUT,
     P_DESCEND_PER_LEVEL, P_ENEMY, P_HAS_OCC, P_LEAVE_WEIGHT, P_LINK_MASK, P_MAX_CLIMB,
-    P_N_BUCKETS, P_N_PEN, P_TEAM, PASS_END, STATUS_ARENA_FULL, STATUS_QUEUE_FULL,
+    P_N_BUCKETS, P_N_PEN, P_TEAM, STATUS_ARENA_FULL, STATUS_QUEUE_FULL,
 )
-from .reach import CTRL, H_HILLY, U, i32_1, i32_2, i64_1, i64_2, u8_1, u64_1
+from .reach import (
+    CTRL, H_HILLY, U, _climb, _occupant_rule, i32_1, i32_2, i64_1, i64_2, u8_1, u64_1,
+)
+from .reach import __file__ as _reach_file
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -68,6 +72,12 @@ def pen_out_offset(n: int, n_pen: int, nb_alloc: int) -> int:
 @functools.lru_cache(maxsize=None)
 def kernel():
     """``reach_pen``, compiled (or loaded from the cache) on the first penalty query."""
+    # ``reach_pen`` inlines parts of the step rule from ``reach.py`` (``_climb``,
+    # ``_occupant_rule``), but Numba's cache checks only the stamp of the file a kernel is
+    # written in: the stamp of ``reach.py`` rides in the closure (the cache key hashes a
+    # closure's values), so that an edit there recompiles this kernel, not load it stale.
+    st = os.stat(_reach_file)
+    deps = (st.st_mtime_ns, st.st_size)
 
     @njit(types.int64(i32_1, i32_1, u8_1, u64_1, u64_1, i32_1, i64_1, i32_1, i32_2, i64_2,
                       types.int64, types.int64), cache=CACHE, nogil=True)
@@ -81,6 +91,7 @@ def kernel():
         block; returns ``n | (k << 32)``. Rows mode (``ends`` int32[8, 0], one query): no
         tree; the n ends' eight fields in ``buf``'s rows block, row-major, and at the start
         of its out block, column-major, the tree rows (fields 3 and 6) -1; returns n."""
+        dep = deps  # noqa: F841 (in the closure: see above)
         N = np.int64(blob[0])
         K = np.int64(blob[1])
         L = np.int64(blob[2])
@@ -136,12 +147,7 @@ def kernel():
         k = 0
         src = start
         for qi in range(max(n_q, 1)):
-            if n_q > 0:
-                src = queries[qi, 0]
-                bud = queries[qi, 1]
-            else:
-                src = start
-                bud = budget
+            src, bud = (queries[qi, 0], queries[qi, 1]) if n_q > 0 else (start, budget)
             nb = min(nb_top - 1, bud) + 1
             pos0 = pos
             gen = buf[0] + 1
@@ -232,12 +238,8 @@ def kernel():
                         if fl & CELL_NO_END:
                             endable = False
                         elif has_occ:
-                            occ = occupant[U(u)]
-                            if occ == OCC_WALL:
-                                endable = False
-                            elif occ >= 0:
-                                mode = ally_mode if occ == team else enemy_mode
-                                endable = mode == PASS_END
+                            endable = _occupant_rule(occupant[U(u)], team, ally_mode,
+                                                     enemy_mode)[1]
                     if endable and listing:  # (tree and rows modes: one query)
                         e = o_rows + 8 * pos
                         buf[U(o_wcell + 2 * u + 1)] = pos
@@ -311,15 +313,10 @@ def kernel():
                             if not ok:
                                 continue
                         if climbs:
-                            rise = np.int64(blob[U(o_cell + 4 * v + 2)] - hu)
-                            up = max(rise, 0)
-                            if per_level_only:
-                                step += cpl * up
-                            else:
-                                if up > max_up:
-                                    continue
-                                step += cpl * up + (flat if up > 0 else 0) + \
-                                    dpl * max(-rise, 0)
+                            ok, step = _climb(step, np.int64(blob[U(o_cell + 4 * v + 2)] - hu),
+                                              per_level_only, cpl, flat, dpl, max_up)
+                            if not ok:
+                                continue
                     else:
                         li = lp + j - K
                         if not (link_mask >> blob[U(o_link + 3 * li + 2)]) & 1:
@@ -340,14 +337,10 @@ def kernel():
                         continue
                     may_end = True
                     if has_occ:
-                        occ = occupant[U(v)]
-                        if occ != OCC_EMPTY:
-                            if occ == OCC_WALL:
-                                continue
-                            mode = ally_mode if occ == team else enemy_mode
-                            if mode == BLOCK:
-                                continue
-                            may_end = mode == PASS_END
+                        may_pass, may_end = _occupant_rule(occupant[U(v)], team, ally_mode,
+                                                           enemy_mode)
+                        if not may_pass:
+                            continue
                     stopped = edge_stop or (fl & CELL_STOP) != 0
                     if not stopped and has_zoc and (zoc[U(u)] & zoc[U(v)]) != 0:
                         stopped = True

@@ -274,3 +274,15 @@ def test_with_layers_refuses_what_it_cannot_bind():
     frozen.flags.writeable = False
     with pytest.raises(mc.QueryError, match="writable contiguous int32"):
         q.with_layers(enter_penalty=frozen)
+
+
+def test_penalty_kernel_cache_key_follows_reach_py():
+    """``reach_pen`` inlines step-rule helpers from ``kernels/reach.py``; Numba's cache
+    checks only ``reach_pen.py``'s stamp, so ``reach.py``'s stamp must be among the
+    closure values the cache key hashes: an edit to the shared rule recompiles it."""
+    import os
+
+    from movecore.kernels import reach, reach_pen
+    st = os.stat(reach.__file__)
+    cells = reach_pen.kernel().py_func.__closure__ or ()
+    assert (st.st_mtime_ns, st.st_size) in [c.cell_contents for c in cells]
