@@ -26,7 +26,7 @@ from ..errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
 from ..kernels import _types as T
 from ..mover import Mover
-from ..position import CellActions, Moves, cell_index, register_position
+from ..position import CellActions, LazyColumns, Moves, cell_index, register_position
 from ..position import Position as _Position
 from ..reach import Prepared, prepare
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -154,19 +154,19 @@ def _provoke_detail(cells, costs, stop, start, zoc, nbr, terrain, table, budget,
             provoked[k] = 1
 
 
-class _Columns(dict):
+class _Columns(LazyColumns):
     """``Moves.columns`` of a Mage Knight move. ``safe``, ``pvp``, ``occupied`` and
     ``can_stay`` are rows of the block the ends were written to (made into arrays on
     first access); ``provoked`` and ``free_cost`` need the search tree where a stopped
     end is next to a rampaging enemy, so they are worked out on first access of either
-    (or of the dict as a whole)."""
+    (or of the dict as a whole: :class:`~movecore.position.LazyColumns`)."""
 
-    __slots__ = ("_block", "_fill")
+    __slots__ = ("_block",)
     _ROW = {"safe": 3, "pvp": 4, "occupied": 5, "can_stay": 6}
 
     def __init__(self, block: np.ndarray, fill):
+        LazyColumns.__init__(self, {}, fill)
         self._block = block
-        self._fill = fill
 
     def _load(self) -> None:
         if self._block is not None:
@@ -174,10 +174,7 @@ class _Columns(dict):
                 if not dict.__contains__(self, k):
                     dict.__setitem__(self, k, self._block[row])
             self._block = None
-        fill = self._fill
-        if fill is not None:
-            self._fill = None
-            dict.update(self, fill())
+        LazyColumns._load(self)
 
     def __getitem__(self, key):
         if not dict.__contains__(self, key):
@@ -188,48 +185,6 @@ class _Columns(dict):
                 return v
             self._load()
         return dict.__getitem__(self, key)
-
-    def get(self, key, default=None):
-        self._load()
-        return dict.get(self, key, default)
-
-    def __contains__(self, key):
-        self._load()
-        return dict.__contains__(self, key)
-
-    def __iter__(self):
-        self._load()
-        return dict.__iter__(self)
-
-    def __len__(self):
-        self._load()
-        return dict.__len__(self)
-
-    def keys(self):
-        self._load()
-        return dict.keys(self)
-
-    def values(self):
-        self._load()
-        return dict.values(self)
-
-    def items(self):
-        self._load()
-        return dict.items(self)
-
-    def copy(self):
-        self._load()
-        return dict(self)
-
-    def __eq__(self, other):
-        self._load()
-        return dict.__eq__(self, other)
-
-    __hash__ = None
-
-    def __repr__(self):
-        self._load()
-        return dict.__repr__(self)
 
 
 class _Layers:
