@@ -68,16 +68,24 @@ _NO_INT = np.zeros(0, T.INDEX)
 
 
 @njit(cache=T.CACHE, nogil=True)
+def _end_order(cells, costs, rank, n):
+    """int64[E]: the rows of the kernel's ends in ``solve()``'s order (cost, then x, then
+    y: ``rank``)."""
+    m = cells.shape[0]
+    key = np.empty(m, np.int64)
+    for j in range(m):
+        key[j] = np.int64(costs[j]) * n + rank[cells[j]]
+    return np.argsort(key)
+
+
+@njit(cache=T.CACHE, nogil=True)
 def _sort_ends(cells, costs, rank, n, stopped, grip, ice_code, pen, pen_costs):
     """The kernel's ends in ``solve()``'s order (cost, then x, then y: ``rank``) with
     their stop codes, and penalties / penalty costs when given (else all zero / the
     costs). Returns (actions, costs, stop, penalty, penalty_costs, order): int32[E] but
     stop int8[E] and order int64[E] (row of each end in the kernel's answer)."""
     m = cells.shape[0]
-    key = np.empty(m, np.int64)
-    for j in range(m):
-        key[j] = np.int64(costs[j]) * n + rank[cells[j]]
-    order = np.argsort(key)
+    order = _end_order(cells, costs, rank, n)
     out_cells = np.empty(m, np.int32)
     out_costs = np.empty(m, np.int32)
     stop = np.zeros(m, np.int8)
@@ -105,10 +113,7 @@ def _sort_plain(cells, costs, rank, n):
     """:func:`_sort_ends` of a query with no stop and no penalty: (actions, costs,
     order) (the stop codes are all 0, penalties 0, penalty costs the costs)."""
     m = cells.shape[0]
-    key = np.empty(m, np.int64)
-    for j in range(m):
-        key[j] = np.int64(costs[j]) * n + rank[cells[j]]
-    order = np.argsort(key)
+    order = _end_order(cells, costs, rank, n)
     out_cells = np.empty(m, np.int32)
     out_costs = np.empty(m, np.int32)
     for j in range(m):
