@@ -432,7 +432,7 @@ def test_sort_plain_matches_sort_ends():
         m = int(rng.integers(1, n + 1))
         cells = rng.permutation(n)[:m].astype(np.int32)
         costs = np.sort(rng.integers(0, 6, m)).astype(np.int32)
-        rank = rng.permutation(n).astype(np.int64)
+        rank = rng.permutation(n).astype(np.int32)   # the graphs' rank dtype (T.INDEX)
         grip = np.zeros(n, np.int32)
         ice = np.zeros(n, np.int8)
         a, c, stop, pen, pcost, order = descent_position._sort_ends(
