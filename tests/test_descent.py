@@ -1152,6 +1152,20 @@ def test_bundled_door_twice_example():
                                                         [[1, 1], [2, 2], [1, 3]])
 
 
+def test_bundled_door_round_example():
+    # Grisban runs (8 MP): opens the iron door diagonally, walks round the wall piece
+    # (away from the door) and passes the door again for 1 MP: 6 to (2, 3)
+    sc = json.loads((EXAMPLES / "descent_door_round.json").read_text())
+    r = mc.solve(sc)
+    e = ends(r)[(2, 3)]
+    assert (e["cost"], e["doors_opened"], e["path"]) == (
+        6, ["iron door"], [[2, 0], [3, 1], [4, 2], [3, 2], [2, 3]])
+    b = sc["board"]
+    assert placements(r) == _brute_force(
+        b["rows"], b["walls"], [dict(b["doors"][0], open=False)], sc["figures"],
+        "Grisban", 8)
+
+
 def test_bundled_hell_hound_example():
     sc = json.loads((EXAMPLES / "descent_hell_hound.json").read_text())
     r = mc.solve(sc)
