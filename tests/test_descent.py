@@ -755,6 +755,136 @@ def test_a_door_opened_stays_open_for_the_rest_of_the_move():
     assert pos.doors == {"d": "open"}
 
 
+def test_a_door_is_remembered_after_walking_away_from_it():
+    # A wall line between x = 2 and x = 3 with a two-square door at rows 1-2; the
+    # doorway squares on the west side hold enemies and a wall cuts (3, 1)|(3, 2) on the
+    # east side. The hero at (2, 0) reaches (2, 3) only by opening the door diagonally
+    # (1 + 2), walking round the wall piece through (4, 2), which is next to no door
+    # (1 + 1), and passing the door again diagonally (1): 6 MP, not 8. A memory kept
+    # only beside the door (the adapter before) charged the door twice.
+    rows = ["##....", "##....", "##....", "##...."]
+    walls = [[[2, 0], [3, 0]], [[2, 3], [3, 3]], [[3, 1], [3, 2]]]
+    doors = [{"id": "d", "sides": [[[2, 1], [3, 1]], [[2, 2], [3, 2]]], "open": False}]
+    figs = [hero("me", [2, 0]), monster("m1", [2, 1]), monster("m2", [2, 2])]
+    board = {"rows": rows, "walls": walls, "doors": doors}
+    r = solve(board, figs, {"figure": "me", "mp": 8, "paths": True})
+    e = ends(r)[(2, 3)]
+    assert e["cost"] == 6 and e["doors_opened"] == ["d"]
+    assert e["path"] == [[2, 0], [3, 1], [4, 2], [3, 2], [2, 3]]
+    assert placements(r) == _brute_force(rows, walls, doors, figs, "me", 8)
+    # 5 MP is too few for the way round: the memory radius of 5 MP is 0
+    assert (2, 3) not in ends(solve(board, figs, {"figure": "me", "mp": 5}))
+    # the live position answers each MP with its own graph, and apply_move opens it
+    pos = mc.position({"game": "descent", "board": board, "figures": figs})
+    assert (2, 3) not in {tuple(c) for c in pos.legal_moves("me", mp=5).coords.tolist()}
+    m = pos.legal_moves("me", mp=8)
+    assert dict(zip(map(tuple, m.coords.tolist()), m.costs.tolist()))[(2, 3)] == 6
+    pos.apply_move("me", (2, 3), mp=8)
+    assert pos.doors == {"d": "open"}
+
+
+def test_memory_radius_covers_every_way_back():
+    from movecore.games.descent_position import memory_radius
+    # a way back from r links away costs 4 + 2r MP or more; radii are powers of two
+    assert [memory_radius(mp) for mp in range(0, 14)] == \
+        [0, 0, 0, 0, 0, 0, 1, 1, 2, 2, 4, 4, 4, 4]
+    for mp in range(0, 200):
+        assert 4 + 2 * (memory_radius(mp) + 1) > mp
+
+
+def test_door_memory_too_large_is_a_limit_error(monkeypatch):
+    from movecore.games import descent_position as DP
+    monkeypatch.setattr(DP, "MEMORY_NODES_MAX", 10)
+    rows = ["......"] * 4
+    doors = [{"id": f"d{y}", "between": [[2, y], [3, y]]} for y in range(4)]
+    with pytest.raises(mc.LimitError, match="opened doors"):
+        solve({"rows": rows, "doors": doors}, [hero("me", [0, 0])],
+              {"figure": "me", "mp": 12})
+
+
+def _door_line_room(rng, fp):
+    """A small room cut by a wall line with one door, short walls scattered (some next
+    to the door), enemies and trees: rooms where a way round a wall piece leaves the
+    door and comes back to it."""
+    w, h = rng.randint(4, 7), rng.randint(4, 6)
+    rows = [[rng.choice(".......t#r") for _ in range(w)] for _ in range(h)]
+    fw, fh = map(int, fp.split("x"))
+    ax, ay = rng.randint(0, w - fw), rng.randint(0, h - fh)
+    for j in range(fh):
+        for i in range(fw):
+            rows[ay + j][ax + i] = "."
+    rows = ["".join(r) for r in rows]
+    on = [(x, y) for y in range(h) for x in range(w) if rows[y][x] in ".t"]
+    x, y = rng.randint(0, w - 2), rng.randint(0, h - 2)
+    walls = [[[x, j], [x + 1, j]] for j in range(h)]
+    sides = [[[x, y], [x + 1, y]], [[x, y + 1], [x + 1, y + 1]]]
+    sides = sides[:1] if rng.random() < 0.3 else sides
+    if any(rows[c[1]][c[0]] == "#" for sd in sides for c in sd):
+        return None
+    fs = {frozenset(map(tuple, sd)) for sd in sides}
+    for _ in range(rng.randint(1, 6)):
+        cx, cy = rng.choice(on)
+        walls.append([[cx, cy], [cx + 1, cy]] if rng.random() < 0.3 else
+                     [[cx, cy], [cx, cy + 1]])
+    walls = [wl for wl in walls if frozenset(map(tuple, wl)) not in fs]
+    speed = rng.randint(5, 11)
+    figs = [hero("me", [ax, ay], speed) if fp == "1x1" and rng.random() < 0.5 else
+            monster("me", [ax, ay], speed, footprint=fp)]
+    taken = {(ax + i, ay + j) for i in range(fw) for j in range(fh)}
+    for k in range(rng.randint(0, 6)):
+        c = rng.choice(on)
+        if c not in taken:
+            taken.add(c)
+            figs.append(hero(f"h{k}", list(c)) if rng.random() < 0.5 else
+                        monster(f"m{k}", list(c)))
+    return rows, walls, [{"id": "d", "sides": sides, "open": False}], figs
+
+
+# Two rooms of that generator (seed 5, 1x1) where the memory kept only beside the door
+# charged a door twice; the brute force remembers it for the whole move.
+_DOOR_FAR = [
+    (['.t..t', '....#', '...rr', '...r.', '..rr.'],
+     [[[1, 2], [2, 2]], [[1, 3], [2, 3]], [[1, 4], [2, 4]], [[4, 4], [4, 5]],
+      [[2, 0], [2, 1]], [[0, 4], [0, 5]], [[1, 0], [1, 1]], [[3, 0], [3, 1]]],
+     [{'id': 'd', 'sides': [[[1, 0], [2, 0]], [[1, 1], [2, 1]]], 'open': False}],
+     [monster("me", [2, 0], 7), hero("h0", [1, 4]), monster("m1", [3, 0]),
+      monster("m2", [0, 0]), monster("m3", [1, 2]), hero("h5", [2, 3])]),
+    (['....', 't...', '....', 'r.#.', '#...'],
+     [[[2, 2], [3, 2]], [[2, 3], [3, 3]], [[2, 4], [3, 4]], [[2, 0], [2, 1]],
+      [[3, 0], [3, 1]], [[0, 1], [1, 1]]],
+     [{'id': 'd', 'sides': [[[2, 0], [3, 0]], [[2, 1], [3, 1]]], 'open': False}],
+     [hero("me", [3, 2], 6), hero("h0", [1, 4])]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_DOOR_FAR)))
+def test_door_far_rooms_match_brute_force(case):
+    rows, walls, doors, figs = _DOOR_FAR[case]
+    r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
+              {"figure": "me", "mp": figs[0]["speed"]})
+    assert placements(r) == _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"])
+
+
+@pytest.mark.parametrize("fp", ["1x1", "1x2", "2x2"])
+def test_rooms_with_a_door_line_match_brute_force(fp):
+    rng = random.Random(zlib.crc32(b"door line " + fp.encode()))
+    checked = 0
+    for _ in range(300):
+        room = _door_line_room(rng, fp)
+        if room is None:
+            continue
+        rows, walls, doors, figs = room
+        try:
+            r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
+                      {"figure": "me", "mp": figs[0]["speed"]})
+        except mc.PlacementError:
+            continue
+        want = _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"])
+        assert placements(r) == want, (rows, walls, doors, figs)
+        checked += 1
+    assert checked > 100
+
+
 # ------------------------------------------------------------------ differential
 def _random_descent(seed):
     rng = random.Random(seed)
@@ -1020,6 +1150,20 @@ def test_bundled_door_twice_example():
     e = ends(mc.solve(sc))[(1, 3)]
     assert (e["cost"], e["doors_opened"], e["path"]) == (4, ["oak door"],
                                                         [[1, 1], [2, 2], [1, 3]])
+
+
+def test_bundled_door_round_example():
+    # Grisban runs (8 MP): opens the iron door diagonally, walks round the wall piece
+    # (away from the door) and passes the door again for 1 MP: 6 to (2, 3)
+    sc = json.loads((EXAMPLES / "descent_door_round.json").read_text())
+    r = mc.solve(sc)
+    e = ends(r)[(2, 3)]
+    assert (e["cost"], e["doors_opened"], e["path"]) == (
+        6, ["iron door"], [[2, 0], [3, 1], [4, 2], [3, 2], [2, 3]])
+    b = sc["board"]
+    assert placements(r) == _brute_force(
+        b["rows"], b["walls"], [dict(b["doors"][0], open=False)], sc["figures"],
+        "Grisban", 8)
 
 
 def test_bundled_hell_hound_example():

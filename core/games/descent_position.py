@@ -18,9 +18,12 @@ Design notes (the rules are in :mod:`movecore.games.descent`):
   does not fit has no links. Action ids are these node ids, so every figure has
   ``NS + 1`` actions (a two-square monster ``2 NS + 1``).
 * **Door memory.** A door opened during a move stays open for the rest of it: node
-  ``mem(u, S)`` is placement ``u`` having opened the doors ``S`` on this move, kept
-  while a step out of ``u`` involves a door of ``S`` (its steps price them open). It is
-  never an end; every link into it has a twin of the same price into ``u``.
+  ``mem(u, S)`` is node ``u`` having opened the doors ``S`` on this move (its steps
+  price them open). It is never an end; every link into it has a twin of the same
+  price into ``u``. A door is remembered as far as a move could still come back to it:
+  within ``memory_radius(mp)`` links of the nodes next to it (a path that opens a door
+  and comes back to it from r links away spends at least 4 + 2r MP). Each kind has
+  one graph per radius (powers of two), built when a query first needs it.
 * **Doors.** A step's price depends on the doors it crosses or straddles. Each link slot
   of the graph records the doors it involves; a door change recomputes only those slots
   (the board of a door state is then packed from the slot results and cached per kind,
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import copy as _copy
 import itertools
+import math
 import threading
 from dataclasses import replace as _replace
 from typing import Mapping
@@ -42,8 +46,8 @@ import numpy as np
 from numba import njit
 
 from ..board import Board, Link
-from ..errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
-                      describe)
+from ..errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
+                      ScenarioError, describe)
 from ..kernels import _types as T
 from ..mover import Mover
 from ..position import Moves, register_position
@@ -145,9 +149,15 @@ class _Static:
         self.door_index = {door.id: k for k, door in enumerate(dungeon.doors)}
         self.kinds: dict = {}
         self.query_cache: dict = {}
+        # a memory radius this large reaches every node of any kind's graph
+        self.radius_cap = 1 << (3 * self.ns + 2).bit_length()
         self.footprints: dict = {}     # (size, anchor) -> squares under the base
 
     def kind(self, key) -> "_KindGraph":
+        """The graph of kind ``key`` = (side, w, h, fly, memory radius); a key without
+        the radius means radius 0."""
+        if len(key) == 4:
+            key = key + (0,)
         g = self.kinds.get(key)
         if g is None:
             with _STATIC_LOCK:
@@ -194,6 +204,53 @@ def _sides_examined(c, d):
     return [(c, m1), (m1, n), (c, m2), (m2, n)]
 
 
+def memory_radius(mp: int) -> int:
+    """How far (in links) from a door its memory must reach for moves of ``mp`` MP.
+
+    A path that opens door d (its step costs 1 + 2) and passes d again later, from a node
+    r links away from every node whose steps involve d, walks at least r links out and
+    r + 1 back (each link costs 1 MP or more): 4 + 2r <= mp. Rounded up to a power of
+    two, so that a few graphs serve every MP (a larger radius is as exact)."""
+    r = (mp - 4) // 2
+    return 0 if r <= 0 else 1 << (r - 1).bit_length()
+
+
+def _memory_reach(n: int, slots: list, involved: list, radius: int) -> dict:
+    """``{node: doors}``: the doors whose memory node ``node`` keeps, those within
+    ``radius`` links of a node next to the door (an end of a link that involves it),
+    links taken both ways (a lower bound of the distance either way)."""
+    adj: list = [[] for _ in range(n)]
+    seeds: dict = {}
+    for (_, u, v, _, _), inv in zip(slots, involved):
+        adj[u].append(v)
+        adj[v].append(u)
+        for d in inv:
+            seeds.setdefault(d, set()).update((u, v))
+    near: dict = {}
+    for d, nodes in seeds.items():
+        seen = set(nodes)
+        frontier = list(nodes)
+        for _ in range(radius):
+            nxt = {v for u in frontier for v in adj[u]} - seen
+            seen |= nxt
+            frontier = nxt
+        for u in seen:
+            near.setdefault(u, set()).add(d)
+    return {u: frozenset(ds) for u, ds in near.items()}
+
+
+def _subsets(doors: frozenset, most: int = 1 << 30) -> list:
+    """The non-empty subsets of ``doors`` of at most ``most`` doors (frozensets,
+    smallest first)."""
+    ds = sorted(doors)
+    return [frozenset(c) for r in range(1, min(len(ds), most) + 1)
+            for c in itertools.combinations(ds, r)]
+
+
+#: Most door-memory nodes one kind's graph may hold (see _KindGraph).
+MEMORY_NODES_MAX = 250_000
+
+
 class _Links:
     """The graph of one kind under one door state: the packed board, the prepared
     queries (unbound: per position they are re-bound to its own layers), the step
@@ -224,7 +281,8 @@ class _KindGraph:
     """
 
     def __init__(self, st: _Static, key):
-        side, w, h, fly = key
+        side, w, h, fly, radius = key
+        self.mem_radius = radius
         self.st = st
         self.key = key
         self.side = side
@@ -347,47 +405,55 @@ class _KindGraph:
                     k for k in (d.door_of.get(D._side(a, b))
                                 for a, b in _sides_examined(sq, dd)) if k is not None))
         # Door memory: a door opened during a move stays open for the rest of it. Node
-        # mem(u, S) is "at placement u having opened the doors S on this move"; it is
-        # kept while a step out of the placement involves a door of S (its steps price S
-        # as open) and is never an end: every link into it has a twin of the same price
-        # into the plain node u.
-        mem_doors: dict = {}             # placement -> doors the steps out of it involve
-        for (kind, u, _, _, _), inv in zip(slots, involved):
-            if kind in ("step", "turn") and inv:
-                mem_doors.setdefault(u, set()).update(inv)
-        mem_sets: dict = {u: [frozenset(c) for r in range(1, len(ds) + 1)
-                              for c in itertools.combinations(sorted(ds), r)]
-                          for u, ds in mem_doors.items()}
-        mem: dict = {}                   # (placement, doors) -> node
+        # mem(u, S) is "at node u having opened the doors S on this move" (S: doors
+        # ``near`` u, see _memory_reach). It is never an end: every link into it has a
+        # twin of the same price into the plain node u (directly, or through the twin
+        # of an earlier link), so the plain nodes keep the least costs and the memory
+        # only makes later steps through S free.
+        near = _memory_reach(n, slots, involved, self.mem_radius)
+        # a move of the MP this radius serves (mp <= 2 radius + 5) opens at most
+        # radius + 2 doors: each costs 2 MP beside a step of 1 MP or more
+        most = self.mem_radius + 2
+        count = sum(sum(math.comb(len(ds), r) for r in range(1, min(len(ds), most) + 1))
+                    for ds in near.values())
+        if count > MEMORY_NODES_MAX:
+            raise LimitError(
+                f"a move of this many MP keeps the memory of up to {most} opened doors "
+                f"over {count} graph nodes (limit {MEMORY_NODES_MAX}): too many doors "
+                f"within {self.mem_radius} steps of each other; ask with fewer MP")
+        mem: dict = {}                   # (node, doors) -> memory node
         mem_base: list = []
-        for u, sets in mem_sets.items():
-            for S in sets:
+        for u in sorted(near):
+            for S in _subsets(near[u], most):
                 mem[(u, S)] = n + len(mem_base)
                 mem_base.append(u)
-        self.mem_doors = {u: frozenset(ds) for u, ds in mem_doors.items()}
+        self.near = near
+        sets_of: dict = {}
+        for (u, S) in mem:
+            sets_of.setdefault(u, []).append(S)
+        no_doors = frozenset()
         for i in range(len(slots)):
             kind, u, v, dd, sq = slots[i]
-            if kind not in ("step", "turn"):
-                continue
-            head = sq if kind == "turn" else None
             inv = involved[i]
-            targets = mem_sets.get(v, ())
-            if inv:
-                for S2 in targets:
-                    slots.append(("mem", u, mem[(v, S2)], dd,
-                                  (u, v, frozenset(), S2, head)))
+            near_v = near.get(v, no_doors)
+            if inv:                      # doors this step opens that v stays near
+                for X in _subsets(inv & near_v, most):
+                    slots.append(("mem", u, mem[(v, X)], dd, (i, no_doors, X)))
                     involved.append(inv)
-            for S in mem_sets.get(u, ()):
+            for S in sets_of.get(u, ()):
                 src = mem[(u, S)]
-                if inv:
-                    slots.append(("mem", src, v, dd, (u, v, S, None, head)))
-                    involved.append(inv | S)
-                for S2 in targets:
-                    slots.append(("mem", src, mem[(v, S2)], dd, (u, v, S, S2, head)))
-                    involved.append(inv | S)
+                free = inv - S           # S is open for this move: only these can change
+                if inv:                  # twin: the memory of S dropped at v
+                    slots.append(("mem", src, v, dd, (i, S, None)))
+                    involved.append(free)
+                keep = S & near_v
+                for X in [no_doors] + _subsets(free & near_v, most - len(keep)):
+                    if keep | X:
+                        slots.append(("mem", src, mem[(v, keep | X)], dd, (i, S, keep | X)))
+                        involved.append(free)
         self.n_mem = len(mem_base)
         n = self.n = n + self.n_mem
-        self.mem_of: dict = {}           # placement -> its memory nodes
+        self.mem_of: dict = {}           # node -> its memory nodes
         for (u, _), m in mem.items():
             self.mem_of.setdefault(u, []).append(m)
         self.involved = involved
@@ -518,7 +584,7 @@ class _KindGraph:
         if kind == "fixed":
             return (sq, frozenset())
         if kind == "mem":
-            return self._mem_result(sq, dd, rules, dv)
+            return self._mem_result(sq, rules, dv)
         if kind == "turn":
             fu, fv = self._place(u, dv), self._place(v, dv)
             return None if fu is None or fv is None else rules.turn(fu, fv, sq, dd)
@@ -529,22 +595,24 @@ class _KindGraph:
             JUMP_OVER if kind == "over" else JUMP_LAND
         return (cost, frozenset())
 
-    def _mem_result(self, sq, dd, rules, dv):
-        """A step of door memory: from placement u having opened the doors S on this
-        move (S free now) to placement v, keeping the doors S2 (None: the plain v)."""
-        u, v, S, S2, head = sq
+    def _mem_result(self, sq, rules, dv, results=None):
+        """A link of door memory: slot ``i``'s step from its source having opened the
+        doors S on this move (S open for it), into its target keeping the doors S2
+        (None: the plain target). ``results``: the slots' results under ``dv`` so far
+        (a step that involves no door prices as the plain one)."""
+        i, S, S2 = sq
+        if results is not None and not self.involved[i]:
+            return results[i]            # no door on the way: S stays as it was
         if S:
             saved = rules.door_state
             dv = tuple(OPEN if k in S else x for k, x in enumerate(dv))
             rules.door_state = [_DOOR_WORDS[x] for x in dv]
-        fu, fv = self._place(u, dv), self._place(v, dv)
-        res = None if fu is None or fv is None else \
-            rules.step(fu, fv, dd) if head is None else rules.turn(fu, fv, head, dd)
+        res = self._slot_result(i, rules, dv)
         if S:
             rules.door_state = saved
         if res is None or S2 is None:
             return res
-        return res if (S | res[1]) & self.mem_doors[v] == S2 else None
+        return res if (S | res[1]) & self.near[self.slots[i][2]] == S2 else None
 
     def links(self, dv) -> _Links:
         """The graph under door vector ``dv`` (per door: OPEN, OPENABLE or SHUT for this
@@ -564,7 +632,10 @@ class _KindGraph:
         rules.door_state = [_DOOR_WORDS[x] for x in dv]
         prev = self._last_links
         if prev is None:
-            results = [self._slot_result(i, rules, dv) for i in range(len(self.slots))]
+            results = []
+            for i, slot in enumerate(self.slots):     # plain slots come first
+                results.append(self._mem_result(slot[4], rules, dv, results)
+                               if slot[0] == "mem" else self._slot_result(i, rules, dv))
         else:
             changed = {k for k, (a, b) in enumerate(zip(dv, self._last_dv)) if a != b}
             results = list(prev.results)
@@ -1019,8 +1090,9 @@ class Position(_Position):
                         ks.pen[adj] += sign * au
                         ks.pen_dirty = True
 
-    def _kind_state(self, i: int) -> _KindState:
-        key = self._kind_key(i)
+    def _kind_state(self, i: int, radius: int = 0) -> _KindState:
+        """Figure i's kind's layers for queries whose door memory reaches ``radius``."""
+        key = self._kind_key(i) + (radius,)
         ks = self.kstate.get(key)
         if ks is None:
             ks = self.kstate[key] = self._new_kind_state(key)
@@ -1211,8 +1283,9 @@ class Position(_Position):
         self._doors_changed()
 
     # ---------------------------------------------------------------- queries
-    def _parse(self, i: int, query: Mapping) -> tuple[int, bool]:
-        """(MP, paths) of a query for figure i, cached per (side, speed, query)."""
+    def _parse(self, i: int, query: Mapping) -> tuple[int, bool, int]:
+        """(MP, paths, door-memory radius) of a query for figure i, cached per (side,
+        speed, query)."""
         try:
             key = (self.side[i], self.speed[i], tuple(query.items()))
             got = self.st.query_cache.get(key)
@@ -1228,7 +1301,8 @@ class Position(_Position):
         hero = D.Hero(self.ids[i], D.SIDES[self.side[i]], None, self.speed[i], (1, 1))
         mp = D.movement_points(hero, query)
         paths = get_bool(query, "paths", "query", False)
-        got = (mp, paths)
+        radius = min(memory_radius(mp), self.st.radius_cap) if self.st.dungeon.doors else 0
+        got = (mp, paths, radius)
         if key is not None:
             if len(self.st.query_cache) > 4096:
                 self.st.query_cache.clear()
@@ -1253,13 +1327,13 @@ class Position(_Position):
         if not self.alive[i]:
             raise self._figure_error(figure)
         try:
-            mp, paths = self.st.query_cache[(self.side[i], self.speed[i],
-                                             tuple(query.items()))]
+            mp, paths, radius = self.st.query_cache[(self.side[i], self.speed[i],
+                                                     tuple(query.items()))]
         except (KeyError, TypeError):
-            mp, paths = self._parse(i, query)
-        ks = self.kstate.get(self.fkey[i])
+            mp, paths, radius = self._parse(i, query)
+        ks = self.kstate.get(self.fkey[i] + (radius,))
         if ks is None:
-            ks = self._kind_state(i)
+            ks = self._kind_state(i, radius)
         if ks.stale:
             ks.sync(self.square_bits)
         prep, penalties = ks.cur or ks.prepared()
@@ -1327,15 +1401,16 @@ class Position(_Position):
         groups: dict = {}
         for i in members:
             if self.size[i] == (1, 1):
-                groups.setdefault(self._kind_key(i), []).append(i)
+                radius = self._parse(i, query)[2]
+                groups.setdefault(self._kind_key(i) + (radius,), []).append(i)
         batched: dict = {}
         for key, idx in groups.items():
             if len(idx) < 2:
                 continue
             mp_paths = [self._parse(i, query) for i in idx]
-            if any(p for _, p in mp_paths):
+            if any(p for _, p, _ in mp_paths):
                 continue
-            ks = self._kind_state(idx[0])
+            ks = self._kind_state(idx[0], key[-1])
             if ks.stale:
                 ks.sync(self.square_bits)
             prep, penalties = ks.prepared()
@@ -1346,7 +1421,7 @@ class Position(_Position):
                                for i in idx], dtype=np.int64)
             grappled = np.array([self.anchor[i] >= 0 and ks.grip[self.anchor[i]] > 0
                                  for i in idx])
-            budgets = np.array([0 if gr else mp for gr, (mp, _) in zip(grappled, mp_paths)],
+            budgets = np.array([0 if gr else mp for gr, (mp, _, _) in zip(grappled, mp_paths)],
                                dtype=np.int64)
             batch = prep.reach_many(starts, budgets, threads=1)
             keys = batch.costs.astype(np.int64) * g.n + g.rank[batch.cells]
