@@ -157,3 +157,20 @@ def test_result_attributes_are_typed_as_they_are(kw):
     field = mc.distance_field(b, mc.Mover(), [0])
     assert field.dtype == _dtype_of(typing.get_type_hints(mc.distance_field)["return"])
     assert isinstance(np.zeros(1), typing.get_origin(hints["cells"]))
+
+
+def test_every_game_module_imports_first():
+    # a game's live-position module imports its rules module, which registers the
+    # position by importing it back: either may be imported first
+    mods = ["movecore.games." + p.stem for p in
+            (Path(__file__).parent.parent / "core" / "games").glob("*.py")
+            if p.stem != "__init__"]
+    code = "import importlib, sys\nfor m in sys.argv[1:]:\n" \
+           "    importlib.import_module(m)\n"
+    for m in mods:
+        r = subprocess.run([sys.executable, "-c", code, m], capture_output=True, text=True)
+        assert r.returncode == 0, (m, r.stderr[-500:])
+    r = subprocess.run([sys.executable, "-c", "import movecore.games.descent_position as p, "
+                        "movecore.games.descent as d; assert d.Position is p.Position"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-500:]

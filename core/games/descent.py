@@ -559,7 +559,7 @@ def solve_descent(scenario: dict) -> dict:
     """``solve()`` of a Descent scenario: its live position, asked the query."""
     expect_keys(scenario, "scenario", ("game", "board", "options", "party", "figures",
                                        "query"), required=("board", "figures", "query"))
-    pos = Position._from_parts(scenario)
+    pos = _live.Position._from_parts(scenario)
     return pos.solve(scenario["query"])
 
 
@@ -567,9 +567,17 @@ def move(dungeon: Dungeon, figures: list[Hero], mover: Hero, mp: int, *, rune_ke
          corner_cutting: bool = True, ice: str = "normal", paths: bool = False) -> dict:
     """Every legal end of ``mover``'s move with ``mp`` movement points, in game words
     (``solve()``'s result; a one-off :class:`Position` of the objects answers it)."""
-    pos = Position(dungeon, figures, rune_keys=set(rune_keys),
+    pos = _live.Position(dungeon, figures, rune_keys=set(rune_keys),
                    corner_cutting=corner_cutting, ice=ice)
     return pos.solve({"figure": mover.id, "mp": mp, "paths": paths})
 
 
-from .descent_position import Position  # noqa: E402  (registers the live position)
+from . import descent_position as _live  # noqa: E402  (registers the live position)
+
+
+def __getattr__(name: str):
+    # ``Position`` lives in descent_position (which imports this module first when it
+    # is imported first itself)
+    if name == "Position":
+        return _live.Position
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
