@@ -37,7 +37,7 @@ from .kernels.reach import (H_ANY_STOP, H_HILLY, H_PLAIN, HDR, PL_BLOCKED, PL_NO
                             reach1_one_general, reach1_one_plain, reach1_plain, reach_batch,
                             reach_query)
 from .kernels.reach_pen import kernel as reach_pen_kernel
-from .kernels.reach_pen import pen_layout_size, pen_out_offset
+from .kernels.reach_pen import pen_layout_size, pen_out_offset, sorted_pen_ends
 from .mover import OCCUPANCY_MODES, Mover
 
 #: A cell: its index, or its coordinate pair.
@@ -1013,6 +1013,21 @@ class Prepared:
         if total < 0:  # pragma: no cover (R >= Q * N: an end is listed once per cell)
             raise LimitError(f"movecore: ends buffer too small ({ends.shape[1]} columns)")
         return total
+
+    def _pen_sorted(self, start: int, budget: int, order: np.ndarray):
+        """The live positions' hot path of a penalty query (trusted arguments, one
+        thread, no tree): new int32[E] arrays (cells, costs, penalties, penalty_costs)
+        sorted by (cost, ``order[cell]``) (``order``: int64[N], distinct values); None
+        where this query has no packed penalty kernel (ask :meth:`reach`)."""
+        q = self._q
+        if q.pblob is None:
+            return None
+        ws = _pen_workspace(q.n, int(q.params[T.P_N_PEN]), q.nb)
+        n = _pen_kernel()(q.pblob, q.occupant, q.qflags, q.zoc, q.leave, q.enter_pen,
+                          q.params, ws.buf, _ROWS_MODE, _NO_QUERIES, start, budget)
+        if n < 0:  # pragma: no cover (cannot happen: see _pen_ends)
+            return None
+        return sorted_pen_ends(ws.out, n, order)
 
     def reach_many(self, starts: Cells, budgets: Budgets | None = None, *,
                    threads: int | None = None) -> "ReachBatch":

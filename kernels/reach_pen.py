@@ -399,3 +399,26 @@ def kernel():
         return n | (k << 32) if tree_mode else n
 
     return reach_pen
+
+
+@njit(types.UniTuple(i32_1, 4)(i32_1, types.int64, i64_1), cache=CACHE, nogil=True)
+def sorted_pen_ends(cols, n, order):
+    """The ends of a rows-mode answer (``cols``: its out block, the eight end fields
+    column-major, n values each) as new int32[n] arrays (cell, cost, least penalty, its
+    cost), sorted by (cost, ``order[cell]``) (``order``: int64[N], distinct values)."""
+    width = np.int64(order.shape[0])
+    key = np.empty(n, np.int64)
+    for i in range(n):
+        key[i] = np.int64(cols[n + i]) * width + order[cols[i]]
+    idx = np.argsort(key)
+    cells = np.empty(n, np.int32)
+    costs = np.empty(n, np.int32)
+    pens = np.empty(n, np.int32)
+    pen_costs = np.empty(n, np.int32)
+    for j in range(n):
+        i = idx[j]
+        cells[j] = cols[i]
+        costs[j] = cols[n + i]
+        pens[j] = cols[4 * n + i]
+        pen_costs[j] = cols[5 * n + i]
+    return cells, costs, pens, pen_costs

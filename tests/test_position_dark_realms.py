@@ -128,6 +128,29 @@ def test_random_play_with_a_trap_detour_limit(limit):
     _random_play(s, random.Random(limit), 120)
 
 
+def test_trap_queries_fast_path_equals_the_reach_path(monkeypatch):
+    """A hero's move over traps (the packed penalty kernel's rows, sorted in one compiled
+    call) equals the same query through a Reach, after every step of random play."""
+    from movecore.reach import Prepared
+    fast = Prepared._pen_sorted
+    compared = []
+
+    def both(self, start, budget, order):
+        got = fast(self, start, budget, order)
+        r = self.reach(start, budget, paths=False)
+        idx = np.lexsort((order[r.cells], r.costs))
+        want = (r.cells[idx], r.costs[idx], r.penalties[idx], r.penalty_costs[idx])
+        assert got is not None
+        assert [g.tolist() for g in got] == [w.tolist() for w in want]
+        compared.append(1)
+        return got
+
+    monkeypatch.setattr(Prepared, "_pen_sorted", both)
+    for name in ("dark_realms_die_planning.json", "dark_realms_enemy_turn.json"):
+        _random_play(load(EXAMPLES[0].parent / name), random.Random(name), 60)
+    assert len(compared) > 50
+
+
 def _random_play(s, rng, n_steps):
     pos = mc.position(s)
     assert isinstance(pos, Position)

@@ -120,6 +120,26 @@ def test_penalty_kernel_matches_the_oracle():
                            w["penalty_cost"]), (seed, c)
 
 
+def test_sorted_penalty_ends_equal_the_sorted_reach():
+    """Prepared._pen_sorted (the positions' hot path: rows mode, sorted in the kernel
+    module) equals the Reach of the same query sorted by (cost, order[cell])."""
+    checked = 0
+    for seed in range(300):
+        spec, board, mover, layers, start, budget, rng, q = penalty_case(seed + 70000)
+        p = R.Prepared(q, mover)
+        order = np.random.default_rng(seed).permutation(board.n_cells).astype(np.int64)
+        got = p._pen_sorted(start, budget, order)
+        if got is None:
+            continue
+        r = p.reach(start, budget)
+        idx = np.lexsort((order[r.cells], r.costs))
+        want = (r.cells[idx], r.costs[idx], r.penalties[idx], r.penalty_costs[idx])
+        for g, w in zip(got, want):
+            assert g.dtype == np.int32 and g.tolist() == w.tolist(), seed
+        checked += 1
+    assert checked > 250
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_penalty_batches_equal_single_queries(threads):
     """reach_many and Prepared.reach_many with penalties (the kernel's ends mode, one

@@ -956,6 +956,9 @@ class Position(CellActions, _Position):
         """(cells, costs, traps, traps_cost) of a walker's move with traps as a second
         objective (one prepared penalty query per team; trap changes via set_layer)."""
         q = self._query_for((f.team, "traps"), f, budget, True)
+        got = q._pen_sorted(f.cell, budget, self._rank)
+        if got is not None:
+            return got
         r = q.reach(f.cell, budget, paths=False)  # (no path is asked of it)
         cells = r.cells
         order = np.argsort(r.costs.astype(np.int64) * self.board.n_cells +
