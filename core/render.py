@@ -241,8 +241,8 @@ def _mage_knight_map(scenario: dict):
     revealed = []
     query = scenario.get("query") if isinstance(scenario.get("query"), dict) else {}
     for i, item in enumerate(query.get("reveal", []) or []):
-        pos, kind, cells = mk._read_tile(item, f"query.reveal[{i}]")
-        m = m.reveal(pos, cells, kind=kind)
+        pos, kind, cells, walls = mk._read_tile(item, f"query.reveal[{i}]")
+        m = m.reveal(pos, cells, kind=kind, walls=walls)
         revealed.append(tuple(pos))
     return m, revealed
 

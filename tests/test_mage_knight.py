@@ -498,7 +498,10 @@ def test_tile_catalogue_is_consistent():
         for c in t["cells"]:
             mk._check_space(mk.Space(c["terrain"], c.get("site"), False, None,
                                      c.get("rampaging")), name)
-    assert len(kinds["countryside"]) == 11 and len(kinds["core"]) == 8
+    base = {k: [n for n in v if "expansion" not in cat[n]] for k, v in kinds.items()}
+    assert len(base["countryside"]) == 11 and len(base["core"]) == 8
+    assert sorted(n for n in cat if cat[n].get("expansion") == "lost_legion") == \
+        ["core_9", "countryside_12", "countryside_13", "countryside_14"]
     assert sum(c.get("site") == "city" for n in kinds["core"] for c in cat[n]["cells"]) == 4
     assert [c["site"] for c in cat["A"]["cells"] if c["hex"] == "C"] == ["portal"]
 
