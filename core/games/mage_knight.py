@@ -536,7 +536,7 @@ class MageKnightMap:
                 raise BoardError(f"the wall between {list(key[0])} and {list(key[1])} is "
                                  f"given twice")
             all_walls = all_walls | {key}
-        if all_walls is not self.walls:
+        if all_walls:   # the tile's walls, and walls waiting for its spaces
             sides = _wall_sides(board, all_walls, self.board.n_cells)
             if sides:
                 board = board.with_edges(sides)
