@@ -12,6 +12,9 @@ Rules (rulebook "Movement" chapter, RULES.md §1):
   space adjacent to a rampaging token to another space adjacent to the same token
   *provokes* it: the move ends there. This is a rule of the step (an edge), not of a space.
 * Adventure sites (ruins, dungeon, tomb, monster den, spawning grounds) do not stop you.
+* Walls (Lost Legion) between two spaces: crossing one costs 1 Move point more, which
+  terrain reductions never take away; a step does not provoke an enemy if a wall
+  separates its target space from it; direct moves ignore walls.
 * Other heroes are passed freely. Ending on one is an attack (*pvp*) where player combat is
   allowed; otherwise the hero may end there but it is not a safe space. Portals and
   conquered cities hold any number of heroes.
@@ -47,13 +50,14 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..board import DIRECTIONS, Board
-from ..errors import BoardError, PlacementError, QueryError, ScenarioError, describe
+from ..errors import (BoardError, LimitError, PlacementError, QueryError, ScenarioError,
+                      describe)
 from ..kernels import _types as T
 from ..mover import Mover
 from ..reach import Reach, reach
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_id,
                         get_int, get_list, get_str, register_game)
-from ._common import adjacency_masks, coord_list, end_order
+from ._common import coord_list, end_order
 
 # ---------------------------------------------------------------------------- words
 TERRAINS = ("plains", "hills", "forest", "wasteland", "desert", "swamp", "lake", "mountain")
@@ -235,17 +239,6 @@ def open_neighbours(board: Board, cell: int) -> np.ndarray:
     return nb[keep]
 
 
-def provoke_masks(board: Board, tokens: Sequence[int]) -> np.ndarray:
-    """uint64[N]: bit i on the spaces next to rampaging enemy ``tokens[i]`` with no wall
-    between them (the board's sides with a cost are walls)."""
-    if not board.edges.shape[0] or len(tokens) > 64:   # (more than 64: a LimitError)
-        return adjacency_masks(board, tokens, "rampaging enemies")
-    zoc = np.zeros(board.n_cells, np.uint64)
-    for bit, t in enumerate(tokens):
-        zoc[open_neighbours(board, t)] |= np.uint64(1) << np.uint64(bit)
-    return zoc
-
-
 def provoke_layers(board: Board, tokens: Sequence[int]
                    ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
     """``(zoc, zoc_from, stop_sides)`` of the rampaging enemies ``tokens`` (bit i: enemy
@@ -258,7 +251,8 @@ def provoke_layers(board: Board, tokens: Sequence[int]
     walled off from the enemy to an open one), one-way stop sides of the board
     (:func:`provoke_board`). A token ``-1`` is a free bit."""
     if len(tokens) > 64:
-        adjacency_masks(board, tokens, "rampaging enemies")   # (raises the LimitError)
+        raise LimitError(f"{len(tokens)} rampaging enemies; at most 64 are supported per "
+                         f"query")
     zoc_from = np.zeros(board.n_cells, np.uint64)
     walls = board.edges.shape[0] > 0
     zoc = np.zeros(board.n_cells, np.uint64) if walls else zoc_from
