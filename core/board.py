@@ -305,7 +305,8 @@ class Board:
         """A board whose sides carry extra cost / blocking / stop flags.
 
         Each item: ``{"between": (a, b), "cost": 0, "blocked": False, "stop": False}``
-        with ``a`` and ``b`` adjacent cell indices; it applies to both directions.
+        with ``a`` and ``b`` adjacent cell indices; it applies to both directions, or to
+        the step ``a -> b`` only with ``"one_way": True``.
         Values add to what the board already has unless ``replace=True``.
         """
         K = self.nbr.shape[1]
@@ -313,12 +314,12 @@ class Board:
         arr = np.zeros((n, K, 2), T.INDEX) if (replace or self.edges.shape[0] == 0) \
             else self.edges.copy()
         for item in _items(edges, "edges"):
-            unknown = sorted(set(item) - {"between", "cost", "blocked", "stop"}) \
+            unknown = sorted(set(item) - {"between", "cost", "blocked", "stop", "one_way"}) \
                 if isinstance(item, Mapping) else []
             if unknown:   # a typo would leave the side as it was, silently
                 raise BoardError(f"edge {describe(item)}: unknown key {unknown[0]!r}; "
-                                 f"expected 'between', 'cost', 'blocked', 'stop'")
-            for key in ("blocked", "stop") if isinstance(item, Mapping) else ():
+                                 f"expected 'between', 'cost', 'blocked', 'stop', 'one_way'")
+            for key in ("blocked", "stop", "one_way") if isinstance(item, Mapping) else ():
                 if not isinstance(item.get(key, False), (bool, np.bool_)):
                     raise BoardError(f"edge {key!r} must be true or false; got "
                                      f"{describe(item[key])}")
@@ -338,7 +339,7 @@ class Board:
             bits = (T.EDGE_BLOCKED if item.get("blocked") else 0) | \
                 (T.EDGE_STOP if item.get("stop") else 0)
             found = False
-            for u, v in ((a, b), (b, a)):
+            for u, v in ((a, b),) if item.get("one_way") else ((a, b), (b, a)):
                 for d in np.flatnonzero(self.nbr[u] == v):
                     arr[u, d, 0] += cost
                     arr[u, d, 1] |= bits

@@ -241,8 +241,8 @@ def _mage_knight_map(scenario: dict):
     revealed = []
     query = scenario.get("query") if isinstance(scenario.get("query"), dict) else {}
     for i, item in enumerate(query.get("reveal", []) or []):
-        pos, kind, cells = mk._read_tile(item, f"query.reveal[{i}]")
-        m = m.reveal(pos, cells, kind=kind)
+        pos, kind, cells, walls = mk._read_tile(item, f"query.reveal[{i}]")
+        m = m.reveal(pos, cells, kind=kind, walls=walls)
         revealed.append(tuple(pos))
     return m, revealed
 
@@ -268,6 +268,8 @@ def _board_mage_knight(scenario: dict, pic: Picture) -> None:
                                t or "city", None, tuple(marks), char))
     for p in m.open:
         pic.regions.append(([tuple(c) for c in mk.tile_cells(p)], "unexplored"))
+    pic.walls = [(a, b) for a, b in sorted(m.walls)   # (Lost Legion walls: thick sides)
+                 if m.board.find(a) >= 0 and m.board.find(b) >= 0]
     seen = sorted({c.terrain for c in pic.cells})
     pic.legend = [(MAGE_KNIGHT_TERRAIN.get(t if t != "city" else None), t) for t in seen]
     if revealed:
@@ -583,6 +585,16 @@ def _side_segment(a, b) -> tuple:
     return (cx - S, cy), (cx + S, cy)
 
 
+def _hex_side(pic: Picture, a, b) -> tuple:
+    """The side two adjacent hexes share (half a side either way of the midpoint of
+    their centres, across the line between them)."""
+    (ax, ay), (bx, by) = _centre(pic, a), _centre(pic, b)
+    dx, dy = bx - ax, by - ay
+    k = S / 2.0 / math.hypot(dx, dy)
+    mx, my = (ax + bx) / 2.0, (ay + by) / 2.0
+    return (mx - dy * k, my + dx * k), (mx + dy * k, my - dx * k)
+
+
 def _team_colour(pic: Picture) -> dict:
     out, k = {}, 0
     for f in pic.figures:
@@ -760,7 +772,7 @@ def to_svg(pic: Picture) -> str:
                        f'L{c.level}</text>')
     # walls and doors (door names are labels: drawn last)
     for a, b in pic.walls:
-        p, q = _side_segment(a, b)
+        p, q = _hex_side(pic, a, b) if pic.grid == "hex" else _side_segment(a, b)
         out.append(f'<line class="wall" x1="{_f(p[0])}" y1="{_f(p[1])}" x2="{_f(q[0])}" '
                    f'y2="{_f(q[1])}" stroke="#111" stroke-width="5" '
                    f'stroke-linecap="square"/>')

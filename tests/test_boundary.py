@@ -31,6 +31,7 @@ def test_integer_coordinates_still_build():
     ({"between": [0, 1], "cots": 2}, "cots"),          # a typo left the side as it was
     ({"between": [0, 1], "blocked": "no"}, "blocked"),  # "no" read as blocked
     ({"between": [0, 1], "stop": 1}, "stop"),
+    ({"between": [0, 1], "one_way": "yes"}, "one_way"),
 ])
 def test_edge_keys_and_flags_are_checked(edge, word):
     with pytest.raises(mc.BoardError, match=word):
@@ -40,6 +41,16 @@ def test_edge_keys_and_flags_are_checked(edge, word):
 def test_a_blocked_edge_still_blocks():
     walled = B.with_edges([{"between": [0, 1], "blocked": True}])
     assert mc.reach(walled, mc.Mover(), (0, 0), 3).cells.tolist() == [0]
+
+
+def test_a_one_way_edge_applies_to_its_own_direction_only():
+    def costs(board, start):
+        r = mc.reach(board, mc.Mover(), start, 9)
+        return dict(zip(r.cells.tolist(), r.costs.tolist()))
+    one = B.with_edges([{"between": [0, 1], "cost": 2, "one_way": True}])
+    assert costs(one, 0) == {0: 0, 1: 3, 2: 4} and costs(one, 1) == {1: 0, 0: 1, 2: 1}
+    both = B.with_edges([{"between": [0, 1], "cost": 2}])
+    assert costs(both, 1) == {1: 0, 0: 3, 2: 1}
 
 
 @pytest.mark.parametrize("link,err", [

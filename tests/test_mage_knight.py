@@ -8,6 +8,7 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import movecore as mc
@@ -498,7 +499,10 @@ def test_tile_catalogue_is_consistent():
         for c in t["cells"]:
             mk._check_space(mk.Space(c["terrain"], c.get("site"), False, None,
                                      c.get("rampaging")), name)
-    assert len(kinds["countryside"]) == 11 and len(kinds["core"]) == 8
+    base = {k: [n for n in v if "expansion" not in cat[n]] for k, v in kinds.items()}
+    assert len(base["countryside"]) == 11 and len(base["core"]) == 8
+    assert sorted(n for n in cat if cat[n].get("expansion") == "lost_legion") == \
+        ["core_9", "countryside_12", "countryside_13", "countryside_14"]
     assert sum(c.get("site") == "city" for n in kinds["core"] for c in cat[n]["cells"]) == 4
     assert [c["site"] for c in cat["A"]["cells"] if c["hex"] == "C"] == ["portal"]
 
@@ -619,6 +623,191 @@ def test_full_catalogue_map_solves():
     assert len(res["ends"]) > 10
 
 
+# --------------------------------------------------------------------- walls
+def _walled(cells, walls, budget, **kw):
+    sc = scenario(cells, budget, **kw)
+    sc["board"]["walls"] = [[list(a), list(b)] for a, b in walls]
+    return sc
+
+
+LINE = [cell((0, 0)), cell((1, 0)), cell((2, 0), "hills")]
+
+
+def test_a_wall_costs_one_more_both_ways_and_reductions_never_take_it():
+    """Lost Legion, Walls: "To cross a wall on the map, you have to pay 1 extra Move
+    point. Terrain discounts cannot negate this extra cost"."""
+    wall = [((0, 0), (1, 0))]
+    assert ends(mc.solve(scenario(LINE, 9))) == {(0, 0): 0, (1, 0): 2, (2, 0): 5}
+    assert ends(mc.solve(_walled(LINE, wall, 9))) == {(0, 0): 0, (1, 0): 3, (2, 0): 6}
+    free = [{"terrains": "all", "by": 9, "min": 0}]    # every terrain costs 0
+    assert ends(mc.solve(scenario(LINE, 0, reductions=free))) == \
+        {(0, 0): 0, (1, 0): 0, (2, 0): 0}
+    assert ends(mc.solve(_walled(LINE, wall, 1, reductions=free))) == \
+        {(0, 0): 0, (1, 0): 1, (2, 0): 1}
+    assert ends(mc.solve(_walled(LINE, wall, 0, reductions=free))) == {(0, 0): 0}
+    back = _walled(LINE, wall, 9, figures=[{"id": "h", "at": [2, 0]}], paths=True)
+    assert ends(mc.solve(back)) == {(2, 0): 0, (1, 0): 2, (0, 0): 5}   # 2 + 2 + 1
+    # a way round the wall is taken when it is cheaper
+    ring = LINE + [cell((0, 1)), cell((1, -1), "swamp")]
+    got = mc.solve(_walled(ring, wall, 9, paths=True))
+    assert end(got, (1, 0))["cost"] == 3 and end(got, (1, 0))["path"] == [[0, 0], [1, 0]]
+    cheap = [{"terrains": ["plains"], "by": 2, "min": 0}]
+    got = mc.solve(_walled(ring, wall, 9, paths=True, reductions=cheap))
+    assert end(got, (1, 0))["cost"] == 0   # round by (0,1): two free plains steps
+    assert end(got, (1, 0))["path"] == [[0, 0], [0, 1], [1, 0]]
+    for sc in (back, _walled(ring, wall, 9, paths=True, reductions=cheap)):
+        assert mk.solve_reference(sc) == mc.solve(sc)
+
+
+def test_direct_moves_ignore_walls():
+    """"Walls have no effect on movement invoked directly by an effect"."""
+    sc = _walled(LINE, [((0, 0), (1, 0)), ((1, 0), (2, 0))], 2, mode="direct")
+    assert ends(mc.solve(sc)) == {(0, 0): 0, (1, 0): 1, (2, 0): 2}
+    assert mk.solve_reference(sc) == mc.solve(sc)
+
+
+def test_no_provoking_into_a_space_walled_off_from_the_enemy():
+    """"Your move does not provoke rampaging enemies if the target space of that move is
+    separated from the enemy by a wall": orcs at (1,-1); (0,0), (1,0) and (2,-1) are
+    next to them; a wall stands between the orcs and (1,0)."""
+    cells = [cell((0, 0)), cell((1, 0)), cell((1, -1), rampaging="orc_marauders"),
+             cell((2, -1)), cell((2, 0), "hills")]
+    open_ = mc.solve(scenario(cells, 9))
+    assert end(open_, (1, 0))["flags"] == ["provoked"] and (2, -1) not in ends(open_)
+    wall = [((1, -1), (1, 0))]
+    got = mc.solve(_walled(cells, wall, 9, paths=True))
+    # (0,0) -> (1,0): into the walled-off space: no provoking, the move goes on
+    assert end(got, (1, 0)) == {"at": [1, 0], "cost": 2, "flags": [], "safe": True,
+                                "path": [[0, 0], [1, 0]]}
+    # (1,0) -> (2,-1): into a space open to the orcs, from one next to them: provoked
+    assert end(got, (2, -1))["flags"] == ["provoked"]
+    assert end(got, (2, -1))["provoked"] == [[1, -1]] and end(got, (2, -1))["cost"] == 4
+    assert end(got, (2, -1))["path"] == [[0, 0], [1, 0], [2, -1]]
+    # the other way round: from (2,-1) into (1,0) (walled off) does not provoke
+    back = _walled(cells, wall, 9, figures=[{"id": "h", "at": [2, -1]}])
+    assert end(mc.solve(back), (1, 0))["flags"] == []
+    assert end(mc.solve(back), (0, 0))["flags"] == ["provoked"]   # (1,0) -> (0,0)
+    # and the wall's cost: (1,-1) is the orcs' space, never entered: no change there
+    for sc in (_walled(cells, wall, 9, paths=True), back):
+        assert mk.solve_reference(sc) == mc.solve(sc)
+        assert mc.position(sc).solve(sc["query"]) == mc.solve(sc)
+
+
+def test_an_assault_across_a_wall_pays_the_wall():
+    """An assault space's quiet arrival (worked out beside the kernel) pays the wall."""
+    cells = [cell((0, 0)), cell((1, 0), site="keep"), cell((0, 1)),
+             cell((1, -1), rampaging="orc_marauders")]
+    sc = _walled(cells, [((0, 0), (1, 0))], 9, paths=True)
+    got = mc.solve(sc)
+    # (0,0) -> (1,0) provokes the orcs at cost 3 (2 + the wall); (0,1) -> (1,0) is quiet
+    assert end(got, (1, 0))["cost"] == 3 and end(got, (1, 0))["flags"] == \
+        ["assault", "provoked"]
+    assert end(got, (1, 0))["free_cost"] == 4
+    assert end(got, (1, 0))["free_path"] == [[0, 0], [0, 1], [1, 0]]
+    assert mk.solve_reference(sc) == got
+    assert mc.position(sc).solve(sc["query"]) == got
+
+
+def test_space_bending_pays_walls_on_steps_not_on_leaps():
+    """Space Bending: a step to a neighbour across a wall pays it; a leap to a space 2
+    away crosses no side of its own (the spaces leapt over are ignored)."""
+    sc = _walled(LINE, [((0, 0), (1, 0)), ((1, 0), (2, 0))], 9, bend=True)
+    assert ends(mc.solve(sc)) == {(0, 0): 0, (1, 0): 3, (2, 0): 3}
+    assert mk.solve_reference(sc) == mc.solve(sc)
+
+
+def test_walls_on_random_maps_do_not_change_direct_moves():
+    for seed in range(40):
+        sc, rng = _random_map(seed)
+        sc["query"] = {"figure": "h", "budget": rng.randint(0, 4), "mode": "direct"}
+        plain = mc.solve(sc)
+        assert mc.solve(_random_walls(sc, seed, 0.5)) == plain, seed
+
+
+# --------------------------------------------------------------------- Lost Legion
+LOST_LEGION = {   # terrains (C, E, NE, NW, W, SW, SE) and walls of each tile
+    "countryside_12": ("plains hills wasteland mountain hills plains mountain",
+                       [("C", "E"), ("C", "SW"), ("C", "W")]),
+    "countryside_13": ("forest lake hills forest wasteland plains forest",
+                       [("C", "NE"), ("NE", (2, -1)), ("NE", "E"), ("NW", "NE")]),
+    "countryside_14": ("plains wasteland plains desert desert plains hills",
+                       [("NE", "C")]),
+    "core_9": ("plains mountain hills hills wasteland desert desert",
+               [("C", "W"), ("C", "SW"), ("C", "SE"), ("SE", "E"), ("W", "NW")]),
+}
+
+
+def test_lost_legion_tiles_load_with_their_walls():
+    cat = mk.tile_catalogue()
+    for name, (terrains, walls) in LOST_LEGION.items():
+        t = cat[name]
+        assert t["expansion"] == "lost_legion" and "mage-knight-digital" in t["source"]
+        kind, cells = mk.catalogue_tile(name, (3, -2))
+        assert kind == ("core" if name.startswith("core") else "countryside")
+        by_hex = {c["hex"]: c["terrain"] for c in t["cells"]}
+        assert [by_hex[h] for h in mk.TILE_HEXES] == terrains.split(), name
+        assert len(cells) == 7 and len({c for c, _ in cells}) == 7
+        q0, r0 = 3, -2
+
+        def at(h):
+            d = mk.TILE_HEXES[h] if isinstance(h, str) else h
+            return (q0 + d[0], r0 + d[1])
+        want = {mk.wall_key(at(a), at(b)) for a, b in walls}
+        assert set(mk.catalogue_walls(name, (q0, r0))) == want, name
+        for a, b in want:
+            assert mk._read_wall([a, b], "w") == (a, b)   # every wall between neighbours
+    hexes = {n: {c["hex"]: c for c in cat[n]["cells"]} for n in LOST_LEGION}
+    assert hexes["countryside_12"]["C"]["rampaging"] == "orc_marauders"
+    assert hexes["countryside_13"]["NE"]["rampaging"] == "orc_marauders"
+    assert hexes["core_9"]["C"]["rampaging"] == "draconum"
+    assert hexes["countryside_14"]["NE"]["site"] == "keep"
+    assert hexes["core_9"]["NE"]["site"] == "mage_tower"
+    assert "core_10" not in cat
+
+
+def test_lost_legion_tile_in_a_scenario_and_revealed():
+    """countryside_12 east of tile A: the orcs in its centre are walled off from E, SW
+    and W; countryside_13 revealed north-east brings its walls, one of them on its edge
+    towards a tile not yet placed (it waits for that tile)."""
+    tiles = [{"position": [0, 0], "tile": "A"}, {"position": [3, -2], "tile": "countryside_12"}]
+    sc = {"game": "mage_knight", "board": {"tiles": tiles, "open": [[1, -3], [4, -5]]},
+          "figures": [{"id": "h", "at": [2, -1]}], "query": {"figure": "h", "budget": 6}}
+    m = mk.read_map(sc["board"])
+    assert m.board.edges.shape[0] and len(m.walls) == 3
+    got = mc.solve(sc)
+    # the hero on c12's SW maze (2,-1); its W refugee camp (hills, 3) (2,-2): both are
+    # next to the orcs at (3,-2) and both walled off from them: the step does not
+    # provoke (it would without the walls)
+    assert end(got, (2, -2))["flags"] == [] and end(got, (2, -2))["cost"] == 3
+    sc2 = json.loads(json.dumps(sc))
+    sc2["board"]["tiles"][1] = {"position": [3, -2], "kind": "countryside", "cells": [
+        {"hex": c["hex"], **{k: v for k, v in c.items() if k != "hex"}}
+        for c in mk.tile_catalogue()["countryside_12"]["cells"]]}
+    assert end(mc.solve(sc2), (2, -2))["flags"] == ["provoked"]     # the same, no walls
+    # the same walls given as tile walls of a tile in scenario words
+    sc2["board"]["tiles"][1]["walls"] = [{"hex": "C", "side": s} for s in ("E", "SW", "W")]
+    assert mc.solve(sc2) == got
+    # reveal countryside_13 at (1,-3): its NE hex (2,-4) is walled on its E side towards
+    # (3,-4), a space of the tile at (4,-5), not yet placed
+    r = mk.read_map(sc["board"]).reveal((1, -3), "countryside_13")
+    assert mk.wall_key((2, -4), (3, -4)) in r.walls and r.board.find((3, -4)) < 0
+    assert len(r.walls) == 7
+    r2 = r.reveal((4, -5), [(c, mk.Space("plains")) for c in mk.tile_cells((4, -5))],
+                  kind="countryside")
+    a, b = r2.board.find((2, -4)), r2.board.find((3, -4))
+    d = int(np.flatnonzero(r2.board.nbr[a] == b)[0])
+    assert r2.board.edges[a, d, 0] == mk.WALL_COST == r2.board.edges.sum() // 14
+    sc3 = json.loads(json.dumps(sc))
+    sc3["figures"][0]["at"] = [1, -1]
+    sc3["query"] = {"figure": "h", "budget": 9, "paths": True,
+                    "reveal": [{"position": [1, -3], "tile": "countryside_13"}]}
+    got = mc.solve(sc3)
+    assert got == mk.solve_reference(sc3) and got["revealed"] == [[1, -3]]
+    # c13's C (1,-3) mage tower is walled off from its NE (2,-4) orcs: entering it
+    # from (1,-2) (next to the orcs too) is an assault that provokes nothing
+    assert end(got, (1, -3))["flags"] == ["assault"]
+
+
 # --------------------------------------------------------------------- differential
 def _random_map(seed):
     rng = random.Random(seed)
@@ -668,13 +857,23 @@ def _random_map(seed):
                     pvp=rng.random() < 0.7), rng
 
 
-def _enumerate(m, hero, table, budget):
+def _walls_of(sc):
+    """The walls of a scenario's board as a set of frozensets of two coordinates."""
+    return {frozenset(map(tuple, w)) for w in sc["board"].get("walls", [])}
+
+
+def _enumerate(m, hero, table, budget, walls=frozenset()):
     """Every simple path from the hero within budget, longhand: {cell: [(cost, quiet,
     provoked tokens, free)]} of every arrival that is an end (quiet: did not provoke;
-    free: did not have to stop at all)."""
+    free: did not have to stop at all). ``walls`` (frozensets of two coordinates): a
+    step across one costs 1 more, and a step provokes an enemy only into a space that
+    no wall separates from it."""
     board = m.board
     tokens = [i for i, s in enumerate(m.spaces) if s.rampaging]
     out = {hero: [(0, True, (), True)]}
+
+    def wall(a, b):
+        return frozenset((board.coord(a), board.coord(b))) in walls
 
     def near(c, t):
         return board.adjacent(c, t)
@@ -686,9 +885,13 @@ def _enumerate(m, hero, table, budget):
                 continue
             s = m.spaces[v]
             step = table[mk.COST_CLASSES.index(s.cost_class)]
-            if s.rampaging or step < 0 or cost + step > budget:
+            if s.rampaging or step < 0:
                 continue
-            prov = tuple(m.board.coord(t) for t in tokens if near(u, t) and near(v, t))
+            step += wall(u, v)
+            if cost + step > budget:
+                continue
+            prov = tuple(m.board.coord(t) for t in tokens
+                         if near(u, t) and near(v, t) and not wall(v, t))
             stop = s.stops(m_player) or bool(prov)
             out.setdefault(v, []).append((cost + step, not prov, prov, not stop))
             if not stop:
@@ -699,67 +902,116 @@ def _enumerate(m, hero, table, budget):
     return out
 
 
+def _random_walls(sc, seed, share=0.25):
+    """``sc`` with walls on a random ``share`` of the sides between its spaces (its own
+    random stream)."""
+    rng = random.Random(seed + 90001)
+    at = {tuple(c["at"]) for c in sc["board"]["cells"]}
+    sides = sorted({tuple(sorted((a, (a[0] + d[0], a[1] + d[1]))))
+                    for a in at for d in mk.SIDES.values()
+                    if (a[0] + d[0], a[1] + d[1]) in at})
+    sc["board"]["walls"] = [[list(a), list(b)] for a, b in sides if rng.random() < share]
+    return sc
+
+
 def test_random_maps_against_oracle_and_enumeration():
     checked = 0
     for seed in range(250):
         sc, rng = _random_map(seed)
-        res = mc.solve(sc)
-        m = mk.read_map(sc["board"])
-        heroes = mk.read_heroes(m, sc["figures"])
-        hero = heroes[0]
-        opts = sc["options"]
-        costs = mk.terrain_costs(opts["time"], opts["reductions"], opts["enter"])
-        table = [-1 if costs[t] is None else costs[t] for t in mk.COST_CLASSES]
-        budget = sc["query"]["budget"]
-        board = m.board
-        n = board.n_cells
-        tokens = [i for i, s in enumerate(m.spaces) if s.rampaging]
-        zoc = [0] * n
-        for b, t in enumerate(tokens):
-            for v in board.nbr[t]:
-                if v >= 0:
-                    zoc[v] |= 1 << b
-        spec = dict(kind="hex", coords=[board.coord(i) for i in range(n)],
-                    cost=[table[board.terrain[i]] for i in range(n)], height=[0] * n,
-                    stop=[s.stops("h") for s in m.spaces],
-                    blocked=[s.rampaging is not None for s in m.spaces],
-                    no_end=[False] * n, occupant=[None] * n, links=[], edges={}, team=0,
-                    allies="pass", enemies="block", climb_per_level=0, climb_flat=0,
-                    max_climb=None, descend_per_level=0, link_kinds=None,
-                    corner_cutting=True, zoc=zoc, leave=None, enter_pen=None,
-                    leave_weight=1, max_penalty=0)
-        want = oracle_reach(spec, [hero.cell], budget)
-        got = {board.index(e["at"]): e for e in res["ends"]}
-        assert set(got) == set(want), seed
-        arrivals = _enumerate(m, hero.cell, table, budget)
-        assert set(arrivals) == set(got), seed
-        for c, e in got.items():
-            assert e["cost"] == want[c]["cost"] == min(a[0] for a in arrivals[c]), seed
-            quiet = [a[0] for a in arrivals[c] if a[1]]
-            provokes = bool(quiet) is False or min(quiet) > e["cost"]
-            assert ("provoked" in e["flags"]) == provokes, (seed, e)
-            if provokes and quiet:
-                assert e["free_cost"] == min(quiet), (seed, e)
-            else:
-                assert "free_cost" not in e, (seed, e)
-            if not m.spaces[c].stops("h"):
-                assert ("provoked" in e["flags"]) == want[c]["stopped"], (seed, e)
-            if provokes:
-                prov = {tuple(p) for p in e["provoked"]}
-                assert any(a[0] == e["cost"] and set(a[2]) == prov for a in arrivals[c])
-            # the path is legal and costs what is reported
-            path = [board.index(p) for p in e["path"]]
-            assert path[0] == hero.cell and path[-1] == c
-            total = sum(spec["cost"][v] for v in path[1:])
-            assert total == e["cost"], (seed, e)
-            for u, v in zip(path[:-1], path[1:]):
-                assert board.adjacent(u, v) and not spec["blocked"][v]
-            for u, v in zip(path[:-2], path[1:-1]):   # no stop before the end
-                assert not spec["stop"][v] and not (zoc[u] & zoc[v])
-            assert ("assault" in e["flags"]) == (c != hero.cell and m.spaces[c].stops("h"))
-            assert e["safe"] == (c == hero.cell or mk.is_safe(m, c, hero, heroes))
-            checked += 1
+        checked += _check_against_oracle(sc, seed)
     assert checked > 1000
+
+
+def test_random_walled_maps_against_oracle_and_enumeration():
+    """Walls: the oracle's directed sides cost 1 more, and a step from a space walled
+    off from an enemy into one open to it stops (a stop side); the enumeration applies
+    the rule longhand."""
+    checked = walled = 0
+    for seed in range(250):
+        sc, _ = _random_map(seed)
+        _random_walls(sc, seed)
+        walled += len(sc["board"]["walls"])
+        checked += _check_against_oracle(sc, seed)
+    assert checked > 1000 and walled > 2000
+
+
+def _check_against_oracle(sc, seed):
+    """solve() of a random map against the oracle and the enumeration; returns the
+    number of ends checked."""
+    checked = 0
+    res = mc.solve(sc)
+    m = mk.read_map(sc["board"])
+    heroes = mk.read_heroes(m, sc["figures"])
+    hero = heroes[0]
+    opts = sc["options"]
+    costs = mk.terrain_costs(opts["time"], opts["reductions"], opts["enter"])
+    table = [-1 if costs[t] is None else costs[t] for t in mk.COST_CLASSES]
+    budget = sc["query"]["budget"]
+    board = m.board
+    n = board.n_cells
+    tokens = [i for i, s in enumerate(m.spaces) if s.rampaging]
+    walls = _walls_of(sc)
+
+    def wall(u, v):
+        return frozenset((board.coord(u), board.coord(v))) in walls
+
+    zoc = [0] * n          # next to the enemy, no wall between
+    zoc_from = [0] * n     # next to it
+    for b, t in enumerate(tokens):
+        for v in board.nbr[t]:
+            if v >= 0:
+                zoc_from[v] |= 1 << b
+                if not wall(v, t):
+                    zoc[v] |= 1 << b
+    edges = {}
+    for u in range(n):
+        for v in board.nbr[u]:
+            v = int(v)
+            if v >= 0:
+                stop = bool(zoc_from[u] & zoc[v] & ~(zoc[u] & zoc[v]))
+                if wall(u, v) or stop:
+                    edges[(u, v)] = (int(wall(u, v)), False, stop)
+    spec = dict(kind="hex", coords=[board.coord(i) for i in range(n)],
+                cost=[table[board.terrain[i]] for i in range(n)], height=[0] * n,
+                stop=[s.stops("h") for s in m.spaces],
+                blocked=[s.rampaging is not None for s in m.spaces],
+                no_end=[False] * n, occupant=[None] * n, links=[], edges=edges, team=0,
+                allies="pass", enemies="block", climb_per_level=0, climb_flat=0,
+                max_climb=None, descend_per_level=0, link_kinds=None,
+                corner_cutting=True, zoc=zoc, leave=None, enter_pen=None,
+                leave_weight=1, max_penalty=0)
+    want = oracle_reach(spec, [hero.cell], budget)
+    got = {board.index(e["at"]): e for e in res["ends"]}
+    assert set(got) == set(want), seed
+    arrivals = _enumerate(m, hero.cell, table, budget, walls)
+    assert set(arrivals) == set(got), seed
+    for c, e in got.items():
+        assert e["cost"] == want[c]["cost"] == min(a[0] for a in arrivals[c]), seed
+        quiet = [a[0] for a in arrivals[c] if a[1]]
+        provokes = bool(quiet) is False or min(quiet) > e["cost"]
+        assert ("provoked" in e["flags"]) == provokes, (seed, e)
+        if provokes and quiet:
+            assert e["free_cost"] == min(quiet), (seed, e)
+        else:
+            assert "free_cost" not in e, (seed, e)
+        if not m.spaces[c].stops("h"):
+            assert ("provoked" in e["flags"]) == want[c]["stopped"], (seed, e)
+        if provokes:
+            prov = {tuple(p) for p in e["provoked"]}
+            assert any(a[0] == e["cost"] and set(a[2]) == prov for a in arrivals[c])
+        # the path is legal and costs what is reported
+        path = [board.index(p) for p in e["path"]]
+        assert path[0] == hero.cell and path[-1] == c
+        total = sum(spec["cost"][v] + wall(u, v) for u, v in zip(path[:-1], path[1:]))
+        assert total == e["cost"], (seed, e)
+        for u, v in zip(path[:-1], path[1:]):
+            assert board.adjacent(u, v) and not spec["blocked"][v]
+        for u, v in zip(path[:-2], path[1:-1]):   # no stop before the end
+            assert not spec["stop"][v] and not (zoc_from[u] & zoc[v])
+        assert ("assault" in e["flags"]) == (c != hero.cell and m.spaces[c].stops("h"))
+        assert e["safe"] == (c == hero.cell or mk.is_safe(m, c, hero, heroes))
+        checked += 1
+    return checked
 
 
 def test_random_direct_moves_against_oracle():
@@ -878,6 +1130,22 @@ def test_random_explore_against_enumeration():
     (lambda s: s["options"].update(explore=2), mc.ScenarioError),
     (lambda s: s["board"]["cells"][1].update(terrain=3), mc.ScenarioError),
     (lambda s: s["board"].update(cells="x"), mc.ScenarioError),
+    (lambda s: s["board"].update(walls=[[[0, 0], [2, 0]]]), mc.BoardError),
+    (lambda s: s["board"].update(walls=[[[0, 0], [1, 0]], [[1, 0], [0, 0]]]),
+     mc.BoardError),
+    (lambda s: s["board"].update(walls=[[[5, 5], [6, 5]]]), mc.BoardError),
+    (lambda s: s["board"].update(walls=[[0, 0]]), mc.ScenarioError),
+    (lambda s: s["board"].update(walls=[[[0, 0]]]), mc.BoardError),
+    (lambda s: s["board"].update(walls=[[[0, 0], [1, "x"]]]), mc.ScenarioError),
+    (lambda s: s["board"].update(walls={"a": 1}), mc.ScenarioError),
+    (lambda s: s["board"].update(tiles=[{"position": [3, -2], "tile": "countryside_12",
+                                         "walls": [{"hex": "C", "side": "E"}]}]),
+     mc.BoardError),
+    (lambda s: s["board"].update(tiles=[{"position": [3, -2], "cells": [
+        {"hex": "C", "terrain": "plains"}], "walls": [{"hex": "C", "side": "N"}]}]),
+     mc.ScenarioError),
+    (lambda s: s["board"].update(tiles=[{"position": [3, -2], "cells": [
+        {"hex": "C", "terrain": "plains"}], "walls": [{"hex": "C"}]}]), mc.ScenarioError),
 ])
 def test_bad_input_gets_a_typed_error(mutate, error):
     sc = scenario([cell((0, 0)), cell((1, 0), "hills")], 4)

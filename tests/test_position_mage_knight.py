@@ -8,6 +8,7 @@ from __future__ import annotations
 import doctest
 import json
 import random
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -300,6 +301,53 @@ def test_random_games_on_shaped_maps(shape, seed):
     placed = {mk.tile_of(xy) for xy in pos.board.coords.tolist()}
     assert set(pos.map.open) == {p for p in mk.read_map(
         pos.to_scenario()["board"]).open} and not set(pos.map.open) & placed
+
+
+def _with_random_walls(sc, seed, share=0.3):
+    """``sc`` with walls on a random ``share`` of the sides between its spaces."""
+    rng = random.Random(seed + 70001)
+    at = {tuple(c["at"]) for c in sc["board"]["cells"]}
+    sides = sorted({mk.wall_key(a, (a[0] + d[0], a[1] + d[1]))
+                    for a in at for d in mk.SIDES.values()
+                    if (a[0] + d[0], a[1] + d[1]) in at})
+    sc["board"]["walls"] = [[list(a), list(b)] for a, b in sides if rng.random() < share]
+    return sc
+
+
+LOST_LEGION = ["countryside_12", "countryside_13", "countryside_14", "core_9"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_games_on_walled_maps(seed, monkeypatch):
+    """Walls (+1 a side, no provoking into a space walled off from the enemy) on random
+    maps, under random effects, with enemies defeated as the game goes: the position
+    answers as solve() and the longhand reference."""
+    sc = _with_random_walls(_random_map_scenario(40 + seed), seed)
+    assert len(sc["board"]["walls"]) > 10
+    pos = mc.position(sc)
+    assert pos.to_scenario()["board"]["walls"] == sorted(sc["board"]["walls"])
+    if seed % 2:
+        pos.set_effects([{"terrains": "all", "by": 3, "min": 0}])
+    log = _play(pos, 700 + seed, 120)
+    assert any(k[0] == "defeat" for k in log) or seed
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_games_revealing_lost_legion_tiles(seed, monkeypatch):
+    """Lost Legion tiles placed and revealed on a wedge map: their walls (one of them
+    waiting on a tile's edge for the next tile) in the position as in solve()."""
+    monkeypatch.setattr(sys.modules[__name__], "CATALOGUE", CATALOGUE + LOST_LEGION * 4)
+    tiles = [{"position": [0, 0], "tile": "A"},
+             {"position": [3, -2], "tile": "countryside_12"},
+             {"position": [1, -3], "tile": "countryside_13"}]
+    sc = {"game": "mage_knight", "board": {"tiles": tiles, "shape": "wedge"},
+          "figures": [{"id": "a", "at": [0, 0]}, {"id": "b", "at": [1, 0]}],
+          "query": {"figure": "a", "budget": 8}}
+    pos = mc.position(sc)
+    walls = len(pos.map.walls)
+    log = _play(pos, 900 + seed, 200, reference_every=2)
+    assert any(k[0].startswith("reveal") for k in log)
+    assert len(pos.map.walls) >= walls == 7
 
 
 def test_random_maps_cover_closed_cities():

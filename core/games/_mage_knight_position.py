@@ -97,14 +97,17 @@ def _any_tricky(cells, stop, start, zoc):
 
 
 @njit(cache=T.CACHE, nogil=True)
-def _provoke_detail(cells, costs, stop, start, zoc, nbr, terrain, table, budget, r_cells,
-                    r_free, r_tree, r_tree_of, free_at, parent_at, every_stop, provoked,
-                    free_cost, tokens, quiet_from):
+def _provoke_detail(cells, costs, stop, start, zoc, zoc_from, nbr, edges, terrain, table,
+                    budget, r_cells, r_free, r_tree, r_tree_of, free_at, parent_at,
+                    every_stop, provoked, free_cost, tokens, quiet_from):
     """What a normal move's stopped ends provoked (the rules of RULES.md §1, as
     ``mage_knight.move`` words them): per end (rows of ``cells``/``costs``/``stop``, the
     sorted ends), ``provoked`` 0/1, ``free_cost`` (cheapest arrival that does not provoke
     where the cheapest one does; -1 none), ``tokens`` (uint64 bits of the enemies
     provoked), ``quiet_from`` (an assault end's cheapest quiet predecessor, -1 none).
+    The step ``u -> v`` provokes the enemies of ``zoc_from[u] & zoc[v]`` (walls: see
+    ``mage_knight.provoke_layers``). ``edges``: the board's sides (int32[N, K, 2] or [0, K, 2]): a wall adds its cost to
+    a step (the same both ways, so the side of ``v`` towards ``u`` is read).
 
     ``r_cells``/``r_free``/``r_tree``/``r_tree_of``: the tree-mode run's ends, their
     cheapest arrival that may go on (-1 none), its search tree (rows: cell, cost,
@@ -129,13 +132,15 @@ def _provoke_detail(cells, costs, stop, start, zoc, nbr, terrain, table, budget,
         if stop[k] == 0 or v == start or (zoc[v] == 0 and not every_stop):
             continue
         if stop[k] == 1:  # an assault: every arrival stops; prefer one that is quiet
-            step = table[terrain[v]]
             best = -1
             for d in range(nbr.shape[1]):
                 u = nbr[v, d]
+                step = table[terrain[v]]
+                if edges.shape[0] > 0:
+                    step += edges[v, d, 0]
                 if u < 0 or free_at[u] < 0 or free_at[u] + step > budget:
                     continue
-                if (zoc[u] & zoc[v]) != 0:
+                if (zoc_from[u] & zoc[v]) != 0:
                     continue
                 c = free_at[u] + step
                 if best < 0 or c < best:
@@ -149,7 +154,7 @@ def _provoke_detail(cells, costs, stop, start, zoc, nbr, terrain, table, budget,
             free_cost[k] = free_at[v]
         u = parent_at[v]
         if u >= 0:
-            tokens[k] = zoc[u] & zoc[v]
+            tokens[k] = zoc_from[u] & zoc[v]
         if tokens[k] != 0:
             provoked[k] = 1
 
@@ -197,7 +202,11 @@ class _Layers:
     accessible: bool[N]  accessible under normal conditions (no lake / mountain unless a
                          city, no rampaging enemy).
     holds_many: bool[N]  a portal or a conquered city (several heroes, never pvp).
-    zoc:        uint64[N] bit b set next to the rampaging enemy of bit b.
+    zoc:        uint64[N] bit b set next to the rampaging enemy of bit b, no wall between.
+    zoc_from:   uint64[N] bit b set next to it, walls or not (``zoc`` itself when the map
+                has no walls): the step u -> v provokes ``zoc_from[u] & zoc[v]``.
+    stop_sides: [(u, v)] provoking steps from a space walled off from an enemy (one-way
+                stop sides of ``stop_board``, the board of the provoking moves).
     zoc_any:    bool[N]  zoc != 0.
     bit_cell:   int64[64] the space of each bit's enemy (-1: free bit).
     rank:       int64[N] rank of each space in (q, r) order (ends sort by cost, rank).
@@ -210,14 +219,16 @@ class _Layers:
     """
 
     __slots__ = ("n", "stop_any", "rampaging", "accessible", "holds_many", "zoc",
-                 "zoc_any", "bit_cell", "rank", "keeps_of", "player", "prepared",
-                 "next_cells")
+                 "zoc_from", "stop_sides", "stop_board", "zoc_any", "bit_cell", "rank",
+                 "keeps_of", "player", "prepared", "next_cells")
 
     def clone(self) -> "_Layers":
         new = object.__new__(_Layers)
         for k in self.__slots__:
             v = getattr(self, k)
             setattr(new, k, v.copy() if isinstance(v, np.ndarray) else v)
+        if self.zoc_from is self.zoc:
+            new.zoc_from = new.zoc
         new.keeps_of = {p: list(c) for p, c in self.keeps_of.items()}
         new.player = {k: tuple(a.copy() for a in v) for k, v in self.player.items()}
         # a prepared query owns its layers: copied (the packed board and mover shared)
@@ -239,14 +250,9 @@ def _build_layers(m: "mk.MageKnightMap") -> _Layers:
     if len(tokens) > 64:
         raise LimitError(f"{len(tokens)} rampaging enemies; at most 64 are supported per "
                          f"query")
-    L.zoc = np.zeros(n, np.uint64)
     L.bit_cell = np.full(64, _NO_TOKEN, np.int64)
-    nbr = m.board.nbr
-    for bit, c in enumerate(tokens.tolist()):
-        L.bit_cell[bit] = c
-        nb = nbr[c]
-        L.zoc[nb[nb >= 0]] |= np.uint64(1) << np.uint64(bit)
-    L.zoc_any = L.zoc != 0
+    L.bit_cell[:len(tokens)] = tokens
+    _token_layers(L, m.board)
     L.rank = _rank(m.board)
     L.keeps_of = {}
     for c, s in enumerate(spaces):
@@ -256,6 +262,14 @@ def _build_layers(m: "mk.MageKnightMap") -> _Layers:
     L.prepared = {}
     L.next_cells = {p: np.array(m.cells_next_to(p), np.int32) for p in m.open}
     return L
+
+
+def _token_layers(L: _Layers, board) -> None:
+    """``zoc``, ``zoc_from``, ``stop_sides``, ``stop_board``, ``zoc_any`` of the enemies
+    of ``L.bit_cell`` on ``board``."""
+    L.zoc, L.zoc_from, L.stop_sides = mk.provoke_layers(board, L.bit_cell.tolist())
+    L.stop_board = None
+    L.zoc_any = L.zoc != 0
 
 
 def _rank(board) -> np.ndarray:
@@ -728,10 +742,20 @@ class Position(CellActions, _Position):
         nb = self.board.nbr[c]
         nb = nb[nb >= 0].astype(np.int64)
         L.zoc[nb] &= ~(np.uint64(1) << np.uint64(bit))
+        if L.zoc_from is not L.zoc:
+            L.zoc_from[nb] &= ~(np.uint64(1) << np.uint64(bit))
         L.zoc_any[nb] = L.zoc[nb] != 0
-        for (table, _, _), prep in L.prepared.items():
-            if table is not None and table >= 0 and not _TABLE_MODE[table][0]:
-                prep.set_layer("zoc", nb, L.zoc[nb])
+        provoking = [k for k in L.prepared if k[0] is not None and k[0] >= 0 and
+                     not _TABLE_MODE[k[0]][0]]
+        if L.stop_sides:
+            sides = mk.stop_sides(self.board, L.zoc, L.zoc_from)
+            if sides != L.stop_sides:   # the board of provoking moves changes: made again
+                L.stop_sides, L.stop_board = sides, None
+                for k in provoking:
+                    del L.prepared[k]
+                provoking = []
+        for k in provoking:
+            L.prepared[k].set_layer("zoc", nb, L.zoc[nb])
         self._refresh([c])
         self._touch()
 
@@ -760,14 +784,14 @@ class Position(CellActions, _Position):
         revealed = []
         for k, item in enumerate(items):
             w = f"{what}[{k}]" if what == "query.reveal" else what
-            pos, kind, cells = mk._read_tile(item, w)
+            pos, kind, cells, walls = mk._read_tile(item, w)
             if i is not None and tuple(pos) in m.open and \
                     int(self.cell[i]) not in m.cells_next_to(pos, self._rules[4]):
                 raise PlacementError(f"{w}: hero {self.ids[i]!r} at "
                                      f"{list(m.board.coord(int(self.cell[i])))} is not "
                                      f"next to tile position {list(pos)}, so it cannot "
                                      f"reveal it")
-            m = m.reveal(pos, cells, kind=kind)
+            m = m.reveal(pos, cells, kind=kind, walls=walls)
             revealed.append(list(pos))
         tokens = [c for c in range(self.map.board.n_cells, m.board.n_cells)
                   if m.spaces[c].rampaging is not None]
@@ -789,20 +813,9 @@ class Position(CellActions, _Position):
                                                     for s in spaces]])
         L.accessible = np.concatenate([L.accessible, [s.accessible() for s in spaces]])
         L.holds_many = np.concatenate([L.holds_many, [s.holds_many() for s in spaces]])
-        L.zoc = np.concatenate([L.zoc, np.zeros(grow, np.uint64)])
-        nbr = m.board.nbr
-        bit_of = {int(c): b for b, c in enumerate(L.bit_cell.tolist()) if c >= 0}
         for c in tokens:
-            bit = int(np.flatnonzero(L.bit_cell == _NO_TOKEN)[0])
-            L.bit_cell[bit] = c
-            bit_of[c] = bit
-            nb = nbr[c]
-            L.zoc[nb[nb >= 0]] |= np.uint64(1) << np.uint64(bit)
-        for c in range(old_n, n):          # enemies already on the map next to new spaces
-            for u in nbr[c].tolist():
-                if 0 <= u < old_n and u in bit_of:
-                    L.zoc[c] |= np.uint64(1) << np.uint64(bit_of[u])
-        L.zoc_any = L.zoc != 0
+            L.bit_cell[int(np.flatnonzero(L.bit_cell == _NO_TOKEN)[0])] = c
+        _token_layers(L, m.board)   # (a reveal packs the prepared queries again anyway)
         L.rank = _rank(m.board)
         L.player = {}
         L.prepared = {}          # the packed board changed: prepared again on next use
@@ -857,11 +870,17 @@ class Position(CellActions, _Position):
             if table_key is not None:   # never ending on a forbidden cost class
                 ids = [mk.COST_CLASSES.index(t) for t in _FORBIDS[-1 - table_key]]
                 no_end = no_end | np.isin(self.board.terrain, ids)
-            prep = prepare(self.board, Mover(terrain_cost=[1] * len(mk.COST_CLASSES)), top,
+            prep = prepare(mk.wall_free(self.board),   # walls never change a direct move
+                           Mover(terrain_cost=[1] * len(mk.COST_CLASSES)), top,
                            cell_flags=np.where(no_end, _FLAG_NO_END, 0).astype(np.uint8))
         else:
             quiet, bend = _TABLE_MODE[table_key]
-            prep = prepare(mk.bent_board(self.board) if bend else self.board,
+            board = mk.bent_board(self.board) if bend else self.board
+            if not quiet and L.stop_sides:
+                if L.stop_board is None:
+                    L.stop_board = mk.provoke_board(self.board, L.stop_sides)
+                board = L.stop_board
+            prep = prepare(board,
                            Mover(terrain_cost=list(_TABLES[table_key])), top,
                            cell_flags=flags, zoc=None if quiet else L.zoc)
         if not prep.fast:  # pragma: no cover (a map of millions of spaces)
@@ -954,9 +973,9 @@ class Position(CellActions, _Position):
         cells, costs = m.actions, m.costs
         n_ends = len(cells)
         r = None
-        zoc = L.zoc   # none provoked when moves are quiet (Space Bending...)
-        if is_move and _TABLE_MODE[self._table_key[self.time]][0]:
-            zoc = np.zeros(L.n, np.uint64)
+        zoc, zoc_from = L.zoc, L.zoc_from  # none provoked when moves are quiet (Space
+        if is_move and _TABLE_MODE[self._table_key[self.time]][0]:     # Bending...)
+            zoc = zoc_from = np.zeros(L.n, np.uint64)
         if paths or (is_move and _any_tricky(cells, m.stop, start, zoc)):
             r = prep.reach(start, budget)
             if len(r.cells) < n_ends:  # pragma: no cover (the same kernel, same layers)
@@ -970,7 +989,8 @@ class Position(CellActions, _Position):
         if is_move and r is not None:
             free_at = np.empty(board.n_cells, np.int64)
             parent_at = self._parent_at
-            _provoke_detail(cells, costs, m.stop, start, zoc, prep.board.nbr, board.terrain,
+            _provoke_detail(cells, costs, m.stop, start, zoc, zoc_from, prep.board.nbr,
+                            prep.board.edges, board.terrain,
                             _TABLE_ARRAYS[self._table_key[self.time]], budget,
                             r.cells, r.free_costs, r._tree, r._tree_of, free_at,
                             parent_at, paths, provoked, free_cost, tokens, quiet_from)
@@ -1152,6 +1172,8 @@ class Position(CellActions, _Position):
             cells.append(d)
         board = {"cells": cells, "open": [list(p) for p in mp.open],
                  "next_tile": mp.next_tile}
+        if mp.walls:
+            board["walls"] = [[list(a), list(b)] for a, b in sorted(mp.walls)]
         if mp.shape is not None:
             del board["open"]            # (the shape gives the open positions)
             board["shape"] = mp.shape

@@ -12,6 +12,9 @@ Rules (rulebook "Movement" chapter, RULES.md §1):
   space adjacent to a rampaging token to another space adjacent to the same token
   *provokes* it: the move ends there. This is a rule of the step (an edge), not of a space.
 * Adventure sites (ruins, dungeon, tomb, monster den, spawning grounds) do not stop you.
+* Walls (Lost Legion) between two spaces: crossing one costs 1 Move point more, which
+  terrain reductions never take away; a step does not provoke an enemy if a wall
+  separates its target space from it; direct moves ignore walls.
 * Other heroes are passed freely. Ending on one is an attack (*pvp*) where player combat is
   allowed; otherwise the hero may end there but it is not a safe space. Portals and
   conquered cities hold any number of heroes.
@@ -47,13 +50,14 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..board import DIRECTIONS, Board
-from ..errors import BoardError, PlacementError, QueryError, ScenarioError, describe
+from ..errors import (BoardError, LimitError, PlacementError, QueryError, ScenarioError,
+                      describe)
 from ..kernels import _types as T
 from ..mover import Mover
 from ..reach import Reach, reach
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_id,
                         get_int, get_list, get_str, register_game)
-from ._common import adjacency_masks, coord_list, end_order
+from ._common import coord_list, end_order
 
 # ---------------------------------------------------------------------------- words
 TERRAINS = ("plains", "hills", "forest", "wasteland", "desert", "swamp", "lake", "mountain")
@@ -80,12 +84,19 @@ RAMPAGING = ("orc_marauders", "draconum")
 
 #: Cost of revealing a tile.
 EXPLORE_COST = 2
+#: Extra Move points of crossing a wall (Lost Legion, site card *Walls*: "To cross a wall
+#: on the map, you have to pay 1 extra Move point. Terrain discounts cannot negate this
+#: extra cost"): a side cost of the board, never touched by the terrain reductions.
+WALL_COST = 1
 #: Hexes of a tile: offsets of its 7 spaces from the centre.
 TILE_HEXES = {"C": (0, 0), "E": (1, 0), "NE": (1, -1), "NW": (0, -1), "W": (-1, 0),
               "SW": (-1, 1), "SE": (0, 1)}
 #: Steps between neighbouring tile positions (centre to centre). The lattice is generated
 #: by (3, -2) (east) and (2, 1) (south-east): centres with (q - 2r) % 7 == 0.
 TILE_STEPS = ((3, -2), (2, 1), (-1, 3), (-3, 2), (-2, -1), (1, -3))
+#: Sides of a hex (a wall of a tile is ``{"hex": ..., "side": ...}``): the step to the
+#: neighbour across that side, the same offsets as the outer hexes of a tile.
+SIDES = {k: v for k, v in TILE_HEXES.items() if k != "C"}
 TILE_KINDS = ("countryside", "core")
 NEXT_TILE = ("countryside", "core", "fallback", "none")
 #: Scenario rule for cities: ``open`` (the rulebook's), ``closed`` ("Cities cannot be
@@ -114,8 +125,10 @@ _catalogue_cache: dict = {}
 
 def tile_catalogue() -> dict:
     """The published tiles shipped with movecore: ``{name: {"kind", "cells": [{"hex",
-    "terrain", "site"?, "rampaging"?}]}}`` (names ``A``, ``B``, ``countryside_1..11``,
-    ``core_1..8``; sources and disputes in the JSON file)."""
+    "terrain", "site"?, "rampaging"?}], "walls"?: [{"hex", "side"}], "expansion"?,
+    "source"?}}`` (names ``A``, ``B``, ``countryside_1..14``, ``core_1..9``; the Lost
+    Legion tiles carry ``"expansion": "lost_legion"``, their walls and their own source;
+    sources and disputes in the JSON file)."""
     if not _catalogue_cache:
         try:
             data = json.loads(_CATALOGUE_FILE.read_text())
@@ -189,8 +202,108 @@ def bent_board(board: Board) -> Board:
     if got is None:
         xy = board.coords.astype(np.int64)
         nbr = np.stack([board.indices(xy + np.array(d)) for d in WITHIN_TWO], axis=1)
-        got = _BENT[board] = Board.graph(nbr, coords=board.coords, terrain=board.terrain)
+        got = _BENT[board] = Board.graph(nbr, coords=board.coords, terrain=board.terrain,
+                                         edges=_side_costs(board))
     return got
+
+
+_WALL_FREE: "weakref.WeakKeyDictionary[Board, Board]" = weakref.WeakKeyDictionary()
+
+
+def wall_free(board: Board) -> Board:
+    """The map without its walls, for a direct move ("Walls have no effect on movement
+    invoked directly by an effect"): the board itself when it has none; made once."""
+    if not board.edges.shape[0]:
+        return board
+    got = _WALL_FREE.get(board)
+    if got is None:
+        got = _WALL_FREE[board] = board.with_edges([], replace=True)
+    return got
+
+
+def _side_costs(board: Board) -> list[dict]:
+    """The walls of a board as ``with_edges`` items (cell indices, each side once)."""
+    if not board.edges.shape[0]:
+        return []
+    return [{"between": (int(u), int(board.nbr[u, d])), "cost": int(board.edges[u, d, 0])}
+            for u, d in zip(*np.nonzero(board.edges[:, :, 0]))
+            if u < board.nbr[u, d]]
+
+
+def open_neighbours(board: Board, cell: int) -> np.ndarray:
+    """The spaces next to ``cell`` that no wall separates from it."""
+    nb = board.nbr[cell]
+    keep = nb >= 0
+    if board.edges.shape[0]:
+        keep &= board.edges[cell, :, 0] == 0
+    return nb[keep]
+
+
+def provoke_layers(board: Board, tokens: Sequence[int]
+                   ) -> tuple[np.ndarray, np.ndarray, list[tuple[int, int]]]:
+    """``(zoc, zoc_from, stop_sides)`` of the rampaging enemies ``tokens`` (bit i: enemy
+    ``tokens[i]``). A step ``u -> v`` provokes the enemies of ``zoc_from[u] & zoc[v]``:
+    it leaves a space next to the enemy (``zoc_from``: geometric neighbours) for one
+    next to it that no wall separates from it (``zoc``): "Your move does not provoke
+    rampaging enemies if the target space of that move is separated from the enemy by a
+    wall". Without walls the two are one array. The kernel stops a step where ``zoc[u] &
+    zoc[v]``; ``stop_sides`` are the other provoking steps ``(u, v)`` (from a space
+    walled off from the enemy to an open one), one-way stop sides of the board
+    (:func:`provoke_board`). A token ``-1`` is a free bit."""
+    if len(tokens) > 64:
+        raise LimitError(f"{len(tokens)} rampaging enemies; at most 64 are supported per "
+                         f"query")
+    zoc_from = np.zeros(board.n_cells, np.uint64)
+    walls = board.edges.shape[0] > 0
+    zoc = np.zeros(board.n_cells, np.uint64) if walls else zoc_from
+    for bit, t in enumerate(tokens):
+        if t >= 0:
+            b = np.uint64(1) << np.uint64(bit)
+            nb = board.nbr[t]
+            zoc_from[nb[nb >= 0]] |= b
+            if walls:
+                zoc[open_neighbours(board, t)] |= b
+    return zoc, zoc_from, stop_sides(board, zoc, zoc_from)
+
+
+def stop_sides(board: Board, zoc: np.ndarray, zoc_from: np.ndarray
+               ) -> list[tuple[int, int]]:
+    """The provoking steps ``(u, v)`` the kernel's ``zoc[u] & zoc[v]`` misses: from a
+    space walled off from an enemy to a space next to it with no wall between."""
+    if zoc is zoc_from:
+        return []
+    walled = zoc_from & ~zoc
+    out = []
+    for u in np.flatnonzero(walled).tolist():
+        for v in board.nbr[u].tolist():
+            if v >= 0 and walled[u] & zoc[v]:
+                out.append((u, v))
+    return out
+
+
+def provoke_board(board: Board, stop_sides: Sequence[tuple[int, int]]) -> Board:
+    """The board with the one-way stop sides of :func:`provoke_layers` (itself if none)."""
+    if not stop_sides:
+        return board
+    return board.with_edges([{"between": s, "stop": True, "one_way": True}
+                             for s in stop_sides])
+
+
+def wall_key(a: Sequence[int], b: Sequence[int]) -> tuple:
+    """A wall between spaces ``a`` and ``b`` (coordinates), the same either way round."""
+    a, b = tuple(int(x) for x in a), tuple(int(x) for x in b)
+    return (a, b) if a <= b else (b, a)
+
+
+def _wall_sides(board: Board, walls: Iterable[tuple], new_from: int = 0) -> list[dict]:
+    """``with_edges`` items of the walls whose two spaces are on ``board``, one of them of
+    index ``new_from`` or more (the walls a reveal completes)."""
+    out = []
+    for a, b in sorted(walls):
+        i, j = board.find(a), board.find(b)
+        if i >= 0 and j >= 0 and max(i, j) >= new_from:
+            out.append({"between": (i, j), "cost": WALL_COST})
+    return out
 
 
 # ---------------------------------------------------------------------------- costs
@@ -279,19 +392,31 @@ class MageKnightMap:
     open: tuple[tuple[int, int], ...] = ()
     next_tile: str = "countryside"
     shape: str | None = None     # a map shape (MAP_SHAPES): the open positions follow it
+    #: walls (:func:`wall_key` pairs of adjacent coordinates); those with both spaces on
+    #: the map are sides of ``board`` costing WALL_COST, the others wait for a reveal
+    walls: frozenset = frozenset()
 
     # ------------------------------------------------------------------ building
     @classmethod
     def build(cls, cells: Sequence[tuple[tuple[int, int], Space]],
               open_positions: Iterable[Sequence[int]] = (),
-              next_tile: str = "countryside", shape: str | None = None
-              ) -> "MageKnightMap":
+              next_tile: str = "countryside", shape: str | None = None,
+              walls: Iterable[tuple] = ()) -> "MageKnightMap":
+        """``walls``: :func:`wall_key` pairs of adjacent spaces (at least one on the
+        map; a wall whose other space is not yet on the map waits for a reveal)."""
         if not cells:
             raise BoardError("a Mage Knight map needs at least one space")
         coords = [c for c, _ in cells]
         spaces = tuple(s for _, s in cells)
         board = Board.hex(coords, terrain=[_terrain_id(s) for s in spaces])
-        m = cls(board, spaces, (), next_tile, shape)
+        walls = frozenset(walls)
+        if walls:
+            for a, b in sorted(walls):
+                if board.find(a) < 0 and board.find(b) < 0:
+                    raise BoardError(f"the wall between {list(a)} and {list(b)} touches no "
+                                     f"space of the map")
+            board = board.with_edges(_wall_sides(board, walls))
+        m = cls(board, spaces, (), next_tile, shape, walls)
         if shape is not None:
             return m._shape_open()
         return m._with_open(open_positions)
@@ -364,22 +489,25 @@ class MageKnightMap:
                         out.add(i)
         return sorted(out)
 
-    def reveal(self, position: Sequence[int], tile, *, kind: str | None = None
-               ) -> "MageKnightMap":
+    def reveal(self, position: Sequence[int], tile, *, kind: str | None = None,
+               walls: Iterable[tuple] = ()) -> "MageKnightMap":
         """The map with a tile revealed at an open ``position``.
 
         ``tile`` is a catalogue name (``"countryside_3"``) or a list of ``(coord, Space)``
         for the tile's spaces. The new spaces are appended with :meth:`Board.extend`: every
         existing cell index stays valid. ``kind`` (countryside / core) is checked against
-        the placement rule; a catalogue tile knows its own kind.
+        the placement rule; a catalogue tile knows its own kind (and its walls).
+        ``walls``: more walls (:func:`wall_key` pairs) the tile brings.
         """
         position = tuple(int(x) for x in position)
         if position not in self.open:
             raise PlacementError(f"tile position {list(position)} is not an open position "
                                  f"of this map; open: {[list(p) for p in self.open]}")
+        walls = list(walls)
         if isinstance(tile, str):
             kind_of, cells = catalogue_tile(tile, position)
             kind = kind or kind_of
+            walls += catalogue_walls(tile, position)
         else:
             cells = list(tile)
         if kind == "core" and on_coast(position, self.shape):
@@ -395,8 +523,19 @@ class MageKnightMap:
             raise BoardError(f"the tile revealed at {list(position)} has no spaces")
         board = self.board.extend([c for c, _ in cells],
                                   terrain=[_terrain_id(s) for _, s in cells])
+        all_walls = self.walls
+        for a, b in walls:
+            key = wall_key(a, b)
+            if key in all_walls:
+                raise BoardError(f"the wall between {list(key[0])} and {list(key[1])} is "
+                                 f"given twice")
+            all_walls = all_walls | {key}
+        if all_walls:   # the tile's walls, and walls waiting for its spaces
+            sides = _wall_sides(board, all_walls, self.board.n_cells)
+            if sides:
+                board = board.with_edges(sides)
         spaces = self.spaces + tuple(s for _, s in cells)
-        out = replace(self, board=board, spaces=spaces,
+        out = replace(self, board=board, spaces=spaces, walls=all_walls,
                       open=tuple(p for p in self.open if p != position))
         return out._shape_open() if self.shape is not None else out
 
@@ -426,6 +565,45 @@ def catalogue_tile(name: str, position: Sequence[int]
         out.append(((q + dq, r + dr), Space(c["terrain"], c.get("site"), False, None,
                                             c.get("rampaging"))))
     return cat[name]["kind"], out
+
+
+def catalogue_walls(name: str, position: Sequence[int]) -> list[tuple]:
+    """The walls (:func:`wall_key` pairs) of a catalogue tile placed at ``position``."""
+    cat = tile_catalogue()
+    if name not in cat:
+        raise BoardError(f"unknown tile {name!r}; the catalogue has {sorted(cat)}")
+    return [_tile_wall(position, w["hex"], w["side"]) for w in cat[name].get("walls", ())]
+
+
+def _tile_wall(position: Sequence[int], hex_name: str, side: str) -> tuple:
+    q, r = position
+    dq, dr = TILE_HEXES[hex_name]
+    sq, sr = SIDES[side]
+    return wall_key((q + dq, r + dr), (q + dq + sq, r + dr + sr))
+
+
+def _read_wall(raw, where: str) -> tuple:
+    """A ``board.walls`` item: ``[[q1, r1], [q2, r2]]``, two adjacent spaces."""
+    if not isinstance(raw, (list, tuple)) or len(raw) != 2:
+        raise BoardError(f"{where} must be [[q1, r1], [q2, r2]] (two adjacent spaces); got "
+                         f"{describe(raw)}")
+    a, b = as_coord(raw[0], f"{where}[0]"), as_coord(raw[1], f"{where}[1]")
+    if (b[0] - a[0], b[1] - a[1]) not in SIDES.values():
+        raise BoardError(f"{where}: {list(a)} and {list(b)} are not adjacent spaces, so no "
+                         f"wall stands between them")
+    return wall_key(a, b)
+
+
+def _read_tile_walls(raw: Mapping, where: str, pos: tuple) -> list[tuple]:
+    """A tile entry's ``walls``: ``[{"hex": "C", "side": "E"}, ...]``."""
+    out = []
+    for j, w in enumerate(get_list(raw, "walls", where, [])):
+        ww = f"{where}.walls[{j}]"
+        w = expect_object(w, ww)
+        expect_keys(w, ww, ("hex", "side"), required=("hex", "side"))
+        out.append(_tile_wall(pos, get_str(w, "hex", ww, TILE_HEXES),
+                              get_str(w, "side", ww, SIDES)))
+    return out
 
 
 def _check_space(s: Space, where: str) -> None:
@@ -470,9 +648,11 @@ def _read_space(raw: Mapping, where: str, base: Space | None = None) -> Space:
 
 
 def _read_tile(raw, where: str) -> tuple[tuple[int, int], str | None,
-                                         list[tuple[tuple[int, int], Space]]]:
+                                         list[tuple[tuple[int, int], Space]], list[tuple]]:
+    """(position, kind, spaces, walls) of a scenario tile entry (``board.tiles`` item)."""
     raw = expect_object(raw, where)
-    expect_keys(raw, where, ("position", "tile", "kind", "cells"), required=("position",))
+    expect_keys(raw, where, ("position", "tile", "kind", "cells", "walls"),
+                required=("position",))
     pos = get_coord(raw, "position", where)
     if not on_tile_lattice(pos):
         raise BoardError(f"{where}.position {list(pos)} is not a tile position of the "
@@ -486,7 +666,8 @@ def _read_tile(raw, where: str) -> tuple[tuple[int, int], str | None,
         if "kind" in raw and get_str(raw, "kind", where) != kind:
             raise ScenarioError(f"{where}: tile {name!r} is a {kind} tile, not "
                                 f"{raw['kind']!r}")
-        return pos, (kind if kind in TILE_KINDS else None), cells
+        return pos, (kind if kind in TILE_KINDS else None), cells, \
+            catalogue_walls(name, pos) + _read_tile_walls(raw, where, pos)
     kind = get_str(raw, "kind", where, TILE_KINDS + ("starting",), "countryside")
     flower = tile_cells(pos)
     cells, seen = [], set()
@@ -509,21 +690,34 @@ def _read_tile(raw, where: str) -> tuple[tuple[int, int], str | None,
             raise BoardError(f"{w}: space {list(at)} is given twice")
         seen.add(at)
         cells.append((at, _read_space(c, w)))
-    return pos, (kind if kind in TILE_KINDS else None), cells
+    return pos, (kind if kind in TILE_KINDS else None), cells, \
+        _read_tile_walls(raw, where, pos)
 
 
 def read_map(spec) -> MageKnightMap:
     """Build the map of a scenario's ``board`` (see docs/mage_knight.md)."""
     spec = expect_object(spec, "board")
-    expect_keys(spec, "board", ("cells", "tiles", "open", "next_tile", "updates", "shape"))
+    expect_keys(spec, "board", ("cells", "tiles", "open", "next_tile", "updates", "shape",
+                                "walls"))
     cells: list[tuple[tuple[int, int], Space]] = []
+    walls: list[tuple[tuple, str]] = []
     for i, c in enumerate(get_list(spec, "cells", "board", [])):
         w = f"board.cells[{i}]"
         c = expect_object(c, w)
         expect_keys(c, w, ("at",) + _SPACE_KEYS, required=("at",))
         cells.append((get_coord(c, "at", w), _read_space(c, w)))
     for i, t in enumerate(get_list(spec, "tiles", "board", [])):
-        cells.extend(_read_tile(t, f"board.tiles[{i}]")[2])
+        _, _, tile_cells_, tile_walls = _read_tile(t, f"board.tiles[{i}]")
+        cells.extend(tile_cells_)
+        walls.extend((w, f"board.tiles[{i}].walls") for w in tile_walls)
+    walls.extend((_read_wall(w, f"board.walls[{i}]"), f"board.walls[{i}]")
+                 for i, w in enumerate(get_list(spec, "walls", "board", [])))
+    seen_walls: dict = {}
+    for key, where in walls:
+        if key in seen_walls:
+            raise BoardError(f"{where}: the wall between {list(key[0])} and {list(key[1])} "
+                             f"is given twice (also in {seen_walls[key]})")
+        seen_walls[key] = where
     if not cells:
         raise BoardError("board needs 'cells' or 'tiles': the map has no spaces")
     seen: dict = {}
@@ -540,7 +734,7 @@ def read_map(spec) -> MageKnightMap:
         if "open" in spec:
             raise ScenarioError("board gives both 'shape' and 'open'; with a map shape the "
                                 "open tile positions follow from it")
-    m = MageKnightMap.build(cells, opened, nxt, shape)
+    m = MageKnightMap.build(cells, opened, nxt, shape, seen_walls)
     updates: dict[int, dict] = {}
     for i, u in enumerate(get_list(spec, "updates", "board", [])):
         w = f"board.updates[{i}]"
@@ -715,8 +909,10 @@ def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
             tokens.append(i)
         elif s.stops(hero.player):
             flags[i] |= T.CELL_STOP
-    zoc = adjacency_masks(board, tokens, "rampaging enemies") if tokens and not quiet \
-        else np.zeros(n, np.uint64)
+    zoc = zoc_from = np.zeros(n, np.uint64)
+    if tokens and not quiet:
+        zoc, zoc_from, stop_sides = provoke_layers(board, tokens)
+        board = provoke_board(board, stop_sides)
     r = reach(board, Mover(terrain_cost=table), hero.cell, budget, cell_flags=flags,
               zoc=zoc)
     row_of = {int(c): i for i, c in enumerate(r.cells)}
@@ -728,7 +924,7 @@ def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
             heroes_at.setdefault(h.cell, []).append(h)
 
     def provoked_by(u: int, v: int) -> list[int]:
-        both = int(zoc[u] & zoc[v])
+        both = int(zoc_from[u] & zoc[v])
         return [tokens[b] for b in range(len(tokens)) if (both >> b) & 1]
 
     ends = []
@@ -744,13 +940,15 @@ def move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, budget: int, *,
             # An assault space: every arrival stops. Among the cheapest arrivals prefer one
             # that does not provoke (the kernel's labels cannot tell two stopped arrivals
             # apart), and report the cheapest non-provoking one when it costs more.
-            step = table[board.terrain[v]]
             best_quiet, quiet_from = None, None
-            for u in board.nbr[v]:
-                u = int(u)
+            for d, u in enumerate(board.nbr[v].tolist()):
+                # the step u -> v: the terrain of v, and a wall between them (walls
+                # cost the same both ways)
+                step = table[board.terrain[v]] + (int(board.edges[v, d, 0])
+                                                  if board.edges.shape[0] else 0)
                 if u < 0 or u not in free or free[u] + step > budget:
                     continue
-                if zoc[u] & zoc[v]:
+                if zoc_from[u] & zoc[v]:
                     continue
                 c = free[u] + step
                 if best_quiet is None or c < best_quiet:
@@ -831,7 +1029,7 @@ def direct_move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, spaces: in
     """A "move N spaces" effect: 1 per space, over lakes, mountains, rampaging enemies,
     fortified sites and heroes, without provoking; with ``end_safe`` only safe spaces are
     ends (never a rampaging enemy's space, nor a space of a ``forbid`` cost class)."""
-    board = m.board
+    board = wall_free(m.board)    # walls do not change a direct move
     flags = np.zeros(board.n_cells, np.uint8)
     for i, s in enumerate(m.spaces):
         if s.rampaging is not None or s.cost_class in forbid or \
@@ -896,13 +1094,13 @@ def solve_reference(scenario: dict) -> dict:
     revealed = []
     for i, item in enumerate(get_list(query, "reveal", "query", [])):
         w = f"query.reveal[{i}]"
-        pos, kind, cells = _read_tile(item, w)
+        pos, kind, cells, walls = _read_tile(item, w)
         if tuple(pos) in m.open and hero.cell not in m.cells_next_to(pos,
                                                                        explore_distance):
             raise PlacementError(f"{w}: hero {hero.id!r} at "
                                  f"{list(m.board.coord(hero.cell))} is not next to tile "
                                  f"position {list(pos)}, so it cannot reveal it")
-        m = m.reveal(pos, cells, kind=kind)
+        m = m.reveal(pos, cells, kind=kind, walls=walls)
         revealed.append(list(pos))
     if "end_safe" in query and mode != "direct":
         raise ScenarioError("query.end_safe applies to mode \"direct\" only")
