@@ -372,11 +372,19 @@ def test_two_square_monster_pit_only_with_the_whole_base_in():
     assert not half["in_pit"] and half["wounds"] == 0
 
 
-def test_large_bases_other_than_two_squares_do_not_turn():
-    # a 2x3 base in a 3-wide room keeps its orientation: no 3x2 end anywhere
-    r = solve({"width": 5, "height": 5}, [monster("g", [0, 0], 4, footprint="2x3")],
-              {"figure": "g"})
-    assert {len({x for x, _ in e["cells"]}) for e in r["ends"]} == {2}
+def test_option_large_turns_none_and_two_square_keep_the_orientation():
+    # large_turns "two_square" (hounds only) or "none": a 2x3 base in a 5x5 room keeps
+    # its orientation, no 3x2 end anywhere; "none" keeps the hound's too
+    room = {"width": 5, "height": 5}
+    widths = {}
+    for opt in ("all", "two_square", "none"):
+        for fp in ("2x3", "1x2"):
+            r = solve(room, [monster("g", [0, 0], 3, footprint=fp)], {"figure": "g"},
+                      options={"large_turns": opt})
+            widths[(opt, fp)] = {len({x for x, _ in e["cells"]}) for e in r["ends"]}
+    assert widths == {("all", "2x3"): {2, 3}, ("all", "1x2"): {1, 2},
+                      ("two_square", "2x3"): {2}, ("two_square", "1x2"): {1, 2},
+                      ("none", "2x3"): {2}, ("none", "1x2"): {1}}
     # and a 2x2 (symmetric) is unchanged: D-10 above
 
 
@@ -451,10 +459,12 @@ def test_bad_input_gets_a_typed_error(mutate, err):
 
 
 # ------------------------------------------------------------------ brute force: large
-def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=()):
+def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all"):
     """Literal Dijkstra over (anchor, base size, doors opened so far) for one figure,
     written from the rulebook: translate the whole base one square, or turn a 2-square
-    base a quarter; it must fit after every step. {(anchor, (w, h)): least MP}."""
+    base a quarter, or (``turns="all"``) a 2x3 base into any turned base inside the box
+    one square larger than it that overlaps it, sweeping the squares of both bases as
+    one; it must fit after every step. {(anchor, (w, h)): least MP}."""
     on = {(x, y): ch for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != "#"}
     walls = {frozenset(map(tuple, w)) for w in walls}
     door_sides = {}
@@ -501,14 +511,24 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=()):
     def moves(a, size):
         """(anchor, size, [(square, where it moves)]) of every step of the base: a
         translation by one square in any direction, or for a 2-square base a quarter
-        turn: one square (the head) steps across the axis, the other into its square."""
+        turn: one square (the head) steps across the axis, the other into its square;
+        a 2x3 turn lists no square moves (its swept squares are checked instead)."""
         old = base(a, size)
         for dx in (-1, 0, 1):
             for dy in (-1, 0, 1):
                 if dx or dy:
                     yield (a[0] + dx, a[1] + dy), size, [(p, (p[0] + dx, p[1] + dy))
                                                          for p in old]
-        if len(old) == 2:
+        if len(old) == 6 and turns == "all":
+            box = {(a[0] + i, a[1] + j) for i in range(-1, size[0] + 1)
+                   for j in range(-1, size[1] + 1)}
+            turned = (size[1], size[0])
+            for bx in range(a[0] - 1, a[0] + 3):
+                for by in range(a[1] - 1, a[1] + 4):
+                    new = base((bx, by), turned)
+                    if set(new) <= box and set(new) & set(old):
+                        yield (bx, by), turned, None
+        if len(old) == 2 and turns != "none":
             for head, tail in (old, old[::-1]):
                 for d in ((0, 1), (0, -1)) if head[1] == tail[1] else ((1, 0), (-1, 0)):
                     q = (head[0] + d[0], head[1] + d[1])
@@ -528,6 +548,17 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=()):
                 continue
             need = {}
             ok = True
+            if steps is None:          # a 2x3 turn sweeps both bases: no line inside
+                swept = set(new) | set(base(a, size))
+                for p in swept:
+                    for q in ((p[0] + 1, p[1]), (p[0], p[1] + 1)):
+                        if q in swept:
+                            l1 = line(p, q, opened)
+                            if l1 is None:
+                                ok = False
+                            elif l1:
+                                need[l1["id"]] = l1
+                steps = []
             for p, q in steps:         # every square of the base moves one square
                 if p[0] != q[0] and p[1] != q[1]:
                     ways = []
@@ -689,7 +720,7 @@ def _door_room(rng, fp):
     return rows, walls, doors, figs
 
 
-@pytest.mark.parametrize("fp", ["1x1", "1x2", "2x1", "2x2", "2x3"])
+@pytest.mark.parametrize("fp", ["1x1", "1x2", "2x1", "2x2", "2x3", "3x2"])
 def test_rooms_with_doors_match_brute_force(fp):
     # the brute force remembers every door opened for the whole move
     rng = random.Random(zlib.crc32(b"doors " + fp.encode()))

@@ -119,7 +119,7 @@ def _end_word(e):
     return e.get("cells", e["at"])
 
 
-_TURNED: dict = {}     # scenario name -> moves that ended with a 2-square base turned
+_TURNED: dict = {}     # (scenario name, base squares) -> moves that ended turned
 
 
 def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
@@ -142,11 +142,12 @@ def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
             e = rng.choice(moves.to_dicts())
             size = pos.size[pos.index[fid]]
             pos.apply_move(fid, _end_word(e), **q)
-            if "cells" in e and len(e["cells"]) == 2:
-                across = e["cells"][0][1] == e["cells"][1][1]      # (2, 1) now
-                assert pos.size[pos.index[fid]] == ((2, 1) if across else (1, 2))
-                if across != (size == (2, 1)):
-                    _TURNED[name] = _TURNED.get(name, 0) + 1
+            if "cells" in e:         # the base as it ends: turned or not
+                now = (len({x for x, _ in e["cells"]}), len({y for _, y in e["cells"]}))
+                assert pos.size[pos.index[fid]] == now
+                if now != size:
+                    k = (name, len(e["cells"]))
+                    _TURNED[k] = _TURNED.get(k, 0) + 1
             assert pos.where(fid) == (e["at"] if e["at"] == "town" else tuple(e["at"]))
             for d in e["doors_opened"]:
                 assert pos.door_is_open(d)
@@ -197,7 +198,9 @@ def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
 def test_random_sequences_match_a_rebuilt_position(name, scenario):
     assert _play(name, scenario, seed=7, steps=340) > 450
     if any(f.get("footprint") in ("1x2", "2x1") for f in scenario["figures"]):
-        assert _TURNED.get(name, 0) > 3          # turned hell hounds were played
+        assert _TURNED.get((name, 2), 0) > 3     # turned hell hounds were played
+    if any(f.get("footprint") in ("2x3", "3x2") for f in scenario["figures"]):
+        assert _TURNED.get((name, 6), 0) > 3     # and turned dragons
 
 
 def _doorless_arena() -> dict:

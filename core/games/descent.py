@@ -71,6 +71,8 @@ MAP_CHARS = {".": "floor", "w": "water", "r": "rubble", "b": "boulder",
              "#": None, " ": None}
 FOOTPRINTS = {"1x1": (1, 1), "1x2": (1, 2), "2x1": (2, 1), "2x2": (2, 2), "2x3": (2, 3),
               "3x2": (3, 2)}
+#: Option ``large_turns``: which large bases may turn a quarter (1 MP).
+LARGE_TURNS = ("all", "two_square", "none")
 ACTIONS = {"run": 2, "advance": 1, "ready": 1, "battle": 0}   # MP = factor x speed
 ABILITIES = ("grapple", "aura", "fly")
 SIDES = ("hero", "monster")
@@ -138,6 +140,31 @@ def footprint_cells(anchor, size) -> list:
     x, y = anchor
     w, h = size
     return [(x + i, y + j) for j in range(h) for i in range(w)]
+
+
+def turns_allowed(size, large_turns: str) -> bool:
+    """Whether a base of ``size`` may turn a quarter under option ``large_turns``
+    (``"all"``: two-square and 2x3 bases, ``"two_square"``: two-square bases only,
+    ``"none"``)."""
+    w, h = size
+    if w == h or large_turns == "none":
+        return False
+    return w * h == 2 or large_turns == "all"
+
+
+def turn_offsets(size) -> list:
+    """Anchor offsets of the quarter-turned placements of a ``w x h`` base: the
+    ``h x w`` bases that lie within one square of the old base (in the box one square
+    larger on every side) and overlap it. A two-square base has 4 (its head steps
+    across the axis, the tail follows), a 2x3 base 8 (the 16 ends of one MP in the 4x5
+    box are its 8 shifts and these 8 turns)."""
+    w, h = size
+    out = []
+    for oy in range(-1, h - w + 2):
+        for ox in range(-1, w - h + 2):
+            if ox <= w - 1 and ox + h - 1 >= 0 and oy <= h - 1 and oy + w - 1 >= 0:
+                out.append((ox, oy))
+    return out
 
 
 # ----------------------------------------------------------------------------- reading
@@ -361,6 +388,12 @@ def _read_ability(fig: Hero, ab, where):
         setattr(fig, name, True)
 
 
+def swept_sides(old, new):
+    """The cell sides a base sweeps turning from squares ``old`` to ``new``: those
+    between orthogonally adjacent squares of both bases together."""
+    return _internal_sides(list(dict.fromkeys(list(old) + list(new))))
+
+
 def _internal_sides(cells):
     s = set(cells)
     for (x, y) in cells:
@@ -509,14 +542,22 @@ class Rules:
             opened |= crossed
         return self._price(src, dst, opened)
 
-    def turn(self, src, dst, head, d):
-        """(MP, doors opened) of a 2-square base turning a quarter: its square ``head``
-        moves by the orthogonal ``d`` across the base's axis and the other square moves
-        into ``head``'s square (inside the base: no line crossed); None if not allowed."""
-        crossed = self.cell_step(head, d)
-        if crossed is None:
-            return None
-        return self._price(src, dst, set(crossed))
+    def turn(self, src, dst):
+        """(MP, doors opened) of a base turning a quarter from placement src to the
+        turned placement dst (one of :func:`turn_offsets`): the squares of both bases
+        together are swept like one base, so no wall or door this figure cannot open may
+        lie between two orthogonally adjacent squares of them, and the closed doors
+        there are opened (paid as a step pays them); None if not allowed. For a
+        two-square base this is its head stepping across the axis and the tail
+        following into the head's square."""
+        crossed = set()
+        for a, b in swept_sides(src["cells"], dst["cells"]):
+            st = self.side_state(a, b)
+            if st in ("wall", "shut"):
+                return None
+            if st is not None:
+                crossed.add(st)
+        return self._price(src, dst, crossed)
 
     def _price(self, src, dst, opened):
         """A move from placement src to dst that crosses the closed doors ``opened``."""
@@ -564,11 +605,12 @@ def solve_descent(scenario: dict) -> dict:
 
 
 def move(dungeon: Dungeon, figures: list[Hero], mover: Hero, mp: int, *, rune_keys=(),
-         corner_cutting: bool = True, ice: str = "normal", paths: bool = False) -> dict:
+         corner_cutting: bool = True, ice: str = "normal", large_turns: str = "all",
+         paths: bool = False) -> dict:
     """Every legal end of ``mover``'s move with ``mp`` movement points, in game words
     (``solve()``'s result; a one-off :class:`Position` of the objects answers it)."""
     pos = Position(dungeon, figures, rune_keys=set(rune_keys),
-                   corner_cutting=corner_cutting, ice=ice)
+                   corner_cutting=corner_cutting, ice=ice, large_turns=large_turns)
     return pos.solve({"figure": mover.id, "mp": mp, "paths": paths})
 
 

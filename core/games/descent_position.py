@@ -131,10 +131,12 @@ class _Static:
     Positions of the same dungeon and options share one (see :func:`_static_for`): the
     door states and everything else that changes in play live in the position."""
 
-    def __init__(self, dungeon: D.Dungeon, corner_cutting: bool, ice: str):
+    def __init__(self, dungeon: D.Dungeon, corner_cutting: bool, ice: str,
+                 large_turns: str = "all"):
         self.dungeon = dungeon
         self.corner = bool(corner_cutting)
         self.ice = ice
+        self.large_turns = large_turns
         self.squares = list(dungeon.terrain)            # node s -> (x, y)
         self.index = {c: i for i, c in enumerate(self.squares)}
         self.ns = len(self.squares)
@@ -164,20 +166,21 @@ _STATICS_MAX = 16
 _STATIC_LOCK = threading.RLock()
 
 
-def _static_key(dungeon: D.Dungeon, corner: bool, ice: str):
+def _static_key(dungeon: D.Dungeon, corner: bool, ice: str, large_turns: str = "all"):
     """Everything of a dungeon the graphs depend on (not whether doors are open or lead
     to unrevealed areas: those are the position's)."""
     return (tuple(dungeon.terrain.items()), frozenset(dungeon.walls),
             tuple((door.id, door.sides, door.rune) for door in dungeon.doors),
-            tuple(dungeon.stairs), tuple(dungeon.glyphs), bool(corner), ice)
+            tuple(dungeon.stairs), tuple(dungeon.glyphs), bool(corner), ice, large_turns)
 
 
-def _static_for(dungeon: D.Dungeon, corner: bool, ice: str) -> _Static:
-    key = _static_key(dungeon, corner, ice)
+def _static_for(dungeon: D.Dungeon, corner: bool, ice: str,
+                large_turns: str = "all") -> _Static:
+    key = _static_key(dungeon, corner, ice, large_turns)
     with _STATIC_LOCK:
         st = _STATICS.pop(key, None)
         if st is None:
-            st = _Static(dungeon, corner, ice)
+            st = _Static(dungeon, corner, ice, large_turns)
         _STATICS[key] = st                 # most recent last
         while len(_STATICS) > _STATICS_MAX:
             del _STATICS[next(iter(_STATICS))]
@@ -238,10 +241,11 @@ class _KindGraph:
         rules = D.Rules(d, [], proto, set(), st.corner, st.ice)
         rules.door_state = ["open"] * len(d.doors)
         self.rules = rules
-        # placements with every door open (door states only straddle or forbid). A
-        # 2-square base (a hell hound) also stands turned: node ns + 1 + s is the base of
-        # size (h, w) at square s (``turn_off`` = ns + 1; such kinds have no air nodes).
-        self.turns = (w, h) in ((1, 2), (2, 1))
+        # placements with every door open (door states only straddle or forbid). A base
+        # that turns (a hell hound, a dragon: D.turns_allowed) also stands turned: node
+        # ns + 1 + s is the base of size (h, w) at square s (``turn_off`` = ns + 1; such
+        # kinds have no air nodes).
+        self.turns = D.turns_allowed((w, h), st.large_turns)
         self.turn_off = ns + 1
         n_turn = ns if self.turns else 0
         facts: list = [None] * (ns + 1 + n_turn)
@@ -270,18 +274,17 @@ class _KindGraph:
                 if v is not None and facts[base + v] is not None:
                     slots.append(("step", u, base + v, dd, None))
         if self.turns:
-            # a quarter turn about either square: the other square swings round it
-            # (D.Rules.turn prices it)
+            # a quarter turn into a turned placement within one square of the base that
+            # overlaps it (D.turn_offsets; D.Rules.turn prices it)
+            offsets = {(w, h): D.turn_offsets((w, h)), (h, w): D.turn_offsets((h, w))}
             for u in place_nodes:
-                other = 0 if u > ns else self.turn_off
-                a, b = facts[u]["cells"]
-                for head, tail in ((a, b), (b, a)):
-                    ex, ey = tail[0] - head[0], tail[1] - head[1]
-                    for dd in ((ey, ex), (-ey, -ex)):
-                        new = (head[0] + dd[0], head[1] + dd[1])
-                        v = index.get((min(head[0], new[0]), min(head[1], new[1])))
-                        if v is not None and facts[other + v] is not None:
-                            slots.append(("turn", u, other + v, dd, head))
+                turned = u > ns
+                other, size = (0, (h, w)) if turned else (self.turn_off, (w, h))
+                ax, ay = st.squares[u - self.turn_off if turned else u]
+                for ox, oy in offsets[size]:
+                    v = index.get((ax + ox, ay + oy))
+                    if v is not None and facts[other + v] is not None:
+                        slots.append(("turn", u, other + v, None, "turn"))
         air: dict = {}                   # (square, direction) -> air node
         air_foot: list = []
         one = (w, h) == (1, 1)
@@ -334,7 +337,10 @@ class _KindGraph:
         for kind, u, v, dd, sq in slots:
             if kind in ("step", "turn"):
                 doors = set(straddle[u]) | straddle[v]
-                for c in facts[u]["cells"] if kind == "step" else [sq]:
+                if kind == "turn":      # the sides both bases sweep (D.Rules.turn)
+                    doors.update(d.door_of[D._side(a, b)] for a, b in D.swept_sides(
+                        facts[u]["cells"], facts[v]["cells"]) if D._side(a, b) in d.door_of)
+                for c in facts[u]["cells"] if kind == "step" else ():
                     for a, b in _sides_examined(c, dd):
                         k = d.door_of.get(D._side(a, b))
                         if k is not None:
@@ -521,7 +527,7 @@ class _KindGraph:
             return self._mem_result(sq, dd, rules, dv)
         if kind == "turn":
             fu, fv = self._place(u, dv), self._place(v, dv)
-            return None if fu is None or fv is None else rules.turn(fu, fv, sq, dd)
+            return None if fu is None or fv is None else rules.turn(fu, fv)
         crossed = rules.cell_step(sq, dd)
         if crossed is None or crossed:
             return None    # no jumping through walls or closed doors
@@ -539,7 +545,7 @@ class _KindGraph:
             rules.door_state = [_DOOR_WORDS[x] for x in dv]
         fu, fv = self._place(u, dv), self._place(v, dv)
         res = None if fu is None or fv is None else \
-            rules.step(fu, fv, dd) if head is None else rules.turn(fu, fv, head, dd)
+            rules.step(fu, fv, dd) if head is None else rules.turn(fu, fv)
         if S:
             rules.door_state = saved
         if res is None or S2 is None:
@@ -833,12 +839,16 @@ class Position(_Position):
     STOP_REASONS = STOP_REASONS
 
     def __init__(self, dungeon: D.Dungeon, figures: list, *, rune_keys=(),
-                 corner_cutting: bool = True, ice: str = "normal"):
+                 corner_cutting: bool = True, ice: str = "normal",
+                 large_turns: str = "all"):
         """``figures``: :class:`movecore.games.descent.Hero` objects (see
         :func:`~movecore.games.descent.read_figures`, which checks their placement)."""
         if ice not in ("normal", "stop"):
             raise ScenarioError(f"options.ice must be 'normal' or 'stop'; got {ice!r}")
-        st = self.st = _static_for(dungeon, corner_cutting, ice)
+        if not isinstance(large_turns, str) or large_turns not in D.LARGE_TURNS:
+            raise ScenarioError(f"options.large_turns must be one of {list(D.LARGE_TURNS)}"
+                                f"; got {describe(large_turns)}")
+        st = self.st = _static_for(dungeon, corner_cutting, ice, large_turns)
         self.rune_keys = frozenset(rune_keys)
         self.door_open = [door.open for door in dungeon.doors]
         self.door_unrevealed = [door.leads_to_unrevealed for door in dungeon.doors]
@@ -892,9 +902,10 @@ class Position(_Position):
     def _from_parts(cls, scenario: Mapping) -> "Position":
         dungeon = D.read_board(scenario["board"])
         opts = expect_object(scenario.get("options", {}), "options")
-        expect_keys(opts, "options", ("corner_cutting", "ice"))
+        expect_keys(opts, "options", ("corner_cutting", "ice", "large_turns"))
         corner = get_bool(opts, "corner_cutting", "options", True)
         ice = get_str(opts, "ice", "options", ("normal", "stop"), "normal")
+        turns = get_str(opts, "large_turns", "options", D.LARGE_TURNS, "all")
         party = expect_object(scenario.get("party", {}), "party")
         expect_keys(party, "party", ("rune_keys",))
         keys = get_list(party, "rune_keys", "party", [])
@@ -903,7 +914,8 @@ class Position(_Position):
                 raise ScenarioError(f"party.rune_keys must hold rune key names; got "
                                     f"{k!r:.60}")
         figures = D.read_figures(scenario["figures"], dungeon)
-        return cls(dungeon, figures, rune_keys=keys, corner_cutting=corner, ice=ice)
+        return cls(dungeon, figures, rune_keys=keys, corner_cutting=corner, ice=ice,
+                   large_turns=turns)
 
     def copy(self) -> "Position":
         """An independent position: figure lists, door states and layers copied; the
@@ -1371,10 +1383,11 @@ class Position(_Position):
         return out
 
     def n_actions(self, figure) -> int:
-        """Squares of the dungeon + 1 (the town); a 2-square monster (which may turn)
-        has one more action per square: ``NS + 1 + s`` = its base turned, at square s."""
+        """Squares of the dungeon + 1 (the town); a monster that may turn (a two-square
+        or 2x3 base, option ``large_turns``) has one more action per square:
+        ``NS + 1 + s`` = its base turned, at square s."""
         i = self._fig(figure)
-        if self.size[i] in ((1, 2), (2, 1)):
+        if D.turns_allowed(self.size[i], self.st.large_turns):
             return self.st.kind(self._kind_key(i)).n_actions
         return self.st.ns + 1
 
@@ -1397,12 +1410,12 @@ class Position(_Position):
             cells = [as_coord(list(map(int, c)), "to") for c in to]
             anchor = (min(c[0] for c in cells), min(c[1] for c in cells))
             w, h = self.size[i]
-            turned = (w, h) in ((1, 2), (2, 1)) and \
-                sorted(cells) == sorted(D.footprint_cells(anchor, (h, w)))
+            turns = D.turns_allowed((w, h), st.large_turns)
+            turned = turns and sorted(cells) == sorted(D.footprint_cells(anchor, (h, w)))
             if not turned and sorted(cells) != sorted(D.footprint_cells(anchor, (w, h))):
                 raise IllegalMoveError(f"{describe(to)} is not the base of "
                                        f"{self.ids[i]!r} ({w}x{h}"
-                                       f"{', or turned' if w * h == 2 else ''})")
+                                       f"{', or turned' if turns else ''})")
             a = st.index.get(anchor)
             if turned and a is not None:
                 return st.ns + 1 + a         # the turned base (see n_actions)
@@ -1457,7 +1470,7 @@ class Position(_Position):
         self._move(i, a if a < self.st.ns else -1)
 
     def _turn(self, i: int, anchor: int) -> None:
-        """Figure i (a 2-square base) ends turned at square ``anchor``: its size and
+        """Figure i (a base that turns) ends turned at square ``anchor``: its size and
         kind swap (the other kind's graph has both orientations too)."""
         old = self.anchor[i]
         self._update_kinds(i, self._lift(i), old, -1)    # grapple/aura leave the old base
@@ -1615,7 +1628,8 @@ class Position(_Position):
                 f["abilities"] = ab
             figures.append(f)
         s = {"game": "descent", "board": board,
-             "options": {"corner_cutting": st.corner, "ice": st.ice},
+             "options": {"corner_cutting": st.corner, "ice": st.ice,
+                         "large_turns": st.large_turns},
              "party": {"rune_keys": sorted(self.rune_keys)}, "figures": figures}
         if query is not None:
             s["query"] = _copy.deepcopy(dict(query))
