@@ -372,6 +372,98 @@ def test_two_square_monster_pit_only_with_the_whole_base_in():
     assert not half["in_pit"] and half["wounds"] == 0
 
 
+def _dragon(at, speed=4, footprint="2x3", **kw):
+    return monster("dr", at, speed, footprint=footprint, **kw)
+
+
+def test_dragon_turns_into_a_corridor_corner():
+    # a 2-wide corridor going south (x = 0..1) turns east along y = 3..4. The 2x3 dragon
+    # steps south (1) and turns a quarter (1) into the 3x2 base at (0, 3) (inside the
+    # 4x5 box round its base, overlapping it), then walks east (1 per step)
+    board = {"rows": ["..#####", "..#####", "..#####", ".......", "......."]}
+    r = solve(board, [_dragon([0, 0])], {"figure": "dr", "paths": True})
+    assert placements(r) == {((0, 0), (2, 3)): 0, ((0, 1), (2, 3)): 1,
+                             ((0, 2), (2, 3)): 2, ((0, 3), (3, 2)): 2,
+                             ((1, 3), (3, 2)): 3, ((2, 3), (3, 2)): 4}
+    e = ends(r)
+    assert e[(0, 3)]["cells"] == [[0, 3], [1, 3], [2, 3], [0, 4], [1, 4], [2, 4]]
+    assert e[(2, 3)]["path"] == [[0, 0], [0, 1], [0, 3], [1, 3], [2, 3]]
+    assert placements(r) == _brute_force(board["rows"], [], [], [_dragon([0, 0])], "dr", 4)
+    # never turning, it cannot leave the corridor
+    r = solve(board, [_dragon([0, 0])], {"figure": "dr"}, options={"large_turns": "none"})
+    assert placements(r) == {((0, 0), (2, 3)): 0, ((0, 1), (2, 3)): 1,
+                             ((0, 2), (2, 3)): 2}
+    # the 3x2 dragon in the east arm comes back the same way
+    back = [_dragon([2, 3], 4, "3x2")]
+    r = solve(board, back, {"figure": "dr"})
+    assert placements(r)[((0, 0), (2, 3))] == 4
+    assert placements(r) == _brute_force(board["rows"], [], [], back, "dr", 4)
+
+
+def test_dragon_turns_in_an_open_room_and_a_wall_blocks_a_turn():
+    # open 4x5 room (the box one square round a 2x3 base at (1, 1)): with 1 MP the
+    # dragon reaches its 8 shifts and its 8 turned placements, 16 ends but the start
+    r = placements(solve({"width": 4, "height": 5}, [_dragon([1, 1], 1)], {"figure": "dr"}))
+    turned = {k for k in r if k[1] == (3, 2)}
+    assert turned == {((x, y), (3, 2)) for x in (0, 1) for y in (0, 1, 2, 3)}
+    assert len(r) == 17 and all(c == 1 for k, c in r.items() if k != ((1, 1), (2, 3)))
+    # a wall east of (2, 1) and (2, 2): the turned bases that reach over it (to x = 3 on
+    # rows 1 or 2) cannot be taken (the two bases together would hold the wall); the
+    # others still can
+    walls = {"width": 4, "height": 5, "walls": [[[2, 1], [3, 1]], [[2, 2], [3, 2]]]}
+    r = placements(solve(walls, [_dragon([1, 1], 1)], {"figure": "dr"}))
+    assert {k for k in r if k[1] == (3, 2)} == {((0, y), (3, 2)) for y in range(4)} | {
+        ((1, 3), (3, 2))}
+    assert r == _brute_force(["....", "....", "....", "....", "...."], walls["walls"],
+                             [], [_dragon([1, 1], 1)], "dr", 1)
+    # a tree square newly under the base: the turn costs 2
+    tree = {"rows": ["....", "....", "....", "....", "...t"]}
+    r = placements(solve(tree, [_dragon([1, 1], 2)], {"figure": "dr"}))
+    assert r[((1, 3), (3, 2))] == 2 and r[((0, 3), (3, 2))] == 1
+
+
+def test_dragon_turn_straddling_a_door_pays_it_once():
+    # a wall line between y = 2 and y = 3 with a 2-wide door at x = 1..2. The 3x2
+    # dragon north of it turns into the 2x3 base across the doorway (1 + 2 to open the
+    # door) and walks on through it south: the door is paid once (no more on leaving)
+    board = {"width": 5, "height": 6,
+             "walls": [[[x, 2], [x, 3]] for x in (0, 3, 4)],
+             "doors": [{"id": "d", "sides": [[[1, 2], [1, 3]], [[2, 2], [2, 3]]]}]}
+    figs = [_dragon([1, 1], 5, "3x2")]
+    r = solve(board, figs, {"figure": "dr", "paths": True})
+    e = {(tuple(x["at"]), len({c[0] for c in x["cells"]})): x for x in r["ends"]}
+    across = e[((1, 1), 2)]
+    assert across["cost"] == 3 and across["doors_opened"] == ["d"]
+    assert across["path"] == [[1, 1], [1, 1]]               # a turn: the same anchor
+    assert e[((1, 2), 2)]["cost"] == 4 and e[((1, 3), 2)]["cost"] == 5
+    assert e[((1, 3), 2)]["doors_opened"] == ["d"]
+    rows = ["....."] * 6
+    doors = [{"id": "d", "sides": board["doors"][0]["sides"]}]
+    assert placements(r) == _brute_force(rows, board["walls"], doors, figs, "dr", 5)
+    # the position opens the door for good with that move, and the dragon stands turned
+    pos = mc.position({"game": "descent", "board": board, "figures": figs})
+    pos.apply_move("dr", across["cells"])
+    assert pos.doors == {"d": "open"} and pos.size[pos.index["dr"]] == (2, 3)
+
+
+def test_random_rooms_match_brute_force_under_each_turn_option():
+    rng = random.Random(20)
+    checked = 0
+    for _ in range(60):
+        opt = rng.choice(["all", "two_square", "none"])
+        fp = rng.choice(["1x2", "2x1", "2x3", "3x2"])
+        rows, walls, doors, figs = _door_room(rng, fp)
+        try:
+            r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
+                      {"figure": "me"}, options={"large_turns": opt})
+        except mc.PlacementError:
+            continue
+        want = _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"], turns=opt)
+        assert placements(r) == want, (opt, rows, walls, doors, figs)
+        checked += 1
+    assert checked > 15
+
+
 def test_option_large_turns_none_and_two_square_keep_the_orientation():
     # large_turns "two_square" (hounds only) or "none": a 2x3 base in a 5x5 room keeps
     # its orientation, no 3x2 end anywhere; "none" keeps the hound's too
@@ -432,6 +524,8 @@ def test_movement_points():
     (lambda s: s["query"].update(figure="nobody"), mc.QueryError),
     (lambda s: s["query"].update(fatigue=-1), mc.ScenarioError),
     (lambda s: s["options"].update(ice="slippery"), mc.ScenarioError),
+    (lambda s: s["options"].update(large_turns="dragons"), mc.ScenarioError),
+    (lambda s: s["options"].update(large_turns=False), mc.ScenarioError),
     (lambda s: s["options"].update(diagonals=True), mc.ScenarioError),
     (lambda s: s["figures"][0].update(speed="fast"), mc.ScenarioError),
     (lambda s: s["figures"][0].update(side="overlord"), mc.ScenarioError),

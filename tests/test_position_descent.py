@@ -425,6 +425,54 @@ def test_a_two_square_monster_turns_in_play():
         cp.action_of("hell hound", 2 * ns + 1)
 
 
+def test_a_dragon_turns_in_play():
+    sc = {"game": "descent",
+          "board": {"rows": ["..#####", "..#####", "..#####", ".......", "......."]},
+          "figures": [{"id": "dragon", "side": "monster", "at": [0, 0], "speed": 4,
+                       "footprint": "2x3"},
+                      {"id": "Tomble", "side": "hero", "at": [6, 4], "speed": 4}]}
+    pos = mc.position(sc)
+    ns = len(pos.st.squares)
+    assert pos.n_actions("dragon") == 2 * ns + 1 and pos.n_actions("Tomble") == ns + 1
+    m = pos.legal_moves("dragon")
+    turned = pos.action_of("dragon", [[0, 3], [1, 3], [2, 3], [0, 4], [1, 4], [2, 4]])
+    assert turned == ns + 1 + pos.st.index[(0, 3)] and turned in m.actions.tolist()
+    assert m.coords[m.actions.tolist().index(turned)].tolist() == [
+        [0, 3], [1, 3], [2, 3], [0, 4], [1, 4], [2, 4]]
+    assert m.to_dicts() == mc.solve(dict(sc, query={"figure": "dragon"}))["ends"]
+    cp = pos.copy()
+    cp.apply_move("dragon", turned)                       # ends turned: 3x2
+    assert cp.to_scenario()["figures"][0]["footprint"] == "3x2"
+    assert pos.to_scenario()["figures"][0]["footprint"] == "2x3"   # the copy only
+    assert cp.where("dragon") == (0, 3) and cp.touching("dragon") == []
+    back = cp.legal_moves("dragon")
+    assert back.to_dicts() == mc.solve(cp.to_scenario({"figure": "dragon"}))["ends"]
+    # from 3x2, action NS + 1 + s is the 2x3 base at square s; a list of squares too
+    a = cp.action_of("dragon", [[0, 1], [1, 1], [0, 2], [1, 2], [0, 3], [1, 3]])
+    assert a == ns + 1 + pos.st.index[(0, 1)]
+    cp.apply_move("dragon", [[0, 1], [1, 1], [0, 2], [1, 2], [0, 3], [1, 3]])
+    assert cp.to_scenario()["figures"][0]["footprint"] == "2x3"
+    with pytest.raises(mc.IllegalMoveError):      # not a base of the dragon
+        cp.action_of("dragon", [[0, 0], [1, 0], [2, 0]])
+    # never turning: no turned actions, and a turned base is not its base
+    none = mc.position(dict(sc, options={"large_turns": "none"}))
+    assert none.n_actions("dragon") == ns + 1
+    with pytest.raises(mc.IllegalMoveError):
+        none.apply_move("dragon", [[0, 3], [1, 3], [2, 3], [0, 4], [1, 4], [2, 4]])
+    assert none.to_scenario()["options"]["large_turns"] == "none"
+
+
+def test_option_large_turns_is_checked():
+    sc = {"game": "descent", "board": {"width": 3, "height": 3}, "figures": []}
+    for bad in ("sideways", True, 1):
+        with pytest.raises(mc.ScenarioError, match="large_turns") as exc:
+            mc.position(dict(sc, options={"large_turns": bad}))
+        assert repr(bad) in str(exc.value) or str(bad) in str(exc.value)
+    d = descent.read_board({"width": 3, "height": 3})
+    with pytest.raises(mc.ScenarioError, match="'sideways'"):
+        descent.Position(d, [], large_turns="sideways")
+
+
 def test_sort_plain_matches_sort_ends():
     """The lean sort of a query with no stop and no penalty equals the general one
     (stop codes 0, penalties 0, penalty costs the costs) over random ends."""
