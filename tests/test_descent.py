@@ -1156,3 +1156,17 @@ def test_bundled_hell_hound_example():
     assert got[((3, 3), (2, 1))] == got[((3, 3), (1, 2))] == 8
     assert got == _brute_force(sc["board"]["rows"], [], [
         {"id": "iron door", "sides": [[[3, 2], [3, 3]]]}], sc["figures"], "hell hound", 8)
+
+
+def test_bundled_dragon_example():
+    sc = json.loads((EXAMPLES / "descent_dragon.json").read_text())
+    r = mc.solve(sc)
+    got = placements(r)
+    assert got[((0, 3), (3, 2))] == 2          # one step south, turned into the corridor
+    assert got[((2, 3), (2, 3))] == 3          # and turned back south
+    assert got[((3, 3), (3, 2))] == 7          # across the oak door (opened: 2)
+    assert got[((5, 3), (2, 3))] == 8          # turned through it: the door paid once
+    e = next(x for x in r["ends"] if x["at"] == [5, 3])
+    assert e["doors_opened"] == ["oak door"] and e["path"][-2:] == [[3, 3], [5, 3]]
+    assert got == _brute_force(sc["board"]["rows"], sc["board"]["walls"], sc["board"]["doors"],
+                               sc["figures"], "dragon", 8)
