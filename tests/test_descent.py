@@ -446,6 +446,58 @@ def test_dragon_turn_straddling_a_door_pays_it_once():
     assert pos.doors == {"d": "open"} and pos.size[pos.index["dr"]] == (2, 3)
 
 
+def _pit_room(rng, fp):
+    """A room (_door_room's or _random_room's) with pit and ice squares laid in patches
+    and bands across it (so that whole bases fit on them and must cross them), the
+    mover's base left clear."""
+    rows, walls, doors, figs = (_door_room if rng.random() < 0.3 else _random_room)(rng, fp)
+    grid = [list(r) for r in rows]
+    h, w = len(grid), len(grid[0])
+    me = figs[0]
+    fw, fh = map(int, fp.split("x"))
+    mine = {(me["at"][0] + i, me["at"][1] + j) for i in range(fw) for j in range(fh)}
+    others = {tuple(f["at"]) for f in figs[1:]}
+    for _ in range(rng.randint(1, 3)):
+        ch = rng.choice("ppi")
+        x0, y0 = rng.randrange(w), rng.randrange(h)
+        dx, dy = rng.randint(1, 4), rng.randint(1, 4)
+        if rng.random() < 0.5:       # a band across the room: whole bases must cross it
+            if rng.random() < 0.5:
+                x0, dx, y0, dy = 0, w, rng.randint(1, max(1, h - 3)), rng.randint(1, 3)
+            else:
+                y0, dy, x0, dx = 0, h, rng.randint(1, max(1, w - 3)), rng.randint(1, 3)
+        for x in range(x0, min(w, x0 + dx)):
+            for y in range(y0, min(h, y0 + dy)):
+                if grid[y][x] in ".t" and (x, y) not in mine | others:
+                    grid[y][x] = ch
+    me["speed"] = rng.randint(3, 9)
+    return ["".join(r) for r in grid], walls, doors, figs
+
+
+@pytest.mark.parametrize("jumps", [False, True])
+def test_pit_rooms_match_brute_force(jumps):
+    # large bases over pits: affected only when wholly on them (climbing out: 2), and
+    # with large_jumps a straight jump over bases wholly on pits or ice (3 MP each)
+    rng = random.Random(zlib.crc32(b"pits %d" % jumps))
+    checked = jumped = 0
+    for _ in range(240):
+        fp = rng.choice(["1x1", "1x2", "2x1", "2x2", "2x3", "3x2"])
+        rows, walls, doors, figs = _pit_room(rng, fp)
+        try:
+            r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
+                      {"figure": "me", "mp": figs[0]["speed"]}, options={"large_jumps": jumps})
+        except mc.PlacementError:
+            continue
+        want = _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"], jumps=jumps,
+                            wounds=True)
+        assert placements(r, wounds=True) == want, (rows, walls, doors, figs)
+        if fp != "1x1" and jumps and want != _brute_force(
+                rows, walls, doors, figs, "me", figs[0]["speed"], wounds=True):
+            jumped += 1      # a jump saved a fall somewhere
+        checked += 1
+    assert checked > 120 and (jumped > 5 or not jumps)
+
+
 def test_random_rooms_match_brute_force_under_each_turn_option():
     rng = random.Random(20)
     checked = 0
@@ -553,12 +605,16 @@ def test_bad_input_gets_a_typed_error(mutate, err):
 
 
 # ------------------------------------------------------------------ brute force: large
-def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all"):
+def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
+                 jumps=False, wounds=False):
     """Literal Dijkstra over (anchor, base size, doors opened so far) for one figure,
     written from the rulebook: translate the whole base one square, or turn a 2-square
     base a quarter, or (``turns="all"``) a 2x3 base into any turned base inside the box
     one square larger than it that overlaps it, sweeping the squares of both bases as
-    one; it must fit after every step. {(anchor, (w, h)): least MP}."""
+    one; it must fit after every step. Climbing out of a pit (the whole base on pit
+    squares) costs 2; a one-square base, or any with ``jumps``, may jump (see jump()).
+    {(anchor, (w, h)): least MP}, or with ``wounds`` {(anchor, (w, h)): (least MP,
+    least wounds (falls into pits) within mp, least MP with those wounds)}."""
     on = {(x, y): ch for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != "#"}
     walls = {frozenset(map(tuple, w)) for w in walls}
     door_sides = {}
@@ -629,13 +685,47 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all"):
                     yield (min(head[0], q[0]), min(head[1], q[1])), (size[1], size[0]), \
                         [(head, q), (tail, head)]
 
-    start = (tuple(me["at"]), (w, h), frozenset())
+    def jump(a, size, d):
+        """(anchor, MP) of a jump of the base from a along d over bases wholly on pit
+        or ice squares (3 MP each), or None: every square flies straight, through no
+        wall or door closed before the move, over no enemy."""
+        def closed_inside(cells):
+            return any(line(p, q, frozenset()) is not False for p in cells
+                       for q in ((p[0] + 1, p[1]), (p[0], p[1] + 1)) if q in cells)
+
+        cur = base(a, size)
+        if all(on[p] in "pi" for p in cur) or closed_inside(cur):
+            return None
+        k = 0
+        while True:
+            nxt = [(p[0] + d[0], p[1] + d[1]) for p in cur]
+            if not fits(nxt) or closed_inside(nxt):
+                return None
+            for p, q in zip(cur, nxt):
+                mids = [q] if p[0] == q[0] or p[1] == q[1] else [(q[0], p[1]), (p[0], q[1])]
+                if not any(line(p, m, frozenset()) is False and
+                           (m == q or line(m, q, frozenset()) is False) for m in mids):
+                    return None
+            if not all(on[p] in "pi" for p in nxt):
+                return ((a[0] + (k + 1) * d[0], a[1] + (k + 1) * d[1]), 3 * k) if k else None
+            k += 1
+            cur = nxt
+
+    start = (tuple(me["at"]), (w, h), frozenset(), 0)
     best = {start: 0}
     heap = [(0, start)]
     while heap:
-        c, (a, size, opened) = heapq.heappop(heap)
-        if best[(a, size, opened)] != c:
+        c, (a, size, opened, wn) = heapq.heappop(heap)
+        if best[(a, size, opened, wn)] != c:
             continue
+        if jumps or size == (1, 1):
+            for d in ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)):
+                got = jump(a, size, d)
+                key = None if got is None else (got[0], size, opened, wn)
+                if got is not None and c + got[1] <= mp and \
+                        c + got[1] < best.get(key, 1 << 30):
+                    best[key] = c + got[1]
+                    heapq.heappush(heap, (c + got[1], key))
         for b, nsize, steps in moves(a, size):
             new = base(b, nsize)
             if not fits(new):
@@ -687,26 +777,32 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all"):
                 continue
             old = base(a, size)
             step = 1 + (1 if any(on[p] == "t" for p in new if p not in old) else 0)
+            if all(on[p] == "p" for p in old) and not all(on[p] == "p" for p in new):
+                step += 1              # climbing out of a pit: 2 (3 into a tree)
             nc = c + step + 2 * len(need)
-            key = (b, nsize, opened | frozenset(need))
+            fall = all(on[p] == "p" for p in new) and not all(on[p] == "p" for p in old)
+            key = (b, nsize, opened | frozenset(need), wn + fall)
             if nc <= mp and nc < best.get(key, 1 << 30):
                 best[key] = nc
                 heapq.heappush(heap, (nc, key))
     out = {}
-    for (a, size, _), c in best.items():
+    for (a, size, _, wn), c in best.items():
         if (a, size) != start[:2] and any(p in occ for p in base(a, size)):
             continue
-        out[(a, size)] = min(out.get((a, size), 1 << 30), c)
-    return out
+        got = out.get((a, size), (1 << 30, 1 << 30, 1 << 30))
+        out[(a, size)] = (min(got[0], c),) + min(got[1:], (wn, c))
+    return out if wounds else {k: v[0] for k, v in out.items()}
 
 
-def placements(result):
-    """{(anchor, (w, h)): cost} of a result's ends (the base's size from its cells)."""
+def placements(result, wounds=False):
+    """{(anchor, (w, h)): cost} of a result's ends (the base's size from its cells);
+    with ``wounds`` the values are (cost, wounds, wounds_cost)."""
     out = {}
     for e in result["ends"]:
         cells = e.get("cells", [e["at"]])
         size = (len({x for x, _ in cells}), len({y for _, y in cells}))
-        out[(tuple(e["at"]), size)] = e["cost"]
+        out[(tuple(e["at"]), size)] = (e["cost"], e["wounds"], e["wounds_cost"]) if \
+            wounds else e["cost"]
     return out
 
 

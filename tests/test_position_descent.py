@@ -52,12 +52,34 @@ ARENA = {
          "abilities": ["fly", {"aura": 1}]}],
 }
 
+# Pit bands that large bases jump (option large_jumps), a dragon and a hound that turn.
+PITS = {
+    "game": "descent",
+    "board": {
+        "rows": ["..........",
+                 "..........",
+                 "pppp..pppp",
+                 "pppp..ppii",
+                 "..........",
+                 "..t.......",
+                 ".........."],
+        "walls": [[[4, 5], [5, 5]]]},
+    "options": {"large_jumps": True},
+    "figures": [
+        {"id": "ogre", "side": "monster", "at": [0, 0], "speed": 4, "footprint": "2x2"},
+        {"id": "hound", "side": "monster", "at": [6, 0], "speed": 5, "footprint": "1x2"},
+        {"id": "dragon", "side": "monster", "at": [7, 4], "speed": 4, "footprint": "2x3"},
+        {"id": "Jain", "side": "hero", "at": [5, 5], "speed": 4, "abilities": [{"aura": 1}]},
+        {"id": "Tomble", "side": "hero", "at": [4, 0], "speed": 4,
+         "abilities": ["grapple"]}],
+}
+
 RUNES = ("red", "blue", "green")
 
 
 def _scenarios():
     out = [(p.name, json.loads(p.read_text())) for p in EXAMPLES]
-    return out + [("arena", ARENA)]
+    return out + [("arena", ARENA), ("pits", PITS)]
 
 
 def _query(rng: random.Random, side: str) -> dict:

@@ -132,11 +132,12 @@ class _Static:
     door states and everything else that changes in play live in the position."""
 
     def __init__(self, dungeon: D.Dungeon, corner_cutting: bool, ice: str,
-                 large_turns: str = "all"):
+                 large_turns: str = "all", large_jumps: bool = False):
         self.dungeon = dungeon
         self.corner = bool(corner_cutting)
         self.ice = ice
         self.large_turns = large_turns
+        self.large_jumps = bool(large_jumps)
         self.squares = list(dungeon.terrain)            # node s -> (x, y)
         self.index = {c: i for i, c in enumerate(self.squares)}
         self.ns = len(self.squares)
@@ -166,21 +167,23 @@ _STATICS_MAX = 16
 _STATIC_LOCK = threading.RLock()
 
 
-def _static_key(dungeon: D.Dungeon, corner: bool, ice: str, large_turns: str = "all"):
+def _static_key(dungeon: D.Dungeon, corner: bool, ice: str, large_turns: str = "all",
+                large_jumps: bool = False):
     """Everything of a dungeon the graphs depend on (not whether doors are open or lead
     to unrevealed areas: those are the position's)."""
     return (tuple(dungeon.terrain.items()), frozenset(dungeon.walls),
             tuple((door.id, door.sides, door.rune) for door in dungeon.doors),
-            tuple(dungeon.stairs), tuple(dungeon.glyphs), bool(corner), ice, large_turns)
+            tuple(dungeon.stairs), tuple(dungeon.glyphs), bool(corner), ice, large_turns,
+            bool(large_jumps))
 
 
 def _static_for(dungeon: D.Dungeon, corner: bool, ice: str,
-                large_turns: str = "all") -> _Static:
-    key = _static_key(dungeon, corner, ice, large_turns)
+                large_turns: str = "all", large_jumps: bool = False) -> _Static:
+    key = _static_key(dungeon, corner, ice, large_turns, large_jumps)
     with _STATIC_LOCK:
         st = _STATICS.pop(key, None)
         if st is None:
-            st = _Static(dungeon, corner, ice, large_turns)
+            st = _Static(dungeon, corner, ice, large_turns, large_jumps)
         _STATICS[key] = st                 # most recent last
         while len(_STATICS) > _STATICS_MAX:
             del _STATICS[next(iter(_STATICS))]
@@ -285,33 +288,32 @@ class _KindGraph:
                     v = index.get((ax + ox, ay + oy))
                     if v is not None and facts[other + v] is not None:
                         slots.append(("turn", u, other + v, None, "turn"))
-        air: dict = {}                   # (square, direction) -> air node
-        air_foot: list = []
+        air: dict = {}                   # (placement, direction) -> air node
+        air_foot: list = []              # air node -> the placement it is over
+        self.air_off = air_off = ns + 1 + n_turn     # the first air node
         one = (w, h) == (1, 1)
-        if one and not fly:              # jumps across pits (and ice)
-            terrain = d.terrain
+        if not fly and (one or st.large_jumps):      # jumps across pits (and ice)
             chain_slots = []
-            for u in range(ns):
-                if facts[u] is None or facts[u]["in_pit"] or \
-                        terrain[st.squares[u]] in D.JUMPABLE:
+            for u in place_nodes:
+                if self._on_jumpable(u):
                     continue
                 for dd in D.STEPS:
-                    run = self._jump_run(st.squares[u], dd)
+                    run = self._jump_run(u, dd)
                     if run is None:
                         continue
-                    squares, land = run
+                    over, land = run
                     nodes = []
-                    for s in squares:
-                        k = (s, dd)
+                    for p in over:
+                        k = (p, dd)
                         if k not in air:
-                            air[k] = ns + 1 + len(air_foot)
-                            air_foot.append(s)
+                            air[k] = air_off + len(air_foot)
+                            air_foot.append(p)
                         nodes.append(air[k])
-                    slots.append(("take_off", u, nodes[0], dd, st.squares[u]))
-                    for a, b, s in zip(nodes, nodes[1:], squares):
-                        chain_slots.append(("over", a, b, dd, st.squares[s]))
-                    chain_slots.append(("land", nodes[-1], land, dd,
-                                        st.squares[squares[-1]]))
+                    # slot square: the placement the base leaves on that link
+                    slots.append(("take_off", u, nodes[0], dd, u))
+                    for a, b, p in zip(nodes, nodes[1:], over):
+                        chain_slots.append(("over", a, b, dd, p))
+                    chain_slots.append(("land", nodes[-1], land, dd, over[-1]))
             seen = set()
             for s in chain_slots:       # runs share their tails: each link once
                 if (s[1], s[2]) not in seen:
@@ -330,6 +332,7 @@ class _KindGraph:
                     slots.append(("fixed", ig, ns, None, D.TOWN_COST))
                     slots.append(("fixed", ns, ig, None, D.TOWN_COST))
         self.slots = slots
+        self.air_foot = air_foot
         self.n_air = len(air_foot)
         n = self.n = ns + 1 + self.n_air + n_turn
         # doors each slot involves (empty: its price never changes)
@@ -348,10 +351,13 @@ class _KindGraph:
                 involved.append(frozenset(doors))
             elif kind == "fixed":
                 involved.append(frozenset())
-            else:
-                involved.append(frozenset(
-                    k for k in (d.door_of.get(D._side(a, b))
-                                for a, b in _sides_examined(sq, dd)) if k is not None))
+            else:          # a jump link: the sides the base crosses leaving placement
+                into = air_foot[v - air_off] if kind != "land" else v   # sq, straddles
+                doors = set(straddle[sq]) | straddle[into]
+                for c in facts[sq]["cells"]:
+                    doors.update(k for k in (d.door_of.get(D._side(a, b)) for a, b in
+                                             _sides_examined(c, dd)) if k is not None)
+                involved.append(frozenset(doors))
         # Door memory: a door opened during a move stays open for the rest of it. Node
         # mem(u, S) is "at placement u having opened the doors S on this move"; it is
         # kept while a step out of the placement involves a door of S (its steps price S
@@ -418,9 +424,9 @@ class _KindGraph:
                 in_pit[u] = 1
                 leave[u] = 0
                 pit_nodes.append(u)
-        for j, s in enumerate(air_foot):
-            foot[ns + 1 + j, 0] = s
-            flags[ns + 1 + j] = T.CELL_NO_END
+        for j, p in enumerate(air_foot):
+            foot[air_off + j] = foot[p]
+            flags[air_off + j] = T.CELL_NO_END
         mem0 = n - self.n_mem
         for j, u in enumerate(mem_base):
             m = mem0 + j
@@ -428,8 +434,8 @@ class _KindGraph:
             flags[m] = flags[u] | T.CELL_NO_END
         # node -> the square its path and end read as (the anchor; the town; -1: air)
         anchor_of = np.arange(n)
-        anchor_of[ns + 1:ns + 1 + self.n_air] = -1
-        anchor_of[ns + 1 + self.n_air:mem0] -= self.turn_off
+        anchor_of[ns + 1:air_off] -= self.turn_off
+        anchor_of[air_off:mem0] = -1
         anchor_of[mem0:] = anchor_of[np.array(mem_base, dtype=np.int64)]
         self.anchor_of = anchor_of
         self.n_actions = self.turn_off + ns if self.turns else ns + 1
@@ -456,8 +462,8 @@ class _KindGraph:
                     cover[s].append(u)
         self.cover = [np.array(c, dtype=np.int64) for c in cover]
         # coordinates: squares, town, air nodes on a row below the map's corner
-        air_xy = [(st.lo + j, st.lo - 2) for j in range(self.n_air)] + \
-            [(st.lo + j, st.lo - 4) for j in range(n_turn)] + \
+        air_xy = [(st.lo + j, st.lo - 4) for j in range(n_turn)] + \
+            [(st.lo + j, st.lo - 2) for j in range(self.n_air)] + \
             [(st.lo + j, st.lo - 3) for j in range(self.n_mem)]
         self.coords = np.concatenate([st.coords, np.array(air_xy, dtype=T.INDEX).reshape(
             -1, 2)]) if air_xy else st.coords
@@ -481,26 +487,28 @@ class _KindGraph:
         self._own: dict = {}            # anchor square -> nodes overlapping the base
         self._offsets: dict = {}        # (other size, base size) -> adjacent offsets
 
-    def _jump_run(self, c, dd):
-        """The jumpable squares crossed by a jump from square c along dd and the landing
-        node, or None (terrain only: walls, doors and enemies are checked per state)."""
+    def _on_jumpable(self, u) -> bool:
+        """Placement u lies wholly on jumpable squares (pit, ice)."""
+        terrain = self.st.dungeon.terrain
+        return all(terrain[c] in D.JUMPABLE for c in self.facts[u]["cells"])
+
+    def _jump_run(self, u, dd):
+        """The placements wholly on jumpable squares that a jump from placement u along
+        dd crosses (the base keeps its orientation) and the landing placement, or None
+        (terrain only: walls, doors and enemies are checked per state)."""
         st = self.st
-        terrain = st.dungeon.terrain
-        squares = []
-        cur = c
+        base = self.turn_off if u > st.ns else 0
+        x, y = st.squares[u - base]
+        over = []
         while True:
-            nxt = (cur[0] + dd[0], cur[1] + dd[1])
-            t = terrain.get(nxt)
-            if t is None:
+            x, y = x + dd[0], y + dd[1]
+            s = st.index.get((x, y))
+            if s is None or self.facts[base + s] is None:
                 return None
-            if t in D.JUMPABLE:
-                squares.append(st.index[nxt])
-                cur = nxt
+            if self._on_jumpable(base + s):
+                over.append(base + s)
                 continue
-            if not squares:
-                return None
-            land = st.index[nxt]
-            return (squares, land) if self.facts[land] is not None else None
+            return (over, base + s) if over else None
 
     # ----------------------------------------------------------- door states
     def _place(self, u, dv):
@@ -528,9 +536,16 @@ class _KindGraph:
         if kind == "turn":
             fu, fv = self._place(u, dv), self._place(v, dv)
             return None if fu is None or fv is None else rules.turn(fu, fv)
-        crossed = rules.cell_step(sq, dd)
-        if crossed is None or crossed:
-            return None    # no jumping through walls or closed doors
+        # a jump: the base leaves placement sq by dd, through no wall or closed door,
+        # into and out of placements that straddle no closed door
+        into = self.air_foot[v - self.air_off] if kind != "land" else v
+        for p in (sq, into):
+            if any(dv[k] != OPEN for k in self.straddle[p]):
+                return None
+        for c in self.facts[sq]["cells"]:
+            crossed = rules.cell_step(c, dd)
+            if crossed is None or crossed:
+                return None    # no jumping through walls or closed doors
         cost = JUMP_TAKE_OFF if kind == "take_off" else \
             JUMP_OVER if kind == "over" else JUMP_LAND
         return (cost, frozenset())
@@ -840,7 +855,7 @@ class Position(_Position):
 
     def __init__(self, dungeon: D.Dungeon, figures: list, *, rune_keys=(),
                  corner_cutting: bool = True, ice: str = "normal",
-                 large_turns: str = "all"):
+                 large_turns: str = "all", large_jumps: bool = False):
         """``figures``: :class:`movecore.games.descent.Hero` objects (see
         :func:`~movecore.games.descent.read_figures`, which checks their placement)."""
         if ice not in ("normal", "stop"):
@@ -848,7 +863,10 @@ class Position(_Position):
         if not isinstance(large_turns, str) or large_turns not in D.LARGE_TURNS:
             raise ScenarioError(f"options.large_turns must be one of {list(D.LARGE_TURNS)}"
                                 f"; got {describe(large_turns)}")
-        st = self.st = _static_for(dungeon, corner_cutting, ice, large_turns)
+        if not isinstance(large_jumps, (bool, np.bool_)):
+            raise ScenarioError(f"options.large_jumps must be true or false; got "
+                                f"{describe(large_jumps)}")
+        st = self.st = _static_for(dungeon, corner_cutting, ice, large_turns, large_jumps)
         self.rune_keys = frozenset(rune_keys)
         self.door_open = [door.open for door in dungeon.doors]
         self.door_unrevealed = [door.leads_to_unrevealed for door in dungeon.doors]
@@ -902,10 +920,11 @@ class Position(_Position):
     def _from_parts(cls, scenario: Mapping) -> "Position":
         dungeon = D.read_board(scenario["board"])
         opts = expect_object(scenario.get("options", {}), "options")
-        expect_keys(opts, "options", ("corner_cutting", "ice", "large_turns"))
+        expect_keys(opts, "options", ("corner_cutting", "ice", "large_turns", "large_jumps"))
         corner = get_bool(opts, "corner_cutting", "options", True)
         ice = get_str(opts, "ice", "options", ("normal", "stop"), "normal")
         turns = get_str(opts, "large_turns", "options", D.LARGE_TURNS, "all")
+        jumps = get_bool(opts, "large_jumps", "options", False)
         party = expect_object(scenario.get("party", {}), "party")
         expect_keys(party, "party", ("rune_keys",))
         keys = get_list(party, "rune_keys", "party", [])
@@ -915,7 +934,7 @@ class Position(_Position):
                                     f"{k!r:.60}")
         figures = D.read_figures(scenario["figures"], dungeon)
         return cls(dungeon, figures, rune_keys=keys, corner_cutting=corner, ice=ice,
-                   large_turns=turns)
+                   large_turns=turns, large_jumps=jumps)
 
     def copy(self) -> "Position":
         """An independent position: figure lists, door states and layers copied; the
@@ -1629,7 +1648,7 @@ class Position(_Position):
             figures.append(f)
         s = {"game": "descent", "board": board,
              "options": {"corner_cutting": st.corner, "ice": st.ice,
-                         "large_turns": st.large_turns},
+                         "large_turns": st.large_turns, "large_jumps": st.large_jumps},
              "party": {"rune_keys": sorted(self.rune_keys)}, "figures": figures}
         if query is not None:
             s["query"] = _copy.deepcopy(dict(query))
