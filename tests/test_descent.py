@@ -446,6 +446,36 @@ def test_dragon_turn_straddling_a_door_pays_it_once():
     assert pos.doors == {"d": "open"} and pos.size[pos.index["dr"]] == (2, 3)
 
 
+def test_large_jumps_option():
+    # a 2-row pit band across a 3-wide room: an ogre (2x2) walks through it (a fall, 1
+    # wound: 1 in, 2 to climb out), or with large_jumps jumps the one placement wholly
+    # on the pit (1 + 2 = 3 MP), no wound
+    rows = ["...", "...", "ppp", "ppp", "...", "..."]
+    ogre = [monster("o", [0, 0], 5, footprint="2x2")]
+
+    def end(figs, jumps, at=(0, 4)):
+        r = solve({"rows": rows}, figs, {"figure": "o", "paths": True},
+                  options={"large_jumps": jumps})
+        assert placements(r, wounds=True) == _brute_force(rows, [], [], figs, "o", 5,
+                                                          jumps=jumps, wounds=True)
+        return ends(r).get(at)
+
+    walk = end(ogre, False)
+    assert (walk["cost"], walk["wounds"]) == (5, 1) and walk["wounds_cost"] == 5
+    jump = end(ogre, True)
+    assert (jump["cost"], jump["wounds"], jump["wounds_cost"]) == (5, 0, 5)
+    assert jump["wounds_path"] == [[0, 0], [0, 1], [0, 3], [0, 4]]   # air not listed
+    # an enemy in the pit: no jump over it (nor walk through it); a friend is passed
+    assert end(ogre + [hero("h", [1, 2])], True) is None
+    assert end(ogre + [monster("m", [1, 2])], True)["wounds"] == 0
+    # a wall on the way (under the take-off): that jump is gone, walking round it stays
+    r = solve({"rows": rows, "walls": [[[0, 1], [0, 2]]]}, ogre, {"figure": "o"},
+              options={"large_jumps": True})
+    assert ends(r)[(0, 4)]["wounds"] == 0 and ends(r)[(0, 4)]["cost"] == 5
+    # default: no large jumps (the base walks over and falls only when wholly on it)
+    assert ends(solve({"rows": rows}, ogre, {"figure": "o"}))[(0, 4)]["wounds"] == 1
+
+
 def _pit_room(rng, fp):
     """A room (_door_room's or _random_room's) with pit and ice squares laid in patches
     and bands across it (so that whole bases fit on them and must cross them), the
@@ -578,6 +608,7 @@ def test_movement_points():
     (lambda s: s["options"].update(ice="slippery"), mc.ScenarioError),
     (lambda s: s["options"].update(large_turns="dragons"), mc.ScenarioError),
     (lambda s: s["options"].update(large_turns=False), mc.ScenarioError),
+    (lambda s: s["options"].update(large_jumps="yes"), mc.ScenarioError),
     (lambda s: s["options"].update(diagonals=True), mc.ScenarioError),
     (lambda s: s["figures"][0].update(speed="fast"), mc.ScenarioError),
     (lambda s: s["figures"][0].update(side="overlord"), mc.ScenarioError),

@@ -493,6 +493,10 @@ def test_option_large_turns_is_checked():
     d = descent.read_board({"width": 3, "height": 3})
     with pytest.raises(mc.ScenarioError, match="'sideways'"):
         descent.Position(d, [], large_turns="sideways")
+    with pytest.raises(mc.ScenarioError, match="large_jumps"):
+        mc.position(dict(sc, options={"large_jumps": "yes"}))
+    with pytest.raises(mc.ScenarioError, match="'yes'"):
+        descent.Position(d, [], large_jumps="yes")
 
 
 def test_sort_plain_matches_sort_ends():
