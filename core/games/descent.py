@@ -27,9 +27,12 @@ The rulebook page, as this module applies it:
 * Large monsters (footprints ``1x2``, ``2x1``, ``2x2``, ``2x3``, ``3x2``, anchored by the
   top-left square) move by translating the whole base one square; the base must fit after
   every step (no squeezing through one-square gaps); a step into new tree spaces costs 2;
-  pits and ice apply only when the whole base is on them. A two-square base (hell
-  hounds) may also turn a quarter about either of its squares for 1 MP
-  (:meth:`Rules.turn`); other bases keep their orientation.
+  pits and ice apply only when the whole base is on them; large monsters never use
+  stairs. Hell hounds (1x2) and dragons (2x3) may also turn a quarter for 1 MP into a
+  turned base within one square of theirs that overlaps it (:func:`turn_offsets`,
+  :meth:`Rules.turn`; option ``large_turns``: ``"all"``, ``"two_square"``, ``"none"``).
+  With option ``large_jumps`` a large base jumps pits as a one-square walker does, over
+  bases wholly on pit or ice squares.
 * A door opened during a move stays open for the rest of it (paid once).
 * Grapple: an enemy entering a square adjacent to the grappler must stop there; an enemy
   that starts adjacent cannot spend movement points. Aura N: N wounds each time an enemy

@@ -12,11 +12,11 @@ removing a figure writes only the few nodes it touches.
 Design notes (the rules are in :mod:`movecore.games.descent`):
 
 * **Nodes.** Node ``s < NS`` is the anchor square ``s`` (the dungeon's squares in map
-  order); node ``NS`` is the town; nodes above are air nodes (below), then, for a
-  two-square kind, its turned placements (``NS + 1 + s``: the base of the other
-  orientation at square ``s``), then door-memory nodes. An anchor where the kind's base
-  does not fit has no links. Action ids are these node ids, so every figure has
-  ``NS + 1`` actions (a two-square monster ``2 NS + 1``).
+  order); node ``NS`` is the town; nodes above are, for a kind that turns (hell hound,
+  dragon), its turned placements (``NS + 1 + s``: the base of the other orientation at
+  square ``s``), then air nodes (below), then door-memory nodes. An anchor where the
+  kind's base does not fit has no links. Action ids are these node ids, so every figure
+  has ``NS + 1`` actions (a monster that turns ``2 NS + 1``).
 * **Door memory.** A door opened during a move stays open for the rest of it: node
   ``mem(u, S)`` is placement ``u`` having opened the doors ``S`` on this move, kept
   while a step out of ``u`` involves a door of ``S`` (its steps price them open). It is
@@ -25,8 +25,9 @@ Design notes (the rules are in :mod:`movecore.games.descent`):
   of the graph records the doors it involves; a door change recomputes only those slots
   (the board of a door state is then packed from the slot results and cached per kind,
   for every copy).
-* **Pit jumps** run through air nodes: ``air(s, d)`` is "in the air over jumpable square
-  ``s``, jumping along ``d``". A jump across k squares costs 1 + 3 (k - 1) + 2 = 3k;
+* **Pit jumps** run through air nodes: ``air(s, d)`` is "in the air over placement
+  ``s`` (a one-square walker's square, or with option ``large_jumps`` a large base wholly
+  on jumpable squares), jumping along ``d``". A jump across k squares costs 1 + 3 (k - 1) + 2 = 3k;
   air nodes are never ends, and an enemy standing on ``s`` occupies ``air(s, d)`` and so
   blocks the jump (the rule "no jumping over an enemy") through the occupancy layer.
 """
@@ -221,7 +222,7 @@ class _Links:
 class _KindGraph:
     """The placement graph of one kind of mover: ``key = (side, w, h, fly)``.
 
-    Arrays (n = number of nodes = NS + 1 + air nodes):
+    Arrays (n = number of nodes = NS + 1 + turned + air + door-memory nodes):
         foot:         int32[n, w*h] squares under each node (``NS`` pads: always empty).
         flags_static: uint8[n] CELL_NO_END / ice CELL_STOP (no grapple: per position).
         ice_code:     int8[n] STOP_ICE where ice stops the move, else 0.
@@ -824,7 +825,7 @@ class Position(_Position):
 
     Moves: ``actions`` are node ids: the anchor square's index in map order (the
     top-left square of a large monster; ``NS`` = the town), for every figure
-    (``n_actions = NS + 1``; a two-square monster also has ``NS + 1 + s``, its base
+    (``n_actions = NS + 1``; a monster that turns also has ``NS + 1 + s``, its base
     turned at square ``s``). ``costs`` MP, ``penalty`` wounds (aura, pit falls),
     ``stop`` codes: 1 ``"grapple"``, 2 ``"ice"``, 3 ``"grappled"`` (started next to a
     grappler: no MP may be spent). ``columns``: ``left`` (MP left), ``wounds_cost`` (least
