@@ -515,7 +515,8 @@ def test_pit_rooms_match_brute_force(jumps):
         rows, walls, doors, figs = _pit_room(rng, fp)
         try:
             r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
-                      {"figure": "me", "mp": figs[0]["speed"]}, options={"large_jumps": jumps})
+                      {"figure": "me", "mp": figs[0]["speed"]},
+                      options={"large_jumps": jumps})
         except mc.PlacementError:
             continue
         want = _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"], jumps=jumps,

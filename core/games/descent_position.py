@@ -27,9 +27,10 @@ Design notes (the rules are in :mod:`movecore.games.descent`):
   for every copy).
 * **Pit jumps** run through air nodes: ``air(s, d)`` is "in the air over placement
   ``s`` (a one-square walker's square, or with option ``large_jumps`` a large base wholly
-  on jumpable squares), jumping along ``d``". A jump across k squares costs 1 + 3 (k - 1) + 2 = 3k;
-  air nodes are never ends, and an enemy standing on ``s`` occupies ``air(s, d)`` and so
-  blocks the jump (the rule "no jumping over an enemy") through the occupancy layer.
+  on jumpable squares), jumping along ``d``". A jump across k of them costs
+  1 + 3 (k - 1) + 2 = 3k; air nodes are never ends, and an enemy standing on ``s``
+  occupies ``air(s, d)`` and so blocks the jump (the rule "no jumping over an enemy")
+  through the occupancy layer.
 """
 from __future__ import annotations
 
@@ -921,7 +922,8 @@ class Position(_Position):
     def _from_parts(cls, scenario: Mapping) -> "Position":
         dungeon = D.read_board(scenario["board"])
         opts = expect_object(scenario.get("options", {}), "options")
-        expect_keys(opts, "options", ("corner_cutting", "ice", "large_turns", "large_jumps"))
+        expect_keys(opts, "options", ("corner_cutting", "ice", "large_turns",
+                                      "large_jumps"))
         corner = get_bool(opts, "corner_cutting", "options", True)
         ice = get_str(opts, "ice", "options", ("normal", "stop"), "normal")
         turns = get_str(opts, "large_turns", "options", D.LARGE_TURNS, "all")
