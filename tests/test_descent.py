@@ -763,17 +763,23 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
             if not fits(new):
                 continue
             need = {}
-            ok = True
-            if steps is None:          # a 2x3 turn sweeps both bases: no line inside
-                swept = set(new) | set(base(a, size))
-                for p in swept:
+
+            def inside(cells):
+                """No wall inside the squares ``cells``; their closed doors to open."""
+                ok = True
+                for p in cells:
                     for q in ((p[0] + 1, p[1]), (p[0], p[1] + 1)):
-                        if q in swept:
+                        if q in cells:
                             l1 = line(p, q, opened)
                             if l1 is None:
                                 ok = False
                             elif l1:
                                 need[l1["id"]] = l1
+                return ok
+
+            ok = True
+            if steps is None:          # a 2x3 turn sweeps both bases: no line inside
+                ok = inside(set(new) | set(base(a, size)))
                 steps = []
             for p, q in steps:         # every square of the base moves one square
                 if p[0] != q[0] and p[1] != q[1]:
@@ -797,15 +803,7 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
             if not ok:
                 continue
             # the base may not straddle a closed door: opening it is part of the step
-            for p in new:
-                for q in ((p[0] + 1, p[1]), (p[0], p[1] + 1)):
-                    if q in new:
-                        l1 = line(p, q, opened)
-                        if l1 is None:
-                            ok = False
-                        elif l1:
-                            need[l1["id"]] = l1
-            if not ok:
+            if not inside(set(new)):
                 continue
             old = base(a, size)
             step = 1 + (1 if any(on[p] == "t" for p in new if p not in old) else 0)
