@@ -392,9 +392,14 @@ def _read_ability(fig: Hero, ab, where):
 
 
 def swept_sides(old, new):
-    """The cell sides a base sweeps turning from squares ``old`` to ``new``: those
-    between orthogonally adjacent squares of both bases together."""
-    return _internal_sides(list(dict.fromkeys(list(old) + list(new))))
+    """The cell sides a base sweeps turning from squares ``old`` to ``new`` besides
+    those inside either base (which the placements check): those between a square of
+    the old base only and an orthogonally adjacent square of the new base only. (None
+    for the turns of :func:`turn_offsets`; the rule is kept general.)"""
+    new_only = set(new) - set(old)
+    return [(p, q) for p in set(old) - set(new)
+            for q in ((p[0] + 1, p[1]), (p[0] - 1, p[1]), (p[0], p[1] + 1), (p[0], p[1] - 1))
+            if q in new_only]
 
 
 def _internal_sides(cells):
@@ -550,8 +555,9 @@ class Rules:
         turned placement dst (one of :func:`turn_offsets`): the squares of both bases
         together are swept like one base, so no wall or door this figure cannot open may
         lie between two orthogonally adjacent squares of them, and the closed doors
-        there are opened (paid as a step pays them); None if not allowed. For a
-        two-square base this is its head stepping across the axis and the tail
+        there are opened (paid as a step pays them); None if not allowed. Inside either
+        base the placements say it (``straddled``); :func:`swept_sides` are the rest.
+        For a two-square base this is its head stepping across the axis and the tail
         following into the head's square."""
         crossed = set()
         for a, b in swept_sides(src["cells"], dst["cells"]):
