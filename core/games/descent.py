@@ -397,9 +397,8 @@ def swept_sides(old, new):
     the old base only and an orthogonally adjacent square of the new base only. (None
     for the turns of :func:`turn_offsets`; the rule is kept general.)"""
     new_only = set(new) - set(old)
-    return [(p, q) for p in set(old) - set(new)
-            for q in ((p[0] + 1, p[1]), (p[0] - 1, p[1]), (p[0], p[1] + 1), (p[0], p[1] - 1))
-            if q in new_only]
+    return [(p, q) for p in set(old) - set(new) for dx, dy in STEPS[::2]
+            if (q := (p[0] + dx, p[1] + dy)) in new_only]
 
 
 def _internal_sides(cells):

@@ -248,8 +248,8 @@ class _KindGraph:
         self.rules = rules
         # placements with every door open (door states only straddle or forbid). A base
         # that turns (a hell hound, a dragon: D.turns_allowed) also stands turned: node
-        # ns + 1 + s is the base of size (h, w) at square s (``turn_off`` = ns + 1; such
-        # kinds have no air nodes).
+        # ns + 1 + s is the base of size (h, w) at square s (``turn_off`` = ns + 1; the
+        # air nodes of large jumps come after these).
         self.turns = D.turns_allowed((w, h), st.large_turns)
         self.turn_off = ns + 1
         n_turn = ns if self.turns else 0
