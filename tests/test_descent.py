@@ -372,11 +372,194 @@ def test_two_square_monster_pit_only_with_the_whole_base_in():
     assert not half["in_pit"] and half["wounds"] == 0
 
 
-def test_large_bases_other_than_two_squares_do_not_turn():
-    # a 2x3 base in a 3-wide room keeps its orientation: no 3x2 end anywhere
-    r = solve({"width": 5, "height": 5}, [monster("g", [0, 0], 4, footprint="2x3")],
-              {"figure": "g"})
-    assert {len({x for x, _ in e["cells"]}) for e in r["ends"]} == {2}
+def _dragon(at, speed=4, footprint="2x3", **kw):
+    return monster("dr", at, speed, footprint=footprint, **kw)
+
+
+def test_dragon_turns_into_a_corridor_corner():
+    # a 2-wide corridor going south (x = 0..1) turns east along y = 3..4. The 2x3 dragon
+    # steps south (1) and turns a quarter (1) into the 3x2 base at (0, 3) (inside the
+    # 4x5 box round its base, overlapping it), then walks east (1 per step)
+    board = {"rows": ["..#####", "..#####", "..#####", ".......", "......."]}
+    r = solve(board, [_dragon([0, 0])], {"figure": "dr", "paths": True})
+    assert placements(r) == {((0, 0), (2, 3)): 0, ((0, 1), (2, 3)): 1,
+                             ((0, 2), (2, 3)): 2, ((0, 3), (3, 2)): 2,
+                             ((1, 3), (3, 2)): 3, ((2, 3), (3, 2)): 4}
+    e = ends(r)
+    assert e[(0, 3)]["cells"] == [[0, 3], [1, 3], [2, 3], [0, 4], [1, 4], [2, 4]]
+    assert e[(2, 3)]["path"] == [[0, 0], [0, 1], [0, 3], [1, 3], [2, 3]]
+    assert placements(r) == _brute_force(board["rows"], [], [], [_dragon([0, 0])], "dr", 4)
+    # never turning, it cannot leave the corridor
+    r = solve(board, [_dragon([0, 0])], {"figure": "dr"}, options={"large_turns": "none"})
+    assert placements(r) == {((0, 0), (2, 3)): 0, ((0, 1), (2, 3)): 1,
+                             ((0, 2), (2, 3)): 2}
+    # the 3x2 dragon in the east arm comes back the same way
+    back = [_dragon([2, 3], 4, "3x2")]
+    r = solve(board, back, {"figure": "dr"})
+    assert placements(r)[((0, 0), (2, 3))] == 4
+    assert placements(r) == _brute_force(board["rows"], [], [], back, "dr", 4)
+
+
+def test_dragon_turns_in_an_open_room_and_a_wall_blocks_a_turn():
+    # open 4x5 room (the box one square round a 2x3 base at (1, 1)): with 1 MP the
+    # dragon reaches its 8 shifts and its 8 turned placements, 16 ends but the start
+    r = placements(solve({"width": 4, "height": 5}, [_dragon([1, 1], 1)], {"figure": "dr"}))
+    turned = {k for k in r if k[1] == (3, 2)}
+    assert turned == {((x, y), (3, 2)) for x in (0, 1) for y in (0, 1, 2, 3)}
+    assert len(r) == 17 and all(c == 1 for k, c in r.items() if k != ((1, 1), (2, 3)))
+    # a wall east of (2, 1) and (2, 2): the turned bases that reach over it (to x = 3 on
+    # rows 1 or 2) cannot be taken (the two bases together would hold the wall); the
+    # others still can
+    walls = {"width": 4, "height": 5, "walls": [[[2, 1], [3, 1]], [[2, 2], [3, 2]]]}
+    r = placements(solve(walls, [_dragon([1, 1], 1)], {"figure": "dr"}))
+    assert {k for k in r if k[1] == (3, 2)} == {((0, y), (3, 2)) for y in range(4)} | {
+        ((1, 3), (3, 2))}
+    assert r == _brute_force(["....", "....", "....", "....", "...."], walls["walls"],
+                             [], [_dragon([1, 1], 1)], "dr", 1)
+    # a tree square newly under the base: the turn costs 2
+    tree = {"rows": ["....", "....", "....", "....", "...t"]}
+    r = placements(solve(tree, [_dragon([1, 1], 2)], {"figure": "dr"}))
+    assert r[((1, 3), (3, 2))] == 2 and r[((0, 3), (3, 2))] == 1
+
+
+def test_dragon_turn_straddling_a_door_pays_it_once():
+    # a wall line between y = 2 and y = 3 with a 2-wide door at x = 1..2. The 3x2
+    # dragon north of it turns into the 2x3 base across the doorway (1 + 2 to open the
+    # door) and walks on through it south: the door is paid once (no more on leaving)
+    board = {"width": 5, "height": 6,
+             "walls": [[[x, 2], [x, 3]] for x in (0, 3, 4)],
+             "doors": [{"id": "d", "sides": [[[1, 2], [1, 3]], [[2, 2], [2, 3]]]}]}
+    figs = [_dragon([1, 1], 5, "3x2")]
+    r = solve(board, figs, {"figure": "dr", "paths": True})
+    e = {(tuple(x["at"]), len({c[0] for c in x["cells"]})): x for x in r["ends"]}
+    across = e[((1, 1), 2)]
+    assert across["cost"] == 3 and across["doors_opened"] == ["d"]
+    assert across["path"] == [[1, 1], [1, 1]]               # a turn: the same anchor
+    assert e[((1, 2), 2)]["cost"] == 4 and e[((1, 3), 2)]["cost"] == 5
+    assert e[((1, 3), 2)]["doors_opened"] == ["d"]
+    rows = ["....."] * 6
+    doors = [{"id": "d", "sides": board["doors"][0]["sides"]}]
+    assert placements(r) == _brute_force(rows, board["walls"], doors, figs, "dr", 5)
+    # the position opens the door for good with that move, and the dragon stands turned
+    pos = mc.position({"game": "descent", "board": board, "figures": figs})
+    pos.apply_move("dr", across["cells"])
+    assert pos.doors == {"d": "open"} and pos.size[pos.index["dr"]] == (2, 3)
+
+
+def test_large_jumps_option():
+    # a 2-row pit band across a 3-wide room: an ogre (2x2) walks through it (a fall, 1
+    # wound: 1 in, 2 to climb out), or with large_jumps jumps the one placement wholly
+    # on the pit (1 + 2 = 3 MP), no wound
+    rows = ["...", "...", "ppp", "ppp", "...", "..."]
+    ogre = [monster("o", [0, 0], 5, footprint="2x2")]
+
+    def end(figs, jumps, at=(0, 4)):
+        r = solve({"rows": rows}, figs, {"figure": "o", "paths": True},
+                  options={"large_jumps": jumps})
+        assert placements(r, wounds=True) == _brute_force(rows, [], [], figs, "o", 5,
+                                                          jumps=jumps, wounds=True)
+        return ends(r).get(at)
+
+    walk = end(ogre, False)
+    assert (walk["cost"], walk["wounds"]) == (5, 1) and walk["wounds_cost"] == 5
+    jump = end(ogre, True)
+    assert (jump["cost"], jump["wounds"], jump["wounds_cost"]) == (5, 0, 5)
+    assert jump["wounds_path"] == [[0, 0], [0, 1], [0, 3], [0, 4]]   # air not listed
+    # an enemy in the pit: no jump over it (nor walk through it); a friend is passed
+    assert end(ogre + [hero("h", [1, 2])], True) is None
+    assert end(ogre + [monster("m", [1, 2])], True)["wounds"] == 0
+    # a wall on the way (under the take-off): that jump is gone, walking round it stays
+    r = solve({"rows": rows, "walls": [[[0, 1], [0, 2]]]}, ogre, {"figure": "o"},
+              options={"large_jumps": True})
+    assert ends(r)[(0, 4)]["wounds"] == 0 and ends(r)[(0, 4)]["cost"] == 5
+    # default: no large jumps (the base walks over and falls only when wholly on it)
+    assert ends(solve({"rows": rows}, ogre, {"figure": "o"}))[(0, 4)]["wounds"] == 1
+
+
+def _pit_room(rng, fp):
+    """A room (_door_room's or _random_room's) with pit and ice squares laid in patches
+    and bands across it (so that whole bases fit on them and must cross them), the
+    mover's base left clear."""
+    rows, walls, doors, figs = (_door_room if rng.random() < 0.3 else _random_room)(rng, fp)
+    grid = [list(r) for r in rows]
+    h, w = len(grid), len(grid[0])
+    me = figs[0]
+    fw, fh = map(int, fp.split("x"))
+    mine = {(me["at"][0] + i, me["at"][1] + j) for i in range(fw) for j in range(fh)}
+    others = {tuple(f["at"]) for f in figs[1:]}
+    for _ in range(rng.randint(1, 3)):
+        ch = rng.choice("ppi")
+        x0, y0 = rng.randrange(w), rng.randrange(h)
+        dx, dy = rng.randint(1, 4), rng.randint(1, 4)
+        if rng.random() < 0.5:       # a band across the room: whole bases must cross it
+            if rng.random() < 0.5:
+                x0, dx, y0, dy = 0, w, rng.randint(1, max(1, h - 3)), rng.randint(1, 3)
+            else:
+                y0, dy, x0, dx = 0, h, rng.randint(1, max(1, w - 3)), rng.randint(1, 3)
+        for x in range(x0, min(w, x0 + dx)):
+            for y in range(y0, min(h, y0 + dy)):
+                if grid[y][x] in ".t" and (x, y) not in mine | others:
+                    grid[y][x] = ch
+    me["speed"] = rng.randint(3, 9)
+    return ["".join(r) for r in grid], walls, doors, figs
+
+
+@pytest.mark.parametrize("jumps", [False, True])
+def test_pit_rooms_match_brute_force(jumps):
+    # large bases over pits: affected only when wholly on them (climbing out: 2), and
+    # with large_jumps a straight jump over bases wholly on pits or ice (3 MP each)
+    rng = random.Random(zlib.crc32(b"pits %d" % jumps))
+    checked = jumped = 0
+    for _ in range(240):
+        fp = rng.choice(["1x1", "1x2", "2x1", "2x2", "2x3", "3x2"])
+        rows, walls, doors, figs = _pit_room(rng, fp)
+        try:
+            r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
+                      {"figure": "me", "mp": figs[0]["speed"]},
+                      options={"large_jumps": jumps})
+        except mc.PlacementError:
+            continue
+        want = _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"], jumps=jumps,
+                            wounds=True)
+        assert placements(r, wounds=True) == want, (rows, walls, doors, figs)
+        if fp != "1x1" and jumps and want != _brute_force(
+                rows, walls, doors, figs, "me", figs[0]["speed"], wounds=True):
+            jumped += 1      # a jump saved a fall somewhere
+        checked += 1
+    assert checked > 120 and (jumped > 5 or not jumps)
+
+
+def test_random_rooms_match_brute_force_under_each_turn_option():
+    rng = random.Random(20)
+    checked = 0
+    for _ in range(60):
+        opt = rng.choice(["all", "two_square", "none"])
+        fp = rng.choice(["1x2", "2x1", "2x3", "3x2"])
+        rows, walls, doors, figs = _door_room(rng, fp)
+        try:
+            r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
+                      {"figure": "me"}, options={"large_turns": opt})
+        except mc.PlacementError:
+            continue
+        want = _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"], turns=opt)
+        assert placements(r) == want, (opt, rows, walls, doors, figs)
+        checked += 1
+    assert checked > 15
+
+
+def test_option_large_turns_none_and_two_square_keep_the_orientation():
+    # large_turns "two_square" (hounds only) or "none": a 2x3 base in a 5x5 room keeps
+    # its orientation, no 3x2 end anywhere; "none" keeps the hound's too
+    room = {"width": 5, "height": 5}
+    widths = {}
+    for opt in ("all", "two_square", "none"):
+        for fp in ("2x3", "1x2"):
+            r = solve(room, [monster("g", [0, 0], 3, footprint=fp)], {"figure": "g"},
+                      options={"large_turns": opt})
+            widths[(opt, fp)] = {len({x for x, _ in e["cells"]}) for e in r["ends"]}
+    assert widths == {("all", "2x3"): {2, 3}, ("all", "1x2"): {1, 2},
+                      ("two_square", "2x3"): {2}, ("two_square", "1x2"): {1, 2},
+                      ("none", "2x3"): {2}, ("none", "1x2"): {1}}
     # and a 2x2 (symmetric) is unchanged: D-10 above
 
 
@@ -424,6 +607,9 @@ def test_movement_points():
     (lambda s: s["query"].update(figure="nobody"), mc.QueryError),
     (lambda s: s["query"].update(fatigue=-1), mc.ScenarioError),
     (lambda s: s["options"].update(ice="slippery"), mc.ScenarioError),
+    (lambda s: s["options"].update(large_turns="dragons"), mc.ScenarioError),
+    (lambda s: s["options"].update(large_turns=False), mc.ScenarioError),
+    (lambda s: s["options"].update(large_jumps="yes"), mc.ScenarioError),
     (lambda s: s["options"].update(diagonals=True), mc.ScenarioError),
     (lambda s: s["figures"][0].update(speed="fast"), mc.ScenarioError),
     (lambda s: s["figures"][0].update(side="overlord"), mc.ScenarioError),
@@ -451,10 +637,16 @@ def test_bad_input_gets_a_typed_error(mutate, err):
 
 
 # ------------------------------------------------------------------ brute force: large
-def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=()):
+def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
+                 jumps=False, wounds=False):
     """Literal Dijkstra over (anchor, base size, doors opened so far) for one figure,
     written from the rulebook: translate the whole base one square, or turn a 2-square
-    base a quarter; it must fit after every step. {(anchor, (w, h)): least MP}."""
+    base a quarter, or (``turns="all"``) a 2x3 base into any turned base inside the box
+    one square larger than it that overlaps it, sweeping the squares of both bases as
+    one; it must fit after every step. Climbing out of a pit (the whole base on pit
+    squares) costs 2; a one-square base, or any with ``jumps``, may jump (see jump()).
+    {(anchor, (w, h)): least MP}, or with ``wounds`` {(anchor, (w, h)): (least MP,
+    least wounds (falls into pits) within mp, least MP with those wounds)}."""
     on = {(x, y): ch for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != "#"}
     walls = {frozenset(map(tuple, w)) for w in walls}
     door_sides = {}
@@ -501,33 +693,94 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=()):
     def moves(a, size):
         """(anchor, size, [(square, where it moves)]) of every step of the base: a
         translation by one square in any direction, or for a 2-square base a quarter
-        turn: one square (the head) steps across the axis, the other into its square."""
+        turn: one square (the head) steps across the axis, the other into its square;
+        a 2x3 turn lists no square moves (its swept squares are checked instead)."""
         old = base(a, size)
         for dx in (-1, 0, 1):
             for dy in (-1, 0, 1):
                 if dx or dy:
                     yield (a[0] + dx, a[1] + dy), size, [(p, (p[0] + dx, p[1] + dy))
                                                          for p in old]
-        if len(old) == 2:
+        if len(old) == 6 and turns == "all":
+            box = {(a[0] + i, a[1] + j) for i in range(-1, size[0] + 1)
+                   for j in range(-1, size[1] + 1)}
+            turned = (size[1], size[0])
+            for bx in range(a[0] - 1, a[0] + 3):
+                for by in range(a[1] - 1, a[1] + 4):
+                    new = base((bx, by), turned)
+                    if set(new) <= box and set(new) & set(old):
+                        yield (bx, by), turned, None
+        if len(old) == 2 and turns != "none":
             for head, tail in (old, old[::-1]):
                 for d in ((0, 1), (0, -1)) if head[1] == tail[1] else ((1, 0), (-1, 0)):
                     q = (head[0] + d[0], head[1] + d[1])
                     yield (min(head[0], q[0]), min(head[1], q[1])), (size[1], size[0]), \
                         [(head, q), (tail, head)]
 
-    start = (tuple(me["at"]), (w, h), frozenset())
+    def jump(a, size, d):
+        """(anchor, MP) of a jump of the base from a along d over bases wholly on pit
+        or ice squares (3 MP each), or None: every square flies straight, through no
+        wall or door closed before the move, over no enemy."""
+        def closed_inside(cells):
+            return any(line(p, q, frozenset()) is not False for p in cells
+                       for q in ((p[0] + 1, p[1]), (p[0], p[1] + 1)) if q in cells)
+
+        cur = base(a, size)
+        if all(on[p] in "pi" for p in cur) or closed_inside(cur):
+            return None
+        k = 0
+        while True:
+            nxt = [(p[0] + d[0], p[1] + d[1]) for p in cur]
+            if not fits(nxt) or closed_inside(nxt):
+                return None
+            for p, q in zip(cur, nxt):
+                mids = [q] if p[0] == q[0] or p[1] == q[1] else [(q[0], p[1]), (p[0], q[1])]
+                if not any(line(p, m, frozenset()) is False and
+                           (m == q or line(m, q, frozenset()) is False) for m in mids):
+                    return None
+            if not all(on[p] in "pi" for p in nxt):
+                return ((a[0] + (k + 1) * d[0], a[1] + (k + 1) * d[1]), 3 * k) if k else None
+            k += 1
+            cur = nxt
+
+    start = (tuple(me["at"]), (w, h), frozenset(), 0)
     best = {start: 0}
     heap = [(0, start)]
     while heap:
-        c, (a, size, opened) = heapq.heappop(heap)
-        if best[(a, size, opened)] != c:
+        c, (a, size, opened, wn) = heapq.heappop(heap)
+        if best[(a, size, opened, wn)] != c:
             continue
+        if jumps or size == (1, 1):
+            for d in ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)):
+                got = jump(a, size, d)
+                key = None if got is None else (got[0], size, opened, wn)
+                if got is not None and c + got[1] <= mp and \
+                        c + got[1] < best.get(key, 1 << 30):
+                    best[key] = c + got[1]
+                    heapq.heappush(heap, (c + got[1], key))
         for b, nsize, steps in moves(a, size):
             new = base(b, nsize)
             if not fits(new):
                 continue
             need = {}
+
+            def inside(cells):
+                """No wall inside the squares ``cells``; their closed doors to open."""
+                ok = True
+                for p in cells:
+                    for q in ((p[0] + 1, p[1]), (p[0], p[1] + 1)):
+                        if q in cells:
+                            l1 = line(p, q, opened)
+                            if l1 is None:
+                                ok = False
+                            elif l1:
+                                need[l1["id"]] = l1
+                return ok
+
             ok = True
+            if steps is None:          # a 2x3 turn sweeps both bases: no line inside
+                ok = inside(set(new) | set(base(a, size)))
+                steps = []
             for p, q in steps:         # every square of the base moves one square
                 if p[0] != q[0] and p[1] != q[1]:
                     ways = []
@@ -550,38 +803,36 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=()):
             if not ok:
                 continue
             # the base may not straddle a closed door: opening it is part of the step
-            for p in new:
-                for q in ((p[0] + 1, p[1]), (p[0], p[1] + 1)):
-                    if q in new:
-                        l1 = line(p, q, opened)
-                        if l1 is None:
-                            ok = False
-                        elif l1:
-                            need[l1["id"]] = l1
-            if not ok:
+            if not inside(set(new)):
                 continue
             old = base(a, size)
             step = 1 + (1 if any(on[p] == "t" for p in new if p not in old) else 0)
+            if all(on[p] == "p" for p in old) and not all(on[p] == "p" for p in new):
+                step += 1              # climbing out of a pit: 2 (3 into a tree)
             nc = c + step + 2 * len(need)
-            key = (b, nsize, opened | frozenset(need))
+            fall = all(on[p] == "p" for p in new) and not all(on[p] == "p" for p in old)
+            key = (b, nsize, opened | frozenset(need), wn + fall)
             if nc <= mp and nc < best.get(key, 1 << 30):
                 best[key] = nc
                 heapq.heappush(heap, (nc, key))
     out = {}
-    for (a, size, _), c in best.items():
+    for (a, size, _, wn), c in best.items():
         if (a, size) != start[:2] and any(p in occ for p in base(a, size)):
             continue
-        out[(a, size)] = min(out.get((a, size), 1 << 30), c)
-    return out
+        got = out.get((a, size), (1 << 30, 1 << 30, 1 << 30))
+        out[(a, size)] = (min(got[0], c),) + min(got[1:], (wn, c))
+    return out if wounds else {k: v[0] for k, v in out.items()}
 
 
-def placements(result):
-    """{(anchor, (w, h)): cost} of a result's ends (the base's size from its cells)."""
+def placements(result, wounds=False):
+    """{(anchor, (w, h)): cost} of a result's ends (the base's size from its cells);
+    with ``wounds`` the values are (cost, wounds, wounds_cost)."""
     out = {}
     for e in result["ends"]:
         cells = e.get("cells", [e["at"]])
         size = (len({x for x, _ in cells}), len({y for _, y in cells}))
-        out[(tuple(e["at"]), size)] = e["cost"]
+        out[(tuple(e["at"]), size)] = (e["cost"], e["wounds"], e["wounds_cost"]) if \
+            wounds else e["cost"]
     return out
 
 
@@ -689,7 +940,7 @@ def _door_room(rng, fp):
     return rows, walls, doors, figs
 
 
-@pytest.mark.parametrize("fp", ["1x1", "1x2", "2x1", "2x2", "2x3"])
+@pytest.mark.parametrize("fp", ["1x1", "1x2", "2x1", "2x2", "2x3", "3x2"])
 def test_rooms_with_doors_match_brute_force(fp):
     # the brute force remembers every door opened for the whole move
     rng = random.Random(zlib.crc32(b"doors " + fp.encode()))
@@ -1175,3 +1426,17 @@ def test_bundled_hell_hound_example():
     assert got[((3, 3), (2, 1))] == got[((3, 3), (1, 2))] == 8
     assert got == _brute_force(sc["board"]["rows"], [], [
         {"id": "iron door", "sides": [[[3, 2], [3, 3]]]}], sc["figures"], "hell hound", 8)
+
+
+def test_bundled_dragon_example():
+    sc = json.loads((EXAMPLES / "descent_dragon.json").read_text())
+    r = mc.solve(sc)
+    got = placements(r)
+    assert got[((0, 3), (3, 2))] == 2          # one step south, turned into the corridor
+    assert got[((2, 3), (2, 3))] == 3          # and turned back south
+    assert got[((3, 3), (3, 2))] == 7          # across the oak door (opened: 2)
+    assert got[((5, 3), (2, 3))] == 8          # turned through it: the door paid once
+    e = next(x for x in r["ends"] if x["at"] == [5, 3])
+    assert e["doors_opened"] == ["oak door"] and e["path"][-2:] == [[3, 3], [5, 3]]
+    assert got == _brute_force(sc["board"]["rows"], sc["board"]["walls"], sc["board"]["doors"],
+                               sc["figures"], "dragon", 8)

@@ -52,12 +52,34 @@ ARENA = {
          "abilities": ["fly", {"aura": 1}]}],
 }
 
+# Pit bands that large bases jump (option large_jumps), a dragon and a hound that turn.
+PITS = {
+    "game": "descent",
+    "board": {
+        "rows": ["..........",
+                 "..........",
+                 "pppp..pppp",
+                 "pppp..ppii",
+                 "..........",
+                 "..t.......",
+                 ".........."],
+        "walls": [[[4, 5], [5, 5]]]},
+    "options": {"large_jumps": True},
+    "figures": [
+        {"id": "ogre", "side": "monster", "at": [0, 0], "speed": 4, "footprint": "2x2"},
+        {"id": "hound", "side": "monster", "at": [6, 0], "speed": 5, "footprint": "1x2"},
+        {"id": "dragon", "side": "monster", "at": [7, 4], "speed": 4, "footprint": "2x3"},
+        {"id": "Jain", "side": "hero", "at": [5, 5], "speed": 4, "abilities": [{"aura": 1}]},
+        {"id": "Tomble", "side": "hero", "at": [4, 0], "speed": 4,
+         "abilities": ["grapple"]}],
+}
+
 RUNES = ("red", "blue", "green")
 
 
 def _scenarios():
     out = [(p.name, json.loads(p.read_text())) for p in EXAMPLES]
-    return out + [("arena", ARENA)]
+    return out + [("arena", ARENA), ("pits", PITS)]
 
 
 def _query(rng: random.Random, side: str) -> dict:
@@ -119,7 +141,7 @@ def _end_word(e):
     return e.get("cells", e["at"])
 
 
-_TURNED: dict = {}     # scenario name -> moves that ended with a 2-square base turned
+_TURNED: dict = {}     # (scenario name, base squares) -> moves that ended turned
 
 
 def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
@@ -142,11 +164,12 @@ def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
             e = rng.choice(moves.to_dicts())
             size = pos.size[pos.index[fid]]
             pos.apply_move(fid, _end_word(e), **q)
-            if "cells" in e and len(e["cells"]) == 2:
-                across = e["cells"][0][1] == e["cells"][1][1]      # (2, 1) now
-                assert pos.size[pos.index[fid]] == ((2, 1) if across else (1, 2))
-                if across != (size == (2, 1)):
-                    _TURNED[name] = _TURNED.get(name, 0) + 1
+            if "cells" in e:         # the base as it ends: turned or not
+                now = (len({x for x, _ in e["cells"]}), len({y for _, y in e["cells"]}))
+                assert pos.size[pos.index[fid]] == now
+                if now != size:
+                    k = (name, len(e["cells"]))
+                    _TURNED[k] = _TURNED.get(k, 0) + 1
             assert pos.where(fid) == (e["at"] if e["at"] == "town" else tuple(e["at"]))
             for d in e["doors_opened"]:
                 assert pos.door_is_open(d)
@@ -197,7 +220,9 @@ def _play(name: str, scenario: dict, seed: int, steps: int) -> int:
 def test_random_sequences_match_a_rebuilt_position(name, scenario):
     assert _play(name, scenario, seed=7, steps=340) > 450
     if any(f.get("footprint") in ("1x2", "2x1") for f in scenario["figures"]):
-        assert _TURNED.get(name, 0) > 3          # turned hell hounds were played
+        assert _TURNED.get((name, 2), 0) > 3     # turned hell hounds were played
+    if any(f.get("footprint") in ("2x3", "3x2") for f in scenario["figures"]):
+        assert _TURNED.get((name, 6), 0) > 3     # and turned dragons
 
 
 def _doorless_arena() -> dict:
@@ -420,6 +445,58 @@ def test_a_two_square_monster_turns_in_play():
     assert cp.to_scenario()["figures"][0]["footprint"] == "2x1"
     with pytest.raises(mc.IllegalMoveError):
         cp.action_of("hell hound", 2 * ns + 1)
+
+
+def test_a_dragon_turns_in_play():
+    sc = {"game": "descent",
+          "board": {"rows": ["..#####", "..#####", "..#####", ".......", "......."]},
+          "figures": [{"id": "dragon", "side": "monster", "at": [0, 0], "speed": 4,
+                       "footprint": "2x3"},
+                      {"id": "Tomble", "side": "hero", "at": [6, 4], "speed": 4}]}
+    pos = mc.position(sc)
+    ns = len(pos.st.squares)
+    assert pos.n_actions("dragon") == 2 * ns + 1 and pos.n_actions("Tomble") == ns + 1
+    m = pos.legal_moves("dragon")
+    turned = pos.action_of("dragon", [[0, 3], [1, 3], [2, 3], [0, 4], [1, 4], [2, 4]])
+    assert turned == ns + 1 + pos.st.index[(0, 3)] and turned in m.actions.tolist()
+    assert m.coords[m.actions.tolist().index(turned)].tolist() == [
+        [0, 3], [1, 3], [2, 3], [0, 4], [1, 4], [2, 4]]
+    assert m.to_dicts() == mc.solve(dict(sc, query={"figure": "dragon"}))["ends"]
+    cp = pos.copy()
+    cp.apply_move("dragon", turned)                       # ends turned: 3x2
+    assert cp.to_scenario()["figures"][0]["footprint"] == "3x2"
+    assert pos.to_scenario()["figures"][0]["footprint"] == "2x3"   # the copy only
+    assert cp.where("dragon") == (0, 3) and cp.touching("dragon") == []
+    back = cp.legal_moves("dragon")
+    assert back.to_dicts() == mc.solve(cp.to_scenario({"figure": "dragon"}))["ends"]
+    # from 3x2, action NS + 1 + s is the 2x3 base at square s; a list of squares too
+    a = cp.action_of("dragon", [[0, 1], [1, 1], [0, 2], [1, 2], [0, 3], [1, 3]])
+    assert a == ns + 1 + pos.st.index[(0, 1)]
+    cp.apply_move("dragon", [[0, 1], [1, 1], [0, 2], [1, 2], [0, 3], [1, 3]])
+    assert cp.to_scenario()["figures"][0]["footprint"] == "2x3"
+    with pytest.raises(mc.IllegalMoveError):      # not a base of the dragon
+        cp.action_of("dragon", [[0, 0], [1, 0], [2, 0]])
+    # never turning: no turned actions, and a turned base is not its base
+    none = mc.position(dict(sc, options={"large_turns": "none"}))
+    assert none.n_actions("dragon") == ns + 1
+    with pytest.raises(mc.IllegalMoveError):
+        none.apply_move("dragon", [[0, 3], [1, 3], [2, 3], [0, 4], [1, 4], [2, 4]])
+    assert none.to_scenario()["options"]["large_turns"] == "none"
+
+
+def test_option_large_turns_is_checked():
+    sc = {"game": "descent", "board": {"width": 3, "height": 3}, "figures": []}
+    for bad in ("sideways", True, 1):
+        with pytest.raises(mc.ScenarioError, match="large_turns") as exc:
+            mc.position(dict(sc, options={"large_turns": bad}))
+        assert repr(bad) in str(exc.value) or str(bad) in str(exc.value)
+    d = descent.read_board({"width": 3, "height": 3})
+    with pytest.raises(mc.ScenarioError, match="'sideways'"):
+        descent.Position(d, [], large_turns="sideways")
+    with pytest.raises(mc.ScenarioError, match="large_jumps"):
+        mc.position(dict(sc, options={"large_jumps": "yes"}))
+    with pytest.raises(mc.ScenarioError, match="'yes'"):
+        descent.Position(d, [], large_jumps="yes")
 
 
 def test_sort_plain_matches_sort_ends():

@@ -27,9 +27,12 @@ The rulebook page, as this module applies it:
 * Large monsters (footprints ``1x2``, ``2x1``, ``2x2``, ``2x3``, ``3x2``, anchored by the
   top-left square) move by translating the whole base one square; the base must fit after
   every step (no squeezing through one-square gaps); a step into new tree spaces costs 2;
-  pits and ice apply only when the whole base is on them. A two-square base (hell
-  hounds) may also turn a quarter about either of its squares for 1 MP
-  (:meth:`Rules.turn`); other bases keep their orientation.
+  pits and ice apply only when the whole base is on them; large monsters never use
+  stairs. Hell hounds (1x2) and dragons (2x3) may also turn a quarter for 1 MP into a
+  turned base within one square of theirs that overlaps it (:func:`turn_offsets`,
+  :meth:`Rules.turn`; option ``large_turns``: ``"all"``, ``"two_square"``, ``"none"``).
+  With option ``large_jumps`` a large base jumps pits as a one-square walker does, over
+  bases wholly on pit or ice squares.
 * A door opened during a move stays open for the rest of it (paid once).
 * Grapple: an enemy entering a square adjacent to the grappler must stop there; an enemy
   that starts adjacent cannot spend movement points. Aura N: N wounds each time an enemy
@@ -71,6 +74,8 @@ MAP_CHARS = {".": "floor", "w": "water", "r": "rubble", "b": "boulder",
              "#": None, " ": None}
 FOOTPRINTS = {"1x1": (1, 1), "1x2": (1, 2), "2x1": (2, 1), "2x2": (2, 2), "2x3": (2, 3),
               "3x2": (3, 2)}
+#: Option ``large_turns``: which large bases may turn a quarter (1 MP).
+LARGE_TURNS = ("all", "two_square", "none")
 ACTIONS = {"run": 2, "advance": 1, "ready": 1, "battle": 0}   # MP = factor x speed
 ABILITIES = ("grapple", "aura", "fly")
 SIDES = ("hero", "monster")
@@ -138,6 +143,31 @@ def footprint_cells(anchor, size) -> list:
     x, y = anchor
     w, h = size
     return [(x + i, y + j) for j in range(h) for i in range(w)]
+
+
+def turns_allowed(size, large_turns: str) -> bool:
+    """Whether a base of ``size`` may turn a quarter under option ``large_turns``
+    (``"all"``: two-square and 2x3 bases, ``"two_square"``: two-square bases only,
+    ``"none"``)."""
+    w, h = size
+    if w == h or large_turns == "none":
+        return False
+    return w * h == 2 or large_turns == "all"
+
+
+def turn_offsets(size) -> list:
+    """Anchor offsets of the quarter-turned placements of a ``w x h`` base: the
+    ``h x w`` bases that lie within one square of the old base (in the box one square
+    larger on every side) and overlap it. A two-square base has 4 (its head steps
+    across the axis, the tail follows), a 2x3 base 8 (the 16 ends of one MP in the 4x5
+    box are its 8 shifts and these 8 turns)."""
+    w, h = size
+    out = []
+    for oy in range(-1, h - w + 2):
+        for ox in range(-1, w - h + 2):
+            if ox <= w - 1 and ox + h - 1 >= 0 and oy <= h - 1 and oy + w - 1 >= 0:
+                out.append((ox, oy))
+    return out
 
 
 # ----------------------------------------------------------------------------- reading
@@ -361,6 +391,16 @@ def _read_ability(fig: Hero, ab, where):
         setattr(fig, name, True)
 
 
+def swept_sides(old, new):
+    """The cell sides a base sweeps turning from squares ``old`` to ``new`` besides
+    those inside either base (which the placements check): those between a square of
+    the old base only and an orthogonally adjacent square of the new base only. (None
+    for the turns of :func:`turn_offsets`; the rule is kept general.)"""
+    new_only = set(new) - set(old)
+    return [(p, q) for p in set(old) - set(new) for dx, dy in STEPS[::2]
+            if (q := (p[0] + dx, p[1] + dy)) in new_only]
+
+
 def _internal_sides(cells):
     s = set(cells)
     for (x, y) in cells:
@@ -509,14 +549,23 @@ class Rules:
             opened |= crossed
         return self._price(src, dst, opened)
 
-    def turn(self, src, dst, head, d):
-        """(MP, doors opened) of a 2-square base turning a quarter: its square ``head``
-        moves by the orthogonal ``d`` across the base's axis and the other square moves
-        into ``head``'s square (inside the base: no line crossed); None if not allowed."""
-        crossed = self.cell_step(head, d)
-        if crossed is None:
-            return None
-        return self._price(src, dst, set(crossed))
+    def turn(self, src, dst):
+        """(MP, doors opened) of a base turning a quarter from placement src to the
+        turned placement dst (one of :func:`turn_offsets`): the squares of both bases
+        together are swept like one base, so no wall or door this figure cannot open may
+        lie between two orthogonally adjacent squares of them, and the closed doors
+        there are opened (paid as a step pays them); None if not allowed. Inside either
+        base the placements say it (``straddled``); :func:`swept_sides` are the rest.
+        For a two-square base this is its head stepping across the axis and the tail
+        following into the head's square."""
+        crossed = set()
+        for a, b in swept_sides(src["cells"], dst["cells"]):
+            st = self.side_state(a, b)
+            if st in ("wall", "shut"):
+                return None
+            if st is not None:
+                crossed.add(st)
+        return self._price(src, dst, crossed)
 
     def _price(self, src, dst, opened):
         """A move from placement src to dst that crosses the closed doors ``opened``."""
@@ -564,11 +613,13 @@ def solve_descent(scenario: dict) -> dict:
 
 
 def move(dungeon: Dungeon, figures: list[Hero], mover: Hero, mp: int, *, rune_keys=(),
-         corner_cutting: bool = True, ice: str = "normal", paths: bool = False) -> dict:
+         corner_cutting: bool = True, ice: str = "normal", large_turns: str = "all",
+         large_jumps: bool = False, paths: bool = False) -> dict:
     """Every legal end of ``mover``'s move with ``mp`` movement points, in game words
     (``solve()``'s result; a one-off :class:`Position` of the objects answers it)."""
     pos = _live.Position(dungeon, figures, rune_keys=set(rune_keys),
-                   corner_cutting=corner_cutting, ice=ice)
+                         corner_cutting=corner_cutting, ice=ice, large_turns=large_turns,
+                         large_jumps=large_jumps)
     return pos.solve({"figure": mover.id, "mp": mp, "paths": paths})
 
 

@@ -12,11 +12,11 @@ removing a figure writes only the few nodes it touches.
 Design notes (the rules are in :mod:`movecore.games.descent`):
 
 * **Nodes.** Node ``s < NS`` is the anchor square ``s`` (the dungeon's squares in map
-  order); node ``NS`` is the town; nodes above are air nodes (below), then, for a
-  two-square kind, its turned placements (``NS + 1 + s``: the base of the other
-  orientation at square ``s``), then door-memory nodes. An anchor where the kind's base
-  does not fit has no links. Action ids are these node ids, so every figure has
-  ``NS + 1`` actions (a two-square monster ``2 NS + 1``).
+  order); node ``NS`` is the town; nodes above are, for a kind that turns (hell hound,
+  dragon), its turned placements (``NS + 1 + s``: the base of the other orientation at
+  square ``s``), then air nodes (below), then door-memory nodes. An anchor where the
+  kind's base does not fit has no links. Action ids are these node ids, so every figure
+  has ``NS + 1`` actions (a monster that turns ``2 NS + 1``).
 * **Door memory.** A door opened during a move stays open for the rest of it: node
   ``mem(u, S)`` is node ``u`` having opened the doors ``S`` on this move (its steps
   price them open). It is never an end; every link into it has a twin of the same
@@ -28,10 +28,12 @@ Design notes (the rules are in :mod:`movecore.games.descent`):
   of the graph records the doors it involves; a door change recomputes only those slots
   (the board of a door state is then packed from the slot results and cached per kind,
   for every copy).
-* **Pit jumps** run through air nodes: ``air(s, d)`` is "in the air over jumpable square
-  ``s``, jumping along ``d``". A jump across k squares costs 1 + 3 (k - 1) + 2 = 3k;
-  air nodes are never ends, and an enemy standing on ``s`` occupies ``air(s, d)`` and so
-  blocks the jump (the rule "no jumping over an enemy") through the occupancy layer.
+* **Pit jumps** run through air nodes: ``air(s, d)`` is "in the air over placement
+  ``s`` (a one-square walker's square, or with option ``large_jumps`` a large base wholly
+  on jumpable squares), jumping along ``d``". A jump across k of them costs
+  1 + 3 (k - 1) + 2 = 3k; air nodes are never ends, and an enemy standing on ``s``
+  occupies ``air(s, d)`` and so blocks the jump (the rule "no jumping over an enemy")
+  through the occupancy layer.
 """
 from __future__ import annotations
 
@@ -135,10 +137,13 @@ class _Static:
     Positions of the same dungeon and options share one (see :func:`_static_for`): the
     door states and everything else that changes in play live in the position."""
 
-    def __init__(self, dungeon: D.Dungeon, corner_cutting: bool, ice: str):
+    def __init__(self, dungeon: D.Dungeon, corner_cutting: bool, ice: str,
+                 large_turns: str = "all", large_jumps: bool = False):
         self.dungeon = dungeon
         self.corner = bool(corner_cutting)
         self.ice = ice
+        self.large_turns = large_turns
+        self.large_jumps = bool(large_jumps)
         self.squares = list(dungeon.terrain)            # node s -> (x, y)
         self.index = {c: i for i, c in enumerate(self.squares)}
         self.ns = len(self.squares)
@@ -174,20 +179,23 @@ _STATICS_MAX = 16
 _STATIC_LOCK = threading.RLock()
 
 
-def _static_key(dungeon: D.Dungeon, corner: bool, ice: str):
+def _static_key(dungeon: D.Dungeon, corner: bool, ice: str, large_turns: str = "all",
+                large_jumps: bool = False):
     """Everything of a dungeon the graphs depend on (not whether doors are open or lead
     to unrevealed areas: those are the position's)."""
     return (tuple(dungeon.terrain.items()), frozenset(dungeon.walls),
             tuple((door.id, door.sides, door.rune) for door in dungeon.doors),
-            tuple(dungeon.stairs), tuple(dungeon.glyphs), bool(corner), ice)
+            tuple(dungeon.stairs), tuple(dungeon.glyphs), bool(corner), ice, large_turns,
+            bool(large_jumps))
 
 
-def _static_for(dungeon: D.Dungeon, corner: bool, ice: str) -> _Static:
-    key = _static_key(dungeon, corner, ice)
+def _static_for(dungeon: D.Dungeon, corner: bool, ice: str,
+                large_turns: str = "all", large_jumps: bool = False) -> _Static:
+    key = _static_key(dungeon, corner, ice, large_turns, large_jumps)
     with _STATIC_LOCK:
         st = _STATICS.pop(key, None)
         if st is None:
-            st = _Static(dungeon, corner, ice)
+            st = _Static(dungeon, corner, ice, large_turns, large_jumps)
         _STATICS[key] = st                 # most recent last
         while len(_STATICS) > _STATICS_MAX:
             del _STATICS[next(iter(_STATICS))]
@@ -270,9 +278,10 @@ class _Links:
 
 
 class _KindGraph:
-    """The placement graph of one kind of mover: ``key = (side, w, h, fly)``.
+    """The placement graph of one kind of mover: ``key = (side, w, h, fly, memory
+    radius)`` (see :func:`memory_radius`).
 
-    Arrays (n = number of nodes = NS + 1 + air nodes):
+    Arrays (n = number of nodes = NS + 1 + turned + air + door-memory nodes):
         foot:         int32[n, w*h] squares under each node (``NS`` pads: always empty).
         flags_static: uint8[n] CELL_NO_END / ice CELL_STOP (no grapple: per position).
         ice_code:     int8[n] STOP_ICE where ice stops the move, else 0.
@@ -296,10 +305,11 @@ class _KindGraph:
         rules = D.Rules(d, [], proto, set(), st.corner, st.ice)
         rules.door_state = ["open"] * len(d.doors)
         self.rules = rules
-        # placements with every door open (door states only straddle or forbid). A
-        # 2-square base (a hell hound) also stands turned: node ns + 1 + s is the base of
-        # size (h, w) at square s (``turn_off`` = ns + 1; such kinds have no air nodes).
-        self.turns = (w, h) in ((1, 2), (2, 1))
+        # placements with every door open (door states only straddle or forbid). A base
+        # that turns (a hell hound, a dragon: D.turns_allowed) also stands turned: node
+        # ns + 1 + s is the base of size (h, w) at square s (``turn_off`` = ns + 1; the
+        # air nodes of large jumps come after these).
+        self.turns = D.turns_allowed((w, h), st.large_turns)
         self.turn_off = ns + 1
         n_turn = ns if self.turns else 0
         facts: list = [None] * (ns + 1 + n_turn)
@@ -328,45 +338,43 @@ class _KindGraph:
                 if v is not None and facts[base + v] is not None:
                     slots.append(("step", u, base + v, dd, None))
         if self.turns:
-            # a quarter turn about either square: the other square swings round it
-            # (D.Rules.turn prices it)
+            # a quarter turn into a turned placement within one square of the base that
+            # overlaps it (D.turn_offsets; D.Rules.turn prices it)
+            offsets = {(w, h): D.turn_offsets((w, h)), (h, w): D.turn_offsets((h, w))}
             for u in place_nodes:
-                other = 0 if u > ns else self.turn_off
-                a, b = facts[u]["cells"]
-                for head, tail in ((a, b), (b, a)):
-                    ex, ey = tail[0] - head[0], tail[1] - head[1]
-                    for dd in ((ey, ex), (-ey, -ex)):
-                        new = (head[0] + dd[0], head[1] + dd[1])
-                        v = index.get((min(head[0], new[0]), min(head[1], new[1])))
-                        if v is not None and facts[other + v] is not None:
-                            slots.append(("turn", u, other + v, dd, head))
-        air: dict = {}                   # (square, direction) -> air node
-        air_foot: list = []
+                turned = u > ns
+                other, size = (0, (h, w)) if turned else (self.turn_off, (w, h))
+                ax, ay = st.squares[u - self.turn_off if turned else u]
+                for ox, oy in offsets[size]:
+                    v = index.get((ax + ox, ay + oy))
+                    if v is not None and facts[other + v] is not None:
+                        slots.append(("turn", u, other + v, None, "turn"))
+        air: dict = {}                   # (placement, direction) -> air node
+        air_foot: list = []              # air node -> the placement it is over
+        self.air_off = air_off = ns + 1 + n_turn     # the first air node
         one = (w, h) == (1, 1)
-        if one and not fly:              # jumps across pits (and ice)
-            terrain = d.terrain
+        if not fly and (one or st.large_jumps):      # jumps across pits (and ice)
             chain_slots = []
-            for u in range(ns):
-                if facts[u] is None or facts[u]["in_pit"] or \
-                        terrain[st.squares[u]] in D.JUMPABLE:
+            for u in place_nodes:
+                if self._on_jumpable(u):
                     continue
                 for dd in D.STEPS:
-                    run = self._jump_run(st.squares[u], dd)
+                    run = self._jump_run(u, dd)
                     if run is None:
                         continue
-                    squares, land = run
+                    over, land = run
                     nodes = []
-                    for s in squares:
-                        k = (s, dd)
+                    for p in over:
+                        k = (p, dd)
                         if k not in air:
-                            air[k] = ns + 1 + len(air_foot)
-                            air_foot.append(s)
+                            air[k] = air_off + len(air_foot)
+                            air_foot.append(p)
                         nodes.append(air[k])
-                    slots.append(("take_off", u, nodes[0], dd, st.squares[u]))
-                    for a, b, s in zip(nodes, nodes[1:], squares):
-                        chain_slots.append(("over", a, b, dd, st.squares[s]))
-                    chain_slots.append(("land", nodes[-1], land, dd,
-                                        st.squares[squares[-1]]))
+                    # slot square: the placement the base leaves on that link
+                    slots.append(("take_off", u, nodes[0], dd, u))
+                    for a, b, p in zip(nodes, nodes[1:], over):
+                        chain_slots.append(("over", a, b, dd, p))
+                    chain_slots.append(("land", nodes[-1], land, dd, over[-1]))
             seen = set()
             for s in chain_slots:       # runs share their tails: each link once
                 if (s[1], s[2]) not in seen:
@@ -385,6 +393,7 @@ class _KindGraph:
                     slots.append(("fixed", ig, ns, None, D.TOWN_COST))
                     slots.append(("fixed", ns, ig, None, D.TOWN_COST))
         self.slots = slots
+        self.air_foot = air_foot
         self.n_air = len(air_foot)
         n = self.n = ns + 1 + self.n_air + n_turn
         # doors each slot involves (empty: its price never changes)
@@ -392,7 +401,10 @@ class _KindGraph:
         for kind, u, v, dd, sq in slots:
             if kind in ("step", "turn"):
                 doors = set(straddle[u]) | straddle[v]
-                for c in facts[u]["cells"] if kind == "step" else [sq]:
+                if kind == "turn":      # the sides both bases sweep (D.Rules.turn)
+                    doors.update(d.door_of[D._side(a, b)] for a, b in D.swept_sides(
+                        facts[u]["cells"], facts[v]["cells"]) if D._side(a, b) in d.door_of)
+                for c in facts[u]["cells"] if kind == "step" else ():
                     for a, b in _sides_examined(c, dd):
                         k = d.door_of.get(D._side(a, b))
                         if k is not None:
@@ -400,10 +412,13 @@ class _KindGraph:
                 involved.append(frozenset(doors))
             elif kind == "fixed":
                 involved.append(frozenset())
-            else:
-                involved.append(frozenset(
-                    k for k in (d.door_of.get(D._side(a, b))
-                                for a, b in _sides_examined(sq, dd)) if k is not None))
+            else:          # a jump link: the sides the base crosses leaving placement
+                into = air_foot[v - air_off] if kind != "land" else v   # sq, straddles
+                doors = set(straddle[sq]) | straddle[into]
+                for c in facts[sq]["cells"]:
+                    doors.update(k for k in (d.door_of.get(D._side(a, b)) for a, b in
+                                             _sides_examined(c, dd)) if k is not None)
+                involved.append(frozenset(doors))
         # Door memory: a door opened during a move stays open for the rest of it. Node
         # mem(u, S) is "at node u having opened the doors S on this move" (S: doors
         # ``near`` u, see _memory_reach). It is never an end: every link into it has a
@@ -478,9 +493,9 @@ class _KindGraph:
                 in_pit[u] = 1
                 leave[u] = 0
                 pit_nodes.append(u)
-        for j, s in enumerate(air_foot):
-            foot[ns + 1 + j, 0] = s
-            flags[ns + 1 + j] = T.CELL_NO_END
+        for j, p in enumerate(air_foot):
+            foot[air_off + j] = foot[p]
+            flags[air_off + j] = T.CELL_NO_END
         mem0 = n - self.n_mem
         for j, u in enumerate(mem_base):
             m = mem0 + j
@@ -488,8 +503,8 @@ class _KindGraph:
             flags[m] = flags[u] | T.CELL_NO_END
         # node -> the square its path and end read as (the anchor; the town; -1: air)
         anchor_of = np.arange(n)
-        anchor_of[ns + 1:ns + 1 + self.n_air] = -1
-        anchor_of[ns + 1 + self.n_air:mem0] -= self.turn_off
+        anchor_of[ns + 1:air_off] -= self.turn_off
+        anchor_of[air_off:mem0] = -1
         anchor_of[mem0:] = anchor_of[np.array(mem_base, dtype=np.int64)]
         self.anchor_of = anchor_of
         self.n_actions = self.turn_off + ns if self.turns else ns + 1
@@ -516,8 +531,8 @@ class _KindGraph:
                     cover[s].append(u)
         self.cover = [np.array(c, dtype=np.int64) for c in cover]
         # coordinates: squares, town, air nodes on a row below the map's corner
-        air_xy = [(st.lo + j, st.lo - 2) for j in range(self.n_air)] + \
-            [(st.lo + j, st.lo - 4) for j in range(n_turn)] + \
+        air_xy = [(st.lo + j, st.lo - 4) for j in range(n_turn)] + \
+            [(st.lo + j, st.lo - 2) for j in range(self.n_air)] + \
             [(st.lo + j, st.lo - 3) for j in range(self.n_mem)]
         self.coords = np.concatenate([st.coords, np.array(air_xy, dtype=T.INDEX).reshape(
             -1, 2)]) if air_xy else st.coords
@@ -541,26 +556,28 @@ class _KindGraph:
         self._own: dict = {}            # anchor square -> nodes overlapping the base
         self._offsets: dict = {}        # (other size, base size) -> adjacent offsets
 
-    def _jump_run(self, c, dd):
-        """The jumpable squares crossed by a jump from square c along dd and the landing
-        node, or None (terrain only: walls, doors and enemies are checked per state)."""
+    def _on_jumpable(self, u) -> bool:
+        """Placement u lies wholly on jumpable squares (pit, ice)."""
+        terrain = self.st.dungeon.terrain
+        return all(terrain[c] in D.JUMPABLE for c in self.facts[u]["cells"])
+
+    def _jump_run(self, u, dd):
+        """The placements wholly on jumpable squares that a jump from placement u along
+        dd crosses (the base keeps its orientation) and the landing placement, or None
+        (terrain only: walls, doors and enemies are checked per state)."""
         st = self.st
-        terrain = st.dungeon.terrain
-        squares = []
-        cur = c
+        base = self.turn_off if u > st.ns else 0
+        x, y = st.squares[u - base]
+        over = []
         while True:
-            nxt = (cur[0] + dd[0], cur[1] + dd[1])
-            t = terrain.get(nxt)
-            if t is None:
+            x, y = x + dd[0], y + dd[1]
+            s = st.index.get((x, y))
+            if s is None or self.facts[base + s] is None:
                 return None
-            if t in D.JUMPABLE:
-                squares.append(st.index[nxt])
-                cur = nxt
+            if self._on_jumpable(base + s):
+                over.append(base + s)
                 continue
-            if not squares:
-                return None
-            land = st.index[nxt]
-            return (squares, land) if self.facts[land] is not None else None
+            return (over, base + s) if over else None
 
     # ----------------------------------------------------------- door states
     def _place(self, u, dv):
@@ -587,10 +604,17 @@ class _KindGraph:
             return self._mem_result(sq, rules, dv)
         if kind == "turn":
             fu, fv = self._place(u, dv), self._place(v, dv)
-            return None if fu is None or fv is None else rules.turn(fu, fv, sq, dd)
-        crossed = rules.cell_step(sq, dd)
-        if crossed is None or crossed:
-            return None    # no jumping through walls or closed doors
+            return None if fu is None or fv is None else rules.turn(fu, fv)
+        # a jump: the base leaves placement sq by dd, through no wall or closed door,
+        # into and out of placements that straddle no closed door
+        into = self.air_foot[v - self.air_off] if kind != "land" else v
+        for p in (sq, into):
+            if any(dv[k] != OPEN for k in self.straddle[p]):
+                return None
+        for c in self.facts[sq]["cells"]:
+            crossed = rules.cell_step(c, dd)
+            if crossed is None or crossed:
+                return None    # no jumping through walls or closed doors
         cost = JUMP_TAKE_OFF if kind == "take_off" else \
             JUMP_OVER if kind == "over" else JUMP_LAND
         return (cost, frozenset())
@@ -874,7 +898,7 @@ class Position(_Position):
 
     Moves: ``actions`` are node ids: the anchor square's index in map order (the
     top-left square of a large monster; ``NS`` = the town), for every figure
-    (``n_actions = NS + 1``; a two-square monster also has ``NS + 1 + s``, its base
+    (``n_actions = NS + 1``; a monster that turns also has ``NS + 1 + s``, its base
     turned at square ``s``). ``costs`` MP, ``penalty`` wounds (aura, pit falls),
     ``stop`` codes: 1 ``"grapple"``, 2 ``"ice"``, 3 ``"grappled"`` (started next to a
     grappler: no MP may be spent). ``columns``: ``left`` (MP left), ``wounds_cost`` (least
@@ -904,12 +928,19 @@ class Position(_Position):
     STOP_REASONS = STOP_REASONS
 
     def __init__(self, dungeon: D.Dungeon, figures: list, *, rune_keys=(),
-                 corner_cutting: bool = True, ice: str = "normal"):
+                 corner_cutting: bool = True, ice: str = "normal",
+                 large_turns: str = "all", large_jumps: bool = False):
         """``figures``: :class:`movecore.games.descent.Hero` objects (see
         :func:`~movecore.games.descent.read_figures`, which checks their placement)."""
         if ice not in ("normal", "stop"):
             raise ScenarioError(f"options.ice must be 'normal' or 'stop'; got {ice!r}")
-        st = self.st = _static_for(dungeon, corner_cutting, ice)
+        if not isinstance(large_turns, str) or large_turns not in D.LARGE_TURNS:
+            raise ScenarioError(f"options.large_turns must be one of {list(D.LARGE_TURNS)}"
+                                f"; got {describe(large_turns)}")
+        if not isinstance(large_jumps, (bool, np.bool_)):
+            raise ScenarioError(f"options.large_jumps must be true or false; got "
+                                f"{describe(large_jumps)}")
+        st = self.st = _static_for(dungeon, corner_cutting, ice, large_turns, large_jumps)
         self.rune_keys = frozenset(rune_keys)
         self.door_open = [door.open for door in dungeon.doors]
         self.door_unrevealed = [door.leads_to_unrevealed for door in dungeon.doors]
@@ -963,9 +994,12 @@ class Position(_Position):
     def _from_parts(cls, scenario: Mapping) -> "Position":
         dungeon = D.read_board(scenario["board"])
         opts = expect_object(scenario.get("options", {}), "options")
-        expect_keys(opts, "options", ("corner_cutting", "ice"))
+        expect_keys(opts, "options", ("corner_cutting", "ice", "large_turns",
+                                      "large_jumps"))
         corner = get_bool(opts, "corner_cutting", "options", True)
         ice = get_str(opts, "ice", "options", ("normal", "stop"), "normal")
+        turns = get_str(opts, "large_turns", "options", D.LARGE_TURNS, "all")
+        jumps = get_bool(opts, "large_jumps", "options", False)
         party = expect_object(scenario.get("party", {}), "party")
         expect_keys(party, "party", ("rune_keys",))
         keys = get_list(party, "rune_keys", "party", [])
@@ -974,7 +1008,8 @@ class Position(_Position):
                 raise ScenarioError(f"party.rune_keys must hold rune key names; got "
                                     f"{k!r:.60}")
         figures = D.read_figures(scenario["figures"], dungeon)
-        return cls(dungeon, figures, rune_keys=keys, corner_cutting=corner, ice=ice)
+        return cls(dungeon, figures, rune_keys=keys, corner_cutting=corner, ice=ice,
+                   large_turns=turns, large_jumps=jumps)
 
     def copy(self) -> "Position":
         """An independent position: figure lists, door states and layers copied; the
@@ -1446,10 +1481,11 @@ class Position(_Position):
         return out
 
     def n_actions(self, figure) -> int:
-        """Squares of the dungeon + 1 (the town); a 2-square monster (which may turn)
-        has one more action per square: ``NS + 1 + s`` = its base turned, at square s."""
+        """Squares of the dungeon + 1 (the town); a monster that may turn (a two-square
+        or 2x3 base, option ``large_turns``) has one more action per square:
+        ``NS + 1 + s`` = its base turned, at square s."""
         i = self._fig(figure)
-        if self.size[i] in ((1, 2), (2, 1)):
+        if D.turns_allowed(self.size[i], self.st.large_turns):
             return self.st.kind(self._kind_key(i)).n_actions
         return self.st.ns + 1
 
@@ -1472,12 +1508,12 @@ class Position(_Position):
             cells = [as_coord(list(map(int, c)), "to") for c in to]
             anchor = (min(c[0] for c in cells), min(c[1] for c in cells))
             w, h = self.size[i]
-            turned = (w, h) in ((1, 2), (2, 1)) and \
-                sorted(cells) == sorted(D.footprint_cells(anchor, (h, w)))
+            turns = D.turns_allowed((w, h), st.large_turns)
+            turned = turns and sorted(cells) == sorted(D.footprint_cells(anchor, (h, w)))
             if not turned and sorted(cells) != sorted(D.footprint_cells(anchor, (w, h))):
                 raise IllegalMoveError(f"{describe(to)} is not the base of "
                                        f"{self.ids[i]!r} ({w}x{h}"
-                                       f"{', or turned' if w * h == 2 else ''})")
+                                       f"{', or turned' if turns else ''})")
             a = st.index.get(anchor)
             if turned and a is not None:
                 return st.ns + 1 + a         # the turned base (see n_actions)
@@ -1532,7 +1568,7 @@ class Position(_Position):
         self._move(i, a if a < self.st.ns else -1)
 
     def _turn(self, i: int, anchor: int) -> None:
-        """Figure i (a 2-square base) ends turned at square ``anchor``: its size and
+        """Figure i (a base that turns) ends turned at square ``anchor``: its size and
         kind swap (the other kind's graph has both orientations too)."""
         old = self.anchor[i]
         self._update_kinds(i, self._lift(i), old, -1)    # grapple/aura leave the old base
@@ -1690,7 +1726,8 @@ class Position(_Position):
                 f["abilities"] = ab
             figures.append(f)
         s = {"game": "descent", "board": board,
-             "options": {"corner_cutting": st.corner, "ice": st.ice},
+             "options": {"corner_cutting": st.corner, "ice": st.ice,
+                         "large_turns": st.large_turns, "large_jumps": st.large_jumps},
              "party": {"rune_keys": sorted(self.rune_keys)}, "figures": figures}
         if query is not None:
             s["query"] = _copy.deepcopy(dict(query))
