@@ -717,12 +717,13 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
                     yield (min(head[0], q[0]), min(head[1], q[1])), (size[1], size[0]), \
                         [(head, q), (tail, head)]
 
-    def jump(a, size, d):
+    def jump(a, size, d, opened):
         """(anchor, MP) of a jump of the base from a along d over bases wholly on pit
         or ice squares (3 MP each), or None: every square flies straight, through no
-        wall or door closed before the move, over no enemy."""
+        wall or closed door (a door opened earlier in the move is open), over no
+        enemy."""
         def closed_inside(cells):
-            return any(line(p, q, frozenset()) is not False for p in cells
+            return any(line(p, q, opened) is not False for p in cells
                        for q in ((p[0] + 1, p[1]), (p[0], p[1] + 1)) if q in cells)
 
         cur = base(a, size)
@@ -735,8 +736,8 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
                 return None
             for p, q in zip(cur, nxt):
                 mids = [q] if p[0] == q[0] or p[1] == q[1] else [(q[0], p[1]), (p[0], q[1])]
-                if not any(line(p, m, frozenset()) is False and
-                           (m == q or line(m, q, frozenset()) is False) for m in mids):
+                if not any(line(p, m, opened) is False and
+                           (m == q or line(m, q, opened) is False) for m in mids):
                     return None
             if not all(on[p] in "pi" for p in nxt):
                 return ((a[0] + (k + 1) * d[0], a[1] + (k + 1) * d[1]), 3 * k) if k else None
@@ -752,7 +753,7 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
             continue
         if jumps or size == (1, 1):
             for d in ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)):
-                got = jump(a, size, d)
+                got = jump(a, size, d, opened)
                 key = None if got is None else (got[0], size, opened, wn)
                 if got is not None and c + got[1] <= mp and \
                         c + got[1] < best.get(key, 1 << 30):
