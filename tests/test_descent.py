@@ -839,16 +839,8 @@ def placements(result, wounds=False):
 
 def _random_room(rng, fp):
     w, h = rng.randint(3, 7), rng.randint(3, 6)
-    rows = ["".join(rng.choice("........t#r") for _ in range(w)) for _ in range(h)]
+    rows, on, (ax, ay) = _room_floor(rng, fp, w, h, "........t#r")
     fw, fh = map(int, fp.split("x"))
-    # clear the mover's base
-    ax, ay = rng.randint(0, w - fw), rng.randint(0, h - fh)
-    rows = [list(r) for r in rows]
-    for j in range(fh):
-        for i in range(fw):
-            rows[ay + j][ax + i] = "."
-    rows = ["".join(r) for r in rows]
-    on = [(x, y) for y in range(h) for x in range(w) if rows[y][x] in ".t"]
     walls = []
     for _ in range(rng.randint(0, 3)):
         x, y = rng.choice(on)
@@ -896,11 +888,10 @@ def test_large_monsters_match_brute_force(fp):
     assert checked > 60
 
 
-def _door_room(rng, fp):
-    """A small room cut by a wall line with one to three closed doors in it, the mover
-    (a hero when one-square, half the time) and up to five other figures."""
-    w, h = rng.randint(3, 7), rng.randint(3, 6)
-    rows = [[rng.choice("........t#r") for _ in range(w)] for _ in range(h)]
+def _room_floor(rng, fp, w, h, chars):
+    """A w x h map of random ``chars`` with the mover's base (footprint ``fp``) cleared:
+    (rows, walkable squares, anchor)."""
+    rows = [[rng.choice(chars) for _ in range(w)] for _ in range(h)]
     fw, fh = map(int, fp.split("x"))
     ax, ay = rng.randint(0, w - fw), rng.randint(0, h - fh)
     for j in range(fh):
@@ -908,6 +899,31 @@ def _door_room(rng, fp):
             rows[ay + j][ax + i] = "."
     rows = ["".join(r) for r in rows]
     on = [(x, y) for y in range(h) for x in range(w) if rows[y][x] in ".t"]
+    return rows, on, (ax, ay)
+
+
+def _room_figures(rng, fp, at, on, speed, most):
+    """The mover "me" (a hero when one-square, half the time) at ``at`` and up to
+    ``most`` other heroes and monsters on free walkable squares."""
+    ax, ay = at
+    fw, fh = map(int, fp.split("x"))
+    figs = [hero("me", [ax, ay], speed) if fp == "1x1" and rng.random() < 0.5 else
+            monster("me", [ax, ay], speed, footprint=fp)]
+    taken = {(ax + i, ay + j) for i in range(fw) for j in range(fh)}
+    for k in range(rng.randint(0, most)):
+        c = rng.choice(on)
+        if c not in taken:
+            taken.add(c)
+            figs.append(hero(f"h{k}", list(c)) if rng.random() < 0.5 else
+                        monster(f"m{k}", list(c)))
+    return figs
+
+
+def _door_room(rng, fp):
+    """A small room cut by a wall line with one to three closed doors in it, the mover
+    (a hero when one-square, half the time) and up to five other figures."""
+    w, h = rng.randint(3, 7), rng.randint(3, 6)
+    rows, on, (ax, ay) = _room_floor(rng, fp, w, h, "........t#r")
     if rng.random() < 0.5:
         x = rng.randint(0, w - 2)
         walls = [[[x, y], [x + 1, y]] for y in range(h)]
@@ -928,16 +944,7 @@ def _door_room(rng, fp):
         used |= set(fs)
         doors.append({"id": f"d{k}", "sides": sides, "open": False})
     walls = [wl for wl in walls if frozenset(map(tuple, wl)) not in used]
-    speed = rng.randint(2, 9)
-    figs = [hero("me", [ax, ay], speed) if fp == "1x1" and rng.random() < 0.5 else
-            monster("me", [ax, ay], speed, footprint=fp)]
-    taken = {(ax + i, ay + j) for i in range(fw) for j in range(fh)}
-    for k in range(rng.randint(0, 5)):
-        c = rng.choice(on)
-        if c not in taken:
-            taken.add(c)
-            figs.append(hero(f"h{k}", list(c)) if rng.random() < 0.5 else
-                        monster(f"m{k}", list(c)))
+    figs = _room_figures(rng, fp, (ax, ay), on, rng.randint(2, 9), 5)
     return rows, walls, doors, figs
 
 
@@ -1059,14 +1066,7 @@ def _door_line_room(rng, fp):
     to the door), enemies and trees: rooms where a way round a wall piece leaves the
     door and comes back to it."""
     w, h = rng.randint(4, 7), rng.randint(4, 6)
-    rows = [[rng.choice(".......t#r") for _ in range(w)] for _ in range(h)]
-    fw, fh = map(int, fp.split("x"))
-    ax, ay = rng.randint(0, w - fw), rng.randint(0, h - fh)
-    for j in range(fh):
-        for i in range(fw):
-            rows[ay + j][ax + i] = "."
-    rows = ["".join(r) for r in rows]
-    on = [(x, y) for y in range(h) for x in range(w) if rows[y][x] in ".t"]
+    rows, on, (ax, ay) = _room_floor(rng, fp, w, h, ".......t#r")
     x, y = rng.randint(0, w - 2), rng.randint(0, h - 2)
     walls = [[[x, j], [x + 1, j]] for j in range(h)]
     sides = [[[x, y], [x + 1, y]], [[x, y + 1], [x + 1, y + 1]]]
@@ -1079,16 +1079,7 @@ def _door_line_room(rng, fp):
         walls.append([[cx, cy], [cx + 1, cy]] if rng.random() < 0.3 else
                      [[cx, cy], [cx, cy + 1]])
     walls = [wl for wl in walls if frozenset(map(tuple, wl)) not in fs]
-    speed = rng.randint(5, 11)
-    figs = [hero("me", [ax, ay], speed) if fp == "1x1" and rng.random() < 0.5 else
-            monster("me", [ax, ay], speed, footprint=fp)]
-    taken = {(ax + i, ay + j) for i in range(fw) for j in range(fh)}
-    for k in range(rng.randint(0, 6)):
-        c = rng.choice(on)
-        if c not in taken:
-            taken.add(c)
-            figs.append(hero(f"h{k}", list(c)) if rng.random() < 0.5 else
-                        monster(f"m{k}", list(c)))
+    figs = _room_figures(rng, fp, (ax, ay), on, rng.randint(5, 11), 6)
     return rows, walls, [{"id": "d", "sides": sides, "open": False}], figs
 
 
