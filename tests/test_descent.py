@@ -952,18 +952,27 @@ def _door_room(rng, fp):
 def test_rooms_with_doors_match_brute_force(fp):
     # the brute force remembers every door opened for the whole move
     rng = random.Random(zlib.crc32(b"doors " + fp.encode()))
+    assert _rooms_match_brute_force(_door_room, rng, fp, 100) > 20
+
+
+def _rooms_match_brute_force(make_room, rng, fp, n):
+    """Solve ``n`` rooms of ``make_room`` (None: no room) with the mover's speed as MP
+    and compare each with the brute force; returns how many were positions."""
     checked = 0
-    for _ in range(100):
-        rows, walls, doors, figs = _door_room(rng, fp)
+    for _ in range(n):
+        room = make_room(rng, fp)
+        if room is None:
+            continue
+        rows, walls, doors, figs = room
         try:
             r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
                       {"figure": "me", "mp": figs[0]["speed"]})
         except mc.PlacementError:
-            continue
+            continue      # a wall or closed door under the base: not a position
         want = _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"])
         assert placements(r) == want, (rows, walls, doors, figs)
         checked += 1
-    assert checked > 20
+    return checked
 
 
 # Rooms where the adapter once disagreed with the brute force (found when the seed above
@@ -1111,21 +1120,7 @@ def test_door_far_rooms_match_brute_force(case):
 @pytest.mark.parametrize("fp", ["1x1", "1x2", "2x2"])
 def test_rooms_with_a_door_line_match_brute_force(fp):
     rng = random.Random(zlib.crc32(b"door line " + fp.encode()))
-    checked = 0
-    for _ in range(300):
-        room = _door_line_room(rng, fp)
-        if room is None:
-            continue
-        rows, walls, doors, figs = room
-        try:
-            r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
-                      {"figure": "me", "mp": figs[0]["speed"]})
-        except mc.PlacementError:
-            continue
-        want = _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"])
-        assert placements(r) == want, (rows, walls, doors, figs)
-        checked += 1
-    assert checked > 100
+    assert _rooms_match_brute_force(_door_line_room, rng, fp, 300) > 100
 
 
 # ------------------------------------------------------------------ differential
