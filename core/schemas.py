@@ -2,9 +2,12 @@
 game's own spelling alike, shipped as ``movecore/schemas/GAME.json``.
 
 Other languages validate a scenario against the schema before they call
-``mc_solve_json``: what the schema refuses, the game's readers refuse too. The readers
-stay the judge of values (ranges, names of cells on the board, figures that exist): a
-scenario the schema accepts may still be refused with a typed error.
+``mc_solve_json``: what the schema refuses, the game's readers refuse too. The schema
+describes the nested parts (doors, tiles, abilities, option words, integer ranges, the
+query forms) from the games' own tables (:data:`_VALUES`, :data:`_QUERY_FORMS`); the
+readers stay the judge of what a schema cannot say (cells on the board, figures that
+exist, ids given twice, geometry): a scenario the schema accepts may still be refused
+with a typed error.
 
 The key sets are the readers' own: :func:`reader_keys` asks each reader for the keys it
 allows (it reads one probe key ``__probe__`` and reads the list back from the error),
