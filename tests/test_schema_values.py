@@ -2,7 +2,7 @@
 abilities, options with enumerated values, query forms) as precisely as the readers:
 
 * a table of bad nested values per game that the reader refuses with a typed error and
-  the schema refuses too;
+  the schema refuses too, and a table of other forms both accept;
 * a differential over seeded random mutations of every bundled example (each value
   replaced by one of the wrong type, out of range or an unknown word; keys dropped and
   added): where the schema refuses, the reader refuses; where the reader refuses and the
@@ -250,6 +250,95 @@ def test_schema_refuses_the_bad_nested_values_the_reader_refuses(name):
             continue
         if _reader_error(bad) is not None:
             assert not v.is_valid(bad), (path, value, "the schema accepts (common)")
+
+
+#: Other forms the readers accept, which the schema must accept too (no rule of the
+#: schema is stricter than its reader's).
+GOOD = {
+    "descent_door_round": [
+        (_DOOR, {"id": 7, "between": [[2, 1], [3, 1]], "open": True, "rune": "red",
+                 "leads_to_unrevealed": True}),
+        (_DOOR + ("rune",), None),
+        (("figures", 0, "abilities"), ["fly", {"aura": 2}, {"grapple": None}, "aura",
+                                       {"fly": True}, {"aura": None}]),
+        (("figures", 0, "at"), "town"),
+        (("board", "terrain"), {"pit": [[4, 2]], "water": []}),
+        (("board", "glyphs"), [[4, 0]]),
+        (("options",), {"corner_cutting": False, "ice": "stop", "large_turns": "none",
+                        "large_jumps": True}),
+        (("party",), {"rune_keys": ["red"]}),
+        (("query", "mp"), None),
+        (("query", "mp"), 3),
+        (("query", "fatigue"), 2),
+    ],
+    "descent_dragon": [(("figures", 0, "footprint"), "2x2")],
+    "dark_realms_hero_move": [
+        (("query",), {"figure": "ayla", "teleport": 3}),
+        (("query",), {"figure": "ayla", "die": "d8", "bonus": 1, "stamina": 1,
+                      "paths": True}),
+        (("query",), {"figure": "ayla", "stamina_only": True, "stamina": 2}),
+        (("query",), {"figure": "ayla", "move": 3, "stamina_only": False}),
+        (("query",), {"enemy": "ghoul", "roll": 3, "bonus": 1, "paths": False}),
+        (("options", "trap_detour_limit"), None),
+        (("options", "grid"), "hex"),
+        (("figures", 0, "marked"), True),
+    ],
+    "grid_issue_example": [
+        (("board", "links", 0, "cost"), DROP),
+        (("options", "max_climb"), 3),
+        (("board", "cells", 2, "cost"), -1),
+        (("query", "provoke"), []),
+    ],
+    "heroscape_engaged_knight": [
+        (_HS_FIG + ("abilities",), ["flying", "disengage"]),
+        (("figures", 1, "at"), [[2, 3]]),
+        (("query", "move"), None),
+        (("query", "move"), 3),
+        (("options",), {"mode": "basic", "climb_limit": "up_to_height",
+                        "flyers_stop_in_water": True, "flyers_stop_on_glyphs": True}),
+    ],
+    "mage_knight_reveal_continue": [
+        (("options", "enter"), [{"terrains": ["lake"], "cost": 5}]),
+        (("options", "forbid"), ["city", "swamp"]),
+        (("options", "explore"), {"cost": None, "distance": 2}),
+        (("options", "cities"), "closed"),
+        (("options", "reductions", 0, "terrains"), "all"),
+        (("query", "reveal", 0), {
+            "position": [-2, -1], "kind": "countryside",
+            "cells": [{"hex": "C", "terrain": "plains"},
+                      {"at": [-1, -1], "terrain": "forest", "site": "village"}],
+            "walls": [{"hex": "C", "side": "E"}]}),
+        (("board", "updates", 0, "rampaging"), None),
+    ],
+    "mage_knight_first_turns": [
+        (("query", "mode"), "direct"),
+        (("query",), {"figure": "tovak", "budget": 4, "mode": "direct", "end_safe": False}),
+    ],
+    "tiny_epic_tactics_skirmish": [
+        (("board", "cells", 0, "portal"), True),
+        (("options", "portal_hop_cost"), 2),
+        (("board", "elevation", 0), [0] * 6 + [1] * 5 + [0] * 3),
+    ],
+    "tiny_epic_tactics_knock_back": [
+        (("query",), {"type": "knock_back", "target": "troll", "direction": "N",
+                      "distance": 2, "paths": True}),
+    ],
+    "tiny_epic_tactics_solo_compass": [
+        (("query",), {"type": "solo", "figure": "orc", "budget": 5, "compass": "W",
+                      "target": "knight", "range": 2, "climb": False}),
+        (("query",), {"type": "solo", "figure": "orc", "budget": 5, "compass": "W",
+                      "climb": True}),
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOOD))
+def test_schema_accepts_the_other_forms_the_reader_accepts(name):
+    v = _validator(EXAMPLES[name]["game"])
+    for path, value in GOOD[name]:
+        good = _set(EXAMPLES[name], path, value)
+        assert _reader_error(good) is None, (path, value)
+        assert not [e.message for e in v.iter_errors(good)], (path, value)
 
 
 # ------------------------------------------------------------ differential
