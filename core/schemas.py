@@ -310,7 +310,8 @@ def _mage_knight() -> dict:
     cost = _int(0, T.MAX_COST)
     out = {("cell", k): v for k, v in space.items()}
     out.update({
-        ("board", "tiles"): {"type": "array", "items": tile},
+        ("$defs", "tile"): tile,
+        ("board", "tiles"): {"type": "array", "items": {"$ref": "#/$defs/tile"}},
         ("board", "walls"): {"type": "array", "items": EDGE},
         ("board", "open"): COORDS,
         ("board", "next_tile"): _enum(M.NEXT_TILE),
@@ -333,7 +334,7 @@ def _mage_knight() -> dict:
                                       "distance": _enum(M.EXPLORE_DISTANCES)}),
         ("query", "figure"): ID, ("query", "budget"): _int(0, T.MAX_BUDGET),
         ("query", "mode"): _enum(_MODES), ("query", "end_safe"): BOOL,
-        ("query", "reveal"): {"type": "array", "items": tile},
+        ("query", "reveal"): {"type": "array", "items": {"$ref": "#/$defs/tile"}},
     })
     return out
 
@@ -482,6 +483,8 @@ def build(game: str) -> dict:
     top = _object(game, "scenario", parts["scenario"], required["scenario"])
     if game in _QUERY_FORMS:
         defs["query"]["oneOf"] = _QUERY_FORMS[game]()
+    defs.update({name: sub for (part, name), sub in _values(game).items()
+                 if part == "$defs"})     # a part used in two places, given once
     if game in LEVEL_ALIASES and LEVEL_ALIASES[game] != LEVEL:
         defs["cell"]["not"] = {"required": [LEVEL, LEVEL_ALIASES[game]]}
     return {"$schema": DIALECT,
