@@ -147,7 +147,8 @@ CELL_AT = {**COORD, "prefixItems": [{"type": "integer", "minimum": -(1 << 20),
                                      "maximum": 1 << 20}] * 2}
 #: ``board.cells`` where the reader wants at least one cell.
 SOME_CELLS = {"type": "array", "items": {"$ref": "#/$defs/cell"}, "minItems": 1}
-EDGE = {"type": "array", "items": COORD, "minItems": 2, "maxItems": 2}
+#: Two cells: a cell edge (walls, doors, links) or a staircase.
+PAIR = {"type": "array", "items": COORD, "minItems": 2, "maxItems": 2}
 
 
 def _int(lo: int | None = None, hi: int | None = None, null: bool = False) -> dict:
@@ -181,9 +182,9 @@ def _only_keys(keys, required=(), **more) -> dict:
 
 def _descent() -> dict:
     from .games import descent as D
-    door = _obj({"id": ID, "sides": {"type": "array", "items": EDGE, "minItems": 1,
+    door = _obj({"id": ID, "sides": {"type": "array", "items": PAIR, "minItems": 1,
                                      "maxItems": 2},
-                 "between": EDGE, "open": BOOL, "rune": {"type": ["string", "null"]},
+                 "between": PAIR, "open": BOOL, "rune": {"type": ["string", "null"]},
                  "leads_to_unrevealed": BOOL}, ["id"],
                 oneOf=[{"required": ["sides"]}, {"required": ["between"]}])
     ability = {"oneOf": [_enum(D.ABILITIES)] + [
@@ -194,9 +195,9 @@ def _descent() -> dict:
         ("board", "width"): _int(1, 4096), ("board", "height"): _int(1, 4096),
         ("board", "terrain"): {"type": "object", "propertyNames": _enum(D.TERRAINS),
                                "additionalProperties": COORDS},
-        ("board", "walls"): {"type": "array", "items": EDGE},
+        ("board", "walls"): {"type": "array", "items": PAIR},
         ("board", "doors"): {"type": "array", "items": door},
-        ("board", "stairs"): {"type": "array", "items": EDGE},
+        ("board", "stairs"): {"type": "array", "items": PAIR},
         ("board", "glyphs"): COORDS,
         ("figure", "at"): {"anyOf": [COORD, {"const": D.TOWN}]},
         ("figure", "side"): _enum(D.SIDES),
@@ -261,7 +262,7 @@ def _grid() -> dict:
         ("cell", "cost"): _int(-1, T.MAX_COST), ("cell", "height"): height,
         ("cell", LEVEL): height, ("cell", "stop"): BOOL, ("board", "cells"): SOME_CELLS,
         ("board", "links"): {"type": "array", "items": _obj(
-            {"between": EDGE, "cost": _int(0, T.MAX_COST)}, ["between"])},
+            {"between": PAIR, "cost": _int(0, T.MAX_COST)}, ["between"])},
         ("figure", "at"): COORD,
         ("options", "climb_per_level"): _int(0, T.MAX_CLIMB_COST),
         ("options", "climb_flat"): _int(0, T.MAX_CLIMB_COST),
@@ -312,7 +313,7 @@ def _mage_knight() -> dict:
     out.update({
         ("$defs", "tile"): tile,
         ("board", "tiles"): {"type": "array", "items": {"$ref": "#/$defs/tile"}},
-        ("board", "walls"): {"type": "array", "items": EDGE},
+        ("board", "walls"): {"type": "array", "items": PAIR},
         ("board", "open"): COORDS,
         ("board", "next_tile"): _enum(M.NEXT_TILE),
         ("board", "shape"): _enum(M.MAP_SHAPES, null=True),
