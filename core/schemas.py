@@ -298,18 +298,30 @@ def _mage_knight() -> dict:
     space = {"terrain": _enum(M.TERRAINS, null=True), "site": _enum(M.SITES, null=True),
              "conquered": BOOL, "owner": {"type": ["string", "integer", "null"]},
              "rampaging": _enum(M.RAMPAGING, null=True)}
+    site = {"required": ["site"]}
+    # a space without terrain is a city; only fortified sites are conquered, only keeps
+    # owned (movecore.games.mage_knight._check_space)
+    space_rules = [
+        {"anyOf": [{"required": ["terrain"], "properties": {"terrain": {"not": {
+            "const": None}}}}, {**site, "properties": {"site": {"const": "city"}}}]},
+        {"if": {"required": ["conquered"], "properties": {"conquered": {"const": True}}},
+         "then": {**site, "properties": {"site": _enum(M.FORTIFIED)}}},
+        {"if": {"required": ["owner"], "properties": {"owner": {"not": {"const": None}}}},
+         "then": {**site, "properties": {"site": {"const": "keep"}}}},
+    ]
     hexes = _enum(M.TILE_HEXES)
     walls = {"type": "array", "items": _obj({"hex": hexes, "side": _enum(M.SIDES)},
                                             ["hex", "side"])}
     tile = _obj({"position": COORD, "tile": _enum(sorted(M.tile_catalogue())),
                  "kind": _enum(M.TILE_KINDS + ("starting",)),
                  "cells": {"type": "array", "items": _obj(
-                     {"hex": hexes, "at": COORD, **space},
+                     {"hex": hexes, "at": COORD, **space}, allOf=space_rules,
                      oneOf=[{"required": ["hex"]}, {"required": ["at"]}])},
                  "walls": walls}, ["position"],
                 oneOf=[{"required": ["tile"]}, {"required": ["cells"]}])
     cost = _int(0, T.MAX_COST)
     out = {("cell", k): v for k, v in space.items()}
+    out[("$rules", "cell")] = {"allOf": space_rules}
     out.update({
         ("$defs", "tile"): tile,
         ("board", "tiles"): {"type": "array", "items": {"$ref": "#/$defs/tile"}},
@@ -484,8 +496,11 @@ def build(game: str) -> dict:
     top = _object(game, "scenario", parts["scenario"], required["scenario"])
     if game in _QUERY_FORMS:
         defs["query"]["oneOf"] = _QUERY_FORMS[game]()
-    defs.update({name: sub for (part, name), sub in _values(game).items()
-                 if part == "$defs"})     # a part used in two places, given once
+    for (kind, name), sub in _values(game).items():
+        if kind == "$defs":         # a part used in two places, given once
+            defs[name] = sub
+        elif kind == "$rules":      # rules of a part that tie its keys together
+            defs[name].update(sub)
     if game in LEVEL_ALIASES and LEVEL_ALIASES[game] != LEVEL:
         defs["cell"]["not"] = {"required": [LEVEL, LEVEL_ALIASES[game]]}
     return {"$schema": DIALECT,
