@@ -2,9 +2,12 @@
 game's own spelling alike, shipped as ``movecore/schemas/GAME.json``.
 
 Other languages validate a scenario against the schema before they call
-``mc_solve_json``: what the schema refuses, the game's readers refuse too. The readers
-stay the judge of values (ranges, names of cells on the board, figures that exist): a
-scenario the schema accepts may still be refused with a typed error.
+``mc_solve_json``: what the schema refuses, the game's readers refuse too. The schema
+describes the nested parts (doors, tiles, abilities, option words, integer ranges, the
+query forms) from the games' own tables (:data:`_VALUES`, :data:`_QUERY_FORMS`); the
+readers stay the judge of what a schema cannot say (cells on the board, figures that
+exist, ids given twice, geometry): a scenario the schema accepts may still be refused
+with a typed error.
 
 The key sets are the readers' own: :func:`reader_keys` asks each reader for the keys it
 allows (it reads one probe key ``__probe__`` and reads the list back from the error),
@@ -14,6 +17,7 @@ reader learns a key, ``python -m movecore.schemas --write`` regenerates the file
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 import sys
@@ -21,6 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .kernels import _types as T
 from .vocabulary import FIELDS, GRID_CHOICES, LEVEL, LEVEL_ALIASES, ONLY_GRID
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -131,11 +136,289 @@ def reader_keys(game: str) -> dict[str, list[str]]:
     return {part: sorted(v) for part, v in keys.items()}
 
 
+# ------------------------------------------------------------------ nested values
+# What each key's value is, per game: built from the games' own tables (terrain names,
+# abilities, sides, action names, option words) and the readers' limits, so that a
+# word or a limit changed in a game changes its schema at the next --write.
+BOOL = {"type": "boolean"}
+COORDS = {"type": "array", "items": COORD}
+#: A board cell's coordinates: within the board's limit (movecore.board: +-2**20).
+CELL_AT = {**COORD, "prefixItems": [{"type": "integer", "minimum": -(1 << 20),
+                                     "maximum": 1 << 20}] * 2}
+#: ``board.cells`` where the reader wants at least one cell.
+SOME_CELLS = {"type": "array", "items": {"$ref": "#/$defs/cell"}, "minItems": 1}
+#: Two cells: a cell edge (walls, doors, links) or a staircase.
+PAIR = {"type": "array", "items": COORD, "minItems": 2, "maxItems": 2}
+
+
+def _int(lo: int | None = None, hi: int | None = None, null: bool = False) -> dict:
+    out: dict = {"type": ["integer", "null"] if null else "integer"}
+    if lo is not None:
+        out["minimum"] = lo
+    if hi is not None:
+        out["maximum"] = hi
+    return out
+
+
+def _enum(words, null: bool = False) -> dict:
+    return {"enum": list(words) + ([None] if null else [])}
+
+
+def _obj(props: dict, required=(), **more) -> dict:
+    return {"type": "object", "properties": props, "required": list(required),
+            "additionalProperties": False, **more}
+
+
+def _chars(chars, least: int = 0) -> dict:
+    """A string of the characters ``chars`` (a map legend's), at least ``least``."""
+    cls = "".join("\\" + c if c in "\\]^-[" else c for c in sorted(chars))
+    return {"type": "string", "pattern": f"^[{cls}]*$", "minLength": least}
+
+
+def _only_keys(keys, required=(), **more) -> dict:
+    """One form of an object: only ``keys``, ``required`` among them."""
+    return {"propertyNames": {"enum": list(keys)}, "required": list(required), **more}
+
+
+def _descent() -> dict:
+    from .games import descent as D
+    door = _obj({"id": ID, "sides": {"type": "array", "items": PAIR, "minItems": 1,
+                                     "maxItems": 2},
+                 "between": PAIR, "open": BOOL, "rune": {"type": ["string", "null"]},
+                 "leads_to_unrevealed": BOOL}, ["id"],
+                oneOf=[{"required": ["sides"]}, {"required": ["between"]}])
+    ability = {"oneOf": [_enum(D.ABILITIES)] + [
+        _obj({name: _int(1, D.MAX_WOUNDS, null=True) if name == "aura"
+              else _enum([True], null=True)}, [name]) for name in D.ABILITIES]}
+    return {
+        ("board", "rows"): {"type": "array", "items": _chars(D.MAP_CHARS)},
+        ("board", "width"): _int(1, 4096), ("board", "height"): _int(1, 4096),
+        ("board", "terrain"): {"type": "object", "propertyNames": _enum(D.TERRAINS),
+                               "additionalProperties": COORDS},
+        ("board", "walls"): {"type": "array", "items": PAIR},
+        ("board", "doors"): {"type": "array", "items": door},
+        ("board", "stairs"): {"type": "array", "items": PAIR},
+        ("board", "glyphs"): COORDS,
+        ("figure", "at"): {"anyOf": [COORD, {"const": D.TOWN}]},
+        ("figure", "side"): _enum(D.SIDES),
+        ("figure", "speed"): _int(0, 1 << 16),
+        ("figure", "footprint"): _enum(D.FOOTPRINTS),
+        ("figure", "abilities"): {"type": "array", "items": ability},
+        ("options", "corner_cutting"): BOOL, ("options", "large_jumps"): BOOL,
+        ("options", "ice"): _enum(("normal", "stop")),    # descent_position's literal
+        ("options", "large_turns"): _enum(D.LARGE_TURNS),
+        ("scenario", "party"): _obj({"rune_keys": {"type": "array",
+                                                   "items": {"type": "string"}}}),
+        ("query", "figure"): ID,
+        ("query", "action"): _enum(D.ACTIONS),
+        ("query", "fatigue"): _int(0, 1 << 16),
+        ("query", "mp"): _int(0, T.MAX_BUDGET // 2, null=True),
+    }
+
+
+def _dark_realms() -> dict:
+    from .games import dark_realms as R
+    from .board import GRID_KINDS
+    move = _int(0, R.MAX_MOVE)
+    return {
+        ("board", "cells"): SOME_CELLS,
+        ("figure", "at"): COORD, ("figure", "side"): _enum(R.SIDES),
+        ("figure", "speed"): move, ("figure", "marked"): BOOL,
+        ("figure", "flying"): BOOL, ("figure", "stamina_moved"): BOOL,
+        ("options", "grid"): _enum(GRID_KINDS), ("options", "pass_allies"): BOOL,
+        ("options", "die"): _enum(R.DICE),
+        ("options", "trap_avoidance"): _enum(R.TRAP_AVOIDANCE),
+        ("options", "trap_detour_limit"): _int(0, null=True),
+        ("query", "figure"): ID, ("query", "enemy"): ID,
+        ("query", "move"): move, ("query", "bonus"): move, ("query", "stamina"): move,
+        ("query", "teleport"): move, ("query", "attack_range"): _int(1, R.MAX_MOVE),
+        ("query", "roll"): _int(1, max(R.DICE.values())),
+        ("query", "die"): _enum(R.DICE), ("query", "stamina_only"): BOOL,
+    }
+
+
+def _dark_realms_query() -> list:
+    """The query forms: the enemy AI's, and a hero's teleport, die, Stamina-only and
+    card move (the reader's own order of tests; each form takes only its keys)."""
+    card = [{"required": ["move"], "not": {"anyOf": [{"required": ["bonus"]},
+                                                      {"required": ["roll"]}]}},
+            {"required": ["roll"], "not": {"required": ["move"]}}]
+    return [
+        _only_keys(("enemy", "move", "roll", "bonus", "attack_range", "paths"),
+                   ["enemy"], oneOf=card),
+        _only_keys(("figure", "teleport", "paths"), ["figure", "teleport"]),
+        _only_keys(("figure", "die", "bonus", "stamina", "paths"), ["figure", "die"]),
+        _only_keys(("figure", "stamina_only", "stamina", "paths"),
+                   ["figure", "stamina_only", "stamina"],
+                   properties={"stamina_only": {"const": True}}),
+        _only_keys(("figure", "move", "roll", "bonus", "stamina", "stamina_only", "paths"),
+                   ["figure"], properties={"stamina_only": {"const": False}}, oneOf=card),
+    ]
+
+
+def _grid() -> dict:
+    height = _int(-T.MAX_HEIGHT, T.MAX_HEIGHT)
+    return {
+        ("cell", "cost"): _int(-1, T.MAX_COST), ("cell", "height"): height,
+        ("cell", LEVEL): height, ("cell", "stop"): BOOL, ("board", "cells"): SOME_CELLS,
+        ("board", "links"): {"type": "array", "items": _obj(
+            {"between": PAIR, "cost": _int(0, T.MAX_COST)}, ["between"])},
+        ("figure", "at"): COORD,
+        ("options", "climb_per_level"): _int(0, T.MAX_CLIMB_COST),
+        ("options", "climb_flat"): _int(0, T.MAX_CLIMB_COST),
+        ("options", "max_climb"): _int(0, 2 * T.MAX_HEIGHT, null=True),
+        ("query", "figure"): ID, ("query", "budget"): _int(0, T.MAX_BUDGET),
+        ("query", "provoke"): COORDS,
+    }
+
+
+def _heroscape() -> dict:
+    from .games import heroscape as H
+    out = {
+        ("cell", "level"): _int(0, T.MAX_HEIGHT), ("board", "cells"): SOME_CELLS,
+        ("figure", "at"): {"anyOf": [COORD, {"type": "array", "items": COORD,
+                                             "minItems": 1, "maxItems": 2}]},
+        ("figure", "move"): _int(0, T.MAX_BUDGET),
+        ("figure", "height"): _int(1, H.MAX_FIGURE_HEIGHT),
+        ("figure", "abilities"): {"type": "array", "items": _enum(H.ABILITIES)},
+        ("options", "mode"): _enum(H.MODES),
+        ("options", "climb_limit"): _enum(H.CLIMB_LIMITS),
+        ("options", "flyers_stop_in_water"): BOOL,
+        ("options", "flyers_stop_on_glyphs"): BOOL,
+        ("query", "figure"): ID, ("query", "move"): _int(0, T.MAX_BUDGET, null=True),
+        ("query", "never_attacked_leaving"): BOOL,
+    }
+    out.update({("figure", k): BOOL for k in H.ABILITIES})
+    return out
+
+
+def _mage_knight() -> dict:
+    from .games import mage_knight as M
+    from .games._mage_knight_position import _MODES
+    space = {"terrain": _enum(M.TERRAINS, null=True), "site": _enum(M.SITES, null=True),
+             "conquered": BOOL, "owner": {"type": ["string", "integer", "null"]},
+             "rampaging": _enum(M.RAMPAGING, null=True)}
+    site = {"required": ["site"]}
+    # a space without terrain is a city; only fortified sites are conquered, only keeps
+    # owned (movecore.games.mage_knight._check_space)
+    space_rules = [
+        {"anyOf": [{"required": ["terrain"], "properties": {"terrain": {"not": {
+            "const": None}}}}, {**site, "properties": {"site": {"const": "city"}}}]},
+        {"if": {"required": ["conquered"], "properties": {"conquered": {"const": True}}},
+         "then": {**site, "properties": {"site": _enum(M.FORTIFIED)}}},
+        {"if": {"required": ["owner"], "properties": {"owner": {"not": {"const": None}}}},
+         "then": {**site, "properties": {"site": {"const": "keep"}}}},
+    ]
+    hexes = _enum(M.TILE_HEXES)
+    walls = {"type": "array", "items": _obj({"hex": hexes, "side": _enum(M.SIDES)},
+                                            ["hex", "side"])}
+    tile = _obj({"position": COORD, "tile": _enum(sorted(M.tile_catalogue())),
+                 "kind": _enum(M.TILE_KINDS + ("starting",)),
+                 "cells": {"type": "array", "items": _obj(
+                     {"hex": hexes, "at": COORD, **space}, allOf=space_rules,
+                     oneOf=[{"required": ["hex"]}, {"required": ["at"]}])},
+                 "walls": walls}, ["position"],
+                oneOf=[{"required": ["tile"]}, {"required": ["cells"]}])
+    cost = _int(0, T.MAX_COST)
+    out = {("cell", k): v for k, v in space.items()}
+    out[("$rules", "cell")] = {"allOf": space_rules}
+    out.update({
+        ("$defs", "tile"): tile,
+        ("board", "tiles"): {"type": "array", "items": {"$ref": "#/$defs/tile"}},
+        ("board", "walls"): {"type": "array", "items": PAIR},
+        ("board", "open"): COORDS,
+        ("board", "next_tile"): _enum(M.NEXT_TILE),
+        ("board", "shape"): _enum(M.MAP_SHAPES, null=True),
+        ("board", "updates"): {"type": "array", "items": _obj(
+            {"at": COORD, **{k: space[k] for k in ("conquered", "owner", "rampaging")}},
+            ["at"])},
+        ("figure", "at"): COORD,
+        ("options", "time"): _enum(M.TIMES), ("options", "cities"): _enum(M.CITY_RULES),
+        ("options", "pvp"): BOOL, ("options", "provoke"): BOOL, ("options", "bend"): BOOL,
+        ("options", "forbid"): {"type": "array", "items": _enum(M.COST_CLASSES)},
+        ("options", "reductions"): {"type": "array", "items": _obj(
+            {"terrains": {"anyOf": [{"const": "all"}, {
+                "type": "array", "items": _enum(M.COST_CLASSES), "minItems": 1}]},
+             "by": cost, "min": cost}, ["terrains", "by"])},
+        ("options", "enter"): {"type": "array", "items": _obj(
+            {"terrains": {"type": "array", "items": _enum(M.INACCESSIBLE)},
+             "cost": cost}, ["terrains", "cost"])},
+        ("options", "explore"): _obj({"cost": _int(0, T.MAX_COST, null=True),
+                                      "distance": _enum(M.EXPLORE_DISTANCES)}),
+        ("query", "figure"): ID, ("query", "budget"): _int(0, T.MAX_BUDGET),
+        ("query", "mode"): _enum(_MODES), ("query", "end_safe"): BOOL,
+        ("query", "reveal"): {"type": "array", "items": {"$ref": "#/$defs/tile"}},
+    })
+    return out
+
+
+def _mage_knight_query() -> list:
+    """A move (``mode`` "move", the default) or a direct move; ``end_safe`` is the
+    direct move's."""
+    return [{"properties": {"mode": {"const": "move"}}, "not": {"required": ["end_safe"]}},
+            {"properties": {"mode": {"const": "direct"}}, "required": ["mode"]}]
+
+
+def _tiny_epic_tactics() -> dict:
+    from .games import tiny_epic_tactics as E
+    from .games.tiny_epic_tactics_position import _KINDS
+    elevation = _int(0, E.MAX_ELEVATION)
+    return {
+        ("board", "width"): _int(1, 4096), ("board", "height"): _int(1, 4096),
+        ("board", "terrain"): {"type": "array", "items": _chars(E.LEGEND, 1)},
+        ("board", "elevation"): {"type": "array", "items": {"anyOf": [
+            _chars("0123456789", 1), {"type": "array", "items": elevation}]}},
+        ("cell", "elevation"): elevation, ("cell", LEVEL): elevation,
+        ("cell", "portal"): {"anyOf": [BOOL, _enum(E.SIDES)]},
+        ("figure", "at"): COORD, ("figure", "moved"): _int(0, E.MAX_ACTIONS),
+        ("figure", "turn_start"): COORD, ("figure", "villages_used"): COORDS,
+        ("options", "portal_hop_cost"): {"anyOf": [{"const": "step"}, _int(1, 64)]},
+        ("options", "diagonals"): BOOL,
+        ("options", "solo_blocked"): _enum(("stop", "turn")),   # the reader's literal
+        ("options", "solo_target"): _enum(E.SOLO_TARGETS),
+        ("query", "type"): _enum(_KINDS), ("query", "figure"): ID,
+        ("query", "budget"): _int(0, T.MAX_BUDGET), ("query", "via"): COORD,
+        ("query", "actions"): _int(1, E.MAX_ACTIONS), ("query", "attacker"): ID,
+        ("query", "target"): ID, ("query", "direction"): _enum(E.SIDES),
+        ("query", "compass"): _enum(E.SIDES),
+        ("query", "distance"): _int(0, E.MAX_KNOCK_BACK),
+        ("query", "range"): _int(0, T.MAX_BUDGET), ("query", "climb"): BOOL,
+    }
+
+
+def _tiny_epic_tactics_query() -> list:
+    """The three query types: a move (the default type), a knock back (of ``target``,
+    by an ``attacker`` or in a ``direction``), a solo-mode move."""
+    from .games.tiny_epic_tactics_position import _KNOCK_KEYS, _MOVE_KEYS, _SOLO_KEYS
+    return [
+        _only_keys(("figure",) + _MOVE_KEYS, ["figure", "budget"],
+                   properties={"type": {"const": "move"}}),
+        _only_keys(("target",) + _KNOCK_KEYS, ["target", "distance", "type"],
+                   properties={"type": {"const": "knock_back"}},
+                   oneOf=[{"required": ["attacker"]}, {"required": ["direction"]}]),
+        _only_keys(("figure",) + _SOLO_KEYS, ["figure", "budget", "compass", "type"],
+                   properties={"type": {"const": "solo"}},
+                   **{"not": {"required": ["target", "climb"],
+                            "properties": {"climb": {"const": True}}}}),
+    ]
+
+
+#: Per game: its (part, key) -> value schema table, and its query forms (or None).
+_VALUES = {"descent": _descent, "dark_realms": _dark_realms, "grid": _grid,
+           "heroscape": _heroscape, "mage_knight": _mage_knight,
+           "tiny_epic_tactics": _tiny_epic_tactics}
+_QUERY_FORMS = {"dark_realms": _dark_realms_query, "mage_knight": _mage_knight_query,
+                "tiny_epic_tactics": _tiny_epic_tactics_query}
+
+
 def _value_schema(game: str, part: str, key: str) -> dict:
     """What a key's value is, where the schema says (else any value: the reader judges)."""
+    table = _values(game)
+    if (part, key) in table:
+        return table[(part, key)]
     if key == "at":
         if part == "cell":
-            return COORD
+            return CELL_AT
         if part == "figure":
             return {"anyOf": [COORD, {"type": "array", "items": COORD, "minItems": 1},
                               {"type": ["string", "null"]}]}
@@ -177,6 +460,11 @@ def _value_schema(game: str, part: str, key: str) -> dict:
     return {}
 
 
+@functools.lru_cache(maxsize=None)
+def _values(game: str) -> dict:
+    return _VALUES[game]() if game in _VALUES else {}
+
+
 def _object(game: str, part: str, keys: list[str], required=()) -> dict:
     return {"type": "object",
             "properties": {k: _value_schema(game, part, k) for k in keys},
@@ -206,6 +494,13 @@ def build(game: str) -> dict:
     defs = {p: _object(game, p, parts[p], required.get(p, ()))
             for p in PARTS if p != "scenario"}
     top = _object(game, "scenario", parts["scenario"], required["scenario"])
+    if game in _QUERY_FORMS:
+        defs["query"]["oneOf"] = _QUERY_FORMS[game]()
+    for (kind, name), sub in _values(game).items():
+        if kind == "$defs":         # a part used in two places, given once
+            defs[name] = sub
+        elif kind == "$rules":      # rules of a part that tie its keys together
+            defs[name].update(sub)
     if game in LEVEL_ALIASES and LEVEL_ALIASES[game] != LEVEL:
         defs["cell"]["not"] = {"required": [LEVEL, LEVEL_ALIASES[game]]}
     return {"$schema": DIALECT,
