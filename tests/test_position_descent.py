@@ -518,3 +518,14 @@ def test_sort_plain_matches_sort_ends():
         assert a.tolist() == a2.tolist() and c.tolist() == c2.tolist()
         assert order.tolist() == order2.tolist() and pcost.tolist() == c.tolist()
         assert not stop.any() and not pen.any()
+
+
+def test_query_cache_tells_types_apart():
+    # a good query's cached answer must not answer a bad one that compares equal
+    # (True == 1, 0 == False)
+    pos = mc.position(json.loads((EXAMPLES[0].parent / "descent_hero_run.json").read_text()))
+    pos.legal_moves("Grisban", action="run", fatigue=1, paths=False)
+    for bad in ({"fatigue": True}, {"paths": 0}):
+        q = {"action": "run", "fatigue": 1, "paths": False, **bad}
+        with pytest.raises(mc.MovecoreError):
+            pos.legal_moves("Grisban", **q)

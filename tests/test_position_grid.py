@@ -144,6 +144,9 @@ def test_bad_moves_raise_typed_errors_and_change_nothing():
         pos.apply_move(fid, (99, 99), budget=1)
     with pytest.raises(mc.QueryError, match="unknown query key"):
         pos.legal_moves(fid, speed=3)
+    for bad in ({"paths": 0}, {"paths": None}, {"provoke": {}}):   # falsy, still wrong
+        with pytest.raises(mc.MovecoreError):
+            pos.legal_moves(fid, budget=1, **bad)
     with pytest.raises(mc.PlacementError, match="taken"):
         pos.add_figure("new", "red", pos.where(pos.figures[1]))
     with pytest.raises(mc.PlacementError, match="already in play"):

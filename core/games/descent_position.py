@@ -1322,7 +1322,10 @@ class Position(_Position):
         """(MP, paths, door-memory radius) of a query for figure i, cached per (side,
         speed, query)."""
         try:
-            key = (self.side[i], self.speed[i], tuple(query.items()))
+            # the values' types are part of the key: True == 1 would otherwise answer
+            # a bad query from a good one's entry
+            key = (self.side[i], self.speed[i], tuple(query.items()),
+                   tuple(map(type, query.values())))
             got = self.st.query_cache.get(key)
         except TypeError:      # an unhashable value: the slow path names it
             key, got = None, None
@@ -1363,7 +1366,8 @@ class Position(_Position):
             raise self._figure_error(figure)
         try:
             mp, paths, radius = self.st.query_cache[(self.side[i], self.speed[i],
-                                                     tuple(query.items()))]
+                                                     tuple(query.items()),
+                                                     tuple(map(type, query.values())))]
         except (KeyError, TypeError):
             mp, paths, radius = self._parse(i, query)
         ks = self.kstate.get(self.fkey[i] + (radius,))

@@ -294,6 +294,11 @@ class Position(CellActions, _Position):
             if k not in _QUERY_KEYS:
                 raise QueryError(f"unknown query key {k!r}; expected one of "
                                  f"{sorted(_QUERY_KEYS)}")
+        # (read below only when truthy: a falsy wrong value must still be an error)
+        if "paths" in query:
+            get_bool(query, "paths", "query", False)
+        if "provoke" in query:
+            get_list(query, "provoke", "query", [])
         return {**self.default_query, **query} if self.default_query else dict(query)
 
     def legal_moves(self, figure, **query) -> Moves:
