@@ -1134,15 +1134,7 @@ class Position(CellActions, _Position):
         best = int(best)
         how = "route" if routed else "no_route"
         dest = int(cells[best])
-        # fr.path(dest, least_penalty=has_traps), walked from row ``best`` (private
-        # fields of Reach, read here to spare path()'s lookup of the end)
-        tree = fr._tree
-        row = int(fr._tree_of[best, 1 if has_traps else 0])
-        path = []
-        while row >= 0:
-            path.append(int(tree[row, 0]))
-            row = int(tree[row, 3])
-        path.reverse()
+        path = fr.path_nodes(best, has_traps)   # fr.path(dest, least_penalty=has_traps)
         if dest_cells is not None:
             dest_cells.append(dest)
         return {"target": target.id, "at": scene.coord(dest), "steps": len(path) - 1,

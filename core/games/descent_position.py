@@ -1600,18 +1600,11 @@ class Position(_Position):
             # one path (apply_move): walk the arrays, do not convert the whole tree
             r = ex.reach
             j = int(ex.order[row])
-            tree = r._tree
-            t = int(r._tree_of[j, 1 if r.penalty_costs[j] == r.costs[j] else 0])
-            out = []
-            while t >= 0:
-                out.append(int(tree[t, 0]))
-                t = int(tree[t, 3])
-            out.reverse()
-            return out
+            return r.path_nodes(j, r.penalty_costs[j] == r.costs[j])
         if ex.tree is None:       # the search tree as lists, once per answer
             r = ex.reach
-            tree = r._tree
-            ex.tree = (tree[:, 0].tolist(), tree[:, 3].tolist(), r._tree_of.tolist(),
+            tree = r.tree
+            ex.tree = (tree[:, 0].tolist(), tree[:, 3].tolist(), r.tree_rows.tolist(),
                        r.penalty_costs.tolist(), r.costs.tolist())
         cell, parent, tree_of, pcost, cost = ex.tree
         j = int(ex.order[row])
