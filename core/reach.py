@@ -1099,11 +1099,14 @@ class Prepared:
     # someone standing, ``leave`` for penalties).
 
     def _run_layers_into(self, occupant: np.ndarray, cell_flags: np.ndarray,
-                         queries: np.ndarray, ends: np.ndarray, order: np.ndarray) -> int:
+                         queries: np.ndarray, ends: np.ndarray,
+                         order: np.ndarray) -> int | None:
         """:meth:`_run_into` on the caller's ``occupant`` (int32[N]) and ``cell_flags``
-        (uint8[N]); ``order`` int64[N], or empty for cost order. Only where
-        :attr:`fast` is True."""
+        (uint8[N]); ``order`` int64[N], or empty for cost order. None where the query
+        has no packed kernel (:attr:`fast` is False: ask :meth:`_rows_into`)."""
         q = self._q
+        if q.blob is None:
+            return None
         try:
             ws = _local.fast[q.n]
             if ws.nb < q.nb:
@@ -1144,9 +1147,12 @@ class Prepared:
         until its next query. ``leave`` (uint64[N]) is ignored without penalties."""
         q = self._q
         if q.pblob is not None:  # the packed penalty kernel: the same rows and tree
-            got = _pen_tree(q, occupant, cell_flags, leave, q.enter_pen, start, budget)
-            if got is not None:
-                ws, n, k = got
+            # (_pen_tree's call, inline: the hot path of a position's penalty query)
+            ws = _pen_workspace(q.n, int(q.params[T.P_N_PEN]), q.nb)
+            nk = _pen_kernel()(q.pblob, occupant, cell_flags, q.zoc, leave, q.enter_pen,
+                               q.params, ws.buf, _TREE_MODE, _NO_QUERIES, start, budget)
+            if nk >= 0:  # (always: see reach1)
+                n, k = nk & 0xFFFFFFFF, nk >> 32
                 return ws.out[4 * k:4 * k + 8 * n].reshape(8, n).T, ws.out, k
         params = _budget_params(q, budget)
         b = q.board

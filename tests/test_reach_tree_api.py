@@ -196,6 +196,10 @@ def test_positions_rows_into_general_kernel(monkeypatch):
     """A board too large for the packed kernels' buckets: the general kernel, the same
     rows (its per-budget parameters made by the call)."""
     monkeypatch.setattr(importlib.import_module("movecore.reach"), "_FAST_MAX_STACK", 0)
+    p, board, _, _, occ, flags, _, start, budget = _prepared_with_layers(1, False)
+    assert not p.fast and p._run_layers_into(
+        occ, flags, np.array([[start, budget, 0]], np.int64),
+        np.empty((3, board.n_cells), np.int32), np.zeros(0, np.int64)) is None
     test_positions_rows_into_matches_reach(True)
     test_positions_rows_into_matches_reach(False)
 

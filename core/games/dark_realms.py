@@ -844,11 +844,7 @@ class Position(CellActions, _Position):
     def _set_occ(self, cell: int, value: int) -> None:
         self.occ[cell] = value
         for q in self._queries.values():
-            p = q._q     # set_layer's O(1) step where its checks hold (values are clean)
-            if p.own_occupant and p.params[T.P_HAS_OCC]:
-                p.occupant[cell] = value
-            else:
-                q.set_layer("occupant", int(cell), int(value))
+            q.set_layer("occupant", int(cell), int(value))   # (O(1) for one cell)
 
     def remove_figure(self, figure) -> None:
         """Take a figure off the board (defeated, dismissed summon)."""

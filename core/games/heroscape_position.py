@@ -135,10 +135,10 @@ class _Kind:
     def run_fast(self, occupant, qflags, queries, ends, order) -> int:
         """Ends of ``queries`` (int64[Q, 3]) into ``ends`` (int32[3, R]), each query's
         ends sorted by (cost, ``order``) or in kernel order (``order`` empty)."""
-        q = self.fast
-        if not q.fast:  # a battlefield too large for the packed kernel's buckets
+        total = self.fast._run_layers_into(occupant, qflags, queries, ends, order)
+        if total is None:  # a battlefield too large for the packed kernel's buckets
             return self._run_slow(occupant, qflags, queries, ends, order)
-        return q._run_layers_into(occupant, qflags, queries, ends, order)
+        return total
 
     def _run_slow(self, occupant, qflags, queries, ends, order) -> int:
         """:meth:`run_fast` through the general kernel (same ends, same order)."""
