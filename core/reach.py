@@ -66,6 +66,10 @@ def _entry_point(kernel):
         return kernel
 
 
+#: :func:`_entry_point` for the game modules' own compiled helpers (``@njit`` with one
+#: explicit signature; called only with arguments of exactly its types).
+entry_point = _entry_point
+
 _REACH1 = {True: _entry_point(reach1_plain), False: _entry_point(reach1_general)}
 _PLAIN = _REACH1[True]
 _ORDERED = _entry_point(reach1_ordered)
@@ -554,6 +558,9 @@ class Reach:
     A plain :func:`reach` (no per-query layers) keeps no search tree: the first call of
     :meth:`path` (or a read of ``free_costs`` where some end had to stop) runs the same
     query again, keeping its tree; the answer is the same either way.
+
+    The search tree itself: :attr:`tree` (int32[K, 4]), :attr:`tree_rows` (int32[E, 2])
+    and :meth:`path_nodes` (one end's path as a list, walked without building arrays).
     """
 
     board: Board
@@ -666,6 +673,61 @@ class Reach:
         rows = self._tree_of[:, 0]
         prow = np.where(rows >= 0, self._tree[np.maximum(rows, 0), 3], -1)
         return np.where(prow >= 0, self._tree[np.maximum(prow, 0), 0], -1).astype(T.INDEX)
+
+    @property
+    def tree(self) -> NDArray[np.int32]:
+        """int32[K, 4]: the search tree, one row per arrival the search kept: ``(node,
+        cost, penalty * 2 + stopped, parent row)``, the parent row -1 at the start
+        (``node`` is a cell, or a placement on a ``Board.graph``). Walk the parent rows
+        from a row of :attr:`tree_rows` back to the start for a path (what :meth:`path`
+        does). A view of the result's block (read-only by convention; K >= len(self));
+        :class:`QueryError` for a result asked with ``paths=False``.
+
+        >>> import movecore as mc
+        >>> r = mc.reach(mc.Board.square(3, 1), mc.Mover(), (0, 0), 2)
+        >>> r.tree.tolist()
+        [[0, 0, 0, -1], [1, 1, 0, 0], [2, 2, 0, 1]]
+        """
+        if self._no_tree:
+            self._check_paths()
+        return self._tree
+
+    @property
+    def tree_rows(self) -> NDArray[np.int32]:
+        """int32[E, 2]: per end (row of ``cells``), the :attr:`tree` row of its least-cost
+        arrival (column 0) and of its least-penalty arrival (column 1, the same row when
+        penalties are off): the rows :meth:`path` starts from. A view (not necessarily
+        contiguous); :class:`QueryError` for a result asked with ``paths=False``.
+
+        >>> import movecore as mc
+        >>> r = mc.reach(mc.Board.square(3, 1), mc.Mover(), (0, 0), 2)
+        >>> r.tree_rows.tolist()
+        [[0, 0], [1, 1], [2, 2]]
+        """
+        if self._no_tree:
+            self._check_paths()
+        return self._tree_of
+
+    def path_nodes(self, i: int, least_penalty: bool = False) -> list[int]:
+        """``path(cells[i], least_penalty=least_penalty).tolist()`` for the end in row
+        ``i`` (``0 <= i < len(self)``, not checked: a live position's hot path), walked
+        from :attr:`tree_rows` without looking the end up or making an array.
+
+        >>> import movecore as mc
+        >>> r = mc.reach(mc.Board.square(3, 1), mc.Mover(), (0, 0), 2)
+        >>> r.path_nodes(2)
+        [0, 1, 2]
+        """
+        if self._no_tree:
+            self._check_paths()
+        tree = self._tree
+        row = int(self._tree_of[i, 1 if least_penalty else 0])
+        out = []
+        while row >= 0:
+            out.append(int(tree[row, 0]))
+            row = int(tree[row, 3])
+        out.reverse()
+        return out
 
     def path(self, end: Cell, *, least_penalty: bool = False,
              free: bool = False) -> NDArray[np.int32]:
@@ -1029,6 +1091,85 @@ class Prepared:
             return None
         return sorted_pen_ends(ws.out, n, order)
 
+    # The live positions' section: trusted arguments (layers of the kernel types, one
+    # value per cell, values in range; budgets <= max_budget), no validation, one
+    # thread; a position validates its figures once, at its own boundary. The layers
+    # given replace the query's own for this one call, so one prepared query serves
+    # every position (it must have been prepared with that layer: ``occupant`` with
+    # someone standing, ``leave`` for penalties).
+
+    def _run_layers_into(self, occupant: np.ndarray, cell_flags: np.ndarray,
+                         queries: np.ndarray, ends: np.ndarray,
+                         order: np.ndarray) -> int | None:
+        """:meth:`_run_into` on the caller's ``occupant`` (int32[N]) and ``cell_flags``
+        (uint8[N]); ``order`` int64[N], or empty for cost order. None where the query
+        has no packed kernel (:attr:`fast` is False: ask :meth:`_rows_into`)."""
+        q = self._q
+        if q.blob is None:
+            return None
+        try:
+            ws = _local.fast[q.n]
+            if ws.nb < q.nb:
+                ws = _fast_workspace(q.n, q.nb)
+        except (AttributeError, KeyError):
+            ws = _fast_workspace(q.n, q.nb)
+        total = _ORDERED(q.blob, occupant, cell_flags, q.zoc, q.params, ws.buf, ends,
+                         queries, order)
+        if total < 0:  # pragma: no cover (R >= Q * N)
+            raise LimitError(f"movecore: ends buffer too small ({ends.shape[1]} columns)")
+        return total
+
+    def _tree_into(self, occupant: np.ndarray, cell_flags: np.ndarray, start: int,
+                   budget: int) -> tuple[np.ndarray, np.ndarray]:
+        """(tree int32[K, 4], ends int32[8, E]) of one query without penalties on the
+        caller's layers, search tree kept: :attr:`Reach.tree` and the end fields (cell,
+        cost, stopped, least-cost row, penalty, penalty cost, least-penalty row, free
+        cost) as rows, in the kernel's order (cost order); views of the thread's
+        workspace, valid until its next query. Only where :attr:`fast` is True."""
+        q = self._q
+        ws = _fast_workspace(q.n, q.nb)
+        nk = q.kernel(q.blob, occupant, cell_flags, q.zoc, q.params, ws.buf, _TREE_MODE,
+                      _NO_QUERIES, start, budget)
+        if nk < 0:  # pragma: no cover (cannot happen, see reach1)
+            raise LimitError("movecore: the packed kernel could not answer")
+        n, k = nk & 0xFFFFFFFF, nk >> 32
+        out = ws.out
+        return out[:4 * k].reshape(k, 4), out[4 * k:4 * k + 8 * n].reshape(8, n)
+
+    def _rows_into(self, occupant: np.ndarray, cell_flags: np.ndarray, leave: np.ndarray,
+                   start: int, budget: int, sources: np.ndarray):
+        """The end rows of one query (penalties or not) on the caller's layers, search tree
+        kept: ``(rows, tree, k)``, rows int32[E, 8] (cell, cost, stopped, least-cost row,
+        penalty, penalty cost, least-penalty row, free cost; a view of any layout), in
+        the kernel's order, and the :attr:`Reach.tree` as ``tree[:4 * k].reshape(k, 4)``
+        when ``k >= 0`` (left to the caller: most calls never read it), else ``tree``
+        itself (int32[K', 4], its first rows the tree). ``sources``: int32[1] scratch. Views of the thread's workspace, valid
+        until its next query. ``leave`` (uint64[N]) is ignored without penalties."""
+        q = self._q
+        if q.pblob is not None:  # the packed penalty kernel: the same rows and tree
+            # (_pen_tree's call, inline: the hot path of a position's penalty query)
+            ws = _pen_workspace(q.n, int(q.params[T.P_N_PEN]), q.nb)
+            nk = _pen_kernel()(q.pblob, occupant, cell_flags, q.zoc, leave, q.enter_pen,
+                               q.params, ws.buf, _TREE_MODE, _NO_QUERIES, start, budget)
+            if nk >= 0:  # (always: see reach1)
+                n, k = nk & 0xFFFFFFFF, nk >> 32
+                return ws.out[4 * k:4 * k + 8 * n].reshape(8, n).T, ws.out, k
+        params = _budget_params(q, budget)
+        b = q.board
+        n_pen = int(params[T.P_N_PEN])
+        nb = int(params[T.P_N_BUCKETS])
+        sources[0] = start
+        grow = False
+        while True:
+            ws = _workspace(b, n_pen, nb, grow)
+            n = _REACH_QUERY(b.nbr, b.link_ptr, b.link_data, b.cell_data, b.edges,
+                             b.diag_sides, q.rule, occupant, cell_flags, q.zoc, leave,
+                             q.enter_pen, params, sources, ws.state, ws.heap, ws.bucket,
+                             ws.cell, ws.ctrl, ws.tree, ws.ends)
+            if n != T.STATUS_QUEUE_FULL:
+                return ws.ends[:n], ws.tree, -1
+            grow = True
+
     def reach_many(self, starts: Cells, budgets: Budgets | None = None, *,
                    threads: int | None = None) -> "ReachBatch":
         """:meth:`reach` for many starts (see :func:`reach_many`); ``budgets`` is one
@@ -1062,11 +1203,7 @@ def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
             return _reach_prepared(replace(q, blob=None), start, budget)
         n = nk & 0xFFFFFFFF
         return Reach._packed(board, start, budget, ws.out[:4 * (nk >> 32) + 8 * n].copy(), n)
-    params = q.params
-    if q.top != budget:
-        params = params.copy()
-        params[T.P_BUDGET] = budget
-        params[T.P_N_BUCKETS] = min(int(q.params[T.P_N_BUCKETS]) - 1, budget) + 1
+    params = q.params if q.top == budget else _budget_params(q, budget)
     n_pen = int(params[T.P_N_PEN])
     b = q.board
     layers = (b.nbr, b.link_ptr, b.link_data, b.cell_data, b.edges, b.diag_sides, q.rule,
@@ -1086,6 +1223,15 @@ def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
     e = ws.ends[:n].T.copy()
     return Reach(b, start, budget, e[0], e[1], e[2].astype(bool), e[7], e[4], e[5],
                  ws.tree[:n_tree].copy(), e[3::3].T)
+
+
+def _budget_params(q: _Query, budget: int) -> np.ndarray:
+    """A copy of ``q``'s int64 parameters for a smaller ``budget`` (the general kernel
+    reads the budget and its ring of buckets from them)."""
+    params = q.params.copy()
+    params[T.P_BUDGET] = budget
+    params[T.P_N_BUCKETS] = min(int(q.params[T.P_N_BUCKETS]) - 1, budget) + 1
+    return params
 
 
 def _run_general(q: _Query, start: int, budget: int) -> Reach:

@@ -213,12 +213,12 @@ def test_a_workspace_grows_with_penalty_levels_and_buckets():
 def test_game_penalty_moves_run_on_the_packed_kernel(monkeypatch, example, figure, query):
     """The live positions' penalty moves (leaving attacks, aura wounds, traps) come from
     the packed kernel, and equal the general kernel's answer."""
-    from movecore.games import heroscape_position as HP
     pos = mc.position(json.loads((EXAMPLES / example).read_text()))
     fast = pos.legal_moves(figure, **query)
     assert np.asarray(fast.penalty).any()   # a penalty query indeed
     with monkeypatch.context() as m:   # the general kernel everywhere
-        m.setattr(HP, "_pen_tree", lambda *a: None)
+        # (the packed penalty kernel declines every query: each caller falls back)
+        m.setattr(R, "_pen_kernel", lambda: lambda *a: T.STATUS_QUEUE_FULL)
         m.setattr(R, "_pen_tree", lambda *a: None)
         m.setattr(R, "_pen_ends", R._run_general)
         slow = mc.position(json.loads((EXAMPLES / example).read_text())).legal_moves(
@@ -230,7 +230,6 @@ def test_game_penalty_moves_run_on_the_packed_kernel(monkeypatch, example, figur
         raise AssertionError("the general kernel ran")
     with monkeypatch.context() as m:
         m.setattr(R, "_REACH_QUERY", refuse)
-        m.setattr(HP, "_REACH_QUERY", refuse)
         again = mc.position(json.loads((EXAMPLES / example).read_text())).legal_moves(
             figure, **query)
         assert np.array_equal(again.actions, fast.actions)

@@ -28,7 +28,7 @@ from numba import njit, types
 from ..kernels import _types as T
 from ..kernels._types import CACHE
 from ..position import LazyColumns
-from ..reach import _entry_point, _fast_workspace
+from ..reach import entry_point as _entry_point
 from . import heroscape as hs
 from . import heroscape_position as _P
 
@@ -38,9 +38,8 @@ I32_2A = types.int32[:, :]
 I64_1 = types.int64[::1]
 B_1 = types.boolean[::1]
 
-_TREE_MODE = np.zeros((3, 0), T.INDEX)    # reach1: no end columns = tree mode
-_NO_QUERIES = np.zeros((0, 3), np.int64)
 _NO_I64 = np.zeros(0, np.int64)
+_NO_LEAVE = np.zeros(0, np.uint64)   # no penalty layer
 
 
 @njit(types.void(I32_2A, I32_A, I32_A, i64, I32_A, I64_1, B_1, i64, i64, I64_1, I64_1,
@@ -193,16 +192,10 @@ def _search(kind, occupant, qflags, start: int, budget: int, src):
     penalty, penalty cost, penalty row, free cost), views of the kernel's workspace
     (valid until its next query)."""
     q = kind.fast
-    if q.blob is None:
-        rows = kind.run_general(q, occupant, qflags, q.leave, start, budget, src)
+    if not q.fast:
+        rows = kind.run_general(q, occupant, qflags, _NO_LEAVE, start, budget, src)
         return kind.tree, rows.T
-    ws = _fast_workspace(q.n, q.nb)
-    nk = q.kernel(q.blob, occupant, qflags, q.zoc, q.params, ws.buf, _TREE_MODE,
-                  _NO_QUERIES, start, budget)
-    n = nk & 0xFFFFFFFF
-    k = nk >> 32
-    out = ws.out
-    return out[:4 * k].reshape(k, 4), out[4 * k:4 * k + 8 * n].reshape(8, n)
+    return q._tree_into(occupant, qflags, start, budget)
 
 
 def _paths(tree, ends, actions, double, flip, scratch, field: int = 3, k1: int = 1,

@@ -112,8 +112,8 @@ def _provoke_detail(cells, costs, stop, start, zoc, zoc_from, nbr, edges, terrai
     ``r_cells``/``r_free``/``r_tree``/``r_tree_of``: the tree-mode run's ends, their
     cheapest arrival that may go on (-1 none), its search tree (rows: cell, cost,
     flags, parent row) and each end's least-cost row (column 0): what
-    :attr:`Reach.parents` reads (private fields of :class:`Reach`, read here to spare
-    its NumPy walk). ``free_at`` (int64[N]) / ``parent_at`` (int32[N]) are filled per
+    :attr:`Reach.parents` reads (:attr:`Reach.tree` and :attr:`Reach.tree_rows`, read
+    here to spare its NumPy walk). ``free_at`` (int64[N]) / ``parent_at`` (int32[N]) are filled per
     space. Ends examined: stopped ones next to an enemy, or every stopped one with
     ``every_stop`` (paths are wanted: an assault end's path runs through ``quiet_from``).
     """
@@ -992,7 +992,7 @@ class Position(CellActions, _Position):
             _provoke_detail(cells, costs, m.stop, start, zoc, zoc_from, prep.board.nbr,
                             prep.board.edges, board.terrain,
                             _TABLE_ARRAYS[self._table_key[self.time]], budget,
-                            r.cells, r.free_costs, r._tree, r._tree_of, free_at,
+                            r.cells, r.free_costs, r.tree, r.tree_rows, free_at,
                             parent_at, paths, provoked, free_cost, tokens, quiet_from)
         path = free_path = None
         if paths:

@@ -844,11 +844,7 @@ class Position(CellActions, _Position):
     def _set_occ(self, cell: int, value: int) -> None:
         self.occ[cell] = value
         for q in self._queries.values():
-            p = q._q     # set_layer's O(1) step where its checks hold (values are clean)
-            if p.own_occupant and p.params[T.P_HAS_OCC]:
-                p.occupant[cell] = value
-            else:
-                q.set_layer("occupant", int(cell), int(value))
+            q.set_layer("occupant", int(cell), int(value))   # (O(1) for one cell)
 
     def remove_figure(self, figure) -> None:
         """Take a figure off the board (defeated, dismissed summon)."""
@@ -1134,15 +1130,7 @@ class Position(CellActions, _Position):
         best = int(best)
         how = "route" if routed else "no_route"
         dest = int(cells[best])
-        # fr.path(dest, least_penalty=has_traps), walked from row ``best`` (private
-        # fields of Reach, read here to spare path()'s lookup of the end)
-        tree = fr._tree
-        row = int(fr._tree_of[best, 1 if has_traps else 0])
-        path = []
-        while row >= 0:
-            path.append(int(tree[row, 0]))
-            row = int(tree[row, 3])
-        path.reverse()
+        path = fr.path_nodes(best, has_traps)   # fr.path(dest, least_penalty=has_traps)
         if dest_cells is not None:
             dest_cells.append(dest)
         return {"target": target.id, "at": scene.coord(dest), "steps": len(path) - 1,

@@ -684,7 +684,7 @@ class _KindGraph:
 
     def template(self, links: _Links, penalties: bool, occ, flags, pen) -> Prepared:
         """The prepared kernel query of ``links`` (cached), to be bound to a position's
-        layers with :func:`_bind`."""
+        layers with :meth:`Prepared.with_layers`."""
         p = links.prepared.get(penalties)
         if p is None:
             p = prepare(links.board, self.mover, _TOP_BUDGET, occupant=occ,
@@ -747,19 +747,6 @@ class _KindGraph:
         if self.k == 1:
             return self.occ_lut[square_bits[self.foot0[nodes]]]
         return self.occ_lut[np.bitwise_or.reduce(square_bits[self.foot[nodes]], axis=1)]
-
-
-def _bind(template: Prepared, occ, flags, pen) -> Prepared:
-    """A prepared query that reads this position's own layer arrays (no copy: a write
-    to them is what the next query sees). Workaround for a missing public
-    ``Prepared.with_layers``: the template's packed board and parameters are shared."""
-    q = template._q
-    params = q.params.copy()
-    params[T.P_HAS_OCC] = 1
-    changes = dict(occupant=occ, qflags=flags, params=params, one=None)
-    if q.enter_pen.shape[0]:
-        changes["enter_pen"] = pen
-    return Prepared(_replace(q, **changes), template.mover)
 
 
 # ----------------------------------------------------------------------------- kinds
@@ -825,7 +812,10 @@ class _KindState:
         p = self.bound.get(penalties)
         if p is None:
             t = self.g.template(self.links, penalties, self.occ, self.flags, self.pen)
-            p = self.bound[penalties] = _bind(t, self.occ, self.flags, self.pen)
+            # (reads the position's own layers: a write to them is what it sees next)
+            p = self.bound[penalties] = t.with_layers(
+                occupant=self.occ, cell_flags=self.flags,
+                enter_penalty=self.pen if penalties else None)
         self.cur = (p, penalties)
         return self.cur
 
@@ -1604,18 +1594,11 @@ class Position(_Position):
             # one path (apply_move): walk the arrays, do not convert the whole tree
             r = ex.reach
             j = int(ex.order[row])
-            tree = r._tree
-            t = int(r._tree_of[j, 1 if r.penalty_costs[j] == r.costs[j] else 0])
-            out = []
-            while t >= 0:
-                out.append(int(tree[t, 0]))
-                t = int(tree[t, 3])
-            out.reverse()
-            return out
+            return r.path_nodes(j, r.penalty_costs[j] == r.costs[j])
         if ex.tree is None:       # the search tree as lists, once per answer
             r = ex.reach
-            tree = r._tree
-            ex.tree = (tree[:, 0].tolist(), tree[:, 3].tolist(), r._tree_of.tolist(),
+            tree = r.tree
+            ex.tree = (tree[:, 0].tolist(), tree[:, 3].tolist(), r.tree_rows.tolist(),
                        r.penalty_costs.tolist(), r.costs.tolist())
         cell, parent, tree_of, pcost, cost = ex.tree
         j = int(ex.order[row])

@@ -33,17 +33,15 @@ import numpy as np
 
 from ..errors import IllegalMoveError, LimitError, PlacementError, QueryError, describe
 from ..kernels import _types as T
-from ..kernels.reach import reach_query
 from ..mover import Mover
 from ..position import Moves, register_position
 from ..position import Position as _Position
-from ..reach import (_ORDERED, _entry_point, _fast_workspace, _pen_tree, _workspace,
-                     prepare)
+from ..reach import entry_point as _entry_point
+from ..reach import prepare
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
                         get_str)
 from . import heroscape as hs
 
-_REACH_QUERY = _entry_point(reach_query)
 _NO_ORDER = np.zeros(0, np.int64)
 _NO_NODES2 = np.zeros((1, 0), np.uint64)
 _NO_I64 = np.zeros(0, np.int64)
@@ -99,8 +97,7 @@ class _Kind:
     penalties, and with leaving penalties per ``max_penalty``). Runs the kernels on layers
     the caller owns."""
 
-    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_params", "prefix", "_tree",
-                 "_tree_k")
+    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_tree", "_tree_k")
 
     def __init__(self, board, mover: Mover, qflags: np.ndarray):
         self.board = board
@@ -110,13 +107,8 @@ class _Kind:
         # the occupant actually read is the position's, given per call
         dummy = np.full(board.n_cells, T.OCC_EMPTY, T.INDEX)
         dummy[0] = 0
-        self.fast = prepare(board, mover, T.MAX_BUDGET, occupant=dummy,
-                            cell_flags=qflags)._q
+        self.fast = prepare(board, mover, T.MAX_BUDGET, occupant=dummy, cell_flags=qflags)
         self._pen: dict = {}
-        self._params: dict = {}
-        b = board
-        self.prefix = (b.nbr, b.link_ptr, b.link_data, b.cell_data, b.edges, b.diag_sides,
-                       self.fast.rule)
         self._tree, self._tree_k = None, -1
 
     @property
@@ -125,7 +117,7 @@ class _Kind:
         stopped, parent row), a view of the thread's workspace (valid until its next
         query); made on first read (the packed penalty kernel's lies in its output)."""
         if self._tree_k >= 0:
-            self._tree = self._tree.out[:4 * self._tree_k].reshape(self._tree_k, 4)
+            self._tree = self._tree[:4 * self._tree_k].reshape(self._tree_k, 4)
             self._tree_k = -1
         return self._tree
 
@@ -137,33 +129,15 @@ class _Kind:
             q = self._pen[max_penalty] = prepare(
                 self.board, self.mover, T.MAX_BUDGET, occupant=dummy,
                 cell_flags=self.qflags, leave=np.zeros(self.board.n_cells, np.uint64),
-                max_penalty=max_penalty)._q
+                max_penalty=max_penalty)
         return q
-
-    def params(self, q, budget: int) -> np.ndarray:
-        """int64 params of query ``q`` for ``budget`` (as ``Prepared.reach`` makes them)."""
-        key = (id(q), budget)
-        p = self._params.get(key)
-        if p is None:
-            p = q.params.copy()
-            p[T.P_BUDGET] = budget
-            p[T.P_N_BUCKETS] = min(int(q.params[T.P_N_BUCKETS]) - 1, budget) + 1
-            if len(self._params) > 256:
-                self._params.clear()
-            self._params[key] = p
-        return p
 
     def run_fast(self, occupant, qflags, queries, ends, order) -> int:
         """Ends of ``queries`` (int64[Q, 3]) into ``ends`` (int32[3, R]), each query's
         ends sorted by (cost, ``order``) or in kernel order (``order`` empty)."""
-        q = self.fast
-        if q.blob is None:  # a battlefield too large for the packed kernel's buckets
+        total = self.fast._run_layers_into(occupant, qflags, queries, ends, order)
+        if total is None:  # a battlefield too large for the packed kernel's buckets
             return self._run_slow(occupant, qflags, queries, ends, order)
-        ws = _fast_workspace(q.n, q.nb)
-        total = _ORDERED(q.blob, occupant, qflags, q.zoc, q.params, ws.buf, ends, queries,
-                         order)
-        if total < 0:  # pragma: no cover (R >= Q * N)
-            raise LimitError(f"movecore: ends buffer too small ({ends.shape[1]})")
         return total
 
     def _run_slow(self, occupant, qflags, queries, ends, order) -> int:
@@ -188,26 +162,10 @@ class _Kind:
         row, penalty, penalty cost, row, free cost), a view of the thread's workspace
         (valid until its next query; of any layout: the packed kernel's is
         column-major)."""
-        got = _pen_tree(q, occupant, qflags, leave, q.enter_pen, start, budget) \
-            if q.pblob is not None else None
-        if got is not None:  # the packed penalty kernel: the same rows and search tree
-            ws, n, k = got   # (tree mode: who-left walks the least-attack path's tree)
-            self._tree, self._tree_k = ws, k
-            return ws.out[4 * k:4 * k + 8 * n].reshape(8, n).T
-        params = self.params(q, budget)
-        n_pen = int(params[T.P_N_PEN])
-        nb = int(params[T.P_N_BUCKETS])
-        sources[0] = start
-        grow = False
-        while True:
-            ws = _workspace(self.board, n_pen, nb, grow)
-            n = _REACH_QUERY(*self.prefix, occupant, qflags, q.zoc, leave, q.enter_pen,
-                             params, sources, ws.state, ws.heap, ws.bucket, ws.cell,
-                             ws.ctrl, ws.tree, ws.ends)
-            if n != T.STATUS_QUEUE_FULL:
-                self._tree, self._tree_k = ws.tree, -1   # (these rows' tree, for who-left)
-                return ws.ends[:n]
-            grow = True
+        # (the tree kept: who-left walks the least-attack path's tree)
+        rows, self._tree, self._tree_k = q._rows_into(occupant, qflags, leave, start,
+                                                      budget, sources)
+        return rows
 
 
 class _Static:

@@ -441,7 +441,7 @@ class Position(CellActions, _Position):
         p.set_layer("occupant", c, T.OCC_EMPTY)
         try:
             r = p.reach(start, budget)
-            r._tree  # noqa: B018  (made now, while the layer is this query's)
+            r.tree  # noqa: B018  (made now, while the layer is this query's)
         finally:
             p.set_layer("occupant", c, t)
         return r
