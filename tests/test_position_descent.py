@@ -529,3 +529,18 @@ def test_query_cache_tells_types_apart():
         q = {"action": "run", "fatigue": 1, "paths": False, **bad}
         with pytest.raises(mc.MovecoreError):
             pos.legal_moves("Grisban", **q)
+
+
+def test_memory_radius_graphs_share_the_plain_graph():
+    # a kind's graph of each door-memory radius reuses the radius-0 graph's placements,
+    # step table and step prices; only the memory nodes are its own
+    pos = mc.position(json.loads((EXAMPLES[0].parent / "descent_hero_run.json").read_text()))
+    m4 = pos.legal_moves("Jain", action="run")          # 10 MP: radius 4
+    g4 = m4._extra.g
+    assert g4.mem_radius == 4
+    g0 = pos.st.kind(g4.key[:4] + (0,))
+    assert g4.base0 is g0 and g4.facts is g0.facts and g4.n_base == g0.n_base
+    assert g4.slots[:g4.n_base] == g0.slots[:g0.n_base]
+    dv = pos._dv[g4.team]
+    assert g4.links(dv).results[:g4.n_base] == g0.links(dv).results[:g0.n_base]
+    assert g4.n_mem > g0.n_mem

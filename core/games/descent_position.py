@@ -305,120 +305,22 @@ class _KindGraph:
         rules = D.Rules(d, [], proto, set(), st.corner, st.ice)
         rules.door_state = ["open"] * len(d.doors)
         self.rules = rules
-        # placements with every door open (door states only straddle or forbid). A base
-        # that turns (a hell hound, a dragon: D.turns_allowed) also stands turned: node
-        # ns + 1 + s is the base of size (h, w) at square s (``turn_off`` = ns + 1; the
-        # air nodes of large jumps come after these).
-        self.turns = D.turns_allowed((w, h), st.large_turns)
-        self.turn_off = ns + 1
-        n_turn = ns if self.turns else 0
-        facts: list = [None] * (ns + 1 + n_turn)
-        straddle: list = [frozenset()] * (ns + 1 + n_turn)
-        place_nodes: list = []           # (node, size) of every placement that fits
-        for base, size in ((0, (w, h)), (self.turn_off, (h, w)))[:1 + self.turns]:
-            for i, c in enumerate(st.squares):
-                p = rules.placement(c, size)
-                if p is None:
-                    continue
-                facts[base + i] = p
-                place_nodes.append(base + i)
-                straddle[base + i] = frozenset(
-                    d.door_of[D._side(a, b)] for a, b in D._internal_sides(p["cells"])
-                    if D._side(a, b) in d.door_of)
-        self.facts = facts
-        self.straddle = straddle
-        # slots: (kind, u, v, d, square) in the insertion order of the step table
-        slots: list = []
         index = st.index
-        for u in place_nodes:
-            base = u - u % self.turn_off if u > ns else 0
-            ax, ay = st.squares[u - base]
-            for dd in D.STEPS:
-                v = index.get((ax + dd[0], ay + dd[1]))
-                if v is not None and facts[base + v] is not None:
-                    slots.append(("step", u, base + v, dd, None))
-        if self.turns:
-            # a quarter turn into a turned placement within one square of the base that
-            # overlaps it (D.turn_offsets; D.Rules.turn prices it)
-            offsets = {(w, h): D.turn_offsets((w, h)), (h, w): D.turn_offsets((h, w))}
-            for u in place_nodes:
-                turned = u > ns
-                other, size = (0, (h, w)) if turned else (self.turn_off, (w, h))
-                ax, ay = st.squares[u - self.turn_off if turned else u]
-                for ox, oy in offsets[size]:
-                    v = index.get((ax + ox, ay + oy))
-                    if v is not None and facts[other + v] is not None:
-                        slots.append(("turn", u, other + v, None, "turn"))
-        air: dict = {}                   # (placement, direction) -> air node
-        air_foot: list = []              # air node -> the placement it is over
-        self.air_off = air_off = ns + 1 + n_turn     # the first air node
-        one = (w, h) == (1, 1)
-        if not fly and (one or st.large_jumps):      # jumps across pits (and ice)
-            chain_slots = []
-            for u in place_nodes:
-                if self._on_jumpable(u):
-                    continue
-                for dd in D.STEPS:
-                    run = self._jump_run(u, dd)
-                    if run is None:
-                        continue
-                    over, land = run
-                    nodes = []
-                    for p in over:
-                        k = (p, dd)
-                        if k not in air:
-                            air[k] = air_off + len(air_foot)
-                            air_foot.append(p)
-                        nodes.append(air[k])
-                    # slot square: the placement the base leaves on that link
-                    slots.append(("take_off", u, nodes[0], dd, u))
-                    for a, b, p in zip(nodes, nodes[1:], over):
-                        chain_slots.append(("over", a, b, dd, p))
-                    chain_slots.append(("land", nodes[-1], land, dd, over[-1]))
-            seen = set()
-            for s in chain_slots:       # runs share their tails: each link once
-                if (s[1], s[2]) not in seen:
-                    seen.add((s[1], s[2]))
-                    slots.append(s)
-        if one:
-            for a, b in d.stairs:
-                ia, ib = index[a], index[b]
-                if facts[ia] is not None and facts[ib] is not None:
-                    slots.append(("fixed", ia, ib, None, D.STAIRS_COST))
-                    slots.append(("fixed", ib, ia, None, D.STAIRS_COST))
-        if side == "hero":
-            for g in d.glyphs:
-                ig = index[g]
-                if facts[ig] is not None:
-                    slots.append(("fixed", ig, ns, None, D.TOWN_COST))
-                    slots.append(("fixed", ns, ig, None, D.TOWN_COST))
+        g0 = st.kind(key[:4] + (0,)) if radius else None
+        self.base0 = g0
+        if g0 is not None:
+            # all but the door memory is the radius-0 graph's: shared, not built again
+            for name in ("turns", "turn_off", "facts", "straddle", "air_off", "air_foot",
+                         "n_air"):
+                setattr(self, name, getattr(g0, name))
+            place_nodes, n_turn = g0.place_nodes, g0.n_turn
+            slots, involved = g0.slots[:g0.n_base], g0.involved[:g0.n_base]
+        else:
+            place_nodes, slots, involved, n_turn = self._base(st, rules, key)
+        self.place_nodes, self.n_turn, self.n_base = place_nodes, n_turn, len(slots)
         self.slots = slots
-        self.air_foot = air_foot
-        self.n_air = len(air_foot)
+        facts, air_foot, air_off = self.facts, self.air_foot, self.air_off
         n = self.n = ns + 1 + self.n_air + n_turn
-        # doors each slot involves (empty: its price never changes)
-        involved = []
-        for kind, u, v, dd, sq in slots:
-            if kind in ("step", "turn"):
-                doors = set(straddle[u]) | straddle[v]
-                if kind == "turn":      # the sides both bases sweep (D.Rules.turn)
-                    doors.update(d.door_of[D._side(a, b)] for a, b in D.swept_sides(
-                        facts[u]["cells"], facts[v]["cells"]) if D._side(a, b) in d.door_of)
-                for c in facts[u]["cells"] if kind == "step" else ():
-                    for a, b in _sides_examined(c, dd):
-                        k = d.door_of.get(D._side(a, b))
-                        if k is not None:
-                            doors.add(k)
-                involved.append(frozenset(doors))
-            elif kind == "fixed":
-                involved.append(frozenset())
-            else:          # a jump link: the sides the base crosses leaving placement
-                into = air_foot[v - air_off] if kind != "land" else v   # sq, straddles
-                doors = set(straddle[sq]) | straddle[into]
-                for c in facts[sq]["cells"]:
-                    doors.update(k for k in (d.door_of.get(D._side(a, b)) for a, b in
-                                             _sides_examined(c, dd)) if k is not None)
-                involved.append(frozenset(doors))
         # Door memory: a door opened during a move stays open for the rest of it. Node
         # mem(u, S) is "at node u having opened the doors S on this move" (S: doors
         # ``near`` u, see _memory_reach). It is never an end: every link into it has a
@@ -556,6 +458,128 @@ class _KindGraph:
         self._own: dict = {}            # anchor square -> nodes overlapping the base
         self._offsets: dict = {}        # (other size, base size) -> adjacent offsets
 
+    def _base(self, st: _Static, rules, key):
+        """Build the graph but its door memory: the placements (``facts``,
+        ``straddle``, turned ones), the step table ``slots`` and the doors each slot
+        involves; returns (placements, slots, involved, turned count). Every memory
+        radius of a kind has the same (see __init__)."""
+        side, w, h, fly = key[:4]
+        d = st.dungeon
+        ns = st.ns
+        # placements with every door open (door states only straddle or forbid). A base
+        # that turns (a hell hound, a dragon: D.turns_allowed) also stands turned: node
+        # ns + 1 + s is the base of size (h, w) at square s (``turn_off`` = ns + 1; the
+        # air nodes of large jumps come after these).
+        self.turns = D.turns_allowed((w, h), st.large_turns)
+        self.turn_off = ns + 1
+        n_turn = ns if self.turns else 0
+        facts: list = [None] * (ns + 1 + n_turn)
+        straddle: list = [frozenset()] * (ns + 1 + n_turn)
+        place_nodes: list = []           # (node, size) of every placement that fits
+        for base, size in ((0, (w, h)), (self.turn_off, (h, w)))[:1 + self.turns]:
+            for i, c in enumerate(st.squares):
+                p = rules.placement(c, size)
+                if p is None:
+                    continue
+                facts[base + i] = p
+                place_nodes.append(base + i)
+                straddle[base + i] = frozenset(
+                    d.door_of[D._side(a, b)] for a, b in D._internal_sides(p["cells"])
+                    if D._side(a, b) in d.door_of)
+        self.facts = facts
+        self.straddle = straddle
+        # slots: (kind, u, v, d, square) in the insertion order of the step table
+        slots: list = []
+        index = st.index
+        for u in place_nodes:
+            base = u - u % self.turn_off if u > ns else 0
+            ax, ay = st.squares[u - base]
+            for dd in D.STEPS:
+                v = index.get((ax + dd[0], ay + dd[1]))
+                if v is not None and facts[base + v] is not None:
+                    slots.append(("step", u, base + v, dd, None))
+        if self.turns:
+            # a quarter turn into a turned placement within one square of the base that
+            # overlaps it (D.turn_offsets; D.Rules.turn prices it)
+            offsets = {(w, h): D.turn_offsets((w, h)), (h, w): D.turn_offsets((h, w))}
+            for u in place_nodes:
+                turned = u > ns
+                other, size = (0, (h, w)) if turned else (self.turn_off, (w, h))
+                ax, ay = st.squares[u - self.turn_off if turned else u]
+                for ox, oy in offsets[size]:
+                    v = index.get((ax + ox, ay + oy))
+                    if v is not None and facts[other + v] is not None:
+                        slots.append(("turn", u, other + v, None, "turn"))
+        air: dict = {}                   # (placement, direction) -> air node
+        air_foot: list = []              # air node -> the placement it is over
+        self.air_off = air_off = ns + 1 + n_turn     # the first air node
+        one = (w, h) == (1, 1)
+        if not fly and (one or st.large_jumps):      # jumps across pits (and ice)
+            chain_slots = []
+            for u in place_nodes:
+                if self._on_jumpable(u):
+                    continue
+                for dd in D.STEPS:
+                    run = self._jump_run(u, dd)
+                    if run is None:
+                        continue
+                    over, land = run
+                    nodes = []
+                    for p in over:
+                        k = (p, dd)
+                        if k not in air:
+                            air[k] = air_off + len(air_foot)
+                            air_foot.append(p)
+                        nodes.append(air[k])
+                    # slot square: the placement the base leaves on that link
+                    slots.append(("take_off", u, nodes[0], dd, u))
+                    for a, b, p in zip(nodes, nodes[1:], over):
+                        chain_slots.append(("over", a, b, dd, p))
+                    chain_slots.append(("land", nodes[-1], land, dd, over[-1]))
+            seen = set()
+            for s in chain_slots:       # runs share their tails: each link once
+                if (s[1], s[2]) not in seen:
+                    seen.add((s[1], s[2]))
+                    slots.append(s)
+        if one:
+            for a, b in d.stairs:
+                ia, ib = index[a], index[b]
+                if facts[ia] is not None and facts[ib] is not None:
+                    slots.append(("fixed", ia, ib, None, D.STAIRS_COST))
+                    slots.append(("fixed", ib, ia, None, D.STAIRS_COST))
+        if side == "hero":
+            for g in d.glyphs:
+                ig = index[g]
+                if facts[ig] is not None:
+                    slots.append(("fixed", ig, ns, None, D.TOWN_COST))
+                    slots.append(("fixed", ns, ig, None, D.TOWN_COST))
+        self.air_foot = air_foot
+        self.n_air = len(air_foot)
+        # doors each slot involves (empty: its price never changes)
+        involved = []
+        for kind, u, v, dd, sq in slots:
+            if kind in ("step", "turn"):
+                doors = set(straddle[u]) | straddle[v]
+                if kind == "turn":      # the sides both bases sweep (D.Rules.turn)
+                    doors.update(d.door_of[D._side(a, b)] for a, b in D.swept_sides(
+                        facts[u]["cells"], facts[v]["cells"]) if D._side(a, b) in d.door_of)
+                for c in facts[u]["cells"] if kind == "step" else ():
+                    for a, b in _sides_examined(c, dd):
+                        k = d.door_of.get(D._side(a, b))
+                        if k is not None:
+                            doors.add(k)
+                involved.append(frozenset(doors))
+            elif kind == "fixed":
+                involved.append(frozenset())
+            else:          # a jump link: the sides the base crosses leaving placement
+                into = air_foot[v - air_off] if kind != "land" else v   # sq, straddles
+                doors = set(straddle[sq]) | straddle[into]
+                for c in facts[sq]["cells"]:
+                    doors.update(k for k in (d.door_of.get(D._side(a, b)) for a, b in
+                                             _sides_examined(c, dd)) if k is not None)
+                involved.append(frozenset(doors))
+        return place_nodes, slots, involved, n_turn
+
     def _on_jumpable(self, u) -> bool:
         """Placement u lies wholly on jumpable squares (pit, ice)."""
         terrain = self.st.dungeon.terrain
@@ -656,8 +680,12 @@ class _KindGraph:
         rules.door_state = [_DOOR_WORDS[x] for x in dv]
         prev = self._last_links
         if prev is None:
-            results = []
-            for i, slot in enumerate(self.slots):     # plain slots come first
+            # the plain slots come first; the radius-0 graph has priced them already
+            # under this door vector if it has answered under it
+            g0 = self.base0.links_cache.get(dv) if self.base0 is not None else None
+            results = g0.results[:self.n_base] if g0 is not None else []
+            for i in range(len(results), len(self.slots)):
+                slot = self.slots[i]
                 results.append(self._mem_result(slot[4], rules, dv, results)
                                if slot[0] == "mem" else self._slot_result(i, rules, dv))
         else:
