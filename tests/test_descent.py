@@ -1051,6 +1051,20 @@ def test_a_door_is_remembered_after_walking_away_from_it():
     assert pos.doors == {"d": "open"}
 
 
+def test_a_jump_passes_a_door_opened_earlier_in_the_move():
+    # A two-square door between x = 1 and x = 2; pit squares (2, 0) and (3, 0); rubble
+    # east of (2, 1). Without a wound, (4, 0) is reached only by opening the door
+    # ((1, 1) -> (2, 1), 1 + 2), passing it back diagonally ((2, 1) -> (1, 0), 1: it is
+    # open for the rest of the move) and jumping east over the two pit squares through
+    # it (6): 10 MP. A jump never opens a door, but one already opened is open for it.
+    board = {"rows": ["..pp.", "...rr"],
+             "doors": [{"id": "d", "sides": [[[1, 0], [2, 0]], [[1, 1], [2, 1]]]}]}
+    e = ends(solve(board, [hero("me", [1, 1], 5)], {"figure": "me", "mp": 10,
+                                                     "paths": True}))[(4, 0)]
+    assert (e["cost"], e["wounds"], e["wounds_cost"]) == (6, 0, 10)   # walking: 1 wound
+    assert e["wounds_path"] == [[1, 1], [2, 1], [1, 0], [4, 0]]
+
+
 def test_memory_radius_covers_every_way_back():
     from movecore.games.descent_position import memory_radius
     # a way back from r links away costs 4 + 2r MP or more; radii are powers of two
