@@ -95,15 +95,22 @@ def test_cold_cache_is_detected_without_compiling(tmp_path):
 
 @pytest.mark.slow
 def test_cold_compile_says_so_before_and_the_true_time_after(tmp_path):
+    """A cold MOVECORE_CACHE: the compile is announced, its true time reported, the kernels
+    land in that folder (outside the install tree, which `pip install -e .` rebuilds) and
+    the next process loads them from there without a word."""
     code = "import movecore as mc; mc.reach(mc.Board.hex([(0, 0)]), mc.Mover(), 0, 1)"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["MOVECORE_CACHE"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)), timeout=600)
+                         env=env, timeout=600)
     assert out.returncode == 0, out.stderr
     lines = out.stderr.splitlines()
     assert lines[0].startswith("movecore: compiling the kernels (once;"), lines
+    assert str(tmp_path) in lines[0], lines
     assert any(ln.startswith("movecore: kernels compiled in ") for ln in lines[1:]), lines
+    assert any(p.name.startswith("reach.") for p in tmp_path.rglob("*.nbi"))
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)))
+                           env=env)
     assert "compil" not in again.stderr, again.stderr
 
 
