@@ -94,8 +94,7 @@ def _import_numba():
     if "numba" in _sys.modules or "scipy.linalg" in _sys.modules or \
             _os.environ.get("MOVECORE_NUMBA_SCIPY", "") not in ("", "0"):
         import numba
-        _install_cache_locator(numba)
-        _listen_to_compiles(numba)
+        _set_up_numba(numba)
         return numba
     import types
     names = ("scipy.linalg", "scipy.linalg.cython_blas")
@@ -111,8 +110,7 @@ def _import_numba():
         scipy = _sys.modules.get("scipy")
         if scipy is not None and scipy.__dict__.get("linalg") is stubs["scipy.linalg"]:
             del scipy.linalg
-    _install_cache_locator(numba)
-    _listen_to_compiles(numba)
+    _set_up_numba(numba)
     return numba
 
 
@@ -132,7 +130,7 @@ _LAZY = {
 }
 #: How the kernels were loaded in this process: None before, else {"seconds", "cold"}.
 KERNELS_LOADED: "dict | None" = None
-_KERNELS = __name__ + ".kernels"
+_KERNELS = __name__ + ".kernels.reach"
 
 
 def _cache_dir_has_index(source: str) -> "bool | None":
@@ -294,21 +292,37 @@ class _ModuleLoader:
             _COMPILES.leave()
 
 
+def _set_up_numba(numba) -> None:
+    """What movecore needs of numba, whoever imports it first: fork-safe parallel kernels
+    by default (under GNU OpenMP a process forked after a parallel region aborts, and
+    fork is multiprocessing's default start on Linux; parallel regions are entered one at
+    a time, see reach.reach_many, so workqueue's lack of thread safety does not matter;
+    an explicit NUMBA_THREADING_LAYER wins), movecore's cache folder and the compile
+    announcements."""
+    if "NUMBA_THREADING_LAYER" not in _os.environ:
+        numba.config.THREADING_LAYER = "forksafe"
+    _install_cache_locator(numba)
+    _listen_to_compiles(numba)
+
+
+class _NumbaLoader(_ModuleLoader):
+    """Wraps numba's loader: :func:`_set_up_numba` once it is imported."""
+
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+        _set_up_numba(module)
+
+
 class _KernelLoader(_ModuleLoader):
-    """Wraps the ``movecore.kernels`` loader: sets the threading layer, announces a cold
-    compile on stderr before it starts and reports the true time after."""
+    """Wraps the loader of ``movecore.kernels.reach`` (the shared kernels, compiled at
+    its import): announces a cold compile on stderr before it starts and reports the
+    true time after."""
 
     def exec_module(self, module):
         global KERNELS_LOADED
-        numba = _import_numba()
-        # Fork-safe parallel kernels by default: under GNU OpenMP a process forked after
-        # a parallel region aborts (multiprocessing's default start on Linux). Parallel
-        # regions are entered one at a time (see reach.reach_many), so workqueue's lack
-        # of thread safety does not matter. An explicit NUMBA_THREADING_LAYER wins.
-        if "NUMBA_THREADING_LAYER" not in _os.environ:
-            numba.config.THREADING_LAYER = "forksafe"
+        _import_numba()
         no_cache = _os.environ.get("MOVECORE_NO_CACHE", "") not in ("", "0")
-        source = _os.path.join(_os.path.dirname(module.__file__), "reach.py")
+        source = module.__file__
         if no_cache:
             cold = True
         else:
@@ -332,12 +346,19 @@ class _KernelLoader(_ModuleLoader):
 
 
 class _ModuleFinder:
-    """Meta path finder for movecore's submodules: wraps their loaders (the kernels' in
-    :class:`_KernelLoader`, the others in :class:`_ModuleLoader`)."""
+    """Meta path finder for movecore's submodules and numba: wraps their loaders (the
+    shared kernels' in :class:`_KernelLoader`, numba's in :class:`_NumbaLoader`, the
+    others in :class:`_ModuleLoader`)."""
 
     @classmethod
     def find_spec(cls, fullname, path=None, target=None):
-        if not fullname.startswith(__name__ + "."):
+        if fullname == "numba":
+            wrap = _NumbaLoader
+        elif fullname == _KERNELS:
+            wrap = _KernelLoader
+        elif fullname.startswith(__name__ + "."):
+            wrap = _ModuleLoader
+        else:
             return None
         for finder in _sys.meta_path:
             if finder is cls or not hasattr(finder, "find_spec"):
@@ -348,13 +369,14 @@ class _ModuleFinder:
         else:
             return None
         if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-            spec.loader = (_KernelLoader if fullname == _KERNELS else
-                           _ModuleLoader)(spec.loader)
+            spec.loader = wrap(spec.loader)
         return spec
 
 
 if _ModuleFinder not in _sys.meta_path:
     _sys.meta_path.insert(0, _ModuleFinder)
+if "numba" in _sys.modules:     # imported before movecore
+    _set_up_numba(_sys.modules["numba"])
 
 
 class _Package(_types.ModuleType):

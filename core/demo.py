@@ -56,7 +56,7 @@ def kernels_ready() -> str:
     t0 = time.perf_counter()
     # the shared kernels only: the per-kind and per-game ones compile (announced) at the
     # first query that needs them, so the demo compiles only what its examples use
-    importlib.import_module("movecore.kernels")
+    importlib.import_module("movecore.kernels.reach")
     dt = time.perf_counter() - t0
     info = movecore.KERNELS_LOADED
     if loaded_before or info is None:

@@ -59,7 +59,7 @@ def position(scenario: Mapping[str, Any] | str) -> "Position":
     if not isinstance(scenario, Mapping):
         raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
     game = scenario.get("game")
-    _load_games()
+    _load_games(game)
     if game not in _POSITIONS:
         from .errors import UnknownGameError
         raise UnknownGameError(f"no live position for game {describe(game)}; expected one "

@@ -34,14 +34,27 @@ def register_game(name: str) -> Callable[[SolveFn], SolveFn]:
     return deco
 
 
-def _load_games() -> None:
+def _load_games(game: object = None) -> None:
+    """Import the game modules (each registers itself). With ``game``: only the module
+    of that name (``movecore.games.<game>``) when it registers the game, so solving one
+    game's scenario loads no other game (nor their kernels); every module otherwise."""
     global _loaded
     if _loaded:
         return
     from . import games
-    for mod in pkgutil.iter_modules(games.__path__):
-        if not mod.name.startswith("_"):
-            importlib.import_module(f"{games.__name__}.{mod.name}")
+    names = [m.name for m in pkgutil.iter_modules(games.__path__)
+             if not m.name.startswith("_")]
+    if isinstance(game, str) and game in names:
+        from .position import _POSITIONS
+        if game in _GAMES and game in _POSITIONS:
+            return
+        importlib.import_module(f"{games.__name__}.{game}")
+        if game not in _POSITIONS and f"{game}_position" in names:
+            importlib.import_module(f"{games.__name__}.{game}_position")
+        if game in _GAMES and game in _POSITIONS:
+            return
+    for name in names:
+        importlib.import_module(f"{games.__name__}.{name}")
     _loaded = True
 
 
@@ -75,7 +88,7 @@ def solve(scenario: Mapping[str, Any] | str) -> dict:
     if not isinstance(game, str):
         raise ScenarioError(f"scenario needs 'game': a game name string; got "
                             f"{describe(game)}")
-    _load_games()
+    _load_games(game)
     if game not in _GAMES:
         raise UnknownGameError(f"unknown game {game!r}; expected one of {sorted(_GAMES)}")
     from .vocabulary import to_native, with_common_fields

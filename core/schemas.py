@@ -25,7 +25,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .kernels import _types as T
 from .vocabulary import FIELDS, GRID_CHOICES, LEVEL, LEVEL_ALIASES, ONLY_GRID
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -181,6 +180,7 @@ def _only_keys(keys, required=(), **more) -> dict:
 
 
 def _descent() -> dict:
+    from .kernels import _types as T
     from .games import descent as D
     door = _obj({"id": ID, "sides": {"type": "array", "items": PAIR, "minItems": 1,
                                      "maxItems": 2},
@@ -257,6 +257,7 @@ def _dark_realms_query() -> list:
 
 
 def _grid() -> dict:
+    from .kernels import _types as T
     height = _int(-T.MAX_HEIGHT, T.MAX_HEIGHT)
     return {
         ("cell", "cost"): _int(-1, T.MAX_COST), ("cell", "height"): height,
@@ -273,6 +274,7 @@ def _grid() -> dict:
 
 
 def _heroscape() -> dict:
+    from .kernels import _types as T
     from .games import heroscape as H
     out = {
         ("cell", "level"): _int(0, T.MAX_HEIGHT), ("board", "cells"): SOME_CELLS,
@@ -293,6 +295,7 @@ def _heroscape() -> dict:
 
 
 def _mage_knight() -> dict:
+    from .kernels import _types as T
     from .games import mage_knight as M
     from .games._mage_knight_position import _MODES
     space = {"terrain": _enum(M.TERRAINS, null=True), "site": _enum(M.SITES, null=True),
@@ -360,6 +363,7 @@ def _mage_knight_query() -> list:
 
 
 def _tiny_epic_tactics() -> dict:
+    from .kernels import _types as T
     from .games import tiny_epic_tactics as E
     from .games.tiny_epic_tactics_position import _KINDS
     elevation = _int(0, E.MAX_ELEVATION)
@@ -518,10 +522,13 @@ def schema_path(game: str) -> Path:
 def load(game: str) -> dict:
     """The shipped schema of a game (:class:`UnknownGameError` for an unknown game)."""
     from .errors import UnknownGameError
-    from .scenario import available_games
-    if game not in available_games():
-        raise UnknownGameError(f"unknown game {game!r}; expected one of "
-                               f"{available_games()}")
+    shipped = sorted(p.name[:-5] for p in (resources.files("movecore") / "schemas").iterdir()
+                     if p.name.endswith(".json"))
+    if not isinstance(game, str) or game not in shipped:
+        from .scenario import available_games
+        known = available_games()       # a game registered at run time has no schema
+        raise UnknownGameError(f"unknown game {game!r}; expected one of {shipped}" + (
+            "" if game not in known else f" ({game!r} is registered but ships no schema)"))
     return json.loads(schema_path(game).read_text(encoding="utf-8"))
 
 

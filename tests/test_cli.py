@@ -88,7 +88,7 @@ def test_cold_cache_is_detected_without_compiling(tmp_path):
     cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)))
     assert cold.stdout.split() == ["False", "False"], cold.stderr
-    import movecore.kernels  # noqa: F401  (the test process has loaded them: warm now)
+    import movecore.kernels.reach  # noqa: F401  (the test process has loaded them: warm now)
     warm = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert warm.stdout.split() == ["True", "False"], warm.stderr
 
@@ -183,3 +183,34 @@ def test_pretty_printer_keeps_a_coordinate_on_one_line():
     assert "\n  [0, 0],\n  [-4, 8]\n" in text
     assert json.loads(text) == {"enemy": "orc", "at": [-4, 8], "path": [[0, 0], [-4, 8]],
                                 "ends": [{"at": [1, 2], "cost": 1}], "none": []}
+
+
+@pytest.mark.parametrize("args", [["schema", "grid"], ["schema", "heroscape"], ["examples"]])
+def test_schema_and_examples_load_no_kernels(args):
+    """`movecore schema GAME` prints a file that ships with the package and `examples`
+    lists them: neither imports numba, a kernel module or a game."""
+    res, out = _probe(args)
+    assert res["rc"] == 0, out.stderr
+    assert res["kernels"] == [], res
+    assert "movecore.kernels" not in out.stdout.splitlines()[-1]
+
+
+def test_an_unknown_game_has_no_schema():
+    res, out = _probe(["schema", "chess"])
+    assert res["rc"] == 2 and "unknown game 'chess'" in out.stderr
+    assert "'grid'" in out.stderr
+
+
+@pytest.mark.parametrize("example,game", [("grid_issue_example", "grid"),
+                                          ("heroscape_engaged_knight", "heroscape"),
+                                          ("descent_hero_run", "descent")])
+def test_solve_loads_only_the_scenarios_game(example, game):
+    """`movecore solve` imports the game the scenario names and no other; a query with no
+    penalty loads no penalty kernels."""
+    res, out = _probe(["solve", example])
+    assert res["rc"] == 0, out.stderr
+    others = [m for m in res["kernels"] if m.startswith("movecore.games.")
+              and game not in m.split(".")[2] and m.split(".")[2] != "_common"]
+    assert others == [], res["kernels"]
+    if game == "grid":
+        assert "movecore.kernels.reach_pen" not in res["kernels"]
