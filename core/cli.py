@@ -5,7 +5,8 @@
                                          (--text: a text picture; --svg: draw it); FILE
                                          may name a bundled example (movecore examples)
     movecore games                       list the registered game vocabularies
-    movecore examples                    list the bundled example scenarios
+    movecore examples                    list the bundled example scenarios (name, game,
+                                         description; movecore.examples in Python)
     movecore demo | render | bench | selfplay | capi ...   (see movecore CMD --help)
 
 Exit status: 0 on success, 2 on bad input (the typed error's message on stderr).
@@ -19,7 +20,6 @@ import importlib
 import json
 import re
 import sys
-from importlib import resources
 from pathlib import Path
 
 from .errors import MovecoreError, ScenarioError
@@ -59,10 +59,10 @@ def _read(path: str) -> dict:
 
 
 def example_paths() -> list[Path]:
-    """The bundled example scenarios (``movecore/examples/*.json``), sorted by name."""
-    root = resources.files("movecore") / "examples"
-    return sorted((Path(str(p)) for p in root.iterdir() if p.name.endswith(".json")),
-                  key=lambda p: p.name)
+    """The bundled example scenarios (``movecore/examples/*.json``), sorted by name (the
+    public home of the examples is :mod:`movecore.examples`)."""
+    from .examples import _paths
+    return list(_paths().values())
 
 
 def find_example(name: str) -> Path | None:
@@ -122,8 +122,12 @@ def cmd_games(args) -> int:
 
 
 def cmd_examples(args) -> int:
-    for p in example_paths():
-        print(p.stem)
+    from .examples import catalogue
+    rows = catalogue()
+    wn = max((len(e.name) for e in rows), default=0)
+    wg = max((len(e.game) for e in rows), default=0)
+    for e in rows:
+        print(f"{e.name:{wn}}  {e.game:{wg}}  {e.description}".rstrip())
     return 0
 
 

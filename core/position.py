@@ -25,6 +25,8 @@ so tree search can branch cheaply.
 """
 from __future__ import annotations
 
+import os
+
 from typing import Any, Callable, Mapping, TypeAlias
 
 import numpy as np
@@ -49,13 +51,12 @@ def register_position(name: str) -> Callable:
     return deco
 
 
-def position(scenario: Mapping[str, Any] | str) -> "Position":
-    """The live position of a scenario (a dict or its JSON text): its board, options and
-    figures; its ``query`` (if any) is not used. Raises the same typed errors as
-    :func:`movecore.solve` on malformed input."""
-    from .scenario import _load_games, load_scenario
-    if isinstance(scenario, (str, bytes)):
-        scenario = load_scenario(scenario)
+def position(scenario: "Mapping[str, Any] | str | os.PathLike") -> "Position":
+    """The live position of a scenario (a dict, its JSON text, or a :class:`pathlib.Path`
+    to its file): its board, options and figures; its ``query`` (if any) is not used.
+    Raises the same typed errors as :func:`movecore.solve` on malformed input."""
+    from .scenario import _load_games, read_scenario
+    scenario = read_scenario(scenario)
     if not isinstance(scenario, Mapping):
         raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
     game = scenario.get("game")
@@ -254,6 +255,9 @@ class Position:
 
     Common protocol:
         figures / sides / side_of(id) / team_figures(side): who is in play.
+        where(id): a coordinate, a list of them (a multi-cell figure) or a word (an
+            off-board place); touching(id): the figures on a cell next to one of its
+            cells; board: the Board the coordinates live on.
         legal_moves(figure, **query) -> Moves;  legal_moves_side(side, **query) ->
             {id: Moves} (one batch kernel call where the rules allow).
         apply_move(figure, to, **query): validated against ``legal_moves``; on error the

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import pkgutil
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .errors import MovecoreError, ScenarioError, UnknownGameError, describe
@@ -75,13 +77,37 @@ def load_scenario(text: str) -> dict:
     return data
 
 
-def solve(scenario: Mapping[str, Any] | str) -> dict:
-    """Answer a scenario (a dict, or its JSON text) with the game's result dict.
+def read_scenario(scenario: "Mapping[str, Any] | str | bytes | os.PathLike") -> Any:
+    """A scenario as ``solve`` and ``position`` take it: a dict as is, JSON text parsed,
+    a :class:`pathlib.Path` (any ``os.PathLike``) read from its file. A string is JSON
+    text, never a file name: one that is not JSON but looks like a path says so."""
+    if isinstance(scenario, os.PathLike):
+        try:
+            text = Path(scenario).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ScenarioError(f"cannot read scenario file {str(scenario)!r}: "
+                                f"{exc.strerror}") from exc
+        return load_scenario(text)
+    if isinstance(scenario, (str, bytes)):
+        head = scenario.lstrip()[:1]
+        if head and head not in ("{", "[", b"{", b"[") and isinstance(scenario, str) and \
+                "\n" not in scenario.strip() and (scenario.strip().endswith(".json")
+                                                  or os.path.exists(scenario.strip())):
+            raise ScenarioError(
+                f"a scenario string is JSON text; {scenario!r} looks like a file path: "
+                f"pass pathlib.Path({scenario.strip()!r}) to read the file (or "
+                f"movecore.examples.load(name) for a bundled example)")
+        return load_scenario(scenario)
+    return scenario
+
+
+def solve(scenario: "Mapping[str, Any] | str | os.PathLike") -> dict:
+    """Answer a scenario with the game's result dict: a dict, its JSON text, or a
+    :class:`pathlib.Path` to a JSON file (a plain string is JSON text, not a path).
 
     Raises a :class:`movecore.MovecoreError` subclass on any malformed input.
     """
-    if isinstance(scenario, (str, bytes)):
-        scenario = load_scenario(scenario)
+    scenario = read_scenario(scenario)
     if not isinstance(scenario, Mapping):
         raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
     game = scenario.get("game")

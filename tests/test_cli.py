@@ -157,10 +157,37 @@ def test_every_bench_option_has_help():
 
 
 def test_examples_lists_the_bundled_scenarios(capsys):
+    """One line per example: its name, its game and its one-line description."""
+    from movecore import examples
     assert cli.main(["examples"]) == 0
-    names = capsys.readouterr().out.split()
-    assert names == [p.stem for p in cli.example_paths()]
-    assert "grid_issue_example" in names and len(names) >= 10
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split()[0] for ln in lines] == [p.stem for p in cli.example_paths()]
+    assert "grid_issue_example" in [ln.split()[0] for ln in lines] and len(lines) >= 10
+    for ln in lines:
+        name, game, *words = ln.split()
+        assert game == examples.game(name) and " ".join(words) == examples.describe(name)
+
+
+def test_the_examples_module():
+    """movecore.examples: names, a description for every one, load() gives a fresh
+    scenario of the named game, unknown names are a typed error naming the known."""
+    import movecore as mc
+    from movecore import examples
+    names = examples.names()
+    assert names == sorted(names) and names == [p.stem for p in cli.example_paths()]
+    assert set(examples.DESCRIPTIONS) == set(names)      # every example described
+    for e in examples.catalogue():
+        assert e.description and "\n" not in e.description and len(e.description) < 110
+        assert e.game == examples.load(e.name)["game"] == examples.game(e.name)
+        assert e.game in e.description.lower().replace(" ", "_") or \
+            e.game == "grid" and ("grid" in e.description.lower() or "README" in
+                                  e.description or "C API" in e.description)
+    a = examples.load("grid_issue_example")
+    a["game"] = "changed"
+    assert examples.load("grid_issue_example.json")["game"] == "grid"
+    assert mc.solve(examples.load("grid_issue_example"))["figure"] == "a"
+    with pytest.raises(mc.ScenarioError, match="no bundled example 'nope'.*grid_issue"):
+        examples.load("nope")
 
 
 def test_solve_finds_a_bundled_example_by_name(capsys, tmp_path, monkeypatch):

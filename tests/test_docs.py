@@ -16,7 +16,7 @@ MODULES = ["movecore", "movecore.board", "movecore.mover", "movecore.reach",
            "movecore.scenario", "movecore.position", "movecore.games.grid",
            "movecore.games.tiny_epic_tactics_position", "movecore.games.descent_position",
            "movecore.games.heroscape_position", "movecore.games._mage_knight_position",
-           "movecore.games.dark_realms"]
+           "movecore.games.dark_realms", "movecore.examples"]
 
 
 @pytest.mark.parametrize("name", MODULES)
