@@ -90,3 +90,12 @@ def test_games_table_links_every_game_page():
     for page in ("grid", "heroscape", "mage_knight", "descent", "tiny_epic_tactics",
                  "dark_realms"):
         assert f"(docs/{page}.md)" in readme, page
+
+
+def test_readme_lists_every_command():
+    """The README's command table names every subcommand `movecore --help` lists."""
+    from movecore import cli
+    text = (ROOT / "README.md").read_text()
+    table = text.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| `movecore (\w+)", table, re.M))
+    assert listed == {"solve", "games", "examples", *cli._COMMAND_MODULES}
