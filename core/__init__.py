@@ -125,7 +125,8 @@ _LAZY = {
     "Mover": "mover",
     **dict.fromkeys(("Prepared", "Reach", "ReachBatch", "distance_field", "prepare",
                      "reach", "reach_many", "warmup"), "reach"),
-    **dict.fromkeys(("available_games", "register_game", "solve"), "scenario"),
+    **dict.fromkeys(("available_games", "register_game", "solve", "SolveResult", "End"),
+                    "scenario"),
     **dict.fromkeys(("Moves", "Position", "position", "position_games"), "position"),
 }
 #: How the kernels were loaded in this process: None before, else {"seconds", "cold"}.
@@ -418,7 +419,8 @@ __version__ = _version()
 __all__ = [
     "Board", "Link", "Mover", "Prepared", "Reach", "ReachBatch", "prepare", "reach",
     "reach_many",
-    "distance_field", "solve", "position", "position_games", "Position", "Moves",
+    "distance_field", "solve", "SolveResult", "End", "position", "position_games",
+    "Position", "Moves",
     "IllegalMoveError", "register_game", "available_games", "warmup", "kernel_cache_dir",
     "MovecoreError", "ScenarioError", "UnknownGameError", "BoardError", "PlacementError",
     "QueryError", "LimitError", "CELL_BLOCKED", "CELL_STOP", "CELL_NO_END", "EDGE_BLOCKED",

@@ -103,6 +103,14 @@ class Moves:
     __slots__ = ("position", "figure", "actions", "costs", "_stop", "_penalty", "columns",
                  "query", "version", "_dicts", "_extra")
 
+    position: "Position"            #: the position that answered
+    figure: "str | int"             #: the moving figure's id
+    actions: np.ndarray             #: int32[E] action ids (indices of ``mask``)
+    costs: np.ndarray               #: int32[E] least cost of each end
+    columns: "dict[str, np.ndarray]"    #: the game's further per-end arrays
+    query: "dict[str, Any]"         #: the query keys asked (the figure's excepted)
+    version: int                    #: the position's version when answered
+
     def __init__(self, position: "Position", figure, actions: np.ndarray,
                  costs: np.ndarray, stop: np.ndarray | None = None,
                  penalty: np.ndarray | None = None, columns: dict | None = None,

@@ -18,9 +18,32 @@ import json
 import os
 import pkgutil
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypedDict
 
 from .errors import MovecoreError, ScenarioError, UnknownGameError, describe
+
+class End(TypedDict, total=False):
+    """One legal end of a :func:`solve` result (``result["ends"]``). Every game gives
+    ``at`` (a cell ``[q, r]``, a footprint ``[[q, r], ...]`` or a word such as Descent's
+    ``"town"``) and ``cost``; the others are the game's (see docs/<game>.md): e.g.
+    ``stopped`` (grid), ``stop`` (Heroscape, Descent: the reason or null), ``flags``
+    (Mage Knight), ``path`` when the query asked for paths."""
+    at: Any
+    cost: int
+    stopped: bool
+    stop: "str | None"
+    flags: list
+    path: list
+
+
+class SolveResult(TypedDict, total=False):
+    """What :func:`solve` returns: the moving ``figure`` and its legal ``ends`` (cheapest
+    first, the start included at cost 0), plus the game's own keys (``mp``, ``kind``,
+    ``explore``...: docs/<game>.md). One-destination answers (a Dark Realms enemy move,
+    a Tiny Epic Tactics knock back) carry their keys instead of ``ends``."""
+    figure: Any
+    ends: "list[End]"
+
 
 SolveFn = Callable[[dict], dict]
 _GAMES: dict[str, SolveFn] = {}
@@ -101,7 +124,7 @@ def read_scenario(scenario: "Mapping[str, Any] | str | bytes | os.PathLike") -> 
     return scenario
 
 
-def solve(scenario: "Mapping[str, Any] | str | os.PathLike") -> dict:
+def solve(scenario: "Mapping[str, Any] | str | os.PathLike") -> SolveResult:
     """Answer a scenario with the game's result dict: a dict, its JSON text, or a
     :class:`pathlib.Path` to a JSON file (a plain string is JSON text, not a path).
 
@@ -121,7 +144,7 @@ def solve(scenario: "Mapping[str, Any] | str | os.PathLike") -> dict:
     try:
         result = _GAMES[game](dict(to_native(scenario)))
         return with_common_fields(game, result) if scenario.get("fields") == "common" \
-            else result
+            else result     # (a dict of the SolveResult shape)
     except MovecoreError:
         raise
     except RecursionError as exc:
