@@ -27,7 +27,7 @@ def _legal_ats(scenario, query):
     res = mc.solve(dict(scenario, query=query))
     if "moves" in res and "ends" not in res:    # an enemy AI's choices (Dark Realms)
         return [m["at"] for m in res["moves"] if m.get("at")]
-    return [e["at"] for e in res["ends"]]
+    return [e.get("cells", e["at"]) for e in res["ends"]]   # a large base: every square
 
 
 @pytest.mark.parametrize("game", GAMES)
