@@ -99,3 +99,16 @@ def test_readme_lists_every_command():
     table = text.split("## Commands", 1)[1].split("\n## ", 1)[0]
     listed = set(re.findall(r"^\| `movecore (\w+)", table, re.M))
     assert listed == {"solve", "games", "examples", *cli._COMMAND_MODULES}
+
+
+def test_the_slow_list_names_real_tests_and_the_readme_gives_the_quick_subset():
+    """conftest.SLOW (the tests `pytest -m "not slow"` leaves out) names test functions
+    that exist; the README documents the quick subset."""
+    import conftest
+    for key in conftest.SLOW:
+        name, func = key.split("::")
+        path = ROOT / "tests" / name
+        assert path.exists(), key
+        assert re.search(rf"^def {func}\(", path.read_text(), re.M), key
+    assert set(conftest.SLOW.values()) <= {"all", "rest"}
+    assert 'pytest -m "not slow"' in (ROOT / "README.md").read_text()
