@@ -417,6 +417,7 @@ class Position:
         self._undo_log = None          # (the snapshot keeps none: it is the state)
         snap = self.copy()
         self._undo_log = _UndoEntry(_restore_snapshot, (snap,), log)
+        self._rare_key = None          # (the change that follows may change it)
 
     @property
     def undo_depth(self) -> int:
@@ -482,6 +483,23 @@ class Position:
         k = int.from_bytes(h.digest(), "little")
         self._key_cache = (self.version, k)
         return k
+
+    _rare_key: str | None = None
+
+    def _rare_part(self) -> str:
+        """The canonical text of the state that changes rarely (the board's doors,
+        tiles, time of day...: what every change recorded with
+        :meth:`_record_snapshot` may change), made once per such change."""
+        r = self._rare_key
+        if r is None:
+            r = self._rare_key = repr(self._rare_state())
+        return r
+
+    def _rare_state(self):
+        """Default: the scenario of the position but its figures and query."""
+        import json
+        return json.dumps({k: v for k, v in self.to_scenario().items()
+                           if k not in ("figures", "query")}, sort_keys=True, default=str)
 
     def _key_parts(self) -> tuple:  # pragma: no cover
         """The position's mutable state, canonically (arrays, and values whose repr is

@@ -71,10 +71,42 @@ def _grid_change(pos, rng):
             pos.add_provoke(at)
 
 
-CHANGES = {"grid": _grid_change}
+def _mage_knight_change(pos, rng):
+    r = rng.random()
+    spaces = pos.map.spaces
+    if r < 0.2:
+        pos.set_time("night" if pos.time == "day" else "day")
+    elif r < 0.3:
+        pos.set_pvp(not pos.pvp)
+    elif r < 0.5:
+        sites = [c for c, s in enumerate(spaces) if s.site in ("keep", "mage_tower", "city")]
+        if sites:
+            c = sites[int(rng.integers(len(sites)))]
+            by = pos.figures[int(rng.integers(len(pos.figures)))] if rng.random() < 0.5 \
+                else None
+            pos.conquer(pos.board.coord(c), by=by)
+    elif r < 0.65:
+        foes = [c for c, s in enumerate(spaces) if s.rampaging is not None]
+        if foes:
+            pos.defeat_enemy(pos.board.coord(foes[int(rng.integers(len(foes)))]))
+    elif r < 0.8:
+        if pos.map.open:
+            at = pos.map.open[int(rng.integers(len(pos.map.open)))]
+            pos.reveal_tile(at, f"countryside_{int(rng.integers(1, 12))}")
+    elif r < 0.9 and len(pos.figures) > 1:
+        pos.remove_figure(pos.figures[int(rng.integers(len(pos.figures)))])
+    else:
+        gone = [h for h in pos.ids if h not in pos.figures]
+        free = [c for c, s in enumerate(pos.map.spaces) if s.accessible()
+                and s.rampaging is None and pos.team_at[c] < 0]
+        if gone and free:
+            pos.add_figure(gone[0], pos.board.coord(free[int(rng.integers(len(free)))]))
 
 
-def _walk(game, scenario, seed, steps, change_rate=0.15):
+CHANGES = {"grid": _grid_change, "mage_knight": _mage_knight_change}
+
+
+def _walk(game, scenario, seed, steps, change_rate=0.3):
     """(position, [(snapshot, key, state) before each change]) of a seeded random walk:
     moves picked uniformly from the mask (apply_move or apply_row), and the game's other
     state changes."""
