@@ -103,7 +103,31 @@ def _mage_knight_change(pos, rng):
             pos.add_figure(gone[0], pos.board.coord(free[int(rng.integers(len(free)))]))
 
 
-CHANGES = {"grid": _grid_change, "mage_knight": _mage_knight_change}
+def _descent_change(pos, rng):
+    r = rng.random()
+    doors = list(pos.doors)
+    if r < 0.4 and doors:
+        d = doors[int(rng.integers(len(doors)))]
+        (pos.close_door if pos.door_is_open(d) else pos.open_door)(d)
+    elif r < 0.5 and doors:
+        pos.reveal(doors[int(rng.integers(len(doors)))])
+    elif r < 0.6:
+        pos.add_rune_key(["red", "yellow", "blue"][int(rng.integers(3))])
+    elif r < 0.8 and len(pos.figures) > 1:
+        pos.remove_figure(pos.figures[int(rng.integers(len(pos.figures)))])
+    else:
+        gone = [f for f in pos.ids if f not in pos.figures]
+        squares = pos.st.squares
+        at = list(squares[int(rng.integers(len(squares)))])
+        if gone:
+            pos.add_figure(gone[0], "hero" if rng.random() < 0.5 else "monster", at,
+                           speed=int(rng.integers(1, 5)))
+        else:
+            pos.add_figure(f"new{int(rng.integers(100))}", "monster", at, speed=3)
+
+
+CHANGES = {"grid": _grid_change, "mage_knight": _mage_knight_change,
+           "descent": _descent_change}
 
 
 def _walk(game, scenario, seed, steps, change_rate=0.3):
@@ -266,12 +290,12 @@ def test_masked_random_policy_only_moves(game):
 
 
 def test_descent_town_is_its_own_action():
-    sc = {"game": "descent", "board": {"rows": ["....", ".G.."]},
+    sc = {"game": "descent", "board": {"rows": ["....", "...."], "glyphs": [[1, 1]]},
           "figures": [{"id": "h", "side": "hero", "at": [1, 1], "speed": 3}]}
     pos = mc.position(sc)
     m = pos.legal_moves("h", action="run")
     town = pos.non_move_actions("h")["town"]
-    assert town == pos.n_actions("h") - 1 == pos.board_places("h")
+    assert town == pos.n_actions("h") - 1 == 8      # after the 8 squares
     assert m.non_moves == {"town": town} and not m.mask[town]
     assert m.mask.sum() == len(m) - 1
     pos.apply_row(m, m.row(town))
