@@ -574,6 +574,19 @@ class _UndoEntry:
         return (_undo_log_of, (items,))
 
 
+def board_fingerprint(board) -> str:
+    """A deterministic hex digest of a :class:`movecore.Board` (geometry, cell data,
+    links, edges): part of a position's :meth:`Position.key`."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(str(board.kind).encode())
+    for a in (board.coords, board.cell_data, board.nbr, board.link_ptr, board.link_data,
+              board.edges):
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
 def _undo_log_of(items) -> _UndoEntry | None:
     log = None
     for restore, args in reversed(items):

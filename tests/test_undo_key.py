@@ -41,6 +41,9 @@ def _snap(pos, g) -> dict:
             out[f] = ("error", type(e).__name__, str(e))
             continue
         cols = {k: np.asarray(v).tolist() for k, v in sorted(m.columns.items())}
+        for k in ("engaged_with", "leaving_attackers"):    # (Heroscape: figure slots)
+            if k in cols:
+                cols[k] = [pos.ids_of(x) for x in cols[k]]
         out[f] = (pos.where(f), m.actions.tolist(), m.costs.tolist(), m.stop.tolist(),
                   m.penalty.tolist(), cols, np.flatnonzero(m.mask).tolist(), m.non_moves)
     return out
@@ -126,8 +129,20 @@ def _descent_change(pos, rng):
             pos.add_figure(f"new{int(rng.integers(100))}", "monster", at, speed=3)
 
 
+def _heroscape_change(pos, rng):
+    if rng.random() < 0.5 and len(pos.figures) > 2:
+        pos.remove_figure(pos.figures[int(rng.integers(len(pos.figures)))])
+        return
+    free = np.flatnonzero(pos.at_fig < 0)
+    at = pos.board.coord(int(free[int(rng.integers(len(free)))]))
+    gone = [f for f in pos.ids if f not in pos.figures]
+    fid = gone[0] if gone and rng.random() < 0.5 else f"new{int(rng.integers(100))}"
+    pos.add_figure(fid, pos.sides[int(rng.integers(len(pos.sides)))], at,
+                   move=int(rng.integers(1, 6)), flying=bool(rng.random() < 0.3))
+
+
 CHANGES = {"grid": _grid_change, "mage_knight": _mage_knight_change,
-           "descent": _descent_change}
+           "descent": _descent_change, "heroscape": _heroscape_change}
 
 
 def _walk(game, scenario, seed, steps, change_rate=0.3):

@@ -1634,9 +1634,6 @@ class Position(_Position):
                 for i, a in enumerate(self.alive) if a]
         return figs, self._rare_part()
 
-    def _rare_state(self):
-        return (self.door_open, self.door_unrevealed, sorted(self.rune_keys))
-
     def _move(self, i: int, anchor: int) -> None:
         old = self.anchor[i]
         sq = self._lift(i)

@@ -590,10 +590,14 @@ class Position(CellActions, _Position):
         self.occ[cell] = self.team[i]
         self._touch()
 
+    def _rare_state(self):
+        from ..position import board_fingerprint
+        return board_fingerprint(self.board), self.table, sorted(self.options.items())
+
     def _key_parts(self) -> tuple:
         alive = self.alive
         return ([(fid, t) for fid, t, a in zip(self.ids, self.team_name, alive) if a],
-                self.cell[alive], sorted(self._tokens))
+                self.cell[alive], sorted(self._tokens), self._rare_part())
 
     def _end_dicts(self, moves: Moves) -> list[dict]:
         board = self.board
