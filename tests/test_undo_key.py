@@ -394,12 +394,12 @@ def test_grid_position_keeps_provoke_tokens():
     s = _example("grid_hex_skirmish.json")
     ends = mc.solve(s)["ends"]
     pos = mc.position(s)
-    assert pos.provoke == [(1, 3)]
     m = pos.legal_moves("scout")
-    assert len(ends) == 12 and m.to_dicts() == ends
     assert [1, 3] not in m.coords.tolist()
+    assert len(ends) == 12 and m.to_dicts() == ends
     with pytest.raises(mc.IllegalMoveError):
         pos.apply_move("scout", (1, 3), budget=4)
+    assert pos.provoke == [(1, 3)]
     side = pos.legal_moves_side("red")
     assert side["scout"].to_dicts() == ends
     # the same query asked with the token again (the query's tokens add to the
