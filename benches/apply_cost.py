@@ -38,34 +38,37 @@ def _plan(game, scenario, n, seed=0):
     return pos, plan
 
 
-def measure(game, scenario, n=300):
+def measure(game, scenario, n=300, repeats=3):
+    """us per call of each operation: the least total over ``repeats`` passes of the
+    plan (a shared machine's noise only adds), divided by the plan's length."""
     pos, plan = _plan(game, scenario, n)
     lm, ar, am, ud, ky = pos.legal_moves, pos.apply_row, pos.apply_move, pos.undo, pos.key
-    t_row = t_move = t_undo = t_key = 0.0
     clock = time.perf_counter
-    for f, q, a in plan:
-        m = lm(f, **q)
-        row = m.row(a)
-        t0 = clock()
-        ar(m, row)
-        t1 = clock()
-        ky()
-        t2 = clock()
-        ud()
-        t3 = clock()
-        lm(f, **q)
-        t4 = clock()
-        am(f, a, **q)
-        t5 = clock()
-        ud()
-        t_row += t1 - t0
-        t_key += t2 - t1
-        t_undo += t3 - t2
-        t_move += t5 - t4
+    ky()                                  # (the board's part of the key: made once)
+    best = None
+    for _ in range(repeats):
+        t = np.zeros(4)
+        for f, q, a in plan:
+            m = lm(f, **q)
+            row = m.row(a)
+            t0 = clock()
+            ar(m, row)
+            t1 = clock()
+            ky()
+            t2 = clock()
+            ud()
+            t3 = clock()
+            lm(f, **q)
+            t4 = clock()
+            am(f, a, **q)
+            t5 = clock()
+            ud()
+            t += (t1 - t0, t5 - t4, t3 - t2, t2 - t1)
+        best = t if best is None else np.minimum(best, t)
     k = max(len(plan), 1)
-    return {"apply_row": 1e6 * t_row / k, "apply_move": 1e6 * t_move / k,
-            "undo": 1e6 * t_undo / k, "key": 1e6 * t_key / k,
-            "ratio": t_move / max(t_row, 1e-12)}
+    row, move, undo, key = (1e6 * best / k).tolist()
+    return {"apply_row": row, "apply_move": move, "undo": undo, "key": key,
+            "ratio": move / max(row, 1e-9)}
 
 
 def main(n: int = 300) -> None:

@@ -566,10 +566,12 @@ class Position(CellActions, _Position):
         i = self._fig(figure)
         m = self._last
         if m is None or m.version != self.version or m.figure != figure or \
-                m.query != self._query(query):
+                (m.query != query and m.query != self._query(query)):
             m = self.legal_moves(figure, **query)
-        cell = self.action_of(figure, to)
-        if not (m.actions == cell).any():
+        cell = to if type(to) is int and 0 <= to < self.board.n_cells else \
+            self.action_of(figure, to)
+        mask = m._mask     # (the mask when it was read, else the ends)
+        if not (mask[cell] if mask is not None else (m.actions == cell).any()):
             raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
                                    f"{figure!r} in this position")
         self._move(i, cell)

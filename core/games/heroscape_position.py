@@ -785,7 +785,7 @@ class Position(_Position):
         i = self._fig(figure)
         m = self._last
         if m is None or m.version != self.version or m.figure != figure or \
-                m.query != (self._query(query) if query else {}):
+                (m.query != query and m.query != (self._query(query) if query else {})):
             m = self.legal_moves(figure, **query)
         double = (self._info[i] or self._figure_info(i)).double
         if type(to) is int and 0 <= to < (self._st.P if double else self._st.n):
