@@ -489,3 +489,18 @@ def test_undo_log_pickles_flat():
     back = pickle.loads(pickle.dumps(log))
     assert back.depth == 5000 and back.args == (4999,) and back.prev.args == (4998,)
     assert _undo_log_of([]) is None
+
+
+def test_grid_page_provoke_example():
+    """docs/grid.md's live-position example runs as printed."""
+    import doctest
+    import re
+    from pathlib import Path
+    page = (Path(__file__).resolve().parents[1] / "docs" / "grid.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", page, re.S) if ">>>" in b]
+    assert blocks
+    for text in blocks:
+        test = doctest.DocTestParser().get_doctest(text, {}, "grid.md", "grid.md", 0)
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        runner.run(test)
+        assert runner.failures == 0 and runner.tries > 0
