@@ -1262,13 +1262,17 @@ class Position(_Position):
         return (tuple(hero), tuple(monster))
 
     def _doors_changed(self) -> None:
+        self._relink()
+        self._last = None
+        self._touch()
+
+    def _relink(self) -> None:
+        """Every kind's links after door states changed."""
         self._dv = self._door_vectors()
         for ks in self.kstate.values():
             dv = self._dv[ks.g.team]
             if dv != ks.dv:
                 ks.set_links(dv, ks.g.links(dv))
-        self._last = None
-        self._touch()
 
     def _door(self, name) -> int:
         try:
@@ -1582,18 +1586,15 @@ class Position(_Position):
         if m.costs[row] and m._extra.links.door_steps:
             path = self._end_path(m._extra, row, single=True)
             opened = [k for k in self._path_doors(m._extra, path) if not self.door_open[k]]
-        if opened or a > self.st.ns:
-            self._record_snapshot()        # (doors, a turned base: rare)
+        if a > self.st.ns:
+            self._record_snapshot()        # (a turned base: rare)
         else:
-            self._record(_unmove, i, self.anchor[i])
+            self._record(_unmove, i, self.anchor[i], tuple(opened))
         for k in opened:
             self.door_open[k] = True
         if opened:
-            self._dv = self._door_vectors()
-            for ks in self.kstate.values():
-                dv = self._dv[ks.g.team]
-                if dv != ks.dv:
-                    ks.set_links(dv, ks.g.links(dv))
+            self._relink()
+            self._rare_key = None
         if a > self.st.ns:                   # a 2-square monster ends turned
             self._turn(i, a - self.st.ns - 1)
             return
@@ -1800,9 +1801,14 @@ class Position(_Position):
 
 
 # ------------------------------------------------------------------ undo entries
-def _unmove(pos: Position, i: int, anchor: int) -> None:
-    """Figure i back to ``anchor`` (-1: town): a move without doors or turns taken back
-    (the same incremental update as the move)."""
+def _unmove(pos: Position, i: int, anchor: int, opened: tuple = ()) -> None:
+    """Figure i back to ``anchor`` (-1: town), the doors its path opened closed again: a
+    move (not a turn) taken back, by the same incremental update as the move."""
+    if opened:
+        for k in opened:
+            pos.door_open[k] = False
+        pos._relink()
+        pos._rare_key = None
     old = pos.anchor[i]
     sq = pos._lift(i)
     pos.anchor[i] = anchor
