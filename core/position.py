@@ -282,7 +282,10 @@ class Position:
         to_scenario(query) -> dict: the scenario of this position (``solve()`` of it
             answers exactly as ``legal_moves(...).to_dicts()``).
         solve(query) -> dict: ``solve()``'s result for a query dict in the game's words.
-        n_actions(figure), action_of(figure, to), action_coords(figure, actions).
+        n_actions(figure), action_of(figure, to), action_coords(figure, actions),
+            non_move_actions(figure) (Descent's town: ids after the places).
+        undo(): takes back the last change (repeatedly); undo_depth.
+        key(): a 64-bit hash, equal for equal positions (transposition tables).
         version: an int bumped by every change (Moves remember the version they saw).
 
     Games add their own state changes (doors, day/night, revealed tiles...) as methods.
