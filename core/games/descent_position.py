@@ -1594,7 +1594,6 @@ class Position(_Position):
             self.door_open[k] = True
         if opened:
             self._relink()
-            self._rare_key = None
         if a > self.st.ns:                   # a 2-square monster ends turned
             self._turn(i, a - self.st.ns - 1)
             return
@@ -1633,7 +1632,15 @@ class Position(_Position):
         figs = [(self.ids[i], self.side[i], self.size[i], self.speed[i], self.fly[i],
                  self.grapple[i], self.aura[i], self.anchor[i])
                 for i, a in enumerate(self.alive) if a]
-        return figs, self._rare_part()
+        return (figs, self.door_open, self.door_unrevealed, sorted(self.rune_keys),
+                self._rare_part())
+
+    def _rare_state(self):
+        """The dungeon and options (doors as built: their states are key parts)."""
+        s = self.to_scenario()
+        for door in s["board"].get("doors", ()):
+            del door["open"], door["leads_to_unrevealed"]
+        return s["board"], s["options"]
 
     def _move(self, i: int, anchor: int) -> None:
         old = self.anchor[i]
@@ -1808,7 +1815,6 @@ def _unmove(pos: Position, i: int, anchor: int, opened: tuple = ()) -> None:
         for k in opened:
             pos.door_open[k] = False
         pos._relink()
-        pos._rare_key = None
     old = pos.anchor[i]
     sq = pos._lift(i)
     pos.anchor[i] = anchor
