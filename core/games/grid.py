@@ -570,8 +570,8 @@ class Position(CellActions, _Position):
             m = self.legal_moves(figure, **query)
         cell = to if type(to) is int and 0 <= to < self.board.n_cells else \
             self.action_of(figure, to)
-        mask = m._mask     # (the mask when it was read, else the ends)
-        if not (mask[cell] if mask is not None else (m.actions == cell).any()):
+        acts = m.actions   # (a list's `in` beats numpy's == and any() on few ends)
+        if not (cell in acts.tolist() if len(acts) < 128 else (acts == cell).any()):
             raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
                                    f"{figure!r} in this position")
         self._move(i, cell)
