@@ -160,9 +160,9 @@ def _cache_dir_has_index(source: str) -> "bool | None":
 _KERNELS_ESTIMATE = (20, 60)        # the import of movecore.kernels (module reach)
 _COMPILE_ESTIMATES = {
     "kernels.reach_pen": (3, 8),                    # its import: sorted_pen_ends
-    "reach_pen.kernel.reach_pen": (5, 13),          # the penalty kernel, first use
+    "reach_pen.kernel.reach_pen": (4, 13),          # the penalty kernel, first use
     "reach_plain_k": (2, 10),                       # a board kind's plain kernels
-    "_heroscape_jit": (8, 22),
+    "_heroscape_jit": (6, 22),
     "_heroscape_falls": (2, 6),
     "mage_knight": (1, 4),
     "descent": (1, 6),

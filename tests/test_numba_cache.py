@@ -277,8 +277,8 @@ def test_every_compile_is_announced_with_what_and_how_long(tmp_path):
 def test_compile_estimates_name_the_game():
     import movecore
     what, about = movecore._describe("movecore.games._heroscape_jit")
-    assert what == "movecore.games._heroscape_jit (Heroscape)" and about == ", about 8-22 s"
+    assert what == "movecore.games._heroscape_jit (Heroscape)" and about == ", about 6-22 s"
     what, about = movecore._describe(
         "movecore.kernels.reach_pen.kernel.<locals>.reach_pen")
     assert what == "movecore.kernels.reach_pen.kernel.reach_pen" and about == \
-        ", about 5-13 s"
+        ", about 4-13 s"
