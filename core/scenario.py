@@ -38,7 +38,7 @@ def _load_games() -> None:
     global _loaded
     if _loaded:
         return
-    from . import games
+    games = importlib.import_module(__name__.rpartition(".")[0] + ".games")  # (above: found by name)
     for mod in pkgutil.iter_modules(games.__path__):
         if not mod.name.startswith("_"):
             importlib.import_module(f"{games.__name__}.{mod.name}")

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from .cli import example_paths
-from .errors import MovecoreError, ScenarioError
-from .scenario import available_games, load_scenario, solve
+from ..errors import MovecoreError, ScenarioError
+from ..scenario import available_games, load_scenario, solve
 
 #: (game, example file, end to draw the path to: None = the farthest end)
 DEMO = (
@@ -53,7 +53,7 @@ def kernels_ready() -> str:
     import movecore
     loaded_before = "movecore.kernels" in sys.modules
     t0 = time.perf_counter()
-    from .reach import warmup
+    from ..reach import warmup
     warmup()
     dt = time.perf_counter() - t0
     info = movecore.KERNELS_LOADED

@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape
 
-from .errors import QueryError, ScenarioError
+from ..errors import QueryError, ScenarioError
 
 __all__ = ["Picture", "PCell", "PFigure", "PEnd", "picture", "to_svg", "to_text",
            "render_svg", "render_text", "choose_end"]
@@ -190,7 +190,7 @@ def _level_shading(cells: list) -> None:
 
 # ------------------------------------------------------------------ per game: board
 def _board_grid(scenario: dict, pic: Picture) -> None:
-    from .games.grid import build_board
+    from ..games.grid import build_board
     board, _ = build_board(scenario["board"])
     pic.grid = "hex" if board.kind == "hex" else "square"
     for raw in scenario["board"]["cells"]:
@@ -213,7 +213,7 @@ def _board_grid(scenario: dict, pic: Picture) -> None:
 
 
 def _board_heroscape(scenario: dict, pic: Picture) -> None:
-    from .games.heroscape import build_battlefield
+    from ..games.heroscape import build_battlefield
     bf = build_battlefield(scenario["board"])
     pic.grid = "hex"
     for i in range(bf.board.n_cells):
@@ -236,7 +236,7 @@ def _tchar(t: str) -> str:
 
 
 def _mage_knight_map(scenario: dict):
-    from .games import mage_knight as mk
+    from ..games import mage_knight as mk
     m = mk.read_map(scenario["board"])
     revealed = []
     query = scenario.get("query") if isinstance(scenario.get("query"), dict) else {}
@@ -248,7 +248,7 @@ def _mage_knight_map(scenario: dict):
 
 
 def _board_mage_knight(scenario: dict, pic: Picture) -> None:
-    from .games import mage_knight as mk
+    from ..games import mage_knight as mk
     m, revealed = _mage_knight_map(scenario)
     pic.grid = "hex"
     for i, s in enumerate(m.spaces):
@@ -277,7 +277,7 @@ def _board_mage_knight(scenario: dict, pic: Picture) -> None:
 
 
 def _board_descent(scenario: dict, pic: Picture) -> None:
-    from .games.descent import read_board
+    from ..games.descent import read_board
     d = read_board(scenario["board"])
     pic.grid = "square"
     glyphs = set(map(tuple, d.glyphs))
@@ -302,7 +302,7 @@ def _board_descent(scenario: dict, pic: Picture) -> None:
 
 
 def _board_tiny_epic_tactics(scenario: dict, pic: Picture) -> None:
-    from .games.tiny_epic_tactics import build_realm
+    from ..games.tiny_epic_tactics import build_realm
     opts = scenario.get("options") if isinstance(scenario.get("options"), dict) else {}
     realm = build_realm(scenario["board"], opts)
     pic.grid = "square"
@@ -320,7 +320,7 @@ def _board_tiny_epic_tactics(scenario: dict, pic: Picture) -> None:
 
 
 def _board_dark_realms(scenario: dict, pic: Picture) -> None:
-    from .games.dark_realms import read_scene
+    from ..games.dark_realms import read_scene
     scene = read_scene(scenario)
     pic.grid = "hex" if scene.board.kind == "hex" else "square"
     for i in range(scene.board.n_cells):
@@ -350,7 +350,7 @@ def _figures(scenario: dict, result: dict, game: str) -> list:
     out = []
     sizes = {}
     if game == "descent":
-        from .games.descent import read_board, read_figures
+        from ..games.descent import read_board, read_figures
         for h in read_figures(figs, read_board(scenario["board"])):
             sizes[h.id] = h.size
     for f in figs:
@@ -361,7 +361,7 @@ def _figures(scenario: dict, result: dict, game: str) -> list:
         at = f.get("at")
         cells = _footprint(at)
         if fid in sizes and cells:
-            from .games.descent import footprint_cells
+            from ..games.descent import footprint_cells
             cells = footprint_cells(cells[0], sizes[fid])
         if not cells:
             continue   # e.g. a Descent hero in town
@@ -468,7 +468,7 @@ def _explore(result: dict, pic: Picture) -> None:
             continue
         pos = ex.get("position")
         for k, (cells, label) in enumerate(pic.regions):
-            from .games.mage_knight import tile_cells
+            from ..games.mage_knight import tile_cells
             if _is_coord(pos) and cells == [tuple(c) for c in tile_cells(pos)]:
                 pic.regions[k] = (cells, f"explore {ex.get('cost')}")
 
@@ -1054,7 +1054,7 @@ def parse_to(text: str) -> tuple:
 
 def solve_for_picture(scenario: dict, want_paths: bool) -> dict:
     """Solve, asking for paths when the query takes ``paths`` (and ``want_paths``)."""
-    from .scenario import solve
+    from ..scenario import solve
     query = scenario.get("query")
     if want_paths and isinstance(query, dict) and query.get("paths") is not True:
         try:
@@ -1065,7 +1065,7 @@ def solve_for_picture(scenario: dict, want_paths: bool) -> dict:
 
 
 def cmd_render(args) -> int:
-    from .cli import _read
+    from ._files import _read
     scenario = _read(args.file)
     to = parse_to(args.to) if args.to else None
     result = solve_for_picture(scenario, to is not None)
