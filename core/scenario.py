@@ -16,6 +16,8 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+from importlib import resources
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .errors import MovecoreError, ScenarioError, UnknownGameError, describe
@@ -186,3 +188,17 @@ def get_id(obj: Mapping, key: str, where: str) -> str:
         raise ScenarioError(f"{where}.{key} must be a string or integer; got "
                             f"{describe(value)}")
     return value
+
+
+# ---------------------------------------------------------------- bundled examples
+def example_paths() -> list[Path]:
+    """The bundled example scenarios (``movecore/examples/*.json``), sorted by name."""
+    root = resources.files("movecore") / "examples"
+    return sorted((Path(str(p)) for p in root.iterdir() if p.name.endswith(".json")),
+                  key=lambda p: p.name)
+
+
+def find_example(name: str) -> Path | None:
+    """The bundled example called ``name`` (with or without ``.json``), or None."""
+    want = name if name.endswith(".json") else name + ".json"
+    return next((p for p in example_paths() if p.name == want), None)

@@ -58,7 +58,7 @@ def _game_terrains(game: str) -> list[str] | None:
 
 
 def _probe_scenarios(game: str) -> list[dict]:
-    from .tools._files import example_paths
+    from .scenario import example_paths
     out = [json.loads(p.read_text(encoding="utf-8")) for p in example_paths()]
     out += copy.deepcopy(_EXTRA_PROBES)
     return [s for s in out if s.get("game") == game]

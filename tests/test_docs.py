@@ -13,10 +13,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["movecore", "movecore.board", "movecore.mover", "movecore.reach",
-           "movecore.scenario", "movecore.position", "movecore.games.grid",
-           "movecore.games.tiny_epic_tactics_position", "movecore.games.descent_position",
-           "movecore.games.heroscape_position", "movecore.games._mage_knight_position",
-           "movecore.games.dark_realms"]
+           "movecore.scenario", "movecore.position", "movecore.games.grid.rules",
+           "movecore.games.tiny_epic_tactics.position", "movecore.games.descent.position",
+           "movecore.games.heroscape.position", "movecore.games.mage_knight.position",
+           "movecore.games.dark_realms.rules"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -510,7 +510,7 @@ def test_tile_catalogue_is_consistent():
 def test_disputed_hexes_follow_the_settled_reading():
     """The hexes where the two first sources disagree hold the reading a third source
     settled (recorded in the JSON file), the two city arts aside (no third reading)."""
-    data = json.loads((Path(mk.__file__).with_name("mage_knight_tiles.json")).read_text())
+    data = json.loads((Path(mk.__file__).with_name("tiles.json")).read_text())
     assert "Stoeoef/mageknight" in data["settled_with"]
     cat = mk.tile_catalogue()
     hexes = {t: {c["hex"]: c for c in cat[t]["cells"]} for t in cat}

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore.games import _mage_knight_position as mkp
+from movecore.games.mage_knight import position as mkp
 from movecore.games import mage_knight as mk
 
 EXAMPLES = sorted((Path(mk.__file__).resolve().parent.parent / "examples")

@@ -22,8 +22,9 @@ import sys
 from pathlib import Path
 
 from ..errors import MovecoreError, ScenarioError
-from ..scenario import available_games, load_scenario, solve  # noqa: F401
-from ._files import _read, example_paths, find_example  # noqa: F401
+from ..scenario import (available_games, example_paths, find_example,  # noqa: F401
+                        load_scenario, solve)
+from ._files import _read  # noqa: F401
 
 
 #: Modules that add subcommands: each has ``register(subparsers)`` which adds its parser
