@@ -20,8 +20,7 @@ names the bad value.
 """
 from __future__ import annotations
 
-import copy
-from typing import Any, Mapping
+from typing import Mapping
 
 from .errors import BoardError, ScenarioError, describe
 

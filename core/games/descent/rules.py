@@ -59,7 +59,7 @@ from typing import Any
 from ...errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError
 from ...kernels import _types as T
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
-                        get_list, get_str, register_game)
+                        get_list, get_str)
 
 # ----------------------------------------------------------------------------- words
 TERRAINS = ("floor", "water", "rubble", "boulder", "crushing_wall", "pit", "lava", "ice",

@@ -36,12 +36,11 @@ from ...kernels import _types as T
 from ...mover import Mover
 from ...position import Moves, register_position
 from ...position import Position as _Position
-from ...reach import entry_point as _entry_point
 from ...reach import prepare
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
                         get_str)
 from . import rules as hs
-from ._entry import _NO_NODES2, _NO_TOUCH, _Helpers, _jit  # noqa: F401
+from ._entry import _NO_NODES2, _NO_TOUCH, _jit
 
 _NO_ORDER = np.zeros(0, np.int64)
 _NO_I64 = np.zeros(0, np.int64)

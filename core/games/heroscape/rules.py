@@ -78,7 +78,7 @@ from ...kernels import _types as T
 from ...mover import Mover
 from ...reach import reach
 from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_int,
-                        get_list, register_game)
+                        get_list)
 from .._common import read_figures
 
 #: Land terrains: each space costs 1 to enter, whatever it is made of.

@@ -56,7 +56,7 @@ from ...kernels import _types as T
 from ...mover import Mover
 from ...reach import Reach, reach
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_id,
-                        get_int, get_list, get_str, register_game)
+                        get_int, get_list, get_str)
 from .._common import coord_list, end_order
 
 # ---------------------------------------------------------------------------- words

@@ -70,7 +70,7 @@ from ...kernels import _types as T
 from ...mover import Mover
 from ...reach import Reach, prepare
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
-                        get_str, register_game)
+                        get_str)
 from .._common import (Figure, coord_list, end_order, find_figure, occupancy, read_figures,
                       team_numbers)
 
