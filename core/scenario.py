@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -202,3 +203,20 @@ def find_example(name: str) -> Path | None:
     """The bundled example called ``name`` (with or without ``.json``), or None."""
     want = name if name.endswith(".json") else name + ".json"
     return next((p for p in example_paths() if p.name == want), None)
+
+
+def read_scenario(path: str) -> dict:
+    """A scenario from a file path, ``-`` (stdin) or a bundled example's name
+    (:func:`find_example`); :class:`ScenarioError` naming the path when it cannot be read."""
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        file = Path(path)
+        if not file.exists():
+            file = find_example(path) or file
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ScenarioError(f"cannot read scenario file {path!r}: {exc.strerror} "
+                                f"(movecore examples lists the bundled ones)") from exc
+    return load_scenario(text)

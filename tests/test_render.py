@@ -17,7 +17,7 @@ import pytest
 from movecore.tools.cli import example_paths, main
 from movecore.tools.demo import DEMO, run_demo
 from movecore.errors import QueryError, ScenarioError
-from movecore.tools.render import (choose_end, parse_to, picture, render_svg, solve_for_picture,
+from movecore.render import (choose_end, parse_to, picture, render_svg, solve_for_picture,
                              to_svg, to_text)
 from movecore.scenario import solve
 

@@ -22,9 +22,8 @@ import sys
 from pathlib import Path
 
 from ..errors import MovecoreError, ScenarioError
-from ..scenario import (available_games, example_paths, find_example,  # noqa: F401
-                        load_scenario, solve)
-from ._files import _read  # noqa: F401
+from ..scenario import available_games, example_paths, solve
+from ..scenario import read_scenario as _read
 
 
 #: Modules that add subcommands: each has ``register(subparsers)`` which adds its parser
@@ -33,7 +32,7 @@ from ._files import _read  # noqa: F401
 #: otherwise the command is listed with this help line.
 _COMMAND_MODULES = {
     "demo": ("movecore.tools.demo", "solve and draw one bundled example per game"),
-    "render": ("movecore.tools.render", "draw a scenario and its reach (SVG and/or text)"),
+    "render": ("movecore.render", "draw a scenario and its reach (SVG and/or text)"),
     "bench": ("movecore.tools.bench", "time movecore against scipy / tcod / networkx"),
     "selfplay": ("movecore.tools.selfplay", "bulk seeded movement-only self-play"),
     "capi": ("movecore.bindings.capi", "build the C ABI (libmovecore.so + movecore.h)"),
@@ -69,7 +68,7 @@ def cmd_solve(args) -> int:
         from ..vocabulary import to_native
         scenario = to_native(scenario)      # the pictures read the game's own spelling
     if want_picture:
-        from .render import parse_to, picture, solve_for_picture, to_svg, to_text
+        from ..render import parse_to, picture, solve_for_picture, to_svg, to_text
         to = parse_to(args.to) if args.to else None
         result = solve_for_picture(scenario, to is not None)
         pic = picture(scenario, result, to)

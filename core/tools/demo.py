@@ -70,7 +70,7 @@ def kernels_ready() -> str:
 def run_demo(out_dir, *, repeat: int = 5, echo=print) -> list[Path]:
     """Solve and draw one example per game; write ``<game>.svg`` into ``out_dir``.
     Returns the written files (a game whose example is missing is reported, skipped)."""
-    from .render import picture, solve_for_picture, to_svg, to_text
+    from ..render import picture, solve_for_picture, to_svg, to_text
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)

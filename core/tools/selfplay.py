@@ -404,7 +404,7 @@ def _play_chunk(game: str, seed: int, indices: list[int], policy: str,
 def user_scenario(path: str) -> tuple[str, list]:
     """A user's scenario file for ``--scenario``: (game, [(file name, scenario)]);
     ScenarioError if it cannot be read or has fewer than two sides."""
-    from ._files import _read
+    from ..scenario import read_scenario as _read
     s = _read(path)
     game = s.get("game") if isinstance(s, dict) else None
     if game not in GAMES:

@@ -17,7 +17,7 @@ def cmd_schema(args) -> int:
 
 
 def cmd_convert(args) -> int:
-    from ._files import _read
+    from ..scenario import read_scenario as _read
     from ..errors import ScenarioError
     scenario = _read(args.file)
     if not isinstance(scenario, dict):
