@@ -61,7 +61,7 @@ _LAZY = {
                      "reach", "reach_many", "warmup"), "reach"),
     **dict.fromkeys(("available_games", "register_game", "solve"), "scenario"),
     **dict.fromkeys(("Moves", "Position", "position", "position_games"), "position"),
-    "to_common": "tools.vocab_cli",
+    "to_common": "tools.convert",
 }
 #: How the kernels were loaded in this process: None before, else {"seconds", "cold"}.
 KERNELS_LOADED: "dict | None" = None

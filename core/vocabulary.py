@@ -15,7 +15,7 @@ Tactics' ``width``/``height`` rectangle, Mage Knight's ``tiles``) stay shortcuts
 
 :func:`to_native` turns a scenario in the common form into the game's own spelling (what
 ``solve()`` and ``position()`` call first); :func:`movecore.to_common` (in
-:mod:`movecore.tools.vocab_cli`) does the reverse, for ``movecore convert``. Both leave what they do not recognise to the game's reader, which
+:mod:`movecore.tools.convert`) does the reverse, for ``movecore convert``. Both leave what they do not recognise to the game's reader, which
 names the bad value.
 """
 from __future__ import annotations
