@@ -15,7 +15,7 @@ import movecore as mc
 from movecore.games import mage_knight as mk
 from oracle import oracle_reach
 
-EXAMPLES = Path(mk.__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(mk.__file__).resolve().parents[2] / "examples"
 
 
 def scenario(cells, budget, *, time="day", figures=None, hero="h", open=(), next_tile=None,
