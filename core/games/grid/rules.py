@@ -35,17 +35,17 @@ import numpy as np
 import copy as _copy
 from typing import Mapping
 
-from ..board import GRID_KINDS, Board, Link
-from ..errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
-from ..kernels import _types as T
-from ..mover import Mover
-from ..position import (CellActions, Moves, bind_occupant, cell_index,
+from ...board import GRID_KINDS, Board, Link
+from ...errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
+from ...kernels import _types as T
+from ...mover import Mover
+from ...position import (CellActions, Moves, bind_occupant, cell_index,
                         register_position)
-from ..position import Position as _Position
-from ..reach import Prepared, prepare, reach
-from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
+from ...position import Position as _Position
+from ...reach import Prepared, prepare, reach
+from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
                         get_list, get_str, register_game)
-from ._common import coord_list, read_figures, token_masks
+from .._common import coord_list, read_figures, token_masks
 
 
 def build_board(spec) -> tuple[Board, list[int]]:
