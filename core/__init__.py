@@ -1,7 +1,8 @@
 """movecore: exact, fast movement generation for tabletop board games.
 
-Layers (imports point down only): ``movecore.games`` (one adapter per game) ->
-``movecore`` (Board, Mover, reach, solve) -> ``movecore.kernels`` (Numba kernels).
+Layers (imports point down only, docs/architecture.md): ``movecore.tools`` (CLI, pictures,
+bench, self-play) -> ``movecore.rl`` -> ``movecore.games.<game>`` (one package per game) ->
+``movecore`` (Board, Mover, reach, solve, position) -> ``movecore.kernels`` (Numba kernels).
 
 >>> import movecore as mc
 >>> board = mc.Board.hex([(0, 0), (1, 0), (2, 0)])
@@ -128,6 +129,7 @@ _LAZY = {
     **dict.fromkeys(("available_games", "register_game", "solve", "SolveResult", "End"),
                     "scenario"),
     **dict.fromkeys(("Moves", "Position", "position", "position_games"), "position"),
+    "to_common": "tools.convert",
 }
 #: How the kernels were loaded in this process: None before, else {"seconds", "cold"}.
 KERNELS_LOADED: "dict | None" = None
@@ -162,8 +164,8 @@ _COMPILE_ESTIMATES = {
     "kernels.reach_pen": (3, 8),                    # its import: sorted_pen_ends
     "reach_pen.kernel.reach_pen": (4, 13),          # the penalty kernel, first use
     "reach_plain_k": (2, 10),                       # a board kind's plain kernels
-    "_heroscape_jit": (6, 22),
-    "_heroscape_falls": (2, 6),
+    "heroscape._jit": (6, 22),
+    "heroscape._falls": (2, 6),
     "mage_knight": (1, 4),
     "descent": (1, 6),
     "dark_realms": (1, 4),
@@ -424,5 +426,5 @@ __all__ = [
     "IllegalMoveError", "register_game", "available_games", "warmup", "kernel_cache_dir",
     "MovecoreError", "ScenarioError", "UnknownGameError", "BoardError", "PlacementError",
     "QueryError", "LimitError", "CELL_BLOCKED", "CELL_STOP", "CELL_NO_END", "EDGE_BLOCKED",
-    "EDGE_STOP", "OCC_EMPTY", "OCC_WALL", "DIRECTIONS", "GRID_KINDS",
+    "EDGE_STOP", "OCC_EMPTY", "OCC_WALL", "DIRECTIONS", "GRID_KINDS", "to_common",
 ]

@@ -55,8 +55,8 @@ def position(scenario: "Mapping[str, Any] | str | os.PathLike") -> "Position":
     """The live position of a scenario (a dict, its JSON text, or a :class:`pathlib.Path`
     to its file): its board, options and figures; its ``query`` (if any) is not used.
     Raises the same typed errors as :func:`movecore.solve` on malformed input."""
-    from .scenario import _load_games, read_scenario
-    scenario = read_scenario(scenario)
+    from .scenario import _load_games, as_scenario
+    scenario = as_scenario(scenario)
     if not isinstance(scenario, Mapping):
         raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
     game = scenario.get("game")

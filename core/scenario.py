@@ -17,6 +17,7 @@ import importlib
 import json
 import os
 import pkgutil
+import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, TypedDict
 
@@ -66,7 +67,7 @@ def _load_games(game: object = None) -> None:
     global _loaded
     if _loaded:
         return
-    from . import games
+    games = importlib.import_module(__name__.rpartition(".")[0] + ".games")  # (above: found by name)
     names = [m.name for m in pkgutil.iter_modules(games.__path__)
              if not m.name.startswith("_")]
     if isinstance(game, str) and game in names:
@@ -74,8 +75,6 @@ def _load_games(game: object = None) -> None:
         if game in _GAMES and game in _POSITIONS:
             return
         importlib.import_module(f"{games.__name__}.{game}")
-        if game not in _POSITIONS and f"{game}_position" in names:
-            importlib.import_module(f"{games.__name__}.{game}_position")
         if game in _GAMES and game in _POSITIONS:
             return
     for name in names:
@@ -100,7 +99,7 @@ def load_scenario(text: str) -> dict:
     return data
 
 
-def read_scenario(scenario: "Mapping[str, Any] | str | bytes | os.PathLike") -> Any:
+def as_scenario(scenario: "Mapping[str, Any] | str | bytes | os.PathLike") -> Any:
     """A scenario as ``solve`` and ``position`` take it: a dict as is, JSON text parsed,
     a :class:`pathlib.Path` (any ``os.PathLike``) read from its file. A string is JSON
     text, never a file name: one that is not JSON but looks like a path says so."""
@@ -130,7 +129,7 @@ def solve(scenario: "Mapping[str, Any] | str | os.PathLike") -> SolveResult:
 
     Raises a :class:`movecore.MovecoreError` subclass on any malformed input.
     """
-    scenario = read_scenario(scenario)
+    scenario = as_scenario(scenario)
     if not isinstance(scenario, Mapping):
         raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
     game = scenario.get("game")
@@ -248,3 +247,34 @@ def get_id(obj: Mapping, key: str, where: str) -> str:
         raise ScenarioError(f"{where}.{key} must be a string or integer; got "
                             f"{describe(value)}")
     return value
+
+
+# ---------------------------------------------------------------- bundled examples
+def example_paths() -> list[Path]:
+    """The bundled example scenarios (``movecore/examples/*.json``), sorted by name (their
+    public home is :mod:`movecore.examples`: names, descriptions, ``load``)."""
+    from .examples import _paths
+    return list(_paths().values())
+
+
+def find_example(name: str) -> Path | None:
+    """The bundled example called ``name`` (with or without ``.json``), or None."""
+    want = name if name.endswith(".json") else name + ".json"
+    return next((p for p in example_paths() if p.name == want), None)
+
+
+def read_scenario(path: str) -> dict:
+    """A scenario from a file path, ``-`` (stdin) or a bundled example's name
+    (:func:`find_example`); :class:`ScenarioError` naming the path when it cannot be read."""
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        file = Path(path)
+        if not file.exists():
+            file = find_example(path) or file
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ScenarioError(f"cannot read scenario file {path!r}: {exc.strerror} "
+                                f"(movecore examples lists the bundled ones)") from exc
+    return load_scenario(text)

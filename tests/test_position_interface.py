@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore.cli import example_paths
+from movecore.scenario import example_paths
 from movecore.position import Moves, Position
 
 
