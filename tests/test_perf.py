@@ -349,7 +349,7 @@ def test_bench_says_each_phase_as_it_starts_and_the_load(capsys):
     """`movecore bench` names each phase before it runs (the long ones go silent
     otherwise) and prints the load average before and after."""
     import argparse
-    from movecore import bench
+    from movecore.tools import bench
     p = argparse.ArgumentParser()
     bench.register(p.add_subparsers())
     args = p.parse_args(["bench", "--workloads", "skirmish-hex", "--queries", "3",
@@ -368,7 +368,7 @@ def test_bench_says_each_phase_as_it_starts_and_the_load(capsys):
 
 
 def test_bench_warns_on_a_busy_machine():
-    from movecore import bench
+    from movecore.tools import bench
     quiet = bench.load_note((0.5, 0.4, 0.3), 2)
     assert quiet == "load average 0.50 0.40 0.30 on 2 cores"
     busy = bench.load_note((4.2, 3.0, 2.0), 2)
