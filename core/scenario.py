@@ -71,11 +71,10 @@ def _load_games(game: object = None) -> None:
     names = [m.name for m in pkgutil.iter_modules(games.__path__)
              if not m.name.startswith("_")]
     if isinstance(game, str) and game in names:
-        from .position import _POSITIONS
-        if game in _GAMES and game in _POSITIONS:
-            return
-        importlib.import_module(f"{games.__name__}.{game}")
-        if game in _GAMES and game in _POSITIONS:
+        # a game package registers its solve() and its live position on import
+        if game not in _GAMES:
+            importlib.import_module(f"{games.__name__}.{game}")
+        if game in _GAMES:
             return
     for name in names:
         importlib.import_module(f"{games.__name__}.{name}")
