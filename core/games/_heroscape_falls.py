@@ -169,12 +169,16 @@ def _limited(pos, kind, double: bool, drop: int):
     key = (id(kind), drop)
     k = cache.get(key)
     if k is None:
-        if double:
-            pl = st.pl
-            b = hs._fall_limited(pl.board, st.level[pl.lead], st.field.wet[pl.lead], drop)
-        else:
-            b = hs._fall_limited(st.board, st.level, st.field.wet, drop)
-        k = cache[key] = type(kind)(b, kind.mover, kind.qflags)
+        with st._lock:       # (built once, whichever copy's thread asks first)
+            k = cache.get(key)
+            if k is None:
+                if double:
+                    pl = st.pl
+                    b = hs._fall_limited(pl.board, st.level[pl.lead],
+                                         st.field.wet[pl.lead], drop)
+                else:
+                    b = hs._fall_limited(st.board, st.level, st.field.wet, drop)
+                k = cache[key] = type(kind)(b, kind.mover, kind.qflags)
     return k
 
 
@@ -193,8 +197,8 @@ def _search(kind, occupant, qflags, start: int, budget: int, src):
     (valid until its next query)."""
     q = kind.fast
     if not q.fast:
-        rows = kind.run_general(q, occupant, qflags, _NO_LEAVE, start, budget, src)
-        return kind.tree, rows.T
+        rows, tree = kind.run_general(q, occupant, qflags, _NO_LEAVE, start, budget, src)
+        return tree, rows.T
     return q._tree_into(occupant, qflags, start, budget)
 
 

@@ -66,6 +66,7 @@ Result: ``{"figure", "double_space", "mode", "move", "ends": [{"at", "cost", "st
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -329,9 +330,20 @@ class Placements:
 
 
 def placement_graph(field_: Battlefield) -> Placements:
-    """The (cached) placement graph of ``field_``."""
+    """The (cached) placement graph of ``field_``: built once (under a lock, for copies
+    of positions on other threads), published whole."""
     if field_._placements is not None:
         return field_._placements
+    with _PLACEMENTS_LOCK:
+        if field_._placements is None:
+            field_._placements = _build_placements(field_)
+    return field_._placements
+
+
+_PLACEMENTS_LOCK = threading.Lock()
+
+
+def _build_placements(field_: Battlefield) -> Placements:
     nbr = field_.board.nbr
     n = nbr.shape[0]
     lead, dirs = np.nonzero(nbr >= 0)
@@ -339,7 +351,6 @@ def placement_graph(field_: Battlefield) -> Placements:
     dirs = dirs.astype(T.INDEX)
     P = len(lead)
     if P == 0:
-        field_._placements = None
         raise PlacementError("the battlefield has no two neighbouring spaces for a "
                              "double-space figure")
     trail = nbr[lead, dirs]
@@ -358,8 +369,7 @@ def placement_graph(field_: Battlefield) -> Placements:
     links = [Link(int(p), int(flip[p]), 0, 0, False) for p in range(P)]
     graph = Board.graph(table, coords=np.stack([lead, dirs], axis=1), terrain=terrain,
                         height=lv[lead], flags=flags, links=links)
-    field_._placements = Placements(graph, lead, trail, node_of, flip)
-    return field_._placements
+    return Placements(graph, lead, trail, node_of, flip)
 
 
 # ------------------------------------------------------------------------------ queries

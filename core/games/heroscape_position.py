@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy as _copy
 import functools
+import threading
 from typing import Mapping
 
 import numpy as np
@@ -97,7 +98,7 @@ class _Kind:
     penalties, and with leaving penalties per ``max_penalty``). Runs the kernels on layers
     the caller owns."""
 
-    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_tree", "_tree_k")
+    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_lock")
 
     def __init__(self, board, mover: Mover, qflags: np.ndarray):
         self.board = board
@@ -109,27 +110,21 @@ class _Kind:
         dummy[0] = 0
         self.fast = prepare(board, mover, T.MAX_BUDGET, occupant=dummy, cell_flags=qflags)
         self._pen: dict = {}
-        self._tree, self._tree_k = None, -1
-
-    @property
-    def tree(self) -> np.ndarray:
-        """The search tree of the last :meth:`run_general` (int32[k, 4] rows: cell, cost,
-        stopped, parent row), a view of the thread's workspace (valid until its next
-        query); made on first read (the packed penalty kernel's lies in its output)."""
-        if self._tree_k >= 0:
-            self._tree = self._tree[:4 * self._tree_k].reshape(self._tree_k, 4)
-            self._tree_k = -1
-        return self._tree
+        self._lock = threading.Lock()
 
     def pen_query(self, max_penalty: int):
         q = self._pen.get(max_penalty)
         if q is None:
-            dummy = np.full(self.board.n_cells, T.OCC_EMPTY, T.INDEX)
-            dummy[0] = 0
-            q = self._pen[max_penalty] = prepare(
-                self.board, self.mover, T.MAX_BUDGET, occupant=dummy,
-                cell_flags=self.qflags, leave=np.zeros(self.board.n_cells, np.uint64),
-                max_penalty=max_penalty)
+            with self._lock:     # (built once, whichever thread asks first)
+                q = self._pen.get(max_penalty)
+                if q is None:
+                    dummy = np.full(self.board.n_cells, T.OCC_EMPTY, T.INDEX)
+                    dummy[0] = 0
+                    q = self._pen[max_penalty] = prepare(
+                        self.board, self.mover, T.MAX_BUDGET, occupant=dummy,
+                        cell_flags=self.qflags,
+                        leave=np.zeros(self.board.n_cells, np.uint64),
+                        max_penalty=max_penalty)
         return q
 
     def run_fast(self, occupant, qflags, queries, ends, order) -> int:
@@ -145,7 +140,7 @@ class _Kind:
         src = np.zeros(1, T.INDEX)
         pos = 0
         for r in range(queries.shape[0]):
-            rows = self.run_general(self.fast, occupant, qflags, _NO_NODES2[0], int(
+            rows, _ = self.run_general(self.fast, occupant, qflags, _NO_NODES2[0], int(
                 queries[r, 0]), int(queries[r, 1]), src)
             if order.shape[0]:
                 rows = rows[np.argsort(rows[:, 1].astype(np.int64) * (order.max() + 1) +
@@ -157,15 +152,17 @@ class _Kind:
         return pos
 
     def run_general(self, q, occupant, qflags, leave, start: int, budget: int,
-                    sources: np.ndarray) -> np.ndarray:
-        """The general kernel (penalties): int32[E, 8] end rows (cell, cost, stopped,
-        row, penalty, penalty cost, row, free cost), a view of the thread's workspace
-        (valid until its next query; of any layout: the packed kernel's is
-        column-major)."""
-        # (the tree kept: who-left walks the least-attack path's tree)
-        rows, self._tree, self._tree_k = q._rows_into(occupant, qflags, leave, start,
-                                                      budget, sources)
-        return rows
+                    sources: np.ndarray) -> tuple:
+        """The general kernel (penalties): ``(rows, tree)``, rows int32[E, 8] end rows
+        (cell, cost, stopped, row, penalty, penalty cost, row, free cost; of any layout:
+        the packed kernel's is column-major) and the search tree int32[k, 4] (cell, cost,
+        stopped, parent row): views of the calling thread's workspace, valid until its
+        next query. Nothing is kept on the kind, which every copy of a position shares
+        (and threads with it)."""
+        rows, tree, k = q._rows_into(occupant, qflags, leave, start, budget, sources)
+        if k >= 0:
+            tree = tree[:4 * k].reshape(k, 4)
+        return rows, tree
 
 
 class _Static:
@@ -211,6 +208,9 @@ class _Static:
         self.cell_flags = {False: walk, True: fly}
         self.kinds: dict = {}
         self.node_of: dict = {}     # lead * n + trail -> placement (or -1), as asked
+        # what is built lazily (placements, kinds, cut boards) is built under this lock
+        # and published whole: copies on other threads read it at any moment
+        self._lock = threading.RLock()
         self._pl = None
 
     # ---------------------------------------------------------------- placements
@@ -224,24 +224,31 @@ class _Static:
                         "node_stop_code", "node_flags")
 
     def __getattr__(self, name):
-        # only reached for a fact not made yet: the placement facts, on first need
+        # only reached for a fact not made yet: the placement facts, on first need (all
+        # of them are set before ``_pl``: once ``_pl`` is set, every fact is there)
         if name in _Static._PLACEMENT_FACTS and self.__dict__.get("_pl") is None:
             self._build_placements()
             return getattr(self, name)
         raise AttributeError(name)
 
     def _build_placements(self) -> None:
+        """The placement facts of double-space figures, built once (double-checked under
+        the lock) and published whole: the facts first, ``_pl`` last."""
+        with self._lock:
+            if self.__dict__.get("_pl") is None:
+                facts = self._placement_facts()
+                self.__dict__.update(facts)
+                self._pl = facts["_pl_graph"]
+
+    def _placement_facts(self) -> dict:
         field_, rules = self.field, self.rules
         pl = hs.placement_graph(field_)
-        self._pl = pl
         lead, trail = pl.lead.astype(np.int64), pl.trail.astype(np.int64)
-        self.lead, self.trail = lead, trail
-        self.flip = pl.flip.astype(np.int64)
-        self.P = len(lead)
+        P = len(lead)
         # nodes whose lead or trail is a space: node_of[c, :] and their flips
         no = pl.node_of
-        self.touch = np.where(no >= 0, no, -1)
-        self.touch = np.ascontiguousarray(np.concatenate([self.touch, np.where(
+        touch = np.where(no >= 0, no, -1)
+        touch = np.ascontiguousarray(np.concatenate([touch, np.where(
             no >= 0, pl.flip[np.maximum(no, 0)], -1)], axis=1), np.int64)
         # pairs listed by cost, then by their two spaces sorted
         c = self.coords
@@ -250,23 +257,22 @@ class _Static:
         lo = np.where(swap[:, None], b, a)
         hi = np.where(swap[:, None], a, b)
         order = np.lexsort((hi[:, 1], hi[:, 0], lo[:, 1], lo[:, 0]))
-        rank = np.empty(self.P, np.int64)
-        new = np.ones(self.P, bool)
+        rank = np.empty(P, np.int64)
+        new = np.ones(P, bool)
         new[1:] = (np.diff(lo[order], axis=0) != 0).any(1) | \
             (np.diff(hi[order], axis=0) != 0).any(1)
         rank[order] = np.cumsum(new) - 1
-        self.pair_rank = rank
         wet, glyphs = field_.wet, field_.glyphs
         lava = self.lava
-        self.node_stop_code = {}
+        node_stop_code = {}
         for sg in (False, True):
             code = np.where(lava[lead] & lava[trail], 2, 1).astype(np.int8)
             if sg:
                 code[glyphs[lead]] = 3
-            self.node_stop_code[sg] = code
+            node_stop_code[sg] = code
         flags = {}
         for flyer in (False, True):
-            f = np.zeros(self.P, np.uint8)
+            f = np.zeros(P, np.uint8)
             stop_wet = not flyer or rules.flyers_stop_in_water
             stop_glyph = not flyer or rules.flyers_stop_on_glyphs
             if flyer:
@@ -276,7 +282,9 @@ class _Static:
             if stop_glyph:
                 f[glyphs[lead]] |= T.CELL_STOP
             flags[flyer] = f
-        self.node_flags = flags
+        return {"lead": lead, "trail": trail, "flip": pl.flip.astype(np.int64), "P": P,
+                "touch": touch, "pair_rank": rank, "node_stop_code": node_stop_code,
+                "node_flags": flags, "_pl_graph": pl}
 
     # ---------------------------------------------------------------- kinds
     def kind(self, double: bool, flyer: bool, phantom: bool, team: int,
@@ -292,6 +300,15 @@ class _Static:
         k = self.kinds.get(key)
         if k is not None:
             return k
+        with self._lock:     # (built once, whichever copy's thread asks first)
+            k = self.kinds.get(key)
+            if k is None:
+                k = self.kinds[key] = self._make_kind(double, flyer, phantom, team,
+                                                      max_climb)
+        return k
+
+    def _make_kind(self, double: bool, flyer: bool, phantom: bool, team: int,
+                   max_climb) -> _Kind:
         rules = self.rules
         enemies = "pass" if (flyer or phantom) else "block"
         if double:
@@ -307,7 +324,6 @@ class _Static:
                           climb_per_level=0 if flyer else 1, max_climb=max_climb,
                           team=team, allies="pass", enemies=enemies)
             k = _Kind(self.board, mover, self.cell_flags[flyer])
-        self.kinds[key] = k
         return k
 
 
@@ -316,8 +332,14 @@ def _static(field_: hs.Battlefield, rules: hs.Rules) -> _Static:
     cache = field_.__dict__.setdefault("_positions_static", {})
     st = cache.get(rules)
     if st is None:
-        st = cache[rules] = _Static(field_, rules)
+        with _STATIC_LOCK:
+            st = cache.get(rules)
+            if st is None:
+                st = cache[rules] = _Static(field_, rules)
     return st
+
+
+_STATIC_LOCK = threading.Lock()
 
 
 # ------------------------------------------------------------------------------ position
@@ -1025,12 +1047,12 @@ class Position(_Position):
             saved = int(occ[start])
             occ[start] = T.OCC_EMPTY
             try:
-                rows = kind.run_general(kind.pen_query(mp), occ, kind.qflags, leave, start,
-                                        budget, self._buf("src", (1,), T.INDEX))
+                rows, tree = kind.run_general(kind.pen_query(mp), occ, kind.qflags, leave,
+                                              start, budget, self._buf("src", (1,), T.INDEX))
                 n = rows.shape[0]
                 out = np.empty((6, n), T.INDEX)
                 who = np.empty((2, n), np.uint64)   # (leave: the who columns' layer)
-                J.finish_pen_who(rows, st.rank, code, out, kind.tree, leave,
+                J.finish_pen_who(rows, st.rank, code, out, tree, leave,
                                  self._who_scratch(st.n), who)
                 cols = {"engaged_with": who[0], "leaving_attackers": who[1]}
             finally:
@@ -1042,7 +1064,7 @@ class Position(_Position):
         if info.falls or q:
             cols = _falls().fill(self, i, info, kind, occ, kind.qflags, start, budget,
                                  out[0], out[1], cols, q,
-                                 *((rows, kind.tree) if leave is not None else ()))
+                                 *((rows, tree) if leave is not None else ()))
         return Moves(self, figure, out[0], out[1], out[2], out[3], cols, query=q)
 
     def _double(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
@@ -1082,8 +1104,8 @@ class Position(_Position):
                 n = kind.run_fast(node_occ, flags, queries, rows, _NO_ORDER)
                 pen_rows = 0
             else:
-                rows = kind.run_general(kind.pen_query(mp), node_occ, flags, leave, start,
-                                        budget, self._buf("src", (1,), T.INDEX))
+                rows, tree = kind.run_general(kind.pen_query(mp), node_occ, flags, leave,
+                                              start, budget, self._buf("src", (1,), T.INDEX))
                 n = rows.shape[0]
                 pen_rows = 1
             out = np.empty((6, n), T.INDEX)
@@ -1092,7 +1114,7 @@ class Position(_Position):
                 who = np.empty((2, n), np.uint64)
                 m = J.finish_double_who(
                     rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos, start, fstart,
-                    takeoff, out, kind.tree if pen_rows else _NO_ROWS,
+                    takeoff, out, tree if pen_rows else _NO_ROWS,
                     self._who_layer(i, info), 1 if pen_rows else 2 if info.takeoff else 0,
                     self._who_scratch(st.P), who)
                 cols = {"engaged_with": who[0, :m], "leaving_attackers": who[1, :m]}
@@ -1103,7 +1125,7 @@ class Position(_Position):
             if info.falls or q:
                 cols = _falls().fill(self, i, info, kind, node_occ, flags, start, budget,
                                      out[0, :m], out[1, :m], cols, q,
-                                     *((rows, kind.tree) if pen_rows else ()))
+                                     *((rows, tree) if pen_rows else ()))
         finally:
             J.restore(node_occ, flags, saved_at, saved, k)
         cols["leaving_attacks_cost"] = out[4, :m]
