@@ -135,6 +135,9 @@ def _check(pos, fid, query: dict, fresh_solve: bool = True) -> None:
     assert [hs.FALLS[f] for f in moves.columns["least_fall"].tolist()] == \
         [e["least_fall"] for e in ends]
     assert moves.columns["least_fall_cost"].tolist() == [e["least_fall_cost"] for e in ends]
+    for key in ("flies", "leaving_attacks_flies"):
+        assert moves.columns[key].dtype == np.bool_
+        assert moves.columns[key].tolist() == [e[key] for e in ends]
     for key in ("engaged_with", "leaving_attackers"):     # who, as bit masks
         if key in moves.columns:
             assert moves.columns[key].dtype == np.uint64
@@ -249,6 +252,26 @@ def test_paths_on_real_and_deep_battlefields():
     n += sum(_play(_random_scenario(seed, deep=seed % 2 == 0), seed, 15, paths=1.0)
              for seed in range(30))
     assert n >= 900
+
+
+def test_flyers_choose_flying_or_walking():
+    # issue 30 item 4: every other figure a flyer (single and double-space, many of them
+    # engaged, in master games): each end the least over flight and walk, as the
+    # reference's, after every step
+    n = walked = 0
+    for seed in range(40):
+        s = _random_scenario(seed, deep=seed % 3 == 0)
+        s["options"]["mode"] = "master"
+        for k, f in enumerate(s["figures"]):
+            if k % 2 == 0:
+                f.update(flying=True, stealth_flying=False, phantom_walk=False,
+                         abilities=[])
+        n += _play(s, seed, 15, paths=0.3)
+        pos = mc.position(s)
+        for f in pos.figures:
+            m = pos.legal_moves(f)
+            walked += int((m.columns["flies"] & ~m.columns["leaving_attacks_flies"]).sum())
+    assert n >= 600 and walked > 20
 
 
 def test_example_solve_is_unchanged():
@@ -497,7 +520,7 @@ def test_abilities_option_and_who_columns():
 
 
 _LAZY = ("engaged_with", "leaving_attackers", "fall", "least_fall", "least_fall_cost",
-         "leaving_attacks_cost")
+         "leaving_attacks_cost", "flies", "leaving_attacks_flies")
 
 
 def _lazy_round(pos, rng) -> int:

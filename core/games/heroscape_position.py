@@ -79,9 +79,10 @@ class _Info:
     """Per figure, what its queries need that changes only with the figure itself."""
 
     __slots__ = ("double", "flyer", "phantom", "team", "hclass", "move", "falls",
-                 "leaves", "takeoff", "kind", "stop_glyph")
+                 "leaves", "takeoff", "kind", "stop_glyph", "walk")
 
     def __init__(self, **kw):
+        self.walk = None      # a flyer's: the _Info of the same figure walking
         for k, v in kw.items():
             setattr(self, k, v)
 
@@ -362,8 +363,14 @@ class Position(_Position):
     :attr:`STOP_REASONS` (0 none, 1 water, 2 lava, 3 glyph); ``penalty`` is
     ``leaving_attacks``; ``columns``: ``leaving_attacks_cost`` (int32), ``fall`` and
     ``least_fall`` (int32 index in :data:`~movecore.games.heroscape.FALLS`),
-    ``least_fall_cost`` (int32), ``engaged_with`` and
-    ``leaving_attackers`` (uint64 bit masks, bit j = figure j: :meth:`ids_of`).
+    ``least_fall_cost`` (int32), ``flies`` and ``leaving_attacks_flies`` (bool: the
+    least-cost and the least-attack path fly; an engaged flyer may walk instead),
+    ``engaged_with`` and ``leaving_attackers`` (uint64 bit masks, bit j = figure j:
+    :meth:`ids_of`).
+
+    Copies (:meth:`copy`) may be used from different threads at once, one thread per
+    copy: what they share is read-only once built (built under a lock, published
+    whole); search trees and scratch arrays belong to the calling thread or the copy.
 
     >>> import movecore as mc
     >>> pos = mc.position({"game": "heroscape", "board": {"cells": [
@@ -913,8 +920,8 @@ class Position(_Position):
         ([[0, 0], [0, 1], [1, 0]], [None, 'glyph', 'water'])
         >>> m.to_dicts()[2]
         {'at': [1, 0], 'cost': 1, 'stop': 'water', 'leaving_attacks': 0, \
-'leaving_attacks_cost': 1, 'leaving_attackers': [], 'engaged_with': [], 'fall': 'none', \
-'least_fall': 'none', 'least_fall_cost': 1}
+'leaving_attacks_cost': 1, 'leaving_attackers': [], 'engaged_with': [], 'flies': False, \
+'leaving_attacks_flies': False, 'fall': 'none', 'least_fall': 'none', 'least_fall_cost': 1}
         >>> pos.legal_moves("a", move=0).actions.tolist()
         [0]
         """
@@ -936,6 +943,17 @@ class Position(_Position):
                     info.leaves = info.takeoff = False
         else:
             q, budget, paths = {}, info.move, False
+        m = self._moves(i, info, figure, budget, paths, q)
+        if info.takeoff and self.engaged[i]:
+            # an engaged flyer may walk instead of taking off (and drawing every
+            # leaving attack at once): each end's least attacks over both
+            m = self._choose(i, m, self._moves(i, self._walk_info(i, info), figure,
+                                               budget, paths, q))
+        self._last = m
+        return m
+
+    def _moves(self, i: int, info: "_Info", figure, budget: int, paths: bool,
+               q: dict) -> Moves:
         if len(self.ids) > _MAX_BITS:
             m = _falls().many(self, i, info, figure, budget, paths, q)
         elif info.double:
@@ -944,8 +962,69 @@ class Position(_Position):
             m = self._single(i, info, figure, budget, q)
         if paths and m._extra is None:
             _falls().attach_paths(self, m)
-        self._last = m
         return m
+
+    def _walk_info(self, i: int, info: "_Info") -> "_Info":
+        """The _Info of flyer i walking (walking rules: climb limit, water and glyph
+        stops, enemies block, leaving attacks per step; its falls never matter, the
+        flight never falls)."""
+        w = info.walk
+        if w is None:
+            h = int(self.height[i])
+            mc = h - 1 if self.rules.climb_limit == "below_height" else h
+            w = _Info(double=info.double, flyer=False, phantom=info.phantom,
+                      team=info.team, hclass=info.hclass, move=info.move, falls=False,
+                      leaves=True, takeoff=False, kind=self._st.kind(
+                          info.double, False, info.phantom, info.team, mc),
+                      stop_glyph=True)
+            info.walk = w
+        return w
+
+    def _choose(self, i: int, flight: Moves, walk: Moves) -> Moves:
+        """``flight`` with, per end, the walk's least attacks where they are fewer (or as
+        many at less cost): their cost, attackers, path and ``leaving_attacks_flies``
+        false (see :func:`heroscape._choose`: a walk's end is always a flight's)."""
+        st = self._st
+        double = bool(self.double[i])
+        A, B = flight.actions, walk.actions
+        at = np.full(st.P if double else st.n, -1, np.int64)
+        at[A] = np.arange(A.shape[0])
+        r = at[B]
+        if double:
+            r = np.where(r >= 0, r, at[st.flip[B]])
+        fc, wc = flight.columns, walk.columns
+        wp, wpc = walk.penalty, wc["leaving_attacks_cost"]
+        fp, fpc = flight.penalty[r], fc["leaving_attacks_cost"][r]
+        better = (wp < fp) | ((wp == fp) & (wpc < fpc))
+        rows, k = r[better], np.flatnonzero(better)
+        flight.penalty[rows] = wp[k]
+        fc["leaving_attacks_cost"][rows] = wpc[k]
+        fc["leaving_attacks_flies"][rows] = False
+        if "leaving_attackers" in fc:
+            fc["leaving_attackers"][rows] = wc["leaving_attackers"][k]
+        if flight._extra is not None:
+            fe, we = flight._extra, walk.to_dicts()
+            for a, b in zip(rows.tolist(), k.tolist()):
+                e, w = fe[a], we[b]
+                for key in ("leaving_attacks", "leaving_attacks_cost", "leaving_attackers",
+                            "leaving_attacks_path"):
+                    if key in w:
+                        e[key] = w[key]
+                e["leaving_attacks_flies"] = False
+        return flight
+
+    def _flies(self, info: "_Info", cols, actions: np.ndarray, start: int,
+               fstart: int = -1) -> None:
+        """The columns ``flies`` and ``leaving_attacks_flies`` of one mode's ends: a
+        flyer flies to every end but its start (a flip in place is no flight)."""
+        f = np.zeros((2, actions.shape[0]), np.bool_)
+        if info.flyer:
+            np.not_equal(actions, start, out=f[0])
+            if fstart >= 0:
+                f[0] &= actions != fstart
+            f[1] = f[0]
+        cols["flies"] = f[0]
+        cols["leaving_attacks_flies"] = f[1]
 
     def _figure_info(self, i: int) -> "_Info":
         """What a query of figure i needs that changes only with the figure itself."""
@@ -1065,6 +1144,7 @@ class Position(_Position):
             cols = _falls().fill(self, i, info, kind, occ, kind.qflags, start, budget,
                                  out[0], out[1], cols, q,
                                  *((rows, tree) if leave is not None else ()))
+        self._flies(info, cols, out[0], start)
         return Moves(self, figure, out[0], out[1], out[2], out[3], cols, query=q)
 
     def _double(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
@@ -1132,6 +1212,7 @@ class Position(_Position):
         if not info.falls:
             cols["fall"] = cols["least_fall"] = out[5, :m]  # (no fall possible: 0, cost)
             cols["least_fall_cost"] = out[1, :m]
+        self._flies(info, cols, out[0, :m], start, fstart)
         return Moves(self, figure, out[0, :m], out[1, :m], out[2, :m], out[3, :m], cols,
                      query=q)
 
@@ -1238,7 +1319,10 @@ class Position(_Position):
                    "least_fall": np.array([hs.FALLS.index(e["least_fall"]) for e in ends],
                                           np.int32),
                    "least_fall_cost": np.array([e["least_fall_cost"] for e in ends],
-                                               np.int32)},
+                                               np.int32),
+                   "flies": np.array([e["flies"] for e in ends], np.bool_),
+                   "leaving_attacks_flies": np.array([e["leaving_attacks_flies"]
+                                                      for e in ends], np.bool_)},
                   query=q, extra=ends)
         if len(self.ids) <= _MAX_BITS:
             index = self.index
@@ -1265,12 +1349,13 @@ class Position(_Position):
         cols = moves.columns
         return [{"at": at, "cost": c, "stop": reasons[s], "leaving_attacks": p,
                  "leaving_attacks_cost": pc, "leaving_attackers": ids_of(lft),
-                 "engaged_with": ids_of(eng), "fall": falls[f], "least_fall": falls[lf],
-                 "least_fall_cost": lfc}
-                for at, c, s, p, pc, lft, eng, f, lf, lfc in zip(
+                 "engaged_with": ids_of(eng), "flies": fl, "leaving_attacks_flies": lfl,
+                 "fall": falls[f], "least_fall": falls[lf], "least_fall_cost": lfc}
+                for at, c, s, p, pc, lft, eng, fl, lfl, f, lf, lfc in zip(
                     ats, moves.costs.tolist(), moves.stop.tolist(), moves.penalty.tolist(),
                     cols["leaving_attacks_cost"].tolist(),
                     cols["leaving_attackers"].tolist(), cols["engaged_with"].tolist(),
+                    cols["flies"].tolist(), cols["leaving_attacks_flies"].tolist(),
                     cols["fall"].tolist(), cols["least_fall"].tolist(),
                     cols["least_fall_cost"].tolist())]
 
@@ -1296,8 +1381,8 @@ class Position(_Position):
         groups: dict = {}
         for i in members:
             info = self._info[i] or self._figure_info(i)
-            if info.double or info.falls or (info.leaves and self._relevant(
-                    i, self._budget(i, q)) > 0):
+            if info.double or info.falls or (info.takeoff and self.engaged[i]) or (
+                    info.leaves and self._relevant(i, self._budget(i, q)) > 0):
                 continue
             groups.setdefault(info.kind, []).append(i)
         done: dict = {}
@@ -1343,6 +1428,7 @@ class Position(_Position):
             cols["leaving_attacks_cost"] = o[4]
             cols["fall"] = cols["least_fall"] = o[5]
             cols["least_fall_cost"] = o[1]
+            self._flies(info, cols, o[0], int(self.cells[i, 0]))
             out[self.ids[i]] = Moves(self, self.ids[i], o[0], o[1], o[2], o[3], cols,
                                      query=q)
             lo = hi
