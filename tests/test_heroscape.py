@@ -266,6 +266,9 @@ def test_flying_is_a_choice_an_engaged_flyer_may_walk_around_its_enemy():
     cells = [cell(q, r) for r in (-1, 0, 1) for q in (-1, 0, 1, 2)]
     figs = [fig("hawk", "red", [0, 0], move=3, flying=True), fig("orc", "blue", [1, 0])]
     r = by_at(solve(cells, figs, "hawk", paths=True))
+    assert [r[at]["leaving_attacks"] for at in ((1, -1), (0, 1), (1, 1), (2, -1))] == \
+        [0, 0, 0, 0]
+    assert (r[(2, 0)]["leaving_attacks"], r[(2, 0)]["leaving_attacks_cost"]) == (0, 3)
     for at in ((1, -1), (0, 1), (1, 1), (2, -1)):     # walked, next to the orc all along
         e = r[at]
         assert (e["leaving_attacks"], e["leaving_attackers"], e["leaving_attacks_flies"],
