@@ -51,6 +51,16 @@ _NO_TOUCH = np.zeros((0, 12), np.int64)
 _U64_ONE = np.uint64(1)
 _QUERY_KEYS = ("move", "paths", "never_attacked_leaving")
 _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy figure
+_NO_FLIGHT = np.zeros(0, np.bool_)  # read-only zeros: the flight columns of non-flyers
+
+
+def _no_flight(size: int) -> np.ndarray:
+    """:data:`_NO_FLIGHT` grown to at least ``size`` (made whole, then published)."""
+    global _NO_FLIGHT
+    z = np.zeros(max(size, 4096), np.bool_)
+    z.flags.writeable = False
+    _NO_FLIGHT = z
+    return z
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -1013,16 +1023,24 @@ class Position(_Position):
                 e["leaving_attacks_flies"] = False
         return flight
 
-    def _flies(self, info: "_Info", cols, actions: np.ndarray, start: int,
+    @staticmethod
+    def _flies(info: "_Info", cols, actions: np.ndarray, start: int,
                fstart: int = -1) -> None:
         """The columns ``flies`` and ``leaving_attacks_flies`` of one mode's ends: a
-        flyer flies to every end but its start (a flip in place is no flight)."""
-        f = np.zeros((2, actions.shape[0]), np.bool_)
-        if info.flyer:
-            np.not_equal(actions, start, out=f[0])
-            if fstart >= 0:
-                f[0] &= actions != fstart
-            f[1] = f[0]
+        flyer flies to every end but its start (a flip in place is no flight); a figure
+        that does not fly gets one read-only view of zeros for both (nothing made)."""
+        E = actions.shape[0]
+        if not info.flyer:
+            z = _NO_FLIGHT
+            if z.shape[0] < E:
+                z = _no_flight(E)
+            cols["flies"] = cols["leaving_attacks_flies"] = z[:E]
+            return
+        f = np.empty((2, E), np.bool_)
+        np.not_equal(actions, start, out=f[0])
+        if fstart >= 0:
+            f[0] &= actions != fstart
+        f[1] = f[0]
         cols["flies"] = f[0]
         cols["leaving_attacks_flies"] = f[1]
 
