@@ -568,13 +568,19 @@ def test_bad_input_gets_a_typed_error(mutate, err):
         mc.solve(sc)
 
 
-def test_too_many_enemies_is_a_limit_error():
+def test_more_than_64_enemies_are_answered_the_reference_stops_at_64():
+    # solve() (the live position) answers a crowd; the slow reference's masks stop
+    # at 64 enemies within reach (the crowd's answers are checked against the oracles
+    # with masks of any width in test_a_crowd_of_more_than_64_enemies_matches_the_oracles)
     cells = patch(6)
     figs = [fig("m", "a", [0, 0], move=9)]
     spots = [c["at"] for c in cells if c["at"] != [0, 0]][:70]
     figs += [fig(f"e{i}", "b", at) for i, at in enumerate(spots)]
-    with pytest.raises(mc.LimitError):
-        solve(cells, figs, "m")
+    r = by_at(solve(cells, figs, "m"))
+    assert len(r) > 10 and max(e["leaving_attacks"] for e in r.values()) > 0
+    field = hs.build_battlefield({"cells": cells})
+    with pytest.raises(mc.LimitError, match="at most 64"):
+        hs.moves(field, hs.read_army(field, figs), "m")
 
 
 def test_python_api_reuses_one_battlefield():
@@ -1196,3 +1202,139 @@ def test_double_space_least_fall_matches_brute_force():
             kinds += e["least_fall"] != e["fall"]
         checked += 1
     assert checked > 300 and kinds > 0
+
+
+# ------------------------------------------------------------------------ crowds
+def crowd_battlefield(rng, double_mover, flyer=False):
+    """A 169-space battlefield (levels, water, trees) and more than 64 enemies within
+    reach of the mover at its centre (single- and double-space, two teams, Heights
+    1-9), a few friends, master game: the live position's crowd (more than 64 figures,
+    more than 64 enemies within reach), in the oracles' form."""
+    cells, info = [], {}
+    for q in range(-7, 8):
+        for r in range(-7, 8):
+            if abs(q + r) > 7:
+                continue
+            level = rng.choice([1, 1, 1, 2, 2, 3, 4, 7]) if (q, r) != (0, 0) else 1
+            wet = rng.random() < 0.07 and abs(q) + abs(r) > 1
+            tree = not wet and rng.random() < 0.04 and abs(q) + abs(r) > 1
+            cells.append(cell(q, r, 0 if wet else level, "water" if wet else None,
+                              "tree" if tree else None))
+            info[(q, r)] = dict(level=0 if wet else level, wet=wet, obstacle=tree,
+                                glyph=False)
+    at = [(0, 0), (1, 0)] if double_mover else [(0, 0)]
+    info[(1, 0)].update(level=1, wet=False, obstacle=False)
+    cells = [dict(c, level=1, terrain="grass", obstacle=None) if tuple(c["at"]) == (1, 0)
+             else c for c in cells]
+    mover = dict(id="m", team="a", at=[list(c) for c in at] if double_mover else
+                 list(at[0]), move=rng.randint(3, 5), height=rng.randint(3, 7),
+                 flying=flyer)
+    figs = [mover]
+    taken = set(at)
+    free = [k for k, v in info.items() if not v["obstacle"] and k not in taken and
+            _hexdist(k, (0, 0)) > 2]                 # room to move around the mover
+    rng.shuffle(free)
+    for k, a in enumerate(free):
+        if a in taken or len(figs) > 96:
+            continue
+        spots = [a]
+        if rng.random() < 0.15:
+            nb = [(a[0] + dq, a[1] + dr) for dq, dr in HEX_DIRS]
+            nb = [b for b in nb if b in info and not info[b]["obstacle"] and
+                  b not in taken]
+            if nb:
+                spots.append(rng.choice(nb))
+        if rng.random() < 0.3:
+            continue
+        taken.update(spots)
+        figs.append(dict(id=f"e{k}", team="a" if k % 15 == 0 else rng.choice("bc"),
+                         at=[list(c) for c in spots] if len(spots) == 2 else
+                         list(spots[0]), height=rng.randint(1, 9)))
+    enemies = sum(f["team"] != "a" for f in figs)
+    assert enemies > 64, enemies
+    return cells, info, figs, {"mode": "master", "climb_limit": "below_height",
+                               "flyers_stop_in_water": False,
+                               "flyers_stop_on_glyphs": False}
+
+
+def _left_on(info, figs, options, path):
+    """The enemies (ids, in scenario order) left along a path of ends (cells, or
+    placements), and how many attacks that is, by the rules written out."""
+    _, mask, _, _ = literal_world(info, figs, options)
+    enemies = [f for f in figs[1:] if f["team"] != figs[0]["team"]]
+    m = [0] * 0
+    for at in path:
+        cells = [tuple(at)] if isinstance(at[0], int) else [tuple(c) for c in at]
+        bits = 0
+        for c in cells:
+            bits |= mask(c)
+        m.append(bits)
+    left = 0
+    attacks = 0
+    for u, v in zip(m, m[1:]):
+        left |= u & ~v
+        attacks += bin(u & ~v).count("1")
+    return [f["id"] for k, f in enumerate(enemies) if left >> k & 1], attacks
+
+
+def test_a_crowd_of_more_than_64_enemies_matches_the_oracles():
+    """Issue 32 item 3: more than 64 enemies within reach of a move, answered by the live
+    position itself (no reference fallback, no LimitError): walkers and engaged flyers,
+    single and double-space, against the oracles with leave masks of any width, and who
+    left on the reported least-attack path, by the rules written out."""
+    checked = wide = 0
+    for seed in range(12):
+        rng = random.Random(90_000 + seed)
+        double, flyer = seed % 2 == 1, seed % 4 >= 2
+        cells, info, figs, options = crowd_battlefield(rng, double, flyer)
+        if True:                      # engaged at the start (a flyer: it may walk)
+            figs.append(dict(id="foe", team="b", at=[0, 1], height=9))
+            info[(0, 1)].update(obstacle=False)
+            figs = [f for f in figs if f["id"] == "foe" or [0, 1] not in (
+                [f["at"]] if isinstance(f["at"][0], int) else f["at"])]
+            cells = [dict(c, obstacle=None) if tuple(c["at"]) == (0, 1) else c
+                     for c in cells]
+        got = by_at(solve(cells, figs, "m", options, paths=True))
+        _, mask, takeoff, _ = literal_world(info, figs, options)
+        reach_ = figs[0]["move"] + 2 + double
+        wide += sum(1 for f in figs if f["team"] != "a" and min(
+            _hexdist(a, b) for a in _cells_of(f) for b in _cells_of(figs[0])) <= reach_) > 64
+        if double:
+            want = brute_force_double(info, figs, options)
+            walk = brute_force_double(info, figs, options, fly=False) if takeoff else {}
+        else:
+            coords = list(info)
+            start = coords.index(tuple(figs[0]["at"]))
+            raw = oracle_reach(oracle_spec(info, figs, options, flyer), [start],
+                               figs[0]["move"])
+            want = {coords[c]: (w["cost"], w["stopped"], w["penalty"], w["penalty_cost"])
+                    if not flyer else (w["cost"], w["stopped"], takeoff if c != start
+                                       else 0, w["cost"]) for c, w in raw.items()}
+            raw = oracle_reach(oracle_spec(info, figs, options, False), [start],
+                               figs[0]["move"]) if takeoff else {}
+            walk = {coords[c]: (w["cost"], w["stopped"], w["penalty"], w["penalty_cost"])
+                    for c, w in raw.items()}
+        assert set(got) == set(want), seed
+        assert any(p > 0 for _, _, p, _ in want.values()), seed
+        for at, (cost, stopped, pen, pen_cost) in want.items():
+            e = got[at]
+            assert (e["cost"], e["stop"] is not None) == (cost, stopped), (seed, at)
+            best = (pen, pen_cost)
+            if at in walk and walk[at][2:] < best:
+                best = walk[at][2:]
+            assert (e["leaving_attacks"], e["leaving_attacks_cost"]) == best, (seed, at)
+            cells_at = [tuple(e["at"])] if not double else [tuple(c) for c in e["at"]]
+            eng = 0
+            for c in cells_at:
+                eng |= mask(c)
+            enemies = [f for f in figs[1:] if f["team"] != "a"]
+            assert e["engaged_with"] == [f["id"] for k, f in enumerate(enemies)
+                                         if eng >> k & 1], (seed, at)
+            if e["leaving_attacks_flies"]:
+                assert e["leaving_attackers"] == (got[min(got, key=lambda k: got[k][
+                    "cost"])]["engaged_with"] if e["cost"] else []), (seed, at)
+            else:
+                left, attacks = _left_on(info, figs, options, e["leaving_attacks_path"])
+                assert (e["leaving_attackers"], attacks) == (left, e["leaving_attacks"])
+        checked += 1
+    assert checked == 12 and wide >= 8

@@ -593,3 +593,47 @@ def test_lazy_columns_fill_once_on_any_read_of_a_missing_column_or_the_whole():
         read(c)
         read(c)
         assert calls == [2] and dict(c) == {"a": 1, "b": 2}
+
+
+def test_crowds_of_more_than_64_enemies_within_reach_are_answered_by_the_position():
+    # issue 32 item 3: no fallback to the reference for a crowd: flyers, disengaging
+    # and basic-game moves against the reference (which needs no leave masks for them),
+    # walkers (the reference's masks stop at 64 enemies) against a rebuilt position,
+    # after every step; the oracle of the walkers' crowd answers is in test_heroscape
+    from movecore.games import _heroscape_falls as falls
+    rng = np.random.default_rng(5)
+    cells = [{"at": [q, r], "level": int(rng.integers(0, 4))} for q in range(-7, 8)
+             for r in range(-7, 8) if abs(q + r) <= 7]
+    spots = [c["at"] for c in cells]
+    order = rng.permutation(len(spots))
+    figs = []
+    for k, o in enumerate(order[:110].tolist()):
+        f = {"id": f"f{k}", "team": "b" if k % 4 else "a", "at": spots[o],
+             "move": int(rng.integers(6, 9)), "height": int(rng.integers(2, 7))}
+        if k % 5 == 1:
+            f["flying"] = True
+        figs.append(f)
+    s = {"game": "heroscape", "board": {"cells": cells}, "figures": figs}
+    pos = mc.position(s)
+    by_ref = by_rebuild = crowded = 0
+    for step in range(80):           # mostly team a's figures: 82 enemies
+        side = pos.team_figures("a" if rng.random() < 0.75 else "b")
+        fid = side[int(rng.integers(len(side)))]
+        q = {"move": int(rng.integers(6, 9))}
+        if rng.random() < 0.3:
+            q["paths"] = True
+        if rng.random() < 0.2:
+            q["never_attacked_leaving"] = True
+        i = pos.index[fid]
+        crowded += len(falls._near(pos, i, q["move"] + 2 + int(pos.double[i]))) > 64
+        ends = pos.legal_moves(fid, **q).to_dicts()
+        try:
+            want = _reference(pos, fid, q)
+            by_ref += 1
+        except mc.LimitError:
+            want = mc.position(pos.to_scenario()).legal_moves(fid, **q).to_dicts()
+            by_rebuild += 1
+        assert ends == want, (step, fid, q)
+        m = pos.legal_moves(fid, **q)
+        pos.apply_move(fid, int(m.actions[int(rng.integers(len(m)))]), **q)
+    assert crowded >= 25 and by_ref >= 20 and by_rebuild >= 15

@@ -465,7 +465,12 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
           never_attacked_leaving: bool = False) -> list[dict]:
     """Every legal end of a move of ``figure_id``, in game words (see module doc).
     ``never_attacked_leaving``: this move draws no leaving-engagement attack (an effect
-    from outside the figure's card, as its own Disengage does)."""
+    from outside the figure's card, as its own Disengage does).
+
+    The slow, longhand reference implementation: the tests' oracle for the live
+    :class:`Position` (which ``solve()`` and every query use); a move that would draw
+    attacks from more than 64 enemies within reach is a :class:`LimitError` here (the
+    live position answers it)."""
     if not isinstance(rules, Rules) or rules.mode not in MODES or \
             rules.climb_limit not in CLIMB_LIMITS:
         raise QueryError(f"rules must be a heroscape.Rules with mode in {MODES} and "

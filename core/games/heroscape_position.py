@@ -20,8 +20,10 @@ placements touching those spaces: O(changed spaces), never a rebuild.
 Queries call the kernels directly on these layers (``reach1_ordered`` for a move without
 leaving penalties, ``reach_query`` with them): no layer is copied per query. Falls (a
 battlefield with a drop of at least the mover's Height, master game), paths, and positions
-that held more than 64 figures are answered from the same searches by
-:mod:`._heroscape_falls`.
+that held more than 64 figures (crowds of any size: leave bits shared by enemies no step
+can be next to both of) are answered from the same searches by :mod:`._heroscape_falls`;
+the reference :func:`~movecore.games.heroscape.moves` is the tests' oracle, never called
+here.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..errors import IllegalMoveError, LimitError, PlacementError, QueryError, describe
+from ..errors import IllegalMoveError, PlacementError, QueryError, describe
 from ..kernels import _types as T
 from ..mover import Mover
 from ..position import Moves, register_position
@@ -1075,13 +1077,10 @@ class Position(_Position):
                                 budget + 2 + info.double)
         if n_rel == 0:
             return None, 0
-        if n_rel > _MAX_BITS:
-            raise LimitError(f"{n_rel} enemies within reach of the moving figure; at "
-                             f"most 64 are supported per query")
         mp = hs._max_penalty(n_rel, budget)
         t, h = info.team, info.hclass
         if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's own masks
-            return _falls().near_layer(self, i, info), mp
+            return _falls().near_layer(self, i, info), mp   # (any crowd: see many)
         if info.double:
             return self._node_leave_layer(t, h), mp
         return self._leave_layer(t, h), mp
@@ -1301,56 +1300,8 @@ class Position(_Position):
             nodes[key] = p
         return p
 
-    def _army(self) -> list:
-        """The figures in play as the reference implementation's objects."""
-        out = []
-        for i in np.flatnonzero(self.alive).tolist():
-            out.append(hs.HSFigure(self.ids[i], self.team_name[i],
-                                   self._cells_of(i).tolist(), int(self.move[i]),
-                                   int(self.height[i]), bool(self.flying[i]),
-                                   bool(self.stealth[i]), bool(self.phantom[i]),
-                                   ghost_walk=bool(self.ghost[i]),
-                                   disengage=bool(self.disengage[i])))
-        return out
-
-    def _reference(self, i: int, figure, budget: int, paths: bool, q: dict) -> Moves:
-        """The reference implementation on this position's figures (a crowd of more
-        than 64 enemies within reach of a move that draws no attack)."""
-        ends = hs.moves(self.field, self._army(), figure, rules=self.rules, move=budget,
-                        paths=paths, never_attacked_leaving=bool(
-                            q.get("never_attacked_leaving", False)))
-        board = self.board
-        if self.double[i]:
-            actions = []
-            for e in ends:
-                actions.append(self._node(board.find(e["at"][0]), board.find(e["at"][1])))
-        else:
-            actions = [board.find(e["at"]) for e in ends]
-        codes = {r: k for k, r in enumerate(self.STOP_REASONS)}
-        m = Moves(self, figure, np.array(actions, np.int32),
-                  np.array([e["cost"] for e in ends], np.int32),
-                  np.array([codes[e["stop"]] for e in ends], np.int8),
-                  np.array([e["leaving_attacks"] for e in ends], np.int32),
-                  {"leaving_attacks_cost": np.array([e["leaving_attacks_cost"]
-                                                     for e in ends], np.int32),
-                   "fall": np.array([hs.FALLS.index(e["fall"]) for e in ends], np.int32),
-                   "least_fall": np.array([hs.FALLS.index(e["least_fall"]) for e in ends],
-                                          np.int32),
-                   "least_fall_cost": np.array([e["least_fall_cost"] for e in ends],
-                                               np.int32),
-                   "flies": np.array([e["flies"] for e in ends], np.bool_),
-                   "leaving_attacks_flies": np.array([e["leaving_attacks_flies"]
-                                                      for e in ends], np.bool_)},
-                  query=q, extra=ends)
-        if len(self.ids) <= _MAX_BITS:
-            index = self.index
-            for key in ("engaged_with", "leaving_attackers"):
-                m.columns[key] = np.array([sum(1 << index[f] for f in e[key])
-                                           for e in ends], np.uint64)
-        return m
-
     def _end_dicts(self, moves: Moves) -> list[dict]:
-        if moves._extra is not None:   # answered by the reference implementation
+        if moves._extra is not None:   # made with the query (paths, a crowd's who)
             return moves._extra
         board = self.board
         i = self.index[moves.figure]
