@@ -351,8 +351,10 @@ def _bits(pos, near: list) -> np.ndarray:
     that two enemies next to the spaces of one step never share one: a step's leaving
     attacks are then exactly the bits of the space (placement) it leaves that the one it
     enters lacks. Greedy colouring of the enemies within ``_SHARED_STEP`` spaces of each
-    other, swept by position (a battlefield's crowd needs about 20 bits; 64 would take
-    more than 64 enemies within 4 spaces of one, which no hex battlefield holds)."""
+    other, swept by position: a crowd on a full battlefield takes about 20 bits. More
+    than 64 would need an enemy with 64 others within 4 spaces, all coloured apart (a
+    single-space enemy has at most 60 spaces there; only a double-space one hemmed in by
+    a solid pack of single-space ones could): a :class:`LimitError` naming it."""
     c = pos._st.coords
     cells = pos.cells[near]                                      # [m, 2], -1: none
     pts = c[np.maximum(cells, 0)].astype(np.int64)               # [m, 2, 2]
