@@ -809,6 +809,7 @@ def test_single_space_matches_oracle_on_random_boards():
                             mover["move"]) if takeoff else {}
         got = by_at(solve(cells, figs, "m", options))
         assert set(got) == {coords[c] for c in want}, seed
+        assert set(walk) <= set(want), seed         # a walk ends where a flight may
         for c, w in want.items():
             e = got[coords[c]]
             assert e["cost"] == w["cost"], seed
@@ -933,6 +934,7 @@ def test_double_space_matches_brute_force_on_random_boards():
         start = frozenset(_cells_of(figs[0]))
         got = by_at(solve(cells, figs, "m", options))
         assert set(got) == set(want), seed
+        assert set(walk) <= set(want), seed         # a walk ends where a flight may
         for pair, (cost, stopped, pen, pen_cost) in want.items():
             e = got[pair]
             assert (e["cost"], e["stop"] is not None) == (cost, stopped), (seed, pair)
@@ -1315,6 +1317,7 @@ def test_a_crowd_of_more_than_64_enemies_matches_the_oracles():
             walk = {coords[c]: (w["cost"], w["stopped"], w["penalty"], w["penalty_cost"])
                     for c, w in raw.items()}
         assert set(got) == set(want), seed
+        assert set(walk) <= set(want), seed
         assert any(p > 0 for _, _, p, _ in want.values()), seed
         for at, (cost, stopped, pen, pen_cost) in want.items():
             e = got[at]
