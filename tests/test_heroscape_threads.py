@@ -24,7 +24,7 @@ EXAMPLES = ("heroscape_engaged_knight.json", "heroscape_map_aoa_heshva_basin.jso
 def _scenario(name: str) -> dict:
     if name == "crowd":
         return _crowd()
-    from movecore.cli import example_paths
+    from movecore.tools.cli import example_paths
     return json.loads(next(p for p in example_paths() if p.name == name).read_text())
 
 

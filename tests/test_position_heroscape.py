@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore.cli import example_paths
+from movecore.tools.cli import example_paths
 from movecore.games import heroscape as hs
 
 EXAMPLES = [p for p in example_paths() if p.name.startswith("heroscape_")]
@@ -600,7 +600,7 @@ def test_crowds_of_more_than_64_enemies_within_reach_are_answered_by_the_positio
     # and basic-game moves against the reference (which needs no leave masks for them),
     # walkers (the reference's masks stop at 64 enemies) against a rebuilt position,
     # after every step; the oracle of the walkers' crowd answers is in test_heroscape
-    from movecore.games import _heroscape_falls as falls
+    from movecore.games.heroscape import _falls as falls
     rng = np.random.default_rng(5)
     cells = [{"at": [q, r], "level": int(rng.integers(0, 4))} for q in range(-7, 8)
              for r in range(-7, 8) if abs(q + r) <= 7]
