@@ -1,0 +1,44 @@
+"""Reinforcement-learning environments for every movecore game (the optional extra
+``rl``: ``pip install 'movecore[rl]'``).
+
+* :func:`env` — a PettingZoo AEC environment: the agents are the sides, the acting
+  agent moves one figure per step.
+* :func:`gym_env` — a Gymnasium environment: one side against a built-in opponent.
+* :mod:`movecore.rl.turns` — the movement-only game both play (and ``movecore
+  selfplay``): turn order, queries, end of game.
+* :mod:`movecore.rl.spaces` — the fixed action space of a side and the observation
+  tensors (pure numpy).
+
+PettingZoo and Gymnasium are imported only when an environment is made; nothing else in
+movecore imports them. See docs/rl.md.
+"""
+from __future__ import annotations
+
+from .turns import DEFAULT_TURNS, GAMES, REMOVE_CHANCE, Match  # noqa: F401
+
+__all__ = ["env", "gym_env", "raw_env", "Match", "GAMES", "DEFAULT_TURNS",
+           "REMOVE_CHANCE"]
+
+
+def env(name_or_scenario, render_mode=None, **kwargs):
+    """The PettingZoo AEC environment of a bundled example (its file name, with or
+    without ``.json``) or a scenario dict, wrapped in PettingZoo's order-enforcing
+    wrapper. Keywords: see :class:`movecore.rl.envs.MovecoreAEC`."""
+    from .envs import aec_env
+    return aec_env(name_or_scenario, render_mode=render_mode, **kwargs)
+
+
+def raw_env(name_or_scenario, render_mode=None, **kwargs):
+    """:func:`env` without PettingZoo's wrappers."""
+    from .envs import MovecoreAEC
+    return MovecoreAEC(name_or_scenario, render_mode=render_mode, **kwargs)
+
+
+def gym_env(name_or_scenario, side=None, opponent="random", render_mode=None, **kwargs):
+    """The Gymnasium environment: ``side`` (the first side to move by default) against
+    a built-in ``opponent`` ("random", "greedy"; in Dark Realms the enemy AI's own
+    choice is what the enemies' legal set already is). See
+    :class:`movecore.rl.envs.MovecoreGym`."""
+    from .envs import MovecoreGym
+    return MovecoreGym(name_or_scenario, side=side, opponent=opponent,
+                       render_mode=render_mode, **kwargs)
