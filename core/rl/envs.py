@@ -1,0 +1,628 @@
+"""PettingZoo AEC and Gymnasium environments of the movement-only game (docs/rl.md).
+
+The only movecore module that imports PettingZoo and Gymnasium (the ``rl`` extra).
+
+>>> import movecore.rl as rl
+>>> env = rl.env("grid_hex_skirmish")
+>>> env.reset(seed=1)
+>>> obs, reward, terminated, truncated, info = env.last()
+>>> obs["observation"].shape == env.observation_space(env.agent_selection)["observation"].shape
+True
+>>> env.step(int(obs["action_mask"].nonzero()[0][0]))
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces as gs
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..errors import IllegalMoveError, QueryError, ScenarioError, describe
+from .spaces import GAME_PLANES, ActionLayout, BoardLayout, encode
+from .turns import DEFAULT_TURNS, GAMES, Match, game_rules, turn_sides
+
+OPPONENTS = ("random", "greedy", "enemy_ai")
+
+
+# --------------------------------------------------------------------------- scenarios
+def _example(name: str) -> dict:
+    """A bundled example scenario by file name (``.json`` optional)."""
+    from importlib import resources
+    base = name if name.endswith(".json") else name + ".json"
+    root = resources.files("movecore") / "examples"
+    p = root / base
+    if not p.is_file():
+        names = sorted(q.name[:-5] for q in root.iterdir() if q.name.endswith(".json"))
+        raise ScenarioError(f"no bundled example {describe(name)}; expected one of {names}")
+    return json.loads(p.read_text(encoding="utf-8"))
+
+
+_SETUPS: dict = {}
+
+
+def removal_reward(pos, side, figure, removed) -> dict:
+    """The default reward: +1 to the side whose move removed an enemy figure, -1 to the
+    side that lost it (zero-sum; nothing else is rewarded)."""
+    out: dict = {}
+    for _, lost in removed:
+        out[side] = out.get(side, 0.0) + 1.0
+        out[lost] = out.get(lost, 0.0) - 1.0
+    return out
+
+
+class _Setup:
+    """What a scenario's episodes share: the root position (queries warmed), the rules,
+    the agents, the board layout, each figure's places, each side's action layout."""
+
+    def __init__(self, scenario: Mapping, town: bool):
+        from ..position import position
+        game = scenario.get("game") if isinstance(scenario, Mapping) else None
+        if game not in GAMES:
+            raise ScenarioError(f"movecore.rl: 'game' must be one of {list(GAMES)}; got "
+                                f"{describe(game)}")
+        pos = position(scenario)
+        self.game = game
+        self.rules = rules = game_rules(game, pos)
+        rng = np.random.default_rng(0)
+        for f in pos.figures:
+            if rules.moves(pos, f):
+                pos.legal_moves(f, **rules.query(pos, f, rng))
+        self.root = pos
+        self.sides = list(pos.sides)                 # every side in play at the start
+        self.turn_sides = turn_sides(rules, pos)
+        if len(self.turn_sides) < 1 or len(self.sides) < 2:
+            raise ScenarioError(f"movecore.rl: a scenario needs two sides or more and one "
+                                f"that moves; got sides {self.sides}")
+        self.agents = [str(s) for s in self.turn_sides]
+        if len(set(self.agents)) != len(self.agents):
+            raise ScenarioError(f"movecore.rl: side names must differ as strings; got "
+                                f"{self.turn_sides}")
+        self.agent_of = dict(zip(self.turn_sides, self.agents))
+        self.figs = list(pos.figures)
+        self.row = {f: i for i, f in enumerate(self.figs)}
+        self.side_index = {s: k for k, s in enumerate(self.sides)}
+        self.fig_side = np.array([self.side_index[pos.side_of(f)] for f in self.figs],
+                                 np.int64)
+        self.layout = lay = BoardLayout.of(game, pos, len(self.sides))
+        # each figure's places: flat H*W cells of every action id ([n_actions, k]),
+        # -1 where an id is no place (Descent's town)
+        specials = {}
+        self.places = []
+        for f in self.figs:
+            n = pos.n_actions(f)
+            sp = rules.special(pos, f)
+            specials.update(dict.fromkeys(sp))
+            ids = np.arange(n)
+            keep = ~np.isin(ids, list(sp.values()))
+            xy = np.full((n, 1, 2), -1, np.int64)
+            got = np.asarray(pos.action_coords(f, ids[keep]), np.int64)
+            got = got.reshape(len(got), -1, 2)
+            if xy.shape[1] < got.shape[1]:
+                xy = np.full((n, got.shape[1], 2), -1, np.int64)
+            xy[keep] = got
+            hw = lay.coords_hw(xy)
+            hw[~keep] = -1
+            self.places.append(hw)
+        self.K = max(p.shape[1] for p in self.places)
+        self.places = [np.pad(p, ((0, 0), (0, self.K - p.shape[1])), constant_values=-1)
+                       for p in self.places]
+        self.lead = [p[:, 0].copy() for p in self.places]
+        self.specials = tuple(specials)
+        self.actions = {}
+        for side, agent in zip(self.turn_sides, self.agents):
+            slots = [f for f in pos.team_figures(side) if rules.moves(pos, f)]
+            P = max(pos.n_actions(f) for f in slots)
+            self.actions[agent] = ActionLayout(side, slots, P, self.specials)
+        self.slot_of = {a: {f: k for k, f in enumerate(al.slots)}
+                        for a, al in self.actions.items()}
+        fig_hw = np.full((len(self.figs), self.K), -1, np.int64)
+        for i, f in enumerate(self.figs):
+            w = pos.where(f)
+            xy = np.array([w] if isinstance(w, tuple) else w, np.int64).reshape(-1, 2)
+            h = lay.coords_hw(xy)
+            fig_hw[i, :len(h)] = h
+        self.fig_hw = fig_hw
+        self.valid = lay.static[0].copy()
+        self.dyn0 = lay.static.shape[0] + len(self.sides)
+        # game state
+        self.pos_rows = None
+        if game == "heroscape":
+            self.pos_rows = np.array([pos.index[f] for f in self.figs], np.int64)
+        self.town = town and "town" in self.specials
+
+
+def _setup(scenario: Mapping, town: bool) -> _Setup:
+    key = (id(scenario), town)
+    hit = _SETUPS.get(key)
+    if hit is None or hit[0] is not scenario:
+        hit = _SETUPS[key] = (scenario, _Setup(scenario, town))
+    return hit[1]
+
+
+def _scenario(name_or_scenario) -> Mapping:
+    if isinstance(name_or_scenario, str):
+        return _example(name_or_scenario)
+    if isinstance(name_or_scenario, Mapping):
+        return name_or_scenario
+    raise ScenarioError(f"movecore.rl: expected a bundled example's name or a scenario "
+                        f"dict; got {describe(name_or_scenario)}")
+
+
+# --------------------------------------------------------------------------- the core
+class _Core:
+    """One episode's state, shared by the AEC and Gymnasium environments (no PettingZoo
+    or Gymnasium here): the position, the match, each figure's cells, the action mask."""
+
+    def __init__(self, setup: _Setup, max_turns: int, reward_fn, terminal_fn):
+        self.s = setup
+        self.max_turns = max_turns
+        self.reward_fn = reward_fn if reward_fn is not None else removal_reward
+        self.terminal_fn = terminal_fn
+        self.match: Match | None = None
+
+    def reset(self, rng) -> None:
+        s = self.s
+        self.pos = s.root.copy()
+        self.fig_hw = s.fig_hw.copy()
+        self.match = Match(s.game, self.pos, rng, max_turns=self.max_turns, rules=s.rules,
+                           sides=s.turn_sides)
+        self.masks = {a: np.zeros(al.n, np.int8) for a, al in s.actions.items()}
+        self._set: dict = {a: None for a in s.actions}
+        self.rowof = {a: np.zeros(al.P, np.int64) for a, al in s.actions.items()}
+        self.over = None
+        self._refresh()
+
+    @property
+    def agent(self):
+        """The agent to act (None when over)."""
+        m = self.match
+        return None if self.over else self.s.agent_of[m.side]
+
+    def _refresh(self) -> None:
+        """After a change: the end of the game, and the acting agent's mask."""
+        m = self.match
+        if m.over and not self.over:
+            self.over = m.over
+        if self.over is None and self.terminal_fn is not None and \
+                self.terminal_fn(self.pos):
+            self.over = "terminated"
+        for a, idx in self._set.items():
+            if idx is not None:
+                self.masks[a][idx] = 0
+                self._set[a] = None
+        if self.over:
+            return
+        agent = self.s.agent_of[m.side]
+        al = self.s.actions[agent]
+        slot = self.s.slot_of[agent][m.figure]
+        acts = m.moves.actions if m.rows is None else m.moves.actions[m.rows]
+        idx = slot * al.P + acts
+        extra = [al.end_turn]
+        if self.s.town and m.rows is not None:
+            town = self.s.rules.special(self.pos, m.figure)["town"]
+            if (m.moves.actions == town).any():
+                extra.append(al.special(0, slot))
+        idx = np.concatenate([idx, extra])
+        self.masks[agent][idx] = 1
+        self._set[agent] = idx
+        rows = np.arange(len(acts)) if m.rows is None else m.rows
+        self.rowof[agent][acts] = rows
+
+    def act(self, agent, action) -> dict:
+        """Play ``action`` for ``agent`` (checked against the mask first: on error the
+        position is unchanged); returns the rewards ``{side: r}``."""
+        s = self.s
+        al = s.actions[agent]
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or \
+                not 0 <= action < al.n:
+            raise IllegalMoveError(f"action must be an integer in [0, {al.n}); got "
+                                   f"{describe(action)}")
+        action = int(action)
+        if not self.masks[agent][action]:
+            raise IllegalMoveError(f"action {action} ({al.names()[action]}) is not legal "
+                                   f"now (agent {agent!r}, acting figure "
+                                   f"{self.match.figure!r})")
+        m = self.match
+        fid, side = m.figure, m.side
+        removed: list = []
+        if action < al.end_turn:
+            place = action % al.P
+            removed = m.play(int(self.rowof[agent][place]))
+            i = s.row[fid]
+            self.fig_hw[i] = s.places[i][place]
+        elif action == al.end_turn:
+            m.end_turn()
+        else:   # a special action (Descent's glyph to town)
+            town = s.rules.special(self.pos, fid)["town"]
+            row = int(np.flatnonzero(m.moves.actions == town)[0])
+            removed = m.play(row)
+            i = s.row[fid]
+            self.fig_hw[i] = -1
+        for f, _ in removed:
+            self.fig_hw[s.row[f]] = -1
+        rewards = self.reward_fn(self.pos, side, fid, removed) if (
+            removed or self.reward_fn is not removal_reward) else {}
+        self._refresh()
+        return rewards
+
+    # ---------------------------------------------------------------- observation
+    def observe(self, agent, out=None) -> np.ndarray:
+        s = self.s
+        lay = s.layout
+        if out is None:
+            out = np.empty(lay.shape, np.float32)
+        m = self.match
+        side_k = s.side_index[s.actions[agent].side]
+        n = len(s.sides)
+        plane = lay.static.shape[0] + (s.fig_side - side_k) % n
+        acting = -1
+        end_hw = end_cost = end_stop = _EMPTY
+        moved = _EMPTY_I
+        if not self.over and s.agent_of[m.side] == agent:
+            fid = m.figure
+            acting = s.row[fid]
+            mv = m.moves
+            rows = m.rows
+            acts = mv.actions if rows is None else mv.actions[rows]
+            end_hw = s.lead[acting][acts]
+            costs = mv.costs if rows is None else mv.costs[rows]
+            top = costs.max() if len(costs) else 0
+            end_cost = costs / np.float32(top if top > 0 else 1)
+            st = mv.stop if rows is None else mv.stop[rows]
+            end_stop = (st != 0).astype(np.float32)
+            ok = end_hw >= 0
+            if not ok.all():
+                end_hw, end_cost, end_stop = end_hw[ok], end_cost[ok], end_stop[ok]
+            if m.moved:
+                row = s.row
+                moved = np.array([row[f] for f in m.moved], np.int64)
+        encode(out, lay.static, self.fig_hw, plane, acting, moved, end_hw, end_cost,
+               end_stop, m.turn / self.max_turns, s.valid, s.dyn0)
+        self._game_planes(out.reshape(out.shape[0], -1))
+        return out
+
+    def _game_planes(self, o) -> None:
+        s, pos, g = self.s, self.pos, self.s.game
+        k = s.dyn0 + 6
+        if g == "heroscape":
+            eng = pos.engaged[s.pos_rows]
+            if eng.any():
+                c = self.fig_hw[eng].ravel()
+                o[k, c[c >= 0]] = 1
+        elif g == "descent":
+            for d, cells in zip(pos.door_open, s.layout.extra["doors"]):
+                o[k + (1 if d else 0), cells] = 1
+        elif g == "mage_knight":
+            if pos.time == "night":
+                o[k] = s.valid
+        elif g == "dark_realms":
+            m = self.match
+            if not self.over and m.query:
+                q = m.query
+                v = q.get("roll", q.get("move", 0))
+                o[k] = s.valid * np.float32(v / 12)
+
+
+_EMPTY = np.zeros(0, np.float32)
+_EMPTY_I = np.zeros(0, np.int64)
+
+
+def _render(core: _Core, mode: str):
+    """The position as the text picture or the SVG picture of movecore's render module
+    (the acting figure's reach drawn)."""
+    import importlib
+    render = importlib.import_module("movecore.render")   # a tool: loaded on demand
+    pos, m = core.pos, core.match
+    fid = m.figure if not core.over else None
+    if fid is None:
+        fid = next(iter(pos.figures))
+        q = core.s.rules.query(pos, fid, np.random.default_rng(0))
+    else:
+        q = m.query
+    sq = core.s.rules.scenario_query(fid, dict(q))
+    scenario = pos.to_scenario(sq)
+    result = pos.solve(sq)
+    if mode == "svg":
+        return render.render_svg(scenario, result)
+    return render.render_text(scenario, result)
+
+
+def _check_common(max_turns, render_mode, reward_fn, terminal_fn) -> None:
+    if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or \
+            max_turns < 1:
+        raise QueryError(f"max_turns must be a positive integer; got {describe(max_turns)}")
+    if render_mode not in (None, "ansi", "svg"):
+        raise QueryError(f"render_mode must be None, 'ansi' or 'svg'; got "
+                         f"{describe(render_mode)}")
+    for name, fn in (("reward_fn", reward_fn), ("terminal_fn", terminal_fn)):
+        if fn is not None and not callable(fn):
+            raise QueryError(f"{name} must be callable; got {describe(fn)}")
+
+
+# --------------------------------------------------------------------------- PettingZoo
+class MovecoreAEC(AECEnv):
+    """The movement-only game as a PettingZoo AEC environment.
+
+    Agents are the sides that move (``possible_agents``, in turn order, as strings);
+    ``agent_selection`` stays on a side while its figures move, one figure per step, in
+    play order (the acting figure is the ``acting`` plane of the observation). Actions:
+    :class:`movecore.rl.spaces.ActionLayout` (``action_layout(agent)``); observations:
+    ``{"observation": float32[C, H, W], "action_mask": int8[A]}`` (all zeros for an agent
+    that is not to act).
+
+    Keywords: ``max_turns`` (turns until truncation, default 40); ``reward_fn(position,
+    side, figure, removed) -> {side: reward}`` called after every move (``removed``:
+    ``[(figure, side)]`` taken off by its removal coin; default
+    :func:`removal_reward`); ``terminal_fn(position) -> bool``: an extra end of the
+    game, asked after every move (the game always ends when fewer than two sides have
+    figures); ``town`` (Descent: allow the glyph to town as a special action);
+    ``render_mode`` "ansi" (text) or "svg".
+    """
+
+    metadata = {"render_modes": ["ansi", "svg"], "name": "movecore_v0",
+                "is_parallelizable": False}
+
+    def __init__(self, name_or_scenario, render_mode=None, *, max_turns: int = DEFAULT_TURNS,
+                 reward_fn: Callable | None = None, terminal_fn: Callable | None = None,
+                 town: bool = False):
+        super().__init__()
+        _check_common(max_turns, render_mode, reward_fn, terminal_fn)
+        self.scenario = _scenario(name_or_scenario)
+        self._s = _setup(self.scenario, bool(town))
+        self.render_mode = render_mode
+        self.possible_agents = list(self._s.agents)
+        lay = self._s.layout
+        self.observation_spaces = {a: gs.Dict({
+            "observation": gs.Box(-1.0, 1.0, lay.shape, np.float32),
+            "action_mask": gs.Box(0, 1, (al.n,), np.int8)})
+            for a, al in self._s.actions.items()}
+        self.action_spaces = {a: gs.Discrete(al.n) for a, al in self._s.actions.items()}
+        self._core = _Core(self._s, int(max_turns), reward_fn, terminal_fn)
+        self._rng = None
+
+    # ---------------------------------------------------------------- spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[self._agent(agent)]
+
+    def action_space(self, agent):
+        return self.action_spaces[self._agent(agent)]
+
+    def action_layout(self, agent) -> ActionLayout:
+        """The agent's fixed action space: slots, places per figure, extra ids."""
+        return self._s.actions[self._agent(agent)]
+
+    @property
+    def plane_names(self) -> list:
+        """The observation's planes, in order (docs/rl.md)."""
+        return list(self._s.layout.names)
+
+    @property
+    def position(self):
+        """The live position of the episode (read it; change it only through step)."""
+        return self._core.pos
+
+    def _agent(self, agent):
+        if agent not in self._s.actions:
+            raise QueryError(f"unknown agent {describe(agent)}; agents: "
+                             f"{self.possible_agents}")
+        return agent
+
+    # ---------------------------------------------------------------- episode
+    def reset(self, seed=None, options=None):
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        core = self._core
+        core.reset(self._rng)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self.agent_selection = self.agents[0]
+        self._finish()
+
+    def _finish(self) -> None:
+        """Ends, eliminated sides, and the next agent to select."""
+        core = self._core
+        if core.over:
+            flag = self.truncations if core.over == "truncated" else self.terminations
+            for a in self.agents:
+                flag[a] = True
+            if self.agent_selection not in self.agents:
+                self.agent_selection = self.agents[0]
+            return
+        nxt = core.agent
+        alive = core.pos.sides
+        dead = []
+        for a in self.agents:
+            if not self.terminations[a] and self._s.actions[a].side not in alive:
+                self.terminations[a] = True      # every figure of the side was removed
+            if self.terminations[a] or self.truncations[a]:
+                dead.append(a)
+        if dead:
+            self._skip_agent_selection = nxt
+            self.agent_selection = dead[0]
+        else:
+            self.agent_selection = nxt
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalMoveError(f"agent {agent!r} is to act: action None is for agents "
+                                   f"whose episode is over")
+        got = self._core.act(agent, action)     # IllegalMoveError: nothing changed
+        self._cumulative_rewards[agent] = 0
+        rewards = self.rewards = dict.fromkeys(self.agents, 0.0)
+        for side, r in got.items():
+            a = self._s.agent_of.get(side)
+            if a in rewards:
+                rewards[a] += float(r)
+        self._finish()
+        self._accumulate_rewards()
+        if self.render_mode == "ansi":
+            pass   # rendered on request (render()), never printed here
+
+    def observe(self, agent):
+        agent = self._agent(agent)
+        return {"observation": self._core.observe(agent),
+                "action_mask": self._core.masks[agent].copy()}
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() without render_mode: nothing to render")
+            return None
+        return _render(self._core, self.render_mode)
+
+    def close(self):
+        pass
+
+
+def aec_env(name_or_scenario, render_mode=None, **kwargs):
+    """:class:`MovecoreAEC` in PettingZoo's classic wrappers: an action outside the mask
+    ends the game for everyone with reward -1 to the agent that played it
+    (``TerminateIllegalWrapper``), out-of-range actions assert, and ``step``/``observe``
+    before ``reset`` are errors (``OrderEnforcingWrapper``)."""
+    env = MovecoreAEC(name_or_scenario, render_mode=render_mode, **kwargs)
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = wrappers.OrderEnforcingWrapper(env)
+    return env
+
+
+# --------------------------------------------------------------------------- Gymnasium
+class MovecoreGym(gymnasium.Env):
+    """One side of the movement-only game against a built-in opponent, as a Gymnasium
+    environment.
+
+    ``side``: the learner's side (default: the first to move); every other side is
+    played by ``opponent``: "random" (a uniformly random legal move), "greedy" (an end
+    nearest an enemy, ties at random) or "enemy_ai" (Dark Realms: the enemies' legal set
+    already is the enemy AI's choice; a random one of its tied choices — elsewhere the
+    same as "random"). Observation ``float32[C, H, W]``, action ``Discrete(A)`` (the
+    side's :class:`~movecore.rl.spaces.ActionLayout`), ``action_masks()`` (bool[A],
+    what MaskablePPO reads) and ``info["action_mask"]``. The reward of a step is the
+    learner's reward over its move and the opponents' moves until it acts again.
+    An action outside the mask (Gymnasium's checker samples any action of the space)
+    ends the episode (``terminated``) with reward ``illegal_reward`` (default -1) and
+    ``info["illegal_action"]`` True, the position unchanged, as PettingZoo's
+    ``TerminateIllegalWrapper`` does; with ``illegal="raise"`` it raises
+    :class:`movecore.IllegalMoveError` instead (position unchanged, the episode goes
+    on). ``step`` after the end raises :class:`movecore.QueryError`.
+    Other keywords as :class:`MovecoreAEC`.
+    """
+
+    metadata = {"render_modes": ["ansi", "svg"]}
+
+    def __init__(self, name_or_scenario, side=None, opponent: str = "random",
+                 render_mode=None, *, max_turns: int = DEFAULT_TURNS,
+                 reward_fn: Callable | None = None, terminal_fn: Callable | None = None,
+                 town: bool = False, illegal: str = "terminate", illegal_reward: float = -1.0):
+        _check_common(max_turns, render_mode, reward_fn, terminal_fn)
+        if illegal not in ("terminate", "raise"):
+            raise QueryError(f"illegal must be 'terminate' or 'raise'; got {describe(illegal)}")
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
+        if opponent not in OPPONENTS:
+            raise QueryError(f"opponent must be one of {list(OPPONENTS)}; got "
+                             f"{describe(opponent)}")
+        self.scenario = _scenario(name_or_scenario)
+        self._s = s = _setup(self.scenario, bool(town))
+        agents = s.agents
+        if side is None:
+            side = agents[0]
+        if str(side) not in agents:
+            raise QueryError(f"side {describe(side)} does not move in this scenario; sides "
+                             f"that move: {agents}")
+        self.agent = str(side)
+        self.opponent = opponent
+        self.render_mode = render_mode
+        al = s.actions[self.agent]
+        self.observation_space = gs.Box(-1.0, 1.0, s.layout.shape, np.float32)
+        self.action_space = gs.Discrete(al.n)
+        self._core = _Core(s, int(max_turns), reward_fn, terminal_fn)
+        self._done = True
+        self._opp_rng = None
+
+    @property
+    def plane_names(self) -> list:
+        return list(self._s.layout.names)
+
+    def action_layout(self) -> ActionLayout:
+        return self._s.actions[self.agent]
+
+    @property
+    def position(self):
+        return self._core.pos
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        # the game's dice and the opponent draw from the env's np_random (seeded above)
+        core = self._core
+        core.reset(self.np_random)
+        self._done = False
+        r = self._opponents()
+        self._pending = r
+        return core.observe(self.agent), self._info()
+
+    def _info(self) -> dict:
+        return {"action_mask": self.action_masks().astype(np.int8)}
+
+    def action_masks(self) -> np.ndarray:
+        """bool[A]: the legal actions now (all False once the episode is over)."""
+        return self._core.masks[self.agent].astype(bool)
+
+    def _opponents(self) -> float:
+        """Play the other sides until the learner is to act or the game is over; returns
+        the learner's reward meanwhile."""
+        core, me = self._core, self.agent
+        total = 0.0
+        greedy = self.opponent == "greedy"
+        s = self._s
+        while not core.over and core.agent != me:
+            m = core.match
+            agent = core.agent
+            row = m.greedy_row() if greedy else m.random_row()
+            al = s.actions[agent]
+            a = s.slot_of[agent][m.figure] * al.P + int(m.moves.actions[row])
+            got = core.act(agent, a)
+            total += float(got.get(s.actions[me].side, 0.0))
+        return total
+
+    def step(self, action):
+        if self._done:
+            raise QueryError("step() after the episode ended: call reset() first")
+        core = self._core
+        try:
+            got = core.act(self.agent, action)     # IllegalMoveError: position unchanged
+        except IllegalMoveError:
+            if self.illegal == "raise":
+                raise
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = True
+            return core.observe(self.agent), self.illegal_reward, True, False, info
+        reward = self._pending + float(got.get(self._s.actions[self.agent].side, 0.0))
+        self._pending = 0.0
+        reward += self._opponents()
+        terminated = core.over == "terminated"
+        truncated = core.over == "truncated"
+        self._done = bool(core.over)
+        return core.observe(self.agent), reward, terminated, truncated, self._info()
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() without render_mode: nothing to render")
+            return None
+        return _render(self._core, self.render_mode)
