@@ -22,15 +22,18 @@ __all__ = ["env", "gym_env", "raw_env", "Match", "GAMES", "DEFAULT_TURNS",
 
 def env(name_or_scenario, render_mode=None, **kwargs):
     """The PettingZoo AEC environment of a bundled example (its file name, with or
-    without ``.json``) or a scenario dict, wrapped in PettingZoo's order-enforcing
-    wrapper. Keywords: see :class:`movecore.rl.envs.MovecoreAEC`."""
+    without ``.json``) or a scenario dict. Bad input is handled as PettingZoo's classic
+    environments' wrappers do (an illegal action ends the game, -1 to its agent).
+    Keywords: see :class:`movecore.rl.envs.MovecoreAEC`."""
     from .envs import aec_env
     return aec_env(name_or_scenario, render_mode=render_mode, **kwargs)
 
 
 def raw_env(name_or_scenario, render_mode=None, **kwargs):
-    """:func:`env` without PettingZoo's wrappers."""
+    """:func:`env` that raises :class:`movecore.IllegalMoveError` on an illegal action
+    (position unchanged) instead of ending the game."""
     from .envs import MovecoreAEC
+    kwargs.setdefault("illegal", "raise")
     return MovecoreAEC(name_or_scenario, render_mode=render_mode, **kwargs)
 
 

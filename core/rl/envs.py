@@ -23,7 +23,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..errors import IllegalMoveError, QueryError, ScenarioError, describe
-from .spaces import GAME_PLANES, ActionLayout, BoardLayout, encode
+from ._encode import encode_common, fill_mask
+from .spaces import GAME_PLANES, ActionLayout, BoardLayout
 from .turns import DEFAULT_TURNS, GAMES, Match, game_rules, turn_sides
 
 OPPONENTS = ("random", "greedy", "enemy_ai")
@@ -134,6 +135,9 @@ class _Setup:
         if game == "heroscape":
             self.pos_rows = np.array([pos.index[f] for f in self.figs], np.int64)
         self.town = town and "town" in self.specials
+        self.game_planes = bool(GAME_PLANES[game])
+        for al in self.actions.values():
+            al.end_turn_ids = np.array([al.end_turn], np.int64)
 
 
 def _setup(scenario: Mapping, town: bool) -> _Setup:
@@ -172,9 +176,11 @@ class _Core:
         self.match = Match(s.game, self.pos, rng, max_turns=self.max_turns, rules=s.rules,
                            sides=s.turn_sides)
         self.masks = {a: np.zeros(al.n, np.int8) for a, al in s.actions.items()}
-        self._set: dict = {a: None for a in s.actions}
+        self._block = {a: (0, 0) for a in s.actions}     # the figure block set last
         self.rowof = {a: np.zeros(al.P, np.int64) for a, al in s.actions.items()}
         self.over = None
+        self._acting = None
+        self.removed: list = []
         self._refresh()
 
     @property
@@ -185,33 +191,39 @@ class _Core:
 
     def _refresh(self) -> None:
         """After a change: the end of the game, and the acting agent's mask."""
-        m = self.match
+        m, s = self.match, self.s
         if m.over and not self.over:
             self.over = m.over
         if self.over is None and self.terminal_fn is not None and \
                 self.terminal_fn(self.pos):
             self.over = "terminated"
-        for a, idx in self._set.items():
-            if idx is not None:
-                self.masks[a][idx] = 0
-                self._set[a] = None
-        if self.over:
+        prev = self._acting
+        self._acting = None
+        agent = None if self.over else s.agent_of[m.side]
+        if prev is not None and prev != agent:     # clear what the last agent had
+            lo, hi = self._block[prev]
+            fill_mask(self.masks[prev], self.rowof[prev], lo, hi, s.actions[prev].end_turn,
+                      0, _NO_ACTS, _NO_ROWS, _NO_ROWS)
+            prev = None
+        if agent is None:
             return
-        agent = self.s.agent_of[m.side]
-        al = self.s.actions[agent]
-        slot = self.s.slot_of[agent][m.figure]
-        acts = m.moves.actions if m.rows is None else m.moves.actions[m.rows]
-        idx = slot * al.P + acts
-        extra = [al.end_turn]
-        if self.s.town and m.rows is not None:
-            town = self.s.rules.special(self.pos, m.figure)["town"]
-            if (m.moves.actions == town).any():
-                extra.append(al.special(0, slot))
-        idx = np.concatenate([idx, extra])
-        self.masks[agent][idx] = 1
-        self._set[agent] = idx
-        rows = np.arange(len(acts)) if m.rows is None else m.rows
-        self.rowof[agent][acts] = rows
+        al = s.actions[agent]
+        base = s.slot_of[agent][m.figure] * al.P
+        mv = m.moves
+        rows = m.rows
+        if rows is None:
+            rows = _ARANGE[:len(mv.actions)]
+        extra = al.end_turn_ids
+        if s.town and m.rows is not None:
+            town = s.rules.special(self.pos, m.figure)["town"]
+            if (mv.actions == town).any():
+                extra = np.array([al.end_turn, al.special(0, base // al.P)], np.int64)
+        lo, hi = self._block[agent] if prev is not None else (0, 0)
+        fill_mask(self.masks[agent], self.rowof[agent], lo, hi, al.end_turn, base,
+                  mv.actions, rows, extra)
+        self._block[agent] = (base, base + al.P)
+        self._acting = agent
+        self._rows = rows
 
     def act(self, agent, action) -> dict:
         """Play ``action`` for ``agent`` (checked against the mask first: on error the
@@ -247,6 +259,7 @@ class _Core:
             self.fig_hw[i] = -1
         for f, _ in removed:
             self.fig_hw[s.row[f]] = -1
+        self.removed = removed
         rewards = self.reward_fn(self.pos, side, fid, removed) if (
             removed or self.reward_fn is not removal_reward) else {}
         self._refresh()
@@ -258,34 +271,24 @@ class _Core:
         lay = s.layout
         if out is None:
             out = np.empty(lay.shape, np.float32)
+        o = out.reshape(out.shape[0], -1)
         m = self.match
-        side_k = s.side_index[s.actions[agent].side]
-        n = len(s.sides)
-        plane = lay.static.shape[0] + (s.fig_side - side_k) % n
-        acting = -1
-        end_hw = end_cost = end_stop = _EMPTY
-        moved = _EMPTY_I
-        if not self.over and s.agent_of[m.side] == agent:
+        observer = s.side_index[s.actions[agent].side]
+        if self._acting == agent:
             fid = m.figure
             acting = s.row[fid]
             mv = m.moves
-            rows = m.rows
-            acts = mv.actions if rows is None else mv.actions[rows]
-            end_hw = s.lead[acting][acts]
-            costs = mv.costs if rows is None else mv.costs[rows]
-            top = costs.max() if len(costs) else 0
-            end_cost = costs / np.float32(top if top > 0 else 1)
-            st = mv.stop if rows is None else mv.stop[rows]
-            end_stop = (st != 0).astype(np.float32)
-            ok = end_hw >= 0
-            if not ok.all():
-                end_hw, end_cost, end_stop = end_hw[ok], end_cost[ok], end_stop[ok]
-            if m.moved:
-                row = s.row
-                moved = np.array([row[f] for f in m.moved], np.int64)
-        encode(out, lay.static, self.fig_hw, plane, acting, moved, end_hw, end_cost,
-               end_stop, m.turn / self.max_turns, s.valid, s.dyn0)
-        self._game_planes(out.reshape(out.shape[0], -1))
+            moved = np.array([s.row[f] for f in m.moved], np.int64) if m.moved else \
+                _NO_ROWS
+            encode_common(o, lay.static, self.fig_hw, s.fig_side, len(s.sides), observer,
+                          acting, moved, s.lead[acting], mv.actions, self._rows, mv.costs,
+                          mv.stop, np.float32(m.turn / self.max_turns), s.valid)
+        else:
+            encode_common(o, lay.static, self.fig_hw, s.fig_side, len(s.sides), observer,
+                          -1, _NO_ROWS, _NO_ROWS, _NO_ACTS, _NO_ROWS, _NO_ACTS, _NO_STOP,
+                          np.float32(m.turn / self.max_turns), s.valid)
+        if s.game_planes:
+            self._game_planes(o)
         return out
 
     def _game_planes(self, o) -> None:
@@ -310,8 +313,19 @@ class _Core:
                 o[k] = s.valid * np.float32(v / 12)
 
 
-_EMPTY = np.zeros(0, np.float32)
-_EMPTY_I = np.zeros(0, np.int64)
+_NO_ROWS = np.zeros(0, np.int64)
+_NO_ACTS = np.zeros(0, np.int32)
+_NO_STOP = np.zeros(0, np.int8)
+_ARANGE = np.arange(1 << 16, dtype=np.int64)
+
+
+def _action_cells(s: _Setup, agent) -> np.ndarray:
+    al = s.actions[agent]
+    out = np.full(al.n, -1, np.int64)
+    for k, f in enumerate(al.slots):
+        lead = s.lead[s.row[f]]
+        out[k * al.P:k * al.P + len(lead)] = lead
+    return out
 
 
 def _render(core: _Core, mode: str):
@@ -364,6 +378,18 @@ class MovecoreAEC(AECEnv):
     game, asked after every move (the game always ends when fewer than two sides have
     figures); ``town`` (Descent: allow the glyph to town as a special action);
     ``render_mode`` "ansi" (text) or "svg".
+
+    Bad input, as PettingZoo's classic environments wrap theirs (built in here: the
+    wrappers' attribute forwarding would cost more than a step): an action outside the
+    mask or the action space, with ``illegal="terminate"`` (the default, PettingZoo's
+    ``TerminateIllegalWrapper``), ends the game for every agent, ``illegal_reward``
+    (-1) to the agent that played it, 0 to the others, ``infos[agent]["illegal_action"]``
+    True, and leaves the position unchanged; with ``illegal="raise"`` it raises
+    :class:`movecore.IllegalMoveError` and changes nothing. ``step``/``observe``/
+    ``last`` before ``reset`` raise :class:`movecore.QueryError` (PettingZoo's
+    ``OrderEnforcingWrapper``); a step with an action other than None for an agent
+    whose episode is over raises ``ValueError`` (PettingZoo's ``_was_dead_step``);
+    ``observe`` of an unknown agent raises :class:`movecore.QueryError`.
     """
 
     metadata = {"render_modes": ["ansi", "svg"], "name": "movecore_v0",
@@ -371,9 +397,15 @@ class MovecoreAEC(AECEnv):
 
     def __init__(self, name_or_scenario, render_mode=None, *, max_turns: int = DEFAULT_TURNS,
                  reward_fn: Callable | None = None, terminal_fn: Callable | None = None,
-                 town: bool = False):
+                 town: bool = False, illegal: str = "terminate",
+                 illegal_reward: float = -1.0):
         super().__init__()
         _check_common(max_turns, render_mode, reward_fn, terminal_fn)
+        if illegal not in ("terminate", "raise"):
+            raise QueryError(f"illegal must be 'terminate' or 'raise'; got {describe(illegal)}")
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
+        self._has_reset = False
         self.scenario = _scenario(name_or_scenario)
         self._s = _setup(self.scenario, bool(town))
         self.render_mode = render_mode
@@ -403,6 +435,12 @@ class MovecoreAEC(AECEnv):
         """The observation's planes, in order (docs/rl.md)."""
         return list(self._s.layout.names)
 
+    def action_cells(self, agent) -> np.ndarray:
+        """int64[A]: for every action id of ``agent``, the observation cell (a flat
+        index into ``H * W``) where it puts the figure (the lead cell of a placement);
+        -1 for actions that are no place (end turn, special actions)."""
+        return _action_cells(self._s, self._agent(agent))
+
     @property
     def position(self):
         """The live position of the episode (read it; change it only through step)."""
@@ -428,6 +466,7 @@ class MovecoreAEC(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self.agent_selection = self.agents[0]
+        self._has_reset = True
         self._finish()
 
     def _finish(self) -> None:
@@ -441,28 +480,41 @@ class MovecoreAEC(AECEnv):
                 self.agent_selection = self.agents[0]
             return
         nxt = core.agent
-        alive = core.pos.sides
-        dead = []
-        for a in self.agents:
-            if not self.terminations[a] and self._s.actions[a].side not in alive:
-                self.terminations[a] = True      # every figure of the side was removed
-            if self.terminations[a] or self.truncations[a]:
-                dead.append(a)
+        dead = None
+        if core.removed or self._skip_agent_selection is not None:
+            alive = core.pos.sides
+            dead = []
+            for a in self.agents:
+                if not self.terminations[a] and self._s.actions[a].side not in alive:
+                    self.terminations[a] = True      # every figure of the side was removed
+                if self.terminations[a] or self.truncations[a]:
+                    dead.append(a)
         if dead:
             self._skip_agent_selection = nxt
             self.agent_selection = dead[0]
         else:
             self.agent_selection = nxt
 
+    def _reset_first(self, what: str):
+        raise QueryError(f"{what} before reset(): call env.reset() first")
+
     def step(self, action):
+        if not self._has_reset:
+            self._reset_first("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None:
-            raise IllegalMoveError(f"agent {agent!r} is to act: action None is for agents "
-                                   f"whose episode is over")
-        got = self._core.act(agent, action)     # IllegalMoveError: nothing changed
+        try:
+            if action is None:
+                raise IllegalMoveError(f"agent {agent!r} is to act: action None is for "
+                                       f"agents whose episode is over")
+            got = self._core.act(agent, action)     # IllegalMoveError: nothing changed
+        except IllegalMoveError:
+            if self.illegal == "raise":
+                raise
+            self._illegal(agent)
+            return
         self._cumulative_rewards[agent] = 0
         rewards = self.rewards = dict.fromkeys(self.agents, 0.0)
         for side, r in got.items():
@@ -474,7 +526,26 @@ class MovecoreAEC(AECEnv):
         if self.render_mode == "ansi":
             pass   # rendered on request (render()), never printed here
 
+    def _illegal(self, agent) -> None:
+        """End the game after an illegal action (TerminateIllegalWrapper's rule)."""
+        self._cumulative_rewards[agent] = 0
+        self.rewards = {a: (self.illegal_reward if a == agent else 0.0)
+                        for a in self.agents}
+        for a in self.agents:
+            self.terminations[a] = True
+        self.infos[agent] = {**self.infos[agent], "illegal_action": True}
+        self._core.over = "illegal"
+        self._core._refresh()        # no legal action left for anyone
+        self._accumulate_rewards()
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            self._reset_first("last()")
+        return super().last(observe)
+
     def observe(self, agent):
+        if not self._has_reset:
+            self._reset_first("observe()")
         agent = self._agent(agent)
         return {"observation": self._core.observe(agent),
                 "action_mask": self._core.masks[agent].copy()}
@@ -490,15 +561,17 @@ class MovecoreAEC(AECEnv):
 
 
 def aec_env(name_or_scenario, render_mode=None, **kwargs):
-    """:class:`MovecoreAEC` in PettingZoo's classic wrappers: an action outside the mask
-    ends the game for everyone with reward -1 to the agent that played it
-    (``TerminateIllegalWrapper``), out-of-range actions assert, and ``step``/``observe``
-    before ``reset`` are errors (``OrderEnforcingWrapper``)."""
-    env = MovecoreAEC(name_or_scenario, render_mode=render_mode, **kwargs)
-    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    env = wrappers.OrderEnforcingWrapper(env)
-    return env
+    """:class:`MovecoreAEC` with PettingZoo's classic rules for bad input built in
+    (``illegal="terminate"``); ``wrappers=True`` wraps it in PettingZoo's own
+    ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper`` instead (the same behaviour, slower per step)."""
+    if kwargs.pop("wrappers", False):
+        env = MovecoreAEC(name_or_scenario, render_mode=render_mode, illegal="raise",
+                          **kwargs)
+        env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+        env = wrappers.AssertOutOfBoundsWrapper(env)
+        return wrappers.OrderEnforcingWrapper(env)
+    return MovecoreAEC(name_or_scenario, render_mode=render_mode, **kwargs)
 
 
 # --------------------------------------------------------------------------- Gymnasium
@@ -562,6 +635,11 @@ class MovecoreGym(gymnasium.Env):
     def action_layout(self) -> ActionLayout:
         return self._s.actions[self.agent]
 
+    def action_cells(self) -> np.ndarray:
+        """int64[A]: the observation cell (flat ``H * W``) of every action id; -1 for
+        actions that are no place (see :meth:`MovecoreAEC.action_cells`)."""
+        return _action_cells(self._s, self.agent)
+
     @property
     def position(self):
         return self._core.pos
@@ -610,6 +688,8 @@ class MovecoreGym(gymnasium.Env):
             if self.illegal == "raise":
                 raise
             self._done = True
+            core.over = "illegal"
+            core._refresh()
             info = self._info()
             info["illegal_action"] = True
             return core.observe(self.agent), self.illegal_reward, True, False, info

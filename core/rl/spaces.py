@@ -183,40 +183,50 @@ class BoardLayout:
         return np.where(bad, -1, out)
 
 
-def encode(out: np.ndarray, static: np.ndarray, fig_hw: np.ndarray, fig_plane: np.ndarray,
-           acting: int, moved: np.ndarray, end_hw: np.ndarray, end_cost: np.ndarray,
-           end_stop: np.ndarray, turn_frac: float, valid: np.ndarray,
-           dyn0: int) -> np.ndarray:
-    """Write one observation into ``out`` (float32[C, H * W] or [C, H, W], C-contiguous).
+def encode(out: np.ndarray, static: np.ndarray, fig_hw: np.ndarray, fig_side: np.ndarray,
+           n_sides: int, observer: int, acting: int, moved: np.ndarray, lead: np.ndarray,
+           actions: np.ndarray, rows: np.ndarray, costs: np.ndarray, stop: np.ndarray,
+           turn_frac: float, valid: np.ndarray) -> np.ndarray:
+    """Write one observation's common planes into ``out`` (float32[C, H, W] or
+    [C, H * W], C-contiguous); the game's own planes after them are zeroed. Arrays only
+    (one compiled call), so that a batched caller runs it per game of a batch:
 
-    ``static``: float32[S, H*W] (the scenario's planes); ``fig_hw``: int64[F, K] each
-    figure's cells as flat indices (-1 pads; a figure out of play: all -1);
-    ``fig_plane``: int64[F] the side plane of each figure (``S + relative side``);
-    ``acting``: the acting figure's row in ``fig_hw`` (-1: none for this observer);
-    ``moved``: int64[M] rows of figures of the observer that moved this turn;
-    ``end_hw``/``end_cost``/``end_stop``: the acting figure's legal ends (lead cell,
-    cost scaled to [0, 1], 1 where it must stop; empty when no acting figure);
-    ``turn_frac``: turns played / the limit; ``valid``: float32[H*W];
-    ``dyn0``: index of the ``acting`` plane (= S + number of sides).
+    * ``static``: float32[S, H*W], the scenario's planes (``BoardLayout.static``);
+    * ``fig_hw``: int64[F, K], each figure's cells as flat ``H * W`` indices (-1 pads; a
+      figure out of play: all -1); ``fig_side``: int64[F], its side (an index into the
+      ``n_sides`` sides at the start); ``observer``: the observing side's index (its
+      figures go to plane ``side:0``, side ``observer + k`` to ``side:k``, wrapping);
+    * ``acting``: the acting figure's row in ``fig_hw`` (-1: the observer does not act;
+      then ``moved`` and the ends are not drawn); ``moved``: int64[M] rows of the
+      observer's figures that moved this turn;
+    * the acting figure's legal ends: ``lead`` int64[A_f] (the lead cell of each of its
+      action ids, -1 for no place), ``actions``, ``costs``, ``stop`` (its ``Moves``
+      columns) and ``rows`` int64[R] (the rows that are moves of the game);
+    * ``turn_frac``: turns played / the limit; ``valid``: float32[H*W].
+
     Returns ``out``.
+
+    >>> import numpy as np
+    >>> o = np.zeros((9, 1, 3), np.float32)
+    >>> static = np.array([[1, 1, 1]], np.float32)          # valid only
+    >>> fig_hw = np.array([[0], [2]]); fig_side = np.array([0, 1])
+    >>> encode(o, static, fig_hw, fig_side, 2, 1, 1, np.zeros(0, np.int64),
+    ...        np.array([-1, 1, 2]), np.array([2, 1], np.int32), np.array([0, 1]),
+    ...        np.array([0, 1], np.int32), np.array([0, 0], np.int8), 0.5, static[0])[:, 0]
+    array([[1. , 1. , 1. ],
+           [0. , 0. , 1. ],
+           [1. , 0. , 0. ],
+           [0. , 0. , 1. ],
+           [0. , 0. , 0. ],
+           [0. , 1. , 1. ],
+           [0. , 1. , 0. ],
+           [0. , 0. , 0. ],
+           [0.5, 0.5, 0.5]], dtype=float32)
     """
+    from ._encode import encode_common
     o = out.reshape(out.shape[0], -1)
-    s = static.shape[0]
-    o[:s] = static
-    o[s:] = 0
-    rows, cols = np.nonzero(fig_hw >= 0)
-    o[fig_plane[rows], fig_hw[rows, cols]] = 1
-    if acting >= 0:
-        a = fig_hw[acting]
-        o[dyn0, a[a >= 0]] = 1
-    if len(moved):
-        m = fig_hw[moved].ravel()
-        o[dyn0 + 1, m[m >= 0]] = 1
-    if len(end_hw):
-        o[dyn0 + 2, end_hw] = 1
-        o[dyn0 + 3, end_hw] = end_cost
-        o[dyn0 + 4, end_hw] = end_stop
-    o[dyn0 + 5] = valid * np.float32(turn_frac)
+    encode_common(o, static, fig_hw, fig_side, n_sides, observer, acting, moved, lead,
+                  actions, rows, costs, stop, np.float32(turn_frac), valid)
     return out
 
 

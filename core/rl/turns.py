@@ -237,6 +237,7 @@ class Match:
         self.sides = list(sides) if sides is not None else turn_sides(self.rules, pos)
         self._usable = None if type(self.rules).usable is Game.usable else self.rules.usable
         self._may_move = None if type(self.rules).moves is Game.moves else self.rules.moves
+        self.n_sides = len(pos.sides)       # sides with figures in play
         self.turn = 0
         self.moves_played = 0
         self.generations = 0
@@ -256,7 +257,7 @@ class Match:
     def _start_turn(self) -> bool:
         """Start the next side's turn; False (and ``over`` set) if the game is over."""
         pos = self.pos
-        if len(pos.sides) < 2 or not self.sides:
+        if self.n_sides < 2 or not self.sides:
             self.over = "terminated"
             return False
         if self.turn >= self.max_turns:
@@ -335,7 +336,8 @@ class Match:
                 gone = near[int(rng.random() * len(near))]
                 removed.append((gone, pos.side_of(gone)))
                 pos.remove_figure(gone)
-                if len(pos.sides) < 2:
+                self.n_sides = len(pos.sides)
+                if self.n_sides < 2:
                     self.over = "terminated"
                     self.figure = self.moves = self.rows = None
                     return removed
