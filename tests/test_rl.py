@@ -57,6 +57,19 @@ def test_pettingzoo_wrapped_env_passes_too(game):
 
 
 # ------------------------------------------------------------------ against the position
+def _cells_hw(pos, lay, f) -> np.ndarray:
+    """The observation cells of the squares figure ``f`` covers, read from the position
+    (a Descent large monster's ``where`` is its top-left square: its base is read from
+    the position's own footprint)."""
+    w = pos.where(f)
+    if isinstance(w, str):
+        return np.zeros(0, np.int64)
+    if pos.game == "descent":
+        i = pos.index[f]
+        w = [pos.st.squares[q] for q in pos._squares(i, pos.anchor[i])]
+    return lay.coords_hw(np.array([w] if isinstance(w, tuple) else w))
+
+
 def _play_checked(env, seed, steps=150, policy_rng=None):
     """Random legal play; after every step the observation and the mask are checked
     against the live position asked directly (the slow way)."""
@@ -91,10 +104,20 @@ def _play_checked(env, seed, steps=150, policy_rng=None):
         if s.rules.batch and m.moved:     # ends allies took since the side's batch
             taken = {pos.action_of(f, pos.where(f)) for f in m.moved}
             ends -= taken
-        want = np.zeros(al.n, np.int8)
-        want[[slot * al.P + a for a in ends]] = 1
-        want[al.end_turn] = 1
-        assert (obs["action_mask"] == want).all(), (s.game, fid)
+        # as places: the set of footprints the mask offers in the figure's slot equals
+        # the set of the legal ends' footprints (a turned Descent base numbers its
+        # placements in its own orientation, the env in the one it started in)
+        mask = obs["action_mask"]
+        assert mask[al.end_turn] == 1
+        assert not mask[:al.end_turn].reshape(len(al.slots), al.P)[
+            [k for k in range(len(al.slots)) if k != slot]].any()
+        offered = np.flatnonzero(mask[slot * al.P:(slot + 1) * al.P])
+        places = s.places[s.row[fid]]
+        got = sorted(tuple(sorted(c for c in places[p] if c >= 0)) for p in offered)
+        want = sorted(tuple(sorted(lay.coords_hw(np.asarray(
+            pos.action_coords(fid, [a])).reshape(-1, 2)).tolist())) for a in ends)
+        assert got == want, (s.game, fid)
+        assert len(np.flatnonzero(mask)) == len(ends) + 1
         # the observation: every figure's cells on its side's plane, the acting one's
         o = obs["observation"]
         assert o.shape == lay.shape and o.dtype == np.float32
@@ -102,16 +125,12 @@ def _play_checked(env, seed, steps=150, policy_rng=None):
         n = len(s.sides)
         board_planes = np.zeros((n, lay.H * lay.W), np.float32)
         for f in pos.figures:
-            w = pos.where(f)
-            if isinstance(w, str):
-                continue
-            hw = lay.coords_hw(np.array([w] if isinstance(w, tuple) else w))
+            hw = _cells_hw(pos, lay, f)
             board_planes[(s.side_index[pos.side_of(f)] - side_k) % n, hw] = 1
         S = lay.static.shape[0]
         assert (o.reshape(o.shape[0], -1)[S:S + n] == board_planes).all(), s.game
         act = o[lay.plane("acting")].ravel()
-        w = pos.where(fid)
-        hw = lay.coords_hw(np.array([w] if isinstance(w, tuple) else w))
+        hw = _cells_hw(pos, lay, fid)
         assert set(np.flatnonzero(act).tolist()) == set(hw.tolist())
         endp = o[lay.plane("end")].ravel()
         lead = {int(lay.coords_hw(np.asarray(pos.action_coords(fid, [a])).reshape(-1, 2))[0])
@@ -195,21 +214,20 @@ def test_same_seed_same_episode(game):
     def run(seed):
         env = rl.gym_env(FIRST[game])
         obs, info = env.reset(seed=seed)
-        out = [obs.copy()]
+        obs_seen, rest = [obs.copy()], []
         rng = np.random.default_rng(0)
         for _ in range(60):
             legal = np.flatnonzero(info["action_mask"])
             obs, r, term, trunc, info = env.step(int(legal[int(rng.random() * len(legal))]))
-            out.append((obs.copy(), r, term, trunc))
+            obs_seen.append(obs.copy())
+            rest.append((r, term, trunc))
             if term or trunc:
                 break
-        return out, {f: env.position.where(f) for f in env.position.figures}
+        return obs_seen, rest, {f: env.position.where(f) for f in env.position.figures}
 
     a, b = run(5), run(5)
-    assert a[1] == b[1]
-    for x, y in zip(a[0], b[0]):
-        assert all(np.array_equal(p, q) for p, q in zip(np.atleast_1d(x), np.atleast_1d(y))) \
-            if not isinstance(x, np.ndarray) else np.array_equal(x, y)
+    assert a[1] == b[1] and a[2] == b[2]
+    assert len(a[0]) == len(b[0]) and all(np.array_equal(x, y) for x, y in zip(a[0], b[0]))
 
 
 def test_different_seeds_differ():
@@ -311,12 +329,15 @@ def test_gym_bad_input():
 
 # ------------------------------------------------------------------ rewards, ends, render
 def test_rewards_are_removals_zero_sum():
+    """Each removal: +1 to the side that removed, -1 to the side that lost the figure
+    (summed over an episode through last(), as an agent sees them)."""
     env = rl.env("grid_hex_skirmish", max_turns=200)
-    totals = {a: 0.0 for a in env.possible_agents}
     rng = np.random.default_rng(0)
+    lost_any = False
     for ep in range(5):
         env.reset(seed=ep)
-        n0 = len(env.position.figures)
+        totals = {a: 0.0 for a in env.possible_agents}
+        start = {a: len(env.position.team_figures(a)) for a in env.possible_agents}
         for agent in env.agent_iter(2000):
             obs, r, term, trunc, _ = env.last()
             totals[agent] += r
@@ -325,8 +346,11 @@ def test_rewards_are_removals_zero_sum():
                 continue
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[int(rng.random() * len(legal))]))
-    assert sum(totals.values()) == 0 and any(totals.values())
-    assert n0 == 3
+        pos = env.position
+        lost = {a: start[a] - len(pos.team_figures(a)) for a in start}
+        assert totals == {"red": lost["blue"] - lost["red"], "blue": lost["red"] - lost["blue"]}
+        lost_any |= any(lost.values())
+    assert lost_any
 
 
 def test_hooks_and_truncation():

@@ -6,7 +6,16 @@ from __future__ import annotations
 import numba as nb
 
 
-@nb.njit(cache=True, nogil=True)
+# one signature each (tests/jit_audit.py: one cache entry per function); callers pass
+# exactly these dtypes, C-contiguous
+_ENCODE_SIG = ("int64(float32[:, ::1], float32[:, ::1], int64[:, ::1], int64[::1], int64, "
+               "int64, int64, int64[::1], int64[::1], int32[::1], int64[::1], int32[::1], "
+               "int32[::1], float32, float32[::1])")
+_MASK_SIG = ("int64(int8[::1], int64[::1], int64, int64, int64, int64, int32[::1], "
+             "int64[::1], int64[::1])")
+
+
+@nb.njit(_ENCODE_SIG, cache=True, nogil=True)
 def encode_common(o, static, fig_hw, fig_side, n_sides, observer, acting, moved, lead,
                   actions, rows, costs, stop, turn_frac, valid):
     """Write the common planes of one observation into ``o`` (float32[C, HW]); planes
@@ -57,7 +66,7 @@ def encode_common(o, static, fig_hw, fig_side, n_sides, observer, acting, moved,
     return 0
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(_MASK_SIG, cache=True, nogil=True)
 def fill_mask(mask, rowof, clear_lo, clear_hi, tail, base, actions, rows, extra):
     """Zero ``mask[clear_lo:clear_hi]`` and ``mask[tail:]`` (what was set before), then set
     ``mask[base + actions[r]]`` for every ``r`` in ``rows`` (``rowof[actions[r]] = r``)

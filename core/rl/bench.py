@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from .turns import GAMES, game_rules
+from .turns import GAMES
 
 
 def _record(env, steps: int, seed: int) -> list:

@@ -109,6 +109,21 @@ class _Setup:
             hw = lay.coords_hw(xy)
             hw[~keep] = -1
             self.places.append(hw)
+        # Descent: a base that turns (a dragon, a hell hound) numbers its placements in
+        # its current orientation (ids < NS: as it stands now at square s; NS + 1 + s:
+        # turned); the env's places keep the orientation at the start, so a turned
+        # figure's ids swap halves (``swap[i]``) on the way in and out
+        self.swap = [None] * len(self.figs)
+        self.size0 = {}
+        if game == "descent":
+            ns = pos.st.ns
+            for i, f in enumerate(self.figs):
+                n = pos.n_actions(f)
+                if n == 2 * ns + 1:
+                    sw = np.arange(n)
+                    sw[:ns], sw[ns + 1:] = np.arange(ns + 1, n), np.arange(ns)
+                    self.swap[i] = sw
+                    self.size0[i] = pos.size[pos.index[f]]
         self.K = max(p.shape[1] for p in self.places)
         self.places = [np.pad(p, ((0, 0), (0, self.K - p.shape[1])), constant_values=-1)
                        for p in self.places]
@@ -123,10 +138,10 @@ class _Setup:
                         for a, al in self.actions.items()}
         fig_hw = np.full((len(self.figs), self.K), -1, np.int64)
         for i, f in enumerate(self.figs):
-            w = pos.where(f)
-            xy = np.array([w] if isinstance(w, tuple) else w, np.int64).reshape(-1, 2)
-            h = lay.coords_hw(xy)
-            fig_hw[i, :len(h)] = h
+            w = pos.where(f)     # a word (Descent's town) is no place on the board
+            if not isinstance(w, str):
+                # the place it stands on, as its action id (a large monster's whole base)
+                fig_hw[i] = self.places[i][pos.action_of(f, w)]
         self.fig_hw = fig_hw
         self.valid = lay.static[0].copy()
         self.dyn0 = lay.static.shape[0] + len(self.sides)
@@ -173,6 +188,7 @@ class _Core:
         s = self.s
         self.pos = s.root.copy()
         self.fig_hw = s.fig_hw.copy()
+        self.turned = set()          # rows of Descent bases standing turned
         self.match = Match(s.game, self.pos, rng, max_turns=self.max_turns, rules=s.rules,
                            sides=s.turn_sides)
         self.masks = {a: np.zeros(al.n, np.int8) for a, al in s.actions.items()}
@@ -194,9 +210,6 @@ class _Core:
         m, s = self.match, self.s
         if m.over and not self.over:
             self.over = m.over
-        if self.over is None and self.terminal_fn is not None and \
-                self.terminal_fn(self.pos):
-            self.over = "terminated"
         prev = self._acting
         self._acting = None
         agent = None if self.over else s.agent_of[m.side]
@@ -213,6 +226,12 @@ class _Core:
         rows = m.rows
         if rows is None:
             rows = _ARANGE[:len(mv.actions)]
+        acts = mv.actions
+        if self.turned:
+            i = s.row[m.figure]
+            if i in self.turned:
+                acts = s.swap[i][acts]       # as the env numbers them (see _Setup.swap)
+        acts = self._acts = np.ascontiguousarray(acts, np.int32)
         extra = al.end_turn_ids
         if s.town and m.rows is not None:
             town = s.rules.special(self.pos, m.figure)["town"]
@@ -220,7 +239,7 @@ class _Core:
                 extra = np.array([al.end_turn, al.special(0, base // al.P)], np.int64)
         lo, hi = self._block[agent] if prev is not None else (0, 0)
         fill_mask(self.masks[agent], self.rowof[agent], lo, hi, al.end_turn, base,
-                  mv.actions, rows, extra)
+                  acts, rows, extra)
         self._block[agent] = (base, base + al.P)
         self._acting = agent
         self._rows = rows
@@ -249,6 +268,11 @@ class _Core:
             removed = m.play(int(self.rowof[agent][place]))
             i = s.row[fid]
             self.fig_hw[i] = s.places[i][place]
+            if s.swap[i] is not None:
+                if self.pos.size[self.pos.index[fid]] != s.size0[i]:
+                    self.turned.add(i)
+                else:
+                    self.turned.discard(i)
         elif action == al.end_turn:
             m.end_turn()
         else:   # a special action (Descent's glyph to town)
@@ -260,6 +284,8 @@ class _Core:
         for f, _ in removed:
             self.fig_hw[s.row[f]] = -1
         self.removed = removed
+        if self.terminal_fn is not None and not m.over and self.terminal_fn(self.pos):
+            self.over = "terminated"
         rewards = self.reward_fn(self.pos, side, fid, removed) if (
             removed or self.reward_fn is not removal_reward) else {}
         self._refresh()
@@ -281,11 +307,13 @@ class _Core:
             moved = np.array([s.row[f] for f in m.moved], np.int64) if m.moved else \
                 _NO_ROWS
             encode_common(o, lay.static, self.fig_hw, s.fig_side, len(s.sides), observer,
-                          acting, moved, s.lead[acting], mv.actions, self._rows, mv.costs,
-                          mv.stop, np.float32(m.turn / self.max_turns), s.valid)
+                          acting, moved, s.lead[acting], self._acts, self._rows,
+                          np.ascontiguousarray(mv.costs, np.int32),
+                          np.ascontiguousarray(mv.stop, np.int32),
+                          np.float32(m.turn / self.max_turns), s.valid)
         else:
             encode_common(o, lay.static, self.fig_hw, s.fig_side, len(s.sides), observer,
-                          -1, _NO_ROWS, _NO_ROWS, _NO_ACTS, _NO_ROWS, _NO_ACTS, _NO_STOP,
+                          -1, _NO_ROWS, _NO_ROWS, _NO_ACTS, _NO_ROWS, _NO_ACTS, _NO_ACTS,
                           np.float32(m.turn / self.max_turns), s.valid)
         if s.game_planes:
             self._game_planes(o)
@@ -315,7 +343,6 @@ class _Core:
 
 _NO_ROWS = np.zeros(0, np.int64)
 _NO_ACTS = np.zeros(0, np.int32)
-_NO_STOP = np.zeros(0, np.int8)
 _ARANGE = np.arange(1 << 16, dtype=np.int64)
 
 

@@ -225,8 +225,11 @@ def encode(out: np.ndarray, static: np.ndarray, fig_hw: np.ndarray, fig_side: np
     """
     from ._encode import encode_common
     o = out.reshape(out.shape[0], -1)
-    encode_common(o, static, fig_hw, fig_side, n_sides, observer, acting, moved, lead,
-                  actions, rows, costs, stop, np.float32(turn_frac), valid)
+    c = np.ascontiguousarray
+    encode_common(o, c(static, np.float32), c(fig_hw, np.int64), c(fig_side, np.int64),
+                  n_sides, observer, acting, c(moved, np.int64), c(lead, np.int64),
+                  c(actions, np.int32), c(rows, np.int64), c(costs, np.int32),
+                  c(stop, np.int32), np.float32(turn_frac), c(valid, np.float32))
     return out
 
 
