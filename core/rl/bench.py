@@ -46,7 +46,9 @@ def _record(env, steps: int, seed: int) -> list:
         al = env.action_layout(agent)
         fid = q = row = None
         if a < al.end_turn:
-            fid, q, row = m.figure, m.query, a % al.P
+            # the end as the position numbers it (a turned Descent base: see _Setup.swap)
+            fid, q = m.figure, m.query
+            row = int(m.moves.actions[core.rowof[agent][a % al.P]])
         env.step(a)
         events.append((a, fid, q, row, [f for f, _ in core.removed] if fid else []))
         k += 1

@@ -133,7 +133,8 @@ class _Setup:
         for side, agent in zip(self.turn_sides, self.agents):
             slots = [f for f in pos.team_figures(side) if rules.moves(pos, f)]
             P = max(pos.n_actions(f) for f in slots)
-            self.actions[agent] = ActionLayout(side, slots, P, self.specials)
+            mine = tuple(n for n in self.specials if rules.special_for.get(n, side) == side)
+            self.actions[agent] = ActionLayout(side, slots, P, mine)
         self.slot_of = {a: {f: k for k, f in enumerate(al.slots)}
                         for a, al in self.actions.items()}
         fig_hw = np.full((len(self.figs), self.K), -1, np.int64)
@@ -233,7 +234,7 @@ class _Core:
                 acts = s.swap[i][acts]       # as the env numbers them (see _Setup.swap)
         acts = self._acts = np.ascontiguousarray(acts, np.int32)
         extra = al.end_turn_ids
-        if s.town and m.rows is not None:
+        if s.town and al.specials and m.rows is not None:
             town = s.rules.special(self.pos, m.figure)["town"]
             if (mv.actions == town).any():
                 extra = np.array([al.end_turn, al.special(0, base // al.P)], np.int64)

@@ -59,7 +59,10 @@ def board_cells(game: str, pos) -> np.ndarray:
 
 
 def _terrain_planes(game: str, pos) -> list:
-    """[(name, float32[N])]: one plane per terrain present, named in the game's words."""
+    """[(name, float32[N])]: one plane per terrain present, named in the game's words
+    (none in Dark Realms: its cells are marks, see :func:`_static_planes`)."""
+    if game == "dark_realms":
+        return []
     if game == "descent":
         t = pos.st.dungeon.terrain
         names = [t.get(tuple(c), "floor") for c in pos.st.coords[:pos.st.ns].tolist()]

@@ -71,6 +71,9 @@ class Game:
         """Rows of ``moves`` a movement-only game may take (None: all of them)."""
         return None
 
+    #: the side that may take each special action (absent: every side)
+    special_for: dict = {}
+
     def special(self, pos, fid) -> dict:
         """``{name: action id}``: the figure's actions that are no move to a place on the
         board (Descent's glyph to town); never listed as a place."""
@@ -135,6 +138,7 @@ class DescentGame(Game):
     # a move may open doors on its path (the position keeps them open)
     _HERO = {"action": "advance"}
     _MONSTER: dict = {}
+    special_for = {"town": "hero"}      # only heroes go to town
 
     def __init__(self, pos):
         self._town = None
