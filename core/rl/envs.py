@@ -23,7 +23,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from ..errors import IllegalMoveError, QueryError, ScenarioError, describe
-from ._encode import encode_common, fill_mask
+from ._encode import encode_common_fast as encode_common
+from ._encode import fill_mask_fast as fill_mask
 from .spaces import GAME_PLANES, ActionLayout, BoardLayout
 from .turns import DEFAULT_TURNS, GAMES, Match, game_rules, turn_sides
 
@@ -250,13 +251,16 @@ class _Core:
         position is unchanged); returns the rewards ``{side: r}``."""
         s = self.s
         al = s.actions[agent]
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action.item()
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or \
-                not 0 <= action < al.n:
+        if type(action) is not int:
+            if isinstance(action, np.ndarray) and action.shape == ():
+                action = action.item()
+            if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+                raise IllegalMoveError(f"action must be an integer in [0, {al.n}); got "
+                                       f"{describe(action)}")
+            action = int(action)
+        if not 0 <= action < al.n:
             raise IllegalMoveError(f"action must be an integer in [0, {al.n}); got "
                                    f"{describe(action)}")
-        action = int(action)
         if not self.masks[agent][action]:
             raise IllegalMoveError(f"action {action} ({al.names()[action]}) is not legal "
                                    f"now (agent {agent!r}, acting figure "
@@ -495,6 +499,7 @@ class MovecoreAEC(AECEnv):
         self._skip_agent_selection = None
         self.agent_selection = self.agents[0]
         self._has_reset = True
+        self._dirty = False
         self._finish()
 
     def _finish(self) -> None:
@@ -544,15 +549,17 @@ class MovecoreAEC(AECEnv):
             self._illegal(agent)
             return
         self._cumulative_rewards[agent] = 0
-        rewards = self.rewards = dict.fromkeys(self.agents, 0.0)
-        for side, r in got.items():
-            a = self._s.agent_of.get(side)
-            if a in rewards:
-                rewards[a] += float(r)
-        self._finish()
-        self._accumulate_rewards()
-        if self.render_mode == "ansi":
-            pass   # rendered on request (render()), never printed here
+        if got or self._dirty:
+            rewards = self.rewards = dict.fromkeys(self.agents, 0.0)
+            for side, r in got.items():
+                a = self._s.agent_of.get(side)
+                if a in rewards:
+                    rewards[a] += float(r)
+            self._dirty = bool(got)
+            self._finish()
+            self._accumulate_rewards()
+        else:        # nothing rewarded now or last step: the zero rewards stand
+            self._finish()
 
     def _illegal(self, agent) -> None:
         """End the game after an illegal action (TerminateIllegalWrapper's rule)."""
@@ -564,6 +571,7 @@ class MovecoreAEC(AECEnv):
         self.infos[agent] = {**self.infos[agent], "illegal_action": True}
         self._core.over = "illegal"
         self._core._refresh()        # no legal action left for anyone
+        self._dirty = True
         self._accumulate_rewards()
 
     def last(self, observe: bool = True):
