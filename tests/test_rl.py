@@ -453,3 +453,19 @@ def test_game_pages_list_the_planes_and_shapes(game):
         row = (f"| `{name[:-5]}` | `{list(e._s.layout.shape)}` | {acts} | "
                f"{', '.join('`%s`' % p for p in e.plane_names)} |")
         assert row in page, row
+
+
+def test_gym_opponent_moves_a_turned_base():
+    """The built-in opponent plays a Descent base that turns (its ids swap while it
+    stands turned): hundreds of steps against it never hit an illegal move."""
+    env = rl.gym_env("descent_hell_hound", side="hero", opponent="random")
+    turned = 0
+    for seed in range(30):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            assert not info.get("illegal_action")
+            turned += bool(env._core.turned)
+            done = term or trunc
+    assert turned

@@ -100,7 +100,8 @@ class _Setup:
             sp = rules.special(pos, f)
             specials.update(dict.fromkeys(sp))
             ids = np.arange(n)
-            keep = ~np.isin(ids, list(sp.values()))
+            nonplace = set(sp.values()) | ({pos.st.ns} if game == "descent" else set())
+            keep = ~np.isin(ids, sorted(nonplace))
             xy = np.full((n, 1, 2), -1, np.int64)
             got = np.asarray(pos.action_coords(f, ids[keep]), np.int64)
             got = got.reshape(len(got), -1, 2)
@@ -235,9 +236,10 @@ class _Core:
                 acts = s.swap[i][acts]       # as the env numbers them (see _Setup.swap)
         acts = self._acts = np.ascontiguousarray(acts, np.int32)
         extra = al.end_turn_ids
-        if s.town and al.specials and m.rows is not None:
-            town = s.rules.special(self.pos, m.figure)["town"]
-            if (mv.actions == town).any():
+        if s.town and al.specials:
+            town = s.rules.special(self.pos, m.figure).get("town", -1)
+            if (m.rows is not None and (mv.actions == town).any()) or \
+                    town in (getattr(mv, "non_moves", None) or {}).values():
                 extra = np.array([al.end_turn, al.special(0, base // al.P)], np.int64)
         lo, hi = self._block[agent] if prev is not None else (0, 0)
         fill_mask(self.masks[agent], self.rowof[agent], lo, hi, al.end_turn, base,
@@ -281,9 +283,7 @@ class _Core:
         elif action == al.end_turn:
             m.end_turn()
         else:   # a special action (Descent's glyph to town)
-            town = s.rules.special(self.pos, fid)["town"]
-            row = int(np.flatnonzero(m.moves.actions == town)[0])
-            removed = m.play(row)
+            removed = m.play_action(s.rules.special(self.pos, fid)["town"])
             i = s.row[fid]
             self.fig_hw[i] = -1
         for f, _ in removed:
@@ -709,7 +709,8 @@ class MovecoreGym(gymnasium.Env):
             agent = core.agent
             row = m.greedy_row() if greedy else m.random_row()
             al = s.actions[agent]
-            a = s.slot_of[agent][m.figure] * al.P + int(m.moves.actions[row])
+            # the env's id of that end (a turned Descent base: see _Setup.swap)
+            a = s.slot_of[agent][m.figure] * al.P + int(core._acts[row])
             got = core.act(agent, a)
             total += float(got.get(s.actions[me].side, 0.0))
         return total

@@ -76,8 +76,10 @@ class Game:
 
     def special(self, pos, fid) -> dict:
         """``{name: action id}``: the figure's actions that are no move to a place on the
-        board (Descent's glyph to town); never listed as a place."""
-        return {}
+        board (Descent's glyph to town); never listed as a place. The position's own
+        ``non_move_actions(figure)`` where it has one."""
+        nm = getattr(pos, "non_move_actions", None)
+        return dict(nm(fid)) if nm is not None else {}
 
     def scenario_query(self, fid, q: dict) -> dict:
         """The scenario ``query`` object of ``legal_moves(fid, **q)``."""
@@ -158,6 +160,8 @@ class DescentGame(Game):
         return None
 
     def special(self, pos, fid):
+        if getattr(pos, "non_move_actions", None) is not None:
+            return super().special(pos, fid)
         return {"town": int(pos.st.ns)}
 
 
@@ -325,11 +329,20 @@ class Match:
         :attr:`rows`: not checked here, the caller picked it from them), then the
         removal coin; returns the figures removed ``[(id, side)]``; the match moves on to
         the next figure (or is over)."""
-        pos, fid, side = self.pos, self.figure, self.side
-        m = self.moves
+        pos, m = self.pos, self.moves
         if self._answers is not None:
             self._taken.append(int(m.actions[row]))
         pos.apply_row(m, row)
+        return self._moved()
+
+    def play_action(self, action: int) -> list:
+        """The current figure takes ``action`` (a position action id: a special action
+        such as Descent's town, validated by ``apply_move``), then as :meth:`play`."""
+        self.pos.apply_move(self.figure, int(action), **self.query)
+        return self._moved()
+
+    def _moved(self) -> list:
+        pos, fid, side = self.pos, self.figure, self.side
         self.moves_played += 1
         self.moved.append(fid)
         removed = []
