@@ -469,3 +469,31 @@ def test_gym_opponent_moves_a_turned_base():
             turned += bool(env._core.turned)
             done = term or trunc
     assert turned
+
+
+@pytest.mark.parametrize("name", ["movecore.rl.turns", "movecore.rl.spaces",
+                                  "movecore.rl.envs"])
+def test_docstring_examples(name):
+    import doctest
+    import importlib
+    failed, tried = doctest.testmod(importlib.import_module(name),
+                                    optionflags=doctest.ELLIPSIS)
+    assert failed == 0 and tried > 0
+
+
+def test_gym_learner_wiped_out_is_terminated():
+    """A learner whose figures are all removed while two other sides play on (Dark Realms:
+    enemies and summons) is terminated, not left to the turn limit."""
+    env = rl.gym_env("dark_realms_die_planning", side="hero", opponent="greedy",
+                     max_turns=60)
+    seen = 0
+    for seed in range(40):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            done = term or trunc
+        if "hero" not in env.position.sides:
+            assert term and not trunc
+            seen += 1
+    assert seen

@@ -662,7 +662,7 @@ class MovecoreGym(gymnasium.Env):
         self.action_space = gs.Discrete(al.n)
         self._core = _Core(s, int(max_turns), reward_fn, terminal_fn)
         self._done = True
-        self._opp_rng = None
+        self._out = False
 
     @property
     def plane_names(self) -> list:
@@ -685,7 +685,7 @@ class MovecoreGym(gymnasium.Env):
         # the game's dice and the opponent draw from the env's np_random (seeded above)
         core = self._core
         core.reset(self.np_random)
-        self._done = False
+        self._done = self._out = False
         r = self._opponents()
         self._pending = r
         return core.observe(self.agent), self._info()
@@ -704,7 +704,11 @@ class MovecoreGym(gymnasium.Env):
         total = 0.0
         greedy = self.opponent == "greedy"
         s = self._s
+        mine = s.actions[me].side
         while not core.over and core.agent != me:
+            if core.removed and mine not in core.pos.sides:
+                self._out = True         # every figure of the learner's side was removed
+                break
             m = core.match
             agent = core.agent
             row = m.greedy_row() if greedy else m.random_row()
@@ -733,9 +737,9 @@ class MovecoreGym(gymnasium.Env):
         reward = self._pending + float(got.get(self._s.actions[self.agent].side, 0.0))
         self._pending = 0.0
         reward += self._opponents()
-        terminated = core.over == "terminated"
-        truncated = core.over == "truncated"
-        self._done = bool(core.over)
+        terminated = core.over == "terminated" or self._out
+        truncated = core.over == "truncated" and not terminated
+        self._done = bool(core.over) or self._out
         return core.observe(self.agent), reward, terminated, truncated, self._info()
 
     def render(self):
