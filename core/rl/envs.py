@@ -139,6 +139,7 @@ class _Setup:
             self.actions[agent] = ActionLayout(side, slots, P, mine)
         self.slot_of = {a: {f: k for k, f in enumerate(al.slots)}
                         for a, al in self.actions.items()}
+        self.observer = {a: self.side_index[al.side] for a, al in self.actions.items()}
         fig_hw = np.full((len(self.figs), self.K), -1, np.int64)
         for i, f in enumerate(self.figs):
             w = pos.where(f)     # a word (Descent's town) is no place on the board
@@ -304,7 +305,7 @@ class _Core:
             out = np.empty(lay.shape, np.float32)
         o = out.reshape(out.shape[0], -1)
         m = self.match
-        observer = s.side_index[s.actions[agent].side]
+        observer = s.observer[agent]
         if self._acting == agent:
             fid = m.figure
             acting = s.row[fid]
@@ -577,14 +578,18 @@ class MovecoreAEC(AECEnv):
     def last(self, observe: bool = True):
         if not self._has_reset:
             self._reset_first("last()")
-        return super().last(observe)
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def observe(self, agent):
         if not self._has_reset:
             self._reset_first("observe()")
-        agent = self._agent(agent)
-        return {"observation": self._core.observe(agent),
-                "action_mask": self._core.masks[agent].copy()}
+        core = self._core
+        mask = core.masks.get(agent) if isinstance(agent, str) else None
+        if mask is None:
+            self._agent(agent)           # QueryError naming it
+        return {"observation": core.observe(agent), "action_mask": mask.copy()}
 
     def render(self):
         if self.render_mode is None:
