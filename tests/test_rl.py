@@ -497,3 +497,11 @@ def test_gym_learner_wiped_out_is_terminated():
             assert term and not trunc
             seen += 1
     assert seen
+
+
+def test_examples_are_what_selfplay_plays():
+    for game in GAMES:
+        assert rl.examples(game) == [n[:-5] for g, n, _ in SCENARIOS if g == game]
+    assert rl.env("grid_hex_skirmish")._s is rl.env("grid_hex_skirmish.json")._s
+    with pytest.raises(mc.ScenarioError):
+        rl.examples("chess")

@@ -16,8 +16,44 @@ from __future__ import annotations
 
 from .turns import DEFAULT_TURNS, GAMES, REMOVE_CHANCE, Match  # noqa: F401
 
-__all__ = ["env", "gym_env", "raw_env", "Match", "GAMES", "DEFAULT_TURNS",
+__all__ = ["env", "gym_env", "raw_env", "examples", "Match", "GAMES", "DEFAULT_TURNS",
            "REMOVE_CHANCE"]
+
+
+def examples(game: str | None = None) -> list[str]:
+    """Names of the bundled example scenarios the environments can play (those of
+    ``game``, or of every game): two sides or more, one of which moves; by name.
+
+    >>> examples("mage_knight")
+    ['mage_knight_first_turns', 'mage_knight_reveal_continue']
+    """
+    import json
+    from importlib import resources
+
+    from ..errors import MovecoreError, ScenarioError, describe
+    from ..position import position
+    from .turns import game_rules, turn_sides
+    if game is not None and game not in GAMES:
+        raise ScenarioError(f"examples: game must be one of {list(GAMES)}; got "
+                            f"{describe(game)}")
+    out = []
+    root = resources.files("movecore") / "examples"
+    for p in sorted(root.iterdir(), key=lambda q: q.name):
+        if not p.name.endswith(".json"):
+            continue
+        g = next((g for g in GAMES if p.name.startswith(g + "_")), None)
+        if g is None or (game is not None and g != game):
+            continue
+        s = json.loads(p.read_text(encoding="utf-8"))
+        if s.get("game") != g:
+            continue
+        try:
+            pos = position(s)
+        except MovecoreError:
+            continue
+        if len(pos.sides) >= 2 and turn_sides(game_rules(g, pos), pos):
+            out.append(p.name[:-5])
+    return out
 
 
 def env(name_or_scenario, render_mode=None, **kwargs):

@@ -90,16 +90,18 @@ def _env_loop(env, events) -> float:
 
 def rl_report(games=None, steps: int = 2000, rounds: int = 3, out=print) -> list[dict]:
     """Measure and print the table; returns its rows."""
-    from ..selfplay import example_scenarios
     from . import env as make_env
+    from . import examples
+    from .envs import _example, _setup
     rows = []
     out(f"movecore bench --rl: {steps} steps per loop, best of {rounds} rounds "
         f"(us per step; observation and mask read every step)")
     out(f"{'game':18} {'scenario':38} {'raw us':>8} {'env us':>8} {'+wrappers':>9} "
         f"{'env/raw':>8} {'env steps/s':>12}")
     for game in games or GAMES:
-        for name, scen in example_scenarios(game):
-            from .envs import _setup
+        for name in examples(game):
+            scen = _example(name)
+            name += ".json"
             root = _setup(scen, False).root
             e, r = make_env(scen), make_env(scen, wrappers=True)
             events = _record(e, steps, 1)

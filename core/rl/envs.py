@@ -32,16 +32,25 @@ OPPONENTS = ("random", "greedy", "enemy_ai")
 
 
 # --------------------------------------------------------------------------- scenarios
+_EXAMPLES: dict = {}
+
+
 def _example(name: str) -> dict:
-    """A bundled example scenario by file name (``.json`` optional)."""
+    """A bundled example scenario by file name (``.json`` optional), read once per
+    process (the same dict every call, so environments of it share one setup: do not
+    change it)."""
     from importlib import resources
     base = name if name.endswith(".json") else name + ".json"
+    hit = _EXAMPLES.get(base)
+    if hit is not None:
+        return hit
     root = resources.files("movecore") / "examples"
     p = root / base
     if not p.is_file():
         names = sorted(q.name[:-5] for q in root.iterdir() if q.name.endswith(".json"))
         raise ScenarioError(f"no bundled example {describe(name)}; expected one of {names}")
-    return json.loads(p.read_text(encoding="utf-8"))
+    out = _EXAMPLES[base] = json.loads(p.read_text(encoding="utf-8"))
+    return out
 
 
 _SETUPS: dict = {}
