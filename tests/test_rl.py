@@ -19,7 +19,7 @@ import movecore as mc  # noqa: E402
 import movecore.rl as rl  # noqa: E402
 from movecore.rl.spaces import ActionLayout  # noqa: E402
 from movecore.rl.turns import GAMES, Match  # noqa: E402
-from movecore.selfplay import example_scenarios  # noqa: E402
+from movecore.tools.selfplay import example_scenarios  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = [(g, n, s) for g in GAMES for n, s in example_scenarios(g)]
@@ -405,7 +405,7 @@ def test_match_turn_order_and_end():
 
 
 def test_selfplay_plays_through_match():
-    from movecore import selfplay as sp
+    from movecore.tools import selfplay as sp
     assert sp.Match is Match and sp.GAME_CLASSES is rl.turns.GAME_CLASSES
 
 
@@ -420,7 +420,7 @@ def test_nothing_else_imports_pettingzoo_or_gymnasium():
         if re.search(r"^\s*(import|from)\s+(pettingzoo|gymnasium)\b", text, re.M):
             bad.append(str(p))
     assert not bad
-    code = ("import sys, movecore, movecore.selfplay, movecore.rl, movecore.rl.turns, "
+    code = ("import sys, movecore, movecore.tools.selfplay, movecore.rl, movecore.rl.turns, "
             "movecore.rl.spaces; assert 'pettingzoo' not in sys.modules and "
             "'gymnasium' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

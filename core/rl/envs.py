@@ -337,7 +337,11 @@ class _Core:
     def _game_planes(self, o) -> None:
         s, pos, g = self.s, self.pos, self.s.game
         k = s.dyn0 + 6
-        if g == "heroscape":
+        if g == "grid":
+            tokens = pos.provoke
+            if tokens:
+                o[k, s.layout.coords_hw(np.array(tokens, np.int64))] = 1
+        elif g == "heroscape":
             eng = pos.engaged[s.pos_rows]
             if eng.any():
                 c = self.fig_hw[eng].ravel()

@@ -35,7 +35,8 @@ of ``x``. Planes, in order:
                        cost among them, or 1) and ``end_stop`` (1 where the move
                        must stop there)
 ``turn``               turns played / the turn limit (on valid cells)
-(game's dynamic)       e.g. ``engaged`` (Heroscape), ``door_closed``/``door_open``
+(game's dynamic)       e.g. ``provoke`` (grid tokens), ``engaged`` (Heroscape),
+                       ``door_closed``/``door_open``
                        (Descent), ``night`` (Mage Knight), ``allowance`` (Dark
                        Realms: the rolled Move / 12)
 ====================  =========================================================
@@ -122,7 +123,7 @@ def _static_planes(game: str, pos) -> list:
 
 
 #: the game's dynamic planes after the common ones, by name
-GAME_PLANES = {"grid": (), "tiny_epic_tactics": (), "heroscape": ("engaged",),
+GAME_PLANES = {"grid": ("provoke",), "tiny_epic_tactics": (), "heroscape": ("engaged",),
                "descent": ("door_closed", "door_open"), "mage_knight": ("night",),
                "dark_realms": ("allowance",)}
 COMMON_DYNAMIC = ("acting", "moved", "end", "end_cost", "end_stop", "turn")

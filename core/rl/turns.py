@@ -152,17 +152,11 @@ class DescentGame(Game):
         return pos.where(fid) != "town"
 
     def usable(self, pos, fid, moves):
-        # the glyph to town is no board move
-        town = pos.st.ns                  # the town's action id (squares + 0)
-        acts = moves.actions
-        if len(acts) and acts.max() >= town and (acts == town).any():
-            return np.flatnonzero(acts != town)
-        return None
+        # the glyph to town is no board move (a non-move action: its own id)
+        if not moves.non_moves:
+            return None
+        return np.flatnonzero(moves.actions != moves.non_moves["town"])
 
-    def special(self, pos, fid):
-        if getattr(pos, "non_move_actions", None) is not None:
-            return super().special(pos, fid)
-        return {"town": int(pos.st.ns)}
 
 
 class DarkRealmsGame(Game):
