@@ -361,6 +361,55 @@ def test_two_square_monster_turn_prices():
     assert r[((1, 1), (1, 2))] == 2 and r[((2, 1), (1, 2))] == 1
 
 
+def test_hell_hound_does_not_slide_across_its_axis():
+    # issue 30.6: "The figure moves one half of its body into a non-diagonal adjacent
+    # space while the other half of its body moves into the space(s) that the first
+    # half just vacated" (rulebook, wiki page Monsters); the BoardGameGeek thread adds
+    # the diagonal sidestep. A 2x1 hound at (1, 1)-(2, 1) in an open room: along its
+    # axis and diagonally 1 MP, straight across its axis 2 MP (two moves).
+    room = {"width": 5, "height": 4}
+    for fp, at, across in (("2x1", [1, 1], [(1, 0), (1, 2)]),
+                           ("1x2", [1, 1], [(0, 1), (2, 1)])):
+        size = tuple(map(int, fp.split("x")))
+        r = placements(solve(room, [_hound(at, 2, footprint=fp)], {"figure": "hh"}))
+        assert all(r[(c, size)] == 2 for c in across), r
+        one = sorted(k[0] for k, v in r.items() if v == 1 and k[1] == size)
+        x, y = at
+        along = [(x - 1, y), (x + 1, y)] if fp == "2x1" else [(x, y - 1), (x, y + 1)]
+        diag = [(x + dx, y + dy) for dx in (-1, 1) for dy in (-1, 1)]
+        assert one == sorted(along + diag)
+        assert r == _brute_force(["....."] * 4, [], [], [_hound(at, 2, footprint=fp)],
+                                 "hh", 2)
+        # option hound_slides: the sideways shift is one move (the old reading)
+        r = placements(solve(room, [_hound(at, 2, footprint=fp)], {"figure": "hh"},
+                             options={"hound_slides": True}))
+        assert all(r[(c, size)] == 1 for c in across)
+        assert r == _brute_force(["....."] * 4, [], [], [_hound(at, 2, footprint=fp)],
+                                 "hh", 2, slides=True)
+    # a 2x2 base and a dragon still shift in all 8 directions
+    r = placements(solve(room, [monster("o", [1, 1], 1, footprint="2x2")], {"figure": "o"}))
+    assert len(r) == 9 and set(r.values()) == {0, 1}
+
+
+def test_rooms_with_hound_slides_match_brute_force():
+    rng = random.Random(zlib.crc32(b"slides"))
+    checked = 0
+    for _ in range(60):
+        fp = rng.choice(["1x2", "2x1"])
+        slides = rng.random() < 0.5
+        rows, walls, doors, figs = _door_room(rng, fp)
+        try:
+            r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
+                      {"figure": "me"}, options={"hound_slides": slides})
+        except mc.PlacementError:
+            continue
+        want = _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"],
+                            slides=slides)
+        assert placements(r) == want, (slides, rows, walls, doors, figs)
+        checked += 1
+    assert checked > 15
+
+
 def test_two_square_monster_pit_only_with_the_whole_base_in():
     # a hound turning with both squares into a 1x2 pit falls in: 1 wound; half in, none
     board = {"rows": ["....", ".p..", ".p..", "...."]}
@@ -510,7 +559,7 @@ def test_pit_rooms_match_brute_force(jumps):
     # with large_jumps a straight jump over bases wholly on pits or ice (3 MP each)
     rng = random.Random(zlib.crc32(b"pits %d" % jumps))
     checked = jumped = 0
-    for _ in range(240):
+    for _ in range(300):
         fp = rng.choice(["1x1", "1x2", "2x1", "2x2", "2x3", "3x2"])
         rows, walls, doors, figs = _pit_room(rng, fp)
         try:
@@ -638,13 +687,18 @@ def test_bad_input_gets_a_typed_error(mutate, err):
 
 # ------------------------------------------------------------------ brute force: large
 def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
-                 jumps=False, wounds=False):
+                 jumps=False, wounds=False, slides=False):
     """Literal Dijkstra over (anchor, base size, doors opened so far) for one figure,
-    written from the rulebook: translate the whole base one square, or turn a 2-square
-    base a quarter, or (``turns="all"``) a 2x3 base into any turned base inside the box
-    one square larger than it that overlaps it, sweeping the squares of both bases as
-    one; it must fit after every step. Climbing out of a pit (the whole base on pit
-    squares) costs 2; a one-square base, or any with ``jumps``, may jump (see jump()).
+    written from the rulebook: translate the whole base one square (a 2-square base
+    along its axis or diagonally, across its axis only with ``slides``), or turn a
+    2-square base a quarter, or (``turns="all"``) a 2x3 base into any turned base inside
+    the box one square larger than it that overlaps it, sweeping the squares of both
+    bases as one; it must fit after every step. Climbing out of a pit (the whole base on
+    pit squares) costs 2; a one-square base, or any with ``jumps``, may jump (see
+    jump()) in the directions it steps in. Opening a closed door is an action of its
+    own: 2 MP from a base with a square that touches the door (one of the door's
+    squares, or diagonally past an end of it); a step that crosses a closed door opens
+    it on the way (the same 2 MP).
     {(anchor, (w, h)): least MP}, or with ``wounds`` {(anchor, (w, h)): (least MP,
     least wounds (falls into pits) within mp, least MP with those wounds)}."""
     on = {(x, y): ch for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != "#"}
@@ -690,17 +744,29 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
     def base(a, size):
         return [(a[0] + i, a[1] + j) for j in range(size[1]) for i in range(size[0])]
 
+    def directions(size):
+        """The translations of a base: all 8, but none across a 2-square base's axis
+        (its halves move into the space the other vacates, or it sidesteps diagonally)
+        unless ``slides``."""
+        return [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx or dy) and not (
+            size[0] * size[1] == 2 and not slides and
+            ((size == (2, 1) and dx == 0) or (size == (1, 2) and dy == 0)))]
+
+    def touches(cells, door):
+        """Some square of ``cells`` is within one square (diagonals included) of both
+        squares of one of the door's cell edges."""
+        return any(max(abs(p[0] - a[0]), abs(p[1] - a[1])) <= 1 and
+                   max(abs(p[0] - b[0]), abs(p[1] - b[1])) <= 1
+                   for p in cells for a, b in map(lambda e: map(tuple, e), door["sides"]))
+
     def moves(a, size):
         """(anchor, size, [(square, where it moves)]) of every step of the base: a
-        translation by one square in any direction, or for a 2-square base a quarter
+        translation by one square (see directions()), or for a 2-square base a quarter
         turn: one square (the head) steps across the axis, the other into its square;
         a 2x3 turn lists no square moves (its swept squares are checked instead)."""
         old = base(a, size)
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                if dx or dy:
-                    yield (a[0] + dx, a[1] + dy), size, [(p, (p[0] + dx, p[1] + dy))
-                                                         for p in old]
+        for dx, dy in directions(size):
+            yield (a[0] + dx, a[1] + dy), size, [(p, (p[0] + dx, p[1] + dy)) for p in old]
         if len(old) == 6 and turns == "all":
             box = {(a[0] + i, a[1] + j) for i in range(-1, size[0] + 1)
                    for j in range(-1, size[1] + 1)}
@@ -751,8 +817,15 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
         c, (a, size, opened, wn) = heapq.heappop(heap)
         if best[(a, size, opened, wn)] != c:
             continue
+        for d in doors:            # open a door from here: 2 MP, no step
+            if d["id"] not in opened and not d.get("open") and can_open(d) and \
+                    touches(base(a, size), d) and c + 2 <= mp:
+                key = (a, size, opened | {d["id"]}, wn)
+                if c + 2 < best.get(key, 1 << 30):
+                    best[key] = c + 2
+                    heapq.heappush(heap, (c + 2, key))
         if jumps or size == (1, 1):
-            for d in ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)):
+            for d in directions(size):
                 got = jump(a, size, d, opened)
                 key = None if got is None else (got[0], size, opened, wn)
                 if got is not None and c + got[1] <= mp and \

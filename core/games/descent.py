@@ -155,6 +155,29 @@ def turns_allowed(size, large_turns: str) -> bool:
     return w * h == 2 or large_turns == "all"
 
 
+def step_directions(size, hound_slides: bool = False) -> tuple:
+    """The directions a base of ``size`` steps in (1 MP, the whole base one square).
+
+    Every base steps in all 8 directions but a hell hound's (a two-square base): "The
+    figure moves one half of its body into a non-diagonal adjacent space while the other
+    half of its body moves into the space(s) that the first half just vacated" (rulebook,
+    as quoted on the wiki page Monsters) moves it along its long axis (or turns it, see
+    :func:`turn_offsets`), and the BoardGameGeek thread "large monsters and movement"
+    adds the diagonal sidestep of the whole body. Neither shifts it straight across its
+    axis: that takes two moves, unless ``hound_slides`` (option ``hound_slides``).
+
+    >>> step_directions((2, 1))
+    ((1, 0), (1, 1), (-1, 1), (-1, 0), (-1, -1), (1, -1))
+    >>> len(step_directions((2, 1), True)), len(step_directions((2, 2)))
+    (8, 8)
+    """
+    w, h = size
+    if w * h != 2 or hound_slides:
+        return STEPS
+    across = (0, 1) if w == 2 else (1, 0)     # across the long axis
+    return tuple(d for d in STEPS if d != across and d != (-across[0], -across[1]))
+
+
 def turn_offsets(size) -> list:
     """Anchor offsets of the quarter-turned placements of a ``w x h`` base: the
     ``h x w`` bases that lie within one square of the old base (in the box one square
@@ -614,12 +637,13 @@ def solve_descent(scenario: dict) -> dict:
 
 def move(dungeon: Dungeon, figures: list[Hero], mover: Hero, mp: int, *, rune_keys=(),
          corner_cutting: bool = True, ice: str = "normal", large_turns: str = "all",
-         large_jumps: bool = False, paths: bool = False) -> dict:
+         large_jumps: bool = False, hound_slides: bool = False,
+         paths: bool = False) -> dict:
     """Every legal end of ``mover``'s move with ``mp`` movement points, in game words
     (``solve()``'s result; a one-off :class:`Position` of the objects answers it)."""
     pos = _live.Position(dungeon, figures, rune_keys=set(rune_keys),
                          corner_cutting=corner_cutting, ice=ice, large_turns=large_turns,
-                         large_jumps=large_jumps)
+                         large_jumps=large_jumps, hound_slides=hound_slides)
     return pos.solve({"figure": mover.id, "mp": mp, "paths": paths})
 
 

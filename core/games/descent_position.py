@@ -138,8 +138,10 @@ class _Static:
     door states and everything else that changes in play live in the position."""
 
     def __init__(self, dungeon: D.Dungeon, corner_cutting: bool, ice: str,
-                 large_turns: str = "all", large_jumps: bool = False):
+                 large_turns: str = "all", large_jumps: bool = False,
+                 hound_slides: bool = False):
         self.dungeon = dungeon
+        self.hound_slides = bool(hound_slides)
         self.corner = bool(corner_cutting)
         self.ice = ice
         self.large_turns = large_turns
@@ -180,22 +182,23 @@ _STATIC_LOCK = threading.RLock()
 
 
 def _static_key(dungeon: D.Dungeon, corner: bool, ice: str, large_turns: str = "all",
-                large_jumps: bool = False):
+                large_jumps: bool = False, hound_slides: bool = False):
     """Everything of a dungeon the graphs depend on (not whether doors are open or lead
     to unrevealed areas: those are the position's)."""
     return (tuple(dungeon.terrain.items()), frozenset(dungeon.walls),
             tuple((door.id, door.sides, door.rune) for door in dungeon.doors),
             tuple(dungeon.stairs), tuple(dungeon.glyphs), bool(corner), ice, large_turns,
-            bool(large_jumps))
+            bool(large_jumps), bool(hound_slides))
 
 
 def _static_for(dungeon: D.Dungeon, corner: bool, ice: str,
-                large_turns: str = "all", large_jumps: bool = False) -> _Static:
-    key = _static_key(dungeon, corner, ice, large_turns, large_jumps)
+                large_turns: str = "all", large_jumps: bool = False,
+                hound_slides: bool = False) -> _Static:
+    key = _static_key(dungeon, corner, ice, large_turns, large_jumps, hound_slides)
     with _STATIC_LOCK:
         st = _STATICS.pop(key, None)
         if st is None:
-            st = _Static(dungeon, corner, ice, large_turns, large_jumps)
+            st = _Static(dungeon, corner, ice, large_turns, large_jumps, hound_slides)
         _STATICS[key] = st                 # most recent last
         while len(_STATICS) > _STATICS_MAX:
             del _STATICS[next(iter(_STATICS))]
@@ -311,7 +314,7 @@ class _KindGraph:
         if g0 is not None:
             # all but the door memory is the radius-0 graph's: shared, not built again
             for name in ("turns", "turn_off", "facts", "straddle", "air_off", "air_foot",
-                         "n_air"):
+                         "n_air", "dirs"):
                 setattr(self, name, getattr(g0, name))
             place_nodes, n_turn = g0.place_nodes, g0.n_turn
             slots, involved = g0.slots[:g0.n_base], g0.involved[:g0.n_base]
@@ -491,10 +494,13 @@ class _KindGraph:
         # slots: (kind, u, v, d, square) in the insertion order of the step table
         slots: list = []
         index = st.index
+        dirs = {(w, h): D.step_directions((w, h), st.hound_slides),
+                (h, w): D.step_directions((h, w), st.hound_slides)}
+        self.dirs = dirs
         for u in place_nodes:
             base = u - u % self.turn_off if u > ns else 0
             ax, ay = st.squares[u - base]
-            for dd in D.STEPS:
+            for dd in dirs[(w, h) if base == 0 else (h, w)]:
                 v = index.get((ax + dd[0], ay + dd[1]))
                 if v is not None and facts[base + v] is not None:
                     slots.append(("step", u, base + v, dd, None))
@@ -519,7 +525,7 @@ class _KindGraph:
             for u in place_nodes:
                 if self._on_jumpable(u):
                     continue
-                for dd in D.STEPS:
+                for dd in dirs[(w, h) if u <= ns else (h, w)]:
                     run = self._jump_run(u, dd)
                     if run is None:
                         continue
@@ -947,7 +953,8 @@ class Position(_Position):
 
     def __init__(self, dungeon: D.Dungeon, figures: list, *, rune_keys=(),
                  corner_cutting: bool = True, ice: str = "normal",
-                 large_turns: str = "all", large_jumps: bool = False):
+                 large_turns: str = "all", large_jumps: bool = False,
+                 hound_slides: bool = False):
         """``figures``: :class:`movecore.games.descent.Hero` objects (see
         :func:`~movecore.games.descent.read_figures`, which checks their placement)."""
         if ice not in ("normal", "stop"):
@@ -958,7 +965,11 @@ class Position(_Position):
         if not isinstance(large_jumps, (bool, np.bool_)):
             raise ScenarioError(f"options.large_jumps must be true or false; got "
                                 f"{describe(large_jumps)}")
-        st = self.st = _static_for(dungeon, corner_cutting, ice, large_turns, large_jumps)
+        if not isinstance(hound_slides, (bool, np.bool_)):
+            raise ScenarioError(f"options.hound_slides must be true or false; got "
+                                f"{describe(hound_slides)}")
+        st = self.st = _static_for(dungeon, corner_cutting, ice, large_turns, large_jumps,
+                                   hound_slides)
         self.rune_keys = frozenset(rune_keys)
         self.door_open = [door.open for door in dungeon.doors]
         self.door_unrevealed = [door.leads_to_unrevealed for door in dungeon.doors]
@@ -1013,11 +1024,12 @@ class Position(_Position):
         dungeon = D.read_board(scenario["board"])
         opts = expect_object(scenario.get("options", {}), "options")
         expect_keys(opts, "options", ("corner_cutting", "ice", "large_turns",
-                                      "large_jumps"))
+                                      "large_jumps", "hound_slides"))
         corner = get_bool(opts, "corner_cutting", "options", True)
         ice = get_str(opts, "ice", "options", ("normal", "stop"), "normal")
         turns = get_str(opts, "large_turns", "options", D.LARGE_TURNS, "all")
         jumps = get_bool(opts, "large_jumps", "options", False)
+        slides = get_bool(opts, "hound_slides", "options", False)
         party = expect_object(scenario.get("party", {}), "party")
         expect_keys(party, "party", ("rune_keys",))
         keys = get_list(party, "rune_keys", "party", [])
@@ -1027,7 +1039,7 @@ class Position(_Position):
                                     f"{k!r:.60}")
         figures = D.read_figures(scenario["figures"], dungeon)
         return cls(dungeon, figures, rune_keys=keys, corner_cutting=corner, ice=ice,
-                   large_turns=turns, large_jumps=jumps)
+                   large_turns=turns, large_jumps=jumps, hound_slides=slides)
 
     def copy(self) -> "Position":
         """An independent position: figure lists, door states and layers copied; the
@@ -1742,7 +1754,8 @@ class Position(_Position):
             figures.append(f)
         s = {"game": "descent", "board": board,
              "options": {"corner_cutting": st.corner, "ice": st.ice,
-                         "large_turns": st.large_turns, "large_jumps": st.large_jumps},
+                         "large_turns": st.large_turns, "large_jumps": st.large_jumps,
+                         "hound_slides": st.hound_slides},
              "party": {"rune_keys": sorted(self.rune_keys)}, "figures": figures}
         if query is not None:
             s["query"] = _copy.deepcopy(dict(query))
