@@ -687,7 +687,7 @@ def test_bad_input_gets_a_typed_error(mutate, err):
 
 # ------------------------------------------------------------------ brute force: large
 def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
-                 jumps=False, wounds=False, slides=False):
+                 jumps=False, wounds=False, slides=False, open_here=True):
     """Literal Dijkstra over (anchor, base size, doors opened so far) for one figure,
     written from the rulebook: translate the whole base one square (a 2-square base
     along its axis or diagonally, across its axis only with ``slides``), or turn a
@@ -698,7 +698,8 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
     jump()) in the directions it steps in. Opening a closed door is an action of its
     own: 2 MP from a base with a square that touches the door (one of the door's
     squares, or diagonally past an end of it); a step that crosses a closed door opens
-    it on the way (the same 2 MP).
+    it on the way (the same 2 MP). ``open_here=False``: doors open only on a step (the
+    model before issue 30.5, to tell which rooms need the action).
     {(anchor, (w, h)): least MP}, or with ``wounds`` {(anchor, (w, h)): (least MP,
     least wounds (falls into pits) within mp, least MP with those wounds)}."""
     on = {(x, y): ch for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != "#"}
@@ -817,7 +818,7 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
         c, (a, size, opened, wn) = heapq.heappop(heap)
         if best[(a, size, opened, wn)] != c:
             continue
-        for d in doors:            # open a door from here: 2 MP, no step
+        for d in doors if open_here else ():    # open a door from here: 2 MP, no step
             if d["id"] not in opened and not d.get("open") and can_open(d) and \
                     touches(base(a, size), d) and c + 2 <= mp:
                 key = (a, size, opened | {d["id"]}, wn)
@@ -1126,16 +1127,125 @@ def test_a_door_is_remembered_after_walking_away_from_it():
 
 def test_a_jump_passes_a_door_opened_earlier_in_the_move():
     # A two-square door between x = 1 and x = 2; pit squares (2, 0) and (3, 0); rubble
-    # east of (2, 1). Without a wound, (4, 0) is reached only by opening the door
-    # ((1, 1) -> (2, 1), 1 + 2), passing it back diagonally ((2, 1) -> (1, 0), 1: it is
-    # open for the rest of the move) and jumping east over the two pit squares through
-    # it (6): 10 MP. A jump never opens a door, but one already opened is open for it.
+    # east of (2, 1). Without a wound, (4, 0) is reached by stepping to (1, 0) (1),
+    # opening the door there without stepping (2) and jumping east over the two pit
+    # squares through it (6): 9 MP. A jump never opens a door, but one already opened
+    # is open for it. (Before doors could be opened in place: opening it by stepping
+    # (1, 1) -> (2, 1) (1 + 2), passing it back diagonally to (1, 0) (1) and jumping:
+    # 10 MP.)
     board = {"rows": ["..pp.", "...rr"],
              "doors": [{"id": "d", "sides": [[[1, 0], [2, 0]], [[1, 1], [2, 1]]]}]}
-    e = ends(solve(board, [hero("me", [1, 1], 5)], {"figure": "me", "mp": 10,
-                                                     "paths": True}))[(4, 0)]
-    assert (e["cost"], e["wounds"], e["wounds_cost"]) == (6, 0, 10)   # walking: 1 wound
-    assert e["wounds_path"] == [[1, 1], [2, 1], [1, 0], [4, 0]]
+    r = solve(board, [hero("me", [1, 1], 5)], {"figure": "me", "mp": 10, "paths": True})
+    e = ends(r)[(4, 0)]
+    assert (e["cost"], e["wounds"], e["wounds_cost"]) == (6, 0, 9)   # walking: 1 wound
+    assert e["wounds_path"] == [[1, 1], [1, 0], [4, 0]]
+    assert placements(r, wounds=True) == _brute_force(
+        board["rows"], [], board["doors"], [hero("me", [1, 1], 5)], "me", 10, wounds=True)
+
+
+ISSUE_30_5 = {"game": "descent", "board": {
+    "rows": ["..r..", "..p..", "..r.."], "walls": [[[1, 0], [2, 0]], [[1, 2], [2, 2]]],
+    "doors": [{"id": "gate", "between": [[1, 1], [2, 1]]}]},
+    "figures": [{"id": "Grisban", "side": "hero", "at": [1, 1], "speed": 4}],
+    "query": {"figure": "Grisban", "action": "run", "paths": True}}
+
+
+def test_a_door_opened_without_stepping_lets_a_jump_through():
+    # issue 30.5: "figures may expend movement points to open or close doors, but only
+    # if their figure is located in a space adjacent to a door's closed position ... It
+    # costs a figure 2 movement points"; then the jump over the pit (3): 5 MP, no wound
+    # (walking: 1 + 2 through the door into the pit, 1 wound, 2 to climb out)
+    e = ends(mc.solve(ISSUE_30_5))[(3, 1)]
+    assert (e["cost"], e["wounds"], e["wounds_cost"]) == (5, 0, 5)
+    assert e["doors_opened"] == ["gate"] and e["path"] == [[1, 1], [3, 1]]
+    b = ISSUE_30_5["board"]
+    assert placements(mc.solve(ISSUE_30_5), wounds=True) == _brute_force(
+        b["rows"], b["walls"], [{"id": "gate", "sides": [b["doors"][0]["between"]]}],
+        ISSUE_30_5["figures"], "Grisban", 8, wounds=True)
+    # the live position: the move opens the door for good
+    pos = mc.position(ISSUE_30_5)
+    m = pos.legal_moves("Grisban", action="run")
+    row = [tuple(c) for c in m.coords.tolist()].index((3, 1))
+    assert (m.costs[row], m.penalty[row]) == (5, 0)
+    pos.apply_move("Grisban", (3, 1), action="run")
+    assert pos.doors == {"gate": "open"}
+    # a rune-locked door without the key cannot be opened: walking is shut too
+    locked = json.loads(json.dumps(ISSUE_30_5))
+    locked["board"]["doors"][0]["rune"] = "red"
+    assert (3, 1) not in ends(mc.solve(locked))
+
+
+@pytest.mark.parametrize("fp, rows", [("2x1", ["..pp.."]), ("2x2", ["..pp..", "..pp.."])])
+def test_a_large_base_opens_a_door_in_place_and_jumps(fp, rows):
+    # a door between x = 2 and x = 3 over a pit band x = 2..3; the base at (1, 0) has
+    # (2, 0) beside the door. With large_jumps: open it (2) and jump the base wholly on
+    # the pit (3): (3, 0) for 5 MP and no wound; walking: into the pit through the door
+    # (1 + 2, 1 wound) and climbing out (2)
+    doors = [{"id": "d", "sides": [[[2, y], [3, y]] for y in range(len(rows))]}]
+    figs = [monster("me", [1, 0], 5, footprint=fp)]
+    for jumps, want in ((True, (5, 0, 5)), (False, (5, 1, 5))):
+        r = solve({"rows": rows, "doors": doors}, figs, {"figure": "me", "paths": True},
+                  options={"large_jumps": jumps})
+        e = ends(r)[(3, 0)]
+        assert (e["cost"], e["wounds"], e["wounds_cost"]) == want
+        assert e["doors_opened"] == ["d"]
+        assert placements(r, wounds=True) == _brute_force(rows, [], doors, figs, "me", 5,
+                                                          jumps=jumps, wounds=True)
+
+
+def _door_pit_room(rng, fp):
+    """A room cut by a wall line with one or two closed doors and a pit (or ice) band
+    along the line, on one side or both, so that jumps through doors matter; the mover
+    (a hero when one-square, half the time) and up to four other figures."""
+    rows, walls, doors, figs = _door_room(rng, fp)
+    if not doors:
+        return None
+    grid = [list(r) for r in rows]
+    h, w = len(grid), len(grid[0])
+    vertical = walls and walls[0][0][0] != walls[0][1][0] or \
+        doors[0]["sides"][0][0][0] != doors[0]["sides"][0][1][0]
+    line = doors[0]["sides"][0][0][0] if vertical else doors[0]["sides"][0][0][1]
+    me = figs[0]
+    fw, fh = map(int, fp.split("x"))
+    keep = {(me["at"][0] + i, me["at"][1] + j) for i in range(fw) for j in range(fh)} | \
+        {tuple(f["at"]) for f in figs[1:]}
+    lo, hi = line - rng.randint(0, 2), line + 1 + rng.randint(0, 2)
+    ch = "p" if rng.random() < 0.8 else "i"
+    for x in range(w):
+        for y in range(h):
+            if lo <= (x if vertical else y) <= hi and grid[y][x] in ".t" and \
+                    (x, y) not in keep and rng.random() < 0.9:
+                grid[y][x] = ch
+    me["speed"] = rng.randint(4, 11)
+    return ["".join(r) for r in grid], walls, doors, figs
+
+
+@pytest.mark.parametrize("fp", ["1x1", "1x2", "2x1", "2x2", "2x3"])
+def test_door_pit_rooms_match_brute_force(fp):
+    # the brute force opens doors as an action of their own (2 MP, from a square next to
+    # the door); jumps (large bases: option large_jumps) pass doors opened before
+    rng = random.Random(zlib.crc32(b"door pits " + fp.encode()))
+    checked = needed = 0
+    for _ in range(200):
+        room = _door_pit_room(rng, fp)
+        if room is None:
+            continue
+        rows, walls, doors, figs = room
+        mp = figs[0]["speed"]
+        try:
+            r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
+                      {"figure": "me", "mp": mp}, options={"large_jumps": True})
+        except mc.PlacementError:
+            continue
+        want = _brute_force(rows, walls, doors, figs, "me", mp, jumps=True, wounds=True)
+        assert placements(r, wounds=True) == want, (rows, walls, doors, figs)
+        needed += want != _brute_force(rows, walls, doors, figs, "me", mp, jumps=True,
+                                       wounds=True, open_here=False)
+        checked += 1
+    # rooms where opening in place changed an answer (a 2x2 or 2x3 base seldom fits a
+    # doorway wholly on pits: test_a_large_base_opens_a_door_in_place_and_jumps)
+    assert checked > 40 and needed >= {"1x1": 3, "1x2": 2, "2x1": 2}.get(fp, 0), \
+        (checked, needed)
 
 
 def test_memory_radius_covers_every_way_back():

@@ -226,12 +226,17 @@ def memory_radius(mp: int) -> int:
     return 0 if r <= 0 else 1 << (r - 1).bit_length()
 
 
-def _memory_reach(n: int, slots: list, involved: list, radius: int) -> dict:
+def _memory_reach(n: int, slots: list, involved: list, radius: int,
+                  openers: dict | None = None) -> dict:
     """``{node: doors}``: the doors whose memory node ``node`` keeps, those within
-    ``radius`` links of a node next to the door (an end of a link that involves it),
-    links taken both ways (a lower bound of the distance either way)."""
+    ``radius`` links of a node next to the door (an end of a link that involves it, or
+    a placement that may open it without stepping: ``openers``, node -> doors), links
+    taken both ways (a lower bound of the distance either way)."""
     adj: list = [[] for _ in range(n)]
     seeds: dict = {}
+    for u, ds in (openers or {}).items():
+        for d in ds:
+            seeds.setdefault(d, set()).add(u)
     for (_, u, v, _, _), inv in zip(slots, involved):
         adj[u].append(v)
         adj[v].append(u)
@@ -314,7 +319,7 @@ class _KindGraph:
         if g0 is not None:
             # all but the door memory is the radius-0 graph's: shared, not built again
             for name in ("turns", "turn_off", "facts", "straddle", "air_off", "air_foot",
-                         "n_air", "dirs"):
+                         "n_air", "dirs", "openers"):
                 setattr(self, name, getattr(g0, name))
             place_nodes, n_turn = g0.place_nodes, g0.n_turn
             slots, involved = g0.slots[:g0.n_base], g0.involved[:g0.n_base]
@@ -330,12 +335,32 @@ class _KindGraph:
         # twin of the same price into the plain node u (directly, or through the twin
         # of an earlier link), so the plain nodes keep the least costs and the memory
         # only makes later steps through S free.
-        near = _memory_reach(n, slots, involved, self.mem_radius)
+        #
+        # Opening a door without stepping ("figures may expend movement points to open
+        # or close doors, but only if their figure is located in a space adjacent to a
+        # door's closed position", 2 MP): node opn(u, S) is "at u, having just opened a
+        # door here, with the doors S opened on this move". Its links are those of
+        # mem(u, S); it is never an end and no space is entered on the way in (no aura,
+        # no grapple stop). Only a jump gains by it (a step that crosses a closed door
+        # opens it for the same 2 MP), so the memory radius stays that of stepping
+        # through a door: opening in place (2), r links away and back to the door
+        # (2r) and a jump (3 or more) is 5 + 2r MP.
+        openers = self.openers
+        near = _memory_reach(n, slots, involved, self.mem_radius, openers)
         # a move of the MP this radius serves (mp <= 2 radius + 5) opens at most
-        # radius + 2 doors: each costs 2 MP beside a step of 1 MP or more
+        # radius + 2 doors: each costs 2 MP
         most = self.mem_radius + 2
-        count = sum(sum(math.comb(len(ds), r) for r in range(1, min(len(ds), most) + 1))
-                    for ds in near.values())
+
+        def n_subsets(ds, hold=frozenset()):
+            """Subsets of ``ds`` of 1..most doors (meeting ``hold`` if given)."""
+            k = len(ds)
+            total = sum(math.comb(k, r) for r in range(1, min(k, most) + 1))
+            if hold:
+                j = k - len(ds & hold)
+                total -= sum(math.comb(j, r) for r in range(1, min(j, most) + 1))
+            return total
+        count = sum(n_subsets(ds) for ds in near.values()) + \
+            sum(n_subsets(near[u], ds) for u, ds in openers.items())
         if count > MEMORY_NODES_MAX:
             raise LimitError(
                 f"a move of this many MP keeps the memory of up to {most} opened doors "
@@ -343,14 +368,21 @@ class _KindGraph:
                 f"within {self.mem_radius} steps of each other; ask with fewer MP")
         mem: dict = {}                   # (node, doors) -> memory node
         mem_base: list = []
+        sets_of: dict = {}               # node u -> [(memory node of u, its doors)]
         for u in sorted(near):
             for S in _subsets(near[u], most):
                 mem[(u, S)] = n + len(mem_base)
                 mem_base.append(u)
+                sets_of.setdefault(u, []).append((mem[(u, S)], S))
+        opn: dict = {}                   # (node, doors) -> opened-here node
+        for u in sorted(openers):
+            for S in _subsets(near[u], most):
+                if S & openers[u]:
+                    opn[(u, S)] = n + len(mem_base)
+                    mem_base.append(u)
+                    sets_of[u].append((opn[(u, S)], S))
+        self.n_opn = len(opn)
         self.near = near
-        sets_of: dict = {}
-        for (u, S) in mem:
-            sets_of.setdefault(u, []).append(S)
         no_doors = frozenset()
         for i in range(len(slots)):
             kind, u, v, dd, sq = slots[i]
@@ -360,8 +392,7 @@ class _KindGraph:
                 for X in _subsets(inv & near_v, most):
                     slots.append(("mem", u, mem[(v, X)], dd, (i, no_doors, X)))
                     involved.append(inv)
-            for S in sets_of.get(u, ()):
-                src = mem[(u, S)]
+            for src, S in sets_of.get(u, ()):
                 free = inv - S           # S is open for this move: only these can change
                 if inv:                  # twin: the memory of S dropped at v
                     slots.append(("mem", src, v, dd, (i, S, None)))
@@ -371,6 +402,13 @@ class _KindGraph:
                     if keep | X:
                         slots.append(("mem", src, mem[(v, keep | X)], dd, (i, S, keep | X)))
                         involved.append(free)
+        for u in sorted(openers):        # open a door here: 2 MP (the door must be closed)
+            for d in sorted(openers[u]):
+                one = frozenset((d,))
+                for src, S in [(u, no_doors)] + sets_of[u]:
+                    if d not in S and len(S) < most:
+                        slots.append(("open", src, opn[(u, S | one)], None, d))
+                        involved.append(one)
         self.n_mem = len(mem_base)
         n = self.n = n + self.n_mem
         self.mem_of: dict = {}           # node -> its memory nodes
@@ -406,11 +444,16 @@ class _KindGraph:
             m = mem0 + j
             foot[m], ice_code[m], in_pit[m], leave[m] = foot[u], ice_code[u], in_pit[u], leave[u]
             flags[m] = flags[u] | T.CELL_NO_END
-        # node -> the square its path and end read as (the anchor; the town; -1: air)
+        opn0 = n - self.n_opn            # opened-here nodes: no space entered, no stop
+        flags[opn0:] = T.CELL_NO_END
+        ice_code[opn0:] = 0
+        # node -> the square its path and end read as (the anchor; the town; -1: air
+        # and opened-here nodes, where the figure stands still)
         anchor_of = np.arange(n)
         anchor_of[ns + 1:air_off] -= self.turn_off
         anchor_of[air_off:mem0] = -1
         anchor_of[mem0:] = anchor_of[np.array(mem_base, dtype=np.int64)]
+        anchor_of[opn0:] = -1
         self.anchor_of = anchor_of
         self.n_actions = self.turn_off + ns if self.turns else ns + 1
         self.foot = foot
@@ -560,6 +603,22 @@ class _KindGraph:
                     slots.append(("fixed", ig, ns, None, D.TOWN_COST))
                     slots.append(("fixed", ns, ig, None, D.TOWN_COST))
         self.air_foot = air_foot
+        # the doors each placement may open without stepping: those next to a square of
+        # its base ("located in a space adjacent to a door's closed position (including
+        # diagonals)", doors.php): within one square of both squares of a door's edge
+        openers: dict = {}
+        for k, door in enumerate(d.doors):
+            near_door = {(x, y) for a, b in door.sides
+                         for x in range(max(a[0], b[0]) - 1, min(a[0], b[0]) + 2)
+                         for y in range(max(a[1], b[1]) - 1, min(a[1], b[1]) + 2)}
+            for base, (bw, bh) in ((0, (w, h)), (self.turn_off, (h, w)))[:1 + self.turns]:
+                for cx, cy in near_door:
+                    for i in range(bw):
+                        for j in range(bh):
+                            a = index.get((cx - i, cy - j))
+                            if a is not None and facts[base + a] is not None:
+                                openers.setdefault(base + a, set()).add(k)
+        self.openers = {u: frozenset(ds) for u, ds in openers.items()}
         self.n_air = len(air_foot)
         # doors each slot involves (empty: its price never changes)
         involved = []
@@ -630,6 +689,8 @@ class _KindGraph:
             return rules.step(fu, fv, dd)
         if kind == "fixed":
             return (sq, frozenset())
+        if kind == "open":               # open door sq without stepping
+            return (D.DOOR_COST, frozenset((sq,))) if dv[sq] == OPENABLE else None
         if kind == "mem":
             return self._mem_result(sq, rules, dv)
         if kind == "turn":
