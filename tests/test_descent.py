@@ -1624,3 +1624,69 @@ def test_bundled_dragon_example():
     assert e["doors_opened"] == ["oak door"] and e["path"][-2:] == [[3, 3], [5, 3]]
     assert got == _brute_force(sc["board"]["rows"], sc["board"]["walls"], sc["board"]["doors"],
                                sc["figures"], "dragon", 8)
+
+
+# ------------------------------------------------------------------ big boards
+def test_board_size_limits_are_typed_errors():
+    # issue 33.7: the limits name the user's board, never an internal layout
+    with pytest.raises(mc.LimitError, match="1025x1024 dungeon has 1049600 squares"):
+        solve({"width": 1025, "height": 1024}, [hero("h", [0, 0])], {"figure": "h", "mp": 1})
+    far = {"cells": [{"at": [0, 0]}, {"at": [1, 0]}, {"at": [3000, 3000]}]}
+    with pytest.raises(mc.LimitError, match="spread over a 3001x3001 box"):
+        solve(far, [hero("h", [0, 0])], {"figure": "h", "mp": 1})
+    with pytest.raises(mc.LimitError, match="spread over"):
+        mc.position({"game": "descent", "board": far, "figures": []})
+
+
+def _cropped(board_w, board_h, figs, query, crop, **extra):
+    """(ends on the board_w x board_h room, ends on the crop x crop corner of it): a
+    figure that cannot leave the corner answers alike on both."""
+    big = solve({"width": board_w, "height": board_h}, figs, query, **extra)
+    small = solve({"width": crop, "height": crop}, figs, query, **extra)
+    return big["ends"], small["ends"]
+
+
+def test_a_long_narrow_board_with_a_hell_hound():
+    # issue 33.7: a 2x1 monster on a 20x500 board: the graph's extra nodes (turned,
+    # air) lie in rows under the map, not on one line as long as the board
+    figs = [monster("hh", [1, 1], 4, footprint="2x1")]
+    big, small = _cropped(20, 500, figs, {"figure": "hh"}, 12)
+    assert big == small and len(big) > 40
+    pos = mc.position({"game": "descent", "board": {"width": 20, "height": 500},
+                       "figures": figs})
+    pos.legal_moves("hh")
+    g = pos.kstate[("monster", 2, 1, False, 0)].g
+    span = g.coords.max(axis=0) - g.coords.min(axis=0) + 1
+    assert span[0] <= 20 + 10 and span[1] <= 2 * 500 + 20
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("w, h, fp", [(316, 316, "1x1"), (316, 316, "2x1"),
+                                      (50, 2000, "2x1"), (316, 316, "2x3")])
+def test_big_boards_answer_as_their_corner(w, h, fp):
+    # issue 33.7: a 100,000-square board answers as the small room round the figure,
+    # with a 2 x peak of traced allocations well under 500 MiB (the figure's whole
+    # reach lies in the 16 x 16 corner; pits, a door and an enemy near it)
+    import tracemalloc
+    rows = ["." * w for _ in range(h)]
+    rows[3] = "..pp" + "." * (w - 4)
+    rows[4] = "..pp" + "." * (w - 4)
+    doors = [{"id": "d", "sides": [[[5, 0], [6, 0]], [[5, 1], [6, 1]]]}]
+    figs = [monster("m", [0, 0], 6, footprint=fp), hero("h", [9, 9]),
+            hero("far", [w - 1, h - 1], 4)]
+    q = {"figure": "m", "paths": True}
+    opts = {"large_jumps": True}
+    tracemalloc.start()
+    try:
+        big = solve({"rows": rows, "doors": doors}, figs, q, options=opts)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    small = solve({"rows": [r[:16] for r in rows[:16]], "doors": doors},
+                  figs[:2], q, options=opts)
+    assert big["ends"] == small["ends"] and len(big["ends"]) > 20
+    assert peak < 400 * 2 ** 20, peak / 2 ** 20
+    # the far hero's query on the same board (dungeon and graphs shared)
+    far = solve({"rows": rows, "doors": doors}, figs, {"figure": "far", "mp": 2},
+                options=opts)
+    assert len(far["ends"]) == 9

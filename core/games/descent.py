@@ -87,6 +87,8 @@ TREE_COST = 2        # enter a tree space
 STAIRS_COST = 1
 TOWN_COST = 1
 MAX_WOUNDS = 31      # wounds are tracked up to this many per move
+#: Most squares of a dungeon (every board form; see docs/descent.md, "Board size").
+MAX_SQUARES = 1 << 20
 TOWN = "town"
 
 
@@ -259,11 +261,15 @@ def read_board(spec) -> Dungeon:
     else:
         w = get_int(spec, "width", "board", lo=1, hi=4096)
         h = get_int(spec, "height", "board", lo=1, hi=4096)
-        if w * h > 1 << 20:
-            raise LimitError(f"a {w}x{h} dungeon has {w * h} squares; at most {1 << 20}")
-        terrain = {(x, y): "floor" for y in range(h) for x in range(w)}
+        if w * h > MAX_SQUARES:
+            raise LimitError(f"a {w}x{h} dungeon has {w * h} squares; at most "
+                             f"{MAX_SQUARES}")
+        terrain = dict.fromkeys(((x, y) for y in range(h) for x in range(w)), "floor")
     if not terrain:
         raise BoardError("the board has no squares")
+    if len(terrain) > MAX_SQUARES:
+        raise LimitError(f"the board has {len(terrain)} squares; a Descent dungeon has at "
+                         f"most {MAX_SQUARES}")
     names = expect_object(spec.get("terrain", {}), "board.terrain")
     for name, cells in names.items():
         if name not in TERRAINS:

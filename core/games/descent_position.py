@@ -159,7 +159,7 @@ class _Static:
         # a memory radius this large reaches every node of any kind's graph
         self.radius_cap = 1 << (3 * self.ns + 2).bit_length()
         self.footprints: dict = {}     # (size, anchor) -> squares under the base
-        self._grid: "_Grid | None" = None
+        self._grid: "_Grid | None" = _Grid(self)     # (LimitError for a sparse board)
 
     def grid(self) -> "_Grid":
         """The dungeon as flat numpy arrays (built on first use, shared by the kinds)."""
@@ -299,12 +299,29 @@ def _subsets(doors: frozenset, most: int = 1 << 30) -> list:
             for c in itertools.combinations(ds, r)]
 
 
+def wound_cap(mp: int, pen_max: int) -> int:
+    """The most wounds a query of ``mp`` MP counts: each link costs 1 MP or more and
+    wounds at most once by a fall (1) plus the aura on the node it enters (``pen_max``
+    or less), so ``mp * (1 + pen_max)`` bounds a move's wounds; rounded up to
+    ``2**k - 1`` (a few prepared queries serve every MP) and at most ``MAX_WOUNDS``.
+    The penalty kernel's scratch grows with it (one set of states per wound count).
+
+    >>> wound_cap(0, 0), wound_cap(6, 0), wound_cap(8, 2), wound_cap(40, 0)
+    (1, 7, 31, 31)
+    """
+    bound = mp * (1 + pen_max)
+    cap = 1
+    while cap < bound and cap < D.MAX_WOUNDS:
+        cap = 2 * cap + 1
+    return min(cap, D.MAX_WOUNDS)
+
+
 #: Most door-memory nodes one kind's graph may hold (see _KindGraph).
 MEMORY_NODES_MAX = 250_000
 
 
 #: Most squares in the box round a Descent board (its lookup grid; see docs/descent.md).
-GRID_MAX = 1 << 23
+GRID_MAX = 1 << 22
 #: Most nodes of one kind's placement graph (both orientations, pit-jump and
 #: door-memory nodes together).
 NODES_MAX = 1 << 24
@@ -361,8 +378,8 @@ class _Grid:
                                           np.uint8, st.ns)
         self.wr = np.zeros(size, np.bool_)
         self.wd = np.zeros(size, np.bool_)
-        self.dr = np.full(size, -1, np.int64)
-        self.dd = np.full(size, -1, np.int64)
+        self.dr = np.full(size, -1, np.int32)
+        self.dd = np.full(size, -1, np.int32)
         for (a, b) in d.walls:
             if a in d.terrain and b in d.terrain:      # else the map's edge: a wall
                 self._mark(a, b, self.wr, self.wd, True)
@@ -922,8 +939,8 @@ class _KindGraph:
                     involved += [frozenset(), frozenset()]
         self.air_foot = np.array(air_foot, np.int64)
         self.n_air = len(air_foot)
-        self.vec = tuple(np.concatenate([x[i] for x in vec]).astype(np.int64)
-                         if vec else np.zeros(0, np.int64) for i in range(3))
+        self.vec = tuple(np.concatenate([x[i] for x in vec]).astype(np.int32)
+                         if vec else np.zeros(0, np.int32) for i in range(3))
         # doors each game-word slot involves
         for i, (kind, u, v, dd, sq) in enumerate(slots):
             if involved[i] is not None:
@@ -1097,12 +1114,12 @@ class _KindGraph:
         ((u, v) -> (cost, doors)): the least cost per (u, v), as a CSR link table."""
         vu, vv, vc = self.vec
         if steps:
-            su = np.fromiter((u for u, _ in steps), np.int64, len(steps))
-            sv = np.fromiter((v for _, v in steps), np.int64, len(steps))
-            sc = np.fromiter((c for c, _ in steps.values()), np.int64, len(steps))
+            su = np.fromiter((u for u, _ in steps), np.int32, len(steps))
+            sv = np.fromiter((v for _, v in steps), np.int32, len(steps))
+            sc = np.fromiter((c for c, _ in steps.values()), np.int32, len(steps))
             vu, vv, vc = (np.concatenate(x) for x in ((vu, su), (vv, sv), (vc, sc)))
         n = self.n
-        key = vu * n + vv
+        key = vu.astype(np.int64) * n + vv
         order = np.lexsort((vc, key))
         key = key[order]
         first = np.ones(len(key), np.bool_)
@@ -1122,17 +1139,19 @@ class _KindGraph:
         data[:, 1] = vc
         return self.base._replace(link_ptr=ptr, link_data=data)
 
-    def template(self, links: _Links, penalties: bool, occ, flags, pen) -> Prepared:
+    def template(self, links: _Links, penalties: bool, occ, flags, pen,
+                 cap: int = D.MAX_WOUNDS) -> Prepared:
         """The prepared kernel query of ``links`` (cached), to be bound to a position's
-        layers with :meth:`Prepared.with_layers`."""
-        p = links.prepared.get(penalties)
+        layers with :meth:`Prepared.with_layers`; ``cap``: the most wounds it counts
+        (see :func:`wound_cap`)."""
+        p = links.prepared.get((penalties, cap))
         if p is None:
             p = prepare(links.board, self.mover, _TOP_BUDGET, occupant=occ,
                         cell_flags=flags,
                         enter_penalty=pen if penalties else None,
                         leave=links.leave if penalties else None,
-                        max_penalty=D.MAX_WOUNDS if penalties else None)
-            links.prepared[penalties] = p
+                        max_penalty=cap if penalties else None)
+            links.prepared[(penalties, cap)] = p
         return p
 
     # ----------------------------------------------------------- geometry
@@ -1196,7 +1215,8 @@ class _KindState:
     count the nodes with wounds and with CELL_STOP; ``cur`` is the prepared query in use
     (``(Prepared, penalties)``; None: choose again)."""
 
-    __slots__ = ("g", "dv", "links", "occ", "flags", "pen", "grip", "pen_nz", "n_stop",
+    __slots__ = ("g", "dv", "links", "occ", "flags", "pen", "grip", "pen_nz", "pen_max",
+                 "n_stop",
                  "bound", "cur", "pending", "pending_grip", "pen_dirty", "stale")
 
     def sync(self, square_bits) -> None:
@@ -1222,6 +1242,7 @@ class _KindState:
             if (nz > 0) != (self.pen_nz > 0):
                 self.cur = None      # the penalty kernel comes or goes
             self.pen_nz = nz
+            self.pen_max = int(self.pen.max()) if nz else 0
             self.pen_dirty = False
         self.stale = False
 
@@ -1233,7 +1254,7 @@ class _KindState:
         new.g, new.dv, new.links = self.g, self.dv, self.links
         new.occ, new.flags = self.occ.copy(), self.flags.copy()
         new.pen, new.grip = self.pen.copy(), self.grip.copy()
-        new.pen_nz, new.n_stop = self.pen_nz, self.n_stop
+        new.pen_nz, new.pen_max, new.n_stop = self.pen_nz, self.pen_max, self.n_stop
         new.bound = {}
         new.cur = None
         return new
@@ -1241,20 +1262,23 @@ class _KindState:
     def set_links(self, dv, links) -> None:
         self.dv, self.links, self.bound, self.cur = dv, links, {}, None
 
-    def prepared(self) -> tuple[Prepared, bool]:
-        cur = self.cur
-        if cur is not None:
-            return cur
+    def prepared(self, mp: int = _TOP_BUDGET) -> tuple[Prepared, bool]:
+        """(the prepared query for a move of ``mp`` MP, whether it counts wounds)."""
         penalties = self.links.has_leave or self.pen_nz > 0
-        p = self.bound.get(penalties)
+        cap = wound_cap(mp, self.pen_max) if penalties else 0
+        cur = self.cur
+        if cur is not None and cur[2] == cap:
+            return cur[0], cur[1]
+        p = self.bound.get(cap)
         if p is None:
-            t = self.g.template(self.links, penalties, self.occ, self.flags, self.pen)
+            t = self.g.template(self.links, penalties, self.occ, self.flags, self.pen,
+                                cap or D.MAX_WOUNDS)
             # (reads the position's own layers: a write to them is what it sees next)
-            p = self.bound[penalties] = t.with_layers(
+            p = self.bound[cap] = t.with_layers(
                 occupant=self.occ, cell_flags=self.flags,
                 enter_penalty=self.pen if penalties else None)
-        self.cur = (p, penalties)
-        return self.cur
+        self.cur = (p, penalties, cap)
+        return p, penalties
 
 
 class _Columns(dict):
@@ -1585,6 +1609,7 @@ class Position(_Position):
                 ks.pen[g.adjacent_nodes(self.size[j], self.anchor[j])] += self.aura[j]
         ks.flags = g.flags_static | np.where(ks.grip > 0, T.CELL_STOP, 0).astype(np.uint8)
         ks.pen_nz = int(np.count_nonzero(ks.pen))
+        ks.pen_max = int(ks.pen.max()) if ks.pen_nz else 0
         ks.n_stop = int(np.count_nonzero(ks.flags & T.CELL_STOP))
         ks.bound = {}
         ks.cur = None
@@ -1808,7 +1833,7 @@ class Position(_Position):
             ks = self._kind_state(i, radius)
         if ks.stale:
             ks.sync(self.square_bits)
-        prep, penalties = ks.cur or ks.prepared()
+        prep, penalties = ks.prepared(mp)
         g = ks.g
         anchor = self.anchor[i]
         grappled = anchor >= 0 and ks.grip[anchor] > 0
