@@ -430,10 +430,14 @@ class _Facts:
             turned = u > g.st.ns
             size = (g.size[1], g.size[0]) if turned else g.size
             rules = g.rules
-            saved = rules.door_state
-            rules.door_state = ["open"] * len(g.st.dungeon.doors)
-            f = rules.placement(g.st.squares[u - g.turn_off if turned else u], size)
-            rules.door_state = saved
+            with _STATIC_LOCK:           # (the rules' door states are shared scratch)
+                saved = rules.door_state
+                rules.door_state = ["open"] * len(g.st.dungeon.doors)
+                try:
+                    f = rules.placement(g.st.squares[u - g.turn_off if turned else u],
+                                        size)
+                finally:
+                    rules.door_state = saved
         self.got[u] = f
         return f
 
