@@ -1690,3 +1690,61 @@ def test_big_boards_answer_as_their_corner(w, h, fp):
     far = solve({"rows": rows, "doors": doors}, figs, {"figure": "far", "mp": 2},
                 options=opts)
     assert len(far["ends"]) == 9
+
+
+@pytest.mark.parametrize("fp", ["1x1", "1x2", "2x1", "2x2", "2x3"])
+def test_array_built_links_match_the_rules_in_game_words(fp):
+    # the kind graph's step and turn links (built with numpy over the dungeon) against
+    # the same links priced one by one by D.Rules (placement, step, turn): the slow,
+    # game-word pricing the arrays replace, under the scenario's door states
+    from movecore.games import descent as D
+    rng = random.Random(zlib.crc32(b"links " + fp.encode()))
+    checked = 0
+    for _ in range(40):
+        rows, walls, doors, figs = _pit_room(rng, fp)
+        slides = rng.random() < 0.3
+        corner = rng.random() < 0.7
+        sc = {"game": "descent", "board": {"rows": rows, "walls": walls, "doors": doors},
+              "figures": figs[:1], "options": {"hound_slides": slides,
+                                               "corner_cutting": corner}}
+        try:
+            pos = mc.position(sc)
+        except mc.PlacementError:
+            continue
+        pos.legal_moves("me", mp=1)
+        ks = pos.kstate[pos.fkey[0] + (0,)]
+        g, board = ks.g, ks.links.board
+        rules = D.Rules(pos.st.dungeon, [], D.Hero(None, figs[0]["side"], None, 0,
+                                                   g.size), set(), corner, "normal")
+        ns, index = pos.st.ns, pos.st.index
+        w, h = g.size
+        want = {}
+        for base, size in ((0, (w, h)), (ns + 1, (h, w)))[:1 + g.turns]:
+            for s, c in enumerate(pos.st.squares):
+                pu = rules.placement(c, size)
+                if pu is None:
+                    continue
+                for d in D.step_directions(size, slides):
+                    t = index.get((c[0] + d[0], c[1] + d[1]))
+                    pv = None if t is None else rules.placement(pos.st.squares[t], size)
+                    res = None if pv is None else rules.step(pu, pv, d)
+                    if res is not None:
+                        want[(base + s, base + t)] = res[0]
+                if g.turns:
+                    other = ns + 1 - base
+                    for ox, oy in D.turn_offsets(size):
+                        t = index.get((c[0] + ox, c[1] + oy))
+                        pv = None if t is None else rules.placement(
+                            pos.st.squares[t], (size[1], size[0]))
+                        res = None if pv is None else rules.turn(pu, pv)
+                        if res is not None:
+                            want[(base + s, other + t)] = res[0]
+        got = {}
+        ptr, data = board.link_ptr, board.link_data
+        for u in range(g.air_off):
+            for j in range(ptr[u], ptr[u + 1]):
+                if data[j, 0] < g.air_off:
+                    got[(u, int(data[j, 0]))] = int(data[j, 1])
+        assert got == want, (rows, walls, doors, figs)
+        checked += 1
+    assert checked > 20
