@@ -1052,10 +1052,12 @@ class _KindGraph:
         i, S, S2 = sq
         if results is not None and not self.involved[i]:
             return results[i]            # no door on the way: S stays as it was
-        if S:
+        if S:                            # (S is a few doors: no pass over all of them)
             saved = rules.door_state
-            dv = tuple(OPEN if k in S else x for k, x in enumerate(dv))
-            rules.door_state = [_DOOR_WORDS[x] for x in dv]
+            words, opened = list(saved), list(dv)
+            for k in S:
+                words[k], opened[k] = "open", OPEN
+            rules.door_state, dv = words, tuple(opened)
         res = self._slot_result(i, rules, dv)
         if S:
             rules.door_state = saved
