@@ -527,6 +527,7 @@ class Board:
             c["max_edge_cost"] = int(self.edges[:, :, 0].max()) if self.edges.shape[0] else 0
             c["max_terrain"] = int(self.cell_data[:, 0].max()) if self.n_cells else 0
             ld = self.link_data
-            c["link_costs"] = {(int(k), int(cst)) for cst, k in zip(ld[:, 1], ld[:, 2])}
+            kc = np.unique(ld[:, 2].astype(np.int64) << 32 | ld[:, 1].astype(np.int64))
+            c["link_costs"] = set(zip((kc >> 32).tolist(), (kc & 0xFFFFFFFF).tolist()))
             c["max_link_cost"] = int(ld[:, 1].max()) if len(ld) else 0
         return c[name]

@@ -205,6 +205,7 @@ def _descent() -> dict:
         ("figure", "footprint"): _enum(D.FOOTPRINTS),
         ("figure", "abilities"): {"type": "array", "items": ability},
         ("options", "corner_cutting"): BOOL, ("options", "large_jumps"): BOOL,
+        ("options", "hound_slides"): BOOL,
         ("options", "ice"): _enum(("normal", "stop")),    # descent.position's literal
         ("options", "large_turns"): _enum(D.LARGE_TURNS),
         ("scenario", "party"): _obj({"rune_keys": {"type": "array",
