@@ -176,21 +176,14 @@ class BatchedGames:
     def _init_positions(self) -> None:
         B = self.B
         self.positions = [self.root.copy() for _ in range(B)]
-        self.cell = np.full((B, self.F), -1, T.INDEX)
-        self.alive = np.zeros((B, self.F), bool)
-        for b in range(B):
-            self._sync(b)
+        # the root's places, mirrored per game from then on: a move sets the figure's
+        # place (its action id), a removal clears it
+        root = self.root
+        self._cell0 = np.array([-1 if isinstance(root.where(f), str) else
+                                root.action_of(f, root.where(f)) for f in self.ids], T.INDEX)
+        self.cell = np.repeat(self._cell0[None], B, axis=0)
+        self.alive = np.ones((B, self.F), bool)
         self._moves: list = [None] * B
-
-    def _sync(self, b: int) -> None:
-        """Mirror game ``b``'s figures into ``cell``/``alive`` (positions backend)."""
-        pos = self.positions[b]
-        alive = set(pos.figures)
-        for f, fid in enumerate(self.ids):
-            a = fid in alive
-            self.alive[b, f] = a
-            self.cell[b, f] = pos.action_of(fid, pos.where(fid)) if a and \
-                not isinstance(pos.where(fid), str) else -1
 
     # ------------------------------------------------------------------ queries
     def legal_moves(self, figures: Sequence[int] | np.ndarray, *, out=None,
@@ -339,9 +332,12 @@ class BatchedGames:
                                        f"figure {fid!r}")
         for b in rows:
             m = self._moves[b]
-            self.positions[b].apply_row(m, int(np.flatnonzero(m.actions == to[b])[0]))
+            pos = self.positions[b]
+            pos.apply_row(m, int(np.flatnonzero(m.actions == to[b])[0]))
             self._moves[b] = None
-            self._sync(b)
+            f = int(figs[b])
+            w = pos.where(self.ids[f])   # (a move to an off-board place, as a town)
+            self.cell[b, f] = -1 if isinstance(w, str) else to[b]
 
     def remove(self, games, figures) -> None:
         """Take figure slot ``figures[i]`` out of play in game ``games[i]``."""
@@ -353,7 +349,8 @@ class BatchedGames:
             for b, f in zip(games.tolist(), figs.tolist()):
                 self.positions[b].remove_figure(self.ids[f])
                 self._moves[b] = None
-                self._sync(b)
+                self.cell[b, f] = -1
+                self.alive[b, f] = False
             return
         if not self.alive[games, figs].all():
             raise QueryError("remove: a figure is not in play")
@@ -370,7 +367,8 @@ class BatchedGames:
             for b in sel.tolist():
                 self.positions[b] = self.root.copy()
                 self._moves[b] = None
-                self._sync(b)
+            self.cell[sel] = self._cell0
+            self.alive[sel] = True
             return
         self.occ[sel] = self._occ0
         self.cell[sel] = self._cell0

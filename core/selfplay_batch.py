@@ -26,6 +26,183 @@ from .kernels import _types as T
 from .position import grid_distance
 
 _BIG = np.int64(1) << 40
+#: grid distance kinds of the fused step (as :func:`movecore.position.grid_distance`)
+_KIND = {"hex": 0, "square4": 1, "square8": 2}
+
+
+def _fused_kernel():
+    """The whole step of the array backend (legal ends, policy, apply, removal, next
+    actor) for games ``lo <= b < hi``, compiled on first use. It makes exactly the
+    choices of :meth:`BatchedPlay.step`'s array path for the same random numbers: the
+    k-th legal end in cell order, the k-th nearest-to-an-enemy end, the k-th adjacent
+    enemy in slot order (see ``tests/test_batch.py``)."""
+    global _FUSED
+    if _FUSED is not None:
+        return _FUSED
+    from numba import njit
+
+    from .kernels.reach import is_plain, reach1_general, reach1_plain
+
+    @njit(cache=True, nogil=True)
+    def fused_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
+                   budget, occ, cell, alive, team, side_of, turn_sides, movers, turn,
+                   actor, done, nbr, coords, kind, greedy, u, max_turns, buf, ends, row,
+                   query, lo, hi, counts):
+        N = occ.shape[1]
+        F = cell.shape[1]
+        K = nbr.shape[1]
+        n_turn = turn_sides.shape[0]
+        n_all_sides = 0
+        for f in range(F):
+            n_all_sides = max(n_all_sides, side_of[f] + 1)
+        for b in range(lo, hi):
+            if done[b]:
+                continue
+            f = actor[b]
+            k = shape_of[f]
+            blob = blobs[blob_at[k]:blob_at[k + 1]]
+            qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+            zc = zoc[zoc_at[k]:zoc_at[k + 1]]
+            pk = params[k]
+            query[0, 0] = cell[b, f]
+            query[0, 1] = budget[f]
+            if is_plain(blob, qf, zc, pk):
+                n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+            else:
+                n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+            counts[0] += 1                      # a move generation
+            if n <= 0:
+                n = 0
+            # ---------------------------------------------------------- the policy
+            for c in range(N):
+                row[c] = 0
+            for i in range(n):
+                row[ends[0, i]] = 1
+            pick = -1
+            if n > 0:
+                if greedy:
+                    best = np.int64(1) << 40
+                    n_best = 0
+                    for c in range(N):
+                        if row[c] == 0:
+                            continue
+                        d = np.int64(1) << 40
+                        for g in range(F):
+                            if alive[b, g] and side_of[g] != side_of[f]:
+                                dq = coords[c, 0] - coords[cell[b, g], 0]
+                                dr = coords[c, 1] - coords[cell[b, g], 1]
+                                if kind == 0:
+                                    e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+                                elif kind == 1:
+                                    e = abs(dq) + abs(dr)
+                                else:
+                                    e = max(abs(dq), abs(dr))
+                                d = min(d, e)
+                        if d < best:
+                            best = d
+                            n_best = 0
+                        if d == best:
+                            n_best += 1
+                            row[c] = 2
+                        else:
+                            row[c] = 1
+                    # the k-th cell (in cell order) at the best distance
+                    want = np.int64(u[b, 0] * n_best)
+                    seen = 0
+                    for c in range(N):
+                        if row[c] == 2:
+                            d = np.int64(1) << 40
+                            for g in range(F):
+                                if alive[b, g] and side_of[g] != side_of[f]:
+                                    dq = coords[c, 0] - coords[cell[b, g], 0]
+                                    dr = coords[c, 1] - coords[cell[b, g], 1]
+                                    if kind == 0:
+                                        e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+                                    elif kind == 1:
+                                        e = abs(dq) + abs(dr)
+                                    else:
+                                        e = max(abs(dq), abs(dr))
+                                    d = min(d, e)
+                            if d == best:
+                                if seen == want:
+                                    pick = c
+                                    break
+                                seen += 1
+                else:
+                    want = np.int64(u[b, 0] * n)
+                    seen = 0
+                    for c in range(N):
+                        if row[c] != 0:
+                            if seen == want:
+                                pick = c
+                                break
+                            seen += 1
+            # ---------------------------------------------------------- the move
+            if pick >= 0:
+                occ[b, cell[b, f]] = -1
+                occ[b, pick] = team[f]
+                cell[b, f] = pick
+                counts[1] += 1
+                if u[b, 1] < 0.5:               # remove one adjacent enemy
+                    n_near = 0
+                    for g in range(F):
+                        if alive[b, g] and side_of[g] != side_of[f]:
+                            for j in range(K):
+                                if nbr[pick, j] >= 0 and nbr[pick, j] == cell[b, g]:
+                                    n_near += 1
+                                    break
+                    if n_near > 0:
+                        want = np.int64(u[b, 2] * n_near)
+                        seen = 0
+                        for g in range(F):
+                            if alive[b, g] and side_of[g] != side_of[f]:
+                                near = False
+                                for j in range(K):
+                                    if nbr[pick, j] >= 0 and nbr[pick, j] == cell[b, g]:
+                                        near = True
+                                        break
+                                if near:
+                                    if seen == want:
+                                        occ[b, cell[b, g]] = -1
+                                        cell[b, g] = -1
+                                        alive[b, g] = False
+                                        break
+                                    seen += 1
+            # ---------------------------------------------------------- next actor
+            new_turn = False
+            for _ in range(n_turn + 1):
+                if new_turn:
+                    n_sides = 0
+                    for s in range(n_all_sides):
+                        for g in range(F):
+                            if alive[b, g] and side_of[g] == s:
+                                n_sides += 1
+                                break
+                    if turn[b] >= max_turns or n_sides < 2:
+                        done[b] = True
+                        break
+                    counts[2] += 1              # a turn begun
+                side = turn_sides[turn[b] % n_turn]
+                nxt = -1
+                for g in range(actor[b] + 1, F):
+                    if alive[b, g] and movers[g] and side_of[g] == side:
+                        nxt = g
+                        break
+                if nxt >= 0:
+                    actor[b] = nxt
+                    break
+                turn[b] += 1
+                actor[b] = -1
+                new_turn = True
+            if actor[b] < 0:  # no side had a figure to move for a whole round
+                done[b] = True
+        return 0
+
+    _FUSED = fused_step
+    return fused_step
+
+
+_FUSED = None
 
 
 class BatchedPlay:
@@ -36,7 +213,7 @@ class BatchedPlay:
 
     def __init__(self, game: str, scenario: dict, num_games: int, *, seed=0,
                  policy: str = "random", max_turns: int = 40, threads: int = 1,
-                 backend: str = "auto", record: bool = False):
+                 backend: str = "auto", record: bool = False, fused: bool = True):
         from .selfplay import GAME_CLASSES, POLICIES, Game, _root
         if policy not in POLICIES:
             raise QueryError(f"policy must be one of {list(POLICIES)}; got "
@@ -76,6 +253,9 @@ class BatchedPlay:
         self.actor = np.full(B, -1, np.int64)
         self.done = np.zeros(B, bool)
         self.record = record
+        # the array backend runs the whole step compiled (same choices as the array
+        # path below for the same random numbers), unless asked to record answers
+        self.fused = fused and not record and G.backend == "arrays" and self.usable is None
         P = G.n_places
         self._out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
                      np.zeros((B, P), np.int8))
@@ -136,6 +316,8 @@ class BatchedPlay:
     def step(self) -> int:
         """Move the acting figure of every unfinished game; finished games are counted
         and reset. Returns the number of moves made."""
+        if self.fused:
+            return self._step_fused()
         G = self.games
         act = np.where(self.done, -1, self.actor)
         qs = None
@@ -186,6 +368,50 @@ class BatchedPlay:
             self.done[ended] = False
             self._start(ended)
         return len(rows)
+
+    def _step_fused(self) -> int:
+        G = self.games
+        if not hasattr(self, "_fz"):
+            n_chunks = G._bufs.shape[0]
+            self._fz = (np.zeros((n_chunks, 3), np.int64),
+                        np.zeros((n_chunks, G.occ.shape[1]), np.uint8),
+                        np.zeros((n_chunks, 1, 3), np.int64))
+        counts, rows, queries = self._fz
+        counts[:] = 0
+        kernel = _fused_kernel()
+        u = self.rng.random((self.B, 3))
+        args = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
+                G._params, G._shape_of, G._budget, G.occ, G.cell, G.alive, G.team,
+                self.side_of, self.turn_sides, self.movers, self.turn, self.actor,
+                self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
+                self.policy == "greedy", u, self.max_turns)
+        n_chunks = counts.shape[0]
+        B = self.B
+        if n_chunks == 1:
+            kernel(*args, G._bufs[0], G._ends[0], rows[0], queries[0], 0, B, counts[0])
+        else:
+            from .reach import _thread_pool
+
+            def run(c):
+                kernel(*args, G._bufs[c], G._ends[c], rows[c], queries[c],
+                       (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
+
+            pool = _thread_pool(n_chunks - 1)
+            futures = [pool.submit(run, c) for c in range(1, n_chunks)]
+            run(0)
+            for fu in futures:
+                fu.result()
+        gens, moves, turns = counts.sum(0).tolist()
+        self.counts["generations"] += gens
+        self.counts["moves"] += moves
+        self.counts["turns"] += turns
+        ended = np.flatnonzero(self.done)
+        if len(ended):
+            self.counts["games"] += len(ended)
+            G.reset(ended)
+            self.done[ended] = False
+            self._start(ended)
+        return moves
 
     def _usable(self, live, act) -> np.ndarray:
         """bool[len(live), P]: ends a movement-only game may take (the game's filter)."""
@@ -279,3 +505,49 @@ class BatchedPlay:
 
 def _cells(where) -> list:
     return [where] if isinstance(where, tuple) else list(where)
+
+
+def run_batched(game: str, n_games: int, seed: int = 0, *, batch: int = 1024,
+                policy: str = "random", max_turns: int = 40, threads: int = 1,
+                scenarios: list | None = None, backend: str = "auto") -> dict:
+    """``movecore selfplay --batch``: ``n_games`` games (game i on scenario i mod k, as
+    :func:`movecore.selfplay.run_selfplay`), each scenario's share played ``batch``
+    games at a time on a :class:`BatchedPlay`. Returns totals and rates."""
+    from .selfplay import example_scenarios
+    for what, v in (("games", n_games), ("batch", batch), ("threads", threads)):
+        if type(v) is not int or v < (0 if what == "games" else 1):
+            raise QueryError(f"{what} must be a positive integer; got {describe(v)}")
+    scen = scenarios if scenarios is not None else example_scenarios(game)
+    shares = [len(range(j, n_games, len(scen))) for j in range(len(scen))]
+    plays = [(BatchedPlay(game, s, min(batch, n), seed=[seed, j], policy=policy,
+                          max_turns=max_turns, threads=threads, backend=backend), n)
+             for j, ((_, s), n) in enumerate(zip(scen, shares)) if n > 0]
+    for p, _ in plays:          # compile and warm up outside the clock
+        p.step()
+        p.games.reset()
+        p.counts = dict.fromkeys(p.counts, 0)
+        p._start(np.arange(p.B))
+    t0 = time.perf_counter()
+    for p, n in plays:
+        while p.counts["games"] < n:
+            p.step()
+    dt = time.perf_counter() - t0
+    tot = {k: sum(p.counts[k] for p, _ in plays) for k in
+           ("games", "turns", "moves", "generations")}
+    rate = (lambda x: x / dt) if dt > 0 else (lambda x: 0.0)
+    return {"game": game, "seed": seed, "policy": policy, "batch": batch,
+            "threads": threads, "backends": sorted({p.games.backend for p, _ in plays}),
+            **tot, "seconds": dt, "games_per_s": rate(tot["games"]),
+            "turns_per_s": rate(tot["turns"]), "moves_per_s": rate(tot["moves"]),
+            "generations_per_s": rate(tot["generations"])}
+
+
+def format_batched(rep: dict) -> str:
+    return (f"{rep['game']}: {rep['games']} games ({rep['policy']}, seed {rep['seed']}, "
+            f"batch {rep['batch']} x {rep['threads']} thread(s), "
+            f"{'/'.join(rep['backends'])} backend) in {rep['seconds']:.2f} s\n"
+            f"  turns {rep['turns']}  moves {rep['moves']}  move generations "
+            f"{rep['generations']}\n"
+            f"  {rep['games_per_s']:.1f} games/s  {rep['turns_per_s']:.1f} turns/s  "
+            f"{rep['moves_per_s']:.1f} moves/s  {rep['generations_per_s']:.1f} "
+            f"move generations/s")
