@@ -337,7 +337,7 @@ class BatchedGames:
             self._moves[b] = None
             f = int(figs[b])
             w = pos.where(self.ids[f])   # (a move to an off-board place, as a town)
-            self.cell[b, f] = -1 if isinstance(w, str) else to[b]
+            self.cell[b, f] = -1 if isinstance(w, str) else pos.action_of(self.ids[f], w)
 
     def remove(self, games, figures) -> None:
         """Take figure slot ``figures[i]`` out of play in game ``games[i]``."""
