@@ -59,7 +59,10 @@ class BatchLayout:
         team:     int32[F] the occupant code a figure writes where it stands.
         shapes:   list of :class:`movecore.Prepared`, the distinct query shapes (one per
                   team, or per kind of mover), all on the position's board.
-        shape_of: int64[F] the shape each figure's moves are asked with.
+        shape_of: int64[F] the shape each figure's moves are asked with ...
+        shape_cell: int64[N] ... plus this, for the cell the figure stands on (a rule
+                  that depends on where the move starts: Tiny Epic Tactics' ballista);
+                  None: zeros.
         budget:   int64[F] each figure's budget (<= its shape's ``max_budget``).
         restore:  callable(position, occ, cell, alive) that makes a copy of the root
                   equal to one game's arrays (for :meth:`BatchedGames.position`).
@@ -72,6 +75,7 @@ class BatchLayout:
     shape_of: np.ndarray
     budget: np.ndarray
     restore: Any
+    shape_cell: np.ndarray | None = None
 
 
 class BatchedGames:
@@ -162,6 +166,8 @@ class BatchedGames:
         params[:, T.P_HAS_OCC] = 1     # every game reads its own occupant row
         self._params = params
         self._shape_of = np.ascontiguousarray(L.shape_of, np.int64)
+        self._shape_cell = np.zeros(self.occ.shape[1], np.int64) if L.shape_cell is None \
+            else np.ascontiguousarray(L.shape_cell, np.int64)
         self._budget = np.ascontiguousarray(L.budget, np.int64)
         self._restore = L.restore
         n = self.occ.shape[1]
@@ -239,7 +245,8 @@ class BatchedGames:
         q[:, 0] = np.where(act, self.cell[np.arange(self.B), fa], -1)
         q[:, 1] = self._budget[fa]
         shape = self._shape
-        shape[:] = np.where(act, self._shape_of[fa], -1)
+        shape[:] = np.where(act, self._shape_of[fa] +
+                            self._shape_cell[np.maximum(q[:, 0], 0)], -1)
         args = (self._blobs, self._blob_at, self._qflags, self._qflags_at, self._zoc,
                 self._zoc_at, self._params, shape, self.occ)
         n_chunks = self._bufs.shape[0]

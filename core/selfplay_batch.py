@@ -45,7 +45,7 @@ def _fused_kernel():
 
     @njit(cache=True, nogil=True)
     def fused_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
-                   budget, occ, cell, alive, team, side_of, turn_sides, movers, turn,
+                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers, turn,
                    actor, done, nbr, coords, kind, greedy, u, max_turns, buf, ends, row,
                    query, lo, hi, counts):
         N = occ.shape[1]
@@ -59,7 +59,7 @@ def _fused_kernel():
             if done[b]:
                 continue
             f = actor[b]
-            k = shape_of[f]
+            k = shape_of[f] + shape_cell[cell[b, f]]
             blob = blobs[blob_at[k]:blob_at[k + 1]]
             qf = qflags[qflags_at[k]:qflags_at[k + 1]]
             zc = zoc[zoc_at[k]:zoc_at[k + 1]]
@@ -381,7 +381,7 @@ class BatchedPlay:
         kernel = _fused_kernel()
         u = self.rng.random((self.B, 3))
         args = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
-                G._params, G._shape_of, G._budget, G.occ, G.cell, G.alive, G.team,
+                G._params, G._shape_of, G._shape_cell, G._budget, G.occ, G.cell, G.alive, G.team,
                 self.side_of, self.turn_sides, self.movers, self.turn, self.actor,
                 self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
                 self.policy == "greedy", u, self.max_turns)
