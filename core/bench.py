@@ -509,6 +509,11 @@ def run_bench(args) -> int:
     warmup()
     print(f"kernels ready in {time.perf_counter() - t0:.2f} s")
     print(f"machine: {machine()}")
+    if args.batch is not None:
+        from .bench_batch import batch_report
+        batch_report([g for g in args.batch.split(",") if g] or None,
+                     min_time=args.min_time, selfplay_games=args.selfplay_games)
+        return 0
     if args.games is not None:
         from .bench_games import games_report
         wanted = [g for g in args.games.split(",") if g] or None
@@ -568,6 +573,10 @@ def register(sub) -> None:
                    help="instead: the game layer (live positions' legal moves beside a "
                         "plain prepared query, and self-play rates) for every game, or a "
                         "comma list of games")
+    p.add_argument("--batch", nargs="?", const="", default=None, metavar="LIST",
+                   help="instead: batched self-play moves/s (B = 1 ... 4096, 1 and 2 "
+                        "threads) beside reach_many and the per-position loop, and the "
+                        "memory of 4096 games, for every game or a comma list")
     p.add_argument("--selfplay-games", type=int, default=300,
                    help="games of self-play per game with --games (default 300)")
     p.set_defaults(fn=run_bench)
