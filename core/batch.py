@@ -284,9 +284,11 @@ class BatchedGames:
             q = self.queries[f] if queries is None else queries[b]
             m = self.positions[b].legal_moves(self.ids[f], **q)
             self._moves[b] = m
-            mask[b, m.actions] = 1
-            cost[b, m.actions] = m.costs
-            stop[b, m.actions] = m.stop
+            moves = m.mask[m.actions]         # the ends that are moves (Moves.mask)
+            acts = m.actions[moves]
+            mask[b, acts] = 1
+            cost[b, acts] = m.costs[moves]
+            stop[b, acts] = m.stop[moves]
 
     # ------------------------------------------------------------------ changes
     def apply(self, figures, places) -> None:
@@ -334,7 +336,7 @@ class BatchedGames:
             fid = self.ids[int(figs[b])]
             if m is None or m.stale or m.figure != fid:   # (asked with the slot's query)
                 m = self._moves[b] = pos.legal_moves(fid, **self.queries[int(figs[b])])
-            if not (m.actions == to[b]).any():
+            if not (to[b] < len(m.mask) and m.mask[to[b]]):
                 raise IllegalMoveError(f"game {b}: {int(to[b])} is not a legal end of "
                                        f"figure {fid!r}")
         for b in rows:

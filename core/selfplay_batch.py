@@ -421,7 +421,7 @@ class BatchedPlay:
             m = G._moves[b]
             rows = self.usable(G.positions[b], G.ids[int(act[b])], m)
             out[i, m.actions if rows is None else m.actions[rows]] = True
-        return out
+        return out   # (and-ed with the mask: moves only)
 
     def _greedy(self, rows, figs, legal, u) -> np.ndarray:
         """Per game of ``rows``: an end nearest to an enemy figure, ties at random."""

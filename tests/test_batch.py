@@ -22,9 +22,10 @@ def _dense(pos, fid, query, P):
     mask = np.zeros(P, np.uint8)
     cost = np.full(P, -1, np.int32)
     stop = np.zeros(P, np.int8)
-    mask[m.actions] = 1
-    cost[m.actions] = m.costs
-    stop[m.actions] = m.stop
+    moves = m.mask[m.actions]        # the ends that are moves (not Descent's town...)
+    mask[m.actions[moves]] = 1
+    cost[m.actions[moves]] = m.costs[moves]
+    stop[m.actions[moves]] = m.stop[moves]
     return mask, cost, stop
 
 
