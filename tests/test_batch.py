@@ -11,8 +11,8 @@ import pytest
 
 import movecore as mc
 from movecore.batch import BatchedGames
-from movecore.selfplay import example_scenarios
-from movecore.selfplay_batch import BatchedPlay
+from movecore.tools.selfplay import example_scenarios
+from movecore.tools.selfplay_batch import BatchedPlay
 
 GAMES = ("grid", "tiny_epic_tactics", "mage_knight", "heroscape", "descent", "dark_realms")
 

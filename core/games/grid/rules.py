@@ -541,7 +541,7 @@ class Position(CellActions, _Position):
         """(:class:`movecore.batch.BatchLayout`, None) for batched games asking
         ``query``, or (None, why) where a query cannot be batched: one prepared query per
         team over the occupant layer, a move writes two cells of it."""
-        from ..batch import BatchLayout
+        from ...batch import BatchLayout
         q = self._query(query) if query or not self.default_query else self.default_query
         if q.get("provoke") or q.get("paths"):
             return None, "a query with paths or provoke tokens is asked figure by figure"

@@ -446,7 +446,7 @@ class Position(CellActions, _Position):
         turn's bookkeeping (one Move action per unit, villages used) is the driver's,
         and :meth:`movecore.batch.BatchedGames.position` gives a position at the start
         of a turn."""
-        from ..batch import BatchLayout
+        from ...batch import BatchLayout
         b = query.get("budget") if set(query) == {"budget"} else \
             self.default_query.get("budget") if not query else None
         if type(b) is not int or not 0 <= b <= T.MAX_BUDGET:

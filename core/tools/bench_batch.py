@@ -1,10 +1,10 @@
 """``movecore bench --batch``: batched self-play against the kernel, per game.
 
 For each game's first bundled scenario with two sides: batched random self-play
-(:class:`movecore.selfplay_batch.BatchedPlay`) moves/s for B = 1, 64, 1,024 and 4,096 on
+(:class:`movecore.tools.selfplay_batch.BatchedPlay`) moves/s for B = 1, 64, 1,024 and 4,096 on
 1 and 2 threads, beside ``reach_many`` (1 thread) queries/s on the same board from the
 moving figures' cells (the kernel alone: a plain prepared query whose budget is the
-figure's), and the per-position self-play loop (:func:`movecore.selfplay.run_selfplay`,
+figure's), and the per-position self-play loop (:func:`movecore.tools.selfplay.run_selfplay`,
 one core). A batched move is one acting figure's legal ends, the policy's choice, the move
 and its consequences; ``move / query`` is what it costs over one kernel query. Then the
 resident memory of B = 4,096 games of the game's largest bundled scenario.
@@ -55,8 +55,8 @@ def _kernel_queries_per_s(play, min_time: float) -> float:
         starts = G.cell[0][G.alive[0]]
     else:
         from .bench_games import _plain_board
-        from .mover import Mover
-        from .reach import prepare
+        from ..mover import Mover
+        from ..reach import prepare
         pos = G.root
         f = G.ids[int(np.flatnonzero(play.movers)[0])]
         q = play.queries[G.ids.index(f)] if play.queries is not None else \
@@ -128,7 +128,7 @@ def memory_4096(game: str) -> float:
     scenario (most places) add."""
     import gc
 
-    from .position import position
+    from ..position import position
     from .selfplay import example_scenarios
     from .selfplay_batch import BatchedPlay
     scen = example_scenarios(game)

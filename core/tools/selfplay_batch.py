@@ -1,8 +1,8 @@
-"""Batched self-play: the movement-only game of :mod:`movecore.selfplay`, B games at once.
+"""Batched self-play: the movement-only game of :mod:`movecore.tools.selfplay`, B games at once.
 
     movecore selfplay --game G --batch B --games N [--policy random|greedy] [--threads T]
 
-The rules are those of :func:`movecore.selfplay.play` (sides take turns; each figure of
+The rules are those of :func:`movecore.tools.selfplay.play` (sides take turns; each figure of
 the side to move moves once, to a legal end chosen by the policy; a figure that ends next
 to an enemy removes one adjacent enemy with probability 1/2; a game is over when at most
 one side has figures left at the start of a turn, or after ``turns`` turns), played on a
@@ -20,10 +20,10 @@ import time
 
 import numpy as np
 
-from .batch import BatchedGames
-from .errors import QueryError, describe
-from .kernels import _types as T
-from .position import grid_distance
+from ..batch import BatchedGames
+from ..errors import QueryError, describe
+from ..kernels import _types as T
+from ..position import grid_distance
 
 _BIG = np.int64(1) << 40
 #: grid distance kinds of the fused step (as :func:`movecore.position.grid_distance`)
@@ -41,7 +41,7 @@ def _fused_kernel():
         return _FUSED
     from numba import njit
 
-    from .kernels.reach import is_plain, reach1_general, reach1_plain
+    from ..kernels.reach import is_plain, reach1_general, reach1_plain
 
     @njit(cache=True, nogil=True)
     def fused_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
@@ -390,7 +390,7 @@ class BatchedPlay:
         if n_chunks == 1:
             kernel(*args, G._bufs[0], G._ends[0], rows[0], queries[0], 0, B, counts[0])
         else:
-            from .reach import _thread_pool
+            from ..reach import _thread_pool
 
             def run(c):
                 kernel(*args, G._bufs[c], G._ends[c], rows[c], queries[c],
@@ -511,7 +511,7 @@ def run_batched(game: str, n_games: int, seed: int = 0, *, batch: int = 1024,
                 policy: str = "random", max_turns: int = 40, threads: int = 1,
                 scenarios: list | None = None, backend: str = "auto") -> dict:
     """``movecore selfplay --batch``: ``n_games`` games (game i on scenario i mod k, as
-    :func:`movecore.selfplay.run_selfplay`), each scenario's share played ``batch``
+    :func:`movecore.tools.selfplay.run_selfplay`), each scenario's share played ``batch``
     games at a time on a :class:`BatchedPlay`. Returns totals and rates."""
     from .selfplay import example_scenarios
     for what, v in (("games", n_games), ("batch", batch), ("threads", threads)):
