@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._timing import best_time
+from ._timing import best_time, rss_bytes  # noqa: F401 (rss_bytes: bench's API)
 from .workloads import NAMES, make
 
 # The kernels load where a method is built, not at import (``movecore bench --help``).
@@ -437,16 +437,6 @@ def cold_start() -> dict:
         imp, tot = map(float, r.stdout.split())
         out[label] = (imp, tot)
     return out
-
-
-def rss_bytes() -> int:
-    """Current resident set size (Linux /proc; elsewhere the peak from getrusage)."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        import resource
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def memory_run(n: int, name="skirmish-hex"):

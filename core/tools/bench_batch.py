@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from .bench import rss_bytes
+from ._timing import rss_bytes
 
 BATCHES = (1, 64, 1024, 4096)
 
