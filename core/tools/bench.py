@@ -489,6 +489,11 @@ def run_bench(args) -> int:
         batch_report([g for g in args.batch.split(",") if g] or None,
                      min_time=args.min_time, selfplay_games=args.selfplay_games)
         return 0
+    if args.rl is not None:
+        from ..rl.bench import rl_report
+        wanted = [g for g in args.rl.split(",") if g] or None
+        rl_report(wanted, steps=args.rl_steps, rounds=args.rounds)
+        return 0
     if args.games is not None:
         from .bench_games import games_report
         wanted = [g for g in args.games.split(",") if g] or None
@@ -554,4 +559,10 @@ def register(sub) -> None:
                         "memory of 4096 games, for every game or a comma list")
     p.add_argument("--selfplay-games", type=int, default=300,
                    help="games of self-play per game with --games (default 300)")
+    p.add_argument("--rl", nargs="?", const="", default=None, metavar="LIST",
+                   help="instead: RL environment steps/s beside the raw position loop "
+                        "(legal_moves + apply_row) for every game, or a comma list "
+                        "(needs the rl extra)")
+    p.add_argument("--rl-steps", type=int, default=2000,
+                   help="env steps per loop with --rl (default 2000)")
     p.set_defaults(fn=run_bench)
