@@ -359,9 +359,9 @@ def cmd_selfplay(args) -> int:
             raise QueryError("--batch runs in this process: it takes --threads, not "
                              "--workers or --ray")
         from .selfplay_batch import format_batched, run_batched
-        rep = run_batched(game, args.games, args.seed, batch=args.batch,
-                          policy=args.policy, max_turns=args.turns,
-                          threads=args.threads, scenarios=scenarios)
+        rep = run_batched(game, args.games, scenarios or example_scenarios(game),
+                          args.seed, batch=args.batch, policy=args.policy,
+                          max_turns=args.turns, threads=args.threads)
         print(json.dumps(rep) if args.json else format_batched(rep))
         return 0
     show = sys.stderr.isatty() and args.workers == 1 and args.ray is None and \

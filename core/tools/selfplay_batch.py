@@ -22,10 +22,30 @@ import numpy as np
 
 from ..batch import BatchedGames
 from ..errors import QueryError, describe
+from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game, turn_sides
 from ..kernels import _types as T
 from ..position import grid_distance
 
 _BIG = np.int64(1) << 40
+POLICIES = ("random", "greedy")
+_ROOTS: dict = {}
+
+
+def _root(game: str, scenario: dict) -> tuple:
+    """(root position, the sides that take turns) of a scenario, built once per process
+    (keyed by the scenario object), every moving figure asked once (what a position
+    caches per kind of mover is made here)."""
+    hit = _ROOTS.get(id(scenario))
+    if hit is None or hit[0] is not scenario:
+        from ..position import position
+        pos = position(scenario)
+        g = GAME_CLASSES[game](pos)
+        rng = np.random.default_rng(0)
+        for f in pos.figures:
+            if g.moves(pos, f):
+                pos.legal_moves(f, **g.query(pos, f, rng))
+        hit = _ROOTS[id(scenario)] = (scenario, pos, turn_sides(g, pos))
+    return hit[1:]
 #: grid distance kinds of the fused step (as :func:`movecore.position.grid_distance`)
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
 
@@ -168,6 +188,16 @@ def _fused_kernel():
                                         alive[b, g] = False
                                         break
                                     seen += 1
+                        # fewer than two sides left: the game is over at once
+                        n_sides = 0
+                        for s in range(n_all_sides):
+                            for g in range(F):
+                                if alive[b, g] and side_of[g] == s:
+                                    n_sides += 1
+                                    break
+                        if n_sides < 2:
+                            done[b] = True
+                            continue
             # ---------------------------------------------------------- next actor
             new_turn = False
             for _ in range(n_turn + 1):
@@ -212,9 +242,8 @@ class BatchedPlay:
     ``n_games`` games have finished and returns the counters."""
 
     def __init__(self, game: str, scenario: dict, num_games: int, *, seed=0,
-                 policy: str = "random", max_turns: int = 40, threads: int = 1,
+                 policy: str = "random", max_turns: int = DEFAULT_TURNS, threads: int = 1,
                  backend: str = "auto", record: bool = False, fused: bool = True):
-        from .selfplay import GAME_CLASSES, POLICIES, Game, _root
         if policy not in POLICIES:
             raise QueryError(f"policy must be one of {list(POLICIES)}; got "
                              f"{describe(policy)}")
@@ -222,6 +251,7 @@ class BatchedPlay:
             raise QueryError(f"turns must be a positive integer; got {describe(max_turns)}")
         root, sides = _root(game, scenario)
         self.g = g = GAME_CLASSES[game](root)
+        self.game = game
         self.rng = np.random.default_rng(seed)
         # a game whose figures ask one fixed query (grid, Tiny Epic Tactics, Mage Knight,
         # Heroscape, Descent) is asked it for every figure; Dark Realms' queries are rolled
@@ -359,7 +389,12 @@ class BatchedPlay:
         #: and figure slots removed, the games that finished and were reset
         self.last = (figs, to, [], [], [])
         self._remove_near(rows, act[rows], u[rows, 1], u[rows, 2])
-        self._next_actor(live, new_turn=False)
+        # a removal that leaves fewer than two sides ends the game at once (Match)
+        if self.last[2]:
+            hit = np.unique(np.array(self.last[2], np.int64))
+            over = hit[self._n_sides(hit) < 2]
+            self.done[over] = True
+        self._next_actor(live[~self.done[live]], new_turn=False)
         ended = np.flatnonzero(self.done)
         if len(ended):
             self.counts["games"] += len(ended)
@@ -507,17 +542,17 @@ def _cells(where) -> list:
     return [where] if isinstance(where, tuple) else list(where)
 
 
-def run_batched(game: str, n_games: int, seed: int = 0, *, batch: int = 1024,
-                policy: str = "random", max_turns: int = 40, threads: int = 1,
-                scenarios: list | None = None, backend: str = "auto") -> dict:
-    """``movecore selfplay --batch``: ``n_games`` games (game i on scenario i mod k, as
-    :func:`movecore.tools.selfplay.run_selfplay`), each scenario's share played ``batch``
-    games at a time on a :class:`BatchedPlay`. Returns totals and rates."""
-    from .selfplay import example_scenarios
+def run_batched(game: str, n_games: int, scenarios: list, seed: int = 0, *,
+                batch: int = 1024, policy: str = "random", max_turns: int = DEFAULT_TURNS,
+                threads: int = 1, backend: str = "auto") -> dict:
+    """``movecore selfplay --batch``: ``n_games`` games of ``scenarios`` ([(name,
+    scenario)]; game i on scenario i mod k, as :func:`movecore.tools.selfplay.run_selfplay`),
+    each scenario's share played ``batch`` games at a time on a :class:`BatchedPlay`.
+    Returns totals and rates."""
     for what, v in (("games", n_games), ("batch", batch), ("threads", threads)):
         if type(v) is not int or v < (0 if what == "games" else 1):
             raise QueryError(f"{what} must be a positive integer; got {describe(v)}")
-    scen = scenarios if scenarios is not None else example_scenarios(game)
+    scen = scenarios
     shares = [len(range(j, n_games, len(scen))) for j in range(len(scen))]
     plays = [(BatchedPlay(game, s, min(batch, n), seed=[seed, j], policy=policy,
                           max_turns=max_turns, threads=threads, backend=backend), n)
