@@ -537,6 +537,37 @@ class Position(CellActions, _Position):
             lo = hi
         return out
 
+    def _batch_layout(self, query: Mapping):
+        """(:class:`movecore.batch.BatchLayout`, None) for batched games asking
+        ``query``, or (None, why) where a query cannot be batched: one prepared query per
+        team over the occupant layer, a move writes two cells of it."""
+        from ...batch import BatchLayout
+        q = self._query(query) if query or not self.default_query else self.default_query
+        if q.get("provoke") or q.get("paths"):
+            return None, "a query with paths or provoke tokens is asked figure by figure"
+        budget = self._budget(q)
+        slots = np.flatnonzero(self.alive)      # the figures in play, in play order
+        team = self.team[slots]
+        teams = sorted(set(team.tolist()))
+        shapes = [self._prepared(t, budget) for t in teams]
+        if not all(p.fast for p in shapes):
+            return None, "the board is too large for the packed kernel"
+        shape_of = np.searchsorted(teams, team).astype(np.int64)
+
+        def restore(pos, occ, cell, alive):
+            """Make ``pos`` (a copy of this position) hold one batched game's arrays."""
+            pos.occ[:] = occ
+            pos.alive = pos.alive.copy()
+            pos.alive[slots] = alive
+            pos.cell = pos.cell.copy()
+            pos.cell[slots] = np.where(alive, cell, pos.cell[slots])
+            pos._touch()
+
+        return BatchLayout(occ=self.occ.copy(), cell=self.cell[slots].copy(),
+                           team=team.copy(), shapes=shapes, shape_of=shape_of,
+                           budget=np.full(len(slots), budget, np.int64),
+                           restore=restore), None
+
     def _token_on(self, i: int):
         raise PlacementError(f"a provoke token stands on the moving figure "
                              f"{self.ids[i]!r} at {list(self.board.coord(int(self.cell[i])))}")

@@ -438,6 +438,49 @@ class Position(CellActions, _Position):
         return self._prep(int(self.team[i]), allies, began if self._ballista[began] else -1,
                           budget)
 
+    def _batch_layout(self, query: Mapping):
+        """(:class:`movecore.batch.BatchLayout`, None) for batched games asking a plain
+        Move action (``budget`` only), or (None, why). Each unit's Move action is
+        answered as its first of the turn from where it stands (a unit standing on a
+        ballista may not end there: the shape of its team and that ballista); the
+        turn's bookkeeping (one Move action per unit, villages used) is the driver's,
+        and :meth:`movecore.batch.BatchedGames.position` gives a position at the start
+        of a turn."""
+        from ...batch import BatchLayout
+        b = query.get("budget") if set(query) == {"budget"} else \
+            self.default_query.get("budget") if not query else None
+        if type(b) is not int or not 0 <= b <= T.MAX_BUDGET:
+            return None, "only a plain Move action (budget alone) is batched"
+        slots = np.flatnonzero(self.alive)
+        team = self.team[slots]
+        teams = sorted(set(team.tolist()))
+        balls = np.flatnonzero(self._ballista)
+        per = len(balls) + 1                   # shapes per team: no ballista, each one
+        shapes = [self._prep(t, "pass", c, b) for t in teams for c in [-1, *balls.tolist()]]
+        if not all(p.fast for p in shapes):
+            return None, "the map is too large for the packed kernel"
+        shape_cell = np.zeros(self.board.n_cells, np.int64)
+        shape_cell[balls] = np.arange(1, per)
+
+        def restore(pos, occ, cell, alive):
+            pos.new_turn()
+            for c in np.flatnonzero(pos.occ != occ).tolist():
+                pos._set_occ(c, int(occ[c]))
+            pos.alive = pos.alive.copy()
+            pos.alive[slots] = alive
+            pos.cell = pos.cell.copy()
+            pos.cell[slots] = np.where(alive, cell, pos.cell[slots])
+            pos._figures = None
+            pos._stale_all()
+            pos._touch()
+
+        return BatchLayout(occ=self.occ.copy(), cell=self.cell[slots].copy(),
+                           team=team.copy(),
+                           shapes=shapes,
+                           shape_of=(np.searchsorted(teams, team) * per).astype(np.int64),
+                           budget=np.full(len(slots), b, np.int64), restore=restore,
+                           shape_cell=shape_cell), None
+
     def _tree(self, p: Prepared, i: int, start: int, budget: int):
         """A full answer (search tree kept) from ``start`` with unit ``i`` off the map
         (it is the one moving), as the reference answers."""
