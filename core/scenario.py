@@ -52,14 +52,92 @@ def available_games() -> list[str]:
 
 
 def load_scenario(text: str) -> dict:
-    """Parse a scenario from JSON text; :class:`ScenarioError` on bad JSON."""
+    """Parse a scenario from JSON text; :class:`ScenarioError` on bad JSON (bad syntax,
+    bytes that are not UTF-8, an integer of more digits than Python reads, nesting too
+    deep)."""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"scenario is not valid JSON: {exc}") from exc
     except RecursionError as exc:
         raise ScenarioError("scenario JSON is nested too deeply") from exc
+    except ValueError as exc:   # JSONDecodeError, UnicodeDecodeError, int digit limit
+        raise ScenarioError(f"scenario is not valid JSON: {str(exc)[:200]}") from None
     return data
+
+
+#: The deepest nesting of lists and objects a scenario may use (the formats need 7).
+MAX_DEPTH = 32
+
+
+def clean_scenario(value, where: str = "scenario"):
+    """The scenario as every reader takes it, checked once at the boundary: a JSON
+    number that is a whole number is that integer wherever it stands (``6.0`` reads as
+    ``6`` and ``-0.0`` as ``0``, as JSON Schema's ``integer`` says), text must be
+    encodable as UTF-8 (no lone surrogates), and lists and objects nest at most
+    :data:`MAX_DEPTH` levels (:class:`ScenarioError` naming where otherwise). Returns
+    ``value`` itself when nothing changes, else a copy of the parts that do.
+
+    >>> clean_scenario({"at": [1.0, -0.0], "budget": 6.0})
+    {'at': [1, 0], 'budget': 6}
+    """
+    return _clean(value, where, 0)
+
+
+def _clean(v, where: str, depth: int):
+    t = type(v)
+    if t is dict or t is list or t is tuple or isinstance(v, Mapping):
+        if depth >= MAX_DEPTH:
+            raise ScenarioError(f"{where} is nested more than {MAX_DEPTH} levels deep; "
+                                f"a scenario needs far fewer")
+        new = None
+        if t is dict or (t is not list and t is not tuple):
+            for k, x in v.items():
+                if type(k) is str and not k.isascii():
+                    _utf8(k, f"{where} key")
+                tx = type(x)
+                if (tx is int and -_BIG < x < _BIG) or tx is bool or x is None or \
+                        (tx is str and x.isascii()):
+                    continue
+                y = _clean(x, f"{where}.{k}" if type(k) is str else where, depth + 1)
+                if y is not x or t is not dict:
+                    if new is None:
+                        new = dict(v)
+                    new[k] = y
+            return v if new is None else new
+        for i, x in enumerate(v):
+            tx = type(x)
+            if (tx is int and -_BIG < x < _BIG) or tx is bool or x is None or \
+                    (tx is str and x.isascii()):
+                continue
+            y = _clean(x, f"{where}[{i}]", depth + 1)
+            if y is not x:
+                if new is None:
+                    new = list(v)
+                new[i] = y
+        return v if new is None else (new if t is list else tuple(new))
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else v
+    if isinstance(v, int) and not isinstance(v, bool) and not -_BIG < v < _BIG:
+        from .errors import LimitError
+        raise LimitError(f"{where} is an integer of about "
+                         f"{int(v.bit_length() * 0.30103) + 1} digits; JSON text stops at "
+                         f"{_DIGITS}")
+    if isinstance(v, str):
+        _utf8(v, where)
+    return v
+
+
+#: Integers of more digits than Python's JSON reader takes (sys.get_int_max_str_digits)
+#: are refused as in JSON text.
+_DIGITS = 4300
+_BIG = 10 ** _DIGITS
+
+
+def _utf8(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ScenarioError(f"{where}: {describe(text)} is not text that UTF-8 can encode "
+                            f"(a lone surrogate)") from None
 
 
 def solve(scenario: Mapping[str, Any] | str) -> dict:
@@ -71,6 +149,7 @@ def solve(scenario: Mapping[str, Any] | str) -> dict:
         scenario = load_scenario(scenario)
     if not isinstance(scenario, Mapping):
         raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
+    scenario = clean_scenario(scenario)
     game = scenario.get("game")
     if not isinstance(game, str):
         raise ScenarioError(f"scenario needs 'game': a game name string; got "
