@@ -8,7 +8,9 @@
     movecore examples                    list the bundled example scenarios
     movecore demo | render | bench | selfplay | capi ...   (see movecore CMD --help)
 
-Exit status: 0 on success, 2 on bad input (the typed error's message on stderr).
+Exit status: 0 on success, 2 on bad input (the typed error's message on stderr, one
+line): a file that is not UTF-8 JSON, over MAX_SCENARIO_BYTES (64 MiB), a closed stdin
+or stdout.
 Help and argument errors load no kernels: a subcommand's module is imported only when
 that subcommand runs (or its own --help is asked).
 """
@@ -22,7 +24,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from .errors import MovecoreError, ScenarioError
+from .errors import MovecoreError, ScenarioError, describe
 from .scenario import available_games, load_scenario, solve
 
 
@@ -43,19 +45,50 @@ _missing: dict[str, Exception] = {}
 _COORD = re.compile(r"^\s*-?\d+\s*,\s*-?\d+\s*$")
 
 
+#: The largest scenario file the command line reads (a 100,000-cell board is ~3 MiB).
+MAX_SCENARIO_BYTES = 64 << 20
+
+
 def _read(path: str) -> dict:
+    """The scenario in file ``path`` ('-': stdin; else a bundled example's name): UTF-8
+    JSON text of at most :data:`MAX_SCENARIO_BYTES` bytes holding an object;
+    :class:`ScenarioError` naming the problem otherwise (never a traceback)."""
     if path == "-":
-        text = sys.stdin.read()
+        where = "stdin"
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        if stream is None:
+            raise ScenarioError("cannot read the scenario from stdin: it is closed")
+        try:
+            data = stream.read(MAX_SCENARIO_BYTES + 1)
+        except (OSError, ValueError) as exc:   # a closed or unreadable descriptor
+            raise ScenarioError(f"cannot read the scenario from stdin: "
+                                f"{getattr(exc, 'strerror', None) or exc}") from None
     else:
         file = Path(path)
         if not file.exists():
             file = find_example(path) or file
+        where = f"scenario file {path!r}"
         try:
-            text = file.read_text(encoding="utf-8")
+            with open(file, "rb") as fh:
+                data = fh.read(MAX_SCENARIO_BYTES + 1)
         except OSError as exc:
             raise ScenarioError(f"cannot read scenario file {path!r}: {exc.strerror} "
-                                f"(movecore examples lists the bundled ones)") from exc
-    return load_scenario(text)
+                                f"(movecore examples lists the bundled ones)") from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(f"{where} is over {MAX_SCENARIO_BYTES >> 20} MiB, the largest "
+                            f"scenario movecore reads")
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ScenarioError(f"{where} is not UTF-8 text (byte {data[exc.start]:#04x} "
+                                f"at offset {exc.start}): a scenario is UTF-8 JSON") \
+                from None
+    scenario = load_scenario(data)
+    if not isinstance(scenario, dict):
+        raise ScenarioError(f"{where} holds {describe(scenario)}; a scenario is a JSON "
+                            f"object")
+    return scenario
 
 
 def example_paths() -> list[Path]:
@@ -188,13 +221,25 @@ def main(argv=None) -> int:
                        "their names)")
     p.set_defaults(fn=cmd_examples)
     args = parser.parse_args(argv)
+    if sys.stdout is None:     # started with stdout closed (>&-): nowhere to answer
+        return _fail("stdout is closed; movecore writes its answer there")
     try:
         return args.fn(args)
     except MovecoreError as exc:
-        print(f"movecore: error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"{type(exc).__name__}: {exc}")
     except BrokenPipeError:
         return 0
+    except OSError as exc:     # writing the answer: a closed descriptor, a full disk
+        return _fail(f"cannot write the answer: {exc.strerror or exc}")
+    except MemoryError:
+        return _fail("out of memory")
+
+
+def _fail(message: str) -> int:
+    """One line on stderr (if there is one) and exit status 2."""
+    if sys.stderr is not None:
+        print(f"movecore: error: {message}", file=sys.stderr)
+    return 2
 
 
 def _unavailable(name: str) -> int:
