@@ -79,25 +79,55 @@ def clean_scenario(value, where: str = "scenario"):
     >>> clean_scenario({"at": [1.0, -0.0], "budget": 6.0})
     {'at': [1, 0], 'budget': 6}
     """
-    return _clean(value, where, 0)
+    try:
+        return _clean(value, 0)
+    except _Bad as bad:
+        at = where + "".join(f".{_printable(k)}" if type(k) is str else f"[{k}]"
+                             for k in reversed(bad.path))
+        raise bad.error(bad.message(at)) from None
 
 
-def _clean(v, where: str, depth: int):
+def _printable(key: str) -> str:
+    """A key for a message: as it is, or escaped if UTF-8 cannot encode it."""
+    try:
+        key.encode("utf-8")
+        return key
+    except UnicodeEncodeError:
+        return ascii(key)
+
+
+class _Bad(Exception):
+    """A bad value deep in a scenario; its path is gathered while unwinding (so that
+    the walk formats no path while all is well)."""
+
+    def __init__(self, error, message):
+        self.error, self.message, self.path = error, message, []
+
+
+def _clean(v, depth: int):
     t = type(v)
     if t is dict or t is list or t is tuple or isinstance(v, Mapping):
         if depth >= MAX_DEPTH:
-            raise ScenarioError(f"{where} is nested more than {MAX_DEPTH} levels deep; "
-                                f"a scenario needs far fewer")
+            raise _Bad(ScenarioError, lambda at: f"{at} is nested more than {MAX_DEPTH} "
+                                                 f"levels deep; a scenario needs far fewer")
         new = None
         if t is dict or (t is not list and t is not tuple):
             for k, x in v.items():
                 if type(k) is str and not k.isascii():
-                    _utf8(k, f"{where} key")
+                    try:
+                        _utf8(k)
+                    except _Bad as bad:
+                        bad.path.append(k)
+                        raise
                 tx = type(x)
                 if (tx is int and -_BIG < x < _BIG) or tx is bool or x is None or \
                         (tx is str and x.isascii()):
                     continue
-                y = _clean(x, f"{where}.{k}" if type(k) is str else where, depth + 1)
+                try:
+                    y = _clean(x, depth + 1)
+                except _Bad as bad:
+                    bad.path.append(k)
+                    raise
                 if y is not x or t is not dict:
                     if new is None:
                         new = dict(v)
@@ -108,7 +138,11 @@ def _clean(v, where: str, depth: int):
             if (tx is int and -_BIG < x < _BIG) or tx is bool or x is None or \
                     (tx is str and x.isascii()):
                 continue
-            y = _clean(x, f"{where}[{i}]", depth + 1)
+            try:
+                y = _clean(x, depth + 1)
+            except _Bad as bad:
+                bad.path.append(i)
+                raise
             if y is not x:
                 if new is None:
                     new = list(v)
@@ -118,11 +152,11 @@ def _clean(v, where: str, depth: int):
         return int(v) if v.is_integer() else v
     if isinstance(v, int) and not isinstance(v, bool) and not -_BIG < v < _BIG:
         from .errors import LimitError
-        raise LimitError(f"{where} is an integer of about "
-                         f"{int(v.bit_length() * 0.30103) + 1} digits; JSON text stops at "
-                         f"{_DIGITS}")
+        digits = int(v.bit_length() * 0.30103) + 1
+        raise _Bad(LimitError, lambda at: f"{at} is an integer of about {digits} digits; "
+                                          f"JSON text stops at {_DIGITS}")
     if isinstance(v, str):
-        _utf8(v, where)
+        _utf8(v)
     return v
 
 
@@ -132,12 +166,13 @@ _DIGITS = 4300
 _BIG = 10 ** _DIGITS
 
 
-def _utf8(text: str, where: str) -> None:
+def _utf8(text: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise ScenarioError(f"{where}: {describe(text)} is not text that UTF-8 can encode "
-                            f"(a lone surrogate)") from None
+        raise _Bad(ScenarioError, lambda at: f"{at}: {describe(text)} is not text that "
+                                             f"UTF-8 can encode (a lone surrogate)") \
+            from None
 
 
 def solve(scenario: Mapping[str, Any] | str) -> dict:
