@@ -121,7 +121,8 @@ def mutate(s: dict, rng: random.Random) -> tuple[dict, list]:
             v = _get(out, path)
             new = (list(v.values()) if isinstance(v, dict) else
                    dict(enumerate(v)) if isinstance(v, list) else
-                   str(v) if isinstance(v, (int, float)) else
+                   repr(v)[:50] if isinstance(v, float) or (
+                       isinstance(v, int) and abs(v) < 10 ** 100) else
                    len(v) if isinstance(v, str) else [v])
             if isinstance(new, dict):
                 new = {str(k): x for k, x in new.items()}

@@ -249,3 +249,17 @@ def test_json_integers_past_the_digit_limit_are_scenario_errors():
     s["query"]["budget"] = 10 ** 5000     # from Python: a LimitError naming it
     with pytest.raises(mc.MovecoreError):
         mc.solve(s)
+
+
+def test_descent_action_of_refuses_float_coordinates():
+    """``int(1.5)`` read the square (1, 0) and ``int(inf)`` raised OverflowError."""
+    s = next(copy.deepcopy(v) for v in EXAMPLES.values() if v["game"] == "descent")
+    pos = mc.position(s)
+    fig = pos.figures[0]
+    for to in ([1.5, 0], [float("inf"), 0], [[float("nan"), 0]], np.array([1.5, 0.0])):
+        with pytest.raises(mc.MovecoreError, match="two integers"):
+            pos.action_of(fig, to)
+        with pytest.raises(mc.MovecoreError):
+            pos.apply_move(fig, to)
+    x, y = pos.where(fig)
+    assert pos.action_of(fig, (np.int64(x), np.int64(y))) == pos.action_of(fig, [x, y])

@@ -1523,7 +1523,7 @@ class Position(_Position):
             return st.ns
         if isinstance(to, (list, tuple, np.ndarray)) and len(to) and \
                 isinstance(to[0], (list, tuple, np.ndarray)):
-            cells = [as_coord(list(map(int, c)), "to") for c in to]
+            cells = [as_coord(_plain(c), "to") for c in to]
             anchor = (min(c[0] for c in cells), min(c[1] for c in cells))
             w, h = self.size[i]
             turns = D.turns_allowed((w, h), st.large_turns)
@@ -1536,7 +1536,7 @@ class Position(_Position):
             if turned and a is not None:
                 return st.ns + 1 + a         # the turned base (see n_actions)
             to = anchor
-        c = as_coord(list(map(int, to)) if isinstance(to, np.ndarray) else to, "to")
+        c = as_coord(_plain(to), "to")
         a = st.index.get(c)
         if a is None:
             raise IllegalMoveError(f"{list(c)} is not a square of the dungeon")
@@ -1757,3 +1757,13 @@ class Position(_Position):
         q = {k: v for k, v in query.items() if k != "figure"}
         m = self.legal_moves(fid, **q)
         return {"figure": fid, "mp": m._extra.mp, "ends": m.to_dicts()}
+
+
+def _plain(c):
+    """A coordinate given as a NumPy array or with NumPy integers, as Python values (a
+    float stays a float, for :func:`as_coord` to refuse: ``int(1.5)`` would be 1)."""
+    if isinstance(c, np.ndarray):
+        return c.tolist()
+    if isinstance(c, (list, tuple)):
+        return [int(v) if isinstance(v, np.integer) else v for v in c]
+    return c
