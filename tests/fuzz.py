@@ -191,6 +191,9 @@ def drive(s: Any, rng: random.Random) -> list[str]:
     if pos is None:
         return failures
     kw = _query_kw(s)
+    q = s.get("query") if isinstance(s, dict) else None
+    if q is not None:
+        _call(lambda: pos.solve(q), failures, "Position.solve")
     figs = list(pos.figures)[:3]
     figs.append(rng.choice(POOL + ["nobody"]))
     for fig in figs:
@@ -215,6 +218,10 @@ def drive(s: Any, rng: random.Random) -> list[str]:
                            f"legal_moves({nobody!r})")
             _call(lambda: pos.apply_move(fig, rng.choice(POOL), **query), failures,
                   "apply_move(bad to)")
+            _call(lambda: pos.action_of(fig, rng.choice(POOL)), failures, "action_of")
+            if len(m):
+                _call(lambda: pos.action_of(fig, m.actions[0]), failures, "action_of(id)")
+                _call(lambda: m.row(rng.choice(POOL)), failures, "Moves.row")
             if len(m):
                 to = int(m.actions[rng.randrange(len(m))])
                 c = pos.copy()
