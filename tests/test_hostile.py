@@ -263,3 +263,27 @@ def test_descent_action_of_refuses_float_coordinates():
             pos.apply_move(fig, to)
     x, y = pos.where(fig)
     assert pos.action_of(fig, (np.int64(x), np.int64(y))) == pos.action_of(fig, [x, y])
+
+
+# ------------------------------------------- item 4: every word used as a dictionary key
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_every_value_as_an_unhashable_or_odd_value_is_a_typed_error(name):
+    """Each kind of place of the example (its path with list indices as *) given a
+    list, an object, a boolean or NaN: a typed error or an answer, never TypeError
+    (an unhashable word looked up in a table) or another bare Python error."""
+    import fuzz
+    s = EXAMPLES[name]
+    seen = set()
+    for path, _ in fuzz.sites(s):
+        sig = tuple("*" if type(k) is int else k for k in path)
+        if not path or sig in seen:
+            continue
+        seen.add(sig)
+        for value in ([], {}, ["x"], {"x": 1}, True, float("nan")):
+            m = copy.deepcopy(s)
+            fuzz._put(m, path, value)
+            for fn in (mc.solve, mc.position):
+                try:
+                    fn(m)
+                except mc.MovecoreError:
+                    pass
