@@ -16,6 +16,9 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+import sys
+from importlib import resources
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .errors import MovecoreError, ScenarioError, UnknownGameError, describe
@@ -38,7 +41,7 @@ def _load_games() -> None:
     global _loaded
     if _loaded:
         return
-    from . import games
+    games = importlib.import_module(__name__.rpartition(".")[0] + ".games")  # (above: found by name)
     for mod in pkgutil.iter_modules(games.__path__):
         if not mod.name.startswith("_"):
             importlib.import_module(f"{games.__name__}.{mod.name}")
@@ -300,3 +303,65 @@ def get_id(obj: Mapping, key: str, where: str) -> str:
         raise ScenarioError(f"{where}.{key} must be a string or integer; got "
                             f"{describe(value)}")
     return value
+
+
+# ---------------------------------------------------------------- bundled examples
+def example_paths() -> list[Path]:
+    """The bundled example scenarios (``movecore/examples/*.json``), sorted by name."""
+    root = resources.files("movecore") / "examples"
+    return sorted((Path(str(p)) for p in root.iterdir() if p.name.endswith(".json")),
+                  key=lambda p: p.name)
+
+
+def find_example(name: str) -> Path | None:
+    """The bundled example called ``name`` (with or without ``.json``), or None."""
+    want = name if name.endswith(".json") else name + ".json"
+    return next((p for p in example_paths() if p.name == want), None)
+
+
+#: The largest scenario file :func:`read_scenario` reads (a 100,000-cell board is ~3 MiB).
+MAX_SCENARIO_BYTES = 64 << 20
+
+
+def read_scenario(path: str) -> dict:
+    """A scenario from a file path, ``-`` (stdin) or a bundled example's name
+    (:func:`find_example`): UTF-8 JSON text of at most :data:`MAX_SCENARIO_BYTES` bytes
+    holding an object; :class:`ScenarioError` naming the problem otherwise (a file that
+    cannot be read, is not UTF-8, is over the limit, a closed stdin: never a
+    traceback)."""
+    if path == "-":
+        where = "stdin"
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        if stream is None:
+            raise ScenarioError("cannot read the scenario from stdin: it is closed")
+        try:
+            data = stream.read(MAX_SCENARIO_BYTES + 1)
+        except (OSError, ValueError) as exc:   # a closed or unreadable descriptor
+            raise ScenarioError(f"cannot read the scenario from stdin: "
+                                f"{getattr(exc, 'strerror', None) or exc}") from None
+    else:
+        file = Path(path)
+        if not file.exists():
+            file = find_example(path) or file
+        where = f"scenario file {path!r}"
+        try:
+            with open(file, "rb") as fh:
+                data = fh.read(MAX_SCENARIO_BYTES + 1)
+        except OSError as exc:
+            raise ScenarioError(f"cannot read scenario file {path!r}: {exc.strerror} "
+                                f"(movecore examples lists the bundled ones)") from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(f"{where} is over {MAX_SCENARIO_BYTES >> 20} MiB, the largest "
+                            f"scenario movecore reads")
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ScenarioError(f"{where} is not UTF-8 text (byte {data[exc.start]:#04x} "
+                                f"at offset {exc.start}): a scenario is UTF-8 JSON") \
+                from None
+    scenario = load_scenario(data)
+    if not isinstance(scenario, dict):
+        raise ScenarioError(f"{where} holds {describe(scenario)}; a scenario is a JSON "
+                            f"object")
+    return scenario

@@ -18,7 +18,7 @@ import traceback
 from typing import Any, Callable
 
 import movecore as mc
-from movecore.cli import example_paths
+from movecore.tools.cli import example_paths
 
 EXAMPLES = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in example_paths()}
 GAMES = sorted({s["game"] for s in EXAMPLES.values()})

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from movecore import cli
+from movecore import scenario as mc_scenario
+from movecore.tools import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -139,7 +140,7 @@ def test_help_has_no_restructuredtext_markup(cmd, capsys):
 def test_every_bench_option_has_help():
     import argparse
 
-    from movecore import bench
+    from movecore.tools import bench
     root = argparse.ArgumentParser()
     bench.register(root.add_subparsers())
     sub = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
@@ -220,12 +221,12 @@ def test_a_broken_file_is_one_line_and_a_nonzero_exit(tmp_path, content, words, 
 def test_dev_zero_is_refused_at_the_size_limit():
     rc, out, err = _cli(["solve", "/dev/zero"])
     _one_line(rc, err, "MiB")
-    assert cli.MAX_SCENARIO_BYTES == 64 << 20
+    assert mc_scenario.MAX_SCENARIO_BYTES == 64 << 20
 
 
 def test_a_file_over_the_limit_is_refused(tmp_path):
     f = tmp_path / "big.json"
-    f.write_bytes(b" " * (cli.MAX_SCENARIO_BYTES + 1))
+    f.write_bytes(b" " * (mc_scenario.MAX_SCENARIO_BYTES + 1))
     _one_line(*_cli(["solve", f])[::2], "over 64 MiB")
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore.cli import example_paths
+from movecore.tools.cli import example_paths
 
 EXAMPLES = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in example_paths()}
 

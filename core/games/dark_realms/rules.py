@@ -49,18 +49,18 @@ from typing import Mapping
 
 import numpy as np
 
-from ..board import GRID_KINDS, Board, Link
-from ..errors import (BoardError, IllegalMoveError, LimitError, PlacementError, QueryError,
+from ...board import GRID_KINDS, Board, Link
+from ...errors import (BoardError, IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
-from ..kernels import _types as T
-from ..mover import Mover
-from ..position import (CellActions, Moves, cell_index, figure_key, new_figure_id,
-                        register_position)
-from ..position import Position as _Position
-from ..reach import Prepared, distance_field, prepare, reach
-from ..scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
+from ...kernels import _types as T
+from ...mover import Mover
+from ...position import (CellActions, Moves, cell_index, figure_key, new_figure_id,
+                         register_position)
+from ...position import Position as _Position
+from ...reach import Prepared, distance_field, prepare, reach
+from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
                         get_int, get_list, get_str, register_game)
-from ._common import coord_list, end_order, find_figure, read_figures
+from .._common import coord_list, end_order, find_figure, read_figures
 
 SIDES = ("hero", "enemy", "summon")
 DICE = {"d4": 4, "d6": 6, "d8": 8, "d10": 10, "d12": 12, "d20": 20}
@@ -850,6 +850,7 @@ class Position(CellActions, _Position):
     def remove_figure(self, figure) -> None:
         """Take a figure off the board (defeated, dismissed summon)."""
         f = self._fig(figure)
+        self._record(_unremove, _copy.copy(f), self.scene.figures.index(f))
         self.scene.figures = [g for g in self.scene.figures if g is not f]
         del self.index[f.id]
         self._set_occ(f.cell, T.OCC_EMPTY)
@@ -877,6 +878,7 @@ class Position(CellActions, _Position):
                                  f"empty space")
         f = Figure(figure, side, cell, speed=int(speed), marked=bool(marked),
                    flying=bool(flying))
+        self._record(_unadd, figure)
         self.scene.figures = self.scene.figures + [f]
         self.index[figure] = f
         self._set_occ(cell, f.team)
@@ -888,6 +890,7 @@ class Position(CellActions, _Position):
         f = self._fig(figure)
         if f.side != "hero" and spent:
             raise QueryError(f"{figure!r} is a {f.side}; only heroes have Stamina")
+        self._record(_unset, f.id, "stamina_moved", f.stamina_moved)
         f.stamina_moved = bool(spent)
         self._touch()
 
@@ -897,6 +900,7 @@ class Position(CellActions, _Position):
         if f.side == "enemy" and marked:
             raise QueryError(f"{figure!r} is an enemy; only heroes and summons carry a "
                              f"Mark")
+        self._record(_unset, f.id, "marked", f.marked)
         f.marked = bool(marked)
         self._touch()
 
@@ -906,6 +910,7 @@ class Position(CellActions, _Position):
         if present and self.scene.obstacle[cell]:
             raise PlacementError(f"set_trap: {list(self.board.coord(cell))} is an "
                                  f"obstacle")
+        self._record_snapshot()
         if self.scene.trap[cell] != present:
             self.scene.trap[cell] = present
             self._n_traps += 1 if present else -1
@@ -1229,13 +1234,13 @@ class Position(CellActions, _Position):
         m = self._last
         if m is None or m.version != self.version or m.figure != figure or m.query != query:
             m = self.legal_moves(figure, **query)
-        cell = self._cell(to, "to")
-        if not (m.actions == cell).any():
+        cell = to if type(to) is int and 0 <= to < self.board.n_cells else \
+            self._cell(to, "to")
+        acts = m.actions   # (a list's `in` beats numpy's == and any() on few ends)
+        if not (cell in acts.tolist() if len(acts) < 128 else (acts == cell).any()):
             raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
                                    f"{figure!r} in this position")
-        if query.get("stamina_only"):
-            f.stamina_moved = True
-        self._move(f, cell)
+        self._move(f, cell, bool(query.get("stamina_only")))
 
     def apply_row(self, moves: Moves, row: int) -> None:
         """The end at ``row`` of ``moves``: taken as it is while the position has not
@@ -1244,16 +1249,21 @@ class Position(CellActions, _Position):
         f = self.index.get(moves.figure) if moves.version == self.version else None
         if f is None:
             return self.apply_move(moves.figure, int(moves.actions[row]), **moves.query)
-        if moves.query.get("stamina_only"):
-            f.stamina_moved = True
-        self._move(f, int(moves.actions[row]))
+        self._move(f, int(moves.actions[row]), bool(moves.query.get("stamina_only")))
 
-    def _move(self, f: Figure, cell: int) -> None:
+    def _move(self, f: Figure, cell: int, stamina: bool = False) -> None:
+        self._record(_unmove, f.id, f.cell, f.stamina_moved)
+        if stamina:
+            f.stamina_moved = True
         if cell != f.cell:
             self._set_occ(f.cell, T.OCC_EMPTY)
             f.cell = cell
             self._set_occ(cell, f.team)
         self._touch()
+
+    def _key_parts(self) -> tuple:
+        return ([(f.id, f.side, f.cell, f.speed, f.marked, f.flying, f.stamina_moved)
+                 for f in self.scene.figures], self._rare_part())
 
     def _end_dicts(self, moves: Moves) -> list[dict]:
         kind = moves._extra[0]
@@ -1378,7 +1388,7 @@ def _enemy_pick(cells, t_now, s_now, rem, flying, w, trap, dist, rank):
 def _pick():
     """:func:`_enemy_pick` compiled (Numba's cache, or once), on the first enemy AI
     query: numba is imported the package's way by then (the kernels ran before)."""
-    from .. import _import_numba
+    from ... import _import_numba
     return _import_numba().njit(cache=T.CACHE, nogil=True)(_enemy_pick)
 
 
@@ -1389,3 +1399,32 @@ def board_degree(board: Board) -> int:
 
 def _board_find(board: Board, at) -> int:
     return board.find(tuple(at))
+
+
+# ------------------------------------------------------------------ undo entries
+def _unmove(pos: Position, fid, cell: int, stamina_moved: bool) -> None:
+    f = pos.index[fid]
+    f.stamina_moved = stamina_moved
+    if cell != f.cell:
+        pos._set_occ(f.cell, T.OCC_EMPTY)
+        f.cell = cell
+        pos._set_occ(cell, f.team)
+
+
+def _unremove(pos: Position, f: Figure, at: int) -> None:
+    f = _copy.copy(f)      # (the entry's own stays unshared: copies share the log)
+    figs = list(pos.scene.figures)
+    figs.insert(at, f)
+    pos.scene.figures = figs
+    pos.index[f.id] = f
+    pos._set_occ(f.cell, f.team)
+
+
+def _unadd(pos: Position, fid) -> None:
+    f = pos.index.pop(fid)
+    pos.scene.figures = [g for g in pos.scene.figures if g is not f]
+    pos._set_occ(f.cell, T.OCC_EMPTY)
+
+
+def _unset(pos: Position, fid, name: str, value) -> None:
+    setattr(pos.index[fid], name, value)

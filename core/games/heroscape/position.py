@@ -21,7 +21,7 @@ Queries call the kernels directly on these layers (``reach1_ordered`` for a move
 leaving penalties, ``reach_query`` with them): no layer is copied per query. Falls (a
 battlefield with a drop of at least the mover's Height, master game), paths, and positions
 that held more than 64 figures are answered from the same searches by
-:mod:`._heroscape_falls`.
+:mod:`._falls`.
 """
 from __future__ import annotations
 
@@ -31,22 +31,21 @@ from typing import Mapping
 
 import numpy as np
 
-from ..errors import IllegalMoveError, LimitError, PlacementError, QueryError, describe
-from ..kernels import _types as T
-from ..mover import Mover
-from ..position import Moves, check_actions, figure_key, new_figure_id, register_position
-from ..position import Position as _Position
-from ..reach import entry_point as _entry_point
-from ..reach import prepare
-from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
+from ...errors import IllegalMoveError, LimitError, PlacementError, QueryError, describe
+from ...kernels import _types as T
+from ...mover import Mover
+from ...position import (Moves, check_actions, figure_key, new_figure_id,
+                         register_position)
+from ...position import Position as _Position
+from ...reach import prepare
+from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
                         get_str)
-from . import heroscape as hs
+from . import rules as hs
+from ._entry import _NO_NODES2, _NO_TOUCH, _jit
 
 _NO_ORDER = np.zeros(0, np.int64)
-_NO_NODES2 = np.zeros((1, 0), np.uint64)
 _NO_I64 = np.zeros(0, np.int64)
 _NO_ROWS = np.zeros((0, 8), T.INDEX)
-_NO_TOUCH = np.zeros((0, 12), np.int64)
 _U64_ONE = np.uint64(1)
 _QUERY_KEYS = ("move", "paths", "never_attacked_leaving")
 _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy figure
@@ -54,24 +53,11 @@ _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy 
 
 # ------------------------------------------------------------------------------ helpers
 @functools.lru_cache(maxsize=None)
-def _jit() -> "_Helpers":
-    """The position's compiled helpers (:mod:`._heroscape_jit`), imported on the first
-    query (loaded from Numba's cache, or compiled once), as entry points: called without
-    the dispatcher, every argument being of the declared type."""
-    from . import _heroscape_jit as J
-    return _Helpers({name: _entry_point(getattr(J, name)) for name in (
-        "relocate", "relevant", "adjacent", "touching", "refresh_nodes", "free_nodes",
-        "restore", "sync_cells", "leave_bits", "finish_pen", "finish_fast",
-        "finish_double", "who_bits", "finish_pen_who", "finish_fast_who",
-        "finish_double_who")})
-
-
-@functools.lru_cache(maxsize=None)
 def _falls():
-    """:mod:`._heroscape_falls` (falls and paths at kernel speed), imported on the first
+    """:mod:`._falls` (falls and paths at kernel speed), imported on the first
     query of a figure that may fall or of one with paths."""
-    from . import _heroscape_falls
-    return _heroscape_falls
+    from . import _falls
+    return _falls
 
 
 class _Info:
@@ -83,11 +69,6 @@ class _Info:
     def __init__(self, **kw):
         for k, v in kw.items():
             setattr(self, k, v)
-
-
-class _Helpers:
-    def __init__(self, fns: dict):
-        self.__dict__.update(fns)
 
 
 # ------------------------------------------------------------------------------ kinds
@@ -644,6 +625,8 @@ class Position(_Position):
         """Take a figure off the battlefield (destroyed): its spaces are free, its
         enemies next to it may no longer be engaged."""
         i = self._fig(figure)
+        c0, c1 = self.cells[i].tolist()
+        self._record(_unremove, i, c0, c1)
         self._relocate(i, -1)
         self.alive[i] = False
         del self._live[figure]
@@ -700,6 +683,7 @@ class Position(_Position):
         i = self.index.get(figure, -1)
         if i >= 0 and self.alive[i]:
             raise PlacementError(f"add_figure: figure {figure!r} is already in play")
+        self._record_snapshot()
         if team not in self.teams:
             self.teams = dict(self.teams)
             self.teams[team] = len(self.teams)
@@ -778,7 +762,7 @@ class Position(_Position):
         i = self._fig(figure)
         m = self._last
         if m is None or m.version != self.version or m.figure != figure or \
-                m.query != (self._query(query) if query else {}):
+                (m.query != query and m.query != (self._query(query) if query else {})):
             m = self.legal_moves(figure, **query)
         double = (self._info[i] or self._figure_info(i)).double
         if type(to) is int and 0 <= to < (self._st.P if double else self._st.n):
@@ -792,6 +776,8 @@ class Position(_Position):
         if not ok:
             raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
                                    f"{figure!r} in this position")
+        c0, c1 = self.cells[i].tolist()
+        self._record(_unmove, i, c0, c1)
         if double:
             st = self._st
             self._relocate(i, int(st.lead[action]), int(st.trail[action]))
@@ -800,8 +786,18 @@ class Position(_Position):
         self._touch()
 
     def _move(self, i: int, cells: list) -> None:
+        c0, c1 = self.cells[i].tolist()
+        self._record(_unmove, i, c0, c1)
         self._relocate(i, cells[0], cells[1] if len(cells) == 2 else -1)
         self._touch()
+
+    def _key_parts(self) -> tuple:
+        alive = self.alive
+        return ([(self.ids[i], self.team_name[i]) for i in sorted(self._live.values())],
+                self.cells[alive], self.double[alive], self.move[alive],
+                self.height[alive], self.flying[alive], self.stealth[alive],
+                self.phantom[alive], self.ghost[alive], self.disengage[alive],
+                self._rare_part())
 
     # ---------------------------------------------------------------- actions
     def n_actions(self, figure) -> int:
@@ -1404,3 +1400,15 @@ def read_rules(opts) -> hs.Rules:
                                                   False),
                     flyers_stop_on_glyphs=get_bool(opts, "flyers_stop_on_glyphs",
                                                    "options", False))
+
+
+# ------------------------------------------------------------------ undo entries
+def _unmove(pos: Position, i: int, c0: int, c1: int) -> None:
+    """Figure i back on spaces ``c0`` (, ``c1``): the move's own incremental update."""
+    pos._relocate(i, c0, c1 if pos.double[i] else -1)
+
+
+def _unremove(pos: Position, i: int, c0: int, c1: int) -> None:
+    pos.alive[i] = True
+    pos._live[pos.ids[i]] = i
+    pos._relocate(i, c0, c1 if pos.double[i] else -1)
