@@ -1207,7 +1207,7 @@ class Position(_Position):
         else:
             entry = {"id": figure, "side": side, "at": at, "speed": speed,
                      "footprint": footprint, "abilities": list(abilities)}
-        from ..scenario import clean_scenario
+        from ...scenario import clean_scenario
         entry = clean_scenario(entry, "add_figure")   # as a scenario's: depth, text
         d = self.st.dungeon
         now = D.Dungeon(d.terrain, d.walls, [
