@@ -494,6 +494,11 @@ def run_bench(args) -> int:
     warmup()
     print(f"kernels ready in {time.perf_counter() - t0:.2f} s")
     print(f"machine: {machine()}")
+    if args.rl is not None:
+        from ..rl.bench import rl_report
+        wanted = [g for g in args.rl.split(",") if g] or None
+        rl_report(wanted, steps=args.rl_steps, rounds=args.rounds)
+        return 0
     if args.games is not None:
         from .bench_games import games_report
         wanted = [g for g in args.games.split(",") if g] or None
@@ -555,4 +560,10 @@ def register(sub) -> None:
                         "comma list of games")
     p.add_argument("--selfplay-games", type=int, default=300,
                    help="games of self-play per game with --games (default 300)")
+    p.add_argument("--rl", nargs="?", const="", default=None, metavar="LIST",
+                   help="instead: RL environment steps/s beside the raw position loop "
+                        "(legal_moves + apply_row) for every game, or a comma list "
+                        "(needs the rl extra)")
+    p.add_argument("--rl-steps", type=int, default=2000,
+                   help="env steps per loop with --rl (default 2000)")
     p.set_defaults(fn=run_bench)
