@@ -260,9 +260,11 @@ class Board:
                              f"{describe(xy.tolist())}")
         if len(xy) > T.MAX_CELLS:
             raise LimitError(f"{len(xy)} cells; at most {T.MAX_CELLS} are supported")
-        if np.abs(xy).max() > (1 << 20):
+        # compared, not np.abs'd: abs(-2**63) overflows int64 to a negative number
+        off = ((xy < -(1 << 20)) | (xy > (1 << 20))).any(axis=1)
+        if off.any():
             raise LimitError(f"coordinates must lie within +-{1 << 20}; got "
-                             f"{xy[np.abs(xy).max(axis=1).argmax()].tolist()}")
+                             f"{xy[off.argmax()].tolist()}")
         lo = xy.min(axis=0)
         span = xy.max(axis=0) - lo + 1
         if int(span[0]) * int(span[1]) > 4 * T.MAX_CELLS:

@@ -52,7 +52,7 @@ from ...errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import Moves, register_position
+from ...position import Moves, check_actions, figure_key, register_position
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
 from ...scenario import as_coord, expect_keys, expect_object, get_bool, get_list, get_str
@@ -1496,10 +1496,7 @@ class Position(_Position):
         return [fid for fid, a in zip(self.ids, self.alive) if a]
 
     def _fig(self, figure) -> int:
-        try:
-            i = self.index.get(figure, -1)
-        except TypeError:       # unhashable
-            i = -1
+        i = self.index.get(figure_key(figure), -1)
         if i < 0 or not self.alive[i]:
             raise self._figure_error(figure)
         return i
@@ -1656,6 +1653,8 @@ class Position(_Position):
         else:
             entry = {"id": figure, "side": side, "at": at, "speed": speed,
                      "footprint": footprint, "abilities": list(abilities)}
+        from ...scenario import clean_scenario
+        entry = clean_scenario(entry, "add_figure")   # as a scenario's: depth, text
         d = self.st.dungeon
         now = D.Dungeon(d.terrain, d.walls, [
             _replace(door, open=self.door_open[k], leads_to_unrevealed=self.door_unrevealed[k])
@@ -1832,11 +1831,8 @@ class Position(_Position):
         >>> m.coords.tolist(), m.costs.tolist(), m.penalty.tolist()   # pit: 1 wound
         ([[0, 0], [1, 0], [2, 0], [3, 0]], [0, 1, 3, 4], [0, 1, 0, 0])
         """
-        try:
-            i = self.index[figure]
-        except (KeyError, TypeError):
-            raise self._figure_error(figure) from None
-        if not self.alive[i]:
+        i = self.index.get(figure_key(figure), -1)
+        if i < 0 or not self.alive[i]:
             raise self._figure_error(figure)
         try:
             mp, paths, radius = self.st.query_cache[(self.side[i], self.speed[i],
@@ -1983,7 +1979,7 @@ class Position(_Position):
             return st.ns
         if isinstance(to, (list, tuple, np.ndarray)) and len(to) and \
                 isinstance(to[0], (list, tuple, np.ndarray)):
-            cells = [as_coord(list(map(int, c)), "to") for c in to]
+            cells = [as_coord(_plain(c), "to") for c in to]
             anchor = (min(c[0] for c in cells), min(c[1] for c in cells))
             w, h = self.size[i]
             turns = D.turns_allowed((w, h), st.large_turns)
@@ -1996,7 +1992,7 @@ class Position(_Position):
             if turned and a is not None:
                 return st.ns + 1 + a         # the turned base (see n_actions)
             to = anchor
-        c = as_coord(list(map(int, to)) if isinstance(to, np.ndarray) else to, "to")
+        c = as_coord(_plain(to), "to")
         a = st.index.get(c)
         if a is None:
             raise IllegalMoveError(f"{list(c)} is not a square of the dungeon")
@@ -2007,7 +2003,7 @@ class Position(_Position):
         coordinate, one left of and above the map's corner) or int32[E, k, 2] bases
         (large monsters)."""
         i = self._fig(figure)
-        actions = np.asarray(actions, dtype=np.int64)
+        actions = check_actions(actions, self.n_actions(figure), figure)
         if self.size[i] == (1, 1):
             return self.st.coords[actions]
         g = self.st.kind(self._kind_key(i))
@@ -2242,16 +2238,23 @@ class Position(_Position):
         query = expect_object(query, "query")
         expect_keys(query, "query", ("figure",) + _QUERY_KEYS, required=("figure",))
         fid = query["figure"]
-        try:
-            i = self.index.get(fid, -1)
-        except TypeError:
-            i = -1
+        i = self.index.get(figure_key(fid), -1)
         if i < 0 or not self.alive[i]:
             raise QueryError(f"query.figure names {fid!r}, which is not in the scenario; "
                              f"known figures: {self.figures}")
         q = {k: v for k, v in query.items() if k != "figure"}
         m = self.legal_moves(fid, **q)
         return {"figure": fid, "mp": m._extra.mp, "ends": m.to_dicts()}
+
+
+def _plain(c):
+    """A coordinate given as a NumPy array or with NumPy integers, as Python values (a
+    float stays a float, for :func:`as_coord` to refuse: ``int(1.5)`` would be 1)."""
+    if isinstance(c, np.ndarray):
+        return c.tolist()
+    if isinstance(c, (list, tuple)):
+        return [int(v) if isinstance(v, np.integer) else v for v in c]
+    return c
 
 
 # ------------------------------------------------------------------ undo entries

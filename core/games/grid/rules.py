@@ -39,8 +39,8 @@ from ...board import GRID_KINDS, Board, Link
 from ...errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import (CellActions, Moves, bind_occupant, cell_index,
-                        register_position)
+from ...position import (CellActions, Moves, bind_occupant, cell_index, figure_key,
+                         new_figure_id, register_position)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare, reach
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
@@ -251,8 +251,7 @@ class Position(CellActions, _Position):
 
     def add_figure(self, figure, team, at) -> None:
         """Put a new figure (or one removed earlier) of ``team`` on the free cell ``at``."""
-        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
-            raise QueryError(f"a figure id is a string or integer; got {describe(figure)}")
+        figure = new_figure_id(figure)
         if isinstance(team, bool) or not isinstance(team, (str, int)):
             raise QueryError(f"a team is a string or integer; got {describe(team)}")
         cell = self._cell(at, "add_figure: at")
@@ -667,8 +666,7 @@ class Position(CellActions, _Position):
         query = expect_object(query, "query")
         expect_keys(query, "query", ("figure",) + _QUERY_KEYS, required=("figure", "budget"))
         fid = query["figure"]
-        if not isinstance(fid, (str, int)) or fid not in self.index or \
-                not self.alive[self.index[fid]]:
+        if figure_key(fid) not in self.index or not self.alive[self.index[fid]]:
             raise QueryError(f"query.figure names figure {fid!r}, which is not in the "
                              f"scenario; known figures: {self.figures}")
         get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)

@@ -16,7 +16,8 @@ import numpy as np
 from ...errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
                       describe)
 from ...kernels import _types as T
-from ...position import CellActions, Moves, bind_occupant, cell_index, register_position
+from ...position import (CellActions, Moves, bind_occupant, cell_index, figure_key,
+                         new_figure_id, register_position)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -255,8 +256,7 @@ class Position(CellActions, _Position):
         (a coordinate or cell index); it has taken no action this turn.
         :class:`PlacementError` if the space is taken, :class:`QueryError` if it is
         off the map or the id is in play."""
-        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
-            raise QueryError(f"a unit id is a string or integer; got {describe(figure)}")
+        figure = new_figure_id(figure)
         if isinstance(team, bool) or not isinstance(team, (str, int)):
             raise QueryError(f"a team is a string or integer; got {describe(team)}")
         cell = self._cell(at, "add_figure: at")
@@ -546,8 +546,7 @@ class Position(CellActions, _Position):
         return ("solo", budget, compass, target) + solo_extras(query, target >= 0)
 
     def _named(self, fid, where: str) -> int:
-        i = self.index.get(fid, -1) if isinstance(fid, (str, int)) and \
-            not isinstance(fid, bool) else -1
+        i = self.index.get(figure_key(fid), -1)
         if i < 0 or not self.alive[i]:
             raise QueryError(f"{where} names figure {fid!r}, which is not in the scenario; "
                              f"known figures: {self.figures}")
