@@ -354,7 +354,7 @@ def test_bench_says_each_phase_as_it_starts_and_the_load(capsys):
     bench.register(p.add_subparsers())
     args = p.parse_args(["bench", "--workloads", "skirmish-hex", "--queries", "3",
                          "--peers", "", "--rounds", "1", "--min-time", "0",
-                         "--memory", "20", "--no-cold"])
+                         "--memory", "20", "--no-cold", "--no-big"])
     assert bench.run_bench(args) == 0
     out = capsys.readouterr().out
     marks = ["load average", "== loading the kernels", "kernels ready",

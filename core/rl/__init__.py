@@ -4,6 +4,8 @@
 * :func:`env` — a PettingZoo AEC environment: the agents are the sides, the acting
   agent moves one figure per step.
 * :func:`gym_env` — a Gymnasium environment: one side against a built-in opponent.
+* :func:`vector_env` — ``num_envs`` of those as one Gymnasium ``VectorEnv``
+  (next-step autoreset, ``info["action_mask"]`` [B, A]).
 * :mod:`movecore.rl.turns` — the movement-only game both play (and ``movecore
   selfplay``): turn order, queries, end of game.
 * :mod:`movecore.rl.spaces` — the fixed action space of a side and the observation
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from .turns import DEFAULT_TURNS, GAMES, REMOVE_CHANCE, Match  # noqa: F401
 
-__all__ = ["env", "gym_env", "raw_env", "examples", "Match", "GAMES", "DEFAULT_TURNS",
+__all__ = ["env", "gym_env", "raw_env", "vector_env", "examples", "Match", "GAMES", "DEFAULT_TURNS",
            "REMOVE_CHANCE"]
 
 
@@ -81,3 +83,11 @@ def gym_env(name_or_scenario, side=None, opponent="random", render_mode=None, **
     from .envs import MovecoreGym
     return MovecoreGym(name_or_scenario, side=side, opponent=opponent,
                        render_mode=render_mode, **kwargs)
+
+
+def vector_env(name_or_scenario, num_envs: int = 8, **kwargs):
+    """A Gymnasium vector environment of ``num_envs`` games (one side against a built-in
+    opponent each), next-step autoreset, ``info["action_mask"]`` [B, A] and
+    ``action_masks()``. See :class:`movecore.rl.vector.MovecoreVectorEnv`."""
+    from .vector import vector_env as make
+    return make(name_or_scenario, num_envs, **kwargs)

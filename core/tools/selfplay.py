@@ -411,6 +411,16 @@ def cmd_selfplay(args) -> int:
             raise ScenarioError(f"--game {args.game} but {args.scenario} is a {game} "
                                 f"scenario")
     warmup()  # keep numba loading out of the timing
+    if args.batch is not None:
+        if args.workers != 1 or args.ray is not None:
+            raise QueryError("--batch runs in this process: it takes --threads, not "
+                             "--workers or --ray")
+        from .selfplay_batch import format_batched, run_batched
+        rep = run_batched(game, args.games, scenarios or example_scenarios(game),
+                          args.seed, batch=args.batch, policy=args.policy,
+                          max_turns=args.turns, threads=args.threads)
+        print(json.dumps(rep) if args.json else format_batched(rep))
+        return 0
     show = sys.stderr.isatty() and args.ray is None and not args.no_progress
     try:
         rep = run_selfplay(game, args.games, args.seed, policy=args.policy,
@@ -450,6 +460,11 @@ def register(subparsers) -> None:
                    help="local processes, or Ray tasks with --ray (default 1)")
     p.add_argument("--turns", type=int, default=DEFAULT_TURNS,
                    help=f"turn limit per game (default {DEFAULT_TURNS})")
+    p.add_argument("--batch", type=int, default=None, metavar="B",
+                   help="play B games at a time in one batched call per move "
+                        "(movecore.batch; docs/selfplay.md)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads of a --batch call (default 1)")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="spread the games over a Ray cluster (local when no address)")
     p.add_argument("--json", action="store_true", help="one JSON report")

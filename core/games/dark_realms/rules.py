@@ -54,7 +54,8 @@ from ...errors import (BoardError, IllegalMoveError, LimitError, PlacementError,
                       ScenarioError, describe)
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import CellActions, Moves, cell_index, register_position
+from ...position import (CellActions, Moves, cell_index, figure_key, new_figure_id,
+                         register_position)
 from ...position import Position as _Position
 from ...reach import Prepared, distance_field, prepare, reach
 from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
@@ -826,10 +827,10 @@ class Position(CellActions, _Position):
         return [g.id for g in self.scene.figures if g is not f and near[g.cell] == 1]
 
     def _fig(self, figure) -> Figure:
-        try:
-            return self.index[figure]
-        except (KeyError, TypeError):
-            raise self._figure_error(figure) from None
+        f = self.index.get(figure_key(figure))
+        if f is None:
+            raise self._figure_error(figure)
+        return f
 
     def side_of(self, figure) -> str:
         """``"hero"``, ``"enemy"`` or ``"summon"``."""
@@ -851,7 +852,7 @@ class Position(CellActions, _Position):
         f = self._fig(figure)
         self._record(_unremove, _copy.copy(f), self.scene.figures.index(f))
         self.scene.figures = [g for g in self.scene.figures if g is not f]
-        del self.index[figure]
+        del self.index[f.id]
         self._set_occ(f.cell, T.OCC_EMPTY)
         self._touch()
 
@@ -864,8 +865,7 @@ class Position(CellActions, _Position):
         >>> pos.add_figure("wolf", "summon", (1, 0)); pos.figures
         ['wolf']
         """
-        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
-            raise QueryError(f"a figure id is a string or integer; got {describe(figure)}")
+        figure = new_figure_id(figure)
         if figure in self.index:
             raise PlacementError(f"add_figure: figure {figure!r} is already in play")
         if side not in SIDES:
@@ -1181,10 +1181,17 @@ class Position(CellActions, _Position):
                 self._last = m
                 return m
         if "enemy" in query:
+            ask = query["enemy"]
+            if type(ask) is not bool:
+                raise QueryError(f"enemy must be True (the enemy AI's move) or False; got "
+                                 f"{describe(ask)}")
             q = {k: v for k, v in query.items() if k != "enemy"}
-            q["enemy"] = figure
+            if ask:
+                q["enemy"] = f.id
+            else:
+                q["figure"] = f.id
         else:
-            q = {**query, "figure": figure}
+            q = {**query, "figure": f.id}
         res = self.solve(q, _moves=True)
         res.query = query
         self._last = res

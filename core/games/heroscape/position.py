@@ -37,7 +37,8 @@ import numpy as np
 from ...errors import IllegalMoveError, PlacementError, QueryError, describe
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import Moves, register_position
+from ...position import (Moves, check_actions, figure_key, new_figure_id,
+                         register_position)
 from ...position import Position as _Position
 from ...reach import prepare
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
@@ -501,11 +502,8 @@ class Position(_Position):
         return [self.ids[i] for i in sorted(self._live.values())]
 
     def _fig(self, figure) -> int:
-        try:
-            i = self._live.get(figure)
-        except TypeError:  # unhashable
-            i = None
-        if i is None or type(figure) is bool:
+        i = self._live.get(figure_key(figure))
+        if i is None:
             raise self._figure_error(figure)
         return i
 
@@ -693,8 +691,7 @@ class Position(_Position):
         >>> pos.is_engaged("a"), pos.remove_figure("orc"), len(pos.legal_moves("a"))
         (False, None, 4)
         """
-        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
-            raise QueryError(f"a figure id is a string or integer; got {describe(figure)}")
+        figure = new_figure_id(figure)
         if isinstance(team, bool) or not isinstance(team, (str, int)):
             raise QueryError(f"a team is a string or integer; got {describe(team)}")
         w = "add_figure"
@@ -874,10 +871,10 @@ class Position(_Position):
         """int32[E, 2] spaces, or int32[E, 2, 2] (lead, trail) for a double-space figure."""
         i = self._fig(figure)
         coords = self.board.coords
-        actions = np.asarray(actions)
+        st = self._st
+        actions = check_actions(actions, st.P if self.double[i] else st.n, figure)
         if not self.double[i]:
             return coords[actions]
-        st = self._st
         return np.stack([coords[st.lead[actions]], coords[st.trail[actions]]], axis=-2)
 
     # ---------------------------------------------------------------- moves
@@ -1453,7 +1450,7 @@ class Position(_Position):
                        allow_none=True)
         want_paths = get_bool(query, "paths", "query", False)
         calm = get_bool(query, "never_attacked_leaving", "query", False)
-        i = self.index.get(fid, -1)
+        i = self.index.get(figure_key(fid), -1)
         if i < 0 or not self.alive[i]:
             raise QueryError(f"query.figure names figure {fid!r}, which is not in the "
                              f"scenario; known figures: {self.figures}")
