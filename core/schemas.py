@@ -587,6 +587,8 @@ DESCRIPTIONS = {
     ("options", "ice"): "\"normal\" ice (slide) or \"stop\": entering ice ends the move.",
     ("options", "large_turns"): "Which large monsters may turn their base as they move.",
     ("options", "large_jumps"): "Large monsters may jump over what blocks them.",
+    ("options", "hound_slides"): "Hell hounds may also shift sideways across their long "
+                                 "axis for 1 MP.",
     ("options", "pass_allies"): "false: every figure blocks; true: allies may be passed.",
     ("options", "die"): "The die a Move card rolls (d4, d6, d8, d10, d12, d20).",
     ("options", "trap_detour_limit"): "How many extra steps an enemy accepts to walk "

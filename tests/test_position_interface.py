@@ -81,7 +81,8 @@ def test_position_interface(scenario):
     answered = 0
     for f in figures:
         m = None
-        for q in ({}, query, {"budget": 3}):    # defaults, the example's keys, a budget
+        # defaults, the example's keys, a budget, a card's move
+        for q in ({}, query, {"budget": 3}, {"move": 3}):
             try:
                 m = pos.legal_moves(f, **q)
                 break
