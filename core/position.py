@@ -25,6 +25,7 @@ so tree search can branch cheaply.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable, Mapping, TypeAlias
 
 import numpy as np
@@ -450,6 +451,28 @@ def bind_occupant(prepared, occ: np.ndarray):
         from dataclasses import replace
         new = replace(p, occupant=occ, params=params, one=None)
     return Prepared(new, prepared.mover)
+
+
+_scratch = threading.local()
+
+
+def scratch_rows(k: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's scratch for one query call of a position: (int64[k, 3] query
+    rows, int32[>= size] flat end buffer), reused by every position this thread asks
+    (positions keep no scratch of their own, so threads may share a position and a copy
+    costs no buffer). Valid until the thread's next call: copy out what is kept."""
+    try:
+        rows, flat = _scratch.rows, _scratch.flat
+    except AttributeError:
+        rows, flat = _scratch.rows, _scratch.flat = {}, np.empty(0, np.int32)
+    q = rows.get(k)
+    if q is None:
+        if len(rows) > 64:
+            rows.clear()
+        q = rows[k] = np.empty((k, 3), np.int64)
+    if flat.shape[0] < size:
+        flat = _scratch.flat = np.empty(max(size, 2 * flat.shape[0]), np.int32)
+    return q, flat
 
 
 def cell_index(board, at, what: str, place: str = "on the board") -> int:
