@@ -427,14 +427,16 @@ class CellActions:
         return self.board.coords[actions]
 
 
-def bind_occupant(prepared, occ: np.ndarray):
+def bind_occupant(prepared, occ: np.ndarray, **layers: np.ndarray):
     """``prepared`` (a :class:`movecore.Prepared`; board and mover packing, layers and
     parameters shared) reading the occupant layer ``occ`` (int32[N]) itself: a write to
     ``occ`` is what its next query sees, so a position whose prepared queries all read
     its own ``occ`` moves a figure with one write, and a copy rebinds them to its own
     ``occ`` in O(1). The layer is marked occupied (an empty one is only slower to read),
     so a figure stepping on needs no flag. Only for queries whose other layers nobody
-    changes (they are shared with ``prepared``)."""
+    changes (they are shared with ``prepared``), or that are given in ``layers`` too:
+    ``enter_pen`` (int32[N]) or ``qflags`` (uint8[N]), the position's own arrays of the
+    kernel type, read as they are."""
     from .kernels import _types as T
     from .reach import Prepared
     p = prepared._q
@@ -447,9 +449,14 @@ def bind_occupant(prepared, occ: np.ndarray):
         new.__dict__.update(p.__dict__)
         for k, v in (("occupant", occ), ("params", params), ("one", None)):
             object.__setattr__(new, k, v)
+        for k, v in layers.items():
+            if k not in ("enter_pen", "qflags") or getattr(p, k).shape != v.shape or \
+                    getattr(p, k).dtype != v.dtype:
+                raise ValueError(f"bind_occupant: cannot bind {k}")  # pragma: no cover
+            object.__setattr__(new, k, v)
     except AttributeError:  # pragma: no cover (a query type without __dict__)
         from dataclasses import replace
-        new = replace(p, occupant=occ, params=params, one=None)
+        new = replace(p, occupant=occ, params=params, one=None, **layers)
     return Prepared(new, prepared.mover)
 
 
