@@ -87,6 +87,14 @@ class Figure:
         return ENEMIES if self.side == "enemy" else PLAYERS
 
 
+def _clone(f: Figure) -> Figure:
+    """A copy of a figure (its fields are plain values): ``copy.copy`` without its
+    generic protocol (a position copies every figure)."""
+    new = object.__new__(Figure)
+    new.__dict__.update(f.__dict__)
+    return new
+
+
 @dataclass
 class Scene:
     """A validated Dark Realms scenario: board, terrain masks, figures and options."""
@@ -770,6 +778,7 @@ class Position(CellActions, _Position):
         # ``_n_traps``, ``version``. The rest is shared with copies (board-only, never
         # written once published) or a cache of this position.
         self._trap_pen = scene.trap.astype(T.INDEX)
+        self._figs_owned = True   # scene.figures and index are this position's alone
         self._flags = {}       # flying -> uint8[N] cell flags (board-only, shared)
         # prepared queries: key ((team, flying), (team, "traps"), ...) -> Prepared
         # reading this position's ``occ`` (and ``_trap_pen``): its own. ``_proto``: key
@@ -802,10 +811,11 @@ class Position(CellActions, _Position):
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         sc = self.scene
-        new.scene = Scene(sc.board, sc.obstacle, sc.trap.copy(), sc.rift,
-                          [_copy.copy(f) for f in sc.figures], sc.pass_allies, sc.die,
-                          sc.trap_detour_limit, sc._cache)
-        new.index = {f.id: f for f in new.scene.figures}
+        # the figure objects (and ``index``) are shared until either position changes
+        # one (copy on write: see _own_figures)
+        new.scene = Scene(sc.board, sc.obstacle, sc.trap.copy(), sc.rift, sc.figures,
+                          sc.pass_allies, sc.die, sc.trap_detour_limit, sc._cache)
+        self._figs_owned = new._figs_owned = False
         new.occ = self.occ.copy()
         new._trap_pen = self._trap_pen.copy()
         new._queries = {}     # rebound to the copy's layers when first asked
@@ -817,6 +827,22 @@ class Position(CellActions, _Position):
         state = dict(self.__dict__)
         state.update(_queries={}, _proto={}, _rev=None, _levels={}, _last=None)
         return state
+
+    def _own_figures(self) -> None:
+        """Before a change to a figure: the figure objects (shared with copies until
+        then) made this position's own."""
+        if not self._figs_owned:
+            figs = [_clone(f) for f in self.scene.figures]
+            self.scene.figures = figs
+            self.index = {f.id: f for f in figs}
+            self._figs_owned = True
+
+    def _mine(self, f: Figure) -> Figure:
+        """Figure ``f`` of this position, made its own (see :meth:`_own_figures`)."""
+        if not self._figs_owned:
+            self._own_figures()
+            return self.index[f.id]
+        return f
 
     # ---------------------------------------------------------------- figures
     @property
@@ -859,8 +885,10 @@ class Position(CellActions, _Position):
     def remove_figure(self, figure) -> None:
         """Take a figure off the board (defeated, dismissed summon)."""
         f = self._fig(figure)
+        self._own_figures()
+        f = self.index[f.id]
         self.scene.figures = [g for g in self.scene.figures if g is not f]
-        del self.index[figure]
+        del self.index[f.id]
         self._set_occ(f.cell, T.OCC_EMPTY)
         self._touch()
 
@@ -887,6 +915,7 @@ class Position(CellActions, _Position):
                                  f"empty space")
         f = Figure(figure, side, cell, speed=int(speed), marked=bool(marked),
                    flying=bool(flying))
+        self._own_figures()
         self.scene.figures = self.scene.figures + [f]
         self.index[figure] = f
         self._set_occ(cell, f.team)
@@ -898,7 +927,7 @@ class Position(CellActions, _Position):
         f = self._fig(figure)
         if f.side != "hero" and spent:
             raise QueryError(f"{figure!r} is a {f.side}; only heroes have Stamina")
-        f.stamina_moved = bool(spent)
+        self._mine(f).stamina_moved = bool(spent)
         self._touch()
 
     def set_marked(self, figure, marked: bool = True) -> None:
@@ -907,7 +936,7 @@ class Position(CellActions, _Position):
         if f.side == "enemy" and marked:
             raise QueryError(f"{figure!r} is an enemy; only heroes and summons carry a "
                              f"Mark")
-        f.marked = bool(marked)
+        self._mine(f).marked = bool(marked)
         self._touch()
 
     def set_trap(self, at, present: bool = True) -> None:
@@ -1236,7 +1265,7 @@ class Position(CellActions, _Position):
             raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
                                    f"{figure!r} in this position")
         if query.get("stamina_only"):
-            f.stamina_moved = True
+            self._mine(f).stamina_moved = True
         self._move(f, cell)
 
     def apply_row(self, moves: Moves, row: int) -> None:
@@ -1247,11 +1276,12 @@ class Position(CellActions, _Position):
         if f is None:
             return self.apply_move(moves.figure, int(moves.actions[row]), **moves.query)
         if moves.query.get("stamina_only"):
-            f.stamina_moved = True
+            self._mine(f).stamina_moved = True
         self._move(f, int(moves.actions[row]))
 
     def _move(self, f: Figure, cell: int) -> None:
         if cell != f.cell:
+            f = self._mine(f)
             self._set_occ(f.cell, T.OCC_EMPTY)
             f.cell = cell
             self._set_occ(cell, f.team)
