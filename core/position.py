@@ -460,6 +460,20 @@ def bind_occupant(prepared, occ: np.ndarray, **layers: np.ndarray):
     return Prepared(new, prepared.mover)
 
 
+def locked(method: Callable) -> Callable:
+    """Method decorator: the method runs holding the position's own ``_lock`` (a
+    ``threading.RLock`` each position makes for itself, never shared by copies), so that
+    threads sharing one position take turns in it. For games whose queries bring lazily
+    kept layers up to date in place (see docs/ai.md, "Threads")."""
+    import functools
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
+
+
 _scratch = threading.local()
 
 
