@@ -460,6 +460,11 @@ def bind_occupant(prepared, occ: np.ndarray, **layers: np.ndarray):
     return Prepared(new, prepared.mover)
 
 
+def fresh_lock() -> threading.RLock:
+    """A new lock for :func:`locked` (each position its own: a copy makes another)."""
+    return threading.RLock()
+
+
 def locked(method: Callable) -> Callable:
     """Method decorator: the method runs holding the position's own ``_lock`` (a
     ``threading.RLock`` each position makes for itself, never shared by copies), so that

@@ -49,7 +49,7 @@ def _answer(pos, fid, q):
     and message where it refuses)."""
     try:
         m = pos.legal_moves(fid, **q)
-        cols = {k: np.asarray(v).tolist() for k, v in sorted(m.columns.items())}
+        cols = {k: _column(pos, v) for k, v in sorted(m.columns.items())}
         out = (np.asarray(m.coords).tolist(), m.costs.tolist(),
                np.asarray(m.stop).tolist(), np.asarray(m.penalty).tolist(), cols)
         if q.get("paths"):
@@ -57,6 +57,16 @@ def _answer(pos, fid, q):
         return out
     except MovecoreError as e:
         return (type(e).__name__, str(e))
+
+
+def _column(pos, values):
+    """A column as a list; bit masks of figures (uint64, Heroscape's ``engaged_with``
+    and ``leaving_attackers``: bit j = the position's figure j) as lists of ids, which a
+    rebuilt position (its removed figures gone, the others renumbered) also gives."""
+    a = np.asarray(values)
+    if a.dtype == np.uint64 and hasattr(pos, "ids_of"):
+        return [pos.ids_of(int(x)) for x in a.tolist()]
+    return a.tolist()
 
 
 def _movers(pos, g):
