@@ -479,6 +479,10 @@ def locked(method: Callable) -> Callable:
     return run
 
 
+#: Held while a position builds something it shares with its copies on first use (a
+#: prepared query of a new kind of mover): built once, whole, then published.
+BUILD_LOCK = threading.RLock()
+
 _scratch = threading.local()
 
 

@@ -444,8 +444,9 @@ def _pack(board: Board, rule: np.ndarray) -> np.ndarray:
         off += a.size
     blob = np.concatenate([head] + [np.ascontiguousarray(a, T.INDEX).ravel() for a in parts])
     if len(board._cache) > 64:
-        for k in [k for k in board._cache if isinstance(k, tuple) and k[0] == "fast_blob"]:
-            del board._cache[k]
+        for k in [k for k in list(board._cache)   # (a snapshot: threads share boards)
+                  if isinstance(k, tuple) and k[0] == "fast_blob"]:
+            board._cache.pop(k, None)
     board._cache[key] = blob
     return blob
 

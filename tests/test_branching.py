@@ -289,3 +289,29 @@ def test_a_position_pickles(game, name, scen):
         assert back.to_scenario() == src.to_scenario()
         qs = _queries(src, g, rng)
         assert _answers(back, g, qs) == _answers(src, g, qs), name
+
+
+def test_boards_and_prepared_queries_pickle():
+    """The pieces a position keeps pickle too: a board (its cache of packings left
+    behind) and a prepared query (its compiled kernels named, found again on
+    unpickling), answering as before, on every kernel path (plain, climbing, layers,
+    penalties)."""
+    b = mc.Board.hex([(q, r) for q in range(5) for r in range(4)],
+                     height=[(q * r) % 3 for q in range(5) for r in range(4)])
+    occ = np.full(b.n_cells, -1, np.int32)
+    occ[7] = 1
+    preps = [mc.prepare(b, mc.Mover(), 6), mc.prepare(b, mc.Mover(climb_per_level=1), 6),
+             mc.prepare(b, mc.Mover(team=0), 6, occupant=occ),
+             mc.prepare(b, mc.Mover(), 6, enter_penalty=np.arange(b.n_cells) % 2)]
+    b.find((1, 1))
+    back = pickle.loads(pickle.dumps(b))
+    assert back.coords.tolist() == b.coords.tolist() and back._cache == {}
+    for p in preps:
+        q = pickle.loads(pickle.dumps(p))
+        for start in (0, 9):
+            a, z = p.reach(start), q.reach(start)
+            assert a.cells.tolist() == z.cells.tolist()
+            assert a.costs.tolist() == z.costs.tolist()
+            assert a.penalties.tolist() == z.penalties.tolist()
+            end = int(a.cells[-1])
+            assert a.path(end).tolist() == z.path(end).tolist()

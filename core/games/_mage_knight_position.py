@@ -26,8 +26,8 @@ from ..errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
 from ..kernels import _types as T
 from ..mover import Mover
-from ..position import (CellActions, LazyColumns, Moves, cell_index, register_position,
-                        scratch_rows)
+from ..position import (BUILD_LOCK, CellActions, LazyColumns, Moves, cell_index,
+                        register_position, scratch_rows)
 from ..position import Position as _Position
 from ..reach import Prepared, prepare
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -865,6 +865,14 @@ class Position(CellActions, _Position):
     def _prepared(self, key: tuple, budget: int) -> Prepared:
         """The prepared query of ``key`` = (cost table key or None for a direct move,
         player key, end_safe), answering ``budget`` (made, or made larger, here)."""
+        L = self._L
+        prep = L.prepared.get(key)
+        if prep is not None and prep.max_budget >= budget:
+            return prep
+        with BUILD_LOCK:   # (copies share the layers: built once, whole, then published)
+            return self._make_prepared(key, budget)
+
+    def _make_prepared(self, key: tuple, budget: int) -> Prepared:
         L = self._L
         prep = L.prepared.get(key)
         if prep is not None and prep.max_budget >= budget:

@@ -54,8 +54,8 @@ from ..errors import (BoardError, IllegalMoveError, LimitError, PlacementError, 
                       ScenarioError, describe)
 from ..kernels import _types as T
 from ..mover import Mover
-from ..position import (CellActions, Moves, bind_occupant, cell_index, register_position,
-                        scratch_rows)
+from ..position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
+                        register_position, scratch_rows)
 from ..position import Position as _Position
 from ..reach import Prepared, distance_field, prepare, reach
 from ..scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
@@ -1003,15 +1003,16 @@ class Position(CellActions, _Position):
             pkey = (key, levels)
             proto = self._proto.get(pkey)
             if proto is None or proto.max_budget < budget:
-                top = max(budget, 8, 2 * q.max_budget if q is not None else 0)
-                extra = dict(enter_penalty=self._trap_pen,
-                             max_penalty=levels) if traps else {}
-                proto = prepare(self.board, self.scene.mover(f), min(top, T.MAX_BUDGET),
-                                occupant=self.occ, cell_flags=self._flags_for(f.flying),
-                                **extra)
-                got = self._proto.get(pkey)   # (a relative may have grown it since)
-                if got is None or got.max_budget < proto.max_budget:
-                    self._proto[pkey] = proto
+                with BUILD_LOCK:      # (copies share it: built once, then published)
+                    proto = self._proto.get(pkey)
+                    if proto is None or proto.max_budget < budget:
+                        top = max(budget, 8, 2 * q.max_budget if q is not None else 0)
+                        extra = dict(enter_penalty=self._trap_pen,
+                                     max_penalty=levels) if traps else {}
+                        proto = self._proto[pkey] = prepare(
+                            self.board, self.scene.mover(f), min(top, T.MAX_BUDGET),
+                            occupant=self.occ, cell_flags=self._flags_for(f.flying),
+                            **extra)
             layers = {"enter_pen": self._trap_pen} if traps else {}
             q = self._queries[key] = bind_occupant(proto, self.occ, **layers)
             self._levels = {**self._levels, key: levels}
@@ -1074,12 +1075,13 @@ class Position(CellActions, _Position):
             key = (ENEMIES, "field", enemy.flying)
             fq = self._queries.get(key)
             if fq is None:
-                proto = self._proto.get(key)
-                if proto is None:
-                    proto = self._proto[key] = prepare(
-                        self.board, scene.mover(enemy), n, occupant=self.occ,
-                        cell_flags=np.zeros(n, np.uint8) if enemy.flying else
-                        self._flags_for(False))
+                with BUILD_LOCK:
+                    proto = self._proto.get(key)
+                    if proto is None:
+                        proto = self._proto[key] = prepare(
+                            self.board, scene.mover(enemy), n, occupant=self.occ,
+                            cell_flags=np.zeros(n, np.uint8) if enemy.flying else
+                            self._flags_for(False))
                 fq = self._queries[key] = bind_occupant(proto, self.occ)
             r = fq.reach(enemy.cell, n)
             field_ = np.full(n, -1, np.int64)

@@ -34,7 +34,7 @@ from ..board import GRID_KINDS, Board, Link
 from ..errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
 from ..kernels import _types as T
 from ..mover import Mover
-from ..position import (CellActions, Moves, bind_occupant, cell_index,
+from ..position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
                         register_position, scratch_rows)
 from ..position import Position as _Position
 from ..reach import Prepared, prepare, reach
@@ -290,13 +290,13 @@ class Position(CellActions, _Position):
         if q is None or q.max_budget < budget:
             proto = self._proto.get(team)
             if proto is None or proto.max_budget < budget:
-                top = max(budget, 2 * q.max_budget if q is not None else 0)
-                mover = Mover(terrain_cost=self.table, team=team, **self.options)
-                proto = prepare(self.board, mover, min(top, T.MAX_BUDGET),
-                                occupant=self.occ)
-                got = self._proto.get(team)   # (another copy may have grown it since)
-                if got is None or got.max_budget < proto.max_budget:
-                    self._proto[team] = proto
+                with BUILD_LOCK:      # (copies share it: built once, then published)
+                    proto = self._proto.get(team)
+                    if proto is None or proto.max_budget < budget:
+                        top = max(budget, 2 * q.max_budget if q is not None else 0)
+                        mover = Mover(terrain_cost=self.table, team=team, **self.options)
+                        proto = self._proto[team] = prepare(
+                            self.board, mover, min(top, T.MAX_BUDGET), occupant=self.occ)
             q = self._queries[team] = bind_occupant(proto, self.occ)
         return q
 

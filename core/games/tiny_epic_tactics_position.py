@@ -15,8 +15,8 @@ import numpy as np
 from ..errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
                       describe)
 from ..kernels import _types as T
-from ..position import (CellActions, Moves, bind_occupant, cell_index, register_position,
-                        scratch_rows)
+from ..position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
+                        register_position, scratch_rows)
 from ..position import Position as _Position
 from ..reach import Prepared, prepare
 from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -393,16 +393,17 @@ class Position(CellActions, _Position):
         if p is None or p.max_budget < budget:
             proto = self._proto.get(key)
             if proto is None or proto.max_budget < budget:
-                top = max(budget, 8, 2 * p.max_budget if p is not None else 0)
-                flags = None
-                if ballista >= 0:
-                    flags = np.zeros(self.board.n_cells, np.uint8)
-                    flags[ballista] = T.CELL_BLOCKED
-                proto = prepare(self.board, mover_for(team, allies=allies),
-                                min(top, T.MAX_BUDGET), occupant=self.occ, cell_flags=flags)
-                got = self._proto.get(key)   # (a relative may have grown it since)
-                if got is None or got.max_budget < proto.max_budget:
-                    self._proto[key] = proto
+                with BUILD_LOCK:      # (copies share it: built once, then published)
+                    proto = self._proto.get(key)
+                    if proto is None or proto.max_budget < budget:
+                        top = max(budget, 8, 2 * p.max_budget if p is not None else 0)
+                        flags = None
+                        if ballista >= 0:
+                            flags = np.zeros(self.board.n_cells, np.uint8)
+                            flags[ballista] = T.CELL_BLOCKED
+                        proto = self._proto[key] = prepare(
+                            self.board, mover_for(team, allies=allies),
+                            min(top, T.MAX_BUDGET), occupant=self.occ, cell_flags=flags)
             p = self._preps[key] = bind_occupant(proto, self.occ)
         return p
 
