@@ -565,9 +565,9 @@ def register(sub) -> None:
     p.add_argument("--no-cold", dest="cold", action="store_false",
                    help="skip the cold-start subprocesses")
     p.add_argument("--games", nargs="?", const="", default=None, metavar="LIST",
-                   help="instead: the game layer (live positions' legal moves beside a "
-                        "plain prepared query, and self-play rates) for every game, or a "
-                        "comma list of games")
+                   help="instead: the game layer (live positions' legal moves and "
+                        "copy() beside a plain prepared query, and self-play rates) for "
+                        "every game, or a comma list of games")
     p.add_argument("--selfplay-games", type=int, default=300,
                    help="games of self-play per game with --games (default 300)")
     p.set_defaults(fn=run_bench)

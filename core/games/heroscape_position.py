@@ -460,9 +460,11 @@ class Position(_Position):
             # what a move changes is copied (the layers' row tables too: rows are added
             # by queries; _lv_team, _lv_h, _nw_team, _nw_mode are replaced, never
             # written); the per-figure constants are shared until one changes them
-            for name in ("cells", "alive", "at_fig", "occ_any", "occ_walk", "engaged",
-                         "_lv", "_lvn", "_nw"):
+            for name in ("cells", "alive", "at_fig", "occ_any", "occ_walk", "engaged"):
                 d[name] = d[name].copy()
+            for name in ("_lv", "_lvn", "_nw"):    # (no rows yet: nothing to write)
+                if d[name].size:
+                    d[name] = d[name].copy()
             d["_live"] = dict(self._live)
             d["_info"] = list(self._info)
             d["_lv_rows"] = dict(self._lv_rows)
