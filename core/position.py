@@ -486,23 +486,21 @@ BUILD_LOCK = threading.RLock()
 _scratch = threading.local()
 
 
-def scratch_rows(k: int, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """This thread's scratch for one query call of a position: (int64[k, 3] query
-    rows, int32[>= size] flat end buffer), reused by every position this thread asks
-    (positions keep no scratch of their own, so threads may share a position and a copy
-    costs no buffer). Valid until the thread's next call: copy out what is kept."""
+def scratch_rows(k: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's scratch for one kernel call of a position (``Prepared._run_into``):
+    (int64[k, 3] query rows, int32[3, k * n] end columns) for ``k`` queries on a board
+    of ``n`` cells, reused by every position this thread asks (positions keep no
+    scratch of their own, so threads may share a position and a copy costs no buffer).
+    Valid until the thread's next call: copy out what is kept."""
     try:
-        rows, flat = _scratch.rows, _scratch.flat
-    except AttributeError:
-        rows, flat = _scratch.rows, _scratch.flat = {}, np.empty(0, np.int32)
-    q = rows.get(k)
-    if q is None:
-        if len(rows) > 64:
-            rows.clear()
-        q = rows[k] = np.empty((k, 3), np.int64)
-    if flat.shape[0] < size:
-        flat = _scratch.flat = np.empty(max(size, 2 * flat.shape[0]), np.int32)
-    return q, flat
+        return _scratch.rows[k, n]
+    except (AttributeError, KeyError):
+        pass
+    rows = getattr(_scratch, "rows", None)
+    if rows is None or len(rows) > 32:
+        rows = _scratch.rows = {}
+    got = rows[k, n] = (np.zeros((k, 3), np.int64), np.empty((3, k * n), np.int32))
+    return got
 
 
 def cell_index(board, at, what: str, place: str = "on the board") -> int:

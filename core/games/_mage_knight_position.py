@@ -950,9 +950,7 @@ class Position(CellActions, _Position):
         player = L.player.get(pkey)
         if player is None:
             player = self._player(pkey)
-        nc = max(L.n, 1)
-        q, ends = scratch_rows(1, 3 * nc)     # this thread's (threads may share)
-        ends = ends[:3 * nc].reshape(3, nc)
+        q, ends = scratch_rows(1, max(L.n, 1))   # this thread's (threads may share)
         q[0, 0] = start
         q[0, 1] = budget
         total = prep._run_into(q, ends, L.rank)

@@ -968,9 +968,8 @@ class Position(CellActions, _Position):
         """(cells, costs) of a move without trap penalty, in solve()'s order."""
         q = self._prepared(f, budget)
         if q.fast:
-            n = self.board.n_cells
-            row, ends = scratch_rows(1, 3 * n)    # this thread's (threads may share)
-            ends = ends[:3 * n].reshape(3, n)
+            row, ends = scratch_rows(1, self.board.n_cells)   # this thread's (threads
+            #                                                   may share a position)
             row[0, 0] = f.cell
             row[0, 1] = budget
             total = q._run_into(row, ends, self._rank)

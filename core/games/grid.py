@@ -349,8 +349,7 @@ class Position(CellActions, _Position):
         k = len(members)
         n = self.board.n_cells
         # this thread's query rows and end columns (threads may share a position)
-        queries, ends = scratch_rows(k, 3 * k * n)
-        ends = ends[:3 * k * n].reshape(3, k * n)
+        queries, ends = scratch_rows(k, n)
         if k == 1 and prep.fast:   # one figure (legal_moves): no slicing per figure
             i = members[0]
             queries[0, 0] = self.cell[i]

@@ -562,9 +562,8 @@ class Position(CellActions, _Position):
         if not p.fast:
             return self._batch_general(p, members, budget, query)
         k = len(members)
-        kn = k * self.board.n_cells
-        queries, ends = scratch_rows(k, 3 * kn)   # this thread's (threads may share)
-        ends = ends[:3 * kn].reshape(3, kn)
+        queries, ends = scratch_rows(k, self.board.n_cells)  # this thread's (threads
+        #                                                      may share a position)
         if k == 1:
             queries[0, 0] = self.cell[members[0]]
             queries[0, 1] = budget
