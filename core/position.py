@@ -25,6 +25,7 @@ so tree search can branch cheaply.
 """
 from __future__ import annotations
 
+import hashlib
 import threading
 from typing import Any, Callable, Mapping, TypeAlias
 
@@ -101,7 +102,7 @@ class Moves:
     """
 
     __slots__ = ("position", "figure", "actions", "costs", "_stop", "_penalty", "columns",
-                 "query", "version", "_dicts", "_extra")
+                 "query", "version", "_dicts", "_extra", "_mask")
 
     def __init__(self, position: "Position", figure, actions: np.ndarray,
                  costs: np.ndarray, stop: np.ndarray | None = None,
@@ -118,6 +119,7 @@ class Moves:
         self.version = position.version
         self._dicts = None
         self._extra = extra  # the game's own bookkeeping (for to_dicts, paths, apply)
+        self._mask = None    # made on first read of ``mask``
 
     @property
     def stop(self) -> np.ndarray:
@@ -148,10 +150,27 @@ class Moves:
 
     @property
     def mask(self) -> np.ndarray:
-        """bool[A]: True on every action the figure may take (A = ``n_actions``)."""
-        m = np.zeros(self.position.n_actions(self.figure), dtype=bool)
-        m[self.actions] = True
+        """bool[A] (A = ``position.n_actions(figure)``): True on every *move* the figure
+        may take, the places ``apply_move`` accepts (a masked random policy picks only
+        moves). Ends that are no move (another hero's space in Mage Knight) and the
+        game's non-move actions (Descent's ``town``, see :attr:`non_moves`) are False.
+        Made on first read and kept (read-only): nothing is paid by code that never
+        reads it."""
+        m = self._mask
+        if m is None:
+            m = np.zeros(self.position.n_actions(self.figure), dtype=bool)
+            m[self.position._move_actions(self)] = True
+            m.flags.writeable = False
+            self._mask = m
         return m
+
+    @property
+    def non_moves(self) -> dict:
+        """``{name: action id}`` of the non-move actions this figure may take now (their
+        ids are ``position.non_move_actions(figure)``, never a place; for example
+        Descent's ``{"town": NS}``); ``apply_move(figure, id)`` / ``apply_row`` take
+        them. Empty in games without such actions."""
+        return self.position._non_moves(self)
 
     @property
     def coords(self) -> np.ndarray:
@@ -264,7 +283,10 @@ class Position:
         to_scenario(query) -> dict: the scenario of this position (``solve()`` of it
             answers exactly as ``legal_moves(...).to_dicts()``).
         solve(query) -> dict: ``solve()``'s result for a query dict in the game's words.
-        n_actions(figure), action_of(figure, to), action_coords(figure, actions).
+        n_actions(figure), action_of(figure, to), action_coords(figure, actions),
+            non_move_actions(figure) (Descent's town: ids after the places).
+        undo(): takes back the last change (repeatedly); undo_depth.
+        key(): a 64-bit hash, equal for equal positions (transposition tables).
         version: an int bumped by every change (Moves remember the version they saw).
 
     Games add their own state changes (doors, day/night, revealed tiles...) as methods.
@@ -363,6 +385,133 @@ class Position:
     def n_actions(self, figure) -> int:  # pragma: no cover
         raise NotImplementedError
 
+    def non_move_actions(self, figure) -> dict:
+        """``{name: action id}`` of the figure's actions that are no move on the board
+        (Descent's ``"town"``), each its own id after the places, never a place; empty
+        where the game has none. ``Moves.mask`` is False on them; ``Moves.non_moves``
+        lists those legal now; ``apply_move`` / ``apply_row`` take them."""
+        return {}
+
+    def _move_actions(self, moves: Moves) -> np.ndarray:
+        """The action ids of ``moves`` that are moves ``apply_move`` accepts (what
+        ``Moves.mask`` marks); games with other ends or non-move actions override."""
+        return moves.actions
+
+    def _non_moves(self, moves: Moves) -> dict:
+        return {}
+
+    # -------------------------------------------------------------- undo and key
+    # A position records, for every change, what the change overwrote (an entry of its
+    # undo log: a function and its arguments that put it back); undo() pops one. The
+    # log is a persistent linked list (a copy shares its parent's log and pushes onto
+    # its own head: copy() needs nothing), pickled flat.
+    _undo_log: "_UndoEntry | None" = None
+    _key_cache: tuple = (-1, 0)
+
+    def _record(self, restore: Callable, *args) -> None:
+        """Push an undo entry: ``restore(self, *args)`` takes the change back (it must
+        not record; ``args`` are values, not arrays the position will change)."""
+        self._undo_log = _UndoEntry(restore, args, self._undo_log)
+
+    def _record_snapshot(self) -> None:
+        """Push an undo entry that puts back the whole per-position state (a
+        :meth:`copy` made now): for rare changes (tiles, doors, effects...) whose exact
+        inverse is not worth writing; O(copy), not O(cells touched)."""
+        log = self._undo_log
+        self._undo_log = None          # (the snapshot keeps none: it is the state)
+        snap = self.copy()
+        self._undo_log = _UndoEntry(_restore_snapshot, (snap,), log)
+        self._rare_key = None          # (the change that follows may change it)
+
+    @property
+    def undo_depth(self) -> int:
+        """How many changes :meth:`undo` can take back (0 for a fresh position)."""
+        log = self._undo_log
+        return 0 if log is None else log.depth
+
+    def undo(self) -> None:
+        """Take back the last change (a move applied with ``apply_move`` / ``apply_row``,
+        or one of the game's documented state changes: figures added or removed,
+        doors, time of day, tiles...), like python-chess's ``Board.pop()``; call it
+        again to take back the one before. The position is then equal to the one before
+        the change (same legal moves, same :meth:`key`); ``version`` still grows, so
+        earlier ``Moves`` read as stale. A move costs O(cells it touched) to undo.
+        :class:`IllegalMoveError` if there is nothing to undo.
+
+        >>> import movecore as mc
+        >>> pos = mc.position({"game": "grid", "board": {"grid": "square4", "cells": [
+        ...     {"at": [x, 0]} for x in range(3)]}, "figures": [
+        ...     {"id": "a", "team": "red", "at": [0, 0]}]})
+        >>> k = pos.key(); pos.apply_move("a", (2, 0), budget=2); pos.key() == k
+        False
+        >>> pos.undo(); pos.where("a"), pos.key() == k, pos.undo_depth
+        ((0, 0), True, 0)
+        """
+        log = self._undo_log
+        if log is None:
+            raise IllegalMoveError("undo: nothing to undo (no change since the position "
+                                   "was built)")
+        self._undo_log = log.prev
+        log.restore(self, *log.args)
+        self._undo_log = log.prev       # (a restore may have replaced the attributes)
+        self._touch()
+
+    def key(self) -> int:
+        """A 64-bit hash of the position (an int in [0, 2**64)) for transposition tables:
+        equal for equal positions, however they were reached (move orders, undo), and
+        different for different ones (a collision needs ~2**32 positions). Deterministic
+        across processes (not Python's salted ``hash``); cached until the next change.
+
+        >>> import movecore as mc
+        >>> sc = {"game": "grid", "board": {"grid": "square4", "cells": [
+        ...     {"at": [x, 0]} for x in range(4)]}, "figures": [
+        ...     {"id": "a", "team": "red", "at": [0, 0]},
+        ...     {"id": "b", "team": "red", "at": [3, 0]}]}
+        >>> p, q = mc.position(sc), mc.position(sc)
+        >>> p.apply_move("a", (1, 0), budget=1); p.apply_move("b", (2, 0), budget=1)
+        >>> q.apply_move("b", (2, 0), budget=1); q.apply_move("a", (1, 0), budget=1)
+        >>> p.key() == q.key() != mc.position(sc).key()
+        True
+        """
+        v, k = self._key_cache
+        if v == self.version:
+            return k
+        h = hashlib.blake2b(digest_size=8)
+        update = h.update
+        for part in self._key_parts():
+            if type(part) is np.ndarray:
+                update(part.dtype.str.encode())    # (not str(dtype): 10 us)
+                update(part.tobytes())
+            else:
+                update(repr(part).encode())
+            update(b"|")
+        k = int.from_bytes(h.digest(), "little")
+        self._key_cache = (self.version, k)
+        return k
+
+    _rare_key: str | None = None
+
+    def _rare_part(self) -> str:
+        """A digest of the canonical text of the state that changes rarely or never
+        (the board, options, doors, tiles, time of day...: what every change recorded
+        with :meth:`_record_snapshot` may change), made once per such change."""
+        r = self._rare_key
+        if r is None:
+            r = self._rare_key = hashlib.blake2b(repr(self._rare_state()).encode(),
+                                                 digest_size=16).hexdigest()
+        return r
+
+    def _rare_state(self):
+        """Default: the scenario of the position but its figures and query."""
+        import json
+        return json.dumps({k: v for k, v in self.to_scenario().items()
+                           if k not in ("figures", "query")}, sort_keys=True, default=str)
+
+    def _key_parts(self) -> tuple:  # pragma: no cover
+        """The position's mutable state, canonically (arrays, and values whose repr is
+        canonical): what :meth:`key` hashes. Equal positions give equal parts."""
+        raise NotImplementedError
+
     def action_of(self, figure, to) -> int:  # pragma: no cover
         raise NotImplementedError
 
@@ -413,6 +562,54 @@ class Position:
                           f"{self.figures}")
 
 
+class _UndoEntry:
+    """One node of a position's undo log (see :meth:`Position.undo`)."""
+
+    __slots__ = ("restore", "args", "prev", "depth")
+
+    def __init__(self, restore, args, prev):
+        self.restore, self.args, self.prev = restore, args, prev
+        self.depth = 1 if prev is None else prev.depth + 1
+
+    def __reduce__(self):    # flat: a deep log must not pickle recursively
+        items = []
+        e = self
+        while e is not None:
+            items.append((e.restore, e.args))
+            e = e.prev
+        return (_undo_log_of, (items,))
+
+
+def board_fingerprint(board) -> str:
+    """A deterministic hex digest of a :class:`movecore.Board` (geometry, cell data,
+    links, edges): part of a position's :meth:`Position.key`."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(str(board.kind).encode())
+    for a in (board.coords, board.cell_data, board.nbr, board.link_ptr, board.link_data,
+              board.edges):
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _undo_log_of(items) -> _UndoEntry | None:
+    log = None
+    for restore, args in reversed(items):
+        log = _UndoEntry(restore, args, log)
+    return log
+
+
+def _restore_snapshot(pos, snap) -> None:
+    """Undo entry of :meth:`Position._record_snapshot`: ``pos`` becomes the copy made
+    before the change (its arrays, layers and prepared queries: all its own)."""
+    version = pos.version
+    d = pos.__dict__
+    d.clear()
+    d.update(snap.copy().__dict__)    # (a copy: the log entry may be pickled, shared)
+    pos.version = version
+
+
 class CellActions:
     """The action space of a game whose figures each stand on one cell: an action id is
     a board cell (``self.board``; ``self._cell(to, what)`` reads a cell or coordinate)."""
@@ -435,8 +632,9 @@ def bind_occupant(prepared, occ: np.ndarray, **layers: np.ndarray):
     ``occ`` in O(1). The layer is marked occupied (an empty one is only slower to read),
     so a figure stepping on needs no flag. Only for queries whose other layers nobody
     changes (they are shared with ``prepared``), or that are given in ``layers`` too:
-    ``enter_pen`` (int32[N]) or ``qflags`` (uint8[N]), the position's own arrays of the
-    kernel type, read as they are."""
+    ``enter_pen`` (int32[N]), ``qflags`` (uint8[N]) or ``zoc`` (uint64[N]), the
+    position's own arrays of the kernel type (``prepared`` was prepared with them),
+    read as they are."""
     from .kernels import _types as T
     from .reach import Prepared
     p = prepared._q
@@ -450,7 +648,7 @@ def bind_occupant(prepared, occ: np.ndarray, **layers: np.ndarray):
         for k, v in (("occupant", occ), ("params", params), ("one", None)):
             object.__setattr__(new, k, v)
         for k, v in layers.items():
-            if k not in ("enter_pen", "qflags") or getattr(p, k).shape != v.shape or \
+            if k not in ("enter_pen", "qflags", "zoc") or getattr(p, k).shape != v.shape or \
                     getattr(p, k).dtype != v.dtype:
                 raise ValueError(f"bind_occupant: cannot bind {k}")  # pragma: no cover
             object.__setattr__(new, k, v)

@@ -163,12 +163,10 @@ class DescentGame(Game):
         return pos.where(fid) != "town"
 
     def usable(self, pos, fid, moves):
-        # the glyph to town is no board move
-        town = pos.n_actions(fid) - 1     # the largest action id
-        acts = moves.actions
-        if len(acts) and acts.max() == town:
-            return np.flatnonzero(acts != town)
-        return None
+        # the glyph to town is no board move (a non-move action: its own id)
+        if not moves.non_moves:
+            return None
+        return np.flatnonzero(moves.actions != moves.non_moves["town"])
 
 
 class DarkRealmsGame(Game):

@@ -47,7 +47,8 @@ def test_ai_guide_example_runs():
         out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                              text=True)
         assert out.returncode == 0, out.stderr
-        assert "refused:" in out.stdout
+        if "refused:" in code:
+            assert "refused:" in out.stdout
 
 
 def test_readme_python_examples_run():

@@ -123,7 +123,9 @@ def _check(pos, fid, query: dict, whole: bool = True):
         if xy.ndim == 3:
             assert c == e["cells"]
     mask = moves.mask
-    assert mask.shape == (pos.n_actions(fid),) and mask.sum() == len(moves)
+    town = list(moves.non_moves.values())     # the town: its own action, no move
+    assert mask.shape == (pos.n_actions(fid),) and mask.sum() == len(moves) - len(town)
+    assert not mask[town].any()
     return moves
 
 
@@ -395,7 +397,9 @@ def test_actions_town_and_coordinates():
     assert n == len(pos.st.squares) + 1 == pos.n_actions("ogre")
     m = pos.legal_moves("Grisban", action="run", fatigue=1)
     town = pos.action_of("Grisban", "town")
-    assert town == n - 1 and m.mask[town]
+    assert town == n - 1 and not m.mask[town] and m.non_moves == {"town": town}
+    assert pos.non_move_actions("Grisban") == {"town": town}
+    assert pos.non_move_actions("ogre") == {}
     pos.apply_move("Grisban", "town", action="run", fatigue=1)
     assert pos.where("Grisban") == "town"
     assert pos.to_scenario()["figures"][0]["at"] == "town"

@@ -54,7 +54,16 @@ def _by_hand(pos: grid.Position, fid, budget: int) -> list:
             occ[pos.board.index(pos.where(f))] = pos.teams[pos.side_of(f)]
     mover = mc.Mover(terrain_cost=pos.table, team=pos.teams[pos.side_of(fid)],
                      **pos.options)
-    r = mc.reach(pos.board, mover, pos.where(fid), budget, occupant=occ)
+    flags = zoc = None
+    if pos.provoke:      # the position's provoke tokens (from the scenario, or added)
+        from movecore.games._common import token_masks
+        flags = np.zeros(pos.board.n_cells, np.uint8)
+        for t in pos.provoke:
+            if pos.board.find(t) >= 0:
+                flags[pos.board.find(t)] = mc.CELL_BLOCKED
+        zoc = token_masks(pos.board, pos.provoke)
+    r = mc.reach(pos.board, mover, pos.where(fid), budget, occupant=occ, cell_flags=flags,
+                 zoc=zoc)
     return sorted((int(k), tuple(pos.board.coord(int(c))), bool(s))
                   for c, k, s in zip(r.cells, r.costs, r.stopped))
 

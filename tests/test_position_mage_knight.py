@@ -51,7 +51,10 @@ def _moves_agree(pos, m, ends):
     assert m.columns["pvp"].tolist() == [int("pvp" in e["flags"]) for e in ends]
     assert m.columns["provoked"].tolist() == [int("provoked" in e["flags"]) for e in ends]
     assert m.columns["free_cost"].tolist() == [e.get("free_cost", -1) for e in ends]
-    assert m.mask.sum() == len(ends) and m.mask.shape == (pos.n_actions(m.figure),)
+    # the mask: the ends a hero may stay on (an attack on another hero is no move)
+    assert m.mask.shape == (pos.n_actions(m.figure),)
+    assert sorted(np.flatnonzero(m.mask).tolist()) == \
+        sorted(m.actions[m.columns["can_stay"] == 1].tolist())
 
 
 def check(pos, fid, q, reference=True):

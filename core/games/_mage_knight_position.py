@@ -535,6 +535,7 @@ class Position(CellActions, _Position):
     def remove_figure(self, figure) -> None:
         """Take a hero off the map (its space is free from now on)."""
         i = self._fig(figure)
+        self._record(_unremove, i)
         self.alive[i] = False
         c = int(self.cell[i])
         if not self._L.holds_many[c]:
@@ -564,6 +565,7 @@ class Position(CellActions, _Position):
         i = self.index.get(figure, -1)
         if i >= 0 and self.alive[i]:
             raise PlacementError(f"add_figure: hero {figure!r} is already in play")
+        self._record_snapshot()
         # (the lists and dicts of heroes are shared with copies: replaced, never
         # written in place)
         if team not in self.teams:
@@ -591,7 +593,9 @@ class Position(CellActions, _Position):
     def set_time(self, time: str) -> None:
         """``"day"`` or ``"night"``: which Day/Night cost table moves use (both are
         precomputed; O(1))."""
-        self.time = _read_time(time)
+        time = _read_time(time)
+        self._record_snapshot()
+        self.time = time
         self._touch()
 
     def set_effects(self, reductions: Sequence[Mapping] = (),
@@ -607,6 +611,7 @@ class Position(CellActions, _Position):
             opts["explore"] = explore
         red, ent = mk.read_effects(opts)
         turn = mk.read_turn(opts)
+        self._record_snapshot()
         self.reductions, self.enter = red, ent
         self._set_turn(turn)
         self._touch()
@@ -616,6 +621,7 @@ class Position(CellActions, _Position):
         if not isinstance(allowed, bool):
             raise QueryError(f"set_pvp: allowed must be true or false; got "
                              f"{describe(allowed)}")
+        self._record_snapshot()
         self.pvp = allowed
         self._touch()
 
@@ -720,6 +726,7 @@ class Position(CellActions, _Position):
                                      f"conquered")
             changes = {"conquered": True}
         old_owner = s.owner
+        self._record_snapshot()
         self._own()
         self.map = self.map.with_updates({c: changes})
         if s.site == "keep":
@@ -743,6 +750,7 @@ class Position(CellActions, _Position):
         if s.rampaging is None:
             raise PlacementError(f"defeat_enemy: no rampaging enemy stands on "
                                  f"{list(self.board.coord(c))}")
+        self._record_snapshot()
         L = self._own()
         self.map = self.map.with_updates({c: {"rampaging": None}})
         bit = int(np.flatnonzero(L.bit_cell == c)[0])
@@ -809,6 +817,7 @@ class Position(CellActions, _Position):
                              f"64 are supported per query")
         if not items:
             return revealed
+        self._record_snapshot()
         old_n = self.map.board.n_cells
         L = self._own()
         self.map = m
@@ -1132,7 +1141,10 @@ class Position(CellActions, _Position):
             rest = {k: v for k, v in query.items() if k != "reveal"}
             p.apply_move(figure, to, **rest)
             version = self.version
+            self._record_snapshot()        # (one change: the reveals and the move)
+            log = self._undo_log
             self.__dict__.update(p.__dict__)
+            self._undo_log, self._rare_key = log, None
             self.version = version
             self._touch()
             return
@@ -1158,15 +1170,25 @@ class Position(CellActions, _Position):
 
     def _move(self, i: int, cell: int) -> None:
         old = int(self.cell[i])
-        holds_many = self._L.holds_many
-        if not holds_many[old]:
-            self.team_at[old] = -1
-        self.cell[i] = cell
-        if not holds_many[cell]:
-            self.team_at[cell] = self.team_list[i]
+        self._record(_unmove, i, old)
+        _unmove(self, i, cell)
         self._touch()
 
+    def _move_actions(self, moves: Moves) -> np.ndarray:
+        """The ends a hero may stay on (``columns["can_stay"]``): an attack on another
+        hero (``pvp``), a shared one-hero space or a forced withdrawal is no move."""
+        return moves.actions[np.asarray(moves.columns["can_stay"]) != 0]
+
+    def _key_parts(self) -> tuple:
+        alive = self.alive
+        return ([(h, t) for h, t, a in zip(self.ids, self.team_name, alive) if a],
+                self.cell[alive], self._rare_part())
+
     # ---------------------------------------------------------------- scenario form
+    def _rare_state(self):
+        s = self.to_scenario()
+        return s["board"], s["options"]
+
     def to_scenario(self, query: Mapping | None = None) -> dict:
         """The scenario of this position: every space in cell-index order (revealed
         tiles, conquests and defeated enemies included), the open positions, the
@@ -1240,3 +1262,22 @@ class Position(CellActions, _Position):
 
 
 mk.Position = Position   # (when this module was imported before mage_knight finished)
+
+
+# ------------------------------------------------------------------ undo entries
+def _unmove(pos: Position, i: int, cell: int) -> None:
+    """Hero i to ``cell`` (the state a move overwrote; no record)."""
+    old = int(pos.cell[i])
+    holds_many = pos._L.holds_many
+    if not holds_many[old]:
+        pos.team_at[old] = -1
+    pos.cell[i] = cell
+    if not holds_many[cell]:
+        pos.team_at[cell] = pos.team_list[i]
+
+
+def _unremove(pos: Position, i: int) -> None:
+    pos.alive[i] = True
+    c = int(pos.cell[i])
+    if not pos._L.holds_many[c]:
+        pos.team_at[c] = pos.team_list[i]

@@ -885,6 +885,7 @@ class Position(CellActions, _Position):
     def remove_figure(self, figure) -> None:
         """Take a figure off the board (defeated, dismissed summon)."""
         f = self._fig(figure)
+        self._record(_unremove, _copy.copy(f), self.scene.figures.index(f))
         self._own_figures()
         f = self.index[f.id]
         self.scene.figures = [g for g in self.scene.figures if g is not f]
@@ -915,6 +916,7 @@ class Position(CellActions, _Position):
                                  f"empty space")
         f = Figure(figure, side, cell, speed=int(speed), marked=bool(marked),
                    flying=bool(flying))
+        self._record(_unadd, figure)
         self._own_figures()
         self.scene.figures = self.scene.figures + [f]
         self.index[figure] = f
@@ -927,6 +929,7 @@ class Position(CellActions, _Position):
         f = self._fig(figure)
         if f.side != "hero" and spent:
             raise QueryError(f"{figure!r} is a {f.side}; only heroes have Stamina")
+        self._record(_unset, f.id, "stamina_moved", f.stamina_moved)
         self._mine(f).stamina_moved = bool(spent)
         self._touch()
 
@@ -936,6 +939,7 @@ class Position(CellActions, _Position):
         if f.side == "enemy" and marked:
             raise QueryError(f"{figure!r} is an enemy; only heroes and summons carry a "
                              f"Mark")
+        self._record(_unset, f.id, "marked", f.marked)
         self._mine(f).marked = bool(marked)
         self._touch()
 
@@ -945,6 +949,7 @@ class Position(CellActions, _Position):
         if present and self.scene.obstacle[cell]:
             raise PlacementError(f"set_trap: {list(self.board.coord(cell))} is an "
                                  f"obstacle")
+        self._record_snapshot()
         if self.scene.trap[cell] != present:
             self.scene.trap[cell] = present
             self._trap_pen[cell] = int(present)   # the layer trap queries read
@@ -1261,13 +1266,13 @@ class Position(CellActions, _Position):
         m = self._last
         if m is None or m.version != self.version or m.figure != figure or m.query != query:
             m = self.legal_moves(figure, **query)
-        cell = self._cell(to, "to")
-        if not (m.actions == cell).any():
+        cell = to if type(to) is int and 0 <= to < self.board.n_cells else \
+            self._cell(to, "to")
+        acts = m.actions   # (a list's `in` beats numpy's == and any() on few ends)
+        if not (cell in acts.tolist() if len(acts) < 128 else (acts == cell).any()):
             raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
                                    f"{figure!r} in this position")
-        if query.get("stamina_only"):
-            self._mine(f).stamina_moved = True
-        self._move(f, cell)
+        self._move(f, cell, bool(query.get("stamina_only")))
 
     def apply_row(self, moves: Moves, row: int) -> None:
         """The end at ``row`` of ``moves``: taken as it is while the position has not
@@ -1276,17 +1281,23 @@ class Position(CellActions, _Position):
         f = self.index.get(moves.figure) if moves.version == self.version else None
         if f is None:
             return self.apply_move(moves.figure, int(moves.actions[row]), **moves.query)
-        if moves.query.get("stamina_only"):
-            self._mine(f).stamina_moved = True
-        self._move(f, int(moves.actions[row]))
+        self._move(f, int(moves.actions[row]), bool(moves.query.get("stamina_only")))
 
-    def _move(self, f: Figure, cell: int) -> None:
+    def _move(self, f: Figure, cell: int, stamina: bool = False) -> None:
+        self._record(_unmove, f.id, f.cell, f.stamina_moved)
+        if stamina:
+            f = self._mine(f)
+            f.stamina_moved = True
         if cell != f.cell:
             f = self._mine(f)
             self._set_occ(f.cell, T.OCC_EMPTY)
             f.cell = cell
             self._set_occ(cell, f.team)
         self._touch()
+
+    def _key_parts(self) -> tuple:
+        return ([(f.id, f.side, f.cell, f.speed, f.marked, f.flying, f.stamina_moved)
+                 for f in self.scene.figures], self._rare_part())
 
     def _end_dicts(self, moves: Moves) -> list[dict]:
         kind = moves._extra[0]
@@ -1422,3 +1433,36 @@ def board_degree(board: Board) -> int:
 
 def _board_find(board: Board, at) -> int:
     return board.find(tuple(at))
+
+
+# ------------------------------------------------------------------ undo entries
+def _unmove(pos: Position, fid, cell: int, stamina_moved: bool) -> None:
+    pos._own_figures()        # (copies share figures until one changes: copy on write)
+    f = pos.index[fid]
+    f.stamina_moved = stamina_moved
+    if cell != f.cell:
+        pos._set_occ(f.cell, T.OCC_EMPTY)
+        f.cell = cell
+        pos._set_occ(cell, f.team)
+
+
+def _unremove(pos: Position, f: Figure, at: int) -> None:
+    f = _copy.copy(f)      # (the entry's own stays unshared: copies share the log)
+    pos._own_figures()
+    figs = list(pos.scene.figures)
+    figs.insert(at, f)
+    pos.scene.figures = figs
+    pos.index[f.id] = f
+    pos._set_occ(f.cell, f.team)
+
+
+def _unadd(pos: Position, fid) -> None:
+    pos._own_figures()
+    f = pos.index.pop(fid)
+    pos.scene.figures = [g for g in pos.scene.figures if g is not f]
+    pos._set_occ(f.cell, T.OCC_EMPTY)
+
+
+def _unset(pos: Position, fid, name: str, value) -> None:
+    pos._own_figures()
+    setattr(pos.index[fid], name, value)

@@ -1241,6 +1241,7 @@ class Position(_Position):
         """Take a figure out of play (killed): its squares are free from now on."""
         i = self._fig(figure)
         old = self.anchor[i]
+        self._record(_unremove, i, old)
         sq = self._lift(i)
         self.alive[i] = False
         self.anchor[i] = -1
@@ -1287,6 +1288,7 @@ class Position(_Position):
                 if j >= 0:
                     raise PlacementError(f"add_figure: {fid!r} would cover {list(c)}, "
                                          f"where {self.ids[j]!r} stands")
+        self._record_snapshot()
         if i >= 0:       # a removed figure comes back: its slot is reused
             self._own_figures()
             self.side[i] = SIDE_CODE[f.side]
@@ -1322,14 +1324,18 @@ class Position(_Position):
         return (tuple(hero), tuple(monster))
 
     def _doors_changed(self) -> None:
+        self._relink()
+        self._last = None
+        self._touch()
+
+    def _relink(self) -> None:
+        """Every kind's links after door states changed."""
         self._dv = self._door_vectors()
         self._own_kinds()
         for ks in self.kstate.values():
             dv = self._dv[ks.g.team]
             if dv != ks.dv:
                 ks.set_links(dv, ks.g.links(dv))
-        self._last = None
-        self._touch()
 
     def _door(self, name) -> int:
         try:
@@ -1358,6 +1364,7 @@ class Position(_Position):
         k = self._door(name)
         if self.door_open[k]:
             raise IllegalMoveError(f"door {name!r} is already open")
+        self._record_snapshot()
         self.door_open[k] = True
         self._doors_changed()
 
@@ -1375,6 +1382,7 @@ class Position(_Position):
                 if any(D._side(a, b) in sides for a, b in D._internal_sides(cells)):
                     raise IllegalMoveError(f"door {name!r} cannot close: "
                                            f"{self.ids[i]!r} stands across it")
+        self._record_snapshot()
         self.door_open[k] = False
         self._doors_changed()
 
@@ -1385,6 +1393,7 @@ class Position(_Position):
         k = self._door(name)
         if not self.door_unrevealed[k]:
             raise IllegalMoveError(f"door {name!r} does not lead to an unrevealed area")
+        self._record_snapshot()
         self.door_unrevealed[k] = False
         self._doors_changed()
 
@@ -1395,6 +1404,7 @@ class Position(_Position):
             raise QueryError(f"a rune key is a name (string); got {describe(rune)}")
         if rune in self.rune_keys:
             raise IllegalMoveError(f"the party already holds the {rune!r} rune key")
+        self._record_snapshot()
         self.rune_keys = self.rune_keys | {rune}
         self._doors_changed()
 
@@ -1641,15 +1651,14 @@ class Position(_Position):
         if m.costs[row] and m._extra.links.door_steps:
             path = self._end_path(m._extra, row, single=True)
             opened = [k for k in self._path_doors(m._extra, path) if not self.door_open[k]]
+        if a > self.st.ns:
+            self._record_snapshot()        # (a turned base: rare)
+        else:
+            self._record(_unmove, i, self.anchor[i], tuple(opened))
         for k in opened:
             self.door_open[k] = True
         if opened:
-            self._dv = self._door_vectors()
-            self._own_kinds()
-            for ks in self.kstate.values():
-                dv = self._dv[ks.g.team]
-                if dv != ks.dv:
-                    ks.set_links(dv, ks.g.links(dv))
+            self._relink()
         if a > self.st.ns:                   # a 2-square monster ends turned
             self._turn(i, a - self.st.ns - 1)
             return
@@ -1667,6 +1676,37 @@ class Position(_Position):
         self._place(i, anchor)
         self._last = None
         self._touch()
+
+    def non_move_actions(self, figure) -> dict:
+        """``{"town": NS}`` for a hero (NS = the dungeon's squares: the id right after
+        them): the glyph to town is an action, not a move on the board. ``Moves.mask``
+        is False on it, ``Moves.non_moves`` has it when the hero may go to town now, and
+        ``apply_move(hero, "town")`` (or the id) takes it. Monsters have none (a monster
+        that turns never has the id NS: its turned bases are NS + 1 + s)."""
+        i = self._fig(figure)
+        return {D.TOWN: self.st.ns} if self.side[i] == 0 else {}
+
+    def _move_actions(self, moves: Moves) -> np.ndarray:
+        a = moves.actions
+        return a[a != self.st.ns]
+
+    def _non_moves(self, moves: Moves) -> dict:
+        ns = self.st.ns
+        return {D.TOWN: ns} if (moves.actions == ns).any() else {}
+
+    def _key_parts(self) -> tuple:
+        figs = [(self.ids[i], self.side[i], self.size[i], self.speed[i], self.fly[i],
+                 self.grapple[i], self.aura[i], self.anchor[i])
+                for i, a in enumerate(self.alive) if a]
+        return (figs, self.door_open, self.door_unrevealed, sorted(self.rune_keys),
+                self._rare_part())
+
+    def _rare_state(self):
+        """The dungeon and options (doors as built: their states are key parts)."""
+        s = self.to_scenario()
+        for door in s["board"].get("doors", ()):
+            del door["open"], door["leads_to_unrevealed"]
+        return s["board"], s["options"]
 
     def _move(self, i: int, anchor: int) -> None:
         old = self.anchor[i]
@@ -1831,3 +1871,30 @@ class Position(_Position):
         q = {k: v for k, v in query.items() if k != "figure"}
         m = self.legal_moves(fid, **q)
         return {"figure": fid, "mp": m._extra.mp, "ends": m.to_dicts()}
+
+
+# ------------------------------------------------------------------ undo entries
+def _unmove(pos: Position, i: int, anchor: int, opened: tuple = ()) -> None:
+    """Figure i back to ``anchor`` (-1: town), the doors its path opened closed again: a
+    move (not a turn) taken back, by the same incremental update as the move."""
+    if opened:
+        for k in opened:
+            pos.door_open[k] = False
+        pos._relink()
+    old = pos.anchor[i]
+    sq = pos._lift(i)
+    pos.anchor[i] = anchor
+    new = pos._squares(i, anchor)
+    if new:
+        pos.square_bits[new] = 1 << pos.side[i]
+        pos.square_owner[new] = i
+    pos._update_kinds(i, sq + new, old, anchor)
+    pos._last = None
+
+
+def _unremove(pos: Position, i: int, anchor: int) -> None:
+    pos.alive[i] = True
+    pos.anchor[i] = -1
+    if anchor >= 0:
+        pos._place(i, anchor)
+    pos._last = None

@@ -11,6 +11,11 @@ Scenario::
      "figures": [{"id": "a", "team": "red", "at": [q, r]}, ...],
      "query": {"figure": "a", "budget": 6, "paths": false, "provoke": [[q, r], ...]}}
 
+A live position (:func:`movecore.position`) keeps the scenario's provoke tokens
+(``query.provoke``) as its own state: :attr:`Position.provoke`, changed with
+``add_provoke`` / ``remove_provoke`` / ``set_provoke``, copied, undone and hashed with the
+figures.
+
 Rules: entering a cell costs ``cost + climb_per_level * max(0, rise) + climb_flat *
 (rise > 0)``; ``cost: -1`` cannot be entered; a rise above ``max_climb`` is not allowed
 (null = unlimited). ``stop: true`` ends the move on entry. A link is two-way and costs its
@@ -127,9 +132,10 @@ class Position(CellActions, _Position):
 
     def __init__(self, board: Board, table: list[int], figures: list, *,
                  options: Mapping | None = None, default_query: Mapping | None = None,
-                 scenario: Mapping | None = None):
+                 scenario: Mapping | None = None, provoke=()):
         """``figures``: ``[(id, team, cell)]``; ``table``: cost per terrain id;
-        ``options``: Mover climbing keywords (:func:`read_options`)."""
+        ``options``: Mover climbing keywords (:func:`read_options`); ``provoke``: the
+        provoke tokens' coordinates (on or off the board)."""
         self.board = board
         self.table = list(table)
         self.options = dict(options or {})
@@ -151,21 +157,32 @@ class Position(CellActions, _Position):
         self._rank[np.lexsort((board.coords[:, 1], board.coords[:, 0]))] = \
             np.arange(board.n_cells)
         # Per-position state: the figure arrays above (``team_name``, ``team``,
-        # ``cell``, ``alive``, ``occ``) and ``version``; everything else is shared with
-        # copies (immutable) or a cache of this position.
+        # ``cell``, ``alive``, ``occ``), the provoke tokens below (``_tokens``,
+        # ``_tok_bit``, ``_tok_flags``, ``_tok_zoc``), ``version`` and the undo log;
+        # everything else is shared with copies (immutable) or a cache of this position.
         #
-        # ``_queries``: team id -> prepared query, its occupant layer bound to
-        # ``self.occ`` (one layer for every team: a move writes one array); this
-        # position's own. ``_proto``: team id -> the largest prepared query made so far
-        # by this position or a relative (copies share it): board and mover packing
-        # only, never run as it is, only rebound (``bind_occupant``) to a position's
-        # own ``occ``; an entry is published whole (one dict store), so threads may
-        # share it.
+        # ``_queries``: team id -> prepared query reading ``self.occ`` (and the token
+        # layers while there are tokens: a move writes one array); this position's
+        # own. ``_proto``: team id (or (team, True) with tokens) -> the largest prepared
+        # query made so far by this position or a relative (copies share it): board
+        # and mover packing only, never run as it is, only rebound (``_bind``) to a
+        # position's own layers; an entry is published whole, so threads may share it.
         self._queries: dict[int, Prepared] = {}
         self._proto: dict[int, Prepared] = {}
         self._last: Moves | None = None
         self._figures: list | None = None      # ids in play (cached until a change)
         self.version = 0
+        # provoke tokens: coordinates in order of placing, the zoc bit of each, and the
+        # layers every prepared query reads while there is a token (a token's cell
+        # blocked; each cell next to a token carries its bit); written in place
+        self._tokens: list = []
+        self._tok_bit: list = []
+        self._tok_flags = np.zeros(board.n_cells, np.uint8)
+        self._tok_zoc = np.zeros(board.n_cells, np.uint64)
+        for t in provoke:
+            t = tuple(as_coord(t, "provoke"))
+            if t not in self._tokens:
+                self._place_token(t)
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -183,10 +200,15 @@ class Position(CellActions, _Position):
                                      f"entered (cost -1)")
         q = scenario.get("query")
         default = {}
-        if isinstance(q, Mapping) and "budget" in q:
-            default["budget"] = q["budget"]
+        provoke = []
+        if isinstance(q, Mapping):
+            if "budget" in q:
+                default["budget"] = q["budget"]
+            provoke = [as_coord(t, f"query.provoke[{k}]")
+                       for k, t in enumerate(get_list(q, "provoke", "query", []))]
+            token_masks(board, dict.fromkeys(provoke))      # (at most 64: LimitError)
         return cls(board, table, [(f.id, f.team, f.cell) for f in figures], options=options,
-                   default_query=default, scenario=scenario)
+                   default_query=default, scenario=scenario, provoke=provoke)
 
     def copy(self) -> "Position":
         """An independent position: figure arrays copied, board and tables shared."""
@@ -196,7 +218,11 @@ class Position(CellActions, _Position):
         new.cell = self.cell.copy()
         new.alive = self.alive.copy()
         new.occ = self.occ.copy()
-        # prepared queries read the position's occupant layer: a copy rebinds the shared
+        new._tokens = list(self._tokens)
+        new._tok_bit = list(self._tok_bit)
+        new._tok_flags = self._tok_flags.copy()
+        new._tok_zoc = self._tok_zoc.copy()
+        # prepared queries read the position's own layers: a copy rebinds the shared
         # prototypes to its own when first asked (nothing repacked, nothing made for a
         # team not asked, nothing of the parent's written)
         new._queries = {}
@@ -229,6 +255,7 @@ class Position(CellActions, _Position):
     def remove_figure(self, figure) -> None:
         """Take a figure off the board (its cell is free from now on)."""
         i = self._fig(figure)
+        self._record(_unremove, i)
         self.alive[i] = False
         self._set_occ(int(self.cell[i]), T.OCC_EMPTY)
         self._touch()
@@ -245,9 +272,15 @@ class Position(CellActions, _Position):
         if self.table[self.board.terrain[cell]] < 0:
             raise PlacementError(f"add_figure: {list(self.board.coord(cell))} cannot be "
                                  f"entered (cost -1)")
+        if self._tok_flags[cell]:
+            raise PlacementError(f"add_figure: a provoke token stands on "
+                                 f"{list(self.board.coord(cell))}")
         i = self.index.get(figure, -1)
         if i >= 0 and self.alive[i]:
             raise PlacementError(f"add_figure: figure {figure!r} is already in play")
+        # (undo: the roster as it was; O(figures), the figure arrays are small)
+        self._record(_unadd, cell, self.ids, self.index, tuple(self.team_name), self.teams,
+                     self.team, self.cell.copy(), self.alive.copy())
         if team not in self.teams:
             self.teams = dict(self.teams)
             self.teams[team] = len(self.teams)
@@ -274,6 +307,119 @@ class Position(CellActions, _Position):
     def _set_occ(self, cell: int, value: int) -> None:
         self.occ[cell] = value    # the layer every prepared query reads
 
+    # ---------------------------------------------------------------- provoke tokens
+    @property
+    def provoke(self) -> list[tuple[int, int]]:
+        """The provoke tokens' coordinates, in the order they were placed (a token may
+        stand off the board). Every query reads them: a token's cell cannot be entered,
+        and a step between two cells next to the same token ends the move.
+
+        >>> import movecore as mc
+        >>> pos = mc.position({"game": "grid", "board": {"grid": "square4", "cells": [
+        ...     {"at": [x, 0]} for x in range(4)]}, "figures": [
+        ...     {"id": "a", "team": "red", "at": [0, 0]}], "query": {"budget": 3}})
+        >>> pos.add_provoke((2, 0)); pos.provoke
+        [(2, 0)]
+        >>> pos.legal_moves("a").coords.tolist()      # (2, 0) is the token's
+        [[0, 0], [1, 0]]
+        >>> pos.remove_provoke((2, 0)); len(pos.legal_moves("a"))
+        4
+        """
+        return list(self._tokens)
+
+    def add_provoke(self, at) -> None:
+        """Place a provoke token at ``at`` (a coordinate, on or off the board; a cell
+        index for a board cell). :class:`PlacementError` if a token or a figure stands
+        there already; :class:`LimitError` past 64 tokens. Undone by :meth:`undo`."""
+        t = self._token_coord(at, "add_provoke: at")
+        if t in self._tokens:
+            raise PlacementError(f"add_provoke: a provoke token stands on {list(t)} "
+                                 f"already")
+        c = self.board.find(t)
+        if c >= 0 and self.occ[c] != T.OCC_EMPTY:
+            raise PlacementError(f"add_provoke: a figure stands on {list(t)}")
+        if len(self._tokens) >= 64:
+            from ..errors import LimitError
+            raise LimitError("add_provoke: 64 provoke tokens already; at most 64 are "
+                             "supported")
+        self._record(_unplace_token, t)
+        self._place_token(t)
+        self._touch()
+
+    def remove_provoke(self, at) -> None:
+        """Take away the provoke token at ``at``; :class:`QueryError` if none stands
+        there. Undone by :meth:`undo`."""
+        t = self._token_coord(at, "remove_provoke: at")
+        if t not in self._tokens:
+            raise QueryError(f"remove_provoke: no provoke token at {list(t)}; tokens: "
+                             f"{[list(x) for x in self._tokens]}")
+        self._record(_replace_token, t, self._tokens.index(t))
+        self._remove_token(t)
+        self._touch()
+
+    def set_provoke(self, tokens) -> None:
+        """Replace every provoke token by ``tokens`` (coordinates); the same checks as
+        :meth:`add_provoke`. One change for :meth:`undo`."""
+        new = [self._token_coord(t, f"set_provoke: tokens[{k}]")
+               for k, t in enumerate(get_list({"t": tokens}, "t", "set_provoke"))]
+        if len(set(new)) != len(new):
+            raise PlacementError("set_provoke: two tokens on one place")
+        if len(new) > 64:
+            from ..errors import LimitError
+            raise LimitError(f"set_provoke: {len(new)} provoke tokens; at most 64 are "
+                             f"supported")
+        for t in new:
+            c = self.board.find(t)
+            if c >= 0 and self.occ[c] != T.OCC_EMPTY:
+                raise PlacementError(f"set_provoke: a figure stands on {list(t)}")
+        self._record(_reset_tokens, tuple(self._tokens))
+        _reset_tokens(self, new)
+        self._touch()
+
+    def _token_coord(self, at, what: str) -> tuple[int, int]:
+        if isinstance(at, (int, np.integer)) and not isinstance(at, bool):
+            return self.board.coord(self._cell(at, what))
+        return tuple(as_coord(at, what))
+
+    def _token_cells(self, t) -> tuple[int, list]:
+        """(the token's cell or -1, the cells next to it)."""
+        from ..board import DIRECTIONS
+        board = self.board
+        x, y = t
+        near = [board.find((x + dx, y + dy)) for dx, dy in DIRECTIONS[board.kind]]
+        return board.find(t), [v for v in near if v >= 0]
+
+    def _place_token(self, t, at: int | None = None) -> None:
+        """Put token ``t`` down (at list position ``at``): O(its neighbours)."""
+        first = not self._tokens
+        used = set(self._tok_bit)
+        bit = next(b for b in range(64) if b not in used)
+        if at is None:
+            self._tokens.append(t)
+            self._tok_bit.append(bit)
+        else:
+            self._tokens.insert(at, t)
+            self._tok_bit.insert(at, bit)
+        c, near = self._token_cells(t)
+        if c >= 0:
+            self._tok_flags[c] = T.CELL_BLOCKED
+        if near:
+            self._tok_zoc[near] |= np.uint64(1) << np.uint64(bit)
+        if first:
+            self._queries = {}    # the queries that read the token layers from now on
+
+    def _remove_token(self, t) -> None:
+        k = self._tokens.index(t)
+        bit = self._tok_bit[k]
+        del self._tokens[k], self._tok_bit[k]
+        c, near = self._token_cells(t)
+        if c >= 0:
+            self._tok_flags[c] = 0
+        if near:
+            self._tok_zoc[near] &= ~(np.uint64(1) << np.uint64(bit))
+        if not self._tokens:
+            self._queries = {}    # the plain queries again
+
     # ---------------------------------------------------------------- moves
     def _budget(self, query: Mapping) -> int:
         b = query.get("budget")
@@ -288,17 +434,30 @@ class Position(CellActions, _Position):
         """The prepared query of ``team`` answering ``budget``, reading ``self.occ``."""
         q = self._queries.get(team)
         if q is None or q.max_budget < budget:
-            proto = self._proto.get(team)
+            # (with provoke tokens: a query that reads the token layers too; without,
+            # the plain one, which skips them)
+            key = (team, True) if self._tokens else team
+            proto = self._proto.get(key)
             if proto is None or proto.max_budget < budget:
                 with BUILD_LOCK:      # (copies share it: built once, then published)
-                    proto = self._proto.get(team)
+                    proto = self._proto.get(key)
                     if proto is None or proto.max_budget < budget:
                         top = max(budget, 2 * q.max_budget if q is not None else 0)
                         mover = Mover(terrain_cost=self.table, team=team, **self.options)
-                        proto = self._proto[team] = prepare(
-                            self.board, mover, min(top, T.MAX_BUDGET), occupant=self.occ)
-            q = self._queries[team] = bind_occupant(proto, self.occ)
+                        layers = dict(cell_flags=self._tok_flags, zoc=self._tok_zoc) \
+                            if self._tokens else {}
+                        proto = self._proto[key] = prepare(
+                            self.board, mover, min(top, T.MAX_BUDGET), occupant=self.occ,
+                            **layers)
+            q = self._queries[team] = self._bind(proto)
         return q
+
+    def _bind(self, prepared: Prepared) -> Prepared:
+        """``prepared`` reading this position's own layers (occupancy; tokens)."""
+        if self._tokens:
+            return bind_occupant(prepared, self.occ, qflags=self._tok_flags,
+                                 zoc=self._tok_zoc)
+        return bind_occupant(prepared, self.occ)
 
     def _query(self, query: Mapping) -> dict:
         for k in query:
@@ -313,8 +472,12 @@ class Position(CellActions, _Position):
         return {**self.default_query, **query} if self.default_query else dict(query)
 
     def legal_moves(self, figure, **query) -> Moves:
-        """Every legal end of ``figure`` (cost order, then coordinates, as ``solve()``)."""
+        """Every legal end of ``figure`` (cost order, then coordinates, as ``solve()``),
+        under the position's provoke tokens (and those of a ``provoke`` query key, for
+        this query only). :class:`PlacementError` if a token stands on the figure."""
         i = self._fig(figure)
+        if self._tokens and self._tok_flags[self.cell[i]]:
+            self._token_on(i)
         q = self._query(query) if query or not self.default_query else self.default_query
         budget = self._budget(q)
         if q.get("provoke") or q.get("paths"):
@@ -340,6 +503,10 @@ class Position(CellActions, _Position):
         members = [i for i, t in enumerate(self.team_name) if t == side and self.alive[i]]
         if not members:
             return {}
+        if self._tokens:
+            for i in members:
+                if self._tok_flags[self.cell[i]]:
+                    self._token_on(i)
         return {self.ids[i]: m for i, m in zip(members, self._batch(members, budget, q))}
 
     def _batch(self, members: list, budget: int, q: Mapping) -> list:
@@ -379,10 +546,16 @@ class Position(CellActions, _Position):
             lo = hi
         return out
 
+    def _token_on(self, i: int):
+        raise PlacementError(f"a provoke token stands on the moving figure "
+                             f"{self.ids[i]!r} at {list(self.board.coord(int(self.cell[i])))}")
+
     def _provoked(self, i: int, q: Mapping, budget: int):
+        """A query with a ``provoke`` key: its tokens and the position's, one query."""
         board = self.board
         token_at = [as_coord(t, f"query.provoke[{k}]")
                     for k, t in enumerate(get_list(q, "provoke", "query", []))]
+        token_at = list(dict.fromkeys(self._tokens + [tuple(t) for t in token_at]))
         token_cells = [c for c in (board.find(t) for t in token_at) if c >= 0]
         if int(self.cell[i]) in token_cells:
             raise PlacementError(f"a provoke token stands on the moving figure at "
@@ -402,10 +575,12 @@ class Position(CellActions, _Position):
         i = self._fig(figure)
         m = self._last
         if m is None or m.version != self.version or m.figure != figure or \
-                m.query != self._query(query):
+                (m.query != query and m.query != self._query(query)):
             m = self.legal_moves(figure, **query)
-        cell = self.action_of(figure, to)
-        if not (m.actions == cell).any():
+        cell = to if type(to) is int and 0 <= to < self.board.n_cells else \
+            self.action_of(figure, to)
+        acts = m.actions   # (a list's `in` beats numpy's == and any() on few ends)
+        if not (cell in acts.tolist() if len(acts) < 128 else (acts == cell).any()):
             raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
                                    f"{figure!r} in this position")
         self._move(i, cell)
@@ -419,10 +594,21 @@ class Position(CellActions, _Position):
         self._move(self.index[moves.figure], int(moves.actions[row]))
 
     def _move(self, i: int, cell: int) -> None:
-        self._set_occ(int(self.cell[i]), T.OCC_EMPTY)
+        old = int(self.cell[i])
+        self._record(_unmove, i, old)
+        self.occ[old] = T.OCC_EMPTY
         self.cell[i] = cell
-        self._set_occ(cell, int(self.team[i]))
+        self.occ[cell] = self.team[i]
         self._touch()
+
+    def _rare_state(self):
+        from ..position import board_fingerprint
+        return board_fingerprint(self.board), self.table, sorted(self.options.items())
+
+    def _key_parts(self) -> tuple:
+        alive = self.alive
+        return ([(fid, t) for fid, t, a in zip(self.ids, self.team_name, alive) if a],
+                self.cell[alive], sorted(self._tokens), self._rare_part())
 
     def _end_dicts(self, moves: Moves) -> list[dict]:
         board = self.board
@@ -448,6 +634,10 @@ class Position(CellActions, _Position):
                         for i, fid in enumerate(self.ids) if self.alive[i]]
         if query is not None:
             s["query"] = dict(query)
+        if self._tokens:    # the position's tokens, and the query's own
+            q = s.setdefault("query", {})
+            extra = [tuple(as_coord(t, "query.provoke")) for t in q.get("provoke") or []]
+            q["provoke"] = [list(t) for t in dict.fromkeys(self._tokens + extra)]
         return s
 
     def solve(self, query: Mapping) -> dict:
@@ -462,6 +652,41 @@ class Position(CellActions, _Position):
         get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
         m = self.legal_moves(fid, **{k: v for k, v in query.items() if k != "figure"})
         return {"figure": fid, "ends": m.to_dicts()}
+
+
+# ------------------------------------------------------------------ undo entries
+# (module functions: a position's undo log pickles; see Position.undo)
+def _unmove(pos: Position, i: int, cell: int) -> None:
+    pos.occ[pos.cell[i]] = T.OCC_EMPTY
+    pos.cell[i] = cell
+    pos.occ[cell] = pos.team[i]
+
+
+def _unremove(pos: Position, i: int) -> None:
+    pos.alive[i] = True
+    pos.occ[pos.cell[i]] = pos.team[i]
+
+
+def _unadd(pos: Position, cell, ids, index, team_name, teams, team, cells, alive) -> None:
+    pos.occ[cell] = T.OCC_EMPTY
+    pos.ids, pos.index, pos.teams, pos.team = ids, index, teams, team
+    pos.team_name = list(team_name)
+    pos.cell, pos.alive = cells.copy(), alive.copy()
+
+
+def _unplace_token(pos: Position, t) -> None:
+    pos._remove_token(t)
+
+
+def _replace_token(pos: Position, t, at: int) -> None:
+    pos._place_token(t, at)
+
+
+def _reset_tokens(pos: Position, tokens) -> None:
+    for t in list(pos._tokens):
+        pos._remove_token(t)
+    for t in tokens:
+        pos._place_token(tuple(t))
 
 
 @register_game("grid")

@@ -687,6 +687,8 @@ class Position(_Position):
         """Take a figure off the battlefield (destroyed): its spaces are free, its
         enemies next to it may no longer be engaged."""
         i = self._fig(figure)
+        c0, c1 = self.cells[i].tolist()
+        self._record(_unremove, i, c0, c1)
         self._relocate(i, -1)
         self.alive[i] = False
         del self._live[figure]
@@ -744,6 +746,7 @@ class Position(_Position):
         i = self.index.get(figure, -1)
         if i >= 0 and self.alive[i]:
             raise PlacementError(f"add_figure: figure {figure!r} is already in play")
+        self._record_snapshot()
         self._own_figures()
         if team not in self.teams:
             self.teams = dict(self.teams)
@@ -823,7 +826,7 @@ class Position(_Position):
         i = self._fig(figure)
         m = self._last
         if m is None or m.version != self.version or m.figure != figure or \
-                m.query != (self._query(query) if query else {}):
+                (m.query != query and m.query != (self._query(query) if query else {})):
             m = self.legal_moves(figure, **query)
         double = (self._info[i] or self._figure_info(i)).double
         if type(to) is int and 0 <= to < (self._st.P if double else self._st.n):
@@ -837,6 +840,8 @@ class Position(_Position):
         if not ok:
             raise IllegalMoveError(f"{describe(to)} is not a legal end of figure "
                                    f"{figure!r} in this position")
+        c0, c1 = self.cells[i].tolist()
+        self._record(_unmove, i, c0, c1)
         if double:
             st = self._st
             self._relocate(i, int(st.lead[action]), int(st.trail[action]))
@@ -845,8 +850,18 @@ class Position(_Position):
         self._touch()
 
     def _move(self, i: int, cells: list) -> None:
+        c0, c1 = self.cells[i].tolist()
+        self._record(_unmove, i, c0, c1)
         self._relocate(i, cells[0], cells[1] if len(cells) == 2 else -1)
         self._touch()
+
+    def _key_parts(self) -> tuple:
+        alive = self.alive
+        return ([(self.ids[i], self.team_name[i]) for i in sorted(self._live.values())],
+                self.cells[alive], self.double[alive], self.move[alive],
+                self.height[alive], self.flying[alive], self.stealth[alive],
+                self.phantom[alive], self.ghost[alive], self.disengage[alive],
+                self._rare_part())
 
     # ---------------------------------------------------------------- actions
     def n_actions(self, figure) -> int:
@@ -1453,3 +1468,15 @@ def read_rules(opts) -> hs.Rules:
                                                   False),
                     flyers_stop_on_glyphs=get_bool(opts, "flyers_stop_on_glyphs",
                                                    "options", False))
+
+
+# ------------------------------------------------------------------ undo entries
+def _unmove(pos: Position, i: int, c0: int, c1: int) -> None:
+    """Figure i back on spaces ``c0`` (, ``c1``): the move's own incremental update."""
+    pos._relocate(i, c0, c1 if pos.double[i] else -1)
+
+
+def _unremove(pos: Position, i: int, c0: int, c1: int) -> None:
+    pos.alive[i] = True
+    pos._live[pos.ids[i]] = i
+    pos._relocate(i, c0, c1 if pos.double[i] else -1)

@@ -242,6 +242,7 @@ class Position(CellActions, _Position):
         [[0, 0], [1, 0], [2, 0]]
         """
         i = self._fig(figure)
+        self._record(_unremove, i)
         self.alive[i] = False
         self._set_occ(int(self.cell[i]), T.OCC_EMPTY)
         self._touch()
@@ -262,6 +263,7 @@ class Position(CellActions, _Position):
         i = self.index.get(figure, -1)
         if i >= 0 and self.alive[i]:
             raise PlacementError(f"add_figure: unit {figure!r} is already in play")
+        self._record_snapshot()
         if team not in self.teams:
             self.teams = {**self.teams, team: len(self.teams)}
             self._team_stale.append(0)
@@ -305,6 +307,10 @@ class Position(CellActions, _Position):
         used and the ballista rule looks at where each unit stands now. (A Move action
         of a unit of another team than the units that moved this turn starts a new turn
         by itself.)"""
+        self._record_turn(-1, -1)
+        self._new_turn()
+
+    def _new_turn(self) -> None:
         empty = frozenset()
         for i in self._movers:
             self.moves_taken[i] = 0
@@ -788,6 +794,7 @@ class Position(CellActions, _Position):
                                        f"{figure!r} in this position")
             row = int(rows[0])
             if extra[0] in ("knock_back", "solo"):
+                self._record(_unrelocate, i, start)
                 self._relocate(i, start, cell)
                 self._stale_all()
                 return
@@ -796,9 +803,10 @@ class Position(CellActions, _Position):
             else:            # a via move always moved; otherwise staying put is no action
                 taken = 1 if (cell != start or extra[3] >= 0) else 0
         team = int(self.team[i])
+        self._record_turn(i, start)
         if self._turn_team != team:
             if self._turn_team >= 0:
-                self.new_turn()     # a unit of another team acts: its turn began
+                self._new_turn()    # a unit of another team acts: its turn began
             self._turn_team = team
         if taken:
             if not self.moves_taken[i]:
@@ -824,6 +832,22 @@ class Position(CellActions, _Position):
         for t in range(len(ts)):
             if t != team:
                 ts[t] = v
+
+    def _record_turn(self, i: int, start: int) -> None:
+        """Undo entry of a move (unit i from ``start``; -1: none) or a new turn: the
+        turn's bookkeeping as it was (per unit: O(units))."""
+        self._record(_unturn, i, start, self.moves_taken.copy(), self.turn_start.copy(),
+                     tuple(self._used), tuple(self._pending), tuple(self._movers),
+                     self._turn_team)
+
+    def _key_parts(self) -> tuple:
+        alive = np.flatnonzero(self.alive).tolist()
+        used = [sorted(self._used_cells(i)) if self.moves_taken[i] else ()
+                for i in alive]
+        movers = sorted(self.ids[i] for i in self._movers if self.alive[i])
+        return ([(self.ids[i], self.team_name[i]) for i in alive], self.cell[alive],
+                self.moves_taken[alive], self.turn_start[alive], used, movers,
+                self._rare_part())
 
     def _fresh(self, m: Moves, i: int) -> bool:
         """Whether ``m`` (the unit's last Moves) still answers for unit ``i``: exactly
@@ -974,3 +998,37 @@ def _read_turn(realm: Realm, figures: list[Figure]) -> dict:
         raise ScenarioError(f"units of teams {sorted(map(str, teams))} have taken Move "
                             f"actions this turn; a turn belongs to one team")
     return turn
+
+
+# ------------------------------------------------------------------ undo entries
+def _stale(pos) -> None:
+    """After an undo: no kept answer is current (every unit's and team's Moves stale)."""
+    pos._touch()
+    pos._stale_all()
+    pos._unit_stale = [pos.version] * len(pos._unit_stale)
+    pos._recent = [None] * len(pos._recent)
+
+
+def _unrelocate(pos, i: int, start: int) -> None:
+    cell = int(pos.cell[i])
+    if cell != start:
+        pos._set_occ(cell, T.OCC_EMPTY)
+        pos.cell[i] = start
+        pos._set_occ(start, int(pos.team[i]))
+    _stale(pos)
+
+
+def _unturn(pos, i, start, taken, turn_start, used, pending, movers, turn_team) -> None:
+    if i >= 0:
+        _unrelocate(pos, i, start)
+    pos.moves_taken[:] = taken
+    pos.turn_start[:] = turn_start
+    pos._used, pos._pending = list(used), list(pending)
+    pos._movers, pos._turn_team = list(movers), turn_team
+    _stale(pos)
+
+
+def _unremove(pos, i: int) -> None:
+    pos.alive[i] = True
+    pos._set_occ(int(pos.cell[i]), int(pos.team[i]))
+    _stale(pos)
