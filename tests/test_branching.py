@@ -277,6 +277,7 @@ def test_a_position_pickles(game, name, scen):
         back = pickle.loads(pickle.dumps(src))
         assert type(back) is type(src)
         assert back.to_scenario() == src.to_scenario()
+        assert back.key() == src.key() and back.undo_depth == src.undo_depth
         qs = _queries(src, g, rng, paths=True)
         assert _answers(back, g, qs) == _answers(src, g, qs), name
         seed = int(rng.integers(1 << 30))
@@ -286,7 +287,7 @@ def test_a_position_pickles(game, name, scen):
             for _ in range(3):
                 _step(p, g, r, log)
         assert a == b, name
-        assert back.to_scenario() == src.to_scenario()
+        assert back.to_scenario() == src.to_scenario() and back.key() == src.key()
         qs = _queries(src, g, rng)
         assert _answers(back, g, qs) == _answers(src, g, qs), name
 
