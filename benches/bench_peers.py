@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from movecore import bench
+from movecore.tools import bench
 from workloads import NAMES, make
 
 PEER_NAMES = [n for n in NAMES if n != "double-space"]

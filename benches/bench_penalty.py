@@ -79,7 +79,7 @@ def ab_games(rounds: int = 12, calls: int = 100, log=print) -> dict:
     from pathlib import Path
 
     import movecore as mc
-    from movecore.games import heroscape_position as HP
+    from movecore.games.heroscape import position as HP
     fast_rows, fast_tree, fast_ends = HP._pen_rows, R._pen_tree, R._pen_ends
 
     def use(fast):  # the packed penalty kernel's three entries, or the general kernel

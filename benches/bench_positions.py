@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore import selfplay as sp
-from movecore.cli import example_paths
+from movecore.tools import selfplay as sp
+from movecore.tools.cli import example_paths
 
 
 def _cases():
@@ -43,7 +43,7 @@ def test_legal_moves(benchmark, game, scenario):
 
 @pytest.mark.parametrize("game,scenario", _cases())
 def test_plain_query_on_the_same_board(benchmark, game, scenario):
-    from movecore.bench_games import _plain_board
+    from movecore.tools.bench_games import _plain_board
     pos = mc.position(scenario)
     board = _plain_board(pos, pos.figures[0], sp.GAME_CLASSES[game](pos).kind)
     plain = mc.prepare(board, mc.Mover(), 6)

@@ -1,7 +1,8 @@
 """movecore: exact, fast movement generation for tabletop board games.
 
-Layers (imports point down only): ``movecore.games`` (one adapter per game) ->
-``movecore`` (Board, Mover, reach, solve) -> ``movecore.kernels`` (Numba kernels).
+Layers (imports point down only, docs/architecture.md): ``movecore.tools`` (CLI, pictures,
+bench, self-play) -> ``movecore.rl`` -> ``movecore.games.<game>`` (one package per game) ->
+``movecore`` (Board, Mover, reach, solve, position) -> ``movecore.kernels`` (Numba kernels).
 
 >>> import movecore as mc
 >>> board = mc.Board.hex([(0, 0), (1, 0), (2, 0)])
@@ -60,6 +61,7 @@ _LAZY = {
                      "reach", "reach_many", "warmup"), "reach"),
     **dict.fromkeys(("available_games", "register_game", "solve"), "scenario"),
     **dict.fromkeys(("Moves", "Position", "position", "position_games"), "position"),
+    "to_common": "tools.convert",
 }
 #: How the kernels were loaded in this process: None before, else {"seconds", "cold"}.
 KERNELS_LOADED: "dict | None" = None
@@ -187,5 +189,5 @@ __all__ = [
     "IllegalMoveError", "register_game", "available_games", "warmup",
     "MovecoreError", "ScenarioError", "UnknownGameError", "BoardError", "PlacementError",
     "QueryError", "LimitError", "CELL_BLOCKED", "CELL_STOP", "CELL_NO_END", "EDGE_BLOCKED",
-    "EDGE_STOP", "OCC_EMPTY", "OCC_WALL", "DIRECTIONS", "GRID_KINDS",
+    "EDGE_STOP", "OCC_EMPTY", "OCC_WALL", "DIRECTIONS", "GRID_KINDS", "to_common",
 ]

@@ -236,7 +236,7 @@ def _tchar(t: str) -> str:
 
 
 def _mage_knight_map(scenario: dict):
-    from .games import mage_knight as mk
+    from .games.mage_knight import rules as mk
     m = mk.read_map(scenario["board"])
     revealed = []
     query = scenario.get("query") if isinstance(scenario.get("query"), dict) else {}
@@ -248,7 +248,7 @@ def _mage_knight_map(scenario: dict):
 
 
 def _board_mage_knight(scenario: dict, pic: Picture) -> None:
-    from .games import mage_knight as mk
+    from .games.mage_knight import rules as mk
     m, revealed = _mage_knight_map(scenario)
     pic.grid = "hex"
     for i, s in enumerate(m.spaces):
@@ -1065,7 +1065,7 @@ def solve_for_picture(scenario: dict, want_paths: bool) -> dict:
 
 
 def cmd_render(args) -> int:
-    from .cli import _read
+    from .scenario import read_scenario as _read
     scenario = _read(args.file)
     to = parse_to(args.to) if args.to else None
     result = solve_for_picture(scenario, to is not None)

@@ -16,6 +16,9 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+import sys
+from importlib import resources
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from .errors import MovecoreError, ScenarioError, UnknownGameError, describe
@@ -38,7 +41,7 @@ def _load_games() -> None:
     global _loaded
     if _loaded:
         return
-    from . import games
+    games = importlib.import_module(__name__.rpartition(".")[0] + ".games")  # (above: found by name)
     for mod in pkgutil.iter_modules(games.__path__):
         if not mod.name.startswith("_"):
             importlib.import_module(f"{games.__name__}.{mod.name}")
@@ -186,3 +189,34 @@ def get_id(obj: Mapping, key: str, where: str) -> str:
         raise ScenarioError(f"{where}.{key} must be a string or integer; got "
                             f"{describe(value)}")
     return value
+
+
+# ---------------------------------------------------------------- bundled examples
+def example_paths() -> list[Path]:
+    """The bundled example scenarios (``movecore/examples/*.json``), sorted by name."""
+    root = resources.files("movecore") / "examples"
+    return sorted((Path(str(p)) for p in root.iterdir() if p.name.endswith(".json")),
+                  key=lambda p: p.name)
+
+
+def find_example(name: str) -> Path | None:
+    """The bundled example called ``name`` (with or without ``.json``), or None."""
+    want = name if name.endswith(".json") else name + ".json"
+    return next((p for p in example_paths() if p.name == want), None)
+
+
+def read_scenario(path: str) -> dict:
+    """A scenario from a file path, ``-`` (stdin) or a bundled example's name
+    (:func:`find_example`); :class:`ScenarioError` naming the path when it cannot be read."""
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        file = Path(path)
+        if not file.exists():
+            file = find_example(path) or file
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ScenarioError(f"cannot read scenario file {path!r}: {exc.strerror} "
+                                f"(movecore examples lists the bundled ones)") from exc
+    return load_scenario(text)

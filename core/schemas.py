@@ -58,7 +58,7 @@ def _game_terrains(game: str) -> list[str] | None:
 
 
 def _probe_scenarios(game: str) -> list[dict]:
-    from .cli import example_paths
+    from .scenario import example_paths
     out = [json.loads(p.read_text(encoding="utf-8")) for p in example_paths()]
     out += copy.deepcopy(_EXTRA_PROBES)
     return [s for s in out if s.get("game") == game]
@@ -205,7 +205,7 @@ def _descent() -> dict:
         ("figure", "footprint"): _enum(D.FOOTPRINTS),
         ("figure", "abilities"): {"type": "array", "items": ability},
         ("options", "corner_cutting"): BOOL, ("options", "large_jumps"): BOOL,
-        ("options", "ice"): _enum(("normal", "stop")),    # descent_position's literal
+        ("options", "ice"): _enum(("normal", "stop")),    # descent.position's literal
         ("options", "large_turns"): _enum(D.LARGE_TURNS),
         ("scenario", "party"): _obj({"rune_keys": {"type": "array",
                                                    "items": {"type": "string"}}}),
@@ -294,7 +294,7 @@ def _heroscape() -> dict:
 
 def _mage_knight() -> dict:
     from .games import mage_knight as M
-    from .games._mage_knight_position import _MODES
+    from .games.mage_knight.position import _MODES
     space = {"terrain": _enum(M.TERRAINS, null=True), "site": _enum(M.SITES, null=True),
              "conquered": BOOL, "owner": {"type": ["string", "integer", "null"]},
              "rampaging": _enum(M.RAMPAGING, null=True)}
@@ -361,7 +361,7 @@ def _mage_knight_query() -> list:
 
 def _tiny_epic_tactics() -> dict:
     from .games import tiny_epic_tactics as E
-    from .games.tiny_epic_tactics_position import _KINDS
+    from .games.tiny_epic_tactics.position import _KINDS
     elevation = _int(0, E.MAX_ELEVATION)
     return {
         ("board", "width"): _int(1, 4096), ("board", "height"): _int(1, 4096),
@@ -389,7 +389,7 @@ def _tiny_epic_tactics() -> dict:
 def _tiny_epic_tactics_query() -> list:
     """The three query types: a move (the default type), a knock back (of ``target``,
     by an ``attacker`` or in a ``direction``), a solo-mode move."""
-    from .games.tiny_epic_tactics_position import _KNOCK_KEYS, _MOVE_KEYS, _SOLO_KEYS
+    from .games.tiny_epic_tactics.position import _KNOCK_KEYS, _MOVE_KEYS, _SOLO_KEYS
     return [
         _only_keys(("figure",) + _MOVE_KEYS, ["figure", "budget"],
                    properties={"type": {"const": "move"}}),

@@ -14,14 +14,13 @@ game's own switch follows it. A game's shortcut forms (Descent's ``rows``, Tiny 
 Tactics' ``width``/``height`` rectangle, Mage Knight's ``tiles``) stay shortcuts of it.
 
 :func:`to_native` turns a scenario in the common form into the game's own spelling (what
-``solve()`` and ``position()`` call first); :func:`to_common` does the reverse, for
-``movecore convert``. Both leave what they do not recognise to the game's reader, which
+``solve()`` and ``position()`` call first); :func:`movecore.to_common` (in
+:mod:`movecore.tools.convert`) does the reverse, for ``movecore convert``. Both leave what they do not recognise to the game's reader, which
 names the bad value.
 """
 from __future__ import annotations
 
-import copy
-from typing import Any, Mapping
+from typing import Mapping
 
 from .errors import BoardError, ScenarioError, describe
 
@@ -178,78 +177,6 @@ def _tet_size(board: dict, cells: list | None) -> None:
                          f"[0, 0] to {[w - 1, h - 1]}; board.cells leaves out {missing[0]}"
                          f"{f' and {len(missing) - 1} more' if len(missing) > 1 else ''}")
     board["width"], board["height"] = w, h
-
-
-# ----------------------------------------------------------------------- common form
-def to_common(scenario: Mapping) -> dict:
-    """The scenario in the common form (``board.grid`` and ``board.cells`` with
-    ``level``), validated by the game's own reader on the way."""
-    from .position import position
-    from .scenario import solve
-    game = scenario.get("game")
-    native = to_native(scenario)
-    if "query" in native:
-        solve(native)       # the game's readers validate the whole scenario
-    else:
-        position(native)
-    out = copy.deepcopy(dict(native))     # nothing of the caller's scenario is shared
-    if "fields" in scenario:
-        out["fields"] = scenario["fields"]
-    board = out["board"]
-    if game == "grid":
-        board["cells"] = [{(LEVEL if k == "height" else k): v for k, v in c.items()}
-                          for c in board["cells"]]
-    elif game == "heroscape" or game == "mage_knight":
-        out["board"] = {"grid": "hex", **board}
-    elif game == "dark_realms":
-        opts = dict(native.get("options") or {})
-        grid = board.pop("grid", None) or opts.pop("grid", None) or "hex"
-        out["board"] = {"grid": grid, **board}
-        if "options" in native:
-            out["options"] = opts
-    elif game == "descent":
-        out["board"] = _descent_common(board)
-    elif game == "tiny_epic_tactics":
-        out["board"] = _tet_common(board, native.get("options") or {})
-    return out
-
-
-def _descent_common(board: dict) -> dict:
-    from .games.descent import read_board
-    terrain = read_board(board).terrain
-    cells = []
-    for (x, y) in sorted(terrain, key=lambda p: (p[1], p[0])):
-        c: dict[str, Any] = {"at": [x, y]}
-        if terrain[(x, y)] != "floor":
-            c["terrain"] = terrain[(x, y)]
-        cells.append(c)
-    rest = {k: v for k, v in board.items()
-            if k not in ("rows", "width", "height", "terrain", "cells")}
-    return {"grid": ONLY_GRID["descent"], "cells": cells, **rest}
-
-
-def _tet_common(board: dict, options: Mapping) -> dict:
-    from .games.tiny_epic_tactics import build_realm
-    realm = build_realm(board, dict(options))
-    extra = {}
-    for c in board.get("cells", []):
-        if "portal" in c:
-            extra[tuple(c["at"])] = c["portal"]
-    cells = []
-    for cell in range(realm.board.n_cells):
-        x, y = (int(v) for v in realm.board.coord(cell))
-        c: dict[str, Any] = {"at": [x, y]}
-        if realm.terrain[cell] != "plains":
-            c["terrain"] = realm.terrain[cell]
-        lv = realm.elevation(cell)
-        if lv:
-            c[LEVEL] = int(lv)
-        if (x, y) in extra:
-            c["portal"] = extra[(x, y)]
-        cells.append(c)
-    cells.sort(key=lambda c: (c["at"][1], c["at"][0]))
-    grid = "square8" if options.get("diagonals") else "square4"
-    return {"grid": grid, "cells": cells}
 
 
 # ---------------------------------------------------------------------- result fields

@@ -50,9 +50,9 @@ def exercise(games: int = 3) -> None:
     """Solve every bundled example (live position too, where the game has one) and
     self-play each game a few turns with either policy."""
     import movecore as mc
-    from movecore.cli import example_paths
+    from movecore.tools.cli import example_paths
     from movecore.position import position_games
-    from movecore.selfplay import run_selfplay
+    from movecore.tools.selfplay import run_selfplay
     live = set(position_games())
     for path in example_paths():
         scenario = json.loads(path.read_text())

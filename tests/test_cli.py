@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from movecore import cli
+from movecore.tools import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -139,7 +139,7 @@ def test_help_has_no_restructuredtext_markup(cmd, capsys):
 def test_every_bench_option_has_help():
     import argparse
 
-    from movecore import bench
+    from movecore.tools import bench
     root = argparse.ArgumentParser()
     bench.register(root.add_subparsers())
     sub = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))

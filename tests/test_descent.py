@@ -1066,7 +1066,7 @@ def test_a_jump_passes_a_door_opened_earlier_in_the_move():
 
 
 def test_memory_radius_covers_every_way_back():
-    from movecore.games.descent_position import memory_radius
+    from movecore.games.descent.position import memory_radius
     # a way back from r links away costs 4 + 2r MP or more; radii are powers of two
     assert [memory_radius(mp) for mp in range(0, 14)] == \
         [0, 0, 0, 0, 0, 0, 1, 1, 2, 2, 4, 4, 4, 4]
@@ -1075,7 +1075,7 @@ def test_memory_radius_covers_every_way_back():
 
 
 def test_door_memory_too_large_is_a_limit_error(monkeypatch):
-    from movecore.games import descent_position as DP
+    from movecore.games.descent import position as DP
     monkeypatch.setattr(DP, "MEMORY_NODES_MAX", 10)
     rows = ["......"] * 4
     doors = [{"id": f"d{y}", "between": [[2, y], [3, y]]} for y in range(4)]

@@ -13,10 +13,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["movecore", "movecore.board", "movecore.mover", "movecore.reach",
-           "movecore.scenario", "movecore.position", "movecore.games.grid",
-           "movecore.games.tiny_epic_tactics_position", "movecore.games.descent_position",
-           "movecore.games.heroscape_position", "movecore.games._mage_knight_position",
-           "movecore.games.dark_realms"]
+           "movecore.scenario", "movecore.position", "movecore.games.grid.rules",
+           "movecore.games.tiny_epic_tactics.position", "movecore.games.descent.position",
+           "movecore.games.heroscape.position", "movecore.games.mage_knight.position",
+           "movecore.games.dark_realms.rules"]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -74,7 +74,7 @@ def test_docs_cite_only_public_sources(page):
 
 
 def test_grid_page_lists_every_key_the_game_reads():
-    src = (ROOT / "core" / "games" / "grid.py").read_text()
+    src = (ROOT / "core" / "games" / "grid" / "rules.py").read_text()
     keys = set()
     for group in re.findall(r"expect_keys\([^)]*?\((\"[^)]*)\)", src):
         keys |= set(re.findall(r'"(\w+)"', group))

@@ -690,7 +690,7 @@ def test_cli_solve_and_errors(tmp_path):
 
 
 def test_every_bundled_example_solves():
-    from movecore.cli import example_paths
+    from movecore.tools.cli import example_paths
     paths = example_paths()
     assert any(p.name.startswith("grid_") for p in paths)
     for p in paths:
@@ -743,7 +743,7 @@ def test_reach_many_grows_its_output_arena(penalties):
 def test_version_is_the_installed_distributions():
     from importlib.metadata import version
 
-    from movecore.cli import main
+    from movecore.tools.cli import main
     assert mc.__version__ == version("movecore")
     with pytest.raises(SystemExit) as exc:
         main(["--version"])

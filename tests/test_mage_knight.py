@@ -15,7 +15,7 @@ import movecore as mc
 from movecore.games import mage_knight as mk
 from oracle import oracle_reach
 
-EXAMPLES = Path(mk.__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(mk.__file__).resolve().parents[2] / "examples"
 
 
 def scenario(cells, budget, *, time="day", figures=None, hero="h", open=(), next_tile=None,
@@ -497,7 +497,7 @@ def test_tile_catalogue_is_consistent():
         if t["kind"] != "starting":
             assert len(hexes) == 7
         for c in t["cells"]:
-            mk._check_space(mk.Space(c["terrain"], c.get("site"), False, None,
+            mk.rules._check_space(mk.Space(c["terrain"], c.get("site"), False, None,
                                      c.get("rampaging")), name)
     base = {k: [n for n in v if "expansion" not in cat[n]] for k, v in kinds.items()}
     assert len(base["countryside"]) == 11 and len(base["core"]) == 8
@@ -510,7 +510,7 @@ def test_tile_catalogue_is_consistent():
 def test_disputed_hexes_follow_the_settled_reading():
     """The hexes where the two first sources disagree hold the reading a third source
     settled (recorded in the JSON file), the two city arts aside (no third reading)."""
-    data = json.loads((Path(mk.__file__).with_name("mage_knight_tiles.json")).read_text())
+    data = json.loads((Path(mk.__file__).with_name("tiles.json")).read_text())
     assert "Stoeoef/mageknight" in data["settled_with"]
     cat = mk.tile_catalogue()
     hexes = {t: {c["hex"]: c for c in cat[t]["cells"]} for t in cat}
@@ -755,7 +755,7 @@ def test_lost_legion_tiles_load_with_their_walls():
         want = {mk.wall_key(at(a), at(b)) for a, b in walls}
         assert set(mk.catalogue_walls(name, (q0, r0))) == want, name
         for a, b in want:
-            assert mk._read_wall([a, b], "w") == (a, b)   # every wall between neighbours
+            assert mk.rules._read_wall([a, b], "w") == (a, b)   # every wall between neighbours
     hexes = {n: {c["hex"]: c for c in cat[n]["cells"]} for n in LOST_LEGION}
     assert hexes["countryside_12"]["C"]["rampaging"] == "orc_marauders"
     assert hexes["countryside_13"]["NE"]["rampaging"] == "orc_marauders"

@@ -38,8 +38,7 @@ def test_audit_sees_a_second_signature():
         from numba.core import caching
         caching.IndexDataCacheFile.save = lambda self, key, data: None  # write nothing
         import jit_audit
-        from movecore.games import descent  # (descent_position first: a circular import)
-        from movecore.games import descent_position as dp
+        from movecore.games.descent import position as dp
         cells = np.array([2, 0, 1], np.int32)
         costs = np.array([1, 1, 0], np.int32)
         for dtype in (np.int32, np.int64):
@@ -47,7 +46,7 @@ def test_audit_sees_a_second_signature():
             print(out[0].tolist())
         print(sorted(p.rsplit("/", 1)[-1].split("-")[0] for p in jit_audit.shared_entries()))
     """)
-    assert out.splitlines() == ["[1, 2, 0]", "[1, 2, 0]", "['descent_position._sort_plain']"]
+    assert out.splitlines() == ["[1, 2, 0]", "[1, 2, 0]", "['position._sort_plain']"]
 
 
 # Two processes compile one function on a cold cache, with Numba's writes forced into the

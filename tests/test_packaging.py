@@ -48,7 +48,7 @@ def test_a_build_holds_the_examples_and_the_type_marker(tmp_path):
     names = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
     examples = {f"movecore/examples/{p.name}" for p in (ROOT / "core/examples").glob("*.json")}
     assert examples and examples <= names
-    assert {"movecore/py.typed", "movecore/games/mage_knight_tiles.json",
+    assert {"movecore/py.typed", "movecore/games/mage_knight/tiles.json",
             "movecore/bindings/movecore.h", "movecore/kernels/reach.py"} <= names
 
 
@@ -160,17 +160,18 @@ def test_result_attributes_are_typed_as_they_are(kw):
 
 
 def test_every_game_module_imports_first():
-    # a game's live-position module imports its rules module, which registers the
-    # position by importing it back: either may be imported first
-    mods = ["movecore.games." + p.stem for p in
-            (Path(__file__).parent.parent / "core" / "games").glob("*.py")
-            if p.stem != "__init__"]
+    # every module of a game package may be imported first (its package's __init__
+    # runs first and imports the rules, then the live position)
+    games = Path(__file__).parent.parent / "core" / "games"
+    mods = [".".join(("movecore", "games", *p.relative_to(games).parent.parts,
+                      *([p.stem] if p.stem != "__init__" else [])))
+            for p in games.rglob("*.py")]
     code = "import importlib, sys\nfor m in sys.argv[1:]:\n" \
            "    importlib.import_module(m)\n"
     for m in mods:
         r = subprocess.run([sys.executable, "-c", code, m], capture_output=True, text=True)
         assert r.returncode == 0, (m, r.stderr[-500:])
-    r = subprocess.run([sys.executable, "-c", "import movecore.games.descent_position as p, "
+    r = subprocess.run([sys.executable, "-c", "import movecore.games.descent.position as p, "
                         "movecore.games.descent as d; assert d.Position is p.Position"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-500:]

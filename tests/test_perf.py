@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore import workloads
+from movecore.tools import workloads
 from randboards import random_case, unit_cost_twin
 
 R = importlib.import_module("movecore.reach")
@@ -280,7 +280,7 @@ def test_threads_mixing_batches_and_single_queries(how, monkeypatch):
 
 
 def test_repeated_queries_do_not_grow_memory():
-    from movecore.bench import memory_run
+    from movecore.tools.bench import memory_run
     before, after, _ = memory_run(20_000)
     assert after - before < 4 * 2**20
 
@@ -326,7 +326,7 @@ def test_workloads_are_deterministic_and_double_space_is_a_placement_graph():
 
 
 def test_bench_methods_agree_on_a_small_run():
-    from movecore.bench import bench_workload
+    from movecore.tools.bench import bench_workload
     w = workloads.make("dungeon-square8", n_starts=8)
     rows, notes = bench_workload(w, 8, ("scipy", "heapq"), rounds=1, min_time=0.0,
                                  log=lambda *a: None)
@@ -336,7 +336,7 @@ def test_bench_methods_agree_on_a_small_run():
 
 def test_warmup_and_cli_registration():
     import argparse
-    from movecore import bench
+    from movecore.tools import bench
     mc.warmup()
     p = argparse.ArgumentParser()
     sub = p.add_subparsers()

@@ -71,7 +71,7 @@ def check(pos, fid, q):
     # the reference: the scene re-read and answered by the module's functions alone
     # (enemy_turn, move_ends...), not by any position
     sc = pos.to_scenario(sq)
-    assert dr._solve_scene(dr.read_scene(sc), sq) == want
+    assert dr.rules._solve_scene(dr.read_scene(sc), sq) == want
     m = pos.legal_moves(fid, **q)
     got = m.to_dicts()
     assert got == (want["moves"] if "enemy" in sq else want["ends"]), (fid, q)
@@ -247,7 +247,7 @@ def test_enemy_pick_matches_sorting():
                                         tn + trp))[0]]), 1
         else:
             want = int(np.lexsort((rank[cells], s_now, t_now, to_t))[0]), 0
-        got = dr._pick()(cells, t_now, s_now, rem, flying, w, trap, dist, rank)
+        got = dr.rules._pick()(cells, t_now, s_now, rem, flying, w, trap, dist, rank)
         assert (int(got[0]), int(got[1])) == want, case
 
 
@@ -354,6 +354,6 @@ def test_enemy_ai_without_route_matches_reference(flying, traps):
     pos = mc.position(s)
     for move in range(0, 9):
         m = check(pos, "orc", {"enemy": True, "move": move})
-        want = dr._solve_scene(dr.read_scene(s), {"enemy": "orc", "move": move})
+        want = dr.rules._solve_scene(dr.read_scene(s), {"enemy": "orc", "move": move})
         assert m.to_dicts() == want["moves"]
     assert {r["reason"] for r in m.to_dicts()} == {"route" if flying else "no_route"}

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore.games import descent, descent_position
+from movecore.games import descent
+from movecore.games.descent import position as descent_position
 
 EXAMPLES = sorted((pathlib.Path(mc.__file__).parent / "examples").glob("descent_*.json"))
 HERO_RUN = next(p for p in EXAMPLES if p.name == "descent_hero_run.json")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore.cli import example_paths
+from movecore.tools.cli import example_paths
 from movecore.games import grid
 
 EXAMPLES = [p for p in example_paths() if json.loads(p.read_text())["game"] == "grid"]

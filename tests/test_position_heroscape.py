@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore.cli import example_paths
+from movecore.tools.cli import example_paths
 from movecore.games import heroscape as hs
 
 EXAMPLES = [p for p in example_paths() if p.name.startswith("heroscape_")]

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore.games import _mage_knight_position as mkp
+from movecore.games.mage_knight import position as mkp
 from movecore.games import mage_knight as mk
 
-EXAMPLES = sorted((Path(mk.__file__).resolve().parent.parent / "examples")
+EXAMPLES = sorted((Path(mk.__file__).resolve().parents[2] / "examples")
                   .glob("mage_knight_*.json"))
 CATALOGUE = [f"countryside_{i}" for i in range(1, 12)] + [f"core_{i}" for i in range(1, 9)]
 

@@ -320,7 +320,7 @@ def test_moves_arrays_and_mask():
 
 def test_docstring_examples():
     import doctest
-    from movecore.games import tiny_epic_tactics_position as mod
+    from movecore.games.tiny_epic_tactics import position as mod
     failed, tried = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert failed == 0 and tried > 0
 

@@ -216,11 +216,12 @@ def _private_imports(path: pathlib.Path) -> list[str]:
     the engine (movecore.reach, movecore.kernels*), and each import of a kernel module
     (the game layer runs the kernels through movecore.reach only)."""
     tree = ast.parse(path.read_text(), str(path))
+    pkg = ["movecore", "games"] + ([path.parent.name] if path.parent.parent == GAMES else [])
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level:  # relative to movecore.games
-                base = ["movecore", "games"][:2 - (node.level - 1)]
+            if node.level:  # relative to the file's package (movecore.games[.<game>])
+                base = pkg[:len(pkg) - (node.level - 1)]
                 mod = ".".join(base + ([node.module] if node.module else []))
             else:
                 mod = node.module or ""
@@ -241,7 +242,7 @@ def _private_imports(path: pathlib.Path) -> list[str]:
 
 
 def test_games_use_the_engines_public_api():
-    files = sorted(GAMES.glob("*.py"))
+    files = sorted(GAMES.rglob("*.py"))
     assert len(files) > 5
     bad = [f for p in files for f in _private_imports(p)]
     assert bad == []

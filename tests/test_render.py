@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from movecore.cli import example_paths, main
-from movecore.demo import DEMO, run_demo
+from movecore.tools.cli import example_paths, main
+from movecore.tools.demo import DEMO, run_demo
 from movecore.errors import QueryError, ScenarioError
 from movecore.render import (choose_end, parse_to, picture, render_svg, solve_for_picture,
                              to_svg, to_text)

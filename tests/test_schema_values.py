@@ -21,9 +21,9 @@ import pytest
 
 import movecore as mc
 from movecore import schemas
-from movecore.cli import example_paths
+from movecore.tools.cli import example_paths
 from movecore.errors import MovecoreError
-from movecore.vocabulary import to_common
+from movecore import to_common
 from test_schemas import _lax
 
 EXAMPLES = {p.stem: json.loads(p.read_text()) for p in example_paths()}

@@ -14,9 +14,9 @@ import pytest
 
 import movecore as mc
 from movecore import schemas
-from movecore.cli import example_paths
+from movecore.tools.cli import example_paths
 from movecore.errors import MovecoreError
-from movecore.vocabulary import to_common
+from movecore import to_common
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = mc.available_games()

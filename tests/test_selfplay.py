@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore import selfplay as sp
-from movecore.cli import main
+from movecore.tools import selfplay as sp
+from movecore.tools.cli import main
 
 
 

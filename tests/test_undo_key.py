@@ -5,7 +5,7 @@ True only on moves ``apply_move`` accepts (non-move actions have their own ids),
 grid positions keep the scenario's provoke tokens.
 
 The walks are seeded random legal move sequences on the bundled examples (self-play's
-scenarios and per-game queries, :mod:`movecore.selfplay`), with the game's other state
+scenarios and per-game queries, :mod:`movecore.tools.selfplay`), with the game's other state
 changes mixed in."""
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore import selfplay
+from movecore.tools import selfplay
 
 GAMES = selfplay.GAMES
 
@@ -382,7 +382,7 @@ def test_mage_knight_attack_is_no_move():
 
 # ------------------------------------------------------------ grid provoke tokens
 def _example(name):
-    from movecore.cli import example_paths
+    from movecore.scenario import example_paths
     for p in example_paths():
         if p.name == name:
             return json.loads(p.read_text())

@@ -11,9 +11,10 @@ import sys
 import pytest
 
 import movecore as mc
-from movecore.cli import example_paths
+from movecore.tools.cli import example_paths
 from movecore.errors import BoardError, MovecoreError, ScenarioError
-from movecore.vocabulary import LEVEL_ALIASES, ONLY_GRID, to_common, to_native
+from movecore import to_common
+from movecore.vocabulary import LEVEL_ALIASES, ONLY_GRID, to_native
 
 EXAMPLES = {p.name: json.loads(p.read_text()) for p in example_paths()}
 

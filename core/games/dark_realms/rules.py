@@ -49,18 +49,18 @@ from typing import Mapping
 
 import numpy as np
 
-from ..board import GRID_KINDS, Board, Link
-from ..errors import (BoardError, IllegalMoveError, LimitError, PlacementError, QueryError,
+from ...board import GRID_KINDS, Board, Link
+from ...errors import (BoardError, IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
-from ..kernels import _types as T
-from ..mover import Mover
-from ..position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
-                        register_position, scratch_rows)
-from ..position import Position as _Position
-from ..reach import Prepared, distance_field, prepare, reach
-from ..scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
+from ...kernels import _types as T
+from ...mover import Mover
+from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
+                         register_position, scratch_rows)
+from ...position import Position as _Position
+from ...reach import Prepared, distance_field, prepare, reach
+from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
                         get_int, get_list, get_str, register_game)
-from ._common import coord_list, end_order, find_figure, read_figures
+from .._common import coord_list, end_order, find_figure, read_figures
 
 SIDES = ("hero", "enemy", "summon")
 DICE = {"d4": 4, "d6": 6, "d8": 8, "d10": 10, "d12": 12, "d20": 20}
@@ -1422,7 +1422,7 @@ def _enemy_pick(cells, t_now, s_now, rem, flying, w, trap, dist, rank):
 def _pick():
     """:func:`_enemy_pick` compiled (Numba's cache, or once), on the first enemy AI
     query: numba is imported the package's way by then (the kernels ran before)."""
-    from .. import _import_numba
+    from ... import _import_numba
     return _import_numba().njit(cache=T.CACHE, nogil=True)(_enemy_pick)
 
 

@@ -56,10 +56,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError
-from ..kernels import _types as T
-from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
-                        get_list, get_str, register_game)
+from ...errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError
+from ...kernels import _types as T
+from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
+                        get_list, get_str)
 
 # ----------------------------------------------------------------------------- words
 TERRAINS = ("floor", "water", "rubble", "boulder", "crushing_wall", "pit", "lava", "ice",
@@ -601,34 +601,3 @@ def movement_points(fig: Hero, query: dict) -> int:
     elif action is not None:
         get_str(query, "action", "query", ACTIONS)
     return mp + fatigue
-
-
-@register_game("descent")
-def solve_descent(scenario: dict) -> dict:
-    """``solve()`` of a Descent scenario: its live position, asked the query."""
-    expect_keys(scenario, "scenario", ("game", "board", "options", "party", "figures",
-                                       "query"), required=("board", "figures", "query"))
-    pos = _live.Position._from_parts(scenario)
-    return pos.solve(scenario["query"])
-
-
-def move(dungeon: Dungeon, figures: list[Hero], mover: Hero, mp: int, *, rune_keys=(),
-         corner_cutting: bool = True, ice: str = "normal", large_turns: str = "all",
-         large_jumps: bool = False, paths: bool = False) -> dict:
-    """Every legal end of ``mover``'s move with ``mp`` movement points, in game words
-    (``solve()``'s result; a one-off :class:`Position` of the objects answers it)."""
-    pos = _live.Position(dungeon, figures, rune_keys=set(rune_keys),
-                         corner_cutting=corner_cutting, ice=ice, large_turns=large_turns,
-                         large_jumps=large_jumps)
-    return pos.solve({"figure": mover.id, "mp": mp, "paths": paths})
-
-
-from . import descent_position as _live  # noqa: E402  (registers the live position)
-
-
-def __getattr__(name: str):
-    # ``Position`` lives in descent_position (which imports this module first when it
-    # is imported first itself)
-    if name == "Position":
-        return _live.Position
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

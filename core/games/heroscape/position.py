@@ -21,7 +21,7 @@ Queries call the kernels directly on these layers (``reach1_ordered`` for a move
 leaving penalties, ``reach_query`` with them): no layer is copied per query. Falls (a
 battlefield with a drop of at least the mover's Height, master game), paths, and positions
 that held more than 64 figures are answered from the same searches by
-:mod:`._heroscape_falls`.
+:mod:`._falls`.
 """
 from __future__ import annotations
 
@@ -31,22 +31,20 @@ from typing import Mapping
 
 import numpy as np
 
-from ..errors import IllegalMoveError, LimitError, PlacementError, QueryError, describe
-from ..kernels import _types as T
-from ..mover import Mover
-from ..position import Moves, fresh_lock, locked, register_position
-from ..position import Position as _Position
-from ..reach import entry_point as _entry_point
-from ..reach import prepare
-from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
+from ...errors import IllegalMoveError, LimitError, PlacementError, QueryError, describe
+from ...kernels import _types as T
+from ...mover import Mover
+from ...position import Moves, fresh_lock, locked, register_position
+from ...position import Position as _Position
+from ...reach import prepare
+from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
                         get_str)
-from . import heroscape as hs
+from . import rules as hs
+from ._entry import _NO_NODES2, _NO_TOUCH, _jit
 
 _NO_ORDER = np.zeros(0, np.int64)
-_NO_NODES2 = np.zeros((1, 0), np.uint64)
 _NO_I64 = np.zeros(0, np.int64)
 _NO_ROWS = np.zeros((0, 8), T.INDEX)
-_NO_TOUCH = np.zeros((0, 12), np.int64)
 _U64_ONE = np.uint64(1)
 _QUERY_KEYS = ("move", "paths", "never_attacked_leaving")
 _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy figure
@@ -54,24 +52,11 @@ _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy 
 
 # ------------------------------------------------------------------------------ helpers
 @functools.lru_cache(maxsize=None)
-def _jit() -> "_Helpers":
-    """The position's compiled helpers (:mod:`._heroscape_jit`), imported on the first
-    query (loaded from Numba's cache, or compiled once), as entry points: called without
-    the dispatcher, every argument being of the declared type."""
-    from . import _heroscape_jit as J
-    return _Helpers({name: _entry_point(getattr(J, name)) for name in (
-        "relocate", "relevant", "adjacent", "touching", "refresh_nodes", "free_nodes",
-        "restore", "sync_cells", "leave_bits", "finish_pen", "finish_fast",
-        "finish_double", "who_bits", "finish_pen_who", "finish_fast_who",
-        "finish_double_who")})
-
-
-@functools.lru_cache(maxsize=None)
 def _falls():
-    """:mod:`._heroscape_falls` (falls and paths at kernel speed), imported on the first
+    """:mod:`._falls` (falls and paths at kernel speed), imported on the first
     query of a figure that may fall or of one with paths."""
-    from . import _heroscape_falls
-    return _heroscape_falls
+    from . import _falls
+    return _falls
 
 
 class _Info:
@@ -83,11 +68,6 @@ class _Info:
     def __init__(self, **kw):
         for k, v in kw.items():
             setattr(self, k, v)
-
-
-class _Helpers:
-    def __init__(self, fns: dict):
-        self.__dict__.update(fns)
 
 
 # ------------------------------------------------------------------------------ kinds

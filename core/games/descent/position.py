@@ -47,16 +47,16 @@ from typing import Mapping
 import numpy as np
 from numba import njit
 
-from ..board import Board, Link
-from ..errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
+from ...board import Board, Link
+from ...errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
-from ..kernels import _types as T
-from ..mover import Mover
-from ..position import Moves, locked, register_position
-from ..position import Position as _Position
-from ..reach import Prepared, prepare
-from ..scenario import as_coord, expect_keys, expect_object, get_bool, get_list, get_str
-from . import descent as D
+from ...kernels import _types as T
+from ...mover import Mover
+from ...position import Moves, locked, register_position
+from ...position import Position as _Position
+from ...reach import Prepared, prepare
+from ...scenario import as_coord, expect_keys, expect_object, get_bool, get_list, get_str
+from . import rules as D
 
 OPEN, OPENABLE, SHUT = 0, 1, 2
 _DOOR_WORDS = ("open", "openable", "shut")

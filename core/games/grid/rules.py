@@ -35,17 +35,17 @@ import numpy as np
 import copy as _copy
 from typing import Mapping
 
-from ..board import GRID_KINDS, Board, Link
-from ..errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
-from ..kernels import _types as T
-from ..mover import Mover
-from ..position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
-                        register_position, scratch_rows)
-from ..position import Position as _Position
-from ..reach import Prepared, prepare, reach
-from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
+from ...board import GRID_KINDS, Board, Link
+from ...errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
+from ...kernels import _types as T
+from ...mover import Mover
+from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
+                         register_position, scratch_rows)
+from ...position import Position as _Position
+from ...reach import Prepared, prepare, reach
+from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
                         get_list, get_str, register_game)
-from ._common import coord_list, read_figures, token_masks
+from .._common import coord_list, read_figures, token_masks
 
 
 def build_board(spec) -> tuple[Board, list[int]]:
@@ -339,7 +339,7 @@ class Position(CellActions, _Position):
         if c >= 0 and self.occ[c] != T.OCC_EMPTY:
             raise PlacementError(f"add_provoke: a figure stands on {list(t)}")
         if len(self._tokens) >= 64:
-            from ..errors import LimitError
+            from ...errors import LimitError
             raise LimitError("add_provoke: 64 provoke tokens already; at most 64 are "
                              "supported")
         self._record(_unplace_token, t)
@@ -365,7 +365,7 @@ class Position(CellActions, _Position):
         if len(set(new)) != len(new):
             raise PlacementError("set_provoke: two tokens on one place")
         if len(new) > 64:
-            from ..errors import LimitError
+            from ...errors import LimitError
             raise LimitError(f"set_provoke: {len(new)} provoke tokens; at most 64 are "
                              f"supported")
         for t in new:
@@ -383,7 +383,7 @@ class Position(CellActions, _Position):
 
     def _token_cells(self, t) -> tuple[int, list]:
         """(the token's cell or -1, the cells next to it)."""
-        from ..board import DIRECTIONS
+        from ...board import DIRECTIONS
         board = self.board
         x, y = t
         near = [board.find((x + dx, y + dy)) for dx, dy in DIRECTIONS[board.kind]]
@@ -602,7 +602,7 @@ class Position(CellActions, _Position):
         self._touch()
 
     def _rare_state(self):
-        from ..position import board_fingerprint
+        from ...position import board_fingerprint
         return board_fingerprint(self.board), self.table, sorted(self.options.items())
 
     def _key_parts(self) -> tuple:

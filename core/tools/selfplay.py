@@ -37,8 +37,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import MovecoreError, QueryError, ScenarioError, describe
-from .position import grid_distance as _distance
+from ..errors import MovecoreError, QueryError, ScenarioError, describe
+from ..position import grid_distance as _distance
 
 GAMES = ("grid", "heroscape", "mage_knight", "descent", "tiny_epic_tactics", "dark_realms")
 POLICIES = ("random", "greedy")
@@ -224,7 +224,7 @@ def example_scenarios(game: str) -> list[tuple[str, dict]]:
 
 def _playable(scenario: dict) -> bool:
     """At least two sides (a one-team example is skipped)."""
-    from .position import position
+    from ..position import position
     try:
         return len(position(scenario).sides) >= 2
     except MovecoreError:
@@ -250,7 +250,7 @@ def _root(game: str, scenario: dict) -> tuple:
     key = id(scenario)
     hit = _ROOTS.get(key)
     if hit is None or hit[0] is not scenario:
-        from .position import position
+        from ..position import position
         pos = position(scenario)
         g = GAME_CLASSES[game](pos)
         rng = np.random.default_rng(0)
@@ -402,13 +402,13 @@ def _play_chunk(game: str, seed: int, indices: list[int], policy: str,
 def user_scenario(path: str) -> tuple[str, list]:
     """A user's scenario file for ``--scenario``: (game, [(file name, scenario)]);
     ScenarioError if it cannot be read or has fewer than two sides."""
-    from .cli import _read
+    from ..scenario import read_scenario as _read
     s = _read(path)
     game = s.get("game") if isinstance(s, dict) else None
     if game not in GAMES:
         raise ScenarioError(f"{path}: 'game' must be one of {list(GAMES)}; got "
                             f"{describe(game)}")
-    from .position import position
+    from ..position import position
     pos = position(s)   # typed errors for a malformed scenario
     if len(pos.sides) < 2:
         raise ScenarioError(f"{path}: self-play needs figures of two sides or more; got "
@@ -534,7 +534,7 @@ class _Progress:
 
 
 def cmd_selfplay(args) -> int:
-    from .reach import warmup
+    from ..reach import warmup
     if args.game is None and args.scenario is None:
         raise QueryError("selfplay needs --game G or --scenario FILE")
     scenarios = None

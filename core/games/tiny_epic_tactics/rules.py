@@ -64,14 +64,14 @@ from typing import Any
 
 import numpy as np
 
-from ..board import Board, Link
-from ..errors import BoardError, LimitError, QueryError, ScenarioError, describe
-from ..kernels import _types as T
-from ..mover import Mover
-from ..reach import Reach, prepare
-from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
-                        get_str, register_game)
-from ._common import (Figure, coord_list, end_order, find_figure, occupancy, read_figures,
+from ...board import Board, Link
+from ...errors import BoardError, LimitError, QueryError, ScenarioError, describe
+from ...kernels import _types as T
+from ...mover import Mover
+from ...reach import Reach, prepare
+from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
+                        get_str)
+from .._common import (Figure, coord_list, end_order, find_figure, occupancy, read_figures,
                       team_numbers)
 
 # ---------------------------------------------------------------------------- the realm
@@ -835,20 +835,3 @@ def reference_solve(scenario: dict) -> dict:
 #: A figure's keys for the turn in progress (see docs/tiny_epic_tactics.md, "Live
 #: position"): Move actions it took, the space its turn began on, villages it used.
 TURN_KEYS = ("moved", "turn_start", "villages_used")
-
-
-@register_game("tiny_epic_tactics")
-def solve_tiny_epic_tactics(scenario: dict) -> dict:
-    """Build the live position of the scenario, then ask it the scenario's query."""
-    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
-                required=("board", "figures", "query"))
-    from .tiny_epic_tactics_position import Position
-    return Position.from_scenario(scenario).solve(scenario["query"])
-
-
-def __getattr__(name: str):
-    """``Position`` lives in tiny_epic_tactics_position (it builds on this module)."""
-    if name == "Position":
-        from .tiny_epic_tactics_position import Position
-        return Position
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

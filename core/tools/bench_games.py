@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bench import best_time
+from ._timing import best_time
 
 
 def _plain_board(pos, figure, kind: str):
     """The board a plain query runs on: the position's own, else (a game whose position
     keeps graphs per kind of mover, as Descent) the squares of its action space."""
-    from .board import Board
+    from ..board import Board
     board = getattr(pos, "board", None)
     if board is not None:
         return board
@@ -44,9 +44,9 @@ def figure_rows(game: str, scenario: dict, rounds: int = 5, min_time: float = 0.
     """[(figure, kind, us legal_moves, us plain query, ends, us copy)] for one
     scenario."""
     from . import selfplay as sp
-    from .mover import Mover
-    from .position import position
-    from .reach import prepare
+    from ..mover import Mover
+    from ..position import position
+    from ..reach import prepare
     pos = position(scenario)
     g = sp.GAME_CLASSES[game](pos)
     rng = np.random.default_rng(0)
@@ -85,7 +85,7 @@ def games_report(games=None, rounds: int = 5, min_time: float = 0.05,
     and prints a table through ``log``."""
     from . import selfplay as sp
     from .cli import example_paths
-    from .position import position_games
+    from ..position import position_games
     import json
     games = games or [g for g in sp.GAMES if g in position_games()]
     out = {}

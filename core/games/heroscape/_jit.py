@@ -1,4 +1,4 @@
-"""Compiled bookkeeping of the Heroscape live position (:mod:`.heroscape_position`): who is
+"""Compiled bookkeeping of the Heroscape live position (:mod:`.position`): who is
 within reach, engagement after a move, placements without the mover, the ends in
 ``solve()``'s order. Module-level functions with explicit signatures, cached by Numba;
 imported on a position's first query (not when the game is loaded)."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from ..kernels import _types as T
-from ..kernels._types import CACHE
+from ...kernels import _types as T
+from ...kernels._types import CACHE
 
 i64, i32, u64 = types.int64, types.int32, types.uint64
 I64_1, I64_2 = types.int64[::1], types.int64[:, ::1]

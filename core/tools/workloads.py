@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:  # imported where a workload is built: this module loads no kernels
-    from .board import Board
-    from .mover import Mover
+    from ..board import Board
+    from ..mover import Mover
 
 NAMES = ("skirmish-hex", "dungeon-square8", "big-square4", "heights-hex", "double-space")
 
@@ -73,10 +73,10 @@ def _smooth_heights(board, rng, top=4, rounds=3):
 
 
 def _double_space(n_starts: int, rng) -> Workload:
-    from .board import Board
-    from .games import heroscape as hs
-    from .kernels import _types as T
-    from .mover import Mover
+    from ..board import Board
+    from ..games import heroscape as hs
+    from ..kernels import _types as T
+    from ..mover import Mover
 
     coords = _hex_parallelogram()
     geo = Board.hex(coords)
@@ -122,8 +122,8 @@ def make(name: str, n_starts: int = 1000, seed: int = 0) -> Workload:
     rng = np.random.default_rng([seed, NAMES.index(name)])
     if name == "double-space":
         return _double_space(n_starts, rng)
-    from .board import Board
-    from .mover import Mover
+    from ..board import Board
+    from ..mover import Mover
     climb = 0
     height = None
     if name in ("skirmish-hex", "heights-hex"):

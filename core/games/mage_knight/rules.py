@@ -34,7 +34,7 @@ each space); :meth:`MageKnightMap.reveal` adds a tile with :meth:`Board.extend`,
 every cell index, so "reveal, then continue" needs no rebuild. See docs/mage_knight.md for
 the scenario vocabulary.
 
-``solve()`` runs through the live :class:`Position` (module ``_mage_knight_position``:
+``solve()`` runs through the live :class:`Position` (module :mod:`.position`:
 legal moves array-first, moves applied, day/night, effects, conquests, defeated enemies and
 revealed tiles changed in place, cheap copies). :func:`move` and :func:`direct_move` are the
 longhand reference it is tested against (:func:`solve_reference`).
@@ -49,15 +49,15 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..board import DIRECTIONS, Board
-from ..errors import (BoardError, LimitError, PlacementError, QueryError, ScenarioError,
+from ...board import DIRECTIONS, Board
+from ...errors import (BoardError, LimitError, PlacementError, QueryError, ScenarioError,
                       describe)
-from ..kernels import _types as T
-from ..mover import Mover
-from ..reach import Reach, reach
-from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_id,
-                        get_int, get_list, get_str, register_game)
-from ._common import coord_list, end_order
+from ...kernels import _types as T
+from ...mover import Mover
+from ...reach import Reach, reach
+from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_id,
+                        get_int, get_list, get_str)
+from .._common import coord_list, end_order
 
 # ---------------------------------------------------------------------------- words
 TERRAINS = ("plains", "hills", "forest", "wasteland", "desert", "swamp", "lake", "mountain")
@@ -119,7 +119,7 @@ TILES_TO_TOUCH = {"countryside": 2, "core": 2, "fallback": 3}
 #: columns ``b`` allowed (None: no limit).
 MAP_SHAPES = {"wedge": None, "open_5": (-2, 2), "open_4": (-1, 2), "open_3": (-1, 1)}
 
-_CATALOGUE_FILE = Path(__file__).with_name("mage_knight_tiles.json")
+_CATALOGUE_FILE = Path(__file__).with_name("tiles.json")
 _catalogue_cache: dict = {}
 
 
@@ -1056,16 +1056,6 @@ def direct_move(m: MageKnightMap, heroes: Sequence[Hero], hero: Hero, spaces: in
 
 
 # ---------------------------------------------------------------------------- solve()
-@register_game("mage_knight")
-def solve_mage_knight(scenario: dict) -> dict:
-    """``solve()`` of a Mage Knight scenario: its live :class:`Position`, asked the
-    scenario's query (``move`` / ``direct_move`` above are the longhand reference the
-    position is tested against)."""
-    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
-                required=("board", "figures", "query"))
-    return Position.from_scenario(scenario).solve(scenario["query"])
-
-
 def solve_reference(scenario: dict) -> dict:
     """``solve()`` the longhand way (:func:`move` / :func:`direct_move` on a map read
     from the scenario, no live position): the reference the tests hold the position to."""
@@ -1116,9 +1106,3 @@ def solve_reference(scenario: dict) -> dict:
     if revealed:
         result["revealed"] = revealed
     return result
-
-
-# The live position (its module imports this one). Imported first on its own, that module
-# sets ``Position`` here itself when it is done.
-if __name__.rpartition(".")[0] + "._mage_knight_position" not in __import__("sys").modules:
-    from ._mage_knight_position import Position  # noqa: E402

@@ -19,11 +19,11 @@ import importlib
 import json
 import re
 import sys
-from importlib import resources
 from pathlib import Path
 
-from .errors import MovecoreError, ScenarioError
-from .scenario import available_games, load_scenario, solve
+from ..errors import MovecoreError, ScenarioError
+from ..scenario import available_games, example_paths, solve
+from ..scenario import read_scenario as _read
 
 
 #: Modules that add subcommands: each has ``register(subparsers)`` which adds its parser
@@ -31,44 +31,16 @@ from .scenario import available_games, load_scenario, solve
 #: imported only when its command is the one given (some load the kernels on import);
 #: otherwise the command is listed with this help line.
 _COMMAND_MODULES = {
-    "demo": ("movecore.demo", "solve and draw one bundled example per game"),
+    "demo": ("movecore.tools.demo", "solve and draw one bundled example per game"),
     "render": ("movecore.render", "draw a scenario and its reach (SVG and/or text)"),
-    "bench": ("movecore.bench", "time movecore against scipy / tcod / networkx"),
-    "selfplay": ("movecore.selfplay", "bulk seeded movement-only self-play"),
+    "bench": ("movecore.tools.bench", "time movecore against scipy / tcod / networkx"),
+    "selfplay": ("movecore.tools.selfplay", "bulk seeded movement-only self-play"),
     "capi": ("movecore.bindings.capi", "build the C ABI (libmovecore.so + movecore.h)"),
-    "schema": ("movecore.vocab_cli", "print a game's scenario JSON Schema"),
-    "convert": ("movecore.vocab_cli", "print a scenario in the common form"),
+    "schema": ("movecore.tools.vocab_cli", "print a game's scenario JSON Schema"),
+    "convert": ("movecore.tools.vocab_cli", "print a scenario in the common form"),
 }
 _missing: dict[str, Exception] = {}
 _COORD = re.compile(r"^\s*-?\d+\s*,\s*-?\d+\s*$")
-
-
-def _read(path: str) -> dict:
-    if path == "-":
-        text = sys.stdin.read()
-    else:
-        file = Path(path)
-        if not file.exists():
-            file = find_example(path) or file
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ScenarioError(f"cannot read scenario file {path!r}: {exc.strerror} "
-                                f"(movecore examples lists the bundled ones)") from exc
-    return load_scenario(text)
-
-
-def example_paths() -> list[Path]:
-    """The bundled example scenarios (``movecore/examples/*.json``), sorted by name."""
-    root = resources.files("movecore") / "examples"
-    return sorted((Path(str(p)) for p in root.iterdir() if p.name.endswith(".json")),
-                  key=lambda p: p.name)
-
-
-def find_example(name: str) -> Path | None:
-    """The bundled example called ``name`` (with or without ``.json``), or None."""
-    want = name if name.endswith(".json") else name + ".json"
-    return next((p for p in example_paths() if p.name == want), None)
 
 
 def format_result(result: dict) -> str:
@@ -93,10 +65,10 @@ def cmd_solve(args) -> int:
             query["paths"] = True
     want_picture = bool(args.svg or args.text or args.to)
     if want_picture:
-        from .vocabulary import to_native
+        from ..vocabulary import to_native
         scenario = to_native(scenario)      # the pictures read the game's own spelling
     if want_picture:
-        from .render import parse_to, picture, solve_for_picture, to_svg, to_text
+        from ..render import parse_to, picture, solve_for_picture, to_svg, to_text
         to = parse_to(args.to) if args.to else None
         result = solve_for_picture(scenario, to is not None)
         pic = picture(scenario, result, to)
@@ -153,7 +125,7 @@ def main(argv=None) -> int:
     argv = _join_negative_coords(list(sys.argv[1:] if argv is None else argv))
     parser = _Parser(prog="movecore", description="movecore: exact, fast movement "
                      "generation for tabletop board games (movecore CMD --help for each)")
-    from . import __version__
+    from .. import __version__
     parser.add_argument("--version", action="version", version=f"movecore {__version__}")
     sub = parser.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("solve", help="solve a scenario file and print the result as JSON")

@@ -1,4 +1,4 @@
-"""Falls of the Heroscape live position (:mod:`.heroscape_position`) at kernel speed.
+"""Falls of the Heroscape live position (:mod:`.position`) at kernel speed.
 
 A walker in the master game may fall where the battlefield drops at least its Height.
 Every end reports (as the reference :func:`movecore.games.heroscape.moves` does):
@@ -25,12 +25,12 @@ import functools
 import numpy as np
 from numba import njit, types
 
-from ..kernels import _types as T
-from ..kernels._types import CACHE
-from ..position import LazyColumns
-from ..reach import entry_point as _entry_point
-from . import heroscape as hs
-from . import heroscape_position as _P
+from ...kernels import _types as T
+from ...kernels._types import CACHE
+from ...position import LazyColumns
+from ...reach import entry_point as _entry_point
+from . import _entry as _P   # (the compiled helpers; the position imports this module)
+from . import rules as hs
 
 i64 = types.int64
 I32_A = types.int32[:]

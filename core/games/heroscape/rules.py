@@ -71,15 +71,15 @@ from typing import Any
 
 import numpy as np
 
-from ..board import Board, Link
-from ..errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError
-from ..errors import describe
-from ..kernels import _types as T
-from ..mover import Mover
-from ..reach import reach
-from ..scenario import (expect_keys, expect_object, get_bool, get_coord, get_int,
-                        get_list, register_game)
-from ._common import read_figures
+from ...board import Board, Link
+from ...errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError
+from ...errors import describe
+from ...kernels import _types as T
+from ...mover import Mover
+from ...reach import reach
+from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_int,
+                        get_list)
+from .._common import read_figures
 
 #: Land terrains: each space costs 1 to enter, whatever it is made of.
 LAND = ("grass", "rock", "sand", "road", "snow", "ice", "swamp", "dungeon", "concrete",
@@ -723,23 +723,3 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
                 if node_leave is not None else e["path"]
         ends.append(e)
     return _ordered(ends)
-
-
-# ------------------------------------------------------------------------------ solve()
-from . import heroscape_position as _live  # noqa: E402  (registers the live position)
-
-
-def __getattr__(name: str):
-    # ``Position`` and ``read_rules`` live in heroscape_position (which imports this
-    # module): looked up there, so either module may be imported first
-    if name in ("Position", "read_rules"):
-        return getattr(_live, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@register_game("heroscape")
-def solve_heroscape(scenario: dict) -> dict:
-    """``solve()`` of a Heroscape scenario: its live :class:`Position`, asked the query."""
-    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
-                required=("board", "figures", "query"))
-    return _live.Position.from_scenario(scenario).solve(scenario["query"])

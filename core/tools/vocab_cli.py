@@ -5,22 +5,23 @@ from __future__ import annotations
 import json
 import sys
 
+from .convert import to_common
+
 
 def cmd_schema(args) -> int:
-    from .schemas import dump, load
+    from ..schemas import dump, load
     sys.stdout.write(dump(load(args.game)))
     return 0
 
 
 def cmd_convert(args) -> int:
-    from .cli import _read
-    from .errors import ScenarioError
-    from .vocabulary import to_common
+    from ..scenario import read_scenario as _read
+    from ..errors import ScenarioError
     scenario = _read(args.file)
     if not isinstance(scenario, dict):
         raise ScenarioError(f"a scenario is a JSON object; got {type(scenario).__name__}")
     if not isinstance(scenario.get("game"), str):
-        from . import solve
+        from .. import solve
         solve(scenario)     # the typed error naming the missing game
     common = to_common(scenario)
     sys.stdout.write(json.dumps(common) if args.compact else format_scenario(common))

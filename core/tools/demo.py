@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from .cli import example_paths
-from .errors import MovecoreError, ScenarioError
-from .scenario import available_games, load_scenario, solve
+from ..errors import MovecoreError, ScenarioError
+from ..scenario import available_games, load_scenario, solve
 
 #: (game, example file, end to draw the path to: None = the farthest end)
 DEMO = (
@@ -53,7 +53,7 @@ def kernels_ready() -> str:
     import movecore
     loaded_before = "movecore.kernels" in sys.modules
     t0 = time.perf_counter()
-    from .reach import warmup
+    from ..reach import warmup
     warmup()
     dt = time.perf_counter() - t0
     info = movecore.KERNELS_LOADED
@@ -70,7 +70,7 @@ def kernels_ready() -> str:
 def run_demo(out_dir, *, repeat: int = 5, echo=print) -> list[Path]:
     """Solve and draw one example per game; write ``<game>.svg`` into ``out_dir``.
     Returns the written files (a game whose example is missing is reported, skipped)."""
-    from .render import picture, solve_for_picture, to_svg, to_text
+    from ..render import picture, solve_for_picture, to_svg, to_text
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -12,17 +12,17 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
+from ...errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
                       describe)
-from ..kernels import _types as T
-from ..position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
-                        register_position, scratch_rows)
-from ..position import Position as _Position
-from ..reach import Prepared, prepare
-from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
+from ...kernels import _types as T
+from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
+                         register_position, scratch_rows)
+from ...position import Position as _Position
+from ...reach import Prepared, prepare
+from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
                         get_str)
-from ._common import Figure, end_order, read_figures
-from .tiny_epic_tactics import (MAX_ACTIONS, MAX_KNOCK_BACK, SIDES, SOLO_TARGETS, TURN_KEYS,
+from .._common import Figure, end_order, read_figures
+from .rules import (MAX_ACTIONS, MAX_KNOCK_BACK, SIDES, SOLO_TARGETS, TURN_KEYS,
                                 End, Muster, Realm, build_realm, knock_back, mover_for,
                                 side_away_from, solo_entry, solo_extras, solo_turn,
                                 villages_on)
@@ -672,7 +672,7 @@ class Position(CellActions, _Position):
         if actions == 1:
             return [End(c, k, first.path(c).tolist(), 0 if c == start else 1)
                     for c, k in zip(first.cells.tolist(), first.costs.tolist())]
-        from .tiny_epic_tactics import _layered_path
+        from .rules import _layered_path
         reaches = {start: first}
         layers = [{start: (0, None)}]
         best: dict[int, End] = {start: End(start, 0, [start], 0)}

@@ -1,6 +1,6 @@
 """``movecore bench``: movecore against the peers a user would pick instead.
 
-On the same starts of each workload (:mod:`movecore.workloads`) it times
+On the same starts of each workload (:mod:`movecore.tools.workloads`) it times
 
 * movecore, one query per call through the public API (cells and costs as arrays),
 * movecore batches (:func:`movecore.reach_many`) on one thread and on every thread,
@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._timing import best_time
 from .workloads import NAMES, make
 
 # The kernels load where a method is built, not at import (``movecore bench --help``).
@@ -40,7 +41,7 @@ def _reach_module():
     """The module ``movecore.reach`` (the package attribute is the function): its
     ``BATCH_THREADS``."""
     import importlib
-    return importlib.import_module(__package__ + ".reach")
+    return importlib.import_module("movecore.reach")
 
 PEERS = ("scipy", "scipy-batch", "tcod", "networkx", "heapq")
 
@@ -233,7 +234,7 @@ def _tcod_peer(w, tp):
 
 # ------------------------------------------------------------------ movecore methods
 def mc_single(w):
-    from .reach import reach
+    from ..reach import reach
     kw = w.query_kwargs()
     board, mover, budget = w.board, w.mover, w.budget
 
@@ -245,7 +246,7 @@ def mc_single(w):
 
 def mc_prepared(w):
     """One query per call through a prepared query (``movecore.prepare``)."""
-    from .reach import prepare
+    from ..reach import prepare
     p = prepare(w.board, w.mover, w.budget, **w.query_kwargs())
     one = p.reach
 
@@ -257,7 +258,7 @@ def mc_prepared(w):
 def mc_batch(w, threads, how=None):
     """A batch; ``how`` = "pool" or "prange" sets how threads are used (default: the
     library's, ``reach.BATCH_THREADS``)."""
-    from .reach import reach_many
+    from ..reach import reach_many
     _reach = _reach_module()
     kw = w.query_kwargs()
 
@@ -282,7 +283,7 @@ def mc_batch(w, threads, how=None):
 
 def yardstick(w):
     """The C yardstick's runner, or None with a note when it cannot be built here."""
-    here = Path(__file__).resolve().parents[1] / "benches"
+    here = Path(__file__).resolve().parents[2] / "benches"
     if not (here / "c_yardstick.py").exists():
         return None, None, "C yardstick: benches/c_yardstick.py not found (run from a " \
                            "source checkout)"
@@ -334,22 +335,6 @@ def yardstick_threads(w, n_threads):
 
 
 # ------------------------------------------------------------------ timing
-def best_time(fn, arg, rounds=3, min_time=0.05) -> float:
-    """Seconds of the best round (each round repeats ``fn(arg)`` to at least min_time)."""
-    fn(arg)
-    best = float("inf")
-    for _ in range(rounds):
-        reps, t0 = 0, time.perf_counter()
-        while True:
-            fn(arg)
-            reps += 1
-            t = time.perf_counter() - t0
-            if t >= min_time:
-                break
-        best = min(best, t / reps)
-    return best
-
-
 def _same(a, b) -> bool:
     ca, xa = np.asarray(a[0]), np.asarray(a[1])
     cb, xb = np.asarray(b[0]), np.asarray(b[1])
@@ -466,7 +451,7 @@ def rss_bytes() -> int:
 
 def memory_run(n: int, name="skirmish-hex"):
     """(rss before, rss after, seconds) of ``n`` public queries, results dropped."""
-    from .reach import reach
+    from ..reach import reach
     w = make(name)
     starts = w.starts.tolist()
     for s in starts[:100]:
@@ -503,7 +488,7 @@ def machine() -> str:
 
 
 def run_bench(args) -> int:
-    from .reach import warmup
+    from ..reach import warmup
 
     t0 = time.perf_counter()
     warmup()

@@ -22,18 +22,18 @@ from typing import Mapping, Sequence
 import numpy as np
 from numba import njit
 
-from ..errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
+from ...errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
-from ..kernels import _types as T
-from ..mover import Mover
-from ..position import (BUILD_LOCK, CellActions, LazyColumns, Moves, cell_index,
-                        register_position, scratch_rows)
-from ..position import Position as _Position
-from ..reach import Prepared, prepare
-from ..scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
+from ...kernels import _types as T
+from ...mover import Mover
+from ...position import (BUILD_LOCK, CellActions, LazyColumns, Moves, cell_index,
+                         register_position, scratch_rows)
+from ...position import Position as _Position
+from ...reach import Prepared, prepare
+from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
                         get_str)
-from . import mage_knight as mk
-from ._common import coord_list
+from . import rules as mk
+from .._common import coord_list
 
 _QUERY_KEYS = ("budget", "paths", "mode", "end_safe", "reveal")
 _MODES = ("move", "direct")
@@ -1260,8 +1260,6 @@ class Position(CellActions, _Position):
             result["revealed"] = revealed
         return result
 
-
-mk.Position = Position   # (when this module was imported before mage_knight finished)
 
 
 # ------------------------------------------------------------------ undo entries

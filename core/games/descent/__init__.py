@@ -1,0 +1,32 @@
+"""Descent: Journeys in the Dark, 1st edition (``movecore.games.descent``, docs/descent.md).
+
+* :mod:`.rules` — the rulebook page: the game's words, options and rule decisions, the
+  dungeon and figure readers.
+* :mod:`.position` — the live :class:`Position` (what ``solve()`` and :func:`move` ask).
+
+Importing the package registers the game; its public names are re-exported here.
+"""
+from ...scenario import expect_keys, register_game
+from .rules import *  # noqa: F401,F403  (the public names: ``descent.read_board``, ...)
+from .rules import Dungeon, Hero
+from .position import Position  # noqa: F401
+
+
+@register_game("descent")
+def solve_descent(scenario: dict) -> dict:
+    """``solve()`` of a Descent scenario: its live position, asked the query."""
+    expect_keys(scenario, "scenario", ("game", "board", "options", "party", "figures",
+                                       "query"), required=("board", "figures", "query"))
+    pos = Position._from_parts(scenario)
+    return pos.solve(scenario["query"])
+
+
+def move(dungeon: Dungeon, figures: list[Hero], mover: Hero, mp: int, *, rune_keys=(),
+         corner_cutting: bool = True, ice: str = "normal", large_turns: str = "all",
+         large_jumps: bool = False, paths: bool = False) -> dict:
+    """Every legal end of ``mover``'s move with ``mp`` movement points, in game words
+    (``solve()``'s result; a one-off :class:`Position` of the objects answers it)."""
+    pos = Position(dungeon, figures, rune_keys=set(rune_keys),
+                   corner_cutting=corner_cutting, ice=ice, large_turns=large_turns,
+                   large_jumps=large_jumps)
+    return pos.solve({"figure": mover.id, "mp": mp, "paths": paths})
