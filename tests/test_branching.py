@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import movecore as mc
-from movecore import selfplay as sp
+from movecore.tools import selfplay as sp
 from movecore.errors import MovecoreError
 
 
