@@ -407,6 +407,7 @@ class Position(_Position):
         # them (add_figure: _own_figures); queries add layer rows and use _bufs: one
         # thread at a time per position (see docs/ai.md, "Threads")
         self._figs_shared = False
+        self._moves_shared = False
         self._lock = fresh_lock()
 
     # ---------------------------------------------------------------- construction
@@ -437,14 +438,11 @@ class Position(_Position):
             new = object.__new__(type(self))
             d = new.__dict__
             d.update(self.__dict__)
-            # what a move changes is copied (the layers' row tables too: rows are added
-            # by queries; _lv_team, _lv_h, _nw_team, _nw_mode are replaced, never
-            # written); the per-figure constants are shared until one changes them
-            for name in ("cells", "alive", "at_fig", "occ_any", "occ_walk", "engaged"):
-                d[name] = d[name].copy()
-            for name in ("_lv", "_lvn", "_nw"):    # (no rows yet: nothing to write)
-                if d[name].size:
-                    d[name] = d[name].copy()
+            # what a move changes (_MOVE_ARRAYS) and the per-figure constants are
+            # shared until either position changes them (copy on write: _own_moves,
+            # _own_figures); the layers' row tables are copied (queries add rows;
+            # _lv_team, _lv_h, _nw_team, _nw_mode are replaced, never written)
+            self._moves_shared = d["_moves_shared"] = True
             d["_live"] = dict(self._live)
             d["_info"] = list(self._info)
             d["_lv_rows"] = dict(self._lv_rows)
@@ -455,6 +453,22 @@ class Position(_Position):
             d["_last"] = None
             d["_lock"] = fresh_lock()
             return new
+
+    _moves_shared = False     # (class defaults: see copy())
+    _figs_shared = False
+
+    #: What a move writes in place (shared by copies until either moves: _own_moves).
+    _MOVE_ARRAYS = ("cells", "alive", "at_fig", "occ_any", "occ_walk", "engaged", "_lv",
+                    "_lvn", "_nw")
+
+    def _own_moves(self) -> None:
+        """Before a move (or a removal, an addition, an undo) writes the arrays of
+        ``_MOVE_ARRAYS``: made this position's own if a copy shares them."""
+        if self._moves_shared:
+            d = self.__dict__
+            for name in self._MOVE_ARRAYS:
+                d[name] = d[name].copy()
+            self._moves_shared = False
 
     #: Per-figure values that only add_figure changes (shared by copies until then).
     _FIGURE_CONSTANTS = ("team", "double", "move", "height", "flying", "stealth",
@@ -482,7 +496,7 @@ class Position(_Position):
         field_.__dict__.update({k: v for k, v in f.__dict__.items()
                                 if k != "_positions_static"})
         state.update(field=field_, _info=[None] * len(self._info), _nflags={}, _bufs={},
-                     _last=None, _figs_shared=False)
+                     _last=None, _figs_shared=False, _moves_shared=False)
         for k in ("_st", "_lock"):
             del state[k]
         return state
@@ -647,6 +661,8 @@ class Position(_Position):
         """Figure i from where it stands (if anywhere) to ``new0`` (, ``new1``), or off
         the battlefield (``new0`` -1): occupancy, engagement, walls, leave bits and the
         placements touching every space that changed (one compiled call)."""
+        if self._moves_shared:
+            self._own_moves()
         st = self._st
         changed = self._bufs.get("changed")
         if changed is None:
@@ -728,6 +744,7 @@ class Position(_Position):
             raise PlacementError(f"add_figure: figure {figure!r} is already in play")
         self._record_snapshot()
         self._own_figures()
+        self._own_moves()
         if team not in self.teams:
             self.teams = dict(self.teams)
             self.teams[team] = len(self.teams)
@@ -1457,6 +1474,7 @@ def _unmove(pos: Position, i: int, c0: int, c1: int) -> None:
 
 
 def _unremove(pos: Position, i: int, c0: int, c1: int) -> None:
+    pos._own_moves()
     pos.alive[i] = True
     pos._live[pos.ids[i]] = i
     pos._relocate(i, c0, c1 if pos.double[i] else -1)
