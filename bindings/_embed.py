@@ -147,10 +147,13 @@ def _mover(e: _Entry, ptr) -> mc.Mover:
             raise _Fail("MC_E_ARG", f"mover.corner_cutting is {cut}; expected 0 or 1")
         if team < 0:
             raise _Fail("MC_E_ARG", f"mover.team is {team}; expected a team id >= 0")
-        m = mc.Mover(terrain_cost=list(e.terrain_cost), climb_per_level=cpl,
-                     climb_flat=cf, max_climb=None if max_climb == -1 else max_climb,
-                     descend_per_level=dpl, team=team, allies=MODES[allies],
-                     enemies=MODES[enemies], corner_cutting=bool(cut))
+        try:   # every bad mover field is MC_E_ARG (docs/c_api.md), a too-large one too
+            m = mc.Mover(terrain_cost=list(e.terrain_cost), climb_per_level=cpl,
+                         climb_flat=cf, max_climb=None if max_climb == -1 else max_climb,
+                         descend_per_level=dpl, team=team, allies=MODES[allies],
+                         enemies=MODES[enemies], corner_cutting=bool(cut))
+        except mc.MovecoreError as exc:
+            raise _Fail("MC_E_ARG", f"mover: {exc}") from None
         if len(e.movers) > 64:
             e.movers.clear()
         e.movers[key] = m

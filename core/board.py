@@ -269,9 +269,11 @@ class Board:
                              f"{describe(xy.tolist())}")
         if len(xy) > T.MAX_CELLS:
             raise LimitError(f"{len(xy)} cells; at most {T.MAX_CELLS} are supported")
-        if np.abs(xy).max() > (1 << 20):
+        # compared, not np.abs'd: abs(-2**63) overflows int64 to a negative number
+        off = ((xy < -(1 << 20)) | (xy > (1 << 20))).any(axis=1)
+        if off.any():
             raise LimitError(f"coordinates must lie within +-{1 << 20}; got "
-                             f"{xy[np.abs(xy).max(axis=1).argmax()].tolist()}")
+                             f"{xy[off.argmax()].tolist()}")
         lo = xy.min(axis=0)
         span = xy.max(axis=0) - lo + 1
         if int(span[0]) * int(span[1]) > 4 * T.MAX_CELLS:
@@ -536,6 +538,7 @@ class Board:
             c["max_edge_cost"] = int(self.edges[:, :, 0].max()) if self.edges.shape[0] else 0
             c["max_terrain"] = int(self.cell_data[:, 0].max()) if self.n_cells else 0
             ld = self.link_data
-            c["link_costs"] = {(int(k), int(cst)) for cst, k in zip(ld[:, 1], ld[:, 2])}
+            kc = np.unique(ld[:, 2].astype(np.int64) << 32 | ld[:, 1].astype(np.int64))
+            c["link_costs"] = set(zip((kc >> 32).tolist(), (kc & 0xFFFFFFFF).tolist()))
             c["max_link_cost"] = int(ld[:, 1].max()) if len(ld) else 0
         return c[name]

@@ -42,9 +42,70 @@ class LimitError(MovecoreError):
 
 
 def describe(value, limit: int = 60) -> str:
-    """``repr`` of a user value, shortened for error messages."""
-    text = repr(value)
+    """``repr`` of a user value, shortened for error messages: a bounded preview (at most
+    ``limit`` characters, nested lists and dicts shown a few levels deep), so that a huge,
+    deeply nested or unprintable value never makes the message itself fail.
+
+    >>> describe([1, {"a": (2,)}]), describe([[[[[[[[[[[0]]]]]]]]]]])
+    ("[1, {'a': (2,)}]", '[[[[[[[[...]]]]]]]]')
+    """
+    parts: list[str] = []
+    size = 0
+
+    def emit(text: str) -> None:
+        nonlocal size
+        parts.append(text)
+        size += len(text)
+        if size > limit:
+            raise _Full
+
+    def show(v, depth: int) -> None:
+        t = type(v)
+        if t is dict or t is list or t is tuple:
+            if depth >= _DEPTH:
+                emit("...")
+                return
+            opening, closing = {dict: "{}", list: "[]", tuple: "()"}[t]
+            emit(opening)
+            items = v.items() if t is dict else v
+            for k, item in enumerate(items):
+                if k:
+                    emit(", ")
+                if t is dict:
+                    show(item[0], depth + 1)
+                    emit(": ")
+                    item = item[1]
+                show(item, depth + 1)
+            emit("," + closing if t is tuple and len(v) == 1 else closing)
+        else:
+            emit(_atom(v, limit))
+
+    try:
+        show(value, 0)
+    except _Full:
+        pass
+    text = "".join(parts)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_DEPTH = 8
+
+
+class _Full(Exception):
+    """The preview is long enough."""
+
+
+def _atom(value, limit: int) -> str:
+    """``repr`` of a non-container value, at most about ``limit`` characters."""
+    if isinstance(value, str) and len(value) > limit:
+        value = value[:limit]
+    try:
+        text = repr(value)
+    except Exception:      # an integer past Python's digit limit, a broken __repr__
+        if isinstance(value, int):
+            return f"<an integer of {value.bit_length()} bits>"
+        return f"<{type(value).__name__}>"
+    return text
 
 
 def is_sequence(value) -> bool:

@@ -55,19 +55,99 @@ def position(scenario: Mapping[str, Any] | str) -> "Position":
     """The live position of a scenario (a dict or its JSON text): its board, options and
     figures; its ``query`` (if any) is not used. Raises the same typed errors as
     :func:`movecore.solve` on malformed input."""
-    from .scenario import _load_games, load_scenario
+    from .scenario import _load_games, clean_scenario, load_scenario
     if isinstance(scenario, (str, bytes)):
         scenario = load_scenario(scenario)
     if not isinstance(scenario, Mapping):
         raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
+    scenario = clean_scenario(scenario)
     game = scenario.get("game")
     _load_games()
-    if game not in _POSITIONS:
+    if not isinstance(game, str) or game not in _POSITIONS:
         from .errors import UnknownGameError
         raise UnknownGameError(f"no live position for game {describe(game)}; expected one "
                                f"of {sorted(_POSITIONS)}")
     from .vocabulary import to_native
     return _POSITIONS[game](to_native(scenario))
+
+
+class _NotAnId:
+    """The key :func:`figure_key` gives a value that cannot be a figure id (no figure
+    index holds it)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not a figure id>"
+
+
+_NOT_AN_ID = _NotAnId()
+
+
+def figure_key(figure):
+    """``figure`` as a key of a figure index (id -> row): the id itself when it can be
+    one (a ``str``, or an ``int`` that is not a ``bool``; a NumPy integer or string reads
+    as its Python value), else a key no index holds. An id so finds only an equal id of
+    the same type: ``True`` never finds figure ``1``, nor ``1.0``, ``"1"`` or ``[1]``
+    (one type check and the caller's one dict lookup: O(1)).
+
+    >>> index = {1: 0, "a": 1}
+    >>> [index.get(figure_key(f), -1) for f in (1, True, 1.0, "a", ["a"])]
+    [0, -1, -1, 1, -1]
+    """
+    t = type(figure)
+    if t is str or t is int:
+        return figure
+    if isinstance(figure, str):
+        return str(figure)
+    if isinstance(figure, (int, np.integer)) and not isinstance(figure, (bool, np.bool_)):
+        return int(figure)
+    return _NOT_AN_ID
+
+
+def new_figure_id(figure, where: str = "add_figure"):
+    """A figure id given to a method that adds a figure, checked and normalised as the
+    scenario readers check ids: a string UTF-8 can encode, or an integer that is not a
+    boolean; :class:`QueryError` otherwise."""
+    key = figure_key(figure)
+    if key is _NOT_AN_ID:
+        raise QueryError(f"{where}: a figure id is a string or an integer (not a "
+                         f"boolean); got {describe(figure)}")
+    if type(key) is str and not key.isascii():
+        try:
+            key.encode("utf-8")
+        except UnicodeEncodeError:
+            raise QueryError(f"{where}: figure id {describe(key)} is not text that UTF-8 "
+                             f"can encode (a lone surrogate)") from None
+    return key
+
+
+def check_actions(actions, n: int, figure=None) -> np.ndarray:
+    """``actions`` (one action id or an array-like of them) as an integer array, each
+    checked to lie in ``[0, n)``: :class:`QueryError` naming the first bad id and the
+    range otherwise (a negative id would silently index from the end, a boolean is not
+    an id). Vectorised: two reductions, no Python loop.
+
+    >>> check_actions([0, 2], 3).tolist()
+    [0, 2]
+    """
+    a = actions if type(actions) is np.ndarray else np.asarray(actions)
+    if a.dtype.kind not in "iu":
+        if a.size == 0 and a.dtype.kind == "f":   # [] reads as float64
+            return a.astype(np.intp)
+        if a.dtype.kind == "O" and a.size and all(type(x) is int for x in a.flat):
+            bad = next((x for x in a.flat if not 0 <= x < n), None)   # past int64
+            if bad is not None:
+                raise QueryError(f"action id {bad} is not in [0, {n})" + (
+                    "" if figure is None else f" for figure {describe(figure)}"))
+        raise QueryError(f"action ids must be integers in [0, {n}); got "
+                         f"{describe(actions)}" + ("" if figure is None else
+                                                   f" for figure {describe(figure)}"))
+    if a.size and (a.min() < 0 or a.max() >= n):
+        bad = a[(a < 0) | (a >= n)].flat[0]
+        raise QueryError(f"action id {int(bad)} is not in [0, {n})" +
+                         ("" if figure is None else f" for figure {describe(figure)}"))
+    return a
 
 
 def position_games() -> list[str]:
@@ -549,11 +629,8 @@ class Position:
 
     def _fig(self, figure) -> int:
         """The row of a figure in play; :class:`QueryError` naming it otherwise."""
-        try:
-            i = self.index[figure]
-        except (KeyError, TypeError):
-            raise self._figure_error(figure) from None
-        if not self.alive[i]:
+        i = self.index.get(figure_key(figure), -1)
+        if i < 0 or not self.alive[i]:
             raise self._figure_error(figure)
         return i
 
@@ -615,13 +692,19 @@ class CellActions:
     a board cell (``self.board``; ``self._cell(to, what)`` reads a cell or coordinate)."""
 
     def n_actions(self, figure) -> int:
+        """The board's cells (the figure must be in play)."""
+        self._fig(figure)
         return self.board.n_cells
 
     def action_of(self, figure, to) -> int:
+        self._fig(figure)
         return self._cell(to, "to")
 
     def action_coords(self, figure, actions) -> np.ndarray:
-        return self.board.coords[actions]
+        """int32[E, 2] the coordinates of cells ``actions`` (ids in ``[0, n_actions)``,
+        :class:`QueryError` otherwise)."""
+        self._fig(figure)
+        return self.board.coords[check_actions(actions, self.board.n_cells, figure)]
 
 
 def bind_occupant(prepared, occ: np.ndarray, **layers: np.ndarray):

@@ -55,14 +55,127 @@ def available_games() -> list[str]:
 
 
 def load_scenario(text: str) -> dict:
-    """Parse a scenario from JSON text; :class:`ScenarioError` on bad JSON."""
+    """Parse a scenario from JSON text; :class:`ScenarioError` on bad JSON (bad syntax,
+    bytes that are not UTF-8, an integer of more digits than Python reads, nesting too
+    deep)."""
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"scenario is not valid JSON: {exc}") from exc
     except RecursionError as exc:
         raise ScenarioError("scenario JSON is nested too deeply") from exc
+    except ValueError as exc:   # JSONDecodeError, UnicodeDecodeError, int digit limit
+        raise ScenarioError(f"scenario is not valid JSON: {str(exc)[:200]}") from None
     return data
+
+
+#: The deepest nesting of lists and objects a scenario may use (the formats need 7).
+MAX_DEPTH = 32
+
+
+def clean_scenario(value, where: str = "scenario"):
+    """The scenario as every reader takes it, checked once at the boundary: a JSON
+    number that is a whole number is that integer wherever it stands (``6.0`` reads as
+    ``6`` and ``-0.0`` as ``0``, as JSON Schema's ``integer`` says), text must be
+    encodable as UTF-8 (no lone surrogates), and lists and objects nest at most
+    :data:`MAX_DEPTH` levels (:class:`ScenarioError` naming where otherwise). Returns
+    ``value`` itself when nothing changes, else a copy of the parts that do.
+
+    >>> clean_scenario({"at": [1.0, -0.0], "budget": 6.0})
+    {'at': [1, 0], 'budget': 6}
+    """
+    try:
+        return _clean(value, 0)
+    except _Bad as bad:
+        at = where + "".join(f".{_printable(k)}" if type(k) is str else f"[{k}]"
+                             for k in reversed(bad.path))
+        raise bad.error(bad.message(at)) from None
+
+
+def _printable(key: str) -> str:
+    """A key for a message: as it is, or escaped if UTF-8 cannot encode it."""
+    try:
+        key.encode("utf-8")
+        return key
+    except UnicodeEncodeError:
+        return ascii(key)
+
+
+class _Bad(Exception):
+    """A bad value deep in a scenario; its path is gathered while unwinding (so that
+    the walk formats no path while all is well)."""
+
+    def __init__(self, error, message):
+        self.error, self.message, self.path = error, message, []
+
+
+def _clean(v, depth: int):
+    t = type(v)
+    if t is dict or t is list or t is tuple or isinstance(v, Mapping):
+        if depth >= MAX_DEPTH:
+            raise _Bad(ScenarioError, lambda at: f"{at} is nested more than {MAX_DEPTH} "
+                                                 f"levels deep; a scenario needs far fewer")
+        new = None
+        if t is dict or (t is not list and t is not tuple):
+            for k, x in v.items():
+                if type(k) is str and not k.isascii():
+                    try:
+                        _utf8(k)
+                    except _Bad as bad:
+                        bad.path.append(k)
+                        raise
+                tx = type(x)
+                if (tx is int and -_BIG < x < _BIG) or tx is bool or x is None or \
+                        (tx is str and x.isascii()):
+                    continue
+                try:
+                    y = _clean(x, depth + 1)
+                except _Bad as bad:
+                    bad.path.append(k)
+                    raise
+                if y is not x or t is not dict:
+                    if new is None:
+                        new = dict(v)
+                    new[k] = y
+            return v if new is None else new
+        for i, x in enumerate(v):
+            tx = type(x)
+            if (tx is int and -_BIG < x < _BIG) or tx is bool or x is None or \
+                    (tx is str and x.isascii()):
+                continue
+            try:
+                y = _clean(x, depth + 1)
+            except _Bad as bad:
+                bad.path.append(i)
+                raise
+            if y is not x:
+                if new is None:
+                    new = list(v)
+                new[i] = y
+        return v if new is None else (new if t is list else tuple(new))
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else v
+    if isinstance(v, int) and not isinstance(v, bool) and not -_BIG < v < _BIG:
+        from .errors import LimitError
+        digits = int(v.bit_length() * 0.30103) + 1
+        raise _Bad(LimitError, lambda at: f"{at} is an integer of about {digits} digits; "
+                                          f"JSON text stops at {_DIGITS}")
+    if isinstance(v, str):
+        _utf8(v)
+    return v
+
+
+#: Integers of more digits than Python's JSON reader takes (sys.get_int_max_str_digits)
+#: are refused as in JSON text.
+_DIGITS = 4300
+_BIG = 10 ** _DIGITS
+
+
+def _utf8(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _Bad(ScenarioError, lambda at: f"{at}: {describe(text)} is not text that "
+                                             f"UTF-8 can encode (a lone surrogate)") \
+            from None
 
 
 def solve(scenario: Mapping[str, Any] | str) -> dict:
@@ -74,6 +187,7 @@ def solve(scenario: Mapping[str, Any] | str) -> dict:
         scenario = load_scenario(scenario)
     if not isinstance(scenario, Mapping):
         raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
+    scenario = clean_scenario(scenario)
     game = scenario.get("game")
     if not isinstance(game, str):
         raise ScenarioError(f"scenario needs 'game': a game name string; got "
@@ -205,18 +319,49 @@ def find_example(name: str) -> Path | None:
     return next((p for p in example_paths() if p.name == want), None)
 
 
+#: The largest scenario file :func:`read_scenario` reads (a 100,000-cell board is ~3 MiB).
+MAX_SCENARIO_BYTES = 64 << 20
+
+
 def read_scenario(path: str) -> dict:
     """A scenario from a file path, ``-`` (stdin) or a bundled example's name
-    (:func:`find_example`); :class:`ScenarioError` naming the path when it cannot be read."""
+    (:func:`find_example`): UTF-8 JSON text of at most :data:`MAX_SCENARIO_BYTES` bytes
+    holding an object; :class:`ScenarioError` naming the problem otherwise (a file that
+    cannot be read, is not UTF-8, is over the limit, a closed stdin: never a
+    traceback)."""
     if path == "-":
-        text = sys.stdin.read()
+        where = "stdin"
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        if stream is None:
+            raise ScenarioError("cannot read the scenario from stdin: it is closed")
+        try:
+            data = stream.read(MAX_SCENARIO_BYTES + 1)
+        except (OSError, ValueError) as exc:   # a closed or unreadable descriptor
+            raise ScenarioError(f"cannot read the scenario from stdin: "
+                                f"{getattr(exc, 'strerror', None) or exc}") from None
     else:
         file = Path(path)
         if not file.exists():
             file = find_example(path) or file
+        where = f"scenario file {path!r}"
         try:
-            text = file.read_text(encoding="utf-8")
+            with open(file, "rb") as fh:
+                data = fh.read(MAX_SCENARIO_BYTES + 1)
         except OSError as exc:
             raise ScenarioError(f"cannot read scenario file {path!r}: {exc.strerror} "
-                                f"(movecore examples lists the bundled ones)") from exc
-    return load_scenario(text)
+                                f"(movecore examples lists the bundled ones)") from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(f"{where} is over {MAX_SCENARIO_BYTES >> 20} MiB, the largest "
+                            f"scenario movecore reads")
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ScenarioError(f"{where} is not UTF-8 text (byte {data[exc.start]:#04x} "
+                                f"at offset {exc.start}): a scenario is UTF-8 JSON") \
+                from None
+    scenario = load_scenario(data)
+    if not isinstance(scenario, dict):
+        raise ScenarioError(f"{where} holds {describe(scenario)}; a scenario is a JSON "
+                            f"object")
+    return scenario

@@ -191,7 +191,15 @@ def _descent() -> dict:
         _obj({name: _int(1, D.MAX_WOUNDS, null=True) if name == "aura"
               else _enum([True], null=True)}, [name]) for name in D.ABILITIES]}
     return {
-        ("board", "rows"): {"type": "array", "items": _chars(D.MAP_CHARS)},
+        ("board", "rows"): {"type": "array", "items": _chars(D.MAP_CHARS), "minItems": 1},
+        # the dungeon is given once: as cells, as rows, or as width and height
+        ("$rules", "board"): {"oneOf": [
+            {"required": ["cells"], "not": {"anyOf": [
+                {"required": [k]} for k in ("rows", "width", "height")]}},
+            {"required": ["rows"], "not": {"anyOf": [
+                {"required": [k]} for k in ("cells", "width", "height")]}},
+            {"required": ["width", "height"], "not": {"anyOf": [
+                {"required": [k]} for k in ("cells", "rows")]}}]},
         ("board", "width"): _int(1, 4096), ("board", "height"): _int(1, 4096),
         ("board", "terrain"): {"type": "object", "propertyNames": _enum(D.TERRAINS),
                                "additionalProperties": COORDS},
@@ -205,6 +213,7 @@ def _descent() -> dict:
         ("figure", "footprint"): _enum(D.FOOTPRINTS),
         ("figure", "abilities"): {"type": "array", "items": ability},
         ("options", "corner_cutting"): BOOL, ("options", "large_jumps"): BOOL,
+        ("options", "hound_slides"): BOOL,
         ("options", "ice"): _enum(("normal", "stop")),    # descent.position's literal
         ("options", "large_turns"): _enum(D.LARGE_TURNS),
         ("scenario", "party"): _obj({"rune_keys": {"type": "array",
@@ -322,6 +331,8 @@ def _mage_knight() -> dict:
     cost = _int(0, T.MAX_COST)
     out = {("cell", k): v for k, v in space.items()}
     out[("$rules", "cell")] = {"allOf": space_rules}
+    out[("$rules", "board")] = {"anyOf": [{"required": ["cells"]},   # the map's spaces
+                                          {"required": ["tiles"]}]}
     out.update({
         ("$defs", "tile"): tile,
         ("board", "tiles"): {"type": "array", "items": {"$ref": "#/$defs/tile"}},
@@ -365,6 +376,13 @@ def _tiny_epic_tactics() -> dict:
     elevation = _int(0, E.MAX_ELEVATION)
     return {
         ("board", "width"): _int(1, 4096), ("board", "height"): _int(1, 4096),
+        # the size: width and height together, or the rectangle that the terrain or
+        # elevation rows or the cells fill (movecore.vocabulary._tet_size)
+        ("$rules", "board"): {"dependentRequired": {"width": ["height"],
+                                                    "height": ["width"]},
+                              "anyOf": [{"required": ["width"]}] + [
+                                  {"required": [k], "properties": {k: {"minItems": 1}}}
+                                  for k in ("terrain", "elevation", "cells")]},
         ("board", "terrain"): {"type": "array", "items": _chars(E.LEGEND, 1)},
         ("board", "elevation"): {"type": "array", "items": {"anyOf": [
             _chars("0123456789", 1), {"type": "array", "items": elevation}]}},

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from movecore import scenario as mc_scenario
 from movecore.tools import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,3 +177,72 @@ def test_pretty_printer_keeps_a_coordinate_on_one_line():
     assert "\n  [0, 0],\n  [-4, 8]\n" in text
     assert json.loads(text) == {"enemy": "orc", "at": [-4, 8], "path": [[0, 0], [-4, 8]],
                                 "ends": [{"at": [1, 2], "cost": 1}], "none": []}
+
+
+# ------------------------------------------------- hostile input (issue 33.5): one line
+def _cli(args, *, stdin=subprocess.DEVNULL, shell_redirect: str = ""):
+    """``python -m movecore ARGS`` in a fresh process (through sh when a redirection such
+    as ``<&-`` or ``>&-`` closes a descriptor); (exit status, stdout, stderr)."""
+    if shell_redirect:
+        cmd = " ".join([f"'{sys.executable}'", "-m", "movecore", *map(str, args)])
+        out = subprocess.run(["sh", "-c", f"{cmd} {shell_redirect}"], capture_output=True,
+                             text=True, timeout=120, stdin=stdin)
+    else:
+        out = subprocess.run([sys.executable, "-m", "movecore", *map(str, args)],
+                             capture_output=True, text=True, timeout=120, stdin=stdin)
+    return out.returncode, out.stdout, out.stderr
+
+
+def _one_line(rc, err, *words):
+    assert rc == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("movecore: error:"), err
+    assert "Traceback" not in err
+    for w in words:
+        assert w in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("content,words", [
+    (bytes(range(256)) * 4, ["not UTF-8", "offset"]),                      # binary
+    ('{"game": "grid", "name": "caf\u00e9"}'.encode("latin-1"), ["not UTF-8"]),
+    (b'{"game": "grid", "board": ' + b"9" * 5000 + b"}", ["JSON", "4300"]),
+    (b"[1, 2]", ["JSON object"]),
+    (b"[" * 100_000 + b"]" * 100_000, ["nested"]),
+    (b"", ["JSON"]),
+])
+@pytest.mark.parametrize("cmd", ["solve", "convert"])
+def test_a_broken_file_is_one_line_and_a_nonzero_exit(tmp_path, content, words, cmd):
+    f = tmp_path / "bad.json"
+    f.write_bytes(content)
+    rc, out, err = _cli([cmd, f])
+    _one_line(rc, err, *words)
+
+
+def test_dev_zero_is_refused_at_the_size_limit():
+    rc, out, err = _cli(["solve", "/dev/zero"])
+    _one_line(rc, err, "MiB")
+    assert mc_scenario.MAX_SCENARIO_BYTES == 64 << 20
+
+
+def test_a_file_over_the_limit_is_refused(tmp_path):
+    f = tmp_path / "big.json"
+    f.write_bytes(b" " * (mc_scenario.MAX_SCENARIO_BYTES + 1))
+    _one_line(*_cli(["solve", f])[::2], "over 64 MiB")
+
+
+def test_closed_stdin_and_stdout_are_one_line():
+    rc, out, err = _cli(["solve", "-"], shell_redirect="<&-")
+    _one_line(rc, err, "stdin")
+    rc, out, err = _cli(["solve", "grid_issue_example"], shell_redirect=">&-")
+    _one_line(rc, err, "stdout")
+
+
+def test_stdin_still_reads_a_scenario(tmp_path):
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps({"game": "grid", "board": {"grid": "square4", "cells": [
+        {"at": [0, 0]}, {"at": [1, 0]}]}, "figures": [{"id": "a", "team": "r", "at": [0, 0]}],
+        "query": {"figure": "a", "budget": 1}}))
+    with open(f) as fh:
+        rc, out, err = _cli(["solve", "-", "--compact"], stdin=fh)
+    assert rc == 0, err
+    assert json.loads(out)["ends"][1] == {"at": [1, 0], "cost": 1, "stopped": False}

@@ -361,6 +361,55 @@ def test_two_square_monster_turn_prices():
     assert r[((1, 1), (1, 2))] == 2 and r[((2, 1), (1, 2))] == 1
 
 
+def test_hell_hound_does_not_slide_across_its_axis():
+    # issue 30.6: "The figure moves one half of its body into a non-diagonal adjacent
+    # space while the other half of its body moves into the space(s) that the first
+    # half just vacated" (rulebook, wiki page Monsters); the BoardGameGeek thread adds
+    # the diagonal sidestep. A 2x1 hound at (1, 1)-(2, 1) in an open room: along its
+    # axis and diagonally 1 MP, straight across its axis 2 MP (two moves).
+    room = {"width": 5, "height": 4}
+    for fp, at, across in (("2x1", [1, 1], [(1, 0), (1, 2)]),
+                           ("1x2", [1, 1], [(0, 1), (2, 1)])):
+        size = tuple(map(int, fp.split("x")))
+        r = placements(solve(room, [_hound(at, 2, footprint=fp)], {"figure": "hh"}))
+        assert all(r[(c, size)] == 2 for c in across), r
+        one = sorted(k[0] for k, v in r.items() if v == 1 and k[1] == size)
+        x, y = at
+        along = [(x - 1, y), (x + 1, y)] if fp == "2x1" else [(x, y - 1), (x, y + 1)]
+        diag = [(x + dx, y + dy) for dx in (-1, 1) for dy in (-1, 1)]
+        assert one == sorted(along + diag)
+        assert r == _brute_force(["....."] * 4, [], [], [_hound(at, 2, footprint=fp)],
+                                 "hh", 2)
+        # option hound_slides: the sideways shift is one move (the old reading)
+        r = placements(solve(room, [_hound(at, 2, footprint=fp)], {"figure": "hh"},
+                             options={"hound_slides": True}))
+        assert all(r[(c, size)] == 1 for c in across)
+        assert r == _brute_force(["....."] * 4, [], [], [_hound(at, 2, footprint=fp)],
+                                 "hh", 2, slides=True)
+    # a 2x2 base and a dragon still shift in all 8 directions
+    r = placements(solve(room, [monster("o", [1, 1], 1, footprint="2x2")], {"figure": "o"}))
+    assert len(r) == 9 and set(r.values()) == {0, 1}
+
+
+def test_rooms_with_hound_slides_match_brute_force():
+    rng = random.Random(zlib.crc32(b"slides"))
+    checked = 0
+    for _ in range(60):
+        fp = rng.choice(["1x2", "2x1"])
+        slides = rng.random() < 0.5
+        rows, walls, doors, figs = _door_room(rng, fp)
+        try:
+            r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
+                      {"figure": "me"}, options={"hound_slides": slides})
+        except mc.PlacementError:
+            continue
+        want = _brute_force(rows, walls, doors, figs, "me", figs[0]["speed"],
+                            slides=slides)
+        assert placements(r) == want, (slides, rows, walls, doors, figs)
+        checked += 1
+    assert checked > 15
+
+
 def test_two_square_monster_pit_only_with_the_whole_base_in():
     # a hound turning with both squares into a 1x2 pit falls in: 1 wound; half in, none
     board = {"rows": ["....", ".p..", ".p..", "...."]}
@@ -510,7 +559,7 @@ def test_pit_rooms_match_brute_force(jumps):
     # with large_jumps a straight jump over bases wholly on pits or ice (3 MP each)
     rng = random.Random(zlib.crc32(b"pits %d" % jumps))
     checked = jumped = 0
-    for _ in range(240):
+    for _ in range(300):
         fp = rng.choice(["1x1", "1x2", "2x1", "2x2", "2x3", "3x2"])
         rows, walls, doors, figs = _pit_room(rng, fp)
         try:
@@ -638,13 +687,19 @@ def test_bad_input_gets_a_typed_error(mutate, err):
 
 # ------------------------------------------------------------------ brute force: large
 def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
-                 jumps=False, wounds=False):
+                 jumps=False, wounds=False, slides=False, open_here=True):
     """Literal Dijkstra over (anchor, base size, doors opened so far) for one figure,
-    written from the rulebook: translate the whole base one square, or turn a 2-square
-    base a quarter, or (``turns="all"``) a 2x3 base into any turned base inside the box
-    one square larger than it that overlaps it, sweeping the squares of both bases as
-    one; it must fit after every step. Climbing out of a pit (the whole base on pit
-    squares) costs 2; a one-square base, or any with ``jumps``, may jump (see jump()).
+    written from the rulebook: translate the whole base one square (a 2-square base
+    along its axis or diagonally, across its axis only with ``slides``), or turn a
+    2-square base a quarter, or (``turns="all"``) a 2x3 base into any turned base inside
+    the box one square larger than it that overlaps it, sweeping the squares of both
+    bases as one; it must fit after every step. Climbing out of a pit (the whole base on
+    pit squares) costs 2; a one-square base, or any with ``jumps``, may jump (see
+    jump()) in the directions it steps in. Opening a closed door is an action of its
+    own: 2 MP from a base with a square that touches the door (one of the door's
+    squares, or diagonally past an end of it); a step that crosses a closed door opens
+    it on the way (the same 2 MP). ``open_here=False``: doors open only on a step (the
+    model before issue 30.5, to tell which rooms need the action).
     {(anchor, (w, h)): least MP}, or with ``wounds`` {(anchor, (w, h)): (least MP,
     least wounds (falls into pits) within mp, least MP with those wounds)}."""
     on = {(x, y): ch for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != "#"}
@@ -690,17 +745,29 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
     def base(a, size):
         return [(a[0] + i, a[1] + j) for j in range(size[1]) for i in range(size[0])]
 
+    def directions(size):
+        """The translations of a base: all 8, but none across a 2-square base's axis
+        (its halves move into the space the other vacates, or it sidesteps diagonally)
+        unless ``slides``."""
+        return [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx or dy) and not (
+            size[0] * size[1] == 2 and not slides and
+            ((size == (2, 1) and dx == 0) or (size == (1, 2) and dy == 0)))]
+
+    def touches(cells, door):
+        """Some square of ``cells`` is within one square (diagonals included) of both
+        squares of one of the door's cell edges."""
+        return any(max(abs(p[0] - a[0]), abs(p[1] - a[1])) <= 1 and
+                   max(abs(p[0] - b[0]), abs(p[1] - b[1])) <= 1
+                   for p in cells for a, b in map(lambda e: map(tuple, e), door["sides"]))
+
     def moves(a, size):
         """(anchor, size, [(square, where it moves)]) of every step of the base: a
-        translation by one square in any direction, or for a 2-square base a quarter
+        translation by one square (see directions()), or for a 2-square base a quarter
         turn: one square (the head) steps across the axis, the other into its square;
         a 2x3 turn lists no square moves (its swept squares are checked instead)."""
         old = base(a, size)
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                if dx or dy:
-                    yield (a[0] + dx, a[1] + dy), size, [(p, (p[0] + dx, p[1] + dy))
-                                                         for p in old]
+        for dx, dy in directions(size):
+            yield (a[0] + dx, a[1] + dy), size, [(p, (p[0] + dx, p[1] + dy)) for p in old]
         if len(old) == 6 and turns == "all":
             box = {(a[0] + i, a[1] + j) for i in range(-1, size[0] + 1)
                    for j in range(-1, size[1] + 1)}
@@ -751,8 +818,15 @@ def _brute_force(rows, walls, doors, figs, mover_id, mp, keys=(), turns="all",
         c, (a, size, opened, wn) = heapq.heappop(heap)
         if best[(a, size, opened, wn)] != c:
             continue
+        for d in doors if open_here else ():    # open a door from here: 2 MP, no step
+            if d["id"] not in opened and not d.get("open") and can_open(d) and \
+                    touches(base(a, size), d) and c + 2 <= mp:
+                key = (a, size, opened | {d["id"]}, wn)
+                if c + 2 < best.get(key, 1 << 30):
+                    best[key] = c + 2
+                    heapq.heappush(heap, (c + 2, key))
         if jumps or size == (1, 1):
-            for d in ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)):
+            for d in directions(size):
                 got = jump(a, size, d, opened)
                 key = None if got is None else (got[0], size, opened, wn)
                 if got is not None and c + got[1] <= mp and \
@@ -1053,16 +1127,125 @@ def test_a_door_is_remembered_after_walking_away_from_it():
 
 def test_a_jump_passes_a_door_opened_earlier_in_the_move():
     # A two-square door between x = 1 and x = 2; pit squares (2, 0) and (3, 0); rubble
-    # east of (2, 1). Without a wound, (4, 0) is reached only by opening the door
-    # ((1, 1) -> (2, 1), 1 + 2), passing it back diagonally ((2, 1) -> (1, 0), 1: it is
-    # open for the rest of the move) and jumping east over the two pit squares through
-    # it (6): 10 MP. A jump never opens a door, but one already opened is open for it.
+    # east of (2, 1). Without a wound, (4, 0) is reached by stepping to (1, 0) (1),
+    # opening the door there without stepping (2) and jumping east over the two pit
+    # squares through it (6): 9 MP. A jump never opens a door, but one already opened
+    # is open for it. (Before doors could be opened in place: opening it by stepping
+    # (1, 1) -> (2, 1) (1 + 2), passing it back diagonally to (1, 0) (1) and jumping:
+    # 10 MP.)
     board = {"rows": ["..pp.", "...rr"],
              "doors": [{"id": "d", "sides": [[[1, 0], [2, 0]], [[1, 1], [2, 1]]]}]}
-    e = ends(solve(board, [hero("me", [1, 1], 5)], {"figure": "me", "mp": 10,
-                                                     "paths": True}))[(4, 0)]
-    assert (e["cost"], e["wounds"], e["wounds_cost"]) == (6, 0, 10)   # walking: 1 wound
-    assert e["wounds_path"] == [[1, 1], [2, 1], [1, 0], [4, 0]]
+    r = solve(board, [hero("me", [1, 1], 5)], {"figure": "me", "mp": 10, "paths": True})
+    e = ends(r)[(4, 0)]
+    assert (e["cost"], e["wounds"], e["wounds_cost"]) == (6, 0, 9)   # walking: 1 wound
+    assert e["wounds_path"] == [[1, 1], [1, 0], [4, 0]]
+    assert placements(r, wounds=True) == _brute_force(
+        board["rows"], [], board["doors"], [hero("me", [1, 1], 5)], "me", 10, wounds=True)
+
+
+ISSUE_30_5 = {"game": "descent", "board": {
+    "rows": ["..r..", "..p..", "..r.."], "walls": [[[1, 0], [2, 0]], [[1, 2], [2, 2]]],
+    "doors": [{"id": "gate", "between": [[1, 1], [2, 1]]}]},
+    "figures": [{"id": "Grisban", "side": "hero", "at": [1, 1], "speed": 4}],
+    "query": {"figure": "Grisban", "action": "run", "paths": True}}
+
+
+def test_a_door_opened_without_stepping_lets_a_jump_through():
+    # issue 30.5: "figures may expend movement points to open or close doors, but only
+    # if their figure is located in a space adjacent to a door's closed position ... It
+    # costs a figure 2 movement points"; then the jump over the pit (3): 5 MP, no wound
+    # (walking: 1 + 2 through the door into the pit, 1 wound, 2 to climb out)
+    e = ends(mc.solve(ISSUE_30_5))[(3, 1)]
+    assert (e["cost"], e["wounds"], e["wounds_cost"]) == (5, 0, 5)
+    assert e["doors_opened"] == ["gate"] and e["path"] == [[1, 1], [3, 1]]
+    b = ISSUE_30_5["board"]
+    assert placements(mc.solve(ISSUE_30_5), wounds=True) == _brute_force(
+        b["rows"], b["walls"], [{"id": "gate", "sides": [b["doors"][0]["between"]]}],
+        ISSUE_30_5["figures"], "Grisban", 8, wounds=True)
+    # the live position: the move opens the door for good
+    pos = mc.position(ISSUE_30_5)
+    m = pos.legal_moves("Grisban", action="run")
+    row = [tuple(c) for c in m.coords.tolist()].index((3, 1))
+    assert (m.costs[row], m.penalty[row]) == (5, 0)
+    pos.apply_move("Grisban", (3, 1), action="run")
+    assert pos.doors == {"gate": "open"}
+    # a rune-locked door without the key cannot be opened: walking is shut too
+    locked = json.loads(json.dumps(ISSUE_30_5))
+    locked["board"]["doors"][0]["rune"] = "red"
+    assert (3, 1) not in ends(mc.solve(locked))
+
+
+@pytest.mark.parametrize("fp, rows", [("2x1", ["..pp.."]), ("2x2", ["..pp..", "..pp.."])])
+def test_a_large_base_opens_a_door_in_place_and_jumps(fp, rows):
+    # a door between x = 2 and x = 3 over a pit band x = 2..3; the base at (1, 0) has
+    # (2, 0) beside the door. With large_jumps: open it (2) and jump the base wholly on
+    # the pit (3): (3, 0) for 5 MP and no wound; walking: into the pit through the door
+    # (1 + 2, 1 wound) and climbing out (2)
+    doors = [{"id": "d", "sides": [[[2, y], [3, y]] for y in range(len(rows))]}]
+    figs = [monster("me", [1, 0], 5, footprint=fp)]
+    for jumps, want in ((True, (5, 0, 5)), (False, (5, 1, 5))):
+        r = solve({"rows": rows, "doors": doors}, figs, {"figure": "me", "paths": True},
+                  options={"large_jumps": jumps})
+        e = ends(r)[(3, 0)]
+        assert (e["cost"], e["wounds"], e["wounds_cost"]) == want
+        assert e["doors_opened"] == ["d"]
+        assert placements(r, wounds=True) == _brute_force(rows, [], doors, figs, "me", 5,
+                                                          jumps=jumps, wounds=True)
+
+
+def _door_pit_room(rng, fp):
+    """A room cut by a wall line with one or two closed doors and a pit (or ice) band
+    along the line, on one side or both, so that jumps through doors matter; the mover
+    (a hero when one-square, half the time) and up to four other figures."""
+    rows, walls, doors, figs = _door_room(rng, fp)
+    if not doors:
+        return None
+    grid = [list(r) for r in rows]
+    h, w = len(grid), len(grid[0])
+    vertical = walls and walls[0][0][0] != walls[0][1][0] or \
+        doors[0]["sides"][0][0][0] != doors[0]["sides"][0][1][0]
+    line = doors[0]["sides"][0][0][0] if vertical else doors[0]["sides"][0][0][1]
+    me = figs[0]
+    fw, fh = map(int, fp.split("x"))
+    keep = {(me["at"][0] + i, me["at"][1] + j) for i in range(fw) for j in range(fh)} | \
+        {tuple(f["at"]) for f in figs[1:]}
+    lo, hi = line - rng.randint(0, 2), line + 1 + rng.randint(0, 2)
+    ch = "p" if rng.random() < 0.8 else "i"
+    for x in range(w):
+        for y in range(h):
+            if lo <= (x if vertical else y) <= hi and grid[y][x] in ".t" and \
+                    (x, y) not in keep and rng.random() < 0.9:
+                grid[y][x] = ch
+    me["speed"] = rng.randint(4, 11)
+    return ["".join(r) for r in grid], walls, doors, figs
+
+
+@pytest.mark.parametrize("fp", ["1x1", "1x2", "2x1", "2x2", "2x3"])
+def test_door_pit_rooms_match_brute_force(fp):
+    # the brute force opens doors as an action of their own (2 MP, from a square next to
+    # the door); jumps (large bases: option large_jumps) pass doors opened before
+    rng = random.Random(zlib.crc32(b"door pits " + fp.encode()))
+    checked = needed = 0
+    for _ in range(200):
+        room = _door_pit_room(rng, fp)
+        if room is None:
+            continue
+        rows, walls, doors, figs = room
+        mp = figs[0]["speed"]
+        try:
+            r = solve({"rows": rows, "walls": walls, "doors": doors}, figs,
+                      {"figure": "me", "mp": mp}, options={"large_jumps": True})
+        except mc.PlacementError:
+            continue
+        want = _brute_force(rows, walls, doors, figs, "me", mp, jumps=True, wounds=True)
+        assert placements(r, wounds=True) == want, (rows, walls, doors, figs)
+        needed += want != _brute_force(rows, walls, doors, figs, "me", mp, jumps=True,
+                                       wounds=True, open_here=False)
+        checked += 1
+    # rooms where opening in place changed an answer (a 2x2 or 2x3 base seldom fits a
+    # doorway wholly on pits: test_a_large_base_opens_a_door_in_place_and_jumps)
+    assert checked > 40 and needed >= {"1x1": 3, "1x2": 2, "2x1": 2}.get(fp, 0), \
+        (checked, needed)
 
 
 def test_memory_radius_covers_every_way_back():
@@ -1441,3 +1624,127 @@ def test_bundled_dragon_example():
     assert e["doors_opened"] == ["oak door"] and e["path"][-2:] == [[3, 3], [5, 3]]
     assert got == _brute_force(sc["board"]["rows"], sc["board"]["walls"], sc["board"]["doors"],
                                sc["figures"], "dragon", 8)
+
+
+# ------------------------------------------------------------------ big boards
+def test_board_size_limits_are_typed_errors():
+    # issue 33.7: the limits name the user's board, never an internal layout
+    with pytest.raises(mc.LimitError, match="1025x1024 dungeon has 1049600 squares"):
+        solve({"width": 1025, "height": 1024}, [hero("h", [0, 0])], {"figure": "h", "mp": 1})
+    far = {"cells": [{"at": [0, 0]}, {"at": [1, 0]}, {"at": [3000, 3000]}]}
+    with pytest.raises(mc.LimitError, match="spread over a 3001x3001 box"):
+        solve(far, [hero("h", [0, 0])], {"figure": "h", "mp": 1})
+    with pytest.raises(mc.LimitError, match="spread over"):
+        mc.position({"game": "descent", "board": far, "figures": []})
+
+
+def _cropped(board_w, board_h, figs, query, crop, **extra):
+    """(ends on the board_w x board_h room, ends on the crop x crop corner of it): a
+    figure that cannot leave the corner answers alike on both."""
+    big = solve({"width": board_w, "height": board_h}, figs, query, **extra)
+    small = solve({"width": crop, "height": crop}, figs, query, **extra)
+    return big["ends"], small["ends"]
+
+
+def test_a_long_narrow_board_with_a_hell_hound():
+    # issue 33.7: a 2x1 monster on a 20x500 board: the graph's extra nodes (turned,
+    # air) lie in rows under the map, not on one line as long as the board
+    figs = [monster("hh", [1, 1], 4, footprint="2x1")]
+    big, small = _cropped(20, 500, figs, {"figure": "hh"}, 12)
+    assert big == small and len(big) > 40
+    pos = mc.position({"game": "descent", "board": {"width": 20, "height": 500},
+                       "figures": figs})
+    pos.legal_moves("hh")
+    g = pos.kstate[("monster", 2, 1, False, 0)].g
+    span = g.coords.max(axis=0) - g.coords.min(axis=0) + 1
+    assert span[0] <= 20 + 10 and span[1] <= 2 * 500 + 20
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("w, h, fp", [(316, 316, "1x1"), (316, 316, "2x1"),
+                                      (50, 2000, "2x1"), (316, 316, "2x3")])
+def test_big_boards_answer_as_their_corner(w, h, fp):
+    # issue 33.7: a 100,000-square board answers as the small room round the figure,
+    # with a 2 x peak of traced allocations well under 500 MiB (the figure's whole
+    # reach lies in the 16 x 16 corner; pits, a door and an enemy near it)
+    import tracemalloc
+    rows = ["." * w for _ in range(h)]
+    rows[3] = "..pp" + "." * (w - 4)
+    rows[4] = "..pp" + "." * (w - 4)
+    doors = [{"id": "d", "sides": [[[5, 0], [6, 0]], [[5, 1], [6, 1]]]}]
+    figs = [monster("m", [0, 0], 6, footprint=fp), hero("h", [9, 9]),
+            hero("far", [w - 1, h - 1], 4)]
+    q = {"figure": "m", "paths": True}
+    opts = {"large_jumps": True}
+    tracemalloc.start()
+    try:
+        big = solve({"rows": rows, "doors": doors}, figs, q, options=opts)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    small = solve({"rows": [r[:16] for r in rows[:16]], "doors": doors},
+                  figs[:2], q, options=opts)
+    assert big["ends"] == small["ends"] and len(big["ends"]) > 20
+    assert peak < 400 * 2 ** 20, peak / 2 ** 20
+    # the far hero's query on the same board (dungeon and graphs shared)
+    far = solve({"rows": rows, "doors": doors}, figs, {"figure": "far", "mp": 2},
+                options=opts)
+    assert len(far["ends"]) == 9
+
+
+@pytest.mark.parametrize("fp", ["1x1", "1x2", "2x1", "2x2", "2x3"])
+def test_array_built_links_match_the_rules_in_game_words(fp):
+    # the kind graph's step and turn links (built with numpy over the dungeon) against
+    # the same links priced one by one by D.Rules (placement, step, turn): the slow,
+    # game-word pricing the arrays replace, under the scenario's door states
+    from movecore.games import descent as D
+    rng = random.Random(zlib.crc32(b"links " + fp.encode()))
+    checked = 0
+    for _ in range(40):
+        rows, walls, doors, figs = _pit_room(rng, fp)
+        slides = rng.random() < 0.3
+        corner = rng.random() < 0.7
+        sc = {"game": "descent", "board": {"rows": rows, "walls": walls, "doors": doors},
+              "figures": figs[:1], "options": {"hound_slides": slides,
+                                               "corner_cutting": corner}}
+        try:
+            pos = mc.position(sc)
+        except mc.PlacementError:
+            continue
+        pos.legal_moves("me", mp=1)
+        ks = pos.kstate[pos.fkey[0] + (0,)]
+        g, board = ks.g, ks.links.board
+        rules = D.Rules(pos.st.dungeon, [], D.Hero(None, figs[0]["side"], None, 0,
+                                                   g.size), set(), corner, "normal")
+        ns, index = pos.st.ns, pos.st.index
+        w, h = g.size
+        want = {}
+        for base, size in ((0, (w, h)), (ns + 1, (h, w)))[:1 + g.turns]:
+            for s, c in enumerate(pos.st.squares):
+                pu = rules.placement(c, size)
+                if pu is None:
+                    continue
+                for d in D.step_directions(size, slides):
+                    t = index.get((c[0] + d[0], c[1] + d[1]))
+                    pv = None if t is None else rules.placement(pos.st.squares[t], size)
+                    res = None if pv is None else rules.step(pu, pv, d)
+                    if res is not None:
+                        want[(base + s, base + t)] = res[0]
+                if g.turns:
+                    other = ns + 1 - base
+                    for ox, oy in D.turn_offsets(size):
+                        t = index.get((c[0] + ox, c[1] + oy))
+                        pv = None if t is None else rules.placement(
+                            pos.st.squares[t], (size[1], size[0]))
+                        res = None if pv is None else rules.turn(pu, pv)
+                        if res is not None:
+                            want[(base + s, other + t)] = res[0]
+        got = {}
+        ptr, data = board.link_ptr, board.link_data
+        for u in range(g.air_off):
+            for j in range(ptr[u], ptr[u + 1]):
+                if data[j, 0] < g.air_off:
+                    got[(u, int(data[j, 0]))] = int(data[j, 1])
+        assert got == want, (rows, walls, doors, figs)
+        checked += 1
+    assert checked > 20

@@ -224,15 +224,91 @@ def test_hs13_flying():
 def test_flyer_starting_engaged_takes_every_attack():
     figs = [fig("F", "a", [0, 0], move=3, flying=True), fig("E1", "b", [1, 0]),
             fig("E2", "c", [-1, 0]), fig("far", "b", [3, -3])]
-    r = by_at(solve(patch(3), figs, "F"))
+    # walled in by trees and a ledge it cannot climb: it can only fly, and takes every
+    # attack at take-off, even where it lands next to both enemies again
+    cells = [cell(0, 0), cell(1, 0), cell(-1, 1), cell(0, 1, 6),
+             cell(0, -1, obstacle="tree"), cell(1, -1, obstacle="tree"),
+             cell(-1, 0, obstacle="tree")]
+    tall = [figs[0], fig("E1", "b", [1, 0], height=9), fig("E2", "c", [-1, 1], height=9)]
+    r = by_at(solve(cells, tall, "F"))
+    assert set(r) == {(0, 0), (0, 1)}
     assert r[(0, 0)]["leaving_attacks"] == 0
-    assert r[(0, 1)]["leaving_attacks"] == 2   # still next to both: takes both anyway
-    assert r[(1, 2)]["leaving_attacks"] == 2
+    assert r[(0, 1)]["engaged_with"] == ["E1", "E2"]
+    assert (r[(0, 1)]["leaving_attacks"], r[(0, 1)]["leaving_attackers"]) == \
+        (2, ["E1", "E2"])
+    assert r[(0, 1)]["flies"] and r[(0, 1)]["leaving_attacks_flies"]
+    cells[3]["level"] = 3                # a ledge it can climb: it walks, keeping both
+    e = by_at(solve(cells, tall, "F"))[(0, 1)]
+    assert (e["cost"], e["flies"], e["leaving_attacks"], e["leaving_attacks_cost"],
+            e["leaving_attacks_flies"]) == (1, True, 0, 3, False)
+    # on open ground it may walk instead: the least of both, and which
+    r = by_at(solve(patch(3), figs, "F", paths=True))
+    assert r[(0, 0)]["leaving_attacks"] == 0 and not r[(0, 0)]["flies"]
+    e = r[(0, 1)]                        # a step that keeps E1 and leaves E2
+    assert (e["cost"], e["flies"]) == (1, True)
+    assert (e["leaving_attacks"], e["leaving_attacks_cost"], e["leaving_attackers"],
+            e["leaving_attacks_flies"], e["leaving_attacks_path"]) == \
+        (1, 1, ["E2"], False, [[0, 0], [0, 1]])
+    e = r[(1, 2)]                        # leaves both either way: the flight
+    assert (e["leaving_attacks"], e["leaving_attacks_cost"], e["leaving_attacks_flies"]) \
+        == (2, 3, True)
+    assert e["leaving_attacks_path"][1] == [1, 0]        # over E1
     figs[0]["stealth_flying"] = True
     r = by_at(solve(patch(3), figs, "F"))
     assert all(e["leaving_attacks"] == 0 for e in r.values())
     r = by_at(solve(patch(3), figs, "F", {"mode": "basic"}))
     assert all(e["leaving_attacks"] == 0 for e in r.values())
+
+
+def test_flying_is_a_choice_an_engaged_flyer_may_walk_around_its_enemy():
+    # issue 30 item 4: "Figures with the Flying ability may choose, before moving, to
+    # start flying"; only a flight from an engagement draws every leaving attack
+    cells = [cell(q, r) for r in (-1, 0, 1) for q in (-1, 0, 1, 2)]
+    figs = [fig("hawk", "red", [0, 0], move=3, flying=True), fig("orc", "blue", [1, 0])]
+    r = by_at(solve(cells, figs, "hawk", paths=True))
+    assert [r[at]["leaving_attacks"] for at in ((1, -1), (0, 1), (1, 1), (2, -1))] == \
+        [0, 0, 0, 0]
+    assert (r[(2, 0)]["leaving_attacks"], r[(2, 0)]["leaving_attacks_cost"]) == (0, 3)
+    for at in ((1, -1), (0, 1), (1, 1), (2, -1)):     # walked, next to the orc all along
+        e = r[at]
+        assert (e["leaving_attacks"], e["leaving_attackers"], e["leaving_attacks_flies"],
+                e["leaving_attacks_cost"]) == (0, [], False, e["cost"]), at
+        assert e["flies"] and e["engaged_with"] == ["orc"]
+    e = r[(2, 0)]            # flown over the orc for 2 (one attack), walked around for 3
+    assert (e["cost"], e["flies"], e["path"]) == (2, True, [[0, 0], [1, 0], [2, 0]])
+    assert (e["leaving_attacks"], e["leaving_attacks_cost"], e["leaving_attacks_flies"]) \
+        == (0, 3, False)
+    assert len(e["leaving_attacks_path"]) == 4 and [1, 0] not in e["leaving_attacks_path"]
+    for at in ((-1, 0), (-1, 1), (0, -1), (-1, -1), (2, 1)):   # away: one attack anyway
+        assert (r[at]["leaving_attacks"], r[at]["leaving_attackers"]) == (1, ["orc"]), at
+    e = r[(0, 0)]
+    assert (e["cost"], e["flies"], e["leaving_attacks"]) == (0, False, 0)
+    # Stealth Flying, Disengage or the query option: the flight draws nothing, and wins
+    for change, query in (({"stealth_flying": True}, {}), ({"disengage": True}, {}),
+                          ({}, {"never_attacked_leaving": True})):
+        r = by_at(solve(cells, [dict(figs[0], **change), figs[1]], "hawk", **query))
+        assert all(e["leaving_attacks"] == 0 and e["leaving_attacks_flies"] == e["flies"]
+                   for e in r.values())
+    # the basic game has no engagement: flights everywhere
+    r = by_at(solve(cells, figs, "hawk", {"mode": "basic"}))
+    assert all(e["leaving_attacks"] == 0 and e["leaving_attacks_flies"] for at, e in
+               r.items() if at != (0, 0))
+
+
+def test_flying_is_a_choice_for_a_double_space_flyer():
+    figs = [fig("wyrm", "red", [[0, 0], [-1, 0]], move=3, flying=True),
+            fig("orc", "blue", [1, 0])]
+    r = by_at(solve(patch(3), figs, "wyrm", paths=True))
+    e = r[frozenset({(0, 1), (0, 0)})]       # the lead steps round the orc: no attack
+    assert (e["cost"], e["flies"], e["leaving_attacks"], e["leaving_attacks_flies"],
+            e["leaving_attacks_path"]) == (1, True, 0, False,
+                                           [[[0, 0], [-1, 0]], [[0, 1], [0, 0]]])
+    e = r[frozenset({(1, 2), (1, 1)})]       # flown over the orc, or walked round it
+    assert e["path"][1] == [[1, 0], [0, 0]] and e["flies"]
+    assert (e["cost"], e["leaving_attacks"], e["leaving_attacks_cost"]) == (3, 0, 3)
+    assert [1, 0] not in [c for p in e["leaving_attacks_path"] for c in p]
+    e = r[frozenset({(-2, 0), (-1, 0)})]     # away from the orc: one attack either way
+    assert (e["leaving_attacks"], e["leaving_attacks_flies"]) == (1, True)
 
 
 def test_flyer_cannot_end_on_figure_or_obstacle():
@@ -492,13 +568,19 @@ def test_bad_input_gets_a_typed_error(mutate, err):
         mc.solve(sc)
 
 
-def test_too_many_enemies_is_a_limit_error():
+def test_more_than_64_enemies_are_answered_the_reference_stops_at_64():
+    # solve() (the live position) answers a crowd; the slow reference's masks stop
+    # at 64 enemies within reach (the crowd's answers are checked against the oracles
+    # with masks of any width in test_a_crowd_of_more_than_64_enemies_matches_the_oracles)
     cells = patch(6)
     figs = [fig("m", "a", [0, 0], move=9)]
     spots = [c["at"] for c in cells if c["at"] != [0, 0]][:70]
     figs += [fig(f"e{i}", "b", at) for i, at in enumerate(spots)]
-    with pytest.raises(mc.LimitError):
-        solve(cells, figs, "m")
+    r = by_at(solve(cells, figs, "m"))
+    assert len(r) > 10 and max(e["leaving_attacks"] for e in r.values()) > 0
+    field = hs.build_battlefield({"cells": cells})
+    with pytest.raises(mc.LimitError, match="at most 64"):
+        hs.moves(field, hs.read_army(field, figs), "m")
 
 
 def test_python_api_reuses_one_battlefield():
@@ -593,6 +675,25 @@ def random_battlefield(rng, double_mover):
     return cells, info, figs, options
 
 
+def engaged_flyer(rng, made):
+    """``made`` (a random battlefield) with its mover made a plain flyer (no Stealth
+    Flying, Ghost Walk, Disengage, Phantom Walk) and an enemy added on a free space
+    next to it, at a level where they are adjacent (or None where none is free)."""
+    cells, info, figs, options = made
+    mover = figs[0]
+    taken = {c for f in figs for c in _cells_of(f)}
+    spots = [(c, n) for c in _cells_of(mover) for dq, dr in HEX_DIRS
+             for n in [(c[0] + dq, c[1] + dr)] if n in info and n not in taken and
+             not info[n]["obstacle"] and abs(info[n]["level"] - info[c]["level"]) < 4]
+    if not spots:
+        return None
+    _, spot = rng.choice(spots)
+    mover.update(flying=True, stealth_flying=False, ghost_walk=False, disengage=False,
+                 phantom_walk=False, height=max(mover["height"], 4))
+    figs.append(dict(id="foe", team="z", at=list(spot), height=5))
+    return cells, info, figs, dict(options, mode="master")
+
+
 def _cells_of(f):
     return [tuple(c) for c in f["at"]] if isinstance(f["at"][0], list) else [tuple(f["at"])]
 
@@ -653,71 +754,92 @@ def literal_world(info, figs, options):
     return occupant, mask, takeoff, master
 
 
+def oracle_spec(info, figs, options, flyer):
+    """The oracle's query for the mover (figs[0]) flying (``flyer``) or walking."""
+    mover = figs[0]
+    occupant, mask, _, master = literal_world(info, figs, options)
+    passes = flyer or bool(mover.get("ghost_walk") or mover.get("phantom_walk"))
+    coords = list(info)
+    wet_stops = not flyer or options["flyers_stop_in_water"]
+    glyph_stops = not flyer or options["flyers_stop_on_glyphs"]
+    h = mover["height"]
+    occ = []
+    for c in coords:
+        o = occupant.get(c)
+        occ.append(None if o is None else 0 if (o == "friend" or passes)
+                   else "wall" if o == "wall" else 1)
+    return dict(kind="hex", coords=coords, cost=[1] * len(coords),
+                height=[info[c]["level"] for c in coords],
+                stop=[(info[c]["wet"] and wet_stops) or
+                      (info[c]["glyph"] and glyph_stops) for c in coords],
+                blocked=[info[c]["obstacle"] and not flyer for c in coords],
+                no_end=[info[c]["obstacle"] for c in coords],
+                occupant=occ, links=[], edges={}, team=0, allies="pass",
+                enemies="block", climb_per_level=0 if flyer else 1, climb_flat=0,
+                max_climb=None if flyer else (
+                    h - 1 if options["climb_limit"] == "below_height" else h),
+                descend_per_level=0, link_kinds=None, corner_cutting=True, zoc=None,
+                leave=[mask(c) for c in coords] if master and not flyer and
+                not _calm(mover) else None,
+                enter_pen=None, leave_weight=1, max_penalty=63)
+
+
 def test_single_space_matches_oracle_on_random_boards():
-    checked = 0
-    for seed in range(700):
+    """The oracle's search, flying and walking: a flyer's cost and stop are its
+    flight's, its least attacks (and their cost) the least of the flight's (every
+    enemy engaged at take-off) and the walk's (each enemy left on the way)."""
+    checked = chose_walk = 0
+    for seed in range(900):
         rng = random.Random(seed)
         made = random_battlefield(rng, False)
+        if made is not None and seed >= 700:     # engaged flyers: flying is a choice
+            made = engaged_flyer(rng, made)
         if made is None:
             continue
         cells, info, figs, options = made
         mover = figs[0]
-        occupant, mask, takeoff, master = literal_world(info, figs, options)
+        _, _, takeoff, master = literal_world(info, figs, options)
         flyer = mover["flying"]
-        passes = _passes(mover)
         coords = list(info)
         idx = {c: i for i, c in enumerate(coords)}
-        wet_stops = not flyer or options["flyers_stop_in_water"]
-        glyph_stops = not flyer or options["flyers_stop_on_glyphs"]
-        h = mover["height"]
-        occ = []
-        for c in coords:
-            o = occupant.get(c)
-            occ.append(None if o is None else 0 if (o == "friend" or passes)
-                       else "wall" if o == "wall" else 1)
-        spec = dict(kind="hex", coords=coords, cost=[1] * len(coords),
-                    height=[info[c]["level"] for c in coords],
-                    stop=[(info[c]["wet"] and wet_stops) or
-                          (info[c]["glyph"] and glyph_stops) for c in coords],
-                    blocked=[info[c]["obstacle"] and not flyer for c in coords],
-                    no_end=[info[c]["obstacle"] for c in coords],
-                    occupant=occ, links=[], edges={}, team=0, allies="pass",
-                    enemies="block", climb_per_level=0 if flyer else 1, climb_flat=0,
-                    max_climb=None if flyer else (
-                        h - 1 if options["climb_limit"] == "below_height" else h),
-                    descend_per_level=0, link_kinds=None, corner_cutting=True, zoc=None,
-                    leave=[mask(c) for c in coords] if master and not flyer and
-                    not _calm(mover) else None,
-                    enter_pen=None, leave_weight=1, max_penalty=63)
+        spec = oracle_spec(info, figs, options, flyer)
         start = idx[tuple(mover["at"])]
         want = oracle_reach(spec, [start], mover["move"])
+        walk = oracle_reach(oracle_spec(info, figs, options, False), [start],
+                            mover["move"]) if takeoff else {}
         got = by_at(solve(cells, figs, "m", options))
         assert set(got) == {coords[c] for c in want}, seed
+        assert set(walk) <= set(want), seed         # a walk ends where a flight may
         for c, w in want.items():
             e = got[coords[c]]
             assert e["cost"] == w["cost"], seed
             assert (e["stop"] is not None) == w["stopped"], seed
+            assert e["flies"] == (flyer and c != start), seed
             if spec["leave"] is not None:
-                assert e["leaving_attacks"] == w["penalty"], seed
-                assert e["leaving_attacks_cost"] == w["penalty_cost"], seed
+                best = (w["penalty"], w["penalty_cost"], False)
             else:
-                assert e["leaving_attacks"] == (takeoff if c != start else 0), seed
-                assert e["leaving_attacks_cost"] == e["cost"]
+                best = (takeoff if c != start else 0, w["cost"], flyer and c != start)
+            if c in walk and (walk[c]["penalty"], walk[c]["penalty_cost"]) < best[:2]:
+                best = (walk[c]["penalty"], walk[c]["penalty_cost"], False)
+                chose_walk += 1
+            assert (e["leaving_attacks"], e["leaving_attacks_cost"],
+                    e["leaving_attacks_flies"]) == best, (seed, coords[c])
         checked += 1
-    assert checked > 500
+    assert checked > 650 and chose_walk > 100
 
 
-def brute_force_double(info, figs, options, objective="attacks"):
+def brute_force_double(info, figs, options, objective="attacks", fly=None):
     """Every end of a double-space move by the rules, literally: Dijkstra over (lead,
     trail, attacks, stopped) where a step moves the lead to a neighbouring space other than
     the trail and the trail into the lead's old space, and a flip swaps the ends for
     free. Returns {frozenset(spaces): (cost, stopped, least attacks, its cost)}; with
     ``objective="fall"`` the second objective is the worst fall of the lead's steps
-    (0 none, 1 minor, 2 major; none into water, none on a flip) instead."""
+    (0 none, 1 minor, 2 major; none into water, none on a flip) instead. ``fly``
+    False: a flyer that walks."""
     mover = figs[0]
     occupant, mask, takeoff, master = literal_world(info, figs, options)
-    flyer = mover["flying"]
-    passes = _passes(mover)
+    flyer = mover["flying"] if fly is None else fly
+    passes = flyer or bool(mover.get("ghost_walk") or mover.get("phantom_walk"))
     h = mover["height"]
     max_climb = None if flyer else (
         h - 1 if options["climb_limit"] == "below_height" else h)
@@ -796,23 +918,36 @@ def brute_force_double(info, figs, options, objective="attacks"):
 
 
 def test_double_space_matches_brute_force_on_random_boards():
-    checked = 0
-    for seed in range(500):
+    """Flyers: the flight's cost and stop, the least attacks of flight and walk."""
+    checked = chose_walk = 0
+    for seed in range(650):
         rng = random.Random(10_000 + seed)
         made = random_battlefield(rng, True)
+        if made is not None and seed >= 500:     # engaged flyers: flying is a choice
+            made = engaged_flyer(rng, made)
         if made is None:
             continue
         cells, info, figs, options = made
         want = brute_force_double(info, figs, options)
+        takeoff = literal_world(info, figs, options)[2]
+        walk = brute_force_double(info, figs, options, fly=False) if takeoff else {}
+        start = frozenset(_cells_of(figs[0]))
         got = by_at(solve(cells, figs, "m", options))
         assert set(got) == set(want), seed
+        assert set(walk) <= set(want), seed         # a walk ends where a flight may
         for pair, (cost, stopped, pen, pen_cost) in want.items():
             e = got[pair]
             assert (e["cost"], e["stop"] is not None) == (cost, stopped), (seed, pair)
-            assert (e["leaving_attacks"], e["leaving_attacks_cost"]) == (pen, pen_cost), \
-                (seed, pair)
+            flies = bool(figs[0]["flying"]) and pair != start
+            assert e["flies"] == flies
+            best = (pen, pen_cost, flies)
+            if pair in walk and walk[pair][2:] < best[:2]:
+                best = walk[pair][2:] + (False,)
+                chose_walk += 1
+            assert (e["leaving_attacks"], e["leaving_attacks_cost"],
+                    e["leaving_attacks_flies"]) == best, (seed, pair)
         checked += 1
-    assert checked > 400
+    assert checked > 500 and chose_walk > 50
 
 
 def test_double_space_paths_follow_the_rules():
@@ -1069,3 +1204,140 @@ def test_double_space_least_fall_matches_brute_force():
             kinds += e["least_fall"] != e["fall"]
         checked += 1
     assert checked > 300 and kinds > 0
+
+
+# ------------------------------------------------------------------------ crowds
+def crowd_battlefield(rng, double_mover, flyer=False):
+    """A 169-space battlefield (levels, water, trees) and more than 64 enemies within
+    reach of the mover at its centre (single- and double-space, two teams, Heights
+    1-9), a few friends, master game: the live position's crowd (more than 64 figures,
+    more than 64 enemies within reach), in the oracles' form."""
+    cells, info = [], {}
+    for q in range(-7, 8):
+        for r in range(-7, 8):
+            if abs(q + r) > 7:
+                continue
+            level = rng.choice([1, 1, 1, 2, 2, 3, 4, 7]) if (q, r) != (0, 0) else 1
+            wet = rng.random() < 0.07 and abs(q) + abs(r) > 1
+            tree = not wet and rng.random() < 0.04 and abs(q) + abs(r) > 1
+            cells.append(cell(q, r, 0 if wet else level, "water" if wet else None,
+                              "tree" if tree else None))
+            info[(q, r)] = dict(level=0 if wet else level, wet=wet, obstacle=tree,
+                                glyph=False)
+    at = [(0, 0), (1, 0)] if double_mover else [(0, 0)]
+    info[(1, 0)].update(level=1, wet=False, obstacle=False)
+    cells = [dict(c, level=1, terrain="grass", obstacle=None) if tuple(c["at"]) == (1, 0)
+             else c for c in cells]
+    mover = dict(id="m", team="a", at=[list(c) for c in at] if double_mover else
+                 list(at[0]), move=rng.randint(3, 5), height=rng.randint(3, 7),
+                 flying=flyer)
+    figs = [mover]
+    taken = set(at)
+    free = [k for k, v in info.items() if not v["obstacle"] and k not in taken and
+            _hexdist(k, (0, 0)) > 2]                 # room to move around the mover
+    rng.shuffle(free)
+    for k, a in enumerate(free):
+        if a in taken or len(figs) > 96:
+            continue
+        spots = [a]
+        if rng.random() < 0.15:
+            nb = [(a[0] + dq, a[1] + dr) for dq, dr in HEX_DIRS]
+            nb = [b for b in nb if b in info and not info[b]["obstacle"] and
+                  b not in taken]
+            if nb:
+                spots.append(rng.choice(nb))
+        if rng.random() < 0.3:
+            continue
+        taken.update(spots)
+        figs.append(dict(id=f"e{k}", team="a" if k % 15 == 0 else rng.choice("bc"),
+                         at=[list(c) for c in spots] if len(spots) == 2 else
+                         list(spots[0]), height=rng.randint(1, 9)))
+    enemies = sum(f["team"] != "a" for f in figs)
+    assert enemies > 64, enemies
+    return cells, info, figs, {"mode": "master", "climb_limit": "below_height",
+                               "flyers_stop_in_water": False,
+                               "flyers_stop_on_glyphs": False}
+
+
+def _left_on(info, figs, options, path):
+    """The enemies (ids, in scenario order) left along a path of ends (cells, or
+    placements), and how many attacks that is, by the rules written out."""
+    _, mask, _, _ = literal_world(info, figs, options)
+    enemies = [f for f in figs[1:] if f["team"] != figs[0]["team"]]
+    m = [0] * 0
+    for at in path:
+        cells = [tuple(at)] if isinstance(at[0], int) else [tuple(c) for c in at]
+        bits = 0
+        for c in cells:
+            bits |= mask(c)
+        m.append(bits)
+    left = 0
+    attacks = 0
+    for u, v in zip(m, m[1:]):
+        left |= u & ~v
+        attacks += bin(u & ~v).count("1")
+    return [f["id"] for k, f in enumerate(enemies) if left >> k & 1], attacks
+
+
+def test_a_crowd_of_more_than_64_enemies_matches_the_oracles():
+    """Issue 32 item 3: more than 64 enemies within reach of a move, answered by the live
+    position itself (no reference fallback, no LimitError): walkers and engaged flyers,
+    single and double-space, against the oracles with leave masks of any width, and who
+    left on the reported least-attack path, by the rules written out."""
+    checked = wide = 0
+    for seed in range(12):
+        rng = random.Random(90_000 + seed)
+        double, flyer = seed % 2 == 1, seed % 4 >= 2
+        cells, info, figs, options = crowd_battlefield(rng, double, flyer)
+        if True:                      # engaged at the start (a flyer: it may walk)
+            figs.append(dict(id="foe", team="b", at=[0, 1], height=9))
+            info[(0, 1)].update(obstacle=False)
+            figs = [f for f in figs if f["id"] == "foe" or [0, 1] not in (
+                [f["at"]] if isinstance(f["at"][0], int) else f["at"])]
+            cells = [dict(c, obstacle=None) if tuple(c["at"]) == (0, 1) else c
+                     for c in cells]
+        got = by_at(solve(cells, figs, "m", options, paths=True))
+        _, mask, takeoff, _ = literal_world(info, figs, options)
+        reach_ = figs[0]["move"] + 2 + double
+        wide += sum(1 for f in figs if f["team"] != "a" and min(
+            _hexdist(a, b) for a in _cells_of(f) for b in _cells_of(figs[0])) <= reach_) > 64
+        if double:
+            want = brute_force_double(info, figs, options)
+            walk = brute_force_double(info, figs, options, fly=False) if takeoff else {}
+        else:
+            coords = list(info)
+            start = coords.index(tuple(figs[0]["at"]))
+            raw = oracle_reach(oracle_spec(info, figs, options, flyer), [start],
+                               figs[0]["move"])
+            want = {coords[c]: (w["cost"], w["stopped"], w["penalty"], w["penalty_cost"])
+                    if not flyer else (w["cost"], w["stopped"], takeoff if c != start
+                                       else 0, w["cost"]) for c, w in raw.items()}
+            raw = oracle_reach(oracle_spec(info, figs, options, False), [start],
+                               figs[0]["move"]) if takeoff else {}
+            walk = {coords[c]: (w["cost"], w["stopped"], w["penalty"], w["penalty_cost"])
+                    for c, w in raw.items()}
+        assert set(got) == set(want), seed
+        assert set(walk) <= set(want), seed
+        assert any(p > 0 for _, _, p, _ in want.values()), seed
+        for at, (cost, stopped, pen, pen_cost) in want.items():
+            e = got[at]
+            assert (e["cost"], e["stop"] is not None) == (cost, stopped), (seed, at)
+            best = (pen, pen_cost)
+            if at in walk and walk[at][2:] < best:
+                best = walk[at][2:]
+            assert (e["leaving_attacks"], e["leaving_attacks_cost"]) == best, (seed, at)
+            cells_at = [tuple(e["at"])] if not double else [tuple(c) for c in e["at"]]
+            eng = 0
+            for c in cells_at:
+                eng |= mask(c)
+            enemies = [f for f in figs[1:] if f["team"] != "a"]
+            assert e["engaged_with"] == [f["id"] for k, f in enumerate(enemies)
+                                         if eng >> k & 1], (seed, at)
+            if e["leaving_attacks_flies"]:
+                assert e["leaving_attackers"] == (got[min(got, key=lambda k: got[k][
+                    "cost"])]["engaged_with"] if e["cost"] else []), (seed, at)
+            else:
+                left, attacks = _left_on(info, figs, options, e["leaving_attacks_path"])
+                assert (e["leaving_attackers"], attacks) == (left, e["leaving_attacks"])
+        checked += 1
+    assert checked == 12 and wide >= 8

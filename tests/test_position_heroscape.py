@@ -135,6 +135,9 @@ def _check(pos, fid, query: dict, fresh_solve: bool = True) -> None:
     assert [hs.FALLS[f] for f in moves.columns["least_fall"].tolist()] == \
         [e["least_fall"] for e in ends]
     assert moves.columns["least_fall_cost"].tolist() == [e["least_fall_cost"] for e in ends]
+    for key in ("flies", "leaving_attacks_flies"):
+        assert moves.columns[key].dtype == np.bool_
+        assert moves.columns[key].tolist() == [e[key] for e in ends]
     for key in ("engaged_with", "leaving_attackers"):     # who, as bit masks
         if key in moves.columns:
             assert moves.columns[key].dtype == np.uint64
@@ -249,6 +252,26 @@ def test_paths_on_real_and_deep_battlefields():
     n += sum(_play(_random_scenario(seed, deep=seed % 2 == 0), seed, 15, paths=1.0)
              for seed in range(30))
     assert n >= 900
+
+
+def test_flyers_choose_flying_or_walking():
+    # issue 30 item 4: every other figure a flyer (single and double-space, many of them
+    # engaged, in master games): each end the least over flight and walk, as the
+    # reference's, after every step
+    n = walked = 0
+    for seed in range(40):
+        s = _random_scenario(seed, deep=seed % 3 == 0)
+        s["options"]["mode"] = "master"
+        for k, f in enumerate(s["figures"]):
+            if k % 2 == 0:
+                f.update(flying=True, stealth_flying=False, phantom_walk=False,
+                         abilities=[])
+        n += _play(s, seed, 15, paths=0.3)
+        pos = mc.position(s)
+        for f in pos.figures:
+            m = pos.legal_moves(f)
+            walked += int((m.columns["flies"] & ~m.columns["leaving_attacks_flies"]).sum())
+    assert n >= 600 and walked > 20
 
 
 def test_example_solve_is_unchanged():
@@ -497,7 +520,7 @@ def test_abilities_option_and_who_columns():
 
 
 _LAZY = ("engaged_with", "leaving_attackers", "fall", "least_fall", "least_fall_cost",
-         "leaving_attacks_cost")
+         "leaving_attacks_cost", "flies", "leaving_attacks_flies")
 
 
 def _lazy_round(pos, rng) -> int:
@@ -570,3 +593,47 @@ def test_lazy_columns_fill_once_on_any_read_of_a_missing_column_or_the_whole():
         read(c)
         read(c)
         assert calls == [2] and dict(c) == {"a": 1, "b": 2}
+
+
+def test_crowds_of_more_than_64_enemies_within_reach_are_answered_by_the_position():
+    # issue 32 item 3: no fallback to the reference for a crowd: flyers, disengaging
+    # and basic-game moves against the reference (which needs no leave masks for them),
+    # walkers (the reference's masks stop at 64 enemies) against a rebuilt position,
+    # after every step; the oracle of the walkers' crowd answers is in test_heroscape
+    from movecore.games.heroscape import _falls as falls
+    rng = np.random.default_rng(5)
+    cells = [{"at": [q, r], "level": int(rng.integers(0, 4))} for q in range(-7, 8)
+             for r in range(-7, 8) if abs(q + r) <= 7]
+    spots = [c["at"] for c in cells]
+    order = rng.permutation(len(spots))
+    figs = []
+    for k, o in enumerate(order[:110].tolist()):
+        f = {"id": f"f{k}", "team": "b" if k % 4 else "a", "at": spots[o],
+             "move": int(rng.integers(6, 9)), "height": int(rng.integers(2, 7))}
+        if k % 5 == 1:
+            f["flying"] = True
+        figs.append(f)
+    s = {"game": "heroscape", "board": {"cells": cells}, "figures": figs}
+    pos = mc.position(s)
+    by_ref = by_rebuild = crowded = 0
+    for step in range(80):           # mostly team a's figures: 82 enemies
+        side = pos.team_figures("a" if rng.random() < 0.75 else "b")
+        fid = side[int(rng.integers(len(side)))]
+        q = {"move": int(rng.integers(6, 9))}
+        if rng.random() < 0.3:
+            q["paths"] = True
+        if rng.random() < 0.2:
+            q["never_attacked_leaving"] = True
+        i = pos.index[fid]
+        crowded += len(falls._near(pos, i, q["move"] + 2 + int(pos.double[i]))) > 64
+        ends = pos.legal_moves(fid, **q).to_dicts()
+        try:
+            want = _reference(pos, fid, q)
+            by_ref += 1
+        except mc.LimitError:
+            want = mc.position(pos.to_scenario()).legal_moves(fid, **q).to_dicts()
+            by_rebuild += 1
+        assert ends == want, (step, fid, q)
+        m = pos.legal_moves(fid, **q)
+        pos.apply_move(fid, int(m.actions[int(rng.integers(len(m)))]), **q)
+    assert crowded >= 25 and by_ref >= 20 and by_rebuild >= 15

@@ -370,6 +370,7 @@ BEYOND_A_SCHEMA = {
                         r"rectangle|board needs '(width|height)'|coordinates must lie "
                         r"within",
     "what a space holds": r"only fortified sites|only keeps",
+    "text UTF-8 can encode (JSON text may escape a lone surrogate)": r"UTF-8 can encode",
 }
 _BEYOND = re.compile("|".join(f"(?:{r})" for r in BEYOND_A_SCHEMA.values()))
 
@@ -428,3 +429,28 @@ def test_schema_and_reader_agree_on_random_nested_mutations(name):
                 assert _BEYOND.search(str(err)), (
                     name, path, value, f"the reader refuses ({err}) and the schema does "
                     f"not: a rule the schema could say")
+
+
+# ------------------------------------------------ the fuzzer's mutations (issue 33.9)
+@pytest.mark.parametrize("game", sorted({s["game"] for s in EXAMPLES.values()}))
+def test_schema_and_reader_agree_on_the_fuzzers_mutations(game):
+    """The seeded fuzzer's mutations (tests/fuzz.py: whole-number floats, -0.0, 1e308,
+    booleans for numbers, NaN, 2**63, deleted keys, swapped types, duplicate ids,
+    unicode): what the schema refuses the reader refuses, and what the reader refuses
+    beyond the schema is one of BEYOND_A_SCHEMA."""
+    import fuzz
+    v = _validator(game)
+    checked = 0
+    for name, case in fuzz.cases(game, 150, seed=4):
+        m, done = fuzz.mutate(fuzz.EXAMPLES[name], random.Random(f"{name}:{case}"))
+        if any(kind in ("deep", "big") for kind, _ in done):
+            continue    # nesting and 5,000-digit numbers: the validator's own limits
+        schema_ok, err = v.is_valid(m), _reader_error(m)
+        if not schema_ok:
+            assert err is not None, (name, done, "the schema refuses what the reader "
+                                     "accepts")
+        elif err is not None:
+            assert _BEYOND.search(str(err)), (name, done, f"the reader refuses ({err}) "
+                                              f"and the schema does not")
+        checked += 1
+    assert checked >= 100

@@ -1,6 +1,8 @@
-"""The benchmarks' timer (shared by :mod:`.bench` and :mod:`.bench_games`)."""
+"""The benchmarks' timer and memory reading (shared by :mod:`.bench`, :mod:`.bench_games`
+and :mod:`.bench_batch`)."""
 from __future__ import annotations
 
+import os
 import time
 
 
@@ -18,3 +20,13 @@ def best_time(fn, arg, rounds=3, min_time=0.05) -> float:
                 break
         best = min(best, t / reps)
     return best
+
+
+def rss_bytes() -> int:
+    """Current resident set size (Linux /proc; elsewhere the peak from getrusage)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        import resource
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

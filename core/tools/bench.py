@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._timing import best_time
+from ._timing import best_time, rss_bytes  # noqa: F401 (rss_bytes: bench's API)
 from .workloads import NAMES, make
 
 # The kernels load where a method is built, not at import (``movecore bench --help``).
@@ -439,16 +439,6 @@ def cold_start() -> dict:
     return out
 
 
-def rss_bytes() -> int:
-    """Current resident set size (Linux /proc; elsewhere the peak from getrusage)."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        import resource
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
 def memory_run(n: int, name="skirmish-hex"):
     """(rss before, rss after, seconds) of ``n`` public queries, results dropped."""
     from ..reach import reach
@@ -494,6 +484,16 @@ def run_bench(args) -> int:
     warmup()
     print(f"kernels ready in {time.perf_counter() - t0:.2f} s")
     print(f"machine: {machine()}")
+    if args.batch is not None:
+        from .bench_batch import batch_report
+        batch_report([g for g in args.batch.split(",") if g] or None,
+                     min_time=args.min_time, selfplay_games=args.selfplay_games)
+        return 0
+    if args.rl is not None:
+        from ..rl.bench import rl_report
+        wanted = [g for g in args.rl.split(",") if g] or None
+        rl_report(wanted, steps=args.rl_steps, rounds=args.rounds)
+        return 0
     if args.games is not None:
         from .bench_games import games_report
         wanted = [g for g in args.games.split(",") if g] or None
@@ -553,6 +553,16 @@ def register(sub) -> None:
                    help="instead: the game layer (live positions' legal moves and "
                         "copy() beside a plain prepared query, and self-play rates) for "
                         "every game, or a comma list of games")
+    p.add_argument("--batch", nargs="?", const="", default=None, metavar="LIST",
+                   help="instead: batched self-play moves/s (B = 1 ... 4096, 1 and 2 "
+                        "threads) beside reach_many and the per-position loop, and the "
+                        "memory of 4096 games, for every game or a comma list")
     p.add_argument("--selfplay-games", type=int, default=300,
                    help="games of self-play per game with --games (default 300)")
+    p.add_argument("--rl", nargs="?", const="", default=None, metavar="LIST",
+                   help="instead: RL environment steps/s beside the raw position loop "
+                        "(legal_moves + apply_row) for every game, or a comma list "
+                        "(needs the rl extra)")
+    p.add_argument("--rl-steps", type=int, default=2000,
+                   help="env steps per loop with --rl (default 2000)")
     p.set_defaults(fn=run_bench)

@@ -8,7 +8,9 @@
     movecore examples                    list the bundled example scenarios
     movecore demo | render | bench | selfplay | capi ...   (see movecore CMD --help)
 
-Exit status: 0 on success, 2 on bad input (the typed error's message on stderr).
+Exit status: 0 on success, 2 on bad input (the typed error's message on stderr, one
+line): a file that is not UTF-8 JSON, over 64 MiB (movecore.scenario.MAX_SCENARIO_BYTES),
+a closed stdin or stdout.
 Help and argument errors load no kernels: a subcommand's module is imported only when
 that subcommand runs (or its own --help is asked).
 """
@@ -160,13 +162,25 @@ def main(argv=None) -> int:
                        "their names)")
     p.set_defaults(fn=cmd_examples)
     args = parser.parse_args(argv)
+    if sys.stdout is None:     # started with stdout closed (>&-): nowhere to answer
+        return _fail("stdout is closed; movecore writes its answer there")
     try:
         return args.fn(args)
     except MovecoreError as exc:
-        print(f"movecore: error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"{type(exc).__name__}: {exc}")
     except BrokenPipeError:
         return 0
+    except OSError as exc:     # writing the answer: a closed descriptor, a full disk
+        return _fail(f"cannot write the answer: {exc.strerror or exc}")
+    except MemoryError:
+        return _fail("out of memory")
+
+
+def _fail(message: str) -> int:
+    """One line on stderr (if there is one) and exit status 2."""
+    if sys.stderr is not None:
+        print(f"movecore: error: {message}", file=sys.stderr)
+    return 2
 
 
 def _unavailable(name: str) -> int:

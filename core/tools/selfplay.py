@@ -38,12 +38,11 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import MovecoreError, QueryError, ScenarioError, describe
-from ..position import grid_distance as _distance
+from ..position import grid_distance as _distance  # noqa: F401
+from ..rl.turns import (DEFAULT_TURNS, GAME_CLASSES, GAMES, REMOVE_CHANCE, Game,  # noqa: F401
+                        Match, _cells, turn_sides)
 
-GAMES = ("grid", "heroscape", "mage_knight", "descent", "tiny_epic_tactics", "dark_realms")
 POLICIES = ("random", "greedy")
-REMOVE_CHANCE = 0.5
-DEFAULT_TURNS = 40
 
 
 # ------------------------------------------------------------------------ games
@@ -69,132 +68,8 @@ class Move:
     batch: bool = False
 
 
-class Game:
-    """One game's choices for self-play, in the game's words: who moves, and which
-    query each figure asks (``legal_moves`` keywords)."""
-
-    name = ""
-    kind = "hex"          # geometry of removal adjacency and greedy distance
-    #: True: a side's figures are answered by one ``legal_moves_side`` per turn (the
-    #: position accepts an end of that answer while only allies moved since, and
-    #: exposes ``occ``, its occupancy per cell, to skip ends an ally took since)
-    batch = False
-
-    def __init__(self, pos):
-        self.budget = 4
-
-    def moves(self, pos, fid) -> bool:
-        return True
-
-    def query(self, pos, fid, rng) -> dict:
-        return {}
-
-    def usable(self, pos, fid, moves) -> np.ndarray | None:
-        """Rows of ``moves`` a movement-only game may take (None: all of them)."""
-        return None
-
-    def scenario_query(self, fid, q: dict) -> dict:
-        """The scenario ``query`` object of ``legal_moves(fid, **q)``."""
-        return {"figure": fid, **q}
-
-
-class GridGame(Game):
-    name = "grid"
-
-    def __init__(self, pos):
-        self.kind = pos.board.kind
-        self.budget = pos.default_query.get("budget", 4)
-        self._q = {"budget": self.budget}
-
-    def query(self, pos, fid, rng):
-        return self._q
-
-
-class TinyEpicTacticsGame(Game):
-    name = "tiny_epic_tactics"
-    kind = "square4"
-    # One batch per side per turn: the position validates a batch answer's end while
-    # only allies have moved since (an end an ally took since is skipped here).
-    batch = True
-
-    def __init__(self, pos):
-        self.budget = pos.default_query.get("budget", 4)
-        self._q = {"budget": self.budget}
-
-    def query(self, pos, fid, rng):
-        return self._q
-
-
-class HeroscapeGame(Game):
-    name = "heroscape"
-
-
-class MageKnightGame(Game):
-    name = "mage_knight"
-    # every hero is its own side; ends that are attacks (another hero), shared one-hero
-    # spaces or need a forced withdrawal (can_stay 0) are no plain moves
-
-    def __init__(self, pos):
-        self.budget = pos.default_query.get("budget", 4)
-        self._q = {"budget": self.budget}
-
-    def query(self, pos, fid, rng):
-        return self._q
-
-    def usable(self, pos, fid, moves):
-        return np.flatnonzero(moves.columns["can_stay"])
-
-
-class DescentGame(Game):
-    name = "descent"
-    kind = "square8"
-    # heroes advance (move and attack: their speed in MP), monsters move their speed;
-    # a move may open doors on its path (the position keeps them open)
-    _HERO = {"action": "advance"}
-    _MONSTER: dict = {}
-
-    def __init__(self, pos):
-        self._town = None
-
-    def query(self, pos, fid, rng):
-        return self._HERO if pos.side_of(fid) == "hero" else self._MONSTER
-
-    def moves(self, pos, fid) -> bool:
-        return pos.where(fid) != "town"
-
-    def usable(self, pos, fid, moves):
-        # the glyph to town is no board move (a non-move action: its own id)
-        if not moves.non_moves:
-            return None
-        return np.flatnonzero(moves.actions != moves.non_moves["town"])
-
-
-class DarkRealmsGame(Game):
-    name = "dark_realms"
-    # heroes roll a d6 for a card "Move"; enemies run the enemy AI with a rolled Move
-    # and attack range 1 (its tied choices are the legal set); summons stay put
-
-    def __init__(self, pos):
-        self.kind = pos.board.kind
-
-    def moves(self, pos, fid) -> bool:
-        return pos.side_of(fid) in ("hero", "enemy")
-
-    def query(self, pos, fid, rng):
-        roll = int(rng.random() * 6) + 1
-        if pos.side_of(fid) == "hero":
-            return {"roll": roll}
-        return {"enemy": True, "move": roll, "attack_range": 1}
-
-    def scenario_query(self, fid, q):
-        if q.get("enemy") is True:
-            return {**q, "enemy": fid}
-        return {"figure": fid, **q}
-
-
-GAME_CLASSES: dict[str, type[Game]] = {c.name: c for c in (
-    GridGame, HeroscapeGame, MageKnightGame, DescentGame, TinyEpicTacticsGame,
-    DarkRealmsGame)}
+# The movement-only game (turn order, queries, usable ends, end of game) lives in
+# movecore.rl.turns, shared with the RL environments.
 
 
 # ------------------------------------------------------------------------ scenarios
@@ -257,17 +132,12 @@ def _root(game: str, scenario: dict) -> tuple:
         for f in pos.figures:
             if g.moves(pos, f):
                 pos.legal_moves(f, **g.query(pos, f, rng))
-        sides = [s for s in pos.sides if any(g.moves(pos, f) for f in pos.team_figures(s))]
+        sides = turn_sides(g, pos)
         hit = _ROOTS[key] = (scenario, pos, sides)
     return hit[1:]
 
 
 # ------------------------------------------------------------------------ one game
-
-
-def _cells(where) -> np.ndarray:
-    """int[k, 2] cells of a position's ``where`` (one coordinate or a list of them)."""
-    return np.array([where] if isinstance(where, tuple) else where, np.int64).reshape(-1, 2)
 
 
 def play(game: str, scenario: dict, seed, *, policy: str = "random",
@@ -278,93 +148,32 @@ def play(game: str, scenario: dict, seed, *, policy: str = "random",
     ``seed`` is an int or a ``SeedSequence``. With ``trace`` (a list), every move is
     appended as a :class:`Move` (positions before it, figure, chosen ``at``, query).
 
-    A move is ``legal_moves`` then ``apply_row`` of the row picked (the position takes
-    an end of its current answer without searching again)."""
+    The turn order and the end of the game are :class:`movecore.rl.turns.Match`'s (the
+    RL environments play the same game). A move is ``legal_moves`` then ``apply_row`` of
+    the row picked (the position takes an end of its current answer without searching
+    again)."""
     if policy not in POLICIES:
         raise QueryError(f"policy must be one of {list(POLICIES)}; got {describe(policy)}")
     rng = np.random.default_rng(seed)
     root, sides = _root(game, scenario)
     pos = root.copy()
-    g = GAME_CLASSES[game](pos)
-    greedy = policy == "greedy"
-    kind = g.kind
-    random = rng.random
-    legal_moves = pos.legal_moves
-    apply_row = pos.apply_row
-    query = g.query
-    usable = None if type(g).usable is Game.usable else g.usable
-    may_move = None if type(g).moves is Game.moves else g.moves
-    turns = moves = gens = 0
-    n_sides = len(pos.sides)
-    n_turn_sides = len(sides)
-    for turn in range(max_turns):
-        if n_sides < 2 or not sides:
-            break
-        side = sides[turn % n_turn_sides]
-        turns += 1
-        answers = None
-        if g.batch:
-            q = query(pos, None, rng)
-            answers = pos.legal_moves_side(side, **q)
-            gens += len(answers)
-            taken: list = []     # cells allies ended on this turn
-        for fid in pos.team_figures(side):
-            if may_move is not None and not may_move(pos, fid):
-                continue
-            if answers is not None:
-                m = answers.get(fid)
-                if m is None:
-                    continue
-                rows = None if usable is None else usable(pos, fid, m)
-                if taken:
-                    # an end an ally took since the batch (the only ends it made
-                    # illegal: allies do not leave play on their own turn)
-                    acts = m.actions
-                    free = acts != taken[0]
-                    for c in taken[1:]:
-                        free &= acts != c
-                    if not free.all():
-                        rows = np.flatnonzero(free) if rows is None else rows[free[rows]]
-            else:
-                q = query(pos, fid, rng)
-                m = legal_moves(fid, **q)
-                gens += 1
-                rows = None if usable is None else usable(pos, fid, m)
-            n = len(m.actions) if rows is None else len(rows)
-            if n == 0:
-                continue
-            enemies = None
-            if greedy:
-                enemies = [f for f in pos.figures if pos.side_of(f) != side]
-            if greedy and enemies and not all(isinstance(pos.where(f), str)
-                                              for f in enemies):
-                targets = np.concatenate([_cells(w) for w in map(pos.where, enemies)
-                                          if not isinstance(w, str)] or [_cells((0, 0))[:0]])
-                ends = m.coords if rows is None else m.coords[rows]
-                ends = ends.reshape(len(ends), -1, 1, 2)
-                d = _distance(kind, ends, targets[None, None]).min(axis=(1, 2))
-                best = np.flatnonzero(d == d.min())
-                pick = int(best[int(random() * len(best))])
-            else:
-                pick = int(random() * n)
-            row = pick if rows is None else int(rows[pick])
-            if trace is not None:
-                before = [(f, _at(pos.where(f))) for f in pos.figures]
-                sq = g.scenario_query(fid, q)
-                state = pos.to_scenario(sq)
-            if answers is not None:
-                taken.append(int(m.actions[row]))
-            apply_row(m, row)
-            moves += 1
-            if trace is not None:
-                trace.append(Move(fid, _at(pos.where(fid)), before, sq, state,
-                                  answers is not None))
-            if random() < REMOVE_CHANCE:
-                near = [f for f in pos.touching(fid) if pos.side_of(f) != side]
-                if near:
-                    pos.remove_figure(near[int(random() * len(near))])
-                    n_sides = len(pos.sides)
-    return {"turns": turns, "moves": moves, "generations": gens,
+    match = Match(game, pos, rng, max_turns=max_turns, sides=sides)
+    pick = match.greedy_row if policy == "greedy" else match.random_row
+    play_row = match.play
+    while not match.over:
+        row = pick()
+        if trace is not None:
+            fid = match.figure
+            before = [(f, _at(pos.where(f))) for f in pos.figures]
+            sq = match.rules.scenario_query(fid, match.query)
+            state = pos.to_scenario(sq)
+            play_row(row)
+            trace.append(Move(fid, _at(pos.where(fid)), before, sq, state,
+                              match.rules.batch))
+        else:
+            play_row(row)
+    return {"turns": match.turn, "moves": match.moves_played,
+            "generations": match.generations,
             "sides_left": sorted({str(pos.side_of(f)) for f in pos.figures}),
             "positions": {str(f): _at(pos.where(f)) for f in pos.figures}}
 
@@ -545,6 +354,16 @@ def cmd_selfplay(args) -> int:
             raise ScenarioError(f"--game {args.game} but {args.scenario} is a {game} "
                                 f"scenario")
     warmup()  # keep numba loading out of the timing
+    if args.batch is not None:
+        if args.workers != 1 or args.ray is not None:
+            raise QueryError("--batch runs in this process: it takes --threads, not "
+                             "--workers or --ray")
+        from .selfplay_batch import format_batched, run_batched
+        rep = run_batched(game, args.games, scenarios or example_scenarios(game),
+                          args.seed, batch=args.batch, policy=args.policy,
+                          max_turns=args.turns, threads=args.threads)
+        print(json.dumps(rep) if args.json else format_batched(rep))
+        return 0
     show = sys.stderr.isatty() and args.workers == 1 and args.ray is None and \
         not args.no_progress
     try:
@@ -585,6 +404,11 @@ def register(subparsers) -> None:
                    help="local processes, or Ray tasks with --ray (default 1)")
     p.add_argument("--turns", type=int, default=DEFAULT_TURNS,
                    help=f"turn limit per game (default {DEFAULT_TURNS})")
+    p.add_argument("--batch", type=int, default=None, metavar="B",
+                   help="play B games at a time in one batched call per move "
+                        "(movecore.batch; docs/selfplay.md)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads of a --batch call (default 1)")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="spread the games over a Ray cluster (local when no address)")
     p.add_argument("--json", action="store_true", help="one JSON report")

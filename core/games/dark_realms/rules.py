@@ -55,7 +55,7 @@ from ...errors import (BoardError, IllegalMoveError, LimitError, PlacementError,
 from ...kernels import _types as T
 from ...mover import Mover
 from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
-                         register_position, scratch_rows)
+                         figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, distance_field, prepare, reach
 from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
@@ -864,10 +864,10 @@ class Position(CellActions, _Position):
         return [g.id for g in self.scene.figures if g is not f and near[g.cell] == 1]
 
     def _fig(self, figure) -> Figure:
-        try:
-            return self.index[figure]
-        except (KeyError, TypeError):
-            raise self._figure_error(figure) from None
+        f = self.index.get(figure_key(figure))
+        if f is None:
+            raise self._figure_error(figure)
+        return f
 
     def side_of(self, figure) -> str:
         """``"hero"``, ``"enemy"`` or ``"summon"``."""
@@ -902,8 +902,7 @@ class Position(CellActions, _Position):
         >>> pos.add_figure("wolf", "summon", (1, 0)); pos.figures
         ['wolf']
         """
-        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
-            raise QueryError(f"a figure id is a string or integer; got {describe(figure)}")
+        figure = new_figure_id(figure)
         if figure in self.index:
             raise PlacementError(f"add_figure: figure {figure!r} is already in play")
         if side not in SIDES:
@@ -1220,10 +1219,17 @@ class Position(CellActions, _Position):
                 self._last = m
                 return m
         if "enemy" in query:
+            ask = query["enemy"]
+            if type(ask) is not bool:
+                raise QueryError(f"enemy must be True (the enemy AI's move) or False; got "
+                                 f"{describe(ask)}")
             q = {k: v for k, v in query.items() if k != "enemy"}
-            q["enemy"] = figure
+            if ask:
+                q["enemy"] = f.id
+            else:
+                q["figure"] = f.id
         else:
-            q = {**query, "figure": figure}
+            q = {**query, "figure": f.id}
         res = self.solve(q, _moves=True)
         res.query = query
         self._last = res

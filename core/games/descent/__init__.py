@@ -23,10 +23,11 @@ def solve_descent(scenario: dict) -> dict:
 
 def move(dungeon: Dungeon, figures: list[Hero], mover: Hero, mp: int, *, rune_keys=(),
          corner_cutting: bool = True, ice: str = "normal", large_turns: str = "all",
-         large_jumps: bool = False, paths: bool = False) -> dict:
+         large_jumps: bool = False, hound_slides: bool = False,
+         paths: bool = False) -> dict:
     """Every legal end of ``mover``'s move with ``mp`` movement points, in game words
     (``solve()``'s result; a one-off :class:`Position` of the objects answers it)."""
     pos = Position(dungeon, figures, rune_keys=set(rune_keys),
                    corner_cutting=corner_cutting, ice=ice, large_turns=large_turns,
-                   large_jumps=large_jumps)
+                   large_jumps=large_jumps, hound_slides=hound_slides)
     return pos.solve({"figure": mover.id, "mp": mp, "paths": paths})

@@ -47,12 +47,12 @@ from typing import Mapping
 import numpy as np
 from numba import njit
 
-from ...board import Board, Link
+from ...board import Board
 from ...errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import Moves, locked, register_position
+from ...position import Moves, check_actions, figure_key, locked, register_position
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
 from ...scenario import as_coord, expect_keys, expect_object, get_bool, get_list, get_str
@@ -138,8 +138,10 @@ class _Static:
     door states and everything else that changes in play live in the position."""
 
     def __init__(self, dungeon: D.Dungeon, corner_cutting: bool, ice: str,
-                 large_turns: str = "all", large_jumps: bool = False):
+                 large_turns: str = "all", large_jumps: bool = False,
+                 hound_slides: bool = False):
         self.dungeon = dungeon
+        self.hound_slides = bool(hound_slides)
         self.corner = bool(corner_cutting)
         self.ice = ice
         self.large_turns = large_turns
@@ -157,6 +159,17 @@ class _Static:
         # a memory radius this large reaches every node of any kind's graph
         self.radius_cap = 1 << (3 * self.ns + 2).bit_length()
         self.footprints: dict = {}     # (size, anchor) -> squares under the base
+        self._grid: "_Grid | None" = _Grid(self)     # (LimitError for a sparse board)
+
+    def grid(self) -> "_Grid":
+        """The dungeon as flat numpy arrays (built on first use, shared by the kinds)."""
+        g = self._grid
+        if g is None:
+            with _STATIC_LOCK:
+                g = self._grid
+                if g is None:
+                    g = self._grid = _Grid(self)
+        return g
 
     def kind(self, key) -> "_KindGraph":
         """The graph of kind ``key`` = (side, w, h, fly, memory radius); a key without
@@ -180,22 +193,23 @@ _STATIC_LOCK = threading.RLock()
 
 
 def _static_key(dungeon: D.Dungeon, corner: bool, ice: str, large_turns: str = "all",
-                large_jumps: bool = False):
+                large_jumps: bool = False, hound_slides: bool = False):
     """Everything of a dungeon the graphs depend on (not whether doors are open or lead
     to unrevealed areas: those are the position's)."""
     return (tuple(dungeon.terrain.items()), frozenset(dungeon.walls),
             tuple((door.id, door.sides, door.rune) for door in dungeon.doors),
             tuple(dungeon.stairs), tuple(dungeon.glyphs), bool(corner), ice, large_turns,
-            bool(large_jumps))
+            bool(large_jumps), bool(hound_slides))
 
 
 def _static_for(dungeon: D.Dungeon, corner: bool, ice: str,
-                large_turns: str = "all", large_jumps: bool = False) -> _Static:
-    key = _static_key(dungeon, corner, ice, large_turns, large_jumps)
+                large_turns: str = "all", large_jumps: bool = False,
+                hound_slides: bool = False) -> _Static:
+    key = _static_key(dungeon, corner, ice, large_turns, large_jumps, hound_slides)
     with _STATIC_LOCK:
         st = _STATICS.pop(key, None)
         if st is None:
-            st = _Static(dungeon, corner, ice, large_turns, large_jumps)
+            st = _Static(dungeon, corner, ice, large_turns, large_jumps, hound_slides)
         _STATICS[key] = st                 # most recent last
         while len(_STATICS) > _STATICS_MAX:
             del _STATICS[next(iter(_STATICS))]
@@ -223,26 +237,56 @@ def memory_radius(mp: int) -> int:
     return 0 if r <= 0 else 1 << (r - 1).bit_length()
 
 
-def _memory_reach(n: int, slots: list, involved: list, radius: int) -> dict:
+def _memory_reach(n: int, slots: list, involved: list, vec, radius: int,
+                  openers: dict | None = None) -> dict:
     """``{node: doors}``: the doors whose memory node ``node`` keeps, those within
-    ``radius`` links of a node next to the door (an end of a link that involves it),
-    links taken both ways (a lower bound of the distance either way)."""
-    adj: list = [[] for _ in range(n)]
+    ``radius`` links of a node next to the door (an end of a link that involves it, or
+    a placement that may open it without stepping: ``openers``, node -> doors), links
+    taken both ways (a lower bound of the distance either way). ``slots`` /
+    ``involved``: the game-word links; ``vec``: (u, v) arrays of the others. A
+    breadth-first search per door over the links as a CSR table: the cost is that of
+    the nodes it reaches, not the board's."""
     seeds: dict = {}
+    for u, ds in (openers or {}).items():
+        for d in ds:
+            seeds.setdefault(d, set()).add(u)
     for (_, u, v, _, _), inv in zip(slots, involved):
-        adj[u].append(v)
-        adj[v].append(u)
         for d in inv:
             seeds.setdefault(d, set()).update((u, v))
+    if not seeds:
+        return {}
     near: dict = {}
+    if radius:
+        su = np.array([s[1] for s in slots], np.int64)
+        sv = np.array([s[2] for s in slots], np.int64)
+        a = np.concatenate([vec[0], vec[1], su, sv])
+        b = np.concatenate([vec[1], vec[0], sv, su])
+        order = np.argsort(a, kind="stable")
+        nbr = b[order]
+        ptr = np.concatenate([[0], np.cumsum(np.bincount(a, minlength=n))])
+        mark = np.full(n, -1, np.int64)
     for d, nodes in seeds.items():
-        seen = set(nodes)
-        frontier = list(nodes)
-        for _ in range(radius):
-            nxt = {v for u in frontier for v in adj[u]} - seen
-            seen |= nxt
-            frontier = nxt
-        for u in seen:
+        seen = np.fromiter(nodes, np.int64, len(nodes))
+        if radius:
+            mark[seen] = d
+            frontier = seen
+            parts = [seen]
+            for _ in range(radius):
+                lo, hi = ptr[frontier], ptr[frontier + 1]
+                cnt = hi - lo
+                if not cnt.sum():
+                    break
+                idx = np.repeat(lo - np.concatenate([[0], np.cumsum(cnt)[:-1]]), cnt) + \
+                    np.arange(cnt.sum())
+                nb = np.unique(nbr[idx])
+                nb = nb[mark[nb] != d]
+                if not len(nb):
+                    break
+                mark[nb] = d
+                parts.append(nb)
+                frontier = nb
+            seen = np.concatenate(parts)
+        for u in seen.tolist():
             near.setdefault(u, set()).add(d)
     return {u: frozenset(ds) for u, ds in near.items()}
 
@@ -255,8 +299,177 @@ def _subsets(doors: frozenset, most: int = 1 << 30) -> list:
             for c in itertools.combinations(ds, r)]
 
 
+def wound_cap(mp: int, pen_max: int) -> int:
+    """The most wounds a query of ``mp`` MP counts: each link costs 1 MP or more and
+    wounds at most once by a fall (1) plus the aura on the node it enters (``pen_max``
+    or less), so ``mp * (1 + pen_max)`` bounds a move's wounds; rounded up to
+    ``2**k - 1`` (a few prepared queries serve every MP) and at most ``MAX_WOUNDS``.
+    The penalty kernel's scratch grows with it (one set of states per wound count).
+
+    >>> wound_cap(0, 0), wound_cap(6, 0), wound_cap(8, 2), wound_cap(40, 0)
+    (1, 7, 31, 31)
+    """
+    bound = mp * (1 + pen_max)
+    cap = 1
+    while cap < bound and cap < D.MAX_WOUNDS:
+        cap = 2 * cap + 1
+    return min(cap, D.MAX_WOUNDS)
+
+
 #: Most door-memory nodes one kind's graph may hold (see _KindGraph).
 MEMORY_NODES_MAX = 250_000
+
+
+#: Most squares in the box round a Descent board (its lookup grid; see docs/descent.md).
+GRID_MAX = 1 << 22
+#: Most nodes of one kind's placement graph (both orientations, pit-jump and
+#: door-memory nodes together).
+NODES_MAX = 1 << 24
+_TERRAIN_CODE = {t: i for i, t in enumerate(D.TERRAINS)}
+_OFF = 255                                   # terrain code of an off-board square
+_PAD = 4                                     # off-board margin round the grid
+
+
+def _codes(names) -> np.ndarray:
+    """bool[256]: which terrain codes are in ``names``."""
+    out = np.zeros(256, np.bool_)
+    out[[_TERRAIN_CODE[t] for t in names]] = True
+    return out
+
+
+_IS_OBSTACLE = _codes(D.OBSTACLES)
+_IS_JUMPABLE = _codes(D.JUMPABLE)
+_IS_TREE = _codes(("tree",))
+_IS_PIT = _codes(("pit",))
+_IS_ICE = _codes(("ice",))
+_WALKABLE = ~(_codes(D.OBSTACLES | {"lava"}))
+_WALKABLE[_OFF] = False
+_ON_BOARD = np.ones(256, np.bool_)
+_ON_BOARD[_OFF] = False
+
+
+class _Grid:
+    """The dungeon as flat arrays over its box with a margin of ``_PAD`` off-board
+    squares (position ``p = (y - y0) * W + (x - x0)``): ``node`` int64 (square index or
+    -1), ``code`` uint8 terrain code (255 off the board), walls and doors on the side
+    right of (``wr``, ``dr``) and below (``wd``, ``dd``) each position (doors: door index
+    or -1), and ``pos`` int64[NS] of each square. Built once per dungeon (numpy, no
+    Python per square)."""
+
+    def __init__(self, st: "_Static"):
+        d = st.dungeon
+        xy = st.coords[:st.ns].astype(np.int64)
+        lo = xy.min(axis=0) - _PAD
+        span = xy.max(axis=0) - lo + 1 + _PAD
+        self.W, self.H = int(span[0]), int(span[1])
+        if self.W * self.H > GRID_MAX:
+            raise LimitError(
+                f"the board's squares spread over a {self.W - 2 * _PAD}x"
+                f"{self.H - 2 * _PAD} box; a Descent board must fit a box of at most "
+                f"{GRID_MAX} squares (its {st.ns} squares closer together)")
+        self.x0, self.y0 = int(lo[0]), int(lo[1])
+        W = self.W
+        self.pos = (xy[:, 1] - self.y0) * W + (xy[:, 0] - self.x0)
+        size = self.W * self.H
+        self.node = np.full(size, -1, np.int64)
+        self.node[self.pos] = np.arange(st.ns)
+        self.code = np.full(size, _OFF, np.uint8)
+        self.code[self.pos] = np.fromiter((_TERRAIN_CODE[t] for t in d.terrain.values()),
+                                          np.uint8, st.ns)
+        self.wr = np.zeros(size, np.bool_)
+        self.wd = np.zeros(size, np.bool_)
+        self.dr = np.full(size, -1, np.int32)
+        self.dd = np.full(size, -1, np.int32)
+        for (a, b) in d.walls:
+            if a in d.terrain and b in d.terrain:      # else the map's edge: a wall
+                self._mark(a, b, self.wr, self.wd, True)
+        for k, door in enumerate(d.doors):
+            for a, b in door.sides:
+                self._mark(a, b, self.dr, self.dd, k)
+
+    def _mark(self, a, b, right, down, value):
+        p = (a[1] - self.y0) * self.W + (a[0] - self.x0)
+        (right if a[1] == b[1] else down)[p] = value
+
+    def at(self, x, y) -> int:
+        """Position of square (x, y) (in the box or not)."""
+        return (y - self.y0) * self.W + (x - self.x0)
+
+
+class _Sparse(dict):
+    """A dict that answers ``default`` for a missing key (without storing it)."""
+
+    __slots__ = ("default",)
+
+    def __init__(self, default):
+        dict.__init__(self)
+        self.default = default
+
+    def __missing__(self, key):
+        return self.default
+
+
+class _Facts:
+    """The placement facts (:meth:`D.Rules.placement`, every door open) of a kind's
+    nodes, made on first read: only the nodes whose links are priced in game words
+    (those that involve doors) and the ends a caller lists need them."""
+
+    __slots__ = ("g", "got")
+
+    def __init__(self, g: "_KindGraph"):
+        self.g = g
+        self.got: dict = {}
+
+    def __getitem__(self, u):
+        got = self.got.get(u, False)
+        if got is not False:
+            return got
+        g = self.g
+        f = None
+        if 0 <= u < len(g.fitp) and g.fitp[u]:
+            turned = u > g.st.ns
+            size = (g.size[1], g.size[0]) if turned else g.size
+            rules = g.rules
+            with _STATIC_LOCK:           # (the rules' door states are shared scratch)
+                saved = rules.door_state
+                rules.door_state = ["open"] * len(g.st.dungeon.doors)
+                try:
+                    f = rules.placement(g.st.squares[u - g.turn_off if turned else u],
+                                        size)
+                finally:
+                    rules.door_state = saved
+        self.got[u] = f
+        return f
+
+
+def _cross(grid: _Grid, c, dx: int, dy: int, walkable, corner: bool):
+    """Squares at positions ``c`` (any shape) each moving by (dx, dy): (legal, doors):
+    bool arrays of c's shape, legal where no wall is crossed (a diagonal passes through
+    a grid corner: legal when one way round it, via either orthogonal square, crosses
+    no wall; without corner cutting both ways must be open and both squares passable),
+    doors where a door lies on a side examined (its price is then a door state's)."""
+    W = grid.W
+    wr, wd, dr, dd = grid.wr, grid.wd, grid.dr, grid.dd
+    if dy == 0:
+        p = c if dx == 1 else c - 1
+        return ~wr[p], dr[p] >= 0
+    if dx == 0:
+        p = c if dy == 1 else c - W
+        return ~wd[p], dd[p] >= 0
+    m1, m2, n = c + dx, c + dy * W, c + dx + dy * W
+    h1 = c if dx == 1 else m1               # side c|m1 (horizontal step)
+    v1 = m1 if dy == 1 else n              # side m1|n: below m1, or below n
+    v2 = c if dy == 1 else m2               # side c|m2
+    h2 = m2 if dx == 1 else n               # side m2|n
+    on1 = grid.node[m1] >= 0
+    on2 = grid.node[m2] >= 0
+    r1 = on1 & ~wr[h1] & ~wd[v1]
+    r2 = on2 & ~wd[v2] & ~wr[h2]
+    doors = (dr[h1] >= 0) | (dd[v1] >= 0) | (dd[v2] >= 0) | (dr[h2] >= 0)
+    if corner:
+        return r1 | r2, doors
+    code = grid.code
+    return r1 & r2 & walkable[code[m1]] & walkable[code[m2]], doors
 
 
 class _Links:
@@ -310,29 +523,69 @@ class _KindGraph:
         self.base0 = g0
         if g0 is not None:
             # all but the door memory is the radius-0 graph's: shared, not built again
-            for name in ("turns", "turn_off", "facts", "straddle", "air_off", "air_foot",
-                         "n_air"):
+            for name in ("turns", "turn_off", "fitp", "p_in_pit", "p_on_ice", "p_may_end",
+                         "pfoot", "straddle", "air_off", "air_foot", "n_air", "dirs",
+                         "openers", "vec0"):
                 setattr(self, name, getattr(g0, name))
+            self.facts = g0.facts
             place_nodes, n_turn = g0.place_nodes, g0.n_turn
             slots, involved = g0.slots[:g0.n_base], g0.involved[:g0.n_base]
         else:
             place_nodes, slots, involved, n_turn = self._base(st, rules, key)
+            self.vec0 = self.vec
+            self.openers = self._openers()
         self.place_nodes, self.n_turn, self.n_base = place_nodes, n_turn, len(slots)
         self.slots = slots
-        facts, air_foot, air_off = self.facts, self.air_foot, self.air_off
+        air_foot, air_off = self.air_foot, self.air_off
         n = self.n = ns + 1 + self.n_air + n_turn
+        if n > NODES_MAX:
+            raise LimitError(f"a {w}x{h} {side}'s placement graph on this board would have "
+                             f"{n} nodes; at most {NODES_MAX} (a smaller board)")
+        vu, vv, vc = self.vec0
         # Door memory: a door opened during a move stays open for the rest of it. Node
         # mem(u, S) is "at node u having opened the doors S on this move" (S: doors
         # ``near`` u, see _memory_reach). It is never an end: every link into it has a
         # twin of the same price into the plain node u (directly, or through the twin
         # of an earlier link), so the plain nodes keep the least costs and the memory
         # only makes later steps through S free.
-        near = _memory_reach(n, slots, involved, self.mem_radius)
+        #
+        # Opening a door without stepping ("figures may expend movement points to open
+        # or close doors, but only if their figure is located in a space adjacent to a
+        # door's closed position", 2 MP): node opn(u, S) is "at u, having just opened a
+        # door here, with the doors S opened on this move". Its links are those of
+        # mem(u, S); it is never an end and no space is entered on the way in (no aura,
+        # no grapple stop). Only a jump gains by it (a step that crosses a closed door
+        # opens it for the same 2 MP), so the memory radius stays that of stepping
+        # through a door: opening in place (2), r links away and back to the door
+        # (2r) and a jump (3 or more) is 5 + 2r MP.
+        openers = self.openers
+        near = _memory_reach(n, slots, involved, (vu, vv), self.mem_radius, openers)
+        if near:
+            # the array links out of nodes that keep a memory become slots (their memory
+            # twins need one each); their price never changes
+            out = np.zeros(n, np.bool_)
+            out[np.fromiter(near, np.int64, len(near))] = True
+            moved = out[vu]
+            for u, v, c in zip(vu[moved].tolist(), vv[moved].tolist(),
+                               vc[moved].tolist()):
+                slots.append(("fixed", u, v, None, c))
+                involved.append(frozenset())
+            vu, vv, vc = vu[~moved], vv[~moved], vc[~moved]
+        self.vec = (vu, vv, vc)
         # a move of the MP this radius serves (mp <= 2 radius + 5) opens at most
-        # radius + 2 doors: each costs 2 MP beside a step of 1 MP or more
+        # radius + 2 doors: each costs 2 MP
         most = self.mem_radius + 2
-        count = sum(sum(math.comb(len(ds), r) for r in range(1, min(len(ds), most) + 1))
-                    for ds in near.values())
+
+        def n_subsets(ds, hold=frozenset()):
+            """Subsets of ``ds`` of 1..most doors (meeting ``hold`` if given)."""
+            k = len(ds)
+            total = sum(math.comb(k, r) for r in range(1, min(k, most) + 1))
+            if hold:
+                j = k - len(ds & hold)
+                total -= sum(math.comb(j, r) for r in range(1, min(j, most) + 1))
+            return total
+        count = sum(n_subsets(ds) for ds in near.values()) + \
+            sum(n_subsets(near[u], ds) for u, ds in openers.items())
         if count > MEMORY_NODES_MAX:
             raise LimitError(
                 f"a move of this many MP keeps the memory of up to {most} opened doors "
@@ -340,14 +593,21 @@ class _KindGraph:
                 f"within {self.mem_radius} steps of each other; ask with fewer MP")
         mem: dict = {}                   # (node, doors) -> memory node
         mem_base: list = []
+        sets_of: dict = {}               # node u -> [(memory node of u, its doors)]
         for u in sorted(near):
             for S in _subsets(near[u], most):
                 mem[(u, S)] = n + len(mem_base)
                 mem_base.append(u)
+                sets_of.setdefault(u, []).append((mem[(u, S)], S))
+        opn: dict = {}                   # (node, doors) -> opened-here node
+        for u in sorted(openers):
+            for S in _subsets(near[u], most):
+                if S & openers[u]:
+                    opn[(u, S)] = n + len(mem_base)
+                    mem_base.append(u)
+                    sets_of[u].append((opn[(u, S)], S))
+        self.n_opn = len(opn)
         self.near = near
-        sets_of: dict = {}
-        for (u, S) in mem:
-            sets_of.setdefault(u, []).append(S)
         no_doors = frozenset()
         for i in range(len(slots)):
             kind, u, v, dd, sq = slots[i]
@@ -357,8 +617,7 @@ class _KindGraph:
                 for X in _subsets(inv & near_v, most):
                     slots.append(("mem", u, mem[(v, X)], dd, (i, no_doors, X)))
                     involved.append(inv)
-            for S in sets_of.get(u, ()):
-                src = mem[(u, S)]
+            for src, S in sets_of.get(u, ()):
                 free = inv - S           # S is open for this move: only these can change
                 if inv:                  # twin: the memory of S dropped at v
                     slots.append(("mem", src, v, dd, (i, S, None)))
@@ -368,6 +627,13 @@ class _KindGraph:
                     if keep | X:
                         slots.append(("mem", src, mem[(v, keep | X)], dd, (i, S, keep | X)))
                         involved.append(free)
+        for u in sorted(openers):        # open a door here: 2 MP (the door must be closed)
+            for d_ in sorted(openers[u]):
+                one = frozenset((d_,))
+                for src, S in [(u, no_doors)] + sets_of[u]:
+                    if d_ not in S and len(S) < most:
+                        slots.append(("open", src, opn[(u, S | one)], None, d_))
+                        involved.append(one)
         self.n_mem = len(mem_base)
         n = self.n = n + self.n_mem
         self.mem_of: dict = {}           # node -> its memory nodes
@@ -375,39 +641,44 @@ class _KindGraph:
             self.mem_of.setdefault(u, []).append(m)
         self.involved = involved
         self.dynamic = [i for i, s in enumerate(involved) if s]
-        # per-node arrays
+        # per-node arrays (numpy over the placements)
         k = w * h
+        npl = ns + 1 + n_turn
+        mem_base = np.array(mem_base, np.int64)
+        src = np.concatenate([np.arange(npl), self.air_foot, mem_base])  # node -> facts of
         foot = np.full((n, k), ns, dtype=np.int64)
+        foot[:npl] = self.pfoot
+        foot[npl:] = foot[src[npl:]]
+        fitp = np.concatenate([self.fitp, np.zeros(n - npl, np.bool_)])
         flags = np.zeros(n, np.uint8)
         ice_code = np.zeros(n, np.int8)
         in_pit = np.zeros(n, T.INDEX)
         leave = np.ones(n, np.uint64)
-        pit_nodes = []
-        for u in place_nodes:
-            f = facts[u]
-            foot[u] = [index[c] for c in f["cells"]]
-            if not f["may_end"]:
-                flags[u] |= T.CELL_NO_END
-            if rules.ice_stops and f["on_ice"]:
-                flags[u] |= T.CELL_STOP
-                ice_code[u] = STOP_ICE
-            if f["in_pit"]:
-                in_pit[u] = 1
-                leave[u] = 0
-                pit_nodes.append(u)
-        for j, p in enumerate(air_foot):
-            foot[air_off + j] = foot[p]
-            flags[air_off + j] = T.CELL_NO_END
+        ends = np.zeros(npl, np.uint8)
+        ends[self.fitp & ~self.p_may_end] = T.CELL_NO_END
+        if rules.ice_stops:
+            ends[self.p_on_ice] |= T.CELL_STOP
+            ice_code[:npl][self.p_on_ice] = STOP_ICE
+        flags[:npl] = ends
+        in_pit[:npl] = self.p_in_pit
+        leave[:npl][self.p_in_pit] = 0
         mem0 = n - self.n_mem
-        for j, u in enumerate(mem_base):
-            m = mem0 + j
-            foot[m], ice_code[m], in_pit[m], leave[m] = foot[u], ice_code[u], in_pit[u], leave[u]
-            flags[m] = flags[u] | T.CELL_NO_END
-        # node -> the square its path and end read as (the anchor; the town; -1: air)
+        flags[air_off:mem0] = T.CELL_NO_END
+        if self.n_mem:
+            ice_code[mem0:] = ice_code[mem_base]
+            in_pit[mem0:] = in_pit[mem_base]
+            leave[mem0:] = leave[mem_base]
+            flags[mem0:] = flags[mem_base] | T.CELL_NO_END
+        opn0 = n - self.n_opn            # opened-here nodes: no space entered, no stop
+        flags[opn0:] = T.CELL_NO_END
+        ice_code[opn0:] = 0
+        # node -> the square its path and end read as (the anchor; the town; -1: air
+        # and opened-here nodes, where the figure stands still)
         anchor_of = np.arange(n)
         anchor_of[ns + 1:air_off] -= self.turn_off
         anchor_of[air_off:mem0] = -1
-        anchor_of[mem0:] = anchor_of[np.array(mem_base, dtype=np.int64)]
+        anchor_of[mem0:] = anchor_of[mem_base]
+        anchor_of[opn0:] = -1
         self.anchor_of = anchor_of
         self.n_actions = self.turn_off + ns if self.turns else ns + 1
         self.foot = foot
@@ -422,22 +693,21 @@ class _KindGraph:
         self.ice_code = ice_code
         self.in_pit = in_pit
         self.leave = leave
-        self.pit_nodes = pit_nodes
-        self.fits = np.zeros(n, np.bool_)
-        self.fits[place_nodes] = True
-        # which nodes cover each square (occupancy updates)
-        cover: list = [[] for _ in range(ns)]
-        for u in range(n):
-            for s in foot[u]:
-                if s < ns and (u >= ns or facts[u] is not None):
-                    cover[s].append(u)
-        self.cover = [np.array(c, dtype=np.int64) for c in cover]
-        # coordinates: squares, town, air nodes on a row below the map's corner
-        air_xy = [(st.lo + j, st.lo - 4) for j in range(n_turn)] + \
-            [(st.lo + j, st.lo - 2) for j in range(self.n_air)] + \
-            [(st.lo + j, st.lo - 3) for j in range(self.n_mem)]
-        self.coords = np.concatenate([st.coords, np.array(air_xy, dtype=T.INDEX).reshape(
-            -1, 2)]) if air_xy else st.coords
+        self.pit_nodes = np.flatnonzero(self.p_in_pit)
+        self.fits = fitp
+        # which nodes cover each square (occupancy updates): CSR by square
+        uu, cc = np.nonzero(foot < ns)
+        sq = foot[uu, cc]
+        order = np.argsort(sq, kind="stable")
+        self.cover_idx = uu[order]
+        self.cover_ptr = np.concatenate([[0], np.cumsum(np.bincount(sq, minlength=ns))])
+        # coordinates: squares, town, then the other nodes in rows below the map
+        e = np.arange(n - ns - 1, dtype=np.int64)
+        wide = max(st.grid().W, 8)
+        lo_y = min(st.lo, int(st.coords[:ns, 1].min()))
+        extra = np.stack([int(st.coords[:ns, 0].min()) + e % wide, lo_y - 2 - e // wide],
+                         axis=1).astype(T.INDEX)
+        self.coords = np.concatenate([st.coords, extra])
         # ends sort by cost, then x, then y of the anchor, then orientation (own first)
         rxy = self.coords.astype(np.int64)
         turned = np.zeros(n, np.int64)
@@ -458,150 +728,279 @@ class _KindGraph:
         self._own: dict = {}            # anchor square -> nodes overlapping the base
         self._offsets: dict = {}        # (other size, base size) -> adjacent offsets
 
+    def covering(self, squares) -> np.ndarray:
+        """int64: the nodes whose base covers any of ``squares`` (square indices)."""
+        p, idx = self.cover_ptr, self.cover_idx
+        if len(squares) == 1:
+            s = squares[0]
+            return idx[p[s]:p[s + 1]]
+        return np.concatenate([idx[p[s]:p[s + 1]] for s in squares])
+
+    def _openers(self) -> dict:
+        """``{node: doors}``: the doors each placement may open without stepping:
+        those next to a square of its base ("located in a space adjacent to a door's
+        closed position (including diagonals)", doors.php): within one square of both
+        squares of one of the door's cell edges."""
+        st = self.st
+        index = st.index
+        w, h = self.size
+        openers: dict = {}
+        for k, door in enumerate(st.dungeon.doors):
+            near_door = {(x, y) for a, b in door.sides
+                         for x in range(max(a[0], b[0]) - 1, min(a[0], b[0]) + 2)
+                         for y in range(max(a[1], b[1]) - 1, min(a[1], b[1]) + 2)}
+            for base, (bw, bh) in ((0, (w, h)), (self.turn_off, (h, w)))[:1 + self.turns]:
+                for cx, cy in near_door:
+                    for i in range(bw):
+                        for j in range(bh):
+                            a = index.get((cx - i, cy - j))
+                            if a is not None and self.fitp[base + a]:
+                                openers.setdefault(base + a, set()).add(k)
+        return {u: frozenset(ds) for u, ds in openers.items()}
+
     def _base(self, st: _Static, rules, key):
-        """Build the graph but its door memory: the placements (``facts``,
-        ``straddle``, turned ones), the step table ``slots`` and the doors each slot
-        involves; returns (placements, slots, involved, turned count). Every memory
-        radius of a kind has the same (see __init__)."""
+        """Build the graph but its door memory, with numpy over the whole dungeon: the
+        placements (``fitp``, per-node facts as arrays, ``straddle``), the links that
+        involve no door as arrays ``vec = (u, v, cost)`` (their price never changes),
+        and the links priced in game words as the step table ``slots`` with the doors
+        each involves (those next to doors, stairs, glyphs). Returns (placements,
+        slots, involved, turned count). Every memory radius of a kind shares it."""
         side, w, h, fly = key[:4]
         d = st.dungeon
         ns = st.ns
-        # placements with every door open (door states only straddle or forbid). A base
-        # that turns (a hell hound, a dragon: D.turns_allowed) also stands turned: node
-        # ns + 1 + s is the base of size (h, w) at square s (``turn_off`` = ns + 1; the
-        # air nodes of large jumps come after these).
+        grid = st.grid()
+        W = grid.W
+        walker = not fly
+        walkable = _ON_BOARD if fly else _WALKABLE
         self.turns = D.turns_allowed((w, h), st.large_turns)
         self.turn_off = ns + 1
         n_turn = ns if self.turns else 0
-        facts: list = [None] * (ns + 1 + n_turn)
-        straddle: list = [frozenset()] * (ns + 1 + n_turn)
-        place_nodes: list = []           # (node, size) of every placement that fits
-        for base, size in ((0, (w, h)), (self.turn_off, (h, w)))[:1 + self.turns]:
-            for i, c in enumerate(st.squares):
-                p = rules.placement(c, size)
-                if p is None:
-                    continue
-                facts[base + i] = p
-                place_nodes.append(base + i)
-                straddle[base + i] = frozenset(
-                    d.door_of[D._side(a, b)] for a, b in D._internal_sides(p["cells"])
-                    if D._side(a, b) in d.door_of)
-        self.facts = facts
+        npl = ns + 1 + n_turn                      # squares, town, turned placements
+        sizes = [(w, h), (h, w)][:1 + self.turns]
+        self.dirs = {s: D.step_directions(s, st.hound_slides) for s in {(w, h), (h, w)}}
+        fitp = np.zeros(npl, np.bool_)
+        in_pit = np.zeros(npl, np.bool_)
+        on_ice = np.zeros(npl, np.bool_)
+        may_end = np.zeros(npl, np.bool_)
+        jump = np.zeros(npl, np.bool_)
+        has_door = np.zeros(npl, np.bool_)
+        k = w * h
+        pfoot = np.full((npl, k), ns, np.int64)
+        cellpos: list = []                         # per orientation: int64[NS, k]
+        trees: list = []                           # per orientation: bool[NS, k]
+        straddle = _Sparse(frozenset())
+        P0 = grid.pos
+        for o, (bw, bh) in enumerate(sizes):
+            base = o * self.turn_off
+            offs = np.array([j * W + i for j in range(bh) for i in range(bw)], np.int64)
+            cp = P0[:, None] + offs[None, :]
+            code = grid.code[cp]
+            fit = walkable[code].all(axis=1)
+            inside = [P0 + j * W + i for j in range(bh) for i in range(bw - 1)]
+            inside_d = [P0 + j * W + i for j in range(bh - 1) for i in range(bw)]
+            for p in inside:
+                fit &= ~grid.wr[p]
+            for p in inside_d:
+                fit &= ~grid.wd[p]
+            doors = [grid.dr[p] for p in inside] + [grid.dd[p] for p in inside_d]
+            if doors:
+                dk = np.stack(doors, axis=1)
+                hd = fit & (dk >= 0).any(axis=1)
+                has_door[base:base + ns] = hd
+                for s in np.flatnonzero(hd).tolist():
+                    straddle[base + s] = frozenset(x for x in dk[s].tolist() if x >= 0)
+            sl = slice(base, base + ns)
+            fitp[sl] = fit
+            pfoot[sl] = np.where(fit[:, None], grid.node[cp], ns)
+            in_pit[sl] = walker & _IS_PIT[code].all(axis=1) & fit
+            on_ice[sl] = walker & _IS_ICE[code].all(axis=1) & fit
+            may_end[sl] = ~_IS_OBSTACLE[code].any(axis=1) & fit
+            jump[sl] = _IS_JUMPABLE[code].all(axis=1) & fit
+            cellpos.append(cp)
+            trees.append(_IS_TREE[code] & walker)
+        self.fitp, self.p_in_pit, self.p_on_ice, self.p_may_end = fitp, in_pit, on_ice, \
+            may_end
+        self.pfoot = pfoot
+        self.facts = _Facts(self)
         self.straddle = straddle
-        # slots: (kind, u, v, d, square) in the insertion order of the step table
         slots: list = []
-        index = st.index
-        for u in place_nodes:
-            base = u - u % self.turn_off if u > ns else 0
-            ax, ay = st.squares[u - base]
-            for dd in D.STEPS:
-                v = index.get((ax + dd[0], ay + dd[1]))
-                if v is not None and facts[base + v] is not None:
-                    slots.append(("step", u, base + v, dd, None))
+        involved: list = []
+        vec: list = []                             # (u, v, cost) arrays
+
+        def emit(kind, u, v, dd, sq, inv, legal, cost):
+            """Links u -> v: those that involve a door as slots, the rest as arrays."""
+            for j in np.flatnonzero(inv).tolist():
+                slots.append((kind, int(u[j]), int(v[j]), dd,
+                              sq if not isinstance(sq, np.ndarray) else int(sq[j])))
+                involved.append(None)              # filled below
+            ok = ~inv & legal
+            vec.append((u[ok], v[ok], np.broadcast_to(cost, u.shape)[ok]))
+
+        def price(u, v, new_tree):
+            """Steps and turns (D.Rules._price with no door): 1, a new tree square 2,
+            climbing out of a pit 2 (3 into a tree)."""
+            climb = in_pit[u] & ~in_pit[v]
+            return np.where(climb, D.CLIMB_OUT_COST + new_tree, 1 + new_tree)
+
+        nodes = np.arange(ns, dtype=np.int64)
+        for o, (bw, bh) in enumerate(sizes):
+            base = o * self.turn_off
+            fit = fitp[base:base + ns]
+            cp = cellpos[o]
+            tr = trees[o]
+            for dd in self.dirs[(bw, bh)]:
+                dx, dy = dd
+                vs = grid.node[P0 + dy * W + dx]
+                u = nodes[fit & (vs >= 0)]
+                v = vs[u]
+                keep = fit[v]
+                u, v = u[keep], v[keep]
+                legal, doors = _cross(grid, cp[u], dx, dy, walkable, st.corner)
+                new = np.array([not (0 <= i + dx < bw and 0 <= j + dy < bh)
+                                for j in range(bh) for i in range(bw)])
+                cost = price(base + u, base + v, tr[v][:, new].any(axis=1))
+                inv = doors.any(axis=1) | has_door[base + u] | has_door[base + v]
+                emit("step", base + u, base + v, dd, None, inv, legal.all(axis=1), cost)
         if self.turns:
             # a quarter turn into a turned placement within one square of the base that
             # overlaps it (D.turn_offsets; D.Rules.turn prices it)
-            offsets = {(w, h): D.turn_offsets((w, h)), (h, w): D.turn_offsets((h, w))}
-            for u in place_nodes:
-                turned = u > ns
-                other, size = (0, (h, w)) if turned else (self.turn_off, (w, h))
-                ax, ay = st.squares[u - self.turn_off if turned else u]
-                for ox, oy in offsets[size]:
-                    v = index.get((ax + ox, ay + oy))
-                    if v is not None and facts[other + v] is not None:
-                        slots.append(("turn", u, other + v, None, "turn"))
-        air: dict = {}                   # (placement, direction) -> air node
-        air_foot: list = []              # air node -> the placement it is over
-        self.air_off = air_off = ns + 1 + n_turn     # the first air node
+            for o, (bw, bh) in enumerate(sizes):
+                base, other = o * self.turn_off, (1 - o) * self.turn_off
+                fit = fitp[base:base + ns]
+                ofit = fitp[other:other + ns]
+                for ox, oy in D.turn_offsets((bw, bh)):
+                    old = D.footprint_cells((0, 0), (bw, bh))
+                    newc = D.footprint_cells((ox, oy), (bh, bw))
+                    vs = grid.node[P0 + oy * W + ox]
+                    u = nodes[fit & (vs >= 0)]
+                    v = vs[u]
+                    keep = ofit[v]
+                    u, v = u[keep], v[keep]
+                    fresh = np.array([c not in old for c in newc])
+                    cost = price(base + u, other + v, trees[1 - o][v][:, fresh].any(axis=1))
+                    inv = has_door[base + u] | has_door[other + v]
+                    if D.swept_sides(old, newc):    # (never: see D.swept_sides)
+                        inv = np.ones_like(inv)
+                    emit("turn", base + u, other + v, None, "turn", inv,
+                         np.ones(len(u), np.bool_), cost)
+        # jumps across pits (and ice): air(p, d) over each placement p wholly on
+        # jumpable squares that lies on a run from a take-off to a landing along d
+        air_foot: list = []
+        self.air_off = air_off = npl
         one = (w, h) == (1, 1)
-        if not fly and (one or st.large_jumps):      # jumps across pits (and ice)
-            chain_slots = []
-            for u in place_nodes:
-                if self._on_jumpable(u):
-                    continue
-                for dd in D.STEPS:
-                    run = self._jump_run(u, dd)
-                    if run is None:
+        if walker and (one or st.large_jumps):
+            for o, (bw, bh) in enumerate(sizes):
+                base = o * self.turn_off
+                fit = fitp[base:base + ns]
+                J = jump[base:base + ns]
+                cp = cellpos[o]
+                for dd in self.dirs[(bw, bh)]:
+                    dx, dy = dd
+                    sh = dy * W + dx
+                    fwd = grid.node[P0 + sh]
+                    bwd = grid.node[P0 - sh]
+                    land = self._first_off(fwd, fit, J)
+                    start = self._first_off(bwd, fit, J)
+                    air = np.flatnonzero(J & (land >= 0) & (start >= 0))
+                    if not len(air):
                         continue
-                    over, land = run
-                    nodes = []
-                    for p in over:
-                        k = (p, dd)
-                        if k not in air:
-                            air[k] = air_off + len(air_foot)
-                            air_foot.append(p)
-                        nodes.append(air[k])
-                    # slot square: the placement the base leaves on that link
-                    slots.append(("take_off", u, nodes[0], dd, u))
-                    for a, b, p in zip(nodes, nodes[1:], over):
-                        chain_slots.append(("over", a, b, dd, p))
-                    chain_slots.append(("land", nodes[-1], land, dd, over[-1]))
-            seen = set()
-            for s in chain_slots:       # runs share their tails: each link once
-                if (s[1], s[2]) not in seen:
-                    seen.add((s[1], s[2]))
-                    slots.append(s)
+                    ids = np.full(ns, -1, np.int64)
+                    ids[air] = air_off + len(air_foot) + np.arange(len(air))
+                    air_foot.extend((base + air).tolist())
+                    # take-off: from the placement before the run's first square
+                    prev = bwd[air]
+                    first = (prev >= 0)
+                    first[first] = ~J[prev[first]]
+                    p = air[first]
+                    u = prev[first]
+                    self._jump_links(emit, grid, walkable, st, cp, has_door, "take_off",
+                                     base + u, ids[p], dd, u, base, base + p,
+                                     JUMP_TAKE_OFF)
+                    # over: air to air while the run goes on; land: on the first
+                    # placement off the jumpable squares
+                    nxt = fwd[air]
+                    on = J[nxt]
+                    self._jump_links(emit, grid, walkable, st, cp, has_door, "over",
+                                     ids[air[on]], ids[nxt[on]], dd, air[on], base,
+                                     base + nxt[on], JUMP_OVER)
+                    self._jump_links(emit, grid, walkable, st, cp, has_door, "land",
+                                     ids[air[~on]], base + nxt[~on], dd, air[~on], base,
+                                     base + nxt[~on], JUMP_LAND)
+        index = st.index
         if one:
             for a, b in d.stairs:
                 ia, ib = index[a], index[b]
-                if facts[ia] is not None and facts[ib] is not None:
-                    slots.append(("fixed", ia, ib, None, D.STAIRS_COST))
-                    slots.append(("fixed", ib, ia, None, D.STAIRS_COST))
+                if fitp[ia] and fitp[ib]:
+                    slots += [("fixed", ia, ib, None, D.STAIRS_COST),
+                              ("fixed", ib, ia, None, D.STAIRS_COST)]
+                    involved += [frozenset(), frozenset()]
         if side == "hero":
             for g in d.glyphs:
                 ig = index[g]
-                if facts[ig] is not None:
-                    slots.append(("fixed", ig, ns, None, D.TOWN_COST))
-                    slots.append(("fixed", ns, ig, None, D.TOWN_COST))
-        self.air_foot = air_foot
+                if fitp[ig]:
+                    slots += [("fixed", ig, ns, None, D.TOWN_COST),
+                              ("fixed", ns, ig, None, D.TOWN_COST)]
+                    involved += [frozenset(), frozenset()]
+        self.air_foot = np.array(air_foot, np.int64)
         self.n_air = len(air_foot)
-        # doors each slot involves (empty: its price never changes)
-        involved = []
-        for kind, u, v, dd, sq in slots:
+        self.vec = tuple(np.concatenate([x[i] for x in vec]).astype(np.int32)
+                         if vec else np.zeros(0, np.int32) for i in range(3))
+        # doors each game-word slot involves
+        for i, (kind, u, v, dd, sq) in enumerate(slots):
+            if involved[i] is not None:
+                continue
             if kind in ("step", "turn"):
                 doors = set(straddle[u]) | straddle[v]
-                if kind == "turn":      # the sides both bases sweep (D.Rules.turn)
-                    doors.update(d.door_of[D._side(a, b)] for a, b in D.swept_sides(
-                        facts[u]["cells"], facts[v]["cells"]) if D._side(a, b) in d.door_of)
-                for c in facts[u]["cells"] if kind == "step" else ():
+                if kind == "turn":
+                    doors.update(self._swept_doors(u, v))
+                for c in self.facts[u]["cells"] if kind == "step" else ():
                     for a, b in _sides_examined(c, dd):
-                        k = d.door_of.get(D._side(a, b))
-                        if k is not None:
-                            doors.add(k)
-                involved.append(frozenset(doors))
-            elif kind == "fixed":
-                involved.append(frozenset())
+                        k2 = d.door_of.get(D._side(a, b))
+                        if k2 is not None:
+                            doors.add(k2)
             else:          # a jump link: the sides the base crosses leaving placement
-                into = air_foot[v - air_off] if kind != "land" else v   # sq, straddles
+                into = int(self.air_foot[v - air_off]) if kind != "land" else v
                 doors = set(straddle[sq]) | straddle[into]
-                for c in facts[sq]["cells"]:
-                    doors.update(k for k in (d.door_of.get(D._side(a, b)) for a, b in
-                                             _sides_examined(c, dd)) if k is not None)
-                involved.append(frozenset(doors))
+                for c in self.facts[sq]["cells"]:
+                    doors.update(k2 for k2 in (d.door_of.get(D._side(a, b)) for a, b in
+                                               _sides_examined(c, dd)) if k2 is not None)
+            involved[i] = frozenset(doors)
+        place_nodes = np.flatnonzero(fitp)
         return place_nodes, slots, involved, n_turn
 
-    def _on_jumpable(self, u) -> bool:
-        """Placement u lies wholly on jumpable squares (pit, ice)."""
-        terrain = self.st.dungeon.terrain
-        return all(terrain[c] in D.JUMPABLE for c in self.facts[u]["cells"])
+    def _swept_doors(self, u, v):
+        d = self.st.dungeon
+        return [d.door_of[D._side(a, b)] for a, b in D.swept_sides(
+            self.facts[u]["cells"], self.facts[v]["cells"]) if D._side(a, b) in d.door_of]
 
-    def _jump_run(self, u, dd):
-        """The placements wholly on jumpable squares that a jump from placement u along
-        dd crosses (the base keeps its orientation) and the landing placement, or None
-        (terrain only: walls, doors and enemies are checked per state)."""
-        st = self.st
-        base = self.turn_off if u > st.ns else 0
-        x, y = st.squares[u - base]
-        over = []
+    @staticmethod
+    def _first_off(nxt, fit, J):
+        """int64[NS]: for each square, following ``nxt`` (the next square along a
+        direction, -1 off the board) over placements wholly on jumpable squares
+        (``J``), the first placement that fits and is not jumpable, or -1 (a square
+        that does not fit, or the board's edge, ends the run). Pointer jumping: log of
+        the longest run numpy passes."""
+        p = nxt.copy()
+        ok = p >= 0
+        ok[ok] = fit[p[ok]]
+        p[~ok] = -1
         while True:
-            x, y = x + dd[0], y + dd[1]
-            s = st.index.get((x, y))
-            if s is None or self.facts[base + s] is None:
-                return None
-            if self._on_jumpable(base + s):
-                over.append(base + s)
-                continue
-            return (over, base + s) if over else None
+            go = p >= 0
+            go[go] = J[p[go]]
+            if not go.any():
+                return p
+            p[go] = p[p[go]]
+
+    @staticmethod
+    def _jump_links(emit, grid, walkable, st, cp, has_door, kind, u, v, dd, sq, base,
+                    into, cost):
+        """Jump links u -> v of ``kind`` (cost ``cost``): the base leaves placement
+        ``base + sq`` (sq: square indices) along dd into placement ``into`` through no
+        wall; a door on the way or under either base makes it a game-word slot (priced
+        per door state)."""
+        legal, doors = _cross(grid, cp[sq], dd[0], dd[1], walkable, st.corner)
+        inv = doors.any(axis=1) | has_door[base + sq] | has_door[into]
+        emit(kind, u, v, dd, base + sq, inv, legal.all(axis=1), cost)
 
     # ----------------------------------------------------------- door states
     def _place(self, u, dv):
@@ -624,6 +1023,8 @@ class _KindGraph:
             return rules.step(fu, fv, dd)
         if kind == "fixed":
             return (sq, frozenset())
+        if kind == "open":               # open door sq without stepping
+            return (D.DOOR_COST, frozenset((sq,))) if dv[sq] == OPENABLE else None
         if kind == "mem":
             return self._mem_result(sq, rules, dv)
         if kind == "turn":
@@ -651,10 +1052,12 @@ class _KindGraph:
         i, S, S2 = sq
         if results is not None and not self.involved[i]:
             return results[i]            # no door on the way: S stays as it was
-        if S:
+        if S:                            # (S is a few doors: no pass over all of them)
             saved = rules.door_state
-            dv = tuple(OPEN if k in S else x for k, x in enumerate(dv))
-            rules.door_state = [_DOOR_WORDS[x] for x in dv]
+            words, opened = list(saved), list(dv)
+            for k in S:
+                words[k], opened[k] = "open", OPEN
+            rules.door_state, dv = words, tuple(opened)
         res = self._slot_result(i, rules, dv)
         if S:
             rules.door_state = saved
@@ -702,25 +1105,59 @@ class _KindGraph:
             old = steps.get((u, v))
             if old is None or res[0] < old[0]:
                 steps[(u, v)] = res
-        links = [Link(u, v, c, 0, False) for (u, v), (c, _) in steps.items()]
-        board = self.base.with_links(links, replace=True)
-        has_leave = any(self._place(u, dv) is not None for u in self.pit_nodes)
+        board = self._board(steps)
+        pits = self.pit_nodes
+        has_leave = bool(len(pits)) and (
+            any(u not in self.straddle for u in pits.tolist()) or
+            any(self._place(u, dv) is not None for u in pits.tolist()))
         out = _Links(board, steps, has_leave, self.leave if has_leave else None, results)
         self.links_cache[dv] = out
         self._last_links, self._last_dv = out, dv
         return out
 
-    def template(self, links: _Links, penalties: bool, occ, flags, pen) -> Prepared:
+    def _board(self, steps: dict) -> Board:
+        """The packed board of the array links (``vec``) and the game-word ``steps``
+        ((u, v) -> (cost, doors)): the least cost per (u, v), as a CSR link table."""
+        vu, vv, vc = self.vec
+        if steps:
+            su = np.fromiter((u for u, _ in steps), np.int32, len(steps))
+            sv = np.fromiter((v for _, v in steps), np.int32, len(steps))
+            sc = np.fromiter((c for c, _ in steps.values()), np.int32, len(steps))
+            vu, vv, vc = (np.concatenate(x) for x in ((vu, su), (vv, sv), (vc, sc)))
+        n = self.n
+        key = vu.astype(np.int64) * n + vv
+        order = np.lexsort((vc, key))
+        key = key[order]
+        first = np.ones(len(key), np.bool_)
+        first[1:] = key[1:] != key[:-1]
+        # each node's links in the order they were made (steps in STEPS order, turns,
+        # jumps, then the game-word ones): the kernel breaks ties by it
+        order = np.sort(order[first])
+        vu, vv, vc = vu[order], vv[order], vc[order]
+        order = np.argsort(vu, kind="stable")
+        vu, vv, vc = vu[order], vv[order], vc[order]
+        if len(vc) and int(vc.max()) > T.MAX_COST:
+            raise LimitError(f"a Descent link costs {int(vc.max())} MP; at most {T.MAX_COST}")
+        ptr = np.zeros(n + 1, T.INDEX)
+        np.cumsum(np.bincount(vu, minlength=n), out=ptr[1:])
+        data = np.zeros((len(vu), 3), T.INDEX)
+        data[:, 0] = vv
+        data[:, 1] = vc
+        return self.base._replace(link_ptr=ptr, link_data=data)
+
+    def template(self, links: _Links, penalties: bool, occ, flags, pen,
+                 cap: int = D.MAX_WOUNDS) -> Prepared:
         """The prepared kernel query of ``links`` (cached), to be bound to a position's
-        layers with :meth:`Prepared.with_layers`."""
-        p = links.prepared.get(penalties)
+        layers with :meth:`Prepared.with_layers`; ``cap``: the most wounds it counts
+        (see :func:`wound_cap`)."""
+        p = links.prepared.get((penalties, cap))
         if p is None:
             p = prepare(links.board, self.mover, _TOP_BUDGET, occupant=occ,
                         cell_flags=flags,
                         enter_penalty=pen if penalties else None,
                         leave=links.leave if penalties else None,
-                        max_penalty=D.MAX_WOUNDS if penalties else None)
-            links.prepared[penalties] = p
+                        max_penalty=cap if penalties else None)
+            links.prepared[(penalties, cap)] = p
         return p
 
     # ----------------------------------------------------------- geometry
@@ -750,7 +1187,7 @@ class _KindGraph:
                 self._offsets[(size, (w, h))] = offs
             for ox, oy in offs:
                 u = index.get((bx + ox, by + oy))
-                if u is not None and self.facts[base + u] is not None:
+                if u is not None and self.fits[base + u]:
                     nodes.append(base + u)
                     nodes.extend(self.mem_of.get(base + u, ()))
         got = self._adjacent[key] = np.array(sorted(nodes), dtype=np.int64)
@@ -762,8 +1199,7 @@ class _KindGraph:
         got = self._own.get(anchor)
         if got is None:
             cells = self.foot[anchor]
-            nodes = np.unique(np.concatenate(
-                [self.cover[s] for s in cells if s < self.st.ns]))
+            nodes = np.unique(self.covering([s for s in cells.tolist() if s < self.st.ns]))
             got = (nodes, np.ascontiguousarray(self.foot[nodes].ravel()), cells.copy())
             self._own[anchor] = got
         return got
@@ -785,7 +1221,8 @@ class _KindState:
     count the nodes with wounds and with CELL_STOP; ``cur`` is the prepared query in use
     (``(Prepared, penalties)``; None: choose again)."""
 
-    __slots__ = ("g", "dv", "links", "occ", "flags", "pen", "grip", "pen_nz", "n_stop",
+    __slots__ = ("g", "dv", "links", "occ", "flags", "pen", "grip", "pen_nz", "pen_max",
+                 "n_stop",
                  "bound", "cur", "pending", "pending_grip", "pen_dirty", "stale")
 
     def sync(self, square_bits) -> None:
@@ -796,9 +1233,7 @@ class _KindState:
         g = self.g
         pend = self.pending
         if pend:
-            cover = g.cover
-            nodes = cover[pend[0]] if len(pend) == 1 else \
-                np.concatenate([cover[s] for s in pend])
+            nodes = g.covering(pend)
             self.occ[nodes] = g.occ_values(square_bits, nodes)
             pend.clear()
         grip = self.pending_grip
@@ -813,6 +1248,7 @@ class _KindState:
             if (nz > 0) != (self.pen_nz > 0):
                 self.cur = None      # the penalty kernel comes or goes
             self.pen_nz = nz
+            self.pen_max = int(self.pen.max()) if nz else 0
             self.pen_dirty = False
         self.stale = False
 
@@ -824,7 +1260,7 @@ class _KindState:
         new.g, new.dv, new.links = self.g, self.dv, self.links
         new.occ, new.flags = self.occ.copy(), self.flags.copy()
         new.pen, new.grip = self.pen.copy(), self.grip.copy()
-        new.pen_nz, new.n_stop = self.pen_nz, self.n_stop
+        new.pen_nz, new.pen_max, new.n_stop = self.pen_nz, self.pen_max, self.n_stop
         new.bound = {}
         new.cur = None
         return new
@@ -832,20 +1268,23 @@ class _KindState:
     def set_links(self, dv, links) -> None:
         self.dv, self.links, self.bound, self.cur = dv, links, {}, None
 
-    def prepared(self) -> tuple[Prepared, bool]:
-        cur = self.cur
-        if cur is not None:
-            return cur
+    def prepared(self, mp: int = _TOP_BUDGET) -> tuple[Prepared, bool]:
+        """(the prepared query for a move of ``mp`` MP, whether it counts wounds)."""
         penalties = self.links.has_leave or self.pen_nz > 0
-        p = self.bound.get(penalties)
+        cap = wound_cap(mp, self.pen_max) if penalties else 0
+        cur = self.cur
+        if cur is not None and cur[2] == cap:
+            return cur[0], cur[1]
+        p = self.bound.get(cap)
         if p is None:
-            t = self.g.template(self.links, penalties, self.occ, self.flags, self.pen)
+            t = self.g.template(self.links, penalties, self.occ, self.flags, self.pen,
+                                cap or D.MAX_WOUNDS)
             # (reads the position's own layers: a write to them is what it sees next)
-            p = self.bound[penalties] = t.with_layers(
+            p = self.bound[cap] = t.with_layers(
                 occupant=self.occ, cell_flags=self.flags,
                 enter_penalty=self.pen if penalties else None)
-        self.cur = (p, penalties)
-        return self.cur
+        self.cur = (p, penalties, cap)
+        return p, penalties
 
 
 class _Columns(dict):
@@ -947,7 +1386,8 @@ class Position(_Position):
 
     def __init__(self, dungeon: D.Dungeon, figures: list, *, rune_keys=(),
                  corner_cutting: bool = True, ice: str = "normal",
-                 large_turns: str = "all", large_jumps: bool = False):
+                 large_turns: str = "all", large_jumps: bool = False,
+                 hound_slides: bool = False):
         """``figures``: :class:`movecore.games.descent.Hero` objects (see
         :func:`~movecore.games.descent.read_figures`, which checks their placement)."""
         if ice not in ("normal", "stop"):
@@ -958,7 +1398,11 @@ class Position(_Position):
         if not isinstance(large_jumps, (bool, np.bool_)):
             raise ScenarioError(f"options.large_jumps must be true or false; got "
                                 f"{describe(large_jumps)}")
-        st = self.st = _static_for(dungeon, corner_cutting, ice, large_turns, large_jumps)
+        if not isinstance(hound_slides, (bool, np.bool_)):
+            raise ScenarioError(f"options.hound_slides must be true or false; got "
+                                f"{describe(hound_slides)}")
+        st = self.st = _static_for(dungeon, corner_cutting, ice, large_turns, large_jumps,
+                                   hound_slides)
         self.rune_keys = frozenset(rune_keys)
         self.door_open = [door.open for door in dungeon.doors]
         self.door_unrevealed = [door.leads_to_unrevealed for door in dungeon.doors]
@@ -1020,11 +1464,12 @@ class Position(_Position):
         dungeon = D.read_board(scenario["board"])
         opts = expect_object(scenario.get("options", {}), "options")
         expect_keys(opts, "options", ("corner_cutting", "ice", "large_turns",
-                                      "large_jumps"))
+                                      "large_jumps", "hound_slides"))
         corner = get_bool(opts, "corner_cutting", "options", True)
         ice = get_str(opts, "ice", "options", ("normal", "stop"), "normal")
         turns = get_str(opts, "large_turns", "options", D.LARGE_TURNS, "all")
         jumps = get_bool(opts, "large_jumps", "options", False)
+        slides = get_bool(opts, "hound_slides", "options", False)
         party = expect_object(scenario.get("party", {}), "party")
         expect_keys(party, "party", ("rune_keys",))
         keys = get_list(party, "rune_keys", "party", [])
@@ -1034,7 +1479,7 @@ class Position(_Position):
                                     f"{k!r:.60}")
         figures = D.read_figures(scenario["figures"], dungeon)
         return cls(dungeon, figures, rune_keys=keys, corner_cutting=corner, ice=ice,
-                   large_turns=turns, large_jumps=jumps)
+                   large_turns=turns, large_jumps=jumps, hound_slides=slides)
 
     def copy(self) -> "Position":
         """An independent position: figure lists, door states and squares copied; the
@@ -1094,7 +1539,8 @@ class Position(_Position):
         kinds' layers are made again when asked."""
         state = dict(self.__dict__)
         st = self.st
-        state["st"] = (st.dungeon, st.corner, st.ice, st.large_turns, st.large_jumps)
+        state["st"] = (st.dungeon, st.corner, st.ice, st.large_turns, st.large_jumps,
+                       st.hound_slides)
         state.update(kstate={}, _ks_shared=False, _figs_shared=False, _last=None)
         del state["_lock"]
         return state
@@ -1111,10 +1557,7 @@ class Position(_Position):
         return [fid for fid, a in zip(self.ids, self.alive) if a]
 
     def _fig(self, figure) -> int:
-        try:
-            i = self.index.get(figure, -1)
-        except TypeError:       # unhashable
-            i = -1
+        i = self.index.get(figure_key(figure), -1)
         if i < 0 or not self.alive[i]:
             raise self._figure_error(figure)
         return i
@@ -1231,6 +1674,7 @@ class Position(_Position):
                 ks.pen[g.adjacent_nodes(self.size[j], self.anchor[j])] += self.aura[j]
         ks.flags = g.flags_static | np.where(ks.grip > 0, T.CELL_STOP, 0).astype(np.uint8)
         ks.pen_nz = int(np.count_nonzero(ks.pen))
+        ks.pen_max = int(ks.pen.max()) if ks.pen_nz else 0
         ks.n_stop = int(np.count_nonzero(ks.flags & T.CELL_STOP))
         ks.bound = {}
         ks.cur = None
@@ -1271,6 +1715,8 @@ class Position(_Position):
         else:
             entry = {"id": figure, "side": side, "at": at, "speed": speed,
                      "footprint": footprint, "abilities": list(abilities)}
+        from ...scenario import clean_scenario
+        entry = clean_scenario(entry, "add_figure")   # as a scenario's: depth, text
         d = self.st.dungeon
         now = D.Dungeon(d.terrain, d.walls, [
             _replace(door, open=self.door_open[k], leads_to_unrevealed=self.door_unrevealed[k])
@@ -1450,11 +1896,8 @@ class Position(_Position):
         >>> m.coords.tolist(), m.costs.tolist(), m.penalty.tolist()   # pit: 1 wound
         ([[0, 0], [1, 0], [2, 0], [3, 0]], [0, 1, 3, 4], [0, 1, 0, 0])
         """
-        try:
-            i = self.index[figure]
-        except (KeyError, TypeError):
-            raise self._figure_error(figure) from None
-        if not self.alive[i]:
+        i = self.index.get(figure_key(figure), -1)
+        if i < 0 or not self.alive[i]:
             raise self._figure_error(figure)
         try:
             mp, paths, radius = self.st.query_cache[(self.side[i], self.speed[i],
@@ -1467,7 +1910,7 @@ class Position(_Position):
             ks = self._kind_state(i, radius)
         if ks.stale or (self._ks_shared and ks.g.large):   # (a large figure's query
             ks = self._sync(ks)                             # writes its layers)
-        prep, penalties = ks.cur or ks.prepared()
+        prep, penalties = ks.prepared(mp)
         g = ks.g
         anchor = self.anchor[i]
         grappled = anchor >= 0 and ks.grip[anchor] > 0
@@ -1602,7 +2045,7 @@ class Position(_Position):
             return st.ns
         if isinstance(to, (list, tuple, np.ndarray)) and len(to) and \
                 isinstance(to[0], (list, tuple, np.ndarray)):
-            cells = [as_coord(list(map(int, c)), "to") for c in to]
+            cells = [as_coord(_plain(c), "to") for c in to]
             anchor = (min(c[0] for c in cells), min(c[1] for c in cells))
             w, h = self.size[i]
             turns = D.turns_allowed((w, h), st.large_turns)
@@ -1615,7 +2058,7 @@ class Position(_Position):
             if turned and a is not None:
                 return st.ns + 1 + a         # the turned base (see n_actions)
             to = anchor
-        c = as_coord(list(map(int, to)) if isinstance(to, np.ndarray) else to, "to")
+        c = as_coord(_plain(to), "to")
         a = st.index.get(c)
         if a is None:
             raise IllegalMoveError(f"{list(c)} is not a square of the dungeon")
@@ -1626,7 +2069,7 @@ class Position(_Position):
         coordinate, one left of and above the map's corner) or int32[E, k, 2] bases
         (large monsters)."""
         i = self._fig(figure)
-        actions = np.asarray(actions, dtype=np.int64)
+        actions = check_actions(actions, self.n_actions(figure), figure)
         if self.size[i] == (1, 1):
             return self.st.coords[actions]
         g = self.st.kind(self._kind_key(i))
@@ -1849,7 +2292,8 @@ class Position(_Position):
             figures.append(f)
         s = {"game": "descent", "board": board,
              "options": {"corner_cutting": st.corner, "ice": st.ice,
-                         "large_turns": st.large_turns, "large_jumps": st.large_jumps},
+                         "large_turns": st.large_turns, "large_jumps": st.large_jumps,
+                         "hound_slides": st.hound_slides},
              "party": {"rune_keys": sorted(self.rune_keys)}, "figures": figures}
         if query is not None:
             s["query"] = _copy.deepcopy(dict(query))
@@ -1861,16 +2305,23 @@ class Position(_Position):
         query = expect_object(query, "query")
         expect_keys(query, "query", ("figure",) + _QUERY_KEYS, required=("figure",))
         fid = query["figure"]
-        try:
-            i = self.index.get(fid, -1)
-        except TypeError:
-            i = -1
+        i = self.index.get(figure_key(fid), -1)
         if i < 0 or not self.alive[i]:
             raise QueryError(f"query.figure names {fid!r}, which is not in the scenario; "
                              f"known figures: {self.figures}")
         q = {k: v for k, v in query.items() if k != "figure"}
         m = self.legal_moves(fid, **q)
         return {"figure": fid, "mp": m._extra.mp, "ends": m.to_dicts()}
+
+
+def _plain(c):
+    """A coordinate given as a NumPy array or with NumPy integers, as Python values (a
+    float stays a float, for :func:`as_coord` to refuse: ``int(1.5)`` would be 1)."""
+    if isinstance(c, np.ndarray):
+        return c.tolist()
+    if isinstance(c, (list, tuple)):
+        return [int(v) if isinstance(v, np.integer) else v for v in c]
+    return c
 
 
 # ------------------------------------------------------------------ undo entries

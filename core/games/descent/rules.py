@@ -87,6 +87,8 @@ TREE_COST = 2        # enter a tree space
 STAIRS_COST = 1
 TOWN_COST = 1
 MAX_WOUNDS = 31      # wounds are tracked up to this many per move
+#: Most squares of a dungeon (every board form; see docs/descent.md, "Board size").
+MAX_SQUARES = 1 << 20
 TOWN = "town"
 
 
@@ -153,6 +155,29 @@ def turns_allowed(size, large_turns: str) -> bool:
     if w == h or large_turns == "none":
         return False
     return w * h == 2 or large_turns == "all"
+
+
+def step_directions(size, hound_slides: bool = False) -> tuple:
+    """The directions a base of ``size`` steps in (1 MP, the whole base one square).
+
+    Every base steps in all 8 directions but a hell hound's (a two-square base): "The
+    figure moves one half of its body into a non-diagonal adjacent space while the other
+    half of its body moves into the space(s) that the first half just vacated" (rulebook,
+    as quoted on the wiki page Monsters) moves it along its long axis (or turns it, see
+    :func:`turn_offsets`), and the BoardGameGeek thread "large monsters and movement"
+    adds the diagonal sidestep of the whole body. Neither shifts it straight across its
+    axis: that takes two moves, unless ``hound_slides`` (option ``hound_slides``).
+
+    >>> step_directions((2, 1))
+    ((1, 0), (1, 1), (-1, 1), (-1, 0), (-1, -1), (1, -1))
+    >>> len(step_directions((2, 1), True)), len(step_directions((2, 2)))
+    (8, 8)
+    """
+    w, h = size
+    if w * h != 2 or hound_slides:
+        return STEPS
+    across = (0, 1) if w == 2 else (1, 0)     # across the long axis
+    return tuple(d for d in STEPS if d != across and d != (-across[0], -across[1]))
 
 
 def turn_offsets(size) -> list:
@@ -236,11 +261,15 @@ def read_board(spec) -> Dungeon:
     else:
         w = get_int(spec, "width", "board", lo=1, hi=4096)
         h = get_int(spec, "height", "board", lo=1, hi=4096)
-        if w * h > 1 << 20:
-            raise LimitError(f"a {w}x{h} dungeon has {w * h} squares; at most {1 << 20}")
-        terrain = {(x, y): "floor" for y in range(h) for x in range(w)}
+        if w * h > MAX_SQUARES:
+            raise LimitError(f"a {w}x{h} dungeon has {w * h} squares; at most "
+                             f"{MAX_SQUARES}")
+        terrain = dict.fromkeys(((x, y) for y in range(h) for x in range(w)), "floor")
     if not terrain:
         raise BoardError("the board has no squares")
+    if len(terrain) > MAX_SQUARES:
+        raise LimitError(f"the board has {len(terrain)} squares; a Descent dungeon has at "
+                         f"most {MAX_SQUARES}")
     names = expect_object(spec.get("terrain", {}), "board.terrain")
     for name, cells in names.items():
         if name not in TERRAINS:

@@ -40,7 +40,7 @@ from ...errors import BoardError, IllegalMoveError, PlacementError, QueryError, 
 from ...kernels import _types as T
 from ...mover import Mover
 from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
-                         register_position, scratch_rows)
+                         figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare, reach
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
@@ -262,8 +262,7 @@ class Position(CellActions, _Position):
 
     def add_figure(self, figure, team, at) -> None:
         """Put a new figure (or one removed earlier) of ``team`` on the free cell ``at``."""
-        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
-            raise QueryError(f"a figure id is a string or integer; got {describe(figure)}")
+        figure = new_figure_id(figure)
         if isinstance(team, bool) or not isinstance(team, (str, int)):
             raise QueryError(f"a team is a string or integer; got {describe(team)}")
         cell = self._cell(at, "add_figure: at")
@@ -546,6 +545,37 @@ class Position(CellActions, _Position):
             lo = hi
         return out
 
+    def _batch_layout(self, query: Mapping):
+        """(:class:`movecore.batch.BatchLayout`, None) for batched games asking
+        ``query``, or (None, why) where a query cannot be batched: one prepared query per
+        team over the occupant layer, a move writes two cells of it."""
+        from ...batch import BatchLayout
+        q = self._query(query) if query or not self.default_query else self.default_query
+        if q.get("provoke") or q.get("paths"):
+            return None, "a query with paths or provoke tokens is asked figure by figure"
+        budget = self._budget(q)
+        slots = np.flatnonzero(self.alive)      # the figures in play, in play order
+        team = self.team[slots]
+        teams = sorted(set(team.tolist()))
+        shapes = [self._prepared(t, budget) for t in teams]
+        if not all(p.fast for p in shapes):
+            return None, "the board is too large for the packed kernel"
+        shape_of = np.searchsorted(teams, team).astype(np.int64)
+
+        def restore(pos, occ, cell, alive):
+            """Make ``pos`` (a copy of this position) hold one batched game's arrays."""
+            pos.occ[:] = occ
+            pos.alive = pos.alive.copy()
+            pos.alive[slots] = alive
+            pos.cell = pos.cell.copy()
+            pos.cell[slots] = np.where(alive, cell, pos.cell[slots])
+            pos._touch()
+
+        return BatchLayout(occ=self.occ.copy(), cell=self.cell[slots].copy(),
+                           team=team.copy(), shapes=shapes, shape_of=shape_of,
+                           budget=np.full(len(slots), budget, np.int64),
+                           restore=restore), None
+
     def _token_on(self, i: int):
         raise PlacementError(f"a provoke token stands on the moving figure "
                              f"{self.ids[i]!r} at {list(self.board.coord(int(self.cell[i])))}")
@@ -645,8 +675,7 @@ class Position(CellActions, _Position):
         query = expect_object(query, "query")
         expect_keys(query, "query", ("figure",) + _QUERY_KEYS, required=("figure", "budget"))
         fid = query["figure"]
-        if not isinstance(fid, (str, int)) or fid not in self.index or \
-                not self.alive[self.index[fid]]:
+        if figure_key(fid) not in self.index or not self.alive[self.index[fid]]:
             raise QueryError(f"query.figure names figure {fid!r}, which is not in the "
                              f"scenario; known figures: {self.figures}")
         get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)

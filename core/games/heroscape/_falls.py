@@ -25,6 +25,7 @@ import functools
 import numpy as np
 from numba import njit, types
 
+from ...errors import LimitError
 from ...kernels import _types as T
 from ...kernels._types import CACHE
 from ...position import LazyColumns
@@ -169,12 +170,16 @@ def _limited(pos, kind, double: bool, drop: int):
     key = (id(kind), drop)
     k = cache.get(key)
     if k is None:
-        if double:
-            pl = st.pl
-            b = hs._fall_limited(pl.board, st.level[pl.lead], st.field.wet[pl.lead], drop)
-        else:
-            b = hs._fall_limited(st.board, st.level, st.field.wet, drop)
-        k = cache[key] = type(kind)(b, kind.mover, kind.qflags)
+        with st._lock:       # (built once, whichever copy's thread asks first)
+            k = cache.get(key)
+            if k is None:
+                if double:
+                    pl = st.pl
+                    b = hs._fall_limited(pl.board, st.level[pl.lead],
+                                         st.field.wet[pl.lead], drop)
+                else:
+                    b = hs._fall_limited(st.board, st.level, st.field.wet, drop)
+                k = cache[key] = type(kind)(b, kind.mover, kind.qflags)
     return k
 
 
@@ -193,8 +198,8 @@ def _search(kind, occupant, qflags, start: int, budget: int, src):
     (valid until its next query)."""
     q = kind.fast
     if not q.fast:
-        rows = kind.run_general(q, occupant, qflags, _NO_LEAVE, start, budget, src)
-        return kind.tree, rows.T
+        rows, tree = kind.run_general(q, occupant, qflags, _NO_LEAVE, start, budget, src)
+        return tree, rows.T
     return q._tree_into(occupant, qflags, start, budget)
 
 
@@ -315,9 +320,9 @@ def _near(pos, i: int, reach_: int) -> list:
 
 
 def near_layer(pos, i: int, info) -> np.ndarray:
-    """The leave layer of one query of a position that held more than 64 figures: bit b
-    = the b-th enemy within reach (kept by :func:`many`), on the spaces (placements)
-    where figure i would be adjacent to it. Made once per query."""
+    """The leave layer of one query of a position that held more than 64 figures: bit
+    ``who_bits[b]`` for the b-th enemy within reach (both kept by :func:`many`), on the
+    spaces (placements) where figure i would be adjacent to it. Made once per query."""
     got = pos._bufs.get("who_layer")
     if got is not None:
         return got
@@ -326,7 +331,7 @@ def near_layer(pos, i: int, info) -> np.ndarray:
     row = np.zeros((1, st.n), np.uint64)
     team = np.array([pos.team[i]], np.int64)
     h = np.array([info.hclass], np.int64)
-    for b, j in enumerate(pos._bufs["who_near"]):
+    for j, b in zip(pos._bufs["who_near"], pos._bufs["who_bits"]):
         J.leave_bits(row, _P._NO_NODES2, team, h, _NO_I64, _NO_I64, _P._NO_TOUCH,
                      st.nbr64, st.level64, pos.cells, pos.team, pos.height, j,
                      np.uint64(1) << np.uint64(b), 1)
@@ -335,38 +340,130 @@ def near_layer(pos, i: int, info) -> np.ndarray:
     return layer
 
 
+#: Two enemies whose spaces are this close may be next to the spaces of one step (a
+#: single-space mover's two, a double-space mover's three: all within one space of its
+#: lead's), so they never share a bit of a crowd's leave layer.
+_SHARED_STEP = 4
+
+
+def _bits(pos, near: list) -> np.ndarray:
+    """One bit (0..63) per enemy of a crowd (more than 64 within reach of a move), such
+    that two enemies next to the spaces of one step never share one: a step's leaving
+    attacks are then exactly the bits of the space (placement) it leaves that the one it
+    enters lacks. Greedy colouring of the enemies within ``_SHARED_STEP`` spaces of each
+    other, swept by position: a crowd on a full battlefield takes about 20 bits. More
+    than 64 would need an enemy with 64 others within 4 spaces, all coloured apart (a
+    single-space enemy has at most 60 spaces there; only a double-space one hemmed in by
+    a solid pack of single-space ones could): a :class:`LimitError` naming it."""
+    c = pos._st.coords
+    cells = pos.cells[near]                                      # [m, 2], -1: none
+    pts = c[np.maximum(cells, 0)].astype(np.int64)               # [m, 2, 2]
+    d = pts[:, None, :, None, :] - pts[None, :, None, :, :]      # [m, m, 2, 2, 2]
+    dist = (np.abs(d[..., 0]) + np.abs(d[..., 1]) + np.abs(d.sum(-1))) // 2
+    ok = cells >= 0
+    dist = np.where(ok[:, None, :, None] & ok[None, :, None, :], dist, _SHARED_STEP + 1)
+    clash = dist.min(axis=(2, 3)) <= _SHARED_STEP
+    bits = np.full(len(near), -1, np.int64)
+    for k in np.lexsort((pts[:, 0, 1], pts[:, 0, 0])).tolist():
+        taken = set(bits[clash[k]].tolist())
+        b = 0
+        while b in taken:
+            b += 1
+        if b >= 64:  # pragma: no cover (see above)
+            raise LimitError(f"{len(near)} enemies within reach of figure "
+                             f"{pos.ids[near[k]]!r}'s neighbours need more than 64 "
+                             f"leave bits")
+        bits[k] = b
+    return bits
+
+
 def many(pos, i: int, info, figure, budget: int, paths: bool, q: dict):
     """``legal_moves`` of a position that held more than 64 figures: the same queries,
-    the who columns made over the enemies within reach of this move (one bit each) and
-    given as ids in ``to_dicts()`` (no mask columns). More than 64 enemies within reach
-    (a flyer, or a move that draws no attacks, in a crowd): the reference answers."""
+    the leave layer made over the enemies within reach of this move and the who columns
+    given as ids in ``to_dicts()`` (no mask columns). Up to 64 enemies within reach: one
+    bit each, the who read off the kernels' bits. More (a crowd): bits shared by enemies
+    never next to one step (:func:`_bits`), and the who read off the spaces: engaged
+    with the enemies next to the end, attacked by those left on the least-attack path
+    (the query then keeps its paths) or, for a flight, by those engaged at take-off."""
     reach_ = budget + 2 + (1 if info.double else 0)
     near = _near(pos, i, reach_)
-    if len(near) > 64:
-        return pos._reference(i, figure, budget, paths, q)
+    wide = len(near) > 64
     pos._bufs["who_near"] = near
+    pos._bufs["who_bits"] = _bits(pos, near) if wide else range(len(near))
     pos._bufs["who_layer"] = None
-    m = pos._double(i, info, figure, budget, q) if info.double else \
-        pos._single(i, info, figure, budget, q)
+    asked = dict(q, paths=True) if wide and not paths else q
+    m = pos._double(i, info, figure, budget, asked) if info.double else \
+        pos._single(i, info, figure, budget, asked)
+    m.query = q
     cols = m.columns
     ids = [pos.ids[j] for j in near]
 
     def named(masks):
         return [[f for b, f in enumerate(ids) if x >> b & 1] for x in masks.tolist()]
 
-    eng = named(cols["engaged_with"])
-    left = named(cols["leaving_attackers"])
+    if not wide:
+        eng = named(cols["engaged_with"])
+        left = named(cols["leaving_attackers"])
     cols["engaged_with"][:] = 0
     cols["leaving_attackers"][:] = 0
     ends = pos._end_dicts(m)
     del cols["engaged_with"], cols["leaving_attackers"]
-    for e, a, b in zip(ends, eng, left):
-        e["leaving_attackers"] = b
-        e["engaged_with"] = a
-    if paths:
+    if wide:
         attach_paths(pos, m, ends)
+        _crowd_who(pos, i, info, near, ends)
+        if not paths:
+            for e in ends:
+                del e["path"], e["least_fall_path"], e["leaving_attacks_path"]
+    else:
+        for e, a, b in zip(ends, eng, left):
+            e["leaving_attackers"] = b
+            e["engaged_with"] = a
+        if paths:
+            attach_paths(pos, m, ends)
     m._extra = ends
     return m
+
+
+def _crowd_who(pos, i: int, info, near: list, ends: list) -> None:
+    """``engaged_with`` and ``leaving_attackers`` of the ends of a crowd's query, from
+    the spaces: the enemies next to the end (by the height rule), and those left along
+    the least-attack path (a flight: those engaged at take-off, on every end but the
+    start)."""
+    st = pos._st
+    if not st.master:
+        for e in ends:
+            e["engaged_with"], e["leaving_attackers"] = [], []
+        return
+    nextto: dict = {}                    # (q, r) -> enemies next to it (indices)
+    ct = st.coord_tuples
+    for j in near:
+        for c in pos._leave_cells(j, info.hclass).tolist():
+            nextto.setdefault(ct[c], set()).add(j)
+    none: set = set()
+    ids = pos.ids
+
+    def spaces(at):                      # the spaces of an end or of a path's step
+        return [tuple(at)] if isinstance(at[0], int) else [tuple(c) for c in at]
+
+    def adjacent(cells):
+        out = set()
+        for c in cells:
+            out |= nextto.get(c, none)
+        return out
+
+    start = {ct[c] for c in pos._cells_of(i).tolist()}
+    takeoff = sorted(adjacent(start)) if info.takeoff else []
+    for e in ends:
+        cells = spaces(e["at"])
+        e["engaged_with"] = [ids[j] for j in sorted(adjacent(cells))]
+        if info.takeoff:
+            left = takeoff if set(cells) != start else []
+        elif info.leaves:
+            path = [adjacent(spaces(p)) for p in e["leaving_attacks_path"]]
+            left = sorted(set().union(*(u - v for u, v in zip(path, path[1:]))))
+        else:
+            left = []
+        e["leaving_attackers"] = [ids[j] for j in left]
 
 
 def attach_paths(pos, m, ends=None) -> None:

@@ -20,21 +20,25 @@ placements touching those spaces: O(changed spaces), never a rebuild.
 Queries call the kernels directly on these layers (``reach1_ordered`` for a move without
 leaving penalties, ``reach_query`` with them): no layer is copied per query. Falls (a
 battlefield with a drop of at least the mover's Height, master game), paths, and positions
-that held more than 64 figures are answered from the same searches by
-:mod:`._falls`.
+that held more than 64 figures (crowds of any size: leave bits shared by enemies no step
+can be next to both of) are answered from the same searches by :mod:`._falls`; the
+reference :func:`~movecore.games.heroscape.moves` is the tests' oracle, never called
+here.
 """
 from __future__ import annotations
 
 import copy as _copy
 import functools
+import threading
 from typing import Mapping
 
 import numpy as np
 
-from ...errors import IllegalMoveError, LimitError, PlacementError, QueryError, describe
+from ...errors import IllegalMoveError, PlacementError, QueryError, describe
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import Moves, fresh_lock, locked, register_position
+from ...position import (Moves, check_actions, figure_key, fresh_lock, locked,
+                         new_figure_id, register_position)
 from ...position import Position as _Position
 from ...reach import prepare
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
@@ -48,6 +52,16 @@ _NO_ROWS = np.zeros((0, 8), T.INDEX)
 _U64_ONE = np.uint64(1)
 _QUERY_KEYS = ("move", "paths", "never_attacked_leaving")
 _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy figure
+_NO_FLIGHT = np.zeros(0, np.bool_)  # read-only zeros: the flight columns of non-flyers
+
+
+def _no_flight(size: int) -> np.ndarray:
+    """:data:`_NO_FLIGHT` grown to at least ``size`` (made whole, then published)."""
+    global _NO_FLIGHT
+    z = np.zeros(max(size, 4096), np.bool_)
+    z.flags.writeable = False
+    _NO_FLIGHT = z
+    return z
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -63,9 +77,10 @@ class _Info:
     """Per figure, what its queries need that changes only with the figure itself."""
 
     __slots__ = ("double", "flyer", "phantom", "team", "hclass", "move", "falls",
-                 "leaves", "takeoff", "kind", "stop_glyph")
+                 "leaves", "takeoff", "kind", "stop_glyph", "walk")
 
     def __init__(self, **kw):
+        self.walk = None      # a flyer's: the _Info of the same figure walking
         for k, v in kw.items():
             setattr(self, k, v)
 
@@ -77,7 +92,7 @@ class _Kind:
     penalties, and with leaving penalties per ``max_penalty``). Runs the kernels on layers
     the caller owns."""
 
-    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_tree", "_tree_k")
+    __slots__ = ("board", "mover", "qflags", "fast", "_pen", "_lock")
 
     def __init__(self, board, mover: Mover, qflags: np.ndarray):
         self.board = board
@@ -89,27 +104,21 @@ class _Kind:
         dummy[0] = 0
         self.fast = prepare(board, mover, T.MAX_BUDGET, occupant=dummy, cell_flags=qflags)
         self._pen: dict = {}
-        self._tree, self._tree_k = None, -1
-
-    @property
-    def tree(self) -> np.ndarray:
-        """The search tree of the last :meth:`run_general` (int32[k, 4] rows: cell, cost,
-        stopped, parent row), a view of the thread's workspace (valid until its next
-        query); made on first read (the packed penalty kernel's lies in its output)."""
-        if self._tree_k >= 0:
-            self._tree = self._tree[:4 * self._tree_k].reshape(self._tree_k, 4)
-            self._tree_k = -1
-        return self._tree
+        self._lock = threading.Lock()
 
     def pen_query(self, max_penalty: int):
         q = self._pen.get(max_penalty)
         if q is None:
-            dummy = np.full(self.board.n_cells, T.OCC_EMPTY, T.INDEX)
-            dummy[0] = 0
-            q = self._pen[max_penalty] = prepare(
-                self.board, self.mover, T.MAX_BUDGET, occupant=dummy,
-                cell_flags=self.qflags, leave=np.zeros(self.board.n_cells, np.uint64),
-                max_penalty=max_penalty)
+            with self._lock:     # (built once, whichever thread asks first)
+                q = self._pen.get(max_penalty)
+                if q is None:
+                    dummy = np.full(self.board.n_cells, T.OCC_EMPTY, T.INDEX)
+                    dummy[0] = 0
+                    q = self._pen[max_penalty] = prepare(
+                        self.board, self.mover, T.MAX_BUDGET, occupant=dummy,
+                        cell_flags=self.qflags,
+                        leave=np.zeros(self.board.n_cells, np.uint64),
+                        max_penalty=max_penalty)
         return q
 
     def run_fast(self, occupant, qflags, queries, ends, order) -> int:
@@ -125,7 +134,7 @@ class _Kind:
         src = np.zeros(1, T.INDEX)
         pos = 0
         for r in range(queries.shape[0]):
-            rows = self.run_general(self.fast, occupant, qflags, _NO_NODES2[0], int(
+            rows, _ = self.run_general(self.fast, occupant, qflags, _NO_NODES2[0], int(
                 queries[r, 0]), int(queries[r, 1]), src)
             if order.shape[0]:
                 rows = rows[np.argsort(rows[:, 1].astype(np.int64) * (order.max() + 1) +
@@ -137,15 +146,17 @@ class _Kind:
         return pos
 
     def run_general(self, q, occupant, qflags, leave, start: int, budget: int,
-                    sources: np.ndarray) -> np.ndarray:
-        """The general kernel (penalties): int32[E, 8] end rows (cell, cost, stopped,
-        row, penalty, penalty cost, row, free cost), a view of the thread's workspace
-        (valid until its next query; of any layout: the packed kernel's is
-        column-major)."""
-        # (the tree kept: who-left walks the least-attack path's tree)
-        rows, self._tree, self._tree_k = q._rows_into(occupant, qflags, leave, start,
-                                                      budget, sources)
-        return rows
+                    sources: np.ndarray) -> tuple:
+        """The general kernel (penalties): ``(rows, tree)``, rows int32[E, 8] end rows
+        (cell, cost, stopped, row, penalty, penalty cost, row, free cost; of any layout:
+        the packed kernel's is column-major) and the search tree int32[k, 4] (cell, cost,
+        stopped, parent row): views of the calling thread's workspace, valid until its
+        next query. Nothing is kept on the kind, which every copy of a position shares
+        (and threads with it)."""
+        rows, tree, k = q._rows_into(occupant, qflags, leave, start, budget, sources)
+        if k >= 0:
+            tree = tree[:4 * k].reshape(k, 4)
+        return rows, tree
 
 
 class _Static:
@@ -191,6 +202,9 @@ class _Static:
         self.cell_flags = {False: walk, True: fly}
         self.kinds: dict = {}
         self.node_of: dict = {}     # lead * n + trail -> placement (or -1), as asked
+        # what is built lazily (placements, kinds, cut boards) is built under this lock
+        # and published whole: copies on other threads read it at any moment
+        self._lock = threading.RLock()
         self._pl = None
 
     # ---------------------------------------------------------------- placements
@@ -204,24 +218,31 @@ class _Static:
                         "node_stop_code", "node_flags")
 
     def __getattr__(self, name):
-        # only reached for a fact not made yet: the placement facts, on first need
+        # only reached for a fact not made yet: the placement facts, on first need (all
+        # of them are set before ``_pl``: once ``_pl`` is set, every fact is there)
         if name in _Static._PLACEMENT_FACTS and self.__dict__.get("_pl") is None:
             self._build_placements()
             return getattr(self, name)
         raise AttributeError(name)
 
     def _build_placements(self) -> None:
+        """The placement facts of double-space figures, built once (double-checked under
+        the lock) and published whole: the facts first, ``_pl`` last."""
+        with self._lock:
+            if self.__dict__.get("_pl") is None:
+                facts = self._placement_facts()
+                self.__dict__.update(facts)
+                self._pl = facts["_pl_graph"]
+
+    def _placement_facts(self) -> dict:
         field_, rules = self.field, self.rules
         pl = hs.placement_graph(field_)
-        self._pl = pl
         lead, trail = pl.lead.astype(np.int64), pl.trail.astype(np.int64)
-        self.lead, self.trail = lead, trail
-        self.flip = pl.flip.astype(np.int64)
-        self.P = len(lead)
+        P = len(lead)
         # nodes whose lead or trail is a space: node_of[c, :] and their flips
         no = pl.node_of
-        self.touch = np.where(no >= 0, no, -1)
-        self.touch = np.ascontiguousarray(np.concatenate([self.touch, np.where(
+        touch = np.where(no >= 0, no, -1)
+        touch = np.ascontiguousarray(np.concatenate([touch, np.where(
             no >= 0, pl.flip[np.maximum(no, 0)], -1)], axis=1), np.int64)
         # pairs listed by cost, then by their two spaces sorted
         c = self.coords
@@ -230,23 +251,22 @@ class _Static:
         lo = np.where(swap[:, None], b, a)
         hi = np.where(swap[:, None], a, b)
         order = np.lexsort((hi[:, 1], hi[:, 0], lo[:, 1], lo[:, 0]))
-        rank = np.empty(self.P, np.int64)
-        new = np.ones(self.P, bool)
+        rank = np.empty(P, np.int64)
+        new = np.ones(P, bool)
         new[1:] = (np.diff(lo[order], axis=0) != 0).any(1) | \
             (np.diff(hi[order], axis=0) != 0).any(1)
         rank[order] = np.cumsum(new) - 1
-        self.pair_rank = rank
         wet, glyphs = field_.wet, field_.glyphs
         lava = self.lava
-        self.node_stop_code = {}
+        node_stop_code = {}
         for sg in (False, True):
             code = np.where(lava[lead] & lava[trail], 2, 1).astype(np.int8)
             if sg:
                 code[glyphs[lead]] = 3
-            self.node_stop_code[sg] = code
+            node_stop_code[sg] = code
         flags = {}
         for flyer in (False, True):
-            f = np.zeros(self.P, np.uint8)
+            f = np.zeros(P, np.uint8)
             stop_wet = not flyer or rules.flyers_stop_in_water
             stop_glyph = not flyer or rules.flyers_stop_on_glyphs
             if flyer:
@@ -256,7 +276,9 @@ class _Static:
             if stop_glyph:
                 f[glyphs[lead]] |= T.CELL_STOP
             flags[flyer] = f
-        self.node_flags = flags
+        return {"lead": lead, "trail": trail, "flip": pl.flip.astype(np.int64), "P": P,
+                "touch": touch, "pair_rank": rank, "node_stop_code": node_stop_code,
+                "node_flags": flags, "_pl_graph": pl}
 
     # ---------------------------------------------------------------- kinds
     def kind(self, double: bool, flyer: bool, phantom: bool, team: int,
@@ -272,6 +294,15 @@ class _Static:
         k = self.kinds.get(key)
         if k is not None:
             return k
+        with self._lock:     # (built once, whichever copy's thread asks first)
+            k = self.kinds.get(key)
+            if k is None:
+                k = self.kinds[key] = self._make_kind(double, flyer, phantom, team,
+                                                      max_climb)
+        return k
+
+    def _make_kind(self, double: bool, flyer: bool, phantom: bool, team: int,
+                   max_climb) -> _Kind:
         rules = self.rules
         enemies = "pass" if (flyer or phantom) else "block"
         if double:
@@ -287,7 +318,6 @@ class _Static:
                           climb_per_level=0 if flyer else 1, max_climb=max_climb,
                           team=team, allies="pass", enemies=enemies)
             k = _Kind(self.board, mover, self.cell_flags[flyer])
-        self.kinds[key] = k
         return k
 
 
@@ -296,8 +326,14 @@ def _static(field_: hs.Battlefield, rules: hs.Rules) -> _Static:
     cache = field_.__dict__.setdefault("_positions_static", {})
     st = cache.get(rules)
     if st is None:
-        st = cache[rules] = _Static(field_, rules)
+        with _STATIC_LOCK:
+            st = cache.get(rules)
+            if st is None:
+                st = cache[rules] = _Static(field_, rules)
     return st
+
+
+_STATIC_LOCK = threading.Lock()
 
 
 # ------------------------------------------------------------------------------ position
@@ -320,8 +356,14 @@ class Position(_Position):
     :attr:`STOP_REASONS` (0 none, 1 water, 2 lava, 3 glyph); ``penalty`` is
     ``leaving_attacks``; ``columns``: ``leaving_attacks_cost`` (int32), ``fall`` and
     ``least_fall`` (int32 index in :data:`~movecore.games.heroscape.FALLS`),
-    ``least_fall_cost`` (int32), ``engaged_with`` and
-    ``leaving_attackers`` (uint64 bit masks, bit j = figure j: :meth:`ids_of`).
+    ``least_fall_cost`` (int32), ``flies`` and ``leaving_attacks_flies`` (bool: the
+    least-cost and the least-attack path fly; an engaged flyer may walk instead),
+    ``engaged_with`` and ``leaving_attackers`` (uint64 bit masks, bit j = figure j:
+    :meth:`ids_of`).
+
+    Copies (:meth:`copy`) may be used from different threads at once, one thread per
+    copy: what they share is read-only once built (built under a lock, published
+    whole); search trees and scratch arrays belong to the calling thread or the copy.
 
     >>> import movecore as mc
     >>> pos = mc.position({"game": "heroscape", "board": {"cells": [
@@ -513,11 +555,8 @@ class Position(_Position):
         return [self.ids[i] for i in sorted(self._live.values())]
 
     def _fig(self, figure) -> int:
-        try:
-            i = self._live.get(figure)
-        except TypeError:  # unhashable
-            i = None
-        if i is None or type(figure) is bool:
+        i = self._live.get(figure_key(figure))
+        if i is None:
             raise self._figure_error(figure)
         return i
 
@@ -708,8 +747,7 @@ class Position(_Position):
         >>> pos.is_engaged("a"), pos.remove_figure("orc"), len(pos.legal_moves("a"))
         (False, None, 4)
         """
-        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
-            raise QueryError(f"a figure id is a string or integer; got {describe(figure)}")
+        figure = new_figure_id(figure)
         if isinstance(team, bool) or not isinstance(team, (str, int)):
             raise QueryError(f"a team is a string or integer; got {describe(team)}")
         w = "add_figure"
@@ -891,10 +929,10 @@ class Position(_Position):
         """int32[E, 2] spaces, or int32[E, 2, 2] (lead, trail) for a double-space figure."""
         i = self._fig(figure)
         coords = self.board.coords
-        actions = np.asarray(actions)
+        st = self._st
+        actions = check_actions(actions, st.P if self.double[i] else st.n, figure)
         if not self.double[i]:
             return coords[actions]
-        st = self._st
         return np.stack([coords[st.lead[actions]], coords[st.trail[actions]]], axis=-2)
 
     # ---------------------------------------------------------------- moves
@@ -945,8 +983,8 @@ class Position(_Position):
         ([[0, 0], [0, 1], [1, 0]], [None, 'glyph', 'water'])
         >>> m.to_dicts()[2]
         {'at': [1, 0], 'cost': 1, 'stop': 'water', 'leaving_attacks': 0, \
-'leaving_attacks_cost': 1, 'leaving_attackers': [], 'engaged_with': [], 'fall': 'none', \
-'least_fall': 'none', 'least_fall_cost': 1}
+'leaving_attacks_cost': 1, 'leaving_attackers': [], 'engaged_with': [], 'flies': False, \
+'leaving_attacks_flies': False, 'fall': 'none', 'least_fall': 'none', 'least_fall_cost': 1}
         >>> pos.legal_moves("a", move=0).actions.tolist()
         [0]
         """
@@ -968,6 +1006,17 @@ class Position(_Position):
                     info.leaves = info.takeoff = False
         else:
             q, budget, paths = {}, info.move, False
+        m = self._moves(i, info, figure, budget, paths, q)
+        if info.takeoff and self.engaged[i]:
+            # an engaged flyer may walk instead of taking off (and drawing every
+            # leaving attack at once): each end's least attacks over both
+            m = self._choose(i, m, self._moves(i, self._walk_info(i, info), figure,
+                                               budget, paths, q))
+        self._last = m
+        return m
+
+    def _moves(self, i: int, info: "_Info", figure, budget: int, paths: bool,
+               q: dict) -> Moves:
         if len(self.ids) > _MAX_BITS:
             m = _falls().many(self, i, info, figure, budget, paths, q)
         elif info.double:
@@ -976,8 +1025,77 @@ class Position(_Position):
             m = self._single(i, info, figure, budget, q)
         if paths and m._extra is None:
             _falls().attach_paths(self, m)
-        self._last = m
         return m
+
+    def _walk_info(self, i: int, info: "_Info") -> "_Info":
+        """The _Info of flyer i walking (walking rules: climb limit, water and glyph
+        stops, enemies block, leaving attacks per step; its falls never matter, the
+        flight never falls)."""
+        w = info.walk
+        if w is None:
+            h = int(self.height[i])
+            mc = h - 1 if self.rules.climb_limit == "below_height" else h
+            w = _Info(double=info.double, flyer=False, phantom=info.phantom,
+                      team=info.team, hclass=info.hclass, move=info.move, falls=False,
+                      leaves=True, takeoff=False, kind=self._st.kind(
+                          info.double, False, info.phantom, info.team, mc),
+                      stop_glyph=True)
+            info.walk = w
+        return w
+
+    def _choose(self, i: int, flight: Moves, walk: Moves) -> Moves:
+        """``flight`` with, per end, the walk's least attacks where they are fewer (or as
+        many at less cost): their cost, attackers, path and ``leaving_attacks_flies``
+        false (see :func:`heroscape._choose`: a walk's end is always a flight's)."""
+        st = self._st
+        double = bool(self.double[i])
+        A, B = flight.actions, walk.actions
+        at = np.full(st.P if double else st.n, -1, np.int64)
+        at[A] = np.arange(A.shape[0])
+        r = at[B]
+        if double:
+            r = np.where(r >= 0, r, at[st.flip[B]])
+        fc, wc = flight.columns, walk.columns
+        wp, wpc = walk.penalty, wc["leaving_attacks_cost"]
+        fp, fpc = flight.penalty[r], fc["leaving_attacks_cost"][r]
+        better = (wp < fp) | ((wp == fp) & (wpc < fpc))
+        rows, k = r[better], np.flatnonzero(better)
+        flight.penalty[rows] = wp[k]
+        fc["leaving_attacks_cost"][rows] = wpc[k]
+        fc["leaving_attacks_flies"][rows] = False
+        if "leaving_attackers" in fc:
+            fc["leaving_attackers"][rows] = wc["leaving_attackers"][k]
+        if flight._extra is not None:
+            fe, we = flight._extra, walk.to_dicts()
+            for a, b in zip(rows.tolist(), k.tolist()):
+                e, w = fe[a], we[b]
+                for key in ("leaving_attacks", "leaving_attacks_cost", "leaving_attackers",
+                            "leaving_attacks_path"):
+                    if key in w:
+                        e[key] = w[key]
+                e["leaving_attacks_flies"] = False
+        return flight
+
+    @staticmethod
+    def _flies(info: "_Info", cols, actions: np.ndarray, start: int,
+               fstart: int = -1) -> None:
+        """The columns ``flies`` and ``leaving_attacks_flies`` of one mode's ends: a
+        flyer flies to every end but its start (a flip in place is no flight); a figure
+        that does not fly gets one read-only view of zeros for both (nothing made)."""
+        E = actions.shape[0]
+        if not info.flyer:
+            z = _NO_FLIGHT
+            if z.shape[0] < E:
+                z = _no_flight(E)
+            cols["flies"] = cols["leaving_attacks_flies"] = z[:E]
+            return
+        f = np.empty((2, E), np.bool_)
+        np.not_equal(actions, start, out=f[0])
+        if fstart >= 0:
+            f[0] &= actions != fstart
+        f[1] = f[0]
+        cols["flies"] = f[0]
+        cols["leaving_attacks_flies"] = f[1]
 
     def _figure_info(self, i: int) -> "_Info":
         """What a query of figure i needs that changes only with the figure itself."""
@@ -1010,13 +1128,10 @@ class Position(_Position):
                                 budget + 2 + info.double)
         if n_rel == 0:
             return None, 0
-        if n_rel > _MAX_BITS:
-            raise LimitError(f"{n_rel} enemies within reach of the moving figure; at "
-                             f"most 64 are supported per query")
         mp = hs._max_penalty(n_rel, budget)
         t, h = info.team, info.hclass
         if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's own masks
-            return _falls().near_layer(self, i, info), mp
+            return _falls().near_layer(self, i, info), mp   # (any crowd: see many)
         if info.double:
             return self._node_leave_layer(t, h), mp
         return self._leave_layer(t, h), mp
@@ -1079,12 +1194,12 @@ class Position(_Position):
             saved = int(occ[start])
             occ[start] = T.OCC_EMPTY
             try:
-                rows = kind.run_general(kind.pen_query(mp), occ, kind.qflags, leave, start,
-                                        budget, self._buf("src", (1,), T.INDEX))
+                rows, tree = kind.run_general(kind.pen_query(mp), occ, kind.qflags, leave,
+                                              start, budget, self._buf("src", (1,), T.INDEX))
                 n = rows.shape[0]
                 out = np.empty((6, n), T.INDEX)
                 who = np.empty((2, n), np.uint64)   # (leave: the who columns' layer)
-                J.finish_pen_who(rows, st.rank, code, out, kind.tree, leave,
+                J.finish_pen_who(rows, st.rank, code, out, tree, leave,
                                  self._who_scratch(st.n), who)
                 cols = {"engaged_with": who[0], "leaving_attackers": who[1]}
             finally:
@@ -1096,7 +1211,8 @@ class Position(_Position):
         if info.falls or q:
             cols = _falls().fill(self, i, info, kind, occ, kind.qflags, start, budget,
                                  out[0], out[1], cols, q,
-                                 *((rows, kind.tree) if leave is not None else ()))
+                                 *((rows, tree) if leave is not None else ()))
+        self._flies(info, cols, out[0], start)
         return Moves(self, figure, out[0], out[1], out[2], out[3], cols, query=q)
 
     def _double(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
@@ -1136,8 +1252,8 @@ class Position(_Position):
                 n = kind.run_fast(node_occ, flags, queries, rows, _NO_ORDER)
                 pen_rows = 0
             else:
-                rows = kind.run_general(kind.pen_query(mp), node_occ, flags, leave, start,
-                                        budget, self._buf("src", (1,), T.INDEX))
+                rows, tree = kind.run_general(kind.pen_query(mp), node_occ, flags, leave,
+                                              start, budget, self._buf("src", (1,), T.INDEX))
                 n = rows.shape[0]
                 pen_rows = 1
             out = np.empty((6, n), T.INDEX)
@@ -1146,7 +1262,7 @@ class Position(_Position):
                 who = np.empty((2, n), np.uint64)
                 m = J.finish_double_who(
                     rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos, start, fstart,
-                    takeoff, out, kind.tree if pen_rows else _NO_ROWS,
+                    takeoff, out, tree if pen_rows else _NO_ROWS,
                     self._who_layer(i, info), 1 if pen_rows else 2 if info.takeoff else 0,
                     self._who_scratch(st.P), who)
                 cols = {"engaged_with": who[0, :m], "leaving_attackers": who[1, :m]}
@@ -1157,13 +1273,14 @@ class Position(_Position):
             if info.falls or q:
                 cols = _falls().fill(self, i, info, kind, node_occ, flags, start, budget,
                                      out[0, :m], out[1, :m], cols, q,
-                                     *((rows, kind.tree) if pen_rows else ()))
+                                     *((rows, tree) if pen_rows else ()))
         finally:
             J.restore(node_occ, flags, saved_at, saved, k)
         cols["leaving_attacks_cost"] = out[4, :m]
         if not info.falls:
             cols["fall"] = cols["least_fall"] = out[5, :m]  # (no fall possible: 0, cost)
             cols["least_fall_cost"] = out[1, :m]
+        self._flies(info, cols, out[0, :m], start, fstart)
         return Moves(self, figure, out[0, :m], out[1, :m], out[2, :m], out[3, :m], cols,
                      query=q)
 
@@ -1235,54 +1352,9 @@ class Position(_Position):
             nodes[key] = p
         return p
 
-    def _army(self) -> list:
-        """The figures in play as the reference implementation's objects."""
-        out = []
-        for i in np.flatnonzero(self.alive).tolist():
-            out.append(hs.HSFigure(self.ids[i], self.team_name[i],
-                                   self._cells_of(i).tolist(), int(self.move[i]),
-                                   int(self.height[i]), bool(self.flying[i]),
-                                   bool(self.stealth[i]), bool(self.phantom[i]),
-                                   ghost_walk=bool(self.ghost[i]),
-                                   disengage=bool(self.disengage[i])))
-        return out
-
-    def _reference(self, i: int, figure, budget: int, paths: bool, q: dict) -> Moves:
-        """The reference implementation on this position's figures (a crowd of more
-        than 64 enemies within reach of a move that draws no attack)."""
-        ends = hs.moves(self.field, self._army(), figure, rules=self.rules, move=budget,
-                        paths=paths, never_attacked_leaving=bool(
-                            q.get("never_attacked_leaving", False)))
-        board = self.board
-        if self.double[i]:
-            actions = []
-            for e in ends:
-                actions.append(self._node(board.find(e["at"][0]), board.find(e["at"][1])))
-        else:
-            actions = [board.find(e["at"]) for e in ends]
-        codes = {r: k for k, r in enumerate(self.STOP_REASONS)}
-        m = Moves(self, figure, np.array(actions, np.int32),
-                  np.array([e["cost"] for e in ends], np.int32),
-                  np.array([codes[e["stop"]] for e in ends], np.int8),
-                  np.array([e["leaving_attacks"] for e in ends], np.int32),
-                  {"leaving_attacks_cost": np.array([e["leaving_attacks_cost"]
-                                                     for e in ends], np.int32),
-                   "fall": np.array([hs.FALLS.index(e["fall"]) for e in ends], np.int32),
-                   "least_fall": np.array([hs.FALLS.index(e["least_fall"]) for e in ends],
-                                          np.int32),
-                   "least_fall_cost": np.array([e["least_fall_cost"] for e in ends],
-                                               np.int32)},
-                  query=q, extra=ends)
-        if len(self.ids) <= _MAX_BITS:
-            index = self.index
-            for key in ("engaged_with", "leaving_attackers"):
-                m.columns[key] = np.array([sum(1 << index[f] for f in e[key])
-                                           for e in ends], np.uint64)
-        return m
-
     @locked
     def _end_dicts(self, moves: Moves) -> list[dict]:
-        if moves._extra is not None:   # answered by the reference implementation
+        if moves._extra is not None:   # made with the query (paths, a crowd's who)
             return moves._extra
         board = self.board
         i = self.index[moves.figure]
@@ -1299,12 +1371,13 @@ class Position(_Position):
         cols = moves.columns
         return [{"at": at, "cost": c, "stop": reasons[s], "leaving_attacks": p,
                  "leaving_attacks_cost": pc, "leaving_attackers": ids_of(lft),
-                 "engaged_with": ids_of(eng), "fall": falls[f], "least_fall": falls[lf],
-                 "least_fall_cost": lfc}
-                for at, c, s, p, pc, lft, eng, f, lf, lfc in zip(
+                 "engaged_with": ids_of(eng), "flies": fl, "leaving_attacks_flies": lfl,
+                 "fall": falls[f], "least_fall": falls[lf], "least_fall_cost": lfc}
+                for at, c, s, p, pc, lft, eng, fl, lfl, f, lf, lfc in zip(
                     ats, moves.costs.tolist(), moves.stop.tolist(), moves.penalty.tolist(),
                     cols["leaving_attacks_cost"].tolist(),
                     cols["leaving_attackers"].tolist(), cols["engaged_with"].tolist(),
+                    cols["flies"].tolist(), cols["leaving_attacks_flies"].tolist(),
                     cols["fall"].tolist(), cols["least_fall"].tolist(),
                     cols["least_fall_cost"].tolist())]
 
@@ -1331,8 +1404,8 @@ class Position(_Position):
         groups: dict = {}
         for i in members:
             info = self._info[i] or self._figure_info(i)
-            if info.double or info.falls or (info.leaves and self._relevant(
-                    i, self._budget(i, q)) > 0):
+            if info.double or info.falls or (info.takeoff and self.engaged[i]) or (
+                    info.leaves and self._relevant(i, self._budget(i, q)) > 0):
                 continue
             groups.setdefault(info.kind, []).append(i)
         done: dict = {}
@@ -1378,6 +1451,7 @@ class Position(_Position):
             cols["leaving_attacks_cost"] = o[4]
             cols["fall"] = cols["least_fall"] = o[5]
             cols["least_fall_cost"] = o[1]
+            self._flies(info, cols, o[0], int(self.cells[i, 0]))
             out[self.ids[i]] = Moves(self, self.ids[i], o[0], o[1], o[2], o[3], cols,
                                      query=q)
             lo = hi
@@ -1438,7 +1512,7 @@ class Position(_Position):
                        allow_none=True)
         want_paths = get_bool(query, "paths", "query", False)
         calm = get_bool(query, "never_attacked_leaving", "query", False)
-        i = self.index.get(fid, -1)
+        i = self.index.get(figure_key(fid), -1)
         if i < 0 or not self.alive[i]:
             raise QueryError(f"query.figure names figure {fid!r}, which is not in the "
                              f"scenario; known figures: {self.figures}")

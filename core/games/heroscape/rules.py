@@ -35,10 +35,16 @@ RULES.md section 2):
   every step; the move must end on two spaces of the same level; one water space between
   land does not stop it, both spaces in water do. Searched over placements (lead, trail)
   with :meth:`Board.graph` and the generic kernel.
-* **Flying** ignores elevation, obstacles and figures while moving (1 per space) but may
-  not end on a figure or an obstacle; water, lava and glyphs passed over do not stop a
-  flyer unless ``flyers_stop_in_water`` / ``flyers_stop_on_glyphs``. A flyer that starts
-  engaged takes every leaving-engagement attack (unless it has Stealth Flying).
+* **Flying** is a choice: "Figures with the Flying ability may choose, before moving, to
+  start flying". A flight ignores elevation, obstacles and figures (1 per space) but may
+  not end on a figure or an obstacle; water, lava and glyphs passed over do not stop it
+  unless ``flyers_stop_in_water`` / ``flyers_stop_on_glyphs``. "If a figure begins
+  flying while engaged, they automatically take all leaving engagement attacks" (unless
+  it has Stealth Flying). A flyer that walks follows the walking rules. Each end reports
+  the least over flying and walking per objective, and which: the least cost (a
+  flight's: never dearer, never stopped sooner, never falls; ``flies``) and the least
+  leaving attacks (``leaving_attacks_flies`` false where a walk draws fewer, or as many
+  for less).
 * **Ghost Walk** passes through any figure (it still never ends on one); **Disengage**
   is never attacked when leaving an engagement (nor at a flyer's take-off); **Phantom
   Walk** is both. The query option ``never_attacked_leaving`` gives one move the effect
@@ -59,13 +65,16 @@ Scenario::
                "never_attacked_leaving": false}}
 
 Result: ``{"figure", "double_space", "mode", "move", "ends": [{"at", "cost", "stop",
-"leaving_attacks", "leaving_attacks_cost", "leaving_attackers", "engaged_with", "fall",
-"least_fall", "least_fall_cost", "path"?, "leaving_attacks_path"?,
-"least_fall_path"?}]}`` (``leaving_attackers``, ``engaged_with``: enemy ids);
+"leaving_attacks", "leaving_attacks_cost", "leaving_attackers", "engaged_with", "flies",
+"leaving_attacks_flies", "fall", "least_fall", "least_fall_cost", "path"?,
+"leaving_attacks_path"?, "least_fall_path"?}]}`` (``leaving_attackers``,
+``engaged_with``: enemy ids; ``flies``, ``leaving_attacks_flies``: whether the least-cost
+and the least-attack path fly);
 ``at`` is one cell, or two cells (leading end first) for a double-space figure.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -329,9 +338,20 @@ class Placements:
 
 
 def placement_graph(field_: Battlefield) -> Placements:
-    """The (cached) placement graph of ``field_``."""
+    """The (cached) placement graph of ``field_``: built once (under a lock, for copies
+    of positions on other threads), published whole."""
     if field_._placements is not None:
         return field_._placements
+    with _PLACEMENTS_LOCK:
+        if field_._placements is None:
+            field_._placements = _build_placements(field_)
+    return field_._placements
+
+
+_PLACEMENTS_LOCK = threading.Lock()
+
+
+def _build_placements(field_: Battlefield) -> Placements:
     nbr = field_.board.nbr
     n = nbr.shape[0]
     lead, dirs = np.nonzero(nbr >= 0)
@@ -339,7 +359,6 @@ def placement_graph(field_: Battlefield) -> Placements:
     dirs = dirs.astype(T.INDEX)
     P = len(lead)
     if P == 0:
-        field_._placements = None
         raise PlacementError("the battlefield has no two neighbouring spaces for a "
                              "double-space figure")
     trail = nbr[lead, dirs]
@@ -358,8 +377,7 @@ def placement_graph(field_: Battlefield) -> Placements:
     links = [Link(int(p), int(flip[p]), 0, 0, False) for p in range(P)]
     graph = Board.graph(table, coords=np.stack([lead, dirs], axis=1), terrain=terrain,
                         height=lv[lead], flags=flags, links=links)
-    field_._placements = Placements(graph, lead, trail, node_of, flip)
-    return field_._placements
+    return Placements(graph, lead, trail, node_of, flip)
 
 
 # ------------------------------------------------------------------------------ queries
@@ -447,7 +465,12 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
           never_attacked_leaving: bool = False) -> list[dict]:
     """Every legal end of a move of ``figure_id``, in game words (see module doc).
     ``never_attacked_leaving``: this move draws no leaving-engagement attack (an effect
-    from outside the figure's card, as its own Disengage does)."""
+    from outside the figure's card, as its own Disengage does).
+
+    The slow, longhand reference implementation: the tests' oracle for the live
+    :class:`Position` (which ``solve()`` and every query use); a move that would draw
+    attacks from more than 64 enemies within reach is a :class:`LimitError` here (the
+    live position answers it)."""
     if not isinstance(rules, Rules) or rules.mode not in MODES or \
             rules.climb_limit not in CLIMB_LIMITS:
         raise QueryError(f"rules must be a heroscape.Rules with mode in {MODES} and "
@@ -462,6 +485,54 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
         raise QueryError(f"move must be an integer in [0, {T.MAX_BUDGET}]; got "
                          f"{describe(budget)}")
     budget = int(budget)
+    if not isinstance(never_attacked_leaving, bool):
+        raise QueryError(f"never_attacked_leaving must be true or false; got "
+                         f"{describe(never_attacked_leaving)}")
+    calm = never_attacked_leaving or mover.never_attacked_leaving
+    ends = _moves_as(field_, army, mover, rules, budget, paths, calm)
+    if mover.flying and rules.mode == "master" and not calm and \
+            not mover.stealth_flying and engaged_with(field_, mover, army):
+        # Flying is a choice made before moving: an engaged flyer that takes off takes
+        # every leaving attack at once, one that walks takes those of the walk. The
+        # flight is never dearer nor stopped sooner, and never falls: it gives each
+        # end's cost, stop and falls; the least attacks are the least of both.
+        walker = replace(mover, flying=False, stealth_flying=False)
+        walks = _moves_as(field_, [walker if f is mover else f for f in army], walker,
+                          rules, budget, paths, calm)
+        ends = _choose(ends, walks)
+    return ends
+
+
+def _choose(flights: list[dict], walks: list[dict]) -> list[dict]:
+    """Each end of a flyer's move, the least over flying and walking: the flight's cost,
+    stop and falls (every walk's end is a flight's, at no less cost); the walk's least
+    attacks where they are fewer (or as many at less cost), with their cost, attackers,
+    path, and ``leaving_attacks_flies`` false."""
+    walk_of = {_key(e["at"]): e for e in walks}
+    out = []
+    for e in flights:
+        w = walk_of.get(_key(e["at"]))
+        if w is not None and (w["leaving_attacks"], w["leaving_attacks_cost"]) < \
+                (e["leaving_attacks"], e["leaving_attacks_cost"]):
+            e = dict(e, leaving_attacks=w["leaving_attacks"],
+                     leaving_attacks_cost=w["leaving_attacks_cost"],
+                     leaving_attackers=w["leaving_attackers"], leaving_attacks_flies=False)
+            if "leaving_attacks_path" in w:
+                e["leaving_attacks_path"] = w["leaving_attacks_path"]
+        out.append(e)
+    return out
+
+
+def _key(at) -> Any:
+    """An end's spaces as a key: ``(q, r)``, or a frozenset of two for a double-space
+    figure (either orientation)."""
+    return tuple(at) if isinstance(at[0], int) else frozenset(tuple(c) for c in at)
+
+
+def _moves_as(field_: Battlefield, army: list[HSFigure], mover: HSFigure, rules: Rules,
+              budget: int, paths: bool, calm: bool) -> list[dict]:
+    """The ends of ``mover``'s move as it is: flying if it flies (take-off attacks from
+    every enemy engaged at the start), else walking."""
     team_id: dict = {}
     for f in army:
         team_id.setdefault(f.team, len(team_id))
@@ -475,10 +546,6 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
     leave = None
     max_pen = None
     takeoff_attacks = 0
-    if not isinstance(never_attacked_leaving, bool):
-        raise QueryError(f"never_attacked_leaving must be true or false; got "
-                         f"{describe(never_attacked_leaving)}")
-    calm = never_attacked_leaving or mover.never_attacked_leaving
     near = _relevant_enemies(field_, army, mover, budget) if master else []
     who = _Who(field_, mover, near)
     if calm:
@@ -534,6 +601,7 @@ def moves(field_: Battlefield, army: list[HSFigure], figure_id, *, rules: Rules 
             [[c] for c in r.path(cell, least_penalty=True).tolist()] if leave is not None
             else None, cell != mover.cells[0])
         e["engaged_with"] = who.engaged([cell])
+        e["flies"] = e["leaving_attacks_flies"] = flyer and cell != mover.cells[0]
         e["fall"] = _worst_fall(field_, path, mover.height) if falls else "none"
         least = next((k for k, x in enumerate(rows_of) if cell in x), len(rows_of))
         e["least_fall"] = FALLS[least] if falls else "none"
@@ -692,7 +760,9 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
                        [[int(lead[p]), int(trail[p])] for p in
                         r.path(v["pen_node"], least_penalty=True).tolist()]
                        if node_leave is not None else None, pair != start_pair),
-                   "engaged_with": who.engaged([int(lead[node]), int(trail[node])])}
+                   "engaged_with": who.engaged([int(lead[node]), int(trail[node])]),
+                   "flies": flyer and pair != start_pair,
+                   "leaving_attacks_flies": flyer and pair != start_pair}
         if falls:
             # the lead's drops along the path; a flip is no drop
             worst = 0

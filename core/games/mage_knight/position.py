@@ -27,7 +27,7 @@ from ...errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
 from ...kernels import _types as T
 from ...mover import Mover
 from ...position import (BUILD_LOCK, CellActions, LazyColumns, Moves, cell_index,
-                         register_position, scratch_rows)
+                         figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -509,7 +509,7 @@ class Position(CellActions, _Position):
                 if a and hc in near]
 
     def _fig(self, figure) -> int:
-        i = self.index.get(figure, -1) if isinstance(figure, (str, int)) else -1
+        i = self.index.get(figure_key(figure), -1)
         if i < 0 or not self.alive[i]:
             raise self._figure_error(figure)
         return i
@@ -523,7 +523,7 @@ class Position(CellActions, _Position):
         return self.team_name[self._fig(figure)]
 
     def team_figures(self, side) -> list:
-        i = self.index.get(side, -1) if isinstance(side, (str, int)) else -1
+        i = self.index.get(figure_key(side), -1)
         return [side] if i >= 0 and self.alive[i] else []
 
     def where(self, figure) -> tuple[int, int]:
@@ -546,8 +546,7 @@ class Position(CellActions, _Position):
         """Put a hero (new, or one removed earlier) on the space ``at`` (``team``
         default: its id). The space must be accessible, hold no rampaging enemy, and
         hold no other hero unless it is a portal or a conquered city."""
-        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
-            raise QueryError(f"a hero id is a string or integer; got {describe(figure)}")
+        figure = new_figure_id(figure)
         team = figure if team is None else team
         if isinstance(team, bool) or not isinstance(team, (str, int)):
             raise QueryError(f"a team is a string or integer; got {describe(team)}")
@@ -934,7 +933,7 @@ class Position(CellActions, _Position):
         >>> m.to_dicts()[2]["flags"], m.to_dicts()[2]["provoked"]
         (['provoked'], [[2, -1]])
         """
-        i = self.index.get(figure, -1) if isinstance(figure, (str, int)) else -1
+        i = self.index.get(figure_key(figure), -1)
         if i < 0 or not self.alive[i]:
             raise self._figure_error(figure)
         budget = query.get("budget") if query else self._default_budget
@@ -1241,8 +1240,7 @@ class Position(CellActions, _Position):
         get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
         get_bool(query, "paths", "query", False)
         fid = query["figure"]
-        if not isinstance(fid, (str, int)) or isinstance(fid, bool) or \
-                fid not in self.index or not self.alive[self.index[fid]]:
+        if figure_key(fid) not in self.index or not self.alive[self.index[fid]]:
             raise QueryError(f"query.figure names hero {fid!r}, which is not in the "
                              f"scenario; known heroes: {self.figures}")
         rest = {k: v for k, v in query.items() if k != "figure"}

@@ -16,7 +16,7 @@ from ...errors import (IllegalMoveError, PlacementError, QueryError, ScenarioErr
                       describe)
 from ...kernels import _types as T
 from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
-                         register_position, scratch_rows)
+                         figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -252,8 +252,7 @@ class Position(CellActions, _Position):
         (a coordinate or cell index); it has taken no action this turn.
         :class:`PlacementError` if the space is taken, :class:`QueryError` if it is
         off the map or the id is in play."""
-        if isinstance(figure, bool) or not isinstance(figure, (str, int)):
-            raise QueryError(f"a unit id is a string or integer; got {describe(figure)}")
+        figure = new_figure_id(figure)
         if isinstance(team, bool) or not isinstance(team, (str, int)):
             raise QueryError(f"a team is a string or integer; got {describe(team)}")
         cell = self._cell(at, "add_figure: at")
@@ -418,6 +417,49 @@ class Position(CellActions, _Position):
         return self._prep(int(self.team[i]), allies, began if self._ballista[began] else -1,
                           budget)
 
+    def _batch_layout(self, query: Mapping):
+        """(:class:`movecore.batch.BatchLayout`, None) for batched games asking a plain
+        Move action (``budget`` only), or (None, why). Each unit's Move action is
+        answered as its first of the turn from where it stands (a unit standing on a
+        ballista may not end there: the shape of its team and that ballista); the
+        turn's bookkeeping (one Move action per unit, villages used) is the driver's,
+        and :meth:`movecore.batch.BatchedGames.position` gives a position at the start
+        of a turn."""
+        from ...batch import BatchLayout
+        b = query.get("budget") if set(query) == {"budget"} else \
+            self.default_query.get("budget") if not query else None
+        if type(b) is not int or not 0 <= b <= T.MAX_BUDGET:
+            return None, "only a plain Move action (budget alone) is batched"
+        slots = np.flatnonzero(self.alive)
+        team = self.team[slots]
+        teams = sorted(set(team.tolist()))
+        balls = np.flatnonzero(self._ballista)
+        per = len(balls) + 1                   # shapes per team: no ballista, each one
+        shapes = [self._prep(t, "pass", c, b) for t in teams for c in [-1, *balls.tolist()]]
+        if not all(p.fast for p in shapes):
+            return None, "the map is too large for the packed kernel"
+        shape_cell = np.zeros(self.board.n_cells, np.int64)
+        shape_cell[balls] = np.arange(1, per)
+
+        def restore(pos, occ, cell, alive):
+            pos.new_turn()
+            for c in np.flatnonzero(pos.occ != occ).tolist():
+                pos._set_occ(c, int(occ[c]))
+            pos.alive = pos.alive.copy()
+            pos.alive[slots] = alive
+            pos.cell = pos.cell.copy()
+            pos.cell[slots] = np.where(alive, cell, pos.cell[slots])
+            pos._figures = None
+            pos._stale_all()
+            pos._touch()
+
+        return BatchLayout(occ=self.occ.copy(), cell=self.cell[slots].copy(),
+                           team=team.copy(),
+                           shapes=shapes,
+                           shape_of=(np.searchsorted(teams, team) * per).astype(np.int64),
+                           budget=np.full(len(slots), b, np.int64), restore=restore,
+                           shape_cell=shape_cell), None
+
     def _tree(self, p: Prepared, i: int, start: int, budget: int):
         """A full answer (search tree kept) from ``start`` with unit ``i`` off the map
         (it is the one moving), as the reference answers."""
@@ -480,8 +522,7 @@ class Position(CellActions, _Position):
         return ("solo", budget, compass, target) + solo_extras(query, target >= 0)
 
     def _named(self, fid, where: str) -> int:
-        i = self.index.get(fid, -1) if isinstance(fid, (str, int)) and \
-            not isinstance(fid, bool) else -1
+        i = self.index.get(figure_key(fid), -1)
         if i < 0 or not self.alive[i]:
             raise QueryError(f"{where} names figure {fid!r}, which is not in the scenario; "
                              f"known figures: {self.figures}")

@@ -1,0 +1,401 @@
+"""Batched positions: B independent games of one scenario, advanced together.
+
+Bulk self-play and vector environments ask the same thing of many games at once: *the
+acting figure's legal ends in every game*, then *apply one move in every game*. A
+:class:`BatchedGames` holds B games built from one live position (the root) and answers
+both for all games in one call:
+
+* games whose position describes its moves as "one prepared query per figure over an
+  occupant layer" (:meth:`movecore.Position._batch_layout`: the grid game today) keep
+  their state as arrays over B (``occ[B, N]``, ``cell[B, F]``, ``alive[B, F]``) and run
+  every game's query in **one compiled call** (:func:`movecore.kernels.batch.reach_games`,
+  ``threads=`` chunks on a pool of threads, as :func:`movecore.reach_many`);
+* every other game keeps B live positions (copies of the root) and asks each in turn:
+  the same API and the same answers, one kernel call per game (``backend == "positions"``;
+  :attr:`BatchedGames.why` says why the game is not batched).
+
+Both backends give exactly what the game's single live position answers for the same
+state; ``tests/test_batch.py`` checks it after every step of seeded random runs.
+
+>>> import movecore as mc
+>>> from movecore.batch import BatchedGames
+>>> pos = mc.position({"game": "grid", "board": {"grid": "square4", "cells": [
+...     {"at": [x, 0]} for x in range(4)]}, "figures": [
+...     {"id": "a", "team": "red", "at": [0, 0]}, {"id": "b", "team": "blue", "at": [3, 0]}],
+...     "query": {"figure": "a", "budget": 2}})
+>>> games = BatchedGames(pos, 3)
+>>> mask, cost, stop = games.legal_moves([0, 0, 1])   # figure slots acting per game
+>>> mask.astype(int).tolist()
+[[1, 1, 1, 0], [1, 1, 1, 0], [0, 1, 1, 1]]
+>>> games.apply([0, -1, 1], [2, -1, 1])               # game 1 does not move
+>>> games.cell.tolist()
+[[2, 3], [0, 3], [0, 1]]
+>>> games.position(2).where("b")
+(1, 0)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .errors import IllegalMoveError, QueryError, describe
+from .kernels import _types as T
+
+__all__ = ["BatchLayout", "BatchedGames"]
+
+
+@dataclass
+class BatchLayout:
+    """What a game's position gives the array backend (see
+    :meth:`movecore.Position._batch_layout`): its moves are, for every figure, one
+    prepared query (no penalties) over one occupant layer, and a move changes nothing but
+    that layer and the figure's cell.
+
+    Attributes:
+        occ:      int32[N] the position's occupant layer now.
+        cell:     int32[F] each figure slot's cell (-1: out of play).
+        team:     int32[F] the occupant code a figure writes where it stands.
+        shapes:   list of :class:`movecore.Prepared`, the distinct query shapes (one per
+                  team, or per kind of mover), all on the position's board.
+        shape_of: int64[F] the shape each figure's moves are asked with ...
+        shape_cell: int64[N] ... plus this, for the cell the figure stands on (a rule
+                  that depends on where the move starts: Tiny Epic Tactics' ballista);
+                  None: zeros.
+        budget:   int64[F] each figure's budget (<= its shape's ``max_budget``).
+        restore:  callable(position, occ, cell, alive) that makes a copy of the root
+                  equal to one game's arrays (for :meth:`BatchedGames.position`).
+    """
+
+    occ: np.ndarray
+    cell: np.ndarray
+    team: np.ndarray
+    shapes: list
+    shape_of: np.ndarray
+    budget: np.ndarray
+    restore: Any
+    shape_cell: np.ndarray | None = None
+
+
+class BatchedGames:
+    """B games of the position ``root`` (each a copy of it), for batched self-play.
+
+    Figures are named by their *slot*: the index of their id in ``root.figures`` (the
+    play order; a figure keeps its slot after it leaves play). Places are cells for
+    one-cell figures (``root.n_actions(fid)`` columns; multi-cell figures: placements).
+
+    Args:
+        root:      the live position every game starts from (not changed).
+        num_games: B >= 1.
+        query:     the query keywords every figure's moves are asked with (default: the
+                   scenario's own query, as ``legal_moves(fid)``); or a list of them,
+                   one per figure slot.
+        threads:   threads of a batched kernel call (default 1).
+        backend:   "auto" (arrays where the game allows, else positions), "arrays" or
+                   "positions".
+
+    State (array backend; the positions backend keeps it in sync):
+        cell  int32[B, F]  each figure's place (cell) in each game, -1 out of play.
+        alive bool[B, F]   figure in play.
+        occ   int32[B, N]  each game's occupant layer (array backend only).
+    """
+
+    def __init__(self, root, num_games: int, *, query: Mapping | None = None,
+                 threads: int = 1, backend: str = "auto"):
+        if type(num_games) is not int or num_games < 1:
+            raise QueryError(f"num_games must be a positive integer; got "
+                             f"{describe(num_games)}")
+        if type(threads) is not int or threads < 1:
+            raise QueryError(f"threads must be a positive integer; got {describe(threads)}")
+        if backend not in ("auto", "arrays", "positions"):
+            raise QueryError(f"backend must be 'auto', 'arrays' or 'positions'; got "
+                             f"{describe(backend)}")
+        self.root = root
+        self.B = num_games
+        self.threads = threads
+        self.ids = list(root.figures)
+        self.F = len(self.ids)
+        if isinstance(query, (list, tuple)):
+            if len(query) != self.F:
+                raise QueryError(f"query: one per figure slot ({self.F}); got {len(query)}")
+            self.queries = [dict(q) for q in query]
+        else:
+            self.queries = [dict(query or {})] * self.F
+        self.query = self.queries[0] if len(set(map(repr, self.queries))) <= 1 else None
+        self.n_places = max([root.n_actions(f) for f in root.figures] or [0])
+        hook = getattr(root, "_batch_layout", None)
+        layout, why = (None, f"{type(root).__module__} has no batched layout") \
+            if hook is None else (None, "figures ask different queries") \
+            if self.query is None else hook(self.query)
+        if backend == "arrays" and layout is None:
+            raise QueryError(f"the {root.game!r} game has no array backend: {why}")
+        if backend == "positions":
+            layout, why = None, "asked for"
+        self.why = why
+        self.backend = "arrays" if layout is not None else "positions"
+        self._layout = layout
+        if layout is not None:
+            self._init_arrays(layout)
+        else:
+            self._init_positions()
+
+    # ------------------------------------------------------------------ construction
+    def _init_arrays(self, L: BatchLayout) -> None:
+        from .kernels.reach import fast_layout_size
+        B = self.B
+        self._occ0 = np.ascontiguousarray(L.occ, T.INDEX)
+        self._cell0 = np.ascontiguousarray(L.cell, T.INDEX)
+        self.team = np.ascontiguousarray(L.team, T.INDEX)
+        self.occ = np.repeat(self._occ0[None], B, axis=0)
+        self.cell = np.repeat(self._cell0[None], B, axis=0)
+        self.alive = self.cell >= 0
+        shapes = L.shapes
+        qs = [p._q for p in shapes]
+        for q in qs:
+            if q.blob is None or q.pblob is not None:
+                raise QueryError("a batched query shape must be a fast query without "
+                                 "penalties")
+        self._blobs = np.concatenate([q.blob for q in qs]).astype(T.INDEX)
+        self._blob_at = np.cumsum([0] + [len(q.blob) for q in qs]).astype(np.int64)
+        self._qflags = np.concatenate([q.qflags for q in qs]).astype(np.uint8)
+        self._qflags_at = np.cumsum([0] + [len(q.qflags) for q in qs]).astype(np.int64)
+        self._zoc = np.concatenate([q.zoc for q in qs]).astype(np.uint64)
+        self._zoc_at = np.cumsum([0] + [len(q.zoc) for q in qs]).astype(np.int64)
+        params = np.stack([q.params for q in qs]).astype(np.int64)
+        params[:, T.P_HAS_OCC] = 1     # every game reads its own occupant row
+        self._params = params
+        self._shape_of = np.ascontiguousarray(L.shape_of, np.int64)
+        self._shape_cell = np.zeros(self.occ.shape[1], np.int64) if L.shape_cell is None \
+            else np.ascontiguousarray(L.shape_cell, np.int64)
+        self._budget = np.ascontiguousarray(L.budget, np.int64)
+        self._restore = L.restore
+        n = self.occ.shape[1]
+        nb = max(max(int(q.params[T.P_N_BUCKETS]) for q in qs), 8)
+        self._bufs = np.zeros((threads_or(self.threads, B), fast_layout_size(n, nb)),
+                              T.INDEX)
+        self._bufs[:, 2] = nb
+        self._ends = np.empty((self._bufs.shape[0], 3, n), T.INDEX)
+        self._queries = np.zeros((B, 3), np.int64)
+        self._shape = np.full(B, -1, np.int64)
+
+    def _init_positions(self) -> None:
+        B = self.B
+        self.positions = [self.root.copy() for _ in range(B)]
+        # the root's places, mirrored per game from then on: a move sets the figure's
+        # place (its action id), a removal clears it
+        root = self.root
+        self._cell0 = np.array([-1 if isinstance(root.where(f), str) else
+                                root.action_of(f, root.where(f)) for f in self.ids], T.INDEX)
+        self.cell = np.repeat(self._cell0[None], B, axis=0)
+        self.alive = np.ones((B, self.F), bool)
+        self._moves: list = [None] * B
+
+    # ------------------------------------------------------------------ queries
+    def legal_moves(self, figures: Sequence[int] | np.ndarray, *, out=None,
+                    queries: Sequence[Mapping | None] | None = None):
+        """The legal ends of figure slot ``figures[b]`` in every game ``b`` (-1: game
+        ``b`` asks nothing, its rows are cleared), in one batched call.
+
+        Returns ``(mask, cost, stop)``: uint8/bool[B, P] (1 on each legal end: a place
+        id, as the game's ``Moves.actions``), int32[B, P] least costs (-1 elsewhere) and
+        int8[B, P] stop codes (0 = need not stop), P = ``n_places``. ``out`` = the same
+        three arrays to write into (rows of >= P columns, any layout: e.g. a figure's
+        slot of a wider action-space mask). ``queries``: one query per game for this
+        call (a game whose moves are rolled per move, as Dark Realms' die; positions
+        backend only)."""
+        figs = self._figures(figures)
+        B, P = self.B, self.n_places
+        if out is None:
+            out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
+                   np.zeros((B, P), np.int8))
+        mask, cost, stop = out
+        if queries is not None and (self.backend == "arrays" or len(queries) != self.B):
+            raise QueryError(f"queries: one per game (B={self.B}), positions backend only")
+        if self.backend == "arrays":
+            self._legal_arrays(figs, mask, cost, stop)
+        else:
+            self._legal_positions(figs, mask, cost, stop, queries)
+        return mask, cost, stop
+
+    def _figures(self, figures) -> np.ndarray:
+        f = np.asarray(figures)
+        if f.shape != (self.B,) or f.dtype.kind not in "iu":
+            raise QueryError(f"figures must be B={self.B} figure slots (integers, -1 = "
+                             f"none); got {describe(figures)}")
+        f = f.astype(np.int64)
+        bad = (f < -1) | (f >= self.F)
+        if bad.any():
+            b = int(np.flatnonzero(bad)[0])
+            raise QueryError(f"figures[{b}] = {int(f[b])} is not a figure slot in "
+                             f"[-1, {self.F})")
+        rows = np.flatnonzero(f >= 0)
+        dead = ~self.alive[rows, f[rows]]
+        if dead.any():
+            b = int(rows[np.flatnonzero(dead)[0]])
+            raise QueryError(f"figures[{b}]: figure {self.ids[int(f[b])]!r} is not in "
+                             f"play in game {b}")
+        return f
+
+    def _legal_arrays(self, figs, mask, cost, stop) -> None:
+        from .kernels.batch import reach_games
+        q = self._queries
+        act = figs >= 0
+        fa = np.where(act, figs, 0)
+        q[:, 0] = np.where(act, self.cell[np.arange(self.B), fa], -1)
+        q[:, 1] = self._budget[fa]
+        shape = self._shape
+        shape[:] = np.where(act, self._shape_of[fa] +
+                            self._shape_cell[np.maximum(q[:, 0], 0)], -1)
+        args = (self._blobs, self._blob_at, self._qflags, self._qflags_at, self._zoc,
+                self._zoc_at, self._params, shape, self.occ)
+        n_chunks = self._bufs.shape[0]
+        B = self.B
+        if n_chunks == 1:
+            st = reach_games(*args, self._bufs[0], self._ends[0], q, 0, B, mask, cost,
+                             stop)
+        else:
+            from .reach import _thread_pool
+            status = np.zeros(n_chunks, np.int64)
+
+            def run(c):
+                status[c] = reach_games(*args, self._bufs[c], self._ends[c], q,
+                                        (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
+                                        mask, cost, stop)
+
+            pool = _thread_pool(n_chunks - 1)
+            futures = [pool.submit(run, c) for c in range(1, n_chunks)]
+            run(0)
+            for fu in futures:
+                fu.result()
+            st = int(status.min())
+        if st < 0:  # pragma: no cover (ends hold one column per cell)
+            raise RuntimeError(f"movecore: batched kernel status {st}")
+
+    def _legal_positions(self, figs, mask, cost, stop, queries) -> None:
+        mask[:] = 0
+        cost[:] = -1
+        stop[:] = 0
+        for b in range(self.B):
+            f = int(figs[b])
+            if f < 0:
+                self._moves[b] = None
+                continue
+            q = self.queries[f] if queries is None else queries[b]
+            m = self.positions[b].legal_moves(self.ids[f], **q)
+            self._moves[b] = m
+            moves = m.mask[m.actions]         # the ends that are moves (Moves.mask)
+            acts = m.actions[moves]
+            mask[b, acts] = 1
+            cost[b, acts] = m.costs[moves]
+            stop[b, acts] = m.stop[moves]
+
+    # ------------------------------------------------------------------ changes
+    def apply(self, figures, places) -> None:
+        """Move figure slot ``figures[b]`` to place ``places[b]`` in every game ``b``
+        (-1: game ``b`` does not move). Validated: every move must be a legal end of that
+        figure in its game (:class:`movecore.IllegalMoveError` naming the game, and no
+        game changes, otherwise)."""
+        figs = self._figures(figures)
+        to = np.asarray(places)
+        if to.shape != (self.B,) or to.dtype.kind not in "iu":
+            raise QueryError(f"places must be B={self.B} place ids (integers); got "
+                             f"{describe(places)}")
+        to = to.astype(np.int64)
+        rows = np.flatnonzero(figs >= 0)
+        if not len(rows):
+            return
+        bad = (to[rows] < 0) | (to[rows] >= self.n_places)
+        if bad.any():
+            b = int(rows[np.flatnonzero(bad)[0]])
+            raise IllegalMoveError(f"places[{b}] = {int(to[b])} is not a place id in "
+                                   f"[0, {self.n_places})")
+        if self.backend == "positions":
+            self._apply_positions(figs, to, rows)
+            return
+        mask, _, _ = self.legal_moves(np.where(figs >= 0, figs, -1))
+        ok = mask[rows, to[rows]] != 0
+        if not ok.all():
+            b = int(rows[np.flatnonzero(~ok)[0]])
+            raise IllegalMoveError(f"game {b}: {int(to[b])} is not a legal end of figure "
+                                   f"{self.ids[int(figs[b])]!r}")
+        self._move_trusted(rows, figs[rows], to[rows])
+
+    def _move_trusted(self, rows, figs, to) -> None:
+        """Array backend: games ``rows`` move ``figs`` to ``to`` (already validated)."""
+        occ, cell = self.occ, self.cell
+        occ[rows, cell[rows, figs]] = T.OCC_EMPTY
+        occ[rows, to] = self.team[figs]
+        cell[rows, figs] = to
+
+    def _apply_positions(self, figs, to, rows) -> None:
+        # validate every game first (nothing changes when one is illegal)
+        for b in rows:
+            m = self._moves[b]
+            pos = self.positions[b]
+            fid = self.ids[int(figs[b])]
+            if m is None or m.stale or m.figure != fid:   # (asked with the slot's query)
+                m = self._moves[b] = pos.legal_moves(fid, **self.queries[int(figs[b])])
+            if not (to[b] < len(m.mask) and m.mask[to[b]]):
+                raise IllegalMoveError(f"game {b}: {int(to[b])} is not a legal end of "
+                                       f"figure {fid!r}")
+        for b in rows:
+            m = self._moves[b]
+            pos = self.positions[b]
+            pos.apply_row(m, int(np.flatnonzero(m.actions == to[b])[0]))
+            self._moves[b] = None
+            f = int(figs[b])
+            w = pos.where(self.ids[f])   # (a move to an off-board place, as a town)
+            self.cell[b, f] = -1 if isinstance(w, str) else pos.action_of(self.ids[f], w)
+
+    def remove(self, games, figures) -> None:
+        """Take figure slot ``figures[i]`` out of play in game ``games[i]``."""
+        games = np.asarray(games, np.int64).ravel()
+        figs = np.asarray(figures, np.int64).ravel()
+        if games.shape != figs.shape:
+            raise QueryError("remove: games and figures must have the same length")
+        if self.backend == "positions":
+            for b, f in zip(games.tolist(), figs.tolist()):
+                self.positions[b].remove_figure(self.ids[f])
+                self._moves[b] = None
+                self.cell[b, f] = -1
+                self.alive[b, f] = False
+            return
+        if not self.alive[games, figs].all():
+            raise QueryError("remove: a figure is not in play")
+        self.occ[games, self.cell[games, figs]] = T.OCC_EMPTY
+        self.cell[games, figs] = -1
+        self.alive[games, figs] = False
+
+    def reset(self, games=None) -> None:
+        """Put games ``games`` (bool[B] or indices; default all) back to the root."""
+        sel = np.arange(self.B) if games is None else np.asarray(games)
+        if sel.dtype == bool:
+            sel = np.flatnonzero(sel)
+        if self.backend == "positions":
+            for b in sel.tolist():
+                self.positions[b] = self.root.copy()
+                self._moves[b] = None
+            self.cell[sel] = self._cell0
+            self.alive[sel] = True
+            return
+        self.occ[sel] = self._occ0
+        self.cell[sel] = self._cell0
+        self.alive[sel] = self._cell0 >= 0
+
+    # ------------------------------------------------------------------ checking
+    def position(self, b: int):
+        """A live position equal to game ``b`` (a copy: changing it changes no game)."""
+        if type(b) is not int or not 0 <= b < self.B:
+            raise QueryError(f"game {describe(b)} is not in [0, {self.B})")
+        if self.backend == "positions":
+            return self.positions[b].copy()
+        pos = self.root.copy()
+        self._restore(pos, self.occ[b].copy(), self.cell[b].copy(),
+                      self.alive[b].copy())
+        return pos
+
+
+def threads_or(threads: int, B: int) -> int:
+    """Chunks of a batched call: ``threads``, at most one per game."""
+    return max(1, min(threads, B))

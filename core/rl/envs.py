@@ -1,0 +1,767 @@
+"""PettingZoo AEC and Gymnasium environments of the movement-only game (docs/rl.md).
+
+The only movecore module that imports PettingZoo and Gymnasium (the ``rl`` extra).
+
+>>> import movecore.rl as rl
+>>> env = rl.env("grid_hex_skirmish")
+>>> env.reset(seed=1)
+>>> obs, reward, terminated, truncated, info = env.last()
+>>> obs["observation"].shape == env.observation_space(env.agent_selection)["observation"].shape
+True
+>>> env.step(int(obs["action_mask"].nonzero()[0][0]))
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces as gs
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..errors import IllegalMoveError, QueryError, ScenarioError, describe
+from ._encode import encode_common_fast as encode_common
+from ._encode import fill_mask_fast as fill_mask
+from .spaces import GAME_PLANES, ActionLayout, BoardLayout
+from .turns import DEFAULT_TURNS, GAMES, Match, game_rules, turn_sides
+
+OPPONENTS = ("random", "greedy", "enemy_ai")
+
+
+# --------------------------------------------------------------------------- scenarios
+_EXAMPLES: dict = {}
+
+
+def _example(name: str) -> dict:
+    """A bundled example scenario by file name (``.json`` optional), read once per
+    process (the same dict every call, so environments of it share one setup: do not
+    change it)."""
+    from importlib import resources
+    base = name if name.endswith(".json") else name + ".json"
+    hit = _EXAMPLES.get(base)
+    if hit is not None:
+        return hit
+    root = resources.files("movecore") / "examples"
+    p = root / base
+    if not p.is_file():
+        names = sorted(q.name[:-5] for q in root.iterdir() if q.name.endswith(".json"))
+        raise ScenarioError(f"no bundled example {describe(name)}; expected one of {names}")
+    out = _EXAMPLES[base] = json.loads(p.read_text(encoding="utf-8"))
+    return out
+
+
+_SETUPS: dict = {}
+
+
+def removal_reward(pos, side, figure, removed) -> dict:
+    """The default reward: +1 to the side whose move removed an enemy figure, -1 to the
+    side that lost it (zero-sum; nothing else is rewarded)."""
+    out: dict = {}
+    for _, lost in removed:
+        out[side] = out.get(side, 0.0) + 1.0
+        out[lost] = out.get(lost, 0.0) - 1.0
+    return out
+
+
+class _Setup:
+    """What a scenario's episodes share: the root position (queries warmed), the rules,
+    the agents, the board layout, each figure's places, each side's action layout."""
+
+    def __init__(self, scenario: Mapping, town: bool):
+        from ..position import position
+        game = scenario.get("game") if isinstance(scenario, Mapping) else None
+        if game not in GAMES:
+            raise ScenarioError(f"movecore.rl: 'game' must be one of {list(GAMES)}; got "
+                                f"{describe(game)}")
+        pos = position(scenario)
+        self.game = game
+        self.rules = rules = game_rules(game, pos)
+        rng = np.random.default_rng(0)
+        for f in pos.figures:
+            if rules.moves(pos, f):
+                pos.legal_moves(f, **rules.query(pos, f, rng))
+        self.root = pos
+        self.sides = list(pos.sides)                 # every side in play at the start
+        self.turn_sides = turn_sides(rules, pos)
+        if len(self.turn_sides) < 1 or len(self.sides) < 2:
+            raise ScenarioError(f"movecore.rl: a scenario needs two sides or more and one "
+                                f"that moves; got sides {self.sides}")
+        self.agents = [str(s) for s in self.turn_sides]
+        if len(set(self.agents)) != len(self.agents):
+            raise ScenarioError(f"movecore.rl: side names must differ as strings; got "
+                                f"{self.turn_sides}")
+        self.agent_of = dict(zip(self.turn_sides, self.agents))
+        self.figs = list(pos.figures)
+        self.row = {f: i for i, f in enumerate(self.figs)}
+        self.side_index = {s: k for k, s in enumerate(self.sides)}
+        self.fig_side = np.array([self.side_index[pos.side_of(f)] for f in self.figs],
+                                 np.int64)
+        self.layout = lay = BoardLayout.of(game, pos, len(self.sides))
+        # each figure's places: flat H*W cells of every action id ([n_actions, k]),
+        # -1 where an id is no place (Descent's town)
+        specials = {}
+        self.places = []
+        for f in self.figs:
+            n = pos.n_actions(f)
+            sp = rules.special(pos, f)
+            specials.update(dict.fromkeys(sp))
+            ids = np.arange(n)
+            nonplace = set(sp.values()) | ({pos.st.ns} if game == "descent" else set())
+            keep = ~np.isin(ids, sorted(nonplace))
+            xy = np.full((n, 1, 2), -1, np.int64)
+            got = np.asarray(pos.action_coords(f, ids[keep]), np.int64)
+            got = got.reshape(len(got), -1, 2)
+            if xy.shape[1] < got.shape[1]:
+                xy = np.full((n, got.shape[1], 2), -1, np.int64)
+            xy[keep] = got
+            hw = lay.coords_hw(xy)
+            hw[~keep] = -1
+            self.places.append(hw)
+        # Descent: a base that turns (a dragon, a hell hound) numbers its placements in
+        # its current orientation (ids < NS: as it stands now at square s; NS + 1 + s:
+        # turned); the env's places keep the orientation at the start, so a turned
+        # figure's ids swap halves (``swap[i]``) on the way in and out
+        self.swap = [None] * len(self.figs)
+        self.size0 = {}
+        if game == "descent":
+            ns = pos.st.ns
+            for i, f in enumerate(self.figs):
+                n = pos.n_actions(f)
+                if n == 2 * ns + 1:
+                    sw = np.arange(n)
+                    sw[:ns], sw[ns + 1:] = np.arange(ns + 1, n), np.arange(ns)
+                    self.swap[i] = sw
+                    self.size0[i] = pos.size[pos.index[f]]
+        self.K = max(p.shape[1] for p in self.places)
+        self.places = [np.pad(p, ((0, 0), (0, self.K - p.shape[1])), constant_values=-1)
+                       for p in self.places]
+        self.lead = [p[:, 0].copy() for p in self.places]
+        self.specials = tuple(specials)
+        self.actions = {}
+        for side, agent in zip(self.turn_sides, self.agents):
+            slots = [f for f in pos.team_figures(side) if rules.moves(pos, f)]
+            P = max(pos.n_actions(f) for f in slots)
+            mine = tuple(n for n in self.specials if rules.special_for.get(n, side) == side)
+            self.actions[agent] = ActionLayout(side, slots, P, mine)
+        self.slot_of = {a: {f: k for k, f in enumerate(al.slots)}
+                        for a, al in self.actions.items()}
+        self.observer = {a: self.side_index[al.side] for a, al in self.actions.items()}
+        fig_hw = np.full((len(self.figs), self.K), -1, np.int64)
+        for i, f in enumerate(self.figs):
+            w = pos.where(f)     # a word (Descent's town) is no place on the board
+            if not isinstance(w, str):
+                # the place it stands on, as its action id (a large monster's whole base)
+                fig_hw[i] = self.places[i][pos.action_of(f, w)]
+        self.fig_hw = fig_hw
+        self.valid = lay.static[0].copy()
+        self.dyn0 = lay.static.shape[0] + len(self.sides)
+        # game state
+        self.pos_rows = None
+        if game == "heroscape":
+            self.pos_rows = np.array([pos.index[f] for f in self.figs], np.int64)
+        self.town = town and "town" in self.specials
+        self.game_planes = bool(GAME_PLANES[game])
+        for al in self.actions.values():
+            al.end_turn_ids = np.array([al.end_turn], np.int64)
+
+
+def _setup(scenario: Mapping, town: bool) -> _Setup:
+    key = (id(scenario), town)
+    hit = _SETUPS.get(key)
+    if hit is None or hit[0] is not scenario:
+        hit = _SETUPS[key] = (scenario, _Setup(scenario, town))
+    return hit[1]
+
+
+def _scenario(name_or_scenario) -> Mapping:
+    if isinstance(name_or_scenario, str):
+        return _example(name_or_scenario)
+    if isinstance(name_or_scenario, Mapping):
+        return name_or_scenario
+    raise ScenarioError(f"movecore.rl: expected a bundled example's name or a scenario "
+                        f"dict; got {describe(name_or_scenario)}")
+
+
+# --------------------------------------------------------------------------- the core
+class _Core:
+    """One episode's state, shared by the AEC and Gymnasium environments (no PettingZoo
+    or Gymnasium here): the position, the match, each figure's cells, the action mask."""
+
+    def __init__(self, setup: _Setup, max_turns: int, reward_fn, terminal_fn):
+        self.s = setup
+        self.max_turns = max_turns
+        self.reward_fn = reward_fn if reward_fn is not None else removal_reward
+        self.terminal_fn = terminal_fn
+        self.match: Match | None = None
+
+    def reset(self, rng) -> None:
+        s = self.s
+        self.pos = s.root.copy()
+        self.fig_hw = s.fig_hw.copy()
+        self.turned = set()          # rows of Descent bases standing turned
+        self.match = Match(s.game, self.pos, rng, max_turns=self.max_turns, rules=s.rules,
+                           sides=s.turn_sides)
+        self.masks = {a: np.zeros(al.n, np.int8) for a, al in s.actions.items()}
+        self._block = {a: (0, 0) for a in s.actions}     # the figure block set last
+        self.rowof = {a: np.zeros(al.P, np.int64) for a, al in s.actions.items()}
+        self.over = None
+        self._acting = None
+        self.removed: list = []
+        self._refresh()
+
+    @property
+    def agent(self):
+        """The agent to act (None when over)."""
+        m = self.match
+        return None if self.over else self.s.agent_of[m.side]
+
+    def _refresh(self) -> None:
+        """After a change: the end of the game, and the acting agent's mask."""
+        m, s = self.match, self.s
+        if m.over and not self.over:
+            self.over = m.over
+        prev = self._acting
+        self._acting = None
+        agent = None if self.over else s.agent_of[m.side]
+        if prev is not None and prev != agent:     # clear what the last agent had
+            lo, hi = self._block[prev]
+            fill_mask(self.masks[prev], self.rowof[prev], lo, hi, s.actions[prev].end_turn,
+                      0, _NO_ACTS, _NO_ROWS, _NO_ROWS)
+            prev = None
+        if agent is None:
+            return
+        al = s.actions[agent]
+        base = s.slot_of[agent][m.figure] * al.P
+        mv = m.moves
+        rows = m.rows
+        if rows is None:
+            rows = _ARANGE[:len(mv.actions)]
+        acts = mv.actions
+        if self.turned:
+            i = s.row[m.figure]
+            if i in self.turned:
+                acts = s.swap[i][acts]       # as the env numbers them (see _Setup.swap)
+        acts = self._acts = np.ascontiguousarray(acts, np.int32)
+        extra = al.end_turn_ids
+        if s.town and al.specials:
+            town = s.rules.special(self.pos, m.figure).get("town", -1)
+            if (m.rows is not None and (mv.actions == town).any()) or \
+                    town in (getattr(mv, "non_moves", None) or {}).values():
+                extra = np.array([al.end_turn, al.special(0, base // al.P)], np.int64)
+        lo, hi = self._block[agent] if prev is not None else (0, 0)
+        fill_mask(self.masks[agent], self.rowof[agent], lo, hi, al.end_turn, base,
+                  acts, rows, extra)
+        self._block[agent] = (base, base + al.P)
+        self._acting = agent
+        self._rows = rows
+
+    def act(self, agent, action) -> dict:
+        """Play ``action`` for ``agent`` (checked against the mask first: on error the
+        position is unchanged); returns the rewards ``{side: r}``."""
+        s = self.s
+        al = s.actions[agent]
+        if type(action) is not int:
+            if isinstance(action, np.ndarray) and action.shape == ():
+                action = action.item()
+            if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+                raise IllegalMoveError(f"action must be an integer in [0, {al.n}); got "
+                                       f"{describe(action)}")
+            action = int(action)
+        if not 0 <= action < al.n:
+            raise IllegalMoveError(f"action must be an integer in [0, {al.n}); got "
+                                   f"{describe(action)}")
+        if not self.masks[agent][action]:
+            raise IllegalMoveError(f"action {action} ({al.names()[action]}) is not legal "
+                                   f"now (agent {agent!r}, acting figure "
+                                   f"{self.match.figure!r})")
+        m = self.match
+        fid, side = m.figure, m.side
+        removed: list = []
+        if action < al.end_turn:
+            place = action % al.P
+            removed = m.play(int(self.rowof[agent][place]))
+            i = s.row[fid]
+            self.fig_hw[i] = s.places[i][place]
+            if s.swap[i] is not None:
+                if self.pos.size[self.pos.index[fid]] != s.size0[i]:
+                    self.turned.add(i)
+                else:
+                    self.turned.discard(i)
+        elif action == al.end_turn:
+            m.end_turn()
+        else:   # a special action (Descent's glyph to town)
+            removed = m.play_action(s.rules.special(self.pos, fid)["town"])
+            i = s.row[fid]
+            self.fig_hw[i] = -1
+        for f, _ in removed:
+            self.fig_hw[s.row[f]] = -1
+        self.removed = removed
+        if self.terminal_fn is not None and not m.over and self.terminal_fn(self.pos):
+            self.over = "terminated"
+        rewards = self.reward_fn(self.pos, side, fid, removed) if (
+            removed or self.reward_fn is not removal_reward) else {}
+        self._refresh()
+        return rewards
+
+    # ---------------------------------------------------------------- observation
+    def observe(self, agent, out=None) -> np.ndarray:
+        s = self.s
+        lay = s.layout
+        if out is None:
+            out = np.empty(lay.shape, np.float32)
+        o = out.reshape(out.shape[0], -1)
+        m = self.match
+        observer = s.observer[agent]
+        if self._acting == agent:
+            fid = m.figure
+            acting = s.row[fid]
+            mv = m.moves
+            moved = np.array([s.row[f] for f in m.moved], np.int64) if m.moved else \
+                _NO_ROWS
+            encode_common(o, lay.static, self.fig_hw, s.fig_side, len(s.sides), observer,
+                          acting, moved, s.lead[acting], self._acts, self._rows,
+                          np.ascontiguousarray(mv.costs, np.int32),
+                          np.ascontiguousarray(mv.stop, np.int32),
+                          np.float32(m.turn / self.max_turns), s.valid)
+        else:
+            encode_common(o, lay.static, self.fig_hw, s.fig_side, len(s.sides), observer,
+                          -1, _NO_ROWS, _NO_ROWS, _NO_ACTS, _NO_ROWS, _NO_ACTS, _NO_ACTS,
+                          np.float32(m.turn / self.max_turns), s.valid)
+        if s.game_planes:
+            self._game_planes(o)
+        return out
+
+    def _game_planes(self, o) -> None:
+        s, pos, g = self.s, self.pos, self.s.game
+        k = s.dyn0 + 6
+        if g == "grid":
+            tokens = pos.provoke
+            if tokens:
+                o[k, s.layout.coords_hw(np.array(tokens, np.int64))] = 1
+        elif g == "heroscape":
+            eng = pos.engaged[s.pos_rows]
+            if eng.any():
+                c = self.fig_hw[eng].ravel()
+                o[k, c[c >= 0]] = 1
+        elif g == "descent":
+            for d, cells in zip(pos.door_open, s.layout.extra["doors"]):
+                o[k + (1 if d else 0), cells] = 1
+        elif g == "mage_knight":
+            if pos.time == "night":
+                o[k] = s.valid
+        elif g == "dark_realms":
+            m = self.match
+            if not self.over and m.query:
+                q = m.query
+                v = q.get("roll", q.get("move", 0))
+                o[k] = s.valid * np.float32(v / 12)
+
+
+_NO_ROWS = np.zeros(0, np.int64)
+_NO_ACTS = np.zeros(0, np.int32)
+_ARANGE = np.arange(1 << 16, dtype=np.int64)
+
+
+def _action_cells(s: _Setup, agent) -> np.ndarray:
+    al = s.actions[agent]
+    out = np.full(al.n, -1, np.int64)
+    for k, f in enumerate(al.slots):
+        lead = s.lead[s.row[f]]
+        out[k * al.P:k * al.P + len(lead)] = lead
+    return out
+
+
+def _render(core: _Core, mode: str):
+    """The position as the text picture or the SVG picture of movecore's render module
+    (the acting figure's reach drawn)."""
+    import importlib
+    render = importlib.import_module("movecore.render")   # a tool: loaded on demand
+    pos, m = core.pos, core.match
+    fid = m.figure if not core.over else None
+    if fid is None:
+        fid = next(iter(pos.figures))
+        q = core.s.rules.query(pos, fid, np.random.default_rng(0))
+    else:
+        q = m.query
+    sq = core.s.rules.scenario_query(fid, dict(q))
+    scenario = pos.to_scenario(sq)
+    result = pos.solve(sq)
+    if mode == "svg":
+        return render.render_svg(scenario, result)
+    return render.render_text(scenario, result)
+
+
+def _check_common(max_turns, render_mode, reward_fn, terminal_fn) -> None:
+    if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or \
+            max_turns < 1:
+        raise QueryError(f"max_turns must be a positive integer; got {describe(max_turns)}")
+    if render_mode not in (None, "ansi", "svg"):
+        raise QueryError(f"render_mode must be None, 'ansi' or 'svg'; got "
+                         f"{describe(render_mode)}")
+    for name, fn in (("reward_fn", reward_fn), ("terminal_fn", terminal_fn)):
+        if fn is not None and not callable(fn):
+            raise QueryError(f"{name} must be callable; got {describe(fn)}")
+
+
+# --------------------------------------------------------------------------- PettingZoo
+class MovecoreAEC(AECEnv):
+    """The movement-only game as a PettingZoo AEC environment.
+
+    Agents are the sides that move (``possible_agents``, in turn order, as strings);
+    ``agent_selection`` stays on a side while its figures move, one figure per step, in
+    play order (the acting figure is the ``acting`` plane of the observation). Actions:
+    :class:`movecore.rl.spaces.ActionLayout` (``action_layout(agent)``); observations:
+    ``{"observation": float32[C, H, W], "action_mask": int8[A]}`` (all zeros for an agent
+    that is not to act).
+
+    Keywords: ``max_turns`` (turns until truncation, default 40); ``reward_fn(position,
+    side, figure, removed) -> {side: reward}`` called after every move (``removed``:
+    ``[(figure, side)]`` taken off by its removal coin; default
+    :func:`removal_reward`); ``terminal_fn(position) -> bool``: an extra end of the
+    game, asked after every move (the game always ends when fewer than two sides have
+    figures); ``town`` (Descent: allow the glyph to town as a special action);
+    ``render_mode`` "ansi" (text) or "svg".
+
+    Bad input, as PettingZoo's classic environments wrap theirs (built in here: the
+    wrappers' attribute forwarding would cost more than a step): an action outside the
+    mask or the action space, with ``illegal="terminate"`` (the default, PettingZoo's
+    ``TerminateIllegalWrapper``), ends the game for every agent, ``illegal_reward``
+    (-1) to the agent that played it, 0 to the others, ``infos[agent]["illegal_action"]``
+    True, and leaves the position unchanged; with ``illegal="raise"`` it raises
+    :class:`movecore.IllegalMoveError` and changes nothing. ``step``/``observe``/
+    ``last`` before ``reset`` raise :class:`movecore.QueryError` (PettingZoo's
+    ``OrderEnforcingWrapper``); a step with an action other than None for an agent
+    whose episode is over raises ``ValueError`` (PettingZoo's ``_was_dead_step``);
+    ``observe`` of an unknown agent raises :class:`movecore.QueryError`.
+    """
+
+    metadata = {"render_modes": ["ansi", "svg"], "name": "movecore_v0",
+                "is_parallelizable": False}
+
+    def __init__(self, name_or_scenario, render_mode=None, *, max_turns: int = DEFAULT_TURNS,
+                 reward_fn: Callable | None = None, terminal_fn: Callable | None = None,
+                 town: bool = False, illegal: str = "terminate",
+                 illegal_reward: float = -1.0):
+        super().__init__()
+        _check_common(max_turns, render_mode, reward_fn, terminal_fn)
+        if illegal not in ("terminate", "raise"):
+            raise QueryError(f"illegal must be 'terminate' or 'raise'; got {describe(illegal)}")
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
+        self._has_reset = False
+        self.scenario = _scenario(name_or_scenario)
+        self._s = _setup(self.scenario, bool(town))
+        self.render_mode = render_mode
+        self.possible_agents = list(self._s.agents)
+        lay = self._s.layout
+        self.observation_spaces = {a: gs.Dict({
+            "observation": gs.Box(-1.0, 1.0, lay.shape, np.float32),
+            "action_mask": gs.Box(0, 1, (al.n,), np.int8)})
+            for a, al in self._s.actions.items()}
+        self.action_spaces = {a: gs.Discrete(al.n) for a, al in self._s.actions.items()}
+        self._core = _Core(self._s, int(max_turns), reward_fn, terminal_fn)
+        self._rng = None
+
+    # ---------------------------------------------------------------- spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[self._agent(agent)]
+
+    def action_space(self, agent):
+        return self.action_spaces[self._agent(agent)]
+
+    def action_layout(self, agent) -> ActionLayout:
+        """The agent's fixed action space: slots, places per figure, extra ids."""
+        return self._s.actions[self._agent(agent)]
+
+    @property
+    def plane_names(self) -> list:
+        """The observation's planes, in order (docs/rl.md)."""
+        return list(self._s.layout.names)
+
+    def action_cells(self, agent) -> np.ndarray:
+        """int64[A]: for every action id of ``agent``, the observation cell (a flat
+        index into ``H * W``) where it puts the figure (the lead cell of a placement);
+        -1 for actions that are no place (end turn, special actions)."""
+        return _action_cells(self._s, self._agent(agent))
+
+    @property
+    def position(self):
+        """The live position of the episode (read it; change it only through step)."""
+        return self._core.pos
+
+    def _agent(self, agent):
+        if agent not in self._s.actions:
+            raise QueryError(f"unknown agent {describe(agent)}; agents: "
+                             f"{self.possible_agents}")
+        return agent
+
+    # ---------------------------------------------------------------- episode
+    def reset(self, seed=None, options=None):
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        core = self._core
+        core.reset(self._rng)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self.agent_selection = self.agents[0]
+        self._has_reset = True
+        self._dirty = False
+        self._finish()
+
+    def _finish(self) -> None:
+        """Ends, eliminated sides, and the next agent to select."""
+        core = self._core
+        if core.over:
+            flag = self.truncations if core.over == "truncated" else self.terminations
+            for a in self.agents:
+                flag[a] = True
+            if self.agent_selection not in self.agents:
+                self.agent_selection = self.agents[0]
+            return
+        nxt = core.agent
+        dead = None
+        if core.removed or self._skip_agent_selection is not None:
+            alive = core.pos.sides
+            dead = []
+            for a in self.agents:
+                if not self.terminations[a] and self._s.actions[a].side not in alive:
+                    self.terminations[a] = True      # every figure of the side was removed
+                if self.terminations[a] or self.truncations[a]:
+                    dead.append(a)
+        if dead:
+            self._skip_agent_selection = nxt
+            self.agent_selection = dead[0]
+        else:
+            self.agent_selection = nxt
+
+    def _reset_first(self, what: str):
+        raise QueryError(f"{what} before reset(): call env.reset() first")
+
+    def step(self, action):
+        if not self._has_reset:
+            self._reset_first("step()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            if action is None:
+                raise IllegalMoveError(f"agent {agent!r} is to act: action None is for "
+                                       f"agents whose episode is over")
+            got = self._core.act(agent, action)     # IllegalMoveError: nothing changed
+        except IllegalMoveError:
+            if self.illegal == "raise":
+                raise
+            self._illegal(agent)
+            return
+        self._cumulative_rewards[agent] = 0
+        if got or self._dirty:
+            rewards = self.rewards = dict.fromkeys(self.agents, 0.0)
+            for side, r in got.items():
+                a = self._s.agent_of.get(side)
+                if a in rewards:
+                    rewards[a] += float(r)
+            self._dirty = bool(got)
+            self._finish()
+            self._accumulate_rewards()
+        else:        # nothing rewarded now or last step: the zero rewards stand
+            self._finish()
+
+    def _illegal(self, agent) -> None:
+        """End the game after an illegal action (TerminateIllegalWrapper's rule)."""
+        self._cumulative_rewards[agent] = 0
+        self.rewards = {a: (self.illegal_reward if a == agent else 0.0)
+                        for a in self.agents}
+        for a in self.agents:
+            self.terminations[a] = True
+        self.infos[agent] = {**self.infos[agent], "illegal_action": True}
+        self._core.over = "illegal"
+        self._core._refresh()        # no legal action left for anyone
+        self._dirty = True
+        self._accumulate_rewards()
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            self._reset_first("last()")
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
+
+    def observe(self, agent):
+        if not self._has_reset:
+            self._reset_first("observe()")
+        core = self._core
+        mask = core.masks.get(agent) if isinstance(agent, str) else None
+        if mask is None:
+            self._agent(agent)           # QueryError naming it
+        return {"observation": core.observe(agent), "action_mask": mask.copy()}
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() without render_mode: nothing to render")
+            return None
+        return _render(self._core, self.render_mode)
+
+    def close(self):
+        pass
+
+
+def aec_env(name_or_scenario, render_mode=None, **kwargs):
+    """:class:`MovecoreAEC` with PettingZoo's classic rules for bad input built in
+    (``illegal="terminate"``); ``wrappers=True`` wraps it in PettingZoo's own
+    ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper`` instead (the same behaviour, slower per step)."""
+    if kwargs.pop("wrappers", False):
+        env = MovecoreAEC(name_or_scenario, render_mode=render_mode, illegal="raise",
+                          **kwargs)
+        env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+        env = wrappers.AssertOutOfBoundsWrapper(env)
+        return wrappers.OrderEnforcingWrapper(env)
+    return MovecoreAEC(name_or_scenario, render_mode=render_mode, **kwargs)
+
+
+# --------------------------------------------------------------------------- Gymnasium
+class MovecoreGym(gymnasium.Env):
+    """One side of the movement-only game against a built-in opponent, as a Gymnasium
+    environment.
+
+    ``side``: the learner's side (default: the first to move); every other side is
+    played by ``opponent``: "random" (a uniformly random legal move), "greedy" (an end
+    nearest an enemy, ties at random) or "enemy_ai" (Dark Realms: the enemies' legal set
+    already is the enemy AI's choice; a random one of its tied choices — elsewhere the
+    same as "random"). Observation ``float32[C, H, W]``, action ``Discrete(A)`` (the
+    side's :class:`~movecore.rl.spaces.ActionLayout`), ``action_masks()`` (bool[A],
+    what MaskablePPO reads) and ``info["action_mask"]``. The reward of a step is the
+    learner's reward over its move and the opponents' moves until it acts again.
+    An action outside the mask (Gymnasium's checker samples any action of the space)
+    ends the episode (``terminated``) with reward ``illegal_reward`` (default -1) and
+    ``info["illegal_action"]`` True, the position unchanged, as PettingZoo's
+    ``TerminateIllegalWrapper`` does; with ``illegal="raise"`` it raises
+    :class:`movecore.IllegalMoveError` instead (position unchanged, the episode goes
+    on). ``step`` after the end raises :class:`movecore.QueryError`.
+    Other keywords as :class:`MovecoreAEC`.
+    """
+
+    metadata = {"render_modes": ["ansi", "svg"]}
+
+    def __init__(self, name_or_scenario, side=None, opponent: str = "random",
+                 render_mode=None, *, max_turns: int = DEFAULT_TURNS,
+                 reward_fn: Callable | None = None, terminal_fn: Callable | None = None,
+                 town: bool = False, illegal: str = "terminate", illegal_reward: float = -1.0):
+        _check_common(max_turns, render_mode, reward_fn, terminal_fn)
+        if illegal not in ("terminate", "raise"):
+            raise QueryError(f"illegal must be 'terminate' or 'raise'; got {describe(illegal)}")
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
+        if opponent not in OPPONENTS:
+            raise QueryError(f"opponent must be one of {list(OPPONENTS)}; got "
+                             f"{describe(opponent)}")
+        self.scenario = _scenario(name_or_scenario)
+        self._s = s = _setup(self.scenario, bool(town))
+        agents = s.agents
+        if side is None:
+            side = agents[0]
+        if str(side) not in agents:
+            raise QueryError(f"side {describe(side)} does not move in this scenario; sides "
+                             f"that move: {agents}")
+        self.agent = str(side)
+        self.opponent = opponent
+        self.render_mode = render_mode
+        al = s.actions[self.agent]
+        self.observation_space = gs.Box(-1.0, 1.0, s.layout.shape, np.float32)
+        self.action_space = gs.Discrete(al.n)
+        self._core = _Core(s, int(max_turns), reward_fn, terminal_fn)
+        self._done = True
+        self._out = False
+
+    @property
+    def plane_names(self) -> list:
+        return list(self._s.layout.names)
+
+    def action_layout(self) -> ActionLayout:
+        return self._s.actions[self.agent]
+
+    def action_cells(self) -> np.ndarray:
+        """int64[A]: the observation cell (flat ``H * W``) of every action id; -1 for
+        actions that are no place (see :meth:`MovecoreAEC.action_cells`)."""
+        return _action_cells(self._s, self.agent)
+
+    @property
+    def position(self):
+        return self._core.pos
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        # the game's dice and the opponent draw from the env's np_random (seeded above)
+        core = self._core
+        core.reset(self.np_random)
+        self._done = self._out = False
+        r = self._opponents()
+        self._pending = r
+        return core.observe(self.agent), self._info()
+
+    def _info(self) -> dict:
+        return {"action_mask": self.action_masks().astype(np.int8)}
+
+    def action_masks(self) -> np.ndarray:
+        """bool[A]: the legal actions now (all False once the episode is over)."""
+        return self._core.masks[self.agent].astype(bool)
+
+    def _opponents(self) -> float:
+        """Play the other sides until the learner is to act or the game is over; returns
+        the learner's reward meanwhile."""
+        core, me = self._core, self.agent
+        total = 0.0
+        greedy = self.opponent == "greedy"
+        s = self._s
+        mine = s.actions[me].side
+        while not core.over and core.agent != me:
+            if core.removed and mine not in core.pos.sides:
+                self._out = True         # every figure of the learner's side was removed
+                break
+            m = core.match
+            agent = core.agent
+            row = m.greedy_row() if greedy else m.random_row()
+            al = s.actions[agent]
+            # the env's id of that end (a turned Descent base: see _Setup.swap)
+            a = s.slot_of[agent][m.figure] * al.P + int(core._acts[row])
+            got = core.act(agent, a)
+            total += float(got.get(s.actions[me].side, 0.0))
+        return total
+
+    def step(self, action):
+        if self._done:
+            raise QueryError("step() after the episode ended: call reset() first")
+        core = self._core
+        try:
+            got = core.act(self.agent, action)     # IllegalMoveError: position unchanged
+        except IllegalMoveError:
+            if self.illegal == "raise":
+                raise
+            self._done = True
+            core.over = "illegal"
+            core._refresh()
+            info = self._info()
+            info["illegal_action"] = True
+            return core.observe(self.agent), self.illegal_reward, True, False, info
+        reward = self._pending + float(got.get(self._s.actions[self.agent].side, 0.0))
+        self._pending = 0.0
+        reward += self._opponents()
+        terminated = core.over == "terminated" or self._out
+        truncated = core.over == "truncated" and not terminated
+        self._done = bool(core.over) or self._out
+        return core.observe(self.agent), reward, terminated, truncated, self._info()
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() without render_mode: nothing to render")
+            return None
+        return _render(self._core, self.render_mode)

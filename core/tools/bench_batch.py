@@ -1,0 +1,144 @@
+"""``movecore bench --batch``: batched self-play against the kernel, per game.
+
+For each game's first bundled scenario with two sides: batched random self-play
+(:class:`movecore.tools.selfplay_batch.BatchedPlay`) moves/s for B = 1, 64, 1,024 and 4,096 on
+1 and 2 threads, beside ``reach_many`` (1 thread) queries/s on the same board from the
+moving figures' cells (the kernel alone: a plain prepared query whose budget is the
+figure's), and the per-position self-play loop (:func:`movecore.tools.selfplay.run_selfplay`,
+one core). A batched move is one acting figure's legal ends, the policy's choice, the move
+and its consequences; ``move / query`` is what it costs over one kernel query. Then the
+resident memory of B = 4,096 games of the game's largest bundled scenario.
+
+All numbers of one game come from one run, interleaved; the machine is shared and noisy.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ._timing import rss_bytes
+
+BATCHES = (1, 64, 1024, 4096)
+
+
+def _moves_per_s(play, min_time: float) -> float:
+    """Moves/s of ``play.step()``: the best of rounds of about 4,096 moves each (as
+    ``reach_many``'s best round beside it) over at least ``min_time`` seconds, after a
+    warm-up."""
+    for _ in range(2):
+        play.step()
+    steps = max(1, 4096 // play.B)
+    best = 0.0
+    t_end = time.perf_counter() + min_time
+    while True:
+        n = 0
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            n += play.step()
+        dt = time.perf_counter() - t0
+        if n:
+            best = max(best, n / dt)
+        if time.perf_counter() >= t_end and best > 0:
+            return best
+
+
+def _kernel_queries_per_s(play, min_time: float) -> float:
+    """``reach_many`` (1 thread) queries/s from the figures' start cells, on the board
+    and with the budget the batch asks (the array backend's own prepared query; else a
+    plain prepared query on the position's board)."""
+    from . import selfplay as sp
+    G = play.games
+    if G.backend == "arrays":
+        prep = G._layout.shapes[0]
+        budget = int(G._budget[0])
+        starts = G.cell[0][G.alive[0]]
+    else:
+        from .bench_games import _plain_board
+        from ..mover import Mover
+        from ..reach import prepare
+        pos = G.root
+        f = G.ids[int(np.flatnonzero(play.movers)[0])]
+        q = play.queries[G.ids.index(f)] if play.queries is not None else \
+            play.g.query(pos, f, np.random.default_rng(0))
+        m = pos.legal_moves(f, **q)
+        board = _plain_board(pos, f, play.kind)
+        budget = max(int(m.costs.max()), 1)
+        prep = prepare(board, Mover(), budget)
+        cells = [board.find(tuple(sp._cells(pos.where(g))[0].tolist()))
+                 for g in pos.figures if not isinstance(pos.where(g), str)]
+        starts = np.array([c for c in cells if c >= 0], np.int64)
+    starts = np.resize(starts, 4096)
+    prep.reach_many(starts, budget, threads=1)
+    best = float("inf")
+    t_end = time.perf_counter() + min_time
+    while True:
+        t0 = time.perf_counter()
+        prep.reach_many(starts, budget, threads=1)
+        best = min(best, time.perf_counter() - t0)
+        if time.perf_counter() >= t_end:
+            return len(starts) / best
+
+
+def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
+                 batches=BATCHES, log=print) -> dict:
+    """Print and return the batched self-play table (see the module docstring)."""
+    from .selfplay import GAMES, example_scenarios, run_selfplay
+    from .selfplay_batch import BatchedPlay
+    out = {}
+    for game in games or GAMES:
+        scen = example_scenarios(game)
+        name, scenario = scen[0]
+        log(f"[batch] {game} ({name}) ...", flush=True)
+        row = {"scenario": name}
+        for threads in (1, 2):
+            for B in batches:
+                play = BatchedPlay(game, scenario, B, seed=1, threads=threads)
+                row[(B, threads)] = _moves_per_s(play, min_time)
+        row["backend"] = play.games.backend
+        row["why"] = play.games.why
+        row["kernel"] = _kernel_queries_per_s(play, min_time)
+        rep = run_selfplay(game, selfplay_games, 1, scenarios=[(name, scenario)])
+        row["position"] = rep["moves_per_s"]
+        out[game] = row
+        _print_row(game, row, batches, log)
+    log("[batch] memory: 4,096 games of each game's largest bundled scenario ...",
+        flush=True)
+    for game in games or GAMES:
+        out[game]["memory_mib"] = memory_4096(game)
+        log(f"  {game}: {out[game]['memory_mib']:.1f} MiB")
+    return out
+
+
+def _print_row(game, row, batches, log) -> None:
+    k = row["kernel"]
+    cells = "  ".join(f"B={B}: {row[(B, 1)]:,.0f} / {row[(B, 2)]:,.0f}" for B in batches)
+    best = max(row[(B, 1)] for B in batches)
+    log(f"  {game} [{row['backend']} backend"
+        f"{'' if row['why'] is None else ': ' + row['why']}]\n"
+        f"    moves/s (1 / 2 threads): {cells}\n"
+        f"    reach_many 1 thread: {k:,.0f} queries/s; per-position self-play "
+        f"{row['position']:,.0f} moves/s; best batched move = "
+        f"{k / best:.2f} kernel queries; 2 threads / 1 at B=4096: "
+        f"{row[(batches[-1], 2)] / row[(batches[-1], 1)]:.2f}x")
+
+
+def memory_4096(game: str) -> float:
+    """MiB of resident memory that B = 4,096 games of ``game``'s largest bundled
+    scenario (most places) add."""
+    import gc
+
+    from ..position import position
+    from .selfplay import example_scenarios
+    from .selfplay_batch import BatchedPlay
+    scen = example_scenarios(game)
+    size = lambda s: max(position(s).n_actions(f) for f in position(s).figures)  # noqa
+    name, scenario = max(scen, key=lambda ns: size(ns[1]))
+    gc.collect()
+    before = rss_bytes()
+    play = BatchedPlay(game, scenario, 4096, seed=0)
+    play.step()
+    after = rss_bytes()
+    del play
+    gc.collect()
+    return (after - before) / 2**20

@@ -1,0 +1,588 @@
+"""Batched self-play: the movement-only game of :mod:`movecore.tools.selfplay`, B games at once.
+
+    movecore selfplay --game G --batch B --games N [--policy random|greedy] [--threads T]
+
+The rules are those of :func:`movecore.tools.selfplay.play` (sides take turns; each figure of
+the side to move moves once, to a legal end chosen by the policy; a figure that ends next
+to an enemy removes one adjacent enemy with probability 1/2; a game is over when at most
+one side has figures left at the start of a turn, or after ``turns`` turns), played on a
+:class:`movecore.batch.BatchedGames`: every step moves the acting figure of every
+unfinished game, the legal ends of all of them from one batched call, the policy chosen
+with array operations over the batch (not per game in Python), finished games reset from
+the root (next-step autoreset) until ``games`` games have finished.
+
+Games are seeded by one generator per run (``seed``): a run is reproducible, but its
+games are not those of the one-game-at-a-time self-play with the same seed.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..batch import BatchedGames
+from ..errors import QueryError, describe
+from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game, turn_sides
+from ..kernels import _types as T
+from ..position import grid_distance
+
+_BIG = np.int64(1) << 40
+POLICIES = ("random", "greedy")
+_ROOTS: dict = {}
+
+
+def _root(game: str, scenario: dict) -> tuple:
+    """(root position, the sides that take turns) of a scenario, built once per process
+    (keyed by the scenario object), every moving figure asked once (what a position
+    caches per kind of mover is made here)."""
+    hit = _ROOTS.get(id(scenario))
+    if hit is None or hit[0] is not scenario:
+        from ..position import position
+        pos = position(scenario)
+        g = GAME_CLASSES[game](pos)
+        rng = np.random.default_rng(0)
+        for f in pos.figures:
+            if g.moves(pos, f):
+                pos.legal_moves(f, **g.query(pos, f, rng))
+        hit = _ROOTS[id(scenario)] = (scenario, pos, turn_sides(g, pos))
+    return hit[1:]
+#: grid distance kinds of the fused step (as :func:`movecore.position.grid_distance`)
+_KIND = {"hex": 0, "square4": 1, "square8": 2}
+
+
+def _fused_kernel():
+    """The whole step of the array backend (legal ends, policy, apply, removal, next
+    actor) for games ``lo <= b < hi``, compiled on first use. It makes exactly the
+    choices of :meth:`BatchedPlay.step`'s array path for the same random numbers: the
+    k-th legal end in cell order, the k-th nearest-to-an-enemy end, the k-th adjacent
+    enemy in slot order (see ``tests/test_batch.py``)."""
+    global _FUSED
+    if _FUSED is not None:
+        return _FUSED
+    from numba import njit
+
+    from ..kernels.reach import is_plain, reach1_general, reach1_plain
+
+    @njit(cache=True, nogil=True)
+    def fused_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
+                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers, turn,
+                   actor, done, nbr, coords, kind, greedy, u, max_turns, buf, ends, row,
+                   query, lo, hi, counts):
+        N = occ.shape[1]
+        F = cell.shape[1]
+        K = nbr.shape[1]
+        n_turn = turn_sides.shape[0]
+        n_all_sides = 0
+        for f in range(F):
+            n_all_sides = max(n_all_sides, side_of[f] + 1)
+        for b in range(lo, hi):
+            if done[b]:
+                continue
+            f = actor[b]
+            k = shape_of[f] + shape_cell[cell[b, f]]
+            blob = blobs[blob_at[k]:blob_at[k + 1]]
+            qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+            zc = zoc[zoc_at[k]:zoc_at[k + 1]]
+            pk = params[k]
+            query[0, 0] = cell[b, f]
+            query[0, 1] = budget[f]
+            if is_plain(blob, qf, zc, pk):
+                n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+            else:
+                n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+            counts[0] += 1                      # a move generation
+            if n <= 0:
+                n = 0
+            # ---------------------------------------------------------- the policy
+            for c in range(N):
+                row[c] = 0
+            for i in range(n):
+                row[ends[0, i]] = 1
+            pick = -1
+            if n > 0:
+                if greedy:
+                    best = np.int64(1) << 40
+                    n_best = 0
+                    for c in range(N):
+                        if row[c] == 0:
+                            continue
+                        d = np.int64(1) << 40
+                        for g in range(F):
+                            if alive[b, g] and side_of[g] != side_of[f]:
+                                dq = coords[c, 0] - coords[cell[b, g], 0]
+                                dr = coords[c, 1] - coords[cell[b, g], 1]
+                                if kind == 0:
+                                    e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+                                elif kind == 1:
+                                    e = abs(dq) + abs(dr)
+                                else:
+                                    e = max(abs(dq), abs(dr))
+                                d = min(d, e)
+                        if d < best:
+                            best = d
+                            n_best = 0
+                        if d == best:
+                            n_best += 1
+                            row[c] = 2
+                        else:
+                            row[c] = 1
+                    # the k-th cell (in cell order) at the best distance
+                    want = np.int64(u[b, 0] * n_best)
+                    seen = 0
+                    for c in range(N):
+                        if row[c] == 2:
+                            d = np.int64(1) << 40
+                            for g in range(F):
+                                if alive[b, g] and side_of[g] != side_of[f]:
+                                    dq = coords[c, 0] - coords[cell[b, g], 0]
+                                    dr = coords[c, 1] - coords[cell[b, g], 1]
+                                    if kind == 0:
+                                        e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+                                    elif kind == 1:
+                                        e = abs(dq) + abs(dr)
+                                    else:
+                                        e = max(abs(dq), abs(dr))
+                                    d = min(d, e)
+                            if d == best:
+                                if seen == want:
+                                    pick = c
+                                    break
+                                seen += 1
+                else:
+                    want = np.int64(u[b, 0] * n)
+                    seen = 0
+                    for c in range(N):
+                        if row[c] != 0:
+                            if seen == want:
+                                pick = c
+                                break
+                            seen += 1
+            # ---------------------------------------------------------- the move
+            if pick >= 0:
+                occ[b, cell[b, f]] = -1
+                occ[b, pick] = team[f]
+                cell[b, f] = pick
+                counts[1] += 1
+                if u[b, 1] < 0.5:               # remove one adjacent enemy
+                    n_near = 0
+                    for g in range(F):
+                        if alive[b, g] and side_of[g] != side_of[f]:
+                            for j in range(K):
+                                if nbr[pick, j] >= 0 and nbr[pick, j] == cell[b, g]:
+                                    n_near += 1
+                                    break
+                    if n_near > 0:
+                        want = np.int64(u[b, 2] * n_near)
+                        seen = 0
+                        for g in range(F):
+                            if alive[b, g] and side_of[g] != side_of[f]:
+                                near = False
+                                for j in range(K):
+                                    if nbr[pick, j] >= 0 and nbr[pick, j] == cell[b, g]:
+                                        near = True
+                                        break
+                                if near:
+                                    if seen == want:
+                                        occ[b, cell[b, g]] = -1
+                                        cell[b, g] = -1
+                                        alive[b, g] = False
+                                        break
+                                    seen += 1
+                        # fewer than two sides left: the game is over at once
+                        n_sides = 0
+                        for s in range(n_all_sides):
+                            for g in range(F):
+                                if alive[b, g] and side_of[g] == s:
+                                    n_sides += 1
+                                    break
+                        if n_sides < 2:
+                            done[b] = True
+                            continue
+            # ---------------------------------------------------------- next actor
+            new_turn = False
+            for _ in range(n_turn + 1):
+                if new_turn:
+                    n_sides = 0
+                    for s in range(n_all_sides):
+                        for g in range(F):
+                            if alive[b, g] and side_of[g] == s:
+                                n_sides += 1
+                                break
+                    if turn[b] >= max_turns or n_sides < 2:
+                        done[b] = True
+                        break
+                    counts[2] += 1              # a turn begun
+                side = turn_sides[turn[b] % n_turn]
+                nxt = -1
+                for g in range(actor[b] + 1, F):
+                    if alive[b, g] and movers[g] and side_of[g] == side:
+                        nxt = g
+                        break
+                if nxt >= 0:
+                    actor[b] = nxt
+                    break
+                turn[b] += 1
+                actor[b] = -1
+                new_turn = True
+            if actor[b] < 0:  # no side had a figure to move for a whole round
+                done[b] = True
+        return 0
+
+    _FUSED = fused_step
+    return fused_step
+
+
+_FUSED = None
+
+
+class BatchedPlay:
+    """B concurrent movement-only games of one scenario (see the module docstring).
+
+    ``step()`` moves one figure in every unfinished game; ``run(n_games)`` steps until
+    ``n_games`` games have finished and returns the counters."""
+
+    def __init__(self, game: str, scenario: dict, num_games: int, *, seed=0,
+                 policy: str = "random", max_turns: int = DEFAULT_TURNS, threads: int = 1,
+                 backend: str = "auto", record: bool = False, fused: bool = True):
+        if policy not in POLICIES:
+            raise QueryError(f"policy must be one of {list(POLICIES)}; got "
+                             f"{describe(policy)}")
+        if type(max_turns) is not int or max_turns < 1:
+            raise QueryError(f"turns must be a positive integer; got {describe(max_turns)}")
+        root, sides = _root(game, scenario)
+        self.g = g = GAME_CLASSES[game](root)
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+        # a game whose figures ask one fixed query (grid, Tiny Epic Tactics, Mage Knight,
+        # Heroscape, Descent) is asked it for every figure; Dark Realms' queries are rolled
+        rolled = type(g).query is GAME_CLASSES["dark_realms"].query
+        #: the query each figure slot asks (None: rolled per move, Dark Realms)
+        self.queries = None if rolled else \
+            [dict(g.query(root, f, np.random.default_rng(0))) for f in root.figures]
+        self.games = BatchedGames(root, num_games, query=self.queries, threads=threads,
+                                  backend=backend if not rolled else "positions")
+        G = self.games
+        self.B, self.F = G.B, G.F
+        self.policy = policy
+        self.max_turns = max_turns
+        self.usable = None if type(g).usable is Game.usable else g.usable
+        self.may_move = None if type(g).moves is Game.moves else g.moves
+        ids = G.ids
+        all_sides = list(dict.fromkeys(root.side_of(f) for f in ids))
+        self.side_of = np.array([all_sides.index(root.side_of(f)) for f in self.games.ids],
+                                np.int64)
+        self.turn_sides = np.array([all_sides.index(s) for s in sides], np.int64)
+        self.movers = np.array([self.may_move is None or self.may_move(root, f)
+                                for f in self.games.ids], bool)
+        self.kind = g.kind
+        if self.games.backend == "arrays":   # greedy distances, adjacency: array forms
+            self.coords = np.asarray(root.board.coords, np.int64)
+            self.nbr = np.asarray(root.board.nbr, np.int64)
+        B = self.B
+        self.turn = np.zeros(B, np.int64)
+        self.actor = np.full(B, -1, np.int64)
+        self.done = np.zeros(B, bool)
+        self.record = record
+        # the array backend runs the whole step compiled (same choices as the array
+        # path below for the same random numbers), unless asked to record answers
+        self.fused = fused and not record and G.backend == "arrays" and self.usable is None
+        P = G.n_places
+        self._out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
+                     np.zeros((B, P), np.int8))
+        # throughput counters: turns begun, moves made and move generations asked in
+        # every game (finished or not), games finished
+        self.counts = {"turns": 0, "moves": 0, "generations": 0, "games": 0}
+        self._start(np.arange(B))
+
+    # ------------------------------------------------------------------ turn order
+    def _n_sides(self, rows) -> np.ndarray:
+        """Sides with a figure in play, per game of ``rows``."""
+        alive = self.games.alive[rows]
+        n = np.zeros(len(rows), np.int64)
+        for s in range(int(self.side_of.max()) + 1):
+            n += (alive & (self.side_of == s)[None]).any(1)
+        return n
+
+    def _start(self, rows) -> None:
+        """Games ``rows`` start at turn 0: find their first actor."""
+        self.turn[rows] = 0
+        self.actor[rows] = -1
+        self.counts["turns"] += len(rows)
+        self._next_actor(rows, new_turn=False)
+
+    def _next_actor(self, rows, new_turn: bool) -> None:
+        """The next figure to move in games ``rows`` (after ``actor`` in the side whose
+        turn it is; else the next turns' sides). Games that end are marked ``done``."""
+        slots = np.arange(self.F)
+        n_turn = len(self.turn_sides)
+        rows = np.asarray(rows, np.int64)
+        for _ in range(n_turn + 1):
+            if not len(rows):
+                return
+            # a turn starts: the game is over when fewer than two sides are left
+            if new_turn:
+                over = (self.turn[rows] >= self.max_turns) | (self._n_sides(rows) < 2)
+                if over.any():
+                    self.done[rows[over]] = True
+                    rows = rows[~over]
+                    if not len(rows):
+                        return
+                self.counts["turns"] += len(rows)
+            side = self.turn_sides[self.turn[rows] % n_turn]
+            cand = self.games.alive[rows] & self.movers[None] & \
+                (self.side_of[None] == side[:, None]) & \
+                (slots[None] > self.actor[rows][:, None])
+            has = cand.any(1)
+            self.actor[rows[has]] = cand[has].argmax(1)
+            rows = rows[~has]
+            # no figure left to move this turn: the next side's turn
+            self.turn[rows] += 1
+            self.actor[rows] = -1
+            new_turn = True
+        if len(rows):  # pragma: no cover (a side always has a turn within n turns)
+            self.done[rows] = True
+
+    # ------------------------------------------------------------------ one step
+    def step(self) -> int:
+        """Move the acting figure of every unfinished game; finished games are counted
+        and reset. Returns the number of moves made."""
+        if self.fused:
+            return self._step_fused()
+        G = self.games
+        act = np.where(self.done, -1, self.actor)
+        qs = None
+        if self.queries is None:   # rolled per move (Dark Realms' die): each game's own
+            qs = [None if a < 0 else self.g.query(G.positions[b], G.ids[a], self.rng)
+                  for b, a in enumerate(act.tolist())]
+        #: the query each game asked in the last step (None: the figure slot's own)
+        self.last_queries = qs
+        mask, cost, stop = G.legal_moves(act, queries=qs, out=self._out)
+        if self.record:
+            #: the last step's acting slots and batched answer (copies; ``record``)
+            self.last_actor = act
+            self.last_answer = (mask.copy(), cost.copy(), stop.copy())
+        live = np.flatnonzero(act >= 0)
+        self.counts["generations"] += len(live)
+        legal = mask[live].astype(bool)
+        if self.usable is not None:
+            legal &= self._usable(live, act)
+        u = self.rng.random((self.B, 3))
+        n = legal.sum(1)
+        moving = n > 0
+        rows = live[moving]
+        legal = legal[moving]
+        if self.policy == "greedy":
+            pick = self._greedy(rows, act[rows], legal, u[rows, 0])
+        else:
+            k = (u[rows, 0] * n[moving]).astype(np.int64)
+            pick = (np.cumsum(legal, 1) > k[:, None]).argmax(1)
+        figs = np.full(self.B, -1, np.int64)
+        to = np.full(self.B, -1, np.int64)
+        figs[rows] = act[rows]
+        to[rows] = pick
+        if G.backend == "arrays":
+            G._move_trusted(rows, act[rows], pick)
+        else:
+            G.apply(figs, to)
+        self.counts["moves"] += len(rows)
+        #: the last step: figure slot and place moved per game (-1: none), the games
+        #: and figure slots removed, the games that finished and were reset
+        self.last = (figs, to, [], [], [])
+        self._remove_near(rows, act[rows], u[rows, 1], u[rows, 2])
+        # a removal that leaves fewer than two sides ends the game at once (Match)
+        if self.last[2]:
+            hit = np.unique(np.array(self.last[2], np.int64))
+            over = hit[self._n_sides(hit) < 2]
+            self.done[over] = True
+        self._next_actor(live[~self.done[live]], new_turn=False)
+        ended = np.flatnonzero(self.done)
+        if len(ended):
+            self.counts["games"] += len(ended)
+            G.reset(ended)
+            self.last[4].extend(ended.tolist())
+            self.done[ended] = False
+            self._start(ended)
+        return len(rows)
+
+    def _step_fused(self) -> int:
+        G = self.games
+        if not hasattr(self, "_fz"):
+            n_chunks = G._bufs.shape[0]
+            self._fz = (np.zeros((n_chunks, 3), np.int64),
+                        np.zeros((n_chunks, G.occ.shape[1]), np.uint8),
+                        np.zeros((n_chunks, 1, 3), np.int64))
+        counts, rows, queries = self._fz
+        counts[:] = 0
+        kernel = _fused_kernel()
+        u = self.rng.random((self.B, 3))
+        args = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
+                G._params, G._shape_of, G._shape_cell, G._budget, G.occ, G.cell, G.alive, G.team,
+                self.side_of, self.turn_sides, self.movers, self.turn, self.actor,
+                self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
+                self.policy == "greedy", u, self.max_turns)
+        n_chunks = counts.shape[0]
+        B = self.B
+        if n_chunks == 1:
+            kernel(*args, G._bufs[0], G._ends[0], rows[0], queries[0], 0, B, counts[0])
+        else:
+            from ..reach import _thread_pool
+
+            def run(c):
+                kernel(*args, G._bufs[c], G._ends[c], rows[c], queries[c],
+                       (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
+
+            pool = _thread_pool(n_chunks - 1)
+            futures = [pool.submit(run, c) for c in range(1, n_chunks)]
+            run(0)
+            for fu in futures:
+                fu.result()
+        gens, moves, turns = counts.sum(0).tolist()
+        self.counts["generations"] += gens
+        self.counts["moves"] += moves
+        self.counts["turns"] += turns
+        ended = np.flatnonzero(self.done)
+        if len(ended):
+            self.counts["games"] += len(ended)
+            G.reset(ended)
+            self.done[ended] = False
+            self._start(ended)
+        return moves
+
+    def _usable(self, live, act) -> np.ndarray:
+        """bool[len(live), P]: ends a movement-only game may take (the game's filter)."""
+        G = self.games
+        out = np.zeros((len(live), G.n_places), bool)
+        for i, b in enumerate(live.tolist()):
+            m = G._moves[b]
+            rows = self.usable(G.positions[b], G.ids[int(act[b])], m)
+            out[i, m.actions if rows is None else m.actions[rows]] = True
+        return out   # (and-ed with the mask: moves only)
+
+    def _greedy(self, rows, figs, legal, u) -> np.ndarray:
+        """Per game of ``rows``: an end nearest to an enemy figure, ties at random."""
+        G = self.games
+        if G.backend != "arrays":
+            return self._greedy_positions(rows, figs, legal, u)
+        enemy = G.alive[rows] & (self.side_of[None] != self.side_of[figs][:, None])
+        cells = np.where(enemy, G.cell[rows], 0)
+        ec = self.coords[cells]                                   # [R, F, 2]
+        d = grid_distance(self.kind, self.coords[None, :, None, :],
+                          ec[:, None, :, :])                      # [R, N, F]
+        d = np.where(enemy[:, None, :], d, _BIG).min(2)
+        d = np.where(legal, d, _BIG + 1)
+        best = d == d.min(1)[:, None]
+        k = (u * best.sum(1)).astype(np.int64)
+        return (np.cumsum(best, 1) > k[:, None]).argmax(1)
+
+    def _greedy_positions(self, rows, figs, legal, u) -> np.ndarray:
+        G = self.games
+        out = np.zeros(len(rows), np.int64)
+        for i, b in enumerate(rows.tolist()):
+            pos = G.positions[b]
+            side = pos.side_of(G.ids[int(figs[i])])
+            acts = np.flatnonzero(legal[i])
+            targets = [w for f in pos.figures if pos.side_of(f) != side
+                       for w in _cells(pos.where(f))]
+            if not targets:
+                out[i] = acts[int(u[i] * len(acts))]
+                continue
+            ends = pos.action_coords(G.ids[int(figs[i])], acts).reshape(len(acts), -1, 1, 2)
+            d = grid_distance(self.kind, ends, np.array(targets)[None, None]).min(axis=(1, 2))
+            best = acts[d == d.min()]
+            out[i] = best[int(u[i] * len(best))]
+        return out
+
+    def _remove_near(self, rows, figs, coin, u) -> None:
+        """With probability 1/2, a figure that moved removes one adjacent enemy."""
+        G = self.games
+        hit = coin < 0.5
+        rows, figs, u = rows[hit], figs[hit], u[hit]
+        if not len(rows):
+            return
+        if G.backend == "positions":
+            for b, f, x in zip(rows.tolist(), figs.tolist(), u.tolist()):
+                pos = G.positions[b]
+                side = pos.side_of(G.ids[f])
+                near = [h for h in pos.touching(G.ids[f]) if pos.side_of(h) != side]
+                if near:
+                    g = G.ids.index(near[int(x * len(near))])
+                    G.remove([b], [g])
+                    self.last[2].append(b)
+                    self.last[3].append(g)
+            return
+        nb = self.nbr[G.cell[rows, figs]]                         # [R, K]
+        cells = G.cell[rows]                                      # [R, F]
+        adj = ((cells[:, :, None] == nb[:, None, :]) & (nb[:, None, :] >= 0)).any(2)
+        near = adj & G.alive[rows] & (self.side_of[None] != self.side_of[figs][:, None])
+        n = near.sum(1)
+        some = n > 0
+        if not some.any():
+            return
+        k = (u[some] * n[some]).astype(np.int64)
+        g = (np.cumsum(near[some], 1) > k[:, None]).argmax(1)
+        G.remove(rows[some], g)
+        self.last[2].extend(rows[some].tolist())
+        self.last[3].extend(g.tolist())
+
+    # ------------------------------------------------------------------ a run
+    def run(self, n_games: int) -> dict:
+        """Step until ``n_games`` games have finished; returns counters and rates."""
+        t0 = time.perf_counter()
+        while self.counts["games"] < n_games:
+            self.step()
+        dt = time.perf_counter() - t0
+        c = dict(self.counts)
+        return {**c, "seconds": dt, "moves_per_s": c["moves"] / dt if dt else 0.0,
+                "games_per_s": c["games"] / dt if dt else 0.0,
+                "batch": self.B, "threads": self.games.threads,
+                "backend": self.games.backend}
+
+
+def _cells(where) -> list:
+    return [where] if isinstance(where, tuple) else list(where)
+
+
+def run_batched(game: str, n_games: int, scenarios: list, seed: int = 0, *,
+                batch: int = 1024, policy: str = "random", max_turns: int = DEFAULT_TURNS,
+                threads: int = 1, backend: str = "auto") -> dict:
+    """``movecore selfplay --batch``: ``n_games`` games of ``scenarios`` ([(name,
+    scenario)]; game i on scenario i mod k, as :func:`movecore.tools.selfplay.run_selfplay`),
+    each scenario's share played ``batch`` games at a time on a :class:`BatchedPlay`.
+    Returns totals and rates."""
+    for what, v in (("games", n_games), ("batch", batch), ("threads", threads)):
+        if type(v) is not int or v < (0 if what == "games" else 1):
+            raise QueryError(f"{what} must be a positive integer; got {describe(v)}")
+    scen = scenarios
+    shares = [len(range(j, n_games, len(scen))) for j in range(len(scen))]
+    plays = [(BatchedPlay(game, s, min(batch, n), seed=[seed, j], policy=policy,
+                          max_turns=max_turns, threads=threads, backend=backend), n)
+             for j, ((_, s), n) in enumerate(zip(scen, shares)) if n > 0]
+    for p, _ in plays:          # compile and warm up outside the clock
+        p.step()
+        p.games.reset()
+        p.counts = dict.fromkeys(p.counts, 0)
+        p._start(np.arange(p.B))
+    t0 = time.perf_counter()
+    for p, n in plays:
+        while p.counts["games"] < n:
+            p.step()
+    dt = time.perf_counter() - t0
+    tot = {k: sum(p.counts[k] for p, _ in plays) for k in
+           ("games", "turns", "moves", "generations")}
+    rate = (lambda x: x / dt) if dt > 0 else (lambda x: 0.0)
+    return {"game": game, "seed": seed, "policy": policy, "batch": batch,
+            "threads": threads, "backends": sorted({p.games.backend for p, _ in plays}),
+            **tot, "seconds": dt, "games_per_s": rate(tot["games"]),
+            "turns_per_s": rate(tot["turns"]), "moves_per_s": rate(tot["moves"]),
+            "generations_per_s": rate(tot["generations"])}
+
+
+def format_batched(rep: dict) -> str:
+    return (f"{rep['game']}: {rep['games']} games ({rep['policy']}, seed {rep['seed']}, "
+            f"batch {rep['batch']} x {rep['threads']} thread(s), "
+            f"{'/'.join(rep['backends'])} backend) in {rep['seconds']:.2f} s\n"
+            f"  turns {rep['turns']}  moves {rep['moves']}  move generations "
+            f"{rep['generations']}\n"
+            f"  {rep['games_per_s']:.1f} games/s  {rep['turns_per_s']:.1f} turns/s  "
+            f"{rep['moves_per_s']:.1f} moves/s  {rep['generations_per_s']:.1f} "
+            f"move generations/s")

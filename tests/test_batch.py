@@ -1,0 +1,122 @@
+"""Batched games (issue 29) against the single live position they batch.
+
+After every step of seeded random batched self-play, every game's batched answer (mask,
+costs, stops of the acting figure) equals what a single live position in the same state
+answers, and every game's state equals a single position that applied the same moves
+with ``apply_move`` / ``remove_figure``."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import movecore as mc
+from movecore.batch import BatchedGames
+from movecore.tools.selfplay import example_scenarios
+from movecore.tools.selfplay_batch import BatchedPlay
+
+GAMES = ("grid", "tiny_epic_tactics", "mage_knight", "heroscape", "descent", "dark_realms")
+
+
+def _dense(pos, fid, query, P):
+    m = pos.legal_moves(fid, **query)
+    mask = np.zeros(P, np.uint8)
+    cost = np.full(P, -1, np.int32)
+    stop = np.zeros(P, np.int8)
+    moves = m.mask[m.actions]        # the ends that are moves (not Descent's town...)
+    mask[m.actions[moves]] = 1
+    cost[m.actions[moves]] = m.costs[moves]
+    stop[m.actions[moves]] = m.stop[moves]
+    return mask, cost, stop
+
+
+def _run_differential(game, steps, B, seed, policy="random", backend="auto"):
+    """Returns the moves checked."""
+    checked = 0
+    for name, scenario in example_scenarios(game):
+        play = BatchedPlay(game, scenario, B, seed=seed, policy=policy, backend=backend,
+                           record=True)
+        G = play.games
+        singles = [G.root.copy() for _ in range(B)]
+        for _ in range(steps):
+            play.step()
+            mask, cost, stop = play.last_answer
+            qs = play.last_queries
+            act = play.last_actor
+            for b in np.flatnonzero(act >= 0).tolist():
+                fid = G.ids[int(act[b])]
+                q = play.queries[int(act[b])] if qs is None else qs[b]
+                want = _dense(singles[b], fid, q, G.n_places)
+                assert np.array_equal(mask[b], want[0]), (name, b, fid)
+                assert np.array_equal(cost[b], want[1]), (name, b, fid)
+                assert np.array_equal(stop[b], want[2]), (name, b, fid)
+            figs, to, rg, rf, reset = play.last
+            for b in np.flatnonzero(figs >= 0).tolist():
+                q = play.queries[int(figs[b])] if qs is None else qs[b]
+                singles[b].apply_move(G.ids[int(figs[b])], int(to[b]), **q)
+                checked += 1
+            for b, g in zip(rg, rf):
+                singles[b].remove_figure(G.ids[g])
+            for b in reset:                          # finished, restarted from the root
+                singles[b] = G.root.copy()
+            for b in range(B):
+                _same_state(G, b, singles[b])
+            # a position made from a game's arrays answers as the single one
+            for b in range(min(B, 2)):
+                a = int(play.actor[b])
+                if not play.done[b] and a >= 0 and play.queries is not None:
+                    q = play.queries[a]
+                    if True:
+                        fid = G.ids[a]
+                        got = _dense(G.position(b), fid, q, G.n_places)
+                        want = _dense(singles[b], fid, q, G.n_places)
+                        assert all(np.array_equal(x, y) for x, y in zip(got, want)), \
+                            (name, b, fid)
+    return checked
+
+
+def _same_state(G, b, single):
+    alive = set(single.figures)
+    for f, fid in enumerate(G.ids):
+        assert G.alive[b, f] == (fid in alive), (b, fid)
+        if fid in alive:
+            where = single.where(fid)
+            if isinstance(where, str):
+                assert G.cell[b, f] == -1, (b, fid)
+                continue
+            assert G.cell[b, f] == single.action_of(fid, where), (b, fid)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_batched_games_equal_single_positions(game):
+    checked = _run_differential(game, steps=12, B=8, seed=3)
+    assert checked > 0
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_grid_arrays_backend_equals_positions(policy):
+    """The grid game runs on arrays; its state follows the single positions."""
+    assert _run_differential("grid", steps=60, B=32, seed=5, policy=policy) > 1000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_batched_ten_thousand_moves(game):
+    assert _run_differential(game, steps=160, B=64, seed=11) >= 10_000
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game", ["grid", "tiny_epic_tactics"])
+def test_fused_step_equals_array_path(game, policy, threads):
+    """The compiled step makes the array path's choices for the same random numbers."""
+    for name, scenario in example_scenarios(game):
+        a = BatchedPlay(game, scenario, 16, seed=7, policy=policy, threads=threads)
+        b = BatchedPlay(game, scenario, 16, seed=7, policy=policy, fused=False)
+        assert a.fused and not b.fused
+        for _ in range(80):
+            a.step()
+            b.step()
+            assert np.array_equal(a.games.cell, b.games.cell), name
+            assert np.array_equal(a.games.occ, b.games.occ), name
+            assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
+        assert a.counts == b.counts
