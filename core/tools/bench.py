@@ -484,6 +484,10 @@ def run_bench(args) -> int:
     warmup()
     print(f"kernels ready in {time.perf_counter() - t0:.2f} s")
     print(f"machine: {machine()}")
+    if args.big is not None:
+        from .bench_big import big_report
+        big_report([g for g in args.big.split(",") if g] or None)
+        return 0
     if args.batch is not None:
         from .bench_batch import batch_report
         batch_report([g for g in args.batch.split(",") if g] or None,
@@ -528,6 +532,9 @@ def run_bench(args) -> int:
             else:
                 print(f"cold start {label}: import {v[0]:.2f} s, import + warmup "
                       f"{v[1]:.2f} s")
+    if args.big_default:
+        from .bench_big import big_report
+        big_report()
     if bad:
         print(f"MISMATCH: {bad}")
         return 1
@@ -553,6 +560,12 @@ def register(sub) -> None:
                    help="instead: the game layer (live positions' legal moves and "
                         "copy() beside a plain prepared query, and self-play rates) for "
                         "every game, or a comma list of games")
+    p.add_argument("--big", nargs="?", const="", default=None, metavar="LIST",
+                   help="instead: one solve() per game on a 100,000-cell board, in a fresh "
+                        "process each (seconds and peak memory), for every game or a "
+                        "comma list")
+    p.add_argument("--no-big", dest="big_default", action="store_false",
+                   help="skip the 100,000-cell boards at the end of the default run")
     p.add_argument("--batch", nargs="?", const="", default=None, metavar="LIST",
                    help="instead: batched self-play moves/s (B = 1 ... 4096, 1 and 2 "
                         "threads) beside reach_many and the per-position loop, and the "
