@@ -215,11 +215,7 @@ def _in_threads(work, n=4):
 
 
 def _thread_case(game, name, scen):
-    marks = []
-    if game == "heroscape":   # issue 30.3: Heroscape's search tree (wt-hs fixes it)
-        marks.append(pytest.mark.xfail(strict=False, reason="issue 30.3: Heroscape's "
-                                       "search tree is shared by copies"))
-    return pytest.param(game, name, scen, id=name.removesuffix(".json"), marks=marks)
+    return pytest.param(game, name, scen, id=name.removesuffix(".json"))
 
 
 THREAD_CASES = [_thread_case(*c.values) for c in CASES]

@@ -1191,6 +1191,11 @@ class Position(_Position):
                 J.finish_fast(ends, 0, total, code, start, takeoff, out)
                 cols = self._who(i, info, out[0])
         else:
+            # the query frees the figure's own space for a moment: in this position's
+            # own arrays, never in those a copy shares (copy on write, see copy())
+            self._own_moves()
+            occ = self.occ_any if (flyer or info.phantom or not st.master) else \
+                self.occ_walk
             saved = int(occ[start])
             occ[start] = T.OCC_EMPTY
             try:
@@ -1221,6 +1226,9 @@ class Position(_Position):
         kind = info.kind
         flyer = info.flyer
         t = info.team
+        # the query frees the figure's spaces for a moment (free_nodes, restore): in
+        # this position's own arrays, never in those a copy shares (see copy())
+        self._own_moves()
         c0, c1 = int(self.cells[i, 0]), int(self.cells[i, 1])
         passes_all = flyer or info.phantom
         if passes_all:
