@@ -20,6 +20,71 @@ import time as _time
 import types as _types
 
 
+def kernel_cache_dir() -> str:
+    """The folder movecore's compiled Numba kernels are cached in (created on first use).
+
+    ``$MOVECORE_CACHE`` if set (used as given), else
+    ``${XDG_CACHE_HOME:-~/.cache}/movecore/<version>/numba``: a per-user folder outside the
+    install tree, so ``pip install -e .`` (which rebuilds ``build/__editable__*``) and
+    reinstalls of the same version keep the compiled kernels. ``NUMBA_CACHE_DIR``, when
+    set, wins over both (numba's own setting, for every cached function of the process);
+    ``MOVECORE_NO_CACHE=1`` turns the cache off. Numba checks each entry against a hash of
+    its source file, so an edited module recompiles only itself. When the folder cannot
+    be written, numba falls back to ``__pycache__`` beside the sources.
+
+    >>> import movecore
+    >>> movecore.kernel_cache_dir()                      # doctest: +SKIP
+    '/home/me/.cache/movecore/0.1.0/numba'
+    """
+    numba_dir = _os.environ.get("NUMBA_CACHE_DIR", "")
+    if numba_dir:
+        return _os.path.abspath(numba_dir)
+    own = _os.environ.get("MOVECORE_CACHE", "")
+    if own:
+        return _os.path.abspath(_os.path.expanduser(own))
+    base = _os.environ.get("XDG_CACHE_HOME", "") or _os.path.join(
+        _os.path.expanduser("~"), ".cache")
+    return _os.path.join(_os.path.abspath(base), "movecore", __version__, "numba")
+
+
+def _is_movecore_function(py_func) -> bool:
+    mod = getattr(py_func, "__module__", None) or ""
+    return mod == __name__ or mod.startswith(__name__ + ".")
+
+
+def _install_cache_locator(numba) -> None:
+    """Put movecore's cached functions (and only them) in :func:`kernel_cache_dir`: a numba
+    cache locator, first after numba's ``NUMBA_CACHE_DIR`` one, that answers for functions
+    whose module is ``movecore`` or below. Works whether or not numba was imported first."""
+    from numba.core import caching
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+    classes = impl._locator_classes
+    if any(getattr(c, "_movecore", False) for c in classes):
+        return
+    user = getattr(caching, "UserProvidedCacheLocator", None) or \
+        getattr(caching, "_UserProvidedCacheLocator")
+
+    class MovecoreCacheLocator(user):
+        """Numba's user-provided-directory locator, with :func:`kernel_cache_dir` as the
+        directory, for movecore's functions."""
+        _movecore = True
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = _os.path.join(kernel_cache_dir(),
+                                             self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if numba.config.CACHE_DIR or not _is_movecore_function(py_func):
+                return None
+            return super(user, cls).from_function(py_func, py_file)
+
+    at = classes.index(user) + 1 if user in classes else 0
+    classes.insert(at, MovecoreCacheLocator)
+
+
 def _import_numba():
     """``import numba``, without the ~0.3 s of ``scipy.linalg`` it imports only to learn
     whether BLAS is there (``numba.np.arraymath``, at the first compile or cache load),
@@ -30,6 +95,7 @@ def _import_numba():
     if "numba" in _sys.modules or "scipy.linalg" in _sys.modules or \
             _os.environ.get("MOVECORE_NUMBA_SCIPY", "") not in ("", "0"):
         import numba
+        _set_up_numba(numba)
         return numba
     import types
     names = ("scipy.linalg", "scipy.linalg.cython_blas")
@@ -45,6 +111,7 @@ def _import_numba():
         scipy = _sys.modules.get("scipy")
         if scipy is not None and scipy.__dict__.get("linalg") is stubs["scipy.linalg"]:
             del scipy.linalg
+    _set_up_numba(numba)
     return numba
 
 
@@ -59,19 +126,21 @@ _LAZY = {
     "Mover": "mover",
     **dict.fromkeys(("Prepared", "Reach", "ReachBatch", "distance_field", "prepare",
                      "reach", "reach_many", "warmup"), "reach"),
-    **dict.fromkeys(("available_games", "register_game", "solve"), "scenario"),
+    **dict.fromkeys(("available_games", "register_game", "solve", "SolveResult", "End"),
+                    "scenario"),
     **dict.fromkeys(("Moves", "Position", "position", "position_games"), "position"),
     "to_common": "tools.convert",
 }
 #: How the kernels were loaded in this process: None before, else {"seconds", "cold"}.
 KERNELS_LOADED: "dict | None" = None
-_KERNELS = __name__ + ".kernels"
+_KERNELS = __name__ + ".kernels.reach"
 
 
 def _cache_dir_has_index(source: str) -> "bool | None":
     """Whether numba's cache for ``source`` (a kernel file) holds index files: False = a
     cold cache (the import compiles), None = cannot tell."""
     try:
+        _import_numba()     # movecore's cache locator in place
         from numba.core import caching
         impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
         stem = _os.path.splitext(_os.path.basename(source))[0]
@@ -86,64 +155,231 @@ def _cache_dir_has_index(source: str) -> "bool | None":
     return None
 
 
-class _KernelLoader:
-    """Wraps the ``movecore.kernels`` loader: sets the threading layer, announces a cold
-    compile on stderr before it starts and reports the true time after."""
+#: Compiles a user waits for, measured on a quiet 2-core machine (cold cache, seconds):
+#: the announcement's estimate. Keys: a module (its import compiles eagerly: one line for
+#: the module) or a function's qualname (compiled lazily, at its first use); matched by
+#: suffix of the dotted name.
+_KERNELS_ESTIMATE = (20, 60)        # the import of movecore.kernels (module reach)
+_COMPILE_ESTIMATES = {
+    "kernels.reach_pen": (3, 8),                    # its import: sorted_pen_ends
+    "reach_pen.kernel.reach_pen": (4, 13),          # the penalty kernel, first use
+    "reach_plain_k": (2, 10),                       # a board kind's plain kernels
+    "heroscape._jit": (6, 22),
+    "heroscape._falls": (2, 6),
+    "mage_knight": (1, 4),
+    "descent": (1, 6),
+    "dark_realms": (1, 4),
+}
+_COMPILE_ESTIMATES_DEFAULT = (1, 10)
+_GAMES = ("heroscape", "mage_knight", "descent", "dark_realms", "tiny_epic_tactics", "grid")
+
+
+def _describe(name: str) -> "tuple[str, str]":
+    """(what is compiled, about how long) for a dotted module or function name: the
+    estimate of the longest key that is a run of its dotted parts (game modules match
+    on a part that starts with the game's name)."""
+    what = name.replace(".<locals>", "")
+    parts = what.split(".")
+    game = next((g for g in _GAMES if any(p.strip("_").startswith(g) for p in parts)), None)
+    if game is not None:
+        what = f"{what} ({game.replace('_', ' ').title()})"
+    best = None
+    for key, est in _COMPILE_ESTIMATES.items():
+        ks = key.split(".")
+        for i in range(1, len(parts)):
+            if parts[i:i + len(ks)] == ks or (len(ks) == 1 and
+                                             parts[i].strip("_").startswith(key)):
+                if best is None or (len(ks), i) > best[0]:
+                    best = ((len(ks), i), est)
+    lo, hi = _COMPILE_ESTIMATES_DEFAULT if best is None else best[1]
+    return what, f", about {lo}-{hi} s"
+
+
+class _Compiles:
+    """Says on stderr what numba compiles for movecore, before and after (the true time).
+
+    A module of movecore whose import compiles (its kernels have explicit signatures) is
+    one announcement; a function compiled lazily, on its first call, is its own. Loads
+    from the cache say nothing. Installed as a numba ``numba:compile`` event listener
+    and around the import of every movecore module (:class:`_ModuleLoader`)."""
+
+    def __init__(self):
+        self.groups: list = []      # [module name, announced at (perf_counter) or None]
+        self.depth = 0
+        self.lazy_t0 = 0.0
+
+    def _why(self) -> str:
+        if _os.environ.get("MOVECORE_NO_CACHE", "") not in ("", "0"):
+            return "MOVECORE_NO_CACHE is set: every run compiles"
+        return f"once; cached in {kernel_cache_dir()}"
+
+    # module imports
+    def enter(self, name: str, announced: bool = False) -> None:
+        self.groups.append([name, _time.perf_counter() if announced else None])
+
+    def leave(self) -> "float | None":
+        name, t0 = self.groups.pop()
+        if t0 is None:
+            return None
+        dt = _time.perf_counter() - t0
+        if name != _KERNELS:        # (the kernels' loader reports its own)
+            print(f"movecore: {_describe(name)[0]} compiled in {dt:.1f} s",
+                  file=_sys.stderr, flush=True)
+        return dt
+
+    # numba events
+    def on_start(self, event) -> None:
+        self.depth += 1
+        if self.depth != 1:
+            return
+        func = getattr(event.data.get("dispatcher"), "py_func", None)
+        if func is None or not _is_movecore_function(func):
+            return
+        if self.groups:
+            if all(t0 is None for _, t0 in self.groups):
+                group = self.groups[-1]
+                group[1] = _time.perf_counter()
+                what, about = _describe(group[0])
+                print(f"movecore: compiling {what} ({self._why()}){about} ...",
+                      file=_sys.stderr, flush=True)
+            return
+        self.lazy_t0 = _time.perf_counter()
+        what, about = _describe(f"{func.__module__}.{func.__qualname__}")
+        print(f"movecore: compiling {what} at its first use ({self._why()}){about} ...",
+              file=_sys.stderr, flush=True)
+
+    def on_end(self, event) -> None:
+        self.depth -= 1
+        if self.depth != 0 or self.groups:
+            return
+        func = getattr(event.data.get("dispatcher"), "py_func", None)
+        if func is None or not _is_movecore_function(func):
+            return
+        what = _describe(f"{func.__module__}.{func.__qualname__}")[0]
+        print(f"movecore: {what} compiled in {_time.perf_counter() - self.lazy_t0:.1f} s",
+              file=_sys.stderr, flush=True)
+
+
+_COMPILES = _Compiles()
+
+
+def _listen_to_compiles(numba) -> None:
+    from numba.core import event
+    if getattr(_listen_to_compiles, "done", False):
+        return
+    listener = type("MovecoreCompileListener", (event.Listener,), {
+        "on_start": lambda self, ev: _COMPILES.on_start(ev),
+        "on_end": lambda self, ev: _COMPILES.on_end(ev)})()
+    event.register("numba:compile", listener)
+    _listen_to_compiles.done = True
+
+
+class _ModuleLoader:
+    """Wraps the loader of a movecore module: the compiles its import does are announced
+    as one (see :class:`_Compiles`). Everything else is the wrapped loader's."""
 
     def __init__(self, loader):
         self.loader = loader
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
 
     def create_module(self, spec):
         return self.loader.create_module(spec)
 
     def exec_module(self, module):
+        _COMPILES.enter(module.__name__)
+        try:
+            self.loader.exec_module(module)
+        finally:
+            _COMPILES.leave()
+
+
+def _set_up_numba(numba) -> None:
+    """What movecore needs of numba, whoever imports it first: fork-safe parallel kernels
+    by default (under GNU OpenMP a process forked after a parallel region aborts, and
+    fork is multiprocessing's default start on Linux; parallel regions are entered one at
+    a time, see reach.reach_many, so workqueue's lack of thread safety does not matter;
+    an explicit NUMBA_THREADING_LAYER wins), movecore's cache folder and the compile
+    announcements."""
+    if "NUMBA_THREADING_LAYER" not in _os.environ:
+        numba.config.THREADING_LAYER = "forksafe"
+    _install_cache_locator(numba)
+    _listen_to_compiles(numba)
+
+
+class _NumbaLoader(_ModuleLoader):
+    """Wraps numba's loader: :func:`_set_up_numba` once it is imported."""
+
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+        _set_up_numba(module)
+
+
+class _KernelLoader(_ModuleLoader):
+    """Wraps the loader of ``movecore.kernels.reach`` (the shared kernels, compiled at
+    its import): announces a cold compile on stderr before it starts and reports the
+    true time after."""
+
+    def exec_module(self, module):
         global KERNELS_LOADED
-        numba = _import_numba()
-        # Fork-safe parallel kernels by default: under GNU OpenMP a process forked after
-        # a parallel region aborts (multiprocessing's default start on Linux). Parallel
-        # regions are entered one at a time (see reach.reach_many), so workqueue's lack
-        # of thread safety does not matter. An explicit NUMBA_THREADING_LAYER wins.
-        if "NUMBA_THREADING_LAYER" not in _os.environ:
-            numba.config.THREADING_LAYER = "forksafe"
+        _import_numba()
         no_cache = _os.environ.get("MOVECORE_NO_CACHE", "") not in ("", "0")
-        source = _os.path.join(_os.path.dirname(module.__file__), "reach.py")
+        source = module.__file__
         if no_cache:
             cold = True
         else:
             has = _cache_dir_has_index(source) if _os.path.exists(source) else None
             cold = None if has is None else not has
         if cold:
-            why = ("MOVECORE_NO_CACHE is set: every run compiles" if no_cache else
-                   "once; later runs load them from the numba cache")
-            print(f"movecore: compiling the kernels ({why}), about 20 s to 1 min ...",
-                  file=_sys.stderr, flush=True)
+            lo, hi = _KERNELS_ESTIMATE
+            print(f"movecore: compiling the kernels ({_COMPILES._why()}), about {lo} s to "
+                  f"{hi // 60} min on 2 cores ...", file=_sys.stderr, flush=True)
         t0 = _time.perf_counter()
-        self.loader.exec_module(module)
+        _COMPILES.enter(module.__name__, announced=bool(cold))
+        try:
+            self.loader.exec_module(module)
+        finally:
+            compiled = _COMPILES.leave()
         dt = _time.perf_counter() - t0
-        KERNELS_LOADED = {"seconds": dt, "cold": bool(cold) or dt > 5.0}
+        cold = bool(cold) or compiled is not None
+        KERNELS_LOADED = {"seconds": dt, "cold": cold or dt > 5.0}
         if cold or dt > 5.0:
-            what = "compiled" if cold else "loaded (partly recompiled: a stale cache)"
-            print(f"movecore: kernels {what} in {dt:.1f} s", file=_sys.stderr, flush=True)
+            print(f"movecore: kernels compiled in {dt:.1f} s", file=_sys.stderr, flush=True)
 
 
-class _KernelFinder:
-    """Meta path finder for ``movecore.kernels`` only (removed once it has fired)."""
+class _ModuleFinder:
+    """Meta path finder for movecore's submodules and numba: wraps their loaders (the
+    shared kernels' in :class:`_KernelLoader`, numba's in :class:`_NumbaLoader`, the
+    others in :class:`_ModuleLoader`)."""
 
     @classmethod
     def find_spec(cls, fullname, path=None, target=None):
-        if fullname != _KERNELS:
+        if fullname == "numba":
+            wrap = _NumbaLoader
+        elif fullname == _KERNELS:
+            wrap = _KernelLoader
+        elif fullname.startswith(__name__ + "."):
+            wrap = _ModuleLoader
+        else:
             return None
-        if cls in _sys.meta_path:
-            _sys.meta_path.remove(cls)
-        from importlib.util import find_spec
-        spec = find_spec(fullname)
-        if spec is not None and spec.loader is not None:
-            spec.loader = _KernelLoader(spec.loader)
+        for finder in _sys.meta_path:
+            if finder is cls or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = wrap(spec.loader)
         return spec
 
 
-if _KERNELS not in _sys.modules:
-    _sys.meta_path.insert(0, _KernelFinder)
+if _ModuleFinder not in _sys.meta_path:
+    _sys.meta_path.insert(0, _ModuleFinder)
+if "numba" in _sys.modules:     # imported before movecore
+    _set_up_numba(_sys.modules["numba"])
 
 
 class _Package(_types.ModuleType):
@@ -185,8 +421,9 @@ __version__ = _version()
 __all__ = [
     "Board", "Link", "Mover", "Prepared", "Reach", "ReachBatch", "prepare", "reach",
     "reach_many",
-    "distance_field", "solve", "position", "position_games", "Position", "Moves",
-    "IllegalMoveError", "register_game", "available_games", "warmup",
+    "distance_field", "solve", "SolveResult", "End", "position", "position_games",
+    "Position", "Moves",
+    "IllegalMoveError", "register_game", "available_games", "warmup", "kernel_cache_dir",
     "MovecoreError", "ScenarioError", "UnknownGameError", "BoardError", "PlacementError",
     "QueryError", "LimitError", "CELL_BLOCKED", "CELL_STOP", "CELL_NO_END", "EDGE_BLOCKED",
     "EDGE_STOP", "OCC_EMPTY", "OCC_WALL", "DIRECTIONS", "GRID_KINDS", "to_common",

@@ -26,6 +26,7 @@ so tree search can branch cheaply.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from typing import Any, Callable, Mapping, TypeAlias
 
@@ -51,18 +52,17 @@ def register_position(name: str) -> Callable:
     return deco
 
 
-def position(scenario: Mapping[str, Any] | str) -> "Position":
-    """The live position of a scenario (a dict or its JSON text): its board, options and
-    figures; its ``query`` (if any) is not used. Raises the same typed errors as
-    :func:`movecore.solve` on malformed input."""
-    from .scenario import _load_games, clean_scenario, load_scenario
-    if isinstance(scenario, (str, bytes)):
-        scenario = load_scenario(scenario)
+def position(scenario: "Mapping[str, Any] | str | os.PathLike") -> "Position":
+    """The live position of a scenario (a dict, its JSON text, or a :class:`pathlib.Path`
+    to its file): its board, options and figures; its ``query`` (if any) is not used.
+    Raises the same typed errors as :func:`movecore.solve` on malformed input."""
+    from .scenario import _load_games, as_scenario, clean_scenario
+    scenario = as_scenario(scenario)
     if not isinstance(scenario, Mapping):
         raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
     scenario = clean_scenario(scenario)
     game = scenario.get("game")
-    _load_games()
+    _load_games(game)
     if not isinstance(game, str) or game not in _POSITIONS:
         from .errors import UnknownGameError
         raise UnknownGameError(f"no live position for game {describe(game)}; expected one "
@@ -183,6 +183,14 @@ class Moves:
 
     __slots__ = ("position", "figure", "actions", "costs", "_stop", "_penalty", "columns",
                  "query", "version", "_dicts", "_extra", "_mask")
+
+    position: "Position"            #: the position that answered
+    figure: "str | int"             #: the moving figure's id
+    actions: np.ndarray             #: int32[E] action ids (indices of ``mask``)
+    costs: np.ndarray               #: int32[E] least cost of each end
+    columns: "dict[str, np.ndarray]"    #: the game's further per-end arrays
+    query: "dict[str, Any]"         #: the query keys asked (the figure's excepted)
+    version: int                    #: the position's version when answered
 
     def __init__(self, position: "Position", figure, actions: np.ndarray,
                  costs: np.ndarray, stop: np.ndarray | None = None,
@@ -354,6 +362,9 @@ class Position:
 
     Common protocol:
         figures / sides / side_of(id) / team_figures(side): who is in play.
+        where(id): a coordinate, a list of them (a multi-cell figure) or a word (an
+            off-board place); touching(id): the figures on a cell next to one of its
+            cells; board: the Board the coordinates live on.
         legal_moves(figure, **query) -> Moves;  legal_moves_side(side, **query) ->
             {id: Moves} (one batch kernel call where the rules allow).
         apply_move(figure, to, **query): validated against ``legal_moves``; on error the

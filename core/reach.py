@@ -36,8 +36,21 @@ from .kernels.reach import (H_ANY_STOP, H_HILLY, H_PLAIN, HDR, PL_BLOCKED, PL_NO
                             reach1_ordered,
                             reach1_one_general, reach1_one_plain, reach1_plain, reach_batch,
                             reach_query)
-from .kernels.reach_pen import kernel as reach_pen_kernel
-from .kernels.reach_pen import pen_layout_size, pen_out_offset, sorted_pen_ends
+
+
+_PEN_MODULE = None
+
+
+def _pen():
+    """The penalty kernels' module, imported (its kernels loaded) at the first query with
+    a penalty: a query without one loads none of them."""
+    global _PEN_MODULE
+    if _PEN_MODULE is None:
+        from .kernels import reach_pen
+        _PEN_MODULE = reach_pen
+    return _PEN_MODULE
+
+
 from .mover import OCCUPANCY_MODES, Mover
 
 #: A cell: its index, or its coordinate pair.
@@ -494,13 +507,13 @@ class _PenWorkspace:
     def __init__(self, n: int, n_pen: int, nb: int):
         self.nb, self.n_pen = nb, n_pen
         self.buf = _pen_buffer(n, n_pen, nb)
-        o_out = pen_out_offset(n, n_pen, nb)
+        o_out = _pen().pen_out_offset(n, n_pen, nb)
         self.out = self.buf[o_out:]
         self.rows = self.buf[o_out - 8 * n:o_out]
 
 
 def _pen_buffer(n: int, n_pen: int, nb: int) -> np.ndarray:
-    buf = np.zeros(pen_layout_size(n, n_pen, nb), T.INDEX)
+    buf = np.zeros(_pen().pen_layout_size(n, n_pen, nb), T.INDEX)
     buf[2] = nb
     buf[3] = n_pen
     return buf
@@ -535,7 +548,7 @@ def _pen_kernel():
     """The compiled penalty kernel (loaded on the first penalty query)."""
     global _PEN
     if _PEN is None:
-        _PEN = _entry_point(reach_pen_kernel())
+        _PEN = _entry_point(_pen().kernel())
     return _PEN
 
 
@@ -1125,7 +1138,7 @@ class Prepared:
                           q.params, ws.buf, _ROWS_MODE, _NO_QUERIES, start, budget)
         if n < 0:  # pragma: no cover (cannot happen: see _pen_ends)
             return None
-        return sorted_pen_ends(ws.out, n, order)
+        return _pen().sorted_pen_ends(ws.out, n, order)
 
     # The live positions' section: trusted arguments (layers of the kernel types, one
     # value per cell, values in range; budgets <= max_budget), no validation, one
@@ -1430,7 +1443,7 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     key = (n, n_chunks, n_pen)
     bw = cache.get(key)
     if bw is None or bw[0][0, 2] < nb:
-        bufs = np.zeros((n_chunks, pen_layout_size(n, n_pen, max(nb, 8)) if n_pen else
+        bufs = np.zeros((n_chunks, _pen().pen_layout_size(n, n_pen, max(nb, 8)) if n_pen else
                          fast_layout_size(n, max(nb, 8))), T.INDEX)
         bufs[:, 2] = max(nb, 8)
         bufs[:, 3] = n_pen

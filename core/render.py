@@ -60,6 +60,7 @@ class PEnd:
     raw: dict | None = None
     note: str = ""             # shown small under the cost: "pit", "assault", "st 1"...
     stamina: int = 0           # Dark Realms: Stamina this end needs beyond the card's move
+    stop: str = ""             # why the move stops here ("water", "assault"...; "" = free)
 
 
 @dataclass
@@ -389,11 +390,35 @@ def _danger(game: str, e: dict) -> str:
     return ", ".join(parts)
 
 
+#: Mage Knight flags that end the move (``pvp``, an attack on a hero one passes freely,
+#: and ``safe`` are not stops)
+MAGE_KNIGHT_STOPS = ("assault", "provoked")
+
+
+def _stop_reason(e: dict) -> str:
+    """Why the move must stop at this end, exactly as the result says it ("" = it need
+    not): a ``stop`` reason (Heroscape, Descent), Mage Knight's ``assault`` /
+    ``provoked`` flags, ``stopped_by`` (Tiny Epic Tactics' knock back), ``stopped``
+    (grid: a stop cell or a provoke token). A pit or a Stamina cost is a note, not a
+    stop."""
+    stop = e.get("stop")
+    if isinstance(stop, str) and stop:
+        return stop
+    flags = e.get("flags")
+    if isinstance(flags, list):
+        hit = [f for f in MAGE_KNIGHT_STOPS if f in flags]
+        if hit:
+            return ", ".join(hit)
+    if e.get("stopped_by") is not None:
+        return f"stopped by {e['stopped_by']}"
+    if stop not in (None, False) or e.get("stopped"):
+        return "stops"
+    return ""
+
+
 def _stopped(e: dict) -> bool:
-    """The end's stop, exactly as the result says it: ``stopped`` (grid) or a ``stop``
-    reason (Heroscape, Descent). A pit, a Mage Knight flag or a Stamina cost is a note,
-    not a stop."""
-    return bool(e.get("stopped")) or e.get("stop") not in (None, False)
+    """Whether the result says the move stops at this end (see :func:`_stop_reason`)."""
+    return bool(_stop_reason(e))
 
 
 def _note(e: dict) -> str:
@@ -440,7 +465,7 @@ def _ends(game: str, scenario: dict, result: dict, figures: list) -> list:
         path = [foot(s) for s in path] if isinstance(path, list) else None
         stamina = e.get("stamina") if isinstance(e.get("stamina"), int) else 0
         out.append(PEnd(cells, e.get("cost"), _stopped(e), _danger(game, e), label, path, e,
-                        _note(e), stamina))
+                        _note(e), stamina, _stop_reason(e)))
     # one-destination answers: a Dark Realms enemy move, a knock back, a solo move
     single = None
     if kind == "enemy" and result.get("at") is not None:
@@ -456,8 +481,9 @@ def _ends(game: str, scenario: dict, result: dict, figures: list) -> list:
         danger = _danger(game, single)
         if single.get("health_lost"):
             danger = (danger + ", " if danger else "") + f"{single['health_lost']} health"
+        reason = _stop_reason(single) if single.get("stopped") else ""
         out.append(PEnd(foot(single["at"]), single.get("cost"), bool(single.get("stopped")),
-                        danger, "", path, single))
+                        danger, "", path, single, stop=reason))
     return out, offboard
 
 
@@ -621,6 +647,18 @@ _MARK_LEGEND = {   # mark kind -> (swatch, colour, words)
 }
 
 
+def stop_reasons(pic: Picture) -> list:
+    """The reasons the drawn ends stop the move, in order of first appearance (each a
+    name: "water", "assault", "provoked"...; "stops" where the result gives none)."""
+    out = []
+    for e in pic.labels().values():
+        if e.stopped:
+            for r in (e.stop or "stops").split(", "):
+                if r not in out:
+                    out.append(r)
+    return out
+
+
 def legend_items(pic: Picture) -> list:
     """(swatch, colour, words) for everything the picture draws: terrain, marks, links,
     doors, teams, the path and the reach's rims."""
@@ -647,8 +685,11 @@ def legend_items(pic: Picture) -> list:
     ends = pic.labels().values()
     items.append(("rim", REACH_RIM, "reach: cost (others dimmed)" if len(ends) > 1 else
                   "end: cost"))
-    if any(e.stopped for e in ends):
-        items.append(("rim", STOP_RIM, "move stops"))
+    reasons = stop_reasons(pic)
+    if reasons:
+        named = [r for r in reasons if r != "stops"]
+        items.append(("rim", STOP_RIM, "move stops" + (f": {', '.join(named)}" if named
+                                                       else "")))
     if any(e.danger for e in ends):
         items.append(("rim", DANGER_RIM, "danger"))
     if any(e.stamina for e in ends):
@@ -758,7 +799,9 @@ def to_svg(pic: Picture) -> str:
         rim = DANGER_RIM if e.danger else STOP_RIM if e.stopped else \
             STAMINA_RIM if e.stamina else REACH_RIM
         out.append(f'<polygon class="end" data-at="{a[0]},{a[1]}" data-cost="{escape(str(e.cost))}"'
-                   f' data-stop="{str(e.stopped).lower()}" data-stamina="{e.stamina}" '
+                   f' data-stop="{str(e.stopped).lower()}"'
+                   + (f' data-stop-reason="{escape(e.stop)}"' if e.stopped and e.stop else "")
+                   + f' data-stamina="{e.stamina}" '
                    f'points="{_pts(_corners(pic, a, 0.86))}" fill="none" stroke="{rim}" '
                    f'stroke-width="{3 if (e.danger or e.stopped or e.stamina) else 2.5}"'
                    f'{_DASH53 if e.stopped else ""}/>')
@@ -856,7 +899,9 @@ def to_svg(pic: Picture) -> str:
         if a in occupied:
             y += S * 0.62
         text = escape(e.label or str(e.cost))
-        tip = f"{list(a)} cost {e.cost}" + (" stopped" if e.stopped else "") + \
+        tip = f"{list(a)} cost {e.cost}" + (f" stops ({e.stop})" if e.stopped and e.stop
+                                             not in ("", "stops") else
+                                             " stops" if e.stopped else "") + \
             (f" ({e.danger})" if e.danger else "") + (f" [{e.note}]" if e.note else "")
         common = (f'x="{_f(x)}" y="{_f(y + 5)}" font-size="14" font-weight="bold" '
                   f'text-anchor="middle"')
@@ -991,7 +1036,7 @@ def to_text(pic: Picture) -> str:
             s = figs[a]
         elif a in labels:
             e = labels[a]
-            mark = ("!" if e.danger else "s" if e.stopped else "") + \
+            mark = ("s" if e.stopped else "") + ("!" if e.danger else "") + \
                 ("*" if a in on_path else "")
             s = (e.label or str(e.cost)) + mark
         else:
@@ -1027,7 +1072,9 @@ def to_text(pic: Picture) -> str:
     n_end = len(labels)
     if pic.offboard:
         lines.append("also reachable: " + ", ".join(f"{p} (cost {c})" for p, c in pic.offboard))
-    lines.append(f"{n_end} end cells; @ = moving figure, s = stops there, ! = danger, "
+    named = [r for r in stop_reasons(pic) if r != "stops"]
+    stops = "s = stops there" + (f" ({', '.join(named)})" if named else "")
+    lines.append(f"{n_end} end cells; @ = moving figure, {stops}, ! = danger, "
                  f"* = on the path" + (f"; path to {list(pic.target)}" if pic.target else ""))
     return "\n".join(lines) + "\n"
 

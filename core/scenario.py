@@ -15,13 +15,36 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import pkgutil
 import sys
-from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypedDict
 
 from .errors import MovecoreError, ScenarioError, UnknownGameError, describe
+
+class End(TypedDict, total=False):
+    """One legal end of a :func:`solve` result (``result["ends"]``). Every game gives
+    ``at`` (a cell ``[q, r]``, a footprint ``[[q, r], ...]`` or a word such as Descent's
+    ``"town"``) and ``cost``; the others are the game's (see docs/<game>.md): e.g.
+    ``stopped`` (grid), ``stop`` (Heroscape, Descent: the reason or null), ``flags``
+    (Mage Knight), ``path`` when the query asked for paths."""
+    at: Any
+    cost: int
+    stopped: bool
+    stop: "str | None"
+    flags: list
+    path: list
+
+
+class SolveResult(TypedDict, total=False):
+    """What :func:`solve` returns: the moving ``figure`` and its legal ``ends`` (cheapest
+    first, the start included at cost 0), plus the game's own keys (``mp``, ``kind``,
+    ``explore``...: docs/<game>.md). One-destination answers (a Dark Realms enemy move,
+    a Tiny Epic Tactics knock back) carry their keys instead of ``ends``."""
+    figure: Any
+    ends: "list[End]"
+
 
 SolveFn = Callable[[dict], dict]
 _GAMES: dict[str, SolveFn] = {}
@@ -37,14 +60,24 @@ def register_game(name: str) -> Callable[[SolveFn], SolveFn]:
     return deco
 
 
-def _load_games() -> None:
+def _load_games(game: object = None) -> None:
+    """Import the game modules (each registers itself). With ``game``: only the module
+    of that name (``movecore.games.<game>``) when it registers the game, so solving one
+    game's scenario loads no other game (nor their kernels); every module otherwise."""
     global _loaded
     if _loaded:
         return
     games = importlib.import_module(__name__.rpartition(".")[0] + ".games")  # (above: found by name)
-    for mod in pkgutil.iter_modules(games.__path__):
-        if not mod.name.startswith("_"):
-            importlib.import_module(f"{games.__name__}.{mod.name}")
+    names = [m.name for m in pkgutil.iter_modules(games.__path__)
+             if not m.name.startswith("_")]
+    if isinstance(game, str) and game in names:
+        # a game package registers its solve() and its live position on import
+        if game not in _GAMES:
+            importlib.import_module(f"{games.__name__}.{game}")
+        if game in _GAMES:
+            return
+    for name in names:
+        importlib.import_module(f"{games.__name__}.{name}")
     _loaded = True
 
 
@@ -65,6 +98,30 @@ def load_scenario(text: str) -> dict:
     except ValueError as exc:   # JSONDecodeError, UnicodeDecodeError, int digit limit
         raise ScenarioError(f"scenario is not valid JSON: {str(exc)[:200]}") from None
     return data
+
+
+def as_scenario(scenario: "Mapping[str, Any] | str | bytes | os.PathLike") -> Any:
+    """A scenario as ``solve`` and ``position`` take it: a dict as is, JSON text parsed,
+    a :class:`pathlib.Path` (any ``os.PathLike``) read from its file. A string is JSON
+    text, never a file name: one that is not JSON but looks like a path says so."""
+    if isinstance(scenario, os.PathLike):
+        try:
+            text = Path(scenario).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ScenarioError(f"cannot read scenario file {str(scenario)!r}: "
+                                f"{exc.strerror}") from exc
+        return load_scenario(text)
+    if isinstance(scenario, (str, bytes)):
+        head = scenario.lstrip()[:1]
+        if head and head not in ("{", "[", b"{", b"[") and isinstance(scenario, str) and \
+                "\n" not in scenario.strip() and (scenario.strip().endswith(".json")
+                                                  or os.path.exists(scenario.strip())):
+            raise ScenarioError(
+                f"a scenario string is JSON text; {scenario!r} looks like a file path: "
+                f"pass pathlib.Path({scenario.strip()!r}) to read the file (or "
+                f"movecore.examples.load(name) for a bundled example)")
+        return load_scenario(scenario)
+    return scenario
 
 
 #: The deepest nesting of lists and objects a scenario may use (the formats need 7).
@@ -178,13 +235,13 @@ def _utf8(text: str) -> None:
             from None
 
 
-def solve(scenario: Mapping[str, Any] | str) -> dict:
-    """Answer a scenario (a dict, or its JSON text) with the game's result dict.
+def solve(scenario: "Mapping[str, Any] | str | os.PathLike") -> SolveResult:
+    """Answer a scenario with the game's result dict: a dict, its JSON text, or a
+    :class:`pathlib.Path` to a JSON file (a plain string is JSON text, not a path).
 
     Raises a :class:`movecore.MovecoreError` subclass on any malformed input.
     """
-    if isinstance(scenario, (str, bytes)):
-        scenario = load_scenario(scenario)
+    scenario = as_scenario(scenario)
     if not isinstance(scenario, Mapping):
         raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
     scenario = clean_scenario(scenario)
@@ -192,14 +249,14 @@ def solve(scenario: Mapping[str, Any] | str) -> dict:
     if not isinstance(game, str):
         raise ScenarioError(f"scenario needs 'game': a game name string; got "
                             f"{describe(game)}")
-    _load_games()
+    _load_games(game)
     if game not in _GAMES:
         raise UnknownGameError(f"unknown game {game!r}; expected one of {sorted(_GAMES)}")
     from .vocabulary import to_native, with_common_fields
     try:
         result = _GAMES[game](dict(to_native(scenario)))
         return with_common_fields(game, result) if scenario.get("fields") == "common" \
-            else result
+            else result     # (a dict of the SolveResult shape)
     except MovecoreError:
         raise
     except RecursionError as exc:
@@ -307,10 +364,10 @@ def get_id(obj: Mapping, key: str, where: str) -> str:
 
 # ---------------------------------------------------------------- bundled examples
 def example_paths() -> list[Path]:
-    """The bundled example scenarios (``movecore/examples/*.json``), sorted by name."""
-    root = resources.files("movecore") / "examples"
-    return sorted((Path(str(p)) for p in root.iterdir() if p.name.endswith(".json")),
-                  key=lambda p: p.name)
+    """The bundled example scenarios (``movecore/examples/*.json``), sorted by name (their
+    public home is :mod:`movecore.examples`: names, descriptions, ``load``)."""
+    from .examples import _paths
+    return list(_paths().values())
 
 
 def find_example(name: str) -> Path | None:

@@ -25,7 +25,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .kernels import _types as T
 from .vocabulary import FIELDS, GRID_CHOICES, LEVEL, LEVEL_ALIASES, ONLY_GRID
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -181,6 +180,7 @@ def _only_keys(keys, required=(), **more) -> dict:
 
 
 def _descent() -> dict:
+    from .kernels import _types as T
     from .games import descent as D
     door = _obj({"id": ID, "sides": {"type": "array", "items": PAIR, "minItems": 1,
                                      "maxItems": 2},
@@ -266,6 +266,7 @@ def _dark_realms_query() -> list:
 
 
 def _grid() -> dict:
+    from .kernels import _types as T
     height = _int(-T.MAX_HEIGHT, T.MAX_HEIGHT)
     return {
         ("cell", "cost"): _int(-1, T.MAX_COST), ("cell", "height"): height,
@@ -282,6 +283,7 @@ def _grid() -> dict:
 
 
 def _heroscape() -> dict:
+    from .kernels import _types as T
     from .games import heroscape as H
     out = {
         ("cell", "level"): _int(0, T.MAX_HEIGHT), ("board", "cells"): SOME_CELLS,
@@ -302,6 +304,7 @@ def _heroscape() -> dict:
 
 
 def _mage_knight() -> dict:
+    from .kernels import _types as T
     from .games import mage_knight as M
     from .games.mage_knight.position import _MODES
     space = {"terrain": _enum(M.TERRAINS, null=True), "site": _enum(M.SITES, null=True),
@@ -371,6 +374,7 @@ def _mage_knight_query() -> list:
 
 
 def _tiny_epic_tactics() -> dict:
+    from .kernels import _types as T
     from .games import tiny_epic_tactics as E
     from .games.tiny_epic_tactics.position import _KINDS
     elevation = _int(0, E.MAX_ELEVATION)
@@ -478,6 +482,170 @@ def _value_schema(game: str, part: str, key: str) -> dict:
     return {}
 
 
+#: A one-line description of every key the schemas describe: (part, key), with a game's
+#: own meaning under (game, part, key) where it differs. docs/<game>.md has the details.
+DESCRIPTIONS = {
+    # the scenario
+    ("scenario", "game"): "The game whose rules and vocabulary the scenario uses.",
+    ("scenario", "board"): "The board: its cells and their features, in the game's words.",
+    ("scenario", "options"): "Rule options; every one has a default.",
+    ("scenario", "figures"): "The figures in play, one object each.",
+    ("scenario", "query"): "What to ask: the moving figure and its move.",
+    ("scenario", "fields"): "\"common\": the result uses the common field names "
+                            "(docs/api.md, Common form).",
+    ("scenario", "party"): "The heroes' party: the rune keys it holds.",
+    # board
+    ("board", "grid"): "The grid: \"hex\" (axial [q, r]), \"square4\" or \"square8\" "
+                       "([x, y], y down).",
+    ("board", "cells"): "The cells (spaces, squares) of the board, one object each; cells "
+                        "not listed are off the board.",
+    ("board", "width"): "Width in cells of a rectangular map.",
+    ("board", "height"): "Height in cells of a rectangular map.",
+    ("board", "terrain"): "Terrain of the map's cells, by row or by terrain name.",
+    ("board", "elevation"): "Elevation of each space, one row per map row (0 = the map).",
+    ("board", "rows"): "The map, one string per row (y down), one character per square.",
+    ("board", "walls"): "Walls between two neighbouring cells: pairs of cells.",
+    ("board", "doors"): "Doors: an id, the cell edges they span, open or closed, rune.",
+    ("board", "stairs"): "Linked staircases: pairs of squares one step apart.",
+    ("board", "glyphs"): "Squares holding an active glyph (a teleport to town).",
+    ("board", "links"): "Extra two-way connections between cells (portals, stairs).",
+    ("board", "tiles"): "Map tiles placed: a catalogue tile or its spaces, at a tile "
+                        "position.",
+    ("board", "open"): "Open tile positions where a tile may be revealed.",
+    ("board", "next_tile"): "The kind of the next tile to reveal (countryside or core).",
+    ("board", "shape"): "A map shape of the Scenario Book (wedge, open_5, open_4, open_3).",
+    ("board", "updates"): "Changes to spaces laid by tiles: conquered, owner, rampaging.",
+    # cells
+    ("cell", "at"): "The cell's coordinate.",
+    ("cell", "terrain"): "The cell's terrain.",
+    ("cell", "cost"): "Cost of entering the cell (-1: it cannot be entered).",
+    ("cell", "height"): "The cell's level (an alias of level).",
+    ("cell", "level"): "The cell's level (height, elevation).",
+    ("cell", "elevation"): "The space's elevation (0 = the map scroll).",
+    ("cell", "stop"): "Entering the cell ends the move.",
+    ("cell", "obstacle"): "An obstacle on the cell.",
+    ("cell", "glyph"): "A glyph on the space: its name, true for an unnamed one, or null.",
+    ("cell", "trap"): "A trap: it may be entered and it triggers.",
+    ("cell", "rift"): "A rift: it never blocks.",
+    ("cell", "portal"): "The space in front of a portal: true, or the side the portal "
+                        "stands on (N, E, S, W).",
+    ("cell", "site"): "The site on the space (city, keep, mage_tower...), or null.",
+    ("cell", "conquered"): "A fortified site that has been conquered.",
+    ("cell", "owner"): "The hero owning a keep (implies conquered).",
+    ("cell", "rampaging"): "The rampaging enemy on the space (orc_marauders, draconum), or "
+                           "null.",
+    # Mage Knight tiles
+    ("tile", "position"): "The tile's centre, on the tile lattice.",
+    ("tile", "tile"): "A catalogue tile name (else kind and cells).",
+    ("tile", "kind"): "countryside or core: the tile's back.",
+    ("tile", "cells"): "The tile's spaces, by hex name or coordinate.",
+    ("tile", "walls"): "Walls on the tile (Lost Legion): a hex and a side.",
+    # figures
+    ("figure", "id"): "The figure's id, unique.",
+    ("figure", "team"): "The figure's team (side): allies share one; default its own id.",
+    ("figure", "side"): "The figure's side.",
+    ("figure", "at"): "Where the figure stands.",
+    ("figure", "move"): "The figure's Move value.",
+    ("figure", "height"): "The figure's Height.",
+    ("figure", "speed"): "The figure's speed.",
+    ("figure", "flying"): "The figure flies.",
+    ("figure", "stealth_flying"): "Stealth Flying (implies flying).",
+    ("figure", "ghost_walk"): "Ghost Walk: moves through all figures.",
+    ("figure", "disengage"): "Disengage: never attacked when leaving an engagement.",
+    ("figure", "phantom_walk"): "Phantom Walk: Ghost Walk and Disengage.",
+    ("figure", "abilities"): "The figure's movement abilities, as a list of names.",
+    ("figure", "footprint"): "A large monster's base, \"WxH\" (default \"1x1\").",
+    ("figure", "marked"): "Carries a Mark (heroes and summons only).",
+    ("figure", "stamina_moved"): "Heroes only: the Stamina-only move of this round is spent.",
+    ("figure", "moved"): "Move actions the unit has taken this turn (1..3).",
+    ("figure", "turn_start"): "Where the unit's turn began (default: at).",
+    ("figure", "villages_used"): "Villages the unit has healed in this turn.",
+    # options
+    ("options", "grid"): "The grid: \"hex\", \"square4\" or \"square8\".",
+    ("options", "climb_per_level"): "Extra cost per level climbed.",
+    ("options", "climb_flat"): "Extra cost of any climb, however many levels.",
+    ("options", "max_climb"): "Most levels one step may climb (null: no limit).",
+    ("options", "mode"): "\"master\" (leaving-engagement attacks) or \"basic\" game.",
+    ("options", "climb_limit"): "\"below_height\": a step climbs fewer levels than the "
+                                "figure's Height; \"up_to_height\": up to it.",
+    ("options", "flyers_stop_in_water"): "A flyer ending on water stops there.",
+    ("options", "flyers_stop_on_glyphs"): "A flyer passing over a glyph stops on it.",
+    ("options", "time"): "\"day\" or \"night\": terrain costs follow it.",
+    ("options", "pvp"): "Player combat allowed: ending on another hero is an attack.",
+    ("options", "reductions"): "Terrain cost reductions: terrains, by, min.",
+    ("options", "enter"): "Terrains that may be entered at a cost this turn (lake, "
+                          "mountain).",
+    ("options", "forbid"): "Cost classes that cannot be entered this turn.",
+    ("options", "provoke"): "false: no step provokes a rampaging enemy this turn.",
+    ("options", "bend"): "Space Bending: spaces two away count as adjacent.",
+    ("options", "explore"): "Move points and reach of a reveal ({cost, distance}; null: "
+                            "no exploring).",
+    ("options", "cities"): "\"open\", or \"closed\": cities can be neither entered nor "
+                           "conquered.",
+    ("options", "corner_cutting"): "A diagonal step may pass the corner of a wall or an "
+                                   "obstacle.",
+    ("options", "ice"): "\"normal\" ice (slide) or \"stop\": entering ice ends the move.",
+    ("options", "large_turns"): "Which large monsters may turn their base as they move.",
+    ("options", "large_jumps"): "Large monsters may jump over what blocks them.",
+    ("options", "hound_slides"): "Hell hounds may also shift sideways across their long "
+                                 "axis for 1 MP.",
+    ("options", "pass_allies"): "false: every figure blocks; true: allies may be passed.",
+    ("options", "die"): "The die a Move card rolls (d4, d6, d8, d10, d12, d20).",
+    ("options", "trap_detour_limit"): "How many extra steps an enemy accepts to walk "
+                                      "around traps (null: any).",
+    ("options", "trap_avoidance"): "Shorthand for trap_detour_limit.",
+    ("options", "portal_hop_cost"): "What a portal hop costs (\"step\": one step onto the "
+                                    "exit front space).",
+    ("options", "diagonals"): "true allows diagonal steps (8 neighbours); not a rule of the "
+                              "game.",
+    ("options", "solo_blocked"): "What a solo enemy does when its compass route is blocked.",
+    ("options", "solo_target"): "How a solo enemy without a given target picks one.",
+    # query
+    ("query", "figure"): "The id of the figure that moves.",
+    ("query", "budget"): "Movement points to spend.",
+    ("query", "paths"): "Also give the path to every end.",
+    ("query", "provoke"): "Provoke tokens: cells whose neighbours stop a move entering "
+                          "them.",
+    ("query", "move"): "The Move value of this move (overrides the figure's).",
+    ("query", "never_attacked_leaving"): "This move draws no leaving-engagement attack.",
+    ("query", "mode"): "\"move\", or \"direct\" (move N spaces, 1 per space).",
+    ("query", "end_safe"): "Direct moves only: only safe spaces are ends.",
+    ("query", "reveal"): "Tiles revealed on the way: a position and a tile.",
+    ("query", "action"): "The hero's action: run, advance, ready or battle.",
+    ("query", "fatigue"): "Fatigue spent for extra movement points.",
+    ("query", "mp"): "Movement points, instead of an action.",
+    ("query", "roll"): "The die roll of a Move card.",
+    ("query", "bonus"): "Bonus movement added to the roll.",
+    ("query", "stamina"): "Stamina that may be spent for extra steps.",
+    ("query", "stamina_only"): "The once-per-round move paid with Stamina alone.",
+    ("query", "die"): "Planning: the die of the roll to come; each end's odds.",
+    ("query", "teleport"): "A teleport instead of a walk.",
+    ("query", "enemy"): "The enemy that moves by the enemy AI.",
+    ("query", "attack_range"): "The enemy's attack range.",
+    ("query", "type"): "The query: \"move\" (default), \"knock_back\" or \"solo\".",
+    ("query", "actions"): "Move actions this turn (1..3; more than 1 for a last unit).",
+    ("query", "via"): "Only the ends reachable while passing this village.",
+    ("query", "target"): "The unit knocked back, or the solo enemy's target.",
+    ("query", "attacker"): "Knock back: the attacking unit (the push goes away from it).",
+    ("query", "direction"): "Knock back: the direction of the push (N, E, S, W).",
+    ("query", "distance"): "Knock back: spaces to push.",
+    ("query", "compass"): "Solo move: the compass on the drawn Solo Enemy card.",
+    ("query", "range"): "Solo move: the enemy's Missile or Spell range (0 = Melee).",
+    ("query", "climb"): "Solo move: the drawn card has the Climb bonus.",
+}
+
+
+def _add_descriptions(game: str, part: str, schema: dict) -> None:
+    """Give every property of ``schema`` (a part's object schema, its query forms
+    included) its description from :data:`DESCRIPTIONS`, first in its keys."""
+    for holder in [schema, *schema.get("oneOf", ()), *schema.get("anyOf", ())]:
+        props = holder.get("properties") if isinstance(holder, dict) else None
+        for key, sub in list((props or {}).items()):
+            text = DESCRIPTIONS.get((game, part, key)) or DESCRIPTIONS.get((part, key))
+            if text and isinstance(sub, dict) and "description" not in sub:
+                props[key] = {"description": text, **sub}
+
+
 @functools.lru_cache(maxsize=None)
 def _values(game: str) -> dict:
     return _VALUES[game]() if game in _VALUES else {}
@@ -521,6 +689,9 @@ def build(game: str) -> dict:
             defs[name].update(sub)
     if game in LEVEL_ALIASES and LEVEL_ALIASES[game] != LEVEL:
         defs["cell"]["not"] = {"required": [LEVEL, LEVEL_ALIASES[game]]}
+    _add_descriptions(game, "scenario", top)
+    for part, sub in defs.items():
+        _add_descriptions(game, part, sub)
     return {"$schema": DIALECT,
             "$id": f"https://movecore.invalid/schemas/{game}.json",
             "title": f"movecore {game} scenario",
@@ -536,10 +707,13 @@ def schema_path(game: str) -> Path:
 def load(game: str) -> dict:
     """The shipped schema of a game (:class:`UnknownGameError` for an unknown game)."""
     from .errors import UnknownGameError
-    from .scenario import available_games
-    if game not in available_games():
-        raise UnknownGameError(f"unknown game {game!r}; expected one of "
-                               f"{available_games()}")
+    shipped = sorted(p.name[:-5] for p in (resources.files("movecore") / "schemas").iterdir()
+                     if p.name.endswith(".json"))
+    if not isinstance(game, str) or game not in shipped:
+        from .scenario import available_games
+        known = available_games()       # a game registered at run time has no schema
+        raise UnknownGameError(f"unknown game {game!r}; expected one of {shipped}" + (
+            "" if game not in known else f" ({game!r} is registered but ships no schema)"))
     return json.loads(schema_path(game).read_text(encoding="utf-8"))
 
 

@@ -1,9 +1,83 @@
-"""Session-wide checks."""
+"""Session-wide checks, and which tests are ``slow``.
+
+``pytest`` (and CI, ``.ci/run``) runs everything; ``pytest -m "not slow"`` is the quick
+subset: it leaves out the long differential and random-play runs listed in :data:`SLOW`
+(and the tests marked ``@pytest.mark.slow`` in place), and still checks every game.
+"""
 from __future__ import annotations
 
 import pytest
 
 import jit_audit
+
+#: The long runs (measured with ``pytest FILE --durations=50``, one file at a time):
+#: ``"all"`` marks every case of the test slow; ``"rest"`` all but its first case (one
+#: seed / example per game stays in the quick subset). Kept here, not as decorators, so
+#: that the list is one place to read and to keep up to date.
+SLOW = {
+    # kernels against the oracle over thousands of seeded random boards
+    "test_differential.py::test_plain_queries_match_oracle": "all",
+    "test_differential.py::test_reach_matches_oracle": "rest",
+    "test_differential.py::test_every_implementation_matches_oracle": "rest",
+    "test_differential.py::test_reach_many_matches_reach": "rest",
+    "test_differential.py::test_unit_cost_bfs_path_is_taken_and_agrees": "all",
+    "test_reach_pen.py::test_penalty_kernel_equals_general_kernel_exactly": "rest",
+    "test_reach_tree_api.py::test_tree_accessors_match_path": "rest",
+    # live positions: random move sequences checked against solve() / a rebuilt position
+    "test_position_heroscape.py::test_random_move_sequences_from_every_example": "rest",
+    "test_position_heroscape.py::test_random_move_sequences_on_random_battlefields": "all",
+    "test_heroscape_threads.py::test_four_threads_on_copies_answer_as_one": "rest",
+    "test_position_heroscape.py::test_random_move_sequences_with_deep_drops": "all",
+    "test_position_heroscape.py::test_paths_on_real_and_deep_battlefields": "all",
+    "test_position_descent.py::test_random_sequences_match_a_rebuilt_position": "rest",
+    "test_position_dark_realms.py::test_random_play_matches_solve": "rest",
+    "test_position_dark_realms.py::test_random_play_with_a_trap_detour_limit": "all",
+    "test_position_tiny_epic_tactics.py::test_random_play_matches_solve": "rest",
+    "test_position_mage_knight.py::test_random_games_from_bundled_examples": "rest",
+    "test_position_mage_knight.py::test_random_games_on_shaped_maps": "rest",
+    "test_position_mage_knight.py::test_random_games_revealing_lost_legion_tiles": "all",
+    "test_position_mage_knight.py::test_random_games_on_random_maps": "rest",
+    "test_position_mage_knight.py::test_random_games_on_walled_maps": "rest",
+    "test_position_grid.py::test_random_move_sequences_on_random_boards": "all",
+    "test_position_grid.py::test_random_move_sequences_from_every_example": "rest",
+    # rules against brute force on many random rooms
+    "test_descent.py::test_rooms_with_a_door_line_match_brute_force": "rest",
+    "test_descent.py::test_rooms_with_doors_match_brute_force": "rest",
+    "test_descent.py::test_large_monsters_match_brute_force": "rest",
+    "test_descent.py::test_pit_rooms_match_brute_force": "all",
+    "test_descent.py::test_random_boards_match_the_oracle": "all",
+    "test_heroscape.py::test_a_crowd_of_more_than_64_enemies_matches_the_oracles": "all",
+    "test_undo_key.py::test_undo_takes_back_every_change_exactly": "rest",
+    "test_rl.py::test_docs_training_example_beats_random": "all",
+    "test_dark_realms.py::test_trap_detour_limit_matches_brute_force": "rest",
+    # JSON Schema against the readers on random nested mutations of every example
+    "test_schema_values.py::test_schema_and_reader_agree_on_random_nested_mutations": "rest",
+    "test_schemas.py::test_schema_and_reader_agree_on_structural_mutations": "rest",
+    # fresh processes: every game module imported first, the cache audit, racing writers
+    "test_packaging.py::test_every_game_module_imports_first": "all",
+    "test_numba_cache.py::test_public_api_compiles_one_entry_per_cached_function": "all",
+    "test_numba_cache.py::test_audit_sees_a_second_signature": "all",
+    "test_numba_cache.py::test_racing_writers_of_one_entry_leave_a_right_cache": "all",
+    "test_perf.py::test_a_second_import_loads_every_kernel_from_the_cache": "all",
+    "test_selfplay.py::test_workers_show_progress_and_ctrl_c_keeps_the_finished_games": "all",
+    "test_selfplay.py::test_seeded_per_game_so_worker_count_does_not_matter": "all",
+    "test_architecture.py::test_a_broken_contract_fails": "rest",
+    # the C ABI: every bundled example through mc_solve_json, threads
+    "test_capi.py::test_solve_json_answers_every_bundled_example_like_solve": "rest",
+    "test_capi.py::test_two_host_threads_query_one_board": "all",
+}
+
+
+def _first_case(item) -> bool:
+    spec = getattr(item, "callspec", None)
+    return spec is None or not any(getattr(spec, "indices", {}).values())
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        rule = SLOW.get(f"{item.path.name}::{getattr(item, 'originalname', item.name)}")
+        if rule == "all" or (rule == "rest" and not _first_case(item)):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session", autouse=True)

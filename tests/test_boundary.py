@@ -144,3 +144,30 @@ def test_the_integers_beside_them_still_answer():
     assert mc.distance_field(B, M, [(np.int64(0), 0)], np.int64(1)).tolist() == [0, 1, -1]
     assert mc.Mover(terrain_cost=[1, 2]).terrain_cost == [1, 2]
     assert mc.Mover(terrain_cost=np.array([1, 2])).terrain_cost.tolist() == [1, 2]
+
+
+def test_solve_takes_a_path_object_and_says_when_a_string_is_a_path(tmp_path,
+                                                                   monkeypatch):
+    """A pathlib.Path is read from its file; a string is JSON text, and one that looks
+    like a file name gets a message saying so (not "Expecting value: line 1 column 1")."""
+    import json
+    from pathlib import Path
+
+    import movecore as mc
+    from movecore import examples
+    scenario = examples.load("grid_issue_example")
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(scenario))
+    assert mc.solve(f) == mc.solve(scenario) == mc.solve(json.dumps(scenario))
+    assert mc.position(f).figures == ["a", "b"]
+    monkeypatch.chdir(tmp_path)
+    for given in ("s.json", "missing.json", str(f)):
+        with pytest.raises(mc.ScenarioError, match=r"looks like a file path: pass "
+                           r"pathlib\.Path\("):
+            mc.solve(given)
+    with pytest.raises(mc.ScenarioError, match="looks like a file path"):
+        mc.position("s.json")
+    with pytest.raises(mc.ScenarioError, match="cannot read scenario file 'nope.json'"):
+        mc.solve(Path("nope.json"))
+    with pytest.raises(mc.ScenarioError, match="not valid JSON"):
+        mc.solve("{not json")

@@ -89,22 +89,29 @@ def test_cold_cache_is_detected_without_compiling(tmp_path):
     cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)))
     assert cold.stdout.split() == ["False", "False"], cold.stderr
-    import movecore.kernels  # noqa: F401  (the test process has loaded them: warm now)
+    import movecore.kernels.reach  # noqa: F401  (the test process has loaded them: warm now)
     warm = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert warm.stdout.split() == ["True", "False"], warm.stderr
 
 
 @pytest.mark.slow
 def test_cold_compile_says_so_before_and_the_true_time_after(tmp_path):
+    """A cold MOVECORE_CACHE: the compile is announced, its true time reported, the kernels
+    land in that folder (outside the install tree, which `pip install -e .` rebuilds) and
+    the next process loads them from there without a word."""
     code = "import movecore as mc; mc.reach(mc.Board.hex([(0, 0)]), mc.Mover(), 0, 1)"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["MOVECORE_CACHE"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)), timeout=600)
+                         env=env, timeout=600)
     assert out.returncode == 0, out.stderr
     lines = out.stderr.splitlines()
     assert lines[0].startswith("movecore: compiling the kernels (once;"), lines
+    assert str(tmp_path) in lines[0], lines
     assert any(ln.startswith("movecore: kernels compiled in ") for ln in lines[1:]), lines
+    assert any(p.name.startswith("reach.") for p in tmp_path.rglob("*.nbi"))
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)))
+                           env=env)
     assert "compil" not in again.stderr, again.stderr
 
 
@@ -151,10 +158,37 @@ def test_every_bench_option_has_help():
 
 
 def test_examples_lists_the_bundled_scenarios(capsys):
+    """One line per example: its name, its game and its one-line description."""
+    from movecore import examples
     assert cli.main(["examples"]) == 0
-    names = capsys.readouterr().out.split()
-    assert names == [p.stem for p in cli.example_paths()]
-    assert "grid_issue_example" in names and len(names) >= 10
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split()[0] for ln in lines] == [p.stem for p in cli.example_paths()]
+    assert "grid_issue_example" in [ln.split()[0] for ln in lines] and len(lines) >= 10
+    for ln in lines:
+        name, game, *words = ln.split()
+        assert game == examples.game(name) and " ".join(words) == examples.describe(name)
+
+
+def test_the_examples_module():
+    """movecore.examples: names, a description for every one, load() gives a fresh
+    scenario of the named game, unknown names are a typed error naming the known."""
+    import movecore as mc
+    from movecore import examples
+    names = examples.names()
+    assert names == sorted(names) and names == [p.stem for p in cli.example_paths()]
+    assert set(examples.DESCRIPTIONS) == set(names)      # every example described
+    for e in examples.catalogue():
+        assert e.description and "\n" not in e.description and len(e.description) < 110
+        assert e.game == examples.load(e.name)["game"] == examples.game(e.name)
+        assert e.game in e.description.lower().replace(" ", "_") or \
+            e.game == "grid" and ("grid" in e.description.lower() or "README" in
+                                  e.description or "C API" in e.description)
+    a = examples.load("grid_issue_example")
+    a["game"] = "changed"
+    assert examples.load("grid_issue_example.json")["game"] == "grid"
+    assert mc.solve(examples.load("grid_issue_example"))["figure"] == "a"
+    with pytest.raises(mc.ScenarioError, match="no bundled example 'nope'.*grid_issue"):
+        examples.load("nope")
 
 
 def test_solve_finds_a_bundled_example_by_name(capsys, tmp_path, monkeypatch):
@@ -177,6 +211,37 @@ def test_pretty_printer_keeps_a_coordinate_on_one_line():
     assert "\n  [0, 0],\n  [-4, 8]\n" in text
     assert json.loads(text) == {"enemy": "orc", "at": [-4, 8], "path": [[0, 0], [-4, 8]],
                                 "ends": [{"at": [1, 2], "cost": 1}], "none": []}
+
+
+@pytest.mark.parametrize("args", [["schema", "grid"], ["schema", "heroscape"], ["examples"]])
+def test_schema_and_examples_load_no_kernels(args):
+    """`movecore schema GAME` prints a file that ships with the package and `examples`
+    lists them: neither imports numba, a kernel module or a game."""
+    res, out = _probe(args)
+    assert res["rc"] == 0, out.stderr
+    assert res["kernels"] == [], res
+    assert "movecore.kernels" not in out.stdout.splitlines()[-1]
+
+
+def test_an_unknown_game_has_no_schema():
+    res, out = _probe(["schema", "chess"])
+    assert res["rc"] == 2 and "unknown game 'chess'" in out.stderr
+    assert "'grid'" in out.stderr
+
+
+@pytest.mark.parametrize("example,game", [("grid_issue_example", "grid"),
+                                          ("heroscape_engaged_knight", "heroscape"),
+                                          ("descent_hero_run", "descent")])
+def test_solve_loads_only_the_scenarios_game(example, game):
+    """`movecore solve` imports the game the scenario names and no other; a query with no
+    penalty loads no penalty kernels."""
+    res, out = _probe(["solve", example])
+    assert res["rc"] == 0, out.stderr
+    others = [m for m in res["kernels"] if m.startswith("movecore.games.")
+              and game not in m.split(".")[2] and m.split(".")[2] != "_common"]
+    assert others == [], res["kernels"]
+    if game == "grid":
+        assert "movecore.kernels.reach_pen" not in res["kernels"]
 
 
 # ------------------------------------------------- hostile input (issue 33.5): one line

@@ -16,7 +16,7 @@ MODULES = ["movecore", "movecore.board", "movecore.mover", "movecore.reach",
            "movecore.scenario", "movecore.position", "movecore.games.grid.rules",
            "movecore.games.tiny_epic_tactics.position", "movecore.games.descent.position",
            "movecore.games.heroscape.position", "movecore.games.mage_knight.position",
-           "movecore.games.dark_realms.rules"]
+           "movecore.games.dark_realms.rules", "movecore.examples"]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -91,3 +91,25 @@ def test_games_table_links_every_game_page():
     for page in ("grid", "heroscape", "mage_knight", "descent", "tiny_epic_tactics",
                  "dark_realms"):
         assert f"(docs/{page}.md)" in readme, page
+
+
+def test_readme_lists_every_command():
+    """The README's command table names every subcommand `movecore --help` lists."""
+    from movecore.tools import cli
+    text = (ROOT / "README.md").read_text()
+    table = text.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| `movecore (\w+)", table, re.M))
+    assert listed == {"solve", "games", "examples", *cli._COMMAND_MODULES}
+
+
+def test_the_slow_list_names_real_tests_and_the_readme_gives_the_quick_subset():
+    """conftest.SLOW (the tests `pytest -m "not slow"` leaves out) names test functions
+    that exist; the README documents the quick subset."""
+    import conftest
+    for key in conftest.SLOW:
+        name, func = key.split("::")
+        path = ROOT / "tests" / name
+        assert path.exists(), key
+        assert re.search(rf"^def {func}\(", path.read_text(), re.M), key
+    assert set(conftest.SLOW.values()) <= {"all", "rest"}
+    assert 'pytest -m "not slow"' in (ROOT / "README.md").read_text()

@@ -127,3 +127,157 @@ def test_racing_writers_of_one_entry_leave_a_right_cache(tmp_path):
         print(toy.f(2.5), dict(toy.f.stats.cache_hits))
     """, env=env)
     assert out.strip().split(maxsplit=1) == ["6.0", "{(float64,): 1}"]
+
+
+# The cache folder: per user, keyed by movecore's version, outside the install tree (which
+# `pip install -e .` rebuilds), so a reinstall keeps the compiled kernels.
+_TOY_FUNCS = """
+def twice(x):
+    return 2 * x
+"""
+
+_TOY_MOVECORE = """
+import importlib.util, os, sys
+import movecore
+numba = movecore._import_numba()
+# a module of movecore's, as the cache locator sees it (its name is under movecore)
+spec = importlib.util.spec_from_file_location(
+    "movecore.toy", os.path.join(os.path.dirname(__file__), "toyfuncs.py"))
+toy = importlib.util.module_from_spec(spec)
+sys.modules["movecore.toy"] = toy
+spec.loader.exec_module(toy)
+f = numba.njit(cache=True)(toy.twice)
+
+def mine(x):
+    return 3 * x
+
+g = numba.njit(cache=True)(mine)         # a user's own function: not moved
+print(f(21), g(2), dict(f.stats.cache_hits), dict(f.stats.cache_misses))
+print(f._cache._cache_path)
+print(g._cache._cache_path)
+"""
+
+
+def _clean_env(**extra):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", "MOVECORE_CACHE", "XDG_CACHE_HOME",
+                        "MOVECORE_NO_CACHE")}
+    env.update(extra)
+    return env
+
+
+def test_default_cache_dir_is_per_user_and_versioned(tmp_path):
+    import movecore
+    out = _python("import movecore; print(movecore.kernel_cache_dir())",
+                  env=_clean_env(XDG_CACHE_HOME=str(tmp_path)))
+    assert out.strip() == str(tmp_path / "movecore" / movecore.__version__ / "numba")
+    out = _python("import movecore; print(movecore.kernel_cache_dir())",
+                  env=_clean_env(HOME=str(tmp_path)))
+    assert out.strip() == str(tmp_path / ".cache" / "movecore" / movecore.__version__ /
+                              "numba")
+    out = _python("import movecore; print(movecore.kernel_cache_dir())",
+                  env=_clean_env(XDG_CACHE_HOME=str(tmp_path / "x"),
+                                 MOVECORE_CACHE=str(tmp_path / "mine"),
+                                 NUMBA_CACHE_DIR=str(tmp_path / "numba")))
+    assert out.strip() == str(tmp_path / "numba")       # numba's own setting wins
+
+
+def test_compiled_functions_survive_a_rebuilt_install_tree(tmp_path):
+    """A movecore function compiles once into MOVECORE_CACHE (outside the package, so a
+    reinstall, which rebuilds the package tree, keeps it) and the next process loads it;
+    a user's own cached function stays where numba puts it."""
+    (tmp_path / "toy.py").write_text(_TOY_MOVECORE)
+    (tmp_path / "toyfuncs.py").write_text(_TOY_FUNCS)
+    cache = tmp_path / "cache"
+    env = _clean_env(MOVECORE_CACHE=str(cache))
+    first = subprocess.run([sys.executable, str(tmp_path / "toy.py")], capture_output=True,
+                           text=True, env=env, timeout=120, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert lines[0] == "42 6 {} {(int64,): 1}"
+    assert lines[1].startswith(str(cache) + os.sep)
+    assert not lines[2].startswith(str(cache))
+    assert [p.name for p in cache.rglob("*.nbi")] and \
+        all(p.name.startswith("toyfuncs.twice") for p in cache.rglob("*.nbi"))
+    again = subprocess.run([sys.executable, str(tmp_path / "toy.py")], capture_output=True,
+                           text=True, env=env, timeout=120, cwd=tmp_path)
+    assert again.stdout.splitlines()[0] == "42 6 {(int64,): 1} {}", again.stderr
+
+
+def test_an_unwritable_cache_dir_falls_back_to_numbas_default(tmp_path):
+    """CI or a read-only home: movecore still caches (numba's __pycache__ beside the
+    sources) rather than failing."""
+    (tmp_path / "toy.py").write_text(_TOY_MOVECORE)
+    (tmp_path / "toyfuncs.py").write_text(_TOY_FUNCS)
+    blocker = tmp_path / "file"
+    blocker.write_text("")                      # a file: no folder can be made under it
+    out = subprocess.run([sys.executable, str(tmp_path / "toy.py")], capture_output=True,
+                         text=True, env=_clean_env(MOVECORE_CACHE=str(blocker / "cache")),
+                         timeout=120, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].startswith("42 6")
+    assert not out.stdout.splitlines()[1].startswith(str(blocker))
+
+
+_TOY_EAGER = """
+from numba import njit
+
+@njit("int64(int64)", cache=True)
+def thrice(x):
+    return 3 * x
+"""
+
+_TOY_ANNOUNCED = """
+import importlib.util, os, sys
+import movecore
+numba = movecore._import_numba()
+here = os.path.dirname(__file__)
+# movecore modules, as movecore's import hook wraps them: one lazy, one eager
+spec = importlib.util.spec_from_file_location("movecore.toy", os.path.join(here, "toyfuncs.py"))
+toy = importlib.util.module_from_spec(spec)
+sys.modules["movecore.toy"] = toy
+spec.loader.exec_module(toy)
+f = numba.njit(cache=True)(toy.twice)
+spec = importlib.util.spec_from_file_location("movecore.games.toy_eager",
+                                              os.path.join(here, "toyeager.py"))
+spec.loader = movecore._ModuleLoader(spec.loader)
+eager = importlib.util.module_from_spec(spec)
+sys.modules["movecore.games.toy_eager"] = eager
+spec.loader.exec_module(eager)
+print(f(21), eager.thrice(2))
+"""
+
+
+def test_every_compile_is_announced_with_what_and_how_long(tmp_path):
+    """A lazily compiled function of movecore says what it compiles at its first use,
+    with an estimate, and the true time after; a module whose import compiles is one
+    announcement; a warm cache says nothing."""
+    (tmp_path / "toy.py").write_text(_TOY_ANNOUNCED)
+    (tmp_path / "toyfuncs.py").write_text(_TOY_FUNCS)
+    (tmp_path / "toyeager.py").write_text(_TOY_EAGER)
+    env = _clean_env(MOVECORE_CACHE=str(tmp_path / "cache"))
+    run = [sys.executable, str(tmp_path / "toy.py")]
+    cold = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
+    assert cold.returncode == 0, cold.stderr
+    assert cold.stdout.split() == ["42", "6"]
+    lines = cold.stderr.splitlines()
+    assert len(lines) == 4, lines
+    assert lines[0].startswith("movecore: compiling movecore.games.toy_eager (once; "
+                               f"cached in {tmp_path / 'cache'}), about ")
+    assert lines[1].startswith("movecore: movecore.games.toy_eager compiled in ")
+    assert lines[2].startswith("movecore: compiling movecore.toy.twice at its first use "
+                               f"(once; cached in {tmp_path / 'cache'}), about ")
+    assert lines[2].endswith(" s ...")
+    assert lines[3].startswith("movecore: movecore.toy.twice compiled in ")
+    warm = subprocess.run(run, capture_output=True, text=True, env=env, timeout=120)
+    assert warm.stdout.split() == ["42", "6"] and warm.stderr == "", warm.stderr
+
+
+def test_compile_estimates_name_the_game():
+    import movecore
+    what, about = movecore._describe("movecore.games.heroscape._jit")
+    assert what == "movecore.games.heroscape._jit (Heroscape)" and about == ", about 6-22 s"
+    what, about = movecore._describe(
+        "movecore.kernels.reach_pen.kernel.<locals>.reach_pen")
+    assert what == "movecore.kernels.reach_pen.kernel.reach_pen" and about == \
+        ", about 4-13 s"

@@ -345,6 +345,38 @@ def test_warmup_and_cli_registration():
     assert args.fn is bench.run_bench and args.queries == 3
 
 
+def test_bench_says_each_phase_as_it_starts_and_the_load(capsys):
+    """`movecore bench` names each phase before it runs (the long ones go silent
+    otherwise) and prints the load average before and after."""
+    import argparse
+    from movecore.tools import bench
+    p = argparse.ArgumentParser()
+    bench.register(p.add_subparsers())
+    args = p.parse_args(["bench", "--workloads", "skirmish-hex", "--queries", "3",
+                         "--peers", "", "--rounds", "1", "--min-time", "0",
+                         "--memory", "20", "--no-cold", "--no-big"])
+    assert bench.run_bench(args) == 0
+    out = capsys.readouterr().out
+    marks = ["load average", "== loading the kernels", "kernels ready",
+             "== workload skirmish-hex", "== double-space", "double-space query",
+             "== memory: 20 queries", "memory: 20 queries in", "load average"]
+    at = 0
+    for m in marks:
+        i = out.find(m, at)
+        assert i >= 0, (m, out)
+        at = i + len(m)
+
+
+def test_bench_warns_on_a_busy_machine():
+    from movecore.tools import bench
+    quiet = bench.load_note((0.5, 0.4, 0.3), 2)
+    assert quiet == "load average 0.50 0.40 0.30 on 2 cores"
+    busy = bench.load_note((4.2, 3.0, 2.0), 2)
+    assert busy.startswith("load average 4.20 3.00 2.00 on 2 cores\nwarning: the machine "
+                           "is busy (load 4.20 > 1 per core)")
+    assert "warning" not in bench.load_note((2.0, 2.0, 2.0), 2)
+
+
 @pytest.mark.skipif(not importlib.import_module("movecore.kernels._types").CACHE,
                     reason="the Numba cache is turned off")
 def test_a_second_import_loads_every_kernel_from_the_cache():

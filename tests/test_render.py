@@ -259,7 +259,16 @@ def test_golden_pictures(game, demo_pictures):
 
 # ------------------------------------------- the picture says what the JSON says
 def _json_stop(e: dict) -> bool:
-    return bool(e.get("stopped")) or e.get("stop") not in (None, False)
+    """The result says the move stops here: ``stopped``, a ``stop`` reason, or Mage
+    Knight's ``assault`` / ``provoked`` flags."""
+    return bool(e.get("stopped")) or e.get("stop") not in (None, False) or \
+        bool({"assault", "provoked"} & set(e.get("flags") or ()))
+
+
+def _json_stop_reason(e: dict) -> str:
+    if isinstance(e.get("stop"), str):
+        return e["stop"]
+    return ", ".join(f for f in ("assault", "provoked") if f in (e.get("flags") or ()))
 
 
 def _anchor(at):
@@ -290,6 +299,60 @@ def test_end_marks_come_from_the_result_fields(name):
                  and int(p.get("data-stamina")) == (e.get("stamina") or 0)]
         assert match, (name, at, p.attrib, by_cell[at])
         assert bool(p.get("stroke-dasharray")) == stop
+        if stop and any(_json_stop_reason(e) for e in match):
+            assert p.get("data-stop-reason") in {_json_stop_reason(e) for e in match}
+
+
+def _mk_provoking_scenario() -> dict:
+    """Tovak beside a rampaging orc band and an unconquered keep: stepping along the orcs
+    provokes them, entering the keep is an assault; both end the move."""
+    cells = [{"at": [q, r], "terrain": "plains"} for q in range(-2, 3) for r in range(-2, 3)
+             if abs(q + r) <= 2]
+    for c in cells:
+        if c["at"] == [1, 0]:
+            c["rampaging"] = "orc_marauders"
+        if c["at"] == [-1, 0]:
+            c["site"] = "keep"
+    return {"game": "mage_knight", "board": {"cells": cells},
+            "options": {"time": "day"}, "figures": [{"id": "tovak", "at": [0, 0]}],
+            "query": {"figure": "tovak", "budget": 4, "paths": True}}
+
+
+def test_mage_knight_stops_are_drawn_named_and_marked_in_text():
+    """Provoked and assault ends stop the move: dashed rims with data-stop="true" and
+    their reason, a legend entry naming both, and an "s" in the text picture."""
+    s = _mk_provoking_scenario()
+    result = solve(s)
+    reasons = {tuple(e["at"]): _json_stop_reason(e) for e in result["ends"]}
+    assert "provoked" in reasons.values() and "assault" in reasons.values(), result
+    pic = picture(s, solve_for_picture(s, True))
+    root = parse(to_svg(pic))
+    for p in by_class(root, "polygon", "end"):
+        at = tuple(map(int, p.get("data-at").split(",")))
+        if reasons.get(at):
+            assert p.get("data-stop") == "true" and p.get("stroke-dasharray")
+            assert p.get("data-stop-reason") == reasons[at]
+    legend = [t.text for g in root.iter(SVG + "g") if g.get("class") == "legend"
+              for t in g.iter(SVG + "text")]
+    stops = [w for w in legend if w.startswith("move stops")]
+    assert len(stops) == 1 and "assault" in stops[0] and "provoked" in stops[0], legend
+    text = to_text(pic)
+    assert "s = stops there (" in text and "provoked" in text.splitlines()[-1]
+    provoked = next(e for e in result["ends"] if _json_stop_reason(e) == "provoked")
+    assert f"{provoked['cost']}s" in text
+
+
+@pytest.mark.parametrize("name,reason", [("heroscape_stream_crossing.json", "water"),
+                                         ("heroscape_stream_crossing.json", "glyph"),
+                                         ("descent_hero_run.json", "grapple"),
+                                         ("mage_knight_first_turns.json", "assault")])
+def test_every_games_stop_reasons_are_named_in_the_legend(name, reason):
+    s = load(name)
+    root = parse(render_svg(s, solve(s)))
+    legend = [t.text for g in root.iter(SVG + "g") if g.get("class") == "legend"
+              for t in g.iter(SVG + "text")]
+    stops = [w for w in legend if w.startswith("move stops")]
+    assert len(stops) == 1 and reason in stops[0].split(": ", 1)[1].split(", "), legend
 
 
 def test_a_descent_pit_end_is_not_drawn_as_a_stop():

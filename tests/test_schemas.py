@@ -172,3 +172,20 @@ def test_schema_refuses_level_and_its_alias_together():
     s = to_common(EXAMPLES["grid_hex_skirmish.json"])
     s["board"]["cells"][0].update(level=1, height=1)
     assert not _schema_ok(s) and not _reader_ok(s)
+
+
+@pytest.mark.parametrize("game", sorted(p.stem for p in
+                                        (ROOT / "core" / "schemas").glob("*.json")))
+def test_every_field_has_a_description(game):
+    """Each property of the shipped schema (every part, every query form) says what it
+    is, in one line."""
+    shipped = json.loads((ROOT / "core" / "schemas" / f"{game}.json").read_text())
+    parts = {"scenario": shipped, **shipped["$defs"]}
+    seen = 0
+    for part, sub in parts.items():
+        for holder in [sub, *sub.get("oneOf", ()), *sub.get("anyOf", ())]:
+            for key, value in holder.get("properties", {}).items():
+                text = value.get("description")
+                assert isinstance(text, str) and text and "\n" not in text, (part, key)
+                seen += 1
+    assert seen > 20

@@ -27,7 +27,7 @@ def _legal_ats(scenario, query):
     res = mc.solve(dict(scenario, query=query))
     if "moves" in res and "ends" not in res:    # an enemy AI's choices (Dark Realms)
         return [m["at"] for m in res["moves"] if m.get("at")]
-    return [e["at"] for e in res["ends"]]
+    return [e.get("cells", e["at"]) for e in res["ends"]]   # a large base: every square
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -143,6 +143,40 @@ def test_ctrl_c_keeps_the_games_played_and_progress_counts_them():
     assert [r["index"] for r in rep["results"]] == [0, 1, 2]
     full = sp.run_selfplay("grid", 10, 2)
     assert not full["interrupted"] and full["results"][:3] == rep["results"]
+
+
+def test_trace_true_returns_the_moves():
+    name, scen = _available("grid")[0]
+    listed = []
+    plain = sp.play("grid", scen, 5, max_turns=3, trace=listed)
+    traced = sp.play("grid", scen, 5, max_turns=3, trace=True)
+    assert traced.pop("trace") == listed and listed and traced == plain
+    assert "trace" not in sp.play("grid", scen, 5, max_turns=3, trace=False)
+    with pytest.raises(mc.QueryError, match="trace must be"):
+        sp.play("grid", scen, 5, max_turns=3, trace="yes")
+
+
+def test_workers_show_progress_and_ctrl_c_keeps_the_finished_games():
+    """Local processes: progress moves as batches finish; Ctrl-C (here raised by the
+    progress callback in the parent) stops handing out games and reports the finished
+    ones, each exactly as an inline run plays it."""
+    seen = []
+    rep = sp.run_selfplay("grid", 40, 2, workers=2, progress=seen.append)
+    assert not rep["interrupted"] and rep["games"] == 40
+    assert seen == sorted(seen) and seen[-1] == 40 and len(seen) > 2
+    inline = sp.run_selfplay("grid", 40, 2)["results"]
+    assert rep["results"] == inline
+
+    def stop(done):
+        if done >= 4:
+            raise KeyboardInterrupt
+
+    cut = sp.run_selfplay("grid", 400, 2, workers=2, progress=stop)
+    assert cut["interrupted"] and 4 <= cut["games"] < 400
+    last = max(r["index"] for r in cut["results"])
+    by_index = {r["index"]: r for r in sp.run_selfplay("grid", last + 1, 2)["results"]}
+    assert all(r == by_index[r["index"]] for r in cut["results"])
+    assert "interrupted after" in sp.format_report(cut)
 
 
 def test_a_users_scenario_file(tmp_path, capsys):

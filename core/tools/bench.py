@@ -419,14 +419,17 @@ def double_vs_single(n_queries, rounds=3, min_time=0.05):
 
 
 # ------------------------------------------------------------------ cold start, memory
-def cold_start() -> dict:
+def cold_start(log=None) -> dict:
     """Seconds for ``import movecore; movecore.warmup()`` from the Numba cache, and with
-    the cache off (``MOVECORE_NO_CACHE=1``: the compile time)."""
+    the cache off (``MOVECORE_NO_CACHE=1``: the compile time). ``log``: says which
+    process starts."""
     code = ("import time; t=time.perf_counter(); import movecore; t1=time.perf_counter(); "
             "movecore.warmup(); print(t1-t, time.perf_counter()-t)")
     out = {}
     for label, env in (("compile (no cache)", {"MOVECORE_NO_CACHE": "1"}),
                        ("from cache (1st, fills it)", {}), ("from cache", {})):
+        if log is not None:
+            log(f"  cold start {label} ...", flush=True)
         e = dict(os.environ, **env)
         e.pop("MOVECORE_NO_CACHE", None) if not env else None
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -477,10 +480,34 @@ def machine() -> str:
             f"{numba.__version__}, numpy {np.__version__};{load}")
 
 
+def load_note(load=None, cores=None) -> str:
+    """The load average, and a warning when it is above 1 per core (other jobs share the
+    cores: timings come out slow and noisy, threads gain little)."""
+    try:
+        load = os.getloadavg() if load is None else load
+    except OSError:
+        return "load average: unknown"
+    cores = cores or os.cpu_count() or 1
+    line = f"load average {' '.join(f'{x:.2f}' for x in load)} on {cores} cores"
+    if load[0] > cores:
+        line += (f"\nwarning: the machine is busy (load {load[0]:.2f} > 1 per core): other "
+                 f"jobs share the cores, so these timings are slow and noisy, and more "
+                 f"threads may come out slower than one; compare ratios within one run, "
+                 f"or run again on a quiet machine")
+    return line
+
+
+def phase(what: str) -> float:
+    """Say that a phase starts (each can take minutes on a busy machine); its start."""
+    print(f"\n== {what} ...", flush=True)
+    return time.perf_counter()
+
+
 def run_bench(args) -> int:
     from ..reach import warmup
 
-    t0 = time.perf_counter()
+    print(load_note(), flush=True)
+    t0 = phase("loading the kernels (compiling them on a cold cache)")
     warmup()
     print(f"kernels ready in {time.perf_counter() - t0:.2f} s")
     print(f"machine: {machine()}")
@@ -501,13 +528,17 @@ def run_bench(args) -> int:
     if args.games is not None:
         from .bench_games import games_report
         wanted = [g for g in args.games.split(",") if g] or None
+        phase("the game layer: legal_moves per figure, then self-play per game")
         games_report(wanted, rounds=args.rounds, selfplay_games=args.selfplay_games)
+        print(f"\n{load_note()}")
         return 0
     names = args.workloads.split(",") if args.workloads else [n for n in NAMES
                                                             if n != "double-space"]
     peers = PEERS if args.peers == "all" else tuple(p for p in args.peers.split(",") if p)
     results, notes = {}, []
     for name in names:
+        phase(f"workload {name}: {args.queries} queries, every method checked, then "
+              f"{args.rounds} timing rounds")
         w = make(name, n_starts=max(args.queries, 1))
         rows, n = bench_workload(w, args.queries, peers, args.rounds, args.min_time)
         results[name] = rows
@@ -517,24 +548,31 @@ def run_bench(args) -> int:
     bad = [(n, m) for n, rows in results.items() for m, _, ok in rows if not ok]
     for note in dict.fromkeys(notes):
         print(f"note: {note}")
+    phase("double-space against single-space queries")
     d, s = double_vs_single(args.queries, args.rounds, args.min_time)
     print(f"\ndouble-space query {d:.2f} us vs single-space {s:.2f} us on the same "
           f"battlefield: {d / s:.2f}x")
     if args.memory:
+        phase(f"memory: {args.memory:,} queries, resident memory before and after")
         before, after, t = memory_run(args.memory)
         print(f"memory: {args.memory} queries in {t:.1f} s ({t / args.memory * 1e6:.2f} "
               f"us each); resident {before / 2**20:.1f} MiB before, {after / 2**20:.1f} MiB "
               f"after ({(after - before) / 2**20:+.1f} MiB)")
     if args.cold:
-        for label, v in cold_start().items():
+        phase("cold start: three fresh processes, the first compiling every kernel with "
+              "the cache off (20 s to 1 min)")
+        for label, v in cold_start(log=print).items():
             if v[0] == "error":
                 print(f"cold start {label}: failed {v[1]}")
             else:
                 print(f"cold start {label}: import {v[0]:.2f} s, import + warmup "
                       f"{v[1]:.2f} s")
     if args.big_default:
+        phase("big boards: one solve() per game on a 100,000-cell board, each in a fresh "
+              "process")
         from .bench_big import big_report
         big_report()
+    print(f"\n{load_note()}")
     if bad:
         print(f"MISMATCH: {bad}")
         return 1

@@ -5,7 +5,8 @@
                                          (--text: a text picture; --svg: draw it); FILE
                                          may name a bundled example (movecore examples)
     movecore games                       list the registered game vocabularies
-    movecore examples                    list the bundled example scenarios
+    movecore examples                    list the bundled example scenarios (name, game,
+                                         description; movecore.examples in Python)
     movecore demo | render | bench | selfplay | capi ...   (see movecore CMD --help)
 
 Exit status: 0 on success, 2 on bad input (the typed error's message on stderr, one
@@ -96,8 +97,12 @@ def cmd_games(args) -> int:
 
 
 def cmd_examples(args) -> int:
-    for p in example_paths():
-        print(p.stem)
+    from ..examples import catalogue
+    rows = catalogue()
+    wn = max((len(e.name) for e in rows), default=0)
+    wg = max((len(e.game) for e in rows), default=0)
+    for e in rows:
+        print(f"{e.name:{wn}}  {e.game:{wg}}  {e.description}".rstrip())
     return 0
 
 

@@ -48,13 +48,15 @@ def farthest_end(pic):
 def kernels_ready() -> str:
     """Load the kernels (compiling them on a cold cache) and say truthfully how long it
     took and where they came from."""
+    import importlib
     import sys
 
     import movecore
-    loaded_before = "movecore.kernels" in sys.modules
+    loaded_before = "movecore.kernels.reach" in sys.modules
     t0 = time.perf_counter()
-    from ..reach import warmup
-    warmup()
+    # the shared kernels only: the per-kind and per-game ones compile (announced) at the
+    # first query that needs them, so the demo compiles only what its examples use
+    importlib.import_module("movecore.kernels.reach")
     dt = time.perf_counter() - t0
     info = movecore.KERNELS_LOADED
     if loaded_before or info is None:
@@ -62,7 +64,8 @@ def kernels_ready() -> str:
     if info["cold"]:
         import os
         where = ("not cached: MOVECORE_NO_CACHE is set" if os.environ.get(
-            "MOVECORE_NO_CACHE", "") not in ("", "0") else "cached now: later runs load them")
+            "MOVECORE_NO_CACHE", "") not in ("", "0") else
+            f"cached now in {movecore.kernel_cache_dir()}: later runs load them")
         return f"kernels ready in {dt:.1f} s in all, the compile above included ({where})"
     return f"kernels loaded from the numba cache in {dt:.2f} s"
 

@@ -141,12 +141,13 @@ def _root(game: str, scenario: dict) -> tuple:
 
 
 def play(game: str, scenario: dict, seed, *, policy: str = "random",
-         max_turns: int = DEFAULT_TURNS, trace: list | None = None) -> dict:
+         max_turns: int = DEFAULT_TURNS, trace: "list | bool | None" = None) -> dict:
     """Play one game on a copy of the scenario's live position; returns its counters and
     the final positions.
 
     ``seed`` is an int or a ``SeedSequence``. With ``trace`` (a list), every move is
-    appended as a :class:`Move` (positions before it, figure, chosen ``at``, query).
+    appended to it as a :class:`Move` (positions before it, figure, chosen ``at``,
+    query); ``trace=True`` returns them as the result's ``"trace"``.
 
     The turn order and the end of the game are :class:`movecore.rl.turns.Match`'s (the
     RL environments play the same game). A move is ``legal_moves`` then ``apply_row`` of
@@ -154,6 +155,13 @@ def play(game: str, scenario: dict, seed, *, policy: str = "random",
     again)."""
     if policy not in POLICIES:
         raise QueryError(f"policy must be one of {list(POLICIES)}; got {describe(policy)}")
+    keep_trace = trace is True
+    if keep_trace:
+        trace = []
+    elif trace is False:
+        trace = None
+    elif trace is not None and not isinstance(trace, list):
+        raise QueryError(f"trace must be a list, True or None; got {describe(trace)}")
     rng = np.random.default_rng(seed)
     root, sides = _root(game, scenario)
     pos = root.copy()
@@ -172,10 +180,13 @@ def play(game: str, scenario: dict, seed, *, policy: str = "random",
                               match.rules.batch))
         else:
             play_row(row)
-    return {"turns": match.turn, "moves": match.moves_played,
-            "generations": match.generations,
-            "sides_left": sorted({str(pos.side_of(f)) for f in pos.figures}),
-            "positions": {str(f): _at(pos.where(f)) for f in pos.figures}}
+    out = {"turns": match.turn, "moves": match.moves_played,
+           "generations": match.generations,
+           "sides_left": sorted({str(pos.side_of(f)) for f in pos.figures}),
+           "positions": {str(f): _at(pos.where(f)) for f in pos.figures}}
+    if keep_trace:
+        out["trace"] = trace
+    return out
 
 
 def scenario_at(scenario: dict, positions: list, query: dict) -> dict:
@@ -239,9 +250,9 @@ def run_selfplay(game: str, n_games: int, seed: int = 0, *, policy: str = "rando
     game index). ``workers`` > 1 uses local processes; ``use_ray`` spreads the games
     over a Ray cluster (``ray_address``, or a local instance with ``ray_cpus`` CPUs).
     ``scenarios``: [(name, scenario)] to play instead of the bundled examples.
-    ``progress(games_done)`` is called after each game of an inline run. An inline run
-    stopped by Ctrl-C (KeyboardInterrupt) returns the games it finished, with
-    ``"interrupted": True``."""
+    ``progress(games_done)`` is called after each game of an inline run (after each
+    small batch with ``workers`` > 1). A run stopped by Ctrl-C (KeyboardInterrupt; inline
+    or local processes) returns the games it finished, with ``"interrupted": True``."""
     if scenarios is None:
         example_scenarios(game)  # validates the game name
     if policy not in POLICIES:
@@ -271,13 +282,10 @@ def run_selfplay(game: str, n_games: int, seed: int = 0, *, policy: str = "rando
         results = [done]
         n_games = len(done)
     else:
-        # spawn, not fork: Numba's parallel kernels run on OpenMP, which forbids fork()
-        # after it has started its threads
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=len(parts), mp_context=ctx) as ex:
-            futs = [ex.submit(_play_chunk, game, seed, p, policy, max_turns, scenarios)
-                    for p in parts]
-            results = [f.result() for f in futs]
+        done, interrupted = _run_processes(game, seed, n_games, len(parts), policy,
+                                           max_turns, scenarios, progress)
+        results = [done]
+        n_games = len(done)
     elapsed = time.perf_counter() - t0
     per_game = sorted((r for part in results for r in part), key=lambda r: r["index"])
     tot = {k: sum(r[k] for r in per_game) for k in ("turns", "moves", "generations")}
@@ -291,6 +299,55 @@ def run_selfplay(game: str, n_games: int, seed: int = 0, *, policy: str = "rando
             "moves_per_s": rate(tot["moves"]),
             "generations_per_s": rate(tot["generations"]),
             "interrupted": interrupted, "results": per_game}
+
+
+def _ignore_sigint() -> None:
+    """A worker process's initializer: Ctrl-C is the parent's to handle (it stops handing
+    out games and keeps the ones finished), not a crash of every worker."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run_processes(game, seed, n_games, workers, policy, max_turns, scenarios,
+                   progress) -> tuple[list, bool]:
+    """Play the games on ``workers`` local processes, handed out in small batches so that
+    ``progress(games_done)`` moves as they finish and Ctrl-C (KeyboardInterrupt in this
+    process) keeps every game finished: the batches not started are cancelled, the ones
+    running finish. Returns (per-game results, interrupted). A game's result depends only
+    on its index and the seed, never on the batches."""
+    from concurrent.futures import as_completed
+    # spawn, not fork: Numba's parallel kernels run on OpenMP, which forbids fork()
+    # after it has started its threads
+    ctx = multiprocessing.get_context("spawn")
+    size = max(1, min(50, n_games // (workers * 8)))
+    batches = [list(range(i, min(i + size, n_games))) for i in range(0, n_games, size)]
+    done: list = []
+    taken: set = set()
+    interrupted = False
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint)
+    try:
+        futs = [ex.submit(_play_chunk, game, seed, b, policy, max_turns, scenarios)
+                for b in batches]
+        try:
+            for f in as_completed(futs):
+                taken.add(f)
+                done.extend(f.result())
+                if progress is not None:
+                    progress(len(done))
+        except KeyboardInterrupt:
+            interrupted = True
+            for f in futs:
+                f.cancel()
+            for f in futs:      # the batches already running finish: keep them
+                if f in taken or f.cancelled():
+                    continue
+                try:
+                    done.extend(f.result())
+                except Exception:  # noqa: BLE001 (a worker lost: its games are not kept)
+                    continue
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+    return done, interrupted
 
 
 def _run_ray(game, seed, parts, policy, max_turns, address, cpus, scenarios=None):
@@ -364,15 +421,14 @@ def cmd_selfplay(args) -> int:
                           max_turns=args.turns, threads=args.threads)
         print(json.dumps(rep) if args.json else format_batched(rep))
         return 0
-    show = sys.stderr.isatty() and args.workers == 1 and args.ray is None and \
-        not args.no_progress
+    show = sys.stderr.isatty() and args.ray is None and not args.no_progress
     try:
         rep = run_selfplay(game, args.games, args.seed, policy=args.policy,
                            workers=args.workers, max_turns=args.turns,
                            ray_address=args.ray or None, use_ray=args.ray is not None,
                            scenarios=scenarios,
                            progress=_Progress(args.games) if show else None)
-    except KeyboardInterrupt:   # processes or Ray: nothing partial to report
+    except KeyboardInterrupt:   # Ray: nothing partial to report
         print("movecore: selfplay interrupted", file=sys.stderr)
         return 130
     if show and rep["interrupted"]:

@@ -1567,10 +1567,36 @@ class Position(_Position):
         return D.SIDES[self.side[self._fig(figure)]]
 
     def where(self, figure):
-        """The figure's square ``(x, y)`` (a large monster's top-left square), or
-        ``"town"``."""
-        a = self.anchor[self._fig(figure)]
-        return D.TOWN if a < 0 else self.st.squares[a]
+        """Where the figure stands: its square ``(x, y)``; a large monster's squares, a
+        list of ``(x, y)`` (its top-left square, the anchor, first); or ``"town"``.
+
+        >>> import movecore as mc
+        >>> pos = mc.position({"game": "descent", "board": {"width": 3, "height": 2},
+        ...     "figures": [{"id": "ogre", "side": "monster", "at": [0, 0],
+        ...                  "footprint": "2x2", "speed": 3}]})
+        >>> pos.where("ogre")
+        [(0, 0), (1, 0), (0, 1), (1, 1)]
+        """
+        i = self._fig(figure)
+        a = self.anchor[i]
+        if a < 0:
+            return D.TOWN
+        squares = self.st.squares
+        if self.size[i] == (1, 1):
+            return squares[a]
+        return [squares[s] for s in self._squares(i, a)]
+
+    @property
+    def board(self):
+        """The dungeon's squares as a :class:`~movecore.Board` (8 neighbours): cell ``s``
+        is square ``s`` in map order, the action id of a one-square figure standing
+        there (the town, action ``NS``, has no cell). Built once per dungeon, shared by
+        copies; terrain and doors are in ``self.st.dungeon``, not in this board."""
+        st = self.st
+        board = getattr(st, "squares_board", None)
+        if board is None:
+            board = st.squares_board = Board.square_cells(st.squares, neighbours=8)
+        return board
 
     def touching(self, figure) -> list:
         """Ids of the figures with a square next to (8 neighbours) a square of
