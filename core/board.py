@@ -131,6 +131,15 @@ class Board:
     _lookup: np.ndarray
     _cache: dict = field(default_factory=dict, repr=False)
 
+    def __getstate__(self) -> dict:
+        """Pickled without ``_cache`` (prepared queries, packings: made again when
+        asked)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_cache"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.__dict__["_cache"] = {}
+
     # ------------------------------------------------------------------ building
     @classmethod
     def hex(cls, coords: Iterable[Sequence[int]], *, terrain: Layer = None,

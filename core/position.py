@@ -26,6 +26,7 @@ so tree search can branch cheaply.
 from __future__ import annotations
 
 import hashlib
+import threading
 from typing import Any, Callable, Mapping, TypeAlias
 
 import numpy as np
@@ -706,14 +707,17 @@ class CellActions:
         return self.board.coords[check_actions(actions, self.board.n_cells, figure)]
 
 
-def bind_occupant(prepared, occ: np.ndarray):
+def bind_occupant(prepared, occ: np.ndarray, **layers: np.ndarray):
     """``prepared`` (a :class:`movecore.Prepared`; board and mover packing, layers and
     parameters shared) reading the occupant layer ``occ`` (int32[N]) itself: a write to
     ``occ`` is what its next query sees, so a position whose prepared queries all read
     its own ``occ`` moves a figure with one write, and a copy rebinds them to its own
     ``occ`` in O(1). The layer is marked occupied (an empty one is only slower to read),
     so a figure stepping on needs no flag. Only for queries whose other layers nobody
-    changes (they are shared with ``prepared``)."""
+    changes (they are shared with ``prepared``), or that are given in ``layers`` too:
+    ``enter_pen`` (int32[N]), ``qflags`` (uint8[N]) or ``zoc`` (uint64[N]), the
+    position's own arrays of the kernel type (``prepared`` was prepared with them),
+    read as they are."""
     from .kernels import _types as T
     from .reach import Prepared
     p = prepared._q
@@ -726,10 +730,58 @@ def bind_occupant(prepared, occ: np.ndarray):
         new.__dict__.update(p.__dict__)
         for k, v in (("occupant", occ), ("params", params), ("one", None)):
             object.__setattr__(new, k, v)
+        for k, v in layers.items():
+            if k not in ("enter_pen", "qflags", "zoc") or getattr(p, k).shape != v.shape or \
+                    getattr(p, k).dtype != v.dtype:
+                raise ValueError(f"bind_occupant: cannot bind {k}")  # pragma: no cover
+            object.__setattr__(new, k, v)
     except AttributeError:  # pragma: no cover (a query type without __dict__)
         from dataclasses import replace
-        new = replace(p, occupant=occ, params=params, one=None)
+        new = replace(p, occupant=occ, params=params, one=None, **layers)
     return Prepared(new, prepared.mover)
+
+
+def fresh_lock() -> threading.RLock:
+    """A new lock for :func:`locked` (each position its own: a copy makes another)."""
+    return threading.RLock()
+
+
+def locked(method: Callable) -> Callable:
+    """Method decorator: the method runs holding the position's own ``_lock`` (a
+    ``threading.RLock`` each position makes for itself, never shared by copies), so that
+    threads sharing one position take turns in it. For games whose queries bring lazily
+    kept layers up to date in place (see docs/ai.md, "Threads")."""
+    import functools
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return run
+
+
+#: Held while a position builds something it shares with its copies on first use (a
+#: prepared query of a new kind of mover): built once, whole, then published.
+BUILD_LOCK = threading.RLock()
+
+_scratch = threading.local()
+
+
+def scratch_rows(k: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's scratch for one kernel call of a position (``Prepared._run_into``):
+    (int64[k, 3] query rows, int32[3, k * n] end columns) for ``k`` queries on a board
+    of ``n`` cells, reused by every position this thread asks (positions keep no
+    scratch of their own, so threads may share a position and a copy costs no buffer).
+    Valid until the thread's next call: copy out what is kept."""
+    try:
+        return _scratch.rows[k, n]
+    except (AttributeError, KeyError):
+        pass
+    rows = getattr(_scratch, "rows", None)
+    if rows is None or len(rows) > 32:
+        rows = _scratch.rows = {}
+    got = rows[k, n] = (np.zeros((k, 3), np.int64), np.empty((3, k * n), np.int32))
+    return got
 
 
 def cell_index(board, at, what: str, place: str = "on the board") -> int:

@@ -76,6 +76,25 @@ _ORDERED = _entry_point(reach1_ordered)
 _REACH_QUERY = _entry_point(reach_query)
 _NO_ORDER = np.zeros(0, np.int64)
 _REACH1_ONE = {True: _entry_point(reach1_one_plain), False: _entry_point(reach1_one_general)}
+#: id(compiled entry point) -> (its name, itself): a pickled query names its kernels
+#: (a compiled closure does not pickle) and :func:`_kernel_named` finds them again.
+_KERNELS: dict = {}
+
+
+def _name_kernel(name: tuple, f):
+    _KERNELS[id(f)] = (name, f)
+    return f
+
+
+def _kernel_named(name: tuple):
+    if name[0] == "plain_k":
+        return _plain_entries(*name[1:-1])[name[-1]]
+    return {"reach1": _REACH1, "one": _REACH1_ONE}[name[0]][name[1]]
+
+
+for _plain_flag in (True, False):
+    _name_kernel(("reach1", _plain_flag), _REACH1[_plain_flag])
+    _name_kernel(("one", _plain_flag), _REACH1_ONE[_plain_flag])
 DEFAULT_MAX_PENALTY = 15
 
 
@@ -246,6 +265,21 @@ class _Query:
     fast: object = None              # batches: reach_plain_k's (same signature as
     #                                  kernel, ends mode; hands anything else to reach1)
 
+    def __getstate__(self) -> dict:
+        """Pickled with its compiled entry points named, not pickled (see _KERNELS)."""
+        state = dict(self.__dict__)
+        for k in ("kernel", "one", "fast"):
+            f = state[k]
+            if f is not None:
+                state[k] = _KERNELS[id(f)][0]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for k in ("kernel", "one", "fast"):
+            if state[k] is not None:
+                state[k] = _kernel_named(state[k])
+        self.__dict__.update(state)
+
     def layers(self):
         b = self.board
         return (b.nbr, b.link_ptr, b.link_data, b.cell_data, b.edges, b.diag_sides,
@@ -359,7 +393,8 @@ def _plain_kernels(board, blob, params):
 @functools.lru_cache(maxsize=None)
 def _plain_entries(K, climbs, fifo):
     batch, one = reach_plain_k(K, climbs, fifo)
-    return _entry_point(batch), _entry_point(one)
+    return (_name_kernel(("plain_k", K, climbs, fifo, 0), _entry_point(batch)),
+            _name_kernel(("plain_k", K, climbs, fifo, 1), _entry_point(one)))
 
 
 #: The fast kernel keeps one stack of at most N entries per bucket: used while
@@ -409,8 +444,9 @@ def _pack(board: Board, rule: np.ndarray) -> np.ndarray:
         off += a.size
     blob = np.concatenate([head] + [np.ascontiguousarray(a, T.INDEX).ravel() for a in parts])
     if len(board._cache) > 64:
-        for k in [k for k in board._cache if isinstance(k, tuple) and k[0] == "fast_blob"]:
-            del board._cache[k]
+        for k in [k for k in list(board._cache)   # (a snapshot: threads share boards)
+                  if isinstance(k, tuple) and k[0] == "fast_blob"]:
+            board._cache.pop(k, None)
     board._cache[key] = blob
     return blob
 

@@ -557,9 +557,9 @@ def register(sub) -> None:
     p.add_argument("--no-cold", dest="cold", action="store_false",
                    help="skip the cold-start subprocesses")
     p.add_argument("--games", nargs="?", const="", default=None, metavar="LIST",
-                   help="instead: the game layer (live positions' legal moves beside a "
-                        "plain prepared query, and self-play rates) for every game, or a "
-                        "comma list of games")
+                   help="instead: the game layer (live positions' legal moves and "
+                        "copy() beside a plain prepared query, and self-play rates) for "
+                        "every game, or a comma list of games")
     p.add_argument("--big", nargs="?", const="", default=None, metavar="LIST",
                    help="instead: one solve() per game on a 100,000-cell board, in a fresh "
                         "process each (seconds and peak memory), for every game or a "

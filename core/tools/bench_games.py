@@ -5,7 +5,9 @@ each figure that moves in self-play is asked its legal moves (``Position.legal_m
 with the query self-play asks) and, beside it on the same board, a plain prepared query
 (``prepare(board, Mover(), budget).reach(start)``: unit costs, nobody on the board,
 ``budget`` = the dearest end of the figure's answer, so both searches reach as far). The
-ratio is what the game layer costs over the kernel. Then ``movecore selfplay`` runs on
+ratio is what the game layer costs over the kernel. ``copy us`` is ``Position.copy()`` of
+the position (after the figure's query: what its caches hold is there), its ratio to the
+plain query beside it (the target: at most 3x, issue 28.7). Then ``movecore selfplay`` runs on
 one core and reports turns/s and moves/s: the fastest of ``rounds`` runs of the same
 games (a run of the short bundled games lasts a fraction of a second, so one run reads
 the machine's noise as much as the game layer), the positions packed before.
@@ -39,7 +41,8 @@ def _plain_board(pos, figure, kind: str):
 
 
 def figure_rows(game: str, scenario: dict, rounds: int = 5, min_time: float = 0.05):
-    """[(figure, kind, us legal_moves, us plain query, ends)] for one scenario."""
+    """[(figure, kind, us legal_moves, us plain query, ends, us copy)] for one
+    scenario."""
     from . import selfplay as sp
     from ..mover import Mover
     from ..position import position
@@ -65,13 +68,14 @@ def figure_rows(game: str, scenario: dict, rounds: int = 5, min_time: float = 0.
         kind = f"{k}-cell" + ("+penalty" if bool(np.asarray(m.penalty).any()) else "")
         if q.get("enemy") is True:   # Dark Realms: the enemy AI's decision, not a reach
             kind = "enemy AI"
-        t_pos = t_plain = float("inf")
-        for _ in range(rounds):  # interleaved: a slow spell hits both
+        t_pos = t_plain = t_copy = float("inf")
+        for _ in range(rounds):  # interleaved: a slow spell hits all
             t_pos = min(t_pos, best_time(lambda _: pos.legal_moves(f, **q), None, 1,
                                          min_time))
             t_plain = min(t_plain, best_time(lambda _: plain.reach(start, budget), None,
                                              1, min_time))
-        rows.append((f, kind, t_pos * 1e6, t_plain * 1e6, len(m)))
+            t_copy = min(t_copy, best_time(lambda _: pos.copy(), None, 1, min_time))
+        rows.append((f, kind, t_pos * 1e6, t_plain * 1e6, len(m), t_copy * 1e6))
     return rows
 
 
@@ -85,8 +89,9 @@ def games_report(games=None, rounds: int = 5, min_time: float = 0.05,
     import json
     games = games or [g for g in sp.GAMES if g in position_games()]
     out = {}
-    log("| game | example | figure | kind | legal_moves us | plain query us | ratio |")
-    log("|---|---|---|---|---:|---:|---:|")
+    log("| game | example | figure | kind | legal_moves us | plain query us | ratio | "
+        "copy us | copy / plain |")
+    log("|---|---|---|---|---:|---:|---:|---:|---:|")
     for game in games:
         rows = []
         for p in example_paths():
@@ -95,10 +100,10 @@ def games_report(games=None, rounds: int = 5, min_time: float = 0.05,
             s = json.loads(p.read_text(encoding="utf-8"))
             if s.get("game") != game:
                 continue
-            for fig, kind, a, b, n in figure_rows(game, s, rounds, min_time):
-                rows.append((p.stem, fig, kind, a, b, n))
+            for fig, kind, a, b, n, c in figure_rows(game, s, rounds, min_time):
+                rows.append((p.stem, fig, kind, a, b, n, c))
                 log(f"| {game} | {p.stem} | {fig} | {kind} | {a:.1f} | {b:.1f} | "
-                    f"{a / b:.1f}x |")
+                    f"{a / b:.1f}x | {c:.1f} | {c / b:.1f}x |")
         out[game] = {"figures": rows}
     log("")
     log("| game | self-play games | turns/s | moves/s |")

@@ -54,8 +54,8 @@ from ...errors import (BoardError, IllegalMoveError, LimitError, PlacementError,
                       ScenarioError, describe)
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import (CellActions, Moves, cell_index, figure_key, new_figure_id,
-                         register_position)
+from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
+                         figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, distance_field, prepare, reach
 from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
@@ -85,6 +85,14 @@ class Figure:
     @property
     def team(self) -> int:
         return ENEMIES if self.side == "enemy" else PLAYERS
+
+
+def _clone(f: Figure) -> Figure:
+    """A copy of a figure (its fields are plain values): ``copy.copy`` without its
+    generic protocol (a position copies every figure)."""
+    new = object.__new__(Figure)
+    new.__dict__.update(f.__dict__)
+    return new
 
 
 @dataclass
@@ -765,14 +773,24 @@ class Position(CellActions, _Position):
         self._rank = np.empty(n, np.int64)
         xy = scene.board.coords
         self._rank[np.lexsort((xy[:, 1], xy[:, 0]))] = np.arange(n)
+        # Per-position state: ``scene.figures`` (Figure objects), ``scene.trap``,
+        # ``occ`` and ``_trap_pen`` (the trap layer as the penalty kernels read it),
+        # ``_n_traps``, ``version``. The rest is shared with copies (board-only, never
+        # written once published) or a cache of this position.
+        self._trap_pen = scene.trap.astype(T.INDEX)
+        self._figs_owned = True   # scene.figures and index are this position's alone
         self._flags = {}       # flying -> uint8[N] cell flags (board-only, shared)
-        self._queries = {}     # (team, flying) or (team, "traps") -> Prepared
+        # prepared queries: key ((team, flying), (team, "traps"), ...) -> Prepared
+        # reading this position's ``occ`` (and ``_trap_pen``): its own. ``_proto``: key
+        # (with its trap levels) -> the prepared query made by this position or a
+        # relative (copies share it; entries are published whole and never written),
+        # only ever rebound to a position's own layers (``bind_occupant``). ``_rev``:
+        # the enemies' reverse query's prototype (its terrain is the trap layout: this
+        # position's and its copies' until a trap changes).
+        self._queries = {}
+        self._proto = {}
+        self._rev = None
         self._levels = {}      # query key -> trap levels its penalty layer tracks
-        self._ends = np.empty((3, n), T.INDEX)
-        self._qrow = np.empty((1, 3), np.int64)
-        self._rem = np.empty((2, n), np.int64)   # enemy AI scratch: traps, steps left
-        self._goal_rows = np.empty((board_degree(scene.board), 3), np.int64)
-        self._ends_many = None
         self._zeros = np.zeros(n, T.INDEX)   # read-only zero column (never written)
         self._zeros.flags.writeable = False
         self._no_traps = np.zeros(n, T.INDEX)  # the enemy AI's (writeable: one signature)
@@ -793,19 +811,38 @@ class Position(CellActions, _Position):
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         sc = self.scene
-        new.scene = Scene(sc.board, sc.obstacle, sc.trap.copy(), sc.rift,
-                          [_copy.copy(f) for f in sc.figures], sc.pass_allies, sc.die,
-                          sc.trap_detour_limit, sc._cache)
-        new.index = {f.id: f for f in new.scene.figures}
+        # the figure objects (and ``index``) are shared until either position changes
+        # one (copy on write: see _own_figures)
+        new.scene = Scene(sc.board, sc.obstacle, sc.trap.copy(), sc.rift, sc.figures,
+                          sc.pass_allies, sc.die, sc.trap_detour_limit, sc._cache)
+        self._figs_owned = new._figs_owned = False
         new.occ = self.occ.copy()
-        new._queries = {k: q.copy() for k, q in self._queries.items()}
-        new._ends = np.empty_like(self._ends)
-        new._qrow = np.empty_like(self._qrow)
-        new._rem = np.empty_like(self._rem)
-        new._goal_rows = np.empty_like(self._goal_rows)
-        new._ends_many = None
+        new._trap_pen = self._trap_pen.copy()
+        new._queries = {}     # rebound to the copy's layers when first asked
         new._last = None
         return new
+
+    def __getstate__(self) -> dict:
+        """Pickled without prepared queries (compiled kernels): made again when asked."""
+        state = dict(self.__dict__)
+        state.update(_queries={}, _proto={}, _rev=None, _levels={}, _last=None)
+        return state
+
+    def _own_figures(self) -> None:
+        """Before a change to a figure: the figure objects (shared with copies until
+        then) made this position's own."""
+        if not self._figs_owned:
+            figs = [_clone(f) for f in self.scene.figures]
+            self.scene.figures = figs
+            self.index = {f.id: f for f in figs}
+            self._figs_owned = True
+
+    def _mine(self, f: Figure) -> Figure:
+        """Figure ``f`` of this position, made its own (see :meth:`_own_figures`)."""
+        if not self._figs_owned:
+            self._own_figures()
+            return self.index[f.id]
+        return f
 
     # ---------------------------------------------------------------- figures
     @property
@@ -843,14 +880,14 @@ class Position(CellActions, _Position):
         return cell_index(self.board, at, what)
 
     def _set_occ(self, cell: int, value: int) -> None:
-        self.occ[cell] = value
-        for q in self._queries.values():
-            q.set_layer("occupant", int(cell), int(value))   # (O(1) for one cell)
+        self.occ[cell] = value    # the layer every prepared query reads
 
     def remove_figure(self, figure) -> None:
         """Take a figure off the board (defeated, dismissed summon)."""
         f = self._fig(figure)
         self._record(_unremove, _copy.copy(f), self.scene.figures.index(f))
+        self._own_figures()
+        f = self.index[f.id]
         self.scene.figures = [g for g in self.scene.figures if g is not f]
         del self.index[f.id]
         self._set_occ(f.cell, T.OCC_EMPTY)
@@ -879,6 +916,7 @@ class Position(CellActions, _Position):
         f = Figure(figure, side, cell, speed=int(speed), marked=bool(marked),
                    flying=bool(flying))
         self._record(_unadd, figure)
+        self._own_figures()
         self.scene.figures = self.scene.figures + [f]
         self.index[figure] = f
         self._set_occ(cell, f.team)
@@ -891,7 +929,7 @@ class Position(CellActions, _Position):
         if f.side != "hero" and spent:
             raise QueryError(f"{figure!r} is a {f.side}; only heroes have Stamina")
         self._record(_unset, f.id, "stamina_moved", f.stamina_moved)
-        f.stamina_moved = bool(spent)
+        self._mine(f).stamina_moved = bool(spent)
         self._touch()
 
     def set_marked(self, figure, marked: bool = True) -> None:
@@ -901,7 +939,7 @@ class Position(CellActions, _Position):
             raise QueryError(f"{figure!r} is an enemy; only heroes and summons carry a "
                              f"Mark")
         self._record(_unset, f.id, "marked", f.marked)
-        f.marked = bool(marked)
+        self._mine(f).marked = bool(marked)
         self._touch()
 
     def set_trap(self, at, present: bool = True) -> None:
@@ -913,11 +951,10 @@ class Position(CellActions, _Position):
         self._record_snapshot()
         if self.scene.trap[cell] != present:
             self.scene.trap[cell] = present
+            self._trap_pen[cell] = int(present)   # the layer trap queries read
             self._n_traps += 1 if present else -1
-            self._queries.pop((ENEMIES, "rev"), None)   # its terrain is the trap mask
-            for key, q in self._queries.items():
-                if "traps" in key:
-                    q.set_layer("enter_penalty", [cell], [int(present)])
+            self._rev = None                   # its terrain is the trap mask
+            self._queries.pop((ENEMIES, "rev"), None)
         self._touch()
 
     # ---------------------------------------------------------------- moves
@@ -929,24 +966,18 @@ class Position(CellActions, _Position):
         return fl
 
     def _prepared(self, f: Figure, budget: int) -> Prepared:
-        key = (f.team, f.flying)
-        q = self._queries.get(key)
-        if q is None or q.max_budget < budget:
-            top = max(budget, 8, 2 * q.max_budget if q is not None else 0)
-            q = prepare(self.board, self.scene.mover(f), min(top, T.MAX_BUDGET),
-                        occupant=self.occ, cell_flags=self._flags_for(f.flying))
-            self._queries[key] = q
-        return q
+        return self._query_for((f.team, f.flying), f, budget, False)
 
     def _plain(self, f: Figure, budget: int):
         """(cells, costs) of a move without trap penalty, in solve()'s order."""
         q = self._prepared(f, budget)
         if q.fast:
-            row = self._qrow
+            row, ends = scratch_rows(1, self.board.n_cells)   # this thread's (threads
+            #                                                   may share a position)
             row[0, 0] = f.cell
             row[0, 1] = budget
-            total = q._run_into(row, self._ends, self._rank)
-            blk = self._ends[:2, :total].copy()
+            total = q._run_into(row, ends, self._rank)
+            blk = ends[:2, :total].copy()
             return blk[0], blk[1]
         r = q.reach(f.cell, budget)
         order = np.argsort(r.costs.astype(np.int64) * self.board.n_cells +
@@ -971,12 +1002,22 @@ class Position(CellActions, _Position):
         q = self._queries.get(key)
         levels = min(self._n_traps, MAX_TRAPS_TRACKED) if traps else 0
         if q is None or q.max_budget < budget or self._levels.get(key, 0) < levels:
-            top = max(budget, 8, 2 * q.max_budget if q is not None else 0)
-            extra = dict(enter_penalty=self.scene.trap.astype(T.INDEX),
-                         max_penalty=levels) if traps else {}
-            q = prepare(self.board, self.scene.mover(f), min(top, T.MAX_BUDGET),
-                        occupant=self.occ, cell_flags=self._flags_for(f.flying), **extra)
-            self._queries[key] = q
+            levels = max(levels, self._levels.get(key, 0))
+            pkey = (key, levels)
+            proto = self._proto.get(pkey)
+            if proto is None or proto.max_budget < budget:
+                with BUILD_LOCK:      # (copies share it: built once, then published)
+                    proto = self._proto.get(pkey)
+                    if proto is None or proto.max_budget < budget:
+                        top = max(budget, 8, 2 * q.max_budget if q is not None else 0)
+                        extra = dict(enter_penalty=self._trap_pen,
+                                     max_penalty=levels) if traps else {}
+                        proto = self._proto[pkey] = prepare(
+                            self.board, self.scene.mover(f), min(top, T.MAX_BUDGET),
+                            occupant=self.occ, cell_flags=self._flags_for(f.flying),
+                            **extra)
+            layers = {"enter_pen": self._trap_pen} if traps else {}
+            q = self._queries[key] = bind_occupant(proto, self.occ, **layers)
             self._levels = {**self._levels, key: levels}
         return q
 
@@ -997,18 +1038,19 @@ class Position(CellActions, _Position):
         route, ``steps + W * traps`` (entering a trap costs ``W + 1``, another space 1;
         W = N + 1 > any least route's steps), so (traps, steps) in lexicographic order
         run on the packed kernel. Made again after a trap changes."""
+        W = self.board.n_cells + 1
         hit = self._queries.get((ENEMIES, "rev"))
         if hit is None:
-            n = self.board.n_cells
-            W = n + 1
-            board = self.board.with_layers(terrain=self.scene.trap.astype(T.INDEX))
-            hit = prepare(board, Mover(terrain_cost=[1, W + 1], team=ENEMIES,
-                                       allies="block", enemies="block"),
-                          (self._n_traps + 1) * W, occupant=self.occ,
-                          cell_flags=self._flags_for(False))
-            self._queries[(ENEMIES, "rev")] = hit
-            self._rev_w = W
-        return hit, self._rev_w
+            proto = self._rev
+            if proto is None:
+                board = self.board.with_layers(terrain=self.scene.trap.astype(T.INDEX))
+                proto = self._rev = prepare(
+                    board, Mover(terrain_cost=[1, W + 1], team=ENEMIES, allies="block",
+                                 enemies="block"),
+                    (self._n_traps + 1) * W, occupant=self.occ,
+                    cell_flags=self._flags_for(False))
+            hit = self._queries[(ENEMIES, "rev")] = bind_occupant(proto, self.occ)
+        return hit, W
 
     def _enemy_turn(self, scene: Scene, enemy: Figure, move: int, attack_range: int,
                     dest_cells: list | None = None):
@@ -1036,10 +1078,14 @@ class Position(CellActions, _Position):
             key = (ENEMIES, "field", enemy.flying)
             fq = self._queries.get(key)
             if fq is None:
-                fq = self._queries[key] = prepare(
-                    self.board, scene.mover(enemy), n, occupant=self.occ,
-                    cell_flags=np.zeros(n, np.uint8) if enemy.flying else
-                    self._flags_for(False))
+                with BUILD_LOCK:
+                    proto = self._proto.get(key)
+                    if proto is None:
+                        proto = self._proto[key] = prepare(
+                            self.board, scene.mover(enemy), n, occupant=self.occ,
+                            cell_flags=np.zeros(n, np.uint8) if enemy.flying else
+                            self._flags_for(False))
+                fq = self._queries[key] = bind_occupant(proto, self.occ)
             r = fq.reach(enemy.cell, n)
             field_ = np.full(n, -1, np.int64)
             field_[r.cells] = r.costs
@@ -1094,40 +1140,32 @@ class Position(CellActions, _Position):
             t_now = self._no_traps[:cells.shape[0]]
             s_now = fr.costs
         n = board.n_cells
-        rem = self._rem[0]
-        rem.fill(-1)
+        rem = np.full(n, -1, np.int64)     # (this call's: threads may share the position)
         W = 1
+        occ = self.occ.copy()              # the mover's own space empty, for this call
+        occ[enemy.cell] = T.OCC_EMPTY
         if flying:
             # a flyer passes over obstacles next to the target, which are no goal: one
             # search from every goal space (one batch), the least steps over them
             goal = [a for a in board.nbr[tgt].tolist() if a >= 0 and
                     not scene.obstacle[a] and self.occ[a] == T.OCC_EMPTY]
             if goal:
-                rq = self._query_for((ENEMIES, "far", True), enemy, n, False)
-                rows = self._goal_rows[:len(goal)]
+                rq = bind_occupant(self._query_for((ENEMIES, "far", True), enemy, n,
+                                                   False), occ)
+                rows = np.empty((len(goal), 3), np.int64)
                 rows[:, 0] = goal
                 rows[:, 1] = n
-                if self._ends_many is None:
-                    self._ends_many = np.empty((3, self._goal_rows.shape[0] * n), T.INDEX)
-                rq.set_layer("occupant", enemy.cell, T.OCC_EMPTY)
-                try:
-                    total = rq._run_into(rows, self._ends_many)
-                finally:
-                    rq.set_layer("occupant", enemy.cell, ENEMIES)
+                many = np.empty((3, len(goal) * n), T.INDEX)
+                total = rq._run_into(rows, many)
                 big = np.int64(1) << 40
                 rem.fill(big)
-                np.minimum.at(rem, self._ends_many[0, :total],
-                              self._ends_many[1, :total].astype(np.int64))
+                np.minimum.at(rem, many[0, :total], many[1, :total].astype(np.int64))
                 rem[rem == big] = -1
         else:
             # the reverse search: from the target's space, the mover's own space empty;
             # an arrival's cost k = steps + W * traps (the target's space is no plan)
             rq, W = self._reverse_query(enemy)
-            rq.set_layer("occupant", enemy.cell, T.OCC_EMPTY)
-            try:
-                rr = rq.reach(tgt)
-            finally:
-                rq.set_layer("occupant", enemy.cell, ENEMIES)
+            rr = bind_occupant(rq, occ).reach(tgt)
             rem[rr.cells] = rr.costs
             rem[tgt] = -1
         best, routed = _pick()(cells, t_now, s_now, rem, flying, W, traps, dist,
@@ -1254,8 +1292,10 @@ class Position(CellActions, _Position):
     def _move(self, f: Figure, cell: int, stamina: bool = False) -> None:
         self._record(_unmove, f.id, f.cell, f.stamina_moved)
         if stamina:
+            f = self._mine(f)
             f.stamina_moved = True
         if cell != f.cell:
+            f = self._mine(f)
             self._set_occ(f.cell, T.OCC_EMPTY)
             f.cell = cell
             self._set_occ(cell, f.team)
@@ -1403,6 +1443,7 @@ def _board_find(board: Board, at) -> int:
 
 # ------------------------------------------------------------------ undo entries
 def _unmove(pos: Position, fid, cell: int, stamina_moved: bool) -> None:
+    pos._own_figures()        # (copies share figures until one changes: copy on write)
     f = pos.index[fid]
     f.stamina_moved = stamina_moved
     if cell != f.cell:
@@ -1413,6 +1454,7 @@ def _unmove(pos: Position, fid, cell: int, stamina_moved: bool) -> None:
 
 def _unremove(pos: Position, f: Figure, at: int) -> None:
     f = _copy.copy(f)      # (the entry's own stays unshared: copies share the log)
+    pos._own_figures()
     figs = list(pos.scene.figures)
     figs.insert(at, f)
     pos.scene.figures = figs
@@ -1421,10 +1463,12 @@ def _unremove(pos: Position, f: Figure, at: int) -> None:
 
 
 def _unadd(pos: Position, fid) -> None:
+    pos._own_figures()
     f = pos.index.pop(fid)
     pos.scene.figures = [g for g in pos.scene.figures if g is not f]
     pos._set_occ(f.cell, T.OCC_EMPTY)
 
 
 def _unset(pos: Position, fid, name: str, value) -> None:
+    pos._own_figures()
     setattr(pos.index[fid], name, value)

@@ -52,7 +52,7 @@ from ...errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import Moves, check_actions, figure_key, register_position
+from ...position import Moves, check_actions, figure_key, locked, register_position
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
 from ...scenario import as_coord, expect_keys, expect_object, get_bool, get_list, get_str
@@ -1420,7 +1420,13 @@ class Position(_Position):
         # per square: 1 hero, 2 monster, 0 empty; [NS] pads footprints, always empty
         self.square_bits = np.zeros(st.ns + 1, np.uint8)
         self.square_owner = np.full(st.ns + 1, -1, np.int64)
+        # kind key -> _KindState: this position's layers per kind of mover. Shared with
+        # copies until either changes or syncs them (copy on write: _own_kinds).
         self.kstate: dict = {}
+        self._ks_shared = False
+        self._figs_shared = False
+        # queries sync the kinds' layers in place: one thread at a time per position
+        self._lock = threading.RLock()
         self._dv = self._door_vectors()
         self._last: Moves | None = None
         self.version = 0
@@ -1428,6 +1434,7 @@ class Position(_Position):
             self._append(f)
 
     def _append(self, f: D.Hero) -> None:
+        self._own_figures()
         i = len(self.ids)
         self.ids.append(f.id)
         self.index[f.id] = i
@@ -1475,19 +1482,73 @@ class Position(_Position):
                    large_turns=turns, large_jumps=jumps, hound_slides=slides)
 
     def copy(self) -> "Position":
-        """An independent position: figure lists, door states and layers copied; the
-        dungeon, kind graphs, boards and prepared templates shared."""
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        for name in ("ids", "side", "size", "speed", "fly", "grapple", "aura", "anchor",
-                     "alive", "fkey", "door_open", "door_unrevealed"):
-            setattr(new, name, list(getattr(self, name)))
-        new.index = dict(self.index)
-        new.square_bits = self.square_bits.copy()
-        new.square_owner = self.square_owner.copy()
-        new.kstate = {k: s.copy() for k, s in self.kstate.items()}
-        new._last = None
-        return new
+        """An independent position: figure lists, door states and squares copied; the
+        kinds' layers shared until either position changes (then copied); the dungeon,
+        kind graphs, boards and prepared templates shared."""
+        with self._lock:
+            new = object.__new__(type(self))
+            new.__dict__.update(self.__dict__)
+            # what a move changes is copied; the figures' other lists (_FIGURE_LISTS)
+            # are shared until either position changes one (_own_figures)
+            new.anchor = list(self.anchor)
+            new.alive = list(self.alive)
+            new.door_open = list(self.door_open)
+            new.door_unrevealed = list(self.door_unrevealed)
+            new.square_bits = self.square_bits.copy()
+            new.square_owner = self.square_owner.copy()
+            self._ks_shared = new._ks_shared = True
+            self._figs_shared = new._figs_shared = True
+            new._lock = threading.RLock()
+            new._last = None
+            return new
+
+    #: The figures' lists shared by copies until one changes (add_figure, a turn).
+    _FIGURE_LISTS = ("ids", "side", "size", "speed", "fly", "grapple", "aura", "fkey")
+
+    def _own_figures(self) -> None:
+        """Before a figure list of ``_FIGURE_LISTS`` (or ``index``) changes: made this
+        position's own if a copy shares them."""
+        if self._figs_shared:
+            for name in self._FIGURE_LISTS:
+                setattr(self, name, list(getattr(self, name)))
+            self.index = dict(self.index)
+            self._figs_shared = False
+
+    def _own_kinds(self) -> dict:
+        """Before the kinds' layers change (a move, a door, a sync): made this
+        position's own if a copy shares them. Returns ``{id(old): own}`` of what was
+        copied."""
+        if not self._ks_shared:
+            return {}
+        old = list(self.kstate.items())
+        self.kstate = {k: s.copy() for k, s in old}
+        self._ks_shared = False
+        return {id(s): self.kstate[k] for k, s in old}
+
+    def _sync(self, ks: _KindState) -> _KindState:
+        """``ks`` up to date (this position's own first)."""
+        if self._ks_shared:
+            ks = self._own_kinds()[id(ks)]
+        if ks.stale:
+            ks.sync(self.square_bits)
+        return ks
+
+    def __getstate__(self) -> dict:
+        """Pickled without the dungeon's graphs and prepared queries (compiled
+        kernels): ``st`` is found again (or built) from the dungeon and options, the
+        kinds' layers are made again when asked."""
+        state = dict(self.__dict__)
+        st = self.st
+        state["st"] = (st.dungeon, st.corner, st.ice, st.large_turns, st.large_jumps,
+                       st.hound_slides)
+        state.update(kstate={}, _ks_shared=False, _figs_shared=False, _last=None)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.st = _static_for(*state["st"])
+        self._lock = threading.RLock()
 
     # ---------------------------------------------------------------- figures
     @property
@@ -1567,6 +1628,7 @@ class Position(_Position):
         new, together) and, for a grappler or aura, its anchor moved."""
         gr, au = self.grapple[i], self.aura[i]
         size = self.size[i]
+        self._own_kinds()
         for ks in self.kstate.values():
             g = ks.g
             if squares:
@@ -1674,6 +1736,7 @@ class Position(_Position):
                                          f"where {self.ids[j]!r} stands")
         self._record_snapshot()
         if i >= 0:       # a removed figure comes back: its slot is reused
+            self._own_figures()
             self.side[i] = SIDE_CODE[f.side]
             self.size[i] = tuple(f.size)
             self.speed[i] = int(f.speed)
@@ -1714,6 +1777,7 @@ class Position(_Position):
     def _relink(self) -> None:
         """Every kind's links after door states changed."""
         self._dv = self._door_vectors()
+        self._own_kinds()
         for ks in self.kstate.values():
             dv = self._dv[ks.g.team]
             if dv != ks.dv:
@@ -1820,6 +1884,7 @@ class Position(_Position):
             self.st.query_cache[key] = got
         return got
 
+    @locked
     def legal_moves(self, figure, **query) -> Moves:
         """Every legal end of ``figure``'s move (cost order, then x, then y, as
         ``solve()`` lists them). ``query``: ``action``, ``fatigue``, ``mp``, ``paths``.
@@ -1843,8 +1908,8 @@ class Position(_Position):
         ks = self.kstate.get(self.fkey[i] + (radius,))
         if ks is None:
             ks = self._kind_state(i, radius)
-        if ks.stale:
-            ks.sync(self.square_bits)
+        if ks.stale or (self._ks_shared and ks.g.large):   # (a large figure's query
+            ks = self._sync(ks)                             # writes its layers)
         prep, penalties = ks.prepared(mp)
         g = ks.g
         anchor = self.anchor[i]
@@ -1895,6 +1960,7 @@ class Position(_Position):
         finally:
             occ[own] = saved
 
+    @locked
     def legal_moves_side(self, side, **query) -> dict:
         """``{id: Moves}`` for every figure of ``side`` (``"hero"`` or ``"monster"``),
         each as if it moved first. Figures of one kind (side, footprint 1x1, flying or
@@ -1921,7 +1987,7 @@ class Position(_Position):
                 continue
             ks = self._kind_state(idx[0], key[-1])
             if ks.stale:
-                ks.sync(self.square_bits)
+                ks = self._sync(ks)
             prep, penalties = ks.prepared()
             if penalties:
                 continue
@@ -2047,6 +2113,7 @@ class Position(_Position):
         old = self.anchor[i]
         self._update_kinds(i, self._lift(i), old, -1)    # grapple/aura leave the old base
         w, h = self.size[i]
+        self._own_figures()
         self.size[i] = (h, w)
         self.fkey[i] = (self.fkey[i][0], h, w, self.fkey[i][3])
         self._place(i, anchor)

@@ -39,8 +39,8 @@ from ...board import GRID_KINDS, Board, Link
 from ...errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import (CellActions, Moves, bind_occupant, cell_index, figure_key,
-                         new_figure_id, register_position)
+from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
+                         figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare, reach
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
@@ -156,14 +156,20 @@ class Position(CellActions, _Position):
         self._rank = np.empty(board.n_cells, np.int64)
         self._rank[np.lexsort((board.coords[:, 1], board.coords[:, 0]))] = \
             np.arange(board.n_cells)
-        # team id -> prepared query, its occupant layer bound to ``self.occ`` (one
-        # layer for every team: a move writes one array); ``_proto`` holds the queries
-        # copies of this position rebind to their own ``occ`` when first asked
+        # Per-position state: the figure arrays above (``team_name``, ``team``,
+        # ``cell``, ``alive``, ``occ``), the provoke tokens below (``_tokens``,
+        # ``_tok_bit``, ``_tok_flags``, ``_tok_zoc``), ``version`` and the undo log;
+        # everything else is shared with copies (immutable) or a cache of this position.
+        #
+        # ``_queries``: team id -> prepared query reading ``self.occ`` (and the token
+        # layers while there are tokens: a move writes one array); this position's
+        # own. ``_proto``: team id (or (team, True) with tokens) -> the largest prepared
+        # query made so far by this position or a relative (copies share it): board
+        # and mover packing only, never run as it is, only rebound (``_bind``) to a
+        # position's own layers; an entry is published whole, so threads may share it.
         self._queries: dict[int, Prepared] = {}
-        self._proto: dict[int, Prepared] = self._queries
+        self._proto: dict[int, Prepared] = {}
         self._last: Moves | None = None
-        self._ends: np.ndarray | None = None   # the kernel's end columns, reused
-        self._qbuf: dict = {}                  # query rows per batch size, reused
         self._figures: list | None = None      # ids in play (cached until a change)
         self.version = 0
         # provoke tokens: coordinates in order of placing, the zoc bit of each, and the
@@ -216,13 +222,18 @@ class Position(CellActions, _Position):
         new._tok_bit = list(self._tok_bit)
         new._tok_flags = self._tok_flags.copy()
         new._tok_zoc = self._tok_zoc.copy()
-        # prepared queries read the position's occupant layer: a copy rebinds them to
-        # its own when first asked (nothing repacked, nothing made for a team not asked)
+        # prepared queries read the position's own layers: a copy rebinds the shared
+        # prototypes to its own when first asked (nothing repacked, nothing made for a
+        # team not asked, nothing of the parent's written)
         new._queries = {}
         new._last = None
-        new._ends = None
-        new._qbuf = {}
         return new
+
+    def __getstate__(self) -> dict:
+        """Pickled without prepared queries (compiled kernels): made again when asked."""
+        state = dict(self.__dict__)
+        state.update(_queries={}, _proto={}, _last=None)
+        return state
 
     # ---------------------------------------------------------------- figures
     figures = property(_Position._listed_figures, doc="Ids of the figures in play.")
@@ -419,31 +430,32 @@ class Position(CellActions, _Position):
         return get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
 
     def _prepared(self, team: int, budget: int) -> Prepared:
+        """The prepared query of ``team`` answering ``budget``, reading ``self.occ``."""
         q = self._queries.get(team)
         if q is None or q.max_budget < budget:
             # (with provoke tokens: a query that reads the token layers too; without,
             # the plain one, which skips them)
             key = (team, True) if self._tokens else team
             proto = self._proto.get(key)
-            if q is None and proto is not None and proto.max_budget >= budget:
-                q = self._bind(proto)
-            else:
-                top = max(budget, 2 * q.max_budget if q is not None else 0)
-                mover = Mover(terrain_cost=self.table, team=team, **self.options)
-                layers = dict(cell_flags=self._tok_flags, zoc=self._tok_zoc) \
-                    if self._tokens else {}
-                q = self._bind(prepare(self.board, mover, min(top, T.MAX_BUDGET),
-                                       occupant=self.occ, **layers))
-                if proto is None or proto.max_budget < q.max_budget:
-                    self._proto[key] = q
-            self._queries[team] = q
+            if proto is None or proto.max_budget < budget:
+                with BUILD_LOCK:      # (copies share it: built once, then published)
+                    proto = self._proto.get(key)
+                    if proto is None or proto.max_budget < budget:
+                        top = max(budget, 2 * q.max_budget if q is not None else 0)
+                        mover = Mover(terrain_cost=self.table, team=team, **self.options)
+                        layers = dict(cell_flags=self._tok_flags, zoc=self._tok_zoc) \
+                            if self._tokens else {}
+                        proto = self._proto[key] = prepare(
+                            self.board, mover, min(top, T.MAX_BUDGET), occupant=self.occ,
+                            **layers)
+            q = self._queries[team] = self._bind(proto)
         return q
 
     def _bind(self, prepared: Prepared) -> Prepared:
         """``prepared`` reading this position's own layers (occupancy; tokens)."""
         if self._tokens:
-            return prepared.with_layers(occupant=self.occ, cell_flags=self._tok_flags,
-                                        zoc=self._tok_zoc)
+            return bind_occupant(prepared, self.occ, qflags=self._tok_flags,
+                                 zoc=self._tok_zoc)
         return bind_occupant(prepared, self.occ)
 
     def _query(self, query: Mapping) -> dict:
@@ -502,22 +514,19 @@ class Position(CellActions, _Position):
         prep = self._prepared(team, budget)
         k = len(members)
         n = self.board.n_cells
-        queries = self._qbuf.get(k)
-        if queries is None:
-            queries = self._qbuf[k] = np.empty((k, 3), np.int64)
-        if self._ends is None or self._ends.shape[1] < k * n:
-            self._ends = np.empty((3, max(k, 4) * n), T.INDEX)
+        # this thread's query rows and end columns (threads may share a position)
+        queries, ends = scratch_rows(k, n)
         if k == 1 and prep.fast:   # one figure (legal_moves): no slicing per figure
             i = members[0]
             queries[0, 0] = self.cell[i]
             queries[0, 1] = budget
-            block = self._ends[:, :prep._run_into(queries, self._ends, self._rank)].copy()
+            block = ends[:, :prep._run_into(queries, ends, self._rank)].copy()
             return [Moves(self, self.ids[i], block[0], block[1], block[2], query=q)]
         queries[:, 0] = self.cell[members]
         queries[:, 1] = budget
         if prep.fast:
-            total = prep._run_into(queries, self._ends, self._rank)
-            block = self._ends[:, :total].copy()
+            total = prep._run_into(queries, ends, self._rank)
+            block = ends[:, :total].copy()
             counts = queries[:, 2].tolist()
         else:  # a board too large for the packed kernel: the general one, sorted here
             batch = prep.reach_many(queries[:, 0], budget, threads=1)

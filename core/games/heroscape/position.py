@@ -37,8 +37,8 @@ import numpy as np
 from ...errors import IllegalMoveError, PlacementError, QueryError, describe
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import (Moves, check_actions, figure_key, new_figure_id,
-                         register_position)
+from ...position import (Moves, check_actions, figure_key, fresh_lock, locked,
+                         new_figure_id, register_position)
 from ...position import Position as _Position
 from ...reach import prepare
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
@@ -445,6 +445,12 @@ class Position(_Position):
         self._bufs: dict = {}
         self._last = None
         self.version = 0
+        # copies share the per-figure constants (_FIGURE_CONSTANTS) until one changes
+        # them (add_figure: _own_figures); queries add layer rows and use _bufs: one
+        # thread at a time per position (see docs/ai.md, "Threads")
+        self._figs_shared = False
+        self._moves_shared = False
+        self._lock = fresh_lock()
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -470,30 +476,77 @@ class Position(_Position):
         >>> pos.where("a"), twin.where("a")
         ((0, 0), (2, 0))
         """
-        new = object.__new__(type(self))
-        d = new.__dict__
-        d.update(self.__dict__)
-        for name in ("ids", "team_name", "raw"):
-            d[name] = list(d[name])
-        d["index"] = dict(self.index)
-        d["_live"] = dict(self._live)
-        d["_info"] = list(self._info)
-        d["teams"] = dict(self.teams)
-        for name in ("team", "cells", "double", "move", "height", "flying", "stealth",
-                     "phantom", "ghost", "disengage", "alive", "at_fig", "occ_any", "occ_walk",
-                     "engaged"):
-            d[name] = d[name].copy()
-        d["raw"] = [dict(r) for r in self.raw]
-        d["_lv_rows"] = dict(self._lv_rows)
-        for name in ("_lv", "_lvn", "_lv_team", "_lv_h"):
-            d[name] = d[name].copy()
-        d["_nw_rows"] = dict(self._nw_rows)
-        for name in ("_nw", "_nw_team", "_nw_mode"):
-            d[name] = d[name].copy()
-        d["_nflags"] = {}
-        d["_bufs"] = {}
-        d["_last"] = None
-        return new
+        with self._lock:
+            new = object.__new__(type(self))
+            d = new.__dict__
+            d.update(self.__dict__)
+            # what a move changes (_MOVE_ARRAYS) and the per-figure constants are
+            # shared until either position changes them (copy on write: _own_moves,
+            # _own_figures); the layers' row tables are copied (queries add rows;
+            # _lv_team, _lv_h, _nw_team, _nw_mode are replaced, never written)
+            self._moves_shared = d["_moves_shared"] = True
+            d["_live"] = dict(self._live)
+            d["_info"] = list(self._info)
+            d["_lv_rows"] = dict(self._lv_rows)
+            d["_nw_rows"] = dict(self._nw_rows)
+            self._figs_shared = d["_figs_shared"] = True
+            d["_nflags"] = {}
+            d["_bufs"] = {}
+            d["_last"] = None
+            d["_lock"] = fresh_lock()
+            return new
+
+    _moves_shared = False     # (class defaults: see copy())
+    _figs_shared = False
+
+    #: What a move writes in place (shared by copies until either moves: _own_moves).
+    _MOVE_ARRAYS = ("cells", "alive", "at_fig", "occ_any", "occ_walk", "engaged", "_lv",
+                    "_lvn", "_nw")
+
+    def _own_moves(self) -> None:
+        """Before a move (or a removal, an addition, an undo) writes the arrays of
+        ``_MOVE_ARRAYS``: made this position's own if a copy shares them."""
+        if self._moves_shared:
+            d = self.__dict__
+            for name in self._MOVE_ARRAYS:
+                d[name] = d[name].copy()
+            self._moves_shared = False
+
+    #: Per-figure values that only add_figure changes (shared by copies until then).
+    _FIGURE_CONSTANTS = ("team", "double", "move", "height", "flying", "stealth",
+                         "phantom", "ghost", "disengage")
+
+    def _own_figures(self) -> None:
+        """Before a per-figure constant changes: made this position's own if a copy
+        shares them."""
+        if self._figs_shared:
+            d = self.__dict__
+            for name in self._FIGURE_CONSTANTS:
+                d[name] = d[name].copy()
+            d["ids"], d["team_name"] = list(self.ids), list(self.team_name)
+            d["raw"] = [dict(r) for r in self.raw]
+            d["index"], d["teams"] = dict(self.index), dict(self.teams)
+            self._figs_shared = False
+
+    def __getstate__(self) -> dict:
+        """Pickled without the battlefield's shared search data and prepared queries
+        (compiled kernels, locks): found again (or built) from the battlefield and
+        rules on unpickling; per-figure caches made again when asked."""
+        state = dict(self.__dict__)
+        f = self.field
+        field_ = object.__new__(type(f))
+        field_.__dict__.update({k: v for k, v in f.__dict__.items()
+                                if k != "_positions_static"})
+        state.update(field=field_, _info=[None] * len(self._info), _nflags={}, _bufs={},
+                     _last=None, _figs_shared=False, _moves_shared=False)
+        for k in ("_st", "_lock"):
+            del state[k]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._st = _static(self.field, self.rules)
+        self._lock = fresh_lock()
 
     # ---------------------------------------------------------------- figures
     @property
@@ -534,6 +587,7 @@ class Position(_Position):
             return [ct[c] for c in self.cells[i].tolist()]
         return ct[self.cells[i, 0]]
 
+    @locked
     def touching(self, figure) -> list:
         """Ids of the figures on a space next to one of ``figure``'s spaces (neighbouring
         hexes, whatever their levels), in play order."""
@@ -646,6 +700,8 @@ class Position(_Position):
         """Figure i from where it stands (if anywhere) to ``new0`` (, ``new1``), or off
         the battlefield (``new0`` -1): occupancy, engagement, walls, leave bits and the
         placements touching every space that changed (one compiled call)."""
+        if self._moves_shared:
+            self._own_moves()
         st = self._st
         changed = self._bufs.get("changed")
         if changed is None:
@@ -725,6 +781,8 @@ class Position(_Position):
         if i >= 0 and self.alive[i]:
             raise PlacementError(f"add_figure: figure {figure!r} is already in play")
         self._record_snapshot()
+        self._own_figures()
+        self._own_moves()
         if team not in self.teams:
             self.teams = dict(self.teams)
             self.teams[team] = len(self.teams)
@@ -910,6 +968,7 @@ class Position(_Position):
             b = self._bufs[name] = np.empty(shape, dtype)
         return b
 
+    @locked
     def legal_moves(self, figure, **query) -> Moves:
         """Every legal end of ``figure``'s move (``solve()``'s ends, as arrays); query
         keys ``move`` (default: the figure's Move) and ``paths``.
@@ -1132,6 +1191,11 @@ class Position(_Position):
                 J.finish_fast(ends, 0, total, code, start, takeoff, out)
                 cols = self._who(i, info, out[0])
         else:
+            # the query frees the figure's own space for a moment: in this position's
+            # own arrays, never in those a copy shares (copy on write, see copy())
+            self._own_moves()
+            occ = self.occ_any if (flyer or info.phantom or not st.master) else \
+                self.occ_walk
             saved = int(occ[start])
             occ[start] = T.OCC_EMPTY
             try:
@@ -1162,6 +1226,9 @@ class Position(_Position):
         kind = info.kind
         flyer = info.flyer
         t = info.team
+        # the query frees the figure's spaces for a moment (free_nodes, restore): in
+        # this position's own arrays, never in those a copy shares (see copy())
+        self._own_moves()
         c0, c1 = int(self.cells[i, 0]), int(self.cells[i, 1])
         passes_all = flyer or info.phantom
         if passes_all:
@@ -1225,6 +1292,7 @@ class Position(_Position):
         return Moves(self, figure, out[0, :m], out[1, :m], out[2, :m], out[3, :m], cols,
                      query=q)
 
+    @locked
     def _who(self, i: int, info: "_Info", actions: np.ndarray, rows=None,
              tree=None) -> dict:
         """The columns ``engaged_with`` and ``leaving_attackers`` (uint64[E], bit j =
@@ -1292,6 +1360,7 @@ class Position(_Position):
             nodes[key] = p
         return p
 
+    @locked
     def _end_dicts(self, moves: Moves) -> list[dict]:
         if moves._extra is not None:   # made with the query (paths, a crowd's who)
             return moves._extra
@@ -1320,6 +1389,7 @@ class Position(_Position):
                     cols["fall"].tolist(), cols["least_fall"].tolist(),
                     cols["least_fall_cost"].tolist())]
 
+    @locked
     def legal_moves_side(self, side, **query) -> dict:
         """``{id: Moves}`` for every figure of ``side``, each as if it moved first.
         Single-space figures of one kind whose moves draw no leaving attacks (no enemy
@@ -1486,6 +1556,7 @@ def _unmove(pos: Position, i: int, c0: int, c1: int) -> None:
 
 
 def _unremove(pos: Position, i: int, c0: int, c1: int) -> None:
+    pos._own_moves()
     pos.alive[i] = True
     pos._live[pos.ids[i]] = i
     pos._relocate(i, c0, c1 if pos.double[i] else -1)

@@ -26,8 +26,8 @@ from ...errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
                       ScenarioError, describe)
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import (CellActions, LazyColumns, Moves, cell_index, figure_key,
-                         new_figure_id, register_position)
+from ...position import (BUILD_LOCK, CellActions, LazyColumns, Moves, cell_index,
+                         figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -230,10 +230,12 @@ class _Layers:
             setattr(new, k, v.copy() if isinstance(v, np.ndarray) else v)
         if self.zoc_from is self.zoc:
             new.zoc_from = new.zoc
-        new.keeps_of = {p: list(c) for p, c in self.keeps_of.items()}
-        new.player = {k: tuple(a.copy() for a in v) for k, v in self.player.items()}
+        # (list(...items()): a snapshot, while positions sharing these layers may add
+        # entries in other threads)
+        new.keeps_of = {p: list(c) for p, c in list(self.keeps_of.items())}
+        new.player = {k: tuple(a.copy() for a in v) for k, v in list(self.player.items())}
         # a prepared query owns its layers: copied (the packed board and mover shared)
-        new.prepared = {k: p.copy() for k, p in self.prepared.items()}
+        new.prepared = {k: p.copy() for k, p in list(self.prepared.items())}
         new.next_cells = dict(self.next_cells)
         return new
 
@@ -417,10 +419,8 @@ class Position(CellActions, _Position):
         self._direct_key = _direct_key(forbid)
 
     def _scratch(self) -> None:
+        # (query scratch is the thread's: see scratch_rows; threads may share a position)
         self._figures: list | None = None     # ids in play (cached until a change)
-        self._qrow = np.zeros((1, 3), np.int64)
-        self._ends = np.empty((3, max(self.map.board.n_cells, 1)), T.INDEX)
-        self._parent_at = np.empty(self.map.board.n_cells, np.int32)   # scratch
         self._last: Moves | None = None
 
     # ---------------------------------------------------------------- construction
@@ -452,21 +452,24 @@ class Position(CellActions, _Position):
         one makes its own)."""
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
-        new.ids = list(self.ids)
-        new.index = dict(self.index)
-        new.team_name = list(self.team_name)
-        new.teams = dict(self.teams)
-        new.team_list = list(self.team_list)
+        # per-position arrays; the hero lists and dicts (ids, index, team_name, teams,
+        # team_list), the effects (reductions, enter, turn, _table_key) and the map are
+        # shared: every change replaces them, none writes them in place
         new.cell = self.cell.copy()
         new.alive = self.alive.copy()
         new.team_at = self.team_at.copy()
-        new.reductions = [dict(r) for r in self.reductions]
-        new.enter = [dict(e) for e in self.enter]
-        new._table_key = dict(self._table_key)
-        new.turn = _copy.deepcopy(self.turn)
         self._owned = new._owned = False
-        new._scratch()
+        new._figures = None
+        new._last = None
         return new
+
+    def __getstate__(self) -> dict:
+        """Pickled without prepared queries (compiled kernels): made again when asked."""
+        state = dict(self.__dict__)
+        L = state["_L"] = self._L.clone()
+        L.prepared = {}
+        state.update(_owned=True, _last=None)
+        return state
 
     def _own(self) -> _Layers:
         """The layers, made this position's own before a change (copy on write)."""
@@ -562,18 +565,22 @@ class Position(CellActions, _Position):
         if i >= 0 and self.alive[i]:
             raise PlacementError(f"add_figure: hero {figure!r} is already in play")
         self._record_snapshot()
+        # (the lists and dicts of heroes are shared with copies: replaced, never
+        # written in place)
         if team not in self.teams:
-            self.teams[team] = len(self.teams)
+            self.teams = {**self.teams, team: len(self.teams)}
         if i < 0:
             i = len(self.ids)
-            self.ids.append(figure)
-            self.index[figure] = i
-            self.team_name.append(team)
-            self.team_list.append(self.teams[team])
+            self.ids = self.ids + [figure]
+            self.index = {**self.index, figure: i}
+            self.team_name = self.team_name + [team]
+            self.team_list = self.team_list + [self.teams[team]]
             self.cell = np.append(self.cell, np.int32(c))
             self.alive = np.append(self.alive, True)
         else:
+            self.team_name = list(self.team_name)
             self.team_name[i] = team
+            self.team_list = list(self.team_list)
             self.team_list[i] = self.teams[team]
             self.cell[i] = c
             self.alive[i] = True
@@ -870,6 +877,14 @@ class Position(CellActions, _Position):
         prep = L.prepared.get(key)
         if prep is not None and prep.max_budget >= budget:
             return prep
+        with BUILD_LOCK:   # (copies share the layers: built once, whole, then published)
+            return self._make_prepared(key, budget)
+
+    def _make_prepared(self, key: tuple, budget: int) -> Prepared:
+        L = self._L
+        prep = L.prepared.get(key)
+        if prep is not None and prep.max_budget >= budget:
+            return prep
         table_key, pkey, end_safe = key
         top = min(max(budget, 16, 2 * prep.max_budget if prep is not None else 0),
                   T.MAX_BUDGET)
@@ -943,12 +958,12 @@ class Position(CellActions, _Position):
         player = L.player.get(pkey)
         if player is None:
             player = self._player(pkey)
-        q = self._qrow
+        q, ends = scratch_rows(1, max(L.n, 1))   # this thread's (threads may share)
         q[0, 0] = start
         q[0, 1] = budget
-        total = prep._run_into(q, self._ends, L.rank)
+        total = prep._run_into(q, ends, L.rank)
         block = np.empty((_ROWS, total), np.int32)
-        n = _finish_ends(self._ends, total, start, self.team_at, player[1], player[2],
+        n = _finish_ends(ends, total, start, self.team_at, player[1], player[2],
                          L.accessible, self.team_list[i], self.pvp, is_move,
                          not is_move and end_safe, block)
         if n < total:
@@ -997,7 +1012,7 @@ class Position(CellActions, _Position):
         free_at = None   # made by _explore from the ends where no tree was needed
         if is_move and r is not None:
             free_at = np.empty(board.n_cells, np.int64)
-            parent_at = self._parent_at
+            parent_at = np.empty(board.n_cells, np.int32)   # (this call's scratch)
             _provoke_detail(cells, costs, m.stop, start, zoc, zoc_from, prep.board.nbr,
                             prep.board.edges, board.terrain,
                             _TABLE_ARRAYS[self._table_key[self.time]], budget,

@@ -1,14 +1,13 @@
 """The live position of Tiny Epic Tactics (``movecore.games.tiny_epic_tactics.Position``).
 
 The realm map is packed once; one prepared query per kind of mover (team, how allies are
-passed, the ballista a unit started its turn on) follows the units through
-``Prepared.set_layer``; the units and the turn in progress are arrays. See
+passed, the ballista a unit started its turn on) reads the position's occupancy array
+itself (``bind_occupant``); the units and the turn in progress are arrays. See
 docs/tiny_epic_tactics.md, "Live position".
 """
 from __future__ import annotations
 
 import copy as _copy
-from dataclasses import replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -16,8 +15,8 @@ import numpy as np
 from ...errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
                       describe)
 from ...kernels import _types as T
-from ...position import (CellActions, Moves, bind_occupant, cell_index, figure_key,
-                         new_figure_id, register_position)
+from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
+                         figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
@@ -127,12 +126,13 @@ class Position(CellActions, _Position):
         self._rank[np.lexsort((board.coords[:, 1], board.coords[:, 0]))] = np.arange(n)
         self._zeros = np.zeros(n, T.INDEX)
         self._zeros.flags.writeable = False
-        # prepared queries: (team, allies, ballista cell or -1) -> Prepared
+        # prepared queries: (team, allies, ballista cell or -1) -> Prepared reading
+        # ``self.occ`` (this position's own); ``_proto``: the same keys -> the largest
+        # prepared query made so far by this position or a relative (copies share it,
+        # entries are published whole), never run itself, only rebound to a
+        # position's ``occ`` (``bind_occupant``): a copy repacks nothing
         self._preps: dict[tuple, Prepared] = {}
-        self._unshared: list[Prepared] = []   # those not reading self.occ itself
-        self._q1 = np.zeros((1, 3), np.int64)
-        self._qbuf: dict[int, np.ndarray] = {}
-        self._ends = np.empty((3, max(k, 4) * n), T.INDEX)
+        self._proto: dict[tuple, Prepared] = {}
         # the last Moves asked per unit, and since when Moves may be wrong for more than
         # the spaces allies took since: per team (enemies moved or came, a new turn), per
         # unit (it moved itself). A plain move's ends stay legal while only allies move
@@ -185,23 +185,19 @@ class Position(CellActions, _Position):
         new._used = list(self._used)
         new._pending = list(self._pending)
         new._movers = list(self._movers)
-        new._preps = {}
-        new._unshared = []
-        for key, p in self._preps.items():
-            if p._q.occupant is self.occ:   # reads the position's own layer: rebound
-                new._preps[key] = bind_occupant(p, new.occ)
-                continue
-            p = new._preps[key] = p.copy()
-            if not new._share(p):
-                new._unshared.append(p)
-        new._q1 = np.zeros((1, 3), np.int64)
-        new._qbuf = {}
-        new._ends = np.empty_like(self._ends)
+        new._preps = {}                    # rebound to new.occ when first asked
         new._recent = [None] * len(self.ids)
         new._team_stale = list(self._team_stale)
         new._unit_stale = list(self._unit_stale)
         new._muster = None
         return new
+
+    def __getstate__(self) -> dict:
+        """Pickled without prepared queries (compiled kernels) and answers kept: made
+        again when asked."""
+        state = dict(self.__dict__)
+        state.update(_preps={}, _proto={}, _recent=[None] * len(self.ids), _muster=None)
+        return state
 
     # ---------------------------------------------------------------- figures
     figures = property(_Position._listed_figures,
@@ -302,9 +298,7 @@ class Position(CellActions, _Position):
         return cell_index(self.board, at, what, "on the realm map")
 
     def _set_occ(self, cell: int, value: int) -> None:
-        self.occ[cell] = value
-        for p in self._unshared:
-            p.set_layer("occupant", cell, value)
+        self.occ[cell] = value    # the layer every prepared query reads
 
     # ---------------------------------------------------------------- the turn
     def new_turn(self) -> None:
@@ -402,36 +396,21 @@ class Position(CellActions, _Position):
         key = (team, allies, ballista)
         p = self._preps.get(key)
         if p is None or p.max_budget < budget:
-            top = max(budget, 8, 2 * p.max_budget if p is not None else 0)
-            flags = None
-            if ballista >= 0:
-                flags = np.zeros(self.board.n_cells, np.uint8)
-                flags[ballista] = T.CELL_BLOCKED
-            p = prepare(self.board, mover_for(team, allies=allies), min(top, T.MAX_BUDGET),
-                        occupant=self.occ, cell_flags=flags)
-            old = self._preps.get(key)
-            if old is not None and old in self._unshared:
-                self._unshared.remove(old)
-            self._preps[key] = p
-            if not self._share(p):
-                self._unshared.append(p)
+            proto = self._proto.get(key)
+            if proto is None or proto.max_budget < budget:
+                with BUILD_LOCK:      # (copies share it: built once, then published)
+                    proto = self._proto.get(key)
+                    if proto is None or proto.max_budget < budget:
+                        top = max(budget, 8, 2 * p.max_budget if p is not None else 0)
+                        flags = None
+                        if ballista >= 0:
+                            flags = np.zeros(self.board.n_cells, np.uint8)
+                            flags[ballista] = T.CELL_BLOCKED
+                        proto = self._proto[key] = prepare(
+                            self.board, mover_for(team, allies=allies),
+                            min(top, T.MAX_BUDGET), occupant=self.occ, cell_flags=flags)
+            p = self._preps[key] = bind_occupant(proto, self.occ)
         return p
-
-    def _share(self, p: Prepared) -> bool:
-        """Make ``p`` read this position's occupant array itself (one write per change
-        instead of one ``set_layer`` per prepared query). Relies on how ``Prepared``
-        holds its layers (``_q.occupant``; ``_q.params`` says someone stands on the
-        map); where that does not hold, False (``set_layer`` keeps it up to date)."""
-        q = getattr(p, "_q", None)
-        try:
-            ok = (q is not None and q.occupant.shape == self.occ.shape and
-                  q.occupant.dtype == self.occ.dtype and bool(q.params[T.P_HAS_OCC]) and
-                  q.one is None)
-            if ok:
-                p._q = replace(q, occupant=self.occ)
-        except (AttributeError, TypeError, ValueError):  # pragma: no cover
-            return False
-        return ok
 
     def _unit_prep(self, i: int, budget: int, allies: str = "pass") -> Prepared:
         began = self._began(i)
@@ -484,15 +463,12 @@ class Position(CellActions, _Position):
     def _tree(self, p: Prepared, i: int, start: int, budget: int):
         """A full answer (search tree kept) from ``start`` with unit ``i`` off the map
         (it is the one moving), as the reference answers."""
-        c, t = int(self.cell[i]), int(self.team[i])
         if not self.alive[i]:  # pragma: no cover
             raise self._figure_error(self.ids[i])
-        p.set_layer("occupant", c, T.OCC_EMPTY)
-        try:
-            r = p.reach(start, budget)
-            r.tree  # noqa: B018  (made now, while the layer is this query's)
-        finally:
-            p.set_layer("occupant", c, t)
+        occ = self.occ.copy()     # (the position's own is never written by a query:
+        occ[int(self.cell[i])] = T.OCC_EMPTY    # threads may share it)
+        r = p.with_layers(occupant=occ).reach(start, budget)
+        r.tree  # noqa: B018  (made now)
         return r
 
     # ---------------------------------------------------------------- queries
@@ -633,20 +609,16 @@ class Position(CellActions, _Position):
         if not p.fast:
             return self._batch_general(p, members, budget, query)
         k = len(members)
+        queries, ends = scratch_rows(k, self.board.n_cells)  # this thread's (threads
+        #                                                      may share a position)
         if k == 1:
-            queries = self._q1
             queries[0, 0] = self.cell[members[0]]
             queries[0, 1] = budget
         else:
-            queries = self._qbuf.get(k)
-            if queries is None:
-                queries = self._qbuf[k] = np.zeros((k, 3), np.int64)
             queries[:, 0] = self.cell[members]
             queries[:, 1] = budget
-            if self._ends.shape[1] < k * self.board.n_cells:
-                self._ends = np.empty((3, k * self.board.n_cells), T.INDEX)
-        total = p._run_into(queries, self._ends, self._rank)
-        block = self._ends[:, :total].copy()
+        total = p._run_into(queries, ends, self._rank)
+        block = ends[:, :total].copy()
         ball = self._ballista.take(block[0])
         v = self.version
         recent = self._recent
