@@ -497,7 +497,7 @@ def test_tile_catalogue_is_consistent():
         if t["kind"] != "starting":
             assert len(hexes) == 7
         for c in t["cells"]:
-            mk.rules._check_space(mk.Space(c["terrain"], c.get("site"), False, None,
+            mk.map._check_space(mk.Space(c["terrain"], c.get("site"), False, None,
                                      c.get("rampaging")), name)
     base = {k: [n for n in v if "expansion" not in cat[n]] for k, v in kinds.items()}
     assert len(base["countryside"]) == 11 and len(base["core"]) == 8
@@ -755,7 +755,7 @@ def test_lost_legion_tiles_load_with_their_walls():
         want = {mk.wall_key(at(a), at(b)) for a, b in walls}
         assert set(mk.catalogue_walls(name, (q0, r0))) == want, name
         for a, b in want:
-            assert mk.rules._read_wall([a, b], "w") == (a, b)   # every wall between neighbours
+            assert mk.map._read_wall([a, b], "w") == (a, b)   # every wall between neighbours
     hexes = {n: {c["hex"]: c for c in cat[n]["cells"]} for n in LOST_LEGION}
     assert hexes["countryside_12"]["C"]["rampaging"] == "orc_marauders"
     assert hexes["countryside_13"]["NE"]["rampaging"] == "orc_marauders"
