@@ -22,30 +22,13 @@ import numpy as np
 
 from ..batch import BatchedGames
 from ..errors import QueryError, describe
-from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game, turn_sides
+from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game
+from ._roots import _root
 from ..kernels import _types as T
 from ..position import grid_distance
 
 _BIG = np.int64(1) << 40
 POLICIES = ("random", "greedy")
-_ROOTS: dict = {}
-
-
-def _root(game: str, scenario: dict) -> tuple:
-    """(root position, the sides that take turns) of a scenario, built once per process
-    (keyed by the scenario object), every moving figure asked once (what a position
-    caches per kind of mover is made here)."""
-    hit = _ROOTS.get(id(scenario))
-    if hit is None or hit[0] is not scenario:
-        from ..position import position
-        pos = position(scenario)
-        g = GAME_CLASSES[game](pos)
-        rng = np.random.default_rng(0)
-        for f in pos.figures:
-            if g.moves(pos, f):
-                pos.legal_moves(f, **g.query(pos, f, rng))
-        hit = _ROOTS[id(scenario)] = (scenario, pos, turn_sides(g, pos))
-    return hit[1:]
 #: grid distance kinds of the fused step (as :func:`movecore.position.grid_distance`)
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
 
@@ -63,11 +46,29 @@ def _fused_kernel():
 
     from ..kernels.reach import is_plain, reach1_general, reach1_plain
 
+    @njit(inline="always")
+    def _enemy_distance(coords, cell, alive, side_of, kind, b, f, c):
+        """Grid distance from cell ``c`` to the nearest enemy of figure ``f`` in game
+        ``b`` (2**40 when none is in play)."""
+        d = np.int64(1) << 40
+        for g in range(cell.shape[1]):
+            if alive[b, g] and side_of[g] != side_of[f]:
+                dq = coords[c, 0] - coords[cell[b, g], 0]
+                dr = coords[c, 1] - coords[cell[b, g], 1]
+                if kind == 0:
+                    e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+                elif kind == 1:
+                    e = abs(dq) + abs(dr)
+                else:
+                    e = max(abs(dq), abs(dr))
+                d = min(d, e)
+        return d
+
     @njit(cache=True, nogil=True)
     def fused_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
                    shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers, turn,
                    actor, done, nbr, coords, kind, greedy, u, max_turns, buf, ends, row,
-                   query, lo, hi, counts):
+                   dist, query, lo, hi, counts):
         N = occ.shape[1]
         F = cell.shape[1]
         K = nbr.shape[1]
@@ -106,18 +107,8 @@ def _fused_kernel():
                     for c in range(N):
                         if row[c] == 0:
                             continue
-                        d = np.int64(1) << 40
-                        for g in range(F):
-                            if alive[b, g] and side_of[g] != side_of[f]:
-                                dq = coords[c, 0] - coords[cell[b, g], 0]
-                                dr = coords[c, 1] - coords[cell[b, g], 1]
-                                if kind == 0:
-                                    e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
-                                elif kind == 1:
-                                    e = abs(dq) + abs(dr)
-                                else:
-                                    e = max(abs(dq), abs(dr))
-                                d = min(d, e)
+                        d = _enemy_distance(coords, cell, alive, side_of, kind, b, f, c)
+                        dist[c] = d
                         if d < best:
                             best = d
                             n_best = 0
@@ -131,19 +122,7 @@ def _fused_kernel():
                     seen = 0
                     for c in range(N):
                         if row[c] == 2:
-                            d = np.int64(1) << 40
-                            for g in range(F):
-                                if alive[b, g] and side_of[g] != side_of[f]:
-                                    dq = coords[c, 0] - coords[cell[b, g], 0]
-                                    dr = coords[c, 1] - coords[cell[b, g], 1]
-                                    if kind == 0:
-                                        e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
-                                    elif kind == 1:
-                                        e = abs(dq) + abs(dr)
-                                    else:
-                                        e = max(abs(dq), abs(dr))
-                                    d = min(d, e)
-                            if d == best:
+                            if dist[c] == best:
                                 if seen == want:
                                     pick = c
                                     break
@@ -410,8 +389,9 @@ class BatchedPlay:
             n_chunks = G._bufs.shape[0]
             self._fz = (np.zeros((n_chunks, 3), np.int64),
                         np.zeros((n_chunks, G.occ.shape[1]), np.uint8),
+                        np.zeros((n_chunks, G.occ.shape[1]), np.int64),
                         np.zeros((n_chunks, 1, 3), np.int64))
-        counts, rows, queries = self._fz
+        counts, rows, dists, queries = self._fz
         counts[:] = 0
         kernel = _fused_kernel()
         u = self.rng.random((self.B, 3))
@@ -423,12 +403,13 @@ class BatchedPlay:
         n_chunks = counts.shape[0]
         B = self.B
         if n_chunks == 1:
-            kernel(*args, G._bufs[0], G._ends[0], rows[0], queries[0], 0, B, counts[0])
+            kernel(*args, G._bufs[0], G._ends[0], rows[0], dists[0], queries[0], 0, B,
+                   counts[0])
         else:
             from ..reach import _thread_pool
 
             def run(c):
-                kernel(*args, G._bufs[c], G._ends[c], rows[c], queries[c],
+                kernel(*args, G._bufs[c], G._ends[c], rows[c], dists[c], queries[c],
                        (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
 
             pool = _thread_pool(n_chunks - 1)
