@@ -240,6 +240,8 @@ class BatchedPlay:
             [dict(g.query(root, f, np.random.default_rng(0))) for f in root.figures]
         self.games = BatchedGames(root, num_games, query=self.queries, threads=threads,
                                   backend=backend if not rolled else "positions")
+        if rolled:
+            self.games.why = "each move's query is rolled (Dark Realms' die)"
         G = self.games
         self.B, self.F = G.B, G.F
         self.policy = policy
