@@ -638,6 +638,16 @@ class Position:
         return [fid for fid, t, a in zip(self.ids, self.team_name, self.alive)
                 if a and t == side]
 
+    def _listed_touching(self, figure) -> list:
+        """``touching()`` of a position whose figures each stand on one cell
+        (``self.cell``, ``self.board``): the figures on the board's geometric neighbours
+        of ``figure``'s cell, in play order."""
+        i = self._fig(figure)
+        nb = self.board.nbr[self.cell[i]]
+        near = set(nb[nb >= 0].tolist())
+        return [fid for fid, c, a in zip(self.ids, self.cell.tolist(), self.alive)
+                if a and c in near]
+
     def _fig(self, figure) -> int:
         """The row of a figure in play; :class:`QueryError` naming it otherwise."""
         i = self.index.get(figure_key(figure), -1)

@@ -239,12 +239,7 @@ class Position(CellActions, _Position):
     figures = property(_Position._listed_figures, doc="Ids of the figures in play.")
     team_figures = _Position._listed_team_figures
 
-    def touching(self, figure) -> list:
-        i = self._fig(figure)
-        nb = self.board.nbr[self.cell[i]]
-        near = set(nb[nb >= 0].tolist())
-        return [fid for fid, c, a in zip(self.ids, self.cell.tolist(), self.alive)
-                if a and c in near]
+    touching = _Position._listed_touching
 
     def side_of(self, figure):
         return self.team_name[self._fig(figure)]

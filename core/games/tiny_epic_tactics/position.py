@@ -214,14 +214,9 @@ class Position(CellActions, _Position):
         """The teams with units in play, in order of first appearance."""
         return list(dict.fromkeys(t for t, a in zip(self.team_name, self.alive) if a))
 
-    def touching(self, figure) -> list:
-        """Ids of the units on the spaces next to ``figure``'s (the map's geometric
-        neighbours, not portal hops), in play order."""
-        i = self._fig(figure)
-        nb = self.board.nbr[self.cell[i]]
-        near = set(nb[nb >= 0].tolist())
-        return [fid for fid, c, a in zip(self.ids, self.cell.tolist(), self.alive)
-                if a and c in near]
+    #: Ids of the units on the spaces next to ``figure``'s (the map's geometric
+    #: neighbours, not portal hops), in play order.
+    touching = _Position._listed_touching
 
     def side_of(self, figure):
         """The unit's team (the scenario's ``team`` value)."""
