@@ -45,34 +45,41 @@ def _fused_kernel():
     from numba import njit
 
     from ..kernels.reach import is_plain, reach1_general, reach1_plain
+    from ..rl._vecgame import _adjacent, _enemy_distance, _n_sides
 
-    @njit(inline="always")
-    def _enemy_distance(coords, cell, alive, side_of, kind, b, f, c):
-        """Grid distance from cell ``c`` to the nearest enemy of figure ``f`` in game
-        ``b`` (2**40 when none is in play)."""
-        d = np.int64(1) << 40
-        for g in range(cell.shape[1]):
-            if alive[b, g] and side_of[g] != side_of[f]:
-                dq = coords[c, 0] - coords[cell[b, g], 0]
-                dr = coords[c, 1] - coords[cell[b, g], 1]
-                if kind == 0:
-                    e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
-                elif kind == 1:
-                    e = abs(dq) + abs(dr)
-                else:
-                    e = max(abs(dq), abs(dr))
-                d = min(d, e)
-        return d
+    @njit(nogil=True)
+    def _next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done, max_turns,
+                    n_all_sides, b, new_turn, counts):
+        """The next figure to move in game ``b`` (``BatchedPlay._next_actor``)."""
+        F = cell.shape[1]
+        n_turn = turn_sides.shape[0]
+        for _ in range(n_turn + 1):
+            if new_turn:
+                if turn[b] >= max_turns or _n_sides(alive, side_of, n_all_sides, b) < 2:
+                    done[b] = True
+                    return
+                counts[2] += 1              # a turn begun
+            side = turn_sides[turn[b] % n_turn]
+            nxt = -1
+            for g in range(actor[b] + 1, F):
+                if alive[b, g] and movers[g] and side_of[g] == side:
+                    nxt = g
+                    break
+            if nxt >= 0:
+                actor[b] = nxt
+                return
+            turn[b] += 1
+            actor[b] = -1
+            new_turn = True
+        done[b] = True  # no side had a figure to move for a whole round
 
     @njit(cache=True, nogil=True)
     def fused_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
                    shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers, turn,
-                   actor, done, nbr, coords, kind, greedy, u, max_turns, buf, ends, row,
-                   dist, query, lo, hi, counts):
+                   actor, done, nbr, coords, kind, greedy, u, max_turns, occ0, cell0, buf,
+                   ends, row, dist, query, lo, hi, counts):
         N = occ.shape[1]
         F = cell.shape[1]
-        K = nbr.shape[1]
-        n_turn = turn_sides.shape[0]
         n_all_sides = 0
         for f in range(F):
             n_all_sides = max(n_all_sides, side_of[f] + 1)
@@ -107,7 +114,8 @@ def _fused_kernel():
                     for c in range(N):
                         if row[c] == 0:
                             continue
-                        d = _enemy_distance(coords, cell, alive, side_of, kind, b, f, c)
+                        d = _enemy_distance(coords, cell, alive, side_of, kind, b,
+                                            side_of[f], c)
                         dist[c] = d
                         if d < best:
                             best = d
@@ -145,66 +153,44 @@ def _fused_kernel():
                 if u[b, 1] < 0.5:               # remove one adjacent enemy
                     n_near = 0
                     for g in range(F):
-                        if alive[b, g] and side_of[g] != side_of[f]:
-                            for j in range(K):
-                                if nbr[pick, j] >= 0 and nbr[pick, j] == cell[b, g]:
-                                    n_near += 1
-                                    break
+                        if alive[b, g] and side_of[g] != side_of[f] and \
+                                _adjacent(nbr, pick, cell[b, g]):
+                            n_near += 1
                     if n_near > 0:
                         want = np.int64(u[b, 2] * n_near)
                         seen = 0
                         for g in range(F):
-                            if alive[b, g] and side_of[g] != side_of[f]:
-                                near = False
-                                for j in range(K):
-                                    if nbr[pick, j] >= 0 and nbr[pick, j] == cell[b, g]:
-                                        near = True
-                                        break
-                                if near:
-                                    if seen == want:
-                                        occ[b, cell[b, g]] = -1
-                                        cell[b, g] = -1
-                                        alive[b, g] = False
-                                        break
-                                    seen += 1
-                        # fewer than two sides left: the game is over at once
-                        n_sides = 0
-                        for s in range(n_all_sides):
-                            for g in range(F):
-                                if alive[b, g] and side_of[g] == s:
-                                    n_sides += 1
+                            if alive[b, g] and side_of[g] != side_of[f] and \
+                                    _adjacent(nbr, pick, cell[b, g]):
+                                if seen == want:
+                                    occ[b, cell[b, g]] = -1
+                                    cell[b, g] = -1
+                                    alive[b, g] = False
                                     break
-                        if n_sides < 2:
+                                seen += 1
+                        # fewer than two sides left: the game is over at once
+                        if _n_sides(alive, side_of, n_all_sides, b) < 2:
                             done[b] = True
                             continue
             # ---------------------------------------------------------- next actor
-            new_turn = False
-            for _ in range(n_turn + 1):
-                if new_turn:
-                    n_sides = 0
-                    for s in range(n_all_sides):
-                        for g in range(F):
-                            if alive[b, g] and side_of[g] == s:
-                                n_sides += 1
-                                break
-                    if turn[b] >= max_turns or n_sides < 2:
-                        done[b] = True
-                        break
-                    counts[2] += 1              # a turn begun
-                side = turn_sides[turn[b] % n_turn]
-                nxt = -1
-                for g in range(actor[b] + 1, F):
-                    if alive[b, g] and movers[g] and side_of[g] == side:
-                        nxt = g
-                        break
-                if nxt >= 0:
-                    actor[b] = nxt
-                    break
-                turn[b] += 1
-                actor[b] = -1
-                new_turn = True
-            if actor[b] < 0:  # no side had a figure to move for a whole round
-                done[b] = True
+            _next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                        max_turns, n_all_sides, b, False, counts)
+        # ---------------------------------------------------------- autoreset
+        for b in range(lo, hi):       # finished games restart from the root at once
+            if not done[b]:
+                continue
+            counts[3] += 1
+            for c in range(N):
+                occ[b, c] = occ0[c]
+            for g in range(F):
+                cell[b, g] = cell0[g]
+                alive[b, g] = cell0[g] >= 0
+            done[b] = False
+            turn[b] = 0
+            actor[b] = -1
+            counts[2] += 1
+            _next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                        max_turns, n_all_sides, b, False, counts)
         return 0
 
     _FUSED = fused_step
@@ -386,49 +372,46 @@ class BatchedPlay:
         return len(rows)
 
     def _step_fused(self) -> int:
+        """The array backend's step: one compiled call per thread over its games (legal
+        ends, policy, move, removal, next actor, and the restart of finished games);
+        what is left here is one draw of the step's random numbers and the hand-off."""
         G = self.games
-        if not hasattr(self, "_fz"):
+        fz = getattr(self, "_fz", None)
+        if fz is None:
             n_chunks = G._bufs.shape[0]
-            self._fz = (np.zeros((n_chunks, 3), np.int64),
-                        np.zeros((n_chunks, G.occ.shape[1]), np.uint8),
-                        np.zeros((n_chunks, G.occ.shape[1]), np.int64),
-                        np.zeros((n_chunks, 1, 3), np.int64))
-        counts, rows, dists, queries = self._fz
-        counts[:] = 0
+            n = G.occ.shape[1]
+            B = self.B
+            counts = np.zeros((n_chunks, 4), np.int64)
+            u = np.empty((B, 3))
+            args = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
+                    G._params, G._shape_of, G._shape_cell, G._budget, G.occ, G.cell,
+                    G.alive, G.team, self.side_of, self.turn_sides, self.movers, self.turn,
+                    self.actor, self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
+                    self.policy == "greedy", u, self.max_turns, G._occ0, G._cell0)
+            calls = [args + (G._bufs[c], G._ends[c], np.zeros(n, np.uint8),
+                             np.zeros(n, np.int64), np.zeros((1, 3), np.int64),
+                             (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
+                     for c in range(n_chunks)]
+            fz = self._fz = (counts, u, calls)
+        counts, u, calls = fz
         kernel = _fused_kernel()
-        u = self.rng.random((self.B, 3))
-        args = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
-                G._params, G._shape_of, G._shape_cell, G._budget, G.occ, G.cell, G.alive, G.team,
-                self.side_of, self.turn_sides, self.movers, self.turn, self.actor,
-                self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
-                self.policy == "greedy", u, self.max_turns)
-        n_chunks = counts.shape[0]
-        B = self.B
-        if n_chunks == 1:
-            kernel(*args, G._bufs[0], G._ends[0], rows[0], dists[0], queries[0], 0, B,
-                   counts[0])
+        counts[:] = 0
+        self.rng.random(out=u)
+        if len(calls) == 1:
+            kernel(*calls[0])
         else:
             from ..reach import _thread_pool
-
-            def run(c):
-                kernel(*args, G._bufs[c], G._ends[c], rows[c], dists[c], queries[c],
-                       (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
-
-            pool = _thread_pool(n_chunks - 1)
-            futures = [pool.submit(run, c) for c in range(1, n_chunks)]
-            run(0)
+            pool = _thread_pool(len(calls) - 1)
+            futures = [pool.submit(kernel, *a) for a in calls[1:]]
+            kernel(*calls[0])
             for fu in futures:
                 fu.result()
-        gens, moves, turns = counts.sum(0).tolist()
-        self.counts["generations"] += gens
-        self.counts["moves"] += moves
-        self.counts["turns"] += turns
-        ended = np.flatnonzero(self.done)
-        if len(ended):
-            self.counts["games"] += len(ended)
-            G.reset(ended)
-            self.done[ended] = False
-            self._start(ended)
+        gens, moves, turns, games = counts.sum(0).tolist()
+        c = self.counts
+        c["generations"] += gens
+        c["moves"] += moves
+        c["turns"] += turns
+        c["games"] += games
         return moves
 
     def _usable(self, live, act) -> np.ndarray:
