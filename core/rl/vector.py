@@ -326,10 +326,12 @@ class MovecoreVectorEnv(VectorEnv):
             rows = np.arange(B)
             self._reset_arrays(rows)
             self._step_arrays(np.full(B, 2, np.int64), np.zeros(B, np.int64))
+            self._obs = np.empty_like(self._obs)      # (the last one returned is the caller's)
             self._observe_arrays(self._obs, self._mask)
         self._done[:] = False
         self._has_reset = True
-        return self._obs.copy(), self._info(None)
+        return self._obs.copy() if self.backend == "positions" else self._obs, \
+            self._info(None)
 
     def _info(self, illegal) -> dict:
         info = {"action_mask": self._mask.copy(),
@@ -390,8 +392,9 @@ class MovecoreVectorEnv(VectorEnv):
         term[playing] = ((over == TERMINATED) | (over == ILLEGAL) | out)[playing]
         trunc[playing] = ((over == TRUNCATED) & ~term)[playing]
         self._done = term | trunc
+        self._obs = np.empty_like(self._obs)          # (the last one returned is the caller's)
         self._observe_arrays(self._obs, self._mask)
-        return self._obs.copy(), reward, term, trunc, self._info(illegal)
+        return self._obs, reward, term, trunc, self._info(illegal)
 
     @property
     def positions(self) -> list:
