@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels.reach import reach1_ordered
+from ..kernels.reach import is_plain, reach1_general, reach1_ordered, reach1_plain
 
 TERMINATED = 1
 TRUNCATED = 2
@@ -408,4 +408,161 @@ def observe(obs, base, ans, G, lead, fig_side, n_sides, learner, d, max_turns, v
         tf = np.float32(turn[b] / max_turns)
         for j in range(HW):
             o[d + 5, j] = valid[j] * tf
+    return 0
+
+
+# --------------------------------------------------------------------------- self-play
+# ``movecore selfplay --batch``'s compiled step (movecore.tools.selfplay_batch.BatchedPlay,
+# array backend): every figure side played by the policy, one move per game per call.
+
+
+@njit(nogil=True)
+def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                         max_turns, n_all_sides, b, new_turn, counts):
+    """The next figure to move in game ``b`` (``BatchedPlay._next_actor``)."""
+    F = cell.shape[1]
+    n_turn = turn_sides.shape[0]
+    for _ in range(n_turn + 1):
+        if new_turn:
+            if turn[b] >= max_turns or _n_sides(alive, side_of, n_all_sides, b) < 2:
+                done[b] = True
+                return
+            counts[2] += 1              # a turn begun
+        side = turn_sides[turn[b] % n_turn]
+        nxt = -1
+        for g in range(actor[b] + 1, F):
+            if alive[b, g] and movers[g] and side_of[g] == side:
+                nxt = g
+                break
+        if nxt >= 0:
+            actor[b] = nxt
+            return
+        turn[b] += 1
+        actor[b] = -1
+        new_turn = True
+    done[b] = True  # no side had a figure to move for a whole round
+
+
+@njit(cache=True, nogil=True)
+def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
+                  shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers,
+                  turn, actor, done, nbr, coords, kind, greedy, u, max_turns, occ0, cell0,
+                  buf, ends, row, dist, query, lo, hi, counts):
+    """One move in every unfinished game ``lo <= b < hi`` of batched self-play (legal
+    ends, the policy's choice from ``u[b]``, the move, the removal coin, the next actor),
+    then every finished game restarts from the root (``occ0``, ``cell0``). ``counts``:
+    move generations, moves, turns begun, games finished (added to)."""
+    N = occ.shape[1]
+    F = cell.shape[1]
+    n_all_sides = 0
+    for f in range(F):
+        n_all_sides = max(n_all_sides, side_of[f] + 1)
+    for b in range(lo, hi):
+        if done[b]:
+            continue
+        f = actor[b]
+        k = shape_of[f] + shape_cell[cell[b, f]]
+        blob = blobs[blob_at[k]:blob_at[k + 1]]
+        qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+        zc = zoc[zoc_at[k]:zoc_at[k + 1]]
+        pk = params[k]
+        query[0, 0] = cell[b, f]
+        query[0, 1] = budget[f]
+        if is_plain(blob, qf, zc, pk):
+            n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+        else:
+            n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+        counts[0] += 1                      # a move generation
+        if n <= 0:
+            n = 0
+        # ---------------------------------------------------------- the policy
+        for c in range(N):
+            row[c] = 0
+        for i in range(n):
+            row[ends[0, i]] = 1
+        pick = -1
+        if n > 0:
+            if greedy:
+                best = np.int64(1) << 40
+                n_best = 0
+                for c in range(N):
+                    if row[c] == 0:
+                        continue
+                    d = _enemy_distance(coords, cell, alive, side_of, kind, b,
+                                        side_of[f], c)
+                    dist[c] = d
+                    if d < best:
+                        best = d
+                        n_best = 0
+                    if d == best:
+                        n_best += 1
+                        row[c] = 2
+                    else:
+                        row[c] = 1
+                # the k-th cell (in cell order) at the best distance
+                want = np.int64(u[b, 0] * n_best)
+                seen = 0
+                for c in range(N):
+                    if row[c] == 2:
+                        if dist[c] == best:
+                            if seen == want:
+                                pick = c
+                                break
+                            seen += 1
+            else:
+                want = np.int64(u[b, 0] * n)
+                seen = 0
+                for c in range(N):
+                    if row[c] != 0:
+                        if seen == want:
+                            pick = c
+                            break
+                        seen += 1
+        # ---------------------------------------------------------- the move
+        if pick >= 0:
+            occ[b, cell[b, f]] = -1
+            occ[b, pick] = team[f]
+            cell[b, f] = pick
+            counts[1] += 1
+            if u[b, 1] < 0.5:               # remove one adjacent enemy
+                n_near = 0
+                for g in range(F):
+                    if alive[b, g] and side_of[g] != side_of[f] and \
+                            _adjacent(nbr, pick, cell[b, g]):
+                        n_near += 1
+                if n_near > 0:
+                    want = np.int64(u[b, 2] * n_near)
+                    seen = 0
+                    for g in range(F):
+                        if alive[b, g] and side_of[g] != side_of[f] and \
+                                _adjacent(nbr, pick, cell[b, g]):
+                            if seen == want:
+                                occ[b, cell[b, g]] = -1
+                                cell[b, g] = -1
+                                alive[b, g] = False
+                                break
+                            seen += 1
+                    # fewer than two sides left: the game is over at once
+                    if _n_sides(alive, side_of, n_all_sides, b) < 2:
+                        done[b] = True
+                        continue
+        # ---------------------------------------------------------- next actor
+        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                    max_turns, n_all_sides, b, False, counts)
+    # ---------------------------------------------------------- autoreset
+    for b in range(lo, hi):       # finished games restart from the root at once
+        if not done[b]:
+            continue
+        counts[3] += 1
+        for c in range(N):
+            occ[b, c] = occ0[c]
+        for g in range(F):
+            cell[b, g] = cell0[g]
+            alive[b, g] = cell0[g] >= 0
+        done[b] = False
+        turn[b] = 0
+        actor[b] = -1
+        counts[2] += 1
+        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                    max_turns, n_all_sides, b, False, counts)
     return 0
