@@ -196,3 +196,11 @@ def test_gymnasium_vector_api():
     x = rl.vector_env("grid_hex_skirmish", num_envs=6, threads=2)
     y = rl.vector_env("grid_hex_skirmish", num_envs=6, threads=1)
     assert np.array_equal(x.reset(seed=[3, 4, 5, 6, 7, 8])[0], y.reset(seed=3)[0])
+
+
+def test_docstring_example():
+    import doctest
+    import importlib
+    failed, tried = doctest.testmod(importlib.import_module("movecore.rl.vector"),
+                                    optionflags=doctest.ELLIPSIS)
+    assert failed == 0 and tried > 0
