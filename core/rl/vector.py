@@ -109,8 +109,6 @@ class MovecoreVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ arrays backend
     def _init_arrays(self, one) -> None:
         from ..batch import BatchedGames
-        from ..kernels.reach import fast_layout_size
-        from ..kernels import _types as T
         from .envs import _Core
         s = one._s
         root, rules = s.root, s.rules
@@ -194,7 +192,6 @@ class MovecoreVectorEnv(VectorEnv):
         self._ans = (st["ans_cell"], st["ans_cost"], st["ans_stop"])
         self._chunks = [((B * c) // n_chunks, (B * (c + 1)) // n_chunks)
                         for c in range(n_chunks)]
-        del T, fast_layout_size
 
     def _draws(self, rows) -> None:
         """Games ``rows`` keep their unread draws and draw more from their own stream."""
@@ -284,12 +281,10 @@ class MovecoreVectorEnv(VectorEnv):
     def _observe_arrays(self, obs, mask) -> None:
         from ._vecgame import observe
         o = obs.reshape(obs.shape[0], obs.shape[1], -1)
-        s = self._one._s
         self._run(observe, lambda c: (o, self._base, self._ans, self._G, self._lead,
                                       self._side_of, self._n_all, self._learner, self._d,
                                       self._max_turns, self._valid, mask, self._P,
                                       self._end_turn, self._slot_of))
-        del s
 
     def action_masks(self) -> np.ndarray:
         """bool[B, A]: each game's legal actions now (a game that ended on the last step

@@ -24,7 +24,6 @@ from ..batch import BatchedGames
 from ..errors import QueryError, describe
 from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game
 from ._roots import _root
-from ..kernels import _types as T
 from ..position import grid_distance
 
 _BIG = np.int64(1) << 40
