@@ -108,7 +108,7 @@ class MovecoreVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ arrays backend
     def _init_arrays(self, one) -> None:
-        from ..batch import BatchedGames
+        from ..batch import BatchedGames, per_thread
         from .envs import _Core
         s = one._s
         root, rules = s.root, s.rules
@@ -180,10 +180,11 @@ class MovecoreVectorEnv(VectorEnv):
                    st["n_rows"], st["taken"], st["n_tk"], st["mtaken"], st["tstart"],
                    st["tteam"])
         rank = np.ascontiguousarray(root._rank, np.int64)
-        n_chunks = G._bufs.shape[0]
+        n_chunks = len(G._bufs)
+        queries = per_thread(n_chunks, (1, 3), np.int64)   # (no false sharing)
         self._S = [(G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
                     G._params, G._shape_of, G._shape_cell, G._budget, rank, G.occ,
-                    G._bufs[c], G._ends[c], np.zeros((1, 3), np.int64), st["ans_cell"],
+                    G._bufs[c], G._ends[c], queries[c], st["ans_cell"],
                     st["ans_cost"], st["ans_stop"], st["ans_n"]) for c in range(n_chunks)]
         nbr = np.ascontiguousarray(root.board.nbr, np.int64)
         self._R = (st["rbuf"], st["rpos"], nbr, self._learner, st["removed"])

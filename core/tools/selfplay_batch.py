@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from ..batch import BatchedGames
+from ..batch import BatchedGames, per_thread
 from ..errors import QueryError, describe
 from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game
 from ._roots import _root
@@ -223,24 +223,28 @@ class BatchedPlay:
         G = self.games
         fz = getattr(self, "_fz", None)
         if fz is None:
-            n_chunks = G._bufs.shape[0]
+            n_chunks = len(G._bufs)
             n = G.occ.shape[1]
             B = self.B
-            counts = np.zeros((n_chunks, 4), np.int64)
+            # per thread: its counters and query row on cache lines of their own
+            counts = per_thread(n_chunks, (4,), np.int64)
+            queries = per_thread(n_chunks, (1, 3), np.int64)
+            rows = per_thread(n_chunks, (n,), np.uint8)
+            dists = per_thread(n_chunks, (n,), np.int64)
             u = np.empty((B, 3))
             args = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
                     G._params, G._shape_of, G._shape_cell, G._budget, G.occ, G.cell,
                     G.alive, G.team, self.side_of, self.turn_sides, self.movers, self.turn,
                     self.actor, self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
                     self.policy == "greedy", u, self.max_turns, G._occ0, G._cell0)
-            calls = [args + (G._bufs[c], G._ends[c], np.zeros(n, np.uint8),
-                             np.zeros(n, np.int64), np.zeros((1, 3), np.int64),
+            calls = [args + (G._bufs[c], G._ends[c], rows[c], dists[c], queries[c],
                              (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
                      for c in range(n_chunks)]
             fz = self._fz = (counts, u, calls)
         counts, u, calls = fz
         kernel = _fused_kernel()
-        counts[:] = 0
+        for c in counts:
+            c[:] = 0
         self.rng.random(out=u)
         if len(calls) == 1:
             kernel(*calls[0])
@@ -251,7 +255,7 @@ class BatchedPlay:
             kernel(*calls[0])
             for fu in futures:
                 fu.result()
-        gens, moves, turns, games = counts.sum(0).tolist()
+        gens, moves, turns, games = np.sum(counts, axis=0).tolist()
         c = self.counts
         c["generations"] += gens
         c["moves"] += moves
