@@ -29,10 +29,11 @@ BATCHES = (1, 64, 1024, 4096)
 ENV_BATCHES = (64, 1024)
 
 
-def _env_steps_per_s(envs, min_time: float) -> float:
+def _env_steps_per_s(envs, min_time: float) -> tuple:
     """Env steps/s of ``envs.step`` (B per call), the step alone: each step's actions (a
     random legal action per game) are picked before its clock starts; the best of rounds
-    of about 4,096 env steps over at least ``min_time`` seconds."""
+    of about 4,096 env steps over at least ``min_time`` seconds; and the CPU seconds per
+    env step of the process and of its busiest thread (as :func:`_moves_per_s`)."""
     rng = np.random.default_rng(1)
     envs.reset(seed=1)
 
@@ -44,17 +45,23 @@ def _env_steps_per_s(envs, min_time: float) -> float:
         envs.step(actions())
     steps = max(1, 4096 // envs.num_envs)
     best = 0.0
+    cpu = main = 0.0
+    done = 0
     t_end = time.perf_counter() + min_time
     while True:
         dt = 0.0
         for _ in range(steps):
             a = actions()
+            c0, m0 = time.process_time(), time.thread_time()
             t0 = time.perf_counter()
             envs.step(a)
             dt += time.perf_counter() - t0
+            cpu += time.process_time() - c0
+            main += time.thread_time() - m0
+        done += steps * envs.num_envs
         best = max(best, steps * envs.num_envs / dt)
         if time.perf_counter() >= t_end:
-            return best
+            return best, cpu / done, max(main, cpu - main) / done
 
 
 def _vector_env(scenario, B: int, threads: int):
@@ -65,25 +72,33 @@ def _vector_env(scenario, B: int, threads: int):
         return None
 
 
-def _moves_per_s(play, min_time: float) -> float:
+def _moves_per_s(play, min_time: float) -> tuple:
     """Moves/s of ``play.step()``: the best of rounds of about 4,096 moves each (as
     ``reach_many``'s best round beside it) over at least ``min_time`` seconds, after a
-    warm-up."""
+    warm-up; and the CPU seconds per move of the whole process and of its busiest thread
+    over all rounds (the calling thread, or the others together: with 2 threads, the
+    pool's one), which a loaded machine inflates far less than wall time."""
     for _ in range(2):
         play.step()
     steps = max(1, 4096 // play.B)
     best = 0.0
+    moves = 0
+    cpu = main = 0.0
     t_end = time.perf_counter() + min_time
     while True:
         n = 0
+        c0, m0 = time.process_time(), time.thread_time()
         t0 = time.perf_counter()
         for _ in range(steps):
             n += play.step()
         dt = time.perf_counter() - t0
+        cpu += time.process_time() - c0
+        main += time.thread_time() - m0
+        moves += n
         if n:
             best = max(best, n / dt)
         if time.perf_counter() >= t_end and best > 0:
-            return best
+            return best, cpu / moves, max(main, cpu - main) / moves
 
 
 def _kernel_queries_per_s(play, min_time: float) -> float:
@@ -142,15 +157,18 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
         for threads in (1, 2):
             for B in batches:
                 play = BatchedPlay(game, scenario, B, seed=1, threads=threads)
-                row[(B, threads)] = _moves_per_s(play, min_time)
+                row[(B, threads)], cpu, busiest = _moves_per_s(play, min_time)
+                row[("cpu", B, threads)] = (cpu, busiest)
         row["backend"] = play.games.backend
         row["why"] = play.games.why
         row["kernel"] = _kernel_queries_per_s(play, min_time)
         for threads in (1, 2):
             for B in ENV_BATCHES:
                 envs = _vector_env(scenario, B, threads)
-                row[("env", B, threads)] = None if envs is None else \
+                got = (None, None, None) if envs is None else \
                     _env_steps_per_s(envs, min_time)
+                row[("env", B, threads)] = got[0]
+                row[("cpu", "env", B, threads)] = got[1:]
                 row["env_backend"] = None if envs is None else envs.backend
         rep = run_selfplay(game, selfplay_games, 1, scenarios=[(name, scenario)])
         row["position"] = rep["moves_per_s"]
@@ -177,11 +195,27 @@ def _print_row(game, row, batches, log) -> None:
         f"    reach_many 1 thread: {k:,.0f} queries/s; per-position self-play "
         f"{row['position']:,.0f} moves/s; best batched move = "
         f"{k / best:.2f} kernel queries; 2 threads / 1 at B=4096: "
-        f"{row[(batches[-1], 2)] / row[(batches[-1], 1)]:.2f}x")
+        f"{row[(batches[-1], 2)] / row[(batches[-1], 1)]:.2f}x (CPU time: "
+        f"{_cpu_ratio(row, batches[-1]):.2f}x, one thread's CPU per move over the "
+        f"busiest thread's with two; 2 threads use {_cpu_total(row, batches[-1]):.2f}x "
+        f"the CPU of 1)")
     if row.get(("env", ENV_BATCHES[0], 1)) is not None:
         env = "  ".join(f"B={B}: {row[('env', B, 1)]:,.0f} / {row[('env', B, 2)]:,.0f}"
                         for B in ENV_BATCHES)
-        log(f"    vector env [{row['env_backend']}] env steps/s (1 / 2 threads): {env}")
+        B = ENV_BATCHES[-1]
+        cpu1, cpu2 = row[("cpu", "env", B, 1)], row[("cpu", "env", B, 2)]
+        log(f"    vector env [{row['env_backend']}] env steps/s (1 / 2 threads): {env}; "
+            f"2 threads / 1 at B={B}: {row[('env', B, 2)] / row[('env', B, 1)]:.2f}x "
+            f"(CPU time: {cpu1[0] / cpu2[1]:.2f}x)")
+
+
+def _cpu_ratio(row, B) -> float:
+    """What two threads would give over one on two free cores, from CPU time alone."""
+    return row[("cpu", B, 1)][0] / row[("cpu", B, 2)][1]
+
+
+def _cpu_total(row, B) -> float:
+    return row[("cpu", B, 2)][0] / row[("cpu", B, 1)][0]
 
 
 def memory_4096(game: str) -> float:
