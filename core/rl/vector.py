@@ -394,7 +394,9 @@ class MovecoreVectorEnv(VectorEnv):
 
     @property
     def positions(self) -> list:
-        """Each game's live position (a copy on the arrays backend; read it)."""
+        """Each game's live position (read it). On the arrays backend a copy made from
+        the arrays (Tiny Epic Tactics: as at the start of a turn, its Move-action
+        bookkeeping not kept)."""
         if self.backend == "positions":
             return [e.position for e in self.envs]
         return [self.games.position(b) for b in range(self.num_envs)]
