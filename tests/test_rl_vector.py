@@ -204,3 +204,18 @@ def test_docstring_example():
     failed, tried = doctest.testmod(importlib.import_module("movecore.rl.vector"),
                                     optionflags=doctest.ELLIPSIS)
     assert failed == 0 and tried > 0
+
+
+@pytest.mark.parametrize("game", ["grid", "tiny_epic_tactics"])
+def test_arrays_backend_second_side_and_short_games(game):
+    """The learner moving second (the opponents play at reset) and games truncated
+    after a few turns: still every game equals its single env."""
+    name, scenario = example_scenarios(game)[0]
+    side = MovecoreGym(scenario)._s.agents[1]          # the second side to move
+    B = 6
+    envs = rl.vector_env(scenario, num_envs=B, side=side, max_turns=5, opponent="greedy")
+    assert envs.backend == "arrays"
+    singles = [MovecoreGym(scenario, side=side, max_turns=5, opponent="greedy")
+               for _ in range(B)]
+    rng = np.random.default_rng(4)
+    assert _check_against_singles(envs, singles, 60, rng, seed=8) > 150
