@@ -109,7 +109,7 @@ class MovecoreVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ arrays backend
     def _init_arrays(self, one) -> None:
         from ..batch import BatchedGames, per_thread
-        from .envs import _Core
+        from .spaces import COMMON_DYNAMIC
         s = one._s
         root, rules = s.root, s.rules
         B, F = self.num_envs, len(s.figs)
@@ -137,19 +137,19 @@ class MovecoreVectorEnv(VectorEnv):
             lead[i, :len(s.lead[i])] = s.lead[i]
         self._lead = lead
         lay = s.layout
-        C = len(lay.names)
+        names = list(one.plane_names)
+        C = len(names)
         HW = lay.H * lay.W
+        # the planes that do not change: the static ones, and the game's own planes of
+        # the array games (the grid game's provoke tokens), as the env observes them
+        self._d = names.index("acting")          # the first plane after the sides'
+        first_game = self._d + len(COMMON_DYNAMIC)
+        o, _ = one.reset(seed=0)
         base = np.zeros((C, HW), np.float32)
         base[:lay.static.shape[0]] = lay.static
-        if s.game_planes:       # the game's planes of array games do not change
-            core = _Core(s, self._max_turns, None, None)
-            core.reset(np.random.default_rng(0))
-            o = np.zeros((C, HW), np.float32)
-            core._game_planes(o)
-            base[s.dyn0 + 6:] = o[s.dyn0 + 6:]
+        base[first_game:] = o.reshape(C, HW)[first_game:]
         self._base = base
-        self._valid = np.ascontiguousarray(s.valid, np.float32)
-        self._d = s.dyn0
+        self._valid = np.ascontiguousarray(lay.static[names.index("valid")], np.float32)
         # Tiny Epic Tactics' Move-action bookkeeping at the root
         if self._batch:
             self._mtaken0 = np.asarray(root.moves_taken, np.int8).copy()
