@@ -59,7 +59,7 @@ def _n_sides(alive, side_of, n_all, b):
     return n
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _answer(S, b, f, k, start_cell, began):
     """Figure ``f``'s ends in game ``b`` into answer slot ``k`` (row order)."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell, budget,
@@ -79,7 +79,7 @@ def _answer(S, b, f, k, start_cell, began):
     ans_n[b, k] = n
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _advance(S, G, b):
     """``Match._advance``: on to the next figure with a usable move (turns started as
     needed); sets ``actor`` or ``over``."""
@@ -151,7 +151,7 @@ def _advance(S, G, b):
         return
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _play(S, G, R, b, r):
     """The acting figure takes row ``r`` of its answer, then the removal coin (draws of
     the game's stream); returns the learner's reward of it. ``Match.play``."""
@@ -224,7 +224,7 @@ def _adjacent(nbr, c, d):
     return False
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _pick(S, G, R, O, b):
     """The opponent's row (``Match.random_row`` / ``greedy_row``): one draw."""
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
@@ -287,7 +287,7 @@ def _enemy_distance(coords, cell, alive, side_of, kind, b, s, c):
     return d
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _opponents(S, G, R, O, b, out, pending):
     """``MovecoreGym._opponents``: the other sides play until the learner is to act or
     the game is over. Returns the learner's reward meanwhile, or stops early (returns
