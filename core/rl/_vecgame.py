@@ -4,7 +4,8 @@ opponent), for B games at once on the arrays of a :class:`movecore.batch.Batched
 (array backend: grid, Tiny Epic Tactics), compiled (Numba).
 
 Every game of the batch is exactly the single environment: the same turn order, the same
-ends in the same row order (cost, then the position's coordinate rank), the same draws of
+ends (an opponent's pick is the k-th in the single env's row order: cost, then the
+position's coordinate rank, selected without sorting the answer), the same draws of
 its own random stream (``rbuf``: the game's ``np_random`` drawn ahead, one double per
 ``rng.random()`` the single environment calls), the same rewards and ends of the episode.
 ``tests/test_rl_vector.py`` checks it after every step.
@@ -22,7 +23,7 @@ over           int8[B]           0, TERMINATED, TRUNCATED, ILLEGAL
 out            bool[B]           the learner's side lost its last figure
 removed        bool[B]           the last move removed a figure (``_Core.removed``)
 moved          bool[B, F]        figures of the side to move that moved this turn
-ans_*          [B, Fs, N]        answers: cell, cost, stop (row order), count ``ans_n``;
+ans_*          [B, Fs, N]        answers: cell, cost, stop (kernel order), count ``ans_n``;
                                  ``Fs`` = F when a side is answered at its turn's start
                                  (Tiny Epic Tactics' ``legal_moves_side``), else 1
 member         bool[B, F]        a figure answered at its turn's start (batch games)
@@ -39,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels.reach import is_plain, reach1_general, reach1_ordered, reach1_plain
+from ..kernels.reach import is_plain, reach1_general, reach1_plain
 
 TERMINATED = 1
 TRUNCATED = 2
@@ -61,22 +62,76 @@ def _n_sides(alive, side_of, n_all, b):
 
 @njit(nogil=True, inline="always")
 def _answer(S, b, f, k, start_cell, began):
-    """Figure ``f``'s ends in game ``b`` into answer slot ``k`` (row order)."""
+    """Figure ``f``'s ends in game ``b`` into answer slot ``k``, in the kernel's order
+    (the single env's row order, by cost then the position's coordinate rank, matters
+    only where a row is picked by its place in it: :func:`_kth`)."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell, budget,
-     rank, occ, buf, ends, query, ans_cell, ans_cost, ans_stop, ans_n) = S
+     rank, occ, buf, ends, query, ans_cell, ans_cost, ans_stop, ans_n, keys, unrank,
+     near) = S
     sh = shape_of[f] + shape_cell[began]
     query[0, 0] = start_cell
     query[0, 1] = budget[f]
-    n = reach1_ordered(blobs[blob_at[sh]:blob_at[sh + 1]], occ[b],
-                       qflags[qflags_at[sh]:qflags_at[sh + 1]],
-                       zoc[zoc_at[sh]:zoc_at[sh + 1]], params[sh], buf, ends, query, rank)
+    blob = blobs[blob_at[sh]:blob_at[sh + 1]]
+    qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
+    zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
+    pk = params[sh]
+    plain = is_plain(blob, qf, zc, pk)
+    if plain:
+        n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+    else:
+        n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
     if n < 0:
         n = 0
     for i in range(n):
         ans_cell[b, k, i] = ends[0, i]
         ans_cost[b, k, i] = ends[1, i]
-        ans_stop[b, k, i] = ends[2, i]
+        ans_stop[b, k, i] = 0 if plain else ends[2, i]
     ans_n[b, k] = n
+
+
+@njit(nogil=True)
+def _kth(keys, n, want):
+    """The ``want``-th smallest of the distinct ``keys[:n]`` (reordered; quickselect)."""
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        pivot = keys[(lo + hi) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while keys[i] < pivot:
+                i += 1
+            while keys[j] > pivot:
+                j -= 1
+            if i <= j:
+                t = keys[i]
+                keys[i] = keys[j]
+                keys[j] = t
+                i += 1
+                j -= 1
+        if want <= j:
+            hi = j
+        elif want >= i:
+            lo = i
+        else:
+            return keys[want]
+    return keys[want]
+
+
+@njit(nogil=True)
+def _row_at(S, rows, b, k, n, want):
+    """The row of the ``want``-th of the ``n`` rows ``rows[:n]`` of answer ``k`` in the
+    single env's row order (cost, then the cell's coordinate rank)."""
+    rank, ans_cell, ans_cost, keys, unrank = S[10], S[15], S[16], S[19], S[20]
+    N = rank.shape[0]
+    for i in range(n):
+        r = rows[i]
+        keys[i] = ans_cost[b, k, r] * N + rank[ans_cell[b, k, r]]
+    c = unrank[_kth(keys, n, want) % N]
+    for i in range(n):
+        if ans_cell[b, k, rows[i]] == c:
+            return rows[i]
+    return rows[0]  # pragma: no cover
 
 
 @njit(nogil=True, inline="always")
@@ -235,10 +290,10 @@ def _pick(S, G, R, O, b):
     u = rbuf[b, rpos[b]]
     rpos[b] += 1
     n = n_rows[b]
-    if not greedy:
-        return rows[b, np.int64(u * n)]
     f = actor[b]
     k = f if batch else 0
+    if not greedy:
+        return _row_at(S, rows[b], b, k, n, np.int64(u * n))
     ans_cell = S[15]
     s = side[b]
     F = cell.shape[1]
@@ -248,26 +303,20 @@ def _pick(S, G, R, O, b):
             any_enemy = True
             break
     if not any_enemy:
-        return rows[b, np.int64(u * n)]
+        return _row_at(S, rows[b], b, k, n, np.int64(u * n))
     best = np.int64(1) << 40
     n_best = 0
+    near = S[21]
     for i in range(n):
         c = ans_cell[b, k, rows[b, i]]
         d = _enemy_distance(coords, cell, alive, side_of, kind, b, s, c)
         if d < best:
             best = d
-            n_best = 1
-        elif d == best:
+            n_best = 0
+        if d == best:
+            near[n_best] = rows[b, i]
             n_best += 1
-    want = np.int64(u * n_best)
-    seen = 0
-    for i in range(n):
-        c = ans_cell[b, k, rows[b, i]]
-        if _enemy_distance(coords, cell, alive, side_of, kind, b, s, c) == best:
-            if seen == want:
-                return rows[b, i]
-            seen += 1
-    return rows[b, 0]  # pragma: no cover
+    return _row_at(S, near, b, k, n_best, np.int64(u * n_best))
 
 
 @njit(inline="always")

@@ -181,11 +181,16 @@ class MovecoreVectorEnv(VectorEnv):
                    st["tteam"])
         rank = np.ascontiguousarray(root._rank, np.int64)
         n_chunks = len(G._bufs)
-        queries = per_thread(n_chunks, (1, 3), np.int64)   # (no false sharing)
+        unrank = np.argsort(rank).astype(np.int64)        # the cell of each rank
+        # each thread's scratch on cache lines of its own (no false sharing)
+        queries = per_thread(n_chunks, (1, 3), np.int64)
+        keys = per_thread(n_chunks, (N,), np.int64)
+        near = per_thread(n_chunks, (N,), np.int64)
         self._S = [(G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
                     G._params, G._shape_of, G._shape_cell, G._budget, rank, G.occ,
                     G._bufs[c], G._ends[c], queries[c], st["ans_cell"],
-                    st["ans_cost"], st["ans_stop"], st["ans_n"]) for c in range(n_chunks)]
+                    st["ans_cost"], st["ans_stop"], st["ans_n"], keys[c], unrank, near[c])
+                   for c in range(n_chunks)]
         nbr = np.ascontiguousarray(root.board.nbr, np.int64)
         self._R = (st["rbuf"], st["rpos"], nbr, self._learner, st["removed"])
         coords = np.ascontiguousarray(root.board.coords, np.int64)
