@@ -156,7 +156,6 @@ def prepare(board: Board, mover: Mover, budget: int, *, occupant: Layer = None,
     return Prepared(q, mover)
 
 
-
 #: Every implementation of one query, by name (numbagg style): the differential tests
 #: run each one that applies against the oracle and against ``"general"``, the
 #: benchmarks time them side by side. Each is ``(applies(q), run(q, start, budget))``

@@ -12,13 +12,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..kernels import _types as T
-from ..kernels.reach import (fast_layout_size, gather_batch, prange_batch, reach_batch)
+from ..kernels.reach import fast_layout_size, gather_batch, prange_batch, reach_batch
 from ._kernels import _PLAIN, _parallel_lock, _pen, _pen_kernel, _thread_cache
 from ._query import _Query
 
-#: The package :mod:`movecore.reach`, where its settings live (``BATCH_THREADS``): read from it
-#: at each call, so assigning one there (as the tests and ``movecore bench`` do) takes
-#: effect here.
+
+#: The package :mod:`movecore.reach`, where its settings live (``BATCH_THREADS``):
+#: read from it at each call, so assigning one there (as the tests and ``movecore
+#: bench`` do) takes effect here.
 _settings = sys.modules[__package__]
 
 

@@ -16,8 +16,9 @@ import numpy as np
 
 from ..board import Board
 from ..kernels import _types as T
-from ..kernels.reach import (fast_layout_size, reach_plain_k, reach1_general, reach1_ordered, reach1_one_general, reach1_one_plain,
-                             reach1_plain, reach_query)
+from ..kernels.reach import (fast_layout_size, reach1_general, reach1_one_general,
+                             reach1_one_plain, reach1_ordered, reach1_plain, reach_plain_k,
+                             reach_query)
 
 
 _PEN_MODULE = None

@@ -16,10 +16,13 @@ from ..errors import LimitError, QueryError, describe
 from ..kernels import _types as T
 from ..mover import Mover
 from ._batch import ReachBatch, _batch_prepared
-from ._kernels import (_NO_ORDER, _NO_QUERIES, _ORDERED, _REACH_QUERY, _ROWS_MODE, _TREE_MODE, _fast_workspace, _local, _new, _pen, _pen_kernel, _pen_workspace, _workspace)
+from ._kernels import (_NO_ORDER, _NO_QUERIES, _ORDERED, _REACH_QUERY, _ROWS_MODE,
+                       _TREE_MODE, _fast_workspace, _local, _new, _pen, _pen_kernel,
+                       _pen_workspace, _workspace)
 from ._query import _Query, _budget_params
 from ._result import Reach, _pen_ends, _reach_prepared
-from ._validate import Budgets, Cell, Cells, _budget, _budgets_array, _cell, _n_chunks, _starts_array
+from ._validate import (Budgets, Cell, Cells, _budget, _budgets_array, _cell, _n_chunks,
+                        _starts_array)
 
 
 class Prepared:

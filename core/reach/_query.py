@@ -18,12 +18,12 @@ from ..kernels import _types as T
 from ..kernels.reach import (H_ANY_STOP, H_HILLY, H_PLAIN, HDR, PL_BLOCKED, PL_NO_END,
                              PL_OK, is_plain)
 from ..mover import OCCUPANCY_MODES, Mover
-from ._kernels import (_KERNELS, _REACH1, _REACH1_ONE, _kernel_named, _plain_entries)
+from ._kernels import _KERNELS, _REACH1, _REACH1_ONE, _kernel_named, _plain_entries
 from ._validate import _layer, _occupant
 
-#: The package :mod:`movecore.reach`, where its settings live (``_FAST_MAX_STACK``): read from it
-#: at each call, so assigning one there (as the tests and ``movecore bench`` do) takes
-#: effect here.
+
+#: The package :mod:`movecore.reach`, where its settings live (``_FAST_MAX_STACK``):
+#: read from it at each call, so assigning one there (as the tests do) takes effect here.
 _settings = sys.modules[__package__]
 
 

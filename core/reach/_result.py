@@ -12,7 +12,8 @@ from numpy.typing import NDArray
 from ..board import Board
 from ..errors import LimitError, QueryError, describe
 from ..kernels import _types as T
-from ._kernels import (_NO_QUERIES, _REACH_QUERY, _ROWS_MODE, _TREE_MODE, _fast_workspace, _pen_kernel, _pen_workspace, _workspace)
+from ._kernels import (_NO_QUERIES, _REACH_QUERY, _ROWS_MODE, _TREE_MODE, _fast_workspace,
+                       _pen_kernel, _pen_workspace, _workspace)
 from ._query import _Query, _budget_params
 from ._validate import Cell, _cell
 
@@ -28,8 +29,6 @@ def _pen_tree(q: "_Query", occupant, qflags, leave, enter_pen, start: int,
     if nk < 0:  # pragma: no cover
         return None
     return ws, nk & 0xFFFFFFFF, nk >> 32
-
-
 
 
 def _pen_ends(q: "_Query", start: int, budget: int) -> "Reach":
