@@ -1,17 +1,20 @@
 """Before/after speed of a layout change: ``movecore bench --games``'s workloads timed for
-two installed trees, each in its own subprocesses, alternating, on the same machine.
+two or more installed trees, each in fresh subprocesses, alternating, on one machine.
 
-    python benches/layout_ab.py OLD_PYTHON NEW_PYTHON [--runs 3] [--games a,b]
+    python benches/layout_ab.py old=OLD_PYTHON new=NEW_PYTHON [more=PYTHON ...]
+                                [--runs 3] [--games a,b] [--full]
 
-``OLD_PYTHON`` / ``NEW_PYTHON``: the ``python`` of a virtual environment with the tree
-installed (``pip install -e .`` in a worktree of the commit). Each run starts a fresh
-process per tree (import, kernels from the cache) and times every game's bundled
-positions as ``movecore bench --games`` does (``legal_moves`` of each figure that moves
-in self-play, the plain prepared query beside it, then self-play moves/s), with fewer
-rounds; runs alternate old, new, new, old, ... so that a slow spell of the shared
-machine hits both. Prints each workload's median over the runs and the new/old ratio
-(< 1: the new tree is faster), then the load average. A warm-up run of each tree first
-(compiles anything not cached) is not counted.
+Each ``NAME=PYTHON`` is the ``python`` of a virtual environment with a tree installed
+(``pip install -e .`` in a worktree of the commit); the first is the baseline. Each run
+starts a fresh process per tree (import, kernels from the cache) and times every game's
+bundled positions as ``movecore bench --games`` does (``legal_moves`` of each figure that
+moves in self-play, the plain prepared query beside it, then self-play moves/s), with
+fewer rounds, in CPU time of the process (``time.process_time`` stands in for the
+benches' ``perf_counter``: on a shared machine the other work is not counted). The trees'
+order rotates from run to run so that a slow spell hits each. Prints, per game, the
+geometric mean over its figures of each tree's median time over the baseline's (< 1:
+faster) and the self-play moves/s ratio (> 1: faster), then the load average. A warm-up
+run of each tree (compiles anything not cached) is not counted.
 """
 from __future__ import annotations
 
@@ -23,7 +26,8 @@ import subprocess
 import sys
 
 WORKER = r"""
-import importlib, json, sys
+import importlib, json, sys, time
+time.perf_counter = time.process_time     # CPU time: others' work on the machine not counted
 try:
     bg = importlib.import_module("movecore.tools.bench_games")   # the layout of issue 32
 except ImportError:
@@ -34,69 +38,74 @@ rep = bg.games_report(games, rounds=2, min_time=0.02, selfplay_games=int(sys.arg
 out = {}
 for game, r in rep.items():
     for row in r["figures"]:
-        example, fig, kind, us = row[0], row[1], row[2], row[3]
-        out[f"{game} {example} {fig} legal_moves us"] = us
-        out[f"{game} {example} {fig} plain query us"] = row[4]
+        out[f"{game} {row[0]} {row[1]} legal_moves us"] = row[3]
+        out[f"{game} {row[0]} {row[1]} plain query us"] = row[4]
     out[f"{game} self-play moves/s"] = r["selfplay"]["moves_per_s"]
 print("RESULT " + json.dumps(out))
 """
 
 
 def run(python: str, games: str, selfplay: int) -> dict:
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     p = subprocess.run([python, "-c", WORKER, games, str(selfplay)], capture_output=True,
-                       text=True, cwd="/tmp", check=True)
+                       text=True, cwd="/tmp", check=True, env=env)
     line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")][-1]
     return json.loads(line[len("RESULT "):])
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("old")
-    ap.add_argument("new")
+    ap.add_argument("trees", nargs="+", metavar="NAME=PYTHON")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--games", default="")
     ap.add_argument("--selfplay-games", type=int, default=100)
     ap.add_argument("--full", action="store_true", help="also every workload's row")
     a = ap.parse_args(argv)
-    trees = {"old": a.old, "new": a.new}
-    for name, py in trees.items():  # warm-up: anything not cached compiles here
-        run(py, a.games, 5)
+    trees = dict(t.split("=", 1) for t in a.trees)
+    names = list(trees)
+    for name in names:  # warm-up: anything not cached compiles here
+        run(trees[name], a.games, 5)
     load0 = os.getloadavg()
-    got = {"old": [], "new": []}
+    got = {name: [] for name in names}
     for i in range(a.runs):
-        order = ("old", "new") if i % 2 == 0 else ("new", "old")
-        for name in order:
+        k = i % len(names)
+        for name in names[k:] + names[:k]:
             got[name].append(run(trees[name], a.games, a.selfplay_games))
             print(f"run {i + 1} {name} done", file=sys.stderr, flush=True)
     load1 = os.getloadavg()
-    keys = [k for k in got["old"][0] if all(k in r for r in got["old"] + got["new"])]
-    med = {k: (statistics.median(r[k] for r in got["old"]),
-               statistics.median(r[k] for r in got["new"])) for k in keys}
+    every = [r for rs in got.values() for r in rs]
+    keys = [k for k in every[0] if all(k in r for r in every)]
+    med = {k: {n: statistics.median(r[k] for r in got[n]) for n in names} for k in keys}
+    base, others = names[0], names[1:]
     if a.full:
-        print("| workload | old (median) | new (median) | new / old |")
-        print("|---|---:|---:|---:|")
-        for k, (o, n) in med.items():
-            print(f"| {k} | {o:,.1f} | {n:,.1f} | {n / o:.2f} |")
+        print("| workload | " + " | ".join(names) + " |")
+        print("|---|" + "---:|" * len(names))
+        for k, m in med.items():
+            print(f"| {k} | " + " | ".join(f"{m[n]:,.1f}" for n in names) + " |")
         print()
-    # per game: geometric means of the per-figure ratios (time: < 1 is faster) and the
-    # self-play moves/s ratio (> 1 is faster)
-    print("| game | figures | legal_moves time new/old | plain query time new/old | "
-          "self-play moves/s new/old |")
-    print("|---|---:|---:|---:|---:|")
-    games = sorted({k.split()[0] for k in keys}, key=[k.split()[0] for k in keys].index)
-    every = []
+    print("| game | figures | " + " | ".join(
+        f"legal_moves {n}/{base} | plain query {n}/{base} | self-play moves/s {n}/{base}"
+        for n in others) + " |")
+    print("|---|---:|" + "---:|" * (3 * len(others)))
+    games = list(dict.fromkeys(k.split()[0] for k in keys))
+    overall = {n: [] for n in others}
     for g in games:
-        lm = [n / o for k, (o, n) in med.items() if k.startswith(g + " ") and
-              k.endswith("legal_moves us")]
-        pq = [n / o for k, (o, n) in med.items() if k.startswith(g + " ") and
-              k.endswith("plain query us")]
-        o, n = med[f"{g} self-play moves/s"]
-        every += lm
-        print(f"| {g} | {len(lm)} | {statistics.geometric_mean(lm):.2f} | "
-              f"{statistics.geometric_mean(pq):.2f} | {n / o:.2f} |")
-    print(f"| all | {len(every)} | {statistics.geometric_mean(every):.2f} | | |")
-    print(f"load average (1, 5, 15 min) before: {load0[0]:.2f} {load0[1]:.2f} "
-          f"{load0[2]:.2f}; after: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")
+        cells = []
+        for n in others:
+            lm = [m[n] / m[base] for k, m in med.items()
+                  if k.startswith(g + " ") and k.endswith("legal_moves us")]
+            pq = [m[n] / m[base] for k, m in med.items()
+                  if k.startswith(g + " ") and k.endswith("plain query us")]
+            sp = med[f"{g} self-play moves/s"]
+            overall[n] += lm
+            cells += [f"{statistics.geometric_mean(lm):.2f}",
+                      f"{statistics.geometric_mean(pq):.2f}", f"{sp[n] / sp[base]:.2f}"]
+        print(f"| {g} | {len(lm)} | " + " | ".join(cells) + " |")
+    print(f"| all | {len(overall[others[0]])} | " + " | ".join(
+        f"{statistics.geometric_mean(overall[n]):.2f} | | " for n in others) + "|")
+    print(f"\n{a.runs} runs per tree; load average (1, 5, 15 min) before: "
+          f"{load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}; after: {load1[0]:.2f} "
+          f"{load1[1]:.2f} {load1[2]:.2f}")
     return 0
 
 

@@ -235,5 +235,3 @@ def _batch_workspace(n, n_pen, n_chunks, nb, heap_cap, arena_cap):
                 tree=np.empty((n_chunks, S, 4), T.INDEX),
                 ends=np.empty((n_chunks, n, 8), T.INDEX),
                 arena=np.empty((n_chunks, arena_cap, 3), T.INDEX))
-
-

@@ -33,6 +33,7 @@ def _pen():
         _PEN_MODULE = reach_pen
     return _PEN_MODULE
 
+
 _new = object.__new__
 _TREE_MODE = np.zeros((3, 0), T.INDEX)    # reach1: no end columns = tree mode
 _ROWS_MODE = np.zeros((8, 0), T.INDEX)    # reach_pen: the ends' 8 fields, no tree
@@ -75,6 +76,7 @@ for _plain_flag in (True, False):
     _name_kernel(("reach1", _plain_flag), _REACH1[_plain_flag])
     _name_kernel(("one", _plain_flag), _REACH1_ONE[_plain_flag])
 
+
 # ---------------------------------------------------------------------- workspaces
 class _Workspace:
     """Kernel scratch for one thread and one state count; reused across queries."""
@@ -108,6 +110,7 @@ def _thread_cache(name: str) -> dict:
         setattr(_local, name, cache)
     return cache
 
+
 def _workspace(board: Board, n_pen: int, n_buckets: int, grow: bool = False) -> _Workspace:
     cache = _thread_cache("ws")
     key = (board.n_cells, n_pen)  # scratch is generation-stamped: any board of this size
@@ -129,6 +132,7 @@ def _plain_entries(K, climbs, fifo):
     batch, one = reach_plain_k(K, climbs, fifo)
     return (_name_kernel(("plain_k", K, climbs, fifo, 0), _entry_point(batch)),
             _name_kernel(("plain_k", K, climbs, fifo, 1), _entry_point(one)))
+
 
 class _FastWorkspace:
     """``reach1`` scratch for one thread: one int32 buffer and a view of its out block
@@ -195,6 +199,7 @@ def _pen_workspace(n: int, n_pen: int, nb: int) -> _PenWorkspace:
             nb, n_pen = max(nb, ws.nb), max(n_pen, ws.n_pen)
         ws = cache[n] = _PenWorkspace(n, n_pen, max(nb, 8))
     return ws
+
 
 def _pen_kernel():
     """The compiled penalty kernel (loaded on the first penalty query)."""

@@ -357,4 +357,3 @@ class Prepared:
             raise LimitError(f"budget {int(b.max())} exceeds this prepared query's "
                              f"max_budget {q.top}: prepare it with a larger one")
         return _batch_prepared(q, s, b, _n_chunks(threads, len(s)))
-

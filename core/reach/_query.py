@@ -26,8 +26,10 @@ from ._validate import _layer, _occupant
 #: read from it at each call, so assigning one there (as the tests do) takes effect here.
 _settings = sys.modules[__package__]
 
-
+#: The penalty levels tracked when a query gives a penalty layer and no ``max_penalty``.
 DEFAULT_MAX_PENALTY = 15
+
+
 @dataclass(frozen=True)
 class _Query:
     """Validated, packed arrays of one query shape (everything but start and budget)."""
@@ -72,6 +74,7 @@ class _Query:
         return (b.nbr, b.link_ptr, b.link_data, b.cell_data, b.edges, b.diag_sides,
                 self.rule, self.occupant, self.qflags, self.zoc, self.leave, self.enter_pen,
                 self.params)
+
 
 def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penalty,
              leave_weight, max_penalty) -> _Query:
@@ -176,6 +179,7 @@ def _plain_kernels(board, blob, params):
         return None
     return _plain_entries(K, climbs, bool(params[T.P_UNIT]))
 
+
 def _pack(board: Board, rule: np.ndarray) -> np.ndarray:
     """The board and a mover's terrain rule in one int32 array (``reach1``'s ``blob``),
     cached on the board per rule."""
@@ -223,6 +227,7 @@ def _pack(board: Board, rule: np.ndarray) -> np.ndarray:
     board._cache[key] = blob
     return blob
 
+
 def _budget_params(q: _Query, budget: int) -> np.ndarray:
     """A copy of ``q``'s int64 parameters for a smaller ``budget`` (the general kernel
     reads the budget and its ring of buckets from them)."""
@@ -230,5 +235,3 @@ def _budget_params(q: _Query, budget: int) -> np.ndarray:
     params[T.P_BUDGET] = budget
     params[T.P_N_BUCKETS] = min(int(q.params[T.P_N_BUCKETS]) - 1, budget) + 1
     return params
-
-

@@ -334,4 +334,3 @@ def _reach_prepared(q: _Query, start: int, budget: int) -> Reach:
 def _run_general(q: _Query, start: int, budget: int) -> Reach:
     """``q`` on the general kernel (``reach_query``), whatever packed kernel it has."""
     return _reach_prepared(replace(q, blob=None, pblob=None), start, budget)
-

@@ -27,6 +27,8 @@ Cell: TypeAlias = int | np.integer | Sequence[int]
 Cells: TypeAlias = Sequence[Cell] | NDArray[np.integer]
 #: One budget for every query, or one per query.
 Budgets: TypeAlias = int | np.integer | Sequence[int] | NDArray[np.integer]
+
+
 # ---------------------------------------------------------------------- validation
 def _cell(board: Board, where, what: str) -> int:
     """A cell index from an index or a coordinate pair, validated."""
@@ -98,6 +100,7 @@ def _occupant(board, occupant):
         a = a.astype(T.INDEX)
     return _kernel_ready(a)
 
+
 def _starts_array(board, starts) -> np.ndarray:
     """int32[Q] validated start cells from indices or coordinates."""
     if isinstance(starts, np.ndarray) and starts.ndim == 1 and \
@@ -143,4 +146,3 @@ def _n_chunks(threads, n: int) -> int:
     if type(n_threads) is not int or n_threads < 1:
         raise QueryError(f"threads must be a positive integer; got {describe(threads)}")
     return max(1, min(n_threads, n))
-

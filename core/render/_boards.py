@@ -38,6 +38,8 @@ TET_TERRAIN = {
 }
 TET_CHAR = {"plains": ".", "bridge": "=", "water": "~", "forest": "f", "peak": "^",
             "village": "v", "ballista": "b"}
+
+
 # ------------------------------------------------------------------ per game: board
 def _board_grid(scenario: dict, pic: Picture) -> None:
     from ..games.grid import build_board
@@ -204,5 +206,3 @@ _BOARDS = {
     "descent": _board_descent, "tiny_epic_tactics": _board_tiny_epic_tactics,
     "dark_realms": _board_dark_realms,
 }
-
-

@@ -143,5 +143,3 @@ def _level_shading(cells: list) -> None:
         if c.level is not None:
             t = (c.level - lo) / (hi - lo)
             c.fill = shade(c.fill, -0.18 + 0.40 * t)
-
-

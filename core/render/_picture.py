@@ -8,7 +8,7 @@ from ._boards import _BOARDS, _explore
 from ._model import PEnd, PFigure, Picture, _footprint, _num, _xy
 
 
-# ---------------------------------------------------------------- per game: figures
+# ------------------------------------------------------------------------ figures
 def _figures(scenario: dict, result: dict, game: str) -> list:
     figs = scenario.get("figures") or []
     query = scenario.get("query") if isinstance(scenario.get("query"), dict) else {}
@@ -41,7 +41,7 @@ def _figures(scenario: dict, result: dict, game: str) -> list:
     return out
 
 
-# ------------------------------------------------------------------ per game: ends
+# --------------------------------------------------------------------------- ends
 def _danger(game: str, e: dict) -> str:
     parts = []
     n = e.get("leaving_attacks") or 0
@@ -156,6 +156,7 @@ def _ends(game: str, scenario: dict, result: dict, figures: list) -> list:
                         danger, "", path, single, stop=reason))
     return out, offboard
 
+
 def choose_end(pic: Picture, to) -> PEnd:
     """The end whose anchor (or any footprint cell) is ``to``, the cheapest first."""
     to = _xy(to)
@@ -217,5 +218,3 @@ def _title(game: str, scenario: dict, result: dict) -> str:
     if budget is not None and not isinstance(budget, bool):
         t += f", move {budget}"
     return t
-
-

@@ -440,6 +440,3 @@ def _star(x, y, r):
     return [(x + (r if k % 2 == 0 else r * 0.45) * math.cos(math.radians(-90 + 36 * k)),
              y + (r if k % 2 == 0 else r * 0.45) * math.sin(math.radians(-90 + 36 * k)))
             for k in range(10)]
-
-
-# ---------------------------------------------------------------------------- text

@@ -66,5 +66,3 @@ def to_text(pic: Picture) -> str:
     lines.append(f"{n_end} end cells; @ = moving figure, {stops}, ! = danger, "
                  f"* = on the path" + (f"; path to {list(pic.target)}" if pic.target else ""))
     return "\n".join(lines) + "\n"
-
-
