@@ -6,7 +6,8 @@ acting figure's legal ends in every game*, then *apply one move in every game*. 
 both for all games in one call:
 
 * games whose position describes its moves as "one prepared query per figure over an
-  occupant layer" (:meth:`movecore.Position._batch_layout`: the grid game today) keep
+  occupant layer", with optional end rules as data (:meth:`movecore.Position._batch_layout`:
+  grid, Tiny Epic Tactics, Mage Knight) keep
   their state as arrays over B (``occ[B, N]``, ``cell[B, F]``, ``alive[B, F]``) and run
   every game's query in **one compiled call** (:func:`movecore.kernels.batch.reach_games`,
   ``threads=`` chunks on a pool of threads, as :func:`movecore.reach_many`);
