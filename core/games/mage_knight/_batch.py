@@ -26,6 +26,7 @@ from typing import Mapping
 import numpy as np
 
 from ...kernels import _types as T
+from ._layers import _TABLE_ARRAYS
 
 
 def batch_layout(pos, query: Mapping):
@@ -49,6 +50,10 @@ def batch_layout(pos, query: Mapping):
     # a stopped end: 1 on the player's assault spaces, else 2 (provoked)
     stop_code = np.stack([np.where(pos._player(k)[1], 1, 2) for k in keys]).astype(np.int8)
     holds_many = L.holds_many.copy()
+    # spaces a hero may not stay on that a move can enter (a lake or mountain an effect
+    # lets it enter; rampaging enemies' spaces are never entered)
+    enterable = np.asarray(_TABLE_ARRAYS[table])[pos.board.terrain] >= 0
+    no_end = ~L.accessible & ~L.rampaging & enterable
     team_list = np.asarray(pos.team_list, np.int32)
 
     def restore(p, occ, cell, alive):
@@ -68,5 +73,5 @@ def batch_layout(pos, query: Mapping):
                        shapes=shapes,
                        shape_of=np.array([keys.index(k) for k in pkeys], np.int64),
                        budget=np.full(len(slots), b, np.int64), restore=restore,
-                       one_figure=~holds_many, no_end=~L.accessible,
+                       one_figure=~holds_many, no_end=no_end,
                        stop_code=stop_code), None
