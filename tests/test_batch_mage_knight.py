@@ -136,3 +136,16 @@ def test_random_maps_ten_thousand_moves():
     scen = _maps(range(12)) + _maps(range(4), walls=True)
     assert _run_differential("mage_knight", steps=120, B=48, seed=13,
                              scenarios=scen) >= 10_000
+
+
+def test_other_queries_stay_on_positions():
+    """Only a normal move is a layout; other queries (direct moves, paths, reveals) are
+    answered per position, and asking arrays for them is a typed error."""
+    name, scenario = example_scenarios("mage_knight")[0]
+    pos = mc.position(scenario)
+    for q in ({"budget": 3, "mode": "direct"}, {"budget": 5, "paths": True}):
+        G = BatchedGames(pos, 2, query=q)
+        assert G.backend == "positions" and "normal move" in G.why
+        with pytest.raises(mc.QueryError, match="no array backend"):
+            BatchedGames(pos, 2, query=q, backend="arrays")
+    assert BatchedGames(pos, 2, query={"budget": 5}).backend == "arrays"
