@@ -49,8 +49,10 @@ from ._query import DEFAULT_MAX_PENALTY, _prepare  # noqa: F401 (public)
 from ._result import Reach, _reach_prepared, _run_general
 from ._validate import (Budgets, Cell, Cells, _budget, _budgets_array, _cell, _n_chunks,
                         _starts_array)
-# The engine's own names the tests and benches reach for as movecore.reach.<name>, kept
-# at that path (the kernels' entry points, workspaces and the penalty kernel's runs).
+# The package's own names other modules (movecore.batch and the batched self-play: the
+# thread pool), the tests and the benches import as movecore.reach.<name>, kept at that
+# path (the kernels' entry points, workspaces, the penalty kernel's runs).
+from ._batch import _thread_pool  # noqa: F401
 from ._kernels import _REACH1, _REACH1_ONE, _fast_workspace  # noqa: F401
 from ._result import _pen_ends, _pen_rows, _pen_tree  # noqa: F401
 
