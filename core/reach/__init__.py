@@ -51,9 +51,11 @@ from ._validate import (Budgets, Cell, Cells, _budget, _budgets_array, _cell, _n
                         _starts_array)
 # The package's own names other modules (movecore.batch and the batched self-play: the
 # thread pool), the tests and the benches import as movecore.reach.<name>, kept at that
-# path (the kernels' entry points, workspaces, the penalty kernel's runs).
+# path (the kernels' entry points, workspaces, the penalty kernel's runs), and _Query,
+# which positions pickled before the split name there.
 from ._batch import _thread_pool  # noqa: F401
 from ._kernels import _REACH1, _REACH1_ONE, _fast_workspace  # noqa: F401
+from ._query import _Query  # noqa: F401
 from ._result import _pen_ends, _pen_rows, _pen_tree  # noqa: F401
 
 #: :func:`_entry_point` for the game modules' own compiled helpers (``@njit`` with one
