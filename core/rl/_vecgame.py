@@ -495,11 +495,13 @@ def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, 
 @njit(cache=True, nogil=True)
 def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers,
-                  turn, actor, done, nbr, coords, kind, greedy, u, max_turns, occ0, cell0,
-                  buf, ends, row, dist, query, lo, hi, counts):
+                  turn, actor, done, nbr, coords, kind, greedy, u, max_turns, end_rules,
+                  one_figure, no_end, occ0, cell0, buf, ends, row, dist, query, lo, hi,
+                  counts):
     """One move in every unfinished game ``lo <= b < hi`` of batched self-play (legal
-    ends, the policy's choice from ``u[b]``, the move, the removal coin, the next actor),
-    then every finished game restarts from the root (``occ0``, ``cell0``). ``counts``:
+    ends less the layout's end rules (``end_rules``: ``one_figure`` cells another figure
+    holds, ``no_end`` cells; Mage Knight), the policy's choice from ``u[b]``, the move,
+    the removal coin, the next actor), then every finished game restarts from the root (``occ0``, ``cell0``). ``counts``:
     move generations, moves, turns begun, games finished (added to)."""
     N = occ.shape[1]
     F = cell.shape[1]
@@ -529,6 +531,19 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
             row[c] = 0
         for i in range(n):
             row[ends[0, i]] = 1
+        if end_rules:   # BatchLayout's one_figure and no_end (as BatchedGames)
+            start = cell[b, f]
+            for g in range(F):
+                c = cell[b, g]
+                if g != f and alive[b, g] and c != start and one_figure[c] != 0 \
+                        and row[c] != 0:
+                    row[c] = 0
+                    n -= 1
+            for j in range(no_end.shape[0]):
+                c = no_end[j]
+                if c != start and row[c] != 0:
+                    row[c] = 0
+                    n -= 1
         pick = -1
         if n > 0:
             if greedy:

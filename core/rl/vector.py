@@ -413,6 +413,9 @@ class MovecoreVectorEnv(VectorEnv):
 def _why_not_arrays(one, kwargs) -> str | None:
     """Why an environment's games are not played on arrays (None: they are)."""
     s = one._s
+    if s.game == "mage_knight":
+        return ("the vector env's compiled step has no end rules yet (a hero's ends it may "
+                "not stay on, stop codes: BatchedGames applies them after the kernel)")
     if s.game not in ("grid", "tiny_epic_tactics"):
         return (f"the {s.game} game's moves are per position (see docs/selfplay.md, "
                 f"'Batched')")

@@ -77,7 +77,10 @@ class BatchedPlay:
         self.B, self.F = G.B, G.F
         self.policy = policy
         self.max_turns = max_turns
-        self.usable = None if type(g).usable is Game.usable else g.usable
+        # (the array backend's mask holds the moves alone, Moves.mask, which is what a
+        # game's usable() picks: Mage Knight's can_stay, applied by the layout's rules)
+        self.usable = None if type(g).usable is Game.usable or G.backend == "arrays" \
+            else g.usable
         self.may_move = None if type(g).moves is Game.moves else g.moves
         ids = G.ids
         all_sides = list(dict.fromkeys(root.side_of(f) for f in ids))
@@ -236,7 +239,8 @@ class BatchedPlay:
                     G._params, G._shape_of, G._shape_cell, G._budget, G.occ, G.cell,
                     G.alive, G.team, self.side_of, self.turn_sides, self.movers, self.turn,
                     self.actor, self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
-                    self.policy == "greedy", u, self.max_turns, G._occ0, G._cell0)
+                    self.policy == "greedy", u, self.max_turns, G._end_rules,
+                    G._one_figure, G._no_end, G._occ0, G._cell0)
             calls = [args + (G._bufs[c], G._ends[c], rows[c], dists[c], queries[c],
                              (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
                      for c in range(n_chunks)]

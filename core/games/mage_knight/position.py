@@ -491,6 +491,11 @@ class Position(_MapChanges, _SearchTreeAnswers, CellActions, _Position):
         self._last = m
         return m
 
+    def _batch_layout(self, query: Mapping):
+        """The batched arrays backend's layout (see :mod:`._batch`)."""
+        from ._batch import batch_layout
+        return batch_layout(self, query)
+
     def legal_moves_side(self, side, **query) -> dict:
         """``{hero: Moves}`` of the one hero whose side ``side`` is (every hero plays
         for itself)."""
