@@ -9,8 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import movecore as mc
-from movecore.batch import BatchedGames
 from movecore.tools.selfplay import example_scenarios
 from movecore.tools.selfplay_batch import BatchedPlay
 
