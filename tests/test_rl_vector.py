@@ -92,9 +92,11 @@ def _check_against_singles(envs, singles, steps, rng, seed, illegal_every=0, unt
     return checked
 
 
+ARRAY_GAMES = ("grid", "tiny_epic_tactics", "mage_knight")
+
+
 def _array_scenarios():
-    return [(g, name, s) for g in ("grid", "tiny_epic_tactics")
-            for name, s in example_scenarios(g)]
+    return [(g, name, s) for g in ARRAY_GAMES for name, s in example_scenarios(g)]
 
 
 @pytest.mark.parametrize("opponent", ["random", "greedy"])
@@ -102,8 +104,8 @@ def _array_scenarios():
 @pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
                          ids=[n for _, n, _ in _array_scenarios()])
 def test_arrays_backend_equals_single_envs(game, name, scenario, threads, opponent):
-    """Grid and Tiny Epic Tactics step on arrays in one compiled call; every game equals
-    its single env (observation, mask, reward, ends) after every step."""
+    """Grid, Tiny Epic Tactics and Mage Knight step on arrays in one compiled call; every
+    game equals its single env (observation, mask, reward, ends) after every step."""
     B = 9
     envs = rl.vector_env(scenario, num_envs=B, threads=threads, opponent=opponent)
     assert envs.backend == "arrays" and envs.why is None
@@ -208,7 +210,7 @@ def test_docstring_example():
     assert failed == 0 and tried > 0
 
 
-@pytest.mark.parametrize("game", ["grid", "tiny_epic_tactics"])
+@pytest.mark.parametrize("game", ARRAY_GAMES)
 def test_arrays_backend_second_side_and_short_games(game):
     """The learner moving second (the opponents play at reset) and games truncated
     after a few turns: still every game equals its single env."""

@@ -61,13 +61,15 @@ def _n_sides(alive, side_of, n_all, b):
 
 
 @njit(nogil=True, inline="always")
-def _answer(S, b, f, k, start_cell, began):
+def _answer(S, b, f, k, start_cell, began, cell, alive):
     """Figure ``f``'s ends in game ``b`` into answer slot ``k``, in the kernel's order
     (the single env's row order, by cost then the position's coordinate rank, matters
-    only where a row is picked by its place in it: :func:`_kth`)."""
+    only where a row is picked by its place in it: :func:`_kth`), less the layout's end
+    rules (``BatchLayout``: one-figure spaces another figure holds, no-end spaces; stop
+    codes per shape), as ``BatchedGames`` answers."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell, budget,
      rank, occ, buf, ends, query, ans_cell, ans_cost, ans_stop, ans_n, keys, unrank,
-     near) = S
+     near, end_rules, one_figure, no_end, stop_code) = S
     sh = shape_of[f] + shape_cell[began]
     query[0, 0] = start_cell
     query[0, 1] = budget[f]
@@ -82,11 +84,28 @@ def _answer(S, b, f, k, start_cell, began):
         n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
     if n < 0:
         n = 0
+    m = 0
     for i in range(n):
-        ans_cell[b, k, i] = ends[0, i]
-        ans_cost[b, k, i] = ends[1, i]
-        ans_stop[b, k, i] = 0 if plain else ends[2, i]
-    ans_n[b, k] = n
+        c = ends[0, i]
+        if end_rules and c != start_cell:
+            if no_end[c]:
+                continue
+            if one_figure[c]:
+                held = False
+                for g in range(cell.shape[1]):
+                    if g != f and alive[b, g] and cell[b, g] == c:
+                        held = True
+                        break
+                if held:
+                    continue
+        ans_cell[b, k, m] = c
+        ans_cost[b, k, m] = ends[1, i]
+        code = 0 if plain else ends[2, i]
+        if code != 0 and stop_code.shape[0] > 0:
+            code = stop_code[sh, c]
+        ans_stop[b, k, m] = code
+        m += 1
+    ans_n[b, k] = m
 
 
 @njit(nogil=True)
@@ -175,7 +194,7 @@ def _advance(S, G, b):
                         continue
                     member[b, g] = True
                     began = tstart[b, g] if mtaken[b, g] else cell[b, g]
-                    _answer(S, b, g, g, cell[b, g], began)
+                    _answer(S, b, g, g, cell[b, g], began, cell, alive)
             continue
         g = nxt[b]
         nxt[b] = g + 1
@@ -187,7 +206,7 @@ def _advance(S, G, b):
                 continue
             k = g
         else:
-            _answer(S, b, g, 0, cell[b, g], cell[b, g])
+            _answer(S, b, g, 0, cell[b, g], cell[b, g], cell, alive)
         n = 0
         for i in range(ans_n[b, k]):
             c = S[15][b, k, i]

@@ -179,17 +179,26 @@ class MovecoreVectorEnv(VectorEnv):
                    st["nxt"], st["actor"], st["over"], st["moved"], st["member"], st["rows"],
                    st["n_rows"], st["taken"], st["n_tk"], st["mtaken"], st["tstart"],
                    st["tteam"])
-        rank = np.ascontiguousarray(root._rank, np.int64)
+        # the positions' row order of equal costs: by x, then y (as solve() lists ends)
+        xy = np.asarray(root.board.coords, np.int64)
+        rank = np.empty(N, np.int64)
+        rank[np.lexsort((xy[:, 1], xy[:, 0]))] = np.arange(N)
         n_chunks = len(G._bufs)
         unrank = np.argsort(rank).astype(np.int64)        # the cell of each rank
         # each thread's scratch on cache lines of its own (no false sharing)
         queries = per_thread(n_chunks, (1, 3), np.int64)
         keys = per_thread(n_chunks, (N,), np.int64)
         near = per_thread(n_chunks, (N,), np.int64)
+        # the layout's end rules (Mage Knight), as BatchedGames applies them
+        no_end = np.zeros(N, np.uint8)
+        no_end[G._no_end] = 1
+        stop_code = np.zeros((0, N), np.int8) if G._stop_code is None else \
+            np.ascontiguousarray(G._stop_code, np.int8)
         self._S = [(G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
                     G._params, G._shape_of, G._shape_cell, G._budget, rank, G.occ,
                     G._bufs[c], G._ends[c], queries[c], st["ans_cell"],
-                    st["ans_cost"], st["ans_stop"], st["ans_n"], keys[c], unrank, near[c])
+                    st["ans_cost"], st["ans_stop"], st["ans_n"], keys[c], unrank, near[c],
+                    bool(G._end_rules), G._one_figure, no_end, stop_code)
                    for c in range(n_chunks)]
         nbr = np.ascontiguousarray(root.board.nbr, np.int64)
         self._R = (st["rbuf"], st["rpos"], nbr, self._learner, st["removed"])
@@ -413,10 +422,7 @@ class MovecoreVectorEnv(VectorEnv):
 def _why_not_arrays(one, kwargs) -> str | None:
     """Why an environment's games are not played on arrays (None: they are)."""
     s = one._s
-    if s.game == "mage_knight":
-        return ("the vector env's compiled step has no end rules yet (a hero's ends it may "
-                "not stay on, stop codes: BatchedGames applies them after the kernel)")
-    if s.game not in ("grid", "tiny_epic_tactics"):
+    if s.game not in ("grid", "tiny_epic_tactics", "mage_knight"):
         return (f"the {s.game} game's moves are per position (see docs/selfplay.md, "
                 f"'Batched')")
     if kwargs.get("reward_fn") is not None or kwargs.get("terminal_fn") is not None:
