@@ -1,7 +1,7 @@
 """The movement-only game of :class:`movecore.rl.turns.Match`, played by a Gymnasium
 environment (:class:`movecore.rl.envs.MovecoreGym`: one learner side against a built-in
 opponent), for B games at once on the arrays of a :class:`movecore.batch.BatchedGames`
-(array backend: grid, Tiny Epic Tactics), compiled (Numba).
+(array backend: grid, Tiny Epic Tactics, Mage Knight), compiled (Numba).
 
 Every game of the batch is exactly the single environment: the same turn order, the same
 ends (an opponent's pick is the k-th in the single env's row order: cost, then the
@@ -520,8 +520,9 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
     """One move in every unfinished game ``lo <= b < hi`` of batched self-play (legal
     ends less the layout's end rules (``end_rules``: ``one_figure`` cells another figure
     holds, ``no_end`` cells; Mage Knight), the policy's choice from ``u[b]``, the move,
-    the removal coin, the next actor), then every finished game restarts from the root (``occ0``, ``cell0``). ``counts``:
-    move generations, moves, turns begun, games finished (added to)."""
+    the removal coin, the next actor), then every finished game restarts from the root
+    (``occ0``, ``cell0``). ``counts``: move generations, moves, turns begun, games
+    finished (added to)."""
     N = occ.shape[1]
     F = cell.shape[1]
     n_all_sides = 0

@@ -10,12 +10,13 @@ Gymnasium's next-step autoreset, seeding (``reset(seed=s)`` seeds game ``i`` wit
 
 Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on arrays):
 
-* ``"arrays"`` (grid, Tiny Epic Tactics with the default reward and end): the games live
-  in the arrays of a :class:`movecore.batch.BatchedGames`; a step (the learner's move,
-  the removal coin, the opponents' moves until the learner is to act again, the
-  autoresets) is one compiled call over the batch, and so are the observations and masks
-  (static planes written once, the rest from the occupancy, the figures' cells and the
-  acting figure's answer). ``threads=`` splits the batch over threads.
+* ``"arrays"`` (grid, Tiny Epic Tactics, Mage Knight; the default reward and end): the
+  games live in the arrays of a :class:`movecore.batch.BatchedGames`; a step (the
+  learner's move, the removal coin, the opponents' moves until the learner is to act
+  again, the autoresets) is one compiled call over the batch, and so are the
+  observations and masks (static planes written once, the rest from the occupancy, the
+  figures' cells and the acting figure's answer). ``threads=`` splits the batch over
+  threads.
 * ``"positions"`` (every other game, or a custom ``reward_fn``/``terminal_fn``): one
   live :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
 
