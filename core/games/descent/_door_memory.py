@@ -33,33 +33,58 @@ def memory_radius(mp: int) -> int:
     return 0 if r <= 0 else 1 << (r - 1).bit_length()
 
 
-def _memory_reach(n: int, slots: list, involved: list, vec, radius: int,
-                  openers: dict | None = None) -> dict:
-    """``{node: doors}``: the doors whose memory node ``node`` keeps, those within
-    ``radius`` links of a node next to the door (an end of a link that involves it, or
-    a placement that may open it without stepping: ``openers``, node -> doors), links
-    taken both ways (a lower bound of the distance either way). ``slots`` /
-    ``involved``: the game-word links; ``vec``: (u, v) arrays of the others. A
-    breadth-first search per door over the links as a CSR table: the cost is that of
-    the nodes it reaches, not the board's."""
+def _door_seeds(slots: list, involved: list, openers: dict) -> dict:
+    """``{door: nodes}``: the nodes next to each door, the ends of the links that involve
+    it and the placements that may open it without stepping (``openers``, node ->
+    doors). ``slots`` / ``involved``: the graph's game-word links (no memory yet)."""
     seeds: dict = {}
-    for u, ds in (openers or {}).items():
+    for u, ds in openers.items():
         for d in ds:
             seeds.setdefault(d, set()).add(u)
     for (_, u, v, _, _), inv in zip(slots, involved):
         for d in inv:
             seeds.setdefault(d, set()).update((u, v))
+    return seeds
+
+
+def _undirected(n: int, slots: list, vec) -> tuple:
+    """(ptr int64[n + 1], nbr int64[2L]): the graph's ``n`` nodes and links (``vec``:
+    (u, v) arrays of the array links, ``slots``: the game-word ones), taken both ways,
+    as a CSR table."""
+    su = np.array([s[1] for s in slots], np.int64)
+    sv = np.array([s[2] for s in slots], np.int64)
+    a = np.concatenate([vec[0], vec[1], su, sv])
+    b = np.concatenate([vec[1], vec[0], sv, su])
+    order = np.argsort(a, kind="stable")
+    nbr = b[order]
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(a, minlength=n))])
+    return ptr, nbr
+
+
+def _ball_step(ptr, nbr, frontier):
+    """The neighbours (with repeats) of the nodes ``frontier`` in the CSR table."""
+    lo, hi = ptr[frontier], ptr[frontier + 1]
+    cnt = hi - lo
+    total = int(cnt.sum())
+    if not total:
+        return frontier[:0]
+    idx = np.repeat(lo - np.concatenate([[0], np.cumsum(cnt)[:-1]]), cnt) + \
+        np.arange(total)
+    return nbr[idx]
+
+
+def _memory_reach(n: int, seeds: dict, radius: int, csr) -> dict:
+    """``{node: doors}``: the doors whose memory node ``node`` keeps, those within
+    ``radius`` links of a node next to the door (``seeds``: door -> nodes, see
+    :func:`_door_seeds`), links taken both ways (a lower bound of the distance either
+    way; ``csr()``: the (ptr, nbr) table of :func:`_undirected`, asked only for a radius
+    above 0). A breadth-first search per door: the cost is that of the nodes it
+    reaches, not the board's."""
     if not seeds:
         return {}
     near: dict = {}
     if radius:
-        su = np.array([s[1] for s in slots], np.int64)
-        sv = np.array([s[2] for s in slots], np.int64)
-        a = np.concatenate([vec[0], vec[1], su, sv])
-        b = np.concatenate([vec[1], vec[0], sv, su])
-        order = np.argsort(a, kind="stable")
-        nbr = b[order]
-        ptr = np.concatenate([[0], np.cumsum(np.bincount(a, minlength=n))])
+        ptr, nbr = csr()
         mark = np.full(n, -1, np.int64)
     for d, nodes in seeds.items():
         seen = np.fromiter(nodes, np.int64, len(nodes))
@@ -68,13 +93,7 @@ def _memory_reach(n: int, slots: list, involved: list, vec, radius: int,
             frontier = seen
             parts = [seen]
             for _ in range(radius):
-                lo, hi = ptr[frontier], ptr[frontier + 1]
-                cnt = hi - lo
-                if not cnt.sum():
-                    break
-                idx = np.repeat(lo - np.concatenate([[0], np.cumsum(cnt)[:-1]]), cnt) + \
-                    np.arange(cnt.sum())
-                nb = np.unique(nbr[idx])
+                nb = np.unique(_ball_step(ptr, nbr, frontier))
                 nb = nb[mark[nb] != d]
                 if not len(nb):
                     break
@@ -85,6 +104,33 @@ def _memory_reach(n: int, slots: list, involved: list, vec, radius: int,
         for u in seen.tolist():
             near.setdefault(u, set()).add(d)
     return {u: frozenset(ds) for u, ds in near.items()}
+
+
+def _door_scope(g, start: int, depth: int) -> frozenset:
+    """The doors with a node next to them (:func:`_door_seeds`) within ``depth`` links
+    of node ``start`` of the plain graph ``g`` (links taken both ways): a move of
+    ``mp`` MP from ``start`` reaches no node whose door memory (radius r) holds another
+    door when ``depth >= mp + r``. Breadth-first over the nodes within ``depth`` only."""
+    ptr, nbr = g.undirected()
+    is_seed = g.seed_nodes()[0]
+    seen = np.zeros(len(ptr) - 1, np.bool_)
+    frontier = np.array([start], np.int64)
+    seen[start] = True
+    hits = [frontier[is_seed[frontier]]]
+    for _ in range(depth):
+        nb = _ball_step(ptr, nbr, frontier)
+        nb = nb[~seen[nb]]
+        if not len(nb):
+            break
+        nb = np.unique(nb)
+        seen[nb] = True
+        hits.append(nb[is_seed[nb]])
+        frontier = nb
+    doors_of = g.seed_nodes()[1]
+    out: set = set()
+    for u in np.concatenate(hits).tolist():
+        out.update(doors_of[u])
+    return frozenset(out)
 
 
 def _subsets(doors: frozenset, most: int = 1 << 30) -> list:
@@ -118,8 +164,12 @@ def _add_door_memory(g, n: int, slots: list, involved: list) -> list:
     # opens it for the same 2 MP), so the memory radius stays that of stepping
     # through a door: opening in place (2), r links away and back to the door
     # (2r) and a jump (3 or more) is 5 + 2r MP.
-    openers = g.openers
-    near = _memory_reach(n, slots, involved, (vu, vv), g.mem_radius, openers)
+    scope = g.scope
+    openers, seeds = g.openers, g.seeds
+    if scope is not None:        # only the doors a move of this graph's queries reaches
+        openers = {u: ds & scope for u, ds in openers.items() if ds & scope}
+        seeds = {d: seeds[d] for d in sorted(scope) if d in seeds}
+    near = _memory_reach(n, seeds, g.mem_radius, g.undirected)
     if near:
         # the array links out of nodes that keep a memory become slots (their memory
         # twins need one each); their price never changes
@@ -172,6 +222,8 @@ def _add_door_memory(g, n: int, slots: list, involved: list) -> list:
     for i in range(len(slots)):
         kind, u, v, dd, sq = slots[i]
         inv = involved[i]
+        if u not in sets_of and (not inv or v not in near):
+            continue                 # no memory out of u, none kept at v: no twin
         near_v = near.get(v, no_doors)
         if inv:                      # doors this step opens that v stays near
             for X in _subsets(inv & near_v, most):

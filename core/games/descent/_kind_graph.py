@@ -25,7 +25,8 @@ from ...kernels import _types as T
 from ...mover import Mover
 from ...reach import Prepared, prepare
 from . import rules as D
-from ._door_memory import _add_door_memory, _memory_link_result
+from ._door_memory import (_add_door_memory, _door_scope, _door_seeds, _memory_link_result,
+                           _undirected)
 from ._dungeon import (_DOOR_WORDS, _STATIC_LOCK, JUMP_LAND, JUMP_OVER, JUMP_TAKE_OFF,
                        OPEN, OPENABLE, SHUT, SIDE_CODE, STOP_ICE)
 from ._placements import _build_placements, _openers
@@ -34,6 +35,8 @@ _TOP_BUDGET = T.MAX_BUDGET
 #: Most nodes of one kind's placement graph (both orientations, pit-jump and
 #: door-memory nodes together).
 NODES_MAX = 1 << 24
+_NO_DOORS = frozenset()
+_SCOPES_MAX = 4096               # door scopes cached per plain graph (start, depth)
 
 
 class _Links:
@@ -67,8 +70,11 @@ class _KindGraph:
     """
 
     def __init__(self, st, key):
-        side, w, h, fly, radius = key
+        side, w, h, fly, radius = key[:5]
         self.mem_radius = radius
+        # the doors whose memory the graph keeps: None, every door; else those a query
+        # of this graph reaches (see _static.ALL_DOORS_MAX and _door_memory._door_scope)
+        self.scope = key[5] if len(key) > 5 else None
         self.st = st
         self.key = key
         self.side = side
@@ -82,13 +88,16 @@ class _KindGraph:
         rules = D.Rules(d, [], proto, set(), st.corner, st.ice)
         rules.door_state = ["open"] * len(d.doors)
         self.rules = rules
-        g0 = st.kind(key[:4] + (0,)) if radius else None
+        if self.scope is None:
+            g0 = st.kind(key[:4] + (0,)) if radius else None
+        else:                            # the plain graph: no door memory at all
+            g0 = st.kind(key[:4] + (0, _NO_DOORS)) if radius or self.scope else None
         self.base0 = g0
         if g0 is not None:
             # all but the door memory is the radius-0 graph's: shared, not built again
             for name in ("turns", "turn_off", "fitp", "p_in_pit", "p_on_ice", "p_may_end",
                          "pfoot", "straddle", "air_off", "air_foot", "n_air", "dirs",
-                         "openers", "vec0"):
+                         "openers", "vec0", "seeds", "_plain"):
                 setattr(self, name, getattr(g0, name))
             self.facts = g0.facts
             place_nodes, n_turn = g0.place_nodes, g0.n_turn
@@ -97,6 +106,10 @@ class _KindGraph:
             place_nodes, slots, involved, n_turn = _build_placements(self, st, rules, key)
             self.vec0 = self.vec
             self.openers = _openers(self)
+            self.seeds = _door_seeds(slots, involved, self.openers)
+            # what every radius and scope computes of the plain graph once, when asked:
+            # the undirected CSR table, the nodes next to doors, base slot results
+            self._plain = {"results": {}}
         self.place_nodes, self.n_turn, self.n_base = place_nodes, n_turn, len(slots)
         self.slots = slots
         air_off = self.air_off
@@ -203,6 +216,64 @@ class _KindGraph:
             return idx[p[s]:p[s + 1]]
         return np.concatenate([idx[p[s]:p[s + 1]] for s in squares])
 
+    # ----------------------------------------------------------- door scopes
+    def undirected(self) -> tuple:
+        """(ptr, nbr): the plain graph's links taken both ways as a CSR table (built on
+        first use, shared by every radius and scope of the kind)."""
+        p = self._plain
+        got = p.get("csr")
+        if got is None:
+            with _STATIC_LOCK:
+                got = p.get("csr")
+                if got is None:
+                    n0 = self.st.ns + 1 + self.n_air + self.n_turn
+                    got = p["csr"] = _undirected(n0, self.slots[:self.n_base], self.vec0)
+        return got
+
+    def seed_nodes(self) -> tuple:
+        """(is_seed bool[n0], {node: doors}): the plain nodes next to a door."""
+        p = self._plain
+        got = p.get("seeds")
+        if got is None:
+            with _STATIC_LOCK:
+                got = p.get("seeds")
+                if got is None:
+                    n0 = self.st.ns + 1 + self.n_air + self.n_turn
+                    doors_of: dict = {}
+                    for d, nodes in self.seeds.items():
+                        for u in nodes:
+                            doors_of.setdefault(u, set()).add(d)
+                    is_seed = np.zeros(n0, np.bool_)
+                    if doors_of:
+                        is_seed[np.fromiter(doors_of, np.int64, len(doors_of))] = True
+                    got = p["seeds"] = (is_seed, doors_of)
+        return got
+
+    def door_scope(self, start: int, depth: int) -> frozenset:
+        """The doors whose memory a move from node ``start`` may need: those next to a
+        node within ``depth`` links of it (``depth = mp + radius + 1``; see
+        :func:`._door_memory._door_scope`). Cached per (start, depth)."""
+        cache = self._plain.setdefault("scopes", {})
+        got = cache.get((start, depth))
+        if got is None:
+            got = _door_scope(self, start, depth)
+            if len(cache) >= _SCOPES_MAX:
+                cache.clear()
+            cache[(start, depth)] = got
+        return got
+
+    def _plain_results(self, rules, dv) -> list:
+        """The results of the plain slots (``slots[:n_base]``) under door vector ``dv``,
+        priced once per door vector for every scope of the kind."""
+        cache = self._plain["results"]
+        got = cache.get(dv)
+        if got is None:
+            got = [self._slot_result(i, rules, dv) for i in range(self.n_base)]
+            if len(cache) >= 8:
+                cache.clear()
+            cache[dv] = got
+        return list(got)
+
     # ----------------------------------------------------------- door states
     def _place(self, u, dv):
         f = self.facts[u]
@@ -269,7 +340,12 @@ class _KindGraph:
             # the plain slots come first; the radius-0 graph has priced them already
             # under this door vector if it has answered under it
             g0 = self.base0.links_cache.get(dv) if self.base0 is not None else None
-            results = g0.results[:self.n_base] if g0 is not None else []
+            if g0 is not None:
+                results = g0.results[:self.n_base]
+            elif self.scope is not None:
+                results = self._plain_results(rules, dv)
+            else:
+                results = []
             for i in range(len(results), len(self.slots)):
                 slot = self.slots[i]
                 results.append(self._mem_result(slot[4], rules, dv, results)

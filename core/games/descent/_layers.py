@@ -11,6 +11,8 @@ from ...reach import Prepared
 from . import rules as D
 
 _TOP_BUDGET = T.MAX_BUDGET
+#: Layers of door-scoped graphs kept per position (see _KindLayers._kind_state).
+_SCOPED_LAYERS_MAX = 8
 
 
 def wound_cap(mp: int, pen_max: int) -> int:
@@ -152,16 +154,34 @@ class _KindLayers:
                         ks.pen[adj] += sign * au
                         ks.pen_dirty = True
 
-    def _kind_state(self, i: int, radius: int = 0) -> _KindState:
-        """Figure i's kind's layers for queries whose door memory reaches ``radius``."""
+    def _kind_state(self, i: int, radius: int = 0, mp: int = 0) -> _KindState:
+        """Figure i's kind's layers for queries of ``mp`` MP whose door memory reaches
+        ``radius``. Where graphs are door-scoped (``st.scoped``), those of a graph that
+        keeps the memory of every door a move of ``mp`` MP from where figure i stands
+        may reach (a few such layers are kept per position, the most recent)."""
+        st = self.st
+        if st.scoped:
+            key4 = self._kind_key(i)
+            a = self.anchor[i]
+            plain = st.plain_kind(key4)
+            doors = plain.door_scope(a if a >= 0 else st.ns, mp + radius + 1)
+            g = st.scoped_kind(key4, radius, doors)
+            ks = self.kstate.get(g.key)
+            if ks is None:
+                ks = self.kstate[g.key] = self._new_kind_state(g.key, g)
+                scoped = [k for k in self.kstate if len(k) > 5 and k[5]]
+                for k in scoped[:-_SCOPED_LAYERS_MAX]:
+                    del self.kstate[k]      # (made again from the figures if asked)
+            return ks
         key = self._kind_key(i) + (radius,)
         ks = self.kstate.get(key)
         if ks is None:
             ks = self.kstate[key] = self._new_kind_state(key)
         return ks
 
-    def _new_kind_state(self, key) -> _KindState:
-        g = self.st.kind(key)
+    def _new_kind_state(self, key, g=None) -> _KindState:
+        if g is None:
+            g = self.st.kind(key)
         ks = object.__new__(_KindState)
         ks.g = g
         ks.dv = self._dv[g.team]

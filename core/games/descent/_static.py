@@ -9,7 +9,15 @@ import numpy as np
 from ...kernels import _types as T
 from . import rules as D
 from ._dungeon import _STATIC_LOCK, _Grid
-from ._kind_graph import _KindGraph
+from ._kind_graph import _NO_DOORS, _KindGraph
+
+#: Up to this many doors, each kind keeps the memory of every door of the dungeon (one
+#: graph per memory radius); with more, a query's graph keeps only the doors its move
+#: can reach (``_Static.scoped``: see :meth:`_Static.scoped_kind`), so that doors far
+#: from the figure cost nothing.
+ALL_DOORS_MAX = 16
+#: Door-scoped graphs kept per kind and memory radius (the most recent).
+SCOPED_GRAPHS_MAX = 4
 
 
 class _Static:
@@ -37,6 +45,8 @@ class _Static:
         self.coords = np.array(self.squares + [self.town_xy], dtype=T.INDEX)
         self.door_index = {door.id: k for k, door in enumerate(dungeon.doors)}
         self.kinds: dict = {}
+        self.scoped = len(dungeon.doors) > ALL_DOORS_MAX
+        self.scoped_graphs: dict = {}   # (side, w, h, fly, radius) -> recent graphs
         self.query_cache: dict = {}
         # a memory radius this large reaches every node of any kind's graph
         self.radius_cap = 1 << (3 * self.ns + 2).bit_length()
@@ -64,6 +74,30 @@ class _Static:
                 g = self.kinds.get(key)
                 if g is None:
                     g = self.kinds[key] = _KindGraph(self, key)
+        return g
+
+    def plain_kind(self, key4) -> "_KindGraph":
+        """The radius-0 graph of kind ``key4`` = (side, w, h, fly): its placements and
+        action ids (with every door's memory, or none where graphs are door-scoped)."""
+        return self.kind(key4 + ((0, _NO_DOORS) if self.scoped else (0,)))
+
+    def scoped_kind(self, key4, radius: int, doors: frozenset) -> "_KindGraph":
+        """A graph of kind ``key4`` whose door memory (``radius``) covers at least
+        ``doors``: a recent one whose doors include them, else one built for them. A
+        graph keeping more doors answers as exactly (the memory of a door no move
+        reaches is never entered)."""
+        if not doors:
+            return self.kind(key4 + (0, _NO_DOORS))
+        with _STATIC_LOCK:
+            recent = self.scoped_graphs.setdefault(key4 + (radius,), [])
+            for k, g in enumerate(recent):
+                if doors <= g.scope:
+                    if k:
+                        recent.insert(0, recent.pop(k))
+                    return g
+            g = _KindGraph(self, key4 + (radius, doors))
+            recent.insert(0, g)
+            del recent[SCOPED_GRAPHS_MAX:]
         return g
 
 

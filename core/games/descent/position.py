@@ -528,9 +528,9 @@ class Position(_DoorStates, _GameWords, _KindLayers, _Position):
                                                      tuple(map(type, query.values())))]
         except (KeyError, TypeError):
             mp, paths, radius = self._parse(i, query)
-        ks = self.kstate.get(self.fkey[i] + (radius,))
+        ks = self.kstate.get(self.fkey[i] + (radius,))     # (none where door-scoped)
         if ks is None:
-            ks = self._kind_state(i, radius)
+            ks = self._kind_state(i, radius, mp)
         if ks.stale or (self._ks_shared and ks.g.large):   # (a large figure's query
             ks = self._sync(ks)                             # writes its layers)
         prep, penalties = ks.prepared(mp)
@@ -581,7 +581,8 @@ class Position(_DoorStates, _GameWords, _KindLayers, _Position):
         out: dict = {}
         groups: dict = {}
         for i in members:
-            if self.size[i] == (1, 1):
+            # (door-scoped graphs differ per figure: each is asked on its own)
+            if self.size[i] == (1, 1) and not self.st.scoped:
                 radius = self._parse(i, query)[2]
                 groups.setdefault(self._kind_key(i) + (radius,), []).append(i)
         batched: dict = {}
@@ -632,7 +633,7 @@ class Position(_DoorStates, _GameWords, _KindLayers, _Position):
         ``NS + 1 + s`` = its base turned, at square s."""
         i = self._fig(figure)
         if D.turns_allowed(self.size[i], self.st.large_turns):
-            return self.st.kind(self._kind_key(i)).n_actions
+            return self.st.plain_kind(self._kind_key(i)).n_actions
         return self.st.ns + 1
 
     def action_of(self, figure, to) -> int:
@@ -678,7 +679,7 @@ class Position(_DoorStates, _GameWords, _KindLayers, _Position):
         actions = check_actions(actions, self.n_actions(figure), figure)
         if self.size[i] == (1, 1):
             return self.st.coords[actions]
-        g = self.st.kind(self._kind_key(i))
+        g = self.st.plain_kind(self._kind_key(i))
         return self.st.coords[g.foot[actions]]     # turned bases too
 
     def apply_move(self, figure, to, **query) -> None:
