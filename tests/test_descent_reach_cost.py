@@ -177,3 +177,171 @@ def test_a_live_position_among_many_doors_stays_exact():
                 except mc.IllegalMoveError:
                     pass
     assert checked == 16
+
+
+# ------------------------------------------------------------------ the move's box
+def _big_room(rng):
+    """A random dungeon (pits, trees, water, rubble, ice, walls, doors, sometimes a
+    glyph or stairs) of 10-24 x 10-24 squares, a mover (one-square, 2x1, 2x2 or 2x3, a
+    flyer now and then) and up to eight other figures (grapple, aura, large): a
+    scenario whose query asks for paths."""
+    w, h = rng.randint(10, 24), rng.randint(10, 24)
+    chars = "..........ppt#wri"
+    rows = [[rng.choice(chars) for _ in range(w)] for _ in range(h)]
+    fp = rng.choice(["1x1", "1x1", "2x1", "1x2", "2x2", "2x3"])
+    fw, fh = map(int, fp.split("x"))
+    ax, ay = rng.randint(0, w - fw), rng.randint(0, h - fh)
+    for j in range(fh):
+        for i in range(fw):
+            rows[ay + j][ax + i] = "."
+    rows = ["".join(r) for r in rows]
+    on = [(x, y) for y in range(h) for x in range(w) if rows[y][x] in ".tpi"]
+    walls, doors, used = [], [], set()
+    for _ in range(rng.randint(0, 12)):
+        x, y = rng.randrange(w - 1), rng.randrange(h - 1)
+        wl = [[x, y], [x + 1, y]] if rng.random() < 0.5 else [[x, y], [x, y + 1]]
+        used.add(frozenset(map(tuple, wl)))
+        walls.append(wl)
+    for k in range(rng.randint(0, 20)):
+        x, y = rng.randrange(w - 1), rng.randrange(h - 1)
+        side = [[x, y], [x + 1, y]] if rng.random() < 0.5 else [[x, y], [x, y + 1]]
+        if frozenset(map(tuple, side)) in used or any(rows[c[1]][c[0]] == "#"
+                                                      for c in side):
+            continue
+        used.add(frozenset(map(tuple, side)))
+        doors.append({"id": f"d{k}", "between": side, "open": rng.random() < 0.2,
+                      "rune": rng.choice([None, None, "red"]),
+                      "leads_to_unrevealed": rng.random() < 0.2})
+    board = {"rows": rows, "walls": walls, "doors": doors}
+    if rng.random() < 0.15:
+        board["glyphs"] = [list(rng.choice(on))]
+    if rng.random() < 0.1:
+        board["stairs"] = [[list(c) for c in rng.sample(on, 2)]]
+    me = {"id": "me", "side": "monster" if fp != "1x1" or rng.random() < 0.5 else "hero",
+          "at": [ax, ay], "speed": rng.randint(1, 6), "footprint": fp,
+          "abilities": ["fly"] if rng.random() < 0.15 else []}
+    figs = [me]
+    taken = {(ax + i, ay + j) for i in range(fw) for j in range(fh)}
+    for k in range(rng.randint(0, 8)):
+        ab = (["grapple"] if rng.random() < 0.3 else []) + \
+            ([{"aura": rng.randint(1, 2)}] if rng.random() < 0.3 else [])
+        side = rng.choice(["hero", "monster"])
+        ffp = rng.choice(["1x1", "1x1", "1x1", "2x1", "2x2"]) if side == "monster" else "1x1"
+        x, y = rng.choice(on)
+        cells = {(x + i, y + j) for i in range(int(ffp[0])) for j in range(int(ffp[2]))}
+        if cells & taken or not cells <= set(on):
+            continue
+        taken |= cells
+        figs.append({"id": f"f{k}", "side": side, "at": [x, y], "speed": 3,
+                     "abilities": ab, "footprint": ffp})
+    q = {"figure": "me", "mp": rng.randint(1, 7), "paths": True}
+    if me["side"] == "hero" and rng.random() < 0.5:
+        q = {"figure": "me", "action": rng.choice(["run", "advance", "battle"]),
+             "paths": True}
+    return {"game": "descent", "board": board, "figures": figs, "query": q,
+            "party": {"rune_keys": ["red"] if rng.random() < 0.5 else []},
+            "options": {"corner_cutting": rng.random() < 0.8,
+                        "ice": rng.choice(["normal", "stop"]),
+                        "large_turns": rng.choice(["all", "all", "two_square", "none"]),
+                        "large_jumps": rng.random() < 0.5,
+                        "hound_slides": rng.random() < 0.3}}
+
+
+def _pathless(result):
+    return [{k: v for k, v in e.items() if k not in ("path", "wounds_path", "doors_opened")}
+            for e in result["ends"]]
+
+
+def _box_against_whole(monkeypatch, seed: bytes, n: int) -> tuple:
+    """Solve ``n`` random scenarios (:func:`_big_room`) on the whole dungeon and on the
+    move's box (no least board size), compare; returns (scenarios checked, answered on a
+    box smaller than the dungeon, answers equal paths and all)."""
+    from movecore.games.descent import _window
+    from movecore.games.descent import position as P
+    boxed = []
+
+    def spy(*args):
+        box = real(*args)
+        boxed.append(box is not None and len(box[0].terrain) < len(args[0].terrain))
+        return box
+    real = _window._reach_window
+    rng = random.Random(zlib.crc32(seed))
+    checked = same_paths = 0
+    for _ in range(n):
+        sc = _big_room(rng)
+        monkeypatch.setattr(_window, "WINDOW_MIN_SQUARES", 1 << 30)
+        try:
+            whole = mc.solve(sc)
+        except (mc.PlacementError, mc.BoardError):
+            continue         # (a figure on a wall, a door by a missing square)
+        monkeypatch.setattr(_window, "WINDOW_MIN_SQUARES", 0)
+        monkeypatch.setattr(_window, "WINDOW_RATIO", 0)
+        monkeypatch.setattr(P, "_reach_window", spy)
+        got = mc.solve(sc)
+        monkeypatch.setattr(P, "_reach_window", real)
+        monkeypatch.setattr(_window, "WINDOW_RATIO", 4)
+        assert _pathless(got) == _pathless(whole), sc
+        for e, w in zip(got["ends"], whole["ends"]):
+            assert e["path"][0] == w["path"][0] and e["path"][-1] == w["path"][-1]
+            assert len(e["path"]) - 1 <= e["cost"]
+        same_paths += got == whole
+        checked += 1
+    return checked, sum(boxed), same_paths
+
+
+def test_the_moves_box_answers_as_the_whole_dungeon(monkeypatch):
+    # solve() on the box round the mover that its move cannot leave answers as on the
+    # whole dungeon: the same ends, costs, wounds, stops. Paths too, but where two cost
+    # the same the kernel may settle the tie in another order (its breadth-first mode
+    # runs where every step costs 1 MP, which a tree or a door outside the box decides):
+    # then the box's path is another path of that cost to that end.
+    checked, boxed, same = _box_against_whole(monkeypatch, b"move box", 60)
+    assert checked > 30 and boxed > 15 and same >= checked - 2, (checked, boxed, same)
+
+
+@pytest.mark.slow
+def test_the_moves_box_answers_as_the_whole_dungeon_many(monkeypatch):
+    checked, boxed, same = _box_against_whole(monkeypatch, b"move box many", 600)
+    assert checked > 300 and boxed > 150 and same >= 0.97 * checked, (checked, boxed, same)
+
+
+def test_a_big_board_is_answered_on_the_moves_box(monkeypatch):
+    # a 1024 x 1024 room (the most squares a board may have): the position is built on
+    # the box the move cannot leave, and answers as the room cut to that box around it
+    from movecore.games.descent import position as P
+    sizes = []
+    real = P._reach_window
+
+    def spy(*args):
+        box = real(*args)
+        sizes.append(len(box[0].terrain))
+        return box
+    monkeypatch.setattr(P, "_reach_window", spy)
+    figs = [monster("m", [512, 512], 4, footprint="2x1"), hero("h", [514, 513]),
+            hero("far", [1000, 1000])]
+    q = {"figure": "m", "paths": True}
+    big = solve({"width": 1024, "height": 1024}, figs, q)
+    assert sizes and sizes[0] < 1000
+    monkeypatch.setattr(P, "_reach_window", real)
+    small = solve({"cells": [{"at": [x, y]} for x in range(490, 535)
+                             for y in range(490, 535)]}, figs[:2], q)
+    assert big == small and len(big["ends"]) > 40
+
+
+@pytest.mark.slow
+def test_the_largest_board_costs_what_the_move_reaches():
+    # regression (issue 33.7): a 1024 x 1024 room (the most squares a board may have)
+    # built every kind graph over the whole board: 16 s and 1.5 GiB for a move of 4 MP
+    # (traced peak over 1 GiB). On the move's box: the board's squares as read, and
+    # little more.
+    import tracemalloc
+    figs = [monster("m", [512, 512], 4, footprint="2x1"), hero("h", [514, 513]),
+            hero("far", [1000, 1000])]
+    tracemalloc.start()
+    try:
+        big = solve({"width": 1024, "height": 1024}, figs, {"figure": "m", "paths": True})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 300 * 2 ** 20, peak / 2 ** 20
+    assert len(big["ends"]) > 100

@@ -17,7 +17,7 @@ def solve_descent(scenario: dict) -> dict:
     """``solve()`` of a Descent scenario: its live position, asked the query."""
     expect_keys(scenario, "scenario", ("game", "board", "options", "party", "figures",
                                        "query"), required=("board", "figures", "query"))
-    pos = Position._from_parts(scenario)
+    pos = Position._from_parts(scenario, scenario["query"])
     return pos.solve(scenario["query"])
 
 

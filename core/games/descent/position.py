@@ -46,6 +46,7 @@ from ._doors import _DoorStates
 from ._dungeon import SIDE_CODE, STOP_GRAPPLE, STOP_GRAPPLED, STOP_REASONS
 from ._layers import _KindLayers
 from ._static import _static_for
+from ._window import _reach_window
 # the names this module has always offered (tests, docs and callers import them here)
 from ._door_memory import MEMORY_NODES_MAX, memory_radius  # noqa: F401,E402
 from ._dungeon import (GRID_MAX, JUMP_LAND, JUMP_OVER, JUMP_TAKE_OFF,  # noqa: F401
@@ -235,7 +236,10 @@ class Position(_DoorStates, _GameWords, _KindLayers, _Position):
         return cls._from_parts(scenario)
 
     @classmethod
-    def _from_parts(cls, scenario: Mapping) -> "Position":
+    def _from_parts(cls, scenario: Mapping, query=None) -> "Position":
+        """The position of a scenario; with ``query`` (``solve()``: a one-off answer)
+        on a big board, that of the part of the dungeon the move can reach
+        (:func:`._window._reach_window`)."""
         dungeon = D.read_board(scenario["board"])
         opts = expect_object(scenario.get("options", {}), "options")
         expect_keys(opts, "options", ("corner_cutting", "ice", "large_turns",
@@ -253,6 +257,10 @@ class Position(_DoorStates, _GameWords, _KindLayers, _Position):
                 raise ScenarioError(f"party.rune_keys must hold rune key names; got "
                                     f"{k!r:.60}")
         figures = D.read_figures(scenario["figures"], dungeon)
+        if query is not None:
+            box = _reach_window(dungeon, figures, query, turns)
+            if box is not None:
+                dungeon, figures = box
         return cls(dungeon, figures, rune_keys=keys, corner_cutting=corner, ice=ice,
                    large_turns=turns, large_jumps=jumps, hound_slides=slides)
 
