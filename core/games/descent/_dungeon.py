@@ -6,6 +6,8 @@ placement's facts in game words, made on first read (:class:`_Facts`).
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import threading
 
 import numpy as np
@@ -24,6 +26,21 @@ JUMP_TAKE_OFF, JUMP_OVER, JUMP_LAND = 1, 3, 2
 #: One lock for what positions of a dungeon share (the static data, its kind graphs and
 #: their caches, the rules' door-state scratch).
 _STATIC_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Python's cyclic garbage collector paused for the block, then as it was: reading a
+    board and building a graph allocate up to millions of small tuples and sets, none in
+    a cycle, and the collector's passes over them cost more than the work itself (3x on
+    a graph of many doors)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 #: Most squares in the box round a Descent board (its lookup grid; see docs/descent.md).

@@ -27,8 +27,8 @@ from ...reach import Prepared, prepare
 from . import rules as D
 from ._door_memory import (_add_door_memory, _door_scope, _door_seeds, _memory_link_result,
                            _undirected)
-from ._dungeon import (_DOOR_WORDS, _STATIC_LOCK, JUMP_LAND, JUMP_OVER, JUMP_TAKE_OFF,
-                       OPEN, OPENABLE, SHUT, SIDE_CODE, STOP_ICE)
+from ._dungeon import (_DOOR_WORDS, _STATIC_LOCK, JUMP_LAND, JUMP_OVER, JUMP_TAKE_OFF, OPEN,
+                       OPENABLE, SHUT, SIDE_CODE, STOP_ICE, _gc_paused)
 from ._placements import _build_placements, _openers
 
 _TOP_BUDGET = T.MAX_BUDGET
@@ -326,7 +326,7 @@ class _KindGraph:
         got = self.links_cache.get(dv)
         if got is not None:
             return got
-        with _STATIC_LOCK:
+        with _STATIC_LOCK, _gc_paused():
             return self._build_links(dv)
 
     def _build_links(self, dv) -> _Links:

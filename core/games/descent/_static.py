@@ -8,7 +8,7 @@ import numpy as np
 
 from ...kernels import _types as T
 from . import rules as D
-from ._dungeon import _STATIC_LOCK, _Grid
+from ._dungeon import _STATIC_LOCK, _gc_paused, _Grid
 from ._kind_graph import _NO_DOORS, _KindGraph
 
 #: Up to this many doors, each kind keeps the memory of every door of the dungeon (one
@@ -73,7 +73,8 @@ class _Static:
             with _STATIC_LOCK:
                 g = self.kinds.get(key)
                 if g is None:
-                    g = self.kinds[key] = _KindGraph(self, key)
+                    with _gc_paused():
+                        g = self.kinds[key] = _KindGraph(self, key)
         return g
 
     def plain_kind(self, key4) -> "_KindGraph":
@@ -95,7 +96,8 @@ class _Static:
                     if k:
                         recent.insert(0, recent.pop(k))
                     return g
-            g = _KindGraph(self, key4 + (radius, doors))
+            with _gc_paused():
+                g = _KindGraph(self, key4 + (radius, doors))
             recent.insert(0, g)
             del recent[SCOPED_GRAPHS_MAX:]
         return g
@@ -124,7 +126,8 @@ def _static_for(dungeon: D.Dungeon, corner: bool, ice: str,
     with _STATIC_LOCK:
         st = _STATICS.pop(key, None)
         if st is None:
-            st = _Static(dungeon, corner, ice, large_turns, large_jumps, hound_slides)
+            with _gc_paused():
+                st = _Static(dungeon, corner, ice, large_turns, large_jumps, hound_slides)
         _STATICS[key] = st                 # most recent last
         while len(_STATICS) > _STATICS_MAX:
             del _STATICS[next(iter(_STATICS))]

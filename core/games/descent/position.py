@@ -43,7 +43,7 @@ from ...scenario import as_coord, expect_keys, expect_object, get_bool, get_list
 from . import rules as D
 from ._answers import _Columns, _Extra, _GameWords
 from ._doors import _DoorStates
-from ._dungeon import SIDE_CODE, STOP_GRAPPLE, STOP_GRAPPLED, STOP_REASONS
+from ._dungeon import SIDE_CODE, STOP_GRAPPLE, STOP_GRAPPLED, STOP_REASONS, _gc_paused
 from ._layers import _KindLayers
 from ._static import _static_for
 from ._window import _reach_window
@@ -240,6 +240,11 @@ class Position(_DoorStates, _GameWords, _KindLayers, _Position):
         """The position of a scenario; with ``query`` (``solve()``: a one-off answer)
         on a big board, that of the part of the dungeon the move can reach
         (:func:`._window._reach_window`)."""
+        with _gc_paused():
+            return cls._read_parts(scenario, query)
+
+    @classmethod
+    def _read_parts(cls, scenario: Mapping, query) -> "Position":
         dungeon = D.read_board(scenario["board"])
         opts = expect_object(scenario.get("options", {}), "options")
         expect_keys(opts, "options", ("corner_cutting", "ice", "large_turns",
