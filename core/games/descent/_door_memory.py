@@ -7,6 +7,12 @@ remembered as far as a move could still come back to it: within ``memory_radius(
 links of the nodes next to it (a path that opens a door and comes back to it from r
 links away spends at least 4 + 2r MP). Each kind has one graph per radius (powers of
 two), built when a query first needs it (:class:`._kind_graph._KindGraph`).
+
+A dungeon of many doors (more than ``_static.ALL_DOORS_MAX``) keeps, per query, the
+memory of only the doors next to a node within ``mp + r + 1`` links of the mover (the
+graph's ``scope``, :func:`_door_scope`): a move of ``mp`` MP reaches no node within r
+links of any other door, so its graph is, wherever the move goes, the graph of every
+door, links in the same order.
 """
 from __future__ import annotations
 

@@ -8,22 +8,7 @@ node per anchor square, the town, and "air" nodes of pit jumps), its per-node fa
 one packed board and prepared kernel query per door state. Per position, each kind of
 mover keeps its layers (occupancy, stops, aura wounds) as arrays the prepared query reads
 directly (:class:`._layers._KindState`), so moving, adding or removing a figure writes
-only the few nodes it touches.
-
-The package's private modules, by responsibility (the rules are in
-:mod:`movecore.games.descent.rules`):
-
-* :mod:`._dungeon` — the dungeon as flat arrays (board reading), door and stop codes.
-* :mod:`._placements` — where a kind may stand and step: placements, steps, turns and
-  pit jumps, built with numpy over the dungeon.
-* :mod:`._door_memory` — the memory of the doors opened on a move (memory radius, memory
-  nodes and their links).
-* :mod:`._kind_graph` — one kind's graph: nodes, per-node arrays, the board of each door
-  state, large monsters' geometry.
-* :mod:`._static` — what positions of one dungeon share, and the cache of dungeons.
-* :mod:`._layers` — a position's layers per kind of mover.
-* :mod:`._doors` — door states and rune keys of a position.
-* :mod:`._answers` — answers in game words: paths, doors opened, ends, scenario form.
+only the few nodes it touches. The package's other modules: see its docstring.
 """
 from __future__ import annotations
 
