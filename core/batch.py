@@ -201,10 +201,12 @@ class BatchedGames:
             np.ascontiguousarray(L.stop_code, np.int8)
         n = self.occ.shape[1]
         nb = max(max(int(q.params[T.P_N_BUCKETS]) for q in qs), 8)
-        self._bufs = np.zeros((threads_or(self.threads, B), fast_layout_size(n, nb)),
-                              T.INDEX)
-        self._bufs[:, 2] = nb
-        self._ends = np.empty((self._bufs.shape[0], 3, n), T.INDEX)
+        # one workspace and end block per thread, each on cache lines of its own
+        n_chunks = threads_or(self.threads, B)
+        self._bufs = per_thread(n_chunks, (fast_layout_size(n, nb),), T.INDEX)
+        for buf in self._bufs:
+            buf[2] = nb
+        self._ends = per_thread(n_chunks, (3, n), T.INDEX)
         self._queries = np.zeros((B, 3), np.int64)
         self._shape = np.full(B, -1, np.int64)
 
@@ -278,7 +280,7 @@ class BatchedGames:
                             self._shape_cell[np.maximum(q[:, 0], 0)], -1)
         args = (self._blobs, self._blob_at, self._qflags, self._qflags_at, self._zoc,
                 self._zoc_at, self._params, shape, self.occ)
-        n_chunks = self._bufs.shape[0]
+        n_chunks = len(self._bufs)
         B = self.B
         if n_chunks == 1:
             st = reach_games(*args, self._bufs[0], self._ends[0], q, 0, B, mask, cost,
@@ -453,6 +455,24 @@ class BatchedGames:
         self._restore(pos, self.occ[b].copy(), self.cell[b].copy(),
                       self.alive[b].copy())
         return pos
+
+
+def per_thread(n: int, shape, dtype) -> list:
+    """``n`` zeroed arrays of ``shape`` and ``dtype`` (C order), each on cache lines of its
+    own: the small scratch and counters each thread of a batched call writes for every
+    game (a query row, move counters) would otherwise share a cache line with the next
+    thread's, which then moves between the cores on every write (false sharing).
+
+    >>> a, b = per_thread(2, (1, 3), np.int64)
+    >>> a.shape, a.flags.c_contiguous, abs(a.ctypes.data - b.ctypes.data) >= 64
+    ((1, 3), True, True)
+    """
+    size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    stride = -(-max(size, 1) // 64) * 64 + 64
+    raw = np.zeros(n * stride + 64, np.uint8)
+    off = (-raw.ctypes.data) % 64
+    return [raw[off + k * stride:off + k * stride + size].view(dtype).reshape(shape)
+            for k in range(n)]
 
 
 def threads_or(threads: int, B: int) -> int:

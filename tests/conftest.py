@@ -70,6 +70,7 @@ SLOW = {
     "test_descent_reach_cost.py::test_scoped_answers_equal_every_door_answers": "rest",
     "test_batch.py::test_fused_step_equals_array_path": "rest",
     "test_batch.py::test_batched_games_equal_single_positions": "rest",
+    "test_rl_vector.py::test_arrays_backend_equals_single_envs": "rest",
     "test_batch_mage_knight.py::test_random_maps_equal_single_positions": "rest",
     "test_batch_mage_knight.py::test_fused_step_equals_array_path": "rest",
     "test_branching.py::test_one_position_read_from_four_threads": "rest",
