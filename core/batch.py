@@ -82,6 +82,16 @@ class BatchLayout:
         stop_code: int8[S, N] the stop code of an end the kernel stopped on, per shape
                   and space (Mage Knight: 1 an assault, 2 provoked); the start keeps
                   the kernel's (a start is never stopped).
+
+    Optional: queries chosen per game and move (``legal_moves(queries=)``, Dark Realms'
+    rolled die; None: refused on this backend).
+
+        query_budget: callable(slot, query) -> int: the budget of the slot's shape that
+                  answers ``query`` exactly (>= 0), or -1: a live position made from the
+                  game's arrays (``restore``) answers it, for a query whose move changes
+                  nothing but the figure's cell (the layout raises QueryError for any
+                  other). ``budget`` may then hold -1 too (the slot's own query is
+                  answered on a position).
     """
 
     occ: np.ndarray
@@ -95,6 +105,7 @@ class BatchLayout:
     one_figure: np.ndarray | None = None
     no_end: np.ndarray | None = None
     stop_code: np.ndarray | None = None
+    query_budget: Any = None
 
 
 class BatchedGames:
@@ -189,6 +200,7 @@ class BatchedGames:
             else np.ascontiguousarray(L.shape_cell, np.int64)
         self._budget = np.ascontiguousarray(L.budget, np.int64)
         self._restore = L.restore
+        self._query_budget = L.query_budget
         # the end rules (BatchLayout): one-figure spaces (uint8[N]), no-end spaces (cell
         # list), stop codes per shape; the compiled step reads the first two
         N = self.occ.shape[1]
@@ -231,18 +243,21 @@ class BatchedGames:
         int8[B, P] stop codes (0 = need not stop), P = ``n_places``. ``out`` = the same
         three arrays to write into (rows of >= P columns, any layout: e.g. a figure's
         slot of a wider action-space mask). ``queries``: one query per game for this
-        call (a game whose moves are rolled per move, as Dark Realms' die; positions
-        backend only)."""
+        call (None for a game that asks nothing): a game whose moves are rolled per
+        move, as Dark Realms' die (the positions backend, or a layout with
+        ``query_budget``)."""
         figs = self._figures(figures)
         B, P = self.B, self.n_places
         if out is None:
             out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
                    np.zeros((B, P), np.int8))
         mask, cost, stop = out
-        if queries is not None and (self.backend == "arrays" or len(queries) != self.B):
-            raise QueryError(f"queries: one per game (B={self.B}), positions backend only")
+        if queries is not None and (len(queries) != self.B or (
+                self.backend == "arrays" and self._query_budget is None)):
+            raise QueryError(f"queries: one per game (B={self.B}), on the positions "
+                             f"backend or a layout with query_budget")
         if self.backend == "arrays":
-            self._legal_arrays(figs, mask, cost, stop)
+            self._legal_arrays(figs, mask, cost, stop, queries)
         else:
             self._legal_positions(figs, mask, cost, stop, queries)
         return mask, cost, stop
@@ -266,13 +281,21 @@ class BatchedGames:
                              f"play in game {b}")
         return f
 
-    def _legal_arrays(self, figs, mask, cost, stop) -> None:
+    def _legal_arrays(self, figs, mask, cost, stop, queries=None) -> None:
         from .kernels.batch import reach_games
         q = self._queries
         act = figs >= 0
         fa = np.where(act, figs, 0)
         q[:, 0] = np.where(act, self.cell[np.arange(self.B), fa], -1)
         q[:, 1] = self._budget[fa]
+        slow = None
+        if self._query_budget is not None:
+            if queries is not None:
+                qb = self._query_budget
+                q[:, 1] = [qb(f, queries[b]) if f >= 0 and queries[b] is not None else
+                           self._budget[max(f, 0)] for b, f in enumerate(figs.tolist())]
+            slow = np.flatnonzero(act & (q[:, 1] < 0))
+            q[slow, 0] = -1            # answered on a position below
         shape = self._shape
         shape[:] = np.where(act, self._shape_of[fa] +
                             self._shape_cell[np.maximum(q[:, 0], 0)], -1)
@@ -302,6 +325,21 @@ class BatchedGames:
             raise RuntimeError(f"movecore: batched kernel status {st}")
         if self._end_rules:
             self._apply_end_rules(figs, q[:, 0], shape, mask, cost, stop)
+        if slow is not None and len(slow):
+            self._legal_restored(slow, figs, queries, mask, cost, stop)
+
+    def _legal_restored(self, rows, figs, queries, mask, cost, stop) -> None:
+        """Games ``rows`` of the array backend whose query the layout does not batch:
+        answered by a live position made from each game's arrays (:meth:`position`)."""
+        for b in rows.tolist():
+            f = int(figs[b])
+            qy = self.queries[f] if queries is None or queries[b] is None else queries[b]
+            m = self.position(b).legal_moves(self.ids[f], **qy)
+            moves = m.mask[m.actions]
+            acts = m.actions[moves]
+            mask[b, acts] = 1
+            cost[b, acts] = m.costs[moves]
+            stop[b, acts] = m.stop[moves]
 
     def _apply_end_rules(self, figs, start, shape, mask, cost, stop) -> None:
         """The layout's end rules (:class:`BatchLayout`) on the kernel's answer, over the
@@ -350,11 +388,13 @@ class BatchedGames:
             stop[b, acts] = m.stop[moves]
 
     # ------------------------------------------------------------------ changes
-    def apply(self, figures, places) -> None:
+    def apply(self, figures, places, *, queries=None) -> None:
         """Move figure slot ``figures[b]`` to place ``places[b]`` in every game ``b``
         (-1: game ``b`` does not move). Validated: every move must be a legal end of that
         figure in its game (:class:`movecore.IllegalMoveError` naming the game, and no
-        game changes, otherwise)."""
+        game changes, otherwise), for ``queries`` (one per game, as
+        :meth:`legal_moves`; default: each slot's own; the positions backend takes
+        the moves its last :meth:`legal_moves` answered)."""
         figs = self._figures(figures)
         to = np.asarray(places)
         if to.shape != (self.B,) or to.dtype.kind not in "iu":
@@ -372,7 +412,7 @@ class BatchedGames:
         if self.backend == "positions":
             self._apply_positions(figs, to, rows)
             return
-        mask, _, _ = self.legal_moves(np.where(figs >= 0, figs, -1))
+        mask, _, _ = self.legal_moves(np.where(figs >= 0, figs, -1), queries=queries)
         ok = mask[rows, to[rows]] != 0
         if not ok.all():
             b = int(rows[np.flatnonzero(~ok)[0]])
