@@ -201,6 +201,7 @@ class BatchedGames:
         self._budget = np.ascontiguousarray(L.budget, np.int64)
         self._restore = L.restore
         self._query_budget = L.query_budget
+        self._live: dict = {}     # game -> its position for queries not batched
         # the end rules (BatchLayout): one-figure spaces (uint8[N]), no-end spaces (cell
         # list), stop codes per shape; the compiled step reads the first two
         N = self.occ.shape[1]
@@ -330,11 +331,19 @@ class BatchedGames:
 
     def _legal_restored(self, rows, figs, queries, mask, cost, stop) -> None:
         """Games ``rows`` of the array backend whose query the layout does not batch:
-        answered by a live position made from each game's arrays (:meth:`position`)."""
+        answered by a live position of each game, a copy of the root kept per game
+        (its prepared queries stay bound) and made equal to the game's arrays by the
+        layout's ``restore`` before each query (the arrays are the state; the position
+        is only asked, never moved)."""
+        live = self._live
         for b in rows.tolist():
             f = int(figs[b])
             qy = self.queries[f] if queries is None or queries[b] is None else queries[b]
-            m = self.position(b).legal_moves(self.ids[f], **qy)
+            pos = live.get(b)
+            if pos is None:
+                pos = live[b] = self.root.copy()
+            self._restore(pos, self.occ[b], self.cell[b], self.alive[b])
+            m = pos.legal_moves(self.ids[f], **qy)
             moves = m.mask[m.actions]
             acts = m.actions[moves]
             mask[b, acts] = 1
@@ -481,6 +490,9 @@ class BatchedGames:
         self.occ[sel] = self._occ0
         self.cell[sel] = self._cell0
         self.alive[sel] = self._cell0 >= 0
+        if self._live:            # (their figures come back: copies of the root again)
+            for b in sel.tolist():
+                self._live.pop(b, None)
 
     # ------------------------------------------------------------------ checking
     def position(self, b: int):

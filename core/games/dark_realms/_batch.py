@@ -71,7 +71,10 @@ def batch_layout(pos, query: Mapping):
     slots = {f.id: i for i, f in enumerate(figs)}
 
     def restore(p, occ, cell, alive):
-        """Make ``p`` (a copy of ``pos``) hold one batched game's figures."""
+        """Make ``p`` (a copy of ``pos``, or a position this made from one and that
+        has not changed since) hold one batched game's figures: every figure's space,
+        the figures out of play (gone for good: a reset makes a new copy), the
+        occupancy layer; nothing else differs from the root in movement-only play."""
         p._own_figures()
         keep = []
         for f in p.scene.figures:
