@@ -7,10 +7,12 @@ both for all games in one call:
 
 * games whose position describes its moves as "one prepared query per figure over an
   occupant layer", with optional end rules as data (:meth:`movecore.Position._batch_layout`:
-  grid, Tiny Epic Tactics, Mage Knight) keep
+  grid, Tiny Epic Tactics, Mage Knight, Dark Realms' card moves) keep
   their state as arrays over B (``occ[B, N]``, ``cell[B, F]``, ``alive[B, F]``) and run
   every game's query in **one compiled call** (:func:`movecore.kernels.batch.reach_games`,
-  ``threads=`` chunks on a pool of threads, as :func:`movecore.reach_many`);
+  ``threads=`` chunks on a pool of threads, as :func:`movecore.reach_many`); a query
+  the layout does not batch (Dark Realms' enemy AI) asks a live position kept per game
+  and made equal to the game's arrays first;
 * every other game keeps B live positions (copies of the root) and asks each in turn:
   the same API and the same answers, one kernel call per game (``backend == "positions"``;
   :attr:`BatchedGames.why` says why the game is not batched).
