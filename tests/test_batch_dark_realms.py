@@ -246,3 +246,19 @@ def test_turning_a_rule_off_fails(monkeypatch, off):
     monkeypatch.setattr(drb, "batch_layout", off)
     with pytest.raises(AssertionError, match=r"^\('random_\d+', \d+, '"):
         _queries_differential(_boards(range(8)), steps=25, B=8, seed=1)
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_two_threads_play_as_one(policy):
+    """The kernel's chunks on two threads, the enemy AI's positions after them: the
+    same games as one thread for the same seed."""
+    for name, scenario in example_scenarios("dark_realms") + _boards(range(3)):
+        a = BatchedPlay("dark_realms", scenario, 16, seed=3, policy=policy, threads=2)
+        b = BatchedPlay("dark_realms", scenario, 16, seed=3, policy=policy)
+        assert a.games.threads == 2 and a.games._bufs.shape[0] == 2
+        for _ in range(40):
+            a.step()
+            b.step()
+            assert np.array_equal(a.games.cell, b.games.cell), name
+            assert np.array_equal(a.games.alive, b.games.alive), name
+        assert a.counts == b.counts, name
