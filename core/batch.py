@@ -94,6 +94,14 @@ class BatchLayout:
                   nothing but the figure's cell (the layout raises QueryError for any
                   other). ``budget`` may then hold -1 too (the slot's own query is
                   answered on a position).
+
+    Optional: penalties (``legal_moves(penalty=)``; None: every end's penalty is 0).
+
+        penalty:  list, one per shape: the :class:`movecore.Prepared` query with
+                  penalties that answers that shape's moves with their penalties (same
+                  mover, cell flags and ends; its penalty layers, shared by every game),
+                  or None (that shape's moves have none) (Dark Realms: a walker's move
+                  over traps, traps as a second objective).
     """
 
     occ: np.ndarray
@@ -108,6 +116,7 @@ class BatchLayout:
     no_end: np.ndarray | None = None
     stop_code: np.ndarray | None = None
     query_budget: Any = None
+    penalty: list | None = None
 
 
 class BatchedGames:
@@ -204,6 +213,8 @@ class BatchedGames:
         self._restore = L.restore
         self._query_budget = L.query_budget
         self._live: dict = {}     # game -> its position for queries not batched
+        self._pen = None if L.penalty is None or all(p is None for p in L.penalty) else \
+            self._pen_shapes(L.penalty)
         # the end rules (BatchLayout): one-figure spaces (uint8[N]), no-end spaces (cell
         # list), stop codes per shape; the compiled step reads the first two
         N = self.occ.shape[1]
@@ -223,6 +234,42 @@ class BatchedGames:
         self._queries = np.zeros((B, 3), np.int64)
         self._shape = np.full(B, -1, np.int64)
 
+    def _pen_shapes(self, pens) -> dict:
+        """The penalty shapes packed for :func:`movecore.kernels.batch.reach_games_pen`
+        (one layer row per shape, shared by every game)."""
+        from .kernels.reach_pen import pen_layout_size, pen_out_offset
+        N = self.occ.shape[1]
+        idx = [i for i, p in enumerate(pens) if p is not None]
+        qs = [pens[i]._q for i in idx]
+        if any(q.pblob is None for q in qs):
+            raise QueryError("a batched penalty shape must have the packed penalty kernel")
+        pshape = np.full(len(pens), -1, np.int64)
+        pshape[idx] = np.arange(len(idx))
+        params = np.stack([q.params for q in qs]).astype(np.int64)
+        params[:, T.P_HAS_OCC] = 1
+
+        def layers(arrs, dtype):
+            if all(len(a) == 0 for a in arrs):
+                return np.zeros((len(arrs), 0), dtype)
+            return np.stack([a if len(a) else np.zeros(N, dtype) for a in arrs]).astype(dtype)
+        n_pen = int(params[:, T.P_N_PEN].max())
+        nb = max(max(int(q.nb) for q in qs), 8)
+        buf = np.zeros(pen_layout_size(N, n_pen, nb), T.INDEX)
+        buf[2], buf[3] = nb, n_pen
+        return {"pshape": pshape, "shape": np.full(self.B, -1, np.int64),
+                "max_budget": np.array([p.max_budget if p is not None else -1
+                                        for p in pens], np.int64),
+                "args": (np.concatenate([q.pblob for q in qs]).astype(T.INDEX),
+                         np.cumsum([0] + [len(q.pblob) for q in qs]).astype(np.int64),
+                         np.concatenate([q.qflags for q in qs]).astype(np.uint8),
+                         np.cumsum([0] + [len(q.qflags) for q in qs]).astype(np.int64),
+                         np.concatenate([q.zoc for q in qs]).astype(np.uint64),
+                         np.cumsum([0] + [len(q.zoc) for q in qs]).astype(np.int64),
+                         layers([q.leave for q in qs], np.uint64),
+                         layers([q.enter_pen for q in qs], T.INDEX)),
+                "params": params,
+                "buf": buf, "out_at": pen_out_offset(N, n_pen, nb)}
+
     def _init_positions(self) -> None:
         B = self.B
         self.positions = [self.root.copy() for _ in range(B)]
@@ -237,7 +284,7 @@ class BatchedGames:
 
     # ------------------------------------------------------------------ queries
     def legal_moves(self, figures: Sequence[int] | np.ndarray, *, out=None,
-                    queries: Sequence[Mapping | None] | None = None):
+                    queries: Sequence[Mapping | None] | None = None, penalty=None):
         """The legal ends of figure slot ``figures[b]`` in every game ``b`` (-1: game
         ``b`` asks nothing, its rows are cleared), in one batched call.
 
@@ -248,7 +295,9 @@ class BatchedGames:
         slot of a wider action-space mask). ``queries``: one query per game for this
         call (None for a game that asks nothing): a game whose moves are rolled per
         move, as Dark Realms' die (the positions backend, or a layout with
-        ``query_budget``)."""
+        ``query_budget``). ``penalty``: int32[B, >= P] to receive each end's penalty
+        (``Moves.penalty``: Dark Realms' traps; 0 elsewhere, and for a game that asks
+        nothing; the array backend runs the penalty queries on one thread)."""
         figs = self._figures(figures)
         B, P = self.B, self.n_places
         if out is None:
@@ -259,10 +308,17 @@ class BatchedGames:
                 self.backend == "arrays" and self._query_budget is None)):
             raise QueryError(f"queries: one per game (B={self.B}), on the positions "
                              f"backend or a layout with query_budget")
+        if penalty is not None:
+            pa = penalty
+            if not isinstance(pa, np.ndarray) or pa.dtype != np.int32 or pa.ndim != 2 \
+                    or pa.shape[0] != B or pa.shape[1] < P:
+                raise QueryError(f"penalty must be int32[B={B}, >= {P}]; got "
+                                 f"{describe(penalty)}")
+            penalty[:] = 0
         if self.backend == "arrays":
-            self._legal_arrays(figs, mask, cost, stop, queries)
+            self._legal_arrays(figs, mask, cost, stop, queries, penalty)
         else:
-            self._legal_positions(figs, mask, cost, stop, queries)
+            self._legal_positions(figs, mask, cost, stop, queries, penalty)
         return mask, cost, stop
 
     def _figures(self, figures) -> np.ndarray:
@@ -284,7 +340,7 @@ class BatchedGames:
                              f"play in game {b}")
         return f
 
-    def _legal_arrays(self, figs, mask, cost, stop, queries=None) -> None:
+    def _legal_arrays(self, figs, mask, cost, stop, queries=None, penalty=None) -> None:
         from .kernels.batch import reach_games
         q = self._queries
         act = figs >= 0
@@ -302,6 +358,14 @@ class BatchedGames:
         shape = self._shape
         shape[:] = np.where(act, self._shape_of[fa] +
                             self._shape_cell[np.maximum(q[:, 0], 0)], -1)
+        prow = None
+        if penalty is not None and self._pen is not None:
+            # the games whose shape has penalties: the penalty kernel answers them below
+            pk = self._pen["pshape"][np.maximum(shape, 0)]
+            prow = np.flatnonzero((shape >= 0) & (pk >= 0) & (q[:, 0] >= 0) &
+                                  (q[:, 1] <= self._pen["max_budget"][np.maximum(shape, 0)]))
+            starts = q[prow, 0].copy()
+            q[prow, 0] = -1
         args = (self._blobs, self._blob_at, self._qflags, self._qflags_at, self._zoc,
                 self._zoc_at, self._params, shape, self.occ)
         n_chunks = self._bufs.shape[0]
@@ -324,14 +388,25 @@ class BatchedGames:
             for fu in futures:
                 fu.result()
             st = int(status.min())
+        if prow is not None and len(prow):
+            from .kernels.batch import reach_games_pen
+            P = self._pen
+            q[prow, 0] = starts
+            ps = P["shape"]
+            ps[:] = -1
+            ps[prow] = pk[prow]
+            # (layer row = penalty shape: each shape's layers are every game's)
+            st = min(st, reach_games_pen()(*P["args"], ps, P["params"], ps, self.occ,
+                                           P["buf"], P["out_at"], q, 0, self.B, mask,
+                                           cost, stop, penalty))
         if st < 0:  # pragma: no cover (ends hold one column per cell)
             raise RuntimeError(f"movecore: batched kernel status {st}")
         if self._end_rules:
             self._apply_end_rules(figs, q[:, 0], shape, mask, cost, stop)
         if slow is not None and len(slow):
-            self._legal_restored(slow, figs, queries, mask, cost, stop)
+            self._legal_restored(slow, figs, queries, mask, cost, stop, penalty)
 
-    def _legal_restored(self, rows, figs, queries, mask, cost, stop) -> None:
+    def _legal_restored(self, rows, figs, queries, mask, cost, stop, penalty=None) -> None:
         """Games ``rows`` of the array backend whose query the layout does not batch:
         answered by a live position of each game, a copy of the root kept per game
         (its prepared queries stay bound) and made equal to the game's arrays by the
@@ -351,6 +426,8 @@ class BatchedGames:
             mask[b, acts] = 1
             cost[b, acts] = m.costs[moves]
             stop[b, acts] = m.stop[moves]
+            if penalty is not None:
+                penalty[b, acts] = m.penalty[moves]
 
     def _apply_end_rules(self, figs, start, shape, mask, cost, stop) -> None:
         """The layout's end rules (:class:`BatchLayout`) on the kernel's answer, over the
@@ -380,7 +457,7 @@ class BatchedGames:
             s = stop[rows, :N]
             stop[rows, :N] = np.where(s != 0, self._stop_code[shape[rows]], 0)
 
-    def _legal_positions(self, figs, mask, cost, stop, queries) -> None:
+    def _legal_positions(self, figs, mask, cost, stop, queries, penalty=None) -> None:
         mask[:] = 0
         cost[:] = -1
         stop[:] = 0
@@ -397,6 +474,8 @@ class BatchedGames:
             mask[b, acts] = 1
             cost[b, acts] = m.costs[moves]
             stop[b, acts] = m.stop[moves]
+            if penalty is not None:
+                penalty[b, acts] = m.penalty[moves]
 
     # ------------------------------------------------------------------ changes
     def apply(self, figures, places, *, queries=None) -> None:

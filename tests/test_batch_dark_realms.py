@@ -48,12 +48,21 @@ def _boards(seeds):
     return out
 
 
+def _dense_penalty(pos, fid, query, P):
+    """int32[P]: each end's penalty (Dark Realms: traps), 0 elsewhere."""
+    m = pos.legal_moves(fid, **query)
+    pen = np.zeros(P, np.int32)
+    moves = m.mask[m.actions]
+    pen[m.actions[moves]] = m.penalty[moves]
+    return pen
+
+
 def _queries_differential(scenarios, steps, B, seed):
     """Random per-game queries of every kind (card moves batched, the rest on restored
     positions), random legal moves applied with ``apply(queries=)``, random removals and
     resets; after every step the batch equals single positions. Returns (moves applied,
-    card moves answered by the kernel, of which walkers' on a board with traps: the
-    position answers those with the penalty kernel)."""
+    card moves answered by the kernels, of which with a trap counted on an end: the
+    batched penalty kernel's)."""
     rng = random.Random(seed)
     moved = batched = trapped = 0
     for name, sc in scenarios:
@@ -72,7 +81,8 @@ def _queries_differential(scenarios, steps, B, seed):
                     if q.get("stamina_only"):
                         q = {"move": 2}
                     figs[b], qs[b] = f, q
-            mask, cost, stop = G.legal_moves(figs, queries=qs)
+            pen = np.full((B, G.n_places), 7, np.int32)
+            mask, cost, stop = G.legal_moves(figs, queries=qs, penalty=pen)
             to = np.full(B, -1, np.int64)
             for b in np.flatnonzero(figs >= 0).tolist():
                 fid = G.ids[int(figs[b])]
@@ -80,10 +90,11 @@ def _queries_differential(scenarios, steps, B, seed):
                 assert np.array_equal(mask[b], want[0]), (name, b, fid, qs[b])
                 assert np.array_equal(cost[b], want[1]), (name, b, fid, qs[b])
                 assert np.array_equal(stop[b], want[2]), (name, b, fid, qs[b])
+                assert np.array_equal(pen[b], _dense_penalty(singles[b], fid, qs[b],
+                                                             G.n_places)), (name, b, fid)
                 if G._query_budget(int(figs[b]), qs[b]) >= 0:
                     batched += 1
-                    f = singles[b]._fig(fid)
-                    trapped += singles[b]._n_traps > 0 and not f.flying
+                    trapped += bool(pen[b].any())
                 ends = np.flatnonzero(mask[b])
                 if len(ends):
                     to[b] = int(rng.choice(ends.tolist()))
@@ -230,6 +241,12 @@ def _off_fallback(pos, query):          # the enemy AI answered as a card move
     return L, why
 
 
+def _off_penalty(pos, query):           # no penalty shapes: no trap counted
+    L, why = _ORIG(pos, query)
+    L.penalty = None
+    return L, why
+
+
 def _off_restore(pos, query):           # a restored position forgets the moves
     L, why = _ORIG(pos, query)
     restore, start = L.restore, L.cell.copy()
@@ -241,7 +258,7 @@ _ORIG = drb.batch_layout
 
 
 @pytest.mark.parametrize("off", [_off_budget, _off_shapes, _off_teams, _off_fallback,
-                                 _off_restore], ids=lambda f: f.__name__)
+                                 _off_restore, _off_penalty], ids=lambda f: f.__name__)
 def test_turning_a_rule_off_fails(monkeypatch, off):
     monkeypatch.setattr(drb, "batch_layout", off)
     with pytest.raises(AssertionError, match=r"^\('random_\d+', \d+, '"):
