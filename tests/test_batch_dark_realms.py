@@ -279,3 +279,31 @@ def test_two_threads_play_as_one(policy):
             assert np.array_equal(a.games.cell, b.games.cell), name
             assert np.array_equal(a.games.alive, b.games.alive), name
         assert a.counts == b.counts, name
+
+
+def test_penalties_on_both_backends():
+    """``legal_moves(penalty=)``: each end's trap count, the same on the positions
+    backend and on arrays (the batched penalty kernel), 0 for flyers and for a game
+    that asks nothing; a bad out array is a typed error."""
+    rng = random.Random(4)
+    counted = 0
+    for name, sc in _boards(range(6)) + example_scenarios("dark_realms"):
+        root = mc.position(sc)
+        A = BatchedGames(root, 6)
+        P = BatchedGames(root, 6, backend="positions")
+        figs = np.array([rng.randrange(A.F) for _ in range(6)], np.int64)
+        figs[5] = -1
+        qs = [{"roll": rng.randint(1, 6), "bonus": 1} for _ in range(5)] + [None]
+        pa = np.full((6, A.n_places), 9, np.int32)
+        pp = np.full((6, A.n_places), 9, np.int32)
+        got = A.legal_moves(figs, queries=qs, penalty=pa)
+        want = P.legal_moves(figs, queries=qs, penalty=pp)
+        assert all(np.array_equal(x, y) for x, y in zip(got, want)), name
+        assert np.array_equal(pa, pp) and not pa[5].any(), name
+        counted += int((pa > 0).sum())
+        for b in range(5):
+            assert np.array_equal(pa[b], _dense_penalty(root, A.ids[int(figs[b])], qs[b],
+                                                        A.n_places)), name
+    assert counted > 10
+    with pytest.raises(mc.QueryError, match="penalty must be int32"):
+        A.legal_moves(figs, queries=qs, penalty=np.zeros((6, A.n_places), np.int64))
