@@ -3,7 +3,9 @@
 The games share one board and one packed query shape (``blob``, ``qflags``, ``zoc``,
 ``params``: see :mod:`movecore.kernels.reach`); each game has its own occupant row. This
 is what batched self-play and the vector environments run: the acting figure's legal
-ends in every game at once. Game rules never appear here.
+ends in every game at once; :func:`reach_games_pen` (compiled on first use) does the same
+for query shapes with penalties, with each end's least penalty. Game rules never appear
+here.
 
 Arrays (``B`` games, ``N`` cells, ``A >= N`` columns of a game's dense answer)
     occ        int32[B, N]     each game's occupant layer (team id, OCC_EMPTY, OCC_WALL)
