@@ -243,6 +243,9 @@ class BatchedGames:
         qs = [pens[i]._q for i in idx]
         if any(q.pblob is None for q in qs):
             raise QueryError("a batched penalty shape must have the packed penalty kernel")
+        if any(pens[i].max_budget < self._layout.shapes[i].max_budget for i in idx):
+            raise QueryError("a batched penalty shape must take every budget its shape "
+                             "takes (max_budget)")
         pshape = np.full(len(pens), -1, np.int64)
         pshape[idx] = np.arange(len(idx))
         params = np.stack([q.params for q in qs]).astype(np.int64)
@@ -257,8 +260,6 @@ class BatchedGames:
         buf = np.zeros(pen_layout_size(N, n_pen, nb), T.INDEX)
         buf[2], buf[3] = nb, n_pen
         return {"pshape": pshape, "shape": np.full(self.B, -1, np.int64),
-                "max_budget": np.array([p.max_budget if p is not None else -1
-                                        for p in pens], np.int64),
                 "args": (np.concatenate([q.pblob for q in qs]).astype(T.INDEX),
                          np.cumsum([0] + [len(q.pblob) for q in qs]).astype(np.int64),
                          np.concatenate([q.qflags for q in qs]).astype(np.uint8),
@@ -362,8 +363,7 @@ class BatchedGames:
         if penalty is not None and self._pen is not None:
             # the games whose shape has penalties: the penalty kernel answers them below
             pk = self._pen["pshape"][np.maximum(shape, 0)]
-            prow = np.flatnonzero((shape >= 0) & (pk >= 0) & (q[:, 0] >= 0) &
-                                  (q[:, 1] <= self._pen["max_budget"][np.maximum(shape, 0)]))
+            prow = np.flatnonzero((shape >= 0) & (pk >= 0) & (q[:, 0] >= 0))
             starts = q[prow, 0].copy()
             q[prow, 0] = -1
         args = (self._blobs, self._blob_at, self._qflags, self._qflags_at, self._zoc,

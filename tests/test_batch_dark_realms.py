@@ -307,3 +307,20 @@ def test_penalties_on_both_backends():
     assert counted > 10
     with pytest.raises(mc.QueryError, match="penalty must be int32"):
         A.legal_moves(figs, queries=qs, penalty=np.zeros((6, A.n_places), np.int64))
+
+
+def test_a_penalty_shape_must_take_its_shapes_budgets(monkeypatch):
+    """A penalty shape prepared for a smaller budget than its shape's is refused (it
+    could not answer every move its shape answers)."""
+    name, sc = example_scenarios("dark_realms")[0]
+    pos = mc.position(sc)
+
+    def small(p, query):
+        L, why = _ORIG(p, query)
+        i = next(i for i, q in enumerate(L.penalty) if q is not None)
+        L.penalty[i] = mc.prepare(p.board, mc.Mover(), 1, occupant=p.occ,
+                                  enter_penalty=p._trap_pen, max_penalty=2)
+        return L, why
+    monkeypatch.setattr(drb, "batch_layout", small)
+    with pytest.raises(mc.QueryError, match="every budget its shape takes"):
+        BatchedGames(pos, 2)

@@ -51,12 +51,11 @@ def batch_layout(pos, query: Mapping):
     # a walker's move over traps: the position's penalty query (traps as a second
     # objective), for the trap counts per end (``legal_moves(penalty=)``)
     pens = [pos._query_for((t, "traps"), next(f for f in figs if (f.team, f.flying) ==
-                                              (t, fl)), top, True)
-            if pos._n_traps and not fl else None for t, fl in keys]
+                                              (t, fl)), p.max_budget, True)
+            if pos._n_traps and not fl else None for (t, fl), p in zip(keys, shapes)]
     if not all(p is None or p._q.pblob is not None for p in pens):  # pragma: no cover
         return None, "the board is too large for the packed penalty kernel"
-    tops = np.array([min(p.max_budget, top if q is None else q.max_budget)
-                     for p, q in zip(shapes, pens)], np.int64)
+    tops = np.array([p.max_budget for p in shapes], np.int64)
     shape_of = np.array([keys.index((f.team, f.flying)) for f in figs], np.int64)
 
     def query_budget(slot: int, q: Mapping) -> int:
