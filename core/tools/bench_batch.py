@@ -107,7 +107,7 @@ def _kernel_queries_per_s(play, min_time: float) -> float:
     plain prepared query on the position's board)."""
     from . import selfplay as sp
     G = play.games
-    if G.backend == "arrays":
+    if G.backend == "arrays" and G._budget[0] >= 0:    # (Dark Realms: rolled, below)
         prep = G._layout.shapes[0]
         budget = int(G._budget[0])
         starts = G.cell[0][G.alive[0]]

@@ -70,10 +70,12 @@ class BatchedPlay:
         self.queries = None if rolled else \
             [dict(g.query(root, f, np.random.default_rng(0))) for f in root.figures]
         self.games = BatchedGames(root, num_games, query=self.queries, threads=threads,
-                                  backend=backend if not rolled else "positions")
-        if rolled:
-            self.games.why = "each move's query is rolled (Dark Realms' die)"
+                                  backend=backend)
         G = self.games
+        if rolled and G.backend == "arrays" and G._query_budget is None:
+            self.games = G = BatchedGames(root, num_games, threads=threads,
+                                          backend="positions")
+            G.why = "each move's query is rolled (Dark Realms' die)"
         self.B, self.F = G.B, G.F
         self.policy = policy
         self.max_turns = max_turns
@@ -100,7 +102,8 @@ class BatchedPlay:
         self.record = record
         # the array backend runs the whole step compiled (same choices as the array
         # path below for the same random numbers), unless asked to record answers
-        self.fused = fused and not record and G.backend == "arrays" and self.usable is None
+        self.fused = fused and not record and G.backend == "arrays" and \
+            self.usable is None and not rolled
         P = G.n_places
         self._out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
                      np.zeros((B, P), np.int8))
@@ -167,8 +170,9 @@ class BatchedPlay:
         act = np.where(self.done, -1, self.actor)
         qs = None
         if self.queries is None:   # rolled per move (Dark Realms' die): each game's own
-            qs = [None if a < 0 else self.g.query(G.positions[b], G.ids[a], self.rng)
-                  for b, a in enumerate(act.tolist())]
+            # (a figure's side, all the query reads, never changes: the root's)
+            qs = [None if a < 0 else self.g.query(G.root, G.ids[a], self.rng)
+                  for a in act.tolist()]
         #: the query each game asked in the last step (None: the figure slot's own)
         self.last_queries = qs
         mask, cost, stop = G.legal_moves(act, queries=qs, out=self._out)
