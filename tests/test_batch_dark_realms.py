@@ -272,7 +272,7 @@ def test_two_threads_play_as_one(policy):
     for name, scenario in example_scenarios("dark_realms") + _boards(range(3)):
         a = BatchedPlay("dark_realms", scenario, 16, seed=3, policy=policy, threads=2)
         b = BatchedPlay("dark_realms", scenario, 16, seed=3, policy=policy)
-        assert a.games.threads == 2 and a.games._bufs.shape[0] == 2
+        assert a.games.threads == 2 and len(a.games._bufs) == 2
         for _ in range(40):
             a.step()
             b.step()
