@@ -340,7 +340,8 @@ class _Core:
         if g == "grid":
             tokens = pos.provoke
             if tokens:
-                o[k, s.layout.coords_hw(np.array(tokens, np.int64))] = 1
+                hw = s.layout.coords_hw(np.array(tokens, np.int64))
+                o[k, hw[hw >= 0]] = 1
         elif g == "heroscape":
             eng = pos.engaged[s.pos_rows]
             if eng.any():
