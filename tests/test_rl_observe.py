@@ -146,6 +146,10 @@ def test_aec_observation_and_mask_equal_ones_from_scratch(game, name, scen):
         env.reset(seed=episode * 7)
         for agent in env.agent_iter(400):
             obs, _, term, trunc, _ = env.last()
+            # the match keeps each side's figures itself: as the position lists them
+            pos, m = core.pos, core.match
+            assert m._lineup == {s: pos.team_figures(s) for s in pos.sides}
+            assert m.n_sides == len(pos.sides)
             for other in env.possible_agents:      # every agent, acting or not
                 o = env.observe(other)
                 if not (term or trunc):

@@ -4,8 +4,10 @@ For every game, on each bundled example that self-play plays, in one run:
 
 * a random legal play of ``steps`` env steps is recorded first (untimed), then replayed:
 * **raw**: the same moves on positions, the loop an RL user would write by hand:
-  ``legal_moves(figure, **query)`` then ``apply_row`` of the recorded row (and
-  ``remove_figure`` for the removals), a ``copy()`` of the root per episode;
+  ``legal_moves(figure, **query)`` of the figure to move (at every step: a policy needs
+  the figure's legal ends to choose, end turn included), the choice (the recorded end's
+  row), ``apply_row`` of it (and ``remove_figure`` for the removals), a ``copy()`` of
+  the root per episode;
 * **env**: :func:`movecore.rl.env` replaying the recorded actions, reading ``last()``
   (observation and mask) before every step, ``reset(seed)`` per episode;
 * **+wrappers**: the same env in PettingZoo's own classic wrappers
@@ -26,8 +28,9 @@ from .turns import GAMES
 
 def _record(env, steps: int, seed: int) -> list:
     """A random legal play of ``steps`` env steps (reset when an episode ends), as
-    events: ``("reset", seed)`` or ``(action, figure, query, end, removed ids)`` (figure
-    None for an action that moves nobody: end turn)."""
+    events: ``("reset", seed)`` or ``(action, figure, query, end, removed ids)``: the
+    figure to move and its query (None when nobody was to move), the end it took as the
+    position numbers it (None for end turn: its legal ends were asked all the same)."""
     rng = np.random.default_rng(seed)
     core = env._core
     events = [("reset", seed)]
@@ -44,20 +47,21 @@ def _record(env, steps: int, seed: int) -> list:
         m = core.match
         agent = env.agent_selection
         al = env.action_layout(agent)
-        fid = q = row = None
+        fid, q, row = m.figure, m.query, None
         if a < al.end_turn:
             # the end as the position numbers it (a turned Descent base: see _Setup.swap)
-            fid, q = m.figure, m.query
             row = int(m.moves.actions[core.rowof[agent][a % al.P]])
         env.step(a)
-        events.append((a, fid, q, row, [f for f, _ in core.removed] if fid else []))
+        events.append((a, fid, q, row, [f for f, _ in core.removed] if row is not None
+                       else []))
         k += 1
     return events
 
 
 def _raw_loop(root, events) -> float:
-    """The recorded moves on positions: ``legal_moves`` then ``apply_row`` (and
-    ``remove_figure`` for the removals), a fresh ``copy()`` of the root per episode."""
+    """The recorded steps on positions: ``legal_moves`` of the figure to move, then
+    ``apply_row`` of the recorded end (none for end turn) and ``remove_figure`` for the
+    removals; a fresh ``copy()`` of the root per episode."""
     t0 = time.perf_counter()
     pos = root
     for ev in events:
@@ -68,6 +72,8 @@ def _raw_loop(root, events) -> float:
         if fid is None:
             continue
         m = pos.legal_moves(fid, **q)
+        if end is None:           # end turn
+            continue
         pos.apply_row(m, int(np.flatnonzero(m.actions == end)[0]))
         for f in removed:
             pos.remove_figure(f)

@@ -204,6 +204,13 @@ def turn_sides(rules: Game, pos) -> list:
     return [s for s in pos.sides if any(rules.moves(pos, f) for f in pos.team_figures(s))]
 
 
+def roster_of(pos) -> tuple:
+    """``(lineup, side_of)``: each side's figures in play in play order (``{side:
+    [figure]}``, the sides in order of first appearance) and every figure's side."""
+    lineup = {s: pos.team_figures(s) for s in pos.sides}
+    return lineup, {f: s for s, figs in lineup.items() for f in figs}
+
+
 def _cells(where) -> np.ndarray:
     """int[k, 2] cells of a position's ``where`` (one coordinate or a list of them)."""
     return np.array([where] if isinstance(where, tuple) else where, np.int64).reshape(-1, 2)
@@ -223,10 +230,15 @@ class Match:
 
     ``turn`` counts the turns started; ``over`` is "terminated" (fewer than two sides
     left), "truncated" (``max_turns`` turns played) or None.
+
+    ``roster``: :func:`roster_of` ``pos`` when the caller has it already (an environment
+    makes it once per scenario); figures leave play only through the match (its
+    removals), so the match keeps each side's figures itself from then on.
     """
 
     def __init__(self, game: str, pos, rng, *, max_turns: int = DEFAULT_TURNS,
-                 rules: Game | None = None, sides: list | None = None):
+                 rules: Game | None = None, sides: list | None = None,
+                 roster: tuple | None = None):
         if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) \
                 or max_turns < 1:
             raise QueryError(f"max_turns must be a positive integer; got "
@@ -239,7 +251,10 @@ class Match:
         self.sides = list(sides) if sides is not None else turn_sides(self.rules, pos)
         self._usable = None if type(self.rules).usable is Game.usable else self.rules.usable
         self._may_move = None if type(self.rules).moves is Game.moves else self.rules.moves
-        self.n_sides = len(pos.sides)       # sides with figures in play
+        lineup, self._side_of = roster if roster is not None else roster_of(pos)
+        # each side's figures in play, in play order (as ``pos.team_figures``)
+        self._lineup = {s: list(figs) for s, figs in lineup.items()}
+        self.n_sides = len(self._lineup)    # sides with figures in play
         self.turn = 0
         self.moves_played = 0
         self.generations = 0
@@ -268,8 +283,8 @@ class Match:
         side = self.side = self.sides[self.turn % len(self.sides)]
         self.turn += 1
         self.moved = []
-        self._queue = pos.team_figures(side)
-        self._queue.reverse()              # popped from the end: play order
+        figs = self._lineup.get(side)
+        self._queue = figs[::-1] if figs else []       # popped from the end: play order
         self._answers = None
         if self.rules.batch:
             q = self.rules.query(pos, None, self.rng)
@@ -342,12 +357,18 @@ class Match:
         removed = []
         rng = self.rng
         if rng.random() < REMOVE_CHANCE:
-            near = [f for f in pos.touching(fid) if pos.side_of(f) != side]
+            side_of = self._side_of
+            near = [f for f in pos.touching(fid) if side_of[f] != side]
             if near:
                 gone = near[int(rng.random() * len(near))]
-                removed.append((gone, pos.side_of(gone)))
+                lost = side_of[gone]
+                removed.append((gone, lost))
                 pos.remove_figure(gone)
-                self.n_sides = len(pos.sides)
+                figs = self._lineup[lost]
+                figs.remove(gone)
+                if not figs:
+                    del self._lineup[lost]
+                    self.n_sides = len(self._lineup)
                 if self.n_sides < 2:
                     self.over = "terminated"
                     self.figure = self.moves = self.rows = None
