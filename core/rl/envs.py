@@ -246,8 +246,8 @@ class _Core:
         self.turned = set()          # rows of Descent bases standing turned
         self.match = Match(s.game, self.pos, rng, max_turns=self.max_turns, rules=s.rules,
                            sides=s.turn_sides, roster=s.roster)
-        for st in self._agents.values():
-            st.clear()
+        if self._held is not None:       # (every other agent's mask is zeros already)
+            self._held.clear()
         self._held = self._acting = None
         self._moved_of = None        # the match's ``moved`` list last read, and its length
         self._n_moved = 0
@@ -588,12 +588,12 @@ class MovecoreAEC(AECEnv):
             self._rng = np.random.default_rng(seed)
         core = self._core
         core.reset(self._rng)
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        agents = self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
+        self.terminations = dict.fromkeys(agents, False)
+        self.truncations = dict.fromkeys(agents, False)
+        self.infos = {a: {} for a in agents}
         self._skip_agent_selection = None
         self.agent_selection = self.agents[0]
         self._has_reset = True

@@ -130,7 +130,7 @@ class MageKnightGame(Game):
         return self._q
 
     def usable(self, pos, fid, moves):
-        return np.flatnonzero(moves.columns["can_stay"])
+        return np.asarray(moves.columns["can_stay"]).nonzero()[0]
 
 
 class DescentGame(Game):
