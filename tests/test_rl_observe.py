@@ -16,7 +16,10 @@ from movecore.rl.turns import GAMES  # noqa: E402
 from movecore.tools.selfplay import example_scenarios  # noqa: E402
 
 SCENARIOS = [(g, n, s) for g in GAMES for n, s in example_scenarios(g)]
-IDS = [n[:-5] for _, n, _ in SCENARIOS]
+_FIRST = {g: n for g, n, _ in reversed(SCENARIOS)}
+# the quick subset (-m "not slow") plays one example per game, the full run all of them
+CASES = [pytest.param(g, n, s, id=n[:-5], marks=() if _FIRST[g] == n else pytest.mark.slow)
+         for g, n, s in SCENARIOS]
 
 
 @pytest.fixture(autouse=True)
@@ -135,7 +138,7 @@ def _check(core, agent, obs, mask) -> None:
     assert np.array_equal(mask, oracle_mask(core, agent)), (core.s.game, agent)
 
 
-@pytest.mark.parametrize("game,name,scen", SCENARIOS, ids=IDS)
+@pytest.mark.parametrize("game,name,scen", CASES)
 def test_aec_observation_and_mask_equal_ones_from_scratch(game, name, scen):
     env = rl.env(scen, max_turns=12)
     rng = np.random.default_rng(len(name))
@@ -163,7 +166,7 @@ def test_aec_observation_and_mask_equal_ones_from_scratch(game, name, scen):
     assert steps >= 80
 
 
-@pytest.mark.parametrize("game,name,scen", SCENARIOS, ids=IDS)
+@pytest.mark.parametrize("game,name,scen", CASES)
 def test_gym_observation_and_mask_equal_ones_from_scratch(game, name, scen):
     env = rl.gym_env(scen, side=rl.env(scen).possible_agents[-1], max_turns=12)
     rng = np.random.default_rng(len(name) + 1)

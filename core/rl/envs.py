@@ -244,8 +244,11 @@ class _Core:
         self.pos = s.root.copy()
         self.fig_hw = s.fig_hw.copy()
         self.turned = set()          # rows of Descent bases standing turned
-        self.match = Match(s.game, self.pos, rng, max_turns=self.max_turns, rules=s.rules,
-                           sides=s.turn_sides, roster=s.roster)
+        if self.match is None:
+            self.match = Match(s.game, self.pos, rng, max_turns=self.max_turns,
+                               rules=s.rules, sides=s.turn_sides, roster=s.roster)
+        else:
+            self.match.restart(self.pos, rng, s.roster)
         if self._held is not None:       # (every other agent's mask is zeros already)
             self._held.clear()
         self._held = self._acting = None
@@ -265,29 +268,32 @@ class _Core:
     def _refresh(self) -> None:
         """After a change: the end of the game, the acting agent's mask, and what its
         observation draws of the acting figure."""
-        m, s = self.match, self.s
+        m = self.match
         if m.over and not self.over:
             self.over = m.over
-        agent = None if self.over else s.agent_of[m.side]
         held = self._held
-        if held is not None and held.name != agent:     # the last agent's mask: zeros
-            held.clear()
-        self._held = self._acting = None
-        if agent is None:
+        if self.over:
+            if held is not None:         # the last agent's mask: zeros
+                held.clear()
+            self._held = self._acting = None
             return
+        s = self.s
+        agent = s.agent_of[m.side]
         st = self._agents[agent]
+        if held is not st and held is not None:
+            held.clear()
         fid = m.figure
-        base = st.slot[fid] * st.P
         mv = m.moves
         acts = mv.actions
-        rows = m.rows
         n_ends = len(acts)
+        rows = m.rows
         if rows is None:
             rows = _ARANGE[:n_ends] if n_ends <= _ARANGE.shape[0] else np.arange(n_ends)
         i = s.row[fid]
         if self.turned and i in self.turned:
             acts = s.swap[i][acts]       # as the env numbers them (see _Setup.swap)
         acts = self._acts = np.ascontiguousarray(acts, np.int32)
+        base = st.slot[fid] * st.P
         extra = st.extra
         if s.town and st.layout.specials:
             town = s.rules.special(self.pos, fid).get("town", -1)
@@ -296,25 +302,29 @@ class _Core:
                 extra = np.array([st.end_turn, st.layout.special(0, base // st.P)],
                                  np.int64)
         fill_mask(st.mask, st.rowof, st.lo, st.hi, st.end_turn, base, acts, rows, extra)
-        st.lo, st.hi = base, base + st.P
+        st.lo = base
+        st.hi = base + st.P
         self._held = st
         self._acting = agent
         self._rows = rows
         # the rows of the side's figures that moved this turn (the match appends them)
         moved = m.moved
         n = self._n_moved
-        if moved is not self._moved_of or len(moved) < n:
+        if moved is not self._moved_of:
             self._moved_of, n = moved, 0
-        buf, row = self._moved_rows, s.row
-        while n < len(moved):
-            buf[n] = row[moved[n]]
-            n += 1
+        if n != len(moved):
+            buf, row = self._moved_rows, s.row
+            if n > len(moved):
+                n = 0
+            while n < len(moved):
+                buf[n] = row[moved[n]]
+                n += 1
         self._n_moved = n
         stop = mv._stop         # (None: no end must stop; Moves.stop would allocate)
         if stop is None:
             stop = _ZEROS32[:n_ends] if n_ends <= _ZEROS32.shape[0] else \
                 np.zeros(n_ends, np.int32)
-        self._enc = (i, buf[:n], s.lead[i], acts, rows,
+        self._enc = (i, self._moved_rows[:n], s.lead[i], acts, rows,
                      np.ascontiguousarray(mv.costs, np.int32),
                      np.ascontiguousarray(stop, np.int32))
 
@@ -342,7 +352,10 @@ class _Core:
             place = action % st.P
             removed = m.play(int(st.rowof[place]))
             i = s.row[fid]
-            self.fig_hw[i] = s.places[i][place]
+            if s.K == 1:
+                self.fig_hw[i, 0] = s.lead[i][place]
+            else:
+                self.fig_hw[i] = s.places[i][place]
             if s.swap[i] is not None:
                 if self.pos.size[self.pos.index[fid]] != s.size0[i]:
                     self.turned.add(i)
@@ -610,7 +623,7 @@ class MovecoreAEC(AECEnv):
             if self.agent_selection not in self.agents:
                 self.agent_selection = self.agents[0]
             return
-        nxt = core.agent
+        nxt = core._acting           # (the game is not over: the agent to act)
         dead = None
         if core.removed or self._skip_agent_selection is not None:
             alive = core.pos.sides

@@ -244,13 +244,19 @@ class Match:
             raise QueryError(f"max_turns must be a positive integer; got "
                              f"{describe(max_turns)}")
         self.game = game
-        self.pos = pos
-        self.rng = rng
         self.max_turns = int(max_turns)
         self.rules = rules if rules is not None else game_rules(game, pos)
         self.sides = list(sides) if sides is not None else turn_sides(self.rules, pos)
         self._usable = None if type(self.rules).usable is Game.usable else self.rules.usable
         self._may_move = None if type(self.rules).moves is Game.moves else self.rules.moves
+        self.restart(pos, rng, roster)
+
+    def restart(self, pos, rng, roster: tuple | None = None) -> None:
+        """A new game on ``pos`` (another position of the same scenario, played in
+        place) with the same rules, sides and turn limit, ``rng`` rolling its dice: what
+        an environment's ``reset`` does, without validating and setting up again."""
+        self.pos = pos
+        self.rng = rng
         lineup, self._side_of = roster if roster is not None else roster_of(pos)
         # each side's figures in play, in play order (as ``pos.team_figures``)
         self._lineup = {s: list(figs) for s, figs in lineup.items()}
