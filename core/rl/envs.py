@@ -207,8 +207,11 @@ class _AgentState:
 
     def clear(self) -> None:
         """Zero what is set (the figure block and end turn / the special actions)."""
-        self.mask[self.lo:self.hi] = 0
-        self.mask[self.end_turn:] = 0
+        if self.n <= 4096:          # (one memset: cheaper than two slices when small)
+            self.mask.fill(0)
+        else:
+            self.mask[self.lo:self.hi] = 0
+            self.mask[self.end_turn:] = 0
         self.lo = self.hi = 0
 
 
@@ -688,9 +691,15 @@ class MovecoreAEC(AECEnv):
     def last(self, observe: bool = True):
         if not self._has_reset:
             self._reset_first("last()")
-        agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
-                self.terminations[agent], self.truncations[agent], self.infos[agent])
+        agent = self.agent_selection          # (always one of the agents)
+        if observe:
+            core = self._core
+            obs = {"observation": core.observe(agent),
+                   "action_mask": core.masks[agent].copy()}
+        else:
+            obs = None
+        return (obs, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
 
     def observe(self, agent):
         if not self._has_reset:
