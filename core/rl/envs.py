@@ -235,6 +235,8 @@ class _Core:
         self.masks = {a: st.mask for a, st in self._agents.items()}
         self.rowof = {a: st.rowof for a, st in self._agents.items()}
         self._moved_rows = np.zeros(max(len(s.figs), 1), np.int64)
+        self._moved_views = [self._moved_rows[:k] for k in range(len(s.figs) + 1)]
+        self._views: dict = {}       # n -> _ARANGE[:n], -1 - n -> _ZEROS32[:n]
         self._shape = s.layout.shape
         self._plane_k = s.dyn0 + 6                    # the game's first own plane
         self._episode_plane, self._step_plane = _GAME_PLANES.get(s.game, (None, None))
@@ -290,8 +292,11 @@ class _Core:
         acts = mv.actions
         n_ends = len(acts)
         rows = m.rows
+        views = self._views          # (views made once per length: no slice per step)
         if rows is None:
-            rows = _ARANGE[:n_ends] if n_ends <= _ARANGE.shape[0] else np.arange(n_ends)
+            rows = views.get(n_ends)
+            if rows is None:
+                rows = views[n_ends] = _view(_ARANGE, n_ends)
         i = s.row[fid]
         if self.turned and i in self.turned:
             acts = s.swap[i][acts]       # as the env numbers them (see _Setup.swap)
@@ -325,9 +330,10 @@ class _Core:
         self._n_moved = n
         stop = mv._stop         # (None: no end must stop; Moves.stop would allocate)
         if stop is None:
-            stop = _ZEROS32[:n_ends] if n_ends <= _ZEROS32.shape[0] else \
-                np.zeros(n_ends, np.int32)
-        self._enc = (i, self._moved_rows[:n], s.lead[i], acts, rows,
+            stop = views.get(-1 - n_ends)
+            if stop is None:
+                stop = views[-1 - n_ends] = _view(_ZEROS32, n_ends)
+        self._enc = (i, self._moved_views[n], s.lead[i], acts, rows,
                      np.ascontiguousarray(mv.costs, np.int32),
                      np.ascontiguousarray(stop, np.int32))
 
@@ -413,8 +419,11 @@ def _provoke_plane(core):
         return None
     if tokens != core._cache_key:       # (every episode starts with the same tokens)
         hw = core.s.layout.coords_hw(np.array(tokens, np.int64))
-        plane = np.zeros(core.s.valid.shape, np.float32)
-        plane[hw[hw >= 0]] = 1          # a token off the board's rectangle: none
+        hw = hw[hw >= 0]                # a token off the board's rectangle: none
+        plane = None
+        if len(hw):
+            plane = np.zeros(core.s.valid.shape, np.float32)
+            plane[hw] = 1
         core._cache_key, core._cache_val = tokens, plane
     return core._cache_val
 
@@ -463,6 +472,14 @@ _NO_ROWS = np.zeros(0, np.int64)
 _NO_ACTS = np.zeros(0, np.int32)
 _ARANGE = np.arange(1 << 16, dtype=np.int64)
 _ZEROS32 = np.zeros(1 << 16, np.int32)
+
+
+def _view(base: np.ndarray, n: int) -> np.ndarray:
+    """``base[:n]``, or a new array like it where ``base`` is too short (the writers
+    only read it)."""
+    if n <= base.shape[0]:
+        return base[:n]
+    return np.arange(n) if base is _ARANGE else np.zeros(n, base.dtype)
 
 
 def _action_cells(s: _Setup, agent) -> np.ndarray:

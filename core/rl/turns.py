@@ -249,6 +249,7 @@ class Match:
         self.sides = list(sides) if sides is not None else turn_sides(self.rules, pos)
         self._usable = None if type(self.rules).usable is Game.usable else self.rules.usable
         self._may_move = None if type(self.rules).moves is Game.moves else self.rules.moves
+        self._query, self._batch = self.rules.query, self.rules.batch
         self.restart(pos, rng, roster)
 
     def restart(self, pos, rng, roster: tuple | None = None) -> None:
@@ -279,22 +280,22 @@ class Match:
     # ---------------------------------------------------------------- flow
     def _start_turn(self) -> bool:
         """Start the next side's turn; False (and ``over`` set) if the game is over."""
-        pos = self.pos
-        if self.n_sides < 2 or not self.sides:
+        sides = self.sides
+        if self.n_sides < 2 or not sides:
             self.over = "terminated"
             return False
-        if self.turn >= self.max_turns:
+        turn = self.turn
+        if turn >= self.max_turns:
             self.over = "truncated"
             return False
-        side = self.side = self.sides[self.turn % len(self.sides)]
-        self.turn += 1
+        side = self.side = sides[turn % len(sides)]
+        self.turn = turn + 1
         self.moved = []
         figs = self._lineup.get(side)
         self._queue = figs[::-1] if figs else []       # popped from the end: play order
-        self._answers = None
-        if self.rules.batch:
-            q = self.rules.query(pos, None, self.rng)
-            self._answers = pos.legal_moves_side(side, **q)
+        if self._batch:
+            q = self._query(self.pos, None, self.rng)
+            self._answers = self.pos.legal_moves_side(side, **q)
             self.generations += len(self._answers)
             self._taken = []
         return True
@@ -304,12 +305,13 @@ class Match:
         pos = self.pos
         may_move, usable = self._may_move, self._usable
         while True:
-            if not self._queue:
+            queue = self._queue
+            if not queue:
                 self.figure = self.moves = self.rows = None
                 if not self._start_turn():
                     return
                 continue
-            fid = self._queue.pop()
+            fid = queue.pop()
             if may_move is not None and not may_move(pos, fid):
                 continue
             answers = self._answers
@@ -330,7 +332,7 @@ class Match:
                     if not free.all():
                         rows = np.flatnonzero(free) if rows is None else rows[free[rows]]
             else:
-                q = self.rules.query(pos, fid, self.rng)
+                q = self._query(pos, fid, self.rng)
                 m = pos.legal_moves(fid, **q)
                 self.generations += 1
                 rows = None if usable is None else usable(pos, fid, m)
