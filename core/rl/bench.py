@@ -64,10 +64,11 @@ def _record(env, steps: int, seed: int) -> list:
     return events
 
 
-def _raw_loop(root, events) -> float:
+def _raw_loop(root, events, last: list | None = None) -> float:
     """The recorded steps on positions: ``legal_moves`` of the figure to move, then
     ``apply_row`` of the recorded end (none for end turn) and ``remove_figure`` for the
-    removals; a fresh ``copy()`` of the root per episode."""
+    removals; a fresh ``copy()`` of the root per episode. ``last``: a list that gets
+    the final position (untimed)."""
     t0 = _clock()
     pos = root
     for ev in events:
@@ -83,7 +84,10 @@ def _raw_loop(root, events) -> float:
         pos.apply_row(m, int(np.flatnonzero(m.actions == end)[0]))
         for f in removed:
             pos.remove_figure(f)
-    return _clock() - t0
+    took = _clock() - t0
+    if last is not None:
+        last.append(pos)
+    return took
 
 
 def _env_loop(env, events) -> float:
