@@ -24,6 +24,7 @@ from pettingzoo.utils import wrappers
 
 from ..errors import IllegalMoveError, QueryError, ScenarioError, describe
 from ._encode import encode_common_fast as encode_common
+from ._encode import fill_and_encode_fast as fill_and_encode
 from ._encode import fill_mask_fast as fill_mask
 from .spaces import ActionLayout, BoardLayout
 from .turns import DEFAULT_TURNS, GAMES, Match, game_rules, roster_of, turn_sides
@@ -243,6 +244,13 @@ class _Core:
         self._cache_key = self._cache_val = None     # a game plane's inputs and drawing
         self._held: _AgentState | None = None        # the agent whose mask is set
         self._acting = None
+        # eager (the AEC env: every step is observed, by last()): the acting agent's
+        # observation is drawn with its mask, in one call per step, into ``_obs``
+        # (observe hands out copies); ``_drawn`` is the agent it was drawn for
+        self.eager = False
+        self._obs = np.zeros(self._shape, np.float32)
+        self._obs2 = self._obs.reshape(self._shape[0], -1)
+        self._drawn = None
 
     def reset(self, rng) -> None:
         s = self.s
@@ -277,6 +285,7 @@ class _Core:
         if m.over and not self.over:
             self.over = m.over
         held = self._held
+        self._drawn = None
         if self.over:
             if held is not None:         # the last agent's mask: zeros
                 held.clear()
@@ -309,7 +318,7 @@ class _Core:
                     town in (getattr(mv, "non_moves", None) or {}).values():
                 extra = np.array([st.end_turn, st.layout.special(0, base // st.P)],
                                  np.int64)
-        fill_mask(st.mask, st.rowof, st.lo, st.hi, st.end_turn, base, acts, rows, extra)
+        lo, hi = st.lo, st.hi
         st.lo = base
         st.hi = base + st.P
         self._held = st
@@ -333,9 +342,19 @@ class _Core:
             stop = views.get(-1 - n_ends)
             if stop is None:
                 stop = views[-1 - n_ends] = _view(_ZEROS32, n_ends)
-        self._enc = (i, self._moved_views[n], s.lead[i], acts, rows,
-                     np.ascontiguousarray(mv.costs, np.int32),
-                     np.ascontiguousarray(stop, np.int32))
+        costs = np.ascontiguousarray(mv.costs, np.int32)
+        stop = np.ascontiguousarray(stop, np.int32)
+        if self.eager:
+            o = self._obs2
+            fill_and_encode(st.mask, st.rowof, lo, hi, st.end_turn, base, acts, rows, extra,
+                            o, s.layout.static, self.fig_hw, s.fig_side, s.n_sides,
+                            st.observer, i, self._moved_views[n], s.lead[i], costs, stop,
+                            m.turn / self.max_turns, s.valid)
+            self._game_planes(o)
+            self._drawn = agent
+        else:
+            fill_mask(st.mask, st.rowof, lo, hi, st.end_turn, base, acts, rows, extra)
+            self._enc = (i, self._moved_views[n], s.lead[i], acts, rows, costs, stop)
 
     def act(self, agent, action) -> dict:
         """Play ``action`` for ``agent`` (checked against the mask first: on error the
@@ -389,6 +408,11 @@ class _Core:
     # ---------------------------------------------------------------- observation
     def observe(self, agent, out=None) -> np.ndarray:
         """float32[C, H, W]: ``agent``'s observation (into ``out`` when given)."""
+        if agent == self._drawn:         # drawn with the step (eager)
+            if out is None:
+                return self._obs.copy()
+            out.reshape(self._shape)[...] = self._obs
+            return out
         s = self.s
         if out is None:
             out = np.empty(self._shape, np.float32)
@@ -401,11 +425,15 @@ class _Core:
             encode_common(o, s.layout.static, self.fig_hw, s.fig_side, s.n_sides,
                           s.observer[agent], -1, _NO_ROWS, _NO_ROWS, _NO_ACTS, _NO_ROWS,
                           _NO_ACTS, _NO_ACTS, frac, s.valid)
+        self._game_planes(o)
+        return out
+
+    def _game_planes(self, o) -> None:
+        """Draw the game's own planes into ``o`` (float32[C, H*W], zeroed there)."""
         if self._plane is not None:
             o[self._plane_k] = self._plane
         elif self._step_plane is not None:
             self._step_plane(self, o, self._plane_k)
-        return out
 
 
 # The game's own planes (docs/rl.md), drawn after encode_common zeroed them. Those no
@@ -580,6 +608,7 @@ class MovecoreAEC(AECEnv):
             for a, al in self._s.actions.items()}
         self.action_spaces = {a: gs.Discrete(al.n) for a, al in self._s.actions.items()}
         self._core = _Core(self._s, int(max_turns), reward_fn, terminal_fn)
+        self._core.eager = True      # last() observes every step: drawn with the step
         self._rng = None
 
     # ---------------------------------------------------------------- spaces
