@@ -233,6 +233,10 @@ class _Core:
         self.terminal_fn = terminal_fn
         self.match: Match | None = None
         self._agents = {a: _AgentState(s, a) for a in s.actions}
+        # each figure that may act: its row, its agent, its block's first id, its places'
+        # lead cells (what a step reads of the acting figure, in one lookup)
+        self._figure = {f: (s.row[f], st, k * st.P, s.lead[s.row[f]])
+                        for st in self._agents.values() for f, k in st.slot.items()}
         self.masks = {a: st.mask for a, st in self._agents.items()}
         self.rowof = {a: st.rowof for a, st in self._agents.items()}
         self._moved_rows = np.zeros(max(len(s.figs), 1), np.int64)
@@ -291,12 +295,11 @@ class _Core:
                 held.clear()
             self._held = self._acting = None
             return
-        s = self.s
-        agent = s.agent_of[m.side]
-        st = self._agents[agent]
+        fid = m.figure
+        i, st, base, lead = self._figure[fid]
         if held is not st and held is not None:
             held.clear()
-        fid = m.figure
+        s = self.s
         mv = m.moves
         acts = mv.actions
         n_ends = len(acts)
@@ -306,11 +309,9 @@ class _Core:
             rows = views.get(n_ends)
             if rows is None:
                 rows = views[n_ends] = _view(_ARANGE, n_ends)
-        i = s.row[fid]
         if self.turned and i in self.turned:
             acts = s.swap[i][acts]       # as the env numbers them (see _Setup.swap)
         acts = self._acts = np.ascontiguousarray(acts, np.int32)
-        base = st.slot[fid] * st.P
         extra = st.extra
         if s.town and st.layout.specials:
             town = s.rules.special(self.pos, fid).get("town", -1)
@@ -322,8 +323,7 @@ class _Core:
         st.lo = base
         st.hi = base + st.P
         self._held = st
-        self._acting = agent
-        self._rows = rows
+        agent = self._acting = st.name
         # the rows of the side's figures that moved this turn (the match appends them)
         moved = m.moved
         n = self._n_moved
@@ -348,13 +348,13 @@ class _Core:
             o = self._obs2
             fill_and_encode(st.mask, st.rowof, lo, hi, st.end_turn, base, acts, rows, extra,
                             o, s.layout.static, self.fig_hw, s.fig_side, s.n_sides,
-                            st.observer, i, self._moved_views[n], s.lead[i], costs, stop,
+                            st.observer, i, self._moved_views[n], lead, costs, stop,
                             m.turn / self.max_turns, s.valid)
             self._game_planes(o)
             self._drawn = agent
         else:
             fill_mask(st.mask, st.rowof, lo, hi, st.end_turn, base, acts, rows, extra)
-            self._enc = (i, self._moved_views[n], s.lead[i], acts, rows, costs, stop)
+            self._enc = (i, self._moved_views[n], lead, acts, rows, costs, stop)
 
     def act(self, agent, action) -> dict:
         """Play ``action`` for ``agent`` (checked against the mask first: on error the
@@ -379,9 +379,9 @@ class _Core:
         if action < st.end_turn:
             place = action % st.P
             removed = m.play(int(st.rowof[place]))
-            i = s.row[fid]
+            i, _, _, lead = self._figure[fid]
             if s.K == 1:
-                self.fig_hw[i, 0] = s.lead[i][place]
+                self.fig_hw[i, 0] = lead[place]
             else:
                 self.fig_hw[i] = s.places[i][place]
             if s.swap[i] is not None:
