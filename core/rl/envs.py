@@ -246,6 +246,7 @@ class _Core:
         self._plane_k = s.dyn0 + 6                    # the game's first own plane
         self._episode_plane, self._step_plane = _GAME_PLANES.get(s.game, (None, None))
         self._cache_key = self._cache_val = None     # a game plane's inputs and drawing
+        self._plane = self._plane_of = None          # the episode's plane, and of what
         self._held: _AgentState | None = None        # the agent whose mask is set
         self._acting = None
         # eager (the AEC env: every step is observed, by last()): the acting agent's
@@ -271,7 +272,9 @@ class _Core:
         self._held = self._acting = None
         self._moved_of = None        # the match's ``moved`` list last read, and its length
         self._n_moved = 0
-        self._plane = None if self._episode_plane is None else self._episode_plane(self)
+        if self._episode_plane is not None and self._plane_of is not s.root:
+            # (every episode starts as a copy of the root, and no move changes it)
+            self._plane, self._plane_of = self._episode_plane(self), s.root
         self.over = None
         self.removed: list = []
         self._refresh()

@@ -259,8 +259,9 @@ class Match:
         self.pos = pos
         self.rng = rng
         lineup, self._side_of = roster if roster is not None else roster_of(pos)
-        # each side's figures in play, in play order (as ``pos.team_figures``)
-        self._lineup = {s: list(figs) for s, figs in lineup.items()}
+        # each side's figures in play, in play order (as ``pos.team_figures``); the
+        # lists are the roster's, never changed: a removal replaces its side's list
+        self._lineup = dict(lineup)
         self.n_sides = len(self._lineup)    # sides with figures in play
         self.turn = 0
         self.moves_played = 0
@@ -372,8 +373,8 @@ class Match:
                 lost = side_of[gone]
                 removed.append((gone, lost))
                 pos.remove_figure(gone)
-                figs = self._lineup[lost]
-                figs.remove(gone)
+                figs = [f for f in self._lineup[lost] if f != gone]
+                self._lineup[lost] = figs
                 if not figs:
                     del self._lineup[lost]
                     self.n_sides = len(self._lineup)
