@@ -300,8 +300,9 @@ class _Core:
             return
         fid = m.figure
         i, st, base, lead = self._figure[fid]
+        last = None                  # the mask the agent that acted last had set
         if held is not st and held is not None:
-            held.clear()
+            last = held
         s = self.s
         mv = m.moves
         acts = mv.actions
@@ -349,13 +350,22 @@ class _Core:
         stop = np.ascontiguousarray(stop, np.int32)
         if self.eager:
             o = self._obs2
-            fill_and_encode(st.mask, st.rowof, lo, hi, st.end_turn, base, acts, rows, extra,
-                            o, s.layout.static, self.fig_hw, s.fig_side, s.n_sides,
-                            st.observer, i, self._moved_views[n], lead, costs, stop,
+            if last is None:
+                last_mask, last_lo, last_hi, last_tail = _NO_MASK, 0, 0, 0
+            else:                    # zeroed by the writer below
+                last_mask, last_lo, last_hi, last_tail = last.mask, last.lo, last.hi, \
+                    last.end_turn
+                last.lo = last.hi = 0
+            fill_and_encode(last_mask, last_lo, last_hi, last_tail, st.mask, st.rowof, lo,
+                            hi, st.end_turn, base, acts, rows, extra, o, s.layout.static,
+                            self.fig_hw, s.fig_side, s.n_sides, st.observer, i,
+                            self._moved_views[n], lead, costs, stop,
                             m.turn / self.max_turns, s.valid)
             self._game_planes(o)
             self._drawn = agent
         else:
+            if last is not None:
+                last.clear()
             fill_mask(st.mask, st.rowof, lo, hi, st.end_turn, base, acts, rows, extra)
             self._enc = (i, self._moved_views[n], lead, acts, rows, costs, stop)
 
@@ -501,6 +511,7 @@ _GAME_PLANES = {"grid": (_provoke_plane, None), "mage_knight": (_night_plane, No
 
 _NO_ROWS = np.zeros(0, np.int64)
 _NO_ACTS = np.zeros(0, np.int32)
+_NO_MASK = np.zeros(0, np.int8)
 _ARANGE = np.arange(1 << 16, dtype=np.int64)
 _ZEROS32 = np.zeros(1 << 16, np.int32)
 
