@@ -261,15 +261,15 @@ class _Core:
         s = self.s
         self.pos = s.root.copy()
         self.fig_hw = s.fig_hw.copy()
-        self.turned = set()          # rows of Descent bases standing turned
+        # rows of Descent bases standing turned (no base turns elsewhere)
+        self.turned = set() if s.size0 else _NONE_TURNED
         if self.match is None:
             self.match = Match(s.game, self.pos, rng, max_turns=self.max_turns,
                                rules=s.rules, sides=s.turn_sides, roster=s.roster)
         else:
             self.match.restart(self.pos, rng, s.roster)
-        if self._held is not None:       # (every other agent's mask is zeros already)
-            self._held.clear()
-        self._held = self._acting = None
+        # the mask set last (every other one is zeros) is cleared by _refresh below
+        self._acting = None
         self._moved_of = None        # the match's ``moved`` list last read, and its length
         self._n_moved = 0
         if self._episode_plane is not None and self._plane_of is not s.root:
@@ -512,6 +512,7 @@ _GAME_PLANES = {"grid": (_provoke_plane, None), "mage_knight": (_night_plane, No
 _NO_ROWS = np.zeros(0, np.int64)
 _NO_ACTS = np.zeros(0, np.int32)
 _NO_MASK = np.zeros(0, np.int8)
+_NONE_TURNED: frozenset = frozenset()
 _ARANGE = np.arange(1 << 16, dtype=np.int64)
 _ZEROS32 = np.zeros(1 << 16, np.int32)
 
@@ -624,6 +625,8 @@ class MovecoreAEC(AECEnv):
         self._core = _Core(self._s, int(max_turns), reward_fn, terminal_fn)
         self._core.eager = True      # last() observes every step: drawn with the step
         self._rng = None
+        self._zeros = dict.fromkeys(self.possible_agents, 0.0)      # reset's copies
+        self._falses = dict.fromkeys(self.possible_agents, False)
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent):
@@ -665,10 +668,11 @@ class MovecoreAEC(AECEnv):
         core = self._core
         core.reset(self._rng)
         agents = self.agents = list(self.possible_agents)
-        self.rewards = dict.fromkeys(agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(agents, 0.0)
-        self.terminations = dict.fromkeys(agents, False)
-        self.truncations = dict.fromkeys(agents, False)
+        zeros, falses = self._zeros, self._falses
+        self.rewards = zeros.copy()
+        self._cumulative_rewards = zeros.copy()
+        self.terminations = falses.copy()
+        self.truncations = falses.copy()
         self.infos = {a: {} for a in agents}
         self._skip_agent_selection = None
         self.agent_selection = self.agents[0]
