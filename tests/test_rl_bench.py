@@ -44,3 +44,21 @@ def test_rl_report_prints_every_example_of_a_game():
     assert [r["scenario"] for r in rows] == [n for n, _ in example_scenarios("grid")]
     assert all(r["raw_us"] > 0 and r["env_us"] > 0 and r["ratio"] > 0 for r in rows)
     assert "CPU time" in lines[0] and len(lines) == 2 + len(rows)
+
+
+def test_pieces_cut_at_episode_starts_and_keep_every_event():
+    env = rl.env(_example(example_scenarios("grid")[0][0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        events = bench._record(env, 700, 1)
+    pieces = bench._pieces(events, size=100)
+    assert len(pieces) > 3 and [e for p in pieces for e in p] == events
+    assert all(p[0][0] == "reset" for p in pieces)
+    assert all(sum(e[0] != "reset" for e in p) >= 100 for p in pieces[:-1])
+    # replayed piece by piece, the raw loop ends where the whole play does
+    whole, parts = [], []
+    root = _setup(_example(example_scenarios("grid")[0][0]), False).root
+    bench._raw_loop(root, events, whole)
+    for p in pieces:
+        bench._raw_loop(root, p, parts)
+    assert parts[-1].key() == whole[0].key()
