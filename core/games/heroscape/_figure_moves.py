@@ -198,7 +198,8 @@ class _FigureMoves:
                 m = J.finish_double_who(
                     rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos, start, fstart,
                     takeoff, out, tree if pen_rows else _NO_ROWS,
-                    self._who_layer(i, info), 1 if pen_rows else 2 if info.takeoff else 0,
+                    leave if pen_rows else self._who_layer(i, info),   # (leave: the same)
+                    1 if pen_rows else 2 if info.takeoff else 0,
                     self._who_scratch(st.P), who)
                 cols = {"engaged_with": who[0, :m], "leaving_attackers": who[1, :m]}
             else:

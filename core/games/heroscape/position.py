@@ -219,7 +219,7 @@ class Position(_Layers, _FigureMoves, _Position):
 
     #: What a move writes in place (shared by copies until either moves: _own_moves).
     _MOVE_ARRAYS = ("cells", "alive", "at_fig", "occ_any", "occ_walk", "engaged", "_lv",
-                    "_lvn", "_nw")
+                    "_nw")
 
     def _own_moves(self) -> None:
         """Before a move (or a removal, an addition, an undo) writes the arrays of
