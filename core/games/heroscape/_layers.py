@@ -130,7 +130,7 @@ class _Layers:
             if len(rows) > 8:
                 rows.clear()
             out = rows[P] = np.empty(P, np.uint64)
-        np.bitwise_or(row[st.lead], row[st.trail], out=out)
+        _jit().node_leave(row, st.lead, st.trail, out)
         return out
 
     def _relocate(self, i: int, new0: int, new1: int = -1) -> None:
