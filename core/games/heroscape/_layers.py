@@ -24,7 +24,26 @@ _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy 
 #: No leave layer of placements is kept (``relocate``'s ``lvn``): a query derives the
 #: row it reads (:meth:`_Layers._node_leave_layer`) into its thread's scratch.
 _NO_LVN = np.zeros((0, 0), np.uint64)
-_scratch = threading.local()        # per thread: uint64[P] node leave rows, by P
+_scratch = threading.local()        # per thread: its scratch arrays (thread_buf)
+
+
+def thread_buf(name: str, shape: tuple, dtype, fill=None) -> np.ndarray:
+    """This thread's scratch array ``name`` of ``shape`` and ``dtype`` (made on first
+    need, filled with ``fill`` then if given; a kernel that marks it leaves it as found),
+    shared by every position this thread asks: positions keep no scratch of their own,
+    so a copy costs no buffer. Valid until the thread's next use of ``name``: a query
+    copies out what it keeps."""
+    bufs = getattr(_scratch, "bufs", None)
+    if bufs is None:
+        bufs = _scratch.bufs = {}
+    key = (name, shape, dtype)
+    b = bufs.get(key)
+    if b is None:
+        if len(bufs) > 64:
+            bufs.clear()
+        b = bufs[key] = np.empty(shape, dtype) if fill is None else \
+            np.full(shape, fill, dtype)
+    return b
 
 
 class _Layers:
@@ -121,15 +140,7 @@ class _Layers:
         r = self._leave_row(t, h)     # (may make self._lv again: read it after)
         row = self._lv[r]
         st = self._st
-        P = st.P
-        rows = getattr(_scratch, "rows", None)
-        if rows is None:
-            rows = _scratch.rows = {}
-        out = rows.get(P)
-        if out is None:
-            if len(rows) > 8:
-                rows.clear()
-            out = rows[P] = np.empty(P, np.uint64)
+        out = thread_buf("node_leave", (st.P,), np.uint64)
         _jit().node_leave(row, st.lead, st.trail, out)
         return out
 
@@ -140,9 +151,7 @@ class _Layers:
         if self._moves_shared:
             self._own_moves()
         st = self._st
-        changed = self._bufs.get("changed")
-        if changed is None:
-            changed = self._bufs["changed"] = np.empty(64, np.int64)
+        changed = thread_buf("changed", (64,), np.int64)
         if self._nw.shape[0]:
             lead, trail, touch = st.lead, st.trail, st.touch
         else:
@@ -188,10 +197,7 @@ class _Layers:
 
     def _who_scratch(self, size: int) -> np.ndarray:
         """int64[size], all -1: ``who_bits``'s row positions (left as found)."""
-        pos = self._bufs.get("whopos")
-        if pos is None or pos.shape[0] != size:
-            pos = self._bufs["whopos"] = np.full(size, -1, np.int64)
-        return pos
+        return thread_buf("whopos", (size,), np.int64, -1)
 
     def _node(self, lead: int, trail: int) -> int:
         """The placement (lead, trail) of two neighbouring spaces, or -1."""

@@ -159,7 +159,6 @@ class Position(_Layers, _FigureMoves, _Position):
         self._nw_mode = np.zeros(0, np.int64)
         _jit().sync_cells(np.flatnonzero(self.at_fig >= 0), self.at_fig, self.team,
                           self.engaged, st.master, self.occ_any, self.occ_walk)
-        self._nflags: dict = {}      # flyer -> uint8[P] (this position's: starts change)
         self._bufs: dict = {}
         self._last = None
         self.version = 0
@@ -208,7 +207,6 @@ class Position(_Layers, _FigureMoves, _Position):
             d["_lv_rows"] = dict(self._lv_rows)
             d["_nw_rows"] = dict(self._nw_rows)
             self._figs_shared = d["_figs_shared"] = True
-            d["_nflags"] = {}
             d["_bufs"] = {}
             d["_last"] = None
             d["_lock"] = fresh_lock()
@@ -255,7 +253,7 @@ class Position(_Layers, _FigureMoves, _Position):
         field_ = object.__new__(type(f))
         field_.__dict__.update({k: v for k, v in f.__dict__.items()
                                 if k != "_positions_static"})
-        state.update(field=field_, _info=[None] * len(self._info), _nflags={}, _bufs={},
+        state.update(field=field_, _info=[None] * len(self._info), _bufs={},
                      _last=None, _figs_shared=False, _moves_shared=False)
         for k in ("_st", "_lock"):
             del state[k]
