@@ -102,13 +102,6 @@ def refresh_nodes(layer, occ, lead, trail, touch, cells, t, any_mode):
                 layer[p] = node_value(occ[lead[p]], occ[trail[p]], t, any_mode)
 
 
-@njit(types.void(I32_1, I32_1, I64_1, I64_1, i64, i64), cache=CACHE, nogil=True)
-def node_occupancy(layer, occ, lead, trail, t, any_mode):
-    """Every placement from the occupancy of its two spaces (:func:`node_value`)."""
-    for p in range(layer.shape[0]):
-        layer[p] = node_value(occ[lead[p]], occ[trail[p]], t, any_mode)
-
-
 @njit(i64(I32_1, I32_1, I64_1, I64_1, I64_2, I64_1, U8_1, i64, i64, i64, i64, I32_1,
           I64_1), cache=CACHE, nogil=True)
 def free_nodes(layer, occ, lead, trail, touch, flip, flags, c0, c1, t, any_mode, saved,

@@ -1,9 +1,8 @@
 """The layers a Heroscape position keeps for its kernels, and keeps up to date as
-figures move: the engagement of every figure and the leave masks of spaces (one bit per
-enemy figure, per team and height class); those of placements (occupancy per team and
-mode, leave bits), which a double-space figure's query reads, are made from them for the
-query in its thread's scratch (:class:`_Layers`, a part of
-:class:`~movecore.games.heroscape.Position`; not used on its own).
+figures move: the occupancy of placements (per team and mode), the engagement of every
+figure, and the leave masks (one bit per enemy figure, per team and height class) of spaces
+and placements (:class:`_Layers`, a part of :class:`~movecore.games.heroscape.Position`;
+not used on its own).
 
 A move changes them in one compiled call (:meth:`_Layers._relocate`): O(changed spaces),
 never a rebuild.
@@ -22,10 +21,9 @@ from ._shared import _Info, _falls  # noqa: F401  (_Info: annotations)
 _NO_I64 = np.zeros(0, np.int64)
 _U64_ONE = np.uint64(1)
 _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy figure
-#: No layer of placements is kept (``relocate``'s ``node_rows`` and ``lvn`` empty): a
-#: query derives the row it reads (:meth:`_Layers._node_layer`,
-#: :meth:`_Layers._node_leave_layer`) into its thread's scratch.
-_NO_NW = np.zeros((0, 0), T.INDEX)
+#: No leave layer of placements is kept (``relocate``'s ``lvn``): a query derives the
+#: row it reads (:meth:`_Layers._node_leave_layer`) into its thread's scratch.
+_NO_LVN = np.zeros((0, 0), np.uint64)
 _scratch = threading.local()        # per thread: its scratch arrays (thread_buf)
 
 
@@ -68,14 +66,22 @@ class _Layers:
         """int32[P]: the occupancy of placements for a walker of team t (``mode`` 0: a
         wall or an enemy on either space blocks, else a friend on either may be passed)
         or for a flyer or phantom walker (``mode`` 1, t 0: a figure on either space is
-        passed, never ended on), made from the spaces' occupancy into this thread's
-        scratch (one compiled pass; positions keep no placement layer: 4 bytes a
-        placement and row per copy). Valid until the thread's next call."""
-        st = self._st
-        row = thread_buf("node_occ", (st.P,), T.INDEX)
-        _jit().node_occupancy(row, self.occ_any if mode else self.occ_walk, st.lead,
-                              st.trail, t, mode)
-        return row
+        passed, never ended on). A row of ``self._nw``, kept up to date from then on."""
+        key = (t, mode)
+        r = self._nw_rows.get(key)
+        if r is None:
+            st = self._st
+            row = np.empty((1, st.P), T.INDEX)
+            _jit().refresh_nodes(row[0], self.occ_any if mode else self.occ_walk, st.lead,
+                                 st.trail, st.touch, np.arange(st.n, dtype=np.int64), t,
+                                 mode)
+            r = len(self._nw_rows)
+            self._nw = np.ascontiguousarray(np.concatenate([self._nw.reshape(-1, st.P),
+                                                            row]))
+            self._nw_team = np.append(self._nw_team, t)
+            self._nw_mode = np.append(self._nw_mode, mode)
+            self._nw_rows[key] = r
+        return self._nw[r]
 
     def _hclass(self, height: int) -> int:
         """Heights above the level span (+1) see every neighbouring space alike."""
@@ -146,11 +152,15 @@ class _Layers:
             self._own_moves()
         st = self._st
         changed = thread_buf("changed", (64,), np.int64)
+        if self._nw.shape[0]:
+            lead, trail, touch = st.lead, st.trail, st.touch
+        else:
+            lead, trail, touch = _NO_I64, _NO_I64, _NO_TOUCH
         bits = 1 if (self._lv_rows and len(self.ids) <= _MAX_BITS) else 0
         _jit().relocate(self.cells, st.nbr64, self.at_fig, self.team, self.height,
                         st.level64, self.engaged, i, new0, new1, changed, st.master,
-                        self.occ_any, self.occ_walk, _NO_NW, _NO_I64, _NO_I64,
-                        _NO_I64, _NO_I64, _NO_TOUCH, self._lv, _NO_NODES2,
+                        self.occ_any, self.occ_walk, self._nw, self._nw_team,
+                        self._nw_mode, lead, trail, touch, self._lv, _NO_LVN,
                         self._lv_team, self._lv_h, bits)
 
     def _leave_query(self, i: int, budget: int, info: "_Info | None" = None):

@@ -9,16 +9,13 @@ What a position keeps (see :class:`Position`):
   static cell flags, stop codes, the order ``solve()`` lists its ends in;
 * per position (copied by :meth:`Position.copy`): the figures as arrays, the figure on
   every space, who is engaged, and the layers the kernels read -- the occupancy of spaces
-  (``occ_any``: team ids; ``occ_walk``: engaged figures as walls, master game) and the
-  leaving-engagement masks of spaces per (team, height class), one bit per enemy figure;
-  no scratch (each thread's own) and no layer of placements: a double-space figure's
-  query makes the two it reads (occupancy, leave bits) from the spaces' layers in one
-  compiled pass each, into its thread's scratch (batched self-play holds thousands of
-  copies: a copy of the largest bundled map holds about 15 KiB).
+  (``occ_any``: team ids; ``occ_walk``: engaged figures as walls, master game), of
+  placements (per team), and the leaving-engagement masks per (team, height class), one
+  bit per enemy figure.
 
 A move changes the occupancy of the spaces it leaves and enters, the engagement (and so
-the walls) of the figures next to them and the mask bits of the moved figure:
-O(changed spaces), never a rebuild.
+the walls) of the figures next to them, the mask bits of the moved figure, and the
+placements touching those spaces: O(changed spaces), never a rebuild.
 
 Queries call the kernels directly on these layers (``reach1_ordered`` for a move without
 leaving penalties, ``reach_query`` with them): no layer is copied per query. Falls (a
@@ -154,6 +151,12 @@ class Position(_Layers, _FigureMoves, _Position):
         for i in range(F):
             self.engaged[i] = self._is_engaged(i)
         self._no_leave()
+        # placement occupancy, one row per (team, mode) asked for: mode 0 for walkers of
+        # that team, mode 1 (team 0) for flyers and phantom walkers, who pass everyone
+        self._nw_rows: dict = {}
+        self._nw = np.zeros((0, 0), T.INDEX)       # int32[K, P]
+        self._nw_team = np.zeros(0, np.int64)
+        self._nw_mode = np.zeros(0, np.int64)
         _jit().sync_cells(np.flatnonzero(self.at_fig >= 0), self.at_fig, self.team,
                           self.engaged, st.master, self.occ_any, self.occ_walk)
         self._bufs: dict = {}
@@ -197,11 +200,12 @@ class Position(_Layers, _FigureMoves, _Position):
             # what a move changes (_MOVE_ARRAYS) and the per-figure constants are
             # shared until either position changes them (copy on write: _own_moves,
             # _own_figures); the layers' row tables are copied (queries add rows;
-            # _lv_team, _lv_h are replaced, never written)
+            # _lv_team, _lv_h, _nw_team, _nw_mode are replaced, never written)
             self._moves_shared = d["_moves_shared"] = True
             d["_live"] = dict(self._live)
             d["_info"] = list(self._info)
             d["_lv_rows"] = dict(self._lv_rows)
+            d["_nw_rows"] = dict(self._nw_rows)
             self._figs_shared = d["_figs_shared"] = True
             d["_bufs"] = {}
             d["_last"] = None
@@ -212,7 +216,8 @@ class Position(_Layers, _FigureMoves, _Position):
     _figs_shared = False
 
     #: What a move writes in place (shared by copies until either moves: _own_moves).
-    _MOVE_ARRAYS = ("cells", "alive", "at_fig", "occ_any", "occ_walk", "engaged", "_lv")
+    _MOVE_ARRAYS = ("cells", "alive", "at_fig", "occ_any", "occ_walk", "engaged", "_lv",
+                    "_nw")
 
     def _own_moves(self) -> None:
         """Before a move (or a removal, an addition, an undo) writes the arrays of
