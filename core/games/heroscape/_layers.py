@@ -1,8 +1,9 @@
 """The layers a Heroscape position keeps for its kernels, and keeps up to date as
 figures move: the occupancy of placements (per team and mode), the engagement of every
-figure, and the leave masks (one bit per enemy figure, per team and height class) of spaces
-and placements (:class:`_Layers`, a part of :class:`~movecore.games.heroscape.Position`;
-not used on its own).
+figure, and the leave masks (one bit per enemy figure, per team and height class) of
+spaces; those of placements, which a double-space figure's query reads, are made from
+them for the query in its thread's scratch (:class:`_Layers`, a part of
+:class:`~movecore.games.heroscape.Position`; not used on its own).
 
 A move changes them in one compiled call (:meth:`_Layers._relocate`): O(changed spaces),
 never a rebuild.
@@ -28,20 +29,18 @@ _scratch = threading.local()        # per thread: its scratch arrays (thread_buf
 
 
 def thread_buf(name: str, shape: tuple, dtype, fill=None) -> np.ndarray:
-    """This thread's scratch array ``name`` of ``shape`` and ``dtype`` (made on first
-    need, filled with ``fill`` then if given; a kernel that marks it leaves it as found),
-    shared by every position this thread asks: positions keep no scratch of their own,
-    so a copy costs no buffer. Valid until the thread's next use of ``name``: a query
-    copies out what it keeps."""
-    bufs = getattr(_scratch, "bufs", None)
-    if bufs is None:
-        bufs = _scratch.bufs = {}
-    key = (name, shape, dtype)
-    b = bufs.get(key)
-    if b is None:
-        if len(bufs) > 64:
-            bufs.clear()
-        b = bufs[key] = np.empty(shape, dtype) if fill is None else \
+    """This thread's scratch array ``name`` of ``shape`` and ``dtype`` (one dtype per
+    name; made again when the shape differs, filled with ``fill`` then if given; a kernel
+    that marks it leaves it as found), shared by every position this thread asks:
+    positions keep no scratch of their own, so a copy costs no buffer. Valid until the
+    thread's next use of ``name``: a query copies out what it keeps."""
+    try:
+        b = _scratch.bufs.get(name)
+    except AttributeError:
+        b = None
+        _scratch.bufs = {}
+    if b is None or b.shape != shape:
+        b = _scratch.bufs[name] = np.empty(shape, dtype) if fill is None else \
             np.full(shape, fill, dtype)
     return b
 
@@ -197,7 +196,8 @@ class _Layers:
 
     def _who_scratch(self, size: int) -> np.ndarray:
         """int64[size], all -1: ``who_bits``'s row positions (left as found)."""
-        return thread_buf("whopos", (size,), np.int64, -1)
+        return thread_buf("whopos_n" if size == self._st.n else "whopos_P", (size,),
+                          np.int64, -1)
 
     def _node(self, lead: int, trail: int) -> int:
         """The placement (lead, trail) of two neighbouring spaces, or -1."""

@@ -10,8 +10,11 @@ What a position keeps (see :class:`Position`):
 * per position (copied by :meth:`Position.copy`): the figures as arrays, the figure on
   every space, who is engaged, and the layers the kernels read -- the occupancy of spaces
   (``occ_any``: team ids; ``occ_walk``: engaged figures as walls, master game), of
-  placements (per team), and the leaving-engagement masks per (team, height class), one
-  bit per enemy figure.
+  placements (per team), and the leaving-engagement masks of spaces per (team, height
+  class), one bit per enemy figure; no scratch (each thread's own), and no leave masks of
+  placements: a double-space figure's query makes the row it reads from the spaces' in
+  one compiled pass, into its thread's scratch (batched self-play holds thousands of
+  copies: a copy of the largest bundled map holds about 18 KiB).
 
 A move changes the occupancy of the spaces it leaves and enters, the engagement (and so
 the walls) of the figures next to them, the mask bits of the moved figure, and the
