@@ -6,7 +6,8 @@ acting figure's legal ends in every game*, then *apply one move in every game*. 
 both for all games in one call:
 
 * games whose position describes its moves as "one prepared query per figure over an
-  occupant layer" (:meth:`movecore.Position._batch_layout`: the grid game today) keep
+  occupant layer", with optional end rules as data (:meth:`movecore.Position._batch_layout`:
+  grid, Tiny Epic Tactics, Mage Knight) keep
   their state as arrays over B (``occ[B, N]``, ``cell[B, F]``, ``alive[B, F]``) and run
   every game's query in **one compiled call** (:func:`movecore.kernels.batch.reach_games`,
   ``threads=`` chunks on a pool of threads, as :func:`movecore.reach_many`);
@@ -66,6 +67,21 @@ class BatchLayout:
         budget:   int64[F] each figure's budget (<= its shape's ``max_budget``).
         restore:  callable(position, occ, cell, alive) that makes a copy of the root
                   equal to one game's arrays (for :meth:`BatchedGames.position`).
+
+    Optional rules on the kernel's ends, as data (applied after every batched query, in
+    the array path and the compiled self-play step; None: no such rule). A figure whose
+    ``team`` is ``OCC_EMPTY`` never blocks a move (Mage Knight's heroes).
+
+        one_figure: bool[N] spaces that hold one figure: such a space is no end of a
+                  move (mask 0, cost -1, stop 0) while another figure in play stands
+                  on it, unless the mover starts there (Mage Knight: another hero's
+                  space, an attack or a shared space; portals and conquered cities
+                  hold many).
+        no_end:   bool[N] spaces that are never an end but the start (Mage Knight: a
+                  lake or mountain entered by an effect, a forced withdrawal).
+        stop_code: int8[S, N] the stop code of an end the kernel stopped on, per shape
+                  and space (Mage Knight: 1 an assault, 2 provoked); the start keeps
+                  the kernel's (a start is never stopped).
     """
 
     occ: np.ndarray
@@ -76,6 +92,9 @@ class BatchLayout:
     budget: np.ndarray
     restore: Any
     shape_cell: np.ndarray | None = None
+    one_figure: np.ndarray | None = None
+    no_end: np.ndarray | None = None
+    stop_code: np.ndarray | None = None
 
 
 class BatchedGames:
@@ -170,6 +189,16 @@ class BatchedGames:
             else np.ascontiguousarray(L.shape_cell, np.int64)
         self._budget = np.ascontiguousarray(L.budget, np.int64)
         self._restore = L.restore
+        # the end rules (BatchLayout): one-figure spaces (uint8[N]), no-end spaces (cell
+        # list), stop codes per shape; the compiled step reads the first two
+        N = self.occ.shape[1]
+        self._end_rules = any(x is not None for x in (L.one_figure, L.no_end, L.stop_code))
+        self._one_figure = np.zeros(N, np.uint8) if L.one_figure is None else \
+            np.ascontiguousarray(L.one_figure, np.uint8)
+        self._no_end = np.zeros(0, np.int64) if L.no_end is None else \
+            np.flatnonzero(L.no_end).astype(np.int64)
+        self._stop_code = None if L.stop_code is None else \
+            np.ascontiguousarray(L.stop_code, np.int8)
         n = self.occ.shape[1]
         nb = max(max(int(q.params[T.P_N_BUCKETS]) for q in qs), 8)
         self._bufs = np.zeros((threads_or(self.threads, B), fast_layout_size(n, nb)),
@@ -271,6 +300,36 @@ class BatchedGames:
             st = int(status.min())
         if st < 0:  # pragma: no cover (ends hold one column per cell)
             raise RuntimeError(f"movecore: batched kernel status {st}")
+        if self._end_rules:
+            self._apply_end_rules(figs, q[:, 0], shape, mask, cost, stop)
+
+    def _apply_end_rules(self, figs, start, shape, mask, cost, stop) -> None:
+        """The layout's end rules (:class:`BatchLayout`) on the kernel's answer, over the
+        batch at once."""
+        rows = np.flatnonzero(figs >= 0)
+        if not len(rows):
+            return
+        st = start[rows]
+        if self._one_figure.any():
+            cells = self.cell[rows]                                    # [R, F]
+            other = self.alive[rows] & (np.arange(self.F)[None] != figs[rows][:, None])
+            c = np.where(other, cells, 0)
+            hit = other & (self._one_figure[c] != 0) & (c != st[:, None])
+            r, g = np.nonzero(hit)
+            b, c = rows[r], cells[r, g]
+            mask[b, c] = 0
+            cost[b, c] = -1
+            stop[b, c] = 0
+        if len(self._no_end):
+            r, k = np.nonzero(self._no_end[None] != st[:, None])
+            b, c = rows[r], self._no_end[k]
+            mask[b, c] = 0
+            cost[b, c] = -1
+            stop[b, c] = 0
+        if self._stop_code is not None:
+            N = self.occ.shape[1]
+            s = stop[rows, :N]
+            stop[rows, :N] = np.where(s != 0, self._stop_code[shape[rows]], 0)
 
     def _legal_positions(self, figs, mask, cost, stop, queries) -> None:
         mask[:] = 0

@@ -237,7 +237,7 @@ def _tchar(t: str) -> str:
 
 
 def _mage_knight_map(scenario: dict):
-    from .games.mage_knight import rules as mk
+    from .games.mage_knight import map as mk
     m = mk.read_map(scenario["board"])
     revealed = []
     query = scenario.get("query") if isinstance(scenario.get("query"), dict) else {}
@@ -249,7 +249,7 @@ def _mage_knight_map(scenario: dict):
 
 
 def _board_mage_knight(scenario: dict, pic: Picture) -> None:
-    from .games.mage_knight import rules as mk
+    from .games.mage_knight import map as mk
     m, revealed = _mage_knight_map(scenario)
     pic.grid = "hex"
     for i, s in enumerate(m.spaces):

@@ -29,10 +29,12 @@ def _dense(pos, fid, query, P):
     return mask, cost, stop
 
 
-def _run_differential(game, steps, B, seed, policy="random", backend="auto"):
-    """Returns the moves checked."""
+def _run_differential(game, steps, B, seed, policy="random", backend="auto",
+                      scenarios=None):
+    """Returns the moves checked (on ``scenarios``, [(name, scenario)]; default: the
+    game's bundled examples)."""
     checked = 0
-    for name, scenario in example_scenarios(game):
+    for name, scenario in scenarios or example_scenarios(game):
         play = BatchedPlay(game, scenario, B, seed=seed, policy=policy, backend=backend,
                            record=True)
         G = play.games

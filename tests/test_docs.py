@@ -16,7 +16,8 @@ MODULES = ["movecore", "movecore.board", "movecore.mover", "movecore.reach",
            "movecore.scenario", "movecore.position", "movecore.games.grid.rules",
            "movecore.games.tiny_epic_tactics.position", "movecore.games.descent.position",
            "movecore.games.heroscape.position", "movecore.games.mage_knight.position",
-           "movecore.games.dark_realms.rules", "movecore.examples"]
+           "movecore.games.dark_realms.rules", "movecore.examples",
+           "movecore.games.mage_knight._map_changes", "movecore.games.dark_realms.position"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -67,8 +67,8 @@ def _fused_kernel():
     @njit(cache=True, nogil=True)
     def fused_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
                    shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers, turn,
-                   actor, done, nbr, coords, kind, greedy, u, max_turns, buf, ends, row,
-                   dist, query, lo, hi, counts):
+                   actor, done, nbr, coords, kind, greedy, u, max_turns, end_rules,
+                   one_figure, no_end, buf, ends, row, dist, query, lo, hi, counts):
         N = occ.shape[1]
         F = cell.shape[1]
         K = nbr.shape[1]
@@ -99,6 +99,19 @@ def _fused_kernel():
                 row[c] = 0
             for i in range(n):
                 row[ends[0, i]] = 1
+            if end_rules:   # BatchLayout's one_figure and no_end (as BatchedGames)
+                start = cell[b, f]
+                for g in range(F):
+                    c = cell[b, g]
+                    if g != f and alive[b, g] and c != start and one_figure[c] != 0 \
+                            and row[c] != 0:
+                        row[c] = 0
+                        n -= 1
+                for j in range(no_end.shape[0]):
+                    c = no_end[j]
+                    if c != start and row[c] != 0:
+                        row[c] = 0
+                        n -= 1
             pick = -1
             if n > 0:
                 if greedy:
@@ -246,7 +259,10 @@ class BatchedPlay:
         self.B, self.F = G.B, G.F
         self.policy = policy
         self.max_turns = max_turns
-        self.usable = None if type(g).usable is Game.usable else g.usable
+        # (the array backend's mask holds the moves alone, Moves.mask, which is what a
+        # game's usable() picks: Mage Knight's can_stay, applied by the layout's rules)
+        self.usable = None if type(g).usable is Game.usable or G.backend == "arrays" \
+            else g.usable
         self.may_move = None if type(g).moves is Game.moves else g.moves
         ids = G.ids
         all_sides = list(dict.fromkeys(root.side_of(f) for f in ids))
@@ -401,7 +417,8 @@ class BatchedPlay:
                 G._params, G._shape_of, G._shape_cell, G._budget, G.occ, G.cell, G.alive, G.team,
                 self.side_of, self.turn_sides, self.movers, self.turn, self.actor,
                 self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
-                self.policy == "greedy", u, self.max_turns)
+                self.policy == "greedy", u, self.max_turns, G._end_rules, G._one_figure,
+                G._no_end)
         n_chunks = counts.shape[0]
         B = self.B
         if n_chunks == 1:

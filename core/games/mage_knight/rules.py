@@ -54,11 +54,7 @@ from ...errors import LimitError, PlacementError, QueryError, ScenarioError, des
 from ...kernels import _types as T
 from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_id, get_int,
                         get_list)
-# The map's words and reader live in .map; ``FORTIFIED``, ``read_map``, ``_read_tile`` and
-# ``tile_cells`` are named here as well because the live position and movecore.render read
-# them as ``rules.X``.
-from .map import (COST_CLASSES, FORTIFIED, INACCESSIBLE, WITHIN_TWO,  # noqa: F401
-                  MageKnightMap, _read_tile, read_map, tile_cells)
+from .map import COST_CLASSES, INACCESSIBLE, WITHIN_TWO, MageKnightMap
 
 # ---------------------------------------------------------------------------- words
 

@@ -4,6 +4,13 @@ The realm map is packed once; one prepared query per kind of mover (team, how al
 passed, the ballista a unit started its turn on) reads the position's occupancy array
 itself (``bind_occupant``); the units and the turn in progress are arrays. See
 docs/tiny_epic_tactics.md, "Live position".
+
+The position is written in parts, one module each: this one (construction, figures,
+prepared queries, ``legal_moves`` and the plain move's one kernel call, applying a move,
+scenario form), :mod:`._turn` (the turn in progress: Move actions taken, where each
+turn began, villages used) and :mod:`._searched_moves` (what needs whole search trees or
+the rules' longhand: paths, ``via``, several Move actions, knock back, the solo move,
+the ends as dicts).
 """
 from __future__ import annotations
 
@@ -19,24 +26,23 @@ from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_ind
                          figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
-from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
+from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int,
                         get_str)
-from .._common import Figure, end_order, read_figures
-from .rules import (MAX_ACTIONS, MAX_KNOCK_BACK, SIDES, SOLO_TARGETS, TURN_KEYS,
-                                End, Muster, Realm, build_realm, knock_back, mover_for,
-                                side_away_from, solo_entry, solo_extras, solo_turn,
-                                villages_on)
+from .._common import Figure, read_figures
+from ._searched_moves import _SearchedMoves
+from ._turn import _NOT_STARTED, _read_turn, _Turn
+from .rules import (MAX_ACTIONS, MAX_KNOCK_BACK, SIDES, SOLO_TARGETS, TURN_KEYS, Realm,
+                    build_realm, mover_for, solo_extras, villages_on)
 
 #: Query keys per query type (those of the scenario ``query`` but the moving unit).
 _MOVE_KEYS = ("type", "budget", "paths", "via", "actions")
 _KNOCK_KEYS = ("type", "attacker", "direction", "distance", "paths")
 _SOLO_KEYS = ("type", "budget", "compass", "target", "paths", "range", "climb")
 _KINDS = ("move", "knock_back", "solo")
-_NOT_STARTED = -1   # turn_start of a unit that took no Move action this turn
 
 
 @register_position("tiny_epic_tactics")
-class Position(CellActions, _Position):
+class Position(_Turn, _SearchedMoves, CellActions, _Position):
     """A live Tiny Epic Tactics position: the realm packed once, the units as arrays,
     the turn in progress (Move actions taken, the space each unit's turn began on, the
     villages each unit used), one prepared query per kind of mover kept up to date in
@@ -295,94 +301,6 @@ class Position(CellActions, _Position):
     def _set_occ(self, cell: int, value: int) -> None:
         self.occ[cell] = value    # the layer every prepared query reads
 
-    # ---------------------------------------------------------------- the turn
-    def new_turn(self) -> None:
-        """Start a new turn: every unit may take its Move action again, no village is
-        used and the ballista rule looks at where each unit stands now. (A Move action
-        of a unit of another team than the units that moved this turn starts a new turn
-        by itself.)"""
-        self._record_turn(-1, -1)
-        self._new_turn()
-
-    def _new_turn(self) -> None:
-        empty = frozenset()
-        for i in self._movers:
-            self.moves_taken[i] = 0
-            self.turn_start[i] = _NOT_STARTED
-            self._used[i] = empty
-            self._pending[i] = ()
-        self._movers = []
-        self._turn_team = -1
-        # (a plain move's ends do not change: a unit that moved has no Moves to keep,
-        # and a unit that starts its turn on a ballista ends where it would anyway)
-        self._touch()
-
-    def moved(self, figure) -> int:
-        """Move actions the unit took this turn (0, 1, or up to 3 for a last unit)."""
-        return int(self.moves_taken[self._fig(figure)])
-
-    def turn_start_of(self, figure) -> tuple[int, int]:
-        """Where the unit's turn began (its space now if it took no Move action)."""
-        i = self._fig(figure)
-        return self.board.coord(int(self._began(i)))
-
-    def villages_used(self, figure) -> list[tuple[int, int]]:
-        """Villages the unit benefited from this turn (each heals once per turn), as
-        ``(x, y)`` sorted."""
-        i = self._fig(figure)
-        return sorted(self.board.coord(c) for c in self._used_cells(i))
-
-    def _began(self, i: int) -> int:
-        return int(self.turn_start[i]) if self.moves_taken[i] else int(self.cell[i])
-
-    def _used_cells(self, i: int) -> frozenset:
-        """Village cells unit ``i`` used this turn (moves not yet looked at resolved
-        now: the path of a move in the occupancy it was made in)."""
-        if self._pending[i]:
-            used = set(self._used[i])
-            for start, end, budget, began, occ in self._pending[i]:
-                used.update(self._path_villages(i, start, end, budget, began, occ))
-            self._used[i] = frozenset(used)
-            self._pending[i] = ()
-        return self._used[i]
-
-    def _path_villages(self, i, start, end, budget, began, occ) -> list[int]:
-        occ = occ.copy()
-        occ[start] = T.OCC_EMPTY
-        flags = None
-        if self._ballista[began]:
-            flags = np.zeros(self.board.n_cells, np.uint8)
-            flags[began] = T.CELL_BLOCKED
-        r = prepare(self.board, mover_for(int(self.team[i])), budget, occupant=occ,
-                    cell_flags=flags).reach(start, budget)
-        return villages_on(self.realm, r.path(end).tolist(), {began})
-
-    def _actions_left(self, i: int) -> int:
-        """Move actions unit ``i`` may still take this turn (3 for the last unit)."""
-        t = self.team[i]
-        last = int(np.count_nonzero((self.team == t) & self.alive)) == 1
-        if last:
-            return MAX_ACTIONS - int(self.moves_taken[i])
-        return 0 if self.moves_taken[i] else 1
-
-    def _check_may_move(self, i: int, actions: int, asked: bool) -> None:
-        left = self._actions_left(i)
-        if actions <= left:
-            return
-        fid = self.ids[i]
-        if left == 0 and self.moves_taken[i]:
-            raise QueryError(f"unit {fid!r} took its Move action this turn (a single unit "
-                             f"may not take the same action twice in one turn unless it "
-                             f"is the only unit left); start a new turn with new_turn()")
-        if asked and not self.moves_taken[i]:
-            own = int(np.count_nonzero((self.team == self.team[i]) & self.alive))
-            raise QueryError(f"query.actions is {actions}, but unit {fid!r} has "
-                             f"{own - 1} other unit(s) on its team: a single unit may "
-                             f"not take the same action twice in one turn unless it is "
-                             f"the only unit left")
-        raise QueryError(f"query.actions is {actions}, but unit {fid!r} took "
-                         f"{int(self.moves_taken[i])} of its {MAX_ACTIONS} Move actions this "
-                         f"turn: at most {left} more")
 
     # ---------------------------------------------------------------- prepared queries
     def _prep(self, team: int, allies: str, ballista: int, budget: int) -> Prepared:
@@ -454,17 +372,6 @@ class Position(CellActions, _Position):
                            shape_of=(np.searchsorted(teams, team) * per).astype(np.int64),
                            budget=np.full(len(slots), b, np.int64), restore=restore,
                            shape_cell=shape_cell), None
-
-    def _tree(self, p: Prepared, i: int, start: int, budget: int):
-        """A full answer (search tree kept) from ``start`` with unit ``i`` off the map
-        (it is the one moving), as the reference answers."""
-        if not self.alive[i]:  # pragma: no cover
-            raise self._figure_error(self.ids[i])
-        occ = self.occ.copy()     # (the position's own is never written by a query:
-        occ[int(self.cell[i])] = T.OCC_EMPTY    # threads may share it)
-        r = p.with_layers(occupant=occ).reach(start, budget)
-        r.tree  # noqa: B018  (made now)
-        return r
 
     # ---------------------------------------------------------------- queries
     def _parse(self, query: Mapping, fid) -> tuple:
@@ -651,137 +558,6 @@ class Position(CellActions, _Position):
             self._recent[i] = out[-1]
         return out
 
-    def _move(self, i: int, figure, parsed: tuple, query) -> Moves:
-        """A move with paths, ``via`` or several actions: full search trees, End lists."""
-        _, budget, paths, via, actions, given = parsed
-        if via >= 0 and actions > 1:
-            raise QueryError("query.via works with one Move action; drop query.actions")
-        self._check_may_move(i, actions, given)
-        if via >= 0:
-            ends = self._via(i, budget, via)
-        else:
-            ends = self._actions(i, budget, actions)
-        cells = np.array([e.cell for e in ends], T.INDEX)
-        costs = np.array([e.cost for e in ends], T.INDEX)
-        order = end_order(self.board, cells, costs) if len(ends) else np.zeros(0, np.int64)
-        ends = [ends[int(r)] for r in order]
-        cells, costs = cells[order], costs[order]
-        columns = {"ballista": self._ballista[cells]}
-        if given:
-            columns["actions"] = np.array([e.actions for e in ends], T.INDEX)
-        return Moves(self, figure, cells, costs, None, None, columns, query,
-                     ("ends", i, ends, via, paths, given, self.version))
-
-    def _via(self, i: int, budget: int, village: int) -> list[End]:
-        """As ``moves_via``: the least cost to arrive in the village (an ally standing
-        there passed), then a move from it with what is left."""
-        start = int(self.cell[i])
-        realm = self.realm
-        if village == start:
-            raise QueryError(f"via {list(realm.xy(village))} is the village the unit starts "
-                             f"in; a unit does not benefit from starting its turn in a "
-                             f"village")
-        if village == self._began(i) or village in self._used_cells(i):
-            raise QueryError(f"via {list(realm.xy(village))}: unit {self.ids[i]!r} already "
-                             f"used that village this turn (it began its turn there or "
-                             f"healed there); a village heals a unit once per turn")
-        to_village = self._tree(self._unit_prep(i, budget, "pass_end"), i, start, budget)
-        rows = np.flatnonzero(to_village.cells == village)
-        if rows.size == 0:
-            return []
-        spent = int(to_village.costs[rows[0]])
-        lead = to_village.path(village).tolist()
-        onwards = self._tree(self._unit_prep(i, budget), i, village, budget - spent)
-        taken = self.occ[village] != T.OCC_EMPTY
-        ends = []
-        for c, k in zip(onwards.cells.tolist(), onwards.costs.tolist()):
-            if c == village and taken:
-                continue
-            ends.append(End(c, spent + k, lead + onwards.path(c).tolist()[1:]))
-        return ends
-
-    def _actions(self, i: int, budget: int, actions: int) -> list[End]:
-        """As ``unit_moves``: one Move action, or up to ``actions`` in a row."""
-        start = int(self.cell[i])
-        p = self._unit_prep(i, budget)
-        first = self._tree(p, i, start, budget)
-        if actions == 1:
-            return [End(c, k, first.path(c).tolist(), 0 if c == start else 1)
-                    for c, k in zip(first.cells.tolist(), first.costs.tolist())]
-        from .rules import _layered_path
-        reaches = {start: first}
-        layers = [{start: (0, None)}]
-        best: dict[int, End] = {start: End(start, 0, [start], 0)}
-        for k in range(1, actions + 1):
-            prev = layers[-1]
-            layer = dict(prev)
-            for u, (cu, _) in prev.items():
-                r = reaches.get(u)
-                if r is None:
-                    r = reaches[u] = self._tree(p, i, u, budget)
-                for c, step in zip(r.cells.tolist(), r.costs.tolist()):
-                    if cu + step < layer.get(c, (1 << 60, None))[0]:
-                        layer[c] = (cu + step, u)
-            layers.append(layer)
-            for c, (cost, _) in layer.items():
-                if c not in best:
-                    best[c] = End(c, cost, _layered_path(layers, reaches, k, c), k)
-        return list(best.values())
-
-    # ---------------------------------------------------------------- knock back, solo
-    def _muster_now(self) -> Muster:
-        hit = self._muster
-        if hit is not None and hit[0] == self.version:
-            return hit[1]
-        figs = [Figure(fid, self.team_name[i], [int(self.cell[i])])
-                for i, fid in enumerate(self.ids) if self.alive[i]]
-        m = Muster(figs, dict(self.teams))
-        self._muster = (self.version, m)
-        return m
-
-    def _figure_obj(self, muster: Muster, i: int) -> Figure:
-        fid = self.ids[i]
-        return next(f for f in muster.figures if f.id == fid)
-
-    def _knock_back(self, i: int, figure, parsed: tuple, query) -> Moves:
-        _, side, distance, attacker = parsed
-        realm = self.realm
-        if attacker >= 0:
-            if attacker == i:
-                raise QueryError(f"unit {figure!r} cannot knock itself back")
-            side = side_away_from(realm, realm.xy(int(self.cell[attacker])),
-                                  realm.xy(int(self.cell[i])))
-        muster = self._muster_now()
-        kb = knock_back(realm, muster, self._figure_obj(muster, i), side, distance)
-        end = kb.path[-1]
-        d = {"target": figure, "direction": side, "from": list(realm.xy(kb.start)),
-             "at": list(realm.xy(end)), "moved": kb.moved, "health_lost": kb.health_lost,
-             "fell": kb.fell, "stopped_by": kb.stopped_by,
-             "path": [list(realm.xy(c)) for c in kb.path]}
-        code = self.STOP_REASONS.index(kb.stopped_by)
-        one = lambda v: np.array([v], T.INDEX)  # noqa: E731
-        return Moves(self, figure, one(end), one(kb.moved), one(code), None,
-                     {"moved": one(kb.moved), "health_lost": one(kb.health_lost),
-                      "fell": one(int(kb.fell))}, query, ("knock_back", d))
-
-    def _solo(self, i: int, figure, parsed: tuple, query) -> Moves:
-        _, budget, compass, target, attack_range, climb = parsed
-        muster = self._muster_now()
-        enemy = self._figure_obj(muster, i)
-        tgt = None
-        if target >= 0:
-            if self.team[target] == self.team[i]:
-                raise QueryError(f"query.target {self.ids[target]!r} is on the solo enemy's "
-                                 f"own team; it moves towards one of your units")
-            tgt = self._figure_obj(muster, target)
-        sm = solo_turn(self.realm, muster, enemy, budget, compass, tgt, self.blocked,
-                       attack_range, climb, self.options.get("solo_target", "next_closest"))
-        end = sm.path[-1]
-        d = solo_entry(self.realm, figure, enemy.cell, sm, climb)
-        one = lambda v: np.array([v], T.INDEX)  # noqa: E731
-        return Moves(self, figure, one(end), one(sm.cost),
-                     one(self.STOP_REASONS.index(sm.stopped_by)), None, {}, query,
-                     ("solo", d))
 
     # ---------------------------------------------------------------- apply
     def apply_move(self, figure, to, **query) -> None:
@@ -900,44 +676,6 @@ class Position(CellActions, _Position):
             self._set_occ(cell, int(self.team[i]))
         self._touch()
 
-    # ---------------------------------------------------------------- actions
-    def _end_dicts(self, moves: Moves) -> list[dict]:
-        extra = moves._extra
-        if extra[0] in ("knock_back", "solo"):
-            return [_copy.deepcopy(extra[1])]
-        if extra[-1] != self.version:
-            raise QueryError(f"these moves of {moves.figure!r} were made before the "
-                             f"position changed (version {extra[-1]}, now {self.version}): "
-                             f"ask legal_moves again")
-        i = extra[1]
-        realm = self.realm
-        start = int(self.cell[i])
-        exclude = {self._began(i)} | self._used_cells(i)
-        if extra[0] == "move":
-            budget = extra[2]
-            r = self._tree(self._unit_prep(i, budget), i, start, budget)
-            if not np.array_equal(np.sort(r.cells), np.sort(moves.actions)):
-                raise RuntimeError("movecore: the kernel's ends differ between its two "
-                                   "modes")  # pragma: no cover
-            paths = (r.path(int(c)).tolist() for c in moves.actions)
-            ends = [End(int(c), int(k), pth) for c, k, pth in
-                    zip(moves.actions, moves.costs, paths)]
-            want_paths, given = False, False
-        else:
-            ends, want_paths, given = extra[2], extra[4], extra[5]
-        out = []
-        for e in ends:
-            entry = {"at": list(realm.xy(e.cell)), "cost": e.cost,
-                     "villages": [list(realm.xy(v)) for v in
-                                  villages_on(realm, e.path, exclude)],
-                     "ballista": bool(self._ballista[e.cell])}
-            if given:
-                entry["actions"] = e.actions
-            if want_paths:
-                entry["path"] = [list(realm.xy(c)) for c in e.path]
-            out.append(entry)
-        return out
-
     # ---------------------------------------------------------------- scenario form
     def to_scenario(self, query: Mapping | None = None) -> dict:
         """The scenario of this position, the turn in progress included (figure keys
@@ -997,43 +735,6 @@ class Position(CellActions, _Position):
             out["via"] = list(self.realm.xy(m._extra[3]))
         out["ends"] = m.to_dicts()
         return out
-
-
-def _read_turn(realm: Realm, figures: list[Figure]) -> dict:
-    """The turn keys of the figures: ``{id: (moved, turn_start cell, village cells)}``
-    for the units that took Move actions this turn (all of one team)."""
-    turn = {}
-    teams = set()
-    for k, f in enumerate(figures):
-        w = f"figures[{k}]"
-        raw = f.raw
-        moved = get_int(raw, "moved", w, 0, lo=0, hi=MAX_ACTIONS)
-        if not moved:
-            for key in ("turn_start", "villages_used"):
-                if key in raw:
-                    raise ScenarioError(f"{w}.{key} is given but the unit took no Move "
-                                        f"action this turn ({w}.moved is 0)")
-            continue
-        began = f.cell
-        if "turn_start" in raw:
-            xy = as_coord(raw["turn_start"], f"{w}.turn_start")
-            began = realm.cell(xy)
-            if began < 0:
-                raise PlacementError(f"{w}.turn_start {list(xy)} is not on the realm map")
-        used = []
-        for j, v in enumerate(get_list(raw, "villages_used", w, [])):
-            xy = as_coord(v, f"{w}.villages_used[{j}]")
-            c = realm.cell(xy)
-            if c < 0 or not realm.is_village(c):
-                raise ScenarioError(f"{w}.villages_used[{j}] {list(xy)} is not a village "
-                                    f"of the realm map")
-            used.append(c)
-        teams.add(f.team)
-        turn[f.id] = (moved, began, used)
-    if len(teams) > 1:
-        raise ScenarioError(f"units of teams {sorted(map(str, teams))} have taken Move "
-                            f"actions this turn; a turn belongs to one team")
-    return turn
 
 
 # ------------------------------------------------------------------ undo entries

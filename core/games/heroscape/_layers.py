@@ -1,0 +1,196 @@
+"""The layers a Heroscape position keeps for its kernels, and keeps up to date as
+figures move: the occupancy of placements (per team and mode), the engagement of every
+figure, and the leave masks (one bit per enemy figure, per team and height class) of spaces
+and placements (:class:`_Layers`, a part of :class:`~movecore.games.heroscape.Position`;
+not used on its own).
+
+A move changes them in one compiled call (:meth:`_Layers._relocate`): O(changed spaces),
+never a rebuild.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...kernels import _types as T
+from . import rules as hs
+from ._entry import _NO_NODES2, _NO_TOUCH, _jit
+from ._shared import _Info, _falls  # noqa: F401  (_Info: annotations)
+
+_NO_I64 = np.zeros(0, np.int64)
+_U64_ONE = np.uint64(1)
+_MAX_BITS = 64                      # leave masks are uint64: one bit per enemy figure
+
+
+class _Layers:
+    """The layer methods of :class:`~movecore.games.heroscape.Position`: occupancy,
+    engagement and leave masks, made on first need and kept up to date by every
+    change."""
+
+    def _is_engaged(self, i: int) -> bool:
+        """Figure i adjacent to an enemy (heights considered) where it stands."""
+        return self._adjacent_enemies(i, count=False) > 0
+
+    def _adjacent_enemies(self, i: int, count: bool = True) -> int:
+        """Number of distinct enemies adjacent to figure i (or 1 for any, ``count``
+        false)."""
+        st = self._st
+        return _jit().adjacent(self.cells, st.nbr64, self.at_fig, self.team, self.height,
+                               st.level64, i, 1 if count else 0)
+
+    def _node_layer(self, t: int, mode: int) -> np.ndarray:
+        """int32[P]: the occupancy of placements for a walker of team t (``mode`` 0: a
+        wall or an enemy on either space blocks, else a friend on either may be passed)
+        or for a flyer or phantom walker (``mode`` 1, t 0: a figure on either space is
+        passed, never ended on). A row of ``self._nw``, kept up to date from then on."""
+        key = (t, mode)
+        r = self._nw_rows.get(key)
+        if r is None:
+            st = self._st
+            row = np.empty((1, st.P), T.INDEX)
+            _jit().refresh_nodes(row[0], self.occ_any if mode else self.occ_walk, st.lead,
+                                 st.trail, st.touch, np.arange(st.n, dtype=np.int64), t,
+                                 mode)
+            r = len(self._nw_rows)
+            self._nw = np.ascontiguousarray(np.concatenate([self._nw.reshape(-1, st.P),
+                                                            row]))
+            self._nw_team = np.append(self._nw_team, t)
+            self._nw_mode = np.append(self._nw_mode, mode)
+            self._nw_rows[key] = r
+        return self._nw[r]
+
+    def _hclass(self, height: int) -> int:
+        """Heights above the level span (+1) see every neighbouring space alike."""
+        return int(min(height, self._st.span + 1))
+
+    def _leave_cells(self, j: int, h: int):
+        """(cells, ok) of enemy j's neighbourhood: spaces where a mover of height class h
+        would be adjacent to it."""
+        st = self._st
+        lv = st.level
+        ce = self._cells_of(j)
+        nb = st.nbr[ce]                              # int32[k, 6]
+        ok = nb >= 0
+        nbv = np.maximum(nb, 0)
+        lce = lv[ce][:, None]
+        ok &= (lv[nbv] - lce < self.height[j]) & (lce - lv[nbv] < h)
+        return nbv[ok].astype(np.int64)
+
+    def _no_leave(self) -> None:
+        """No leave layer yet: rows are added per (team, mover height class) on first
+        need, then kept up to date by every change."""
+        n = self._st.n
+        self._lv_rows: dict = {}                     # (team, height class) -> row
+        self._lv = np.zeros((0, n), np.uint64)       # uint64[L, N]: bit j = enemy j
+        self._lvn = np.zeros((0, 0), np.uint64)      # uint64[L, P] once a double asks
+        self._lv_team = np.zeros(0, np.int64)
+        self._lv_h = np.zeros(0, np.int64)
+
+    def _leave_row(self, t: int, h: int) -> int:
+        """Row of the leave layer of team t and height class h: bit j set on the spaces
+        where such a mover would be adjacent to enemy figure j."""
+        r = self._lv_rows.get((t, h))
+        if r is not None:
+            return r
+        st = self._st
+        row = np.zeros((1, st.n), np.uint64)
+        team = np.array([t], np.int64)
+        hs_ = np.array([h], np.int64)
+        J = _jit()
+        for j in np.flatnonzero(self.alive & (self.team != t)).tolist():
+            J.leave_bits(row, _NO_NODES2, team, hs_, _NO_I64, _NO_I64, _NO_TOUCH,
+                         st.nbr64, st.level64, self.cells, self.team, self.height, j,
+                         _U64_ONE << np.uint64(j), 1)
+        r = len(self._lv_rows)
+        self._lv = np.ascontiguousarray(np.concatenate([self._lv, row]))
+        self._lv_team = np.append(self._lv_team, t)
+        self._lv_h = np.append(self._lv_h, h)
+        if self._lvn.shape[1]:
+            self._lvn = np.ascontiguousarray(np.concatenate(
+                [self._lvn, row[:, st.lead] | row[:, st.trail]]))
+        self._lv_rows[(t, h)] = r
+        return r
+
+    def _node_leave_layer(self, t: int, h: int) -> np.ndarray:
+        """uint64[P]: the leave bits of a placement's two spaces."""
+        r = self._leave_row(t, h)
+        if self._lvn.shape[1] == 0:
+            st = self._st
+            self._lvn = np.ascontiguousarray(self._lv[:, st.lead] | self._lv[:, st.trail])
+        return self._lvn[r]
+
+    def _relocate(self, i: int, new0: int, new1: int = -1) -> None:
+        """Figure i from where it stands (if anywhere) to ``new0`` (, ``new1``), or off
+        the battlefield (``new0`` -1): occupancy, engagement, walls, leave bits and the
+        placements touching every space that changed (one compiled call)."""
+        if self._moves_shared:
+            self._own_moves()
+        st = self._st
+        changed = self._bufs.get("changed")
+        if changed is None:
+            changed = self._bufs["changed"] = np.empty(64, np.int64)
+        if self._nw.shape[0] or self._lvn.shape[1]:
+            lead, trail, touch = st.lead, st.trail, st.touch
+        else:
+            lead, trail, touch = _NO_I64, _NO_I64, _NO_TOUCH
+        bits = 1 if (self._lv_rows and len(self.ids) <= _MAX_BITS) else 0
+        _jit().relocate(self.cells, st.nbr64, self.at_fig, self.team, self.height,
+                        st.level64, self.engaged, i, new0, new1, changed, st.master,
+                        self.occ_any, self.occ_walk, self._nw, self._nw_team,
+                        self._nw_mode, lead, trail, touch, self._lv, self._lvn,
+                        self._lv_team, self._lv_h, bits)
+
+    def _leave_query(self, i: int, budget: int, info: "_Info | None" = None):
+        """(leave layer or None, max_penalty) of a walker's move (master game)."""
+        info = info or self._info[i] or self._figure_info(i)
+        if not info.leaves:
+            return None, 0
+        n_rel = _jit().relevant(self.cells, self._st.coords, self.team, self.alive, i,
+                                budget + 2 + info.double)
+        if n_rel == 0:
+            return None, 0
+        mp = hs._max_penalty(n_rel, budget)
+        t, h = info.team, info.hclass
+        if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's own masks
+            return _falls().near_layer(self, i, info), mp   # (any crowd: see many)
+        if info.double:
+            return self._node_leave_layer(t, h), mp
+        return self._leave_layer(t, h), mp
+
+    def _leave_layer(self, t: int, h: int) -> np.ndarray:
+        """uint64[n]: the leave layer of team t and height class h (a row of ``_lv``)."""
+        r = self._lv_rows.get((t, h))
+        if r is None:
+            r = self._leave_row(t, h)   # (makes self._lv again)
+        return self._lv[r]
+
+    def _who_layer(self, i: int, info: "_Info") -> np.ndarray:
+        """The leave layer the who columns of figure i's ends read (master game)."""
+        if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's enemies'
+            return _falls().near_layer(self, i, info)
+        if info.double:
+            return self._node_leave_layer(info.team, info.hclass)
+        return self._leave_layer(info.team, info.hclass)
+
+    def _who_scratch(self, size: int) -> np.ndarray:
+        """int64[size], all -1: ``who_bits``'s row positions (left as found)."""
+        pos = self._bufs.get("whopos")
+        if pos is None or pos.shape[0] != size:
+            pos = self._bufs["whopos"] = np.full(size, -1, np.int64)
+        return pos
+
+    def _node(self, lead: int, trail: int) -> int:
+        """The placement (lead, trail) of two neighbouring spaces, or -1."""
+        st = self._st
+        nodes = st.node_of
+        key = lead * st.n + trail
+        p = nodes.get(key)
+        if p is None:
+            p = -1
+            for x in st.touch[lead, :6].tolist():
+                if x >= 0 and st.trail[x] == trail:
+                    p = x
+                    break
+            if len(nodes) > 4096:
+                nodes.clear()
+            nodes[key] = p
+        return p
