@@ -82,10 +82,17 @@ def ab_games(rounds: int = 12, calls: int = 100, log=print) -> dict:
     from movecore.games.heroscape import position as HP
     fast_rows, fast_tree, fast_ends = HP._pen_rows, R._pen_tree, R._pen_ends
 
+    import pkgutil
+    modules = [R] + [importlib.import_module(f"movecore.reach.{m.name}")
+                     for m in pkgutil.iter_modules(R.__path__)]
+
     def use(fast):  # the packed penalty kernel's three entries, or the general kernel
         HP._pen_rows = fast_rows if fast else (lambda *a: None)
-        R._pen_tree = fast_tree if fast else (lambda *a: None)
-        R._pen_ends = fast_ends if fast else R._run_general
+        for mod in modules:  # each module of movecore.reach that calls them
+            if "_pen_tree" in vars(mod):
+                mod._pen_tree = fast_tree if fast else (lambda *a: None)
+            if "_pen_ends" in vars(mod):
+                mod._pen_ends = fast_ends if fast else R._run_general
 
     def cpu_us(f):
         t0 = time.process_time()

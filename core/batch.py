@@ -7,10 +7,12 @@ both for all games in one call:
 
 * games whose position describes its moves as "one prepared query per figure over an
   occupant layer", with optional end rules as data (:meth:`movecore.Position._batch_layout`:
-  grid, Tiny Epic Tactics, Mage Knight) keep
+  grid, Tiny Epic Tactics, Mage Knight, Dark Realms' card moves) keep
   their state as arrays over B (``occ[B, N]``, ``cell[B, F]``, ``alive[B, F]``) and run
   every game's query in **one compiled call** (:func:`movecore.kernels.batch.reach_games`,
-  ``threads=`` chunks on a pool of threads, as :func:`movecore.reach_many`);
+  ``threads=`` chunks on a pool of threads, as :func:`movecore.reach_many`); a query
+  the layout does not batch (Dark Realms' enemy AI) asks a live position kept per game
+  and made equal to the game's arrays first;
 * every other game keeps B live positions (copies of the root) and asks each in turn:
   the same API and the same answers, one kernel call per game (``backend == "positions"``;
   :attr:`BatchedGames.why` says why the game is not batched).
@@ -82,6 +84,24 @@ class BatchLayout:
         stop_code: int8[S, N] the stop code of an end the kernel stopped on, per shape
                   and space (Mage Knight: 1 an assault, 2 provoked); the start keeps
                   the kernel's (a start is never stopped).
+
+    Optional: queries chosen per game and move (``legal_moves(queries=)``, Dark Realms'
+    rolled die; None: refused on this backend).
+
+        query_budget: callable(slot, query) -> int: the budget of the slot's shape that
+                  answers ``query`` exactly (>= 0), or -1: a live position made from the
+                  game's arrays (``restore``) answers it, for a query whose move changes
+                  nothing but the figure's cell (the layout raises QueryError for any
+                  other). ``budget`` may then hold -1 too (the slot's own query is
+                  answered on a position).
+
+    Optional: penalties (``legal_moves(penalty=)``; None: every end's penalty is 0).
+
+        penalty:  list, one per shape: the :class:`movecore.Prepared` query with
+                  penalties that answers that shape's moves with their penalties (same
+                  mover, cell flags and ends; its penalty layers, shared by every game),
+                  or None (that shape's moves have none) (Dark Realms: a walker's move
+                  over traps, traps as a second objective).
     """
 
     occ: np.ndarray
@@ -95,6 +115,8 @@ class BatchLayout:
     one_figure: np.ndarray | None = None
     no_end: np.ndarray | None = None
     stop_code: np.ndarray | None = None
+    query_budget: Any = None
+    penalty: list | None = None
 
 
 class BatchedGames:
@@ -189,6 +211,10 @@ class BatchedGames:
             else np.ascontiguousarray(L.shape_cell, np.int64)
         self._budget = np.ascontiguousarray(L.budget, np.int64)
         self._restore = L.restore
+        self._query_budget = L.query_budget
+        self._live: dict = {}     # game -> its position for queries not batched
+        self._pen = None if L.penalty is None or all(p is None for p in L.penalty) else \
+            self._pen_shapes(L.penalty)
         # the end rules (BatchLayout): one-figure spaces (uint8[N]), no-end spaces (cell
         # list), stop codes per shape; the compiled step reads the first two
         N = self.occ.shape[1]
@@ -201,12 +227,51 @@ class BatchedGames:
             np.ascontiguousarray(L.stop_code, np.int8)
         n = self.occ.shape[1]
         nb = max(max(int(q.params[T.P_N_BUCKETS]) for q in qs), 8)
-        self._bufs = np.zeros((threads_or(self.threads, B), fast_layout_size(n, nb)),
-                              T.INDEX)
-        self._bufs[:, 2] = nb
-        self._ends = np.empty((self._bufs.shape[0], 3, n), T.INDEX)
+        # one workspace and end block per thread, each on cache lines of its own
+        n_chunks = threads_or(self.threads, B)
+        self._bufs = per_thread(n_chunks, (fast_layout_size(n, nb),), T.INDEX)
+        for buf in self._bufs:
+            buf[2] = nb
+        self._ends = per_thread(n_chunks, (3, n), T.INDEX)
         self._queries = np.zeros((B, 3), np.int64)
         self._shape = np.full(B, -1, np.int64)
+
+    def _pen_shapes(self, pens) -> dict:
+        """The penalty shapes packed for :func:`movecore.kernels.batch.reach_games_pen`
+        (one layer row per shape, shared by every game)."""
+        from .kernels.reach_pen import pen_layout_size, pen_out_offset
+        N = self.occ.shape[1]
+        idx = [i for i, p in enumerate(pens) if p is not None]
+        qs = [pens[i]._q for i in idx]
+        if any(q.pblob is None for q in qs):
+            raise QueryError("a batched penalty shape must have the packed penalty kernel")
+        if any(pens[i].max_budget < self._layout.shapes[i].max_budget for i in idx):
+            raise QueryError("a batched penalty shape must take every budget its shape "
+                             "takes (max_budget)")
+        pshape = np.full(len(pens), -1, np.int64)
+        pshape[idx] = np.arange(len(idx))
+        params = np.stack([q.params for q in qs]).astype(np.int64)
+        params[:, T.P_HAS_OCC] = 1
+
+        def layers(arrs, dtype):
+            if all(len(a) == 0 for a in arrs):
+                return np.zeros((len(arrs), 0), dtype)
+            return np.stack([a if len(a) else np.zeros(N, dtype) for a in arrs]).astype(dtype)
+        n_pen = int(params[:, T.P_N_PEN].max())
+        nb = max(max(int(q.nb) for q in qs), 8)
+        buf = np.zeros(pen_layout_size(N, n_pen, nb), T.INDEX)
+        buf[2], buf[3] = nb, n_pen
+        return {"pshape": pshape, "shape": np.full(self.B, -1, np.int64),
+                "args": (np.concatenate([q.pblob for q in qs]).astype(T.INDEX),
+                         np.cumsum([0] + [len(q.pblob) for q in qs]).astype(np.int64),
+                         np.concatenate([q.qflags for q in qs]).astype(np.uint8),
+                         np.cumsum([0] + [len(q.qflags) for q in qs]).astype(np.int64),
+                         np.concatenate([q.zoc for q in qs]).astype(np.uint64),
+                         np.cumsum([0] + [len(q.zoc) for q in qs]).astype(np.int64),
+                         layers([q.leave for q in qs], np.uint64),
+                         layers([q.enter_pen for q in qs], T.INDEX)),
+                "params": params,
+                "buf": buf, "out_at": pen_out_offset(N, n_pen, nb)}
 
     def _init_positions(self) -> None:
         B = self.B
@@ -222,7 +287,7 @@ class BatchedGames:
 
     # ------------------------------------------------------------------ queries
     def legal_moves(self, figures: Sequence[int] | np.ndarray, *, out=None,
-                    queries: Sequence[Mapping | None] | None = None):
+                    queries: Sequence[Mapping | None] | None = None, penalty=None):
         """The legal ends of figure slot ``figures[b]`` in every game ``b`` (-1: game
         ``b`` asks nothing, its rows are cleared), in one batched call.
 
@@ -231,20 +296,32 @@ class BatchedGames:
         int8[B, P] stop codes (0 = need not stop), P = ``n_places``. ``out`` = the same
         three arrays to write into (rows of >= P columns, any layout: e.g. a figure's
         slot of a wider action-space mask). ``queries``: one query per game for this
-        call (a game whose moves are rolled per move, as Dark Realms' die; positions
-        backend only)."""
+        call (None for a game that asks nothing): a game whose moves are rolled per
+        move, as Dark Realms' die (the positions backend, or a layout with
+        ``query_budget``). ``penalty``: int32[B, >= P] to receive each end's penalty
+        (``Moves.penalty``: Dark Realms' traps; 0 elsewhere, and for a game that asks
+        nothing; the array backend runs the penalty queries on one thread)."""
         figs = self._figures(figures)
         B, P = self.B, self.n_places
         if out is None:
             out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
                    np.zeros((B, P), np.int8))
         mask, cost, stop = out
-        if queries is not None and (self.backend == "arrays" or len(queries) != self.B):
-            raise QueryError(f"queries: one per game (B={self.B}), positions backend only")
+        if queries is not None and (len(queries) != self.B or (
+                self.backend == "arrays" and self._query_budget is None)):
+            raise QueryError(f"queries: one per game (B={self.B}), on the positions "
+                             f"backend or a layout with query_budget")
+        if penalty is not None:
+            pa = penalty
+            if not isinstance(pa, np.ndarray) or pa.dtype != np.int32 or pa.ndim != 2 \
+                    or pa.shape[0] != B or pa.shape[1] < P:
+                raise QueryError(f"penalty must be int32[B={B}, >= {P}]; got "
+                                 f"{describe(penalty)}")
+            penalty[:] = 0
         if self.backend == "arrays":
-            self._legal_arrays(figs, mask, cost, stop)
+            self._legal_arrays(figs, mask, cost, stop, queries, penalty)
         else:
-            self._legal_positions(figs, mask, cost, stop, queries)
+            self._legal_positions(figs, mask, cost, stop, queries, penalty)
         return mask, cost, stop
 
     def _figures(self, figures) -> np.ndarray:
@@ -266,19 +343,34 @@ class BatchedGames:
                              f"play in game {b}")
         return f
 
-    def _legal_arrays(self, figs, mask, cost, stop) -> None:
+    def _legal_arrays(self, figs, mask, cost, stop, queries=None, penalty=None) -> None:
         from .kernels.batch import reach_games
         q = self._queries
         act = figs >= 0
         fa = np.where(act, figs, 0)
         q[:, 0] = np.where(act, self.cell[np.arange(self.B), fa], -1)
         q[:, 1] = self._budget[fa]
+        slow = None
+        if self._query_budget is not None:
+            if queries is not None:
+                qb = self._query_budget
+                q[:, 1] = [qb(f, queries[b]) if f >= 0 and queries[b] is not None else
+                           self._budget[max(f, 0)] for b, f in enumerate(figs.tolist())]
+            slow = np.flatnonzero(act & (q[:, 1] < 0))
+            q[slow, 0] = -1            # answered on a position below
         shape = self._shape
         shape[:] = np.where(act, self._shape_of[fa] +
                             self._shape_cell[np.maximum(q[:, 0], 0)], -1)
+        prow = None
+        if penalty is not None and self._pen is not None:
+            # the games whose shape has penalties: the penalty kernel answers them below
+            pk = self._pen["pshape"][np.maximum(shape, 0)]
+            prow = np.flatnonzero((shape >= 0) & (pk >= 0) & (q[:, 0] >= 0))
+            starts = q[prow, 0].copy()
+            q[prow, 0] = -1
         args = (self._blobs, self._blob_at, self._qflags, self._qflags_at, self._zoc,
                 self._zoc_at, self._params, shape, self.occ)
-        n_chunks = self._bufs.shape[0]
+        n_chunks = len(self._bufs)
         B = self.B
         if n_chunks == 1:
             st = reach_games(*args, self._bufs[0], self._ends[0], q, 0, B, mask, cost,
@@ -298,10 +390,39 @@ class BatchedGames:
             for fu in futures:
                 fu.result()
             st = int(status.min())
+        if prow is not None and len(prow):
+            from .kernels.batch import reach_games_pen
+            P = self._pen
+            q[prow, 0] = starts
+            ps = P["shape"]
+            ps[:] = -1
+            ps[prow] = pk[prow]
+            # (layer row = penalty shape: each shape's layers are every game's)
+            st = min(st, reach_games_pen()(*P["args"], ps, P["params"], ps, self.occ,
+                                           P["buf"], P["out_at"], q, 0, self.B, mask,
+                                           cost, stop, penalty))
         if st < 0:  # pragma: no cover (ends hold one column per cell)
             raise RuntimeError(f"movecore: batched kernel status {st}")
         if self._end_rules:
             self._apply_end_rules(figs, q[:, 0], shape, mask, cost, stop)
+        if slow is not None and len(slow):
+            self._legal_restored(slow, figs, queries, mask, cost, stop, penalty)
+
+    def _legal_restored(self, rows, figs, queries, mask, cost, stop, penalty=None) -> None:
+        """Games ``rows`` of the array backend whose query the layout does not batch:
+        answered by a live position of each game, a copy of the root kept per game
+        (its prepared queries stay bound) and made equal to the game's arrays by the
+        layout's ``restore`` before each query (the arrays are the state; the position
+        is only asked, never moved)."""
+        live = self._live
+        for b in rows.tolist():
+            f = int(figs[b])
+            qy = self.queries[f] if queries is None or queries[b] is None else queries[b]
+            pos = live.get(b)
+            if pos is None:
+                pos = live[b] = self.root.copy()
+            self._restore(pos, self.occ[b], self.cell[b], self.alive[b])
+            _write_row(b, pos.legal_moves(self.ids[f], **qy), mask, cost, stop, penalty)
 
     def _apply_end_rules(self, figs, start, shape, mask, cost, stop) -> None:
         """The layout's end rules (:class:`BatchLayout`) on the kernel's answer, over the
@@ -331,7 +452,7 @@ class BatchedGames:
             s = stop[rows, :N]
             stop[rows, :N] = np.where(s != 0, self._stop_code[shape[rows]], 0)
 
-    def _legal_positions(self, figs, mask, cost, stop, queries) -> None:
+    def _legal_positions(self, figs, mask, cost, stop, queries, penalty=None) -> None:
         mask[:] = 0
         cost[:] = -1
         stop[:] = 0
@@ -341,20 +462,17 @@ class BatchedGames:
                 self._moves[b] = None
                 continue
             q = self.queries[f] if queries is None else queries[b]
-            m = self.positions[b].legal_moves(self.ids[f], **q)
-            self._moves[b] = m
-            moves = m.mask[m.actions]         # the ends that are moves (Moves.mask)
-            acts = m.actions[moves]
-            mask[b, acts] = 1
-            cost[b, acts] = m.costs[moves]
-            stop[b, acts] = m.stop[moves]
+            self._moves[b] = m = self.positions[b].legal_moves(self.ids[f], **q)
+            _write_row(b, m, mask, cost, stop, penalty)
 
     # ------------------------------------------------------------------ changes
-    def apply(self, figures, places) -> None:
+    def apply(self, figures, places, *, queries=None) -> None:
         """Move figure slot ``figures[b]`` to place ``places[b]`` in every game ``b``
         (-1: game ``b`` does not move). Validated: every move must be a legal end of that
         figure in its game (:class:`movecore.IllegalMoveError` naming the game, and no
-        game changes, otherwise)."""
+        game changes, otherwise), for ``queries`` (one per game, as
+        :meth:`legal_moves`; default: each slot's own; the positions backend takes
+        the moves its last :meth:`legal_moves` answered)."""
         figs = self._figures(figures)
         to = np.asarray(places)
         if to.shape != (self.B,) or to.dtype.kind not in "iu":
@@ -372,7 +490,7 @@ class BatchedGames:
         if self.backend == "positions":
             self._apply_positions(figs, to, rows)
             return
-        mask, _, _ = self.legal_moves(np.where(figs >= 0, figs, -1))
+        mask, _, _ = self.legal_moves(np.where(figs >= 0, figs, -1), queries=queries)
         ok = mask[rows, to[rows]] != 0
         if not ok.all():
             b = int(rows[np.flatnonzero(~ok)[0]])
@@ -441,6 +559,9 @@ class BatchedGames:
         self.occ[sel] = self._occ0
         self.cell[sel] = self._cell0
         self.alive[sel] = self._cell0 >= 0
+        if self._live:            # (their figures come back: copies of the root again)
+            for b in sel.tolist():
+                self._live.pop(b, None)
 
     # ------------------------------------------------------------------ checking
     def position(self, b: int):
@@ -453,6 +574,36 @@ class BatchedGames:
         self._restore(pos, self.occ[b].copy(), self.cell[b].copy(),
                       self.alive[b].copy())
         return pos
+
+
+def per_thread(n: int, shape, dtype) -> list:
+    """``n`` zeroed arrays of ``shape`` and ``dtype`` (C order), each on cache lines of its
+    own: the small scratch and counters each thread of a batched call writes for every
+    game (a query row, move counters) would otherwise share a cache line with the next
+    thread's, which then moves between the cores on every write (false sharing).
+
+    >>> a, b = per_thread(2, (1, 3), np.int64)
+    >>> a.shape, a.flags.c_contiguous, abs(a.ctypes.data - b.ctypes.data) >= 64
+    ((1, 3), True, True)
+    """
+    size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    stride = -(-max(size, 1) // 64) * 64 + 64
+    raw = np.zeros(n * stride + 64, np.uint8)
+    off = (-raw.ctypes.data) % 64
+    return [raw[off + k * stride:off + k * stride + size].view(dtype).reshape(shape)
+            for k in range(n)]
+
+
+def _write_row(b: int, m, mask, cost, stop, penalty) -> None:
+    """Row ``b`` of the dense answers from a live position's :class:`movecore.Moves`
+    ``m``: its ends that are moves (``Moves.mask``) only."""
+    moves = m.mask[m.actions]
+    acts = m.actions[moves]
+    mask[b, acts] = 1
+    cost[b, acts] = m.costs[moves]
+    stop[b, acts] = m.stop[moves]
+    if penalty is not None:
+        penalty[b, acts] = m.penalty[moves]
 
 
 def threads_or(threads: int, B: int) -> int:

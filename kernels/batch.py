@@ -3,7 +3,9 @@
 The games share one board and one packed query shape (``blob``, ``qflags``, ``zoc``,
 ``params``: see :mod:`movecore.kernels.reach`); each game has its own occupant row. This
 is what batched self-play and the vector environments run: the acting figure's legal
-ends in every game at once. Game rules never appear here.
+ends in every game at once; :func:`reach_games_pen` (compiled on first use) does the same
+for query shapes with penalties, with each end's least penalty. Game rules never appear
+here.
 
 Arrays (``B`` games, ``N`` cells, ``A >= N`` columns of a game's dense answer)
     occ        int32[B, N]     each game's occupant layer (team id, OCC_EMPTY, OCC_WALL)
@@ -16,6 +18,8 @@ Arrays (``B`` games, ``N`` cells, ``A >= N`` columns of a game's dense answer)
     ends       int32[3, N]     one end block per thread
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from numba import njit, types
@@ -81,3 +85,75 @@ def reach_games(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape, o
             if not plain:
                 stop[b, c] = ends[2, i]
     return 0
+
+
+@functools.lru_cache(maxsize=None)
+def reach_games_pen():
+    """The batched penalty kernel (compiled, or loaded from Numba's cache, on first use,
+    as :func:`movecore.kernels.reach_pen.kernel`): ``reach_games`` with a penalty
+    dimension, built on the packed penalty kernel's rows mode.
+
+    ``reach_games_pen(pblobs, pblob_at, qflags, qflags_at, zoc, zoc_at, leave, enter_pen,
+    layer, params, shape, occ, buf, out_at, queries, lo, hi, mask, cost, stop, pen)``:
+    as :func:`reach_games` (``pblobs``: the shapes' penalty packings, ``params[k,
+    P_N_PEN]`` their penalty levels), plus per game ``b`` the penalty layers of row
+    ``layer[b]`` of ``leave`` (uint64[L, N] or [L, 0]: none) and ``enter_pen``
+    (int32[L, N] or [L, 0]) -- one row shared by every game, or one per game --, and the
+    out ``pen`` int32[B, A]: each end's least penalty (0 elsewhere). Unlike
+    ``reach_games``, the rows of a game that asks nothing (start or shape -1) are left
+    as they are (the caller runs it on some games of a batch). ``buf``: one
+    ``reach_pen`` workspace (``pen_layout_size`` for the largest ``n_pen`` and bucket
+    count of the shapes; ``buf[2]``, ``buf[3]`` set), ``out_at`` its out block's offset
+    (``pen_out_offset``). Returns 0 or a STATUS_* < 0 of ``reach_pen``."""
+    import os
+
+    from . import reach as _reach, reach_pen as _reach_pen
+    global _RP
+    _RP = _reach_pen.kernel()
+    # the penalty kernel is linked into this one: a global (a dispatcher in a closure
+    # would change Numba's cache key every process), and the stamps of the files it is
+    # written in ride in the closure, so that an edit there recompiles this one too
+    deps = tuple((st.st_mtime_ns, st.st_size) for st in
+                 (os.stat(_reach_pen.__file__), os.stat(_reach.__file__)))
+    u64_2 = types.uint64[:, ::1]
+
+    @njit(types.int64(i32_1, i64_1, u8_1, i64_1, u64_1, i64_1, u64_2, i32_2, i64_1, i64_2,
+                      i64_1, i32_2, i32_1, types.int64, i64_2, types.int64, types.int64,
+                      u8_2a, i32_2a, i8_2a, i32_2a), cache=CACHE, nogil=True)
+    def reach_games_pen(pblobs, pblob_at, qflags, qflags_at, zoc, zoc_at, leave,
+                        enter_pen, layer, params, shape, occ, buf, out_at, queries, lo, hi,
+                        mask, cost, stop, pen):
+        dep = deps  # noqa: F841 (in the closure: see above)
+        A = mask.shape[1]
+        rows_mode = np.empty((8, 0), np.int32)    # reach_pen: the ends' fields, no tree
+        no_queries = np.empty((0, 3), np.int64)
+        for b in range(lo, hi):
+            k = shape[b]
+            if queries[b, 0] < 0 or k < 0:
+                continue              # (a game that asks nothing: its rows untouched)
+            for a in range(A):
+                mask[b, a] = 0
+                cost[b, a] = -1
+                stop[b, a] = 0
+                pen[b, a] = 0
+            blob = pblobs[pblob_at[k]:pblob_at[k + 1]]
+            qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+            zc = zoc[zoc_at[k]:zoc_at[k + 1]]
+            r = layer[b]
+            n = _RP(blob, occ[b], qf, zc, leave[r], enter_pen[r], params[k], buf, rows_mode,
+                   no_queries, queries[b, 0], queries[b, 1])
+            if n < 0:
+                return n
+            queries[b, 2] = n
+            for i in range(n):
+                c = buf[out_at + i]
+                mask[b, c] = 1
+                cost[b, c] = buf[out_at + n + i]
+                stop[b, c] = buf[out_at + 2 * n + i]
+                pen[b, c] = buf[out_at + 4 * n + i]
+        return 0
+
+    return reach_games_pen
+
+
+_RP = None   # the penalty kernel, once reach_games_pen() has been asked for

@@ -75,8 +75,13 @@ SLOW = {
     "test_architecture.py::test_a_broken_contract_fails": "rest",
     # this session's suites: the first case of each stays quick, the rest run in CI
     "test_descent.py::test_door_pit_rooms_match_brute_force": "all",
+    "test_descent_reach_cost.py::test_scoped_rooms_with_doors_match_brute_force": "rest",
+    "test_descent_reach_cost.py::test_scoped_door_line_rooms_match_brute_force": "rest",
+    "test_descent_reach_cost.py::test_scoped_door_pit_rooms_match_brute_force": "rest",
+    "test_descent_reach_cost.py::test_scoped_answers_equal_every_door_answers": "rest",
     "test_batch.py::test_fused_step_equals_array_path": "rest",
     "test_batch.py::test_batched_games_equal_single_positions": "rest",
+    "test_rl_vector.py::test_arrays_backend_equals_single_envs": "rest",
     "test_batch_mage_knight.py::test_random_maps_equal_single_positions": "rest",
     "test_batch_mage_knight.py::test_fused_step_equals_array_path": "rest",
     "test_branching.py::test_one_position_read_from_four_threads": "rest",

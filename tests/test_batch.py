@@ -9,8 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import movecore as mc
-from movecore.batch import BatchedGames
 from movecore.tools.selfplay import example_scenarios
 from movecore.tools.selfplay_batch import BatchedPlay
 
@@ -122,3 +120,24 @@ def test_fused_step_equals_array_path(game, policy, threads):
             assert np.array_equal(a.games.occ, b.games.occ), name
             assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
         assert a.counts == b.counts
+
+
+def test_docstring_examples():
+    import doctest
+    import importlib
+    failed, tried = doctest.testmod(importlib.import_module("movecore.batch"),
+                                    optionflags=doctest.ELLIPSIS)
+    assert failed == 0 and tried > 0
+
+
+def test_per_thread_scratch_is_apart():
+    """Each thread's scratch starts a cache line of its own and is C-contiguous."""
+    from movecore.batch import per_thread
+    for shape, dtype in (((4,), np.int64), ((1, 3), np.int64), ((3, 37), np.int32)):
+        arrs = per_thread(3, shape, dtype)
+        starts = [a.ctypes.data for a in arrs]
+        assert all(s % 64 == 0 for s in starts)
+        ends = [a.ctypes.data + a.nbytes for a in arrs]
+        assert all((ends[i] - 1) // 64 < starts[i + 1] // 64 for i in range(2))
+        assert all(a.shape == shape and a.dtype == dtype and a.flags.c_contiguous
+                   and not a.any() for a in arrs)

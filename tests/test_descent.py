@@ -1258,8 +1258,8 @@ def test_memory_radius_covers_every_way_back():
 
 
 def test_door_memory_too_large_is_a_limit_error(monkeypatch):
-    from movecore.games.descent import position as DP
-    monkeypatch.setattr(DP, "MEMORY_NODES_MAX", 10)
+    from movecore.games.descent import _door_memory
+    monkeypatch.setattr(_door_memory, "MEMORY_NODES_MAX", 10)
     rows = ["......"] * 4
     doors = [{"id": f"d{y}", "between": [[2, y], [3, y]]} for y in range(4)]
     with pytest.raises(mc.LimitError, match="opened doors"):

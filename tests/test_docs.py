@@ -17,7 +17,8 @@ MODULES = ["movecore", "movecore.board", "movecore.mover", "movecore.reach",
            "movecore.games.tiny_epic_tactics.position", "movecore.games.descent.position",
            "movecore.games.heroscape.position", "movecore.games.mage_knight.position",
            "movecore.games.dark_realms.rules", "movecore.examples",
-           "movecore.games.mage_knight._map_changes", "movecore.games.dark_realms.position"]
+           "movecore.games.mage_knight._map_changes", "movecore.games.dark_realms.position",
+           "movecore.reach._result", "movecore.reach._prepared"]
 
 
 @pytest.mark.parametrize("name", MODULES)

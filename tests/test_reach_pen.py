@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import pkgutil
 from pathlib import Path
 
 import numpy as np
@@ -18,9 +19,22 @@ from oracle import oracle_reach, path_totals
 from randboards import random_case
 
 R = importlib.import_module("movecore.reach")
+#: The package and its modules: each module calls the kernels and helpers it imported
+#: itself, so a stand-in is set in every module that binds the name (patch_reach).
+REACH_MODULES = [R] + [importlib.import_module(f"movecore.reach.{m.name}")
+                       for m in pkgutil.iter_modules(R.__path__)]
 N_BOARDS = 2400
 FIELDS = ("cells", "costs", "stopped", "free_costs", "penalties", "penalty_costs")
 EXAMPLES = Path(__file__).resolve().parents[1] / "core" / "examples"
+
+
+def patch_reach(m, name: str, value) -> None:
+    """``name`` replaced by ``value`` (with ``monkeypatch`` context ``m``) in every module
+    of movecore.reach that binds it."""
+    bound = [mod for mod in REACH_MODULES if name in vars(mod)]
+    assert bound, name
+    for mod in bound:
+        m.setattr(mod, name, value)
 
 
 def penalty_case(seed: int):
@@ -169,8 +183,8 @@ def test_penalty_queries_are_dispatched_to_the_packed_kernel(monkeypatch):
         raise AssertionError("the general kernel ran")
     kw = {k: v for k, v in layers.items()}
     with monkeypatch.context() as m:
-        m.setattr(R, "_REACH_QUERY", refuse)
-        m.setattr(R, "reach_batch", refuse)
+        patch_reach(m, "_REACH_QUERY", refuse)
+        patch_reach(m, "reach_batch", refuse)
         for got in (mc.reach(board, mover, start, budget, **kw),
                     mc.prepare(board, mover, budget, **kw).reach(start),
                     mc.prepare(board, mover, budget, **kw).reach(start, paths=False)):
@@ -218,9 +232,9 @@ def test_game_penalty_moves_run_on_the_packed_kernel(monkeypatch, example, figur
     assert np.asarray(fast.penalty).any()   # a penalty query indeed
     with monkeypatch.context() as m:   # the general kernel everywhere
         # (the packed penalty kernel declines every query: each caller falls back)
-        m.setattr(R, "_pen_kernel", lambda: lambda *a: T.STATUS_QUEUE_FULL)
-        m.setattr(R, "_pen_tree", lambda *a: None)
-        m.setattr(R, "_pen_ends", R._run_general)
+        patch_reach(m, "_pen_kernel", lambda: lambda *a: T.STATUS_QUEUE_FULL)
+        patch_reach(m, "_pen_tree", lambda *a: None)
+        patch_reach(m, "_pen_ends", R._run_general)
         slow = mc.position(json.loads((EXAMPLES / example).read_text())).legal_moves(
             figure, **query)
     for f in ("actions", "costs", "stop", "penalty"):
@@ -229,7 +243,7 @@ def test_game_penalty_moves_run_on_the_packed_kernel(monkeypatch, example, figur
     def refuse(*a):
         raise AssertionError("the general kernel ran")
     with monkeypatch.context() as m:
-        m.setattr(R, "_REACH_QUERY", refuse)
+        patch_reach(m, "_REACH_QUERY", refuse)
         again = mc.position(json.loads((EXAMPLES / example).read_text())).legal_moves(
             figure, **query)
         assert np.array_equal(again.actions, fast.actions)

@@ -51,3 +51,175 @@ def test_vector_env_seeding_and_bad_input():
         rl.vector_env("grid_hex_skirmish", num_envs=0)
     with pytest.raises(mc.MovecoreError):
         rl.vector_env("grid_hex_skirmish", num_envs=2, opponent="nobody")
+
+
+# ---------------------------------------------------------------- the arrays backend
+def _check_against_singles(envs, singles, steps, rng, seed, illegal_every=0, until=None):
+    """Step ``envs`` and the single envs with the same actions; every game's observation,
+    mask, reward and end equal its single env's after every step; the batched
+    ``observe()`` equals the returned observations. Returns the moves checked."""
+    B = envs.num_envs
+    obs, info = envs.reset(seed=seed)
+    want = [e.reset(seed=seed + i) for i, e in enumerate(singles)]
+    assert np.array_equal(obs, np.stack([o for o, _ in want]))
+    ended = [False] * B
+    checked = 0
+    for t in range(steps):
+        if until is not None and checked >= until:
+            break
+        masks = envs.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        if illegal_every and t % illegal_every == illegal_every - 1:
+            actions[t % B] = envs.single_action_space.n - 1 if not masks[t % B][-1] else 0
+        obs, reward, term, trunc, info = envs.step(actions)
+        assert obs.dtype == np.float32 and obs.shape == envs.observation_space.shape
+        assert envs.observation_space.contains(obs)
+        assert np.array_equal(envs.observe(), obs)
+        assert info["action_mask"].dtype == np.int8
+        for i, e in enumerate(singles):
+            if ended[i]:
+                o, _ = e.reset()
+                r, te, tr = 0.0, False, False
+            else:
+                o, r, te, tr, inf = e.step(int(actions[i]))
+                assert bool(info.get("illegal_action", np.zeros(B, bool))[i]) == \
+                    bool(inf.get("illegal_action", False))
+                checked += 1
+            assert np.array_equal(obs[i], o), (t, i)
+            assert reward[i] == r and term[i] == te and trunc[i] == tr, (t, i, reward[i], r)
+            assert np.array_equal(info["action_mask"][i], e._info()["action_mask"]), (t, i)
+            ended[i] = bool(te or tr)
+    return checked
+
+
+ARRAY_GAMES = ("grid", "tiny_epic_tactics", "mage_knight")
+
+
+def _array_scenarios():
+    return [(g, name, s) for g in ARRAY_GAMES for name, s in example_scenarios(g)]
+
+
+@pytest.mark.parametrize("opponent", ["random", "greedy"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
+                         ids=[n for _, n, _ in _array_scenarios()])
+def test_arrays_backend_equals_single_envs(game, name, scenario, threads, opponent):
+    """Grid, Tiny Epic Tactics and Mage Knight step on arrays in one compiled call; every
+    game equals its single env (observation, mask, reward, ends) after every step."""
+    B = 9
+    envs = rl.vector_env(scenario, num_envs=B, threads=threads, opponent=opponent)
+    assert envs.backend == "arrays" and envs.why is None
+    singles = [MovecoreGym(scenario, opponent=opponent) for _ in range(B)]
+    rng = np.random.default_rng(len(name) + threads)
+    assert _check_against_singles(envs, singles, 70, rng, seed=5, illegal_every=23) > 300
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
+                         ids=[n for _, n, _ in _array_scenarios()])
+def test_arrays_backend_ten_thousand_moves(game, name, scenario):
+    B = 32
+    envs = rl.vector_env(scenario, num_envs=B, max_turns=12)
+    singles = [MovecoreGym(scenario, max_turns=12) for _ in range(B)]
+    rng = np.random.default_rng(2)
+    assert _check_against_singles(envs, singles, 1000, rng, seed=17, until=10_000) >= 10_000
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_batched_observation_equals_single_observe(game):
+    """``observe()`` (one compiled call on arrays, a loop over positions otherwise)
+    equals each game's single-env observation, and writes into ``out``."""
+    name, scenario = example_scenarios(game)[-1]
+    B = 4
+    envs = rl.vector_env(scenario, num_envs=B)
+    singles = [MovecoreGym(scenario) for _ in range(B)]
+    rng = np.random.default_rng(9)
+    _check_against_singles(envs, singles, 25, rng, seed=2)
+    out = np.full(envs.observation_space.shape, 7, np.float32)
+    assert envs.observe(out=out) is out
+    assert np.array_equal(out, np.stack([e._core.observe(e.agent) for e in singles]))
+    import movecore as mc
+    with pytest.raises(mc.QueryError):
+        envs.observe(out=np.zeros((B, 1), np.float32))
+
+
+def test_backends_agree_and_illegal_raise():
+    """The positions backend of an array game gives the same games; ``illegal="raise"``
+    raises naming the game and changes none."""
+    import movecore as mc
+    scenario = example_scenarios("grid")[0][1]
+    a = rl.vector_env(scenario, num_envs=5)
+    b = rl.vector_env(scenario, num_envs=5, backend="positions")
+    assert (a.backend, b.backend) == ("arrays", "positions") and b.why == "asked for"
+    oa, _ = a.reset(seed=4)
+    ob, _ = b.reset(seed=4)
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        assert np.array_equal(oa, ob)
+        assert np.array_equal(a.action_masks(), b.action_masks())
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0
+                         for m in a.action_masks()])
+        oa, ra, ta, tra, _ = a.step(acts)
+        ob, rb, tb, trb, _ = b.step(acts)
+        assert np.array_equal(ra, rb) and np.array_equal(ta, tb) and np.array_equal(tra, trb)
+    r = rl.vector_env(scenario, num_envs=3, illegal="raise")
+    r.reset(seed=0)
+    before = r.observe().copy()
+    acts = np.array([np.flatnonzero(m)[0] for m in r.action_masks()])
+    acts[1] = r.single_action_space.n + 5
+    with pytest.raises(mc.IllegalMoveError, match="game 1"):
+        r.step(acts)
+    assert np.array_equal(r.observe(), before)
+    with pytest.raises(mc.IllegalMoveError):
+        r.step(acts[:2])
+    with pytest.raises(mc.QueryError):
+        rl.vector_env(scenario, num_envs=2, backend="arrays", reward_fn=lambda *a: {})
+    with pytest.raises(mc.QueryError):
+        rl.vector_env(scenario, num_envs=2, threads=0)
+    with pytest.raises(mc.QueryError):
+        rl.vector_env("heroscape_engaged_knight", num_envs=2, backend="arrays")
+    with pytest.raises(mc.QueryError):
+        rl.vector_env(scenario, num_envs=2).step(np.zeros(2, np.int64))   # before reset
+
+
+def test_gymnasium_vector_api():
+    """Gymnasium's vector conventions: spaces, autoreset metadata, a vector wrapper."""
+    import gymnasium as gym
+    from gymnasium.vector import AutoresetMode
+    envs = rl.vector_env("grid_hex_skirmish", num_envs=4)
+    assert isinstance(envs, gym.vector.VectorEnv)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    wrapped = gym.wrappers.vector.RecordEpisodeStatistics(envs)
+    obs, info = wrapped.reset(seed=0)
+    assert envs.observation_space.contains(obs)
+    envs.action_space.seed(0)
+    for _ in range(30):     # any action of the space: illegal ones end their game
+        obs, r, te, tr, info = wrapped.step(envs.action_space.sample())
+        assert envs.observation_space.contains(obs)
+    # the same seed, the same games, whichever thread count
+    x = rl.vector_env("grid_hex_skirmish", num_envs=6, threads=2)
+    y = rl.vector_env("grid_hex_skirmish", num_envs=6, threads=1)
+    assert np.array_equal(x.reset(seed=[3, 4, 5, 6, 7, 8])[0], y.reset(seed=3)[0])
+
+
+def test_docstring_example():
+    import doctest
+    import importlib
+    failed, tried = doctest.testmod(importlib.import_module("movecore.rl.vector"),
+                                    optionflags=doctest.ELLIPSIS)
+    assert failed == 0 and tried > 0
+
+
+@pytest.mark.parametrize("game", ARRAY_GAMES)
+def test_arrays_backend_second_side_and_short_games(game):
+    """The learner moving second (the opponents play at reset) and games truncated
+    after a few turns: still every game equals its single env."""
+    name, scenario = example_scenarios(game)[0]
+    side = MovecoreGym(scenario)._s.agents[1]          # the second side to move
+    B = 6
+    envs = rl.vector_env(scenario, num_envs=B, side=side, max_turns=5, opponent="greedy")
+    assert envs.backend == "arrays"
+    singles = [MovecoreGym(scenario, side=side, max_turns=5, opponent="greedy")
+               for _ in range(B)]
+    rng = np.random.default_rng(4)
+    assert _check_against_singles(envs, singles, 60, rng, seed=8) > 150

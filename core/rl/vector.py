@@ -1,24 +1,34 @@
 """The Gymnasium vector environment: ``num_envs`` games of one scenario stepped together.
 
 :func:`movecore.rl.vector_env` returns a :class:`MovecoreVectorEnv`: a Gymnasium
-``VectorEnv`` of ``num_envs`` :class:`~movecore.rl.envs.MovecoreGym` environments (one
-side against a built-in opponent), with Gymnasium's next-step autoreset, seeding
-(``reset(seed=s)`` seeds game ``i`` with ``s + i``), batched observations
-``float32[B, C, H, W]``, ``info["action_mask"]`` ``int8[B, A]`` and ``action_masks()``
-(``bool[B, A]``, what MaskablePPO reads).
+``VectorEnv`` of ``num_envs`` games, each exactly a
+:class:`~movecore.rl.envs.MovecoreGym` (one side against a built-in opponent), with
+Gymnasium's next-step autoreset, seeding (``reset(seed=s)`` seeds game ``i`` with
+``s + i``, as ``SyncVectorEnv``), batched observations ``float32[B, C, H, W]``
+(:meth:`MovecoreVectorEnv.observe`), ``info["action_mask"]`` ``int8[B, A]`` and
+``action_masks()`` (``bool[B, A]``, what MaskablePPO reads).
 
-The games are stepped one after another in this process (Gymnasium's ``SyncVectorEnv``
-semantics, one live position per game); the compiled batch of the movement game itself
-(every game's legal ends in one call) is :class:`movecore.batch.BatchedGames` and
-``movecore selfplay --batch`` (docs/selfplay.md). Stepping this environment's games
-on that batch is not done yet (docs/rl.md says what is missing).
+Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on arrays):
+
+* ``"arrays"`` (grid, Tiny Epic Tactics, Mage Knight; the default reward and end): the
+  games live in the arrays of a :class:`movecore.batch.BatchedGames`; a step (the
+  learner's move, the removal coin, the opponents' moves until the learner is to act
+  again, the autoresets) is one compiled call over the batch, and so are the
+  observations and masks (static planes written once, the rest from the occupancy, the
+  figures' cells and the acting figure's answer). ``threads=`` splits the batch over
+  threads.
+* ``"positions"`` (every other game, or a custom ``reward_fn``/``terminal_fn``): one
+  live :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
+
+Both give, game by game, exactly what ``num_envs`` single environments seeded ``s + i``
+give for the same actions (``tests/test_rl_vector.py``).
 
 >>> import numpy as np
 >>> import movecore.rl as rl
 >>> envs = rl.vector_env("grid_hex_skirmish", num_envs=4)
 >>> obs, info = envs.reset(seed=0)
->>> obs.shape[0], info["action_mask"].shape[0]
-(4, 4)
+>>> obs.shape[0], info["action_mask"].shape[0], envs.backend
+(4, 4, 'arrays')
 >>> masks = envs.action_masks()
 >>> actions = np.array([np.flatnonzero(m)[0] for m in masks])
 >>> obs, reward, terminated, truncated, info = envs.step(actions)
@@ -28,40 +38,406 @@ on that batch is not done yet (docs/rl.md says what is missing).
 from __future__ import annotations
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.spaces import Box, MultiDiscrete
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ..errors import QueryError, describe
+from ..errors import IllegalMoveError, QueryError, describe
+
+#: draws of a game's random stream kept ahead (refilled when fewer than a step needs)
+_DRAWS_AHEAD = 256
+_KIND = {"hex": 0, "square4": 1, "square8": 2}
 
 
-class MovecoreVectorEnv(SyncVectorEnv):
+class MovecoreVectorEnv(VectorEnv):
     """``num_envs`` movement games of one scenario (see the module docstring).
 
     Keywords: those of :class:`~movecore.rl.envs.MovecoreGym` (``side``, ``opponent``,
-    ``max_turns``, ``reward_fn``, ``terminal_fn``, ``town``, ``illegal``...)."""
+    ``max_turns``, ``reward_fn``, ``terminal_fn``, ``town``, ``illegal``,
+    ``illegal_reward``), plus ``threads`` (threads of a batched step, arrays backend)
+    and ``backend`` ("auto", "arrays" or "positions").
 
-    def __init__(self, name_or_scenario, num_envs: int, **kwargs):
+    An illegal action (outside the game's mask) ends that game as the single
+    environment does (``illegal="terminate"``: ``terminated``, ``illegal_reward``,
+    ``info["illegal_action"][i]``); with ``illegal="raise"`` the step raises
+    :class:`movecore.IllegalMoveError` naming the game, and no game changes."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, name_or_scenario, num_envs: int, *, threads: int = 1,
+                 backend: str = "auto", **kwargs):
         if type(num_envs) is not int or num_envs < 1:
             raise QueryError(f"num_envs must be a positive integer; got {describe(num_envs)}")
+        if type(threads) is not int or threads < 1:
+            raise QueryError(f"threads must be a positive integer; got {describe(threads)}")
+        if backend not in ("auto", "arrays", "positions"):
+            raise QueryError(f"backend must be 'auto', 'arrays' or 'positions'; got "
+                             f"{describe(backend)}")
         from .envs import MovecoreGym, _scenario
         scenario = _scenario(name_or_scenario)
-        MovecoreGym(scenario, **kwargs)     # bad keywords fail here, once, typed
-
-        def make():
-            return MovecoreGym(scenario, **kwargs)
-
-        super().__init__([make] * num_envs, copy=True,
-                         autoreset_mode=AutoresetMode.NEXT_STEP)
+        one = MovecoreGym(scenario, **kwargs)     # bad keywords fail here, once, typed
         self.scenario = scenario
+        self.num_envs = B = num_envs
+        self.threads = threads
+        self.single_observation_space = one.observation_space
+        self.single_action_space = one.action_space
+        self.observation_space = Box(-1.0, 1.0, (B, *one.observation_space.shape),
+                                     np.float32)
+        self.action_space = MultiDiscrete(np.full(B, one.action_space.n, np.int64))
+        self.agent = one.agent
+        self.illegal = one.illegal
+        self.illegal_reward = one.illegal_reward
+        self._kwargs = kwargs
+        self._one = one
+        self._gens: list = [None] * B
+        self._done = np.zeros(B, bool)
+        self._has_reset = False
+        why = _why_not_arrays(one, kwargs)
+        if backend == "arrays" and why:
+            raise QueryError(f"no array backend for this environment: {why}")
+        if backend == "positions":
+            why = why or "asked for"
+        self.backend = "positions" if why else "arrays"
+        self.why = why
+        if self.backend == "arrays":
+            self._init_arrays(one)
+        else:
+            self.envs = [MovecoreGym(scenario, **kwargs) for _ in range(B)]
+        A = one.action_space.n
+        self._obs = np.zeros((B, *one.observation_space.shape), np.float32)
+        self._mask = np.zeros((B, A), np.int8)
+
+    # ------------------------------------------------------------------ arrays backend
+    def _init_arrays(self, one) -> None:
+        from ..batch import BatchedGames, per_thread
+        from .spaces import COMMON_DYNAMIC
+        s = one._s
+        root, rules = s.root, s.rules
+        B, F = self.num_envs, len(s.figs)
+        q = dict(rules.query(root, s.figs[0], np.random.default_rng(0)))
+        self.games = G = BatchedGames(root, B, query=q, threads=self.threads,
+                                      backend="arrays")
+        if G.ids != s.figs:  # pragma: no cover (both are the root's figures in order)
+            raise QueryError("batched figure slots differ from the environment's")
+        al = s.actions[self.agent]
+        self._P, self._end_turn = al.P, al.end_turn
+        self._slot_of = np.full(F, -1, np.int64)
+        for k, f in enumerate(al.slots):
+            self._slot_of[s.row[f]] = k
+        N = G.occ.shape[1]
+        self._N = N
+        self._learner = s.side_index[al.side]
+        self._side_of = np.ascontiguousarray(s.fig_side, np.int64)
+        self._turn_sides = np.array([s.side_index[t] for t in s.turn_sides], np.int64)
+        self._n_all = len(s.sides)
+        self._max_turns = one._core.max_turns
+        self._batch = bool(rules.batch)
+        Fs = F if self._batch else 1
+        lead = np.full((F, max(al.P, N)), -1, np.int64)
+        for i in range(F):
+            lead[i, :len(s.lead[i])] = s.lead[i]
+        self._lead = lead
+        lay = s.layout
+        names = list(one.plane_names)
+        C = len(names)
+        HW = lay.H * lay.W
+        # the planes that do not change: the static ones, and the game's own planes of
+        # the array games (the grid game's provoke tokens), as the env observes them
+        self._d = names.index("acting")          # the first plane after the sides'
+        first_game = self._d + len(COMMON_DYNAMIC)
+        o, _ = one.reset(seed=0)
+        base = np.zeros((C, HW), np.float32)
+        base[:lay.static.shape[0]] = lay.static
+        base[first_game:] = o.reshape(C, HW)[first_game:]
+        self._base = base
+        self._valid = np.ascontiguousarray(lay.static[names.index("valid")], np.float32)
+        # Tiny Epic Tactics' Move-action bookkeeping at the root
+        if self._batch:
+            self._mtaken0 = np.asarray(root.moves_taken, np.int8).copy()
+            self._tstart0 = np.asarray(root.turn_start, np.int32).copy()
+            self._tteam0 = int(root._turn_team)
+        else:
+            self._mtaken0 = np.zeros(F, np.int8)
+            self._tstart0 = np.full(F, -1, np.int32)
+            self._tteam0 = -1
+        i64 = np.int64
+        self._state = dict(
+            turn=np.zeros(B, i64), side=np.full(B, -1, i64), nxt=np.full(B, F, i64),
+            actor=np.full(B, -1, i64), over=np.zeros(B, np.int8),
+            moved=np.zeros((B, F), bool), member=np.zeros((B, F), bool),
+            rows=np.zeros((B, N), i64), n_rows=np.zeros(B, i64),
+            taken=np.zeros((B, max(F, 1)), np.int32), n_tk=np.zeros(B, i64),
+            mtaken=np.repeat(self._mtaken0[None], B, 0),
+            tstart=np.repeat(self._tstart0[None], B, 0), tteam=np.full(B, self._tteam0, i64),
+            ans_cell=np.zeros((B, Fs, N), np.int32), ans_cost=np.zeros((B, Fs, N), np.int32),
+            ans_stop=np.zeros((B, Fs, N), np.int8), ans_n=np.zeros((B, Fs), i64),
+            out=np.zeros(B, bool), removed=np.zeros(B, bool), pending=np.zeros(B),
+            need=np.zeros(B, bool), mode=np.zeros(B, i64),
+            rbuf=np.zeros((B, _DRAWS_AHEAD)), rpos=np.full(B, _DRAWS_AHEAD, i64))
+        st = self._state
+        self._G = (G.occ, G.cell, G.alive, G.team, self._side_of, self._turn_sides,
+                   self._n_all, self._max_turns, self._batch, st["turn"], st["side"],
+                   st["nxt"], st["actor"], st["over"], st["moved"], st["member"], st["rows"],
+                   st["n_rows"], st["taken"], st["n_tk"], st["mtaken"], st["tstart"],
+                   st["tteam"])
+        # the positions' row order of equal costs: by x, then y (as solve() lists ends)
+        xy = np.asarray(root.board.coords, np.int64)
+        rank = np.empty(N, np.int64)
+        rank[np.lexsort((xy[:, 1], xy[:, 0]))] = np.arange(N)
+        n_chunks = len(G._bufs)
+        unrank = np.argsort(rank).astype(np.int64)        # the cell of each rank
+        # each thread's scratch on cache lines of its own (no false sharing)
+        queries = per_thread(n_chunks, (1, 3), np.int64)
+        keys = per_thread(n_chunks, (N,), np.int64)
+        near = per_thread(n_chunks, (N,), np.int64)
+        # the layout's end rules (Mage Knight), as BatchedGames applies them
+        no_end = np.zeros(N, np.uint8)
+        no_end[G._no_end] = 1
+        stop_code = np.zeros((0, N), np.int8) if G._stop_code is None else \
+            np.ascontiguousarray(G._stop_code, np.int8)
+        self._S = [(G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
+                    G._params, G._shape_of, G._shape_cell, G._budget, rank, G.occ,
+                    G._bufs[c], G._ends[c], queries[c], st["ans_cell"],
+                    st["ans_cost"], st["ans_stop"], st["ans_n"], keys[c], unrank, near[c],
+                    bool(G._end_rules), G._one_figure, no_end, stop_code)
+                   for c in range(n_chunks)]
+        nbr = np.ascontiguousarray(root.board.nbr, np.int64)
+        self._R = (st["rbuf"], st["rpos"], nbr, self._learner, st["removed"])
+        coords = np.ascontiguousarray(root.board.coords, np.int64)
+        self._O = (one.opponent == "greedy", coords, _KIND.get(rules.kind, 0))
+        self._ans = (st["ans_cell"], st["ans_cost"], st["ans_stop"])
+        self._chunks = [((B * c) // n_chunks, (B * (c + 1)) // n_chunks)
+                        for c in range(n_chunks)]
+
+    def _draws(self, rows) -> None:
+        """Games ``rows`` keep their unread draws and draw more from their own stream."""
+        st = self._state
+        rbuf, rpos = st["rbuf"], st["rpos"]
+        R = rbuf.shape[1]
+        for b in np.asarray(rows).tolist():
+            k = int(rpos[b])
+            left = R - k
+            rbuf[b, :left] = rbuf[b, k:]
+            rbuf[b, left:] = self._gens[b].random(R - left)
+            rpos[b] = 0
+
+    def _run(self, kernel, args) -> None:
+        """``kernel(..., lo, hi)`` over the batch's chunks (threads when more than one)."""
+        chunks = self._chunks
+        if len(chunks) == 1:
+            kernel(*args(0), *chunks[0])
+            return
+        from ..reach import _thread_pool
+        pool = _thread_pool(len(chunks) - 1)
+        futures = [pool.submit(kernel, *args(c), *chunks[c]) for c in range(1, len(chunks))]
+        kernel(*args(0), *chunks[0])
+        for fu in futures:
+            fu.result()
+
+    def _step_arrays(self, mode, actions) -> None:
+        from ._vecgame import DRAWS, env_step
+        st = self._state
+        low = np.flatnonzero((mode != 0) & (st["rpos"] > _DRAWS_AHEAD - 2 * DRAWS - 2))
+        if len(low):
+            self._draws(low)
+        st["mode"][:] = mode
+        acts = np.ascontiguousarray(actions, np.int64)
+        P, et, so = self._P, self._end_turn, self._slot_of
+        out, pending, need = st["out"], st["pending"], st["need"]
+        while True:
+            m = st["mode"]
+            self._run(env_step, lambda c: (self._S[c], self._G, self._R, self._O, m, acts,
+                                           P, et, so, out, pending, need))
+            more = np.flatnonzero(need)
+            if not len(more):
+                return
+            self._draws(more)
+            m[:] = 0
+            m[more] = 3
+
+    def _reset_arrays(self, rows) -> None:
+        G, st = self.games, self._state
+        G.reset(rows)
+        F = G.F
+        st["turn"][rows] = 0
+        st["side"][rows] = -1
+        st["nxt"][rows] = F
+        st["actor"][rows] = -1
+        st["over"][rows] = 0
+        st["moved"][rows] = False
+        st["n_tk"][rows] = 0
+        st["mtaken"][rows] = self._mtaken0
+        st["tstart"][rows] = self._tstart0
+        st["tteam"][rows] = self._tteam0
+        st["out"][rows] = False
+        st["removed"][rows] = False
+        st["pending"][rows] = 0.0
+
+    # ------------------------------------------------------------------ observations
+    def observe(self, out: np.ndarray | None = None) -> np.ndarray:
+        """float32[B, C, H, W]: every game's observation now (the learner's; what
+        ``MovecoreGym`` returns for each game's state), in one compiled call on the
+        arrays backend (one ``observe`` per game on the positions backend). ``out``:
+        an array of that shape and dtype to write into."""
+        B = self.num_envs
+        shape = (B, *self.single_observation_space.shape)
+        if out is None:
+            out = np.empty(shape, np.float32)
+        elif not isinstance(out, np.ndarray) or out.shape != shape or \
+                out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise QueryError(f"out must be a C-contiguous float32 array of shape {shape}; "
+                             f"got {describe(out)}")
+        if self.backend == "positions":
+            for b, e in enumerate(self.envs):
+                e._core.observe(e.agent, out=out[b])
+            return out
+        self._observe_arrays(out, self._mask)
+        return out
+
+    def _observe_arrays(self, obs, mask) -> None:
+        from ._vecgame import observe
+        o = obs.reshape(obs.shape[0], obs.shape[1], -1)
+        self._run(observe, lambda c: (o, self._base, self._ans, self._G, self._lead,
+                                      self._side_of, self._n_all, self._learner, self._d,
+                                      self._max_turns, self._valid, mask, self._P,
+                                      self._end_turn, self._slot_of))
 
     def action_masks(self) -> np.ndarray:
         """bool[B, A]: each game's legal actions now (a game that ended on the last step
-        is reset by the next one: its mask is its last one, all False)."""
-        return np.stack([e.action_masks() for e in self.envs])
+        is reset by the next one: its mask is all False until then)."""
+        return self._mask.astype(bool)
+
+    # ------------------------------------------------------------------ the Gymnasium API
+    def _seed_games(self, seed) -> list:
+        B = self.num_envs
+        if seed is None:
+            return [None] * B
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            return [int(seed) + i for i in range(B)]
+        seeds = list(seed)
+        if len(seeds) != B:
+            raise QueryError(f"seed: an integer or one per game (B={B}); got "
+                             f"{describe(seed)}")
+        return seeds
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed if isinstance(seed, (int, np.integer)) else None)
+        seeds = self._seed_games(seed)
+        B = self.num_envs
+        if self.backend == "positions":
+            for b, e in enumerate(self.envs):
+                o, _ = e.reset(seed=seeds[b])
+                self._obs[b] = o
+                self._mask[b] = e._core.masks[e.agent]
+        else:
+            for b, sd in enumerate(seeds):
+                if sd is not None or self._gens[b] is None:
+                    self._gens[b] = seeding.np_random(sd)[0]
+                    self._state["rpos"][b] = _DRAWS_AHEAD      # nothing drawn ahead
+            rows = np.arange(B)
+            self._reset_arrays(rows)
+            self._step_arrays(np.full(B, 2, np.int64), np.zeros(B, np.int64))
+            self._obs = np.empty_like(self._obs)      # (the last one returned is the caller's)
+            self._observe_arrays(self._obs, self._mask)
+        self._done[:] = False
+        self._has_reset = True
+        return self._obs.copy() if self.backend == "positions" else self._obs, \
+            self._info(None)
+
+    def _info(self, illegal) -> dict:
+        info = {"action_mask": self._mask.copy(),
+                "_action_mask": np.ones(self.num_envs, bool)}
+        if illegal is not None and illegal.any():
+            info["illegal_action"] = illegal.copy()
+            info["_illegal_action"] = illegal.copy()
+        return info
+
+    def step(self, actions):
+        if not self._has_reset:
+            raise QueryError("step() before reset(): call envs.reset() first")
+        B = self.num_envs
+        a = np.asarray(actions)
+        if a.shape != (B,) or a.dtype.kind not in "iu":
+            raise IllegalMoveError(f"actions must be B={B} integers (one per game); got "
+                                   f"{describe(actions)}")
+        a = a.astype(np.int64)
+        A = self._mask.shape[1]
+        auto = self._done.copy()              # next-step autoreset: these games restart
+        playing = ~auto
+        inside = (a >= 0) & (a < A)
+        legal = np.zeros(B, bool)
+        legal[inside] = self._mask[np.flatnonzero(inside), a[inside]] != 0
+        illegal = playing & ~legal
+        if illegal.any() and self.illegal == "raise":
+            b = int(np.flatnonzero(illegal)[0])
+            raise IllegalMoveError(f"game {b}: action {int(a[b])} is not legal now "
+                                   f"(agent {self.agent!r})")
+        reward = np.zeros(B)
+        term = np.zeros(B, bool)
+        trunc = np.zeros(B, bool)
+        if self.backend == "positions":
+            for b, e in enumerate(self.envs):
+                if auto[b]:
+                    o, _ = e.reset()
+                else:
+                    o, r, t, tr, _ = e.step(int(a[b]))
+                    reward[b], term[b], trunc[b] = r, t, tr
+                self._obs[b] = o
+                self._mask[b] = e._core.masks[e.agent]
+            self._done = term | trunc
+            return self._obs.copy(), reward, term, trunc, self._info(illegal)
+        st = self._state
+        from ._vecgame import ILLEGAL, TERMINATED, TRUNCATED
+        rows = np.flatnonzero(auto)
+        if len(rows):
+            self._reset_arrays(rows)
+        mode = np.where(auto, 2, np.where(legal & playing, 1, 0)).astype(np.int64)
+        st["over"][illegal] = ILLEGAL
+        self._step_arrays(mode, a)
+        stepped = mode == 1
+        pending = st["pending"]
+        reward[stepped] = pending[stepped]
+        pending[stepped] = 0.0
+        reward[illegal] = self.illegal_reward
+        over, out = st["over"], st["out"]
+        term[playing] = ((over == TERMINATED) | (over == ILLEGAL) | out)[playing]
+        trunc[playing] = ((over == TRUNCATED) & ~term)[playing]
+        self._done = term | trunc
+        self._obs = np.empty_like(self._obs)          # (the last one returned is the caller's)
+        self._observe_arrays(self._obs, self._mask)
+        return self._obs, reward, term, trunc, self._info(illegal)
 
     @property
     def positions(self) -> list:
-        """Each game's live position (read it; do not change it)."""
-        return [e.position for e in self.envs]
+        """Each game's live position (read it). On the arrays backend a copy made from
+        the arrays (Tiny Epic Tactics: as at the start of a turn, its Move-action
+        bookkeeping not kept)."""
+        if self.backend == "positions":
+            return [e.position for e in self.envs]
+        return [self.games.position(b) for b in range(self.num_envs)]
+
+    def close_extras(self, **kwargs) -> None:
+        pass
+
+
+def _why_not_arrays(one, kwargs) -> str | None:
+    """Why an environment's games are not played on arrays (None: they are)."""
+    s = one._s
+    if s.game not in ("grid", "tiny_epic_tactics", "mage_knight"):
+        return (f"the {s.game} game's moves are per position (see docs/selfplay.md, "
+                f"'Batched')")
+    if kwargs.get("reward_fn") is not None or kwargs.get("terminal_fn") is not None:
+        return "a reward_fn or terminal_fn is called on each game's live position"
+    if kwargs.get("render_mode") is not None:
+        return "render_mode draws each game's live position"
+    hook = getattr(s.root, "_batch_layout", None)
+    q = dict(s.rules.query(s.root, s.figs[0], np.random.default_rng(0)))
+    layout, why = hook(q) if hook is not None else (None, "no batched layout")
+    if layout is None:
+        return why
+    if len(layout.cell) != len(s.figs):
+        return "figures out of play at the start"
+    return None
 
 
 def vector_env(name_or_scenario, num_envs: int = 8, **kwargs) -> MovecoreVectorEnv:

@@ -6,8 +6,14 @@ For each game's first bundled scenario with two sides: batched random self-play
 moving figures' cells (the kernel alone: a plain prepared query whose budget is the
 figure's), and the per-position self-play loop (:func:`movecore.tools.selfplay.run_selfplay`,
 one core). A batched move is one acting figure's legal ends, the policy's choice, the move
-and its consequences; ``move / query`` is what it costs over one kernel query. Then the
-resident memory of B = 4,096 games of the game's largest bundled scenario.
+and its consequences; ``move / query`` is what it costs over one kernel query. Beside
+them, the Gymnasium vector environment (:func:`movecore.rl.vector_env`, with the ``rl``
+extra) on the same scenario: env steps/s (one learner move, its consequences, the
+opponents' moves until the learner acts again, the observations and masks of every game)
+for B = 64 and 1,024 on 1 and 2 threads, the step call alone (the actions are picked
+outside the clock). Then the resident memory of B = 4,096 games of the game's largest
+bundled scenario. The load average is printed with the table: the 2-thread figures mean
+little on a loaded machine.
 
 All numbers of one game come from one run, interleaved; the machine is shared and noisy.
 """
@@ -20,27 +26,79 @@ import numpy as np
 from ._timing import rss_bytes
 
 BATCHES = (1, 64, 1024, 4096)
+ENV_BATCHES = (64, 1024)
 
 
-def _moves_per_s(play, min_time: float) -> float:
+def _env_steps_per_s(envs, min_time: float) -> tuple:
+    """Env steps/s of ``envs.step`` (B per call), the step alone: each step's actions (a
+    random legal action per game) are picked before its clock starts; the best of rounds
+    of about 4,096 env steps over at least ``min_time`` seconds; and the CPU seconds per
+    env step of the process and of its busiest thread (as :func:`_moves_per_s`)."""
+    rng = np.random.default_rng(1)
+    envs.reset(seed=1)
+
+    def actions():
+        m = envs._mask
+        return (rng.random(m.shape, np.float32) * m).argmax(1)
+
+    for _ in range(2):
+        envs.step(actions())
+    steps = max(1, 4096 // envs.num_envs)
+    best = 0.0
+    cpu = main = 0.0
+    done = 0
+    t_end = time.perf_counter() + min_time
+    while True:
+        dt = 0.0
+        for _ in range(steps):
+            a = actions()
+            c0, m0 = time.process_time(), time.thread_time()
+            t0 = time.perf_counter()
+            envs.step(a)
+            dt += time.perf_counter() - t0
+            cpu += time.process_time() - c0
+            main += time.thread_time() - m0
+        done += steps * envs.num_envs
+        best = max(best, steps * envs.num_envs / dt)
+        if time.perf_counter() >= t_end:
+            return best, cpu / done, max(main, cpu - main) / done
+
+
+def _vector_env(scenario, B: int, threads: int):
+    try:
+        import movecore.rl as rl
+        return rl.vector_env(scenario, num_envs=B, threads=threads)
+    except ImportError:       # no rl extra: no vector environment column
+        return None
+
+
+def _moves_per_s(play, min_time: float) -> tuple:
     """Moves/s of ``play.step()``: the best of rounds of about 4,096 moves each (as
     ``reach_many``'s best round beside it) over at least ``min_time`` seconds, after a
-    warm-up."""
+    warm-up; and the CPU seconds per move of the whole process and of its busiest thread
+    over all rounds (the calling thread, or the others together: with 2 threads, the
+    pool's one), which a loaded machine inflates far less than wall time."""
     for _ in range(2):
         play.step()
     steps = max(1, 4096 // play.B)
     best = 0.0
+    moves = 0
+    cpu = main = 0.0
     t_end = time.perf_counter() + min_time
     while True:
         n = 0
+        c0, m0 = time.process_time(), time.thread_time()
         t0 = time.perf_counter()
         for _ in range(steps):
             n += play.step()
         dt = time.perf_counter() - t0
+        cpu += time.process_time() - c0
+        main += time.thread_time() - m0
+        moves += n
         if n:
             best = max(best, n / dt)
         if time.perf_counter() >= t_end and best > 0:
-            return best
+            return best, cpu / moves, max(main, cpu - main) / moves
 
 
 def _kernel_queries_per_s(play, min_time: float) -> float:
@@ -49,7 +107,7 @@ def _kernel_queries_per_s(play, min_time: float) -> float:
     plain prepared query on the position's board)."""
     from . import selfplay as sp
     G = play.games
-    if G.backend == "arrays":
+    if G.backend == "arrays" and G._budget[0] >= 0:    # (Dark Realms: rolled, below)
         prep = G._layout.shapes[0]
         budget = int(G._budget[0])
         starts = G.cell[0][G.alive[0]]
@@ -86,6 +144,11 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
     from .selfplay import GAMES, example_scenarios, run_selfplay
     from .selfplay_batch import BatchedPlay
     out = {}
+    import os
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    log(f"[batch] load average {'/'.join(f'{x:.2f}' for x in load) if load else '?'} "
+        f"({os.cpu_count()} cores)", flush=True)
+    out["load"] = load
     for game in games or GAMES:
         scen = example_scenarios(game)
         name, scenario = scen[0]
@@ -94,16 +157,28 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
         for threads in (1, 2):
             for B in batches:
                 play = BatchedPlay(game, scenario, B, seed=1, threads=threads)
-                row[(B, threads)] = _moves_per_s(play, min_time)
+                row[(B, threads)], cpu, busiest = _moves_per_s(play, min_time)
+                row[("cpu", B, threads)] = (cpu, busiest)
         row["backend"] = play.games.backend
         row["why"] = play.games.why
         row["kernel"] = _kernel_queries_per_s(play, min_time)
+        for threads in (1, 2):
+            for B in ENV_BATCHES:
+                envs = _vector_env(scenario, B, threads)
+                got = (None, None, None) if envs is None else \
+                    _env_steps_per_s(envs, min_time)
+                row[("env", B, threads)] = got[0]
+                row[("cpu", "env", B, threads)] = got[1:]
+                row["env_backend"] = None if envs is None else envs.backend
         rep = run_selfplay(game, selfplay_games, 1, scenarios=[(name, scenario)])
         row["position"] = rep["moves_per_s"]
         out[game] = row
         _print_row(game, row, batches, log)
     log("[batch] memory: 4,096 games of each game's largest bundled scenario ...",
         flush=True)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    log(f"[batch] load average at the end "
+        f"{'/'.join(f'{x:.2f}' for x in load) if load else '?'}", flush=True)
     for game in games or GAMES:
         out[game]["memory_mib"] = memory_4096(game)
         log(f"  {game}: {out[game]['memory_mib']:.1f} MiB")
@@ -120,7 +195,27 @@ def _print_row(game, row, batches, log) -> None:
         f"    reach_many 1 thread: {k:,.0f} queries/s; per-position self-play "
         f"{row['position']:,.0f} moves/s; best batched move = "
         f"{k / best:.2f} kernel queries; 2 threads / 1 at B=4096: "
-        f"{row[(batches[-1], 2)] / row[(batches[-1], 1)]:.2f}x")
+        f"{row[(batches[-1], 2)] / row[(batches[-1], 1)]:.2f}x (CPU time: "
+        f"{_cpu_ratio(row, batches[-1]):.2f}x, one thread's CPU per move over the "
+        f"busiest thread's with two; 2 threads use {_cpu_total(row, batches[-1]):.2f}x "
+        f"the CPU of 1)")
+    if row.get(("env", ENV_BATCHES[0], 1)) is not None:
+        env = "  ".join(f"B={B}: {row[('env', B, 1)]:,.0f} / {row[('env', B, 2)]:,.0f}"
+                        for B in ENV_BATCHES)
+        B = ENV_BATCHES[-1]
+        cpu1, cpu2 = row[("cpu", "env", B, 1)], row[("cpu", "env", B, 2)]
+        log(f"    vector env [{row['env_backend']}] env steps/s (1 / 2 threads): {env}; "
+            f"2 threads / 1 at B={B}: {row[('env', B, 2)] / row[('env', B, 1)]:.2f}x "
+            f"(CPU time: {cpu1[0] / cpu2[1]:.2f}x)")
+
+
+def _cpu_ratio(row, B) -> float:
+    """What two threads would give over one on two free cores, from CPU time alone."""
+    return row[("cpu", B, 1)][0] / row[("cpu", B, 2)][1]
+
+
+def _cpu_total(row, B) -> float:
+    return row[("cpu", B, 2)][0] / row[("cpu", B, 1)][0]
 
 
 def memory_4096(game: str) -> float:

@@ -20,11 +20,10 @@ import time
 
 import numpy as np
 
-from ..batch import BatchedGames
+from ..batch import BatchedGames, per_thread
 from ..errors import QueryError, describe
 from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game
 from ._roots import _root
-from ..kernels import _types as T
 from ..position import grid_distance
 
 _BIG = np.int64(1) << 40
@@ -35,196 +34,15 @@ _KIND = {"hex": 0, "square4": 1, "square8": 2}
 
 def _fused_kernel():
     """The whole step of the array backend (legal ends, policy, apply, removal, next
-    actor) for games ``lo <= b < hi``, compiled on first use. It makes exactly the
-    choices of :meth:`BatchedPlay.step`'s array path for the same random numbers: the
-    k-th legal end in cell order, the k-th nearest-to-an-enemy end, the k-th adjacent
-    enemy in slot order (see ``tests/test_batch.py``)."""
-    global _FUSED
-    if _FUSED is not None:
-        return _FUSED
-    from numba import njit
-
-    from ..kernels.reach import is_plain, reach1_general, reach1_plain
-
-    @njit(inline="always")
-    def _enemy_distance(coords, cell, alive, side_of, kind, b, f, c):
-        """Grid distance from cell ``c`` to the nearest enemy of figure ``f`` in game
-        ``b`` (2**40 when none is in play)."""
-        d = np.int64(1) << 40
-        for g in range(cell.shape[1]):
-            if alive[b, g] and side_of[g] != side_of[f]:
-                dq = coords[c, 0] - coords[cell[b, g], 0]
-                dr = coords[c, 1] - coords[cell[b, g], 1]
-                if kind == 0:
-                    e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
-                elif kind == 1:
-                    e = abs(dq) + abs(dr)
-                else:
-                    e = max(abs(dq), abs(dr))
-                d = min(d, e)
-        return d
-
-    @njit(cache=True, nogil=True)
-    def fused_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
-                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers, turn,
-                   actor, done, nbr, coords, kind, greedy, u, max_turns, end_rules,
-                   one_figure, no_end, buf, ends, row, dist, query, lo, hi, counts):
-        N = occ.shape[1]
-        F = cell.shape[1]
-        K = nbr.shape[1]
-        n_turn = turn_sides.shape[0]
-        n_all_sides = 0
-        for f in range(F):
-            n_all_sides = max(n_all_sides, side_of[f] + 1)
-        for b in range(lo, hi):
-            if done[b]:
-                continue
-            f = actor[b]
-            k = shape_of[f] + shape_cell[cell[b, f]]
-            blob = blobs[blob_at[k]:blob_at[k + 1]]
-            qf = qflags[qflags_at[k]:qflags_at[k + 1]]
-            zc = zoc[zoc_at[k]:zoc_at[k + 1]]
-            pk = params[k]
-            query[0, 0] = cell[b, f]
-            query[0, 1] = budget[f]
-            if is_plain(blob, qf, zc, pk):
-                n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
-            else:
-                n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
-            counts[0] += 1                      # a move generation
-            if n <= 0:
-                n = 0
-            # ---------------------------------------------------------- the policy
-            for c in range(N):
-                row[c] = 0
-            for i in range(n):
-                row[ends[0, i]] = 1
-            if end_rules:   # BatchLayout's one_figure and no_end (as BatchedGames)
-                start = cell[b, f]
-                for g in range(F):
-                    c = cell[b, g]
-                    if g != f and alive[b, g] and c != start and one_figure[c] != 0 \
-                            and row[c] != 0:
-                        row[c] = 0
-                        n -= 1
-                for j in range(no_end.shape[0]):
-                    c = no_end[j]
-                    if c != start and row[c] != 0:
-                        row[c] = 0
-                        n -= 1
-            pick = -1
-            if n > 0:
-                if greedy:
-                    best = np.int64(1) << 40
-                    n_best = 0
-                    for c in range(N):
-                        if row[c] == 0:
-                            continue
-                        d = _enemy_distance(coords, cell, alive, side_of, kind, b, f, c)
-                        dist[c] = d
-                        if d < best:
-                            best = d
-                            n_best = 0
-                        if d == best:
-                            n_best += 1
-                            row[c] = 2
-                        else:
-                            row[c] = 1
-                    # the k-th cell (in cell order) at the best distance
-                    want = np.int64(u[b, 0] * n_best)
-                    seen = 0
-                    for c in range(N):
-                        if row[c] == 2:
-                            if dist[c] == best:
-                                if seen == want:
-                                    pick = c
-                                    break
-                                seen += 1
-                else:
-                    want = np.int64(u[b, 0] * n)
-                    seen = 0
-                    for c in range(N):
-                        if row[c] != 0:
-                            if seen == want:
-                                pick = c
-                                break
-                            seen += 1
-            # ---------------------------------------------------------- the move
-            if pick >= 0:
-                occ[b, cell[b, f]] = -1
-                occ[b, pick] = team[f]
-                cell[b, f] = pick
-                counts[1] += 1
-                if u[b, 1] < 0.5:               # remove one adjacent enemy
-                    n_near = 0
-                    for g in range(F):
-                        if alive[b, g] and side_of[g] != side_of[f]:
-                            for j in range(K):
-                                if nbr[pick, j] >= 0 and nbr[pick, j] == cell[b, g]:
-                                    n_near += 1
-                                    break
-                    if n_near > 0:
-                        want = np.int64(u[b, 2] * n_near)
-                        seen = 0
-                        for g in range(F):
-                            if alive[b, g] and side_of[g] != side_of[f]:
-                                near = False
-                                for j in range(K):
-                                    if nbr[pick, j] >= 0 and nbr[pick, j] == cell[b, g]:
-                                        near = True
-                                        break
-                                if near:
-                                    if seen == want:
-                                        occ[b, cell[b, g]] = -1
-                                        cell[b, g] = -1
-                                        alive[b, g] = False
-                                        break
-                                    seen += 1
-                        # fewer than two sides left: the game is over at once
-                        n_sides = 0
-                        for s in range(n_all_sides):
-                            for g in range(F):
-                                if alive[b, g] and side_of[g] == s:
-                                    n_sides += 1
-                                    break
-                        if n_sides < 2:
-                            done[b] = True
-                            continue
-            # ---------------------------------------------------------- next actor
-            new_turn = False
-            for _ in range(n_turn + 1):
-                if new_turn:
-                    n_sides = 0
-                    for s in range(n_all_sides):
-                        for g in range(F):
-                            if alive[b, g] and side_of[g] == s:
-                                n_sides += 1
-                                break
-                    if turn[b] >= max_turns or n_sides < 2:
-                        done[b] = True
-                        break
-                    counts[2] += 1              # a turn begun
-                side = turn_sides[turn[b] % n_turn]
-                nxt = -1
-                for g in range(actor[b] + 1, F):
-                    if alive[b, g] and movers[g] and side_of[g] == side:
-                        nxt = g
-                        break
-                if nxt >= 0:
-                    actor[b] = nxt
-                    break
-                turn[b] += 1
-                actor[b] = -1
-                new_turn = True
-            if actor[b] < 0:  # no side had a figure to move for a whole round
-                done[b] = True
-        return 0
-
-    _FUSED = fused_step
-    return fused_step
+    actor, the restart of finished games) for games ``lo <= b < hi``:
+    :func:`movecore.rl._vecgame.selfplay_step`, compiled on first use. It makes exactly
+    the choices of :meth:`BatchedPlay.step`'s array path for the same random numbers:
+    the k-th legal end in cell order, the k-th nearest-to-an-enemy end, the k-th
+    adjacent enemy in slot order (see ``tests/test_batch.py``)."""
+    from ..rl._vecgame import selfplay_step
+    return selfplay_step
 
 
-_FUSED = None
 
 
 class BatchedPlay:
@@ -252,10 +70,12 @@ class BatchedPlay:
         self.queries = None if rolled else \
             [dict(g.query(root, f, np.random.default_rng(0))) for f in root.figures]
         self.games = BatchedGames(root, num_games, query=self.queries, threads=threads,
-                                  backend=backend if not rolled else "positions")
-        if rolled:
-            self.games.why = "each move's query is rolled (Dark Realms' die)"
+                                  backend=backend)
         G = self.games
+        if rolled and G.backend == "arrays" and G._query_budget is None:
+            self.games = G = BatchedGames(root, num_games, threads=threads,
+                                          backend="positions")
+            G.why = "each move's query is rolled (Dark Realms' die)"
         self.B, self.F = G.B, G.F
         self.policy = policy
         self.max_turns = max_turns
@@ -282,7 +102,8 @@ class BatchedPlay:
         self.record = record
         # the array backend runs the whole step compiled (same choices as the array
         # path below for the same random numbers), unless asked to record answers
-        self.fused = fused and not record and G.backend == "arrays" and self.usable is None
+        self.fused = fused and not record and G.backend == "arrays" and \
+            self.usable is None and not rolled
         P = G.n_places
         self._out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
                      np.zeros((B, P), np.int8))
@@ -349,8 +170,9 @@ class BatchedPlay:
         act = np.where(self.done, -1, self.actor)
         qs = None
         if self.queries is None:   # rolled per move (Dark Realms' die): each game's own
-            qs = [None if a < 0 else self.g.query(G.positions[b], G.ids[a], self.rng)
-                  for b, a in enumerate(act.tolist())]
+            # (a figure's side, all the query reads, never changes: the root's)
+            qs = [None if a < 0 else self.g.query(G.root, G.ids[a], self.rng)
+                  for a in act.tolist()]
         #: the query each game asked in the last step (None: the figure slot's own)
         self.last_queries = qs
         mask, cost, stop = G.legal_moves(act, queries=qs, out=self._out)
@@ -402,50 +224,51 @@ class BatchedPlay:
         return len(rows)
 
     def _step_fused(self) -> int:
+        """The array backend's step: one compiled call per thread over its games (legal
+        ends, policy, move, removal, next actor, and the restart of finished games);
+        what is left here is one draw of the step's random numbers and the hand-off."""
         G = self.games
-        if not hasattr(self, "_fz"):
-            n_chunks = G._bufs.shape[0]
-            self._fz = (np.zeros((n_chunks, 3), np.int64),
-                        np.zeros((n_chunks, G.occ.shape[1]), np.uint8),
-                        np.zeros((n_chunks, G.occ.shape[1]), np.int64),
-                        np.zeros((n_chunks, 1, 3), np.int64))
-        counts, rows, dists, queries = self._fz
-        counts[:] = 0
+        fz = getattr(self, "_fz", None)
+        if fz is None:
+            n_chunks = len(G._bufs)
+            n = G.occ.shape[1]
+            B = self.B
+            # per thread: its counters and query row on cache lines of their own
+            counts = per_thread(n_chunks, (4,), np.int64)
+            queries = per_thread(n_chunks, (1, 3), np.int64)
+            rows = per_thread(n_chunks, (n,), np.uint8)
+            dists = per_thread(n_chunks, (n,), np.int64)
+            u = np.empty((B, 3))
+            args = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
+                    G._params, G._shape_of, G._shape_cell, G._budget, G.occ, G.cell,
+                    G.alive, G.team, self.side_of, self.turn_sides, self.movers, self.turn,
+                    self.actor, self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
+                    self.policy == "greedy", u, self.max_turns, G._end_rules,
+                    G._one_figure, G._no_end, G._occ0, G._cell0)
+            calls = [args + (G._bufs[c], G._ends[c], rows[c], dists[c], queries[c],
+                             (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
+                     for c in range(n_chunks)]
+            fz = self._fz = (counts, u, calls)
+        counts, u, calls = fz
         kernel = _fused_kernel()
-        u = self.rng.random((self.B, 3))
-        args = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
-                G._params, G._shape_of, G._shape_cell, G._budget, G.occ, G.cell, G.alive, G.team,
-                self.side_of, self.turn_sides, self.movers, self.turn, self.actor,
-                self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
-                self.policy == "greedy", u, self.max_turns, G._end_rules, G._one_figure,
-                G._no_end)
-        n_chunks = counts.shape[0]
-        B = self.B
-        if n_chunks == 1:
-            kernel(*args, G._bufs[0], G._ends[0], rows[0], dists[0], queries[0], 0, B,
-                   counts[0])
+        for c in counts:
+            c[:] = 0
+        self.rng.random(out=u)
+        if len(calls) == 1:
+            kernel(*calls[0])
         else:
             from ..reach import _thread_pool
-
-            def run(c):
-                kernel(*args, G._bufs[c], G._ends[c], rows[c], dists[c], queries[c],
-                       (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
-
-            pool = _thread_pool(n_chunks - 1)
-            futures = [pool.submit(run, c) for c in range(1, n_chunks)]
-            run(0)
+            pool = _thread_pool(len(calls) - 1)
+            futures = [pool.submit(kernel, *a) for a in calls[1:]]
+            kernel(*calls[0])
             for fu in futures:
                 fu.result()
-        gens, moves, turns = counts.sum(0).tolist()
-        self.counts["generations"] += gens
-        self.counts["moves"] += moves
-        self.counts["turns"] += turns
-        ended = np.flatnonzero(self.done)
-        if len(ended):
-            self.counts["games"] += len(ended)
-            G.reset(ended)
-            self.done[ended] = False
-            self._start(ended)
+        gens, moves, turns, games = np.sum(counts, axis=0).tolist()
+        c = self.counts
+        c["generations"] += gens
+        c["moves"] += moves
+        c["turns"] += turns
+        c["games"] += games
         return moves
 
     def _usable(self, live, act) -> np.ndarray:

@@ -413,6 +413,11 @@ class Position(_EnemyMoves, CellActions, _Position):
             return -1
         return card
 
+    def _batch_layout(self, query: Mapping):
+        """The batched arrays backend's layout (see :mod:`._batch`)."""
+        from ._batch import batch_layout
+        return batch_layout(self, query)
+
     def legal_moves_side(self, side, **query) -> dict:
         return {fid: self.legal_moves(fid, **query) for fid in self.team_figures(side)}
 

@@ -4,6 +4,21 @@
   dungeon and figure readers.
 * :mod:`.position` — the live :class:`Position` (what ``solve()`` and :func:`move` ask).
 
+Its private modules, by responsibility:
+
+* :mod:`._dungeon` — the dungeon as flat arrays (board reading), door and stop codes.
+* :mod:`._placements` — where a kind may stand and step: placements, steps, turns and
+  pit jumps, built with numpy over the dungeon.
+* :mod:`._door_memory` — the memory of the doors opened on a move (memory radius, memory
+  nodes and their links).
+* :mod:`._kind_graph` — one kind's graph: nodes, per-node arrays, the board of each door
+  state, large monsters' geometry.
+* :mod:`._static` — what positions of one dungeon share, and the cache of dungeons.
+* :mod:`._layers` — a position's layers per kind of mover.
+* :mod:`._doors` — door states and rune keys of a position.
+* :mod:`._answers` — answers in game words: paths, doors opened, ends, scenario form.
+* :mod:`._window` — the box of a big dungeon a one-off ``solve()`` can reach.
+
 Importing the package registers the game; its public names are re-exported here.
 """
 from ...scenario import expect_keys, register_game
@@ -17,7 +32,7 @@ def solve_descent(scenario: dict) -> dict:
     """``solve()`` of a Descent scenario: its live position, asked the query."""
     expect_keys(scenario, "scenario", ("game", "board", "options", "party", "figures",
                                        "query"), required=("board", "figures", "query"))
-    pos = Position._from_parts(scenario)
+    pos = Position._from_parts(scenario, scenario["query"])
     return pos.solve(scenario["query"])
 
 

@@ -1,0 +1,103 @@
+"""Dark Realms on the batched arrays backend (:class:`movecore.batch.BatchedGames`).
+
+A Dark Realms move changes nothing but the figure's space (and the occupancy layer):
+the traps, obstacles and rifts stay, a trap a hero walks over is not taken away, and
+only a Stamina-only move (``stamina_only``) also marks the hero, which batched games do
+not take. So one game's state is its figures' spaces and who is in play, and
+
+* a **card move** (``move`` N, or ``roll`` r [+ ``bonus``], [+ ``stamina``]: a hero's
+  rolled die) is the prepared query of the figure's kind (team, flying), the same
+  :class:`movecore.Prepared` the position answers with, over the game's occupant row:
+  one query shape per kind, the **budget per game and move** (the card plus the Stamina,
+  ``BatchLayout.query_budget``). On a board with traps a walker's move is a penalty query
+  on the position (traps as a second objective: the fewest traps per end); traps never
+  block, cost nothing and never stop a move, so its ends and their least costs -- the
+  batched answer's mask and costs -- are those of the same query without the trap layer
+  (the penalty kernel keeps every end the plain one reaches, at the same least cost);
+  the trap counts per end are not in the batched answer (ask the game's position);
+* **every other query** (the enemy AI's ``enemy=True``: a target tier, then per target
+  a forward search, a reverse search and a lexicographic pick; ``die``, ``teleport``,
+  ``paths``) is answered by a live position made from the game's arrays (the
+  per-position path inside the same API), exact because such a move, too, changes
+  nothing but the figure's space; a ``stamina_only`` move is refused (QueryError).
+
+The batched answer equals :meth:`Position.legal_moves` (``tests/test_batch.py``,
+``tests/test_batch_dark_realms.py``).
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from ...errors import QueryError
+from ...kernels import _types as T
+
+
+def batch_layout(pos, query: Mapping):
+    """(:class:`movecore.batch.BatchLayout`, None) for batched games of ``pos``; every
+    figure slot asks ``query`` unless ``legal_moves(queries=)`` gives each game its own."""
+    from ...batch import BatchLayout
+    figs = list(pos.scene.figures)
+    faces = pos._faces
+    # one shape per kind of mover; its ``max_budget`` covers a die roll plus a bonus and
+    # Stamina of a few spaces (a dearer card is answered on a position)
+    top = min(max(2 * faces + 8, 16), T.MAX_BUDGET)
+    keys = list(dict.fromkeys((f.team, f.flying) for f in figs))
+    shapes = [pos._query_for(k, next(f for f in figs if (f.team, f.flying) == k), top,
+                             False) for k in keys]
+    if not all(p.fast for p in shapes):  # pragma: no cover (millions of spaces)
+        return None, "the board is too large for the packed kernel"
+    # a walker's move over traps: the position's penalty query (traps as a second
+    # objective), for the trap counts per end (``legal_moves(penalty=)``)
+    pens = [pos._query_for((t, "traps"), next(f for f in figs if (f.team, f.flying) ==
+                                              (t, fl)), p.max_budget, True)
+            if pos._n_traps and not fl else None for (t, fl), p in zip(keys, shapes)]
+    if not all(p is None or p._q.pblob is not None for p in pens):  # pragma: no cover
+        return None, "the board is too large for the packed penalty kernel"
+    tops = np.array([p.max_budget for p in shapes], np.int64)
+    shape_of = np.array([keys.index((f.team, f.flying)) for f in figs], np.int64)
+
+    def query_budget(slot: int, q: Mapping) -> int:
+        """The budget of slot ``slot``'s shape that answers ``q`` exactly, or -1 (a
+        live position answers it)."""
+        f = figs[slot]
+        card = pos._fast_card(f, q)
+        if card >= 0:
+            b = card + q.get("stamina", 0)
+            return b if b <= tops[shape_of[slot]] else -1
+        if q.get("stamina_only"):
+            raise QueryError("a Stamina-only move also marks the hero: batched games do "
+                             "not take it (ask the game's position)")
+        return -1
+
+    try:
+        budget = np.array([query_budget(i, query) for i in range(len(figs))], np.int64)
+    except QueryError as e:
+        return None, str(e)
+    slots = {f.id: i for i, f in enumerate(figs)}
+
+    def restore(p, occ, cell, alive):
+        """Make ``p`` (a copy of ``pos``, or a position this made from one and that
+        has not changed since) hold one batched game's figures: every figure's space,
+        the figures out of play (gone for good: a reset makes a new copy), the
+        occupancy layer; nothing else differs from the root in movement-only play."""
+        p._own_figures()
+        keep = []
+        for f in p.scene.figures:
+            i = slots[f.id]
+            if alive[i]:
+                f.cell = int(cell[i])
+                keep.append(f)
+            else:
+                del p.index[f.id]
+        p.scene.figures = keep
+        p.occ[:] = occ          # in place: the prepared queries read this layer
+        p._touch()
+
+    return BatchLayout(occ=pos.occ.copy(),
+                       cell=np.array([f.cell for f in figs], np.int32),
+                       team=np.array([f.team for f in figs], np.int32),
+                       shapes=shapes, shape_of=shape_of,
+                       budget=budget, restore=restore, query_budget=query_budget,
+                       penalty=pens), None

@@ -1,0 +1,652 @@
+"""The movement-only game of :class:`movecore.rl.turns.Match`, played by a Gymnasium
+environment (:class:`movecore.rl.envs.MovecoreGym`: one learner side against a built-in
+opponent), for B games at once on the arrays of a :class:`movecore.batch.BatchedGames`
+(array backend: grid, Tiny Epic Tactics, Mage Knight), compiled (Numba).
+
+Every game of the batch is exactly the single environment: the same turn order, the same
+ends (an opponent's pick is the k-th in the single env's row order: cost, then the
+position's coordinate rank, selected without sorting the answer), the same draws of
+its own random stream (``rbuf``: the game's ``np_random`` drawn ahead, one double per
+``rng.random()`` the single environment calls), the same rewards and ends of the episode.
+``tests/test_rl_vector.py`` checks it after every step.
+
+State of game ``b`` (arrays over B; ``F`` figure slots, ``N`` cells):
+
+=============  ================  ==================================================
+occ, cell,     int32/bool        the batched position (``BatchedGames``)
+alive
+turn           int64[B]          ``Match.turn`` (turns started)
+side           int64[B]          index into the turn sides of the turn being played
+nxt            int64[B]          the next figure slot the turn's queue looks at
+actor          int64[B]          the acting figure slot (-1: none)
+over           int8[B]           0, TERMINATED, TRUNCATED, ILLEGAL
+out            bool[B]           the learner's side lost its last figure
+removed        bool[B]           the last move removed a figure (``_Core.removed``)
+moved          bool[B, F]        figures of the side to move that moved this turn
+ans_*          [B, Fs, N]        answers: cell, cost, stop (kernel order), count ``ans_n``;
+                                 ``Fs`` = F when a side is answered at its turn's start
+                                 (Tiny Epic Tactics' ``legal_moves_side``), else 1
+member         bool[B, F]        a figure answered at its turn's start (batch games)
+rows, n_rows   int64[B, N]       the acting figure's usable rows of its answer
+taken, n_tk    int32[B, F]       ends allies took this turn (batch games)
+mtaken         int8[B, F]        Tiny Epic Tactics' Move actions taken, ``tstart``
+tstart         int32[B, F]       where the unit began its turn, ``tteam`` the last
+tteam          int64[B]          team that acted (the position's turn bookkeeping)
+rbuf, rpos     float64[B, R]     each game's random stream drawn ahead, next index
+=============  ================  ==================================================
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..kernels.reach import is_plain, reach1_general, reach1_plain
+
+TERMINATED = 1
+TRUNCATED = 2
+ILLEGAL = 3
+#: draws a figure's move may take (choice, coin, which neighbour)
+DRAWS = 3
+
+
+@njit(nogil=True)
+def _n_sides(alive, side_of, n_all, b):
+    n = 0
+    for s in range(n_all):
+        for g in range(alive.shape[1]):
+            if alive[b, g] and side_of[g] == s:
+                n += 1
+                break
+    return n
+
+
+@njit(nogil=True, inline="always")
+def _answer(S, b, f, k, start_cell, began, cell, alive):
+    """Figure ``f``'s ends in game ``b`` into answer slot ``k``, in the kernel's order
+    (the single env's row order, by cost then the position's coordinate rank, matters
+    only where a row is picked by its place in it: :func:`_kth`), less the layout's end
+    rules (``BatchLayout``: one-figure spaces another figure holds, no-end spaces; stop
+    codes per shape), as ``BatchedGames`` answers."""
+    (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell, budget,
+     rank, occ, buf, ends, query, ans_cell, ans_cost, ans_stop, ans_n, keys, unrank,
+     near, end_rules, one_figure, no_end, stop_code) = S
+    sh = shape_of[f] + shape_cell[began]
+    query[0, 0] = start_cell
+    query[0, 1] = budget[f]
+    blob = blobs[blob_at[sh]:blob_at[sh + 1]]
+    qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
+    zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
+    pk = params[sh]
+    plain = is_plain(blob, qf, zc, pk)
+    if plain:
+        n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+    else:
+        n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+    if n < 0:
+        n = 0
+    m = 0
+    for i in range(n):
+        c = ends[0, i]
+        if end_rules and c != start_cell:
+            if no_end[c]:
+                continue
+            if one_figure[c]:
+                held = False
+                for g in range(cell.shape[1]):
+                    if g != f and alive[b, g] and cell[b, g] == c:
+                        held = True
+                        break
+                if held:
+                    continue
+        ans_cell[b, k, m] = c
+        ans_cost[b, k, m] = ends[1, i]
+        code = 0 if plain else ends[2, i]
+        if code != 0 and stop_code.shape[0] > 0:
+            code = stop_code[sh, c]
+        ans_stop[b, k, m] = code
+        m += 1
+    ans_n[b, k] = m
+
+
+@njit(nogil=True)
+def _kth(keys, n, want):
+    """The ``want``-th smallest of the distinct ``keys[:n]`` (reordered; quickselect)."""
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        pivot = keys[(lo + hi) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while keys[i] < pivot:
+                i += 1
+            while keys[j] > pivot:
+                j -= 1
+            if i <= j:
+                t = keys[i]
+                keys[i] = keys[j]
+                keys[j] = t
+                i += 1
+                j -= 1
+        if want <= j:
+            hi = j
+        elif want >= i:
+            lo = i
+        else:
+            return keys[want]
+    return keys[want]
+
+
+@njit(nogil=True)
+def _row_at(S, rows, b, k, n, want):
+    """The row of the ``want``-th of the ``n`` rows ``rows[:n]`` of answer ``k`` in the
+    single env's row order (cost, then the cell's coordinate rank)."""
+    rank, ans_cell, ans_cost, keys, unrank = S[10], S[15], S[16], S[19], S[20]
+    N = rank.shape[0]
+    for i in range(n):
+        r = rows[i]
+        keys[i] = ans_cost[b, k, r] * N + rank[ans_cell[b, k, r]]
+    c = unrank[_kth(keys, n, want) % N]
+    for i in range(n):
+        if ans_cell[b, k, rows[i]] == c:
+            return rows[i]
+    return rows[0]  # pragma: no cover
+
+
+@njit(nogil=True, inline="always")
+def _advance(S, G, b):
+    """``Match._advance``: on to the next figure with a usable move (turns started as
+    needed); sets ``actor`` or ``over``."""
+    (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
+     nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
+     tteam) = G
+    ans_n = S[18]
+    F = cell.shape[1]
+    n_turn = turn_sides.shape[0]
+    while True:
+        if nxt[b] >= F:                        # the queue is empty: the next turn
+            actor[b] = -1
+            if _n_sides(alive, side_of, n_all, b) < 2 or n_turn == 0:
+                over[b] = TERMINATED
+                return
+            if turn[b] >= max_turns:
+                over[b] = TRUNCATED
+                return
+            s = turn_sides[turn[b] % n_turn]
+            side[b] = s
+            turn[b] += 1
+            nxt[b] = 0
+            for g in range(F):
+                moved[b, g] = False
+            if batch:           # Tiny Epic Tactics: the side answered now (as if each
+                n_tk[b] = 0     # moved first), by the position's Move-action rule
+                n_team = 0
+                for g in range(F):
+                    if alive[b, g] and side_of[g] == s:
+                        n_team += 1
+                for g in range(F):
+                    member[b, g] = False
+                    if not (alive[b, g] and side_of[g] == s):
+                        continue
+                    left = (3 - mtaken[b, g]) if n_team == 1 else \
+                        (0 if mtaken[b, g] else 1)
+                    if mtaken[b, g] and left <= 0:
+                        continue
+                    member[b, g] = True
+                    began = tstart[b, g] if mtaken[b, g] else cell[b, g]
+                    _answer(S, b, g, g, cell[b, g], began, cell, alive)
+            continue
+        g = nxt[b]
+        nxt[b] = g + 1
+        if not (alive[b, g] and side_of[g] == side[b]):
+            continue
+        k = 0
+        if batch:
+            if not member[b, g]:
+                continue
+            k = g
+        else:
+            _answer(S, b, g, 0, cell[b, g], cell[b, g], cell, alive)
+        n = 0
+        for i in range(ans_n[b, k]):
+            c = S[15][b, k, i]
+            free = True
+            for t in range(n_tk[b]):
+                if taken[b, t] == c:
+                    free = False
+                    break
+            if free:
+                rows[b, n] = i
+                n += 1
+        n_rows[b] = n
+        if n == 0:
+            continue
+        actor[b] = g
+        return
+
+
+@njit(nogil=True, inline="always")
+def _play(S, G, R, b, r):
+    """The acting figure takes row ``r`` of its answer, then the removal coin (draws of
+    the game's stream); returns the learner's reward of it. ``Match.play``."""
+    (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
+     nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
+     tteam) = G
+    rbuf, rpos, nbr, learner, removed = R
+    ans_cell = S[15]
+    F = cell.shape[1]
+    f = actor[b]
+    k = f if batch else 0
+    to = ans_cell[b, k, r]
+    start = cell[b, f]
+    if batch:
+        taken[b, n_tk[b]] = to
+        n_tk[b] += 1
+        if tteam[b] != team[f]:             # a unit of another team acts: a new turn
+            if tteam[b] >= 0:
+                for g in range(F):
+                    mtaken[b, g] = 0
+            tteam[b] = team[f]
+        if to != start:
+            if not mtaken[b, f]:
+                tstart[b, f] = start
+            mtaken[b, f] += 1
+    occ[b, start] = -1
+    occ[b, to] = team[f]
+    cell[b, f] = to
+    moved[b, f] = True
+    removed[b] = False
+    reward = 0.0
+    u = rbuf[b, rpos[b]]
+    rpos[b] += 1
+    if u < 0.5:
+        s = side_of[f]
+        n_near = 0
+        for g in range(F):
+            if alive[b, g] and side_of[g] != s and _adjacent(nbr, to, cell[b, g]):
+                n_near += 1
+        if n_near > 0:
+            want = np.int64(rbuf[b, rpos[b]] * n_near)
+            rpos[b] += 1
+            seen = 0
+            for g in range(F):
+                if alive[b, g] and side_of[g] != s and _adjacent(nbr, to, cell[b, g]):
+                    if seen == want:
+                        occ[b, cell[b, g]] = -1
+                        cell[b, g] = -1
+                        alive[b, g] = False
+                        removed[b] = True
+                        if s == learner:
+                            reward += 1.0
+                        if side_of[g] == learner:
+                            reward -= 1.0
+                        break
+                    seen += 1
+            if _n_sides(alive, side_of, n_all, b) < 2:
+                over[b] = TERMINATED
+                actor[b] = -1
+                return reward
+    _advance(S, G, b)
+    return reward
+
+
+@njit(inline="always")
+def _adjacent(nbr, c, d):
+    for j in range(nbr.shape[1]):
+        if nbr[c, j] >= 0 and nbr[c, j] == d:
+            return True
+    return False
+
+
+@njit(nogil=True, inline="always")
+def _pick(S, G, R, O, b):
+    """The opponent's row (``Match.random_row`` / ``greedy_row``): one draw."""
+    (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
+     nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
+     tteam) = G
+    rbuf, rpos = R[0], R[1]
+    greedy, coords, kind = O
+    u = rbuf[b, rpos[b]]
+    rpos[b] += 1
+    n = n_rows[b]
+    f = actor[b]
+    k = f if batch else 0
+    if not greedy:
+        return _row_at(S, rows[b], b, k, n, np.int64(u * n))
+    ans_cell = S[15]
+    s = side[b]
+    F = cell.shape[1]
+    any_enemy = False
+    for g in range(F):
+        if alive[b, g] and side_of[g] != s:
+            any_enemy = True
+            break
+    if not any_enemy:
+        return _row_at(S, rows[b], b, k, n, np.int64(u * n))
+    best = np.int64(1) << 40
+    n_best = 0
+    near = S[21]
+    for i in range(n):
+        c = ans_cell[b, k, rows[b, i]]
+        d = _enemy_distance(coords, cell, alive, side_of, kind, b, s, c)
+        if d < best:
+            best = d
+            n_best = 0
+        if d == best:
+            near[n_best] = rows[b, i]
+            n_best += 1
+    return _row_at(S, near, b, k, n_best, np.int64(u * n_best))
+
+
+@njit(inline="always")
+def _enemy_distance(coords, cell, alive, side_of, kind, b, s, c):
+    d = np.int64(1) << 40
+    for g in range(cell.shape[1]):
+        if alive[b, g] and side_of[g] != s:
+            dq = coords[c, 0] - coords[cell[b, g], 0]
+            dr = coords[c, 1] - coords[cell[b, g], 1]
+            if kind == 0:
+                e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+            elif kind == 1:
+                e = abs(dq) + abs(dr)
+            else:
+                e = max(abs(dq), abs(dr))
+            d = min(d, e)
+    return d
+
+
+@njit(nogil=True, inline="always")
+def _opponents(S, G, R, O, b, out, pending):
+    """``MovecoreGym._opponents``: the other sides play until the learner is to act or
+    the game is over. Returns the learner's reward meanwhile, or stops early (returns
+    with ``pending`` kept, -1 in ``need``) when the game's stream has fewer than
+    ``DRAWS`` draws left: the caller draws more and calls again."""
+    (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
+     nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
+     tteam) = G
+    rbuf, rpos, nbr, learner, removed = R
+    F = cell.shape[1]
+    while over[b] == 0 and side[b] != learner:
+        if removed[b]:
+            gone = True
+            for g in range(F):
+                if alive[b, g] and side_of[g] == learner:
+                    gone = False
+                    break
+            if gone:
+                out[b] = True
+                return True
+        if rpos[b] + DRAWS + 1 > rbuf.shape[1]:
+            return False                      # more draws needed
+        r = _pick(S, G, R, O, b)
+        pending[b] += _play(S, G, R, b, r)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def env_step(S, G, R, O, mode, actions, P, end_turn, slots, out, pending, need, lo, hi):
+    """Games ``lo <= b < hi``: ``mode[b]`` 1 = the learner plays ``actions[b]`` (legal:
+    checked by the caller) then the opponents, 2 = a new episode (from the root arrays,
+    set by the caller) then the opponents, 3 = the opponents go on (after more draws),
+    0 = nothing. The learner's reward accumulates in ``pending[b]``; ``need[b]`` is set
+    when game ``b`` stopped for more draws (call again with mode 3)."""
+    G_actor = G[12]
+    for b in range(lo, hi):
+        m = mode[b]
+        need[b] = False
+        if m == 0:
+            continue
+        if m == 2:
+            _advance(S, G, b)
+        elif m == 1:
+            a = actions[b]
+            if a == end_turn:
+                G[11][b] = G[1].shape[1]       # the queue emptied: the next turn
+                R[4][b] = False
+                _advance(S, G, b)
+            else:
+                f = G_actor[b]
+                k = f if G[8] else 0
+                place = a % P
+                r = -1
+                for i in range(G[17][b]):
+                    if S[15][b, k, G[16][b, i]] == place:
+                        r = G[16][b, i]
+                        break
+                pending[b] += _play(S, G, R, b, r)
+        if not _opponents(S, G, R, O, b, out, pending):
+            need[b] = True
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def observe(obs, base, ans, G, lead, fig_side, n_sides, learner, d, max_turns, valid, mask,
+            P, end_turn, slot_of, lo, hi):
+    """The learner's observation ``obs[b]`` (float32[C, HW]: ``spaces.encode``'s planes)
+    and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, from the arrays:
+    ``base`` holds the static planes and the game's constant planes (the rest is
+    written here); ``d`` is the first plane after the side planes (``acting``)."""
+    (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns_, batch, turn, side,
+     nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
+     tteam) = G
+    ans_cell, ans_cost, ans_stop = ans
+    C, HW = base.shape
+    F = cell.shape[1]
+    S0 = d - n_sides
+    for b in range(lo, hi):
+        o = obs[b]
+        for c in range(C):
+            for j in range(HW):
+                o[c, j] = base[c, j]
+        for f in range(F):
+            if alive[b, f]:
+                rel = (fig_side[f] - learner) % n_sides
+                h = lead[f, cell[b, f]]
+                if h >= 0:
+                    o[S0 + rel, h] = 1.0
+        mk = mask[b]
+        for j in range(mk.shape[0]):
+            mk[j] = 0
+        f = actor[b]
+        if over[b] == 0 and f >= 0 and side[b] == learner:
+            o[d, lead[f, cell[b, f]]] = 1.0
+            for g in range(F):
+                if moved[b, g] and alive[b, g]:
+                    o[d + 1, lead[g, cell[b, g]]] = 1.0
+            k = f if batch else 0
+            n = n_rows[b]
+            top = 0
+            for i in range(n):
+                c = ans_cost[b, k, rows[b, i]]
+                if c > top:
+                    top = c
+            scale = 1.0 / top if top > 0 else 1.0
+            base_a = slot_of[f] * P
+            for i in range(n):
+                r = rows[b, i]
+                c = ans_cell[b, k, r]
+                h = lead[f, c]
+                mk[base_a + c] = 1
+                if h >= 0:
+                    o[d + 2, h] = 1.0
+                    o[d + 3, h] = ans_cost[b, k, r] * scale
+                    if ans_stop[b, k, r] != 0:
+                        o[d + 4, h] = 1.0
+            mk[end_turn] = 1
+        tf = np.float32(turn[b] / max_turns)
+        for j in range(HW):
+            o[d + 5, j] = valid[j] * tf
+    return 0
+
+
+# --------------------------------------------------------------------------- self-play
+# ``movecore selfplay --batch``'s compiled step (movecore.tools.selfplay_batch.BatchedPlay,
+# array backend): every figure side played by the policy, one move per game per call.
+
+
+@njit(nogil=True)
+def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                         max_turns, n_all_sides, b, new_turn, counts):
+    """The next figure to move in game ``b`` (``BatchedPlay._next_actor``)."""
+    F = cell.shape[1]
+    n_turn = turn_sides.shape[0]
+    for _ in range(n_turn + 1):
+        if new_turn:
+            if turn[b] >= max_turns or _n_sides(alive, side_of, n_all_sides, b) < 2:
+                done[b] = True
+                return
+            counts[2] += 1              # a turn begun
+        side = turn_sides[turn[b] % n_turn]
+        nxt = -1
+        for g in range(actor[b] + 1, F):
+            if alive[b, g] and movers[g] and side_of[g] == side:
+                nxt = g
+                break
+        if nxt >= 0:
+            actor[b] = nxt
+            return
+        turn[b] += 1
+        actor[b] = -1
+        new_turn = True
+    done[b] = True  # no side had a figure to move for a whole round
+
+
+@njit(cache=True, nogil=True)
+def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
+                  shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers,
+                  turn, actor, done, nbr, coords, kind, greedy, u, max_turns, end_rules,
+                  one_figure, no_end, occ0, cell0, buf, ends, row, dist, query, lo, hi,
+                  counts):
+    """One move in every unfinished game ``lo <= b < hi`` of batched self-play (legal
+    ends less the layout's end rules (``end_rules``: ``one_figure`` cells another figure
+    holds, ``no_end`` cells; Mage Knight), the policy's choice from ``u[b]``, the move,
+    the removal coin, the next actor), then every finished game restarts from the root
+    (``occ0``, ``cell0``). ``counts``: move generations, moves, turns begun, games
+    finished (added to)."""
+    N = occ.shape[1]
+    F = cell.shape[1]
+    n_all_sides = 0
+    for f in range(F):
+        n_all_sides = max(n_all_sides, side_of[f] + 1)
+    for b in range(lo, hi):
+        if done[b]:
+            continue
+        f = actor[b]
+        k = shape_of[f] + shape_cell[cell[b, f]]
+        blob = blobs[blob_at[k]:blob_at[k + 1]]
+        qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+        zc = zoc[zoc_at[k]:zoc_at[k + 1]]
+        pk = params[k]
+        query[0, 0] = cell[b, f]
+        query[0, 1] = budget[f]
+        if is_plain(blob, qf, zc, pk):
+            n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+        else:
+            n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+        counts[0] += 1                      # a move generation
+        if n <= 0:
+            n = 0
+        # ---------------------------------------------------------- the policy
+        for c in range(N):
+            row[c] = 0
+        for i in range(n):
+            row[ends[0, i]] = 1
+        if end_rules:   # BatchLayout's one_figure and no_end (as BatchedGames)
+            start = cell[b, f]
+            for g in range(F):
+                c = cell[b, g]
+                if g != f and alive[b, g] and c != start and one_figure[c] != 0 \
+                        and row[c] != 0:
+                    row[c] = 0
+                    n -= 1
+            for j in range(no_end.shape[0]):
+                c = no_end[j]
+                if c != start and row[c] != 0:
+                    row[c] = 0
+                    n -= 1
+        pick = -1
+        if n > 0:
+            if greedy:
+                best = np.int64(1) << 40
+                n_best = 0
+                for c in range(N):
+                    if row[c] == 0:
+                        continue
+                    d = _enemy_distance(coords, cell, alive, side_of, kind, b,
+                                        side_of[f], c)
+                    dist[c] = d
+                    if d < best:
+                        best = d
+                        n_best = 0
+                    if d == best:
+                        n_best += 1
+                        row[c] = 2
+                    else:
+                        row[c] = 1
+                # the k-th cell (in cell order) at the best distance
+                want = np.int64(u[b, 0] * n_best)
+                seen = 0
+                for c in range(N):
+                    if row[c] == 2:
+                        if dist[c] == best:
+                            if seen == want:
+                                pick = c
+                                break
+                            seen += 1
+            else:
+                want = np.int64(u[b, 0] * n)
+                seen = 0
+                for c in range(N):
+                    if row[c] != 0:
+                        if seen == want:
+                            pick = c
+                            break
+                        seen += 1
+        # ---------------------------------------------------------- the move
+        if pick >= 0:
+            occ[b, cell[b, f]] = -1
+            occ[b, pick] = team[f]
+            cell[b, f] = pick
+            counts[1] += 1
+            if u[b, 1] < 0.5:               # remove one adjacent enemy
+                n_near = 0
+                for g in range(F):
+                    if alive[b, g] and side_of[g] != side_of[f] and \
+                            _adjacent(nbr, pick, cell[b, g]):
+                        n_near += 1
+                if n_near > 0:
+                    want = np.int64(u[b, 2] * n_near)
+                    seen = 0
+                    for g in range(F):
+                        if alive[b, g] and side_of[g] != side_of[f] and \
+                                _adjacent(nbr, pick, cell[b, g]):
+                            if seen == want:
+                                occ[b, cell[b, g]] = -1
+                                cell[b, g] = -1
+                                alive[b, g] = False
+                                break
+                            seen += 1
+                    # fewer than two sides left: the game is over at once
+                    if _n_sides(alive, side_of, n_all_sides, b) < 2:
+                        done[b] = True
+                        continue
+        # ---------------------------------------------------------- next actor
+        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                    max_turns, n_all_sides, b, False, counts)
+    # ---------------------------------------------------------- autoreset
+    for b in range(lo, hi):       # finished games restart from the root at once
+        if not done[b]:
+            continue
+        counts[3] += 1
+        for c in range(N):
+            occ[b, c] = occ0[c]
+        for g in range(F):
+            cell[b, g] = cell0[g]
+            alive[b, g] = cell0[g] >= 0
+        done[b] = False
+        turn[b] = 0
+        actor[b] = -1
+        counts[2] += 1
+        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                    max_turns, n_all_sides, b, False, counts)
+    return 0

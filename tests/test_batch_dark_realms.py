@@ -1,0 +1,326 @@
+"""Dark Realms on the batched arrays backend (issue 29.6) against single live positions.
+
+The layout (``movecore.games.dark_realms._batch``) holds a game as its figures' spaces and
+occupancy: a card move (``move``, ``roll`` [+ ``bonus``] [+ ``stamina``]) is the kernel's
+query of the figure's kind (team, flying) with the budget of that game's own roll; every
+other query (the enemy AI, ``die``, ``teleport``, ``paths``) is answered by a live
+position made from the game's arrays. After every step of seeded random play, on the
+bundled examples and on random boards (hex, square4, square8; obstacles, traps, rifts,
+flyers, summons, passing allies or not, dice, trap detour limits), every game's mask,
+costs and stops equal a single position's, every game's figures stand where the single
+position's do, and a position made from a game's arrays answers as the single one.
+Turning any rule of the layout off makes the differential fail."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import movecore as mc
+from movecore.batch import BatchedGames
+from movecore.games.dark_realms import _batch as drb
+from movecore.tools.selfplay import example_scenarios
+from movecore.tools.selfplay_batch import BatchedPlay
+from test_batch import _dense, _run_differential, _same_state
+from test_dark_realms import random_board, random_figures
+from test_position_dark_realms import random_query
+
+_DICE = ("d6", "d8", "d12")
+
+
+def _boards(seeds):
+    """Random Dark Realms scenarios with a hero and an enemy at least."""
+    out = []
+    for seed in seeds:
+        rng = random.Random(seed)
+        while True:
+            board = random_board(rng, size=rng.randint(3, 8))
+            figs = random_figures(rng, board, n_enemies=(1, 3), n_players=(1, 4))
+            sides = {f["side"] for f in figs}
+            if {"hero", "enemy"} <= sides:
+                break
+        opts = {"pass_allies": rng.random() < 0.4, "die": rng.choice(_DICE)}
+        if rng.random() < 0.3:
+            opts["trap_detour_limit"] = rng.choice([0, 1, 2])
+        out.append((f"random_{seed}", {"game": "dark_realms", "board": board,
+                                       "figures": figs, "options": opts, "query": {}}))
+    return out
+
+
+def _dense_penalty(pos, fid, query, P):
+    """int32[P]: each end's penalty (Dark Realms: traps), 0 elsewhere."""
+    m = pos.legal_moves(fid, **query)
+    pen = np.zeros(P, np.int32)
+    moves = m.mask[m.actions]
+    pen[m.actions[moves]] = m.penalty[moves]
+    return pen
+
+
+def _queries_differential(scenarios, steps, B, seed):
+    """Random per-game queries of every kind (card moves batched, the rest on restored
+    positions), random legal moves applied with ``apply(queries=)``, random removals and
+    resets; after every step the batch equals single positions. Returns (moves applied,
+    card moves answered by the kernels, of which with a trap counted on an end: the
+    batched penalty kernel's)."""
+    rng = random.Random(seed)
+    moved = batched = trapped = 0
+    for name, sc in scenarios:
+        root = mc.position(sc)
+        G = BatchedGames(root, B)
+        assert G.backend == "arrays", name
+        singles = [root.copy() for _ in range(B)]
+        for _ in range(steps):
+            figs = np.full(B, -1, np.int64)
+            qs = [None] * B
+            for b in range(B):
+                alive = np.flatnonzero(G.alive[b])
+                if len(alive) and rng.random() < 0.9:
+                    f = int(rng.choice(alive.tolist()))
+                    q = random_query(singles[b], G.ids[f], rng)
+                    if q.get("stamina_only"):
+                        q = {"move": 2}
+                    figs[b], qs[b] = f, q
+            pen = np.full((B, G.n_places), 7, np.int32)
+            mask, cost, stop = G.legal_moves(figs, queries=qs, penalty=pen)
+            to = np.full(B, -1, np.int64)
+            for b in np.flatnonzero(figs >= 0).tolist():
+                fid = G.ids[int(figs[b])]
+                want = _dense(singles[b], fid, qs[b], G.n_places)
+                assert np.array_equal(mask[b], want[0]), (name, b, fid, qs[b])
+                assert np.array_equal(cost[b], want[1]), (name, b, fid, qs[b])
+                assert np.array_equal(stop[b], want[2]), (name, b, fid, qs[b])
+                assert np.array_equal(pen[b], _dense_penalty(singles[b], fid, qs[b],
+                                                             G.n_places)), (name, b, fid)
+                if G._query_budget(int(figs[b]), qs[b]) >= 0:
+                    batched += 1
+                    trapped += bool(pen[b].any())
+                ends = np.flatnonzero(mask[b])
+                if len(ends):
+                    to[b] = int(rng.choice(ends.tolist()))
+            figs = np.where(to >= 0, figs, -1)
+            G.apply(figs, to, queries=qs)
+            for b in np.flatnonzero(figs >= 0).tolist():
+                singles[b].apply_move(G.ids[int(figs[b])], int(to[b]), **qs[b])
+                moved += 1
+            for b in range(B):
+                alive = np.flatnonzero(G.alive[b])
+                r = rng.random()
+                if r < 0.1 and len(alive) > 1:
+                    f = int(rng.choice(alive.tolist()))
+                    G.remove([b], [f])
+                    singles[b].remove_figure(G.ids[f])
+                elif r < 0.13:
+                    G.reset([b])
+                    singles[b] = root.copy()
+                _same_state(G, b, singles[b])
+            # a position made from a game's arrays answers as the single one
+            b = rng.randrange(B)
+            alive = np.flatnonzero(G.alive[b])
+            if len(alive):
+                fid = G.ids[int(rng.choice(alive.tolist()))]
+                q = random_query(singles[b], fid, rng)
+                if not q.get("stamina_only"):
+                    got = _dense(G.position(b), fid, q, G.n_places)
+                    want = _dense(singles[b], fid, q, G.n_places)
+                    assert all(np.array_equal(x, y) for x, y in zip(got, want)), (name, q)
+    return moved, batched, trapped
+
+
+def test_bundled_examples_run_on_arrays():
+    for name, scenario in example_scenarios("dark_realms"):
+        play = BatchedPlay("dark_realms", scenario, 4, seed=0)
+        assert play.games.backend == "arrays" and play.games.why is None, name
+        assert not play.fused, name   # (rolled queries, the enemy AI: the array path)
+
+
+def test_random_boards_exercise_every_rule():
+    """The random boards hold what the layout's rules are for: traps a walker crosses,
+    flyers (a shape of their own, obstacles flown over), rifts, obstacles, summons,
+    allies passed and not, dice other than a d6."""
+    seen = set()
+    for name, sc in _boards(range(24)):
+        G = BatchedGames(mc.position(sc), 1)
+        assert G.backend == "arrays", name
+        cells = sc["board"]["cells"]
+        figs = sc["figures"]
+        seen |= {k for k in ("trap", "rift", "obstacle") if any(c.get(k) for c in cells)}
+        seen |= {"flying"} if any(f.get("flying") for f in figs) else set()
+        seen |= {"summon"} if any(f["side"] == "summon" for f in figs) else set()
+        seen.add(("pass_allies", sc["options"]["pass_allies"]))
+        seen.add(sc["options"]["die"])
+        if len(G._layout.shapes) > 2:
+            seen.add("shapes")
+    assert seen >= {"trap", "rift", "obstacle", "flying", "summon", ("pass_allies", True),
+                    ("pass_allies", False), "d8", "d12", "shapes"}
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_random_boards_selfplay_equals_single_positions(policy):
+    assert _run_differential("dark_realms", steps=30, B=12, seed=5, policy=policy,
+                             scenarios=_boards(range(12))) > 1500
+
+
+def test_random_queries_equal_single_positions():
+    moved, batched, trapped = _queries_differential(
+        _boards(range(8)) + example_scenarios("dark_realms")[:2], steps=25, B=8, seed=1)
+    assert moved > 1000 and batched > 500 and trapped > 200
+
+
+@pytest.mark.slow
+def test_random_boards_ten_thousand_moves():
+    assert _run_differential("dark_realms", steps=100, B=48, seed=13,
+                             scenarios=_boards(range(100, 112))) >= 10_000
+
+
+def test_a_hero_roll_is_its_games_budget():
+    """Two games, two rolls: each game's hero gets its own die's reach; an enemy's
+    query in a third game runs the enemy AI (one end: toward the hero)."""
+    sc = {"game": "dark_realms", "board": {"cells": [{"at": [q, 0]} for q in range(8)]},
+          "figures": [{"id": "h", "side": "hero", "at": [0, 0]},
+                      {"id": "e", "side": "enemy", "at": [7, 0]}], "query": {}}
+    G = BatchedGames(mc.position(sc), 3)
+    mask, cost, _ = G.legal_moves(np.array([0, 0, 1]), queries=[
+        {"roll": 2}, {"roll": 5}, {"enemy": True, "move": 3, "attack_range": 1}])
+    assert np.flatnonzero(mask[0]).tolist() == [0, 1, 2]
+    assert np.flatnonzero(mask[1]).tolist() == [0, 1, 2, 3, 4, 5]
+    assert np.flatnonzero(mask[2]).tolist() == [4] and cost[2, 4] == 3
+    # a card beyond the shape's budget is answered on a position
+    assert G._query_budget(0, {"move": 100}) == -1
+    mask, cost, _ = G.legal_moves(np.array([0, -1, -1]), queries=[{"move": 100}, None, None])
+    assert np.flatnonzero(mask[0]).tolist() == list(range(7)) and cost[0, 6] == 6
+    with pytest.raises(mc.IllegalMoveError, match="game 0"):
+        G.apply(np.array([0, -1, -1]), np.array([3, -1, -1]), queries=[{"roll": 2}] * 3)
+    assert G.cell[:, 0].tolist() == [0, 0, 0]
+
+
+def test_a_stamina_only_move_is_refused():
+    """It marks the hero too, which the arrays do not hold: a typed error, and a
+    batch whose every figure asks it stays on positions."""
+    name, sc = example_scenarios("dark_realms")[0]
+    pos = mc.position(sc)
+    G = BatchedGames(pos, 2)
+    hero = next(i for i, f in enumerate(G.ids) if pos.side_of(f) == "hero")
+    with pytest.raises(mc.QueryError, match="Stamina-only"):
+        G.legal_moves(np.array([hero, -1]), queries=[{"stamina_only": True,
+                                                      "stamina": 1}, None])
+    G = BatchedGames(pos, 2, query={"stamina_only": True, "stamina": 1})
+    assert G.backend == "positions" and "Stamina-only" in G.why
+
+
+# ---------------------------------------------------------------- each rule, turned off
+def _off_budget(pos, query):            # every card move asked with the slot's budget
+    L, why = _ORIG(pos, query)
+    qb = L.query_budget
+    L.query_budget = lambda s, q: min(qb(s, q), 3) if qb(s, q) >= 0 else -1
+    return L, why
+
+
+def _off_shapes(pos, query):            # one shape for every kind (flyers as walkers)
+    L, why = _ORIG(pos, query)
+    L.shape_of = np.zeros_like(L.shape_of)
+    return L, why
+
+
+def _off_teams(pos, query):             # every figure an ally of every other
+    L, why = _ORIG(pos, query)
+    L.occ = np.where(L.occ >= 0, 0, L.occ).astype(np.int32)
+    L.team = np.zeros_like(L.team)
+    return L, why
+
+
+def _off_fallback(pos, query):          # the enemy AI answered as a card move
+    L, why = _ORIG(pos, query)
+    qb = L.query_budget
+
+    def budget(s, q):
+        if q.get("enemy") is True:
+            return q["move"]
+        return qb(s, q)
+    L.query_budget = budget
+    return L, why
+
+
+def _off_penalty(pos, query):           # no penalty shapes: no trap counted
+    L, why = _ORIG(pos, query)
+    L.penalty = None
+    return L, why
+
+
+def _off_restore(pos, query):           # a restored position forgets the moves
+    L, why = _ORIG(pos, query)
+    restore, start = L.restore, L.cell.copy()
+    L.restore = lambda p, occ, cell, alive: restore(p, occ, start, alive)
+    return L, why
+
+
+_ORIG = drb.batch_layout
+
+
+@pytest.mark.parametrize("off", [_off_budget, _off_shapes, _off_teams, _off_fallback,
+                                 _off_restore, _off_penalty], ids=lambda f: f.__name__)
+def test_turning_a_rule_off_fails(monkeypatch, off):
+    monkeypatch.setattr(drb, "batch_layout", off)
+    with pytest.raises(AssertionError, match=r"^\('random_\d+', \d+, '"):
+        _queries_differential(_boards(range(8)), steps=25, B=8, seed=1)
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_two_threads_play_as_one(policy):
+    """The kernel's chunks on two threads, the enemy AI's positions after them: the
+    same games as one thread for the same seed."""
+    for name, scenario in example_scenarios("dark_realms") + _boards(range(3)):
+        a = BatchedPlay("dark_realms", scenario, 16, seed=3, policy=policy, threads=2)
+        b = BatchedPlay("dark_realms", scenario, 16, seed=3, policy=policy)
+        assert a.games.threads == 2 and len(a.games._bufs) == 2
+        for _ in range(40):
+            a.step()
+            b.step()
+            assert np.array_equal(a.games.cell, b.games.cell), name
+            assert np.array_equal(a.games.alive, b.games.alive), name
+        assert a.counts == b.counts, name
+
+
+def test_penalties_on_both_backends():
+    """``legal_moves(penalty=)``: each end's trap count, the same on the positions
+    backend and on arrays (the batched penalty kernel), 0 for flyers and for a game
+    that asks nothing; a bad out array is a typed error."""
+    rng = random.Random(4)
+    counted = 0
+    for name, sc in _boards(range(6)) + example_scenarios("dark_realms"):
+        root = mc.position(sc)
+        A = BatchedGames(root, 6)
+        P = BatchedGames(root, 6, backend="positions")
+        figs = np.array([rng.randrange(A.F) for _ in range(6)], np.int64)
+        figs[5] = -1
+        qs = [{"roll": rng.randint(1, 6), "bonus": 1} for _ in range(5)] + [None]
+        pa = np.full((6, A.n_places), 9, np.int32)
+        pp = np.full((6, A.n_places), 9, np.int32)
+        got = A.legal_moves(figs, queries=qs, penalty=pa)
+        want = P.legal_moves(figs, queries=qs, penalty=pp)
+        assert all(np.array_equal(x, y) for x, y in zip(got, want)), name
+        assert np.array_equal(pa, pp) and not pa[5].any(), name
+        counted += int((pa > 0).sum())
+        for b in range(5):
+            assert np.array_equal(pa[b], _dense_penalty(root, A.ids[int(figs[b])], qs[b],
+                                                        A.n_places)), name
+    assert counted > 10
+    with pytest.raises(mc.QueryError, match="penalty must be int32"):
+        A.legal_moves(figs, queries=qs, penalty=np.zeros((6, A.n_places), np.int64))
+
+
+def test_a_penalty_shape_must_take_its_shapes_budgets(monkeypatch):
+    """A penalty shape prepared for a smaller budget than its shape's is refused (it
+    could not answer every move its shape answers)."""
+    name, sc = example_scenarios("dark_realms")[0]
+    pos = mc.position(sc)
+
+    def small(p, query):
+        L, why = _ORIG(p, query)
+        i = next(i for i, q in enumerate(L.penalty) if q is not None)
+        L.penalty[i] = mc.prepare(p.board, mc.Mover(), 1, occupant=p.occ,
+                                  enter_penalty=p._trap_pen, max_penalty=2)
+        return L, why
+    monkeypatch.setattr(drb, "batch_layout", small)
+    with pytest.raises(mc.QueryError, match="every budget its shape takes"):
+        BatchedGames(pos, 2)
