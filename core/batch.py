@@ -422,14 +422,7 @@ class BatchedGames:
             if pos is None:
                 pos = live[b] = self.root.copy()
             self._restore(pos, self.occ[b], self.cell[b], self.alive[b])
-            m = pos.legal_moves(self.ids[f], **qy)
-            moves = m.mask[m.actions]
-            acts = m.actions[moves]
-            mask[b, acts] = 1
-            cost[b, acts] = m.costs[moves]
-            stop[b, acts] = m.stop[moves]
-            if penalty is not None:
-                penalty[b, acts] = m.penalty[moves]
+            _write_row(b, pos.legal_moves(self.ids[f], **qy), mask, cost, stop, penalty)
 
     def _apply_end_rules(self, figs, start, shape, mask, cost, stop) -> None:
         """The layout's end rules (:class:`BatchLayout`) on the kernel's answer, over the
@@ -469,15 +462,8 @@ class BatchedGames:
                 self._moves[b] = None
                 continue
             q = self.queries[f] if queries is None else queries[b]
-            m = self.positions[b].legal_moves(self.ids[f], **q)
-            self._moves[b] = m
-            moves = m.mask[m.actions]         # the ends that are moves (Moves.mask)
-            acts = m.actions[moves]
-            mask[b, acts] = 1
-            cost[b, acts] = m.costs[moves]
-            stop[b, acts] = m.stop[moves]
-            if penalty is not None:
-                penalty[b, acts] = m.penalty[moves]
+            self._moves[b] = m = self.positions[b].legal_moves(self.ids[f], **q)
+            _write_row(b, m, mask, cost, stop, penalty)
 
     # ------------------------------------------------------------------ changes
     def apply(self, figures, places, *, queries=None) -> None:
@@ -606,6 +592,18 @@ def per_thread(n: int, shape, dtype) -> list:
     off = (-raw.ctypes.data) % 64
     return [raw[off + k * stride:off + k * stride + size].view(dtype).reshape(shape)
             for k in range(n)]
+
+
+def _write_row(b: int, m, mask, cost, stop, penalty) -> None:
+    """Row ``b`` of the dense answers from a live position's :class:`movecore.Moves`
+    ``m``: its ends that are moves (``Moves.mask``) only."""
+    moves = m.mask[m.actions]
+    acts = m.actions[moves]
+    mask[b, acts] = 1
+    cost[b, acts] = m.costs[moves]
+    stop[b, acts] = m.stop[moves]
+    if penalty is not None:
+        penalty[b, acts] = m.penalty[moves]
 
 
 def threads_or(threads: int, B: int) -> int:

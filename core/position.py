@@ -643,9 +643,8 @@ class Position:
         (``self.cell``, ``self.board``): the figures on the board's geometric neighbours
         of ``figure``'s cell, in play order."""
         i = self._fig(figure)
-        nb = self.board.nbr[self.cell[i]]
-        near = set(nb[nb >= 0].tolist())
-        return [fid for fid, c, a in zip(self.ids, self.cell.tolist(), self.alive)
+        near = self.board.nbr[self.cell[i]].tolist()     # (its -1 pads are no cell)
+        return [fid for fid, c, a in zip(self.ids, self.cell.tolist(), self.alive.tolist())
                 if a and c in near]
 
     def _fig(self, figure) -> int:

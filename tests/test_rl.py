@@ -505,3 +505,23 @@ def test_examples_are_what_selfplay_plays():
     assert rl.env("grid_hex_skirmish")._s is rl.env("grid_hex_skirmish.json")._s
     with pytest.raises(mc.ScenarioError):
         rl.examples("chess")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_match_restart_plays_as_a_new_match(game):
+    """An environment's reset restarts its match on a fresh copy: the same game as a
+    new Match with the same seed, whatever the last game left behind."""
+    root = mc.position(FIRST[game])
+
+    def play(m):
+        seen = []
+        while not m.over and len(seen) < 80:
+            seen.append((m.turn, m.side, m.figure, m.moves.actions.tolist()))
+            m.play(m.random_row())
+        return seen, m.over, m.n_sides, {f: m.pos.where(f) for f in m.pos.figures}
+
+    used = Match(game, root.copy(), np.random.default_rng(1), max_turns=10)
+    play(used)
+    used.restart(root.copy(), np.random.default_rng(7))
+    fresh = Match(game, root.copy(), np.random.default_rng(7), max_turns=10)
+    assert play(used) == play(fresh)

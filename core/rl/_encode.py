@@ -88,6 +88,32 @@ def fill_mask(mask, rowof, clear_lo, clear_hi, tail, base, actions, rows, extra)
     return n
 
 
+_FUSED_SIG = ("int64(int8[::1], int64, int64, int64, "
+              "int8[::1], int64[::1], int64, int64, int64, int64, int32[::1], "
+              "int64[::1], int64[::1], float32[:, ::1], float32[:, ::1], int64[:, ::1], "
+              "int64[::1], int64, int64, int64, int64[::1], int64[::1], int32[::1], "
+              "int32[::1], float32, float32[::1])")
+
+
+@nb.njit(_FUSED_SIG, cache=True, nogil=True)
+def fill_and_encode(last_mask, last_lo, last_hi, last_tail, mask, rowof, clear_lo,
+                    clear_hi, tail, base, actions, rows, extra, o, static, fig_hw, fig_side,
+                    n_sides, observer, acting, moved, lead, costs, stop, turn_frac, valid):
+    """Zero ``last_mask[last_lo:last_hi]`` and ``last_mask[last_tail:]`` (what the agent
+    that acted last had set: an empty array for none), then :func:`fill_mask` and
+    :func:`encode_common` of the acting agent's observation, in one call (an
+    environment whose every step is observed draws it with the step); the other
+    arguments are theirs. Returns the number of actions set."""
+    for j in range(last_lo, last_hi):
+        last_mask[j] = 0
+    for j in range(last_tail, last_mask.shape[0]):
+        last_mask[j] = 0
+    n = fill_mask(mask, rowof, clear_lo, clear_hi, tail, base, actions, rows, extra)
+    encode_common(o, static, fig_hw, fig_side, n_sides, observer, acting, moved, lead,
+                  actions, rows, costs, stop, turn_frac, valid)
+    return n
+
+
 def _entry(dispatcher):
     """The compiled entry point of a one-signature dispatcher (skips the dispatcher's
     type resolution: about a third of a call of these small writers); the dispatcher
@@ -102,3 +128,4 @@ def _entry(dispatcher):
 #: the writers as the environments call them (exactly the declared dtypes)
 encode_common_fast = _entry(encode_common)
 fill_mask_fast = _entry(fill_mask)
+fill_and_encode_fast = _entry(fill_and_encode)

@@ -24,9 +24,10 @@ from pettingzoo.utils import wrappers
 
 from ..errors import IllegalMoveError, QueryError, ScenarioError, describe
 from ._encode import encode_common_fast as encode_common
+from ._encode import fill_and_encode_fast as fill_and_encode
 from ._encode import fill_mask_fast as fill_mask
-from .spaces import GAME_PLANES, ActionLayout, BoardLayout
-from .turns import DEFAULT_TURNS, GAMES, Match, game_rules, turn_sides
+from .spaces import ActionLayout, BoardLayout
+from .turns import DEFAULT_TURNS, GAMES, Match, game_rules, roster_of, turn_sides
 
 OPPONENTS = ("random", "greedy", "enemy_ai")
 
@@ -86,6 +87,7 @@ class _Setup:
         self.root = pos
         self.sides = list(pos.sides)                 # every side in play at the start
         self.turn_sides = turn_sides(rules, pos)
+        self.roster = roster_of(pos)                 # each side's figures at the start
         if len(self.turn_sides) < 1 or len(self.sides) < 2:
             raise ScenarioError(f"movecore.rl: a scenario needs two sides or more and one "
                                 f"that moves; got sides {self.sides}")
@@ -156,6 +158,7 @@ class _Setup:
                 # the place it stands on, as its action id (a large monster's whole base)
                 fig_hw[i] = self.places[i][pos.action_of(f, w)]
         self.fig_hw = fig_hw
+        self.n_sides = len(self.sides)
         self.valid = lay.static[0].copy()
         self.dyn0 = lay.static.shape[0] + len(self.sides)
         # game state
@@ -163,9 +166,6 @@ class _Setup:
         if game == "heroscape":
             self.pos_rows = np.array([pos.index[f] for f in self.figs], np.int64)
         self.town = town and "town" in self.specials
-        self.game_planes = bool(GAME_PLANES[game])
-        for al in self.actions.values():
-            al.end_turn_ids = np.array([al.end_turn], np.int64)
 
 
 def _setup(scenario: Mapping, town: bool) -> _Setup:
@@ -186,29 +186,96 @@ def _scenario(name_or_scenario) -> Mapping:
 
 
 # --------------------------------------------------------------------------- the core
+class _AgentState:
+    """One agent's action space as a step reads it (plain attributes, made once per
+    environment): its mask (int8[A], reused by every episode: observe hands out
+    copies), the row of each place in the acting figure's answer, and the figure block
+    of the mask set last (``lo:hi``; 0:0 when none is)."""
+
+    __slots__ = ("name", "layout", "P", "end_turn", "n", "slot", "observer", "mask",
+                 "rowof", "lo", "hi", "extra")
+
+    def __init__(self, setup: _Setup, agent):
+        al = self.layout = setup.actions[agent]
+        self.name = agent
+        self.P, self.end_turn, self.n = al.P, al.end_turn, al.n
+        self.slot = setup.slot_of[agent]
+        self.observer = setup.observer[agent]
+        self.mask = np.zeros(al.n, np.int8)
+        self.rowof = np.zeros(al.P, np.int64)
+        self.lo = self.hi = 0
+        self.extra = np.array([al.end_turn], np.int64)    # always legal: end turn
+
+    def clear(self) -> None:
+        """Zero what is set (the figure block and end turn / the special actions)."""
+        if self.n <= 4096:          # (one memset: cheaper than two slices when small)
+            self.mask.fill(0)
+        else:
+            self.mask[self.lo:self.hi] = 0
+            self.mask[self.end_turn:] = 0
+        self.lo = self.hi = 0
+
+
 class _Core:
     """One episode's state, shared by the AEC and Gymnasium environments (no PettingZoo
-    or Gymnasium here): the position, the match, each figure's cells, the action mask."""
+    or Gymnasium here): the position, the match, each figure's cells, the action mask.
+
+    Paid once per environment, not per step: every agent's mask (only the block of the
+    figure set last is cleared), the rows of the figures that moved this turn (appended
+    as they move), the game's planes that no move changes (grid's provoke tokens, Mage
+    Knight's night: drawn once per episode), and those that change rarely (Descent's
+    doors, Dark Realms' allowance: drawn once per change)."""
 
     def __init__(self, setup: _Setup, max_turns: int, reward_fn, terminal_fn):
-        self.s = setup
+        s = self.s = setup
         self.max_turns = max_turns
         self.reward_fn = reward_fn if reward_fn is not None else removal_reward
         self.terminal_fn = terminal_fn
         self.match: Match | None = None
+        self._agents = {a: _AgentState(s, a) for a in s.actions}
+        # each figure that may act: its row, its agent, its block's first id, its places'
+        # lead cells (what a step reads of the acting figure, in one lookup)
+        self._figure = {f: (s.row[f], st, k * st.P, s.lead[s.row[f]])
+                        for st in self._agents.values() for f, k in st.slot.items()}
+        self.masks = {a: st.mask for a, st in self._agents.items()}
+        self.rowof = {a: st.rowof for a, st in self._agents.items()}
+        self._moved_rows = np.zeros(max(len(s.figs), 1), np.int64)
+        self._moved_views = [self._moved_rows[:k] for k in range(len(s.figs) + 1)]
+        self._views: dict = {}       # n -> _ARANGE[:n], -1 - n -> _ZEROS32[:n]
+        self._shape = s.layout.shape
+        self._plane_k = s.dyn0 + 6                    # the game's first own plane
+        self._episode_plane, self._step_plane = _GAME_PLANES.get(s.game, (None, None))
+        self._cache_key = self._cache_val = None     # a game plane's inputs and drawing
+        self._plane = self._plane_of = None          # the episode's plane, and of what
+        self._held: _AgentState | None = None        # the agent whose mask is set
+        self._acting = None
+        # eager (the AEC env: every step is observed, by last()): the acting agent's
+        # observation is drawn with its mask, in one call per step, into ``_obs``
+        # (observe hands out copies); ``_drawn`` is the agent it was drawn for
+        self.eager = False
+        self._obs = np.zeros(self._shape, np.float32)
+        self._obs2 = self._obs.reshape(self._shape[0], -1)
+        self._drawn = None
 
     def reset(self, rng) -> None:
         s = self.s
         self.pos = s.root.copy()
         self.fig_hw = s.fig_hw.copy()
-        self.turned = set()          # rows of Descent bases standing turned
-        self.match = Match(s.game, self.pos, rng, max_turns=self.max_turns, rules=s.rules,
-                           sides=s.turn_sides)
-        self.masks = {a: np.zeros(al.n, np.int8) for a, al in s.actions.items()}
-        self._block = {a: (0, 0) for a in s.actions}     # the figure block set last
-        self.rowof = {a: np.zeros(al.P, np.int64) for a, al in s.actions.items()}
-        self.over = None
+        # rows of Descent bases standing turned (no base turns elsewhere)
+        self.turned = set() if s.size0 else _NONE_TURNED
+        if self.match is None:
+            self.match = Match(s.game, self.pos, rng, max_turns=self.max_turns,
+                               rules=s.rules, sides=s.turn_sides, roster=s.roster)
+        else:
+            self.match.restart(self.pos, rng, s.roster)
+        # the mask set last (every other one is zeros) is cleared by _refresh below
         self._acting = None
+        self._moved_of = None        # the match's ``moved`` list last read, and its length
+        self._n_moved = 0
+        if self._episode_plane is not None and self._plane_of is not s.root:
+            # (every episode starts as a copy of the root, and no move changes it)
+            self._plane, self._plane_of = self._episode_plane(self), s.root
+        self.over = None
         self.removed: list = []
         self._refresh()
 
@@ -219,83 +286,128 @@ class _Core:
         return None if self.over else self.s.agent_of[m.side]
 
     def _refresh(self) -> None:
-        """After a change: the end of the game, and the acting agent's mask."""
-        m, s = self.match, self.s
+        """After a change: the end of the game, the acting agent's mask, and what its
+        observation draws of the acting figure."""
+        m = self.match
         if m.over and not self.over:
             self.over = m.over
-        prev = self._acting
-        self._acting = None
-        agent = None if self.over else s.agent_of[m.side]
-        if prev is not None and prev != agent:     # clear what the last agent had
-            lo, hi = self._block[prev]
-            fill_mask(self.masks[prev], self.rowof[prev], lo, hi, s.actions[prev].end_turn,
-                      0, _NO_ACTS, _NO_ROWS, _NO_ROWS)
-            prev = None
-        if agent is None:
+        held = self._held
+        self._drawn = None
+        if self.over:
+            if held is not None:         # the last agent's mask: zeros
+                held.clear()
+            self._held = self._acting = None
             return
-        al = s.actions[agent]
-        base = s.slot_of[agent][m.figure] * al.P
+        fid = m.figure
+        i, st, base, lead = self._figure[fid]
+        last = None                  # the mask the agent that acted last had set
+        if held is not st and held is not None:
+            last = held
+        s = self.s
         mv = m.moves
-        rows = m.rows
-        if rows is None:
-            rows = _ARANGE[:len(mv.actions)]
         acts = mv.actions
-        if self.turned:
-            i = s.row[m.figure]
-            if i in self.turned:
-                acts = s.swap[i][acts]       # as the env numbers them (see _Setup.swap)
+        n_ends = len(acts)
+        rows = m.rows
+        views = self._views          # (views made once per length: no slice per step)
+        if rows is None:
+            rows = views.get(n_ends)
+            if rows is None:
+                rows = views[n_ends] = _view(_ARANGE, n_ends)
+        if self.turned and i in self.turned:
+            acts = s.swap[i][acts]       # as the env numbers them (see _Setup.swap)
         acts = self._acts = np.ascontiguousarray(acts, np.int32)
-        extra = al.end_turn_ids
-        if s.town and al.specials:
-            town = s.rules.special(self.pos, m.figure).get("town", -1)
+        extra = st.extra
+        if s.town and st.layout.specials:
+            town = s.rules.special(self.pos, fid).get("town", -1)
             if (m.rows is not None and (mv.actions == town).any()) or \
                     town in (getattr(mv, "non_moves", None) or {}).values():
-                extra = np.array([al.end_turn, al.special(0, base // al.P)], np.int64)
-        lo, hi = self._block[agent] if prev is not None else (0, 0)
-        fill_mask(self.masks[agent], self.rowof[agent], lo, hi, al.end_turn, base,
-                  acts, rows, extra)
-        self._block[agent] = (base, base + al.P)
-        self._acting = agent
-        self._rows = rows
+                extra = np.array([st.end_turn, st.layout.special(0, base // st.P)],
+                                 np.int64)
+        lo, hi = st.lo, st.hi
+        st.lo = base
+        st.hi = base + st.P
+        self._held = st
+        agent = self._acting = st.name
+        # the rows of the side's figures that moved this turn (the match appends them)
+        moved = m.moved
+        n = self._n_moved
+        if moved is not self._moved_of:
+            self._moved_of, n = moved, 0
+        if n != len(moved):
+            buf, row = self._moved_rows, s.row
+            if n > len(moved):
+                n = 0
+            while n < len(moved):
+                buf[n] = row[moved[n]]
+                n += 1
+        self._n_moved = n
+        stop = mv._stop         # (None: no end must stop; Moves.stop would allocate)
+        if stop is None:
+            stop = views.get(-1 - n_ends)
+            if stop is None:
+                stop = views[-1 - n_ends] = _view(_ZEROS32, n_ends)
+        costs = np.ascontiguousarray(mv.costs, np.int32)
+        stop = np.ascontiguousarray(stop, np.int32)
+        if self.eager:
+            o = self._obs2
+            if last is None:
+                last_mask, last_lo, last_hi, last_tail = _NO_MASK, 0, 0, 0
+            else:                    # zeroed by the writer below
+                last_mask, last_lo, last_hi, last_tail = last.mask, last.lo, last.hi, \
+                    last.end_turn
+                last.lo = last.hi = 0
+            fill_and_encode(last_mask, last_lo, last_hi, last_tail, st.mask, st.rowof, lo,
+                            hi, st.end_turn, base, acts, rows, extra, o, s.layout.static,
+                            self.fig_hw, s.fig_side, s.n_sides, st.observer, i,
+                            self._moved_views[n], lead, costs, stop,
+                            m.turn / self.max_turns, s.valid)
+            self._game_planes(o)
+            self._drawn = agent
+        else:
+            if last is not None:
+                last.clear()
+            fill_mask(st.mask, st.rowof, lo, hi, st.end_turn, base, acts, rows, extra)
+            self._enc = (i, self._moved_views[n], lead, acts, rows, costs, stop)
 
     def act(self, agent, action) -> dict:
         """Play ``action`` for ``agent`` (checked against the mask first: on error the
         position is unchanged); returns the rewards ``{side: r}``."""
-        s = self.s
-        al = s.actions[agent]
+        st = self._agents[agent]
         if type(action) is not int:
             if isinstance(action, np.ndarray) and action.shape == ():
                 action = action.item()
             if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-                raise IllegalMoveError(f"action must be an integer in [0, {al.n}); got "
+                raise IllegalMoveError(f"action must be an integer in [0, {st.n}); got "
                                        f"{describe(action)}")
             action = int(action)
-        if not 0 <= action < al.n:
-            raise IllegalMoveError(f"action must be an integer in [0, {al.n}); got "
+        if not 0 <= action < st.n:
+            raise IllegalMoveError(f"action must be an integer in [0, {st.n}); got "
                                    f"{describe(action)}")
-        if not self.masks[agent][action]:
-            raise IllegalMoveError(f"action {action} ({al.names()[action]}) is not legal "
-                                   f"now (agent {agent!r}, acting figure "
+        if not st.mask[action]:
+            raise IllegalMoveError(f"action {action} ({st.layout.names()[action]}) is not "
+                                   f"legal now (agent {agent!r}, acting figure "
                                    f"{self.match.figure!r})")
-        m = self.match
+        s, m = self.s, self.match
         fid, side = m.figure, m.side
-        removed: list = []
-        if action < al.end_turn:
-            place = action % al.P
-            removed = m.play(int(self.rowof[agent][place]))
-            i = s.row[fid]
-            self.fig_hw[i] = s.places[i][place]
+        if action < st.end_turn:
+            place = action % st.P
+            removed = m.play(int(st.rowof[place]))
+            i, _, _, lead = self._figure[fid]
+            if s.K == 1:
+                self.fig_hw[i, 0] = lead[place]
+            else:
+                self.fig_hw[i] = s.places[i][place]
             if s.swap[i] is not None:
                 if self.pos.size[self.pos.index[fid]] != s.size0[i]:
                     self.turned.add(i)
                 else:
                     self.turned.discard(i)
-        elif action == al.end_turn:
+        elif action == st.end_turn:
             m.end_turn()
+            removed = []
         else:   # a special action (Descent's glyph to town)
             removed = m.play_action(s.rules.special(self.pos, fid)["town"])
-            i = s.row[fid]
-            self.fig_hw[i] = -1
+            self.fig_hw[s.row[fid]] = -1
         for f, _ in removed:
             self.fig_hw[s.row[f]] = -1
         self.removed = removed
@@ -308,61 +420,109 @@ class _Core:
 
     # ---------------------------------------------------------------- observation
     def observe(self, agent, out=None) -> np.ndarray:
+        """float32[C, H, W]: ``agent``'s observation (into ``out`` when given)."""
+        if agent == self._drawn:         # drawn with the step (eager)
+            if out is None:
+                return self._obs.copy()
+            out.reshape(self._shape)[...] = self._obs
+            return out
         s = self.s
-        lay = s.layout
         if out is None:
-            out = np.empty(lay.shape, np.float32)
+            out = np.empty(self._shape, np.float32)
         o = out.reshape(out.shape[0], -1)
-        m = self.match
-        observer = s.observer[agent]
+        frac = self.match.turn / self.max_turns        # (made float32 by the writer)
         if self._acting == agent:
-            fid = m.figure
-            acting = s.row[fid]
-            mv = m.moves
-            moved = np.array([s.row[f] for f in m.moved], np.int64) if m.moved else \
-                _NO_ROWS
-            encode_common(o, lay.static, self.fig_hw, s.fig_side, len(s.sides), observer,
-                          acting, moved, s.lead[acting], self._acts, self._rows,
-                          np.ascontiguousarray(mv.costs, np.int32),
-                          np.ascontiguousarray(mv.stop, np.int32),
-                          np.float32(m.turn / self.max_turns), s.valid)
+            encode_common(o, s.layout.static, self.fig_hw, s.fig_side, s.n_sides,
+                          s.observer[agent], *self._enc, frac, s.valid)
         else:
-            encode_common(o, lay.static, self.fig_hw, s.fig_side, len(s.sides), observer,
-                          -1, _NO_ROWS, _NO_ROWS, _NO_ACTS, _NO_ROWS, _NO_ACTS, _NO_ACTS,
-                          np.float32(m.turn / self.max_turns), s.valid)
-        if s.game_planes:
-            self._game_planes(o)
+            encode_common(o, s.layout.static, self.fig_hw, s.fig_side, s.n_sides,
+                          s.observer[agent], -1, _NO_ROWS, _NO_ROWS, _NO_ACTS, _NO_ROWS,
+                          _NO_ACTS, _NO_ACTS, frac, s.valid)
+        self._game_planes(o)
         return out
 
     def _game_planes(self, o) -> None:
-        s, pos, g = self.s, self.pos, self.s.game
-        k = s.dyn0 + 6
-        if g == "grid":
-            tokens = pos.provoke
-            if tokens:
-                o[k, s.layout.coords_hw(np.array(tokens, np.int64))] = 1
-        elif g == "heroscape":
-            eng = pos.engaged[s.pos_rows]
-            if eng.any():
-                c = self.fig_hw[eng].ravel()
-                o[k, c[c >= 0]] = 1
-        elif g == "descent":
-            for d, cells in zip(pos.door_open, s.layout.extra["doors"]):
-                o[k + (1 if d else 0), cells] = 1
-        elif g == "mage_knight":
-            if pos.time == "night":
-                o[k] = s.valid
-        elif g == "dark_realms":
-            m = self.match
-            if not self.over and m.query:
-                q = m.query
-                v = q.get("roll", q.get("move", 0))
-                o[k] = s.valid * np.float32(v / 12)
+        """Draw the game's own planes into ``o`` (float32[C, H*W], zeroed there)."""
+        if self._plane is not None:
+            o[self._plane_k] = self._plane
+        elif self._step_plane is not None:
+            self._step_plane(self, o, self._plane_k)
+
+
+# The game's own planes (docs/rl.md), drawn after encode_common zeroed them. Those no
+# move changes are made once per episode (``episode(core)`` -> float32[H*W] or None);
+# the others are drawn per observation (``step(core, o, k)``), from a drawing made once
+# per change of what they show where that changes rarely (``_Core._cache_key``).
+def _provoke_plane(core):
+    """Grid: the provoke tokens' cells (moves never change the tokens)."""
+    tokens = core.pos.provoke
+    if not tokens:
+        return None
+    if tokens != core._cache_key:       # (every episode starts with the same tokens)
+        hw = core.s.layout.coords_hw(np.array(tokens, np.int64))
+        hw = hw[hw >= 0]                # a token off the board's rectangle: none
+        plane = None
+        if len(hw):
+            plane = np.zeros(core.s.valid.shape, np.float32)
+            plane[hw] = 1
+        core._cache_key, core._cache_val = tokens, plane
+    return core._cache_val
+
+
+def _night_plane(core):
+    """Mage Knight: every valid cell at night (moves never change the time of day)."""
+    return core.s.valid if core.pos.time == "night" else None
+
+
+def _engaged_plane(core, o, k) -> None:
+    """Heroscape: the cells of the engaged figures."""
+    eng = core.pos.engaged[core.s.pos_rows]
+    if eng.any():
+        c = core.fig_hw[eng].ravel()
+        o[k, c[c >= 0]] = 1
+
+
+def _door_planes(core, o, k) -> None:
+    """Descent: the squares on either side of each closed door, then of each open one."""
+    doors = core.pos.door_open
+    if doors != core._cache_key:
+        block = np.zeros((2, o.shape[1]), np.float32)
+        for d, cells in zip(doors, core.s.layout.extra["doors"]):
+            block[1 if d else 0, cells] = 1
+        core._cache_key, core._cache_val = list(doors), block
+    o[k:k + 2] = core._cache_val
+
+
+def _allowance_plane(core, o, k) -> None:
+    """Dark Realms: the acting figure's rolled Move / 12 on every valid cell."""
+    if not core.over:
+        q = core.match.query
+        if q:
+            v = q.get("roll", q.get("move", 0))
+            if v != core._cache_key:
+                core._cache_key, core._cache_val = v, core.s.valid * np.float32(v / 12)
+            o[k] = core._cache_val
+
+
+_GAME_PLANES = {"grid": (_provoke_plane, None), "mage_knight": (_night_plane, None),
+                "heroscape": (None, _engaged_plane), "descent": (None, _door_planes),
+                "dark_realms": (None, _allowance_plane)}
 
 
 _NO_ROWS = np.zeros(0, np.int64)
 _NO_ACTS = np.zeros(0, np.int32)
+_NO_MASK = np.zeros(0, np.int8)
+_NONE_TURNED: frozenset = frozenset()
 _ARANGE = np.arange(1 << 16, dtype=np.int64)
+_ZEROS32 = np.zeros(1 << 16, np.int32)
+
+
+def _view(base: np.ndarray, n: int) -> np.ndarray:
+    """``base[:n]``, or a new array like it where ``base`` is too short (the writers
+    only read it)."""
+    if n <= base.shape[0]:
+        return base[:n]
+    return np.arange(n) if base is _ARANGE else np.zeros(n, base.dtype)
 
 
 def _action_cells(s: _Setup, agent) -> np.ndarray:
@@ -463,7 +623,10 @@ class MovecoreAEC(AECEnv):
             for a, al in self._s.actions.items()}
         self.action_spaces = {a: gs.Discrete(al.n) for a, al in self._s.actions.items()}
         self._core = _Core(self._s, int(max_turns), reward_fn, terminal_fn)
+        self._core.eager = True      # last() observes every step: drawn with the step
         self._rng = None
+        self._zeros = dict.fromkeys(self.possible_agents, 0.0)      # reset's copies
+        self._falses = dict.fromkeys(self.possible_agents, False)
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent):
@@ -504,12 +667,13 @@ class MovecoreAEC(AECEnv):
             self._rng = np.random.default_rng(seed)
         core = self._core
         core.reset(self._rng)
-        self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        agents = self.agents = list(self.possible_agents)
+        zeros, falses = self._zeros, self._falses
+        self.rewards = zeros.copy()
+        self._cumulative_rewards = zeros.copy()
+        self.terminations = falses.copy()
+        self.truncations = falses.copy()
+        self.infos = {a: {} for a in agents}
         self._skip_agent_selection = None
         self.agent_selection = self.agents[0]
         self._has_reset = True
@@ -526,7 +690,7 @@ class MovecoreAEC(AECEnv):
             if self.agent_selection not in self.agents:
                 self.agent_selection = self.agents[0]
             return
-        nxt = core.agent
+        nxt = core._acting           # (the game is not over: the agent to act)
         dead = None
         if core.removed or self._skip_agent_selection is not None:
             alive = core.pos.sides
@@ -591,9 +755,15 @@ class MovecoreAEC(AECEnv):
     def last(self, observe: bool = True):
         if not self._has_reset:
             self._reset_first("last()")
-        agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
-                self.terminations[agent], self.truncations[agent], self.infos[agent])
+        agent = self.agent_selection          # (always one of the agents)
+        if observe:
+            core = self._core
+            obs = {"observation": core.observe(agent),
+                   "action_mask": core.masks[agent].copy()}
+        else:
+            obs = None
+        return (obs, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
 
     def observe(self, agent):
         if not self._has_reset:
@@ -709,7 +879,7 @@ class MovecoreGym(gymnasium.Env):
         return core.observe(self.agent), self._info()
 
     def _info(self) -> dict:
-        return {"action_mask": self.action_masks().astype(np.int8)}
+        return {"action_mask": self._core.masks[self.agent].copy()}
 
     def action_masks(self) -> np.ndarray:
         """bool[A]: the legal actions now (all False once the episode is over)."""

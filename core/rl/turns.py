@@ -130,7 +130,7 @@ class MageKnightGame(Game):
         return self._q
 
     def usable(self, pos, fid, moves):
-        return np.flatnonzero(moves.columns["can_stay"])
+        return np.asarray(moves.columns["can_stay"]).nonzero()[0]
 
 
 class DescentGame(Game):
@@ -204,6 +204,13 @@ def turn_sides(rules: Game, pos) -> list:
     return [s for s in pos.sides if any(rules.moves(pos, f) for f in pos.team_figures(s))]
 
 
+def roster_of(pos) -> tuple:
+    """``(lineup, side_of)``: each side's figures in play in play order (``{side:
+    [figure]}``, the sides in order of first appearance) and every figure's side."""
+    lineup = {s: pos.team_figures(s) for s in pos.sides}
+    return lineup, {f: s for s, figs in lineup.items() for f in figs}
+
+
 def _cells(where) -> np.ndarray:
     """int[k, 2] cells of a position's ``where`` (one coordinate or a list of them)."""
     return np.array([where] if isinstance(where, tuple) else where, np.int64).reshape(-1, 2)
@@ -223,23 +230,39 @@ class Match:
 
     ``turn`` counts the turns started; ``over`` is "terminated" (fewer than two sides
     left), "truncated" (``max_turns`` turns played) or None.
+
+    ``roster``: :func:`roster_of` ``pos`` when the caller has it already (an environment
+    makes it once per scenario); figures leave play only through the match (its
+    removals), so the match keeps each side's figures itself from then on.
     """
 
     def __init__(self, game: str, pos, rng, *, max_turns: int = DEFAULT_TURNS,
-                 rules: Game | None = None, sides: list | None = None):
+                 rules: Game | None = None, sides: list | None = None,
+                 roster: tuple | None = None):
         if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) \
                 or max_turns < 1:
             raise QueryError(f"max_turns must be a positive integer; got "
                              f"{describe(max_turns)}")
         self.game = game
-        self.pos = pos
-        self.rng = rng
         self.max_turns = int(max_turns)
         self.rules = rules if rules is not None else game_rules(game, pos)
         self.sides = list(sides) if sides is not None else turn_sides(self.rules, pos)
         self._usable = None if type(self.rules).usable is Game.usable else self.rules.usable
         self._may_move = None if type(self.rules).moves is Game.moves else self.rules.moves
-        self.n_sides = len(pos.sides)       # sides with figures in play
+        self._query, self._batch = self.rules.query, self.rules.batch
+        self.restart(pos, rng, roster)
+
+    def restart(self, pos, rng, roster: tuple | None = None) -> None:
+        """A new game on ``pos`` (another position of the same scenario, played in
+        place) with the same rules, sides and turn limit, ``rng`` rolling its dice: what
+        an environment's ``reset`` does, without validating and setting up again."""
+        self.pos = pos
+        self.rng = rng
+        lineup, self._side_of = roster if roster is not None else roster_of(pos)
+        # each side's figures in play, in play order (as ``pos.team_figures``); the
+        # lists are the roster's, never changed: a removal replaces its side's list
+        self._lineup = dict(lineup)
+        self.n_sides = len(self._lineup)    # sides with figures in play
         self.turn = 0
         self.moves_played = 0
         self.generations = 0
@@ -258,22 +281,22 @@ class Match:
     # ---------------------------------------------------------------- flow
     def _start_turn(self) -> bool:
         """Start the next side's turn; False (and ``over`` set) if the game is over."""
-        pos = self.pos
-        if self.n_sides < 2 or not self.sides:
+        sides = self.sides
+        if self.n_sides < 2 or not sides:
             self.over = "terminated"
             return False
-        if self.turn >= self.max_turns:
+        turn = self.turn
+        if turn >= self.max_turns:
             self.over = "truncated"
             return False
-        side = self.side = self.sides[self.turn % len(self.sides)]
-        self.turn += 1
+        side = self.side = sides[turn % len(sides)]
+        self.turn = turn + 1
         self.moved = []
-        self._queue = pos.team_figures(side)
-        self._queue.reverse()              # popped from the end: play order
-        self._answers = None
-        if self.rules.batch:
-            q = self.rules.query(pos, None, self.rng)
-            self._answers = pos.legal_moves_side(side, **q)
+        figs = self._lineup.get(side)
+        self._queue = figs[::-1] if figs else []       # popped from the end: play order
+        if self._batch:
+            q = self._query(self.pos, None, self.rng)
+            self._answers = self.pos.legal_moves_side(side, **q)
             self.generations += len(self._answers)
             self._taken = []
         return True
@@ -283,12 +306,13 @@ class Match:
         pos = self.pos
         may_move, usable = self._may_move, self._usable
         while True:
-            if not self._queue:
+            queue = self._queue
+            if not queue:
                 self.figure = self.moves = self.rows = None
                 if not self._start_turn():
                     return
                 continue
-            fid = self._queue.pop()
+            fid = queue.pop()
             if may_move is not None and not may_move(pos, fid):
                 continue
             answers = self._answers
@@ -309,7 +333,7 @@ class Match:
                     if not free.all():
                         rows = np.flatnonzero(free) if rows is None else rows[free[rows]]
             else:
-                q = self.rules.query(pos, fid, self.rng)
+                q = self._query(pos, fid, self.rng)
                 m = pos.legal_moves(fid, **q)
                 self.generations += 1
                 rows = None if usable is None else usable(pos, fid, m)
@@ -342,12 +366,18 @@ class Match:
         removed = []
         rng = self.rng
         if rng.random() < REMOVE_CHANCE:
-            near = [f for f in pos.touching(fid) if pos.side_of(f) != side]
+            side_of = self._side_of
+            near = [f for f in pos.touching(fid) if side_of[f] != side]
             if near:
                 gone = near[int(rng.random() * len(near))]
-                removed.append((gone, pos.side_of(gone)))
+                lost = side_of[gone]
+                removed.append((gone, lost))
                 pos.remove_figure(gone)
-                self.n_sides = len(pos.sides)
+                figs = [f for f in self._lineup[lost] if f != gone]
+                self._lineup[lost] = figs
+                if not figs:
+                    del self._lineup[lost]
+                    self.n_sides = len(self._lineup)
                 if self.n_sides < 2:
                     self.over = "terminated"
                     self.figure = self.moves = self.rows = None
