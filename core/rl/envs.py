@@ -693,7 +693,9 @@ class MovecoreAEC(AECEnv):
         nxt = core._acting           # (the game is not over: the agent to act)
         dead = None
         if core.removed or self._skip_agent_selection is not None:
-            alive = core.pos.sides
+            # the sides with figures in play (the match keeps them: figures leave play
+            # only by its removals; the position's ``sides`` would be made anew)
+            alive = core.match._lineup
             dead = []
             for a in self.agents:
                 if not self.terminations[a] and self._s.actions[a].side not in alive:

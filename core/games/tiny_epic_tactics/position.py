@@ -127,6 +127,7 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
         self._ballista = np.array([t == "ballista" for t in terrain], T.INDEX)
         self._village = np.array([t == "village" for t in terrain], bool)
         self._has_villages = bool(self._village.any())
+        self._has_ballistas = bool(self._ballista.any())
         # cell -> rank in (x, y) order: ends sorted by (cost, rank), as solve() lists them
         self._rank = np.empty(n, np.int64)
         self._rank[np.lexsort((board.coords[:, 1], board.coords[:, 0]))] = np.arange(n)
@@ -481,9 +482,10 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
         this turn, each as if it moved first. A plain move (``budget`` only) is one
         kernel call for all the units of the side, plus one per unit that started its
         turn on a ballista (its own prepared query); other queries ask unit by unit."""
-        members = [i for i, (t, a) in enumerate(zip(self.team_name, self.alive))
-                   if a and t == side]
-        members = [i for i in members if not self.moves_taken[i] or self._actions_left(i) > 0]
+        # (the arrays read as lists once: no numpy scalar per unit)
+        alive, taken = self.alive.tolist(), self.moves_taken.tolist()
+        members = [i for i, t in enumerate(self.team_name) if t == side and alive[i] and
+                   (not taken[i] or self._actions_left(i) > 0)]
         if not members:
             return {}
         budget = query.get("budget") if len(query) == 1 else None
@@ -495,17 +497,22 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
                 return {self.ids[i]: self.legal_moves(self.ids[i], **query)
                         for i in members}
             budget = parsed[1]
+        ids = self.ids
+        if not self._has_ballistas:     # (no unit began its turn on a ballista)
+            p = self._prep(int(self.team[members[0]]), "pass", -1, budget)
+            return dict(zip([ids[i] for i in members],
+                            self._batch(p, members, budget, query)))
         plain, out = [], {}
         for i in members:
             if self._ballista[self._began(i)]:
-                out[self.ids[i]] = self._plain(i, self.ids[i], budget, query)
+                out[ids[i]] = self._plain(i, ids[i], budget, query)
             else:
                 plain.append(i)
         if plain:
             p = self._prep(int(self.team[plain[0]]), "pass", -1, budget)
             for i, m in zip(plain, self._batch(p, plain, budget, query)):
-                out[self.ids[i]] = m
-        return {self.ids[i]: out[self.ids[i]] for i in members}
+                out[ids[i]] = m
+        return {ids[i]: out[ids[i]] for i in members}
 
     def _batch(self, p: Prepared, members: list, budget: int, query) -> list:
         if not p.fast:
@@ -532,11 +539,13 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
             return [m]
         out = []
         lo = 0
+        acts, costs, stop = block      # (rows: sliced in 1-d below)
+        ids, zeros = self.ids, self._zeros
         for i, c in zip(members, queries[:, 2].tolist()):
             hi = lo + c
-            m = recent[i] = Moves(self, self.ids[i], block[0, lo:hi], block[1, lo:hi],
-                                  block[2, lo:hi], self._zeros[:c],
-                                  {"ballista": ball[lo:hi]}, query, ("move", i, budget, v))
+            m = recent[i] = Moves(self, ids[i], acts[lo:hi], costs[lo:hi], stop[lo:hi],
+                                  zeros[:c], {"ballista": ball[lo:hi]}, query,
+                                  ("move", i, budget, v))
             out.append(m)
             lo = hi
         return out
