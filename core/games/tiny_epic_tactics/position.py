@@ -498,16 +498,16 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
                         for i in members}
             budget = parsed[1]
         ids = self.ids
-        if not self._has_ballistas:     # (no unit began its turn on a ballista)
+        on = ()       # units that began their turn on a ballista (see _began)
+        if self._has_ballistas:
+            ball, cell, start = self._ballista, self.cell.tolist(), self.turn_start.tolist()
+            on = [i for i in members if ball[start[i] if taken[i] else cell[i]]]
+        if not on:    # one kernel call for the side
             p = self._prep(int(self.team[members[0]]), "pass", -1, budget)
             return dict(zip([ids[i] for i in members],
                             self._batch(p, members, budget, query)))
-        plain, out = [], {}
-        for i in members:
-            if self._ballista[self._began(i)]:
-                out[ids[i]] = self._plain(i, ids[i], budget, query)
-            else:
-                plain.append(i)
+        out = {ids[i]: self._plain(i, ids[i], budget, query) for i in on}
+        plain = [i for i in members if i not in on]
         if plain:
             p = self._prep(int(self.team[plain[0]]), "pass", -1, budget)
             for i, m in zip(plain, self._batch(p, plain, budget, query)):
@@ -539,13 +539,11 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
             return [m]
         out = []
         lo = 0
-        acts, costs, stop = block      # (rows: sliced in 1-d below)
-        ids, zeros = self.ids, self._zeros
         for i, c in zip(members, queries[:, 2].tolist()):
             hi = lo + c
-            m = recent[i] = Moves(self, ids[i], acts[lo:hi], costs[lo:hi], stop[lo:hi],
-                                  zeros[:c], {"ballista": ball[lo:hi]}, query,
-                                  ("move", i, budget, v))
+            m = recent[i] = Moves(self, self.ids[i], block[0, lo:hi], block[1, lo:hi],
+                                  block[2, lo:hi], self._zeros[:c],
+                                  {"ballista": ball[lo:hi]}, query, ("move", i, budget, v))
             out.append(m)
             lo = hi
         return out
