@@ -77,6 +77,9 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
 
     STOP_REASONS = (None, "cliff", "edge", "unit", "portal", "adjacent", "blocked",
                     "out_of_movement", "target", "arrived")
+    #: whether the realm has a ballista space (set per position; True, the general path,
+    #: for a position pickled before it was kept)
+    _has_ballistas = True
 
     def __init__(self, realm: Realm, figures: list[Figure], *, blocked: str = "stop",
                  options: Mapping | None = None, default_query: Mapping | None = None,
