@@ -238,6 +238,49 @@ def repeated(game, B=4096, reps=5, min_time=0.1, env_B=1024, log=print):
                 + " ".join(f"{x:.2f}" for x in cp), flush=True)
 
 
+def handoff(game, B=4096, steps=60, log=print):
+    """Where a 2-thread fused step's wall time goes (the pool of ``BatchedPlay``): the
+    worker's start after the submit, the two kernel calls, the wait for the later one;
+    medians over ``steps`` steps, beside the 1-thread step and an empty round trip."""
+    from movecore.reach import _thread_pool
+    from movecore.tools.selfplay import example_scenarios
+    from movecore.tools.selfplay_batch import BatchedPlay, _fused_kernel
+    name, scen = example_scenarios(game)[0]
+    p1, p2 = (BatchedPlay(game, scen, B, seed=1, threads=t) for t in (1, 2))
+    p1.step(), p2.step()
+    kernel, pool = _fused_kernel(), _thread_pool(1)
+    clock = time.perf_counter
+    rows = []
+    for _ in range(steps):
+        t0 = clock()
+        p1.step()
+        one = clock() - t0
+        counts, u, calls = p2._fz
+        p2.rng.random(out=u)
+        w = {}
+
+        def work():
+            w["start"] = clock()
+            kernel(*calls[1])
+            w["end"] = clock()
+        t0 = clock()
+        fu = pool.submit(work)
+        kernel(*calls[0])
+        t_main = clock()
+        fu.result()
+        t_done = clock()
+        t_rt = clock()
+        pool.submit(int).result()
+        rt = clock() - t_rt
+        rows.append((one, t_done - t0, w["start"] - t0, t_main - t0, w["end"] - w["start"],
+                     t_done - max(t_main, w["end"]), rt))
+    med = np.median(np.array(rows), axis=0) * 1e6
+    log(f"  {game:18s} B={B} medians (us): 1-thread step {med[0]:.0f}; 2-thread kernel "
+        f"region {med[1]:.0f} (speedup {med[0] / med[1]:.2f}x): worker starts after "
+        f"{med[2]:.0f}, main's half {med[3]:.0f}, worker's half {med[4]:.0f}, wake-up of "
+        f"the main after the later {med[5]:.0f}; empty round trip {med[6]:.0f}", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", default="grid,tiny_epic_tactics,mage_knight")
@@ -247,9 +290,14 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=0,
                     help="only bench --batch's figures, this many times per game")
     ap.add_argument("--min-time", type=float, default=0.1)
+    ap.add_argument("--handoff", action="store_true", help="only the hand-off timings")
     a = ap.parse_args(argv)
     print(f"load {os.getloadavg()}, {os.cpu_count()} cpus, affinity "
           f"{sorted(os.sched_getaffinity(0))}", flush=True)
+    if a.handoff:
+        for g in a.games.split(","):
+            handoff(g, a.B, a.steps)
+        return
     if a.repeat:
         for g in a.games.split(","):
             repeated(g, a.B, a.repeat, a.min_time)
