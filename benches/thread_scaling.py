@@ -238,10 +238,11 @@ def repeated(game, B=4096, reps=5, min_time=0.1, env_B=1024, log=print):
                 + " ".join(f"{x:.2f}" for x in cp), flush=True)
 
 
-def handoff(game, B=4096, steps=60, log=print):
+def handoff(game, B=4096, steps=60, log=print, swap=False):
     """Where a 2-thread fused step's wall time goes (the pool of ``BatchedPlay``): the
     worker's start after the submit, the two kernel calls, the wait for the later one;
-    medians over ``steps`` steps, beside the 1-thread step and an empty round trip."""
+    medians over ``steps`` steps, beside the 1-thread step and an empty round trip.
+    ``swap``: the pool thread runs the first half of the games, this one the second."""
     from movecore.reach import _thread_pool
     from movecore.tools.selfplay import example_scenarios
     from movecore.tools.selfplay_batch import BatchedPlay, _fused_kernel
@@ -261,11 +262,11 @@ def handoff(game, B=4096, steps=60, log=print):
 
         def work():
             w["start"] = clock()
-            kernel(*calls[1])
+            kernel(*calls[0 if swap else 1])
             w["end"] = clock()
         t0 = clock()
         fu = pool.submit(work)
-        kernel(*calls[0])
+        kernel(*calls[1 if swap else 0])
         t_main = clock()
         fu.result()
         t_done = clock()
@@ -275,7 +276,7 @@ def handoff(game, B=4096, steps=60, log=print):
         rows.append((one, t_done - t0, w["start"] - t0, t_main - t0, w["end"] - w["start"],
                      t_done - max(t_main, w["end"]), rt))
     med = np.median(np.array(rows), axis=0) * 1e6
-    log(f"  {game:18s} B={B} medians (us): 1-thread step {med[0]:.0f}; 2-thread kernel "
+    log(f"  {game:18s} B={B}{' (swapped halves)' if swap else ''} medians (us): 1-thread step {med[0]:.0f}; 2-thread kernel "
         f"region {med[1]:.0f} (speedup {med[0] / med[1]:.2f}x): worker starts after "
         f"{med[2]:.0f}, main's half {med[3]:.0f}, worker's half {med[4]:.0f}, wake-up of "
         f"the main after the later {med[5]:.0f}; empty round trip {med[6]:.0f}", flush=True)
@@ -291,12 +292,14 @@ def main(argv=None):
                     help="only bench --batch's figures, this many times per game")
     ap.add_argument("--min-time", type=float, default=0.1)
     ap.add_argument("--handoff", action="store_true", help="only the hand-off timings")
+    ap.add_argument("--swap", action="store_true", help="--handoff: the pool thread "
+                    "runs the first half")
     a = ap.parse_args(argv)
     print(f"load {os.getloadavg()}, {os.cpu_count()} cpus, affinity "
           f"{sorted(os.sched_getaffinity(0))}", flush=True)
     if a.handoff:
         for g in a.games.split(","):
-            handoff(g, a.B, a.steps)
+            handoff(g, a.B, a.steps, swap=a.swap)
         return
     if a.repeat:
         for g in a.games.split(","):
