@@ -146,7 +146,6 @@ def synthetic(n=4096, reps=200, rounds=5, log=print):
 
 def fused(game, B=4096, steps=30, log=print):
     """CPU per move of the fused self-play step, threads=1 vs threads=2 (same seed)."""
-    from movecore.tools._roots import _root  # noqa: F401 (import check)
     from movecore.tools.selfplay import example_scenarios
     from movecore.tools.selfplay_batch import BatchedPlay, _fused_kernel
     name, scen = example_scenarios(game)[0]
@@ -276,7 +275,8 @@ def handoff(game, B=4096, steps=60, log=print, swap=False):
         rows.append((one, t_done - t0, w["start"] - t0, t_main - t0, w["end"] - w["start"],
                      t_done - max(t_main, w["end"]), rt))
     med = np.median(np.array(rows), axis=0) * 1e6
-    log(f"  {game:18s} B={B}{' (swapped halves)' if swap else ''} medians (us): 1-thread step {med[0]:.0f}; 2-thread kernel "
+    how = " (swapped halves)" if swap else ""
+    log(f"  {game:18s} B={B}{how} medians (us): 1-thread step {med[0]:.0f}; 2-thread kernel "
         f"region {med[1]:.0f} (speedup {med[0] / med[1]:.2f}x): worker starts after "
         f"{med[2]:.0f}, main's half {med[3]:.0f}, worker's half {med[4]:.0f}, wake-up of "
         f"the main after the later {med[5]:.0f}; empty round trip {med[6]:.0f}", flush=True)
