@@ -25,7 +25,9 @@ What makes it a limit and not merely C:
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
+import shutil
 import sys
 import tempfile
 
@@ -159,10 +161,17 @@ def build():
         ffi = cffi.FFI()
         ffi.cdef(CDEF)
         ffi.set_source(name, SOURCE, extra_compile_args=["-O3", "-march=native"])
+        # built in a folder of its own, then renamed into place: processes building at
+        # once (test workers, two `movecore bench`) never load a half-written library
+        work = tempfile.mkdtemp(dir=tmp)
         try:
-            ffi.compile(tmpdir=tmp, verbose=False)
+            built = ffi.compile(tmpdir=work, verbose=False)
+            os.replace(built, os.path.join(tmp, os.path.basename(built)))
         except Exception as exc:
             raise RuntimeError(f"could not compile the C yardstick: {exc}") from exc
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        importlib.invalidate_caches()
         mod = __import__(name)
     _lib = mod
     return mod

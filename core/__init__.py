@@ -162,6 +162,9 @@ def _cache_dir_has_index(source: str) -> "bool | None":
 _KERNELS_ESTIMATE = (20, 60)        # the import of movecore.kernels (module reach)
 _COMPILE_ESTIMATES = {
     "kernels.reach_pen": (3, 8),                    # its import: sorted_pen_ends
+    "kernels.reach.reach_batch": (2, 8),            # reach_many's batch, first use
+    "kernels.reach.field_query": (1, 3),            # distance_field, first use
+    "kernels.reach.gather_batch": (1, 3),           # reach_many's results, first use
     "reach_pen.kernel.reach_pen": (4, 13),          # the penalty kernel, first use
     "reach_plain_k": (2, 10),                       # a board kind's plain kernels
     "heroscape._jit": (6, 22),

@@ -649,7 +649,8 @@ class Position:
 
     def _fig(self, figure) -> int:
         """The row of a figure in play; :class:`QueryError` naming it otherwise."""
-        i = self.index.get(figure_key(figure), -1)
+        t = type(figure)     # (a str or int id is its own key: figure_key's first test)
+        i = self.index.get(figure if t is str or t is int else figure_key(figure), -1)
         if i < 0 or not self.alive[i]:
             raise self._figure_error(figure)
         return i
@@ -775,8 +776,12 @@ def locked(method: Callable) -> Callable:
 
     @functools.wraps(method)
     def run(self, *args, **kwargs):
-        with self._lock:
+        lock = self._lock      # (acquire/release: a third cheaper than ``with`` here)
+        lock.acquire()
+        try:
             return method(self, *args, **kwargs)
+        finally:
+            lock.release()
     return run
 
 

@@ -46,6 +46,7 @@ Outputs
 from __future__ import annotations
 
 import functools
+import threading
 import types as pytypes
 
 import numpy as np
@@ -73,6 +74,28 @@ i64_2 = types.int64[:, ::1]
 # The board, mover and per-query layers, in the order every kernel takes them.
 _LAYERS = (i32_2, i32_1, i32_2, i32_2, i32_3, i32_2, i32_2, i32_1, u8_1, u64_1, u64_1,
            i32_1, i64_1)
+
+
+def _at_first_use(sig, **kw):
+    """``njit(sig, **kw)``, compiled (or loaded from the cache) at the kernel's first call
+    instead of at import: for the kernels only some programs call (batches, distance
+    fields), so that the others (a solve, the demo) do not compile them on a cold cache.
+    The same one signature and cache entry as an eager ``njit(sig)``; a call costs one
+    Python call more (these kernels run once per batch or field)."""
+    def deco(fn):
+        made = []
+        lock = threading.Lock()
+
+        @functools.wraps(fn)
+        def kernel(*args):
+            if not made:
+                with lock:
+                    if not made:
+                        made.append(njit(sig, **kw)(fn))
+            return made[0](*args)
+        kernel.compiled = made      # ([the dispatcher] once compiled: tests, jit_audit)
+        return kernel
+    return deco
 
 
 @njit(cache=CACHE, nogil=True)
@@ -423,9 +446,9 @@ def reach_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
                 ws_heap, ws_bucket, ws_cell, ws_ctrl, tree, ends)
 
 
-@njit(types.int64(*_LAYERS, i32_1, types.int64[::1], i32_3, i32_3, i32_3, i32_3, i64_2,
-                  i32_3, i32_3, i32_3, types.int64[::1], types.int64[::1]),
-      cache=CACHE, nogil=True, parallel=True)
+@_at_first_use(types.int64(*_LAYERS, i32_1, types.int64[::1], i32_3, i32_3, i32_3, i32_3,
+                           i64_2, i32_3, i32_3, i32_3, types.int64[::1], types.int64[::1]),
+               cache=CACHE, nogil=True, parallel=True)
 def reach_batch(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_rule,
                 occupant, qflags, zoc, leave, enter_pen, params, starts, budgets, ws_state,
                 ws_heap, ws_bucket, ws_cell, ws_ctrl, tree, ends, arena, counts, status):
@@ -473,8 +496,8 @@ def reach_batch(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
     return worst
 
 
-@njit(types.void(types.int64[::1], i32_3, types.int64, i32_1, i32_1, types.uint8[::1]),
-      cache=CACHE, nogil=True)
+@_at_first_use(types.void(types.int64[::1], i32_3, types.int64, i32_1, i32_1,
+                          types.uint8[::1]), cache=CACHE, nogil=True)
 def gather_batch(counts, arena, n_chunks, out_cells, out_costs, out_stopped):
     """Concatenate the chunk arenas of ``reach_batch`` in query order (CSR values)."""
     n_q = counts.shape[0]
@@ -492,8 +515,8 @@ def gather_batch(counts, arena, n_chunks, out_cells, out_costs, out_stopped):
             pos += counts[q]
 
 
-@njit(types.int64(*_LAYERS, i32_1, i32_2, i32_2, i32_2, i32_2, i64_1, i32_2, i32_1),
-      cache=CACHE, nogil=True)
+@_at_first_use(types.int64(*_LAYERS, i32_1, i32_2, i32_2, i32_2, i32_2, i64_1, i32_2,
+                           i32_1), cache=CACHE, nogil=True)
 def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_rule,
                 occupant, qflags, zoc, leave, enter_pen, params, sources, ws_state, ws_heap,
                 ws_bucket, ws_cell, ws_ctrl, tree, dist):

@@ -1,10 +1,21 @@
-"""Session-wide checks, and which tests are ``slow``.
+"""Session-wide checks, which tests are ``slow``, and the worker processes of a whole run.
 
 ``pytest`` (and CI, ``.ci/run``) runs everything; ``pytest -m "not slow"`` is the quick
 subset: it leaves out the long differential and random-play runs listed in :data:`SLOW`
 (and the tests marked ``@pytest.mark.slow`` in place), and still checks every game.
+
+A run of the whole suite (``pytest`` with no file or folder named, quick subset included)
+spreads the tests over one pytest-xdist worker process per CPU (at most
+:data:`MAX_WORKERS`); naming files or folders (``pytest tests/test_x.py``) runs them in
+this process, as does ``-n 0``; ``-n N`` picks the count. Safe on a cold Numba cache: the
+workers compile what their tests need at once, and every cached function of movecore has
+one cache entry, which racing processes write identically (Numba writes each file to a
+temporary name and renames it into place; ``test_numba_cache.py``, and
+:func:`_one_numba_cache_entry_per_index` below in every worker).
 """
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -92,6 +103,37 @@ SLOW = {
     "test_capi.py::test_solve_json_answers_every_bundled_example_like_solve": "rest",
     "test_capi.py::test_two_host_threads_query_one_board": "all",
 }
+
+
+#: Worker processes of a whole-suite run: one per usable CPU, at most this many (each
+#: loads, or on a cold cache compiles, the kernels its tests use).
+MAX_WORKERS = 4
+
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover (not Linux)
+        return os.cpu_count() or 1
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """``pytest`` alone (the suite's ``testpaths``) runs on pytest-xdist workers; a run of
+    named files or folders, ``-n`` given, ``--pdb``, ``--collect-only`` or no xdist runs
+    as it is asked. (A worker calls this hook too, with ``-n`` cleared: it runs its tests.)"""
+    opt = config.option
+    if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("xdist") or \
+            getattr(opt, "numprocesses", None) is not None or \
+            config.args_source != pytest.Config.ArgsSource.TESTPATHS or \
+            opt.usepdb or opt.collectonly:
+        return None
+    workers = min(_usable_cpus(), MAX_WORKERS)
+    if workers > 1:
+        opt.numprocesses = workers
+        if opt.dist == "no":
+            opt.dist = "worksteal"   # the long tests end where they end: idle workers steal
+    return None
 
 
 def _first_case(item) -> bool:

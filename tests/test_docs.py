@@ -115,3 +115,35 @@ def test_the_slow_list_names_real_tests_and_the_readme_gives_the_quick_subset():
         assert re.search(rf"^def {func}\(", path.read_text(), re.M), key
     assert set(conftest.SLOW.values()) <= {"all", "rest"}
     assert 'pytest -m "not slow"' in (ROOT / "README.md").read_text()
+
+
+def test_the_whole_suite_runs_on_workers_and_named_files_in_process():
+    """`pytest` alone (testpaths) takes one xdist worker per CPU, at most MAX_WORKERS;
+    named files, `-n` given, --pdb, --collect-only, an xdist worker itself, or no xdist
+    plugin leave the run as asked."""
+    from types import SimpleNamespace
+    import conftest
+
+    def run(source="TESTPATHS", n=None, pdb=False, co=False, worker=False, xdist=True,
+            cpus=2):
+        opt = SimpleNamespace(numprocesses=n, dist="no", usepdb=pdb, collectonly=co)
+        cfg = SimpleNamespace(option=opt, args_source=getattr(pytest.Config.ArgsSource,
+                                                               source),
+                              pluginmanager=SimpleNamespace(hasplugin=lambda n: xdist))
+        if worker:
+            cfg.workerinput = {}
+        real = conftest._usable_cpus
+        conftest._usable_cpus = lambda: cpus
+        try:
+            conftest.pytest_cmdline_main(cfg)
+        finally:
+            conftest._usable_cpus = real
+        return opt.numprocesses, opt.dist
+
+    assert run() == (2, "worksteal")
+    assert run(cpus=64) == (conftest.MAX_WORKERS, "worksteal")
+    assert run(cpus=1) == (None, "no")
+    for kw in (dict(source="ARGS"), dict(pdb=True), dict(co=True), dict(worker=True),
+               dict(xdist=False)):
+        assert run(**kw) == (None, "no"), kw
+    assert run(n=0) == (0, "no")

@@ -160,3 +160,25 @@ if __name__ == "__main__":        # the child: python test_heroscape_threads.py 
     report = {"copies_agree": copies_agree,
               "fresh_copies_agree": fresh_copies_agree}[sys.argv[1]](sys.argv[2])
     print(report if report else "OK")
+
+
+def test_a_query_that_raises_leaves_the_position_to_other_threads():
+    """``locked`` releases the position's lock when the query raises (a typed error at
+    the boundary): another thread then gets the position at once."""
+    import movecore as mc
+    pos = mc.position(_scenario(EXAMPLES[0]))
+    for bad in ({"figure": "nobody"}, {"figure": pos.figures[0], "move": -1}):
+        with pytest.raises(mc.QueryError):
+            pos.legal_moves(bad.pop("figure"), **bad)
+    got = []
+
+    def other():
+        ok = pos._lock.acquire(timeout=5)
+        got.append(ok)
+        if ok:
+            pos._lock.release()
+    t = threading.Thread(target=other)
+    t.start()
+    t.join()
+    assert got == [True]
+    assert len(pos.legal_moves(pos.figures[0])) > 0

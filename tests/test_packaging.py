@@ -73,7 +73,12 @@ def _public_callables():
             yield name, obj
 
 
-@pytest.mark.parametrize("name,fn", list(_public_callables()), ids=lambda v: str(v)[:40])
+_PUBLIC_CALLABLES = list(_public_callables())
+
+
+# (ids: the names only; a function's repr holds its address, which differs between the
+# processes of a parallel run, and pytest-xdist needs every worker to collect the same ids)
+@pytest.mark.parametrize("name,fn", _PUBLIC_CALLABLES, ids=[n for n, _ in _PUBLIC_CALLABLES])
 def test_public_results_are_typed(name, fn):
     hints = typing.get_type_hints(fn)
     assert "return" in hints, f"{name} has no return annotation"

@@ -399,6 +399,30 @@ def test_a_second_import_loads_every_kernel_from_the_cache():
     assert "data saved" not in out, [ln for ln in out.splitlines() if "saved" in ln]
 
 
+def test_batch_and_field_kernels_compile_at_their_first_use():
+    """The kernels only some programs call (reach_many's general batch and its gather,
+    distance_field's) are not compiled by the import, so a solve or the demo never waits
+    for them on a cold cache; at their first call they compile (or load) exactly their
+    declared signature, once."""
+    import subprocess
+    code = """
+import numpy as np
+import movecore as mc
+from movecore.kernels import reach as K
+lazy = (K.reach_batch, K.field_query, K.gather_batch)
+print([len(k.compiled) for k in lazy])
+mc.distance_field(mc.Board.square(3, 3), mc.Mover(), [0])
+K.gather_batch(np.zeros(1, np.int64), np.zeros((1, 1, 3), np.int32), 1,
+               np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.uint8))
+print([len(k.compiled) for k in lazy])
+print([len(k.compiled[0].signatures) for k in lazy[1:]])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split("\n")[:3] == ["[0, 0, 0]", "[0, 1, 1]", "[1, 1]"]
+
+
 def test_fast_kernel_equals_general_kernel_on_unit_costs():
     """Unit-cost movers settle in FIFO order (the general kernel's BFS): same order."""
     from movecore.kernels import _types as T

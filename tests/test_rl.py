@@ -525,3 +525,40 @@ def test_match_restart_plays_as_a_new_match(game):
     used.restart(root.copy(), np.random.default_rng(7))
     fresh = Match(game, root.copy(), np.random.default_rng(7), max_turns=10)
     assert play(used) == play(fresh)
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("max_turns", [1, 2, 40])
+def test_reset_after_an_episode_plays_as_a_new_env(game, max_turns):
+    """A reset after an episode (a short one taken back by undo, a long one from a fresh
+    copy) starts the same game as a new environment: the same observations, masks,
+    rewards and ends for the same seed and actions, from a position equal to the
+    start."""
+    def play(env, seed, rng, steps):
+        env.reset(seed=seed)
+        seen = []
+        for _ in range(steps):
+            obs, r, term, trunc, _ = env.last()
+            seen.append((obs["observation"].tobytes(), obs["action_mask"].tobytes(), r,
+                         term, trunc, env.agent_selection))
+            if term or trunc:
+                env.step(None)
+                if not env.agents:
+                    break
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[int(rng.random() * len(legal))]))
+        return seen
+
+    start = mc.position(FIRST[game]).key()
+    used = rl.env(FIRST[game], max_turns=max_turns)
+    for seed in range(3):     # episodes played to their end (or 200 steps)
+        play(used, seed, np.random.default_rng(seed), 200)
+        depth = used.position.undo_depth - used._core.s.root_depth
+        before = used.position
+        used.reset(seed=11)
+        assert used.position.key() == start
+        assert (used.position is before) == (0 <= depth <= 4)   # undone in place
+    fresh = rl.env(FIRST[game], max_turns=max_turns)
+    assert play(used, 11, np.random.default_rng(5), 300) == \
+        play(fresh, 11, np.random.default_rng(5), 300)

@@ -85,6 +85,7 @@ class _Setup:
             if rules.moves(pos, f):
                 pos.legal_moves(f, **rules.query(pos, f, rng))
         self.root = pos
+        self.root_depth = pos.undo_depth     # (an episode's changes: the depth above it)
         self.sides = list(pos.sides)                 # every side in play at the start
         self.turn_sides = turn_sides(rules, pos)
         self.roster = roster_of(pos)                 # each side's figures at the start
@@ -259,7 +260,16 @@ class _Core:
 
     def reset(self, rng) -> None:
         s = self.s
-        self.pos = s.root.copy()
+        pos = self.pos if self.match is not None else None
+        changes = -1 if pos is None else pos.undo_depth - s.root_depth
+        if 0 <= changes <= _UNDO_RESET:
+            # a short episode: its few changes taken back, the position is the root's
+            # again (``undo``: the same legal moves and key), with its prepared queries
+            # still bound (a copy binds them again at its first query)
+            for _ in range(changes):
+                pos.undo()
+        else:
+            self.pos = s.root.copy()
         self.fig_hw = s.fig_hw.copy()
         # rows of Descent bases standing turned (no base turns elsewhere)
         self.turned = set() if s.size0 else _NONE_TURNED
@@ -509,6 +519,11 @@ _GAME_PLANES = {"grid": (_provoke_plane, None), "mage_knight": (_night_plane, No
                 "dark_realms": (None, _allowance_plane)}
 
 
+#: an episode that changed its position at most this many times is taken back by
+#: ``undo`` at the next reset (cheaper than a copy and the binding of its prepared
+#: queries again, about 5-10 undos); a longer one starts from a fresh copy of the root
+_UNDO_RESET = 4
+
 _NO_ROWS = np.zeros(0, np.int64)
 _NO_ACTS = np.zeros(0, np.int32)
 _NO_MASK = np.zeros(0, np.int8)
@@ -652,7 +667,9 @@ class MovecoreAEC(AECEnv):
 
     @property
     def position(self):
-        """The live position of the episode (read it; change it only through step)."""
+        """The live position of the episode (read it; change it only through step). A
+        reset may take it back to the start in place (a short episode is undone), so
+        keep a ``copy()`` of a position you mean to keep."""
         return self._core.pos
 
     def _agent(self, agent):
@@ -693,7 +710,9 @@ class MovecoreAEC(AECEnv):
         nxt = core._acting           # (the game is not over: the agent to act)
         dead = None
         if core.removed or self._skip_agent_selection is not None:
-            alive = core.pos.sides
+            # the sides with figures in play (the match keeps them: figures leave play
+            # only by its removals; the position's ``sides`` would be made anew)
+            alive = core.match._lineup
             dead = []
             for a in self.agents:
                 if not self.terminations[a] and self._s.actions[a].side not in alive:
@@ -866,6 +885,7 @@ class MovecoreGym(gymnasium.Env):
 
     @property
     def position(self):
+        """As :attr:`MovecoreAEC.position`."""
         return self._core.pos
 
     def reset(self, *, seed=None, options=None):

@@ -325,12 +325,15 @@ class Match:
                 taken = self._taken
                 if taken:
                     # an end an ally took since the batch (the only ends it made
-                    # illegal: allies do not leave play on their own turn)
+                    # illegal: allies do not leave play on their own turn); looked up
+                    # in a list first (a few ends: cheaper than an array test)
                     acts = m.actions
-                    free = acts != taken[0]
-                    for c in taken[1:]:
-                        free &= acts != c
-                    if not free.all():
+                    ends = acts.tolist()
+                    hit = [c for c in taken if c in ends]
+                    if hit:
+                        free = acts != hit[0]
+                        for c in hit[1:]:
+                            free &= acts != c
                         rows = np.flatnonzero(free) if rows is None else rows[free[rows]]
             else:
                 q = self._query(pos, fid, self.rng)

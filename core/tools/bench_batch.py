@@ -15,7 +15,10 @@ outside the clock). Then the resident memory of B = 4,096 games of the game's la
 bundled scenario. The load average is printed with the table: the 2-thread figures mean
 little on a loaded machine.
 
-All numbers of one game come from one run, interleaved; the machine is shared and noisy.
+All numbers of one game come from one run; the 1- and 2-thread figures of one B from
+rounds taken in turn (a burst of load falls on both alike: measured one after the other,
+a single 0.1 s burst on a sandboxed machine moved the 2-thread/1-thread ratio from 1.9x to
+1.2-1.3x). The machine is shared and noisy.
 """
 from __future__ import annotations
 
@@ -28,39 +31,63 @@ BATCHES = (1, 64, 1024, 4096)
 ENV_BATCHES = (64, 1024)
 
 
-def _env_steps_per_s(envs, min_time: float) -> tuple:
-    """Env steps/s of ``envs.step`` (B per call), the step alone: each step's actions (a
-    random legal action per game) are picked before its clock starts; the best of rounds
-    of about 4,096 env steps over at least ``min_time`` seconds; and the CPU seconds per
-    env step of the process and of its busiest thread (as :func:`_moves_per_s`)."""
-    rng = np.random.default_rng(1)
-    envs.reset(seed=1)
+def _env_steps_per_s(envs, min_time: float) -> list:
+    """Env steps/s of ``envs.step`` (B per call) for each vector env of ``envs`` (the same
+    scenario on 1 and 2 threads), the step alone: each step's actions (a random legal
+    action per game) are picked before its clock starts; the best of rounds of about
+    4,096 env steps, the envs' rounds taken in turn over at least ``min_time`` seconds
+    each; and the CPU seconds per env step of the process and of its busiest thread (as
+    :func:`_moves_per_s`). One ``(steps/s, cpu, busiest)`` per env."""
+    rngs = [np.random.default_rng(1) for _ in envs]
+    for e, rng in zip(envs, rngs):
+        e.reset(seed=1)
+        for _ in range(2):
+            e.step(_random_actions(e, rng))
 
-    def actions():
-        m = envs._mask
-        return (rng.random(m.shape, np.float32) * m).argmax(1)
-
-    for _ in range(2):
-        envs.step(actions())
-    steps = max(1, 4096 // envs.num_envs)
-    best = 0.0
-    cpu = main = 0.0
-    done = 0
-    t_end = time.perf_counter() + min_time
-    while True:
-        dt = 0.0
+    def one_round(i):
+        e = envs[i]
+        dt = cpu = main = 0.0
+        steps = max(1, 4096 // e.num_envs)
         for _ in range(steps):
-            a = actions()
+            a = _random_actions(e, rngs[i])
             c0, m0 = time.process_time(), time.thread_time()
             t0 = time.perf_counter()
-            envs.step(a)
+            e.step(a)
             dt += time.perf_counter() - t0
             cpu += time.process_time() - c0
             main += time.thread_time() - m0
-        done += steps * envs.num_envs
-        best = max(best, steps * envs.num_envs / dt)
-        if time.perf_counter() >= t_end:
-            return best, cpu / done, max(main, cpu - main) / done
+        return steps * e.num_envs, dt, cpu, main
+
+    return _interleaved(len(envs), one_round, min_time)
+
+
+def _random_actions(envs, rng):
+    m = envs._mask
+    return (rng.random(m.shape, np.float32) * m).argmax(1)
+
+
+def _interleaved(n: int, one_round, min_time: float) -> list:
+    """Rounds of ``n`` contestants taken in turn (``one_round(i)`` -> units, wall
+    seconds, process CPU seconds, this thread's CPU seconds) until ``n * min_time``
+    seconds have passed: a burst of load on a shared machine then falls on every
+    contestant alike, and the ratio of their figures holds far better than that of
+    figures measured one after the other. Per contestant: (the best round's units/s,
+    CPU seconds per unit of the process, of its busiest thread: this one, or the
+    others together)."""
+    best, units = [0.0] * n, [0] * n
+    cpu, main = [0.0] * n, [0.0] * n
+    t_end = time.perf_counter() + n * min_time
+    while True:
+        for i in range(n):
+            u, dt, c, m = one_round(i)
+            units[i] += u
+            cpu[i] += c
+            main[i] += m
+            if u:
+                best[i] = max(best[i], u / dt)
+        if time.perf_counter() >= t_end and min(best) > 0:
+            return [(best[i], cpu[i] / units[i], max(main[i], cpu[i] - main[i]) / units[i])
+                    for i in range(n)]
 
 
 def _vector_env(scenario, B: int, threads: int):
@@ -71,33 +98,29 @@ def _vector_env(scenario, B: int, threads: int):
         return None
 
 
-def _moves_per_s(play, min_time: float) -> tuple:
-    """Moves/s of ``play.step()``: the best of rounds of about 4,096 moves each (as
-    ``reach_many``'s best round beside it) over at least ``min_time`` seconds, after a
-    warm-up; and the CPU seconds per move of the whole process and of its busiest thread
-    over all rounds (the calling thread, or the others together: with 2 threads, the
-    pool's one), which a loaded machine inflates far less than wall time."""
-    for _ in range(2):
-        play.step()
-    steps = max(1, 4096 // play.B)
-    best = 0.0
-    moves = 0
-    cpu = main = 0.0
-    t_end = time.perf_counter() + min_time
-    while True:
+def _moves_per_s(plays, min_time: float) -> list:
+    """Moves/s of ``play.step()`` for each of ``plays`` (the same games on 1 and 2
+    threads): the best of rounds of about 4,096 moves each (as ``reach_many``'s best
+    round beside it), the plays' rounds taken in turn (:func:`_interleaved`) over at
+    least ``min_time`` seconds each, after a warm-up; and the CPU seconds per move of the
+    whole process and of its busiest thread over all rounds (the calling thread, or the
+    others together: with 2 threads, the pool's one), which a loaded machine inflates
+    far less than wall time. One ``(moves/s, cpu, busiest)`` per play."""
+    for play in plays:
+        for _ in range(2):
+            play.step()
+
+    def one_round(i):
+        play = plays[i]
         n = 0
         c0, m0 = time.process_time(), time.thread_time()
         t0 = time.perf_counter()
-        for _ in range(steps):
+        for _ in range(max(1, 4096 // play.B)):
             n += play.step()
         dt = time.perf_counter() - t0
-        cpu += time.process_time() - c0
-        main += time.thread_time() - m0
-        moves += n
-        if n:
-            best = max(best, n / dt)
-        if time.perf_counter() >= t_end and best > 0:
-            return best, cpu / moves, max(main, cpu - main) / moves
+        return n, dt, time.process_time() - c0, time.thread_time() - m0
+
+    return _interleaved(len(plays), one_round, min_time)
 
 
 def _kernel_queries_per_s(play, min_time: float) -> float:
@@ -153,22 +176,24 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
         name, scenario = scen[0]
         log(f"[batch] {game} ({name}) ...", flush=True)
         row = {"scenario": name}
-        for threads in (1, 2):
-            for B in batches:
-                play = BatchedPlay(game, scenario, B, seed=1, threads=threads)
-                row[(B, threads)], cpu, busiest = _moves_per_s(play, min_time)
+        for B in batches:       # 1 and 2 threads, their rounds in turn
+            plays = [BatchedPlay(game, scenario, B, seed=1, threads=t) for t in (1, 2)]
+            for threads, (mps, cpu, busiest) in zip((1, 2), _moves_per_s(plays, min_time)):
+                row[(B, threads)] = mps
                 row[("cpu", B, threads)] = (cpu, busiest)
+            play = plays[-1]
         row["backend"] = play.games.backend
         row["why"] = play.games.why
         row["kernel"] = _kernel_queries_per_s(play, min_time)
-        for threads in (1, 2):
-            for B in ENV_BATCHES:
-                envs = _vector_env(scenario, B, threads)
-                got = (None, None, None) if envs is None else \
-                    _env_steps_per_s(envs, min_time)
-                row[("env", B, threads)] = got[0]
-                row[("cpu", "env", B, threads)] = got[1:]
-                row["env_backend"] = None if envs is None else envs.backend
+        for B in ENV_BATCHES:
+            envs = [_vector_env(scenario, B, t) for t in (1, 2)]
+            missing = any(e is None for e in envs)     # (no rl extra)
+            got = [(None, None, None)] * 2 if missing else \
+                _env_steps_per_s(envs, min_time)
+            for threads, g in zip((1, 2), got):
+                row[("env", B, threads)] = g[0]
+                row[("cpu", "env", B, threads)] = g[1:]
+            row["env_backend"] = None if missing else envs[0].backend
         rep = run_selfplay(game, selfplay_games, 1, scenarios=[(name, scenario)])
         row["position"] = rep["moves_per_s"]
         out[game] = row

@@ -483,7 +483,9 @@ class Position(CellActions, _Position):
             m = Moves(self, figure, r.cells[order], r.costs[order],
                       r.stopped[order].view(np.int8), query=q, extra=(r, paths))
         else:
-            m = self._batch([i], budget, q)[0]
+            prep = self._prepared(int(self.team[i]), budget)
+            m = self._one(prep, i, budget, q) if prep._q.blob is not None else \
+                self._batch([i], budget, q)[0]
         self._last = m
         return m
 
@@ -503,20 +505,27 @@ class Position(CellActions, _Position):
                     self._token_on(i)
         return {self.ids[i]: m for i, m in zip(members, self._batch(members, budget, q))}
 
+    def _one(self, prep: Prepared, i: int, budget: int, q: Mapping) -> Moves:
+        """Moves of figure ``i`` from ``prep`` (its team's prepared query, ``prep.fast``):
+        one kernel call into this thread's scratch, the ends copied out (legal_moves' hot
+        path: no list, no slicing per figure)."""
+        rank = self._rank
+        queries, ends = scratch_rows(1, rank.shape[0])
+        queries[0, 0] = self.cell[i]
+        queries[0, 1] = budget
+        block = ends[:, :prep._run_into(queries, ends, rank)].copy()
+        return Moves(self, self.ids[i], block[0], block[1], block[2], query=q)
+
     def _batch(self, members: list, budget: int, q: Mapping) -> list:
         """Moves of figures ``members`` (indices, one team) from one kernel call."""
         team = int(self.team[members[0]])
         prep = self._prepared(team, budget)
         k = len(members)
+        if k == 1 and prep.fast:   # one figure: no slicing per figure
+            return [self._one(prep, members[0], budget, q)]
         n = self.board.n_cells
         # this thread's query rows and end columns (threads may share a position)
         queries, ends = scratch_rows(k, n)
-        if k == 1 and prep.fast:   # one figure (legal_moves): no slicing per figure
-            i = members[0]
-            queries[0, 0] = self.cell[i]
-            queries[0, 1] = budget
-            block = ends[:, :prep._run_into(queries, ends, self._rank)].copy()
-            return [Moves(self, self.ids[i], block[0], block[1], block[2], query=q)]
         queries[:, 0] = self.cell[members]
         queries[:, 1] = budget
         if prep.fast:

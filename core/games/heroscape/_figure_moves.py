@@ -332,13 +332,11 @@ class _FigureMoves:
                 z = _no_flight(E)
             cols["flies"] = cols["leaving_attacks_flies"] = z[:E]
             return
-        f = np.empty((2, E), np.bool_)
-        np.not_equal(actions, start, out=f[0])
+        f = actions != start
         if fstart >= 0:
-            f[0] &= actions != fstart
-        f[1] = f[0]
-        cols["flies"] = f[0]
-        cols["leaving_attacks_flies"] = f[1]
+            f &= actions != fstart
+        cols["flies"] = f
+        cols["leaving_attacks_flies"] = f.copy()   # (its own: _choose writes it)
 
     @locked
     def _end_dicts(self, moves: Moves) -> list[dict]:

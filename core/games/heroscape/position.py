@@ -274,7 +274,8 @@ class Position(_Layers, _FigureMoves, _Position):
         return [self.ids[i] for i in sorted(self._live.values())]
 
     def _fig(self, figure) -> int:
-        i = self._live.get(figure_key(figure))
+        t = type(figure)     # (a str or int id is its own key: figure_key's first test)
+        i = self._live.get(figure if t is str or t is int else figure_key(figure))
         if i is None:
             raise self._figure_error(figure)
         return i

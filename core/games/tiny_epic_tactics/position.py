@@ -77,6 +77,9 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
 
     STOP_REASONS = (None, "cliff", "edge", "unit", "portal", "adjacent", "blocked",
                     "out_of_movement", "target", "arrived")
+    #: whether the realm has a ballista space (set per position; True, the general path,
+    #: for a position pickled before it was kept)
+    _has_ballistas = True
 
     def __init__(self, realm: Realm, figures: list[Figure], *, blocked: str = "stop",
                  options: Mapping | None = None, default_query: Mapping | None = None,
@@ -127,6 +130,7 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
         self._ballista = np.array([t == "ballista" for t in terrain], T.INDEX)
         self._village = np.array([t == "village" for t in terrain], bool)
         self._has_villages = bool(self._village.any())
+        self._has_ballistas = bool(self._ballista.any())
         # cell -> rank in (x, y) order: ends sorted by (cost, rank), as solve() lists them
         self._rank = np.empty(n, np.int64)
         self._rank[np.lexsort((board.coords[:, 1], board.coords[:, 0]))] = np.arange(n)
@@ -481,9 +485,10 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
         this turn, each as if it moved first. A plain move (``budget`` only) is one
         kernel call for all the units of the side, plus one per unit that started its
         turn on a ballista (its own prepared query); other queries ask unit by unit."""
-        members = [i for i, (t, a) in enumerate(zip(self.team_name, self.alive))
-                   if a and t == side]
-        members = [i for i in members if not self.moves_taken[i] or self._actions_left(i) > 0]
+        # (the arrays read as lists once: no numpy scalar per unit)
+        alive, taken = self.alive.tolist(), self.moves_taken.tolist()
+        members = [i for i, t in enumerate(self.team_name) if t == side and alive[i] and
+                   (not taken[i] or self._actions_left(i) > 0)]
         if not members:
             return {}
         budget = query.get("budget") if len(query) == 1 else None
@@ -495,17 +500,22 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
                 return {self.ids[i]: self.legal_moves(self.ids[i], **query)
                         for i in members}
             budget = parsed[1]
-        plain, out = [], {}
-        for i in members:
-            if self._ballista[self._began(i)]:
-                out[self.ids[i]] = self._plain(i, self.ids[i], budget, query)
-            else:
-                plain.append(i)
+        ids = self.ids
+        on = ()       # units that began their turn on a ballista (see _began)
+        if self._has_ballistas:
+            ball, cell, start = self._ballista, self.cell.tolist(), self.turn_start.tolist()
+            on = [i for i in members if ball[start[i] if taken[i] else cell[i]]]
+        if not on:    # one kernel call for the side
+            p = self._prep(int(self.team[members[0]]), "pass", -1, budget)
+            return dict(zip([ids[i] for i in members],
+                            self._batch(p, members, budget, query)))
+        out = {ids[i]: self._plain(i, ids[i], budget, query) for i in on}
+        plain = [i for i in members if i not in on]
         if plain:
             p = self._prep(int(self.team[plain[0]]), "pass", -1, budget)
             for i, m in zip(plain, self._batch(p, plain, budget, query)):
-                out[self.ids[i]] = m
-        return {self.ids[i]: out[self.ids[i]] for i in members}
+                out[ids[i]] = m
+        return {ids[i]: out[ids[i]] for i in members}
 
     def _batch(self, p: Prepared, members: list, budget: int, query) -> list:
         if not p.fast:
