@@ -309,6 +309,54 @@ def test_copy_is_independent():
             assert p.legal_moves(f).to_dicts() == _reference(p, f, {})
 
 
+def _arrays(x, seen=None) -> list:
+    """The numpy arrays held by ``x``'s attributes (containers and Moves followed)."""
+    seen = set() if seen is None else seen
+    if id(x) in seen:
+        return []
+    seen.add(id(x))
+    if isinstance(x, np.ndarray):
+        return [x]
+    if isinstance(x, dict):
+        return [a for v in x.values() for a in _arrays(v, seen)]
+    if isinstance(x, (list, tuple)):
+        return [a for v in x for a in _arrays(v, seen)]
+    if isinstance(x, mc.Moves):
+        slots = [k for c in type(x).__mro__ for k in getattr(c, "__slots__", ())]
+        return _arrays([getattr(x, k, None) for k in slots], seen)
+    return []
+
+
+def test_a_copy_owns_its_state_and_no_scratch():
+    """Batched self-play keeps thousands of copies of one root (issue 29: 4,096 games of
+    the largest map under 200 MiB): a copy that asked every figure (double-space ones
+    with leaving attacks too) and moved owns the arrays a move writes and its last
+    answer, nothing else -- no placement leave layer (a query derives its row), no query
+    buffers (this thread's scratch)."""
+    path = next(p for p in EXAMPLES if "shattered_table" in p.name)
+    root = mc.position(json.loads(path.read_text()))
+    for f in root.figures:
+        root.legal_moves(f)
+    twin = root.copy()
+    doubles = [f for f in twin.figures if isinstance(twin.where(f), list)]
+    assert doubles and twin.rules.mode == "master"
+    for f in doubles + twin.figures:
+        twin.legal_moves(f)
+    f = doubles[0]
+    twin.apply_move(f, int(twin.legal_moves(f).actions[-1]))
+    for f in twin.figures:
+        last = twin.legal_moves(f)
+    shared = _arrays(vars(root))
+    own = [a for a in _arrays({k: v for k, v in vars(twin).items() if k != "_last"})
+           if not any(np.shares_memory(a, b) for b in shared)]
+    state = [getattr(twin, k) for k in type(twin)._MOVE_ARRAYS]
+    extra = [a.shape for a in own if not any(a is b for b in state)]
+    assert extra == []
+    assert sum(a.nbytes for a in state) < 20 * 1024     # (the map: 194 spaces, 1,056
+    assert twin._lv.shape[0] >= 1                        # placements, 2 teams)
+    assert all(not np.shares_memory(a, b) for a in _arrays(last) for b in shared)
+
+
 def test_bad_changes_raise_typed_errors_and_change_nothing():
     scenario = json.loads(EXAMPLES[0].read_text())
     pos = mc.position(scenario)

@@ -24,7 +24,7 @@ def _jit() -> "_Helpers":
     from . import _jit as J
     return _Helpers({name: _entry_point(getattr(J, name)) for name in (
         "relocate", "relevant", "adjacent", "touching", "refresh_nodes", "free_nodes",
-        "restore", "sync_cells", "leave_bits", "finish_pen", "finish_fast",
+        "restore", "sync_cells", "leave_bits", "node_leave", "finish_pen", "finish_fast",
         "finish_double", "who_bits", "finish_pen_who", "finish_fast_who",
         "finish_double_who")})
 

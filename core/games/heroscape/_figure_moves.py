@@ -13,7 +13,7 @@ from ...kernels import _types as T
 from ...position import Moves, locked
 from . import rules as hs
 from ._entry import _jit
-from ._layers import _NO_I64
+from ._layers import _NO_I64, thread_buf
 from ._shared import _Info, _Kind, _falls
 
 _NO_ORDER = np.zeros(0, np.int64)
@@ -84,11 +84,10 @@ class _FigureMoves:
         return _jit().relevant(self.cells, self._st.coords, self.team, self.alive, i,
                                reach_)
 
-    def _buf(self, name: str, shape, dtype) -> np.ndarray:
-        b = self._bufs.get(name)
-        if b is None or b.shape != shape:
-            b = self._bufs[name] = np.empty(shape, dtype)
-        return b
+    @staticmethod
+    def _buf(name: str, shape, dtype) -> np.ndarray:
+        """This thread's scratch (:func:`._layers.thread_buf`): no buffer per copy."""
+        return thread_buf(name, shape, dtype)
 
     def _single(self, i: int, info: "_Info", figure, budget: int, q: dict) -> Moves:
         st = self._st
@@ -164,9 +163,8 @@ class _FigureMoves:
             node_occ, occ, any_mode = self._node_layer(t, 0), self.occ_walk, 0
         leave, mp = self._leave_query(i, budget, info) if info.leaves else (None, 0)
         code = st.node_stop_code[info.stop_glyph]
-        flags = self._nflags.get(flyer)
-        if flags is None:
-            flags = self._nflags[flyer] = kind.qflags.copy()
+        flags = thread_buf("nflags", kind.qflags.shape, np.uint8)  # (starts change)
+        np.copyto(flags, kind.qflags)
         # the figure's own spaces are free while it moves: the placements touching them
         # are made again without it, and put back after the query; a start (either
         # orientation) never stops (see reference._double_moves)
@@ -175,9 +173,7 @@ class _FigureMoves:
         k = J.free_nodes(node_occ, occ, st.lead, st.trail, st.touch, st.flip, flags, c0,
                          c1, t, any_mode, saved, saved_at)
         start, fstart, k = k >> 5 & 0x1FFFFFFF, k >> 34, k & 31
-        rowpos = self._bufs.get("rowpos")
-        if rowpos is None:
-            rowpos = self._bufs["rowpos"] = np.full(st.P, -1, np.int64)
+        rowpos = thread_buf("rowpos", (st.P,), np.int64, -1)
         try:
             if leave is None:
                 queries = self._buf("q1", (1, 3), np.int64)
@@ -198,7 +194,8 @@ class _FigureMoves:
                 m = J.finish_double_who(
                     rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos, start, fstart,
                     takeoff, out, tree if pen_rows else _NO_ROWS,
-                    self._who_layer(i, info), 1 if pen_rows else 2 if info.takeoff else 0,
+                    leave if pen_rows else self._who_layer(i, info),   # (leave: the same)
+                    1 if pen_rows else 2 if info.takeoff else 0,
                     self._who_scratch(st.P), who)
                 cols = {"engaged_with": who[0, :m], "leaving_attackers": who[1, :m]}
             else:
@@ -229,9 +226,7 @@ class _FigureMoves:
         for r, i in enumerate(idx):
             queries[r, 0] = self.cells[i, 0]
             queries[r, 1] = self._budget(i, q)
-        ends = self._bufs.get("endsB")
-        if ends is None or ends.shape[1] < k * st.n:
-            ends = self._bufs["endsB"] = np.empty((3, k * st.n), T.INDEX)
+        ends = thread_buf("endsB", (3, k * st.n), T.INDEX)
         i0 = idx[0]
         flyer = bool(self.flying[i0])
         occ = self.occ_any if (flyer or self.phantom[i0] or self.ghost[i0] or

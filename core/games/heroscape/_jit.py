@@ -196,6 +196,14 @@ def leave_bits(layers, node_layers, row_team, row_h, lead, trail, touch, nbr, le
                             node_layers[r, p] = layer[lead[p]] | layer[trail[p]]
 
 
+@njit(types.void(U64_1, I64_1, I64_1, U64_1), cache=CACHE, nogil=True)
+def node_leave(layer, lead, trail, out):
+    """``out[p] = layer[lead[p]] | layer[trail[p]]``: a leave layer of spaces as the
+    leave layer of placements (bits of enemies next to either space)."""
+    for p in range(out.shape[0]):
+        out[p] = layer[lead[p]] | layer[trail[p]]
+
+
 @njit(i64(I64_2, I64_2, I64_1, i64, I64_1), cache=CACHE, nogil=True)
 def touching(cells, nbr, at_fig, i, out):
     """Figures on a space next to figure i's (distinct, ascending); their count."""

@@ -1,13 +1,16 @@
 """The layers a Heroscape position keeps for its kernels, and keeps up to date as
 figures move: the occupancy of placements (per team and mode), the engagement of every
-figure, and the leave masks (one bit per enemy figure, per team and height class) of spaces
-and placements (:class:`_Layers`, a part of :class:`~movecore.games.heroscape.Position`;
-not used on its own).
+figure, and the leave masks (one bit per enemy figure, per team and height class) of
+spaces; those of placements, which a double-space figure's query reads, are made from
+them for the query in its thread's scratch (:class:`_Layers`, a part of
+:class:`~movecore.games.heroscape.Position`; not used on its own).
 
 A move changes them in one compiled call (:meth:`_Layers._relocate`): O(changed spaces),
 never a rebuild.
 """
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -19,6 +22,27 @@ from ._shared import _Info, _falls  # noqa: F401  (_Info: annotations)
 _NO_I64 = np.zeros(0, np.int64)
 _U64_ONE = np.uint64(1)
 _MAX_BITS = 64                      # leave masks are uint64: one bit per enemy figure
+#: No leave layer of placements is kept (``relocate``'s ``lvn``): a query derives the
+#: row it reads (:meth:`_Layers._node_leave_layer`) into its thread's scratch.
+_NO_LVN = np.zeros((0, 0), np.uint64)
+_scratch = threading.local()        # per thread: its scratch arrays (thread_buf)
+
+
+def thread_buf(name: str, shape: tuple, dtype, fill=None) -> np.ndarray:
+    """This thread's scratch array ``name`` of ``shape`` and ``dtype`` (one dtype per
+    name; made again when the shape differs, filled with ``fill`` then if given; a kernel
+    that marks it leaves it as found), shared by every position this thread asks:
+    positions keep no scratch of their own, so a copy costs no buffer. Valid until the
+    thread's next use of ``name``: a query copies out what it keeps."""
+    try:
+        b = _scratch.bufs.get(name)
+    except AttributeError:
+        b = None
+        _scratch.bufs = {}
+    if b is None or b.shape != shape:
+        b = _scratch.bufs[name] = np.empty(shape, dtype) if fill is None else \
+            np.full(shape, fill, dtype)
+    return b
 
 
 class _Layers:
@@ -81,7 +105,6 @@ class _Layers:
         n = self._st.n
         self._lv_rows: dict = {}                     # (team, height class) -> row
         self._lv = np.zeros((0, n), np.uint64)       # uint64[L, N]: bit j = enemy j
-        self._lvn = np.zeros((0, 0), np.uint64)      # uint64[L, P] once a double asks
         self._lv_team = np.zeros(0, np.int64)
         self._lv_h = np.zeros(0, np.int64)
 
@@ -104,19 +127,21 @@ class _Layers:
         self._lv = np.ascontiguousarray(np.concatenate([self._lv, row]))
         self._lv_team = np.append(self._lv_team, t)
         self._lv_h = np.append(self._lv_h, h)
-        if self._lvn.shape[1]:
-            self._lvn = np.ascontiguousarray(np.concatenate(
-                [self._lvn, row[:, st.lead] | row[:, st.trail]]))
         self._lv_rows[(t, h)] = r
         return r
 
     def _node_leave_layer(self, t: int, h: int) -> np.ndarray:
-        """uint64[P]: the leave bits of a placement's two spaces."""
-        r = self._leave_row(t, h)
-        if self._lvn.shape[1] == 0:
-            st = self._st
-            self._lvn = np.ascontiguousarray(self._lv[:, st.lead] | self._lv[:, st.trail])
-        return self._lvn[r]
+        """uint64[P]: the leave bits of a placement's two spaces (``lv[lead] |
+        lv[trail]`` of the row of team t and height class h), made from the spaces' row
+        into this thread's scratch: valid until the thread's next call, read by the
+        query that asked, never kept (positions keep no placement leave layer: 8 bytes
+        a placement and row per copy, the most of a position's memory)."""
+        r = self._leave_row(t, h)     # (may make self._lv again: read it after)
+        row = self._lv[r]
+        st = self._st
+        out = thread_buf("node_leave", (st.P,), np.uint64)
+        _jit().node_leave(row, st.lead, st.trail, out)
+        return out
 
     def _relocate(self, i: int, new0: int, new1: int = -1) -> None:
         """Figure i from where it stands (if anywhere) to ``new0`` (, ``new1``), or off
@@ -125,10 +150,8 @@ class _Layers:
         if self._moves_shared:
             self._own_moves()
         st = self._st
-        changed = self._bufs.get("changed")
-        if changed is None:
-            changed = self._bufs["changed"] = np.empty(64, np.int64)
-        if self._nw.shape[0] or self._lvn.shape[1]:
+        changed = thread_buf("changed", (64,), np.int64)
+        if self._nw.shape[0]:
             lead, trail, touch = st.lead, st.trail, st.touch
         else:
             lead, trail, touch = _NO_I64, _NO_I64, _NO_TOUCH
@@ -136,7 +159,7 @@ class _Layers:
         _jit().relocate(self.cells, st.nbr64, self.at_fig, self.team, self.height,
                         st.level64, self.engaged, i, new0, new1, changed, st.master,
                         self.occ_any, self.occ_walk, self._nw, self._nw_team,
-                        self._nw_mode, lead, trail, touch, self._lv, self._lvn,
+                        self._nw_mode, lead, trail, touch, self._lv, _NO_LVN,
                         self._lv_team, self._lv_h, bits)
 
     def _leave_query(self, i: int, budget: int, info: "_Info | None" = None):
@@ -173,10 +196,8 @@ class _Layers:
 
     def _who_scratch(self, size: int) -> np.ndarray:
         """int64[size], all -1: ``who_bits``'s row positions (left as found)."""
-        pos = self._bufs.get("whopos")
-        if pos is None or pos.shape[0] != size:
-            pos = self._bufs["whopos"] = np.full(size, -1, np.int64)
-        return pos
+        return thread_buf("whopos_n" if size == self._st.n else "whopos_P", (size,),
+                          np.int64, -1)
 
     def _node(self, lead: int, trail: int) -> int:
         """The placement (lead, trail) of two neighbouring spaces, or -1."""

@@ -10,8 +10,11 @@ What a position keeps (see :class:`Position`):
 * per position (copied by :meth:`Position.copy`): the figures as arrays, the figure on
   every space, who is engaged, and the layers the kernels read -- the occupancy of spaces
   (``occ_any``: team ids; ``occ_walk``: engaged figures as walls, master game), of
-  placements (per team), and the leaving-engagement masks per (team, height class), one
-  bit per enemy figure.
+  placements (per team), and the leaving-engagement masks of spaces per (team, height
+  class), one bit per enemy figure; no scratch (each thread's own), and no leave masks of
+  placements: a double-space figure's query makes the row it reads from the spaces' in
+  one compiled pass, into its thread's scratch (batched self-play holds thousands of
+  copies: a copy of the largest bundled map holds about 18 KiB).
 
 A move changes the occupancy of the spaces it leaves and enters, the engagement (and so
 the walls) of the figures next to them, the mask bits of the moved figure, and the
@@ -159,7 +162,6 @@ class Position(_Layers, _FigureMoves, _Position):
         self._nw_mode = np.zeros(0, np.int64)
         _jit().sync_cells(np.flatnonzero(self.at_fig >= 0), self.at_fig, self.team,
                           self.engaged, st.master, self.occ_any, self.occ_walk)
-        self._nflags: dict = {}      # flyer -> uint8[P] (this position's: starts change)
         self._bufs: dict = {}
         self._last = None
         self.version = 0
@@ -208,7 +210,6 @@ class Position(_Layers, _FigureMoves, _Position):
             d["_lv_rows"] = dict(self._lv_rows)
             d["_nw_rows"] = dict(self._nw_rows)
             self._figs_shared = d["_figs_shared"] = True
-            d["_nflags"] = {}
             d["_bufs"] = {}
             d["_last"] = None
             d["_lock"] = fresh_lock()
@@ -219,7 +220,7 @@ class Position(_Layers, _FigureMoves, _Position):
 
     #: What a move writes in place (shared by copies until either moves: _own_moves).
     _MOVE_ARRAYS = ("cells", "alive", "at_fig", "occ_any", "occ_walk", "engaged", "_lv",
-                    "_lvn", "_nw")
+                    "_nw")
 
     def _own_moves(self) -> None:
         """Before a move (or a removal, an addition, an undo) writes the arrays of
@@ -255,7 +256,7 @@ class Position(_Layers, _FigureMoves, _Position):
         field_ = object.__new__(type(f))
         field_.__dict__.update({k: v for k, v in f.__dict__.items()
                                 if k != "_positions_static"})
-        state.update(field=field_, _info=[None] * len(self._info), _nflags={}, _bufs={},
+        state.update(field=field_, _info=[None] * len(self._info), _bufs={},
                      _last=None, _figs_shared=False, _moves_shared=False)
         for k in ("_st", "_lock"):
             del state[k]
