@@ -221,6 +221,7 @@ class BatchedGames:
         self._end_rules = any(x is not None for x in (L.one_figure, L.no_end, L.stop_code))
         self._one_figure = np.zeros(N, np.uint8) if L.one_figure is None else \
             np.ascontiguousarray(L.one_figure, np.uint8)
+        self._any_one_figure = bool(self._one_figure.any())     # (once, not per query)
         self._no_end = np.zeros(0, np.int64) if L.no_end is None else \
             np.flatnonzero(L.no_end).astype(np.int64)
         self._stop_code = None if L.stop_code is None else \
@@ -431,7 +432,7 @@ class BatchedGames:
         if not len(rows):
             return
         st = start[rows]
-        if self._one_figure.any():
+        if self._any_one_figure:
             cells = self.cell[rows]                                    # [R, F]
             other = self.alive[rows] & (np.arange(self.F)[None] != figs[rows][:, None])
             c = np.where(other, cells, 0)
