@@ -103,7 +103,7 @@ class BatchedPlay:
         # the array backend runs the whole step compiled (same choices as the array
         # path below for the same random numbers), unless asked to record answers
         self.fused = fused and not record and G.backend == "arrays" and \
-            self.usable is None and not rolled
+            self.usable is None and not rolled and getattr(G, "_game", None) is None
         P = G.n_places
         self._out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
                      np.zeros((B, P), np.int8))
