@@ -292,6 +292,9 @@ class BatchedPlay:
         d = grid_distance(self.kind, self.coords[None, :, None, :],
                           ec[:, None, :, :])                      # [R, N, F]
         d = np.where(enemy[:, None, :], d, _BIG).min(2)
+        if d.shape[1] < legal.shape[1]:   # (places past the board: Descent's town)
+            d = np.pad(d, ((0, 0), (0, legal.shape[1] - d.shape[1])),
+                       constant_values=_BIG + 1)
         d = np.where(legal, d, _BIG + 1)
         best = d == d.min(1)[:, None]
         k = (u * best.sum(1)).astype(np.int64)

@@ -17,7 +17,7 @@ for every door state a game can reach from the root (doors only open: ``2**c`` s
 for ``c`` doors closed at the root). One compiled call (:func:`_legal_games`) answers
 every game: it reads the mover's occupant layer from ``sq`` through the kind's node ->
 squares table (door-memory, air and opened-here nodes read their square; a large
-monster's own squares read empty, as :meth:`Position._reach_large`), runs the kernel in
+monster's base is not batched), runs the kernel in
 tree mode, writes the ends' mask, least costs and stop codes (ice), and for every end the
 doors its reported path opens (the door steps along the tree path), which a move then
 opens in that game.
@@ -209,9 +209,12 @@ class _DescentBatch:
         self.last_fig = np.full(B, -1, np.int64)
         n_chunks = threads_or(G.threads, B)
         n = self.n_max
-        self.bufs = per_thread(n_chunks, (fast_layout_size(n, self.nb),), T.INDEX)
+        # one kernel workspace per kind (its stamps are laid out by its node count: a
+        # workspace shared by graphs of other sizes would read another's stale words)
+        self.bufs = per_thread(n_chunks, (len(self.kind_n), fast_layout_size(n, self.nb)),
+                               T.INDEX)
         for buf in self.bufs:
-            buf[2] = self.nb
+            buf[:, 2] = self.nb
         self.occ_s = per_thread(n_chunks, (n,), T.INDEX)
         self.tbits = per_thread(n_chunks, (2 * n + 8,), np.int64)
 
@@ -326,7 +329,7 @@ def _door_vector(pos, team: int, opened: int) -> tuple:
 def _legal_games(blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dptr,
                  dptr_at, dstep_v, dstep_bits, dstep_at, kind_n, kind_k, foot, foot_at,
                  lut, ice, ice_at, slot_kind, budget, side, n_states, closed, hostile, sq,
-                 doors, cell, alive, figs, lo, hi, buf, occ, tbits, mask, cost, stop,
+                 doors, cell, alive, figs, lo, hi, bufs, occ, tbits, mask, cost, stop,
                  opened, slow):
     """Games ``lo <= b < hi``: figure slot ``figs[b]``'s ends (see the module
     docstring) into row ``b`` of ``mask``/``cost``/``stop`` and, per end, the doors its
@@ -364,24 +367,14 @@ def _legal_games(blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dpt
         kf = kind_k[kk]
         f0 = foot_at[kk]
         start = cell[b, f]
-        own = 1 << side[f]
-        if kf > 1:                      # a large mover's own squares read empty
-            for j in range(kf):
-                q = foot[f0 + start * kf + j]
-                if q < ns:
-                    sq[b, q] = 0
-        for u in range(n):
+        for u in range(n):              # (one-square kinds: kf = 1; see batch_layout)
             bits = 0
             for j in range(kf):
                 bits |= sq[b, foot[f0 + u * kf + j]]
             occ[u] = lut[kk, bits]
-        if kf > 1:
-            for j in range(kf):
-                q = foot[f0 + start * kf + j]
-                if q < ns:
-                    sq[b, q] = own
         blob = blobs[blob_at[k]:blob_at[k + 1]]
         qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+        buf = bufs[kk]
         if plain[k]:
             nk = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, tree_ends,
                               no_queries, start, budget[f])
