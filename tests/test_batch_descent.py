@@ -127,6 +127,29 @@ def test_bundled_examples_on_arrays_equal_single_positions(policy):
                              scenarios=scen) > 1000
 
 
+def test_wounds_per_end_equal_the_positions():
+    """``legal_moves(penalty=)``: each end's wounds (pits, auras) as the position counts
+    them (a kind that can fall into a pit, or meets an aura, is asked of a position)."""
+    seen = 0
+    for name, s in _dungeons(16):
+        play = BatchedPlay("descent", s, 8, seed=2)
+        G = play.games
+        pen = np.zeros((G.B, G.n_places), np.int32)
+        for _ in range(12):
+            play.step()
+            act = np.where(play.done, -1, play.actor)
+            G.legal_moves(act, penalty=pen)
+            for b in np.flatnonzero(act >= 0).tolist():
+                fid = G.ids[int(act[b])]
+                m = G.position(b).legal_moves(fid, **play.queries[int(act[b])])
+                want = np.zeros(G.n_places, np.int32)
+                ok = m.mask[m.actions]
+                want[m.actions[ok]] = m.penalty[ok]
+                assert np.array_equal(pen[b], want), (name, b, fid)
+                seen += int(want.any())
+    assert seen > 0
+
+
 def test_apply_validates_and_opens_doors():
     """``apply`` takes legal ends only (no game changes otherwise); a move through a
     closed door opens it in that game alone."""

@@ -412,5 +412,5 @@ def _legal_games(blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dpt
             mask[b, c] = 1
             cost[b, c] = buf[base + ne + i]
             stop[b, c] = ice[i0 + c] if buf[base + 2 * ne + i] != 0 else 0
-            opened[b, c] = tbits[buf[base + 6 * ne + i]] & ~doors[b]
+            opened[b, c] = tbits[buf[base + 6 * ne + i]]  # (door steps: closed doors)
     return 0
