@@ -184,3 +184,29 @@ def test_why_not_arrays():
         G = BatchedGames(mc.position(load(name)), 2,
                          query=None)
         assert G.backend == "positions" and why in G.why, (name, G.why)
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_compiled_step_equals_array_path(policy, threads):
+    """Where every move is answered on arrays, ``BatchedPlay`` runs the compiled step
+    (:mod:`movecore.tools._selfplay_descent`): the array path's choices for the same
+    random numbers, and the same squares, doors, turns and counters."""
+    from movecore.tools.selfplay import example_scenarios
+    scen = [(n, s) for n, s in example_scenarios("descent") + _dungeons(24)
+            if BatchedPlay("descent", s, 1).fused]
+    assert len(scen) >= 6
+    for name, s in scen:
+        a = BatchedPlay("descent", s, 16, seed=7, policy=policy, threads=threads)
+        b = BatchedPlay("descent", s, 16, seed=7, policy=policy, fused=False)
+        assert a.fused and not b.fused
+        for _ in range(60):
+            a.step()
+            b.step()
+            ga, gb = a.games, b.games
+            assert np.array_equal(ga.cell, gb.cell), name
+            assert np.array_equal(ga.alive, gb.alive), name
+            assert np.array_equal(ga._game.sq, gb._game.sq), name
+            assert np.array_equal(ga._game.doors, gb._game.doors), name
+            assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
+        assert a.counts == b.counts, name

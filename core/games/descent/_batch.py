@@ -217,18 +217,23 @@ class _DescentBatch:
             buf[:, 2] = self.nb
         self.occ_s = per_thread(n_chunks, (n,), T.INDEX)
         self.tbits = per_thread(n_chunks, (2 * n + 8,), np.int64)
+        #: what :func:`legal_one` reads: the shapes and kinds, then the game's state
+        self.tables = (self.blobs, self.blob_at, self.qflags, self.qflags_at, self.params,
+                       self.plain, self.shape_ok, self.dptr, self.dptr_at, self.dstep_v,
+                       self.dstep_bits, self.dstep_at, self.kind_n, self.kind_k,
+                       self.foot, self.foot_at, self.lut, self.ice, self.ice_at,
+                       self.slot_kind, self.budget, self.side, self.n_states, self.closed,
+                       self.hostile, self.sq, self.doors)
+        #: whether every move is answered on arrays (no enemy grappler or aura, no
+        #: kind that counts wounds): the compiled self-play step may play the games
+        self.all_arrays = bool(self.shape_ok.all() and not self.hostile.any())
 
     def legal(self, G, figs, mask, cost, stop) -> np.ndarray:
         """Every game's answer for figure slot ``figs[b]`` (one compiled call per
         thread); returns the games a live position must answer (rows cleared)."""
         B = G.B
         self.last_fig[:] = figs
-        args = (self.blobs, self.blob_at, self.qflags, self.qflags_at, self.params,
-                self.plain, self.shape_ok, self.dptr, self.dptr_at, self.dstep_v,
-                self.dstep_bits, self.dstep_at, self.kind_n, self.kind_k, self.foot,
-                self.foot_at, self.lut, self.ice, self.ice_at, self.slot_kind,
-                self.budget, self.side, self.n_states, self.closed, self.hostile,
-                self.sq, self.doors, G.cell, G.alive, figs)
+        args = (self.tables, G.cell, G.alive, figs)
         outs = (mask, cost, stop, self.opened, self.slow)
         n_chunks = len(self.bufs)
         if n_chunks == 1:
@@ -326,91 +331,97 @@ def _door_vector(pos, team: int, opened: int) -> tuple:
 
 
 @njit(cache=T.CACHE, nogil=True)
-def _legal_games(blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dptr,
-                 dptr_at, dstep_v, dstep_bits, dstep_at, kind_n, kind_k, foot, foot_at,
-                 lut, ice, ice_at, slot_kind, budget, side, n_states, closed, hostile, sq,
-                 doors, cell, alive, figs, lo, hi, bufs, occ, tbits, mask, cost, stop,
+def _legal_games(tables, cell, alive, figs, lo, hi, bufs, occ, tbits, mask, cost, stop,
                  opened, slow):
-    """Games ``lo <= b < hi``: figure slot ``figs[b]``'s ends (see the module
-    docstring) into row ``b`` of ``mask``/``cost``/``stop`` and, per end, the doors its
-    path opens into ``opened[b]``; ``slow[b]`` = 1 (row cleared) where a live position
-    must answer."""
+    """Games ``lo <= b < hi``: figure slot ``figs[b]``'s answer (:func:`legal_one`);
+    ``slow[b]`` = 1 (row cleared) where a live position must answer."""
+    for b in range(lo, hi):
+        slow[b] = not legal_one(tables, cell, alive, b, figs[b], bufs, occ, tbits, mask,
+                                cost, stop, opened)
+    return 0
+
+
+@njit(cache=T.CACHE, nogil=True)
+def legal_one(tables, cell, alive, b, f, bufs, occ, tbits, mask, cost, stop, opened):
+    """Game ``b``, figure slot ``f`` (-1: none): its ends (see the module docstring)
+    into row ``b`` of ``mask``/``cost``/``stop`` (every column written) and, per end,
+    the doors its path opens into ``opened[b]``. ``tables``: :attr:`_DescentBatch.tables`
+    (the game's ``sq`` and ``doors`` last); ``bufs`` (one kernel workspace per kind),
+    ``occ``, ``tbits``: one thread's scratch. Returns False (row cleared) where a live
+    position must answer: an enemy grappler or aura in play, a move that counts wounds."""
+    (blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dptr, dptr_at, dstep_v,
+     dstep_bits, dstep_at, kind_n, kind_k, foot, foot_at, lut, ice, ice_at, slot_kind,
+     budget, side, n_states, closed, hostile, sq, doors) = tables
     A = mask.shape[1]
     ns = sq.shape[1] - 1
-    F = hostile.shape[0]
+    for a in range(A):
+        mask[b, a] = 0
+        cost[b, a] = -1
+        stop[b, a] = 0
+    if f < 0:
+        return True
+    for j in range(hostile.shape[0]):
+        if alive[b, j] and hostile[f, j]:
+            return False
+    kk = slot_kind[f]
+    s = 0
+    for j in range(closed.shape[0]):
+        if (doors[b] >> closed[j]) & 1:
+            s |= 1 << j
+    k = kk * n_states + s
+    if not shape_ok[k]:
+        return False
+    # the mover's occupant layer over its kind's nodes, from the game's squares
+    n = kind_n[kk]
+    kf = kind_k[kk]
+    f0 = foot_at[kk]
+    start = cell[b, f]
+    for u in range(n):                  # (one-square kinds: kf = 1; see batch_layout)
+        bits = 0
+        for j in range(kf):
+            bits |= sq[b, foot[f0 + u * kf + j]]
+        occ[u] = lut[kk, bits]
+    blob = blobs[blob_at[k]:blob_at[k + 1]]
+    qf = qflags[qflags_at[k]:qflags_at[k + 1]]
     no_zoc = np.zeros(0, np.uint64)
     tree_ends = np.zeros((3, 0), np.int32)      # (tree mode: the search tree is read)
     no_queries = np.zeros((0, 3), np.int64)
-    for b in range(lo, hi):
-        for a in range(A):
-            mask[b, a] = 0
-            cost[b, a] = -1
-            stop[b, a] = 0
-        slow[b] = False
-        f = figs[b]
-        if f < 0:
+    buf = bufs[kk]
+    if plain[k]:
+        nk = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, tree_ends, no_queries,
+                          start, budget[f])
+    else:
+        nk = reach1_general(blob, occ, qf, no_zoc, params[k], buf, tree_ends, no_queries,
+                            start, budget[f])
+    if nk < 0:                          # (cannot happen: tree mode) a position answers
+        return False
+    ne = nk & 0xFFFFFFFF
+    nt = nk >> 32
+    N = np.int64(blob[0])
+    o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
+    # the doors opened along each tree row's path (parents come first)
+    p0 = dptr_at[k]
+    s0 = dstep_at[k]
+    for r in range(nt):
+        par = buf[o_out + 4 * r + 3]
+        if par < 0:
+            tbits[r] = 0
             continue
-        for j in range(F):
-            if alive[b, j] and hostile[f, j]:
-                slow[b] = True
-        kk = slot_kind[f]
-        s = 0
-        for j in range(closed.shape[0]):
-            if (doors[b] >> closed[j]) & 1:
-                s |= 1 << j
-        k = kk * n_states + s
-        if slow[b] or not shape_ok[k]:
-            slow[b] = True
+        u = buf[o_out + 4 * par]
+        v = buf[o_out + 4 * r]
+        got = tbits[par]
+        for e in range(dptr[p0 + u], dptr[p0 + u + 1]):
+            if dstep_v[s0 + e] == v:
+                got |= dstep_bits[s0 + e]
+        tbits[r] = got
+    base = o_out + 4 * nt
+    i0 = ice_at[kk]
+    for i in range(ne):
+        c = buf[base + i]
+        if c >= ns or c >= A:           # the town (no move) and no other node is an end
             continue
-        # the mover's occupant layer over its kind's nodes, from the game's squares
-        n = kind_n[kk]
-        kf = kind_k[kk]
-        f0 = foot_at[kk]
-        start = cell[b, f]
-        for u in range(n):              # (one-square kinds: kf = 1; see batch_layout)
-            bits = 0
-            for j in range(kf):
-                bits |= sq[b, foot[f0 + u * kf + j]]
-            occ[u] = lut[kk, bits]
-        blob = blobs[blob_at[k]:blob_at[k + 1]]
-        qf = qflags[qflags_at[k]:qflags_at[k + 1]]
-        buf = bufs[kk]
-        if plain[k]:
-            nk = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, tree_ends,
-                              no_queries, start, budget[f])
-        else:
-            nk = reach1_general(blob, occ, qf, no_zoc, params[k], buf, tree_ends,
-                                no_queries, start, budget[f])
-        if nk < 0:                      # (cannot happen: tree mode) a position answers
-            slow[b] = True
-            continue
-        ne = nk & 0xFFFFFFFF
-        nt = nk >> 32
-        N = np.int64(blob[0])
-        o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
-        # the doors opened along each tree row's path (parents come first)
-        p0 = dptr_at[k]
-        s0 = dstep_at[k]
-        for r in range(nt):
-            par = buf[o_out + 4 * r + 3]
-            if par < 0:
-                tbits[r] = 0
-                continue
-            u = buf[o_out + 4 * par]
-            v = buf[o_out + 4 * r]
-            got = tbits[par]
-            for e in range(dptr[p0 + u], dptr[p0 + u + 1]):
-                if dstep_v[s0 + e] == v:
-                    got |= dstep_bits[s0 + e]
-            tbits[r] = got
-        base = o_out + 4 * nt
-        i0 = ice_at[kk]
-        for i in range(ne):
-            c = buf[base + i]
-            if c >= ns or c >= A:       # the town (no move) and no other node is an end
-                continue
-            mask[b, c] = 1
-            cost[b, c] = buf[base + ne + i]
-            stop[b, c] = ice[i0 + c] if buf[base + 2 * ne + i] != 0 else 0
-            opened[b, c] = tbits[buf[base + 6 * ne + i]]  # (door steps: closed doors)
-    return 0
+        mask[b, c] = 1
+        cost[b, c] = buf[base + ne + i]
+        stop[b, c] = ice[i0 + c] if buf[base + 2 * ne + i] != 0 else 0
+        opened[b, c] = tbits[buf[base + 6 * ne + i]]  # (door steps: closed doors)
+    return True
