@@ -3,7 +3,7 @@
 :class:`movecore.tools.selfplay_batch.BatchedPlay` runs this step where every move of
 the batch is answered on arrays (``_DescentBatch.all_arrays``: no enemy grappler or
 aura, no kind that counts wounds): per game, in one compiled call per thread, the acting
-figure's legal ends (:func:`movecore.games.descent._batch.legal_one`: the game's door
+figure's legal ends (:func:`movecore.games.descent._batch.legal_games`: the game's door
 state, the doors each end's path opens), the policy's choice, the move (its squares, the
 doors its path opens), the removal coin, the next actor, and the restart of finished
 games. It makes exactly the choices of ``BatchedPlay.step``'s array path for the same
@@ -16,29 +16,33 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..games.descent._batch import legal_one
+from ..games.descent._batch import legal_games
 from ..rl._vecgame import _adjacent, _enemy_distance, _n_sides, _selfplay_next_actor
 
 
 @njit(cache=True, nogil=True)
 def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, turn,
-                 actor, done, nbr, coords, kind, greedy, u, max_turns, cell0, bufs, occ,
-                 tbits, mask, cost, stop, opened, dist, lo, hi, counts):
+                 actor, done, nbr, coords, kind, greedy, u, max_turns, cell0, bufs, ends_s,
+                 occ, tbits, figs, slow, mask, cost, stop, opened, dist, lo, hi, counts):
     """One move in every unfinished game ``lo <= b < hi`` (see the module docstring);
     ``counts``: move generations, moves, turns begun, games finished (added to)."""
     side = tables[21]                   # (the Descent side code: its bit in ``sq``)
-    sq = tables[25]
-    doors = tables[26]
+    sq = tables[28]
+    doors = tables[29]
     N = coords.shape[0]
     F = cell.shape[1]
     n_all_sides = 0
     for f in range(F):
         n_all_sides = max(n_all_sides, side_of[f] + 1)
+    # every unfinished game's legal ends first (games are independent)
+    for b in range(lo, hi):
+        figs[b] = -1 if done[b] else actor[b]
+    legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mask, cost,
+                stop, opened, slow)
     for b in range(lo, hi):
         if done[b]:
             continue
         f = actor[b]
-        legal_one(tables, cell, alive, b, f, bufs, occ, tbits, mask, cost, stop, opened)
         counts[0] += 1                      # a move generation
         n = 0
         for c in range(N):
@@ -147,7 +151,9 @@ def step(play) -> int:
                 play.turn_sides, play.movers, play.turn, play.actor, play.done, play.nbr,
                 play.coords, _KIND.get(play.kind, 0),
                 play.policy == "greedy", u, play.max_turns, G._cell0)
-        calls = [args + (g.bufs[c], g.occ_s[c], g.tbits[c], mask, cost, stop, g.opened,
+        figs = np.zeros(B, np.int64)
+        calls = [args + (g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], figs, g.slow,
+                         mask, cost, stop, g.opened,
                          dists[c], (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
                          counts[c]) for c in range(n_chunks)]
         fz = play._fz = (counts, u, calls)

@@ -14,7 +14,7 @@ A figure's move is the kernel query of its kind's placement graph (the same pack
 and mover as the position's prepared query) **under the game's door state**: one query
 shape per kind of mover (side, footprint, flying, door-memory radius) and door vector,
 for every door state a game can reach from the root (doors only open: ``2**c`` states
-for ``c`` doors closed at the root). One compiled call (:func:`_legal_games`) answers
+for ``c`` doors closed at the root). One compiled call (:func:`legal_games`) answers
 every game: it reads the mover's occupant layer from ``sq`` through the kind's node ->
 squares table (door-memory, air and opened-here nodes read their square; a large
 monster's base is not batched), runs the kernel in
@@ -215,35 +215,40 @@ class _DescentBatch:
                                T.INDEX)
         for buf in self.bufs:
             buf[:, 2] = self.nb
+        self.ends_s = per_thread(n_chunks, (len(self.kind_n), 3, n), T.INDEX)
         self.occ_s = per_thread(n_chunks, (n,), T.INDEX)
         self.tbits = per_thread(n_chunks, (2 * n + 8,), np.int64)
-        #: what :func:`legal_one` reads: the shapes and kinds, then the game's state
+        #: what :func:`legal_games` reads: the shapes and kinds, then the game's state
         self.tables = (self.blobs, self.blob_at, self.qflags, self.qflags_at, self.params,
                        self.plain, self.shape_ok, self.dptr, self.dptr_at, self.dstep_v,
                        self.dstep_bits, self.dstep_at, self.kind_n, self.kind_k,
                        self.foot, self.foot_at, self.lut, self.ice, self.ice_at,
                        self.slot_kind, self.budget, self.side, self.n_states, self.closed,
-                       self.hostile, self.sq, self.doors)
+                       self.hostile, np.zeros(0, np.uint64),
+                       np.zeros((3, 0), np.int32),    # (tree mode: the tree is read)
+                       np.zeros((0, 3), np.int64), self.sq, self.doors)
         #: whether every move is answered on arrays (no enemy grappler or aura, no
         #: kind that counts wounds): the compiled self-play step may play the games
         self.all_arrays = bool(self.shape_ok.all() and not self.hostile.any())
 
     def legal(self, G, figs, mask, cost, stop) -> np.ndarray:
-        """Every game's answer for figure slot ``figs[b]`` (one compiled call per
-        thread); returns the games a live position must answer (rows cleared)."""
+        """Every game's answer for figure slot ``figs[b]`` (:func:`legal_games`, one
+        compiled call per thread); returns the games a live position must answer (rows cleared)."""
         B = G.B
         self.last_fig[:] = figs
         args = (self.tables, G.cell, G.alive, figs)
         outs = (mask, cost, stop, self.opened, self.slow)
         n_chunks = len(self.bufs)
         if n_chunks == 1:
-            _legal_games(*args, 0, B, self.bufs[0], self.occ_s[0], self.tbits[0], *outs)
+            legal_games(*args, 0, B, self.bufs[0], self.ends_s[0], self.occ_s[0],
+                         self.tbits[0], *outs)
         else:
             from ...reach import _thread_pool
 
             def run(c):
-                _legal_games(*args, (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
-                             self.bufs[c], self.occ_s[c], self.tbits[c], *outs)
+                legal_games(*args, (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
+                             self.bufs[c], self.ends_s[c], self.occ_s[c], self.tbits[c],
+                             *outs)
 
             pool = _thread_pool(n_chunks - 1)
             futures = [pool.submit(run, c) for c in range(1, n_chunks)]
@@ -331,97 +336,114 @@ def _door_vector(pos, team: int, opened: int) -> tuple:
 
 
 @njit(cache=T.CACHE, nogil=True)
-def _legal_games(tables, cell, alive, figs, lo, hi, bufs, occ, tbits, mask, cost, stop,
-                 opened, slow):
-    """Games ``lo <= b < hi``: figure slot ``figs[b]``'s answer (:func:`legal_one`);
-    ``slow[b]`` = 1 (row cleared) where a live position must answer."""
-    for b in range(lo, hi):
-        slow[b] = not legal_one(tables, cell, alive, b, figs[b], bufs, occ, tbits, mask,
-                                cost, stop, opened)
-    return 0
-
-
-@njit(cache=T.CACHE, nogil=True)
-def legal_one(tables, cell, alive, b, f, bufs, occ, tbits, mask, cost, stop, opened):
-    """Game ``b``, figure slot ``f`` (-1: none): its ends (see the module docstring)
-    into row ``b`` of ``mask``/``cost``/``stop`` (every column written) and, per end,
-    the doors its path opens into ``opened[b]``. ``tables``: :attr:`_DescentBatch.tables`
-    (the game's ``sq`` and ``doors`` last); ``bufs`` (one kernel workspace per kind),
-    ``occ``, ``tbits``: one thread's scratch. Returns False (row cleared) where a live
-    position must answer: an enemy grappler or aura in play, a move that counts wounds."""
+def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mask, cost,
+                stop, opened, slow):
+    """Games ``lo <= b < hi``, figure slot ``figs[b]`` (-1: none): its ends (see the
+    module docstring) into row ``b`` of ``mask``/``cost``/``stop`` (every column
+    written) and, per end, the doors its path opens into ``opened[b]``; ``slow[b]`` = 1
+    (row cleared) where a live position must answer: an enemy grappler or aura in play,
+    a move that counts wounds. ``tables``: :attr:`_DescentBatch.tables` (the game's
+    ``sq`` and ``doors`` last); ``bufs`` (one kernel workspace per kind), ``ends_s`` (one
+    end block per kind), ``occ``, ``tbits``: one thread's scratch. (One loop over the
+    games: the tables are unpacked once, not per game.)"""
     (blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dptr, dptr_at, dstep_v,
      dstep_bits, dstep_at, kind_n, kind_k, foot, foot_at, lut, ice, ice_at, slot_kind,
-     budget, side, n_states, closed, hostile, sq, doors) = tables
+     budget, side, n_states, closed, hostile, no_zoc, tree_ends, no_queries, sq,
+     doors) = tables
     A = mask.shape[1]
     ns = sq.shape[1] - 1
-    for a in range(A):
-        mask[b, a] = 0
-        cost[b, a] = -1
-        stop[b, a] = 0
-    if f < 0:
-        return True
-    for j in range(hostile.shape[0]):
-        if alive[b, j] and hostile[f, j]:
-            return False
-    kk = slot_kind[f]
-    s = 0
-    for j in range(closed.shape[0]):
-        if (doors[b] >> closed[j]) & 1:
-            s |= 1 << j
-    k = kk * n_states + s
-    if not shape_ok[k]:
-        return False
-    # the mover's occupant layer over its kind's nodes, from the game's squares
-    n = kind_n[kk]
-    kf = kind_k[kk]
-    f0 = foot_at[kk]
-    start = cell[b, f]
-    for u in range(n):                  # (one-square kinds: kf = 1; see batch_layout)
-        bits = 0
-        for j in range(kf):
-            bits |= sq[b, foot[f0 + u * kf + j]]
-        occ[u] = lut[kk, bits]
-    blob = blobs[blob_at[k]:blob_at[k + 1]]
-    qf = qflags[qflags_at[k]:qflags_at[k + 1]]
-    no_zoc = np.zeros(0, np.uint64)
-    tree_ends = np.zeros((3, 0), np.int32)      # (tree mode: the search tree is read)
-    no_queries = np.zeros((0, 3), np.int64)
-    buf = bufs[kk]
-    if plain[k]:
-        nk = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, tree_ends, no_queries,
-                          start, budget[f])
-    else:
-        nk = reach1_general(blob, occ, qf, no_zoc, params[k], buf, tree_ends, no_queries,
-                            start, budget[f])
-    if nk < 0:                          # (cannot happen: tree mode) a position answers
-        return False
-    ne = nk & 0xFFFFFFFF
-    nt = nk >> 32
-    N = np.int64(blob[0])
-    o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
-    # the doors opened along each tree row's path (parents come first)
-    p0 = dptr_at[k]
-    s0 = dstep_at[k]
-    for r in range(nt):
-        par = buf[o_out + 4 * r + 3]
-        if par < 0:
-            tbits[r] = 0
+    for b in range(lo, hi):
+        for a in range(A):
+            mask[b, a] = 0
+            cost[b, a] = -1
+            stop[b, a] = 0
+        slow[b] = False
+        f = figs[b]
+        if f < 0:
             continue
-        u = buf[o_out + 4 * par]
-        v = buf[o_out + 4 * r]
-        got = tbits[par]
-        for e in range(dptr[p0 + u], dptr[p0 + u + 1]):
-            if dstep_v[s0 + e] == v:
-                got |= dstep_bits[s0 + e]
-        tbits[r] = got
-    base = o_out + 4 * nt
-    i0 = ice_at[kk]
-    for i in range(ne):
-        c = buf[base + i]
-        if c >= ns or c >= A:           # the town (no move) and no other node is an end
+        for j in range(hostile.shape[0]):
+            if alive[b, j] and hostile[f, j]:
+                slow[b] = True
+        kk = slot_kind[f]
+        s = 0
+        for j in range(closed.shape[0]):
+            if (doors[b] >> closed[j]) & 1:
+                s |= 1 << j
+        k = kk * n_states + s
+        if slow[b] or not shape_ok[k]:
+            slow[b] = True
             continue
-        mask[b, c] = 1
-        cost[b, c] = buf[base + ne + i]
-        stop[b, c] = ice[i0 + c] if buf[base + 2 * ne + i] != 0 else 0
-        opened[b, c] = tbits[buf[base + 6 * ne + i]]  # (door steps: closed doors)
-    return True
+        # the mover's occupant layer over its kind's nodes, from the game's squares
+        n = kind_n[kk]
+        kf = kind_k[kk]
+        f0 = foot_at[kk]
+        start = cell[b, f]
+        for u in range(n):              # (one-square kinds: kf = 1; see batch_layout)
+            bits = 0
+            for j in range(kf):
+                bits |= sq[b, foot[f0 + u * kf + j]]
+            occ[u] = lut[kk, bits]
+        blob = blobs[blob_at[k]:blob_at[k + 1]]
+        qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+        buf = bufs[kk]
+        p0 = dptr_at[k]
+        s0 = dstep_at[k]
+        i0 = ice_at[kk]
+        if dstep_at[k + 1] == s0:
+            # no closed door on any step: the ends alone (ends mode), no door opens
+            ends = ends_s[kk]
+            if plain[k]:
+                ne = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, ends, no_queries,
+                                  start, budget[f])
+            else:
+                ne = reach1_general(blob, occ, qf, no_zoc, params[k], buf, ends,
+                                    no_queries, start, budget[f])
+            if ne < 0:                  # (cannot happen: an end per node)
+                slow[b] = True
+                continue
+            for i in range(ne):
+                c = ends[0, i]
+                if c >= ns or c >= A:   # the town (no move) and no other node is an end
+                    continue
+                mask[b, c] = 1
+                cost[b, c] = ends[1, i]
+                stop[b, c] = ice[i0 + c] if not plain[k] and ends[2, i] != 0 else 0
+                opened[b, c] = 0
+            continue
+        # closed doors on the way: tree mode, for the doors each end's path opens
+        if plain[k]:
+            nk = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, tree_ends, no_queries,
+                              start, budget[f])
+        else:
+            nk = reach1_general(blob, occ, qf, no_zoc, params[k], buf, tree_ends,
+                                no_queries, start, budget[f])
+        if nk < 0:                      # (cannot happen: tree mode) a position answers
+            slow[b] = True
+            continue
+        ne = nk & 0xFFFFFFFF
+        nt = nk >> 32
+        N = np.int64(blob[0])
+        o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
+        # the doors opened along each tree row's path (parents come first)
+        for r in range(nt):
+            par = buf[o_out + 4 * r + 3]
+            if par < 0:
+                tbits[r] = 0
+                continue
+            u = buf[o_out + 4 * par]
+            v = buf[o_out + 4 * r]
+            got = tbits[par]
+            for e in range(dptr[p0 + u], dptr[p0 + u + 1]):
+                if dstep_v[s0 + e] == v:
+                    got |= dstep_bits[s0 + e]
+            tbits[r] = got
+        base = o_out + 4 * nt
+        for i in range(ne):
+            c = buf[base + i]
+            if c >= ns or c >= A:       # the town (no move) and no other node is an end
+                continue
+            mask[b, c] = 1
+            cost[b, c] = buf[base + ne + i]
+            stop[b, c] = ice[i0 + c] if buf[base + 2 * ne + i] != 0 else 0
+            opened[b, c] = tbits[buf[base + 6 * ne + i]]  # (door steps: closed doors)
+    return 0
