@@ -12,7 +12,9 @@ both for all games in one call:
   every game's query in **one compiled call** (:func:`movecore.kernels.batch.reach_games`,
   ``threads=`` chunks on a pool of threads, as :func:`movecore.reach_many`); a query
   the layout does not batch (Dark Realms' enemy AI) asks a live position kept per game
-  and made equal to the game's arrays first;
+  and made equal to the game's arrays first; a layout may bring its own batched moves
+  over per-game state of its own (``BatchLayout.game``: Descent's doors and kinds of
+  mover);
 * every other game keeps B live positions (copies of the root) and asks each in turn:
   the same API and the same answers, one kernel call per game (``backend == "positions"``;
   :attr:`BatchedGames.why` says why the game is not batched).

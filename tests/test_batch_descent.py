@@ -191,14 +191,16 @@ def test_why_not_arrays():
 def test_compiled_step_equals_array_path(policy, threads):
     """Where every move is answered on arrays, ``BatchedPlay`` runs the compiled step
     (:mod:`movecore.tools._selfplay_descent`): the array path's choices for the same
-    random numbers, and the same squares, doors, turns and counters."""
+    random numbers, and the same squares, doors, turns and counters (the array path on
+    as many threads)."""
     from movecore.tools.selfplay import example_scenarios
     scen = [(n, s) for n, s in example_scenarios("descent") + _dungeons(24)
             if BatchedPlay("descent", s, 1).fused]
     assert len(scen) >= 6
     for name, s in scen:
         a = BatchedPlay("descent", s, 16, seed=7, policy=policy, threads=threads)
-        b = BatchedPlay("descent", s, 16, seed=7, policy=policy, fused=False)
+        b = BatchedPlay("descent", s, 16, seed=7, policy=policy, threads=threads,
+                        fused=False)
         assert a.fused and not b.fused
         for _ in range(60):
             a.step()

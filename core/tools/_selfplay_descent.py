@@ -132,15 +132,15 @@ def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, 
     return 0
 
 
-def step(play) -> int:
+def step(play, kind: int) -> int:
     """``BatchedPlay``'s step on Descent's arrays (``play.fused`` and a ``_DescentBatch``
-    game): one compiled call per thread; the random numbers drawn here."""
+    game): one compiled call per thread; the random numbers drawn here. ``kind``: the
+    grid distance code of ``selfplay_step`` (square8: 2)."""
     G = play.games
     g = G._game
     fz = getattr(play, "_fz", None)
     if fz is None:
         from ..batch import per_thread
-        from .selfplay_batch import _KIND
         n_chunks = len(g.bufs)
         B = play.B
         counts = per_thread(n_chunks, (4,), np.int64)
@@ -149,7 +149,7 @@ def step(play) -> int:
         mask, cost, stop = play._out
         args = (g.tables, g.sq0, np.int64(g.doors0), G.cell, G.alive, play.side_of,
                 play.turn_sides, play.movers, play.turn, play.actor, play.done, play.nbr,
-                play.coords, _KIND.get(play.kind, 0),
+                play.coords, kind,
                 play.policy == "greedy", u, play.max_turns, G._cell0)
         figs = np.zeros(B, np.int64)
         calls = [args + (g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], figs, g.slow,

@@ -231,7 +231,7 @@ class BatchedPlay:
         G = self.games
         if G._game is not None:   # (a game's own batch engine: Descent)
             from ._selfplay_descent import step
-            return step(self)
+            return step(self, _KIND.get(self.kind, 0))
         fz = getattr(self, "_fz", None)
         if fz is None:
             n_chunks = len(G._bufs)

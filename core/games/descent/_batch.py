@@ -46,9 +46,9 @@ from typing import Mapping
 import numpy as np
 from numba import njit
 
+from ...errors import QueryError
 from ...kernels import _types as T
 from ...kernels.reach import CTRL, fast_layout_size, is_plain, reach1_general, reach1_plain
-from . import rules as D
 
 #: Most door states (doors closed at the root: 2**c states) a batch packs query shapes for.
 DOOR_STATES_MAX = 64
@@ -74,15 +74,18 @@ def batch_layout(pos, query):
         return None, ("large monsters: self-play's removals and distances read one cell "
                       "per figure, and a base that turns changes its kind")
     closed = [k for k, o in enumerate(pos.door_open) if not o]
-    if len(closed) > 62 or (1 << len(closed)) > DOOR_STATES_MAX:
-        return None, f"more than {DOOR_STATES_MAX} door states"
+    if len(pos.door_open) > 62 or (1 << len(closed)) > DOOR_STATES_MAX:
+        return None, f"more than {DOOR_STATES_MAX} door states (or 62 doors)"
     try:
         parsed = [pos._parse(i, q) for i, q in zip(slots, queries)]
-    except Exception as e:          # a bad query: the positions backend names it
+    except QueryError as e:         # a bad query: the positions backend names it
         return None, str(e)
     if any(p for _, p, _ in parsed):
         return None, "paths are asked"
-    game = _DescentBatch(pos, fids, slots, queries, parsed, closed)
+    try:
+        game = _DescentBatch(pos, fids, slots, queries, parsed, closed)
+    except _NotBatched as e:  # pragma: no cover (millions of nodes)
+        return None, str(e)
     return BatchLayout(occ=game.sq0.astype(np.int32), cell=game.cell0, team=game.side,
                        shapes=game.root_prepared, shape_of=np.arange(len(fids)),
                        budget=game.budget.copy(), restore=None, game=game), None
@@ -233,7 +236,8 @@ class _DescentBatch:
 
     def legal(self, G, figs, mask, cost, stop) -> np.ndarray:
         """Every game's answer for figure slot ``figs[b]`` (:func:`legal_games`, one
-        compiled call per thread); returns the games a live position must answer (rows cleared)."""
+        compiled call per thread); returns the games a live position must answer (their
+        rows cleared)."""
         B = G.B
         self.last_fig[:] = figs
         args = (self.tables, G.cell, G.alive, figs)
