@@ -95,9 +95,13 @@ def batch_layout(pos, query: Mapping):
         p.occ[:] = occ          # in place: the prepared queries read this layer
         p._touch()
 
+    # the enemy AI's moves: one compiled call over the batch where its rules allow
+    from ._batch_enemy import BatchEnemyAI
+    ai = BatchEnemyAI(pos, top)
     return BatchLayout(occ=pos.occ.copy(),
                        cell=np.array([f.cell for f in figs], np.int32),
                        team=np.array([f.team for f in figs], np.int32),
                        shapes=shapes, shape_of=shape_of,
                        budget=budget, restore=restore, query_budget=query_budget,
-                       penalty=pens), None
+                       penalty=pens,
+                       compiled=ai if ai.slot_ok.any() else None), None
