@@ -60,6 +60,19 @@ def _ai_boards(seeds):
     return out
 
 
+def _closest_by_steps():
+    """A board where the hero nearer in grid distance is farther in steps (a wall of
+    obstacles with a gap at the far end): the enemy targets the other one."""
+    cells = [{"at": [x, y], **({"obstacle": True} if x == 2 and y < 4 else {})}
+             for x in range(7) for y in range(5)]
+    figs = [{"id": "orc", "side": "enemy", "at": [0, 0]},
+            {"id": "near", "side": "hero", "at": [3, 0]},
+            {"id": "far", "side": "hero", "at": [0, 4]}]
+    return ("closest_by_steps", {"game": "dark_realms", "board": {"grid": "square4",
+                                                                  "cells": cells},
+                                 "figures": figs, "options": {}, "query": {}})
+
+
 def _dense_penalty(pos, fid, query, P):
     """int32[P]: each end's penalty (Dark Realms: traps), 0 elsewhere."""
     m = pos.legal_moves(fid, **query)
@@ -207,7 +220,8 @@ def test_enemy_ai_queries_equal_single_positions():
     """Mostly the enemy AI's moves (attack range 1: the compiled path), on boards with
     every rule it reads: marked characters, summons, speeds, flyers, traps."""
     counts = {}
-    moved, _, _ = _queries_differential(_ai_boards(range(20, 36)), steps=20, B=8, seed=2,
+    moved, _, _ = _queries_differential(_ai_boards(range(20, 36)) + [_closest_by_steps()],
+                                        steps=20, B=8, seed=2,
                                         query=_enemy_or_random_query, counts=counts)
     assert moved > 1500 and counts["compiled"] > 800 and counts["restored"] > 50, counts
 
@@ -451,7 +465,7 @@ _AI_OFF = [
     _ai_off(marked=_ZERO),                       # the marked characters first
     _ai_off(summon=_ZERO),                       # then the summons
     _ai_off(speed=_ZERO),                        # the fastest among the closest
-    _ai_off(field_budget=lambda n: 1),           # the closest by steps (the field)
+    _ai_off(field_budget=lambda n: 0),           # the closest by steps (the field)
     _ai_off(n_traps=lambda n: 0),                # the walker's forward search over traps
     _ai_off(rev_budget=lambda n: 0),             # the walker's reverse search
     _ai_off(obstacle=np.ones_like),              # the flyer's goal spaces
@@ -460,9 +474,22 @@ _AI_OFF = [
 ]
 
 
+def test_the_closest_target_by_steps():
+    """The enemy targets the hero it reaches in fewer steps, not the one nearer in grid
+    distance (behind a wall): on the compiled path as on a position."""
+    name, sc = _closest_by_steps()
+    G = BatchedGames(mc.position(sc), 2)
+    q = {"enemy": True, "move": 3}
+    mask, cost, _ = G.legal_moves(np.array([0, 0]), queries=[q, q])
+    assert G._compiled.answered == 2
+    assert [G.root.board.coord(int(c)) for c in np.flatnonzero(mask[0])] == [(0, 3)]
+    assert cost[0, G.root.board.find((0, 3))] == 3
+    assert G.root.legal_moves("orc", **q).to_dicts()[0]["target"] == "far"
+
+
 @pytest.mark.parametrize("off", _AI_OFF, ids=lambda f: f.__name__)
 def test_turning_an_enemy_ai_rule_off_fails(monkeypatch, off):
     monkeypatch.setattr(drb, "batch_layout", off)
-    with pytest.raises(AssertionError, match=r"^\('random_\d+', \d+, '"):
-        _queries_differential(_ai_boards(range(20, 36)), steps=20, B=8, seed=2,
-                              query=_enemy_or_random_query)
+    with pytest.raises(AssertionError, match=r"^\('\w+', \d+, '"):
+        _queries_differential(_ai_boards(range(20, 36)) + [_closest_by_steps()], steps=20,
+                              B=8, seed=2, query=_enemy_or_random_query)

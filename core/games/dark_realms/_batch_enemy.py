@@ -48,7 +48,7 @@ from ...kernels.reach_pen import pen_layout_size, pen_out_offset
 from .rules import ENEMIES, MAX_MOVE, MAX_TRAPS_TRACKED, PLAYERS
 
 #: the plain query shapes, packed one after another (an empty one: not needed)
-FWD_WALK, FWD_FLY, FIELD_WALK, FIELD_FLY, REV_WALK, FAR_FLY = range(6)
+FWD_WALK, FWD_FLY, FIELD_WALK, FIELD_FLY, REV_WALK = range(5)
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
 
 
@@ -83,6 +83,38 @@ def _grid_distance(coords, kind, a, b):
     if kind == 1:
         return abs(dq) + abs(dr)
     return max(abs(dq), abs(dr))
+
+
+@njit(types.void(I64_2, B_1, I32_1, I32_1, i64, I64_1, I64_1), cache=T.CACHE, nogil=True)
+def _flyer_rem(nbr, obstacle, occ, occ2, tg, rem, queue):
+    """A flyer's steps left (``rem``, arriving filled with -1) from every space to the
+    nearest goal: an empty space (``occ``) next to the target's ``tg`` that is no
+    obstacle. One breadth-first search from all goals at once over the spaces free in
+    ``occ2`` (the mover's own emptied; obstacles flown over): every step costs 1 (a
+    flyer's move has no terrain cost), so this is the least over the goals of the
+    position's search from each (``_EnemyMoves._enemy_dest``); obstacles, never an end
+    of those searches, are -1."""
+    EMPTY = np.int32(T.OCC_EMPTY)
+    head = 0
+    tail = 0
+    for d in range(nbr.shape[1]):
+        a = nbr[tg, d]
+        if a >= 0 and not obstacle[a] and occ[a] == EMPTY and rem[a] < 0:
+            rem[a] = 0
+            queue[tail] = a
+            tail += 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for d in range(nbr.shape[1]):
+            v = nbr[u, d]
+            if v >= 0 and rem[v] < 0 and occ2[v] == EMPTY:
+                rem[v] = rem[u] + 1
+                queue[tail] = v
+                tail += 1
+    for i in range(tail):
+        if obstacle[queue[i]]:
+            rem[queue[i]] = -1
 
 
 @functools.lru_cache(maxsize=None)
@@ -131,7 +163,6 @@ def kernel():
         EMPTY = np.int32(T.OCC_EMPTY)
         no_queries = np.empty((0, 3), np.int64)
         rows_mode = np.empty((8, 0), np.int32)
-        big = np.int64(1) << 40
         field = scratch[0]
         dist = scratch[1]
         rem = scratch[2]
@@ -239,29 +270,12 @@ def kernel():
                     for c in range(N):
                         rem[c] = -1
                     if fly:
+                        # from every empty space next to the target at once: the
+                        # fewest steps (one per step, obstacles flown over but never a
+                        # goal or an end, figures blocking: the position's searches
+                        # from each goal, their least)
                         w = np.int64(1)
-                        some = False
-                        for d in range(K):
-                            a = nbr[tg, d]
-                            if a < 0 or obstacle[a] or o[a] != EMPTY:
-                                continue
-                            if not some:
-                                for c in range(N):
-                                    rem[c] = big
-                                some = True
-                            n2 = _plain_query(blobs, blob_at, qflags, qflags_at, zoc,
-                                              zoc_at, params, np.int64(FAR_FLY), occ2, buf,
-                                              ends, no_queries, a, field_budget)
-                            if n2 < 0:
-                                return n2
-                            for j in range(n2):
-                                c = ends[0, j]
-                                if ends[1, j] < rem[c]:
-                                    rem[c] = ends[1, j]
-                        if some:
-                            for c in range(N):
-                                if rem[c] == big:
-                                    rem[c] = -1
+                        _flyer_rem(nbr, obstacle, o, occ2, tg, rem, field)
                     else:
                         w = np.int64(W)
                         n2 = _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
@@ -319,7 +333,7 @@ class BatchEnemyAI:
         fly_ok = ok
         walker = next((f for f in enemies if not f.flying), None)
         flyer = next((f for f in enemies if f.flying), None)
-        shapes = [None] * 6
+        shapes = [None] * 5
         pq = None
         if walker is not None and walk_ok:
             shapes[FWD_WALK] = pos._query_for((ENEMIES, False), walker, top, False)
@@ -330,7 +344,6 @@ class BatchEnemyAI:
         if flyer is not None and fly_ok:
             shapes[FWD_FLY] = pos._query_for((ENEMIES, True), flyer, top, False)
             shapes[FIELD_FLY] = _field(pos, flyer)
-            shapes[FAR_FLY] = pos._query_for((ENEMIES, "far", True), flyer, n, False)
         if not all(p is None or p.fast for p in shapes) or (pq is not None and
                                                              pq._q.pblob is None):
             walk_ok = fly_ok = False      # pragma: no cover (boards too large to pack)
