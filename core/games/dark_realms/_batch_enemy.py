@@ -239,6 +239,7 @@ def kernel():
                 occ2[c] = o[c]
             occ2[ecell] = EMPTY
             walker_traps = n_traps > 0 and not fly
+            nf = -1                    # the forward search's ends (once per game)
             for t in range(nt):
                 tg = np.int64(cell[b, tier[t]])
                 for c in range(N):
@@ -247,22 +248,22 @@ def kernel():
                     dest, steps, traps = ecell, 0, 0
                 else:
                     # 3a. the forward search: the move's ends (traps now, steps now)
-                    if walker_traps:
-                        n = _RP(pblob, o, pqflags, pzoc, pleave, penter, pparams, pbuf,
-                                rows_mode, no_queries, ecell, move)
-                        if n < 0:
-                            return n
-                        for j in range(n):
+                    if nf < 0 and walker_traps:
+                        nf = _RP(pblob, o, pqflags, pzoc, pleave, penter, pparams, pbuf,
+                                 rows_mode, no_queries, ecell, move)
+                        if nf < 0:
+                            return nf
+                        for j in range(nf):
                             fc[j] = pbuf[out_at + j]
-                            ft[j] = pbuf[out_at + 4 * n + j]
-                            fs[j] = pbuf[out_at + 5 * n + j]
-                    else:
-                        n = _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
-                                         params, FWD_FLY if fly else FWD_WALK, o, buf,
-                                         ends, no_queries, ecell, move)
-                        if n < 0:
-                            return n
-                        for j in range(n):
+                            ft[j] = pbuf[out_at + 4 * nf + j]
+                            fs[j] = pbuf[out_at + 5 * nf + j]
+                    elif nf < 0:
+                        nf = _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
+                                          params, FWD_FLY if fly else FWD_WALK, o, buf,
+                                          ends, no_queries, ecell, move)
+                        if nf < 0:
+                            return nf
+                        for j in range(nf):
                             fc[j] = ends[0, j]
                             ft[j] = 0
                             fs[j] = ends[1, j]
@@ -287,7 +288,7 @@ def kernel():
                             rem[ends[0, j]] = ends[1, j]
                         rem[tg] = -1
                     # 3c. the lexicographic pick (the position's compiled one)
-                    best, routed = _PICK(fc[:n], ft[:n], fs[:n], rem, fly, w, trap, dist,
+                    best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], rem, fly, w, trap, dist,
                                          rank)
                     dest = fc[best]
                     steps = fs[best]
