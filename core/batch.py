@@ -95,13 +95,14 @@ class BatchLayout:
                   other). ``budget`` may then hold -1 too (the slot's own query is
                   answered on a position).
         compiled: callable(games, slots, queries, occ, cell, alive, mask, cost, stop,
-                  penalty) -> int64[]: of the games ``games`` whose query
+                  penalty, threads=) -> int64[]: of the games ``games`` whose query
                   ``query_budget`` sent to a position (slot ``slots[i]`` asking
                   ``queries[i]``), answers those it can in one compiled call over the
-                  batch's arrays (their rows cleared before, written as a position's
-                  ``Moves``) and returns the games left to a position (Dark Realms:
-                  the enemy AI, :mod:`movecore.games.dark_realms._batch_enemy`); None:
-                  every such game asks a position.
+                  batch's arrays (``threads`` chunks; their rows cleared before,
+                  written as a position's ``Moves``) and returns the games left to a
+                  position (Dark Realms: the enemy AI,
+                  :mod:`movecore.games.dark_realms._batch_enemy`); None: every such
+                  game asks a position.
 
     Optional: penalties (``legal_moves(penalty=)``; None: every end's penalty is 0).
 
@@ -421,7 +422,8 @@ class BatchedGames:
             slow = self._compiled(slow, figs[slow], [
                 own[f] if queries is None or queries[b] is None else queries[b]
                 for b, f in zip(slow.tolist(), figs[slow].tolist())],
-                self.occ, self.cell, self.alive, mask, cost, stop, penalty)
+                self.occ, self.cell, self.alive, mask, cost, stop, penalty,
+                threads=len(self._bufs))
         if slow is not None and len(slow):
             self._legal_restored(slow, figs, queries, mask, cost, stop, penalty)
 

@@ -338,6 +338,8 @@ def test_two_threads_play_as_one(policy):
             assert np.array_equal(a.games.cell, b.games.cell), name
             assert np.array_equal(a.games.alive, b.games.alive), name
         assert a.counts == b.counts, name
+        ai = a.games._compiled                        # (the enemy AI on 2 threads too)
+        assert ai is None or ai._per_thread or name.startswith("random"), name
 
 
 def test_penalties_on_both_backends():

@@ -416,6 +416,7 @@ class BatchEnemyAI:
             tier=np.zeros(max(F, 1), np.int64), keys=np.zeros((max(F, 1), 2), np.int64))
         #: games answered by the compiled path so far
         self.answered = 0
+        self._per_thread: list = []     # the inputs of threads 1.. (scratch their own)
 
     def move_of(self, slot: int, q) -> int:
         """The Move of an enemy AI query the compiled path answers, else -1."""
@@ -440,25 +441,60 @@ class BatchEnemyAI:
         return mv if mv <= self.top else -1
 
     def __call__(self, games, slots, queries, occ, cell, alive, mask, cost, stop,
-                 penalty=None) -> np.ndarray:
+                 penalty=None, threads: int = 1) -> np.ndarray:
         """Answer the games ``games`` (int64[R]) whose figure slot ``slots[i]`` asks
-        ``queries[i]`` on the compiled path where it applies (rows already cleared);
-        returns the games left to a live position."""
+        ``queries[i]`` on the compiled path where it applies (rows already cleared),
+        in ``threads`` chunks of games on a pool of threads (each with its own
+        scratch); returns the games left to a live position."""
         mv = np.fromiter((self.move_of(s, q) for s, q in zip(slots.tolist(), queries)),
                          np.int64, len(games))
         ok = mv >= 0
-        if ok.any():
+        n = int(ok.sum())
+        if n:
             want = penalty is not None
             pen = penalty if want else _NO_PEN
             rows = np.ascontiguousarray(games[ok], np.int64)
-            st = kernel()(rows, np.ascontiguousarray(slots[ok], np.int64), mv[ok], occ,
-                          cell, alive, *self.args.values(), mask, cost, stop, pen, want)
+            figs = np.ascontiguousarray(slots[ok], np.int64)
+            mv = mv[ok]
+            k = kernel()
+            chunks = max(1, min(threads, n))
+            if chunks == 1:
+                st = k(rows, figs, mv, occ, cell, alive, *self.args.values(), mask, cost,
+                       stop, pen, want)
+            else:
+                from ...reach import _thread_pool
+                status = np.zeros(chunks, np.int64)
+
+                def run(c):
+                    lo, hi = (n * c) // chunks, (n * (c + 1)) // chunks
+                    status[c] = k(rows[lo:hi], figs[lo:hi], mv[lo:hi], occ, cell, alive,
+                                  *self._thread_args(c).values(), mask, cost, stop, pen,
+                                  want)
+
+                pool = _thread_pool(chunks - 1)
+                futures = [pool.submit(run, c) for c in range(1, chunks)]
+                run(0)
+                for fu in futures:
+                    fu.result()
+                st = int(status.min())
             if st < 0:  # pragma: no cover (ends hold one column per cell)
                 raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
-            self.answered += len(rows)
+            self.answered += n
         return games[~ok]
 
+    def _thread_args(self, c: int) -> dict:
+        """The kernel's inputs for thread ``c`` of a call: :attr:`args` with scratch of
+        its own (thread 0: :attr:`args` itself)."""
+        if c == 0:
+            return self.args
+        while len(self._per_thread) < c:
+            self._per_thread.append({**self.args, **{k: self.args[k].copy()
+                                                     for k in _SCRATCH}})
+        return self._per_thread[c - 1]
 
+
+#: the kernel's inputs each thread writes
+_SCRATCH = ("buf", "pbuf", "ends", "scratch", "fwd", "occ2", "tier", "keys")
 _NO_PEN = np.zeros((1, 1), np.int32)
 
 
