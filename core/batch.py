@@ -11,8 +11,9 @@ both for all games in one call:
   their state as arrays over B (``occ[B, N]``, ``cell[B, F]``, ``alive[B, F]``) and run
   every game's query in **one compiled call** (:func:`movecore.kernels.batch.reach_games`,
   ``threads=`` chunks on a pool of threads, as :func:`movecore.reach_many`); a query
-  the layout does not batch (Dark Realms' enemy AI) asks a live position kept per game
-  and made equal to the game's arrays first;
+  the layout answers otherwise runs compiled over the batch too where the layout
+  compiles it (Dark Realms' enemy AI: ``BatchLayout.compiled``), else asks a live
+  position kept per game and made equal to the game's arrays first;
 * every other game keeps B live positions (copies of the root) and asks each in turn:
   the same API and the same answers, one kernel call per game (``backend == "positions"``;
   :attr:`BatchedGames.why` says why the game is not batched).
