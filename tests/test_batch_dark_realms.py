@@ -419,8 +419,9 @@ def test_compiled_enemy_ai_equals_the_reference():
                 alive = np.flatnonzero(G.alive[b]).tolist()
                 f = rng.choice(alive)
                 figs[b] = f
-                qs[b] = ({"enemy": True, "move": rng.randint(1, 6)}
-                         if root.side_of(G.ids[f]) == "enemy" else {"move": rng.randint(0, 4)})
+                enemy = root.side_of(G.ids[f]) == "enemy"
+                qs[b] = ({"enemy": True, "move": rng.randint(1, 6)} if enemy else
+                         {"move": rng.randint(0, 4)})
             before = G._compiled.answered
             pen = np.zeros((B, G.n_places), np.int32)
             mask, cost, _ = G.legal_moves(figs, queries=qs, penalty=pen)

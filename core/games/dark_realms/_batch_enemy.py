@@ -128,10 +128,10 @@ def kernel():
 
     ``enemy_games(games, slots, moves, occ, cell, alive, *BatchEnemyAI.args.values(),
     mask, cost, stop, pen, want_pen)``: for ``i < len(games)``, the enemy AI's move of
-    figure slot ``slots[i]`` with Move ``moves[i]`` (attack range 1) in game ``b = games[i]``
-    (its ``occ[b]``, ``cell[b]``, ``alive[b]``), written into row ``b`` of ``mask``,
-    ``cost`` (steps), ``stop`` (0) and, with ``want_pen``, ``pen`` (traps on the
-    route): one entry per target of the tie, a later target's over an earlier one's
+    figure slot ``slots[i]`` with Move ``moves[i]`` (attack range 1) in game ``b =
+    games[i]`` (its ``occ[b]``, ``cell[b]``, ``alive[b]``), written into row ``b`` of
+    ``mask``, ``cost`` (steps), ``stop`` (0) and, with ``want_pen``, ``pen`` (traps on
+    the route): one entry per target of the tie, a later target's over an earlier one's
     on the same space (as a live position's rows are written). The rows must be
     cleared before. Returns 0, or a kernel STATUS_* < 0."""
     from . import _enemy_pick
@@ -146,8 +146,8 @@ def kernel():
     # the dense outputs may be a column block of a wider array: any layout
     a2 = (types.uint8[:, :], types.int32[:, :], types.int8[:, :], types.int32[:, :])
 
-    @njit(i64(I64_1, I64_1, I64_1, I32_2, I32_2, B_2, I64_1, B_1, B_1, I64_1, B_1, I64_2, i64,
-              I64_2, B_1, B_1, I64_1, i64, i64, i64, i64, I32_1, I64_1, U8_1, I64_1, U64_1,
+    @njit(i64(I64_1, I64_1, I64_1, I32_2, I32_2, B_2, I64_1, B_1, B_1, I64_1, B_1, I64_2,
+              i64, I64_2, B_1, B_1, I64_1, i64, i64, i64, i64, I32_1, I64_1, U8_1, I64_1, U64_1,
               I64_1, I64_2, I32_1, U8_1, U64_1, U64_1, I32_1, I64_1, I32_1, I32_1, i64,
               I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, *a2, b1), cache=T.CACHE, nogil=True)
     def enemy_games(games, slots, moves, occ, cell, alive, team, marked, summon, speed,
@@ -350,7 +350,9 @@ class BatchEnemyAI:
             walk_ok = fly_ok = False      # pragma: no cover (boards too large to pack)
         self.slot_ok = np.array([f.side == "enemy" and (fly_ok if f.flying else walk_ok)
                                  for f in figs], bool)
+        #: games answered by the compiled path so far
         self.answered = 0
+        self._per_thread: list = []     # the inputs of threads 1.. (scratch their own)
         if not self.slot_ok.any():
             self.top = -1
             return
@@ -412,11 +414,9 @@ class BatchEnemyAI:
             zoc_at=zoc_at, params=params, pblob=pen[0], pqflags=pen[1], pzoc=pen[2],
             pleave=pen[3], penter=pen[4], pparams=pen[5], buf=buf, pbuf=pen[6],
             out_at=pen[7], ends=np.zeros((3, n), T.INDEX),
-            scratch=np.zeros((3, n), np.int64), fwd=np.zeros((3, n), T.INDEX), occ2=np.zeros(n, T.INDEX),
+            scratch=np.zeros((3, n), np.int64), fwd=np.zeros((3, n), T.INDEX),
+            occ2=np.zeros(n, T.INDEX),
             tier=np.zeros(max(F, 1), np.int64), keys=np.zeros((max(F, 1), 2), np.int64))
-        #: games answered by the compiled path so far
-        self.answered = 0
-        self._per_thread: list = []     # the inputs of threads 1.. (scratch their own)
 
     def move_of(self, slot: int, q) -> int:
         """The Move of an enemy AI query the compiled path answers, else -1."""
