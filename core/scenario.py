@@ -288,7 +288,8 @@ def check_scenario(scenario: "Mapping[str, Any] | str | os.PathLike") -> dict:
     figure it names are checked. What only answering the query can find (a move too
     large for the kernels' limits, a tile revealed where it cannot go) is left to
     ``solve``. The game's reader loads no kernels (``movecore convert`` uses this); a
-    game registered without a reader (:func:`register_game`) is checked by solving it.
+    game registered without a reader (:func:`register_game`) is checked by solving the
+    scenario's query (without one, only its game is checked here).
 
     >>> check_scenario({"game": "grid", "board": {"grid": "square4", "cells": [
     ...     {"at": [0, 0]}]}, "figures": [{"id": "a", "at": [0, 0]}]})["figures"]
@@ -308,9 +309,6 @@ def check_scenario(scenario: "Mapping[str, Any] | str | os.PathLike") -> dict:
             read(dict(native))
         elif "query" in native:
             _GAMES[game](dict(native))
-        else:
-            from .position import position
-            position(native)
     except RecursionError as exc:
         raise ScenarioError(f"scenario is nested too deeply: {exc}") from exc
     return native

@@ -19,9 +19,12 @@ def to_common(scenario: Mapping) -> dict:
     ``level``), validated by the game's own reader on the way
     (:func:`movecore.scenario.check_scenario`: the typed errors of
     :func:`movecore.solve`, without solving; no kernel loads)."""
-    from ..scenario import check_scenario
+    from ..scenario import _READERS, check_scenario
     native = check_scenario(scenario)
     game = native.get("game")
+    if game not in _READERS and "query" not in native:
+        from ..position import position
+        position(native)    # a game registered without a reader: its position reads it
     out = copy.deepcopy(dict(native))     # nothing of the caller's scenario is shared
     if isinstance(scenario, Mapping) and "fields" in scenario:
         out["fields"] = scenario["fields"]
