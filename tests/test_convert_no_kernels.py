@@ -34,7 +34,8 @@ for args in json.loads(sys.argv[1]):
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("numba", "llvmlite")
                 or (m.startswith("movecore.kernels.") and m != "movecore.kernels._types")
                 or m == "movecore.reach" or m.startswith("movecore.reach.")
-                or m.endswith((".position", ".reference")) and m.startswith("movecore.games"))
+                or m.startswith("movecore.games")
+                and m.endswith((".position", ".reference")))
 print(json.dumps({"runs": runs, "loaded": loaded}))
 """
 
@@ -137,7 +138,8 @@ def test_a_game_package_loads_its_position_on_first_use(tmp_path):
     """``from movecore.games.heroscape import Position`` (and every public name of a
     position or reference module) still works; the package alone loads no kernel, and
     ``position()`` finds the position of a game whose package has not loaded it."""
-    code = ("import sys, movecore as mc, movecore.examples, movecore.games.heroscape as hs\n"
+    code = ("import sys, movecore as mc, movecore.examples\n"
+            "import movecore.games.heroscape as hs\n"
             "import movecore.games.mage_knight as mk, movecore.games.descent as ds\n"
             "assert 'numba' not in sys.modules\n"
             "assert 'Position' in dir(hs) and 'moves' in dir(hs)\n"

@@ -69,7 +69,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from ...board import Board, Link
-from ...errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError, describe
+from ...errors import (BoardError, LimitError, PlacementError, QueryError, ScenarioError,
+                      describe)
 from ...kernels import _types as T
 from ...mover import Mover
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
