@@ -161,3 +161,31 @@ def test_an_unknown_public_name_is_an_attribute_error():
     import movecore.games.heroscape as hs
     with pytest.raises(AttributeError, match="no attribute 'Positon'"):
         hs.Positon  # noqa: B018
+
+
+def _outcome(fn, s):
+    try:
+        fn(s)
+    except MovecoreError as exc:
+        return type(exc).__name__, str(exc)
+    return None
+
+
+def test_check_scenario_refuses_exactly_what_solve_refuses():
+    """Seeded mutations of every game's examples (tests/fuzz.py): the rules-level reader
+    (``check_scenario``, what convert runs) and ``solve()`` give the same typed error,
+    or both accept. A scenario without a query is left out: convert takes one (as
+    ``position()`` does) and solve() does not."""
+    import random
+
+    import fuzz
+    from movecore.scenario import check_scenario
+    seen = 0
+    for game in fuzz.GAMES:
+        for name, seed in fuzz.cases(game, 20, seed=7):
+            s, muts = fuzz.mutate(fuzz.EXAMPLES[name], random.Random(seed))
+            if isinstance(s, dict) and "query" not in s:
+                continue
+            seen += 1
+            assert _outcome(check_scenario, s) == _outcome(mc.solve, s), (name, muts)
+    assert seen >= 100

@@ -19,20 +19,17 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ...errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
-                      describe)
+from ...errors import IllegalMoveError, PlacementError, QueryError, describe
 from ...kernels import _types as T
 from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
                          figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
-from ...scenario import as_coord, expect_keys, get_bool, get_int, get_str
 from .._common import Figure
 from ._searched_moves import _SearchedMoves
 from . import rules as tet
 from ._turn import _NOT_STARTED, _Turn
-from .rules import (MAX_ACTIONS, MAX_KNOCK_BACK, SIDES, Realm, mover_for, solo_extras,
-                    villages_on)
+from .rules import Realm, mover_for, villages_on
 
 #: Query keys per query type (those of the scenario ``query`` but the moving unit).
 _MOVE_KEYS, _KNOCK_KEYS, _SOLO_KEYS = tet.MOVE_KEYS, tet.KNOCK_KEYS, tet.SOLO_KEYS
@@ -365,49 +362,7 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
         ("move", budget, paths, via cell or -1, actions, actions given) /
         ("knock_back", side, distance, attacker index or -1) /
         ("solo", budget, compass, target index or -1, range, climb)."""
-        kind = get_str(query, "type", "query", _KINDS, "move")
-        if kind in ("move", "solo") and "budget" not in query and \
-                "budget" in self.default_query:
-            query = {**query, "budget": self.default_query["budget"]}
-        if kind == "move":
-            expect_keys(query, "query", _MOVE_KEYS)
-            if "budget" not in query:
-                raise ScenarioError("query needs 'budget' (an integer)")
-            budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
-            paths = get_bool(query, "paths", "query", False)
-            actions = get_int(query, "actions", "query", 1, lo=1, hi=MAX_ACTIONS)
-            via = -1
-            if "via" in query:
-                xy = as_coord(query["via"], "query.via")
-                via = self.realm.cell(xy)
-                if via < 0:
-                    raise QueryError(f"query.via {list(xy)} is not on the realm map")
-                if not self.realm.is_village(via):
-                    raise QueryError(f"query.via {list(xy)} is "
-                                     f"{self.realm.terrain[via]}, not a village")
-            return ("move", budget, paths, via, actions, "actions" in query)
-        if kind == "knock_back":
-            expect_keys(query, "query", _KNOCK_KEYS, required=("distance",))
-            get_bool(query, "paths", "query", True)
-            distance = get_int(query, "distance", "query", lo=0, hi=MAX_KNOCK_BACK)
-            if ("attacker" in query) == ("direction" in query):
-                raise ScenarioError("a knock_back query needs exactly one of 'attacker' "
-                                    "(a figure id) and 'direction' (N, E, S or W)")
-            attacker = -1
-            if "attacker" in query:
-                attacker = self._named(query["attacker"], "query.attacker")
-                side = None
-            else:
-                side = get_str(query, "direction", "query", tuple(SIDES))
-            return ("knock_back", side, distance, attacker)
-        expect_keys(query, "query", _SOLO_KEYS, required=("budget", "compass"))
-        get_bool(query, "paths", "query", True)
-        budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
-        compass = get_str(query, "compass", "query", tuple(SIDES))
-        target = -1
-        if "target" in query:
-            target = self._named(query["target"], "query.target")
-        return ("solo", budget, compass, target) + solo_extras(query, target >= 0)
+        return tet.parse_query(query, self.realm, self._named, self.default_query)
 
     def _named(self, fid, where: str) -> int:
         i = self.index.get(figure_key(fid), -1)

@@ -695,6 +695,59 @@ def read_query(query, figures: list) -> tuple:
     return kind, key, fid
 
 
+def parse_query(query: Mapping, realm: Realm, named,
+                default_query: Mapping | None = None) -> tuple:
+    """A query dict (scenario words, without the unit) as a tuple:
+    ("move", budget, paths, via cell or -1, actions, actions given) /
+    ("knock_back", side, distance, attacker index or -1) /
+    ("solo", budget, compass, target index or -1, range, climb). ``named(id, where)``
+    is the index of the unit in play with that id (a :class:`QueryError` naming
+    ``where`` otherwise); ``default_query``: the scenario query's ``budget``."""
+    kind = get_str(query, "type", "query", KINDS, "move")
+    if kind in ("move", "solo") and "budget" not in query and default_query and \
+            "budget" in default_query:
+        query = {**query, "budget": default_query["budget"]}
+    if kind == "move":
+        expect_keys(query, "query", MOVE_KEYS)
+        if "budget" not in query:
+            raise ScenarioError("query needs 'budget' (an integer)")
+        budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+        paths = get_bool(query, "paths", "query", False)
+        actions = get_int(query, "actions", "query", 1, lo=1, hi=MAX_ACTIONS)
+        via = -1
+        if "via" in query:
+            xy = as_coord(query["via"], "query.via")
+            via = realm.cell(xy)
+            if via < 0:
+                raise QueryError(f"query.via {list(xy)} is not on the realm map")
+            if not realm.is_village(via):
+                raise QueryError(f"query.via {list(xy)} is "
+                                 f"{realm.terrain[via]}, not a village")
+        return ("move", budget, paths, via, actions, "actions" in query)
+    if kind == "knock_back":
+        expect_keys(query, "query", KNOCK_KEYS, required=("distance",))
+        get_bool(query, "paths", "query", True)
+        distance = get_int(query, "distance", "query", lo=0, hi=MAX_KNOCK_BACK)
+        if ("attacker" in query) == ("direction" in query):
+            raise ScenarioError("a knock_back query needs exactly one of 'attacker' "
+                                "(a figure id) and 'direction' (N, E, S or W)")
+        attacker = -1
+        if "attacker" in query:
+            attacker = named(query["attacker"], "query.attacker")
+            side = None
+        else:
+            side = get_str(query, "direction", "query", tuple(SIDES))
+        return ("knock_back", side, distance, attacker)
+    expect_keys(query, "query", SOLO_KEYS, required=("budget", "compass"))
+    get_bool(query, "paths", "query", True)
+    budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+    compass = get_str(query, "compass", "query", tuple(SIDES))
+    target = -1
+    if "target" in query:
+        target = named(query["target"], "query.target")
+    return ("solo", budget, compass, target) + solo_extras(query, target >= 0)
+
+
 @dataclass(frozen=True)
 class Setup:
     """A Tiny Epic Tactics scenario read (:func:`read_scenario`): what a position is
@@ -731,5 +784,13 @@ def read_scenario(scenario, query: bool = True) -> Setup:
             "budget" in q:
         default["budget"] = q["budget"]
     if query and "query" in scenario:
-        read_query(q, [f.id for f in figures])
+        ids = [f.id for f in figures]
+        kind, key, fid = read_query(q, ids)
+
+        def named(fid, where: str) -> int:
+            if figure_key(fid) not in ids:
+                raise QueryError(f"{where} names figure {fid!r}, which is not in the "
+                                 f"scenario; known figures: {ids}")
+            return ids.index(figure_key(fid))
+        parse_query({k: v for k, v in q.items() if k != key}, realm, named, default)
     return Setup(realm, figures, blocked, options, turn, default)
