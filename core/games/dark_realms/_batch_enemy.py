@@ -464,6 +464,7 @@ class BatchEnemyAI:
             else:
                 from ...reach import _thread_pool
                 status = np.zeros(chunks, np.int64)
+                self._thread_args(chunks - 1)     # (every thread's, made here first)
 
                 def run(c):
                     lo, hi = (n * c) // chunks, (n * (c + 1)) // chunks
