@@ -157,6 +157,18 @@ def test_a_game_package_loads_its_position_on_first_use(tmp_path):
     assert eval(games) == sorted(mc.available_games())
 
 
+def test_public_submodules_are_attributes_of_a_plain_import():
+    """``import movecore as mc; mc.examples.load(name)`` works without importing
+    ``movecore.examples`` first, and loads no kernel."""
+    code = ("import sys, movecore as mc\n"
+            "s = mc.examples.load('grid_issue_example')\n"
+            "assert s['game'] == 'grid' and 'numba' not in sys.modules\n"
+            "assert mc.batch.__name__ == 'movecore.batch' and 'examples' in dir(mc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+
+
 def test_an_unknown_public_name_is_an_attribute_error():
     import movecore.games.heroscape as hs
     with pytest.raises(AttributeError, match="no attribute 'Positon'"):
