@@ -117,6 +117,12 @@ def test_random_dungeons_equal_single_positions(first):
                              scenarios=_dungeons(12, first)) > 2000
 
 
+@pytest.mark.slow
+def test_ten_thousand_moves_on_random_dungeons():
+    assert _run_differential("descent", steps=100, B=16, seed=9,
+                             scenarios=_dungeons(8, 100)) >= 10_000
+
+
 @pytest.mark.parametrize("policy", ["random", "greedy"])
 def test_bundled_examples_on_arrays_equal_single_positions(policy):
     from movecore.tools.selfplay import example_scenarios
