@@ -172,6 +172,7 @@ _COMPILE_ESTIMATES = {
     "mage_knight": (1, 4),
     "descent": (1, 6),
     "dark_realms": (1, 4),
+    "dark_realms._batch_enemy": (5, 20),            # the batched enemy AI, first use
 }
 _COMPILE_ESTIMATES_DEFAULT = (1, 10)
 _GAMES = ("heroscape", "mage_knight", "descent", "dark_realms", "tiny_epic_tactics", "grid")
@@ -395,7 +396,14 @@ class _Package(_types.ModuleType):
         super().__setattr__(name, value)
 
 
+#: submodules a user reaches as attributes after a plain ``import movecore``
+#: (``mc.examples.load(name)``, ``mc.rl.env(...)``, ``mc.batch.BatchedGames``)
+_SUBMODULES = ("examples", "batch", "rl", "errors", "vocabulary")
+
+
 def __getattr__(name):
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
     sub = _LAZY.get(name)
     if sub is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -405,7 +413,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))
 
 
 _sys.modules[__name__].__class__ = _Package
