@@ -77,17 +77,17 @@ def test_threads_asking_at_once_build_it_once():
      {"roll": 2, "bonus": 1, "stamina": 2}),
 ])
 def test_a_copy_builds_no_prepared_query_again(monkeypatch, name, module, figure, query):
-    import movecore.reach
+    reach = importlib.import_module("movecore.reach")   # (movecore.reach: the function)
     mod = importlib.import_module(module)
     calls = []
-    real = movecore.reach.prepare
+    real = reach.prepare
 
     def counting(*args, **kwargs):
         calls.append(args[2] if len(args) > 2 else kwargs.get("max_budget"))
         return real(*args, **kwargs)
 
     # (where the game imports it: at the top, or when it builds one)
-    monkeypatch.setattr(movecore.reach, "prepare", counting)
+    monkeypatch.setattr(reach, "prepare", counting)
     if hasattr(mod, "prepare"):
         monkeypatch.setattr(mod, "prepare", counting)
     pos = position(examples.load(name))
