@@ -809,6 +809,26 @@ def locked(method: Callable) -> Callable:
 #: prepared query of a new kind of mover): built once, whole, then published.
 BUILD_LOCK = threading.RLock()
 
+
+def shared_prepared(protos: dict, key, budget: int, make: Callable, bound=None,
+                    least: int = 0):
+    """The prepared query ``protos[key]`` (a dict that a position shares with its
+    copies) answering ``budget``: where it is missing or answers less, made under
+    :data:`BUILD_LOCK` (checked again there: built once, whole, then published) by
+    ``make(top)``, ``top`` = ``max(budget, least, 2 * bound.max_budget)`` capped at the
+    kernels' budget limit (``bound``: the query it replaces, or None; room to grow, so
+    that a rising budget rebuilds rarely). ``make`` builds nothing when it is not
+    needed: the hit is one dict look-up."""
+    proto = protos.get(key)
+    if proto is None or proto.max_budget < budget:
+        with BUILD_LOCK:
+            proto = protos.get(key)
+            if proto is None or proto.max_budget < budget:
+                from .kernels import _types as T
+                top = max(budget, least, 2 * bound.max_budget if bound is not None else 0)
+                proto = protos[key] = make(min(top, T.MAX_BUDGET))
+    return proto
+
 _scratch = threading.local()
 
 

@@ -13,8 +13,8 @@ import numpy as np
 from ...board import Board
 from ...errors import IllegalMoveError, PlacementError, QueryError, describe
 from ...kernels import _types as T
-from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
-                         figure_key, new_figure_id, register_position, scratch_rows)
+from ...position import (CellActions, Moves, bind_occupant, cell_index, figure_key,
+                         new_figure_id, register_position, scratch_rows, shared_prepared)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
 from ...scenario import expect_keys, expect_object
@@ -303,19 +303,14 @@ class Position(_EnemyMoves, CellActions, _Position):
         levels = min(self._n_traps, MAX_TRAPS_TRACKED) if traps else 0
         if q is None or q.max_budget < budget or self._levels.get(key, 0) < levels:
             levels = max(levels, self._levels.get(key, 0))
-            pkey = (key, levels)
-            proto = self._proto.get(pkey)
-            if proto is None or proto.max_budget < budget:
-                with BUILD_LOCK:      # (copies share it: built once, then published)
-                    proto = self._proto.get(pkey)
-                    if proto is None or proto.max_budget < budget:
-                        top = max(budget, 8, 2 * q.max_budget if q is not None else 0)
-                        extra = dict(enter_penalty=self._trap_pen,
-                                     max_penalty=levels) if traps else {}
-                        proto = self._proto[pkey] = prepare(
-                            self.board, self.scene.mover(f), min(top, T.MAX_BUDGET),
-                            occupant=self.occ, cell_flags=self._flags_for(f.flying),
-                            **extra)
+
+            def make(top: int) -> Prepared:     # (copies share it: built once)
+                extra = dict(enter_penalty=self._trap_pen,
+                             max_penalty=levels) if traps else {}
+                return prepare(self.board, self.scene.mover(f), top, occupant=self.occ,
+                               cell_flags=self._flags_for(f.flying), **extra)
+            proto = shared_prepared(self._proto, (key, levels), budget, make, bound=q,
+                                    least=8)
             layers = {"enter_pen": self._trap_pen} if traps else {}
             q = self._queries[key] = bind_occupant(proto, self.occ, **layers)
             self._levels = {**self._levels, key: levels}

@@ -40,8 +40,8 @@ from ...board import GRID_KINDS, Board, Link
 from ...errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
 from ...kernels import _types as T
 from ...mover import Mover
-from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
-                         figure_key, new_figure_id, register_position, scratch_rows)
+from ...position import (CellActions, Moves, bind_occupant, cell_index, figure_key,
+                         new_figure_id, register_position, scratch_rows, shared_prepared)
 from ...position import Position as _Position
 if TYPE_CHECKING:
     from ...reach import Prepared
@@ -473,19 +473,14 @@ class Position(CellActions, _Position):
             # (with provoke tokens: a query that reads the token layers too; without,
             # the plain one, which skips them)
             key = (team, True) if self._tokens else team
-            proto = self._proto.get(key)
-            if proto is None or proto.max_budget < budget:
-                with BUILD_LOCK:      # (copies share it: built once, then published)
-                    proto = self._proto.get(key)
-                    if proto is None or proto.max_budget < budget:
-                        top = max(budget, 2 * q.max_budget if q is not None else 0)
-                        mover = Mover(terrain_cost=self.table, team=team, **self.options)
-                        layers = dict(cell_flags=self._tok_flags, zoc=self._tok_zoc) \
-                            if self._tokens else {}
-                        from ...reach import prepare
-                        proto = self._proto[key] = prepare(
-                            self.board, mover, min(top, T.MAX_BUDGET), occupant=self.occ,
-                            **layers)
+
+            def make(top: int) -> Prepared:     # (copies share it: built once)
+                from ...reach import prepare
+                mover = Mover(terrain_cost=self.table, team=team, **self.options)
+                layers = dict(cell_flags=self._tok_flags, zoc=self._tok_zoc) \
+                    if self._tokens else {}
+                return prepare(self.board, mover, top, occupant=self.occ, **layers)
+            proto = shared_prepared(self._proto, key, budget, make, bound=q)
             q = self._queries[team] = self._bind(proto)
         return q
 

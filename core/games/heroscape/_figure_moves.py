@@ -13,7 +13,7 @@ from ...kernels import _types as T
 from ...position import Moves, locked
 from . import rules as hs
 from ._entry import _jit
-from ._layers import _NO_I64, thread_buf
+from ._layers import _NO_I64, query_scratch, thread_buf
 from ._shared import _Info, _Kind, _falls
 
 _NO_ORDER = np.zeros(0, np.int64)
@@ -98,12 +98,13 @@ class _FigureMoves:
         occ = self.occ_any if (flyer or info.phantom or not st.master) else self.occ_walk
         leave, mp = self._leave_query(i, budget, info) if info.leaves else (None, 0)
         code = st.stop_code[info.stop_glyph]
+        s = query_scratch(st.n)      # (this thread's, fetched once: _QueryScratch)
         if leave is None:
             # (the figure's own space stays occupied: a start is never entered again)
-            queries = self._buf("q1", (1, 3), np.int64)
+            queries = s.q1
             queries[0, 0] = start
             queries[0, 1] = budget
-            ends = self._buf("ends1", (3, st.n), T.INDEX)
+            ends = s.ends1
             total = kind.run_fast(occ, kind.qflags, queries, ends, st.rank)
             out = np.empty((6, total), T.INDEX)
             takeoff = self._takeoff(i, info) if flyer else 0
@@ -111,7 +112,7 @@ class _FigureMoves:
                 who = np.empty((2, total), np.uint64)
                 J.finish_fast_who(ends, 0, total, code, start, takeoff, out,
                                   self._who_layer(i, info), 2 if info.takeoff else 0,
-                                  self._who_scratch(st.n), who)
+                                  s.whopos_n, who)
                 cols = {"engaged_with": who[0], "leaving_attackers": who[1]}
             else:
                 J.finish_fast(ends, 0, total, code, start, takeoff, out)
@@ -126,12 +127,11 @@ class _FigureMoves:
             occ[start] = T.OCC_EMPTY
             try:
                 rows, tree = kind.run_general(kind.pen_query(mp), occ, kind.qflags, leave,
-                                              start, budget, self._buf("src", (1,), T.INDEX))
+                                              start, budget, s.src)
                 n = rows.shape[0]
                 out = np.empty((6, n), T.INDEX)
                 who = np.empty((2, n), np.uint64)   # (leave: the who columns' layer)
-                J.finish_pen_who(rows, st.rank, code, out, tree, leave,
-                                 self._who_scratch(st.n), who)
+                J.finish_pen_who(rows, st.rank, code, out, tree, leave, s.whopos_n, who)
                 cols = {"engaged_with": who[0], "leaving_attackers": who[1]}
             finally:
                 occ[start] = saved
@@ -161,30 +161,29 @@ class _FigureMoves:
             node_occ, occ, any_mode = self._node_layer(0, 1), self.occ_any, 1
         else:
             node_occ, occ, any_mode = self._node_layer(t, 0), self.occ_walk, 0
-        leave, mp = self._leave_query(i, budget, info) if info.leaves else (None, 0)
+        s = query_scratch(st.n, st.P)    # (this thread's, fetched once: _QueryScratch)
+        leave, mp = self._leave_query(i, budget, info, s) if info.leaves else (None, 0)
         code = st.node_stop_code[info.stop_glyph]
-        flags = thread_buf("nflags", kind.qflags.shape, np.uint8)  # (starts change)
-        np.copyto(flags, kind.qflags)
+        flags = s.flags(kind.qflags)   # (its start is marked, then put back)
         # the figure's own spaces are free while it moves: the placements touching them
         # are made again without it, and put back after the query; a start (either
         # orientation) never stops (see reference._double_moves)
-        saved = self._buf("saved", (26,), T.INDEX)
-        saved_at = self._buf("saved_at", (26,), np.int64)
+        saved_at = s.saved_at
         k = J.free_nodes(node_occ, occ, st.lead, st.trail, st.touch, st.flip, flags, c0,
-                         c1, t, any_mode, saved, saved_at)
+                         c1, t, any_mode, s.saved, saved_at)
         start, fstart, k = k >> 5 & 0x1FFFFFFF, k >> 34, k & 31
-        rowpos = thread_buf("rowpos", (st.P,), np.int64, -1)
+        rowpos = s.rowpos
         try:
             if leave is None:
-                queries = self._buf("q1", (1, 3), np.int64)
+                queries = s.q1
                 queries[0, 0] = start
                 queries[0, 1] = budget
-                rows = self._buf("endsP", (3, st.P), T.INDEX)
+                rows = s.endsP
                 n = kind.run_fast(node_occ, flags, queries, rows, _NO_ORDER)
                 pen_rows = 0
             else:
                 rows, tree = kind.run_general(kind.pen_query(mp), node_occ, flags, leave,
-                                              start, budget, self._buf("src", (1,), T.INDEX))
+                                              start, budget, s.src)
                 n = rows.shape[0]
                 pen_rows = 1
             out = np.empty((6, n), T.INDEX)
@@ -194,9 +193,8 @@ class _FigureMoves:
                 m = J.finish_double_who(
                     rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos, start, fstart,
                     takeoff, out, tree if pen_rows else _NO_ROWS,
-                    leave if pen_rows else self._who_layer(i, info),   # (leave: the same)
-                    1 if pen_rows else 2 if info.takeoff else 0,
-                    self._who_scratch(st.P), who)
+                    leave if pen_rows else self._who_layer(i, info, s),  # (leave: the same)
+                    1 if pen_rows else 2 if info.takeoff else 0, s.whopos_P, who)
                 cols = {"engaged_with": who[0, :m], "leaving_attackers": who[1, :m]}
             else:
                 m = J.finish_double(rows, n, pen_rows, st.flip, st.pair_rank, code, rowpos,
@@ -207,7 +205,7 @@ class _FigureMoves:
                                      out[0, :m], out[1, :m], cols, q,
                                      *((rows, tree) if pen_rows else ()))
         finally:
-            J.restore(node_occ, flags, saved_at, saved, k)
+            J.restore(node_occ, flags, saved_at, s.saved, k)
         cols["leaving_attacks_cost"] = out[4, :m]
         if not info.falls:
             cols["fall"] = cols["least_fall"] = out[5, :m]  # (no fall possible: 0, cost)

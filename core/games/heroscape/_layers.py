@@ -45,6 +45,58 @@ def thread_buf(name: str, shape: tuple, dtype, fill=None) -> np.ndarray:
     return b
 
 
+class _QueryScratch:
+    """One thread's scratch for a figure's query on a battlefield of ``n`` spaces and
+    (``P`` > 0) ``P`` placements, fetched once per query (:func:`query_scratch`) and
+    passed down: one thread-local lookup a query, not one a buffer. Valid until the
+    thread's next query: a query copies out what it keeps. The arrays filled with -1
+    (``whopos_*``, ``rowpos``) and the placement flags (:meth:`flags`) are left as
+    found by the kernels that mark them."""
+
+    __slots__ = ("n", "P", "q1", "src", "ends1", "whopos_n", "saved", "saved_at",
+                 "nflags", "rowpos", "endsP", "node_leave", "whopos_P")
+
+    def __init__(self, n: int, P: int):
+        self.n, self.P = n, P
+        self.q1 = np.empty((1, 3), np.int64)          # (start, budget, ends): one query
+        self.src = np.empty(1, T.INDEX)               # the penalty kernel's sources
+        self.ends1 = np.empty((3, n), T.INDEX)        # a one-space query's ends
+        self.whopos_n = np.full(n, -1, np.int64)      # who_bits' row positions (spaces)
+        self.saved = np.empty(26, T.INDEX)            # free_nodes: placements changed
+        self.saved_at = np.empty(26, np.int64)
+        self.nflags: list = []                        # [(kind's flags, this copy)]
+        self.rowpos = np.full(P, -1, np.int64)        # finish_double's row positions
+        self.endsP = np.empty((3, P), T.INDEX)        # a two-space query's ends
+        self.node_leave = np.empty(P, np.uint64)      # the placement leave row
+        self.whopos_P = np.full(P, -1, np.int64)      # who_bits' row positions
+
+    def flags(self, qflags: np.ndarray) -> np.ndarray:
+        """This thread's copy of a kind's placement flags ``qflags`` (uint8[P]), in
+        which a query marks its start never to stop and puts it back (``free_nodes``,
+        ``restore``): copied once, not per query (a kind's flags never change)."""
+        for ref, f in self.nflags:
+            if ref is qflags:
+                return f
+        if len(self.nflags) >= 8:
+            self.nflags.clear()
+        f = qflags.copy()
+        self.nflags.append((qflags, f))
+        return f
+
+
+def query_scratch(n: int, P: int = 0) -> _QueryScratch:
+    """This thread's :class:`_QueryScratch` for ``n`` spaces and, if ``P`` > 0, ``P``
+    placements (made again when they differ: one battlefield's at a time, as
+    :func:`thread_buf`)."""
+    try:
+        s = _scratch.query
+    except AttributeError:
+        s = None
+    if s is None or s.n != n or (P and s.P != P):
+        s = _scratch.query = _QueryScratch(n, P)
+    return s
+
+
 class _Layers:
     """The layer methods of :class:`~movecore.games.heroscape.Position`: occupancy,
     engagement and leave masks, made on first need and kept up to date by every
@@ -130,16 +182,18 @@ class _Layers:
         self._lv_rows[(t, h)] = r
         return r
 
-    def _node_leave_layer(self, t: int, h: int) -> np.ndarray:
+    def _node_leave_layer(self, t: int, h: int, out=None) -> np.ndarray:
         """uint64[P]: the leave bits of a placement's two spaces (``lv[lead] |
         lv[trail]`` of the row of team t and height class h), made from the spaces' row
-        into this thread's scratch: valid until the thread's next call, read by the
-        query that asked, never kept (positions keep no placement leave layer: 8 bytes
-        a placement and row per copy, the most of a position's memory)."""
+        into ``out`` (the query's scratch, :class:`_QueryScratch`) or this thread's
+        scratch: valid until the thread's next call, read by the query that asked, never
+        kept (positions keep no placement leave layer: 8 bytes a placement and row per
+        copy, the most of a position's memory)."""
         r = self._leave_row(t, h)     # (may make self._lv again: read it after)
         row = self._lv[r]
         st = self._st
-        out = thread_buf("node_leave", (st.P,), np.uint64)
+        if out is None:
+            out = thread_buf("node_leave", (st.P,), np.uint64)
         _jit().node_leave(row, st.lead, st.trail, out)
         return out
 
@@ -162,8 +216,10 @@ class _Layers:
                         self._nw_mode, lead, trail, touch, self._lv, _NO_LVN,
                         self._lv_team, self._lv_h, bits)
 
-    def _leave_query(self, i: int, budget: int, info: "_Info | None" = None):
-        """(leave layer or None, max_penalty) of a walker's move (master game)."""
+    def _leave_query(self, i: int, budget: int, info: "_Info | None" = None,
+                     scratch: "_QueryScratch | None" = None):
+        """(leave layer or None, max_penalty) of a walker's move (master game); a
+        two-space figure's placement row is made into ``scratch`` where given."""
         info = info or self._info[i] or self._figure_info(i)
         if not info.leaves:
             return None, 0
@@ -176,7 +232,8 @@ class _Layers:
         if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's own masks
             return _falls().near_layer(self, i, info), mp   # (any crowd: see many)
         if info.double:
-            return self._node_leave_layer(t, h), mp
+            return self._node_leave_layer(
+                t, h, None if scratch is None else scratch.node_leave), mp
         return self._leave_layer(t, h), mp
 
     def _leave_layer(self, t: int, h: int) -> np.ndarray:
@@ -186,12 +243,15 @@ class _Layers:
             r = self._leave_row(t, h)   # (makes self._lv again)
         return self._lv[r]
 
-    def _who_layer(self, i: int, info: "_Info") -> np.ndarray:
-        """The leave layer the who columns of figure i's ends read (master game)."""
+    def _who_layer(self, i: int, info: "_Info",
+                   scratch: "_QueryScratch | None" = None) -> np.ndarray:
+        """The leave layer the who columns of figure i's ends read (master game; a
+        two-space figure's placement row made into ``scratch`` where given)."""
         if len(self.ids) > _MAX_BITS:   # more figures than bits: this query's enemies'
             return _falls().near_layer(self, i, info)
         if info.double:
-            return self._node_leave_layer(info.team, info.hclass)
+            return self._node_leave_layer(info.team, info.hclass,
+                                          None if scratch is None else scratch.node_leave)
         return self._leave_layer(info.team, info.hclass)
 
     def _who_scratch(self, size: int) -> np.ndarray:

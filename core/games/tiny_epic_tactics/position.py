@@ -21,8 +21,8 @@ import numpy as np
 
 from ...errors import IllegalMoveError, PlacementError, QueryError, describe
 from ...kernels import _types as T
-from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
-                         figure_key, new_figure_id, register_position, scratch_rows)
+from ...position import (CellActions, Moves, bind_occupant, cell_index, figure_key,
+                         new_figure_id, register_position, scratch_rows, shared_prepared)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
 from .._common import Figure
@@ -292,19 +292,14 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
         key = (team, allies, ballista)
         p = self._preps.get(key)
         if p is None or p.max_budget < budget:
-            proto = self._proto.get(key)
-            if proto is None or proto.max_budget < budget:
-                with BUILD_LOCK:      # (copies share it: built once, then published)
-                    proto = self._proto.get(key)
-                    if proto is None or proto.max_budget < budget:
-                        top = max(budget, 8, 2 * p.max_budget if p is not None else 0)
-                        flags = None
-                        if ballista >= 0:
-                            flags = np.zeros(self.board.n_cells, np.uint8)
-                            flags[ballista] = T.CELL_BLOCKED
-                        proto = self._proto[key] = prepare(
-                            self.board, mover_for(team, allies=allies),
-                            min(top, T.MAX_BUDGET), occupant=self.occ, cell_flags=flags)
+            def make(top: int) -> Prepared:     # (copies share it: built once)
+                flags = None
+                if ballista >= 0:
+                    flags = np.zeros(self.board.n_cells, np.uint8)
+                    flags[ballista] = T.CELL_BLOCKED
+                return prepare(self.board, mover_for(team, allies=allies), top,
+                               occupant=self.occ, cell_flags=flags)
+            proto = shared_prepared(self._proto, key, budget, make, bound=p, least=8)
             p = self._preps[key] = bind_occupant(proto, self.occ)
         return p
 
