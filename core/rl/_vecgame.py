@@ -47,6 +47,14 @@ TRUNCATED = 2
 ILLEGAL = 3
 #: draws a figure's move may take (choice, coin, which neighbour)
 DRAWS = 3
+#: the steps are compiled without Numba's reference counting (its private ``_nrt``
+#: option; they allocate nothing, and the arrays come from the caller, which keeps them
+#: alive for the call). With it, every array a helper takes from the step's tuples
+#: (``S``, ``G``, ``R``) or is handed costs an atomic increment and a decrement (a call
+#: each, about 2,000 call sites in ``env_step``) that Numba's pruning cannot remove
+#: inside the loops: a vector env step cost 2.9x (grid) and 1.8x (Tiny Epic Tactics)
+#: its time without (docs/performance.md, "The vector environment's move").
+_NRT = False
 
 
 @njit(nogil=True)
@@ -69,7 +77,7 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
     codes per shape), as ``BatchedGames`` answers."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell, budget,
      rank, occ, buf, ends, query, ans_cell, ans_cost, ans_stop, ans_n, keys, unrank,
-     near, end_rules, one_figure, no_end, stop_code) = S
+     near, end_rules, one_figure, no_end, stop_code, counts) = S
     sh = shape_of[f] + shape_cell[began]
     query[0, 0] = start_cell
     query[0, 1] = budget[f]
@@ -106,6 +114,7 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
         ans_stop[b, k, m] = code
         m += 1
     ans_n[b, k] = m
+    counts[1] += 1                          # a move generation
 
 
 @njit(nogil=True)
@@ -138,10 +147,10 @@ def _kth(keys, n, want):
 
 
 @njit(nogil=True)
-def _row_at(S, rows, b, k, n, want):
+def _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
     """The row of the ``want``-th of the ``n`` rows ``rows[:n]`` of answer ``k`` in the
-    single env's row order (cost, then the cell's coordinate rank)."""
-    rank, ans_cell, ans_cost, keys, unrank = S[10], S[15], S[16], S[19], S[20]
+    single env's row order (cost, then the cell's coordinate rank). (The arrays it
+    reads, not the step's tuple: a call pays a reference count per array passed.)"""
     N = rank.shape[0]
     for i in range(n):
         r = rows[i]
@@ -256,6 +265,7 @@ def _play(S, G, R, b, r):
     cell[b, f] = to
     moved[b, f] = True
     removed[b] = False
+    S[26][0] += 1                           # a figure move
     reward = 0.0
     u = rbuf[b, rpos[b]]
     rpos[b] += 1
@@ -312,7 +322,8 @@ def _pick(S, G, R, O, b):
     f = actor[b]
     k = f if batch else 0
     if not greedy:
-        return _row_at(S, rows[b], b, k, n, np.int64(u * n))
+        return _row_at(S[10], S[15], S[16], S[19], S[20], rows[b], b, k, n,
+                       np.int64(u * n))
     ans_cell = S[15]
     s = side[b]
     F = cell.shape[1]
@@ -322,7 +333,8 @@ def _pick(S, G, R, O, b):
             any_enemy = True
             break
     if not any_enemy:
-        return _row_at(S, rows[b], b, k, n, np.int64(u * n))
+        return _row_at(S[10], S[15], S[16], S[19], S[20], rows[b], b, k, n,
+                       np.int64(u * n))
     best = np.int64(1) << 40
     n_best = 0
     near = S[21]
@@ -335,7 +347,8 @@ def _pick(S, G, R, O, b):
         if d == best:
             near[n_best] = rows[b, i]
             n_best += 1
-    return _row_at(S, near, b, k, n_best, np.int64(u * n_best))
+    return _row_at(S[10], S[15], S[16], S[19], S[20], near, b, k, n_best,
+                   np.int64(u * n_best))
 
 
 @njit(inline="always")
@@ -383,7 +396,7 @@ def _opponents(S, G, R, O, b, out, pending):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=_NRT)
 def env_step(S, G, R, O, mode, actions, P, end_turn, slots, out, pending, need, lo, hi):
     """Games ``lo <= b < hi``: ``mode[b]`` 1 = the learner plays ``actions[b]`` (legal:
     checked by the caller) then the opponents, 2 = a new episode (from the root arrays,
@@ -419,63 +432,102 @@ def env_step(S, G, R, O, mode, actions, P, end_turn, slots, out, pending, need, 
     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True, inline="always")
+def _put(o, HW, c, h, v, drawn, b, n):
+    """``o[c * HW + h] = v``, the place recorded in ``drawn[b, n]`` (when kept)."""
+    k = c * HW + h
+    o[k] = v
+    if drawn.shape[0] > 0:
+        drawn[b, n] = k
+    return n + 1
+
+
+@njit(cache=True, nogil=True, _nrt=_NRT)
 def observe(obs, base, ans, G, lead, fig_side, n_sides, learner, d, max_turns, valid, mask,
-            P, end_turn, slot_of, lo, hi):
-    """The learner's observation ``obs[b]`` (float32[C, HW]: ``spaces.encode``'s planes)
+            P, end_turn, slot_of, drawn, n_drawn, oturn, lo, hi):
+    """The learner's observation ``obs[b]`` (float32[C * HW]: ``spaces.encode``'s planes)
     and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, from the arrays:
-    ``base`` holds the static planes and the game's constant planes (the rest is
-    written here); ``d`` is the first plane after the side planes (``acting``)."""
+    ``base`` (float32[C * HW]) holds the static planes and the game's constant planes
+    (the rest is written here); ``d`` is the first plane after the side planes
+    (``acting``).
+
+    Two ways, the same observation:
+
+    * from scratch (``drawn`` empty, shape ``(0, 0)``): ``obs[b]`` is ``base`` with every
+      dynamic entry written;
+    * kept (``drawn``: int64[B, 2F + 1 + 3N], ``n_drawn``, ``oturn``: int64[B]):
+      ``obs[b]`` is what this call drew last time, which holds ``base`` but at the
+      ``n_drawn[b]`` places listed in ``drawn[b]`` (the side, acting, moved and reach
+      planes: zero in ``base``) and on the turn plane, last drawn for turn
+      ``oturn[b]`` (-1: never). Those places are zeroed, the new ones written and
+      listed, the turn plane rewritten only when the turn changed: a step costs the
+      places that change, not the ``C * HW`` floats. The caller starts a kept buffer
+      as ``base`` with ``n_drawn = 0`` and ``oturn = -1``, and writes nothing else into
+      it (``tests/test_rl_vector.py`` checks it against the draw from scratch after
+      every step).
+    """
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns_, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
     ans_cell, ans_cost, ans_stop = ans
-    C, HW = base.shape
+    HW = valid.shape[0]
+    C = base.shape[0] // HW
     F = cell.shape[1]
     S0 = d - n_sides
+    kept = drawn.shape[0] > 0
     for b in range(lo, hi):
         o = obs[b]
-        for c in range(C):
-            for j in range(HW):
-                o[c, j] = base[c, j]
+        if kept:
+            for i in range(n_drawn[b]):
+                o[drawn[b, i]] = 0.0
+        else:
+            for j in range(C * HW):
+                o[j] = base[j]
+        n = 0
         for f in range(F):
             if alive[b, f]:
                 rel = (fig_side[f] - learner) % n_sides
                 h = lead[f, cell[b, f]]
                 if h >= 0:
-                    o[S0 + rel, h] = 1.0
+                    n = _put(o, HW, S0 + rel, h, 1.0, drawn, b, n)
         mk = mask[b]
         for j in range(mk.shape[0]):
             mk[j] = 0
         f = actor[b]
         if over[b] == 0 and f >= 0 and side[b] == learner:
-            o[d, lead[f, cell[b, f]]] = 1.0
+            n = _put(o, HW, d, lead[f, cell[b, f]], 1.0, drawn, b, n)
             for g in range(F):
                 if moved[b, g] and alive[b, g]:
-                    o[d + 1, lead[g, cell[b, g]]] = 1.0
+                    n = _put(o, HW, d + 1, lead[g, cell[b, g]], 1.0, drawn, b, n)
             k = f if batch else 0
-            n = n_rows[b]
+            nr = n_rows[b]
             top = 0
-            for i in range(n):
+            for i in range(nr):
                 c = ans_cost[b, k, rows[b, i]]
                 if c > top:
                     top = c
             scale = 1.0 / top if top > 0 else 1.0
             base_a = slot_of[f] * P
-            for i in range(n):
+            for i in range(nr):
                 r = rows[b, i]
                 c = ans_cell[b, k, r]
                 h = lead[f, c]
                 mk[base_a + c] = 1
                 if h >= 0:
-                    o[d + 2, h] = 1.0
-                    o[d + 3, h] = ans_cost[b, k, r] * scale
+                    n = _put(o, HW, d + 2, h, 1.0, drawn, b, n)
+                    n = _put(o, HW, d + 3, h, ans_cost[b, k, r] * scale, drawn, b, n)
                     if ans_stop[b, k, r] != 0:
-                        o[d + 4, h] = 1.0
+                        n = _put(o, HW, d + 4, h, 1.0, drawn, b, n)
             mk[end_turn] = 1
+        if kept:
+            n_drawn[b] = n
+            if oturn[b] == turn[b]:
+                continue
+            oturn[b] = turn[b]
         tf = np.float32(turn[b] / max_turns)
+        t0 = (d + 5) * HW
         for j in range(HW):
-            o[d + 5, j] = valid[j] * tf
+            o[t0 + j] = valid[j] * tf
     return 0
 
 
@@ -511,7 +563,7 @@ def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, 
     done[b] = True  # no side had a figure to move for a whole round
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=_NRT)
 def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers,
                   turn, actor, done, nbr, coords, kind, greedy, u, max_turns, end_rules,
