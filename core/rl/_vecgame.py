@@ -536,6 +536,34 @@ def observe(obs, base, ans, G, lead, fig_side, n_sides, learner, d, max_turns, v
 # array backend): every figure side played by the policy, one move per game per call.
 
 
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+@njit(nogil=True, inline="always")
+def _uniform(key, i):
+    """Double ``i`` in [0, 1) of the counter-based stream ``key``: splitmix64's output
+    function of ``key + i * golden`` (the 53 high bits). A step's numbers are functions
+    of (key, step, game, draw), so each thread draws its own games' inside its chunk
+    and every thread count gives the same games."""
+    z = np.uint64(key) + np.uint64(i) * np.uint64(_GOLDEN)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, nogil=True)
+def selfplay_uniforms(key, tick, out):
+    """``out[b, j]`` (float64[B, 3]): the numbers :func:`selfplay_step` draws for game
+    ``b`` at step ``tick`` (the choice, the removal coin, which neighbour), as the
+    array path of ``BatchedPlay.step`` reads them."""
+    B = out.shape[0]
+    for b in range(B):
+        for j in range(3):
+            out[b, j] = _uniform(key, (tick * B + b) * 3 + j)
+    return 0
+
+
 @njit(nogil=True)
 def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
                          max_turns, n_all_sides, b, new_turn, counts):
@@ -566,17 +594,21 @@ def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, 
 @njit(cache=True, nogil=True, _nrt=_NRT)
 def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers,
-                  turn, actor, done, nbr, coords, kind, greedy, u, max_turns, end_rules,
-                  one_figure, no_end, occ0, cell0, buf, ends, row, dist, query, lo, hi,
-                  counts):
+                  turn, actor, done, nbr, coords, kind, greedy, key, tick, max_turns,
+                  end_rules, one_figure, no_end, occ0, cell0, buf, ends, row, dist, query,
+                  lo, hi, counts):
     """One move in every unfinished game ``lo <= b < hi`` of batched self-play (legal
     ends less the layout's end rules (``end_rules``: ``one_figure`` cells another figure
-    holds, ``no_end`` cells; Mage Knight), the policy's choice from ``u[b]``, the move,
+    holds, ``no_end`` cells; Mage Knight), the policy's choice, the move,
     the removal coin, the next actor), then every finished game restarts from the root
     (``occ0``, ``cell0``). ``counts``: move generations, moves, turns begun, games
-    finished (added to)."""
+    finished (added to). The random numbers are drawn here, per game, from the
+    counter-based stream ``key`` at step ``tick[0]`` (:func:`selfplay_uniforms`): no
+    draw is left to the calling thread, and 1 and 2 threads play the same games."""
     N = occ.shape[1]
     F = cell.shape[1]
+    B = occ.shape[0]
+    t = tick[0]         # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
     n_all_sides = 0
     for f in range(F):
         n_all_sides = max(n_all_sides, side_of[f] + 1)
@@ -636,7 +668,7 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
                     else:
                         row[c] = 1
                 # the k-th cell (in cell order) at the best distance
-                want = np.int64(u[b, 0] * n_best)
+                want = np.int64(_uniform(key, (t * B + b) * 3) * n_best)
                 seen = 0
                 for c in range(N):
                     if row[c] == 2:
@@ -646,7 +678,7 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
                                 break
                             seen += 1
             else:
-                want = np.int64(u[b, 0] * n)
+                want = np.int64(_uniform(key, (t * B + b) * 3) * n)
                 seen = 0
                 for c in range(N):
                     if row[c] != 0:
@@ -660,14 +692,14 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
             occ[b, pick] = team[f]
             cell[b, f] = pick
             counts[1] += 1
-            if u[b, 1] < 0.5:               # remove one adjacent enemy
+            if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove an adjacent enemy
                 n_near = 0
                 for g in range(F):
                     if alive[b, g] and side_of[g] != side_of[f] and \
                             _adjacent(nbr, pick, cell[b, g]):
                         n_near += 1
                 if n_near > 0:
-                    want = np.int64(u[b, 2] * n_near)
+                    want = np.int64(_uniform(key, (t * B + b) * 3 + 2) * n_near)
                     seen = 0
                     for g in range(F):
                         if alive[b, g] and side_of[g] != side_of[f] and \
