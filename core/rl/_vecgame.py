@@ -397,6 +397,54 @@ def _opponents(S, G, R, O, b, out, pending):
 
 
 @njit(cache=True, nogil=True, _nrt=_NRT)
+def step_modes(actions, mask, done, mode, illegal):
+    """What ``MovecoreVectorEnv.step`` does with each game ``b``: ``mode[b]`` 2 (it
+    ended on the last step: next-step autoreset), 1 (``actions[b]`` is in its mask
+    ``mask[b]``: played) or 0 (illegal: ``illegal[b]``). Returns the illegal count."""
+    B, A = mask.shape
+    n_bad = 0
+    for b in range(B):
+        illegal[b] = False
+        if done[b]:
+            mode[b] = 2
+            continue
+        x = actions[b]
+        if x >= 0 and x < A and mask[b, x] != 0:
+            mode[b] = 1
+        else:
+            mode[b] = 0
+            illegal[b] = True
+            n_bad += 1
+    return n_bad
+
+
+@njit(cache=True, nogil=True, _nrt=_NRT)
+def step_results(mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
+                 done):
+    """After :func:`env_step`: each game's reward (the learner's since its last move,
+    ``pending``, paid and cleared; ``illegal_reward`` for an illegal action; 0 for a
+    game restarted), ``term``, ``trunc``, and ``done`` (restart it next step)."""
+    for b in range(mode.shape[0]):
+        r = 0.0
+        te = False
+        tr = False
+        if mode[b] == 1:
+            r = pending[b]
+            pending[b] = 0.0
+        if illegal[b]:
+            r = illegal_reward
+        if mode[b] != 2:
+            o = over[b]
+            te = o == TERMINATED or o == ILLEGAL or out[b]
+            tr = o == TRUNCATED and not te
+        reward[b] = r
+        term[b] = te
+        trunc[b] = tr
+        done[b] = te or tr
+    return 0
+
+
+@njit(cache=True, nogil=True, _nrt=_NRT)
 def env_step(S, G, R, O, mode, actions, P, end_turn, slots, out, pending, need, lo, hi):
     """Games ``lo <= b < hi``: ``mode[b]`` 1 = the learner plays ``actions[b]`` (legal:
     checked by the caller) then the opponents, 2 = a new episode (from the root arrays,

@@ -97,6 +97,7 @@ class MovecoreVectorEnv(VectorEnv):
         self._one = one
         self._gens: list = [None] * B
         self._done = np.zeros(B, bool)
+        self._state_mode = np.zeros(B, np.int64)      # what step does with each game
         self._has_reset = False
         why = _why_not_arrays(one, kwargs)
         if backend == "arrays" and why:
@@ -396,15 +397,11 @@ class MovecoreVectorEnv(VectorEnv):
         if a.shape != (B,) or a.dtype.kind not in "iu":
             raise IllegalMoveError(f"actions must be B={B} integers (one per game); got "
                                    f"{describe(actions)}")
-        a = a.astype(np.int64)
-        A = self._mask.shape[1]
-        auto = self._done.copy()              # next-step autoreset: these games restart
-        playing = ~auto
-        inside = (a >= 0) & (a < A)
-        legal = np.zeros(B, bool)
-        legal[inside] = self._mask[np.flatnonzero(inside), a[inside]] != 0
-        illegal = playing & ~legal
-        if illegal.any() and self.illegal == "raise":
+        from ._vecgame import ILLEGAL, step_modes, step_results
+        a = np.ascontiguousarray(a, np.int64)
+        auto = self._done                     # next-step autoreset: these games restart
+        mode, illegal = self._state_mode, np.empty(B, bool)
+        if step_modes(a, self._mask, auto, mode, illegal) and self.illegal == "raise":
             b = int(np.flatnonzero(illegal)[0])
             raise IllegalMoveError(f"game {b}: action {int(a[b])} is not legal now "
                                    f"(agent {self.agent!r})")
@@ -413,7 +410,7 @@ class MovecoreVectorEnv(VectorEnv):
         trunc = np.zeros(B, bool)
         if self.backend == "positions":
             for b, e in enumerate(self.envs):
-                if auto[b]:
+                if mode[b] == 2:
                     o, _ = e.reset()
                 else:
                     o, r, t, tr, _ = e.step(int(a[b]))
@@ -423,22 +420,14 @@ class MovecoreVectorEnv(VectorEnv):
             self._done = term | trunc
             return self._obs.copy(), reward, term, trunc, self._info(illegal)
         st = self._state
-        from ._vecgame import ILLEGAL, TERMINATED, TRUNCATED
-        rows = np.flatnonzero(auto)
+        rows = np.flatnonzero(mode == 2)
         if len(rows):
             self._reset_arrays(rows)
-        mode = np.where(auto, 2, np.where(legal & playing, 1, 0)).astype(np.int64)
         st["over"][illegal] = ILLEGAL
         self._step_arrays(mode, a)
-        stepped = mode == 1
-        pending = st["pending"]
-        reward[stepped] = pending[stepped]
-        pending[stepped] = 0.0
-        reward[illegal] = self.illegal_reward
-        over, out = st["over"], st["out"]
-        term[playing] = ((over == TERMINATED) | (over == ILLEGAL) | out)[playing]
-        trunc[playing] = ((over == TRUNCATED) & ~term)[playing]
-        self._done = term | trunc
+        self._done = np.empty(B, bool)
+        step_results(mode, illegal, float(self.illegal_reward), st["pending"], st["over"],
+                     st["out"], reward, term, trunc, self._done)
         return self._observe_kept(), reward, term, trunc, self._info(illegal)
 
     @property
