@@ -14,9 +14,14 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   games live in the arrays of a :class:`movecore.batch.BatchedGames`; a step (the
   learner's move, the removal coin, the opponents' moves until the learner is to act
   again, the autoresets) is one compiled call over the batch, and so are the
-  observations and masks (static planes written once, the rest from the occupancy, the
-  figures' cells and the acting figure's answer). ``threads=`` splits the batch over
-  threads.
+  observations and masks (static planes written once; each step rewrites only what
+  changed in a kept buffer, from the occupancy, the figures' cells and the acting
+  figure's answer). ``threads=`` splits the batch over threads.
+
+``copy=True`` (the default, as Gymnasium's ``SyncVectorEnv``): ``step`` and ``reset``
+return a copy of the observations, yours to keep. ``copy=False`` (arrays backend): the
+kept buffer itself, as a read-only view that the next ``step`` or ``reset`` overwrites
+(copy what you keep). ``observe()`` always draws a new array from scratch.
 * ``"positions"`` (every other game, or a custom ``reward_fn``/``terminal_fn``): one
   live :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
 
@@ -54,8 +59,10 @@ class MovecoreVectorEnv(VectorEnv):
 
     Keywords: those of :class:`~movecore.rl.envs.MovecoreGym` (``side``, ``opponent``,
     ``max_turns``, ``reward_fn``, ``terminal_fn``, ``town``, ``illegal``,
-    ``illegal_reward``), plus ``threads`` (threads of a batched step, arrays backend)
-    and ``backend`` ("auto", "arrays" or "positions").
+    ``illegal_reward``), plus ``threads`` (threads of a batched step, arrays backend),
+    ``backend`` ("auto", "arrays" or "positions") and ``copy`` (False: ``step`` and
+    ``reset`` return the kept observations, read-only, overwritten by the next step;
+    see the module docstring).
 
     An illegal action (outside the game's mask) ends that game as the single
     environment does (``illegal="terminate"``: ``terminated``, ``illegal_reward``,

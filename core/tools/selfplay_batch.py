@@ -11,8 +11,11 @@ unfinished game, the legal ends of all of them from one batched call, the policy
 with array operations over the batch (not per game in Python), finished games reset from
 the root (next-step autoreset) until ``games`` games have finished.
 
-Games are seeded by one generator per run (``seed``): a run is reproducible, but its
-games are not those of the one-game-at-a-time self-play with the same seed.
+Games are seeded by one generator per run (``seed``): a run is reproducible, on any
+number of threads, but its games are not those of the one-game-at-a-time self-play with
+the same seed. A step's random numbers come from a counter-based stream keyed by it
+(:func:`movecore.rl._vecgame.selfplay_uniforms`), drawn per game inside the compiled
+step's chunks.
 """
 from __future__ import annotations
 
