@@ -444,12 +444,43 @@ def step_results(mode, illegal, illegal_reward, pending, over, out, reward, term
     return 0
 
 
+@njit(nogil=True, inline="always")
+def _restart(G, R, Z, b, out, pending):
+    """Game ``b`` back to the root, as ``MovecoreVectorEnv._reset_arrays`` (and
+    ``BatchedGames.reset``) put it."""
+    (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
+     nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
+     tteam) = G
+    occ0, cell0, mtaken0, tstart0, tteam0 = Z
+    F = cell.shape[1]
+    for c in range(occ.shape[1]):
+        occ[b, c] = occ0[c]
+    for g in range(F):
+        cell[b, g] = cell0[g]
+        alive[b, g] = cell0[g] >= 0
+        moved[b, g] = False
+        mtaken[b, g] = mtaken0[g]
+        tstart[b, g] = tstart0[g]
+    turn[b] = 0
+    side[b] = -1
+    nxt[b] = F
+    actor[b] = -1
+    over[b] = 0
+    n_tk[b] = 0
+    tteam[b] = tteam0
+    out[b] = False
+    R[4][b] = False                         # removed
+    pending[b] = 0.0
+
+
 @njit(cache=True, nogil=True, _nrt=_NRT)
-def env_step(S, G, R, O, mode, actions, P, end_turn, slots, out, pending, need, lo, hi):
+def env_step(S, G, R, O, Z, mode, actions, P, end_turn, slots, out, pending, need, lo,
+             hi):
     """Games ``lo <= b < hi``: ``mode[b]`` 1 = the learner plays ``actions[b]`` (legal:
-    checked by the caller) then the opponents, 2 = a new episode (from the root arrays,
-    set by the caller) then the opponents, 3 = the opponents go on (after more draws),
-    0 = nothing. The learner's reward accumulates in ``pending[b]``; ``need[b]`` is set
+    checked by the caller) then the opponents, 2 = a new episode (the game back to the
+    root: ``Z`` = the root's occupancy, cells and Tiny Epic Tactics' Move-action
+    bookkeeping) then the opponents, 3 = the opponents go on (after more draws), 0 =
+    nothing. The learner's reward accumulates in ``pending[b]``; ``need[b]`` is set
     when game ``b`` stopped for more draws (call again with mode 3)."""
     G_actor = G[12]
     for b in range(lo, hi):
@@ -458,6 +489,7 @@ def env_step(S, G, R, O, mode, actions, P, end_turn, slots, out, pending, need, 
         if m == 0:
             continue
         if m == 2:
+            _restart(G, R, Z, b, out, pending)
             _advance(S, G, b)
         elif m == 1:
             a = actions[b]

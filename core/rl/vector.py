@@ -230,6 +230,8 @@ class MovecoreVectorEnv(VectorEnv):
                    for c in range(n_chunks)]
         nbr = np.ascontiguousarray(root.board.nbr, np.int64)
         self._R = (st["rbuf"], st["rpos"], nbr, self._learner, st["removed"])
+        # the root a game of mode 2 restarts from inside the step call (_reset_arrays)
+        self._Z = (G._occ0, G._cell0, self._mtaken0, self._tstart0, self._tteam0)
         coords = np.ascontiguousarray(root.board.coords, np.int64)
         self._O = (one.opponent == "greedy", coords, _KIND.get(rules.kind, 0))
         self._ans = (st["ans_cell"], st["ans_cost"], st["ans_stop"])
@@ -273,8 +275,8 @@ class MovecoreVectorEnv(VectorEnv):
         out, pending, need = st["out"], st["pending"], st["need"]
         while True:
             m = st["mode"]
-            self._run(env_step, lambda c: (self._S[c], self._G, self._R, self._O, m, acts,
-                                           P, et, so, out, pending, need))
+            self._run(env_step, lambda c: (self._S[c], self._G, self._R, self._O, self._Z,
+                                           m, acts, P, et, so, out, pending, need))
             more = np.flatnonzero(need)
             if not len(more):
                 c = self.counts
@@ -427,10 +429,9 @@ class MovecoreVectorEnv(VectorEnv):
             self._done = term | trunc
             return self._obs.copy(), reward, term, trunc, self._info(illegal)
         st = self._state
-        rows = np.flatnonzero(mode == 2)
-        if len(rows):
-            self._reset_arrays(rows)
-        st["over"][illegal] = ILLEGAL
+        if self.games._live:   # (positions kept per game: none in the array games)
+            self._reset_arrays(np.flatnonzero(mode == 2))  # pragma: no cover
+        st["over"][illegal] = ILLEGAL     # (games of mode 2 restart in the step call)
         self._step_arrays(mode, a)
         self._done = np.empty(B, bool)
         step_results(mode, illegal, float(self.illegal_reward), st["pending"], st["over"],
