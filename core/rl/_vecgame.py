@@ -535,7 +535,7 @@ def observe(obs, base, ans, G, lead, fig_side, n_sides, learner, d, max_turns, v
 
     * from scratch (``drawn`` empty, shape ``(0, 0)``): ``obs[b]`` is ``base`` with every
       dynamic entry written;
-    * kept (``drawn``: int64[B, 2F + 1 + 3N], ``n_drawn``, ``oturn``: int64[B]):
+    * kept (``drawn``: int32[B, 2F + 1 + 3N], ``n_drawn``, ``oturn``: int64[B]):
       ``obs[b]`` is what this call drew last time, which holds ``base`` but at the
       ``n_drawn[b]`` places listed in ``drawn[b]`` (the side, acting, moved and reach
       planes: zero in ``base``) and on the turn plane, last drawn for turn

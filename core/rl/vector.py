@@ -17,13 +17,13 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   observations and masks (static planes written once; each step rewrites only what
   changed in a kept buffer, from the occupancy, the figures' cells and the acting
   figure's answer). ``threads=`` splits the batch over threads.
+* ``"positions"`` (every other game, or a custom ``reward_fn``/``terminal_fn``): one
+  live :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
 
 ``copy=True`` (the default, as Gymnasium's ``SyncVectorEnv``): ``step`` and ``reset``
 return a copy of the observations, yours to keep. ``copy=False`` (arrays backend): the
 kept buffer itself, as a read-only view that the next ``step`` or ``reset`` overwrites
 (copy what you keep). ``observe()`` always draws a new array from scratch.
-* ``"positions"`` (every other game, or a custom ``reward_fn``/``terminal_fn``): one
-  live :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
 
 Both give, game by game, exactly what ``num_envs`` single environments seeded ``s + i``
 give for the same actions (``tests/test_rl_vector.py``).
@@ -171,10 +171,10 @@ class MovecoreVectorEnv(VectorEnv):
         self._base = base.reshape(-1)
         # the kept observations' bookkeeping (``_vecgame.observe``): the places each
         # game's observation holds off ``base``, and the turn its turn plane shows
-        self._drawn = np.zeros((B, 2 * F + 1 + 3 * N), np.int64)
+        self._drawn = np.zeros((B, 2 * F + 1 + 3 * N), np.int32)
         self._n_drawn = np.zeros(B, np.int64)
         self._oturn = np.full(B, -1, np.int64)
-        self._scratch = (np.zeros((0, 0), np.int64), np.zeros(0, np.int64),
+        self._scratch = (np.zeros((0, 0), np.int32), np.zeros(0, np.int64),
                          np.zeros(0, np.int64))
         self._valid = np.ascontiguousarray(lay.static[names.index("valid")], np.float32)
         # Tiny Epic Tactics' Move-action bookkeeping at the root

@@ -136,10 +136,11 @@ def _moves_per_s(plays, min_time: float) -> list:
     return _interleaved(len(plays), one_round, min_time)
 
 
-def _kernel_queries_per_s(play, min_time: float) -> float:
+def _kernel_queries_per_s(play, min_time: float, cpu: list | None = None) -> float:
     """``reach_many`` (1 thread) queries/s from the figures' start cells, on the board
     and with the budget the batch asks (the array backend's own prepared query; else a
-    plain prepared query on the position's board)."""
+    plain prepared query on the position's board): the best round's. ``cpu``: a list
+    that gets the CPU seconds per query over all rounds (``time.process_time``)."""
     from . import selfplay as sp
     G = play.games
     if G.backend == "arrays" and G._budget[0] >= 0:    # (Dark Realms: rolled, below)
@@ -165,11 +166,15 @@ def _kernel_queries_per_s(play, min_time: float) -> float:
     prep.reach_many(starts, budget, threads=1)
     best = float("inf")
     t_end = time.perf_counter() + min_time
+    c0, n = time.process_time(), 0
     while True:
         t0 = time.perf_counter()
         prep.reach_many(starts, budget, threads=1)
         best = min(best, time.perf_counter() - t0)
+        n += len(starts)
         if time.perf_counter() >= t_end:
+            if cpu is not None:
+                cpu.append((time.process_time() - c0) / n)
             return len(starts) / best
 
 
@@ -197,7 +202,9 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
             play = plays[-1]
         row["backend"] = play.games.backend
         row["why"] = play.games.why
-        row["kernel"] = _kernel_queries_per_s(play, min_time)
+        kcpu = []
+        row["kernel"] = _kernel_queries_per_s(play, min_time, kcpu)
+        row[("cpu", "kernel")] = kcpu[0]
         for B in ENV_BATCHES:
             # 1 and 2 threads; at the largest B also the kept observations (copy=False)
             envs = [_vector_env(scenario, B, t) for t in (1, 2)]
@@ -210,6 +217,9 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
                 row[("env", B, key)] = g[0]
                 row[("cpu", "env", B, key)] = g[1:3]
                 row[("env moves", B, key)] = g[3]
+                # CPU seconds per move played (its share of the env step's CPU)
+                row[("cpu", "env move", B, key)] = None if g[3] is None else \
+                    g[1] * g[0] / g[3]
             row["env_backend"] = None if missing else envs[0].backend
         rep = run_selfplay(game, selfplay_games, 1, scenarios=[(name, scenario)])
         row["position"] = rep["moves_per_s"]
@@ -254,6 +264,12 @@ def _print_row(game, row, batches, log) -> None:
                 f"{mv:,.0f} moves/s ({mv / row[('env', B, 1)]:.2f} moves per env step) "
                 f"= {k / mv:.2f} kernel queries; kept observations (copy=False): "
                 f"{kept:,.0f} moves/s = {k / kept:.2f} kernel queries")
+            kc = row[("cpu", "kernel")]
+            bp = row.get(("cpu", B, 1), (float("nan"),))[0]
+            log(f"      by CPU time (what load inflates least): a move with its "
+                f"observation = {row[('cpu', 'env move', B, 1)] / kc:.2f} kernel queries, "
+                f"kept {row[('cpu', 'env move', B, 'kept')] / kc:.2f}; a BatchedPlay "
+                f"move (B={B}, 1 thread) = {bp / kc:.2f}")
 
 
 def _cpu_ratio(row, B) -> float:
