@@ -124,6 +124,30 @@ def test_fused_step_equals_array_path(game, policy, threads):
         assert a.counts == b.counts
 
 
+def test_selfplay_random_numbers_are_uniform_per_game_and_step():
+    """The compiled step's numbers (a counter-based stream per run, drawn per game inside
+    each thread's chunk): in [0, 1), uniform (chi-square over 20 bins), uncorrelated
+    between neighbouring games, draws and steps; a new step, a new key or another
+    game's slot gives other numbers; the array path reads the same (above)."""
+    from movecore.rl._vecgame import selfplay_uniforms
+    B, T = 512, 40
+    u = np.empty((T, B, 3))
+    for t in range(T):
+        selfplay_uniforms(12345, t, u[t])
+    x = u.ravel()
+    assert x.min() >= 0.0 and x.max() < 1.0
+    counts = np.bincount((x * 20).astype(np.int64), minlength=20)
+    expect = len(x) / 20
+    assert ((counts - expect) ** 2 / expect).sum() < 45.3      # chi2(19), p = 0.001
+    for a, b in ((u[:, :-1, 0], u[:, 1:, 0]), (u[:, :, 0], u[:, :, 1]),
+                 (u[:-1, :, 0], u[1:, :, 0])):
+        assert abs(np.corrcoef(a.ravel(), b.ravel())[0, 1]) < 0.02
+    other = np.empty((B, 3))
+    selfplay_uniforms(12346, 0, other)
+    assert not np.isclose(other, u[0]).any()
+    assert len(np.unique(x)) == len(x)
+
+
 def test_docstring_examples():
     import doctest
     import importlib

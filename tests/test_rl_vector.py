@@ -223,3 +223,85 @@ def test_arrays_backend_second_side_and_short_games(game):
                for _ in range(B)]
     rng = np.random.default_rng(4)
     assert _check_against_singles(envs, singles, 60, rng, seed=8) > 150
+
+
+def _kept_run(envs, steps, seed, corrupt=None):
+    """Step ``envs`` (``copy=False``) with random legal actions (an illegal one now and
+    then: a game ends, the next step restarts it); after every step the kept
+    observations it returns equal a draw from scratch (``observe()``) and the masks
+    its own. Returns (steps, the steps where a place the last observation held off
+    zero is zero now: what a kept buffer must clear). ``corrupt(envs)`` is called
+    before every step (a wrong update, to show the check fails)."""
+    rng = np.random.default_rng(seed)
+    obs, _ = envs.reset(seed=seed)
+    assert np.array_equal(obs, envs.observe())
+    cleared = 0
+    for t in range(steps):
+        before = obs.copy()
+        masks = envs.action_masks()
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        if t % 17 == 16:
+            acts[t % envs.num_envs] = envs.single_action_space.n - 1 \
+                if not masks[t % envs.num_envs][-1] else 0
+        if corrupt is not None:
+            corrupt(envs)
+        obs, _, _, _, info = envs.step(acts)
+        fresh = envs.observe()
+        if not np.array_equal(obs, fresh):
+            return t, None
+        assert np.array_equal(info["action_mask"], envs._mask)
+        cleared += bool(((before != 0) & (fresh == 0)).any())
+    return steps, cleared
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
+                         ids=[n for _, n, _ in _array_scenarios()])
+def test_kept_observations_equal_a_draw_from_scratch(game, name, scenario, threads):
+    """``copy=False``: ``step`` updates the kept observations only where they change
+    (``_vecgame.observe``'s kept mode) and returns them read-only; after every step of
+    seeded runs (autoresets and illegal actions included) they equal the observations
+    drawn from scratch, which the other tests hold equal to the single envs'."""
+    B = 7
+    envs = rl.vector_env(scenario, num_envs=B, threads=threads, copy=False,
+                         max_turns=9)
+    steps, cleared = _kept_run(envs, 90, seed=len(name) + threads)
+    assert steps == 90
+    assert cleared > 10          # the runs do clear places drawn before
+    obs = envs.step(np.zeros(B, np.int64))[0]
+    assert obs.base is envs._obs or obs is envs._obs
+    with pytest.raises(ValueError):
+        obs[0, 0, 0, 0] = 1.0                   # the kept buffer is read-only
+    # copy=True (the default): each step's observations are the caller's to keep
+    c = rl.vector_env(scenario, num_envs=B, threads=threads)
+    first, _ = c.reset(seed=1)
+    keep = first.copy()
+    c.step(np.array([np.flatnonzero(m)[0] for m in c.action_masks()]))
+    assert np.array_equal(first, keep)
+
+
+def test_kept_observations_check_fails_on_a_wrong_update():
+    """The check above fails when the kept update is wrong: forgetting the places drawn
+    last time (never cleared), or the turn plane's turn (never rewritten)."""
+    scenario = example_scenarios("tiny_epic_tactics")[0][1]
+
+    def forget(envs):
+        envs._n_drawn[:] = 0
+
+    def stale_turn(envs):       # the kept draw told the turn plane shows this turn
+        if getattr(envs, "_wrapped", False):
+            return
+        draw = envs._observe_arrays
+
+        def wrong(obs, mask, kept):
+            if kept is not envs._scratch:
+                envs._oturn[:] = envs._state["turn"]
+            draw(obs, mask, kept)
+        envs._observe_arrays, envs._wrapped = wrong, True
+
+    for corrupt in (forget, stale_turn):
+        envs = rl.vector_env(scenario, num_envs=5, copy=False, max_turns=9)
+        steps, cleared = _kept_run(envs, 60, seed=3, corrupt=corrupt)
+        assert steps < 60 and cleared is None, corrupt.__name__
+    with pytest.raises(Exception):
+        rl.vector_env(scenario, num_envs=2, copy="no")

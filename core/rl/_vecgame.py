@@ -47,6 +47,14 @@ TRUNCATED = 2
 ILLEGAL = 3
 #: draws a figure's move may take (choice, coin, which neighbour)
 DRAWS = 3
+#: the steps are compiled without Numba's reference counting (its private ``_nrt``
+#: option; they allocate nothing, and the arrays come from the caller, which keeps them
+#: alive for the call). With it, every array a helper takes from the step's tuples
+#: (``S``, ``G``, ``R``) or is handed costs an atomic increment and a decrement (a call
+#: each, about 2,000 call sites in ``env_step``) that Numba's pruning cannot remove
+#: inside the loops: a vector env step cost 2.9x (grid) and 1.8x (Tiny Epic Tactics)
+#: its time without (docs/performance.md, "The vector environment's move").
+_NRT = False
 
 
 @njit(nogil=True)
@@ -69,7 +77,7 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
     codes per shape), as ``BatchedGames`` answers."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell, budget,
      rank, occ, buf, ends, query, ans_cell, ans_cost, ans_stop, ans_n, keys, unrank,
-     near, end_rules, one_figure, no_end, stop_code) = S
+     near, end_rules, one_figure, no_end, stop_code, counts) = S
     sh = shape_of[f] + shape_cell[began]
     query[0, 0] = start_cell
     query[0, 1] = budget[f]
@@ -106,6 +114,7 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
         ans_stop[b, k, m] = code
         m += 1
     ans_n[b, k] = m
+    counts[1] += 1                          # a move generation
 
 
 @njit(nogil=True)
@@ -138,10 +147,10 @@ def _kth(keys, n, want):
 
 
 @njit(nogil=True)
-def _row_at(S, rows, b, k, n, want):
+def _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
     """The row of the ``want``-th of the ``n`` rows ``rows[:n]`` of answer ``k`` in the
-    single env's row order (cost, then the cell's coordinate rank)."""
-    rank, ans_cell, ans_cost, keys, unrank = S[10], S[15], S[16], S[19], S[20]
+    single env's row order (cost, then the cell's coordinate rank). (The arrays it
+    reads, not the step's tuple: a call pays a reference count per array passed.)"""
     N = rank.shape[0]
     for i in range(n):
         r = rows[i]
@@ -256,6 +265,7 @@ def _play(S, G, R, b, r):
     cell[b, f] = to
     moved[b, f] = True
     removed[b] = False
+    S[26][0] += 1                           # a figure move
     reward = 0.0
     u = rbuf[b, rpos[b]]
     rpos[b] += 1
@@ -312,7 +322,8 @@ def _pick(S, G, R, O, b):
     f = actor[b]
     k = f if batch else 0
     if not greedy:
-        return _row_at(S, rows[b], b, k, n, np.int64(u * n))
+        return _row_at(S[10], S[15], S[16], S[19], S[20], rows[b], b, k, n,
+                       np.int64(u * n))
     ans_cell = S[15]
     s = side[b]
     F = cell.shape[1]
@@ -322,7 +333,8 @@ def _pick(S, G, R, O, b):
             any_enemy = True
             break
     if not any_enemy:
-        return _row_at(S, rows[b], b, k, n, np.int64(u * n))
+        return _row_at(S[10], S[15], S[16], S[19], S[20], rows[b], b, k, n,
+                       np.int64(u * n))
     best = np.int64(1) << 40
     n_best = 0
     near = S[21]
@@ -335,7 +347,8 @@ def _pick(S, G, R, O, b):
         if d == best:
             near[n_best] = rows[b, i]
             n_best += 1
-    return _row_at(S, near, b, k, n_best, np.int64(u * n_best))
+    return _row_at(S[10], S[15], S[16], S[19], S[20], near, b, k, n_best,
+                   np.int64(u * n_best))
 
 
 @njit(inline="always")
@@ -383,12 +396,91 @@ def _opponents(S, G, R, O, b, out, pending):
     return True
 
 
-@njit(cache=True, nogil=True)
-def env_step(S, G, R, O, mode, actions, P, end_turn, slots, out, pending, need, lo, hi):
+@njit(cache=True, nogil=True, _nrt=_NRT)
+def step_modes(actions, mask, done, mode, illegal):
+    """What ``MovecoreVectorEnv.step`` does with each game ``b``: ``mode[b]`` 2 (it
+    ended on the last step: next-step autoreset), 1 (``actions[b]`` is in its mask
+    ``mask[b]``: played) or 0 (illegal: ``illegal[b]``). Returns the illegal count."""
+    B, A = mask.shape
+    n_bad = 0
+    for b in range(B):
+        illegal[b] = False
+        if done[b]:
+            mode[b] = 2
+            continue
+        x = actions[b]
+        if x >= 0 and x < A and mask[b, x] != 0:
+            mode[b] = 1
+        else:
+            mode[b] = 0
+            illegal[b] = True
+            n_bad += 1
+    return n_bad
+
+
+@njit(cache=True, nogil=True, _nrt=_NRT)
+def step_results(mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
+                 done):
+    """After :func:`env_step`: each game's reward (the learner's since its last move,
+    ``pending``, paid and cleared; ``illegal_reward`` for an illegal action; 0 for a
+    game restarted), ``term``, ``trunc``, and ``done`` (restart it next step)."""
+    for b in range(mode.shape[0]):
+        r = 0.0
+        te = False
+        tr = False
+        if mode[b] == 1:
+            r = pending[b]
+            pending[b] = 0.0
+        if illegal[b]:
+            r = illegal_reward
+        if mode[b] != 2:
+            o = over[b]
+            te = o == TERMINATED or o == ILLEGAL or out[b]
+            tr = o == TRUNCATED and not te
+        reward[b] = r
+        term[b] = te
+        trunc[b] = tr
+        done[b] = te or tr
+    return 0
+
+
+@njit(nogil=True, inline="always")
+def _restart(G, R, Z, b, out, pending):
+    """Game ``b`` back to the root, as ``MovecoreVectorEnv._reset_arrays`` (and
+    ``BatchedGames.reset``) put it."""
+    (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
+     nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
+     tteam) = G
+    occ0, cell0, mtaken0, tstart0, tteam0 = Z
+    F = cell.shape[1]
+    for c in range(occ.shape[1]):
+        occ[b, c] = occ0[c]
+    for g in range(F):
+        cell[b, g] = cell0[g]
+        alive[b, g] = cell0[g] >= 0
+        moved[b, g] = False
+        mtaken[b, g] = mtaken0[g]
+        tstart[b, g] = tstart0[g]
+    turn[b] = 0
+    side[b] = -1
+    nxt[b] = F
+    actor[b] = -1
+    over[b] = 0
+    n_tk[b] = 0
+    tteam[b] = tteam0
+    out[b] = False
+    R[4][b] = False                         # removed
+    pending[b] = 0.0
+
+
+@njit(cache=True, nogil=True, _nrt=_NRT)
+def env_step(S, G, R, O, Z, mode, actions, P, end_turn, slots, out, pending, need, lo,
+             hi):
     """Games ``lo <= b < hi``: ``mode[b]`` 1 = the learner plays ``actions[b]`` (legal:
-    checked by the caller) then the opponents, 2 = a new episode (from the root arrays,
-    set by the caller) then the opponents, 3 = the opponents go on (after more draws),
-    0 = nothing. The learner's reward accumulates in ``pending[b]``; ``need[b]`` is set
+    checked by the caller) then the opponents, 2 = a new episode (the game back to the
+    root: ``Z`` = the root's occupancy, cells and Tiny Epic Tactics' Move-action
+    bookkeeping) then the opponents, 3 = the opponents go on (after more draws), 0 =
+    nothing. The learner's reward accumulates in ``pending[b]``; ``need[b]`` is set
     when game ``b`` stopped for more draws (call again with mode 3)."""
     G_actor = G[12]
     for b in range(lo, hi):
@@ -397,6 +489,7 @@ def env_step(S, G, R, O, mode, actions, P, end_turn, slots, out, pending, need, 
         if m == 0:
             continue
         if m == 2:
+            _restart(G, R, Z, b, out, pending)
             _advance(S, G, b)
         elif m == 1:
             a = actions[b]
@@ -419,69 +512,136 @@ def env_step(S, G, R, O, mode, actions, P, end_turn, slots, out, pending, need, 
     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True, inline="always")
+def _put(o, HW, c, h, v, drawn, b, n):
+    """``o[c * HW + h] = v``, the place recorded in ``drawn[b, n]`` (when kept)."""
+    k = c * HW + h
+    o[k] = v
+    if drawn.shape[0] > 0:
+        drawn[b, n] = k
+    return n + 1
+
+
+@njit(cache=True, nogil=True, _nrt=_NRT)
 def observe(obs, base, ans, G, lead, fig_side, n_sides, learner, d, max_turns, valid, mask,
-            P, end_turn, slot_of, lo, hi):
-    """The learner's observation ``obs[b]`` (float32[C, HW]: ``spaces.encode``'s planes)
+            P, end_turn, slot_of, drawn, n_drawn, oturn, lo, hi):
+    """The learner's observation ``obs[b]`` (float32[C * HW]: ``spaces.encode``'s planes)
     and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, from the arrays:
-    ``base`` holds the static planes and the game's constant planes (the rest is
-    written here); ``d`` is the first plane after the side planes (``acting``)."""
+    ``base`` (float32[C * HW]) holds the static planes and the game's constant planes
+    (the rest is written here); ``d`` is the first plane after the side planes
+    (``acting``).
+
+    Two ways, the same observation:
+
+    * from scratch (``drawn`` empty, shape ``(0, 0)``): ``obs[b]`` is ``base`` with every
+      dynamic entry written;
+    * kept (``drawn``: int32[B, 2F + 1 + 3N], ``n_drawn``, ``oturn``: int64[B]):
+      ``obs[b]`` is what this call drew last time, which holds ``base`` but at the
+      ``n_drawn[b]`` places listed in ``drawn[b]`` (the side, acting, moved and reach
+      planes: zero in ``base``) and on the turn plane, last drawn for turn
+      ``oturn[b]`` (-1: never). Those places are zeroed, the new ones written and
+      listed, the turn plane rewritten only when the turn changed: a step costs the
+      places that change, not the ``C * HW`` floats. The caller starts a kept buffer
+      as ``base`` with ``n_drawn = 0`` and ``oturn = -1``, and writes nothing else into
+      it (``tests/test_rl_vector.py`` checks it against the draw from scratch after
+      every step).
+    """
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns_, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
     ans_cell, ans_cost, ans_stop = ans
-    C, HW = base.shape
+    HW = valid.shape[0]
+    C = base.shape[0] // HW
     F = cell.shape[1]
     S0 = d - n_sides
+    kept = drawn.shape[0] > 0
     for b in range(lo, hi):
         o = obs[b]
-        for c in range(C):
-            for j in range(HW):
-                o[c, j] = base[c, j]
+        if kept:
+            for i in range(n_drawn[b]):
+                o[drawn[b, i]] = 0.0
+        else:
+            for j in range(C * HW):
+                o[j] = base[j]
+        n = 0
         for f in range(F):
             if alive[b, f]:
                 rel = (fig_side[f] - learner) % n_sides
                 h = lead[f, cell[b, f]]
                 if h >= 0:
-                    o[S0 + rel, h] = 1.0
+                    n = _put(o, HW, S0 + rel, h, 1.0, drawn, b, n)
         mk = mask[b]
         for j in range(mk.shape[0]):
             mk[j] = 0
         f = actor[b]
         if over[b] == 0 and f >= 0 and side[b] == learner:
-            o[d, lead[f, cell[b, f]]] = 1.0
+            n = _put(o, HW, d, lead[f, cell[b, f]], 1.0, drawn, b, n)
             for g in range(F):
                 if moved[b, g] and alive[b, g]:
-                    o[d + 1, lead[g, cell[b, g]]] = 1.0
+                    n = _put(o, HW, d + 1, lead[g, cell[b, g]], 1.0, drawn, b, n)
             k = f if batch else 0
-            n = n_rows[b]
+            nr = n_rows[b]
             top = 0
-            for i in range(n):
+            for i in range(nr):
                 c = ans_cost[b, k, rows[b, i]]
                 if c > top:
                     top = c
             scale = 1.0 / top if top > 0 else 1.0
             base_a = slot_of[f] * P
-            for i in range(n):
+            for i in range(nr):
                 r = rows[b, i]
                 c = ans_cell[b, k, r]
                 h = lead[f, c]
                 mk[base_a + c] = 1
                 if h >= 0:
-                    o[d + 2, h] = 1.0
-                    o[d + 3, h] = ans_cost[b, k, r] * scale
+                    n = _put(o, HW, d + 2, h, 1.0, drawn, b, n)
+                    n = _put(o, HW, d + 3, h, ans_cost[b, k, r] * scale, drawn, b, n)
                     if ans_stop[b, k, r] != 0:
-                        o[d + 4, h] = 1.0
+                        n = _put(o, HW, d + 4, h, 1.0, drawn, b, n)
             mk[end_turn] = 1
+        if kept:
+            n_drawn[b] = n
+            if oturn[b] == turn[b]:
+                continue
+            oturn[b] = turn[b]
         tf = np.float32(turn[b] / max_turns)
+        t0 = (d + 5) * HW
         for j in range(HW):
-            o[d + 5, j] = valid[j] * tf
+            o[t0 + j] = valid[j] * tf
     return 0
 
 
 # --------------------------------------------------------------------------- self-play
 # ``movecore selfplay --batch``'s compiled step (movecore.tools.selfplay_batch.BatchedPlay,
 # array backend): every figure side played by the policy, one move per game per call.
+
+
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+@njit(nogil=True, inline="always")
+def _uniform(key, i):
+    """Double ``i`` in [0, 1) of the counter-based stream ``key``: splitmix64's output
+    function of ``key + i * golden`` (the 53 high bits). A step's numbers are functions
+    of (key, step, game, draw), so each thread draws its own games' inside its chunk
+    and every thread count gives the same games."""
+    z = np.uint64(key) + np.uint64(i) * np.uint64(_GOLDEN)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, nogil=True)
+def selfplay_uniforms(key, tick, out):
+    """``out[b, j]`` (float64[B, 3]): the numbers :func:`selfplay_step` draws for game
+    ``b`` at step ``tick`` (the choice, the removal coin, which neighbour), as the
+    array path of ``BatchedPlay.step`` reads them."""
+    B = out.shape[0]
+    for b in range(B):
+        for j in range(3):
+            out[b, j] = _uniform(key, (tick * B + b) * 3 + j)
+    return 0
 
 
 @njit(nogil=True)
@@ -511,20 +671,24 @@ def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, 
     done[b] = True  # no side had a figure to move for a whole round
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=_NRT)
 def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers,
-                  turn, actor, done, nbr, coords, kind, greedy, u, max_turns, end_rules,
-                  one_figure, no_end, occ0, cell0, buf, ends, row, dist, query, lo, hi,
-                  counts):
+                  turn, actor, done, nbr, coords, kind, greedy, key, tick, max_turns,
+                  end_rules, one_figure, no_end, occ0, cell0, buf, ends, row, dist, query,
+                  lo, hi, counts):
     """One move in every unfinished game ``lo <= b < hi`` of batched self-play (legal
     ends less the layout's end rules (``end_rules``: ``one_figure`` cells another figure
-    holds, ``no_end`` cells; Mage Knight), the policy's choice from ``u[b]``, the move,
+    holds, ``no_end`` cells; Mage Knight), the policy's choice, the move,
     the removal coin, the next actor), then every finished game restarts from the root
     (``occ0``, ``cell0``). ``counts``: move generations, moves, turns begun, games
-    finished (added to)."""
+    finished (added to). The random numbers are drawn here, per game, from the
+    counter-based stream ``key`` at step ``tick[0]`` (:func:`selfplay_uniforms`): no
+    draw is left to the calling thread, and 1 and 2 threads play the same games."""
     N = occ.shape[1]
     F = cell.shape[1]
+    B = occ.shape[0]
+    t = tick[0]         # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
     n_all_sides = 0
     for f in range(F):
         n_all_sides = max(n_all_sides, side_of[f] + 1)
@@ -584,7 +748,7 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
                     else:
                         row[c] = 1
                 # the k-th cell (in cell order) at the best distance
-                want = np.int64(u[b, 0] * n_best)
+                want = np.int64(_uniform(key, (t * B + b) * 3) * n_best)
                 seen = 0
                 for c in range(N):
                     if row[c] == 2:
@@ -594,7 +758,7 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
                                 break
                             seen += 1
             else:
-                want = np.int64(u[b, 0] * n)
+                want = np.int64(_uniform(key, (t * B + b) * 3) * n)
                 seen = 0
                 for c in range(N):
                     if row[c] != 0:
@@ -608,14 +772,14 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
             occ[b, pick] = team[f]
             cell[b, f] = pick
             counts[1] += 1
-            if u[b, 1] < 0.5:               # remove one adjacent enemy
+            if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove an adjacent enemy
                 n_near = 0
                 for g in range(F):
                     if alive[b, g] and side_of[g] != side_of[f] and \
                             _adjacent(nbr, pick, cell[b, g]):
                         n_near += 1
                 if n_near > 0:
-                    want = np.int64(u[b, 2] * n_near)
+                    want = np.int64(_uniform(key, (t * B + b) * 3 + 2) * n_near)
                     seen = 0
                     for g in range(F):
                         if alive[b, g] and side_of[g] != side_of[f] and \

@@ -14,11 +14,16 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   games live in the arrays of a :class:`movecore.batch.BatchedGames`; a step (the
   learner's move, the removal coin, the opponents' moves until the learner is to act
   again, the autoresets) is one compiled call over the batch, and so are the
-  observations and masks (static planes written once, the rest from the occupancy, the
-  figures' cells and the acting figure's answer). ``threads=`` splits the batch over
-  threads.
+  observations and masks (static planes written once; each step rewrites only what
+  changed in a kept buffer, from the occupancy, the figures' cells and the acting
+  figure's answer). ``threads=`` splits the batch over threads.
 * ``"positions"`` (every other game, or a custom ``reward_fn``/``terminal_fn``): one
   live :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
+
+``copy=True`` (the default, as Gymnasium's ``SyncVectorEnv``): ``step`` and ``reset``
+return a copy of the observations, yours to keep. ``copy=False`` (arrays backend): the
+kept buffer itself, as a read-only view that the next ``step`` or ``reset`` overwrites
+(copy what you keep). ``observe()`` always draws a new array from scratch.
 
 Both give, game by game, exactly what ``num_envs`` single environments seeded ``s + i``
 give for the same actions (``tests/test_rl_vector.py``).
@@ -54,8 +59,10 @@ class MovecoreVectorEnv(VectorEnv):
 
     Keywords: those of :class:`~movecore.rl.envs.MovecoreGym` (``side``, ``opponent``,
     ``max_turns``, ``reward_fn``, ``terminal_fn``, ``town``, ``illegal``,
-    ``illegal_reward``), plus ``threads`` (threads of a batched step, arrays backend)
-    and ``backend`` ("auto", "arrays" or "positions").
+    ``illegal_reward``), plus ``threads`` (threads of a batched step, arrays backend),
+    ``backend`` ("auto", "arrays" or "positions") and ``copy`` (False: ``step`` and
+    ``reset`` return the kept observations, read-only, overwritten by the next step;
+    see the module docstring).
 
     An illegal action (outside the game's mask) ends that game as the single
     environment does (``illegal="terminate"``: ``terminated``, ``illegal_reward``,
@@ -65,11 +72,13 @@ class MovecoreVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, name_or_scenario, num_envs: int, *, threads: int = 1,
-                 backend: str = "auto", **kwargs):
+                 backend: str = "auto", copy: bool = True, **kwargs):
         if type(num_envs) is not int or num_envs < 1:
             raise QueryError(f"num_envs must be a positive integer; got {describe(num_envs)}")
         if type(threads) is not int or threads < 1:
             raise QueryError(f"threads must be a positive integer; got {describe(threads)}")
+        if not isinstance(copy, bool):
+            raise QueryError(f"copy must be True or False; got {describe(copy)}")
         if backend not in ("auto", "arrays", "positions"):
             raise QueryError(f"backend must be 'auto', 'arrays' or 'positions'; got "
                              f"{describe(backend)}")
@@ -79,6 +88,10 @@ class MovecoreVectorEnv(VectorEnv):
         self.scenario = scenario
         self.num_envs = B = num_envs
         self.threads = threads
+        self.copy = copy
+        #: figure moves played (the learners' and the opponents') and move generations
+        #: answered since construction (arrays backend; the positions backend: None)
+        self.counts = {"moves": 0, "generations": 0}
         self.single_observation_space = one.observation_space
         self.single_action_space = one.action_space
         self.observation_space = Box(-1.0, 1.0, (B, *one.observation_space.shape),
@@ -91,6 +104,7 @@ class MovecoreVectorEnv(VectorEnv):
         self._one = one
         self._gens: list = [None] * B
         self._done = np.zeros(B, bool)
+        self._state_mode = np.zeros(B, np.int64)      # what step does with each game
         self._has_reset = False
         why = _why_not_arrays(one, kwargs)
         if backend == "arrays" and why:
@@ -106,6 +120,11 @@ class MovecoreVectorEnv(VectorEnv):
         A = one.action_space.n
         self._obs = np.zeros((B, *one.observation_space.shape), np.float32)
         self._mask = np.zeros((B, A), np.int8)
+        if self.backend == "positions":
+            self.counts = {"moves": None, "generations": None}
+        else:       # the kept observations (``copy=False`` hands out a read-only view)
+            self._obs_ro = self._obs.view()
+            self._obs_ro.flags.writeable = False
 
     # ------------------------------------------------------------------ arrays backend
     def _init_arrays(self, one) -> None:
@@ -149,7 +168,14 @@ class MovecoreVectorEnv(VectorEnv):
         base = np.zeros((C, HW), np.float32)
         base[:lay.static.shape[0]] = lay.static
         base[first_game:] = o.reshape(C, HW)[first_game:]
-        self._base = base
+        self._base = base.reshape(-1)
+        # the kept observations' bookkeeping (``_vecgame.observe``): the places each
+        # game's observation holds off ``base``, and the turn its turn plane shows
+        self._drawn = np.zeros((B, 2 * F + 1 + 3 * N), np.int32)
+        self._n_drawn = np.zeros(B, np.int64)
+        self._oturn = np.full(B, -1, np.int64)
+        self._scratch = (np.zeros((0, 0), np.int32), np.zeros(0, np.int64),
+                         np.zeros(0, np.int64))
         self._valid = np.ascontiguousarray(lay.static[names.index("valid")], np.float32)
         # Tiny Epic Tactics' Move-action bookkeeping at the root
         if self._batch:
@@ -190,6 +216,7 @@ class MovecoreVectorEnv(VectorEnv):
         queries = per_thread(n_chunks, (1, 3), np.int64)
         keys = per_thread(n_chunks, (N,), np.int64)
         near = per_thread(n_chunks, (N,), np.int64)
+        self._counts = per_thread(n_chunks, (2,), np.int64)   # moves, move generations
         # the layout's end rules (Mage Knight), as BatchedGames applies them
         no_end = np.zeros(N, np.uint8)
         no_end[G._no_end] = 1
@@ -199,10 +226,12 @@ class MovecoreVectorEnv(VectorEnv):
                     G._params, G._shape_of, G._shape_cell, G._budget, rank, G.occ,
                     G._bufs[c], G._ends[c], queries[c], st["ans_cell"],
                     st["ans_cost"], st["ans_stop"], st["ans_n"], keys[c], unrank, near[c],
-                    bool(G._end_rules), G._one_figure, no_end, stop_code)
+                    bool(G._end_rules), G._one_figure, no_end, stop_code, self._counts[c])
                    for c in range(n_chunks)]
         nbr = np.ascontiguousarray(root.board.nbr, np.int64)
         self._R = (st["rbuf"], st["rpos"], nbr, self._learner, st["removed"])
+        # the root a game of mode 2 restarts from inside the step call (_reset_arrays)
+        self._Z = (G._occ0, G._cell0, self._mtaken0, self._tstart0, self._tteam0)
         coords = np.ascontiguousarray(root.board.coords, np.int64)
         self._O = (one.opponent == "greedy", coords, _KIND.get(rules.kind, 0))
         self._ans = (st["ans_cell"], st["ans_cost"], st["ans_stop"])
@@ -246,10 +275,15 @@ class MovecoreVectorEnv(VectorEnv):
         out, pending, need = st["out"], st["pending"], st["need"]
         while True:
             m = st["mode"]
-            self._run(env_step, lambda c: (self._S[c], self._G, self._R, self._O, m, acts,
-                                           P, et, so, out, pending, need))
+            self._run(env_step, lambda c: (self._S[c], self._G, self._R, self._O, self._Z,
+                                           m, acts, P, et, so, out, pending, need))
             more = np.flatnonzero(need)
             if not len(more):
+                c = self.counts
+                for k in self._counts:
+                    c["moves"] += int(k[0])
+                    c["generations"] += int(k[1])
+                    k[:] = 0
                 return
             self._draws(more)
             m[:] = 0
@@ -291,16 +325,27 @@ class MovecoreVectorEnv(VectorEnv):
             for b, e in enumerate(self.envs):
                 e._core.observe(e.agent, out=out[b])
             return out
-        self._observe_arrays(out, self._mask)
+        self._observe_arrays(out, self._mask, self._scratch)
         return out
 
-    def _observe_arrays(self, obs, mask) -> None:
+    def _observe_arrays(self, obs, mask, kept) -> None:
+        """Every game's observation into ``obs`` and mask into ``mask``: from scratch
+        (``kept = self._scratch``) or in the kept buffer ``self._obs``, where only
+        what changed is written (``kept = (self._drawn, self._n_drawn,
+        self._oturn)``: ``_vecgame.observe``)."""
         from ._vecgame import observe
-        o = obs.reshape(obs.shape[0], obs.shape[1], -1)
+        o = obs.reshape(obs.shape[0], -1)
         self._run(observe, lambda c: (o, self._base, self._ans, self._G, self._lead,
                                       self._side_of, self._n_all, self._learner, self._d,
                                       self._max_turns, self._valid, mask, self._P,
-                                      self._end_turn, self._slot_of))
+                                      self._end_turn, self._slot_of, *kept))
+
+    def _observe_kept(self):
+        """The kept observations brought up to date; what ``step`` and ``reset``
+        return (a copy, or the read-only view with ``copy=False``)."""
+        self._observe_arrays(self._obs, self._mask, (self._drawn, self._n_drawn,
+                                                     self._oturn))
+        return self._obs.copy() if self.copy else self._obs_ro
 
     def action_masks(self) -> np.ndarray:
         """bool[B, A]: each game's legal actions now (a game that ended on the last step
@@ -337,12 +382,13 @@ class MovecoreVectorEnv(VectorEnv):
             rows = np.arange(B)
             self._reset_arrays(rows)
             self._step_arrays(np.full(B, 2, np.int64), np.zeros(B, np.int64))
-            self._obs = np.empty_like(self._obs)      # (the last one returned is the caller's)
-            self._observe_arrays(self._obs, self._mask)
+            self._obs.reshape(B, -1)[:] = self._base      # the kept buffer anew
+            self._n_drawn[:] = 0
+            self._oturn[:] = -1
+            obs = self._observe_kept()
         self._done[:] = False
         self._has_reset = True
-        return self._obs.copy() if self.backend == "positions" else self._obs, \
-            self._info(None)
+        return self._obs.copy() if self.backend == "positions" else obs, self._info(None)
 
     def _info(self, illegal) -> dict:
         info = {"action_mask": self._mask.copy(),
@@ -360,15 +406,11 @@ class MovecoreVectorEnv(VectorEnv):
         if a.shape != (B,) or a.dtype.kind not in "iu":
             raise IllegalMoveError(f"actions must be B={B} integers (one per game); got "
                                    f"{describe(actions)}")
-        a = a.astype(np.int64)
-        A = self._mask.shape[1]
-        auto = self._done.copy()              # next-step autoreset: these games restart
-        playing = ~auto
-        inside = (a >= 0) & (a < A)
-        legal = np.zeros(B, bool)
-        legal[inside] = self._mask[np.flatnonzero(inside), a[inside]] != 0
-        illegal = playing & ~legal
-        if illegal.any() and self.illegal == "raise":
+        from ._vecgame import ILLEGAL, step_modes, step_results
+        a = np.ascontiguousarray(a, np.int64)
+        auto = self._done                     # next-step autoreset: these games restart
+        mode, illegal = self._state_mode, np.empty(B, bool)
+        if step_modes(a, self._mask, auto, mode, illegal) and self.illegal == "raise":
             b = int(np.flatnonzero(illegal)[0])
             raise IllegalMoveError(f"game {b}: action {int(a[b])} is not legal now "
                                    f"(agent {self.agent!r})")
@@ -377,7 +419,7 @@ class MovecoreVectorEnv(VectorEnv):
         trunc = np.zeros(B, bool)
         if self.backend == "positions":
             for b, e in enumerate(self.envs):
-                if auto[b]:
+                if mode[b] == 2:
                     o, _ = e.reset()
                 else:
                     o, r, t, tr, _ = e.step(int(a[b]))
@@ -387,25 +429,14 @@ class MovecoreVectorEnv(VectorEnv):
             self._done = term | trunc
             return self._obs.copy(), reward, term, trunc, self._info(illegal)
         st = self._state
-        from ._vecgame import ILLEGAL, TERMINATED, TRUNCATED
-        rows = np.flatnonzero(auto)
-        if len(rows):
-            self._reset_arrays(rows)
-        mode = np.where(auto, 2, np.where(legal & playing, 1, 0)).astype(np.int64)
-        st["over"][illegal] = ILLEGAL
+        if self.games._live:   # (positions kept per game: none in the array games)
+            self._reset_arrays(np.flatnonzero(mode == 2))  # pragma: no cover
+        st["over"][illegal] = ILLEGAL     # (games of mode 2 restart in the step call)
         self._step_arrays(mode, a)
-        stepped = mode == 1
-        pending = st["pending"]
-        reward[stepped] = pending[stepped]
-        pending[stepped] = 0.0
-        reward[illegal] = self.illegal_reward
-        over, out = st["over"], st["out"]
-        term[playing] = ((over == TERMINATED) | (over == ILLEGAL) | out)[playing]
-        trunc[playing] = ((over == TRUNCATED) & ~term)[playing]
-        self._done = term | trunc
-        self._obs = np.empty_like(self._obs)          # (the last one returned is the caller's)
-        self._observe_arrays(self._obs, self._mask)
-        return self._obs, reward, term, trunc, self._info(illegal)
+        self._done = np.empty(B, bool)
+        step_results(mode, illegal, float(self.illegal_reward), st["pending"], st["over"],
+                     st["out"], reward, term, trunc, self._done)
+        return self._observe_kept(), reward, term, trunc, self._info(illegal)
 
     @property
     def positions(self) -> list:

@@ -160,7 +160,7 @@ def step(play, kind: int) -> int:
     counts, u, calls = fz
     for c in counts:
         c[:] = 0
-    play.rng.random(out=u)
+    u[:] = play._uniforms()     # the step's numbers, as the array path reads them
     if len(calls) == 1:
         descent_step(*calls[0])
     else:

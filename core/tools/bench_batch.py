@@ -11,7 +11,11 @@ them, the Gymnasium vector environment (:func:`movecore.rl.vector_env`, with the
 extra) on the same scenario: env steps/s (one learner move, its consequences, the
 opponents' moves until the learner acts again, the observations and masks of every game)
 for B = 64 and 1,024 on 1 and 2 threads, the step call alone (the actions are picked
-outside the clock). Then the resident memory of B = 4,096 games of the game's largest
+outside the clock); and the target's move, "mask, choice, apply, observation": the figure
+moves the vector env plays per second at B = 1,024 on 1 thread (the learners' and the
+opponents'; every game's observation and mask drawn at every env step, ``copy=True``,
+and again with the kept observations, ``copy=False``), over one kernel query. Then the
+resident memory of B = 4,096 games of the game's largest
 bundled scenario. The load average is printed with the table: the 2-thread figures mean
 little on a loaded machine.
 
@@ -33,32 +37,41 @@ ENV_BATCHES = (64, 1024)
 
 def _env_steps_per_s(envs, min_time: float) -> list:
     """Env steps/s of ``envs.step`` (B per call) for each vector env of ``envs`` (the same
-    scenario on 1 and 2 threads), the step alone: each step's actions (a random legal
-    action per game) are picked before its clock starts; the best of rounds of about
-    4,096 env steps, the envs' rounds taken in turn over at least ``min_time`` seconds
-    each; and the CPU seconds per env step of the process and of its busiest thread (as
-    :func:`_moves_per_s`). One ``(steps/s, cpu, busiest)`` per env."""
+    scenario on 1 and 2 threads, or kept observations), the step alone: each step's
+    actions (a random legal action per game) are picked before its clock starts; the
+    best of rounds of about 4,096 env steps, the envs' rounds taken in turn over at least
+    ``min_time`` seconds each; the figure moves played per second in that round (the
+    learners' and the opponents': ``envs.counts["moves"]``; None on the positions
+    backend); and the CPU seconds per env step of the process and of its busiest thread
+    (as :func:`_moves_per_s`). One ``(steps/s, cpu, busiest, moves/s)`` per env."""
     rngs = [np.random.default_rng(1) for _ in envs]
     for e, rng in zip(envs, rngs):
         e.reset(seed=1)
         for _ in range(2):
             e.step(_random_actions(e, rng))
+    per_step = [[0, 0] for _ in envs]           # env steps, moves (all rounds)
 
     def one_round(i):
         e = envs[i]
         dt = cpu = main = 0.0
         steps = max(1, 4096 // e.num_envs)
+        m0 = e.counts["moves"]
         for _ in range(steps):
             a = _random_actions(e, rngs[i])
-            c0, m0 = time.process_time(), time.thread_time()
+            c0, t1 = time.process_time(), time.thread_time()
             t0 = time.perf_counter()
             e.step(a)
             dt += time.perf_counter() - t0
             cpu += time.process_time() - c0
-            main += time.thread_time() - m0
+            main += time.thread_time() - t1
+        if m0 is not None:
+            per_step[i][0] += steps * e.num_envs
+            per_step[i][1] += e.counts["moves"] - m0
         return steps * e.num_envs, dt, cpu, main
 
-    return _interleaved(len(envs), one_round, min_time)
+    got = _interleaved(len(envs), one_round, min_time)
+    return [(sps, cpu, busiest, sps * mv / st if st else None)
+            for (sps, cpu, busiest), (st, mv) in zip(got, per_step)]
 
 
 def _random_actions(envs, rng):
@@ -90,10 +103,10 @@ def _interleaved(n: int, one_round, min_time: float) -> list:
                     for i in range(n)]
 
 
-def _vector_env(scenario, B: int, threads: int):
+def _vector_env(scenario, B: int, threads: int, copy: bool = True):
     try:
         import movecore.rl as rl
-        return rl.vector_env(scenario, num_envs=B, threads=threads)
+        return rl.vector_env(scenario, num_envs=B, threads=threads, copy=copy)
     except ImportError:       # no rl extra: no vector environment column
         return None
 
@@ -123,10 +136,11 @@ def _moves_per_s(plays, min_time: float) -> list:
     return _interleaved(len(plays), one_round, min_time)
 
 
-def _kernel_queries_per_s(play, min_time: float) -> float:
+def _kernel_queries_per_s(play, min_time: float, cpu: list | None = None) -> float:
     """``reach_many`` (1 thread) queries/s from the figures' start cells, on the board
     and with the budget the batch asks (the array backend's own prepared query; else a
-    plain prepared query on the position's board)."""
+    plain prepared query on the position's board): the best round's. ``cpu``: a list
+    that gets the CPU seconds per query over all rounds (``time.process_time``)."""
     from . import selfplay as sp
     G = play.games
     if G.backend == "arrays" and G._budget[0] >= 0:    # (Dark Realms: rolled, below)
@@ -152,11 +166,15 @@ def _kernel_queries_per_s(play, min_time: float) -> float:
     prep.reach_many(starts, budget, threads=1)
     best = float("inf")
     t_end = time.perf_counter() + min_time
+    c0, n = time.process_time(), 0
     while True:
         t0 = time.perf_counter()
         prep.reach_many(starts, budget, threads=1)
         best = min(best, time.perf_counter() - t0)
+        n += len(starts)
         if time.perf_counter() >= t_end:
+            if cpu is not None:
+                cpu.append((time.process_time() - c0) / n)
             return len(starts) / best
 
 
@@ -184,15 +202,24 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
             play = plays[-1]
         row["backend"] = play.games.backend
         row["why"] = play.games.why
-        row["kernel"] = _kernel_queries_per_s(play, min_time)
+        kcpu = []
+        row["kernel"] = _kernel_queries_per_s(play, min_time, kcpu)
+        row[("cpu", "kernel")] = kcpu[0]
         for B in ENV_BATCHES:
+            # 1 and 2 threads; at the largest B also the kept observations (copy=False)
             envs = [_vector_env(scenario, B, t) for t in (1, 2)]
+            if B == ENV_BATCHES[-1]:
+                envs.append(_vector_env(scenario, B, 1, copy=False))
             missing = any(e is None for e in envs)     # (no rl extra)
-            got = [(None, None, None)] * 2 if missing else \
+            got = [(None, None, None, None)] * len(envs) if missing else \
                 _env_steps_per_s(envs, min_time)
-            for threads, g in zip((1, 2), got):
-                row[("env", B, threads)] = g[0]
-                row[("cpu", "env", B, threads)] = g[1:]
+            for key, g in zip((1, 2, "kept"), got):
+                row[("env", B, key)] = g[0]
+                row[("cpu", "env", B, key)] = g[1:3]
+                row[("env moves", B, key)] = g[3]
+                # CPU seconds per move played (its share of the env step's CPU)
+                row[("cpu", "env move", B, key)] = None if g[3] is None else \
+                    g[1] * g[0] / g[3]
             row["env_backend"] = None if missing else envs[0].backend
         rep = run_selfplay(game, selfplay_games, 1, scenarios=[(name, scenario)])
         row["position"] = rep["moves_per_s"]
@@ -231,6 +258,18 @@ def _print_row(game, row, batches, log) -> None:
         log(f"    vector env [{row['env_backend']}] env steps/s (1 / 2 threads): {env}; "
             f"2 threads / 1 at B={B}: {row[('env', B, 2)] / row[('env', B, 1)]:.2f}x "
             f"(CPU time: {cpu1[0] / cpu2[1]:.2f}x)")
+        mv, kept = row[("env moves", B, 1)], row[("env moves", B, "kept")]
+        if mv:
+            log(f"    vector env move with its observation, B={B}, 1 thread: "
+                f"{mv:,.0f} moves/s ({mv / row[('env', B, 1)]:.2f} moves per env step) "
+                f"= {k / mv:.2f} kernel queries; kept observations (copy=False): "
+                f"{kept:,.0f} moves/s = {k / kept:.2f} kernel queries")
+            kc = row[("cpu", "kernel")]
+            bp = row.get(("cpu", B, 1), (float("nan"),))[0]
+            log(f"      by CPU time (what load inflates least): a move with its "
+                f"observation = {row[('cpu', 'env move', B, 1)] / kc:.2f} kernel queries, "
+                f"kept {row[('cpu', 'env move', B, 'kept')] / kc:.2f}; a BatchedPlay "
+                f"move (B={B}, 1 thread) = {bp / kc:.2f}")
 
 
 def _cpu_ratio(row, B) -> float:

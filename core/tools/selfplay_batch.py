@@ -11,8 +11,11 @@ unfinished game, the legal ends of all of them from one batched call, the policy
 with array operations over the batch (not per game in Python), finished games reset from
 the root (next-step autoreset) until ``games`` games have finished.
 
-Games are seeded by one generator per run (``seed``): a run is reproducible, but its
-games are not those of the one-game-at-a-time self-play with the same seed.
+Games are seeded by one generator per run (``seed``): a run is reproducible, on any
+number of threads, but its games are not those of the one-game-at-a-time self-play with
+the same seed. A step's random numbers come from a counter-based stream keyed by it
+(:func:`movecore.rl._vecgame.selfplay_uniforms`), drawn per game inside the compiled
+step's chunks.
 """
 from __future__ import annotations
 
@@ -63,6 +66,11 @@ class BatchedPlay:
         self.g = g = GAME_CLASSES[game](root)
         self.game = game
         self.rng = np.random.default_rng(seed)
+        # a step's random numbers (the choice, the removal coin, which neighbour) come
+        # from a counter-based stream (movecore.rl._vecgame.selfplay_uniforms): each
+        # thread of the compiled step draws its own games' inside its chunk
+        self._key = int(self.rng.integers(0, 2**62))
+        self._tick = np.zeros(1, np.int64)          # steps taken
         # a game whose figures ask one fixed query (grid, Tiny Epic Tactics, Mage Knight,
         # Heroscape, Descent) is asked it for every figure; Dark Realms' queries are rolled
         rolled = type(g).query is GAME_CLASSES["dark_realms"].query
@@ -190,7 +198,7 @@ class BatchedPlay:
         legal = mask[live].astype(bool)
         if self.usable is not None:
             legal &= self._usable(live, act)
-        u = self.rng.random((self.B, 3))
+        u = self._uniforms()
         n = legal.sum(1)
         moving = n > 0
         rows = live[moving]
@@ -228,10 +236,20 @@ class BatchedPlay:
             self._start(ended)
         return len(rows)
 
+    def _uniforms(self) -> np.ndarray:
+        """float64[B, 3]: this step's random numbers of every game (the choice, the
+        removal coin, which neighbour), those the compiled step draws; the step
+        counter moves on."""
+        from ..rl._vecgame import selfplay_uniforms
+        u = np.empty((self.B, 3))
+        selfplay_uniforms(self._key, int(self._tick[0]), u)
+        self._tick[0] += 1
+        return u
+
     def _step_fused(self) -> int:
         """The array backend's step: one compiled call per thread over its games (legal
-        ends, policy, move, removal, next actor, and the restart of finished games);
-        what is left here is one draw of the step's random numbers and the hand-off."""
+        ends, policy, move and its random numbers, removal, next actor, and the restart
+        of finished games); what is left here is the hand-off."""
         G = self.games
         if G._game is not None:   # (a game's own batch engine: Descent)
             from ._selfplay_descent import step
@@ -246,22 +264,21 @@ class BatchedPlay:
             queries = per_thread(n_chunks, (1, 3), np.int64)
             rows = per_thread(n_chunks, (n,), np.uint8)
             dists = per_thread(n_chunks, (n,), np.int64)
-            u = np.empty((B, 3))
             args = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
                     G._params, G._shape_of, G._shape_cell, G._budget, G.occ, G.cell,
                     G.alive, G.team, self.side_of, self.turn_sides, self.movers, self.turn,
                     self.actor, self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
-                    self.policy == "greedy", u, self.max_turns, G._end_rules,
+                    self.policy == "greedy", self._key, self._tick, self.max_turns,
+                    G._end_rules,
                     G._one_figure, G._no_end, G._occ0, G._cell0)
             calls = [args + (G._bufs[c], G._ends[c], rows[c], dists[c], queries[c],
                              (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
                      for c in range(n_chunks)]
-            fz = self._fz = (counts, u, calls)
-        counts, u, calls = fz
+            fz = self._fz = (counts, calls)
+        counts, calls = fz
         kernel = _fused_kernel()
         for c in counts:
             c[:] = 0
-        self.rng.random(out=u)
         if len(calls) == 1:
             kernel(*calls[0])
         else:
@@ -271,6 +288,7 @@ class BatchedPlay:
             kernel(*calls[0])
             for fu in futures:
                 fu.result()
+        self._tick[0] += 1
         gens, moves, turns, games = np.sum(counts, axis=0).tolist()
         c = self.counts
         c["generations"] += gens
