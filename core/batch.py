@@ -102,6 +102,20 @@ class BatchLayout:
                   mover, cell flags and ends; its penalty layers, shared by every game),
                   or None (that shape's moves have none) (Dark Realms: a walker's move
                   over traps, traps as a second objective).
+        penalty_on_position: bool: with ``legal_moves(penalty=)`` every game's query is
+                  answered by a live position made from its arrays (``restore``)
+                  (Heroscape's leaving attacks).
+
+    Optional: a move that changes more than the figure's own cell (None: the figure's
+    team code leaves its cell and is written on the new one).
+
+        move:     callable(occ, cell, alive, rows, figs, to): games ``rows`` move figure
+                  slots ``figs`` to places ``to`` (-1: out of play), writing the three
+                  arrays (Heroscape: two-space figures, engaged figures' codes).
+        place_spaces, place_kind: the spaces of a place (list of int64[X, 2] tables,
+                  -1 = no second space; slot ``f``'s places index table
+                  ``place_kind[f]``) where a place is not one cell (Heroscape's
+                  two-space figures stand on placement nodes); None: place = cell.
     """
 
     occ: np.ndarray
@@ -117,6 +131,10 @@ class BatchLayout:
     stop_code: np.ndarray | None = None
     query_budget: Any = None
     penalty: list | None = None
+    penalty_on_position: bool = False
+    move: Any = None
+    place_spaces: list | None = None
+    place_kind: np.ndarray | None = None
 
 
 class BatchedGames:
@@ -213,6 +231,11 @@ class BatchedGames:
         self._restore = L.restore
         self._query_budget = L.query_budget
         self._live: dict = {}     # game -> its position for queries not batched
+        self._move = L.move
+        self._pen_on_position = L.penalty_on_position
+        self._place_spaces = None if L.place_spaces is None else (
+            [np.asarray(t, np.int64) for t in L.place_spaces],
+            np.asarray(L.place_kind, np.int64))
         self._pen = None if L.penalty is None or all(p is None for p in L.penalty) else \
             self._pen_shapes(L.penalty)
         # the end rules (BatchLayout): one-figure spaces (uint8[N]), no-end spaces (cell
@@ -357,7 +380,8 @@ class BatchedGames:
                 qb = self._query_budget
                 q[:, 1] = [qb(f, queries[b]) if f >= 0 and queries[b] is not None else
                            self._budget[max(f, 0)] for b, f in enumerate(figs.tolist())]
-            slow = np.flatnonzero(act & (q[:, 1] < 0))
+            slow = np.flatnonzero(act & ((q[:, 1] < 0) | (
+                penalty is not None and self._pen_on_position)))
             q[slow, 0] = -1            # answered on a position below
         shape = self._shape
         shape[:] = np.where(act, self._shape_of[fa] +
@@ -501,6 +525,9 @@ class BatchedGames:
 
     def _move_trusted(self, rows, figs, to) -> None:
         """Array backend: games ``rows`` move ``figs`` to ``to`` (already validated)."""
+        if self._move is not None:
+            self._move(self.occ, self.cell, self.alive, rows, figs, to)
+            return
         occ, cell = self.occ, self.cell
         occ[rows, cell[rows, figs]] = T.OCC_EMPTY
         occ[rows, to] = self.team[figs]
@@ -541,6 +568,10 @@ class BatchedGames:
             return
         if not self.alive[games, figs].all():
             raise QueryError("remove: a figure is not in play")
+        if self._move is not None:
+            self._move(self.occ, self.cell, self.alive, games, figs,
+                       np.full(len(games), -1, np.int64))
+            return
         self.occ[games, self.cell[games, figs]] = T.OCC_EMPTY
         self.cell[games, figs] = -1
         self.alive[games, figs] = False
@@ -563,6 +594,30 @@ class BatchedGames:
         if self._live:            # (their figures come back: copies of the root again)
             for b in sel.tolist():
                 self._live.pop(b, None)
+
+    def spaces(self, rows, slots=None, places=None) -> np.ndarray:
+        """int64[..., 2]: the spaces (cells; -1 = none) of the places of games ``rows``'
+        figures (``[R, F, 2]``; -1 out of play), or of ``places`` (int[R, K]) as places
+        of figure slots ``slots`` (int[R]): a place is one cell, or two spaces where the
+        layout says so (``BatchLayout.place_spaces``)."""
+        rows = np.asarray(rows, np.int64)
+        if places is None:
+            p = self.cell[rows].astype(np.int64)
+            kind = None if self._place_spaces is None else self._place_spaces[1][None]
+        else:
+            p = np.asarray(places, np.int64)
+            kind = None if self._place_spaces is None else \
+                self._place_spaces[1][np.asarray(slots, np.int64)][:, None]
+        out = np.full(p.shape + (2,), -1, np.int64)
+        if kind is None:
+            out[..., 0] = p
+            out[p < 0, 0] = -1
+            return out
+        kind = np.broadcast_to(kind, p.shape)
+        for k, table in enumerate(self._place_spaces[0]):
+            sel = (kind == k) & (p >= 0)
+            out[sel] = table[p[sel]]
+        return out
 
     # ------------------------------------------------------------------ checking
     def position(self, b: int):

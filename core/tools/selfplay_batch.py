@@ -103,7 +103,7 @@ class BatchedPlay:
         # the array backend runs the whole step compiled (same choices as the array
         # path below for the same random numbers), unless asked to record answers
         self.fused = fused and not record and G.backend == "arrays" and \
-            self.usable is None and not rolled
+            self.usable is None and not rolled and G._move is None
         P = G.n_places
         self._out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
                      np.zeros((B, P), np.int8))
@@ -287,11 +287,32 @@ class BatchedPlay:
         if G.backend != "arrays":
             return self._greedy_positions(rows, figs, legal, u)
         enemy = G.alive[rows] & (self.side_of[None] != self.side_of[figs][:, None])
+        if G._place_spaces is not None:     # places of two spaces (Heroscape)
+            return self._greedy_spaces(rows, figs, legal, u, enemy)
         cells = np.where(enemy, G.cell[rows], 0)
         ec = self.coords[cells]                                   # [R, F, 2]
         d = grid_distance(self.kind, self.coords[None, :, None, :],
                           ec[:, None, :, :])                      # [R, N, F]
         d = np.where(enemy[:, None, :], d, _BIG).min(2)
+        d = np.where(legal, d, _BIG + 1)
+        best = d == d.min(1)[:, None]
+        k = (u * best.sum(1)).astype(np.int64)
+        return (np.cumsum(best, 1) > k[:, None]).argmax(1)
+
+    def _greedy_spaces(self, rows, figs, legal, u, enemy) -> np.ndarray:
+        """:meth:`_greedy` where a place may be two spaces: an end's distance is the
+        least over its spaces and the enemies' spaces."""
+        G = self.games
+        P = legal.shape[1]
+        es = G.spaces(rows)                                       # [R, F, 2]
+        ok = enemy[:, :, None] & (es >= 0)
+        ec = self.coords[np.maximum(es, 0)].reshape(len(rows), -1, 2)   # [R, 2F, 2]
+        ok = ok.reshape(len(rows), -1)
+        ps = G.spaces(rows, figs, np.broadcast_to(np.arange(P), legal.shape))  # [R, P, 2]
+        pc = self.coords[np.maximum(ps, 0)]                       # [R, P, 2, 2]
+        d = grid_distance(self.kind, pc[:, :, :, None, :], ec[:, None, None, :, :])
+        d = np.where(ok[:, None, None, :] & (ps >= 0)[:, :, :, None], d, _BIG)
+        d = d.min(axis=(2, 3))
         d = np.where(legal, d, _BIG + 1)
         best = d == d.min(1)[:, None]
         k = (u * best.sum(1)).astype(np.int64)
@@ -333,9 +354,17 @@ class BatchedPlay:
                     self.last[2].append(b)
                     self.last[3].append(g)
             return
-        nb = self.nbr[G.cell[rows, figs]]                         # [R, K]
-        cells = G.cell[rows]                                      # [R, F]
-        adj = ((cells[:, :, None] == nb[:, None, :]) & (nb[:, None, :] >= 0)).any(2)
+        if G._place_spaces is None:
+            nb = self.nbr[G.cell[rows, figs]]                     # [R, K]
+            cells = G.cell[rows]                                  # [R, F]
+            adj = ((cells[:, :, None] == nb[:, None, :]) & (nb[:, None, :] >= 0)).any(2)
+        else:                   # places of two spaces (Heroscape): any space touches
+            sp = G.spaces(rows)                                   # [R, F, 2]
+            mine = sp[np.arange(len(rows)), figs]                 # [R, 2]
+            nb = np.where((mine >= 0)[:, :, None], self.nbr[np.maximum(mine, 0)], -1)
+            nb = nb.reshape(len(rows), -1)                        # [R, 2K]
+            adj = ((sp[:, :, :, None] == nb[:, None, None, :]) &
+                   (nb[:, None, None, :] >= 0)).any((2, 3))
         near = adj & G.alive[rows] & (self.side_of[None] != self.side_of[figs][:, None])
         n = near.sum(1)
         some = n > 0

@@ -1,0 +1,269 @@
+"""Heroscape on the batched arrays backend (:class:`movecore.batch.BatchedGames`).
+
+A Heroscape move changes nothing but the figure's spaces and, through them, who is
+engaged with whom: the battlefield, the rules and the figures' cards stay. So one game's
+state is its figures' places (a space for a single-space figure, a placement node of
+:func:`~movecore.games.heroscape.placement_graph` for a double-space one) and who is in
+play, and its occupant row ``occ`` (int32[N] per game) holds what a mover reads there:
+
+* ``OCC_EMPTY``, or the team of the figure on the space;
+* in the master game, the team **plus the number of teams** for an *engaged* figure (one
+  adjacent to an enemy, heights considered): a walker passes its own team only, so an
+  engaged friend blocks it as an enemy does -- exactly the position's ``occ_walk``
+  (engaged figures as walls) -- while a flyer or a phantom walker passes every code, as
+  it passes every figure on the position's ``occ_any``. One row per game serves both.
+
+A move (:func:`move`, compiled) frees the figure's spaces, takes its new ones and makes
+the codes of the figures next to either place again (their engagement may change): the
+position's ``relocate``, on the game's row.
+
+What one query answers:
+
+* a **single-space figure's** ends, least costs and stop codes (water, lava, glyph) are
+  one query of its kind of mover (team, flying, phantom walk, climb limit: the same
+  :class:`movecore.Prepared` the position runs), over the game's row, in the batched
+  kernel call; the stop codes per kind are ``BatchLayout.stop_code``. Leaving attacks
+  never change which ends a move has nor their least costs (the penalty kernel the
+  position runs for an engaged walker keeps every end the plain query reaches, at the
+  same least cost; a flyer's take-off, an engaged flyer's walk and falls only add
+  columns), so this is exact for every single-space figure;
+* a **double-space figure's** move is answered by a live position kept per game and
+  made equal to the game's arrays first (:func:`restore`): the placement graph's query
+  frees the figure's own placements, clears the stops of its start and of its flip, and
+  keeps of each pair of spaces the orientation the kernel reached first -- by the
+  penalty kernel's row order when enemies are within reach -- which the plain batched
+  kernel does not reproduce;
+* the **leaving attacks** (``legal_moves(penalty=)``) are answered by the same live
+  positions (``BatchLayout.penalty_on_position``);
+* a query with ``paths`` or ``never_attacked_leaving`` asks the position too.
+
+Positions that hold more than 64 figures (no leave bit per enemy) are not batched.
+The batched answer equals :meth:`Position.legal_moves` (``tests/test_batch.py``,
+``tests/test_batch_heroscape.py``).
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+from numba import njit, types
+
+from ...kernels import _types as T
+from ...kernels._types import CACHE
+from ._layers import _MAX_BITS
+
+EMPTY = T.OCC_EMPTY
+
+
+def batch_layout(pos, query: Mapping):
+    """(:class:`movecore.batch.BatchLayout`, None) for batched games of ``pos`` asking
+    ``query`` (``move`` alone, or nothing: each figure's Move), or (None, why)."""
+    from ...batch import BatchLayout
+    if set(query) - {"move"}:
+        return None, "only a move (the figure's Move, or `move`) is batched"
+    if len(pos.ids) > _MAX_BITS:
+        return None, f"more than {_MAX_BITS} figures (no leave bit per enemy)"
+    st = pos._st
+    ids = pos.figures
+    idx = np.array([pos.index[f] for f in ids], np.int64)
+    infos = [pos._info[i] or pos._figure_info(i) for i in idx.tolist()]
+    double = np.array([inf.double for inf in infos], bool)
+    # one shape per kind of mover of the single-space figures
+    kinds = list(dict.fromkeys(inf.kind for inf in infos if not inf.double))
+    if not all(k.fast._q.blob is not None for k in kinds):  # pragma: no cover
+        return None, "the battlefield is too large for the packed kernel"
+    shapes = [k.fast for k in kinds] or [pos._st.kind(False, True, False, 0, None).fast]
+    stop_code = np.stack([st.stop_code[next(inf.stop_glyph for inf in infos
+                                            if not inf.double and inf.kind is k)]
+                          for k in kinds] or [st.stop_code[True]]).astype(np.int8)
+    shape_of = np.array([0 if inf.double else kinds.index(inf.kind) for inf in infos],
+                        np.int64)
+
+    def query_budget(slot: int, q: Mapping) -> int:
+        """The budget of slot ``slot``'s shape that answers ``q`` exactly, or -1 (a
+        live position answers it: a double-space figure, paths)."""
+        if double[slot] or set(q) - {"move"}:
+            return -1
+        return pos._budget(int(idx[slot]), q)
+
+    budget = np.array([query_budget(s, query) for s in range(len(ids))], np.int64)
+    n_teams = max(len(pos.teams), 1)
+    lead = np.ascontiguousarray(st.lead, np.int64) if double.any() else \
+        np.zeros(0, np.int64)
+    trail = np.ascontiguousarray(st.trail, np.int64) if double.any() else \
+        np.zeros(0, np.int64)
+    team = pos.team[idx].astype(np.int64)
+    height = pos.height[idx].astype(np.int64)
+    master = 1 if st.master else 0
+    cell = np.array([pos._node(*pos.cells[i].tolist()) if d else pos.cells[i, 0]
+                     for i, d in zip(idx.tolist(), double.tolist())], np.int32)
+    occ = np.full(st.n, EMPTY, np.int32)
+    alive = np.ones(len(ids), bool)
+    consts = (double, lead, trail, team, height, st.level64, st.nbr64, n_teams, master)
+    _codes(occ[None], cell[None], alive[None], np.arange(len(ids), dtype=np.int64),
+           *consts)
+
+    def move(occ_, cell_, alive_, rows, figs, to) -> None:
+        """Games ``rows`` move figure slots ``figs`` to places ``to`` (-1: out of
+        play): the spaces, and the codes of every figure whose engagement changes."""
+        _move(occ_, cell_, alive_, np.ascontiguousarray(rows, np.int64),
+              np.ascontiguousarray(figs, np.int64), np.ascontiguousarray(to, np.int64),
+              *consts)
+
+    def restore(p, occ_, cell_, alive_) -> None:
+        """Make ``p`` (a copy of ``pos``, or a position this restored before) hold one
+        batched game's figures: every figure that stands elsewhere (or left play, or
+        came back) is taken off first, then put on its place, with the position's own
+        incremental update (engagement, occupancy, leave and placement layers)."""
+        want = [(-1, -1) if not alive_[s] else
+                (int(st.lead[cell_[s]]), int(st.trail[cell_[s]])) if double[s] else
+                (int(cell_[s]), -1) for s in range(len(ids))]
+        moved = []
+        for s, i in enumerate(idx.tolist()):
+            have = tuple(p.cells[i].tolist()) if p.alive[i] else (-1, -1)
+            if have != want[s]:
+                moved.append((s, i))
+                if p.alive[i]:
+                    p._relocate(i, -1)
+        for s, i in moved:
+            fid = ids[s]
+            if want[s][0] < 0:
+                if p.alive[i]:
+                    p._own_moves()
+                    p.alive[i] = False
+                    p._live.pop(fid, None)
+                continue
+            if not p.alive[i]:
+                p._own_moves()
+                p.alive[i] = True
+                p._live[fid] = i
+            p._relocate(i, *want[s])
+        if moved:
+            p._touch()
+
+    return BatchLayout(occ=occ, cell=cell, team=team.astype(np.int32), shapes=shapes,
+                       shape_of=shape_of, budget=budget, restore=restore,
+                       stop_code=stop_code, query_budget=query_budget, move=move,
+                       penalty_on_position=True,
+                       place_spaces=[np.stack([np.arange(st.n), np.full(st.n, -1)], 1),
+                                     np.stack([lead, trail], 1) if double.any() else
+                                     np.zeros((0, 2), np.int64)],
+                       place_kind=double.astype(np.int64)), None
+
+
+i64 = types.int64
+I64_1, I64_2 = types.int64[::1], types.int64[:, ::1]
+I32_1, I32_2, B_1, B_2 = types.int32[::1], types.int32[:, ::1], types.boolean[::1], \
+    types.boolean[:, ::1]
+
+
+@njit(inline="always")
+def _spaces(cell, double, lead, trail, b, g):
+    """The spaces (a, c) of figure slot ``g`` in game ``b`` (-1: none)."""
+    x = cell[b, g]
+    if x < 0:
+        return -1, -1
+    if double[g]:
+        return lead[x], trail[x]
+    return x, -1
+
+
+@njit(inline="always")
+def _engaged(cell, alive, double, lead, trail, team, height, level, nbr, b, i):
+    """Figure ``i`` of game ``b`` adjacent to an enemy (the height exception applied),
+    as the position's ``adjacent``."""
+    F = cell.shape[1]
+    a0, a1 = _spaces(cell, double, lead, trail, b, i)
+    for a in range(2):
+        c = a0 if a == 0 else a1
+        if c < 0:
+            continue
+        for j in range(F):
+            if j == i or not alive[b, j] or team[j] == team[i]:
+                continue
+            x0, x1 = _spaces(cell, double, lead, trail, b, j)
+            for e in range(2):
+                x = x0 if e == 0 else x1
+                if x < 0:
+                    continue
+                near = False
+                for d in range(nbr.shape[1]):
+                    if nbr[c, d] == x:
+                        near = True
+                        break
+                if near and level[c] - level[x] < height[j] and \
+                        level[x] - level[c] < height[i]:
+                    return True
+    return False
+
+
+@njit(inline="always")
+def _write(occ, cell, alive, double, lead, trail, team, height, level, nbr, n_teams,
+           master, b, g):
+    """The code of figure ``g`` of game ``b`` on its spaces: its team, plus
+    ``n_teams`` when engaged (master game)."""
+    code = team[g]
+    if master and _engaged(cell, alive, double, lead, trail, team, height, level, nbr,
+                           b, g):
+        code += n_teams
+    a0, a1 = _spaces(cell, double, lead, trail, b, g)
+    occ[b, a0] = code
+    if a1 >= 0:
+        occ[b, a1] = code
+
+
+_SIG = (I32_2, I32_2, B_2, I64_1, B_1, I64_1, I64_1, I64_1, I64_1, I64_1, I64_2, i64,
+        i64)
+
+
+@njit(types.void(*_SIG), cache=CACHE, nogil=True)
+def _codes(occ, cell, alive, figs, double, lead, trail, team, height, level, nbr,
+           n_teams, master):
+    """Every figure of ``figs`` of game 0 (one game's rows) written on its spaces."""
+    for g in figs:
+        if alive[0, g]:
+            _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
+                   n_teams, master, 0, g)
+
+
+@njit(types.void(*_SIG[:3], I64_1, I64_1, *_SIG[3:]), cache=CACHE, nogil=True)
+def _move(occ, cell, alive, rows, figs, to, double, lead, trail, team, height, level,
+          nbr, n_teams, master):
+    """Games ``rows[k]``: figure ``figs[k]`` to place ``to[k]`` (-1: out of play), and
+    the codes of the figures next to its old and new spaces written again."""
+    F = cell.shape[1]
+    near = np.empty(F, np.bool_)
+    for k in range(rows.shape[0]):
+        b = rows[k]
+        f = figs[k]
+        for g in range(F):
+            near[g] = False
+        for phase in range(2):
+            if phase == 1:
+                a0, a1 = _spaces(cell, double, lead, trail, b, f)
+                if a0 >= 0:
+                    occ[b, a0] = EMPTY
+                if a1 >= 0:
+                    occ[b, a1] = EMPTY
+                cell[b, f] = to[k]
+                alive[b, f] = to[k] >= 0
+            a0, a1 = _spaces(cell, double, lead, trail, b, f)
+            for a in range(2):
+                c = a0 if a == 0 else a1
+                if c < 0:
+                    continue
+                for g in range(F):
+                    if g == f or not alive[b, g]:
+                        continue
+                    x0, x1 = _spaces(cell, double, lead, trail, b, g)
+                    for d in range(nbr.shape[1]):
+                        y = nbr[c, d]
+                        if y >= 0 and (y == x0 or y == x1):
+                            near[g] = True
+        if to[k] >= 0:
+            _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
+                   n_teams, master, b, f)
+        for g in range(F):
+            if near[g]:
+                _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
+                       n_teams, master, b, g)
