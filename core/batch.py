@@ -106,6 +106,15 @@ class BatchLayout:
                   answered by a live position made from its arrays (``restore``)
                   (Heroscape's leaving attacks).
 
+    Optional: queries the layout answers itself, compiled, over the batch (None: none).
+
+        own:      bool[F] figure slots whose queries ``answer`` answers (with the budget
+                  of ``budget`` / ``query_budget``; -1 still means a live position)
+                  (Heroscape's two-space figures, on the placement graph).
+        answer:   callable(occ, cell, alive, rows, figs, budgets, mask, cost, stop):
+                  games ``rows``' rows of the dense answer (every column written) for
+                  figure slots ``figs`` (int64 arrays).
+
     Optional: a move that changes more than the figure's own cell (None: the figure's
     team code leaves its cell and is written on the new one).
 
@@ -132,6 +141,8 @@ class BatchLayout:
     query_budget: Any = None
     penalty: list | None = None
     penalty_on_position: bool = False
+    own: np.ndarray | None = None
+    answer: Any = None
     move: Any = None
     place_spaces: list | None = None
     place_kind: np.ndarray | None = None
@@ -232,6 +243,8 @@ class BatchedGames:
         self._query_budget = L.query_budget
         self._live: dict = {}     # game -> its position for queries not batched
         self._move = L.move
+        self._own = None if L.own is None or not np.any(L.own) else \
+            (np.asarray(L.own, bool), L.answer)
         self._pen_on_position = L.penalty_on_position
         self._place_spaces = None if L.place_spaces is None else (
             [np.asarray(t, np.int64) for t in L.place_spaces],
@@ -383,6 +396,11 @@ class BatchedGames:
             slow = np.flatnonzero(act & ((q[:, 1] < 0) | (
                 penalty is not None and self._pen_on_position)))
             q[slow, 0] = -1            # answered on a position below
+        own = None
+        if self._own is not None:      # answered by the layout itself, below
+            own = np.flatnonzero(act & self._own[0][fa] & (q[:, 0] >= 0))
+            own_q = q[own].copy()
+            q[own, 0] = -1
         shape = self._shape
         shape[:] = np.where(act, self._shape_of[fa] +
                             self._shape_cell[np.maximum(q[:, 0], 0)], -1)
@@ -430,6 +448,9 @@ class BatchedGames:
             raise RuntimeError(f"movecore: batched kernel status {st}")
         if self._end_rules:
             self._apply_end_rules(figs, q[:, 0], shape, mask, cost, stop)
+        if own is not None and len(own):
+            self._own[1](self.occ, self.cell, self.alive, own, figs[own], own_q[:, 1],
+                         mask, cost, stop)
         if slow is not None and len(slow):
             self._legal_restored(slow, figs, queries, mask, cost, stop, penalty)
 

@@ -82,7 +82,7 @@ def batch_layout(pos, query: Mapping):
     def query_budget(slot: int, q: Mapping) -> int:
         """The budget of slot ``slot``'s shape that answers ``q`` exactly, or -1 (a
         live position answers it: a double-space figure, paths)."""
-        if double[slot] or set(q) - {"move"}:
+        if set(q) - {"move"}:
             return -1
         return pos._budget(int(idx[slot]), q)
 
@@ -141,6 +141,8 @@ def batch_layout(pos, query: Mapping):
         if moved:
             p._touch()
 
+    answer = _doubles(pos, idx, infos, double, team, height, n_teams, master) \
+        if double.any() else None
     return BatchLayout(occ=occ, cell=cell, team=team.astype(np.int32), shapes=shapes,
                        shape_of=shape_of, budget=budget, restore=restore,
                        stop_code=stop_code, query_budget=query_budget, move=move,
@@ -148,7 +150,67 @@ def batch_layout(pos, query: Mapping):
                        place_spaces=[np.stack([np.arange(st.n), np.full(st.n, -1)], 1),
                                      np.stack([lead, trail], 1) if double.any() else
                                      np.zeros((0, 2), np.int64)],
-                       place_kind=double.astype(np.int64)), None
+                       place_kind=double.astype(np.int64),
+                       own=double if answer is not None else None, answer=answer), None
+
+
+def _doubles(pos, idx, infos, double, team, height, n_teams, master):
+    """The ``BatchLayout.answer`` of the double-space figures: their kinds' packed
+    placement-graph queries (plain, and with leaving penalties at 15 and 63 levels),
+    per-call scratch, and :func:`._batch_doubles.doubles_kernel` over them."""
+    from ...kernels.reach import fast_layout_size
+    from ...kernels.reach_pen import pen_layout_size, pen_out_offset
+    from ._batch_doubles import doubles_kernel
+    st = pos._st
+    P, N = st.P, st.n
+    dk = list(dict.fromkeys(inf.kind for inf in infos if inf.double))
+    kind = np.array([dk.index(inf.kind) if inf.double else -1 for inf in infos], np.int64)
+    fast = [k.fast._q for k in dk]
+    pens = [k.pen_query(m)._q for k in dk for m in (15, T.MAX_PENALTY_LEVELS - 1)]
+    if any(q.blob is None or len(q.zoc) for q in fast) or \
+            any(q.pblob is None or len(q.zoc) or len(q.enter_pen) for q in pens):
+        return None      # pragma: no cover (placement graphs too large to pack)
+    codes = np.stack([st.node_stop_code[next(inf.stop_glyph for inf in infos
+                                             if inf.double and inf.kind is k)]
+                      for k in dk]).astype(np.int8)
+    at = lambda xs: np.cumsum([0] + [len(x) for x in xs]).astype(np.int64)  # noqa
+    blobs = np.concatenate([q.blob for q in fast]).astype(T.INDEX)
+    qflags = np.concatenate([q.qflags for q in fast]).astype(np.uint8)
+    params = np.stack([q.params for q in fast]).astype(np.int64)
+    params[:, T.P_HAS_OCC] = 1
+    pblobs = np.concatenate([q.pblob for q in pens]).astype(T.INDEX)
+    pparams = np.stack([q.params for q in pens]).astype(np.int64)
+    pparams[:, T.P_HAS_OCC] = 1
+    passes = np.array([inf.flyer or inf.phantom for inf in infos], bool)
+    leaves = np.array([inf.leaves for inf in infos], bool)
+    hclass = np.array([inf.hclass for inf in infos], np.int64)
+    nb = max(int(params[:, T.P_N_BUCKETS].max()), 8)
+    fbuf = np.zeros(fast_layout_size(P, nb), T.INDEX)
+    fbuf[2] = nb
+    n_pen = int(pparams[:, T.P_N_PEN].max())
+    pnb = max(max(int(q.nb) for q in pens), 8)
+    pbuf = np.zeros(pen_layout_size(P, n_pen, pnb), T.INDEX)
+    pbuf[2], pbuf[3] = pnb, n_pen
+    rest = (team, height, hclass, kind, passes, leaves,
+            np.ascontiguousarray(st.lead, np.int64), np.ascontiguousarray(st.trail, np.int64),
+            np.ascontiguousarray(st.flip, np.int64), st.coords, st.level64, st.nbr64,
+            n_teams, master, blobs, at([q.blob for q in fast]), qflags,
+            at([q.qflags for q in fast]), params, codes, pblobs,
+            at([q.pblob for q in pens]), pparams,
+            np.empty(P, T.INDEX), np.empty(P, np.uint8), np.full(P, -1, np.int64),
+            np.zeros(N, np.uint64), np.zeros(P, np.uint64), fbuf,
+            np.zeros((3, P), T.INDEX), np.zeros((1, 3), np.int64), pbuf,
+            pen_out_offset(P, n_pen, pnb))
+
+    def answer(occ, cell, alive, rows, figs, budgets, mask, cost, stop) -> None:
+        """Games ``rows``: the moves of double-space figure slots ``figs``."""
+        st_ = doubles_kernel()(occ, cell, alive, np.ascontiguousarray(rows, np.int64),
+                               np.ascontiguousarray(figs, np.int64),
+                               np.ascontiguousarray(budgets, np.int64), *rest, mask,
+                               cost, stop)
+        if st_ < 0:  # pragma: no cover (ends hold one column per placement)
+            raise RuntimeError(f"movecore: batched double-space kernel status {st_}")
+    return answer
 
 
 i64 = types.int64
