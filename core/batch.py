@@ -112,8 +112,8 @@ class BatchLayout:
                   of ``budget`` / ``query_budget``; -1 still means a live position)
                   (Heroscape's two-space figures, on the placement graph).
         answer:   callable(occ, cell, alive, rows, figs, budgets, mask, cost, stop):
-                  games ``rows``' rows of the dense answer (every column written) for
-                  figure slots ``figs`` (int64 arrays).
+                  games ``rows``' rows of the dense answer for figure slots ``figs``
+                  (int64 arrays); the rows arrive cleared (mask 0, cost -1, stop 0).
 
     Optional: a move that changes more than the figure's own cell (None: the figure's
     team code leaves its cell and is written on the new one).

@@ -84,7 +84,6 @@ def doubles_kernel():
         P = lead.shape[0]
         N = level.shape[0]
         F = cell.shape[1]
-        A = mask.shape[1]
         rows_mode = np.empty((8, 0), np.int32)
         no_queries = np.empty((0, 3), np.int64)
         no_order = np.empty(0, np.int64)
@@ -193,11 +192,8 @@ def doubles_kernel():
                     return n
                 src = ends.reshape(3 * ends.shape[1])
                 o_cell, o_cost, o_stop = 0, ends.shape[1], 2 * ends.shape[1]
-            # 3. each pair of spaces once, the first placement in kernel order
-            for a in range(A):
-                mask[b, a] = 0
-                cost[b, a] = -1
-                stop[b, a] = 0
+            # 3. each pair of spaces once, the first placement in kernel order (the
+            # game's row arrives cleared: BatchLayout.answer)
             for r in range(n):
                 rowpos[src[o_cell + r]] = r
             for r in range(n):
