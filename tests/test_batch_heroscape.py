@@ -208,15 +208,21 @@ def test_apply_remove_reset_and_positions():
                 np.array([int(np.flatnonzero(mask[0] == 0)[0])] + [-1] * (G.B - 1)))
 
 
-def test_not_batched_where_the_layout_cannot():
-    """A scenario query the layout does not batch (``paths``) and crowds of more than
-    64 figures run on positions, saying why."""
+def test_queries_and_crowds():
+    """Every query key is batched (``paths`` and ``never_attacked_leaving`` change no
+    end, cost or stop); an unknown key is the position's QueryError; crowds of more
+    than 64 figures run on positions, saying why."""
     sc = _scenarios([3])[0][1]
     pos = mc.position(sc)
-    G = BatchedGames(pos, 2, query={"paths": True})
-    assert G.backend == "positions" and "move" in G.why
-    with pytest.raises(mc.QueryError):
-        BatchedGames(pos, 2, query={"paths": True}, backend="arrays")
+    for q in ({"paths": True}, {"never_attacked_leaving": True, "move": 2}):
+        G = BatchedGames(pos, 2, query=q)
+        assert G.backend == "arrays"
+        f = int(np.flatnonzero(G.alive[0])[0])
+        got = G.legal_moves(np.array([f, -1]))
+        assert all(np.array_equal(x[0], y) for x, y in zip(
+            got, _dense(pos, G.ids[f], q, G.n_places)))
+    with pytest.raises(mc.QueryError, match="bogus"):
+        BatchedGames(pos, 2, query={"bogus": 1})
     cells = [{"at": [q, r]} for q in range(12) for r in range(12)]
     figs = [{"id": f"x{i}", "team": "ab"[i % 2], "at": [i % 12, i // 12]}
             for i in range(70)]

@@ -59,8 +59,7 @@ def batch_layout(pos, query: Mapping):
     """(:class:`movecore.batch.BatchLayout`, None) for batched games of ``pos`` asking
     ``query`` (``move`` alone, or nothing: each figure's Move), or (None, why)."""
     from ...batch import BatchLayout
-    if set(query) - {"move"}:
-        return None, "only a move (the figure's Move, or `move`) is batched"
+    query = pos._query(query)         # (a QueryError names an unknown key)
     if len(pos.ids) > _MAX_BITS:
         return None, f"more than {_MAX_BITS} figures (no leave bit per enemy)"
     st = pos._st
@@ -80,11 +79,10 @@ def batch_layout(pos, query: Mapping):
                         np.int64)
 
     def query_budget(slot: int, q: Mapping) -> int:
-        """The budget of slot ``slot``'s shape that answers ``q`` exactly, or -1 (a
-        live position answers it: a double-space figure, paths)."""
-        if set(q) - {"move"}:
-            return -1
-        return pos._budget(int(idx[slot]), q)
+        """The budget of slot ``slot``'s query ``q`` (its ends, costs and stops
+        depend on nothing else: ``paths`` and ``never_attacked_leaving`` change other
+        columns; leaving attacks are asked on a position)."""
+        return pos._budget(int(idx[slot]), pos._query(q))
 
     budget = np.array([query_budget(s, query) for s in range(len(ids))], np.int64)
     n_teams = max(len(pos.teams), 1)
@@ -183,7 +181,6 @@ def _doubles(pos, idx, infos, double, team, height, n_teams, master):
     pparams[:, T.P_HAS_OCC] = 1
     passes = np.array([inf.flyer or inf.phantom for inf in infos], bool)
     leaves = np.array([inf.leaves for inf in infos], bool)
-    hclass = np.array([inf.hclass for inf in infos], np.int64)
     nb = max(int(params[:, T.P_N_BUCKETS].max()), 8)
     fbuf = np.zeros(fast_layout_size(P, nb), T.INDEX)
     fbuf[2] = nb
@@ -191,7 +188,7 @@ def _doubles(pos, idx, infos, double, team, height, n_teams, master):
     pnb = max(max(int(q.nb) for q in pens), 8)
     pbuf = np.zeros(pen_layout_size(P, n_pen, pnb), T.INDEX)
     pbuf[2], pbuf[3] = pnb, n_pen
-    rest = (team, height, hclass, kind, passes, leaves,
+    rest = (team, height, kind, passes, leaves,
             np.ascontiguousarray(st.lead, np.int64), np.ascontiguousarray(st.trail, np.int64),
             np.ascontiguousarray(st.flip, np.int64), st.coords, st.level64, st.nbr64,
             n_teams, master, blobs, at([q.blob for q in fast]), qflags,

@@ -10,7 +10,7 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    placement flags with the stops of its start and of its flip cleared (``free_nodes``);
 2. a walker with leaving attacks (master game, no Disengage or Phantom Walk) and an enemy
    within its reach (``relevant``): the leave bits of the spaces (bit j on the spaces
-   where a mover of its height class is next to enemy j, heights considered), of each
+   where the mover is next to enemy j, heights considered), of each
    placement the bits of its two spaces, and the packed penalty kernel of the kind
    (``max_penalty`` 15, or 63 when enemies x budget exceed 15: ``_max_penalty``), rows
    mode; otherwise the kind's plain query (``reach1_ordered``, kernel order);
@@ -52,12 +52,13 @@ def doubles_kernel():
     on first use; the packed penalty kernel linked in as
     :func:`movecore.kernels.batch.reach_games_pen` links it).
 
-    ``doubles(occ, cell, alive, rows, figs, budgets, team, height, hclass, kind, passes,
+    ``doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
     leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs, blob_at,
     qflags, qflags_at, params, codes, pblobs, pblob_at, pparams, node_occ, flags, rowpos,
     lv, nlv, fbuf, ends, query, pbuf, out_at, mask, cost, stop)``: games ``rows[i]``,
     figure slot ``figs[i]`` with budget ``budgets[i]``; per slot its team, height,
-    height class, kind of mover (index into the packed plain shapes ``blobs``, ...,
+    kind of mover (-1: one space; else the index into the packed plain shapes ``blobs``,
+    ...,
     ``params`` and stop codes ``codes[k]``; its penalty shapes are ``2k`` (15 levels)
     and ``2k + 1`` (63) of ``pblobs``, ``pparams``), passes every figure, draws leaving
     attacks; then the placement graph, the battlefield, and per-call scratch. Returns 0
@@ -70,12 +71,12 @@ def doubles_kernel():
     deps = tuple((st.st_mtime_ns, st.st_size) for st in
                  (os.stat(_reach_pen.__file__), os.stat(_reach.__file__)))
 
-    @njit(i64(I32_2, I32_2, B_2, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, B_1,
+    @njit(i64(I32_2, I32_2, B_2, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, B_1,
               B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
               U8_1, I64_1, I64_2, I8_2, I32_1, I64_1, I64_2, I32_1, U8_1, I64_1, U64_1,
               U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_2A, I32_2A, I8_2A),
           cache=CACHE, nogil=True)
-    def doubles(occ, cell, alive, rows, figs, budgets, team, height, hclass, kind, passes,
+    def doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
                 leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs,
                 blob_at, qflags, qflags_at, params, codes, pblobs, pblob_at, pparams,
                 node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, out_at, mask,
@@ -153,7 +154,7 @@ def doubles_kernel():
                     if hit:
                         n_rel += 1
             if n_rel > 0:
-                h = hclass[f]
+                h = height[f]      # (the position's height class: the same bits)
                 for c in range(N):
                     lv[c] = 0
                 for j in range(F):
