@@ -102,18 +102,23 @@ class BatchLayout:
                   mover, cell flags and ends; its penalty layers, shared by every game),
                   or None (that shape's moves have none) (Dark Realms: a walker's move
                   over traps, traps as a second objective).
-        penalty_on_position: bool: with ``legal_moves(penalty=)`` every game's query is
-                  answered by a live position made from its arrays (``restore``)
-                  (Heroscape's leaving attacks).
+        penalty_on_position: bool, or bool[F] per figure slot: with
+                  ``legal_moves(penalty=)`` that slot's query is answered by a live
+                  position made from the game's arrays (``restore``) (Heroscape: a
+                  flyer's take-off attacks, an engaged flyer's walk).
 
     Optional: queries the layout answers itself, compiled, over the batch (None: none).
 
         own:      bool[F] figure slots whose queries ``answer`` answers (with the budget
                   of ``budget`` / ``query_budget``; -1 still means a live position)
                   (Heroscape's two-space figures, on the placement graph).
-        answer:   callable(occ, cell, alive, rows, figs, budgets, mask, cost, stop):
-                  games ``rows``' rows of the dense answer for figure slots ``figs``
-                  (int64 arrays); the rows arrive cleared (mask 0, cost -1, stop 0).
+        answer:   callable(occ, cell, alive, rows, figs, budgets, mask, cost, stop,
+                  penalty): games ``rows``' rows of the dense answer for figure slots
+                  ``figs`` (int64 arrays): for ``own`` slots the whole answer (their
+                  rows arrive cleared: mask 0, cost -1, stop 0); with ``penalty``
+                  (int32[B, A], zeros) asked, every batched game's row comes, and the
+                  other slots' penalties alone are written (their rows hold the kernel's
+                  answer) (Heroscape's leaving attacks).
 
     Optional: a move that changes more than the figure's own cell (None: the figure's
     team code leaves its cell and is written on the new one).
@@ -243,9 +248,11 @@ class BatchedGames:
         self._query_budget = L.query_budget
         self._live: dict = {}     # game -> its position for queries not batched
         self._move = L.move
-        self._own = None if L.own is None or not np.any(L.own) else \
-            (np.asarray(L.own, bool), L.answer)
-        self._pen_on_position = L.penalty_on_position
+        self._own = None if L.answer is None else (
+            np.zeros(len(L.cell), bool) if L.own is None else np.asarray(L.own, bool),
+            L.answer)
+        self._pen_on_position = np.broadcast_to(np.asarray(L.penalty_on_position, bool),
+                                                (len(L.cell),))
         self._place_spaces = None if L.place_spaces is None else (
             [np.asarray(t, np.int64) for t in L.place_spaces],
             np.asarray(L.place_kind, np.int64))
@@ -394,13 +401,14 @@ class BatchedGames:
                 q[:, 1] = [qb(f, queries[b]) if f >= 0 and queries[b] is not None else
                            self._budget[max(f, 0)] for b, f in enumerate(figs.tolist())]
             slow = np.flatnonzero(act & ((q[:, 1] < 0) | (
-                penalty is not None and self._pen_on_position)))
+                (penalty is not None) & self._pen_on_position[fa])))
             q[slow, 0] = -1            # answered on a position below
         own = None
         if self._own is not None:      # answered by the layout itself, below
-            own = np.flatnonzero(act & self._own[0][fa] & (q[:, 0] >= 0))
+            own = np.flatnonzero((q[:, 0] >= 0) & (self._own[0][fa] |
+                                                   (penalty is not None)))
             own_q = q[own].copy()
-            q[own, 0] = -1
+            q[own[self._own[0][fa[own]]], 0] = -1
         shape = self._shape
         shape[:] = np.where(act, self._shape_of[fa] +
                             self._shape_cell[np.maximum(q[:, 0], 0)], -1)
@@ -450,7 +458,7 @@ class BatchedGames:
             self._apply_end_rules(figs, q[:, 0], shape, mask, cost, stop)
         if own is not None and len(own):
             self._own[1](self.occ, self.cell, self.alive, own, figs[own], own_q[:, 1],
-                         mask, cost, stop)
+                         mask, cost, stop, penalty)
         if slow is not None and len(slow):
             self._legal_restored(slow, figs, queries, mask, cost, stop, penalty)
 

@@ -139,12 +139,12 @@ def batch_layout(pos, query: Mapping):
         if moved:
             p._touch()
 
-    answer = _doubles(pos, idx, infos, double, team, height, n_teams, master) \
-        if double.any() else None
+    answer = _answer(pos, infos, kinds, team, height, n_teams, master)
     return BatchLayout(occ=occ, cell=cell, team=team.astype(np.int32), shapes=shapes,
                        shape_of=shape_of, budget=budget, restore=restore,
                        stop_code=stop_code, query_budget=query_budget, move=move,
-                       penalty_on_position=True,
+                       penalty_on_position=np.array([inf.takeoff for inf in infos],
+                                                    bool) if answer is not None else True,
                        place_spaces=[np.stack([np.arange(st.n), np.full(st.n, -1)], 1),
                                      np.stack([lead, trail], 1) if double.any() else
                                      np.zeros((0, 2), np.int64)],
@@ -152,25 +152,32 @@ def batch_layout(pos, query: Mapping):
                        own=double if answer is not None else None, answer=answer), None
 
 
-def _doubles(pos, idx, infos, double, team, height, n_teams, master):
-    """The ``BatchLayout.answer`` of the double-space figures: their kinds' packed
-    placement-graph queries (plain, and with leaving penalties at 15 and 63 levels),
-    per-call scratch, and :func:`._batch_doubles.doubles_kernel` over them."""
+def _answer(pos, infos, skinds, team, height, n_teams, master):
+    """The ``BatchLayout.answer``: the double-space figures' moves, and every figure's
+    leaving attacks but a flyer's take-off, from their kinds' packed queries (the
+    placement graph's, plain; with leaving penalties at 15 and 63 levels, per kind of
+    double- and single-space mover), per-call scratch, and
+    :func:`._batch_doubles.doubles_kernel` over them; None where a query does not pack."""
     from ...kernels.reach import fast_layout_size
     from ...kernels.reach_pen import pen_layout_size, pen_out_offset
     from ._batch_doubles import doubles_kernel
     st = pos._st
-    P, N = st.P, st.n
+    N = st.n
     dk = list(dict.fromkeys(inf.kind for inf in infos if inf.double))
-    kind = np.array([dk.index(inf.kind) if inf.double else -1 for inf in infos], np.int64)
-    fast = [k.fast._q for k in dk]
-    pens = [k.pen_query(m)._q for k in dk for m in (15, T.MAX_PENALTY_LEVELS - 1)]
+    P = st.P if dk else 1
+    kind = np.array([dk.index(inf.kind) if inf.double else -1 - skinds.index(inf.kind)
+                     for inf in infos], np.int64)
+    if not dk and not skinds:
+        return None
+    fast = [k.fast._q for k in dk] or [skinds[0].fast._q]    # (no double: never read)
+    pens = [k.pen_query(m)._q for k in dk + skinds
+            for m in (15, T.MAX_PENALTY_LEVELS - 1)]
     if any(q.blob is None or len(q.zoc) for q in fast) or \
             any(q.pblob is None or len(q.zoc) or len(q.enter_pen) for q in pens):
-        return None      # pragma: no cover (placement graphs too large to pack)
+        return None      # pragma: no cover (queries too large to pack)
     codes = np.stack([st.node_stop_code[next(inf.stop_glyph for inf in infos
                                              if inf.double and inf.kind is k)]
-                      for k in dk]).astype(np.int8)
+                      for k in dk] or [np.zeros(P, np.int8)]).astype(np.int8)
     at = lambda xs: np.cumsum([0] + [len(x) for x in xs]).astype(np.int64)  # noqa
     blobs = np.concatenate([q.blob for q in fast]).astype(T.INDEX)
     qflags = np.concatenate([q.qflags for q in fast]).astype(np.uint8)
@@ -186,25 +193,32 @@ def _doubles(pos, idx, infos, double, team, height, n_teams, master):
     fbuf[2] = nb
     n_pen = int(pparams[:, T.P_N_PEN].max())
     pnb = max(max(int(q.nb) for q in pens), 8)
-    pbuf = np.zeros(pen_layout_size(P, n_pen, pnb), T.INDEX)
+    pbuf = np.zeros(pen_layout_size(max(P, N), n_pen, pnb), T.INDEX)
     pbuf[2], pbuf[3] = pnb, n_pen
     rest = (team, height, kind, passes, leaves,
-            np.ascontiguousarray(st.lead, np.int64), np.ascontiguousarray(st.trail, np.int64),
-            np.ascontiguousarray(st.flip, np.int64), st.coords, st.level64, st.nbr64,
+            *((np.ascontiguousarray(x, np.int64) for x in (st.lead, st.trail, st.flip))
+              if dk else (np.zeros(1, np.int64),) * 3), st.coords, st.level64, st.nbr64,
             n_teams, master, blobs, at([q.blob for q in fast]), qflags,
             at([q.qflags for q in fast]), params, codes, pblobs,
             at([q.pblob for q in pens]), pparams,
             np.empty(P, T.INDEX), np.empty(P, np.uint8), np.full(P, -1, np.int64),
             np.zeros(N, np.uint64), np.zeros(P, np.uint64), fbuf,
             np.zeros((3, P), T.INDEX), np.zeros((1, 3), np.int64), pbuf,
-            pen_out_offset(P, n_pen, pnb))
+            pen_out_offset(max(P, N), n_pen, pnb),
+            np.concatenate([k.qflags for k in skinds] or [np.zeros(0)]).astype(np.uint8),
+            at([k.qflags for k in skinds]), len(dk), np.empty(N, T.INDEX),
+            pen_out_offset(N, n_pen, pnb))
+    no_pen = np.zeros((0, 0), np.int32)
 
-    def answer(occ, cell, alive, rows, figs, budgets, mask, cost, stop) -> None:
-        """Games ``rows``: the moves of double-space figure slots ``figs``."""
+    def answer(occ, cell, alive, rows, figs, budgets, mask, cost, stop,
+               penalty=None) -> None:
+        """Games ``rows``: the moves of double-space figure slots ``figs``, and with
+        ``penalty`` the leaving attacks of every slot's ends."""
         st_ = doubles_kernel()(occ, cell, alive, np.ascontiguousarray(rows, np.int64),
                                np.ascontiguousarray(figs, np.int64),
                                np.ascontiguousarray(budgets, np.int64), *rest, mask,
-                               cost, stop)
+                               cost, stop, no_pen if penalty is None else penalty,
+                               0 if penalty is None else 1)
         if st_ < 0:  # pragma: no cover (ends hold one column per placement)
             raise RuntimeError(f"movecore: batched double-space kernel status {st_}")
     return answer
