@@ -136,7 +136,7 @@ def _state_games(seed, B=6, steps=25):
     return play
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(16))
 def test_penalties_and_queries_per_game(seed):
     """``legal_moves(penalty=)`` (leaving attacks) and per-game queries (``move``,
     ``paths``) equal each game's position; every figure in play is asked."""

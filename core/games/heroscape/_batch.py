@@ -206,7 +206,7 @@ def _answer(pos, infos, skinds, team, height, n_teams, master):
             np.zeros((3, P), T.INDEX), np.zeros((1, 3), np.int64), pbuf,
             pen_out_offset(max(P, N), n_pen, pnb),
             np.concatenate([k.qflags for k in skinds] or [np.zeros(0)]).astype(np.uint8),
-            at([k.qflags for k in skinds]), len(dk), np.empty(N, T.INDEX),
+            at([k.qflags for k in skinds]), len(dk),
             pen_out_offset(N, n_pen, pnb))
     no_pen = np.zeros((0, 0), np.int32)
 

@@ -55,7 +55,7 @@ def doubles_kernel():
     ``doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
     leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs, blob_at,
     qflags, qflags_at, params, codes, pblobs, pblob_at, pparams, node_occ, flags, rowpos,
-    lv, nlv, fbuf, ends, query, pbuf, out_at, sqflags, sqflags_at, n_dk, socc, sout_at,
+    lv, nlv, fbuf, ends, query, pbuf, out_at, sqflags, sqflags_at, n_dk, sout_at,
     mask, cost, stop, penalty, want_pen)``: games ``rows[i]``, figure slot ``figs[i]``
     with budget ``budgets[i]``; per slot its team, height, kind of mover (``k >= 0``: a
     double-space kind, the index into the packed plain shapes ``blobs``, ...,
@@ -77,14 +77,14 @@ def doubles_kernel():
     @njit(i64(I32_2, I32_2, B_2, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, B_1,
               B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
               U8_1, I64_1, I64_2, I8_2, I32_1, I64_1, I64_2, I32_1, U8_1, I64_1, U64_1,
-              U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, I32_1, i64,
+              U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, i64,
               U8_2A, I32_2A, I8_2A, I32_2A, i64),
           cache=CACHE, nogil=True)
     def doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
                 leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs,
                 blob_at, qflags, qflags_at, params, codes, pblobs, pblob_at, pparams,
                 node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, out_at,
-                sqflags, sqflags_at, n_dk, socc, sout_at, mask, cost, stop, penalty,
+                sqflags, sqflags_at, n_dk, sout_at, mask, cost, stop, penalty,
                 want_pen):
         dep = deps  # noqa: F841 (in the closure: see doubles_kernel)
         P = lead.shape[0]
@@ -108,7 +108,7 @@ def doubles_kernel():
                     n = _single_attacks(occ, cell, alive, b, f, bud, start, team,
                                         height, kind, lead, trail, coords, level, nbr,
                                         sqflags, sqflags_at, pblobs, pblob_at, pparams,
-                                        n_dk, socc, lv, pbuf, sout_at, rows_mode,
+                                        n_dk, lv, pbuf, sout_at, rows_mode,
                                         no_queries, no_zoc, no_enter, penalty)
                     if n < 0:
                         return n
@@ -258,22 +258,22 @@ def _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level, nbr, 
 @njit(inline="always")
 def _single_attacks(occ, cell, alive, b, f, bud, start, team, height, kind, lead, trail,
                     coords, level, nbr, sqflags, sqflags_at, pblobs, pblob_at, pparams,
-                    n_dk, socc, lv, pbuf, out_at, rows_mode, no_queries, no_zoc,
+                    n_dk, lv, pbuf, out_at, rows_mode, no_queries, no_zoc,
                     no_enter, penalty):
     """A single-space walker's leaving attacks per end (the position's penalty query:
-    its start freed, the leave layer of its team and height, ``max_penalty`` 15 or 63),
-    into ``penalty[b]``. Returns the kernel's ends, or its status < 0."""
+    the leave layer of its team and height, ``max_penalty`` 15 or 63), into
+    ``penalty[b]``. Returns the kernel's ends, or its status < 0. (The position frees the
+    start for the query; here it keeps the mover's code, a wall to it when engaged: a
+    path back through the start is never cheaper nor less attacked than the part of it
+    from there, so no end's least attacks change.)"""
     n_rel = _relevant(cell, alive, b, f, start, np.int64(-1), bud + 2, team, kind, lead,
                       trail, coords)
     if n_rel == 0:
         return 0
     _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level, nbr, lv)
-    for c in range(socc.shape[0]):
-        socc[c] = occ[b, c]
-    socc[start] = EMPTY
     s = -1 - kind[f]
     ps = 2 * (n_dk + s) + (1 if n_rel * bud > 15 else 0)
-    n = _RP(pblobs[pblob_at[ps]:pblob_at[ps + 1]], socc,
+    n = _RP(pblobs[pblob_at[ps]:pblob_at[ps + 1]], occ[b],
             sqflags[sqflags_at[s]:sqflags_at[s + 1]], no_zoc, lv, no_enter, pparams[ps],
             pbuf, rows_mode, no_queries, start, bud)
     for r in range(n):
