@@ -395,7 +395,14 @@ class _Package(_types.ModuleType):
         super().__setattr__(name, value)
 
 
+#: submodules a user reaches as attributes after a plain ``import movecore``
+#: (``mc.examples.load(name)``, ``mc.rl.env(...)``, ``mc.batch.BatchedGames``)
+_SUBMODULES = ("examples", "batch", "rl", "errors", "vocabulary")
+
+
 def __getattr__(name):
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
     sub = _LAZY.get(name)
     if sub is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -405,7 +412,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))
 
 
 _sys.modules[__name__].__class__ = _Package

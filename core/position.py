@@ -36,6 +36,8 @@ from .errors import IllegalMoveError, QueryError, ScenarioError, describe
 
 PositionFactory = Callable[[Mapping], "Position"]
 _POSITIONS: dict[str, PositionFactory] = {}
+#: game -> the module whose import registers its position (:func:`lazy_position`)
+_POSITION_MODULES: dict[str, str] = {}
 
 
 #: Where a figure stands: its cell, the cells of a multi-cell figure, or an off-board place.
@@ -52,6 +54,23 @@ def register_position(name: str) -> Callable:
     return deco
 
 
+def lazy_position(name: str, module: str) -> None:
+    """Declare that importing ``module`` (a dotted name) registers game ``name``'s
+    position (:func:`register_position`): :func:`position` imports it on first use, so
+    a game package that calls this need not import its position, nor the kernels the
+    position loads, until a position is asked for."""
+    _POSITION_MODULES[name] = module
+
+
+def _position_factory(game) -> "PositionFactory | None":
+    """The registered factory of ``game``'s positions, its position module imported
+    first if the game declared it lazily (:func:`lazy_position`)."""
+    if isinstance(game, str) and game not in _POSITIONS and game in _POSITION_MODULES:
+        import importlib
+        importlib.import_module(_POSITION_MODULES[game])
+    return _POSITIONS.get(game) if isinstance(game, str) else None
+
+
 def position(scenario: "Mapping[str, Any] | str | os.PathLike") -> "Position":
     """The live position of a scenario (a dict, its JSON text, or a :class:`pathlib.Path`
     to its file): its board, options and figures; its ``query`` (if any) is not used.
@@ -63,12 +82,13 @@ def position(scenario: "Mapping[str, Any] | str | os.PathLike") -> "Position":
     scenario = clean_scenario(scenario)
     game = scenario.get("game")
     _load_games(game)
-    if not isinstance(game, str) or game not in _POSITIONS:
+    factory = _position_factory(game)
+    if factory is None:
         from .errors import UnknownGameError
         raise UnknownGameError(f"no live position for game {describe(game)}; expected one "
-                               f"of {sorted(_POSITIONS)}")
+                               f"of {position_games()}")
     from .vocabulary import to_native
-    return _POSITIONS[game](to_native(scenario))
+    return factory(to_native(scenario))
 
 
 class _NotAnId:
@@ -154,7 +174,7 @@ def position_games() -> list[str]:
     """Names of the games that have live positions."""
     from .scenario import _load_games
     _load_games()
-    return sorted(_POSITIONS)
+    return sorted(set(_POSITIONS) | set(_POSITION_MODULES))
 
 
 class Moves:

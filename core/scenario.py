@@ -48,14 +48,25 @@ class SolveResult(TypedDict, total=False):
 
 SolveFn = Callable[[dict], dict]
 _GAMES: dict[str, SolveFn] = {}
+#: game -> its scenario reader (``register_game(name, read=...)``): :func:`check_scenario`
+_READERS: dict[str, Callable[[dict], Any]] = {}
 _loaded = False
 
 
-def register_game(name: str) -> Callable[[SolveFn], SolveFn]:
+def register_game(name: str, *, read: "Callable[[dict], Any] | None" = None
+                  ) -> Callable[[SolveFn], SolveFn]:
     """Decorator: ``@register_game("heroscape")`` makes ``solve`` route that game's
-    scenarios to the decorated function, which returns the result dict."""
+    scenarios to the decorated function, which returns the result dict. ``read``: the
+    game's reader of a whole scenario in its own spelling (board, options, figures and
+    the query if given), raising the typed errors ``solve`` raises without answering
+    the query; :func:`check_scenario` (``movecore convert``) calls it, so it should load
+    no kernels. A game registered without one is checked by solving it."""
     def deco(fn: SolveFn) -> SolveFn:
         _GAMES[name] = fn
+        if read is not None:
+            _READERS[name] = read
+        else:
+            _READERS.pop(name, None)
         return fn
     return deco
 
@@ -241,6 +252,20 @@ def solve(scenario: "Mapping[str, Any] | str | os.PathLike") -> SolveResult:
 
     Raises a :class:`movecore.MovecoreError` subclass on any malformed input.
     """
+    scenario, game = _game_scenario(scenario)
+    from .vocabulary import to_native, with_common_fields
+    try:
+        result = _GAMES[game](dict(to_native(scenario)))
+        return with_common_fields(game, result) if scenario.get("fields") == "common" \
+            else result     # (a dict of the SolveResult shape)
+    except MovecoreError:
+        raise
+    except RecursionError as exc:
+        raise ScenarioError(f"scenario is nested too deeply: {exc}") from exc
+
+
+def _game_scenario(scenario) -> tuple[Mapping, str]:
+    """(the scenario cleaned, its registered game) as :func:`solve` takes it."""
     scenario = as_scenario(scenario)
     if not isinstance(scenario, Mapping):
         raise ScenarioError(f"a scenario is a JSON object; got {describe(scenario)}")
@@ -252,15 +277,41 @@ def solve(scenario: "Mapping[str, Any] | str | os.PathLike") -> SolveResult:
     _load_games(game)
     if game not in _GAMES:
         raise UnknownGameError(f"unknown game {game!r}; expected one of {sorted(_GAMES)}")
-    from .vocabulary import to_native, with_common_fields
+    return scenario, game
+
+
+def check_scenario(scenario: "Mapping[str, Any] | str | os.PathLike") -> dict:
+    """Validate a scenario as :func:`solve` reads it, without answering its query: the
+    scenario in the game's own spelling (:func:`movecore.vocabulary.to_native`), cleaned
+    (:func:`clean_scenario`), or the typed error ``solve`` raises on it. The ``query`` is
+    optional (as for :func:`movecore.position`); when given, its keys, values and the
+    figure it names are checked. What only answering the query can find (a move too
+    large for the kernels' limits, a tile revealed where it cannot go) is left to
+    ``solve``. The game's reader loads no kernels (``movecore convert`` uses this); a
+    game registered without a reader (:func:`register_game`) is checked by solving the
+    scenario's query (without one, only its game is checked here).
+
+    >>> check_scenario({"game": "grid", "board": {"grid": "square4", "cells": [
+    ...     {"at": [0, 0]}]}, "figures": [{"id": "a", "at": [0, 0]}]})["figures"]
+    [{'id': 'a', 'at': [0, 0]}]
+    >>> check_scenario({"game": "grid", "board": {"grid": "square4", "cells": [
+    ...     {"at": [0, 0]}]}, "figures": [{"id": "a", "at": [0, 0]}],
+    ...     "query": {"figure": "b", "budget": 1}})
+    Traceback (most recent call last):
+    movecore.errors.QueryError: query.figure names figure 'b', which is not in the scenario; known figures: ['a']
+    """
+    scenario, game = _game_scenario(scenario)
+    from .vocabulary import to_native
+    native = dict(to_native(scenario))
+    read = _READERS.get(game)
     try:
-        result = _GAMES[game](dict(to_native(scenario)))
-        return with_common_fields(game, result) if scenario.get("fields") == "common" \
-            else result     # (a dict of the SolveResult shape)
-    except MovecoreError:
-        raise
+        if read is not None:
+            read(dict(native))
+        elif "query" in native:
+            _GAMES[game](dict(native))
     except RecursionError as exc:
         raise ScenarioError(f"scenario is nested too deeply: {exc}") from exc
+    return native
 
 
 # ------------------------------------------------------------------------ readers

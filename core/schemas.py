@@ -306,7 +306,7 @@ def _heroscape() -> dict:
 def _mage_knight() -> dict:
     from .kernels import _types as T
     from .games import mage_knight as M
-    from .games.mage_knight.position import _MODES
+    _MODES = M.MODES
     space = {"terrain": _enum(M.TERRAINS, null=True), "site": _enum(M.SITES, null=True),
              "conquered": BOOL, "owner": {"type": ["string", "integer", "null"]},
              "rampaging": _enum(M.RAMPAGING, null=True)}
@@ -376,7 +376,7 @@ def _mage_knight_query() -> list:
 def _tiny_epic_tactics() -> dict:
     from .kernels import _types as T
     from .games import tiny_epic_tactics as E
-    from .games.tiny_epic_tactics.position import _KINDS
+    from .games.tiny_epic_tactics.rules import KINDS as _KINDS
     elevation = _int(0, E.MAX_ELEVATION)
     return {
         ("board", "width"): _int(1, 4096), ("board", "height"): _int(1, 4096),
@@ -411,14 +411,14 @@ def _tiny_epic_tactics() -> dict:
 def _tiny_epic_tactics_query() -> list:
     """The three query types: a move (the default type), a knock back (of ``target``,
     by an ``attacker`` or in a ``direction``), a solo-mode move."""
-    from .games.tiny_epic_tactics.position import _KNOCK_KEYS, _MOVE_KEYS, _SOLO_KEYS
+    from .games.tiny_epic_tactics import rules as E
     return [
-        _only_keys(("figure",) + _MOVE_KEYS, ["figure", "budget"],
+        _only_keys(("figure",) + E.MOVE_KEYS, ["figure", "budget"],
                    properties={"type": {"const": "move"}}),
-        _only_keys(("target",) + _KNOCK_KEYS, ["target", "distance", "type"],
+        _only_keys(("target",) + E.KNOCK_KEYS, ["target", "distance", "type"],
                    properties={"type": {"const": "knock_back"}},
                    oneOf=[{"required": ["attacker"]}, {"required": ["direction"]}]),
-        _only_keys(("figure",) + _SOLO_KEYS, ["figure", "budget", "compass", "type"],
+        _only_keys(("figure",) + E.SOLO_KEYS, ["figure", "budget", "compass", "type"],
                    properties={"type": {"const": "solo"}},
                    **{"not": {"required": ["target", "climb"],
                             "properties": {"climb": {"const": True}}}}),

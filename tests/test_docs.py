@@ -18,7 +18,8 @@ MODULES = ["movecore", "movecore.board", "movecore.mover", "movecore.reach",
            "movecore.games.heroscape.position", "movecore.games.mage_knight.position",
            "movecore.games.dark_realms.rules", "movecore.examples",
            "movecore.games.mage_knight._map_changes", "movecore.games.dark_realms.position",
-           "movecore.reach._result", "movecore.reach._prepared"]
+           "movecore.reach._result", "movecore.reach._prepared",
+           "movecore.games.heroscape.rules"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -148,3 +148,26 @@ def end_order(board: Board, cells: np.ndarray, costs: np.ndarray) -> np.ndarray:
 
 def coord_list(board: Board, cells) -> list[list[int]]:
     return [list(board.coord(int(c))) for c in cells]
+
+
+def lazy_exports(module: str, names: Mapping[str, str]):
+    """``(__getattr__, __dir__)`` for a game package (PEP 562): each public name of
+    ``names`` (name -> submodule) is imported from ``module.<submodule>`` on its first
+    use, so importing the package (its rules: reading a scenario) loads no position,
+    reference search or kernel. ``from movecore.games.heroscape import Position`` works
+    as before."""
+    import importlib
+    import sys
+
+    def __getattr__(name: str):
+        sub = names.get(name)
+        if sub is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{module}.{sub}"), name)
+        setattr(sys.modules[module], name, value)
+        return value
+
+    def __dir__() -> list:
+        return sorted(set(vars(sys.modules[module])) | set(names))
+
+    return __getattr__, __dir__

@@ -1,31 +1,32 @@
 """A scenario in the common form (``movecore convert FILE``, :func:`movecore.to_common`):
 the reverse of :func:`movecore.vocabulary.to_native`, validated by the game's readers.
 
-It sits above the games and the engine: it asks :func:`movecore.solve` or
-:func:`movecore.position` to validate, and reads Descent's and Tiny Epic Tactics' boards
-with their own readers.
+It sits above the games and the engine: it asks
+:func:`movecore.scenario.check_scenario` (the game's ``read_scenario``) to validate, and
+reads Descent's and Tiny Epic Tactics' boards with their own readers. Neither solves
+nor builds a position: converting loads no kernel (nor numba).
 """
 from __future__ import annotations
 
 import copy
 from typing import Any, Mapping
 
-from ..vocabulary import LEVEL, ONLY_GRID, to_native
+from ..vocabulary import LEVEL, ONLY_GRID
 
 
 def to_common(scenario: Mapping) -> dict:
     """The scenario in the common form (``board.grid`` and ``board.cells`` with
-    ``level``), validated by the game's own reader on the way."""
-    from ..position import position
-    from ..scenario import solve
-    game = scenario.get("game")
-    native = to_native(scenario)
-    if "query" in native:
-        solve(native)       # the game's readers validate the whole scenario
-    else:
-        position(native)
+    ``level``), validated by the game's own reader on the way
+    (:func:`movecore.scenario.check_scenario`: the typed errors of
+    :func:`movecore.solve`, without solving; no kernel loads)."""
+    from ..scenario import _READERS, check_scenario
+    native = check_scenario(scenario)
+    game = native.get("game")
+    if game not in _READERS and "query" not in native:
+        from ..position import position
+        position(native)    # a game registered without a reader: its position reads it
     out = copy.deepcopy(dict(native))     # nothing of the caller's scenario is shared
-    if "fields" in scenario:
+    if isinstance(scenario, Mapping) and "fields" in scenario:
         out["fields"] = scenario["fields"]
     board = out["board"]
     if game == "grid":

@@ -16,14 +16,7 @@ def cmd_schema(args) -> int:
 
 def cmd_convert(args) -> int:
     from ..scenario import read_scenario as _read
-    from ..errors import ScenarioError
-    scenario = _read(args.file)
-    if not isinstance(scenario, dict):
-        raise ScenarioError(f"a scenario is a JSON object; got {type(scenario).__name__}")
-    if not isinstance(scenario.get("game"), str):
-        from .. import solve
-        solve(scenario)     # the typed error naming the missing game
-    common = to_common(scenario)
+    common = to_common(_read(args.file))   # (validated as solve() reads it, not solved)
     sys.stdout.write(json.dumps(common) if args.compact else format_scenario(common))
     sys.stdout.write("\n")
     return 0

@@ -55,7 +55,6 @@ from ...board import GRID_KINDS, Board, Link
 from ...errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError
 from ...kernels import _types as T
 from ...mover import Mover
-from ...reach import distance_field, reach
 from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_id,
                         get_int, get_list, get_str)
 from .._common import coord_list, end_order, find_figure, read_figures
@@ -256,6 +255,12 @@ def _trap_layer(scene: Scene, fig: Figure):
     return traps, min(n, MAX_TRAPS_TRACKED)
 
 
+def _check_stamina(fig: Figure, stamina: int) -> None:
+    if stamina and fig.side != "hero":
+        raise QueryError(f"{fig.id!r} is a {fig.side}; only heroes can spend Stamina "
+                         f"(got stamina {stamina})")
+
+
 def move_ends(scene: Scene, fig: Figure, card_move: int, stamina: int = 0,
               paths: bool = False) -> list[dict]:
     """Every end of a move worth ``card_move`` spaces, extendable by ``stamina``.
@@ -272,9 +277,8 @@ def move_ends(scene: Scene, fig: Figure, card_move: int, stamina: int = 0,
     ...  for e in move_ends(scene, scene.figure("a"), 1, stamina=1)]
     [([0, 0], 0, 0, 0), ([1, 0], 1, 0, 1), ([2, 0], 2, 1, 1)]
     """
-    if stamina and fig.side != "hero":
-        raise QueryError(f"{fig.id!r} is a {fig.side}; only heroes can spend Stamina "
-                         f"(got stamina {stamina})")
+    _check_stamina(fig, stamina)
+    from ...reach import reach      # (the kernels load at the first move, not the reading)
     pen, max_pen = _trap_layer(scene, fig)
     r = reach(scene.board, scene.mover(fig), fig.cell, card_move + stamina,
               occupant=scene.occupant(fig), cell_flags=scene.cell_flags(fig),
@@ -349,6 +353,7 @@ def choose_targets(scene: Scene, enemy: Figure) -> list[Figure]:
     tier = _target_tier(scene)
     if len(tier) <= 1:
         return tier
+    from ...reach import distance_field
     field_ = distance_field(scene.board, scene.mover(enemy), [enemy.cell],
                             occupant=scene.occupant(enemy),
                             cell_flags=scene.cell_flags(enemy))
@@ -393,6 +398,7 @@ class _Routes:
     avoidance order of the scene; ``order(traps, steps)`` is that order's key."""
 
     def __init__(self, scene: Scene, enemy: Figure, budget: int, goal: list[int]):
+        from ...reach import reach
         self.scene, self.enemy = scene, enemy
         occ = scene.occupant(enemy)
         flags = scene.cell_flags(enemy)
@@ -635,11 +641,15 @@ def enemy_destination(scene: Scene, enemy: Figure, target: Figure, move: int,
             "in_range": bool(in_range(dest)), "reason": how}
 
 
-def enemy_turn(scene: Scene, enemy: Figure, move: int, attack_range: int = 1) -> dict:
-    """Target choice and destination of one enemy move action."""
+def _check_enemy(enemy: Figure) -> None:
     if enemy.side != "enemy":
         raise QueryError(f"query.enemy names {enemy.id!r}, a {enemy.side}; the enemy AI "
                          f"moves enemies only")
+
+
+def enemy_turn(scene: Scene, enemy: Figure, move: int, attack_range: int = 1) -> dict:
+    """Target choice and destination of one enemy move action."""
+    _check_enemy(enemy)
     targets = choose_targets(scene, enemy)
     moves = [enemy_destination(scene, enemy, t, move, attack_range) for t in targets]
     return _enemy_turn_result(scene, enemy, move, attack_range, targets, moves)
@@ -692,9 +702,13 @@ def _card_move(scene: Scene, query: dict) -> int:
     return roll + get_int(query, "bonus", "query", 0, lo=0, hi=MAX_MOVE)
 
 
-def _solve_scene(scene: Scene, query: dict, enemy_ai=None) -> dict:
-    """solve() of a query on a scene; ``enemy_ai(scene, enemy, move, attack_range)``
-    answers enemy queries (default :func:`enemy_turn`)."""
+def read_query(scene: Scene, query) -> tuple:
+    """``(kind, figure, values)`` of a scenario's ``query`` on ``scene``, checked as
+    :func:`movecore.solve` checks it: ``kind`` is ``"enemy"`` (values: move, attack
+    range), ``"teleport"`` (distance), ``"die"`` (die, bonus, stamina, paths),
+    ``"stamina_only"`` (stamina, paths) or ``"move"`` (card move, stamina, paths)."""
+    query = expect_object(query, "query")
+    expect_keys(query, "query", _QUERY_KEYS)
     paths = get_bool(query, "paths", "query", False)
     if "enemy" in query:
         _only(query, "enemy", ("enemy", "move", "roll", "bonus", "attack_range"))
@@ -703,23 +717,21 @@ def _solve_scene(scene: Scene, query: dict, enemy_ai=None) -> dict:
             raise ScenarioError("an enemy query needs 'move' (Move N) or 'roll'")
         move = _card_move(scene, query)
         rng = get_int(query, "attack_range", "query", 1, lo=1, hi=MAX_MOVE)
-        return (enemy_ai or enemy_turn)(scene, enemy, move, rng)
+        _check_enemy(enemy)
+        return "enemy", enemy, (move, rng)
     if "figure" not in query:
         raise ScenarioError("query needs 'figure' (a figure's id) or 'enemy' (enemy AI)")
     fig = scene.figure(get_id(query, "figure", "query"))
-    head = {"figure": fig.id}
     if "teleport" in query:
         _only(query, "teleport", ("figure", "teleport"))
-        n = get_int(query, "teleport", "query", lo=0, hi=MAX_MOVE)
-        return {**head, "kind": "teleport", "teleport": n,
-                "ends": teleport_ends(scene, fig, n)}
+        return "teleport", fig, (get_int(query, "teleport", "query", lo=0, hi=MAX_MOVE),)
     if "die" in query:
         _only(query, "die", ("figure", "die", "bonus", "stamina"))
         die = get_str(query, "die", "query", DICE)
         bonus = get_int(query, "bonus", "query", 0, lo=0, hi=MAX_MOVE)
         stamina = get_int(query, "stamina", "query", 0, lo=0, hi=MAX_MOVE)
-        return {**head, "kind": "die", "die": die, "bonus": bonus, "stamina": stamina,
-                "ends": die_odds(scene, fig, die, bonus, stamina, paths)}
+        _check_stamina(fig, stamina)
+        return "die", fig, (die, bonus, stamina, paths)
     if get_bool(query, "stamina_only", "query", False):
         _only(query, "stamina_only", ("figure", "stamina_only", "stamina"))
         if fig.side != "hero":
@@ -729,16 +741,54 @@ def _solve_scene(scene: Scene, query: dict, enemy_ai=None) -> dict:
             raise QueryError(f"hero {fig.id!r} has already made its Stamina-only move this "
                              f"round (stamina_moved); one such move per round")
         stamina = get_int(query, "stamina", "query", lo=0, hi=MAX_MOVE)
-        return {**head, "kind": "stamina_only", "card_move": 0, "stamina": stamina,
-                "ends": move_ends(scene, fig, 0, stamina, paths)}
+        return "stamina_only", fig, (stamina, paths)
     _only(query, "move", ("figure", "move", "roll", "bonus", "stamina", "stamina_only"))
     if "move" not in query and "roll" not in query:
         raise ScenarioError("query needs one of 'move', 'roll', 'stamina_only', 'die', "
                             "'teleport' (or 'enemy' for the enemy AI)")
     card = _card_move(scene, query)
     stamina = get_int(query, "stamina", "query", 0, lo=0, hi=MAX_MOVE)
+    _check_stamina(fig, stamina)
+    return "move", fig, (card, stamina, paths)
+
+
+def _solve_scene(scene: Scene, query: dict, enemy_ai=None) -> dict:
+    """solve() of a query on a scene; ``enemy_ai(scene, enemy, move, attack_range)``
+    answers enemy queries (default :func:`enemy_turn`)."""
+    kind, fig, values = read_query(scene, query)
+    if kind == "enemy":
+        return (enemy_ai or enemy_turn)(scene, fig, *values)
+    head = {"figure": fig.id}
+    if kind == "teleport":
+        n, = values
+        return {**head, "kind": "teleport", "teleport": n,
+                "ends": teleport_ends(scene, fig, n)}
+    if kind == "die":
+        die, bonus, stamina, paths = values
+        return {**head, "kind": "die", "die": die, "bonus": bonus, "stamina": stamina,
+                "ends": die_odds(scene, fig, die, bonus, stamina, paths)}
+    if kind == "stamina_only":
+        stamina, paths = values
+        return {**head, "kind": "stamina_only", "card_move": 0, "stamina": stamina,
+                "ends": move_ends(scene, fig, 0, stamina, paths)}
+    card, stamina, paths = values
     return {**head, "kind": "move", "card_move": card, "stamina": stamina,
             "ends": move_ends(scene, fig, card, stamina, paths)}
+
+
+def read_scenario(scenario, query: bool = True) -> Scene:
+    """Read and validate a Dark Realms scenario: its scene (:func:`read_scene`) and,
+    when given, its query (:func:`read_query`), raising the typed errors
+    :func:`movecore.solve` raises (``query=False``: the query is not read, as
+    ``Position.from_scenario`` does). Pure reading: it loads no kernel."""
+    scenario = expect_object(scenario, "scenario")
+    s = dict(scenario)
+    query = query and "query" in s
+    s.setdefault("query", {})
+    scene = read_scene(s)
+    if query:
+        read_query(scene, s["query"])
+    return scene
 
 
 def board_degree(board: Board) -> int:

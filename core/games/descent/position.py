@@ -24,7 +24,7 @@ from ...errors import IllegalMoveError, PlacementError, QueryError, ScenarioErro
 from ...kernels import _types as T
 from ...position import Moves, check_actions, figure_key, locked, register_position
 from ...position import Position as _Position
-from ...scenario import as_coord, expect_keys, expect_object, get_bool, get_list, get_str
+from ...scenario import as_coord, expect_keys, expect_object, get_bool
 from . import rules as D
 from ._answers import _Columns, _Extra, _GameWords
 from ._doors import _DoorStates
@@ -40,7 +40,7 @@ from ._kind_graph import NODES_MAX  # noqa: F401
 from ._layers import _KindState, wound_cap  # noqa: F401
 from ._static import _STATICS  # noqa: F401
 
-_QUERY_KEYS = ("action", "fatigue", "mp", "paths")
+_QUERY_KEYS = D.QUERY_KEYS
 _NO_BOOL = np.zeros(0, np.bool_)
 _NO_INT = np.zeros(0, T.INDEX)
 
@@ -230,29 +230,13 @@ class Position(_DoorStates, _GameWords, _KindLayers, _Position):
 
     @classmethod
     def _read_parts(cls, scenario: Mapping, query) -> "Position":
-        dungeon = D.read_board(scenario["board"])
-        opts = expect_object(scenario.get("options", {}), "options")
-        expect_keys(opts, "options", ("corner_cutting", "ice", "large_turns",
-                                      "large_jumps", "hound_slides"))
-        corner = get_bool(opts, "corner_cutting", "options", True)
-        ice = get_str(opts, "ice", "options", ("normal", "stop"), "normal")
-        turns = get_str(opts, "large_turns", "options", D.LARGE_TURNS, "all")
-        jumps = get_bool(opts, "large_jumps", "options", False)
-        slides = get_bool(opts, "hound_slides", "options", False)
-        party = expect_object(scenario.get("party", {}), "party")
-        expect_keys(party, "party", ("rune_keys",))
-        keys = get_list(party, "rune_keys", "party", [])
-        for k in keys:
-            if not isinstance(k, str):
-                raise ScenarioError(f"party.rune_keys must hold rune key names; got "
-                                    f"{k!r:.60}")
-        figures = D.read_figures(scenario["figures"], dungeon)
+        st = D.read_scenario(scenario, query=False)
+        dungeon, figures, turns = st.dungeon, st.figures, st.options["large_turns"]
         if query is not None:
             box = _reach_window(dungeon, figures, query, turns)
             if box is not None:
                 dungeon, figures = box
-        return cls(dungeon, figures, rune_keys=keys, corner_cutting=corner, ice=ice,
-                   large_turns=turns, large_jumps=jumps, hound_slides=slides)
+        return cls(dungeon, figures, rune_keys=st.rune_keys, **st.options)
 
     def copy(self) -> "Position":
         """An independent position: figure lists, door states and squares copied; the
@@ -771,13 +755,7 @@ class Position(_DoorStates, _GameWords, _KindLayers, _Position):
     def solve(self, query: Mapping) -> dict:
         """``movecore.solve()``'s result for a query dict in the game's words
         (``{"figure": id, "action": ..., "paths": ...}``)."""
-        query = expect_object(query, "query")
-        expect_keys(query, "query", ("figure",) + _QUERY_KEYS, required=("figure",))
-        fid = query["figure"]
-        i = self.index.get(figure_key(fid), -1)
-        if i < 0 or not self.alive[i]:
-            raise QueryError(f"query.figure names {fid!r}, which is not in the scenario; "
-                             f"known figures: {self.figures}")
+        fid = D.read_query(query, self.figures)
         q = {k: v for k, v in query.items() if k != "figure"}
         m = self.legal_moves(fid, **q)
         return {"figure": fid, "mp": m._extra.mp, "ends": m.to_dicts()}

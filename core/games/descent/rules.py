@@ -58,6 +58,7 @@ from typing import Any
 
 from ...errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError
 from ...kernels import _types as T
+from ...position import figure_key
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
                         get_list, get_str)
 
@@ -630,3 +631,67 @@ def movement_points(fig: Hero, query: dict) -> int:
     elif action is not None:
         get_str(query, "action", "query", ACTIONS)
     return mp + fatigue
+
+
+# ----------------------------------------------------------------------------- scenario
+#: The keys of a ``solve()`` query besides ``figure`` (those ``legal_moves`` takes).
+QUERY_KEYS = ("action", "fatigue", "mp", "paths")
+OPTION_KEYS = ("corner_cutting", "ice", "large_turns", "large_jumps", "hound_slides")
+
+
+def read_query(query, figures: list) -> Any:
+    """The id of the figure a scenario's ``query`` moves (one of ``figures``, the ids in
+    play), its keys checked (the values: :func:`movement_points`, ``paths``)."""
+    query = expect_object(query, "query")
+    expect_keys(query, "query", ("figure",) + QUERY_KEYS, required=("figure",))
+    fid = query["figure"]
+    if figure_key(fid) not in figures:
+        raise QueryError(f"query.figure names {fid!r}, which is not in the scenario; "
+                         f"known figures: {figures}")
+    return fid
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A Descent scenario read (:func:`read_scenario`): what a position is built of."""
+    dungeon: Dungeon
+    figures: list
+    rune_keys: list
+    options: dict
+
+
+def read_scenario(scenario, query: bool = True) -> Setup:
+    """Read and validate a Descent scenario: ``board`` (:func:`read_board`),
+    ``options``, ``party`` (its rune keys), ``figures`` (:func:`read_figures`) and, when
+    given, ``query`` (:func:`read_query`, then the figure's MP,
+    :func:`movement_points`), raising the typed errors :func:`movecore.solve` raises
+    (``query=False``: the query is not read, as ``Position.from_scenario`` does).
+    ``options`` holds the position's keywords (``corner_cutting``, ``ice``,
+    ``large_turns``, ``large_jumps``, ``hound_slides``). Pure reading: it loads no
+    kernel."""
+    scenario = expect_object(scenario, "scenario")
+    expect_keys(scenario, "scenario", ("game", "board", "options", "party", "figures",
+                                       "query"), required=("board", "figures"))
+    dungeon = read_board(scenario["board"])
+    opts = expect_object(scenario.get("options", {}), "options")
+    expect_keys(opts, "options", OPTION_KEYS)
+    options = {"corner_cutting": get_bool(opts, "corner_cutting", "options", True),
+               "ice": get_str(opts, "ice", "options", ("normal", "stop"), "normal"),
+               "large_turns": get_str(opts, "large_turns", "options", LARGE_TURNS, "all"),
+               "large_jumps": get_bool(opts, "large_jumps", "options", False),
+               "hound_slides": get_bool(opts, "hound_slides", "options", False)}
+    party = expect_object(scenario.get("party", {}), "party")
+    expect_keys(party, "party", ("rune_keys",))
+    keys = get_list(party, "rune_keys", "party", [])
+    for k in keys:
+        if not isinstance(k, str):
+            raise ScenarioError(f"party.rune_keys must hold rune key names; got "
+                                f"{k!r:.60}")
+    figures = read_figures(scenario["figures"], dungeon)
+    if query and "query" in scenario:
+        q = scenario["query"]
+        fid = read_query(q, [f.id for f in figures])
+        fig = next(f for f in figures if f.id == figure_key(fid))
+        movement_points(fig, {k: v for k, v in q.items() if k != "figure"})
+        get_bool(q, "paths", "query", False)
+    return Setup(dungeon, figures, keys, options)

@@ -33,7 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 import copy as _copy
-from typing import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Mapping
 
 from ...board import GRID_KINDS, Board, Link
 from ...errors import BoardError, IllegalMoveError, PlacementError, QueryError, describe
@@ -42,7 +43,8 @@ from ...mover import Mover
 from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
                          figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
-from ...reach import Prepared, prepare, reach
+if TYPE_CHECKING:
+    from ...reach import Prepared
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_coord, get_int,
                         get_list, get_str, register_game)
 from .._common import coord_list, read_figures, token_masks
@@ -102,7 +104,66 @@ def read_options(opts) -> dict:
                           hi=2 * T.MAX_HEIGHT, allow_none=True))
 
 
-_QUERY_KEYS = ("budget", "paths", "provoke")
+#: The keys of a ``solve()`` query besides ``figure`` (those ``legal_moves`` takes).
+QUERY_KEYS = _QUERY_KEYS = ("budget", "paths", "provoke")
+
+
+def read_query(query, figures: list):
+    """The id of the figure a scenario's ``query`` moves (one of ``figures``, the ids in
+    play), its keys and ``budget`` checked."""
+    query = expect_object(query, "query")
+    expect_keys(query, "query", ("figure",) + QUERY_KEYS, required=("figure", "budget"))
+    fid = query["figure"]
+    if figure_key(fid) not in figures:
+        raise QueryError(f"query.figure names figure {fid!r}, which is not in the "
+                         f"scenario; known figures: {figures}")
+    get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+    return fid
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A grid scenario read (:func:`read_scenario`): what a position is built of."""
+    board: Board
+    table: list
+    figures: list       # (id, team, cell)
+    options: dict
+    default_query: dict
+    provoke: list
+
+
+def read_scenario(scenario, query: bool = True) -> Setup:
+    """Read and validate a grid scenario: ``board`` (:func:`build_board`), ``options``
+    (:func:`read_options`), ``figures``, the provoke tokens of its ``query`` and, when
+    given, the query itself (:func:`read_query`, then ``paths``), raising the typed
+    errors :func:`movecore.solve` raises (``query=False``: only the tokens and default
+    budget of the query are read, as ``Position.from_scenario`` does). Pure reading: it
+    loads no kernel."""
+    scenario = expect_object(scenario, "scenario")
+    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                required=("board", "figures"))
+    board, table = build_board(scenario["board"])
+    options = read_options(scenario.get("options", {}))
+    figures = read_figures(board, scenario["figures"])
+    for f in figures:
+        if table[board.terrain[f.cell]] < 0:
+            raise PlacementError(f"figure {f.id!r} stands on "
+                                 f"{list(board.coord(f.cell))}, a cell that cannot be "
+                                 f"entered (cost -1)")
+    q = scenario.get("query")
+    default = {}
+    provoke = []
+    if isinstance(q, Mapping):
+        if "budget" in q:
+            default["budget"] = q["budget"]
+        provoke = [as_coord(t, f"query.provoke[{k}]")
+                   for k, t in enumerate(get_list(q, "provoke", "query", []))]
+        token_masks(board, dict.fromkeys(provoke))      # (at most 64: LimitError)
+    if query and "query" in scenario:
+        read_query(q, [f.id for f in figures])
+        get_bool(q, "paths", "query", False)
+    return Setup(board, table, [(f.id, f.team, f.cell) for f in figures], options,
+                 default, provoke)
 
 
 @register_position("grid")
@@ -187,28 +248,9 @@ class Position(CellActions, _Position):
     # ---------------------------------------------------------------- construction
     @classmethod
     def from_scenario(cls, scenario: Mapping) -> "Position":
-        scenario = expect_object(scenario, "scenario")
-        expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
-                    required=("board", "figures"))
-        board, table = build_board(scenario["board"])
-        options = read_options(scenario.get("options", {}))
-        figures = read_figures(board, scenario["figures"])
-        for f in figures:
-            if table[board.terrain[f.cell]] < 0:
-                raise PlacementError(f"figure {f.id!r} stands on "
-                                     f"{list(board.coord(f.cell))}, a cell that cannot be "
-                                     f"entered (cost -1)")
-        q = scenario.get("query")
-        default = {}
-        provoke = []
-        if isinstance(q, Mapping):
-            if "budget" in q:
-                default["budget"] = q["budget"]
-            provoke = [as_coord(t, f"query.provoke[{k}]")
-                       for k, t in enumerate(get_list(q, "provoke", "query", []))]
-            token_masks(board, dict.fromkeys(provoke))      # (at most 64: LimitError)
-        return cls(board, table, [(f.id, f.team, f.cell) for f in figures], options=options,
-                   default_query=default, scenario=scenario, provoke=provoke)
+        st = read_scenario(scenario, query=False)
+        return cls(st.board, st.table, st.figures, options=st.options,
+                   default_query=st.default_query, scenario=scenario, provoke=st.provoke)
 
     def copy(self) -> "Position":
         """An independent position: figure arrays copied, board and tables shared."""
@@ -440,6 +482,7 @@ class Position(CellActions, _Position):
                         mover = Mover(terrain_cost=self.table, team=team, **self.options)
                         layers = dict(cell_flags=self._tok_flags, zoc=self._tok_zoc) \
                             if self._tokens else {}
+                        from ...reach import prepare
                         proto = self._proto[key] = prepare(
                             self.board, mover, min(top, T.MAX_BUDGET), occupant=self.occ,
                             **layers)
@@ -599,6 +642,7 @@ class Position(CellActions, _Position):
             qflags = np.zeros(board.n_cells, np.uint8)
             qflags[token_cells] = T.CELL_BLOCKED
         mover = Mover(terrain_cost=self.table, team=int(self.team[i]), **self.options)
+        from ...reach import reach
         return reach(board, mover, int(self.cell[i]), budget, occupant=self.occ,
                      cell_flags=qflags, zoc=token_masks(board, token_at))
 
@@ -676,13 +720,7 @@ class Position(CellActions, _Position):
 
     def solve(self, query: Mapping) -> dict:
         """``solve()``'s result for a scenario ``query`` object (with ``figure``)."""
-        query = expect_object(query, "query")
-        expect_keys(query, "query", ("figure",) + _QUERY_KEYS, required=("figure", "budget"))
-        fid = query["figure"]
-        if figure_key(fid) not in self.index or not self.alive[self.index[fid]]:
-            raise QueryError(f"query.figure names figure {fid!r}, which is not in the "
-                             f"scenario; known figures: {self.figures}")
-        get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+        fid = read_query(query, self.figures)
         m = self.legal_moves(fid, **{k: v for k, v in query.items() if k != "figure"})
         return {"figure": fid, "ends": m.to_dicts()}
 
@@ -722,7 +760,7 @@ def _reset_tokens(pos: Position, tokens) -> None:
         pos._place_token(tuple(t))
 
 
-@register_game("grid")
+@register_game("grid", read=read_scenario)
 def solve_grid(scenario: dict) -> dict:
     expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
                 required=("board", "figures", "query"))

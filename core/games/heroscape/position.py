@@ -46,15 +46,15 @@ from ...kernels import _types as T
 from ...position import (Moves, check_actions, figure_key, fresh_lock, locked,
                          new_figure_id, register_position)
 from ...position import Position as _Position
-from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_id, get_int,
-                        get_str)
+from ...scenario import as_coord, get_bool, get_int
 from . import rules as hs
 from ._entry import _jit
 from ._figure_moves import _FigureMoves
 from ._layers import _MAX_BITS, _Layers
 from ._shared import _Info, _falls, _static
 
-_QUERY_KEYS = ("move", "paths", "never_attacked_leaving")
+_QUERY_KEYS = hs.QUERY_KEYS
+read_rules = hs.read_rules     # (its old home: ``heroscape.position.read_rules``)
 
 
 # ------------------------------------------------------------------------------ position
@@ -176,13 +176,8 @@ class Position(_Layers, _FigureMoves, _Position):
     @classmethod
     def from_scenario(cls, scenario: Mapping) -> "Position":
         """The position of a scenario dict (its ``query``, if any, is not used)."""
-        scenario = expect_object(scenario, "scenario")
-        expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
-                    required=("board", "figures"))
-        field_ = hs.build_battlefield(scenario["board"])
-        rules = read_rules(scenario.get("options", {}))
-        army = hs.read_army(field_, scenario["figures"])
-        return cls(field_, army, rules, scenario=scenario)
+        setup = hs.read_scenario(scenario, query=False)
+        return cls(setup.field, setup.army, setup.rules, scenario=scenario)
 
     def copy(self) -> "Position":
         """An independent position: per-position arrays copied; battlefield, placement
@@ -730,40 +725,13 @@ class Position(_Layers, _FigureMoves, _Position):
 
     def solve(self, query: Mapping) -> dict:
         """``solve()``'s result for a scenario ``query`` object (with ``figure``)."""
-        query = expect_object(query, "query")
-        expect_keys(query, "query", ("figure",) + _QUERY_KEYS, required=("figure",))
-        fid = get_id(query, "figure", "query")
-        move = get_int(query, "move", "query", None, lo=0, hi=T.MAX_BUDGET,
-                       allow_none=True)
-        want_paths = get_bool(query, "paths", "query", False)
-        calm = get_bool(query, "never_attacked_leaving", "query", False)
-        i = self.index.get(figure_key(fid), -1)
-        if i < 0 or not self.alive[i]:
-            raise QueryError(f"query.figure names figure {fid!r}, which is not in the "
-                             f"scenario; known figures: {self.figures}")
-        kw = {"paths": True} if want_paths else {}
-        if calm:
-            kw["never_attacked_leaving"] = True
-        if move is not None:
-            kw["move"] = move
+        fid, kw = hs.read_query(query, self.figures)
+        i = self.index[figure_key(fid)]
+        move = kw.get("move")
         m = self.legal_moves(fid, **kw)
         return {"figure": fid, "double_space": bool(self.double[i]),
                 "mode": self.rules.mode, "move": int(self.move[i]) if move is None
                 else move, "ends": m.to_dicts()}
-
-
-def read_rules(opts) -> hs.Rules:
-    """``options`` of a Heroscape scenario."""
-    opts = expect_object(opts, "options")
-    expect_keys(opts, "options", ("mode", "climb_limit", "flyers_stop_in_water",
-                                  "flyers_stop_on_glyphs"))
-    return hs.Rules(mode=get_str(opts, "mode", "options", hs.MODES, "master"),
-                    climb_limit=get_str(opts, "climb_limit", "options", hs.CLIMB_LIMITS,
-                                        "below_height"),
-                    flyers_stop_in_water=get_bool(opts, "flyers_stop_in_water", "options",
-                                                  False),
-                    flyers_stop_on_glyphs=get_bool(opts, "flyers_stop_on_glyphs",
-                                                   "options", False))
 
 
 # ------------------------------------------------------------------ undo entries

@@ -84,11 +84,12 @@ from typing import Any
 import numpy as np
 
 from ...board import Board, Link
-from ...errors import BoardError, LimitError, PlacementError, ScenarioError
+from ...errors import BoardError, LimitError, PlacementError, QueryError, ScenarioError
 from ...errors import describe
 from ...kernels import _types as T
-from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_int,
-                        get_list)
+from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_id, get_int,
+                        get_list, get_str)
+from ...position import figure_key
 from .._common import read_figures
 
 #: Land terrains: each space costs 1 to enter, whatever it is made of.
@@ -388,6 +389,76 @@ class Rules:
     climb_limit: str = "below_height"
     flyers_stop_in_water: bool = False
     flyers_stop_on_glyphs: bool = False
+
+
+def read_rules(opts) -> Rules:
+    """``options`` of a Heroscape scenario."""
+    opts = expect_object(opts, "options")
+    expect_keys(opts, "options", ("mode", "climb_limit", "flyers_stop_in_water",
+                                  "flyers_stop_on_glyphs"))
+    return Rules(mode=get_str(opts, "mode", "options", MODES, "master"),
+                 climb_limit=get_str(opts, "climb_limit", "options", CLIMB_LIMITS,
+                                     "below_height"),
+                 flyers_stop_in_water=get_bool(opts, "flyers_stop_in_water", "options",
+                                               False),
+                 flyers_stop_on_glyphs=get_bool(opts, "flyers_stop_on_glyphs",
+                                                "options", False))
+
+
+#: The keys of a ``solve()`` query besides ``figure`` (those ``legal_moves`` takes).
+QUERY_KEYS = ("move", "paths", "never_attacked_leaving")
+
+
+def read_query(query, figures: list) -> tuple:
+    """``(figure id, legal_moves keywords)`` of a scenario's ``query``: ``figure`` (one of
+    ``figures``, the ids in play), ``move`` (default: the figure's Move), ``paths``,
+    ``never_attacked_leaving``."""
+    query = expect_object(query, "query")
+    expect_keys(query, "query", ("figure",) + QUERY_KEYS, required=("figure",))
+    fid = get_id(query, "figure", "query")
+    move = get_int(query, "move", "query", None, lo=0, hi=T.MAX_BUDGET, allow_none=True)
+    want_paths = get_bool(query, "paths", "query", False)
+    calm = get_bool(query, "never_attacked_leaving", "query", False)
+    if figure_key(fid) not in figures:
+        raise QueryError(f"query.figure names figure {fid!r}, which is not in the "
+                         f"scenario; known figures: {figures}")
+    kw: dict[str, Any] = {"paths": True} if want_paths else {}
+    if calm:
+        kw["never_attacked_leaving"] = True
+    if move is not None:
+        kw["move"] = move
+    return fid, kw
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A Heroscape scenario read (:func:`read_scenario`): what a position is built of."""
+    field: Battlefield
+    rules: Rules
+    army: list
+
+
+def read_scenario(scenario, query: bool = True) -> Setup:
+    """Read and validate a Heroscape scenario: ``board`` (:func:`build_battlefield`),
+    ``options`` (:func:`read_rules`), ``figures`` (:func:`read_army`) and, when given,
+    ``query`` (:func:`read_query`), raising the typed errors :func:`movecore.solve`
+    raises (``query=False``: the query is not read, as ``Position.from_scenario``
+    does). Pure reading: it loads no kernel (``movecore convert`` validates with it).
+
+    >>> s = read_scenario({"board": {"cells": [{"at": [0, 0]}, {"at": [1, 0]}]},
+    ...     "figures": [{"id": "a", "team": "red", "at": [0, 0]}]})
+    >>> s.rules.mode, [f.id for f in s.army]
+    ('master', ['a'])
+    """
+    scenario = expect_object(scenario, "scenario")
+    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                required=("board", "figures"))
+    field_ = build_battlefield(scenario["board"])
+    rules = read_rules(scenario.get("options", {}))
+    army = read_army(field_, scenario["figures"])
+    if query and "query" in scenario:
+        read_query(scenario["query"], [f.id for f in army])
+    return Setup(field_, rules, army)
 
 
 def _max_penalty(n_enemies: int, budget: int) -> int:

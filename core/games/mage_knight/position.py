@@ -28,26 +28,23 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ...errors import (IllegalMoveError, LimitError, PlacementError, QueryError,
-                      ScenarioError, describe)
+from ...errors import IllegalMoveError, LimitError, PlacementError, QueryError, describe
 from ...kernels import _types as T
 from ...mover import Mover
 from ...position import (BUILD_LOCK, CellActions, Moves, cell_index, figure_key,
                          new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
-from ...scenario import (expect_keys, expect_object, get_bool, get_int, get_list,
-                        get_str)
+from ...scenario import get_bool, get_int, get_list, get_str
 from . import rules as mk
 from ._ends import _ROWS, _Columns, _finish_ends
 from ._layers import (_FLAG_NO_END, _FORBIDS, _TABLE_MODE, _TABLES, _Layers,
                       _build_layers, _direct_key, _table)
 from ._map_changes import _MapChanges
-from .map import read_map
 from ._search_tree import _SearchTreeAnswers
 
-_QUERY_KEYS = ("budget", "paths", "mode", "end_safe", "reveal")
-_MODES = ("move", "direct")
+_QUERY_KEYS = mk.QUERY_KEYS
+_MODES = mk.MODES
 #: Prepared queries kept per position (cost tables x kinds of player); more are dropped.
 _MAX_PREPARED = 32
 
@@ -161,24 +158,10 @@ class Position(_MapChanges, _SearchTreeAnswers, CellActions, _Position):
     @classmethod
     def from_scenario(cls, scenario: Mapping) -> "Position":
         """The position of a scenario dict (its ``query`` gives the default budget)."""
-        scenario = expect_object(scenario, "scenario")
-        expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
-                    required=("board", "figures"))
-        m = read_map(scenario["board"])
-        opts = expect_object(scenario.get("options", {}), "options")
-        expect_keys(opts, "options", mk.OPTION_KEYS)
-        time = get_str(opts, "time", "options", mk.TIMES, "day")
-        pvp = get_bool(opts, "pvp", "options", True)
-        reductions, enter = mk.read_effects(opts)
-        turn = mk.read_turn(opts)
-        cities = get_str(opts, "cities", "options", mk.CITY_RULES, "open")
-        heroes = mk.read_heroes(m, scenario["figures"])
-        q = scenario.get("query")
-        default = {}
-        if isinstance(q, Mapping) and "budget" in q:
-            default["budget"] = q["budget"]
-        return cls(m, heroes, time=time, pvp=pvp, reductions=reductions, enter=enter,
-                   default_query=default, scenario=scenario, turn=turn, cities=cities)
+        st = mk.read_scenario(scenario, query=False)
+        return cls(st.map, st.heroes, time=st.time, pvp=st.pvp, reductions=st.reductions,
+                   enter=st.enter, default_query=st.default_query, scenario=scenario,
+                   turn=st.turn, cities=st.cities)
 
     def copy(self) -> "Position":
         """An independent position: hero arrays copied; the map, the derived layers and
@@ -377,11 +360,7 @@ class Position(_MapChanges, _SearchTreeAnswers, CellActions, _Position):
         paths = query.get("paths", False)
         if paths is not False and paths is not True:
             paths = get_bool(query, "paths", "query", False)
-        end_safe = True
-        if "end_safe" in query:
-            if mode != "direct":
-                raise ScenarioError("query.end_safe applies to mode \"direct\" only")
-            end_safe = get_bool(query, "end_safe", "query", True)
+        end_safe = mk.end_safe_of(query, mode)
         reveal = query.get("reveal")
         if reveal is not None:
             reveal = get_list(query, "reveal", "query", [])
@@ -611,15 +590,8 @@ class Position(_MapChanges, _SearchTreeAnswers, CellActions, _Position):
     def solve(self, query: Mapping) -> dict:
         """``solve()``'s result for a scenario ``query`` object (with ``figure``):
         ``figure``, ``mode``, ``time``, ``ends``, ``explore`` (and ``revealed``)."""
-        query = expect_object(query, "query")
-        expect_keys(query, "query", ("figure",) + _QUERY_KEYS, required=("figure", "budget"))
-        mode = get_str(query, "mode", "query", _MODES, "move")
-        get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
-        get_bool(query, "paths", "query", False)
-        fid = query["figure"]
-        if figure_key(fid) not in self.index or not self.alive[self.index[fid]]:
-            raise QueryError(f"query.figure names hero {fid!r}, which is not in the "
-                             f"scenario; known heroes: {self.figures}")
+        fid = mk.read_query(query, self.figures)
+        mode = query.get("mode", "move")
         rest = {k: v for k, v in query.items() if k != "figure"}
         pos = self
         revealed = []

@@ -52,9 +52,10 @@ import numpy as np
 from ...board import Board
 from ...errors import LimitError, PlacementError, QueryError, ScenarioError, describe
 from ...kernels import _types as T
+from ...position import figure_key
 from ...scenario import (expect_keys, expect_object, get_bool, get_coord, get_id, get_int,
-                        get_list)
-from .map import COST_CLASSES, INACCESSIBLE, WITHIN_TWO, MageKnightMap
+                        get_list, get_str)
+from .map import COST_CLASSES, INACCESSIBLE, WITHIN_TWO, MageKnightMap, _read_tile, read_map
 
 # ---------------------------------------------------------------------------- words
 
@@ -346,6 +347,84 @@ def read_heroes(m: MageKnightMap, items) -> list[Hero]:
                                 f"{describe(team)}")
         heroes.append(Hero(hid, hid, team, cell))
     return heroes
+
+
+# ---------------------------------------------------------------------------- scenario
+#: The keys of a ``solve()`` query besides ``figure`` (those ``legal_moves`` takes).
+QUERY_KEYS = ("budget", "paths", "mode", "end_safe", "reveal")
+MODES = ("move", "direct")
+
+
+def end_safe_of(query: Mapping, mode: str) -> bool:
+    """``query.end_safe`` (default true): whether a direct move must end on a safe space;
+    a key of mode ``"direct"`` only."""
+    if "end_safe" not in query:
+        return True
+    if mode != "direct":
+        raise ScenarioError("query.end_safe applies to mode \"direct\" only")
+    return get_bool(query, "end_safe", "query", True)
+
+
+def read_query(query, heroes: list):
+    """The hero a scenario's ``query`` moves (one of ``heroes``, the ids in play), its
+    keys and values checked: ``budget``, ``mode``, ``paths``, ``end_safe`` and the tiles
+    of ``reveal`` (whether the hero stands next to them is the position's to say)."""
+    query = expect_object(query, "query")
+    expect_keys(query, "query", ("figure",) + QUERY_KEYS, required=("figure", "budget"))
+    mode = get_str(query, "mode", "query", MODES, "move")
+    get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+    get_bool(query, "paths", "query", False)
+    fid = query["figure"]
+    if figure_key(fid) not in heroes:
+        raise QueryError(f"query.figure names hero {fid!r}, which is not in the "
+                         f"scenario; known heroes: {heroes}")
+    end_safe_of(query, mode)
+    if query.get("reveal") is not None:
+        for k, item in enumerate(get_list(query, "reveal", "query", [])):
+            _read_tile(item, f"query.reveal[{k}]")
+    return fid
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A Mage Knight scenario read (:func:`read_scenario`): what a position is built of."""
+    map: MageKnightMap
+    heroes: list
+    time: str
+    pvp: bool
+    reductions: list
+    enter: list
+    turn: dict
+    cities: str
+    default_query: dict
+
+
+def read_scenario(scenario, query: bool = True) -> Setup:
+    """Read and validate a Mage Knight scenario: ``board`` (:func:`read_map`),
+    ``options`` (time of day, effects of the turn, cities), ``figures``
+    (:func:`read_heroes`) and, when given, ``query`` (:func:`read_query`; its
+    ``budget`` is the position's default), raising the typed errors
+    :func:`movecore.solve` raises (``query=False``: the query is not read, as
+    ``Position.from_scenario`` does). Pure reading: it loads no kernel."""
+    scenario = expect_object(scenario, "scenario")
+    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                required=("board", "figures"))
+    m = read_map(scenario["board"])
+    opts = expect_object(scenario.get("options", {}), "options")
+    expect_keys(opts, "options", OPTION_KEYS)
+    time = get_str(opts, "time", "options", TIMES, "day")
+    pvp = get_bool(opts, "pvp", "options", True)
+    reductions, enter = read_effects(opts)
+    turn = read_turn(opts)
+    cities = get_str(opts, "cities", "options", CITY_RULES, "open")
+    heroes = read_heroes(m, scenario["figures"])
+    q = scenario.get("query")
+    default = {}
+    if isinstance(q, Mapping) and "budget" in q:
+        default["budget"] = q["budget"]
+    if query and "query" in scenario:
+        read_query(q, [h.id for h in heroes])
+    return Setup(m, heroes, time, pvp, reductions, enter, turn, cities, default)
 
 
 # ---------------------------------------------------------------------------- safe spaces

@@ -1,20 +1,18 @@
 """The turn in progress of a Tiny Epic Tactics position: the Move actions each unit took,
 the space its turn began on (the ballista rule), the villages it used (each heals once
 per turn), and who may still move (:class:`_Turn`, a part of
-:class:`~movecore.games.tiny_epic_tactics.Position`; not used on its own); and the
-scenario's turn keys (``moved``, ``turn_start``, ``villages_used``) read
-(:func:`_read_turn`).
+:class:`~movecore.games.tiny_epic_tactics.Position`; not used on its own). The
+scenario's turn keys (``moved``, ``turn_start``, ``villages_used``) are read by the
+rules (:func:`~movecore.games.tiny_epic_tactics.rules.read_turn`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ...errors import PlacementError, QueryError, ScenarioError
+from ...errors import QueryError
 from ...kernels import _types as T
 from ...reach import prepare
-from ...scenario import as_coord, get_int, get_list
-from .._common import Figure
-from .rules import MAX_ACTIONS, Realm, mover_for, villages_on
+from .rules import MAX_ACTIONS, mover_for, villages_on
 
 _NOT_STARTED = -1   # turn_start of a unit that took no Move action this turn
 
@@ -109,40 +107,3 @@ class _Turn:
         raise QueryError(f"query.actions is {actions}, but unit {fid!r} took "
                          f"{int(self.moves_taken[i])} of its {MAX_ACTIONS} Move actions this "
                          f"turn: at most {left} more")
-
-
-def _read_turn(realm: Realm, figures: list[Figure]) -> dict:
-    """The turn keys of the figures: ``{id: (moved, turn_start cell, village cells)}``
-    for the units that took Move actions this turn (all of one team)."""
-    turn = {}
-    teams = set()
-    for k, f in enumerate(figures):
-        w = f"figures[{k}]"
-        raw = f.raw
-        moved = get_int(raw, "moved", w, 0, lo=0, hi=MAX_ACTIONS)
-        if not moved:
-            for key in ("turn_start", "villages_used"):
-                if key in raw:
-                    raise ScenarioError(f"{w}.{key} is given but the unit took no Move "
-                                        f"action this turn ({w}.moved is 0)")
-            continue
-        began = f.cell
-        if "turn_start" in raw:
-            xy = as_coord(raw["turn_start"], f"{w}.turn_start")
-            began = realm.cell(xy)
-            if began < 0:
-                raise PlacementError(f"{w}.turn_start {list(xy)} is not on the realm map")
-        used = []
-        for j, v in enumerate(get_list(raw, "villages_used", w, [])):
-            xy = as_coord(v, f"{w}.villages_used[{j}]")
-            c = realm.cell(xy)
-            if c < 0 or not realm.is_village(c):
-                raise ScenarioError(f"{w}.villages_used[{j}] {list(xy)} is not a village "
-                                    f"of the realm map")
-            used.append(c)
-        teams.add(f.team)
-        turn[f.id] = (moved, began, used)
-    if len(teams) > 1:
-        raise ScenarioError(f"units of teams {sorted(map(str, teams))} have taken Move "
-                            f"actions this turn; a turn belongs to one team")
-    return turn

@@ -19,26 +19,21 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ...errors import (IllegalMoveError, PlacementError, QueryError, ScenarioError,
-                      describe)
+from ...errors import IllegalMoveError, PlacementError, QueryError, describe
 from ...kernels import _types as T
 from ...position import (BUILD_LOCK, CellActions, Moves, bind_occupant, cell_index,
                          figure_key, new_figure_id, register_position, scratch_rows)
 from ...position import Position as _Position
 from ...reach import Prepared, prepare
-from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int,
-                        get_str)
-from .._common import Figure, read_figures
+from .._common import Figure
 from ._searched_moves import _SearchedMoves
-from ._turn import _NOT_STARTED, _read_turn, _Turn
-from .rules import (MAX_ACTIONS, MAX_KNOCK_BACK, SIDES, SOLO_TARGETS, TURN_KEYS, Realm,
-                    build_realm, mover_for, solo_extras, villages_on)
+from . import rules as tet
+from ._turn import _NOT_STARTED, _Turn
+from .rules import Realm, mover_for, villages_on
 
 #: Query keys per query type (those of the scenario ``query`` but the moving unit).
-_MOVE_KEYS = ("type", "budget", "paths", "via", "actions")
-_KNOCK_KEYS = ("type", "attacker", "direction", "distance", "paths")
-_SOLO_KEYS = ("type", "budget", "compass", "target", "paths", "range", "climb")
-_KINDS = ("move", "knock_back", "solo")
+_MOVE_KEYS, _KNOCK_KEYS, _SOLO_KEYS = tet.MOVE_KEYS, tet.KNOCK_KEYS, tet.SOLO_KEYS
+_KINDS = tet.KINDS
 
 
 @register_position("tiny_epic_tactics")
@@ -160,25 +155,9 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
     def from_scenario(cls, scenario: Mapping) -> "Position":
         """The position of a scenario dict (its ``query``, if any, gives the default
         ``budget``). Raises the typed errors :func:`movecore.solve` raises."""
-        scenario = expect_object(scenario, "scenario")
-        expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
-                    required=("board", "figures"))
-        options = expect_object(scenario.get("options", {}), "options")
-        expect_keys(options, "options", ("portal_hop_cost", "diagonals", "solo_blocked",
-                                         "solo_target"))
-        blocked = get_str(options, "solo_blocked", "options", ("stop", "turn"), "stop")
-        get_str(options, "solo_target", "options", SOLO_TARGETS, "next_closest")
-        realm = build_realm(scenario["board"], options)
-        figures = read_figures(realm.board, scenario["figures"],
-                               allowed_keys=("id", "team", "at") + TURN_KEYS)
-        turn = _read_turn(realm, figures)
-        q = scenario.get("query")
-        default = {}
-        if isinstance(q, Mapping) and q.get("type", "move") in ("move", "solo") and \
-                "budget" in q:
-            default["budget"] = q["budget"]
-        return cls(realm, figures, blocked=blocked, options=options,
-                   default_query=default, scenario=scenario, turn=turn)
+        st = tet.read_scenario(scenario, query=False)
+        return cls(st.realm, st.figures, blocked=st.blocked, options=st.options,
+                   default_query=st.default_query, scenario=scenario, turn=st.turn)
 
     def copy(self) -> "Position":
         """An independent position: unit and turn arrays copied, realm and static tables
@@ -383,49 +362,7 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
         ("move", budget, paths, via cell or -1, actions, actions given) /
         ("knock_back", side, distance, attacker index or -1) /
         ("solo", budget, compass, target index or -1, range, climb)."""
-        kind = get_str(query, "type", "query", _KINDS, "move")
-        if kind in ("move", "solo") and "budget" not in query and \
-                "budget" in self.default_query:
-            query = {**query, "budget": self.default_query["budget"]}
-        if kind == "move":
-            expect_keys(query, "query", _MOVE_KEYS)
-            if "budget" not in query:
-                raise ScenarioError("query needs 'budget' (an integer)")
-            budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
-            paths = get_bool(query, "paths", "query", False)
-            actions = get_int(query, "actions", "query", 1, lo=1, hi=MAX_ACTIONS)
-            via = -1
-            if "via" in query:
-                xy = as_coord(query["via"], "query.via")
-                via = self.realm.cell(xy)
-                if via < 0:
-                    raise QueryError(f"query.via {list(xy)} is not on the realm map")
-                if not self.realm.is_village(via):
-                    raise QueryError(f"query.via {list(xy)} is "
-                                     f"{self.realm.terrain[via]}, not a village")
-            return ("move", budget, paths, via, actions, "actions" in query)
-        if kind == "knock_back":
-            expect_keys(query, "query", _KNOCK_KEYS, required=("distance",))
-            get_bool(query, "paths", "query", True)
-            distance = get_int(query, "distance", "query", lo=0, hi=MAX_KNOCK_BACK)
-            if ("attacker" in query) == ("direction" in query):
-                raise ScenarioError("a knock_back query needs exactly one of 'attacker' "
-                                    "(a figure id) and 'direction' (N, E, S or W)")
-            attacker = -1
-            if "attacker" in query:
-                attacker = self._named(query["attacker"], "query.attacker")
-                side = None
-            else:
-                side = get_str(query, "direction", "query", tuple(SIDES))
-            return ("knock_back", side, distance, attacker)
-        expect_keys(query, "query", _SOLO_KEYS, required=("budget", "compass"))
-        get_bool(query, "paths", "query", True)
-        budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
-        compass = get_str(query, "compass", "query", tuple(SIDES))
-        target = -1
-        if "target" in query:
-            target = self._named(query["target"], "query.target")
-        return ("solo", budget, compass, target) + solo_extras(query, target >= 0)
+        return tet.parse_query(query, self.realm, self._named, self.default_query)
 
     def _named(self, fid, where: str) -> int:
         i = self.index.get(figure_key(fid), -1)
@@ -716,21 +653,8 @@ class Position(_Turn, _SearchedMoves, CellActions, _Position):
     def solve(self, query: Mapping) -> dict:
         """``solve()``'s result for a scenario ``query`` object (with ``figure``, or
         ``target`` for a knock back)."""
-        query = expect_object(query, "query")
-        kind = get_str(query, "type", "query", _KINDS, "move")
-        key = "target" if kind == "knock_back" else "figure"
-        if kind == "move":
-            expect_keys(query, "query", ("figure",) + _MOVE_KEYS, required=("figure",
-                                                                           "budget"))
-        elif kind == "knock_back":
-            expect_keys(query, "query", ("target",) + _KNOCK_KEYS,
-                        required=("target", "distance"))
-        else:
-            expect_keys(query, "query", ("figure",) + _SOLO_KEYS,
-                        required=("figure", "budget", "compass"))
-        if key not in query:
-            raise ScenarioError(f"query needs {key!r} (a figure id)")
-        i = self._named(query[key], f"query.{key}")
+        kind, key, fid = tet.read_query(query, self.figures)
+        i = self.index[figure_key(fid)]
         fid = self.ids[i]
         rest = {k: v for k, v in query.items() if k != key}
         if kind == "move":

@@ -64,16 +64,18 @@ The live :class:`Position` (:mod:`.position`) answers every query, ``solve()``'s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
 from ...board import Board, Link
-from ...errors import BoardError, LimitError, QueryError, ScenarioError, describe
+from ...errors import (BoardError, LimitError, PlacementError, QueryError, ScenarioError,
+                      describe)
 from ...kernels import _types as T
 from ...mover import Mover
 from ...scenario import (as_coord, expect_keys, expect_object, get_bool, get_int, get_list,
                         get_str)
+from ...position import figure_key
 from .._common import Figure, coord_list, occupancy, read_figures, team_numbers
 
 # ---------------------------------------------------------------------------- the realm
@@ -620,3 +622,175 @@ def solo_entry(realm: Realm, fid, start: int, sm: SoloMove, climb: bool) -> dict
 #: A figure's keys for the turn in progress (see docs/tiny_epic_tactics.md, "Live
 #: position"): Move actions it took, the space its turn began on, villages it used.
 TURN_KEYS = ("moved", "turn_start", "villages_used")
+
+
+def read_turn(realm: Realm, figures: list[Figure]) -> dict:
+    """The turn keys of the figures: ``{id: (moved, turn_start cell, village cells)}``
+    for the units that took Move actions this turn (all of one team)."""
+    turn = {}
+    teams = set()
+    for k, f in enumerate(figures):
+        w = f"figures[{k}]"
+        raw = f.raw
+        moved = get_int(raw, "moved", w, 0, lo=0, hi=MAX_ACTIONS)
+        if not moved:
+            for key in ("turn_start", "villages_used"):
+                if key in raw:
+                    raise ScenarioError(f"{w}.{key} is given but the unit took no Move "
+                                        f"action this turn ({w}.moved is 0)")
+            continue
+        began = f.cell
+        if "turn_start" in raw:
+            xy = as_coord(raw["turn_start"], f"{w}.turn_start")
+            began = realm.cell(xy)
+            if began < 0:
+                raise PlacementError(f"{w}.turn_start {list(xy)} is not on the realm map")
+        used = []
+        for j, v in enumerate(get_list(raw, "villages_used", w, [])):
+            xy = as_coord(v, f"{w}.villages_used[{j}]")
+            c = realm.cell(xy)
+            if c < 0 or not realm.is_village(c):
+                raise ScenarioError(f"{w}.villages_used[{j}] {list(xy)} is not a village "
+                                    f"of the realm map")
+            used.append(c)
+        teams.add(f.team)
+        turn[f.id] = (moved, began, used)
+    if len(teams) > 1:
+        raise ScenarioError(f"units of teams {sorted(map(str, teams))} have taken Move "
+                            f"actions this turn; a turn belongs to one team")
+    return turn
+
+
+# ---------------------------------------------------------------------------- scenario
+#: Query keys per query type (those of the scenario ``query`` but the moving unit).
+MOVE_KEYS = ("type", "budget", "paths", "via", "actions")
+KNOCK_KEYS = ("type", "attacker", "direction", "distance", "paths")
+SOLO_KEYS = ("type", "budget", "compass", "target", "paths", "range", "climb")
+KINDS = ("move", "knock_back", "solo")
+OPTION_KEYS = ("portal_hop_cost", "diagonals", "solo_blocked", "solo_target")
+
+
+def read_query(query, figures: list) -> tuple:
+    """``(kind, key, unit id)`` of a scenario's ``query``: its ``type`` (``kind``), the
+    keys that type takes, and the unit it names under ``key`` (``"figure"``, or
+    ``"target"`` for a knock back: one of ``figures``, the ids in play). The values of
+    the other keys are read when the position answers."""
+    query = expect_object(query, "query")
+    kind = get_str(query, "type", "query", KINDS, "move")
+    key = "target" if kind == "knock_back" else "figure"
+    if kind == "move":
+        expect_keys(query, "query", ("figure",) + MOVE_KEYS, required=("figure", "budget"))
+    elif kind == "knock_back":
+        expect_keys(query, "query", ("target",) + KNOCK_KEYS,
+                    required=("target", "distance"))
+    else:
+        expect_keys(query, "query", ("figure",) + SOLO_KEYS,
+                    required=("figure", "budget", "compass"))
+    if key not in query:
+        raise ScenarioError(f"query needs {key!r} (a figure id)")
+    fid = query[key]
+    if figure_key(fid) not in figures:
+        raise QueryError(f"query.{key} names figure {fid!r}, which is not in the scenario; "
+                         f"known figures: {figures}")
+    return kind, key, fid
+
+
+def parse_query(query: Mapping, realm: Realm, named,
+                default_query: Mapping | None = None) -> tuple:
+    """A query dict (scenario words, without the unit) as a tuple:
+    ("move", budget, paths, via cell or -1, actions, actions given) /
+    ("knock_back", side, distance, attacker index or -1) /
+    ("solo", budget, compass, target index or -1, range, climb). ``named(id, where)``
+    is the index of the unit in play with that id (a :class:`QueryError` naming
+    ``where`` otherwise); ``default_query``: the scenario query's ``budget``."""
+    kind = get_str(query, "type", "query", KINDS, "move")
+    if kind in ("move", "solo") and "budget" not in query and default_query and \
+            "budget" in default_query:
+        query = {**query, "budget": default_query["budget"]}
+    if kind == "move":
+        expect_keys(query, "query", MOVE_KEYS)
+        if "budget" not in query:
+            raise ScenarioError("query needs 'budget' (an integer)")
+        budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+        paths = get_bool(query, "paths", "query", False)
+        actions = get_int(query, "actions", "query", 1, lo=1, hi=MAX_ACTIONS)
+        via = -1
+        if "via" in query:
+            xy = as_coord(query["via"], "query.via")
+            via = realm.cell(xy)
+            if via < 0:
+                raise QueryError(f"query.via {list(xy)} is not on the realm map")
+            if not realm.is_village(via):
+                raise QueryError(f"query.via {list(xy)} is "
+                                 f"{realm.terrain[via]}, not a village")
+        return ("move", budget, paths, via, actions, "actions" in query)
+    if kind == "knock_back":
+        expect_keys(query, "query", KNOCK_KEYS, required=("distance",))
+        get_bool(query, "paths", "query", True)
+        distance = get_int(query, "distance", "query", lo=0, hi=MAX_KNOCK_BACK)
+        if ("attacker" in query) == ("direction" in query):
+            raise ScenarioError("a knock_back query needs exactly one of 'attacker' "
+                                "(a figure id) and 'direction' (N, E, S or W)")
+        attacker = -1
+        if "attacker" in query:
+            attacker = named(query["attacker"], "query.attacker")
+            side = None
+        else:
+            side = get_str(query, "direction", "query", tuple(SIDES))
+        return ("knock_back", side, distance, attacker)
+    expect_keys(query, "query", SOLO_KEYS, required=("budget", "compass"))
+    get_bool(query, "paths", "query", True)
+    budget = get_int(query, "budget", "query", lo=0, hi=T.MAX_BUDGET)
+    compass = get_str(query, "compass", "query", tuple(SIDES))
+    target = -1
+    if "target" in query:
+        target = named(query["target"], "query.target")
+    return ("solo", budget, compass, target) + solo_extras(query, target >= 0)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A Tiny Epic Tactics scenario read (:func:`read_scenario`): what a position is
+    built of."""
+    realm: Realm
+    figures: list
+    blocked: str
+    options: dict
+    turn: dict
+    default_query: dict
+
+
+def read_scenario(scenario, query: bool = True) -> Setup:
+    """Read and validate a Tiny Epic Tactics scenario: ``options``, ``board``
+    (:func:`build_realm`), ``figures`` (units and the turn in progress,
+    :func:`read_turn`) and, when given, ``query`` (:func:`read_query`; a move's or solo
+    move's ``budget`` is the position's default), raising the typed errors
+    :func:`movecore.solve` raises (``query=False``: the query is not read, as
+    ``Position.from_scenario`` does). Pure reading: it loads no kernel."""
+    scenario = expect_object(scenario, "scenario")
+    expect_keys(scenario, "scenario", ("game", "board", "options", "figures", "query"),
+                required=("board", "figures"))
+    options = expect_object(scenario.get("options", {}), "options")
+    expect_keys(options, "options", OPTION_KEYS)
+    blocked = get_str(options, "solo_blocked", "options", ("stop", "turn"), "stop")
+    get_str(options, "solo_target", "options", SOLO_TARGETS, "next_closest")
+    realm = build_realm(scenario["board"], options)
+    figures = read_figures(realm.board, scenario["figures"],
+                           allowed_keys=("id", "team", "at") + TURN_KEYS)
+    turn = read_turn(realm, figures)
+    q = scenario.get("query")
+    default = {}
+    if isinstance(q, Mapping) and q.get("type", "move") in ("move", "solo") and \
+            "budget" in q:
+        default["budget"] = q["budget"]
+    if query and "query" in scenario:
+        ids = [f.id for f in figures]
+        kind, key, fid = read_query(q, ids)
+
+        def named(fid, where: str) -> int:
+            if figure_key(fid) not in ids:
+                raise QueryError(f"{where} names figure {fid!r}, which is not in the "
+                                 f"scenario; known figures: {ids}")
+            return ids.index(figure_key(fid))
+        parse_query({k: v for k, v in q.items() if k != key}, realm, named, default)
+    return Setup(realm, figures, blocked, options, turn, default)
