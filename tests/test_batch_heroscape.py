@@ -250,3 +250,39 @@ def test_arrays_play_as_the_positions_backend(policy):
             assert np.array_equal(a.games.alive, b.games.alive), name
         removed += int((~a.games.alive).sum()) + a.counts["games"]
     assert removed > 0
+
+
+def _gauntlet(double: bool) -> dict:
+    """A corridor between two rows of enemies: a walker (``double``: two-space, lying
+    along it) draws a leaving attack or more every step, 16 or more at the far end."""
+    L = 24 if double else 12
+    width = (0, 1) if double else (0,)
+    rows = (-1,) + width + (width[-1] + 1,)
+    cells = [{"at": [q, r]} for q in range(-2, L + 2) for r in rows]
+    at = [[1, 0], [0, 0]] if double else [0, 0]
+    figs = [{"id": "runner", "team": "a", "at": at, "move": 20 if double else 9,
+             "height": 5}]
+    for q in range(-2, L + 2):
+        for r in (rows[0], rows[-1]):
+            figs.append({"id": f"e{q}_{r}", "team": "b", "at": [q, r], "height": 5})
+    return {"game": "heroscape", "board": {"cells": cells}, "figures": figs,
+            "options": {"mode": "master"}}
+
+
+@pytest.mark.parametrize("double", [False, True])
+def test_many_attacks_on_one_end(double):
+    """Ends with 16 or more leaving attacks (the penalty kernel at 63 levels, as the
+    position asks for many enemies in reach) and a two-space figure's least attacks over
+    both orientations of a pair: as the position answers."""
+    pos = mc.position(_gauntlet(double))
+    G = BatchedGames(pos, 2)
+    assert G.backend == "arrays"
+    pen = np.zeros((2, G.n_places), np.int32)
+    got = G.legal_moves(np.array([0, -1]), penalty=pen)
+    m = pos.legal_moves("runner")
+    want = np.zeros(G.n_places, np.int32)
+    want[m.actions] = m.penalty
+    assert m.penalty.max() >= 16
+    assert np.array_equal(pen[0], want)
+    assert all(np.array_equal(x[0], y) for x, y in zip(
+        got, _dense(pos, "runner", {}, G.n_places)))
