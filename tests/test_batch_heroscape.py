@@ -236,11 +236,12 @@ def test_arrays_play_as_the_positions_backend(policy):
     """Self-play on arrays makes the positions backend's choices for the same random
     numbers: the policy's end (greedy: nearest to an enemy over both spaces of a
     two-space figure) and the removal of an adjacent enemy (``touching``: any space
-    next to any of the mover's)."""
+    next to any of the mover's); the random runs' batched calls on two threads."""
     from movecore.tools.selfplay_batch import BatchedPlay
     removed = 0
     for name, sc in _scenarios(range(30, 36)):
-        a = BatchedPlay("heroscape", sc, 8, seed=9, policy=policy)
+        a = BatchedPlay("heroscape", sc, 8, seed=9, policy=policy,
+                        threads=2 if policy == "random" else 1)
         b = BatchedPlay("heroscape", sc, 8, seed=9, policy=policy, backend="positions")
         assert a.games.backend == "arrays" and b.games.backend == "positions"
         for _ in range(40):
