@@ -172,6 +172,7 @@ _COMPILE_ESTIMATES = {
     "mage_knight": (1, 4),
     "descent": (1, 6),
     "dark_realms": (1, 4),
+    "dark_realms._batch_enemy": (5, 20),            # the batched enemy AI, first use
 }
 _COMPILE_ESTIMATES_DEFAULT = (1, 10)
 _GAMES = ("heroscape", "mage_knight", "descent", "dark_realms", "tiny_epic_tactics", "grid")

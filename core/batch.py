@@ -11,8 +11,9 @@ both for all games in one call:
   their state as arrays over B (``occ[B, N]``, ``cell[B, F]``, ``alive[B, F]``) and run
   every game's query in **one compiled call** (:func:`movecore.kernels.batch.reach_games`,
   ``threads=`` chunks on a pool of threads, as :func:`movecore.reach_many`); a query
-  the layout does not batch (Dark Realms' enemy AI) asks a live position kept per game
-  and made equal to the game's arrays first;
+  the layout answers otherwise runs compiled over the batch too where the layout
+  compiles it (Dark Realms' enemy AI: ``BatchLayout.compiled``), else asks a live
+  position kept per game and made equal to the game's arrays first;
 * every other game keeps B live positions (copies of the root) and asks each in turn:
   the same API and the same answers, one kernel call per game (``backend == "positions"``;
   :attr:`BatchedGames.why` says why the game is not batched).
@@ -94,6 +95,15 @@ class BatchLayout:
                   nothing but the figure's cell (the layout raises QueryError for any
                   other). ``budget`` may then hold -1 too (the slot's own query is
                   answered on a position).
+        compiled: callable(games, slots, queries, occ, cell, alive, mask, cost, stop,
+                  penalty, threads=) -> int64[]: of the games ``games`` whose query
+                  ``query_budget`` sent to a position (slot ``slots[i]`` asking
+                  ``queries[i]``), answers those it can in one compiled call over the
+                  batch's arrays (``threads`` chunks; their rows cleared before,
+                  written as a position's ``Moves``) and returns the games left to a
+                  position (Dark Realms: the enemy AI,
+                  :mod:`movecore.games.dark_realms._batch_enemy`); None: every such
+                  game asks a position.
 
     Optional: penalties (``legal_moves(penalty=)``; None: every end's penalty is 0).
 
@@ -151,6 +161,7 @@ class BatchLayout:
     move: Any = None
     place_spaces: list | None = None
     place_kind: np.ndarray | None = None
+    compiled: Any = None
 
 
 class BatchedGames:
@@ -246,6 +257,7 @@ class BatchedGames:
         self._budget = np.ascontiguousarray(L.budget, np.int64)
         self._restore = L.restore
         self._query_budget = L.query_budget
+        self._compiled = L.compiled
         self._live: dict = {}     # game -> its position for queries not batched
         self._move = L.move
         self._own = None if L.answer is None else (
@@ -459,6 +471,13 @@ class BatchedGames:
         if own is not None and len(own):
             self._own[1](self.occ, self.cell, self.alive, own, figs[own], own_q[:, 1],
                          mask, cost, stop, penalty)
+        if slow is not None and len(slow) and self._compiled is not None:
+            mine = self.queries
+            slow = self._compiled(slow, figs[slow], [
+                mine[f] if queries is None or queries[b] is None else queries[b]
+                for b, f in zip(slow.tolist(), figs[slow].tolist())],
+                self.occ, self.cell, self.alive, mask, cost, stop, penalty,
+                threads=len(self._bufs))
         if slow is not None and len(slow):
             self._legal_restored(slow, figs, queries, mask, cost, stop, penalty)
 

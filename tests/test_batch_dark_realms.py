@@ -48,6 +48,31 @@ def _boards(seeds):
     return out
 
 
+def _ai_boards(seeds):
+    """:func:`_boards` whose options are the compiled enemy AI's (allies not passed,
+    traps walked around by any detour) on 4 boards in 5."""
+    out = []
+    for i, (name, sc) in enumerate(_boards(seeds)):
+        if i % 5:
+            opts = {k: v for k, v in sc["options"].items() if k != "trap_detour_limit"}
+            sc = {**sc, "options": {**opts, "pass_allies": False}}
+        out.append((name, sc))
+    return out
+
+
+def _closest_by_steps():
+    """A board where the hero nearer in grid distance is farther in steps (a wall of
+    obstacles with a gap at the far end): the enemy targets the other one."""
+    cells = [{"at": [x, y], **({"obstacle": True} if x == 2 and y < 4 else {})}
+             for x in range(7) for y in range(5)]
+    figs = [{"id": "orc", "side": "enemy", "at": [0, 0]},
+            {"id": "near", "side": "hero", "at": [3, 0]},
+            {"id": "far", "side": "hero", "at": [0, 4]}]
+    return ("closest_by_steps", {"game": "dark_realms", "board": {"grid": "square4",
+                                                                  "cells": cells},
+                                 "figures": figs, "options": {}, "query": {}})
+
+
 def _dense_penalty(pos, fid, query, P):
     """int32[P]: each end's penalty (Dark Realms: traps), 0 elsewhere."""
     m = pos.legal_moves(fid, **query)
@@ -57,18 +82,32 @@ def _dense_penalty(pos, fid, query, P):
     return pen
 
 
-def _queries_differential(scenarios, steps, B, seed):
-    """Random per-game queries of every kind (card moves batched, the rest on restored
-    positions), random legal moves applied with ``apply(queries=)``, random removals and
-    resets; after every step the batch equals single positions. Returns (moves applied,
-    card moves answered by the kernels, of which with a trap counted on an end: the
-    batched penalty kernel's)."""
+def _enemy_or_random_query(pos, fid, rng) -> dict:
+    """An enemy's enemy AI move (attack range 1: the compiled path's), else a random
+    query."""
+    if pos.side_of(fid) == "enemy" and rng.random() < 0.9:
+        return {"enemy": True, "move": rng.randint(1, 6), "attack_range": 1}
+    return random_query(pos, fid, rng)
+
+
+def _queries_differential(scenarios, steps, B, seed, query=random_query, counts=None):
+    """Random per-game queries of every kind (card moves batched, the enemy AI compiled
+    over the batch where it applies, the rest on restored positions; ``query(pos, fid,
+    rng)`` draws them), random legal moves applied with ``apply(queries=)``, random
+    removals and resets; after every step the batch equals single positions. Returns
+    (moves applied, card moves answered by the kernels, of which with a trap counted on
+    an end: the batched penalty kernel's); ``counts`` (a dict) receives the enemy AI
+    queries answered by the compiled path (``compiled``) and on a restored position
+    (``restored``)."""
     rng = random.Random(seed)
     moved = batched = trapped = 0
+    counts = {} if counts is None else counts
+    counts.update(compiled=0, restored=0)
     for name, sc in scenarios:
         root = mc.position(sc)
         G = BatchedGames(root, B)
         assert G.backend == "arrays", name
+        ai = G._compiled
         singles = [root.copy() for _ in range(B)]
         for _ in range(steps):
             figs = np.full(B, -1, np.int64)
@@ -77,12 +116,17 @@ def _queries_differential(scenarios, steps, B, seed):
                 alive = np.flatnonzero(G.alive[b])
                 if len(alive) and rng.random() < 0.9:
                     f = int(rng.choice(alive.tolist()))
-                    q = random_query(singles[b], G.ids[f], rng)
+                    q = query(singles[b], G.ids[f], rng)
                     if q.get("stamina_only"):
                         q = {"move": 2}
                     figs[b], qs[b] = f, q
             pen = np.full((B, G.n_places), 7, np.int32)
+            before = ai.answered if ai is not None else 0
             mask, cost, stop = G.legal_moves(figs, queries=qs, penalty=pen)
+            n_ai = sum(1 for q in qs if q is not None and q.get("enemy") is True)
+            got = (ai.answered if ai is not None else 0) - before
+            counts["compiled"] += got
+            counts["restored"] += n_ai - got
             to = np.full(B, -1, np.int64)
             for b in np.flatnonzero(figs >= 0).tolist():
                 fid = G.ids[int(figs[b])]
@@ -119,7 +163,7 @@ def _queries_differential(scenarios, steps, B, seed):
             alive = np.flatnonzero(G.alive[b])
             if len(alive):
                 fid = G.ids[int(rng.choice(alive.tolist()))]
-                q = random_query(singles[b], fid, rng)
+                q = query(singles[b], fid, rng)
                 if not q.get("stamina_only"):
                     got = _dense(G.position(b), fid, q, G.n_places)
                     want = _dense(singles[b], fid, q, G.n_places)
@@ -162,9 +206,24 @@ def test_random_boards_selfplay_equals_single_positions(policy):
 
 
 def test_random_queries_equal_single_positions():
+    counts = {}
     moved, batched, trapped = _queries_differential(
-        _boards(range(8)) + example_scenarios("dark_realms")[:2], steps=25, B=8, seed=1)
+        _boards(range(8)) + example_scenarios("dark_realms")[:2], steps=25, B=8, seed=1,
+        counts=counts)
     assert moved > 1000 and batched > 500 and trapped > 200
+    # the enemy AI: compiled (attack range 1) and on restored positions (ranges 2, 3;
+    # allies passed, a trap detour limit)
+    assert counts["compiled"] > 100 and counts["restored"] > 50, counts
+
+
+def test_enemy_ai_queries_equal_single_positions():
+    """Mostly the enemy AI's moves (attack range 1: the compiled path), on boards with
+    every rule it reads: marked characters, summons, speeds, flyers, traps."""
+    counts = {}
+    moved, _, _ = _queries_differential(_ai_boards(range(20, 36)) + [_closest_by_steps()],
+                                        steps=20, B=8, seed=2,
+                                        query=_enemy_or_random_query, counts=counts)
+    assert moved > 1500 and counts["compiled"] > 800 and counts["restored"] > 50, counts
 
 
 @pytest.mark.slow
@@ -279,6 +338,8 @@ def test_two_threads_play_as_one(policy):
             assert np.array_equal(a.games.cell, b.games.cell), name
             assert np.array_equal(a.games.alive, b.games.alive), name
         assert a.counts == b.counts, name
+        ai = a.games._compiled                        # (the enemy AI on 2 threads too)
+        assert ai is None or ai._per_thread or name.startswith("random"), name
 
 
 def test_penalties_on_both_backends():
@@ -324,3 +385,114 @@ def test_a_penalty_shape_must_take_its_shapes_budgets(monkeypatch):
     monkeypatch.setattr(drb, "batch_layout", small)
     with pytest.raises(mc.QueryError, match="every budget its shape takes"):
         BatchedGames(pos, 2)
+
+
+# ---------------------------------------------------------------- the enemy AI, compiled
+def test_selfplay_enemy_moves_are_compiled():
+    """Batched self-play answers its enemies' moves (the enemy AI, attack range 1) on
+    the compiled path over the batch: no game's live position is ever made."""
+    for name, scenario in example_scenarios("dark_realms"):
+        play = BatchedPlay("dark_realms", scenario, 16, seed=0)
+        G = play.games
+        assert G._compiled is not None, name
+        for _ in range(40):
+            play.step()
+        assert G._compiled.answered > 100 and not G._live, (name, G._compiled.answered)
+
+
+def test_compiled_enemy_ai_equals_the_reference():
+    """The compiled enemy AI against the rules' reference (``rules.enemy_turn``, the
+    slow oracle: Python searches, no prepared query) on the states of random play."""
+    from movecore.games.dark_realms.rules import enemy_turn
+    rng = random.Random(11)
+    checked = 0
+    for name, sc in _ai_boards(range(40, 56)) + example_scenarios("dark_realms"):
+        root = mc.position(sc)
+        B = 6
+        G = BatchedGames(root, B)
+        if G._compiled is None:
+            continue
+        for _ in range(12):
+            figs = np.full(B, -1, np.int64)
+            qs = [None] * B
+            for b in range(B):
+                alive = np.flatnonzero(G.alive[b]).tolist()
+                f = rng.choice(alive)
+                figs[b] = f
+                enemy = root.side_of(G.ids[f]) == "enemy"
+                qs[b] = ({"enemy": True, "move": rng.randint(1, 6)} if enemy else
+                         {"move": rng.randint(0, 4)})
+            before = G._compiled.answered
+            pen = np.zeros((B, G.n_places), np.int32)
+            mask, cost, _ = G.legal_moves(figs, queries=qs, penalty=pen)
+            n_ai = sum(q.get("enemy") is True for q in qs)
+            for b in range(B):
+                if qs[b].get("enemy") is not True or not G._compiled.slot_ok[figs[b]]:
+                    continue
+                pos = G.position(b)
+                want = enemy_turn(pos.scene, pos._fig(G.ids[int(figs[b])]), qs[b]["move"])
+                wm = np.zeros(G.n_places, np.uint8)
+                wc = np.full(G.n_places, -1, np.int32)
+                wp = np.zeros(G.n_places, np.int32)
+                for m in want["moves"]:
+                    c = pos.board.find(tuple(m["at"]))
+                    wm[c], wc[c], wp[c] = 1, m["steps"], m["traps"]
+                assert np.array_equal(mask[b], wm), (name, b, qs[b])
+                assert np.array_equal(cost[b], wc), (name, b, qs[b])
+                assert np.array_equal(pen[b], wp), (name, b, qs[b])
+                checked += 1
+            assert G._compiled.answered - before == sum(
+                qs[b].get("enemy") is True and G._compiled.slot_ok[figs[b]]
+                for b in range(B)) <= n_ai
+            to = np.array([rng.choice(np.flatnonzero(mask[b]).tolist())
+                           if mask[b].any() else -1 for b in range(B)])
+            G.apply(np.where(to >= 0, figs, -1), to, queries=qs)
+    assert checked > 300
+
+
+def _ai_off(**changes):
+    """The layout with the compiled enemy AI's inputs ``changes`` (name -> function of
+    the input) applied: one rule of it turned off."""
+    def off(pos, query):
+        L, why = _ORIG(pos, query)
+        for k, fn in changes.items():
+            if L.compiled is not None:
+                L.compiled.args[k] = fn(L.compiled.args[k])
+        return L, why
+    off.__name__ = "_off_" + "_".join(changes)
+    return off
+
+
+_ZERO = np.zeros_like
+_AI_OFF = [
+    _ai_off(marked=_ZERO),                       # the marked characters first
+    _ai_off(summon=_ZERO),                       # then the summons
+    _ai_off(speed=_ZERO),                        # the fastest among the closest
+    _ai_off(field_budget=lambda n: 0),           # the closest by steps (the field)
+    _ai_off(n_traps=lambda n: 0),                # the walker's forward search over traps
+    _ai_off(rev_budget=lambda n: 0),             # the walker's reverse search
+    _ai_off(obstacle=np.ones_like),              # the flyer's goal spaces
+    _ai_off(trap=_ZERO),                         # the pick: the end's own trap
+    _ai_off(rank=_ZERO),                         # the pick: (x, y) last
+]
+
+
+def test_the_closest_target_by_steps():
+    """The enemy targets the hero it reaches in fewer steps, not the one nearer in grid
+    distance (behind a wall): on the compiled path as on a position."""
+    name, sc = _closest_by_steps()
+    G = BatchedGames(mc.position(sc), 2)
+    q = {"enemy": True, "move": 3}
+    mask, cost, _ = G.legal_moves(np.array([0, 0]), queries=[q, q])
+    assert G._compiled.answered == 2
+    assert [G.root.board.coord(int(c)) for c in np.flatnonzero(mask[0])] == [(0, 3)]
+    assert cost[0, G.root.board.find((0, 3))] == 3
+    assert G.root.legal_moves("orc", **q).to_dicts()[0]["target"] == "far"
+
+
+@pytest.mark.parametrize("off", _AI_OFF, ids=lambda f: f.__name__)
+def test_turning_an_enemy_ai_rule_off_fails(monkeypatch, off):
+    monkeypatch.setattr(drb, "batch_layout", off)
+    with pytest.raises(AssertionError, match=r"^\('\w+', \d+, '"):
+        _queries_differential(_ai_boards(range(20, 36)) + [_closest_by_steps()], steps=20,
+                              B=8, seed=2, query=_enemy_or_random_query)

@@ -67,6 +67,11 @@ class Game:
     def query(self, pos, fid, rng) -> dict:
         return {}
 
+    def queries(self, pos, figures, rng) -> list:
+        """:meth:`query` of each of ``figures`` in turn (one per game of a batched
+        step)."""
+        return [self.query(pos, f, rng) for f in figures]
+
     def usable(self, pos, fid, moves) -> np.ndarray | None:
         """Rows of ``moves`` a movement-only game may take (None: all of them)."""
         return None
@@ -175,6 +180,15 @@ class DarkRealmsGame(Game):
         if pos.side_of(fid) == "hero":
             return {"roll": roll}
         return {"enemy": True, "move": roll, "attack_range": 1}
+
+    def queries(self, pos, figures, rng) -> list:
+        """:meth:`query` of each of ``figures`` in turn, from one draw of ``rng``: the
+        same queries, and the same generator state after, as one call per figure
+        (batched self-play asks it for every game of a step)."""
+        hero = {f: pos.side_of(f) == "hero" for f in set(figures)}
+        rolls = (rng.random(len(figures)) * 6).astype(np.int64) + 1
+        return [{"roll": r} if hero[f] else {"enemy": True, "move": r, "attack_range": 1}
+                for f, r in zip(figures, rolls.tolist())]
 
     def scenario_query(self, fid, q):
         if q.get("enemy") is True:

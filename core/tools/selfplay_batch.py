@@ -170,9 +170,13 @@ class BatchedPlay:
         act = np.where(self.done, -1, self.actor)
         qs = None
         if self.queries is None:   # rolled per move (Dark Realms' die): each game's own
-            # (a figure's side, all the query reads, never changes: the root's)
-            qs = [None if a < 0 else self.g.query(G.root, G.ids[a], self.rng)
-                  for a in act.tolist()]
+            # (a figure's side, all the query reads, never changes: the root's), drawn
+            # for every game at once (the same draws as one query() per game in turn)
+            qs = [None] * self.B
+            rows = np.flatnonzero(act >= 0)
+            for b, q in zip(rows.tolist(), self.g.queries(
+                    G.root, [G.ids[a] for a in act[rows].tolist()], self.rng)):
+                qs[b] = q
         #: the query each game asked in the last step (None: the figure slot's own)
         self.last_queries = qs
         mask, cost, stop = G.legal_moves(act, queries=qs, out=self._out)

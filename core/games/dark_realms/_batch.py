@@ -15,11 +15,17 @@ not take. So one game's state is its figures' spaces and who is in play, and
   batched answer's mask and costs -- are those of the same query without the trap layer
   (the penalty kernel keeps every end the plain one reaches, at the same least cost);
   the trap counts per end are not in the batched answer (ask the game's position);
-* **every other query** (the enemy AI's ``enemy=True``: a target tier, then per target
-  a forward search, a reverse search and a lexicographic pick; ``die``, ``teleport``,
-  ``paths``) is answered by a live position made from the game's arrays (the
-  per-position path inside the same API), exact because such a move, too, changes
-  nothing but the figure's space; a ``stamina_only`` move is refused (QueryError).
+* an **enemy AI move** (``enemy=True``: a target tier, then per target a forward
+  search, a reverse search and a lexicographic pick) is answered for every game that
+  asks one in one compiled call over the arrays (:mod:`._batch_enemy`,
+  ``BatchLayout.compiled``), within the live position's own fast path (melee, allies
+  not passed, traps walked around by any detour, a Move within the shape's budget);
+* **every other query** (such an enemy move outside that scope: an attack range above
+  1, ``pass_allies``, a ``trap_detour_limit``; ``die``, ``teleport``, ``paths``, a card
+  beyond the shape's budget) is answered by a live position made from the game's
+  arrays (the per-position path inside the same API), exact because such a move, too,
+  changes nothing but the figure's space; a ``stamina_only`` move is refused
+  (QueryError).
 
 The batched answer equals :meth:`Position.legal_moves` (``tests/test_batch.py``,
 ``tests/test_batch_dark_realms.py``).
@@ -95,9 +101,13 @@ def batch_layout(pos, query: Mapping):
         p.occ[:] = occ          # in place: the prepared queries read this layer
         p._touch()
 
+    # the enemy AI's moves: one compiled call over the batch where its rules allow
+    from ._batch_enemy import BatchEnemyAI
+    ai = BatchEnemyAI(pos, top)
     return BatchLayout(occ=pos.occ.copy(),
                        cell=np.array([f.cell for f in figs], np.int32),
                        team=np.array([f.team for f in figs], np.int32),
                        shapes=shapes, shape_of=shape_of,
                        budget=budget, restore=restore, query_budget=query_budget,
-                       penalty=pens), None
+                       penalty=pens,
+                       compiled=ai if ai.slot_ok.any() else None), None

@@ -1,0 +1,509 @@
+"""Dark Realms' enemy AI compiled over the batch (issue 29.6): the enemy move of every
+game that asks one, in one compiled call over the batched arrays
+(:class:`movecore.batch.BatchedGames`, the layout of :mod:`._batch`).
+
+Per game, exactly what the live position's enemy AI answers (:mod:`._enemy_moves`, the
+rules of :func:`.rules.enemy_turn`) for the game's figures:
+
+1. the **target tier**: the marked characters in play, else the summons, else the heroes
+   (none: no target, no move);
+2. with more than one, the **closest, then fastest**: the enemy's steps to each
+   target's space (an unbounded move of the enemy: the distance field; no route: the
+   grid distance after every route), then the highest ``speed``; the ties that remain
+   are all answered (the game rolls a die between them);
+3. per target, the **destination**: the enemy stays when it is next to the target;
+   else its **forward search** (the move's ends; a walker on a board with traps: the
+   penalty kernel, traps as a second objective: each end's fewest traps and the
+   least steps with them), the **reverse search** from the target's space (a walker:
+   on the scene's trap-cost board, entering a trap costs ``W + 1``, another space 1,
+   ``W = N + 1``: one scalar ``steps + W * traps`` per route; a flyer: from every
+   empty space next to the target, the fewest steps), and the **lexicographic pick**
+   of :func:`._enemy_pick._enemy_pick` (the same compiled function the position runs);
+   the destination's steps and traps are its forward search's (the route the
+   position's path follows: the least-penalty one).
+
+The searches are the library's kernels (``reach1``, the packed penalty kernel
+``reach_pen``) on query shapes prepared once from the root position, with each game's
+occupant row; nothing is allocated per game and no Python object is made per move.
+
+Compiled scope (else the game's restored live position answers, as before): an
+``enemy=True`` query of an enemy with ``move`` N or ``roll`` r [+ ``bonus``] and
+``attack_range`` 1 (melee, the default), a move within the forward shape's budget, on a
+scenario without ``pass_allies``, whose walkers avoid traps by detour (no
+``trap_detour_limit``) or meet none, with at most 63 traps (the penalty levels tracked)
+and ``(traps + 1) * (N + 1)`` within the kernels' budget -- the live position's own fast
+path (``_EnemyMoves._enemy_turn``); the rest is answered there by the reference rules.
+"""
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+from numba import njit, types
+
+from ...kernels import _types as T
+from ...kernels.reach import fast_layout_size, is_plain, reach1_general, reach1_plain
+from ...kernels.reach_pen import pen_layout_size, pen_out_offset
+from .rules import ENEMIES, MAX_MOVE, MAX_TRAPS_TRACKED, PLAYERS
+
+#: the plain query shapes, packed one after another (an empty one: not needed)
+FWD_WALK, FWD_FLY, FIELD_WALK, FIELD_FLY, REV_WALK = range(5)
+_KIND = {"hex": 0, "square4": 1, "square8": 2}
+
+
+i64, i32, u8, i8, b1 = types.int64, types.int32, types.uint8, types.int8, types.boolean
+I64_1, I64_2, I32_1, I32_2 = i64[::1], i64[:, ::1], i32[::1], i32[:, ::1]
+U8_1, U64_1, B_1, B_2 = u8[::1], types.uint64[::1], b1[::1], b1[:, ::1]
+
+
+@njit(i64(I32_1, I64_1, U8_1, I64_1, U64_1, I64_1, I64_2, i64, I32_1, I32_1, I32_2, I64_2,
+          i64, i64), cache=T.CACHE, nogil=True)
+def _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, k, occ, buf,
+                 ends, no_queries, start, budget):
+    """The ends of shape ``k``'s query (start, budget) on occupant row ``occ``, in
+    ``ends[:, :n]`` (cell, cost, stopped); returns n (< 0: a kernel status)."""
+    blob = blobs[blob_at[k]:blob_at[k + 1]]
+    qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+    zc = zoc[zoc_at[k]:zoc_at[k + 1]]
+    pk = params[k]
+    if is_plain(blob, qf, zc, pk):
+        return reach1_plain(blob, occ, qf, zc, pk, buf, ends, no_queries, start, budget)
+    return reach1_general(blob, occ, qf, zc, pk, buf, ends, no_queries, start, budget)
+
+
+@njit(i64(I64_2, i64, i64, i64), cache=T.CACHE, nogil=True)
+def _grid_distance(coords, kind, a, b):
+    """Grid distance of cells a and b (hex: axial; square4: orthogonal steps; square8:
+    king steps), as :meth:`.rules.Scene.distances_from`."""
+    dq = np.int64(coords[a, 0]) - coords[b, 0]
+    dr = np.int64(coords[a, 1]) - coords[b, 1]
+    if kind == 0:
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+    if kind == 1:
+        return abs(dq) + abs(dr)
+    return max(abs(dq), abs(dr))
+
+
+@njit(types.void(I64_2, B_1, I32_1, I32_1, i64, I64_1, I64_1), cache=T.CACHE, nogil=True)
+def _flyer_rem(nbr, obstacle, occ, occ2, tg, rem, queue):
+    """A flyer's steps left (``rem``, arriving filled with -1) from every space to the
+    nearest goal: an empty space (``occ``) next to the target's ``tg`` that is no
+    obstacle. One breadth-first search from all goals at once over the spaces free in
+    ``occ2`` (the mover's own emptied; obstacles flown over): every step costs 1 (a
+    flyer's move has no terrain cost), so this is the least over the goals of the
+    position's search from each (``_EnemyMoves._enemy_dest``); obstacles, never an end
+    of those searches, are -1."""
+    EMPTY = np.int32(T.OCC_EMPTY)
+    head = 0
+    tail = 0
+    for d in range(nbr.shape[1]):
+        a = nbr[tg, d]
+        if a >= 0 and not obstacle[a] and occ[a] == EMPTY and rem[a] < 0:
+            rem[a] = 0
+            queue[tail] = a
+            tail += 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for d in range(nbr.shape[1]):
+            v = nbr[u, d]
+            if v >= 0 and rem[v] < 0 and occ2[v] == EMPTY:
+                rem[v] = rem[u] + 1
+                queue[tail] = v
+                tail += 1
+    for i in range(tail):
+        if obstacle[queue[i]]:
+            rem[queue[i]] = -1
+
+
+@functools.lru_cache(maxsize=None)
+def kernel():
+    """``enemy_games``, compiled (or loaded from Numba's cache) on first use: it links
+    the packed penalty kernel and the position's compiled pick, both compiled on first
+    use themselves (globals, as :func:`movecore.kernels.batch.reach_games_pen`: a
+    dispatcher in a closure would change Numba's cache key every process; the stamps
+    of the files they are written in ride in the closure, so an edit there recompiles
+    this one).
+
+    ``enemy_games(games, slots, moves, occ, cell, alive, *BatchEnemyAI.args.values(),
+    mask, cost, stop, pen, want_pen)``: for ``i < len(games)``, the enemy AI's move of
+    figure slot ``slots[i]`` with Move ``moves[i]`` (attack range 1) in game ``b =
+    games[i]`` (its ``occ[b]``, ``cell[b]``, ``alive[b]``), written into row ``b`` of
+    ``mask``, ``cost`` (steps), ``stop`` (0) and, with ``want_pen``, ``pen`` (traps on
+    the route): one entry per target of the tie, a later target's over an earlier one's
+    on the same space (as a live position's rows are written). The rows must be
+    cleared before. Returns 0, or a kernel STATUS_* < 0."""
+    from . import _enemy_pick
+    from ...kernels import reach as _reach, reach_pen as _reach_pen
+    global _RP, _PICK
+    _RP = _reach_pen.kernel()
+    _PICK = _enemy_pick._pick()
+    deps = tuple((st.st_mtime_ns, st.st_size) for st in
+                 (os.stat(_reach_pen.__file__), os.stat(_reach.__file__),
+                  os.stat(_enemy_pick.__file__)))
+
+    # the dense outputs may be a column block of a wider array: any layout
+    a2 = (types.uint8[:, :], types.int32[:, :], types.int8[:, :], types.int32[:, :])
+
+    @njit(i64(I64_1, I64_1, I64_1, I32_2, I32_2, B_2, I64_1, B_1, B_1, I64_1, B_1, I64_2,
+              i64, I64_2, B_1, B_1, I64_1, i64, i64, i64, i64, I32_1, I64_1, U8_1, I64_1, U64_1,
+              I64_1, I64_2, I32_1, U8_1, U64_1, U64_1, I32_1, I64_1, I32_1, I32_1, i64,
+              I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, *a2, b1), cache=T.CACHE, nogil=True)
+    def enemy_games(games, slots, moves, occ, cell, alive, team, marked, summon, speed,
+                    flying, coords, kind, nbr, obstacle, trap, rank, n_traps, W,
+                    rev_budget, field_budget, blobs, blob_at, qflags, qflags_at, zoc,
+                    zoc_at, params, pblob, pqflags, pzoc, pleave, penter, pparams, buf,
+                    pbuf, out_at, ends, scratch, fwd, occ2, tier, keys, mask, cost, stop,
+                    pen, want_pen):
+        dep = deps  # noqa: F841 (in the closure: see above)
+        N = occ.shape[1]
+        F = cell.shape[1]
+        K = nbr.shape[1]
+        EMPTY = np.int32(T.OCC_EMPTY)
+        no_queries = np.empty((0, 3), np.int64)
+        rows_mode = np.empty((8, 0), np.int32)
+        field = scratch[0]
+        dist = scratch[1]
+        rem = scratch[2]
+        fc = fwd[0]              # the forward ends: cells, traps now, steps now
+        ft = fwd[1]
+        fs = fwd[2]
+        for i in range(games.shape[0]):
+            b = games[i]
+            e = slots[i]
+            move = moves[i]
+            ecell = np.int64(cell[b, e])
+            fly = flying[e]
+            o = occ[b]
+            # 1. the tier: marked characters, else summons, else heroes (slot order)
+            nt = 0
+            for s in range(F):
+                if alive[b, s] and team[s] == PLAYERS and marked[s]:
+                    tier[nt] = s
+                    nt += 1
+            if nt == 0:
+                for s in range(F):
+                    if alive[b, s] and team[s] == PLAYERS and summon[s]:
+                        tier[nt] = s
+                        nt += 1
+            if nt == 0:
+                for s in range(F):
+                    if alive[b, s] and team[s] == PLAYERS:
+                        tier[nt] = s
+                        nt += 1
+            if nt == 0:
+                continue                           # no target: no move
+            # 2. of several, the closest in steps (the distance field), then the fastest
+            if nt > 1:
+                n = _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params,
+                                 FIELD_FLY if fly else FIELD_WALK, o, buf, ends,
+                                 no_queries, ecell, field_budget)
+                if n < 0:
+                    return n
+                for c in range(N):
+                    field[c] = -1
+                for j in range(n):
+                    field[ends[0, j]] = ends[1, j]
+                for t in range(nt):
+                    tc = np.int64(cell[b, tier[t]])
+                    best = np.int64(-1)
+                    for d in range(K):
+                        v = nbr[tc, d]
+                        if v >= 0 and field[v] >= 0 and (best < 0 or field[v] + 1 < best):
+                            best = field[v] + 1
+                    if best >= 0:
+                        keys[t, 0] = 0
+                        keys[t, 1] = best
+                    else:
+                        keys[t, 0] = 1
+                        keys[t, 1] = _grid_distance(coords, kind, ecell, tc)
+                k0 = keys[0, 0]
+                k1 = keys[0, 1]
+                for t in range(1, nt):
+                    if keys[t, 0] < k0 or (keys[t, 0] == k0 and keys[t, 1] < k1):
+                        k0 = keys[t, 0]
+                        k1 = keys[t, 1]
+                fastest = np.int64(-1)
+                for t in range(nt):
+                    if keys[t, 0] == k0 and keys[t, 1] == k1 and speed[tier[t]] > fastest:
+                        fastest = speed[tier[t]]
+                m = 0
+                for t in range(nt):
+                    if keys[t, 0] == k0 and keys[t, 1] == k1 and speed[tier[t]] == fastest:
+                        tier[m] = tier[t]
+                        m += 1
+                nt = m
+            # the mover's own space empty, for the reverse searches
+            for c in range(N):
+                occ2[c] = o[c]
+            occ2[ecell] = EMPTY
+            walker_traps = n_traps > 0 and not fly
+            nf = -1                    # the forward search's ends (once per game)
+            for t in range(nt):
+                tg = np.int64(cell[b, tier[t]])
+                for c in range(N):
+                    dist[c] = _grid_distance(coords, kind, c, tg)
+                if dist[ecell] <= 1:               # in range already: it stays
+                    dest, steps, traps = ecell, 0, 0
+                else:
+                    # 3a. the forward search: the move's ends (traps now, steps now)
+                    if nf < 0 and walker_traps:
+                        nf = _RP(pblob, o, pqflags, pzoc, pleave, penter, pparams, pbuf,
+                                 rows_mode, no_queries, ecell, move)
+                        if nf < 0:
+                            return nf
+                        for j in range(nf):
+                            fc[j] = pbuf[out_at + j]
+                            ft[j] = pbuf[out_at + 4 * nf + j]
+                            fs[j] = pbuf[out_at + 5 * nf + j]
+                    elif nf < 0:
+                        nf = _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
+                                          params, FWD_FLY if fly else FWD_WALK, o, buf,
+                                          ends, no_queries, ecell, move)
+                        if nf < 0:
+                            return nf
+                        for j in range(nf):
+                            fc[j] = ends[0, j]
+                            ft[j] = 0
+                            fs[j] = ends[1, j]
+                    # 3b. the reverse search from the target's space
+                    for c in range(N):
+                        rem[c] = -1
+                    if fly:
+                        # from every empty space next to the target at once: the
+                        # fewest steps (one per step, obstacles flown over but never a
+                        # goal or an end, figures blocking: the position's searches
+                        # from each goal, their least)
+                        w = np.int64(1)
+                        _flyer_rem(nbr, obstacle, o, occ2, tg, rem, field)
+                    else:
+                        w = np.int64(W)
+                        n2 = _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
+                                          params, REV_WALK, occ2, buf, ends, no_queries,
+                                          tg, rev_budget)
+                        if n2 < 0:
+                            return n2
+                        for j in range(n2):
+                            rem[ends[0, j]] = ends[1, j]
+                        rem[tg] = -1
+                    # 3c. the lexicographic pick (the position's compiled one)
+                    best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], rem, fly, w, trap, dist,
+                                         rank)
+                    dest = fc[best]
+                    steps = fs[best]
+                    traps = ft[best]
+                mask[b, dest] = 1
+                cost[b, dest] = steps
+                stop[b, dest] = 0
+                if want_pen:
+                    pen[b, dest] = traps
+        return 0
+
+    return enemy_games
+
+
+_RP = None     # the penalty kernel, once kernel() has been asked for
+_PICK = None   # the position's compiled pick, likewise
+
+
+class BatchEnemyAI:
+    """The compiled enemy AI of one batch layout (see the module docstring): built once
+    from the root position, called by :class:`movecore.batch.BatchedGames` for the
+    games whose query the layout sends to a live position (``BatchLayout.compiled``).
+
+    ``move_of(slot, query)``: the Move the compiled path answers ``query`` of figure
+    slot ``slot`` with, or -1 (a live position answers it).
+    """
+
+    def __init__(self, pos, top: int):
+        scene = pos.scene
+        board = pos.board
+        figs = list(scene.figures)
+        n = board.n_cells
+        self.n_cells = n
+        n_traps = pos._n_traps
+        W = n + 1
+        self.faces = pos._faces
+        enemies = [f for f in figs if f.side == "enemy"]
+        # the live position's fast path (``_EnemyMoves._enemy_turn``), and what the
+        # compiled one needs on top (each traps count exact: every trap a level)
+        ok = (not scene.pass_allies and (n_traps + 1) * (n + 1) <= T.MAX_BUDGET and
+              n_traps <= MAX_TRAPS_TRACKED)
+        walk_ok = ok and (n_traps == 0 or scene.trap_avoidance == "detour")
+        fly_ok = ok
+        walker = next((f for f in enemies if not f.flying), None)
+        flyer = next((f for f in enemies if f.flying), None)
+        shapes = [None] * 5
+        pq = None
+        if walker is not None and walk_ok:
+            shapes[FWD_WALK] = pos._query_for((ENEMIES, False), walker, top, False)
+            shapes[FIELD_WALK] = _field(pos, walker)
+            shapes[REV_WALK] = pos._reverse_query(walker)[0]   # (W = N + 1, as here)
+            if n_traps:
+                pq = pos._query_for((ENEMIES, "traps"), walker, top, True)
+        if flyer is not None and fly_ok:
+            shapes[FWD_FLY] = pos._query_for((ENEMIES, True), flyer, top, False)
+            shapes[FIELD_FLY] = _field(pos, flyer)
+        if not all(p is None or p.fast for p in shapes) or (pq is not None and
+                                                             pq._q.pblob is None):
+            walk_ok = fly_ok = False      # pragma: no cover (boards too large to pack)
+        self.slot_ok = np.array([f.side == "enemy" and (fly_ok if f.flying else walk_ok)
+                                 for f in figs], bool)
+        #: games answered by the compiled path so far
+        self.answered = 0
+        self._per_thread: list = []     # the inputs of threads 1.. (scratch their own)
+        if not self.slot_ok.any():
+            self.top = -1
+            return
+        tops = [shapes[k].max_budget for k in (FWD_WALK, FWD_FLY) if shapes[k] is not None]
+        if pq is not None:
+            tops.append(pq.max_budget)
+        self.top = min(tops) if tops else -1
+        qs = [p._q if p is not None else None for p in shapes]
+
+        def cat(name, dtype):
+            arrs = [np.zeros(0, dtype) if q is None else getattr(q, name).astype(dtype)
+                    for q in qs]
+            return (np.concatenate(arrs).astype(dtype),
+                    np.cumsum([0] + [len(a) for a in arrs]).astype(np.int64))
+        blobs, blob_at = cat("blob", T.INDEX)
+        qflags, qflags_at = cat("qflags", np.uint8)
+        zoc, zoc_at = cat("zoc", np.uint64)
+        width = next(len(q.params) for q in qs if q is not None)
+        params = np.stack([np.zeros(width, np.int64) if q is None else q.params
+                           for q in qs]).astype(np.int64)
+        params[:, T.P_HAS_OCC] = 1    # every game reads its own occupant row
+        nb = max([int(q.params[T.P_N_BUCKETS]) for q in qs if q is not None] +
+                 [int(q.nb) for q in qs if q is not None] + [8])
+        buf = np.zeros(fast_layout_size(n, nb), T.INDEX)
+        buf[2] = nb
+        if pq is not None:
+            p = pq._q
+            n_pen = int(p.params[T.P_N_PEN])
+            pnb = max(int(p.nb), int(p.params[T.P_N_BUCKETS]), 8)
+            pbuf = np.zeros(pen_layout_size(n, n_pen, pnb), T.INDEX)
+            pbuf[2], pbuf[3] = pnb, n_pen
+            pparams = p.params.astype(np.int64)
+            pparams[T.P_HAS_OCC] = 1
+            pen = (p.pblob.astype(T.INDEX), p.qflags.astype(np.uint8),
+                   p.zoc.astype(np.uint64), p.leave.astype(np.uint64),
+                   p.enter_pen.astype(T.INDEX), pparams, pbuf,
+                   pen_out_offset(n, n_pen, pnb))
+        else:
+            pen = (np.zeros(0, T.INDEX), np.zeros(0, np.uint8), np.zeros(0, np.uint64),
+                   np.zeros(0, np.uint64), np.zeros(0, T.INDEX),
+                   np.zeros(params.shape[1], np.int64), np.zeros(8, T.INDEX), 0)
+        F = len(figs)
+        rev_budget = shapes[REV_WALK].max_budget if shapes[REV_WALK] is not None else 0
+        #: the kernel's inputs after (games, slots, moves, occ, cell, alive), by name
+        #: (the tests turn rules off through them)
+        self.args = dict(
+            team=np.array([f.team for f in figs], np.int64),
+            marked=np.array([f.marked for f in figs], bool),
+            summon=np.array([f.side == "summon" for f in figs], bool),
+            speed=np.array([f.speed for f in figs], np.int64),
+            flying=np.array([f.flying for f in figs], bool),
+            coords=np.ascontiguousarray(board.coords, np.int64),
+            kind=_KIND.get(board.kind, 2),
+            nbr=np.ascontiguousarray(board.nbr, np.int64),
+            obstacle=np.ascontiguousarray(scene.obstacle, bool),
+            trap=np.ascontiguousarray(scene.trap, bool), rank=pos._rank,
+            n_traps=n_traps, W=W, rev_budget=rev_budget, field_budget=n,
+            blobs=blobs, blob_at=blob_at, qflags=qflags, qflags_at=qflags_at, zoc=zoc,
+            zoc_at=zoc_at, params=params, pblob=pen[0], pqflags=pen[1], pzoc=pen[2],
+            pleave=pen[3], penter=pen[4], pparams=pen[5], buf=buf, pbuf=pen[6],
+            out_at=pen[7], ends=np.zeros((3, n), T.INDEX),
+            scratch=np.zeros((3, n), np.int64), fwd=np.zeros((3, n), T.INDEX),
+            occ2=np.zeros(n, T.INDEX),
+            tier=np.zeros(max(F, 1), np.int64), keys=np.zeros((max(F, 1), 2), np.int64))
+
+    def move_of(self, slot: int, q) -> int:
+        """The Move of an enemy AI query the compiled path answers, else -1."""
+        if not self.slot_ok[slot] or q.get("enemy") is not True:
+            return -1
+        rng = q.get("attack_range", 1)
+        if type(rng) is not int or rng != 1:
+            return -1
+        n = 2 + ("attack_range" in q)
+        if "move" in q:
+            mv = q["move"]
+            if len(q) != n or type(mv) is not int or not 0 <= mv <= MAX_MOVE:
+                return -1
+        elif "roll" in q:
+            r, k = q["roll"], q.get("bonus", 0)
+            if len(q) != n + ("bonus" in q) or type(r) is not int or type(k) is not int \
+                    or not 1 <= r <= self.faces or not 0 <= k <= MAX_MOVE:
+                return -1
+            mv = r + k
+        else:
+            return -1
+        return mv if mv <= self.top else -1
+
+    def __call__(self, games, slots, queries, occ, cell, alive, mask, cost, stop,
+                 penalty=None, threads: int = 1) -> np.ndarray:
+        """Answer the games ``games`` (int64[R]) whose figure slot ``slots[i]`` asks
+        ``queries[i]`` on the compiled path where it applies (rows already cleared),
+        in ``threads`` chunks of games on a pool of threads (each with its own
+        scratch); returns the games left to a live position."""
+        mv = np.fromiter((self.move_of(s, q) for s, q in zip(slots.tolist(), queries)),
+                         np.int64, len(games))
+        ok = mv >= 0
+        n = int(ok.sum())
+        if n:
+            want = penalty is not None
+            pen = penalty if want else _NO_PEN
+            rows = np.ascontiguousarray(games[ok], np.int64)
+            figs = np.ascontiguousarray(slots[ok], np.int64)
+            mv = mv[ok]
+            k = kernel()
+            chunks = max(1, min(threads, n))
+            if chunks == 1:
+                st = k(rows, figs, mv, occ, cell, alive, *self.args.values(), mask, cost,
+                       stop, pen, want)
+            else:
+                from ...reach import _thread_pool
+                status = np.zeros(chunks, np.int64)
+                self._thread_args(chunks - 1)     # (every thread's, made here first)
+
+                def run(c):
+                    lo, hi = (n * c) // chunks, (n * (c + 1)) // chunks
+                    status[c] = k(rows[lo:hi], figs[lo:hi], mv[lo:hi], occ, cell, alive,
+                                  *self._thread_args(c).values(), mask, cost, stop, pen,
+                                  want)
+
+                pool = _thread_pool(chunks - 1)
+                futures = [pool.submit(run, c) for c in range(1, chunks)]
+                run(0)
+                for fu in futures:
+                    fu.result()
+                st = int(status.min())
+            if st < 0:  # pragma: no cover (ends hold one column per cell)
+                raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
+            self.answered += n
+        return games[~ok]
+
+    def _thread_args(self, c: int) -> dict:
+        """The kernel's inputs for thread ``c`` of a call: :attr:`args` with scratch of
+        its own (thread 0: :attr:`args` itself)."""
+        if c == 0:
+            return self.args
+        while len(self._per_thread) < c:
+            self._per_thread.append({**self.args, **{k: self.args[k].copy()
+                                                     for k in _SCRATCH}})
+        return self._per_thread[c - 1]
+
+
+#: the kernel's inputs each thread writes
+_SCRATCH = ("buf", "pbuf", "ends", "scratch", "fwd", "occ2", "tier", "keys")
+_NO_PEN = np.zeros((1, 1), np.int32)
+
+
+def _field(pos, enemy):
+    """The enemy's distance-field query (every arrival of an unbounded move; a flyer's
+    may end anywhere, as the position's ``(ENEMIES, "field", flying)`` query)."""
+    from ...reach import prepare
+    n = pos.board.n_cells
+    return prepare(pos.board, pos.scene.mover(enemy), n, occupant=pos.occ,
+                   cell_flags=np.zeros(n, np.uint8) if enemy.flying else
+                   pos._flags_for(False))
