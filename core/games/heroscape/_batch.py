@@ -27,15 +27,18 @@ What one query answers:
   position runs for an engaged walker keeps every end the plain query reaches, at the
   same least cost; a flyer's take-off, an engaged flyer's walk and falls only add
   columns), so this is exact for every single-space figure;
-* a **double-space figure's** move is answered by a live position kept per game and
-  made equal to the game's arrays first (:func:`restore`): the placement graph's query
-  frees the figure's own placements, clears the stops of its start and of its flip, and
-  keeps of each pair of spaces the orientation the kernel reached first -- by the
-  penalty kernel's row order when enemies are within reach -- which the plain batched
-  kernel does not reproduce;
-* the **leaving attacks** (``legal_moves(penalty=)``) are answered by the same live
-  positions (``BatchLayout.penalty_on_position``);
-* a query with ``paths`` or ``never_attacked_leaving`` asks the position too.
+* a **double-space figure's** move is the layout's own compiled call over the batch
+  (``BatchLayout.own``, ``answer``: :mod:`._batch_doubles`): per game the placement
+  graph's query as the position runs it -- its own placements freed, the stops of its
+  start and of its flip cleared, the plain query, or the penalty kernel on the
+  placements' leave bits for a walker with an enemy in reach (whose row order decides
+  which orientation of a pair of spaces is listed) -- each pair of spaces once;
+* the **leaving attacks** (``legal_moves(penalty=)``) come from the same call (each
+  walker's leave bits per game from the enemies' places; the penalty kernel with 15 or
+  63 levels, as the position picks); a flyer's take-off (or an engaged flyer's walk
+  instead) is asked on a live position made equal to the game's arrays (:func:`restore`,
+  ``BatchLayout.penalty_on_position``);
+* ``paths`` and ``never_attacked_leaving`` change no end, least cost or stop: batched.
 
 Positions that hold more than 64 figures (no leave bit per enemy) are not batched.
 The batched answer equals :meth:`Position.legal_moves` (``tests/test_batch.py``,
