@@ -16,10 +16,15 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    mode; otherwise the kind's plain query (``reach1_ordered``, kernel order);
 3. each pair of spaces once: the first of its two placements in the kernel's order
    (``finish_double``), written densely into the game's row of mask, cost and stop
-   (stop codes of placements: water, lava, glyph).
+   (stop codes of placements: water, lava, glyph); with ``penalty`` asked, its leaving
+   attacks: the least (attacks, cost) of the pair's two placements.
 
-The same searches as the position's, on the same layers: the same ends, costs, stops
-and orientations (``tests/test_batch_heroscape.py``).
+With ``penalty`` asked, a single-space walker's game row gets its leaving attacks too
+(its ends, costs and stops are the batched kernel's): the spaces' leave bits and the
+penalty kernel of its kind on the game's row, as the position's penalty query.
+
+The same searches as the position's, on the same layers: the same ends, costs, stops,
+orientations and attacks (``tests/test_batch_heroscape.py``).
 """
 from __future__ import annotations
 
