@@ -13,7 +13,9 @@ both for all games in one call:
   ``threads=`` chunks on a pool of threads, as :func:`movecore.reach_many`); a query
   the layout answers otherwise runs compiled over the batch too where the layout
   compiles it (Dark Realms' enemy AI: ``BatchLayout.compiled``), else asks a live
-  position kept per game and made equal to the game's arrays first;
+  position kept per game and made equal to the game's arrays first; a layout may bring
+  its own batched moves over per-game state of its own (``BatchLayout.game``: Descent's
+  doors and kinds of mover);
 * every other game keeps B live positions (copies of the root) and asks each in turn:
   the same API and the same answers, one kernel call per game (``backend == "positions"``;
   :attr:`BatchedGames.why` says why the game is not batched).
@@ -140,6 +142,17 @@ class BatchLayout:
                   -1 = no second space; slot ``f``'s places index table
                   ``place_kind[f]``) where a place is not one cell (Heroscape's
                   two-space figures stand on placement nodes); None: place = cell.
+
+    Optional: a game's own batched moves (None: the kernel path above).
+
+        game:     an object that answers and applies the moves itself, over per-game
+                  state of its own (Descent: doors, kinds of mover; its ``_batch``
+                  module): ``bind(games)``, ``legal(games, figs, mask, cost, stop)`` ->
+                  the games a live position answers (``restore``), ``move(games, rows,
+                  figs, to)`` (after its ``legal`` answer), ``remove``, ``reset`` and
+                  ``restore(position, b, cell, alive)``. ``shapes`` / ``budget`` are
+                  then only each slot's query at the root (the bench's kernel column);
+                  the compiled self-play step is not run.
     """
 
     occ: np.ndarray
@@ -162,6 +175,7 @@ class BatchLayout:
     place_spaces: list | None = None
     place_kind: np.ndarray | None = None
     compiled: Any = None
+    game: Any = None
 
 
 class BatchedGames:
@@ -186,6 +200,11 @@ class BatchedGames:
         alive bool[B, F]   figure in play.
         occ   int32[B, N]  each game's occupant layer (array backend only).
     """
+
+    # (the array backend's optional layout hooks, unset: see BatchLayout)
+    _move = None
+    _own = None
+    _place_spaces = None
 
     def __init__(self, root, num_games: int, *, query: Mapping | None = None,
                  threads: int = 1, backend: str = "auto"):
@@ -212,8 +231,10 @@ class BatchedGames:
         self.n_places = max([root.n_actions(f) for f in root.figures] or [0])
         hook = getattr(root, "_batch_layout", None)
         layout, why = (None, f"{type(root).__module__} has no batched layout") \
-            if hook is None else (None, "figures ask different queries") \
-            if self.query is None else hook(self.query)
+            if hook is None else hook(self.queries) \
+            if self.query is None and getattr(root, "_batch_queries", False) else \
+            (None, "figures ask different queries") if self.query is None else \
+            hook(self.query)
         if backend == "arrays" and layout is None:
             raise QueryError(f"the {root.game!r} game has no array backend: {why}")
         if backend == "positions":
@@ -230,6 +251,10 @@ class BatchedGames:
     def _init_arrays(self, L: BatchLayout) -> None:
         from .kernels.reach import fast_layout_size
         B = self.B
+        self._game = L.game
+        if L.game is not None:
+            self._init_game(L)
+            return
         self._occ0 = np.ascontiguousarray(L.occ, T.INDEX)
         self._cell0 = np.ascontiguousarray(L.cell, T.INDEX)
         self.team = np.ascontiguousarray(L.team, T.INDEX)
@@ -291,6 +316,22 @@ class BatchedGames:
         self._ends = per_thread(n_chunks, (3, n), T.INDEX)
         self._queries = np.zeros((B, 3), np.int64)
         self._shape = np.full(B, -1, np.int64)
+
+    def _init_game(self, L: BatchLayout) -> None:
+        """A layout whose ``game`` answers and applies the moves (BatchLayout)."""
+        self._cell0 = np.ascontiguousarray(L.cell, T.INDEX)
+        self.team = np.ascontiguousarray(L.team, T.INDEX)
+        self.cell = np.repeat(self._cell0[None], self.B, axis=0)
+        self.alive = self.cell >= 0
+        self._budget = np.ascontiguousarray(L.budget, np.int64)
+        self._query_budget = None
+        self._compiled = None
+        self._end_rules = False
+        self._live: dict = {}
+        self._bufs = [None] * threads_or(self.threads, self.B)
+        L.game.bind(self)
+        self.occ = L.game.sq           # (the game's own occupancy)
+        self._restore = None
 
     def _pen_shapes(self, pens) -> dict:
         """The penalty shapes packed for :func:`movecore.kernels.batch.reach_games_pen`
@@ -401,6 +442,11 @@ class BatchedGames:
 
     def _legal_arrays(self, figs, mask, cost, stop, queries=None, penalty=None) -> None:
         from .kernels.batch import reach_games
+        if self._game is not None:
+            slow = self._game.legal(self, figs, mask, cost, stop)
+            if len(slow):
+                self._legal_restored(slow, figs, queries, mask, cost, stop, penalty)
+            return
         q = self._queries
         act = figs >= 0
         fa = np.where(act, figs, 0)
@@ -494,7 +540,10 @@ class BatchedGames:
             pos = live.get(b)
             if pos is None:
                 pos = live[b] = self.root.copy()
-            self._restore(pos, self.occ[b], self.cell[b], self.alive[b])
+            if self._game is not None:
+                self._game.restore(pos, b, self.cell[b], self.alive[b])
+            else:
+                self._restore(pos, self.occ[b], self.cell[b], self.alive[b])
             _write_row(b, pos.legal_moves(self.ids[f], **qy), mask, cost, stop, penalty)
 
     def _apply_end_rules(self, figs, start, shape, mask, cost, stop) -> None:
@@ -573,6 +622,9 @@ class BatchedGames:
 
     def _move_trusted(self, rows, figs, to) -> None:
         """Array backend: games ``rows`` move ``figs`` to ``to`` (already validated)."""
+        if self._game is not None:
+            self._game.move(self, rows, figs, to)
+            return
         if self._move is not None:
             self._move(self.occ, self.cell, self.alive, rows, figs, to)
             return
@@ -616,11 +668,13 @@ class BatchedGames:
             return
         if not self.alive[games, figs].all():
             raise QueryError("remove: a figure is not in play")
-        if self._move is not None:
+        if self._game is not None:
+            self._game.remove(self, games, figs)
+        elif self._move is not None:
             self._move(self.occ, self.cell, self.alive, games, figs,
                        np.full(len(games), -1, np.int64))
-            return
-        self.occ[games, self.cell[games, figs]] = T.OCC_EMPTY
+        else:
+            self.occ[games, self.cell[games, figs]] = T.OCC_EMPTY
         self.cell[games, figs] = -1
         self.alive[games, figs] = False
 
@@ -636,7 +690,10 @@ class BatchedGames:
             self.cell[sel] = self._cell0
             self.alive[sel] = True
             return
-        self.occ[sel] = self._occ0
+        if self._game is not None:
+            self._game.reset(self, sel)
+        else:
+            self.occ[sel] = self._occ0
         self.cell[sel] = self._cell0
         self.alive[sel] = self._cell0 >= 0
         if self._live:            # (their figures come back: copies of the root again)
@@ -675,8 +732,11 @@ class BatchedGames:
         if self.backend == "positions":
             return self.positions[b].copy()
         pos = self.root.copy()
-        self._restore(pos, self.occ[b].copy(), self.cell[b].copy(),
-                      self.alive[b].copy())
+        if self._game is not None:
+            self._game.restore(pos, b, self.cell[b].copy(), self.alive[b].copy())
+        else:
+            self._restore(pos, self.occ[b].copy(), self.cell[b].copy(),
+                          self.alive[b].copy())
         return pos
 
 

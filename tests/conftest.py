@@ -84,6 +84,8 @@ SLOW = {
     "test_rl_vector.py::test_arrays_backend_equals_single_envs": "rest",
     "test_batch_mage_knight.py::test_random_maps_equal_single_positions": "rest",
     "test_batch_mage_knight.py::test_fused_step_equals_array_path": "rest",
+    "test_batch_descent.py::test_random_dungeons_equal_single_positions": "rest",
+    "test_batch_descent.py::test_compiled_step_equals_array_path": "rest",
     "test_branching.py::test_one_position_read_from_four_threads": "rest",
     "test_branching.py::test_copies_in_four_threads": "rest",
     "test_branching.py::test_a_copy_never_changes_its_parent": "rest",

@@ -75,6 +75,8 @@ def _run_differential(game, steps, B, seed, policy="random", backend="auto",
 
 
 def _same_state(G, b, single):
+    if hasattr(single, "doors"):                     # Descent: the doors a move opened
+        assert G.position(b).doors == single.doors, b
     alive = set(single.figures)
     for f, fid in enumerate(G.ids):
         assert G.alive[b, f] == (fid in alive), (b, fid)

@@ -103,7 +103,8 @@ class BatchedPlay:
         # the array backend runs the whole step compiled (same choices as the array
         # path below for the same random numbers), unless asked to record answers
         self.fused = fused and not record and G.backend == "arrays" and \
-            self.usable is None and not rolled and G._move is None
+            self.usable is None and not rolled and G._move is None and \
+            (getattr(G, "_game", None) is None or G._game.all_arrays)
         P = G.n_places
         self._out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
                      np.zeros((B, P), np.int8))
@@ -233,6 +234,9 @@ class BatchedPlay:
         ends, policy, move, removal, next actor, and the restart of finished games);
         what is left here is one draw of the step's random numbers and the hand-off."""
         G = self.games
+        if G._game is not None:   # (a game's own batch engine: Descent)
+            from ._selfplay_descent import step
+            return step(self, _KIND.get(self.kind, 0))
         fz = getattr(self, "_fz", None)
         if fz is None:
             n_chunks = len(G._bufs)
@@ -299,6 +303,9 @@ class BatchedPlay:
         d = grid_distance(self.kind, self.coords[None, :, None, :],
                           ec[:, None, :, :])                      # [R, N, F]
         d = np.where(enemy[:, None, :], d, _BIG).min(2)
+        if d.shape[1] < legal.shape[1]:   # (places past the board: Descent's town)
+            d = np.pad(d, ((0, 0), (0, legal.shape[1] - d.shape[1])),
+                       constant_values=_BIG + 1)
         d = np.where(legal, d, _BIG + 1)
         best = d == d.min(1)[:, None]
         k = (u * best.sum(1)).astype(np.int64)

@@ -609,6 +609,14 @@ class Position(_DoorStates, _GameWords, _KindLayers, _Position):
                 self.legal_moves(self.ids[i], **query)
         return out
 
+    #: ``_batch_layout`` takes one query per figure slot (heroes and monsters differ)
+    _batch_queries = True
+
+    def _batch_layout(self, query):
+        """The batched arrays backend's layout (see :mod:`._batch`)."""
+        from ._batch import batch_layout
+        return batch_layout(self, query)
+
     def n_actions(self, figure) -> int:
         """Squares of the dungeon + 1 (the town); a monster that may turn (a two-square
         or 2x3 base, option ``large_turns``) has one more action per square:

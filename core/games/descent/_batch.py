@@ -1,0 +1,453 @@
+"""Descent on the batched arrays backend (:class:`movecore.batch.BatchedGames`).
+
+In movement-only play a Descent move changes the mover's squares and opens the closed
+doors on its path (the path :meth:`Position.apply_move` takes: the reported one of the
+search tree); a removal frees a figure's squares. Nothing else changes: no door is
+closed or revealed, no rune key gained, no figure added. So one game's state is
+
+* ``sq`` uint8[B, NS + 1]: per square the sides standing there (1 hero, 2 monster; the
+  last column, the town, always 0), from which every kind's occupant layer is read;
+* ``doors`` int64[B]: the open doors (bit k: door k), with the figures' anchors and who
+  is in play (``BatchedGames.cell`` / ``alive``).
+
+A figure's move is the kernel query of its kind's placement graph (the same packed board
+and mover as the position's prepared query) **under the game's door state**: one query
+shape per kind of mover (side, footprint, flying, door-memory radius) and door vector,
+for every door state a game can reach from the root (doors only open: ``2**c`` states
+for ``c`` doors closed at the root). One compiled call (:func:`legal_games`) answers
+every game: it reads the mover's occupant layer from ``sq`` through the kind's node ->
+squares table (door-memory, air and opened-here nodes read their square; a large
+monster's base is not batched), runs the kernel in
+tree mode, writes the ends' mask, least costs and stop codes (ice), and for every end the
+doors its reported path opens (the door steps along the tree path), which a move then
+opens in that game.
+
+What a game answers on a **live position made from its arrays** (the per-position path
+inside the same API, ``BatchLayout.restore``): a move that counts wounds (a pit the kind
+can fall into under the game's door state: the penalty kernel; an enemy aura in play)
+and a move next to an enemy grappler that may be in play (stops per game): these layers
+depend on more than the occupancy, and their queries are the position's own. The move is
+then applied on that position (its doors read back), so the state stays exact.
+
+Scenarios the arrays do not take (the positions backend, ``BatchedGames.why``): a base
+that turns (its kind, size and action numbering change with the move), a large monster
+beside the one-square figures (self-play's adjacency and distances read one cell per
+figure), a figure in town at the start, a dungeon whose graphs are door-scoped (many
+doors), or more than ``DOOR_STATES_MAX`` door states.
+
+The batched answer equals :meth:`Position.legal_moves` and the state after a move
+equals the position after :meth:`Position.apply_move` (``tests/test_batch.py``,
+``tests/test_batch_descent.py``).
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+from numba import njit
+
+from ...errors import QueryError
+from ...kernels import _types as T
+from ...kernels.reach import CTRL, fast_layout_size, is_plain, reach1_general, reach1_plain
+
+#: Most door states (doors closed at the root: 2**c states) a batch packs query shapes for.
+DOOR_STATES_MAX = 64
+
+
+def batch_layout(pos, query):
+    """(:class:`movecore.batch.BatchLayout`, None) for batched games of ``pos``, every
+    figure slot asking ``query`` (a mapping) or ``query[slot]`` (a list, one per figure in
+    play); or (None, why)."""
+    from ...batch import BatchLayout
+    fids = pos.figures
+    queries = [dict(query)] * len(fids) if isinstance(query, Mapping) else \
+        [dict(q) for q in query]
+    if len(queries) != len(fids):
+        return None, "one query per figure"
+    st = pos.st
+    slots = [pos.index[f] for f in fids]
+    if st.scoped:
+        return None, "the dungeon's graphs are door-scoped (many doors)"
+    if any(pos.anchor[i] < 0 for i in slots):
+        return None, "a figure stands in town at the start"
+    if any(pos.size[i] != (1, 1) for i in slots):
+        return None, ("large monsters: self-play's removals and distances read one cell "
+                      "per figure, and a base that turns changes its kind")
+    closed = [k for k, o in enumerate(pos.door_open) if not o]
+    if len(pos.door_open) > 62 or (1 << len(closed)) > DOOR_STATES_MAX:
+        return None, f"more than {DOOR_STATES_MAX} door states (or 62 doors)"
+    try:
+        parsed = [pos._parse(i, q) for i, q in zip(slots, queries)]
+    except QueryError as e:         # a bad query: the positions backend names it
+        return None, str(e)
+    if any(p for _, p, _ in parsed):
+        return None, "paths are asked"
+    try:
+        game = _DescentBatch(pos, fids, slots, queries, parsed, closed)
+    except _NotBatched as e:  # pragma: no cover (millions of nodes)
+        return None, str(e)
+    return BatchLayout(occ=game.sq0.astype(np.int32), cell=game.cell0, team=game.side,
+                       shapes=game.root_prepared, shape_of=np.arange(len(fids)),
+                       budget=game.budget.copy(), restore=None, game=game), None
+
+
+class _DescentBatch:
+    """The Descent side of a batch (see the module docstring): per-kind and per-shape
+    tables, built once, and the per-game state (``sq``, ``doors``), made for B games
+    by :meth:`bind`."""
+
+    def __init__(self, pos, fids, slots, queries, parsed, closed):
+        st = pos.st
+        self.root = pos
+        self.fids, self.slots, self.queries = fids, slots, queries
+        ns = self.ns = st.ns
+        F = len(fids)
+        self.side = np.array([pos.side[i] for i in slots], np.int32)
+        self.budget = np.array([mp for mp, _, _ in parsed], np.int64)
+        self.cell0 = np.array([pos.anchor[i] for i in slots], np.int32)
+        self.sq0 = pos.square_bits[:ns + 1].copy()
+        self.doors0 = sum(1 << k for k, o in enumerate(pos.door_open) if o)
+        self.closed = np.array(closed, np.int64)
+        n_states = self.n_states = 1 << len(closed)
+        # an enemy grappler or aura in play: that figure's moves are asked of a position
+        hostile = np.zeros((F, F), np.bool_)
+        for a, i in enumerate(slots):
+            for c, j in enumerate(slots):
+                hostile[a, c] = pos.side[j] != pos.side[i] and bool(pos.grapple[j] or
+                                                                    pos.aura[j])
+        self.hostile = hostile
+        # kinds of mover (kind key with its door-memory radius), in slot order
+        kinds = list(dict.fromkeys(pos.fkey[i] + (r,) for i, (_, _, r) in
+                                   zip(slots, parsed)))
+        self.slot_kind = np.array([kinds.index(pos.fkey[i] + (r,)) for i, (_, _, r) in
+                                   zip(slots, parsed)], np.int64)
+        graphs = [st.kind(k) for k in kinds]
+        # per kind: node -> squares (foot), the occupant value of the sides' bits, ice
+        self.kind_n = np.array([g.n for g in graphs], np.int64)
+        self.kind_k = np.array([g.k for g in graphs], np.int64)
+        self.foot_at = np.cumsum([0] + [g.n * g.k for g in graphs]).astype(np.int64)
+        self.foot = np.concatenate([g.foot.ravel() for g in graphs]).astype(np.int64)
+        self.lut = np.stack([g.occ_lut for g in graphs]).astype(np.int32)
+        self.ice_at = np.cumsum([0] + [g.n for g in graphs]).astype(np.int64)
+        self.ice = np.concatenate([g.ice_code for g in graphs]).astype(np.int8)
+        # per (kind, door state): the packed query shape, or none (penalties: a position)
+        blobs, qflags, params, plain, dptr, dv_, dbits = [], [], [], [], [], [], []
+        shape_ok = np.zeros(len(kinds) * n_states, np.bool_)
+        for kk, g in enumerate(graphs):
+            for s in range(n_states):
+                opened = self._doors_of_state(s)
+                dv = _door_vector(pos, g.team, opened)
+                links = g.links(dv)
+                n = g.n
+                if links.has_leave:
+                    blobs.append(np.zeros(0, np.int32))
+                    qflags.append(np.zeros(0, np.uint8))
+                    params.append(np.zeros(T.N_PARAMS, np.int64))
+                    plain.append(False)
+                    dptr.append(np.zeros(n + 1, np.int64))
+                    continue
+                t = g.template(links, False, np.full(n, T.OCC_EMPTY, T.INDEX),
+                               g.flags_static.copy(), np.zeros(n, T.INDEX))
+                q = t._q
+                if q.blob is None:  # pragma: no cover (millions of nodes)
+                    raise _NotBatched("the dungeon is too large for the packed kernel")
+                p = q.params.astype(np.int64).copy()
+                p[T.P_HAS_OCC] = 1
+                qf = np.ascontiguousarray(g.flags_static, np.uint8)
+                blobs.append(np.asarray(q.blob, np.int32))
+                qflags.append(qf)
+                params.append(p)
+                plain.append(bool(is_plain(np.asarray(q.blob, np.int32), qf,
+                                           np.zeros(0, np.uint64), p)))
+                shape_ok[kk * n_states + s] = True
+                # the door steps, per node: (next node, doors the step opens)
+                ptr = np.zeros(n + 1, np.int64)
+                steps = sorted(links.door_steps.items())
+                for (u, _), _ in steps:
+                    ptr[u + 1] += 1
+                dptr.append(np.cumsum(ptr))
+                for (_, v), ds in steps:
+                    dv_.append(v)
+                    dbits.append(sum(1 << d for d in ds))
+        self.shape_ok = shape_ok
+        self.blob_at = np.cumsum([0] + [len(b) for b in blobs]).astype(np.int64)
+        self.blobs = np.concatenate(blobs).astype(np.int32)
+        self.qflags_at = np.cumsum([0] + [len(f) for f in qflags]).astype(np.int64)
+        self.qflags = np.concatenate(qflags).astype(np.uint8)
+        self.params = np.stack(params).astype(np.int64)
+        self.plain = np.array(plain, np.bool_)
+        self.dptr_at = np.cumsum([0] + [len(p) for p in dptr]).astype(np.int64)
+        # (each shape's ptr counts from its own first entry: dstep_at is its offset)
+        self.dstep_at = np.cumsum([0] + [int(p[-1]) for p in dptr]).astype(np.int64)
+        self.dptr = np.concatenate(dptr).astype(np.int64)
+        self.dstep_v = np.array(dv_, np.int64)
+        self.dstep_bits = np.array(dbits, np.int64)
+        self.n_max = int(self.kind_n.max())
+        self.nb = max(int(self.params[:, T.P_N_BUCKETS].max()), 8)
+        # the kernel query of each slot at the root (the bench's "query" column)
+        self.root_prepared = []
+        for i, (mp, _, r) in zip(slots, parsed):
+            ks = pos._kind_state(i, r, mp)
+            if ks.stale:
+                ks = pos._sync(ks)
+            self.root_prepared.append(ks.prepared(mp)[0])
+
+    def _doors_of_state(self, s: int) -> int:
+        """The open-door bits of door state ``s`` (bit j of s: root-closed door j)."""
+        out = self.doors0
+        for j, k in enumerate(self.closed.tolist()):
+            if s >> j & 1:
+                out |= 1 << k
+        return out
+
+    # ------------------------------------------------------------------ per batch
+    def bind(self, G) -> None:
+        """Per-game state and per-thread scratch for the B games of ``G``."""
+        from ...batch import per_thread, threads_or
+        B = G.B
+        self.sq = np.repeat(self.sq0[None], B, axis=0)
+        self.doors = np.full(B, self.doors0, np.int64)
+        self.opened = np.zeros((B, G.n_places), np.int64)
+        self.slow = np.zeros(B, np.bool_)
+        self.last_fig = np.full(B, -1, np.int64)
+        n_chunks = threads_or(G.threads, B)
+        n = self.n_max
+        # one kernel workspace per kind (its stamps are laid out by its node count: a
+        # workspace shared by graphs of other sizes would read another's stale words)
+        self.bufs = per_thread(n_chunks, (len(self.kind_n), fast_layout_size(n, self.nb)),
+                               T.INDEX)
+        for buf in self.bufs:
+            buf[:, 2] = self.nb
+        self.ends_s = per_thread(n_chunks, (len(self.kind_n), 3, n), T.INDEX)
+        self.occ_s = per_thread(n_chunks, (n,), T.INDEX)
+        self.tbits = per_thread(n_chunks, (2 * n + 8,), np.int64)
+        #: what :func:`legal_games` reads: the shapes and kinds, then the game's state
+        self.tables = (self.blobs, self.blob_at, self.qflags, self.qflags_at, self.params,
+                       self.plain, self.shape_ok, self.dptr, self.dptr_at, self.dstep_v,
+                       self.dstep_bits, self.dstep_at, self.kind_n, self.kind_k,
+                       self.foot, self.foot_at, self.lut, self.ice, self.ice_at,
+                       self.slot_kind, self.budget, self.side, self.n_states, self.closed,
+                       self.hostile, np.zeros(0, np.uint64),
+                       np.zeros((3, 0), np.int32),    # (tree mode: the tree is read)
+                       np.zeros((0, 3), np.int64), self.sq, self.doors)
+        #: whether every move is answered on arrays (no enemy grappler or aura, no
+        #: kind that counts wounds): the compiled self-play step may play the games
+        self.all_arrays = bool(self.shape_ok.all() and not self.hostile.any())
+
+    def legal(self, G, figs, mask, cost, stop) -> np.ndarray:
+        """Every game's answer for figure slot ``figs[b]`` (:func:`legal_games`, one
+        compiled call per thread); returns the games a live position must answer (their
+        rows cleared)."""
+        B = G.B
+        self.last_fig[:] = figs
+        args = (self.tables, G.cell, G.alive, figs)
+        outs = (mask, cost, stop, self.opened, self.slow)
+        n_chunks = len(self.bufs)
+        if n_chunks == 1:
+            legal_games(*args, 0, B, self.bufs[0], self.ends_s[0], self.occ_s[0],
+                         self.tbits[0], *outs)
+        else:
+            from ...reach import _thread_pool
+
+            def run(c):
+                legal_games(*args, (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
+                             self.bufs[c], self.ends_s[c], self.occ_s[c], self.tbits[c],
+                             *outs)
+
+            pool = _thread_pool(n_chunks - 1)
+            futures = [pool.submit(run, c) for c in range(1, n_chunks)]
+            run(0)
+            for fu in futures:
+                fu.result()
+        return np.flatnonzero(self.slow)
+
+    def move(self, G, rows, figs, to) -> None:
+        """Games ``rows`` move ``figs`` to ``to`` (legal ends of the last
+        :meth:`legal` answer): the squares, the anchor, the doors the path opens."""
+        if not np.array_equal(self.last_fig[rows], figs):  # pragma: no cover
+            raise RuntimeError("movecore: a Descent batch moves the figures of its last "
+                               "answer")
+        slow = self.slow[rows]
+        for b, f, a in zip(rows[slow].tolist(), figs[slow].tolist(), to[slow].tolist()):
+            pos = G._live[b]          # (restored and asked by this answer)
+            pos.apply_move(self.fids[f], a, **self.queries[f])
+            self.opened[b, a] = sum(1 << k for k, o in enumerate(pos.door_open) if o)
+        old = G.cell[rows, figs]
+        self.sq[rows, old] = 0
+        self.sq[rows, to] = (1 << self.side[figs]).astype(np.uint8)
+        self.doors[rows] |= self.opened[rows, to]
+        G.cell[rows, figs] = to
+
+    def remove(self, G, games, figs) -> None:
+        self.sq[games, G.cell[games, figs]] = 0
+
+    def reset(self, G, sel) -> None:
+        self.sq[sel] = self.sq0
+        self.doors[sel] = self.doors0
+
+    def restore(self, pos, b: int, cell, alive) -> None:
+        """Make ``pos`` (a copy of the root, or a position this made from one) equal to
+        game ``b``: the doors, the figures' anchors, who is in play."""
+        bits = int(self.doors[b])
+        changed = False
+        for k in range(len(pos.door_open)):
+            o = bool(bits >> k & 1)
+            if pos.door_open[k] != o:
+                pos.door_open[k] = o
+                changed = True
+        if changed:
+            pos._doors_changed()
+        # every figure that moved or left is lifted first, then the movers placed (a
+        # figure may now stand where another one stood)
+        moved = []
+        for f, i in enumerate(self.slots):
+            gone = not alive[f]
+            if (gone and pos.alive[i]) or (not gone and pos.anchor[i] != int(cell[f])):
+                old = pos.anchor[i]
+                pos._update_kinds(i, pos._lift(i), old, -1)
+                pos.anchor[i] = -1
+                if gone:
+                    pos.alive[i] = False
+                else:
+                    moved.append((i, int(cell[f])))
+        for i, a in moved:
+            pos._place(i, a)
+        pos._last = None
+        pos._touch()
+        pos._undo_log = None       # (a view of one game: nothing to take back)
+
+
+class _NotBatched(Exception):
+    pass
+
+
+def _door_vector(pos, team: int, opened: int) -> tuple:
+    """The door vector of side ``team`` with the doors ``opened`` (bits) open (as
+    :meth:`._doors._DoorStates._door_vectors`, the rune keys and unrevealed doors the
+    root's: batched games change neither)."""
+    from ._dungeon import OPEN, OPENABLE, SHUT
+    out = []
+    for k, door in enumerate(pos.st.dungeon.doors):
+        if opened >> k & 1:
+            out.append(OPEN)
+        elif team == 0:
+            out.append(OPENABLE if door.rune is None or door.rune in pos.rune_keys
+                       else SHUT)
+        else:
+            out.append(OPENABLE if door.rune is None and not pos.door_unrevealed[k]
+                       else SHUT)
+    return tuple(out)
+
+
+@njit(cache=T.CACHE, nogil=True)
+def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mask, cost,
+                stop, opened, slow):
+    """Games ``lo <= b < hi``, figure slot ``figs[b]`` (-1: none): its ends (see the
+    module docstring) into row ``b`` of ``mask``/``cost``/``stop`` (every column
+    written) and, per end, the doors its path opens into ``opened[b]``; ``slow[b]`` = 1
+    (row cleared) where a live position must answer: an enemy grappler or aura in play,
+    a move that counts wounds. ``tables``: :attr:`_DescentBatch.tables` (the game's
+    ``sq`` and ``doors`` last); ``bufs`` (one kernel workspace per kind), ``ends_s`` (one
+    end block per kind), ``occ``, ``tbits``: one thread's scratch. (One loop over the
+    games: the tables are unpacked once, not per game.)"""
+    (blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dptr, dptr_at, dstep_v,
+     dstep_bits, dstep_at, kind_n, kind_k, foot, foot_at, lut, ice, ice_at, slot_kind,
+     budget, side, n_states, closed, hostile, no_zoc, tree_ends, no_queries, sq,
+     doors) = tables
+    A = mask.shape[1]
+    ns = sq.shape[1] - 1
+    for b in range(lo, hi):
+        for a in range(A):
+            mask[b, a] = 0
+            cost[b, a] = -1
+            stop[b, a] = 0
+        slow[b] = False
+        f = figs[b]
+        if f < 0:
+            continue
+        for j in range(hostile.shape[0]):
+            if alive[b, j] and hostile[f, j]:
+                slow[b] = True
+        kk = slot_kind[f]
+        s = 0
+        for j in range(closed.shape[0]):
+            if (doors[b] >> closed[j]) & 1:
+                s |= 1 << j
+        k = kk * n_states + s
+        if slow[b] or not shape_ok[k]:
+            slow[b] = True
+            continue
+        # the mover's occupant layer over its kind's nodes, from the game's squares
+        n = kind_n[kk]
+        kf = kind_k[kk]
+        f0 = foot_at[kk]
+        start = cell[b, f]
+        for u in range(n):              # (one-square kinds: kf = 1; see batch_layout)
+            bits = 0
+            for j in range(kf):
+                bits |= sq[b, foot[f0 + u * kf + j]]
+            occ[u] = lut[kk, bits]
+        blob = blobs[blob_at[k]:blob_at[k + 1]]
+        qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+        buf = bufs[kk]
+        p0 = dptr_at[k]
+        s0 = dstep_at[k]
+        i0 = ice_at[kk]
+        if dstep_at[k + 1] == s0:
+            # no closed door on any step: the ends alone (ends mode), no door opens
+            ends = ends_s[kk]
+            if plain[k]:
+                ne = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, ends, no_queries,
+                                  start, budget[f])
+            else:
+                ne = reach1_general(blob, occ, qf, no_zoc, params[k], buf, ends,
+                                    no_queries, start, budget[f])
+            if ne < 0:                  # (cannot happen: an end per node)
+                slow[b] = True
+                continue
+            for i in range(ne):
+                c = ends[0, i]
+                if c >= ns or c >= A:   # the town (no move) and no other node is an end
+                    continue
+                mask[b, c] = 1
+                cost[b, c] = ends[1, i]
+                stop[b, c] = ice[i0 + c] if not plain[k] and ends[2, i] != 0 else 0
+                opened[b, c] = 0
+            continue
+        # closed doors on the way: tree mode, for the doors each end's path opens
+        if plain[k]:
+            nk = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, tree_ends, no_queries,
+                              start, budget[f])
+        else:
+            nk = reach1_general(blob, occ, qf, no_zoc, params[k], buf, tree_ends,
+                                no_queries, start, budget[f])
+        if nk < 0:                      # (cannot happen: tree mode) a position answers
+            slow[b] = True
+            continue
+        ne = nk & 0xFFFFFFFF
+        nt = nk >> 32
+        N = np.int64(blob[0])
+        o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
+        # the doors opened along each tree row's path (parents come first)
+        for r in range(nt):
+            par = buf[o_out + 4 * r + 3]
+            if par < 0:
+                tbits[r] = 0
+                continue
+            u = buf[o_out + 4 * par]
+            v = buf[o_out + 4 * r]
+            got = tbits[par]
+            for e in range(dptr[p0 + u], dptr[p0 + u + 1]):
+                if dstep_v[s0 + e] == v:
+                    got |= dstep_bits[s0 + e]
+            tbits[r] = got
+        base = o_out + 4 * nt
+        for i in range(ne):
+            c = buf[base + i]
+            if c >= ns or c >= A:       # the town (no move) and no other node is an end
+                continue
+            mask[b, c] = 1
+            cost[b, c] = buf[base + ne + i]
+            stop[b, c] = ice[i0 + c] if buf[base + 2 * ne + i] != 0 else 0
+            opened[b, c] = tbits[buf[base + 6 * ne + i]]  # (door steps: closed doors)
+    return 0

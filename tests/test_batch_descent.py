@@ -1,0 +1,220 @@
+"""Descent on the batched arrays backend (issue 29) against single live positions.
+
+Random dungeons (doors with and without rune keys, doors to unrevealed areas, pits, ice
+that stops or not, water, glyphs, flyers, one-square grapplers and auras, speeds whose
+door memory reaches 0-2 links) in seeded batched self-play: after every step, every
+game's batched mask, costs and stops equal what a single live position answers in the
+same state, and every game's figures and doors equal a single position that applied the
+same moves with ``apply_move`` (and ``remove_figure``). Every rule of the layout
+(``movecore.games.descent._batch``) turned off makes one of these fail."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import movecore as mc
+from movecore.batch import BatchedGames
+from movecore.errors import IllegalMoveError
+from movecore.tools.selfplay_batch import BatchedPlay
+
+from test_batch import _dense, _run_differential
+
+
+def _dungeon(seed: int) -> dict:
+    """A random dungeon of one-square figures, split by a wall with doors."""
+    rng = random.Random(seed)
+    w, h = rng.randint(6, 9), rng.randint(4, 6)
+    wall = rng.randint(2, w - 3)
+    rows = []
+    for y in range(h):
+        row = []
+        for x in range(w):
+            if x == wall:
+                row.append("#")
+                continue
+            r = rng.random()
+            row.append("p" if r < (0.06 if seed % 2 else 0) else "i" if r < 0.12 else
+                       "w" if r < 0.16 else ".")
+        rows.append(row)
+    doors = []
+    ys = rng.sample(range(h), rng.randint(1, min(3, h)))
+    runes = ["red", "blue"]
+    for k, y in enumerate(ys):
+        rows[y][wall] = "."
+        rows[y][wall - 1] = "."
+        rows[y][wall + 1] = "."
+        d = {"id": f"d{k}", "between": [[wall - 1, y], [wall, y]]}
+        r = rng.random()
+        if r < 0.2:
+            d["rune"] = rng.choice(runes)
+        elif r < 0.35:
+            d["leads_to_unrevealed"] = True
+        elif r < 0.45:
+            d["open"] = True
+        doors.append(d)
+    free = [(x, y) for y in range(h) for x in range(w) if rows[y][x] == "."]
+    rng.shuffle(free)
+    figs = []
+    for j in range(rng.randint(1, 2)):
+        figs.append({"id": f"h{j}", "side": "hero", "at": list(free.pop()),
+                     "speed": rng.randint(3, 6)})
+    for j in range(rng.randint(1, 3)):
+        ab = []
+        r = rng.random()
+        if r < 0.25:
+            ab = ["fly"]
+        elif r < 0.4:
+            ab = ["grapple"]
+        elif r < 0.55:
+            ab = [{"aura": 1}]
+        figs.append({"id": f"m{j}", "side": "monster", "at": list(free.pop()),
+                     "speed": rng.randint(3, 9), "abilities": ab})
+    board = {"rows": ["".join(r) for r in rows], "doors": doors}
+    if rng.random() < 0.4:
+        board["glyphs"] = [list(free.pop())]
+    return {"game": "descent", "board": board,
+            "options": {"ice": rng.choice(["normal", "stop"])},
+            "party": {"rune_keys": rng.sample(runes, rng.randint(0, 1))},
+            "figures": figs}
+
+
+def _dungeons(n: int, first: int = 0) -> list:
+    out = []
+    seed = first
+    while len(out) < n:
+        s = _dungeon(seed)
+        try:
+            mc.position(s)
+        except mc.errors.MovecoreError:   # pragma: no cover (a door on a wall end)
+            seed += 1
+            continue
+        out.append((f"dungeon {seed}", s))
+        seed += 1
+    return out
+
+
+def test_random_dungeons_run_on_arrays():
+    """The random dungeons are batched (not the positions backend), and they exercise
+    what the layout handles: door states, door memory, positions for penalties and
+    grapplers."""
+    n_slow = n_doors = 0
+    for name, s in _dungeons(24):
+        play = BatchedPlay("descent", s, 16, seed=1, record=True)
+        G = play.games
+        assert G.backend == "arrays", (name, G.why)
+        for _ in range(20):
+            play.step()
+            n_slow += int(G._game.slow.sum())
+            n_doors += int((G._game.doors != G._game.doors0).sum())
+    assert n_slow > 0 and n_doors > 0
+
+
+@pytest.mark.parametrize("first", [0, 12])
+def test_random_dungeons_equal_single_positions(first):
+    assert _run_differential("descent", steps=25, B=12, seed=first,
+                             scenarios=_dungeons(12, first)) > 2000
+
+
+@pytest.mark.slow
+def test_ten_thousand_moves_on_random_dungeons():
+    assert _run_differential("descent", steps=100, B=16, seed=9,
+                             scenarios=_dungeons(8, 100)) >= 10_000
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_bundled_examples_on_arrays_equal_single_positions(policy):
+    from movecore.tools.selfplay import example_scenarios
+    scen = [(n, s) for n, s in example_scenarios("descent")
+            if BatchedPlay("descent", s, 1).games.backend == "arrays"]
+    assert len(scen) >= 2
+    assert _run_differential("descent", steps=40, B=24, seed=5, policy=policy,
+                             scenarios=scen) > 1000
+
+
+def test_wounds_per_end_equal_the_positions():
+    """``legal_moves(penalty=)``: each end's wounds (pits, auras) as the position counts
+    them (a kind that can fall into a pit, or meets an aura, is asked of a position)."""
+    seen = 0
+    for name, s in _dungeons(16):
+        play = BatchedPlay("descent", s, 8, seed=2)
+        G = play.games
+        pen = np.zeros((G.B, G.n_places), np.int32)
+        for _ in range(12):
+            play.step()
+            act = np.where(play.done, -1, play.actor)
+            G.legal_moves(act, penalty=pen)
+            for b in np.flatnonzero(act >= 0).tolist():
+                fid = G.ids[int(act[b])]
+                m = G.position(b).legal_moves(fid, **play.queries[int(act[b])])
+                want = np.zeros(G.n_places, np.int32)
+                ok = m.mask[m.actions]
+                want[m.actions[ok]] = m.penalty[ok]
+                assert np.array_equal(pen[b], want), (name, b, fid)
+                seen += int(want.any())
+    assert seen > 0
+
+
+def test_apply_validates_and_opens_doors():
+    """``apply`` takes legal ends only (no game changes otherwise); a move through a
+    closed door opens it in that game alone."""
+    from movecore.examples import load
+    s = load("descent_door_twice")
+    G = BatchedGames(mc.position(s), 3, query=[{"action": "advance"}, {}])
+    assert G.backend == "arrays"
+    pos = G.root.copy()
+    m = pos.legal_moves("Grisban", action="advance")
+    d = m.to_dicts()
+    through = next(e for e in d if e["doors_opened"])
+    to = pos.action_of("Grisban", tuple(through["at"]))
+    with pytest.raises(IllegalMoveError):
+        G.apply([0, 0, -1], [to, G.n_places - 1, -1])   # the town is no move
+    assert (G.cell == G._cell0).all() and (G._game.doors == G._game.doors0).all()
+    G.apply([0, -1, -1], [to, -1, -1])
+    assert G.position(0).doors == {"oak door": "open"}
+    assert G.position(1).doors == {"oak door": "closed"}
+    pos.apply_move("Grisban", to, action="advance")
+    for f in ("Grisban", "goblin"):
+        q = {"action": "advance"} if f == "Grisban" else {}
+        assert all(np.array_equal(x, y) for x, y in zip(
+            _dense(G.position(0), f, q, G.n_places), _dense(pos, f, q, G.n_places)))
+    G.reset([0])
+    assert G.position(0).doors == {"oak door": "closed"}
+
+
+def test_why_not_arrays():
+    from movecore.examples import load
+    for name, why in (("descent_dragon", "large monsters"),
+                      ("descent_hero_run", "large monsters")):
+        G = BatchedGames(mc.position(load(name)), 2,
+                         query=None)
+        assert G.backend == "positions" and why in G.why, (name, G.why)
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_compiled_step_equals_array_path(policy, threads):
+    """Where every move is answered on arrays, ``BatchedPlay`` runs the compiled step
+    (:mod:`movecore.tools._selfplay_descent`): the array path's choices for the same
+    random numbers, and the same squares, doors, turns and counters (the array path on
+    as many threads)."""
+    from movecore.tools.selfplay import example_scenarios
+    scen = [(n, s) for n, s in example_scenarios("descent") + _dungeons(24)
+            if BatchedPlay("descent", s, 1).fused]
+    assert len(scen) >= 6
+    for name, s in scen:
+        a = BatchedPlay("descent", s, 16, seed=7, policy=policy, threads=threads)
+        b = BatchedPlay("descent", s, 16, seed=7, policy=policy, threads=threads,
+                        fused=False)
+        assert a.fused and not b.fused
+        for _ in range(60):
+            a.step()
+            b.step()
+            ga, gb = a.games, b.games
+            assert np.array_equal(ga.cell, gb.cell), name
+            assert np.array_equal(ga.alive, gb.alive), name
+            assert np.array_equal(ga._game.sq, gb._game.sq), name
+            assert np.array_equal(ga._game.doors, gb._game.doors), name
+            assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
+        assert a.counts == b.counts, name
