@@ -114,6 +114,34 @@ class BatchLayout:
                   mover, cell flags and ends; its penalty layers, shared by every game),
                   or None (that shape's moves have none) (Dark Realms: a walker's move
                   over traps, traps as a second objective).
+        penalty_on_position: bool, or bool[F] per figure slot: with
+                  ``legal_moves(penalty=)`` that slot's query is answered by a live
+                  position made from the game's arrays (``restore``) (Heroscape: a
+                  flyer's take-off attacks, an engaged flyer's walk).
+
+    Optional: queries the layout answers itself, compiled, over the batch (None: none).
+
+        own:      bool[F] figure slots whose queries ``answer`` answers (with the budget
+                  of ``budget`` / ``query_budget``; -1 still means a live position)
+                  (Heroscape's two-space figures, on the placement graph).
+        answer:   callable(occ, cell, alive, rows, figs, budgets, mask, cost, stop,
+                  penalty): games ``rows``' rows of the dense answer for figure slots
+                  ``figs`` (int64 arrays): for ``own`` slots the whole answer (their
+                  rows arrive cleared: mask 0, cost -1, stop 0); with ``penalty``
+                  (int32[B, A], zeros) asked, every batched game's row comes, and the
+                  other slots' penalties alone are written (their rows hold the kernel's
+                  answer) (Heroscape's leaving attacks).
+
+    Optional: a move that changes more than the figure's own cell (None: the figure's
+    team code leaves its cell and is written on the new one).
+
+        move:     callable(occ, cell, alive, rows, figs, to): games ``rows`` move figure
+                  slots ``figs`` to places ``to`` (-1: out of play), writing the three
+                  arrays (Heroscape: two-space figures, engaged figures' codes).
+        place_spaces, place_kind: the spaces of a place (list of int64[X, 2] tables,
+                  -1 = no second space; slot ``f``'s places index table
+                  ``place_kind[f]``) where a place is not one cell (Heroscape's
+                  two-space figures stand on placement nodes); None: place = cell.
 
     Optional: a game's own batched moves (None: the kernel path above).
 
@@ -140,6 +168,12 @@ class BatchLayout:
     stop_code: np.ndarray | None = None
     query_budget: Any = None
     penalty: list | None = None
+    penalty_on_position: bool = False
+    own: np.ndarray | None = None
+    answer: Any = None
+    move: Any = None
+    place_spaces: list | None = None
+    place_kind: np.ndarray | None = None
     compiled: Any = None
     game: Any = None
 
@@ -166,6 +200,11 @@ class BatchedGames:
         alive bool[B, F]   figure in play.
         occ   int32[B, N]  each game's occupant layer (array backend only).
     """
+
+    # (the array backend's optional layout hooks, unset: see BatchLayout)
+    _move = None
+    _own = None
+    _place_spaces = None
 
     def __init__(self, root, num_games: int, *, query: Mapping | None = None,
                  threads: int = 1, backend: str = "auto"):
@@ -245,6 +284,15 @@ class BatchedGames:
         self._query_budget = L.query_budget
         self._compiled = L.compiled
         self._live: dict = {}     # game -> its position for queries not batched
+        self._move = L.move
+        self._own = None if L.answer is None else (
+            np.zeros(len(L.cell), bool) if L.own is None else np.asarray(L.own, bool),
+            L.answer)
+        self._pen_on_position = np.broadcast_to(np.asarray(L.penalty_on_position, bool),
+                                                (len(L.cell),))
+        self._place_spaces = None if L.place_spaces is None else (
+            [np.asarray(t, np.int64) for t in L.place_spaces],
+            np.asarray(L.place_kind, np.int64))
         self._pen = None if L.penalty is None or all(p is None for p in L.penalty) else \
             self._pen_shapes(L.penalty)
         # the end rules (BatchLayout): one-figure spaces (uint8[N]), no-end spaces (cell
@@ -410,8 +458,15 @@ class BatchedGames:
                 qb = self._query_budget
                 q[:, 1] = [qb(f, queries[b]) if f >= 0 and queries[b] is not None else
                            self._budget[max(f, 0)] for b, f in enumerate(figs.tolist())]
-            slow = np.flatnonzero(act & (q[:, 1] < 0))
+            slow = np.flatnonzero(act & ((q[:, 1] < 0) | (
+                (penalty is not None) & self._pen_on_position[fa])))
             q[slow, 0] = -1            # answered on a position below
+        own = None
+        if self._own is not None:      # answered by the layout itself, below
+            own = np.flatnonzero((q[:, 0] >= 0) & (self._own[0][fa] |
+                                                   (penalty is not None)))
+            own_q = q[own].copy()
+            q[own[self._own[0][fa[own]]], 0] = -1
         shape = self._shape
         shape[:] = np.where(act, self._shape_of[fa] +
                             self._shape_cell[np.maximum(q[:, 0], 0)], -1)
@@ -459,10 +514,13 @@ class BatchedGames:
             raise RuntimeError(f"movecore: batched kernel status {st}")
         if self._end_rules:
             self._apply_end_rules(figs, q[:, 0], shape, mask, cost, stop)
+        if own is not None and len(own):
+            self._own[1](self.occ, self.cell, self.alive, own, figs[own], own_q[:, 1],
+                         mask, cost, stop, penalty)
         if slow is not None and len(slow) and self._compiled is not None:
-            own = self.queries
+            mine = self.queries
             slow = self._compiled(slow, figs[slow], [
-                own[f] if queries is None or queries[b] is None else queries[b]
+                mine[f] if queries is None or queries[b] is None else queries[b]
                 for b, f in zip(slow.tolist(), figs[slow].tolist())],
                 self.occ, self.cell, self.alive, mask, cost, stop, penalty,
                 threads=len(self._bufs))
@@ -567,6 +625,9 @@ class BatchedGames:
         if self._game is not None:
             self._game.move(self, rows, figs, to)
             return
+        if self._move is not None:
+            self._move(self.occ, self.cell, self.alive, rows, figs, to)
+            return
         occ, cell = self.occ, self.cell
         occ[rows, cell[rows, figs]] = T.OCC_EMPTY
         occ[rows, to] = self.team[figs]
@@ -609,6 +670,9 @@ class BatchedGames:
             raise QueryError("remove: a figure is not in play")
         if self._game is not None:
             self._game.remove(self, games, figs)
+        elif self._move is not None:
+            self._move(self.occ, self.cell, self.alive, games, figs,
+                       np.full(len(games), -1, np.int64))
         else:
             self.occ[games, self.cell[games, figs]] = T.OCC_EMPTY
         self.cell[games, figs] = -1
@@ -635,6 +699,30 @@ class BatchedGames:
         if self._live:            # (their figures come back: copies of the root again)
             for b in sel.tolist():
                 self._live.pop(b, None)
+
+    def spaces(self, rows, slots=None, places=None) -> np.ndarray:
+        """int64[..., 2]: the spaces (cells; -1 = none) of the places of games ``rows``'
+        figures (``[R, F, 2]``; -1 out of play), or of ``places`` (int[R, K]) as places
+        of figure slots ``slots`` (int[R]): a place is one cell, or two spaces where the
+        layout says so (``BatchLayout.place_spaces``)."""
+        rows = np.asarray(rows, np.int64)
+        if places is None:
+            p = self.cell[rows].astype(np.int64)
+            kind = None if self._place_spaces is None else self._place_spaces[1][None]
+        else:
+            p = np.asarray(places, np.int64)
+            kind = None if self._place_spaces is None else \
+                self._place_spaces[1][np.asarray(slots, np.int64)][:, None]
+        out = np.full(p.shape + (2,), -1, np.int64)
+        if kind is None:
+            out[..., 0] = p
+            out[p < 0, 0] = -1
+            return out
+        kind = np.broadcast_to(kind, p.shape)
+        for k, table in enumerate(self._place_spaces[0]):
+            sel = (kind == k) & (p >= 0)
+            out[sel] = table[p[sel]]
+        return out
 
     # ------------------------------------------------------------------ checking
     def position(self, b: int):

@@ -143,7 +143,8 @@ def _kernel_queries_per_s(play, min_time: float, cpu: list | None = None) -> flo
     that gets the CPU seconds per query over all rounds (``time.process_time``)."""
     from . import selfplay as sp
     G = play.games
-    if G.backend == "arrays" and G._budget[0] >= 0:    # (Dark Realms: rolled, below)
+    # (Dark Realms: rolled; Heroscape: places of two spaces: below)
+    if G.backend == "arrays" and G._budget[0] >= 0 and G._place_spaces is None:
         prep = G._layout.shapes[0]
         budget = int(G._budget[0])
         starts = G.cell[0][G.alive[0]]

@@ -111,7 +111,7 @@ class BatchedPlay:
         # the array backend runs the whole step compiled (same choices as the array
         # path below for the same random numbers), unless asked to record answers
         self.fused = fused and not record and G.backend == "arrays" and \
-            self.usable is None and not rolled and \
+            self.usable is None and not rolled and G._move is None and \
             (getattr(G, "_game", None) is None or G._game.all_arrays)
         P = G.n_places
         self._out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
@@ -195,19 +195,20 @@ class BatchedPlay:
             self.last_answer = (mask.copy(), cost.copy(), stop.copy())
         live = np.flatnonzero(act >= 0)
         self.counts["generations"] += len(live)
-        legal = mask[live].astype(bool)
+        legal = mask[live].view(np.bool_)       # (a copy: fancy index; 0/1 bytes)
         if self.usable is not None:
             legal &= self._usable(live, act)
         u = self._uniforms()
         n = legal.sum(1)
         moving = n > 0
         rows = live[moving]
-        legal = legal[moving]
+        if not moving.all():
+            legal = legal[moving]
         if self.policy == "greedy":
             pick = self._greedy(rows, act[rows], legal, u[rows, 0])
         else:
             k = (u[rows, 0] * n[moving]).astype(np.int64)
-            pick = (np.cumsum(legal, 1) > k[:, None]).argmax(1)
+            pick = _kth_true(legal, n[moving], k)
         figs = np.full(self.B, -1, np.int64)
         to = np.full(self.B, -1, np.int64)
         figs[rows] = act[rows]
@@ -313,6 +314,8 @@ class BatchedPlay:
         if G.backend != "arrays":
             return self._greedy_positions(rows, figs, legal, u)
         enemy = G.alive[rows] & (self.side_of[None] != self.side_of[figs][:, None])
+        if G._place_spaces is not None:     # places of two spaces (Heroscape)
+            return self._greedy_spaces(rows, figs, legal, u, enemy)
         cells = np.where(enemy, G.cell[rows], 0)
         ec = self.coords[cells]                                   # [R, F, 2]
         d = grid_distance(self.kind, self.coords[None, :, None, :],
@@ -325,6 +328,28 @@ class BatchedPlay:
         best = d == d.min(1)[:, None]
         k = (u * best.sum(1)).astype(np.int64)
         return (np.cumsum(best, 1) > k[:, None]).argmax(1)
+
+    def _greedy_spaces(self, rows, figs, legal, u, enemy) -> np.ndarray:
+        """:meth:`_greedy` where a place may be two spaces: an end's distance is the
+        least over its spaces and the enemies' spaces (the legal ends alone)."""
+        G = self.games
+        R, P = legal.shape
+        r, col = np.nonzero(legal)                                # row-major
+        es = G.spaces(rows)                                       # [R, F, 2]
+        ok = (enemy[:, :, None] & (es >= 0)).reshape(R, -1)       # [R, 2F]
+        ec = self.coords[np.maximum(es, 0)].reshape(R, -1, 2)     # [R, 2F, 2]
+        ps = G.spaces(rows[r], figs[r], col[:, None])[:, 0]       # [E, 2]
+        pc = self.coords[np.maximum(ps, 0)]                       # [E, 2, 2]
+        d = grid_distance(self.kind, pc[:, :, None, :], ec[r][:, None, :, :])  # [E,2,2F]
+        d = np.where(ok[r][:, None, :] & (ps >= 0)[:, :, None], d, _BIG).min(axis=(1, 2))
+        low = np.full(R, _BIG + 1, np.int64)
+        np.minimum.at(low, r, d)
+        best = d == low[r]
+        nb = np.bincount(r[best], minlength=R)
+        k = (u * nb).astype(np.int64)
+        bcol = col[best]
+        off = np.cumsum(nb) - nb
+        return bcol[off + k]
 
     def _greedy_positions(self, rows, figs, legal, u) -> np.ndarray:
         G = self.games
@@ -362,9 +387,17 @@ class BatchedPlay:
                     self.last[2].append(b)
                     self.last[3].append(g)
             return
-        nb = self.nbr[G.cell[rows, figs]]                         # [R, K]
-        cells = G.cell[rows]                                      # [R, F]
-        adj = ((cells[:, :, None] == nb[:, None, :]) & (nb[:, None, :] >= 0)).any(2)
+        if G._place_spaces is None:
+            nb = self.nbr[G.cell[rows, figs]]                     # [R, K]
+            cells = G.cell[rows]                                  # [R, F]
+            adj = ((cells[:, :, None] == nb[:, None, :]) & (nb[:, None, :] >= 0)).any(2)
+        else:                   # places of two spaces (Heroscape): any space touches
+            sp = G.spaces(rows)                                   # [R, F, 2]
+            mine = sp[np.arange(len(rows)), figs]                 # [R, 2]
+            nb = np.where((mine >= 0)[:, :, None], self.nbr[np.maximum(mine, 0)], -1)
+            nb = nb.reshape(len(rows), -1)                        # [R, 2K]
+            adj = ((sp[:, :, :, None] == nb[:, None, None, :]) &
+                   (nb[:, None, None, :] >= 0)).any((2, 3))
         near = adj & G.alive[rows] & (self.side_of[None] != self.side_of[figs][:, None])
         n = near.sum(1)
         some = n > 0
@@ -388,6 +421,17 @@ class BatchedPlay:
                 "games_per_s": c["games"] / dt if dt else 0.0,
                 "batch": self.B, "threads": self.games.threads,
                 "backend": self.games.backend}
+
+
+def _kth_true(legal, n, k) -> np.ndarray:
+    """Per row of ``legal`` (bool[R, P], ``n[r]`` True entries): the column of its
+    ``k[r]``-th True (from 0), as ``(np.cumsum(legal, 1) > k[:, None]).argmax(1)``
+    without a cumulative sum over every column (one pass over the bytes)."""
+    if not len(n):
+        return np.zeros(0, np.int64)
+    at = np.flatnonzero(legal)                     # row-major: row r's from off[r]
+    off = np.cumsum(n) - n
+    return at[off + k] - np.arange(len(n)) * legal.shape[1]
 
 
 def _cells(where) -> list:

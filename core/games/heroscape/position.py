@@ -617,6 +617,11 @@ class Position(_Layers, _FigureMoves, _Position):
             _falls().attach_paths(self, m)
         return m
 
+    def _batch_layout(self, query: Mapping):
+        """The batched arrays backend's layout (see :mod:`._batch`)."""
+        from ._batch import batch_layout
+        return batch_layout(self, query)
+
     def ids_of(self, mask) -> list:
         """The figure ids of a bit mask of the ``engaged_with`` / ``leaving_attackers``
         columns (bit j = the position's figure j), in play order.

@@ -1,0 +1,345 @@
+"""Heroscape on the batched arrays backend (:class:`movecore.batch.BatchedGames`).
+
+A Heroscape move changes nothing but the figure's spaces and, through them, who is
+engaged with whom: the battlefield, the rules and the figures' cards stay. So one game's
+state is its figures' places (a space for a single-space figure, a placement node of
+:func:`~movecore.games.heroscape.placement_graph` for a double-space one) and who is in
+play, and its occupant row ``occ`` (int32[N] per game) holds what a mover reads there:
+
+* ``OCC_EMPTY``, or the team of the figure on the space;
+* in the master game, the team **plus the number of teams** for an *engaged* figure (one
+  adjacent to an enemy, heights considered): a walker passes its own team only, so an
+  engaged friend blocks it as an enemy does -- exactly the position's ``occ_walk``
+  (engaged figures as walls) -- while a flyer or a phantom walker passes every code, as
+  it passes every figure on the position's ``occ_any``. One row per game serves both.
+
+A move (:func:`move`, compiled) frees the figure's spaces, takes its new ones and makes
+the codes of the figures next to either place again (their engagement may change): the
+position's ``relocate``, on the game's row.
+
+What one query answers:
+
+* a **single-space figure's** ends, least costs and stop codes (water, lava, glyph) are
+  one query of its kind of mover (team, flying, phantom walk, climb limit: the same
+  :class:`movecore.Prepared` the position runs), over the game's row, in the batched
+  kernel call; the stop codes per kind are ``BatchLayout.stop_code``. Leaving attacks
+  never change which ends a move has nor their least costs (the penalty kernel the
+  position runs for an engaged walker keeps every end the plain query reaches, at the
+  same least cost; a flyer's take-off, an engaged flyer's walk and falls only add
+  columns), so this is exact for every single-space figure;
+* a **double-space figure's** move is the layout's own compiled call over the batch
+  (``BatchLayout.own``, ``answer``: :mod:`._batch_doubles`): per game the placement
+  graph's query as the position runs it -- its own placements freed, the stops of its
+  start and of its flip cleared, the plain query, or the penalty kernel on the
+  placements' leave bits for a walker with an enemy in reach (whose row order decides
+  which orientation of a pair of spaces is listed) -- each pair of spaces once;
+* the **leaving attacks** (``legal_moves(penalty=)``) come from the same call (each
+  walker's leave bits per game from the enemies' places; the penalty kernel with 15 or
+  63 levels, as the position picks); a flyer's take-off (or an engaged flyer's walk
+  instead) is asked on a live position made equal to the game's arrays (:func:`restore`,
+  ``BatchLayout.penalty_on_position``);
+* ``paths`` and ``never_attacked_leaving`` change no end, least cost or stop: batched.
+
+Positions that hold more than 64 figures (no leave bit per enemy) are not batched.
+The batched answer equals :meth:`Position.legal_moves` (``tests/test_batch.py``,
+``tests/test_batch_heroscape.py``).
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+from numba import njit, types
+
+from ...kernels import _types as T
+from ...kernels._types import CACHE
+from ._layers import _MAX_BITS
+
+EMPTY = T.OCC_EMPTY
+
+
+def batch_layout(pos, query: Mapping):
+    """(:class:`movecore.batch.BatchLayout`, None) for batched games of ``pos`` asking
+    ``query`` (``move`` alone, or nothing: each figure's Move), or (None, why)."""
+    from ...batch import BatchLayout
+    query = pos._query(query)         # (a QueryError names an unknown key)
+    if len(pos.ids) > _MAX_BITS:
+        return None, f"more than {_MAX_BITS} figures (no leave bit per enemy)"
+    st = pos._st
+    ids = pos.figures
+    idx = np.array([pos.index[f] for f in ids], np.int64)
+    infos = [pos._info[i] or pos._figure_info(i) for i in idx.tolist()]
+    double = np.array([inf.double for inf in infos], bool)
+    # one shape per kind of mover of the single-space figures
+    kinds = list(dict.fromkeys(inf.kind for inf in infos if not inf.double))
+    if not all(k.fast._q.blob is not None for k in kinds):  # pragma: no cover
+        return None, "the battlefield is too large for the packed kernel"
+    shapes = [k.fast for k in kinds] or [pos._st.kind(False, True, False, 0, None).fast]
+    stop_code = np.stack([st.stop_code[next(inf.stop_glyph for inf in infos
+                                            if not inf.double and inf.kind is k)]
+                          for k in kinds] or [st.stop_code[True]]).astype(np.int8)
+    shape_of = np.array([0 if inf.double else kinds.index(inf.kind) for inf in infos],
+                        np.int64)
+
+    def query_budget(slot: int, q: Mapping) -> int:
+        """The budget of slot ``slot``'s query ``q`` (its ends, costs and stops
+        depend on nothing else: ``paths`` and ``never_attacked_leaving`` change other
+        columns; leaving attacks are asked on a position)."""
+        return pos._budget(int(idx[slot]), pos._query(q))
+
+    budget = np.array([query_budget(s, query) for s in range(len(ids))], np.int64)
+    n_teams = max(len(pos.teams), 1)
+    lead = np.ascontiguousarray(st.lead, np.int64) if double.any() else \
+        np.zeros(0, np.int64)
+    trail = np.ascontiguousarray(st.trail, np.int64) if double.any() else \
+        np.zeros(0, np.int64)
+    team = pos.team[idx].astype(np.int64)
+    height = pos.height[idx].astype(np.int64)
+    master = 1 if st.master else 0
+    cell = np.array([pos._node(*pos.cells[i].tolist()) if d else pos.cells[i, 0]
+                     for i, d in zip(idx.tolist(), double.tolist())], np.int32)
+    occ = np.full(st.n, EMPTY, np.int32)
+    alive = np.ones(len(ids), bool)
+    consts = (double, lead, trail, team, height, st.level64, st.nbr64, n_teams, master)
+    _codes(occ[None], cell[None], alive[None], np.arange(len(ids), dtype=np.int64),
+           *consts)
+
+    def move(occ_, cell_, alive_, rows, figs, to) -> None:
+        """Games ``rows`` move figure slots ``figs`` to places ``to`` (-1: out of
+        play): the spaces, and the codes of every figure whose engagement changes."""
+        _move(occ_, cell_, alive_, np.ascontiguousarray(rows, np.int64),
+              np.ascontiguousarray(figs, np.int64), np.ascontiguousarray(to, np.int64),
+              *consts)
+
+    def restore(p, occ_, cell_, alive_) -> None:
+        """Make ``p`` (a copy of ``pos``, or a position this restored before) hold one
+        batched game's figures: every figure that stands elsewhere (or left play, or
+        came back) is taken off first, then put on its place, with the position's own
+        incremental update (engagement, occupancy, leave and placement layers)."""
+        want = [(-1, -1) if not alive_[s] else
+                (int(st.lead[cell_[s]]), int(st.trail[cell_[s]])) if double[s] else
+                (int(cell_[s]), -1) for s in range(len(ids))]
+        moved = []
+        for s, i in enumerate(idx.tolist()):
+            have = tuple(p.cells[i].tolist()) if p.alive[i] else (-1, -1)
+            if have != want[s]:
+                moved.append((s, i))
+                if p.alive[i]:
+                    p._relocate(i, -1)
+        for s, i in moved:
+            fid = ids[s]
+            if want[s][0] < 0:
+                if p.alive[i]:
+                    p._own_moves()
+                    p.alive[i] = False
+                    p._live.pop(fid, None)
+                continue
+            if not p.alive[i]:
+                p._own_moves()
+                p.alive[i] = True
+                p._live[fid] = i
+            p._relocate(i, *want[s])
+        if moved:
+            p._touch()
+
+    answer = _answer(pos, infos, kinds, team, height, n_teams, master)
+    return BatchLayout(occ=occ, cell=cell, team=team.astype(np.int32), shapes=shapes,
+                       shape_of=shape_of, budget=budget, restore=restore,
+                       stop_code=stop_code, query_budget=query_budget, move=move,
+                       penalty_on_position=np.array([inf.takeoff for inf in infos],
+                                                    bool) if answer is not None else True,
+                       place_spaces=[np.stack([np.arange(st.n), np.full(st.n, -1)], 1),
+                                     np.stack([lead, trail], 1) if double.any() else
+                                     np.zeros((0, 2), np.int64)],
+                       place_kind=double.astype(np.int64),
+                       own=double if answer is not None else None, answer=answer), None
+
+
+def _answer(pos, infos, skinds, team, height, n_teams, master):
+    """The ``BatchLayout.answer``: the double-space figures' moves, and every figure's
+    leaving attacks but a flyer's take-off, from their kinds' packed queries (the
+    placement graph's, plain; with leaving penalties at 15 and 63 levels, per kind of
+    double- and single-space mover), per-call scratch, and
+    :func:`._batch_doubles.doubles_kernel` over them; None where a query does not pack."""
+    from ...kernels.reach import fast_layout_size
+    from ...kernels.reach_pen import pen_layout_size, pen_out_offset
+    from ._batch_doubles import doubles_kernel
+    st = pos._st
+    N = st.n
+    dk = list(dict.fromkeys(inf.kind for inf in infos if inf.double))
+    P = st.P if dk else 1
+    kind = np.array([dk.index(inf.kind) if inf.double else -1 - skinds.index(inf.kind)
+                     for inf in infos], np.int64)
+    if not dk and not skinds:
+        return None
+    fast = [k.fast._q for k in dk] or [skinds[0].fast._q]    # (no double: never read)
+    pens = [k.pen_query(m)._q for k in dk + skinds
+            for m in (15, T.MAX_PENALTY_LEVELS - 1)]
+    if any(q.blob is None or len(q.zoc) for q in fast) or \
+            any(q.pblob is None or len(q.zoc) or len(q.enter_pen) for q in pens):
+        return None      # pragma: no cover (queries too large to pack)
+    codes = np.stack([st.node_stop_code[next(inf.stop_glyph for inf in infos
+                                             if inf.double and inf.kind is k)]
+                      for k in dk] or [np.zeros(P, np.int8)]).astype(np.int8)
+    at = lambda xs: np.cumsum([0] + [len(x) for x in xs]).astype(np.int64)  # noqa
+    blobs = np.concatenate([q.blob for q in fast]).astype(T.INDEX)
+    qflags = np.concatenate([q.qflags for q in fast]).astype(np.uint8)
+    params = np.stack([q.params for q in fast]).astype(np.int64)
+    params[:, T.P_HAS_OCC] = 1
+    pblobs = np.concatenate([q.pblob for q in pens]).astype(T.INDEX)
+    pparams = np.stack([q.params for q in pens]).astype(np.int64)
+    pparams[:, T.P_HAS_OCC] = 1
+    passes = np.array([inf.flyer or inf.phantom for inf in infos], bool)
+    leaves = np.array([inf.leaves for inf in infos], bool)
+    nb = max(int(params[:, T.P_N_BUCKETS].max()), 8)
+    fbuf = np.zeros(fast_layout_size(P, nb), T.INDEX)
+    fbuf[2] = nb
+    n_pen = int(pparams[:, T.P_N_PEN].max())
+    pnb = max(max(int(q.nb) for q in pens), 8)
+    pbuf = np.zeros(pen_layout_size(max(P, N), n_pen, pnb), T.INDEX)
+    pbuf[2], pbuf[3] = pnb, n_pen
+    rest = (team, height, kind, passes, leaves,
+            *((np.ascontiguousarray(x, np.int64) for x in (st.lead, st.trail, st.flip))
+              if dk else (np.zeros(1, np.int64),) * 3), st.coords, st.level64, st.nbr64,
+            n_teams, master, blobs, at([q.blob for q in fast]), qflags,
+            at([q.qflags for q in fast]), params, codes, pblobs,
+            at([q.pblob for q in pens]), pparams,
+            np.empty(P, T.INDEX), np.empty(P, np.uint8), np.full(P, -1, np.int64),
+            np.zeros(N, np.uint64), np.zeros(P, np.uint64), fbuf,
+            np.zeros((3, P), T.INDEX), np.zeros((1, 3), np.int64), pbuf,
+            pen_out_offset(max(P, N), n_pen, pnb),
+            np.concatenate([k.qflags for k in skinds] or [np.zeros(0)]).astype(np.uint8),
+            at([k.qflags for k in skinds]), len(dk),
+            pen_out_offset(N, n_pen, pnb))
+    no_pen = np.zeros((0, 0), np.int32)
+
+    def answer(occ, cell, alive, rows, figs, budgets, mask, cost, stop,
+               penalty=None) -> None:
+        """Games ``rows``: the moves of double-space figure slots ``figs``, and with
+        ``penalty`` the leaving attacks of every slot's ends."""
+        st_ = doubles_kernel()(occ, cell, alive, np.ascontiguousarray(rows, np.int64),
+                               np.ascontiguousarray(figs, np.int64),
+                               np.ascontiguousarray(budgets, np.int64), *rest, mask,
+                               cost, stop, no_pen if penalty is None else penalty,
+                               0 if penalty is None else 1)
+        if st_ < 0:  # pragma: no cover (ends hold one column per placement)
+            raise RuntimeError(f"movecore: batched double-space kernel status {st_}")
+    return answer
+
+
+i64 = types.int64
+I64_1, I64_2 = types.int64[::1], types.int64[:, ::1]
+I32_1, I32_2, B_1, B_2 = types.int32[::1], types.int32[:, ::1], types.boolean[::1], \
+    types.boolean[:, ::1]
+
+
+@njit(inline="always")
+def _spaces(cell, double, lead, trail, b, g):
+    """The spaces (a, c) of figure slot ``g`` in game ``b`` (-1: none)."""
+    x = cell[b, g]
+    if x < 0:
+        return -1, -1
+    if double[g]:
+        return lead[x], trail[x]
+    return x, -1
+
+
+@njit(inline="always")
+def _engaged(cell, alive, double, lead, trail, team, height, level, nbr, b, i):
+    """Figure ``i`` of game ``b`` adjacent to an enemy (the height exception applied),
+    as the position's ``adjacent``."""
+    F = cell.shape[1]
+    a0, a1 = _spaces(cell, double, lead, trail, b, i)
+    for a in range(2):
+        c = a0 if a == 0 else a1
+        if c < 0:
+            continue
+        for j in range(F):
+            if j == i or not alive[b, j] or team[j] == team[i]:
+                continue
+            x0, x1 = _spaces(cell, double, lead, trail, b, j)
+            for e in range(2):
+                x = x0 if e == 0 else x1
+                if x < 0:
+                    continue
+                near = False
+                for d in range(nbr.shape[1]):
+                    if nbr[c, d] == x:
+                        near = True
+                        break
+                if near and level[c] - level[x] < height[j] and \
+                        level[x] - level[c] < height[i]:
+                    return True
+    return False
+
+
+@njit(inline="always")
+def _write(occ, cell, alive, double, lead, trail, team, height, level, nbr, n_teams,
+           master, b, g):
+    """The code of figure ``g`` of game ``b`` on its spaces: its team, plus
+    ``n_teams`` when engaged (master game)."""
+    code = team[g]
+    if master and _engaged(cell, alive, double, lead, trail, team, height, level, nbr,
+                           b, g):
+        code += n_teams
+    a0, a1 = _spaces(cell, double, lead, trail, b, g)
+    occ[b, a0] = code
+    if a1 >= 0:
+        occ[b, a1] = code
+
+
+_SIG = (I32_2, I32_2, B_2, I64_1, B_1, I64_1, I64_1, I64_1, I64_1, I64_1, I64_2, i64,
+        i64)
+
+
+@njit(types.void(*_SIG), cache=CACHE, nogil=True)
+def _codes(occ, cell, alive, figs, double, lead, trail, team, height, level, nbr,
+           n_teams, master):
+    """Every figure of ``figs`` of game 0 (one game's rows) written on its spaces."""
+    for g in figs:
+        if alive[0, g]:
+            _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
+                   n_teams, master, 0, g)
+
+
+@njit(types.void(*_SIG[:3], I64_1, I64_1, *_SIG[3:]), cache=CACHE, nogil=True)
+def _move(occ, cell, alive, rows, figs, to, double, lead, trail, team, height, level,
+          nbr, n_teams, master):
+    """Games ``rows[k]``: figure ``figs[k]`` to place ``to[k]`` (-1: out of play), and
+    the codes of the figures next to its old and new spaces written again."""
+    F = cell.shape[1]
+    near = np.empty(F, np.bool_)
+    for k in range(rows.shape[0]):
+        b = rows[k]
+        f = figs[k]
+        for g in range(F):
+            near[g] = False
+        for phase in range(2):
+            if phase == 1:
+                a0, a1 = _spaces(cell, double, lead, trail, b, f)
+                if a0 >= 0:
+                    occ[b, a0] = EMPTY
+                if a1 >= 0:
+                    occ[b, a1] = EMPTY
+                cell[b, f] = to[k]
+                alive[b, f] = to[k] >= 0
+            a0, a1 = _spaces(cell, double, lead, trail, b, f)
+            for a in range(2):
+                c = a0 if a == 0 else a1
+                if c < 0:
+                    continue
+                for g in range(F):
+                    if g == f or not alive[b, g]:
+                        continue
+                    x0, x1 = _spaces(cell, double, lead, trail, b, g)
+                    for d in range(nbr.shape[1]):
+                        y = nbr[c, d]
+                        if y >= 0 and (y == x0 or y == x1):
+                            near[g] = True
+        if to[k] >= 0:
+            _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
+                   n_teams, master, b, f)
+        for g in range(F):
+            if near[g]:
+                _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
+                       n_teams, master, b, g)

@@ -1,0 +1,286 @@
+"""Double-space figures' moves over a batch of Heroscape games, in one compiled call
+(:func:`doubles_kernel`): per game the query :meth:`Position._double` runs, made from the
+game's occupant row (see :mod:`._batch`) instead of the position's kept layers.
+
+Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c1``):
+
+1. the occupancy of every placement for the mover (``node_value`` of its two spaces: a
+   walker of team ``t`` reads engaged figures as walls, a flyer or phantom walker passes
+   every figure), with ``c0`` and ``c1`` free (the figure leaves them), and the kind's
+   placement flags with the stops of its start and of its flip cleared (``free_nodes``);
+2. a walker with leaving attacks (master game, no Disengage or Phantom Walk) and an enemy
+   within its reach (``relevant``): the leave bits of the spaces (bit j on the spaces
+   where the mover is next to enemy j, heights considered), of each
+   placement the bits of its two spaces, and the packed penalty kernel of the kind
+   (``max_penalty`` 15, or 63 when enemies x budget exceed 15: ``_max_penalty``), rows
+   mode; otherwise the kind's plain query (``reach1_ordered``, kernel order);
+3. each pair of spaces once: the first of its two placements in the kernel's order
+   (``finish_double``), written densely into the game's row of mask, cost and stop
+   (stop codes of placements: water, lava, glyph); with ``penalty`` asked, its leaving
+   attacks: the least (attacks, cost) of the pair's two placements.
+
+With ``penalty`` asked, a single-space walker's game row gets its leaving attacks too
+(its ends, costs and stops are the batched kernel's): the spaces' leave bits and the
+penalty kernel of its kind on the game's row, as the position's penalty query.
+
+The same searches as the position's, on the same layers: the same ends, costs, stops,
+orientations and attacks (``tests/test_batch_heroscape.py``).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numba import njit, types
+
+from ...kernels import _types as T
+from ...kernels._types import CACHE
+from ...kernels.reach import reach1_ordered
+
+EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
+NOT_STOP = np.uint8(0xFF ^ int(T.CELL_STOP))
+PEN_TOP = T.MAX_PENALTY_LEVELS - 1
+
+i64, i32 = types.int64, types.int32
+I64_1, I64_2 = types.int64[::1], types.int64[:, ::1]
+I32_1, I32_2 = types.int32[::1], types.int32[:, ::1]
+B_1, B_2 = types.boolean[::1], types.boolean[:, ::1]
+U8_1, U64_1, I8_2 = types.uint8[::1], types.uint64[::1], types.int8[:, ::1]
+U8_2A, I32_2A, I8_2A = types.uint8[:, :], types.int32[:, :], types.int8[:, :]
+
+_RP = None   # the penalty kernel, linked in by doubles_kernel()
+
+
+@functools.lru_cache(maxsize=None)
+def doubles_kernel():
+    """The compiled batch of double-space moves (compiled, or loaded from Numba's cache,
+    on first use; the packed penalty kernel linked in as
+    :func:`movecore.kernels.batch.reach_games_pen` links it).
+
+    ``doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
+    leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs, blob_at,
+    qflags, qflags_at, params, codes, pblobs, pblob_at, pparams, node_occ, flags, rowpos,
+    lv, nlv, fbuf, ends, query, pbuf, out_at, sqflags, sqflags_at, n_dk, sout_at,
+    mask, cost, stop, penalty, want_pen)``: games ``rows[i]``, figure slot ``figs[i]``
+    with budget ``budgets[i]``; per slot its team, height, kind of mover (``k >= 0``: a
+    double-space kind, the index into the packed plain shapes ``blobs``, ...,
+    ``params`` and stop codes ``codes[k]``, its penalty shapes ``2k`` (15 levels) and
+    ``2k + 1`` (63) of ``pblobs``, ``pparams``; ``-1 - s``: single-space kind ``s``,
+    its flags ``sqflags`` and penalty shapes ``2 (n_dk + s)`` and ``+ 1``), passes every
+    figure, draws leaving attacks; then the placement graph, the battlefield, per-call
+    scratch, the dense outs and, with ``want_pen``, ``penalty`` (each end's leaving
+    attacks: a single-space slot's game row gets those alone). Returns 0
+    or a kernel status < 0."""
+    import os
+
+    from ...kernels import reach as _reach, reach_pen as _reach_pen
+    global _RP
+    _RP = _reach_pen.kernel()
+    deps = tuple((st.st_mtime_ns, st.st_size) for st in
+                 (os.stat(_reach_pen.__file__), os.stat(_reach.__file__)))
+
+    @njit(i64(I32_2, I32_2, B_2, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, B_1,
+              B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
+              U8_1, I64_1, I64_2, I8_2, I32_1, I64_1, I64_2, I32_1, U8_1, I64_1, U64_1,
+              U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, i64,
+              U8_2A, I32_2A, I8_2A, I32_2A, i64),
+          cache=CACHE, nogil=True)
+    def doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
+                leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs,
+                blob_at, qflags, qflags_at, params, codes, pblobs, pblob_at, pparams,
+                node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, out_at,
+                sqflags, sqflags_at, n_dk, sout_at, mask, cost, stop, penalty,
+                want_pen):
+        dep = deps  # noqa: F841 (in the closure: see doubles_kernel)
+        P = lead.shape[0]
+        N = level.shape[0]
+        F = cell.shape[1]
+        rows_mode = np.empty((8, 0), np.int32)
+        no_queries = np.empty((0, 3), np.int64)
+        no_order = np.empty(0, np.int64)
+        no_zoc = np.empty(0, np.uint64)
+        no_enter = np.empty(0, np.int32)
+        for i in range(rows.shape[0]):
+            b = rows[i]
+            f = figs[i]
+            bud = budgets[i]
+            k = kind[f]
+            start = np.int64(cell[b, f])
+            if k < 0:
+                # a single-space figure: its leaving attacks alone (its ends, costs
+                # and stops are the batched kernel's, in the game's row already)
+                if want_pen and leaves[f]:
+                    n = _single_attacks(occ, cell, alive, b, f, bud, start, team,
+                                        height, kind, lead, trail, coords, level, nbr,
+                                        sqflags, sqflags_at, pblobs, pblob_at, pparams,
+                                        n_dk, lv, pbuf, sout_at, rows_mode,
+                                        no_queries, no_zoc, no_enter, penalty)
+                    if n < 0:
+                        return n
+                continue
+            c0 = lead[start]
+            c1 = trail[start]
+            fstart = flip[start]
+            any_mode = passes[f]
+            t = 0 if any_mode else team[f]
+            # 1. the placements' occupancy without the mover, the kind's flags
+            qa = qflags_at[k]
+            for p in range(P):
+                lp = lead[p]
+                tp = trail[p]
+                x = EMPTY if (lp == c0 or lp == c1) else occ[b, lp]
+                y = EMPTY if (tp == c0 or tp == c1) else occ[b, tp]
+                if any_mode:
+                    v = 0 if (x >= 0 or y >= 0) else EMPTY
+                else:   # (an engaged figure, team + n_teams, blocks as a wall)
+                    if x == WALL or y == WALL:
+                        v = WALL
+                    elif x >= 0 and x != t:
+                        v = x
+                    elif y >= 0 and y != t:
+                        v = y
+                    elif x == t or y == t:
+                        v = t
+                    else:
+                        v = EMPTY
+                node_occ[p] = v
+                flags[p] = qflags[qa + p]
+            flags[start] &= NOT_STOP
+            flags[fstart] &= NOT_STOP
+            # 2. leaving attacks: enemies within reach (budget + 3 of either space)
+            n_rel = _relevant(cell, alive, b, f, c0, c1, bud + 3, team, kind, lead,
+                              trail, coords) if leaves[f] else 0
+            if n_rel > 0:
+                _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level,
+                            nbr, lv)
+                for p in range(P):
+                    nlv[p] = lv[lead[p]] | lv[trail[p]]
+                ps = 2 * k + (1 if n_rel * bud > 15 else 0)
+                n = _RP(pblobs[pblob_at[ps]:pblob_at[ps + 1]], node_occ, flags, no_zoc,
+                        nlv, no_enter, pparams[ps], pbuf, rows_mode, no_queries, start,
+                        bud)
+                if n < 0:
+                    return n
+                o_cell, o_cost, o_stop = out_at, out_at + n, out_at + 2 * n
+                o_pen = out_at + 4 * n
+                src = pbuf
+            else:
+                query[0, 0] = start
+                query[0, 1] = bud
+                n = reach1_ordered(blobs[blob_at[k]:blob_at[k + 1]], node_occ, flags,
+                                   no_zoc, params[k], fbuf, ends, query, no_order)
+                if n < 0:
+                    return n
+                src = ends.reshape(3 * ends.shape[1])
+                o_cell, o_cost, o_stop = 0, ends.shape[1], 2 * ends.shape[1]
+                o_pen = -1
+            # 3. each pair of spaces once, the first placement in kernel order (the
+            # game's row arrives cleared: BatchLayout.answer)
+            for r in range(n):
+                rowpos[src[o_cell + r]] = r
+            for r in range(n):
+                node = src[o_cell + r]
+                partner = rowpos[flip[node]]
+                if partner >= 0 and partner < r:
+                    continue
+                mask[b, node] = 1
+                cost[b, node] = src[o_cost + r]
+                stop[b, node] = codes[k, node] if src[o_stop + r] != 0 else 0
+                if want_pen and o_pen >= 0:  # the least (attacks, cost) of both
+                    p = src[o_pen + r]
+                    if partner >= 0:
+                        pc = src[o_pen + n + r]
+                        p2 = src[o_pen + partner]
+                        if p2 < p or (p2 == p and src[o_pen + n + partner] < pc):
+                            p = p2
+                    penalty[b, node] = p
+            for r in range(n):
+                rowpos[src[o_cell + r]] = -1
+        return 0
+
+    return doubles
+
+
+@njit(inline="always")
+def _other_spaces(cell, kind, lead, trail, b, j):
+    """The spaces of figure slot ``j`` of game ``b`` (a placement's two, or a space)."""
+    sj = np.int64(cell[b, j])
+    if kind[j] >= 0:
+        return lead[sj], trail[sj]
+    return sj, np.int64(-1)
+
+
+@njit(inline="always")
+def _relevant(cell, alive, b, f, c0, c1, reach_, team, kind, lead, trail, coords):
+    """Enemies of slot ``f`` (on ``c0``, ``c1``) with a space within ``reach_`` of one
+    of its spaces (the position's ``relevant``)."""
+    n_rel = 0
+    for j in range(cell.shape[1]):
+        if not alive[b, j] or team[j] == team[f]:
+            continue
+        x0, x1 = _other_spaces(cell, kind, lead, trail, b, j)
+        hit = False
+        for a in range(2):
+            ca = c0 if a == 0 else c1
+            if ca < 0:
+                continue
+            for e in range(2):
+                cb = x0 if e == 0 else x1
+                if cb < 0:
+                    continue
+                dq = coords[cb, 0] - coords[ca, 0]
+                dr = coords[cb, 1] - coords[ca, 1]
+                if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 <= reach_:
+                    hit = True
+        if hit:
+            n_rel += 1
+    return n_rel
+
+
+@njit(inline="always")
+def _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level, nbr, lv):
+    """``lv`` (uint64[N]): bit j on the spaces where slot ``f`` stands next to enemy
+    slot j, heights considered (the position's leave layer of its team and height)."""
+    h = height[f]       # (the position's height class gives the same bits)
+    for c in range(lv.shape[0]):
+        lv[c] = 0
+    for j in range(cell.shape[1]):
+        if not alive[b, j] or team[j] == team[f]:
+            continue
+        bit = np.uint64(1) << np.uint64(j)
+        x0, x1 = _other_spaces(cell, kind, lead, trail, b, j)
+        for e in range(2):
+            ce = x0 if e == 0 else x1
+            if ce < 0:
+                continue
+            le = level[ce]
+            for d in range(nbr.shape[1]):
+                c = nbr[ce, d]
+                if c >= 0 and level[c] - le < height[j] and le - level[c] < h:
+                    lv[c] |= bit
+
+
+@njit(inline="always")
+def _single_attacks(occ, cell, alive, b, f, bud, start, team, height, kind, lead, trail,
+                    coords, level, nbr, sqflags, sqflags_at, pblobs, pblob_at, pparams,
+                    n_dk, lv, pbuf, out_at, rows_mode, no_queries, no_zoc,
+                    no_enter, penalty):
+    """A single-space walker's leaving attacks per end (the position's penalty query:
+    the leave layer of its team and height, ``max_penalty`` 15 or 63), into
+    ``penalty[b]``. Returns the kernel's ends, or its status < 0. (The position frees the
+    start for the query; here it keeps the mover's code, a wall to it when engaged: a
+    path back through the start is never cheaper nor less attacked than the part of it
+    from there, so no end's least attacks change.)"""
+    n_rel = _relevant(cell, alive, b, f, start, np.int64(-1), bud + 2, team, kind, lead,
+                      trail, coords)
+    if n_rel == 0:
+        return 0
+    _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level, nbr, lv)
+    s = -1 - kind[f]
+    ps = 2 * (n_dk + s) + (1 if n_rel * bud > 15 else 0)
+    n = _RP(pblobs[pblob_at[ps]:pblob_at[ps + 1]], occ[b],
+            sqflags[sqflags_at[s]:sqflags_at[s + 1]], no_zoc, lv, no_enter, pparams[ps],
+            pbuf, rows_mode, no_queries, start, bud)
+    for r in range(n):
+        penalty[b, pbuf[out_at + r]] = pbuf[out_at + 4 * n + r]
+    return n

@@ -1,0 +1,289 @@
+"""Heroscape on the batched arrays backend (``movecore.games.heroscape._batch``) against
+single live positions, on random battlefields.
+
+Random battlefields (levels with drops, water, lava, glyphs, obstacles) and armies
+(single- and double-space figures of two or three teams; flyers with and without
+Stealth Flying, Phantom Walk, Ghost Walk, Disengage; heights 1-9), in the master and the
+basic game, both climb limits, flyers stopping in water or on glyphs or not: after every
+step of seeded self-play (random and greedy), every game's batched mask, costs and stops
+equal a single position's ``legal_moves`` in the same state, and the games' figures
+stand where the single positions that applied the same moves stand; leaving attacks
+(``legal_moves(penalty=)``) and per-game queries (``move``, ``paths``) too.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+import movecore as mc
+from movecore.batch import BatchedGames
+
+from test_batch import _dense, _run_differential
+
+HEX_DIRS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
+TERR = ["grass"] * 6 + ["rock", "sand", "water", "water", "lava", "snow"]
+
+
+def random_scenario(seed: int) -> dict:
+    """A random battlefield and army of two or three teams (see the module docstring)."""
+    rng = random.Random(seed)
+    w, h = rng.randint(4, 8), rng.randint(3, 6)
+    cells, info = [], {}
+    for q in range(w):
+        for r in range(h):
+            if rng.random() < 0.1:
+                continue
+            c = {"at": [q, r], "terrain": rng.choice(TERR),
+                 "level": rng.choice([0, 1, 1, 2, 3, 4, 6, 9]) if rng.random() < 0.5
+                 else 1}
+            if rng.random() < 0.06:
+                c["obstacle"] = "tree"
+            elif rng.random() < 0.08:
+                c["glyph"] = "gerda"
+            cells.append(c)
+            info[(q, r)] = c
+    free = [k for k, c in info.items() if "obstacle" not in c]
+    rng.shuffle(free)
+    taken: set = set()
+    figs = []
+    teams = "ab" if rng.random() < 0.6 else "abc"
+    for i in range(rng.randint(3, 7)):
+        double = rng.random() < 0.35
+        at = None
+        for a in free:
+            if a in taken:
+                continue
+            if not double:
+                at = [a]
+                break
+            nb = [(a[0] + dq, a[1] + dr) for dq, dr in HEX_DIRS]
+            nb = [b for b in nb if b in info and "obstacle" not in info[b] and
+                  b not in taken]
+            if nb:
+                at = [a, rng.choice(nb)]
+                break
+        if at is None:
+            break
+        taken.update(at)
+        flying = rng.random() < 0.3
+        u = rng.random()
+        figs.append({"id": f"f{i}", "team": teams[i % len(teams)] if i < len(teams)
+                     else rng.choice(teams),
+                     "at": [list(c) for c in at] if len(at) == 2 else list(at[0]),
+                     "move": rng.randint(1, 7), "height": rng.randint(1, 9),
+                     "flying": flying, "stealth_flying": flying and rng.random() < 0.3,
+                     "phantom_walk": u < 0.1, "ghost_walk": 0.1 <= u < 0.2,
+                     "disengage": 0.2 <= u < 0.3})
+    options = {"mode": rng.choice(["master", "master", "master", "basic"]),
+               "climb_limit": rng.choice(["below_height", "up_to_height"]),
+               "flyers_stop_in_water": rng.random() < 0.3,
+               "flyers_stop_on_glyphs": rng.random() < 0.3}
+    return {"game": "heroscape", "board": {"cells": cells}, "options": options,
+            "figures": figs}
+
+
+def _scenarios(seeds) -> list:
+    out = []
+    for s in seeds:
+        sc = random_scenario(s)
+        if len({f["team"] for f in sc["figures"]}) >= 2:
+            out.append((f"random_{s}", sc))
+    return out
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_random_battlefields_equal_single_positions(policy):
+    """Every step of self-play on random battlefields: the batched answers and state
+    are the single positions'."""
+    scen = _scenarios(range(10 if policy == "random" else 6))
+    checked = _run_differential("heroscape", steps=30, B=8, seed=2, policy=policy,
+                                scenarios=scen)
+    assert checked > 800
+
+
+@pytest.mark.slow
+def test_random_battlefields_many_moves():
+    scen = _scenarios(range(100, 140))
+    assert _run_differential("heroscape", steps=40, B=16, seed=4,
+                             scenarios=scen) >= 10_000
+
+
+def test_bundled_examples_run_on_arrays():
+    """The bundled examples' batches are on arrays, their two-space figures answered by
+    the layout's compiled call (no game asks a position)."""
+    from movecore.tools.selfplay import example_scenarios
+    from movecore.tools.selfplay_batch import BatchedPlay
+    for name, sc in example_scenarios("heroscape"):
+        play = BatchedPlay("heroscape", sc, 8, seed=1)
+        G = play.games
+        assert G.backend == "arrays" and G.why is None, name
+        for _ in range(40):
+            play.step()
+        assert not G._live, name          # no position was restored
+
+
+def _state_games(seed, B=6, steps=25):
+    """B games of a random scenario, played ``steps`` moves apart (a batch to ask)."""
+    from movecore.tools.selfplay_batch import BatchedPlay
+    name, sc = _scenarios([seed])[0] if _scenarios([seed]) else (None, None)
+    if sc is None:
+        return None
+    play = BatchedPlay("heroscape", sc, B, seed=seed)
+    for _ in range(steps):
+        play.step()
+    return play
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_penalties_and_queries_per_game(seed):
+    """``legal_moves(penalty=)`` (leaving attacks) and per-game queries (``move``,
+    ``paths``) equal each game's position; every figure in play is asked."""
+    play = _state_games(seed)
+    if play is None:
+        pytest.skip("one team only")
+    G = play.games
+    P = G.n_places
+    for f in range(G.F):
+        figs = np.where(G.alive[:, f], f, -1)
+        pen = np.zeros((G.B, P), np.int32)
+        mask, cost, stop = (a.copy() for a in G.legal_moves(figs, penalty=pen))
+        qs = [None if figs[b] < 0 else ({"move": b % 4} if b % 3 else {"paths": True})
+              for b in range(G.B)]
+        qm, qc, qst = (a.copy() for a in G.legal_moves(figs, queries=qs))
+        for b in np.flatnonzero(figs >= 0).tolist():
+            pos = G.position(b)
+            fid = G.ids[f]
+            m = pos.legal_moves(fid)
+            want = np.zeros(P, np.int32)
+            want[m.actions] = m.penalty
+            assert np.array_equal(pen[b], want), (seed, b, fid)
+            assert all(np.array_equal(x[b], y) for x, y in zip(
+                (mask, cost, stop), _dense(pos, fid, {}, P))), (seed, b, fid)
+            assert all(np.array_equal(x[b], y) for x, y in zip(
+                (qm, qc, qst), _dense(pos, fid, qs[b], P))), (seed, b, fid, qs[b])
+
+
+def test_apply_remove_reset_and_positions():
+    """apply (validated), remove and reset on arrays follow a single position's
+    apply_move and remove_figure (engagement included: it decides the next answers)."""
+    play = _state_games(21, B=4, steps=0)
+    G = play.games
+    rng = np.random.default_rng(0)
+    singles = [G.root.copy() for _ in range(G.B)]
+    P = G.n_places
+    for step in range(60):
+        f = step % G.F
+        figs = np.where(G.alive[:, f], f, -1)
+        mask, _, _ = G.legal_moves(figs)
+        to = np.array([rng.choice(np.flatnonzero(mask[b])) if figs[b] >= 0 else -1
+                       for b in range(G.B)])
+        G.apply(figs, to)
+        for b in np.flatnonzero(figs >= 0).tolist():
+            singles[b].apply_move(G.ids[f], int(to[b]))
+        if step % 7 == 3:
+            g = (f + 1) % G.F
+            rows = [b for b in range(G.B) if G.alive[b, g]][:2]
+            G.remove(rows, [g] * len(rows))
+            for b in rows:
+                singles[b].remove_figure(G.ids[g])
+        if step % 23 == 22:
+            G.reset([0])
+            singles[0] = G.root.copy()
+        for b in range(G.B):
+            for g in range(G.F):
+                figs = np.full(G.B, -1)
+                if not G.alive[b, g]:
+                    continue
+                figs[b] = g
+                got = G.legal_moves(figs)
+                want = _dense(singles[b], G.ids[g], {}, P)
+                assert all(np.array_equal(x[b], y) for x, y in zip(got, want)), \
+                    (step, b, G.ids[g])
+    with pytest.raises(mc.IllegalMoveError):
+        f = int(np.flatnonzero(G.alive[0])[0])
+        mask, _, _ = G.legal_moves(np.array([f] + [-1] * (G.B - 1)))
+        G.apply(np.array([f] + [-1] * (G.B - 1)),
+                np.array([int(np.flatnonzero(mask[0] == 0)[0])] + [-1] * (G.B - 1)))
+
+
+def test_queries_and_crowds():
+    """Every query key is batched (``paths`` and ``never_attacked_leaving`` change no
+    end, cost or stop); an unknown key is the position's QueryError; crowds of more
+    than 64 figures run on positions, saying why."""
+    sc = _scenarios([3])[0][1]
+    pos = mc.position(sc)
+    for q in ({"paths": True}, {"never_attacked_leaving": True, "move": 2}):
+        G = BatchedGames(pos, 2, query=q)
+        assert G.backend == "arrays"
+        f = int(np.flatnonzero(G.alive[0])[0])
+        got = G.legal_moves(np.array([f, -1]))
+        assert all(np.array_equal(x[0], y) for x, y in zip(
+            got, _dense(pos, G.ids[f], q, G.n_places)))
+    with pytest.raises(mc.QueryError, match="bogus"):
+        BatchedGames(pos, 2, query={"bogus": 1})
+    cells = [{"at": [q, r]} for q in range(12) for r in range(12)]
+    figs = [{"id": f"x{i}", "team": "ab"[i % 2], "at": [i % 12, i // 12]}
+            for i in range(70)]
+    crowd = mc.position({"game": "heroscape", "board": {"cells": cells}, "figures": figs})
+    G = BatchedGames(crowd, 2)
+    assert G.backend == "positions" and "64" in G.why
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_arrays_play_as_the_positions_backend(policy):
+    """Self-play on arrays makes the positions backend's choices for the same random
+    numbers: the policy's end (greedy: nearest to an enemy over both spaces of a
+    two-space figure) and the removal of an adjacent enemy (``touching``: any space
+    next to any of the mover's); the random runs' batched calls on two threads."""
+    from movecore.tools.selfplay_batch import BatchedPlay
+    removed = 0
+    for name, sc in _scenarios(range(30, 36)):
+        a = BatchedPlay("heroscape", sc, 8, seed=9, policy=policy,
+                        threads=2 if policy == "random" else 1)
+        b = BatchedPlay("heroscape", sc, 8, seed=9, policy=policy, backend="positions")
+        assert a.games.backend == "arrays" and b.games.backend == "positions"
+        for _ in range(40):
+            a.step()
+            b.step()
+            assert np.array_equal(a.games.cell, b.games.cell), name
+            assert np.array_equal(a.games.alive, b.games.alive), name
+        removed += int((~a.games.alive).sum()) + a.counts["games"]
+    assert removed > 0
+
+
+def _gauntlet(double: bool) -> dict:
+    """A corridor between two rows of enemies: a walker (``double``: two-space, lying
+    along it) draws a leaving attack or more every step, 16 or more at the far end."""
+    L = 24 if double else 12
+    width = (0, 1) if double else (0,)
+    rows = (-1,) + width + (width[-1] + 1,)
+    cells = [{"at": [q, r]} for q in range(-2, L + 2) for r in rows]
+    at = [[1, 0], [0, 0]] if double else [0, 0]
+    figs = [{"id": "runner", "team": "a", "at": at, "move": 20 if double else 9,
+             "height": 5}]
+    for q in range(-2, L + 2):
+        for r in (rows[0], rows[-1]):
+            figs.append({"id": f"e{q}_{r}", "team": "b", "at": [q, r], "height": 5})
+    return {"game": "heroscape", "board": {"cells": cells}, "figures": figs,
+            "options": {"mode": "master"}}
+
+
+@pytest.mark.parametrize("double", [False, True])
+def test_many_attacks_on_one_end(double):
+    """Ends with 16 or more leaving attacks (the penalty kernel at 63 levels, as the
+    position asks for many enemies in reach) and a two-space figure's least attacks over
+    both orientations of a pair: as the position answers."""
+    pos = mc.position(_gauntlet(double))
+    G = BatchedGames(pos, 2)
+    assert G.backend == "arrays"
+    pen = np.zeros((2, G.n_places), np.int32)
+    got = G.legal_moves(np.array([0, -1]), penalty=pen)
+    m = pos.legal_moves("runner")
+    want = np.zeros(G.n_places, np.int32)
+    want[m.actions] = m.penalty
+    assert m.penalty.max() >= 16
+    assert np.array_equal(pen[0], want)
+    assert all(np.array_equal(x[0], y) for x, y in zip(
+        got, _dense(pos, "runner", {}, G.n_places)))
