@@ -143,7 +143,8 @@ def prepare(board: Board, mover: Mover, budget: int, *, occupant: Layer = None,
     ``breadth_first`` (default True): where every step of the board costs 1 for this
     mover (no penalties), search breadth-first (a FIFO queue); False: always the cost
     buckets. Both give the same ends, costs and stops; where two paths cost the same,
-    they may report different ones (FIFO against LIFO within a bucket). A caller that
+    they may report different ones (FIFO against LIFO within a bucket), and list ends of
+    one cost in another order. A caller that
     answers a part of a larger board (a box round the mover) and wants the paths of
     the whole board passes False where the whole board has a dearer step.
 
