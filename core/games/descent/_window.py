@@ -12,7 +12,9 @@ base (walls and doors on its edges and round the corner of a diagonal, a door it
 from where it stands, an enemy next to it, a pit it jumps) lies within one square of
 the squares it may cover; the box keeps three more, and every figure with a square in
 it. Stairs (1 MP to a square anywhere) and a hero's glyphs (the town) leave the box: a
-dungeon with them is answered whole, as is a board too small to gain by it.
+dungeon with them is answered whole, as is a board too small to gain by it. A figure
+with an aura outside the box comes with the squares round it (a patch out of the move's
+reach), so that the box counts wounds, and sizes its penalty kernel, as the whole does.
 
 The box answers with the whole dungeon's paths too: where every step of a graph costs 1
 MP the kernel searches breadth-first, and settles ties between paths of equal cost in
@@ -74,6 +76,21 @@ def _reach_window(dungeon: D.Dungeon, figures: list, query, large_turns: str,
         return None          # the whole position names the board's box (LimitError)
     inside = (xy[:, 0] >= x0) & (xy[:, 0] <= x1) & (xy[:, 1] >= y0) & (xy[:, 1] <= y1)
     squares = {keys[i]: terrain[keys[i]] for i in np.flatnonzero(inside).tolist()}
+    # a figure with an aura outside the box comes with the squares round it (a patch the
+    # move never reaches): the box's kinds then count wounds as the whole dungeon's do,
+    # and whether a query counts them (and up to how many) decides its search order
+    pad = max(w, h) + _MARGIN
+    for f in figures:
+        cells = f.cells
+        if not f.aura or not cells or all(x0 <= x <= x1 and y0 <= y <= y1
+                                          for x, y in cells):
+            continue
+        fx0, fy0 = min(x for x, _ in cells) - pad, min(y for _, y in cells) - pad
+        fx1, fy1 = max(x for x, _ in cells) + pad, max(y for _, y in cells) + pad
+        for c in itertools.product(range(fx0, fx1 + 1), range(fy0, fy1 + 1)):
+            name = terrain.get(c)
+            if name is not None:
+                squares[c] = name
 
     def held(side):
         return side[0] in squares and side[1] in squares
