@@ -1,8 +1,9 @@
 """``prepare(..., breadth_first=False)``: the search order of a query whose every step
 costs 1 (a FIFO queue by default, the cost buckets with False), on seeded random boards.
 Both orders give the same ends (listed by cost, but those of one cost in the order they
-settle), costs, stops and free costs, and each reports a path of the end's cost; the option changes nothing else (Descent's ``solve()`` on the move's box
-uses it to report the whole dungeon's paths: tests/test_descent_reach_cost.py)."""
+settle), costs, stops and free costs, and each reports a path of the end's cost; the
+option changes nothing else (Descent's ``solve()`` on the move's box uses it to report
+the whole dungeon's paths: tests/test_descent_reach_cost.py)."""
 from __future__ import annotations
 
 import numpy as np
