@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from ..batch import BatchedGames, per_thread
+from ..batch import BatchedGames, QueryColumns, per_thread
 from ..errors import QueryError, describe
 from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game
 from ._roots import _root
@@ -119,6 +119,7 @@ class BatchedPlay:
         # throughput counters: turns begun, moves made and move generations asked in
         # every game (finished or not), games finished
         self.counts = {"turns": 0, "moves": 0, "generations": 0, "games": 0}
+        self._hero = None        # Dark Realms: bool[F], the figure slot is a hero's
         self._start(np.arange(B))
 
     # ------------------------------------------------------------------ turn order
@@ -180,12 +181,12 @@ class BatchedPlay:
         qs = None
         if self.queries is None:   # rolled per move (Dark Realms' die): each game's own
             # (a figure's side, all the query reads, never changes: the root's), drawn
-            # for every game at once (the same draws as one query() per game in turn)
-            qs = [None] * self.B
-            rows = np.flatnonzero(act >= 0)
-            for b, q in zip(rows.tolist(), self.g.queries(
-                    G.root, [G.ids[a] for a in act[rows].tolist()], self.rng)):
-                qs[b] = q
+            # for every game at once (the same draws as one query() per game in turn),
+            # in array form (one array per keyword: no dict per game)
+            if self._hero is None:
+                self._hero = np.array([G.root.side_of(f) == "hero" for f in G.ids], bool)
+            qs = QueryColumns(self.g.query_columns(self._hero[np.maximum(act, 0)],
+                                                      self.rng, act >= 0), self.B)
         #: the query each game asked in the last step (None: the figure slot's own)
         self.last_queries = qs
         mask, cost, stop = G.legal_moves(act, queries=qs, out=self._out)

@@ -445,9 +445,12 @@ class BatchEnemyAI:
         """Answer the games ``games`` (int64[R]) whose figure slot ``slots[i]`` asks
         ``queries[i]`` on the compiled path where it applies (rows already cleared),
         in ``threads`` chunks of games on a pool of threads (each with its own
-        scratch); returns the games left to a live position."""
-        mv = np.fromiter((self.move_of(s, q) for s, q in zip(slots.tolist(), queries)),
-                         np.int64, len(games))
+        scratch); returns the games left to a live position. ``queries`` may be
+        int64[R] instead: each game's Move as :meth:`move_of` gives it (-1: a live
+        position answers), from the queries' array form (``_batch.query_columns``)."""
+        mv = np.asarray(queries, np.int64) if isinstance(queries, np.ndarray) else \
+            np.fromiter((self.move_of(s, q) for s, q in zip(slots.tolist(), queries)),
+                        np.int64, len(games))
         ok = mv >= 0
         n = int(ok.sum())
         if n:
