@@ -618,3 +618,29 @@ def test_selfplay_query_columns_are_its_query_dicts():
     want = g.queries(root, [f for f in figs if f is not None], r2)
     assert [qc[b] for b in np.flatnonzero(active)] == want
     assert r1.random() == r2.random()
+
+
+# ---------------------------------------------------------------- the compiled step
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_compiled_step_equals_array_path(policy, threads):
+    """``BatchedPlay`` runs Dark Realms' compiled step (the rolled queries in array
+    form, one batched ``legal_moves``, the rest compiled:
+    :mod:`movecore.tools._selfplay_dark_realms`): the array path's choices for the same
+    random numbers, and the same spaces, occupancy, turns and counters."""
+    for name, s in example_scenarios("dark_realms") + _boards(range(6)) + \
+            _ai_boards(range(30, 36)):
+        a = BatchedPlay("dark_realms", s, 16, seed=7, policy=policy, threads=threads)
+        b = BatchedPlay("dark_realms", s, 16, seed=7, policy=policy, threads=threads,
+                        fused=False)
+        assert a.fused and not b.fused, name
+        for _ in range(60):
+            a.step()
+            b.step()
+            ga, gb = a.games, b.games
+            assert np.array_equal(ga.cell, gb.cell), name
+            assert np.array_equal(ga.alive, gb.alive), name
+            assert np.array_equal(ga.occ, gb.occ), name
+            assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
+        assert a.counts == b.counts, name
+        assert a.counts["games"] > 0 or name.startswith("random"), name
