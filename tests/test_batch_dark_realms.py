@@ -175,7 +175,7 @@ def test_bundled_examples_run_on_arrays():
     for name, scenario in example_scenarios("dark_realms"):
         play = BatchedPlay("dark_realms", scenario, 4, seed=0)
         assert play.games.backend == "arrays" and play.games.why is None, name
-        assert not play.fused, name   # (rolled queries, the enemy AI: the array path)
+        assert play.fused, name   # (the compiled step: _selfplay_dark_realms)
 
 
 def test_random_boards_exercise_every_rule():
