@@ -242,9 +242,7 @@ def kernel():
             nf = -1                    # the forward search's ends (once per game)
             for t in range(nt):
                 tg = np.int64(cell[b, tier[t]])
-                for c in range(N):
-                    dist[c] = _grid_distance(coords, kind, c, tg)
-                if dist[ecell] <= 1:               # in range already: it stays
+                if _grid_distance(coords, kind, ecell, tg) <= 1:   # in range: it stays
                     dest, steps, traps = ecell, 0, 0
                 else:
                     # 3a. the forward search: the move's ends (traps now, steps now)
@@ -287,7 +285,10 @@ def kernel():
                         for j in range(n2):
                             rem[ends[0, j]] = ends[1, j]
                         rem[tg] = -1
-                    # 3c. the lexicographic pick (the position's compiled one)
+                    # 3c. the lexicographic pick (the position's compiled one; it
+                    # reads the grid distance to the target at the forward ends alone)
+                    for j in range(nf):
+                        dist[fc[j]] = _grid_distance(coords, kind, fc[j], tg)
                     best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], rem, fly, w, trap, dist,
                                          rank)
                     dest = fc[best]
