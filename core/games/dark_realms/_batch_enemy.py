@@ -242,9 +242,7 @@ def kernel():
             nf = -1                    # the forward search's ends (once per game)
             for t in range(nt):
                 tg = np.int64(cell[b, tier[t]])
-                for c in range(N):
-                    dist[c] = _grid_distance(coords, kind, c, tg)
-                if dist[ecell] <= 1:               # in range already: it stays
+                if _grid_distance(coords, kind, ecell, tg) <= 1:   # in range: it stays
                     dest, steps, traps = ecell, 0, 0
                 else:
                     # 3a. the forward search: the move's ends (traps now, steps now)
@@ -287,7 +285,10 @@ def kernel():
                         for j in range(n2):
                             rem[ends[0, j]] = ends[1, j]
                         rem[tg] = -1
-                    # 3c. the lexicographic pick (the position's compiled one)
+                    # 3c. the lexicographic pick (the position's compiled one; it
+                    # reads the grid distance to the target at the forward ends alone)
+                    for j in range(nf):
+                        dist[fc[j]] = _grid_distance(coords, kind, fc[j], tg)
                     best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], rem, fly, w, trap, dist,
                                          rank)
                     dest = fc[best]
@@ -445,9 +446,12 @@ class BatchEnemyAI:
         """Answer the games ``games`` (int64[R]) whose figure slot ``slots[i]`` asks
         ``queries[i]`` on the compiled path where it applies (rows already cleared),
         in ``threads`` chunks of games on a pool of threads (each with its own
-        scratch); returns the games left to a live position."""
-        mv = np.fromiter((self.move_of(s, q) for s, q in zip(slots.tolist(), queries)),
-                         np.int64, len(games))
+        scratch); returns the games left to a live position. ``queries`` may be
+        int64[R] instead: each game's Move as :meth:`move_of` gives it (-1: a live
+        position answers), from the queries' array form (``_batch.query_columns``)."""
+        mv = np.asarray(queries, np.int64) if isinstance(queries, np.ndarray) else \
+            np.fromiter((self.move_of(s, q) for s, q in zip(slots.tolist(), queries)),
+                        np.int64, len(games))
         ok = mv >= 0
         n = int(ok.sum())
         if n:
