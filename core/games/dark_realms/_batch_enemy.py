@@ -43,8 +43,8 @@ import numpy as np
 from numba import njit, types
 
 from ...kernels import _types as T
-from ...kernels.reach import fast_layout_size, is_plain, reach1_general, reach1_plain
-from ...kernels.reach_pen import pen_layout_size, pen_out_offset
+from ...reach.compiled import (fast_layout_size, is_plain, kernel_sources, pen_layout_size,
+                               pen_out_offset, penalty_kernel, reach1_general, reach1_plain)
 from .rules import ENEMIES, MAX_MOVE, MAX_TRAPS_TRACKED, PLAYERS
 
 #: the plain query shapes, packed one after another (an empty one: not needed)
@@ -135,12 +135,11 @@ def kernel():
     on the same space (as a live position's rows are written). The rows must be
     cleared before. Returns 0, or a kernel STATUS_* < 0."""
     from . import _enemy_pick
-    from ...kernels import reach as _reach, reach_pen as _reach_pen
     global _RP, _PICK
-    _RP = _reach_pen.kernel()
+    _RP = penalty_kernel()
     _PICK = _enemy_pick._pick()
     deps = tuple((st.st_mtime_ns, st.st_size) for st in
-                 (os.stat(_reach_pen.__file__), os.stat(_reach.__file__),
+                 (*map(os.stat, kernel_sources()),
                   os.stat(_enemy_pick.__file__)))
 
     # the dense outputs may be a column block of a wider array: any layout
@@ -466,7 +465,7 @@ class BatchEnemyAI:
                 st = k(rows, figs, mv, occ, cell, alive, *self.args.values(), mask, cost,
                        stop, pen, want)
             else:
-                from ...reach import _thread_pool
+                from ...reach.compiled import thread_pool as _thread_pool
                 status = np.zeros(chunks, np.int64)
                 self._thread_args(chunks - 1)     # (every thread's, made here first)
 
