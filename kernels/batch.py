@@ -38,13 +38,13 @@ i64_1 = types.int64[::1]
 u8_2a = types.uint8[:, :]
 i32_2a = types.int32[:, :]
 i8_2a = types.int8[:, :]
-u8_2c, i32_2c, i8_2c = types.uint8[:, ::1], types.int32[:, ::1], types.int8[:, ::1]
 
 
 @njit(inline="always")
 def _clear_row(mask, cost, stop, b):
     """Row ``b`` of the dense outs cleared (mask 0, cost -1, stop 0): one loop per
-    array, so that a contiguous row's run as wide stores."""
+    array (a contiguous row's then run as wide stores: LLVM versions the loops on a
+    unit stride)."""
     A = mask.shape[1]
     for a in range(A):
         mask[b, a] = 0
@@ -59,9 +59,7 @@ def _sig(u8, i32, i8):
                        i32_2, i64_2, types.int64, types.int64, u8, i32, i8)
 
 
-# two compilations: rows of a C-contiguous out (the common case: the clearing loops then
-# run on contiguous rows, vectorised), and any layout (a column block of a wider array)
-@njit([_sig(u8_2c, i32_2c, i8_2c), _sig(u8_2a, i32_2a, i8_2a)], cache=CACHE, nogil=True)
+@njit(_sig(u8_2a, i32_2a, i8_2a), cache=CACHE, nogil=True)
 def reach_games(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape, occ, buf,
                 ends, queries, lo, hi, mask, cost, stop):
     """Games ``lo <= b < hi``: the ends of query ``queries[b]`` (start, budget) of query
@@ -137,8 +135,7 @@ def reach_games_pen():
                            i64_2, i64_1, i32_2, i32_1, types.int64, i64_2, types.int64,
                            types.int64, u8, i32, i8, i32)
 
-    @njit([sig(u8_2c, i32_2c, i8_2c), sig(u8_2a, i32_2a, i8_2a)], cache=CACHE,
-          nogil=True)
+    @njit(sig(u8_2a, i32_2a, i8_2a), cache=CACHE, nogil=True)
     def reach_games_pen(pblobs, pblob_at, qflags, qflags_at, zoc, zoc_at, leave,
                         enter_pen, layer, params, shape, occ, buf, out_at, queries, lo, hi,
                         mask, cost, stop, pen):

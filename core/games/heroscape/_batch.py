@@ -210,7 +210,8 @@ def _answer(pos, infos, skinds, team, height, n_teams, master):
             pen_out_offset(max(P, N), n_pen, pnb),
             np.concatenate([k.qflags for k in skinds] or [np.zeros(0)]).astype(np.uint8),
             at([k.qflags for k in skinds]), len(dk),
-            pen_out_offset(N, n_pen, pnb))
+            pen_out_offset(N, n_pen, pnb),
+            np.ascontiguousarray(st.touch, np.int64) if dk else np.full((1, 1), -1, np.int64))
     no_pen = np.zeros((0, 0), np.int32)
 
     def answer(occ, cell, alive, rows, figs, budgets, mask, cost, stop,

@@ -61,14 +61,14 @@ def doubles_kernel():
     leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs, blob_at,
     qflags, qflags_at, params, codes, pblobs, pblob_at, pparams, node_occ, flags, rowpos,
     lv, nlv, fbuf, ends, query, pbuf, out_at, sqflags, sqflags_at, n_dk, sout_at,
-    mask, cost, stop, penalty, want_pen)``: games ``rows[i]``, figure slot ``figs[i]``
+    touch, mask, cost, stop, penalty, want_pen)``: games ``rows[i]``, figure slot ``figs[i]``
     with budget ``budgets[i]``; per slot its team, height, kind of mover (``k >= 0``: a
     double-space kind, the index into the packed plain shapes ``blobs``, ...,
     ``params`` and stop codes ``codes[k]``, its penalty shapes ``2k`` (15 levels) and
     ``2k + 1`` (63) of ``pblobs``, ``pparams``; ``-1 - s``: single-space kind ``s``,
     its flags ``sqflags`` and penalty shapes ``2 (n_dk + s)`` and ``+ 1``), passes every
     figure, draws leaving attacks; then the placement graph, the battlefield, per-call
-    scratch, the dense outs and, with ``want_pen``, ``penalty`` (each end's leaving
+    scratch, ``touch`` (the placements touching each space, -1 padded), the dense outs and, with ``want_pen``, ``penalty`` (each end's leaving
     attacks: a single-space slot's game row gets those alone). Returns 0
     or a kernel status < 0."""
     import os
@@ -82,14 +82,14 @@ def doubles_kernel():
     @njit(i64(I32_2, I32_2, B_2, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, B_1,
               B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
               U8_1, I64_1, I64_2, I8_2, I32_1, I64_1, I64_2, I32_1, U8_1, I64_1, U64_1,
-              U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, i64,
+              U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, i64, I64_2,
               U8_2A, I32_2A, I8_2A, I32_2A, i64),
           cache=CACHE, nogil=True)
     def doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
                 leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs,
                 blob_at, qflags, qflags_at, params, codes, pblobs, pblob_at, pparams,
                 node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, out_at,
-                sqflags, sqflags_at, n_dk, sout_at, mask, cost, stop, penalty,
+                sqflags, sqflags_at, n_dk, sout_at, touch, mask, cost, stop, penalty,
                 want_pen):
         dep = deps  # noqa: F841 (in the closure: see doubles_kernel)
         P = lead.shape[0]
@@ -123,28 +123,22 @@ def doubles_kernel():
             fstart = flip[start]
             any_mode = passes[f]
             t = 0 if any_mode else team[f]
-            # 1. the placements' occupancy without the mover, the kind's flags
+            # 1. the placements' occupancy without the mover, the kind's flags: a
+            # placement both of whose spaces are empty (or the mover's) is empty, so
+            # only the placements touching an occupied space are worked out
             qa = qflags_at[k]
             for p in range(P):
-                lp = lead[p]
-                tp = trail[p]
-                x = EMPTY if (lp == c0 or lp == c1) else occ[b, lp]
-                y = EMPTY if (tp == c0 or tp == c1) else occ[b, tp]
-                if any_mode:
-                    v = 0 if (x >= 0 or y >= 0) else EMPTY
-                else:   # (an engaged figure, team + n_teams, blocks as a wall)
-                    if x == WALL or y == WALL:
-                        v = WALL
-                    elif x >= 0 and x != t:
-                        v = x
-                    elif y >= 0 and y != t:
-                        v = y
-                    elif x == t or y == t:
-                        v = t
-                    else:
-                        v = EMPTY
-                node_occ[p] = v
                 flags[p] = qflags[qa + p]
+            for p in range(P):
+                node_occ[p] = EMPTY
+            for c in range(N):
+                if occ[b, c] == EMPTY or c == c0 or c == c1:
+                    continue
+                for m in range(touch.shape[1]):
+                    p = touch[c, m]
+                    if p >= 0:
+                        node_occ[p] = _node_value(occ, b, lead[p], trail[p], c0, c1,
+                                                  t, any_mode)
             flags[start] &= NOT_STOP
             flags[fstart] &= NOT_STOP
             # 2. leaving attacks: enemies within reach (budget + 3 of either space)
@@ -153,8 +147,16 @@ def doubles_kernel():
             if n_rel > 0:
                 _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level,
                             nbr, lv)
+                # (as above: only the placements touching a space with leave bits)
                 for p in range(P):
-                    nlv[p] = lv[lead[p]] | lv[trail[p]]
+                    nlv[p] = 0
+                for c in range(N):
+                    if lv[c] == 0:
+                        continue
+                    for m in range(touch.shape[1]):
+                        p = touch[c, m]
+                        if p >= 0:
+                            nlv[p] = lv[lead[p]] | lv[trail[p]]
                 ps = 2 * k + (1 if n_rel * bud > 15 else 0)
                 n = _RP(pblobs[pblob_at[ps]:pblob_at[ps + 1]], node_occ, flags, no_zoc,
                         nlv, no_enter, pparams[ps], pbuf, rows_mode, no_queries, start,
@@ -199,6 +201,27 @@ def doubles_kernel():
         return 0
 
     return doubles
+
+
+@njit(inline="always")
+def _node_value(occ, b, lp, tp, c0, c1, t, any_mode):
+    """Placement (``lp``, ``tp``)'s occupant for the mover on ``c0``, ``c1`` (its own
+    spaces free) of team ``t``: ``any_mode`` (a flyer or phantom walker) reads any
+    figure as occupied (0), a walker an engaged figure (team + n_teams) as a wall-like
+    enemy, as the position's ``node_value``."""
+    x = EMPTY if (lp == c0 or lp == c1) else occ[b, lp]
+    y = EMPTY if (tp == c0 or tp == c1) else occ[b, tp]
+    if any_mode:
+        return 0 if (x >= 0 or y >= 0) else EMPTY
+    if x == WALL or y == WALL:
+        return WALL
+    if x >= 0 and x != t:
+        return x
+    if y >= 0 and y != t:
+        return y
+    if x == t or y == t:
+        return t
+    return EMPTY
 
 
 @njit(inline="always")
