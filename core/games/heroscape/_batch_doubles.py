@@ -61,14 +61,17 @@ def doubles_kernel():
     leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs, blob_at,
     qflags, qflags_at, params, codes, pblobs, pblob_at, pparams, node_occ, flags, rowpos,
     lv, nlv, fbuf, ends, query, pbuf, out_at, sqflags, sqflags_at, n_dk, sout_at,
-    touch, mask, cost, stop, penalty, want_pen)``: games ``rows[i]``, figure slot ``figs[i]``
+    touch, tab_at, tab_bud, tab_ptr, tab, mask, cost, stop, penalty, want_pen)``: games ``rows[i]``, figure slot ``figs[i]``
     with budget ``budgets[i]``; per slot its team, height, kind of mover (``k >= 0``: a
     double-space kind, the index into the packed plain shapes ``blobs``, ...,
     ``params`` and stop codes ``codes[k]``, its penalty shapes ``2k`` (15 levels) and
     ``2k + 1`` (63) of ``pblobs``, ``pparams``; ``-1 - s``: single-space kind ``s``,
     its flags ``sqflags`` and penalty shapes ``2 (n_dk + s)`` and ``+ 1``), passes every
     figure, draws leaving attacks; then the placement graph, the battlefield, per-call
-    scratch, ``touch`` (the placements touching each space, -1 padded), the dense outs and, with ``want_pen``, ``penalty`` (each end's leaving
+    scratch, ``touch`` (the placements touching each space, -1 padded), the kept ends
+    of the movers that pass every figure (slot ``f``'s from start ``s`` at
+    ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` for budget
+    ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), the dense outs and, with ``want_pen``, ``penalty`` (each end's leaving
     attacks: a single-space slot's game row gets those alone). Returns 0
     or a kernel status < 0."""
     import os
@@ -83,14 +86,14 @@ def doubles_kernel():
               B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
               U8_1, I64_1, I64_2, I8_2, I32_1, I64_1, I64_2, I32_1, U8_1, I64_1, U64_1,
               U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, i64, I64_2,
-              U8_2A, I32_2A, I8_2A, I32_2A, i64),
+              I64_1, I64_1, I64_1, I32_2, U8_2A, I32_2A, I8_2A, I32_2A, i64),
           cache=CACHE, nogil=True)
     def doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
                 leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs,
                 blob_at, qflags, qflags_at, params, codes, pblobs, pblob_at, pparams,
                 node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, out_at,
-                sqflags, sqflags_at, n_dk, sout_at, touch, mask, cost, stop, penalty,
-                want_pen):
+                sqflags, sqflags_at, n_dk, sout_at, touch, tab_at, tab_bud, tab_ptr,
+                tab, mask, cost, stop, penalty, want_pen):
         dep = deps  # noqa: F841 (in the closure: see doubles_kernel)
         P = lead.shape[0]
         N = level.shape[0]
@@ -166,6 +169,23 @@ def doubles_kernel():
                 o_cell, o_cost, o_stop = out_at, out_at + n, out_at + 2 * n
                 o_pen = out_at + 4 * n
                 src = pbuf
+            elif tab_at[f] >= 0 and bud == tab_bud[f]:
+                # a mover that passes every figure: its kept ends from this start on
+                # the empty battlefield, less the placements it may not end on here
+                # (see static_ends; its start, whose spaces are its own, is empty), in
+                # the kernel's order
+                at = tab_at[f] + start
+                n = 0
+                for e in range(tab_ptr[at], tab_ptr[at + 1]):
+                    node = tab[0, e]
+                    if node_occ[node] == EMPTY:
+                        ends[0, n] = node
+                        ends[1, n] = tab[1, e]
+                        ends[2, n] = tab[2, e]
+                        n += 1
+                src = ends.reshape(3 * ends.shape[1])
+                o_cell, o_cost, o_stop = 0, ends.shape[1], 2 * ends.shape[1]
+                o_pen = -1
             else:
                 query[0, 0] = start
                 query[0, 1] = bud
@@ -201,6 +221,38 @@ def doubles_kernel():
         return 0
 
     return doubles
+
+
+def static_ends(blob, qflags, params, flip, budget, fbuf):
+    """(ptr int64[P + 1], ends int32[3, M]): for each start placement ``s`` of a kind
+    that passes every figure (a flyer, a phantom walker), the ends of its plain query
+    (budget ``budget``, the kind's flags with the stops of ``s`` and its flip cleared) on
+    the empty battlefield, in the kernel's order, at ``ends[:, ptr[s]:ptr[s + 1]]``.
+
+    Such a mover passes every placement a figure stands on and only may not end there,
+    and whether a placement may be an end never changes the search (a stopped arrival
+    where it may not end is never pushed, and a stopped state is never expanded): so
+    its ends on a game's battlefield are these, less the placements where a figure
+    stands, in the same order -- what :func:`doubles_kernel`
+    reads instead of searching."""
+    P = qflags.shape[0]
+    occ = np.full(P, EMPTY, T.INDEX)
+    ends = np.zeros((3, P), T.INDEX)
+    query = np.zeros((1, 3), np.int64)
+    no_zoc, no_order = np.zeros(0, np.uint64), np.zeros(0, np.int64)
+    ptr = np.zeros(P + 1, np.int64)
+    parts = []
+    for s in range(P):
+        fl = qflags.copy()
+        fl[s] &= NOT_STOP
+        fl[flip[s]] &= NOT_STOP
+        query[0, 0], query[0, 1] = s, budget
+        n = reach1_ordered(blob, occ, fl, no_zoc, params, fbuf, ends, query, no_order)
+        if n < 0:  # pragma: no cover (ends hold one column per placement)
+            raise RuntimeError(f"movecore: kernel status {n}")
+        parts.append(ends[:, :n].copy())
+        ptr[s + 1] = ptr[s] + n
+    return ptr, np.ascontiguousarray(np.concatenate(parts, axis=1), T.INDEX)
 
 
 @njit(inline="always")
