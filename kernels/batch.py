@@ -54,12 +54,9 @@ def _clear_row(mask, cost, stop, b):
         stop[b, a] = 0
 
 
-def _sig(u8, i32, i8):
-    return types.int64(i32_1, i64_1, u8_1, i64_1, u64_1, i64_1, i64_2, i64_1, i32_2, i32_1,
-                       i32_2, i64_2, types.int64, types.int64, u8, i32, i8)
-
-
-@njit(_sig(u8_2a, i32_2a, i8_2a), cache=CACHE, nogil=True)
+@njit(types.int64(i32_1, i64_1, u8_1, i64_1, u64_1, i64_1, i64_2, i64_1, i32_2, i32_1,
+                  i32_2, i64_2, types.int64, types.int64, u8_2a, i32_2a, i8_2a),
+      cache=CACHE, nogil=True)
 def reach_games(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape, occ, buf,
                 ends, queries, lo, hi, mask, cost, stop):
     """Games ``lo <= b < hi``: the ends of query ``queries[b]`` (start, budget) of query
@@ -130,12 +127,9 @@ def reach_games_pen():
                  (os.stat(_reach_pen.__file__), os.stat(_reach.__file__)))
     u64_2 = types.uint64[:, ::1]
 
-    def sig(u8, i32, i8):
-        return types.int64(i32_1, i64_1, u8_1, i64_1, u64_1, i64_1, u64_2, i32_2, i64_1,
-                           i64_2, i64_1, i32_2, i32_1, types.int64, i64_2, types.int64,
-                           types.int64, u8, i32, i8, i32)
-
-    @njit(sig(u8_2a, i32_2a, i8_2a), cache=CACHE, nogil=True)
+    @njit(types.int64(i32_1, i64_1, u8_1, i64_1, u64_1, i64_1, u64_2, i32_2, i64_1, i64_2,
+                      i64_1, i32_2, i32_1, types.int64, i64_2, types.int64, types.int64,
+                      u8_2a, i32_2a, i8_2a, i32_2a), cache=CACHE, nogil=True)
     def reach_games_pen(pblobs, pblob_at, qflags, qflags_at, zoc, zoc_at, leave,
                         enter_pen, layer, params, shape, occ, buf, out_at, queries, lo, hi,
                         mask, cost, stop, pen):

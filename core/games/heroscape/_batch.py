@@ -32,7 +32,9 @@ What one query answers:
   graph's query as the position runs it -- its own placements freed, the stops of its
   start and of its flip cleared, the plain query, or the penalty kernel on the
   placements' leave bits for a walker with an enemy in reach (whose row order decides
-  which orientation of a pair of spaces is listed) -- each pair of spaces once;
+  which orientation of a pair of spaces is listed) -- each pair of spaces once; a
+  flyer's or phantom walker's plain query is read from its kind's kept ends on the
+  empty battlefield, less the occupied placements (:func:`._batch_doubles.static_ends`);
 * the **leaving attacks** (``legal_moves(penalty=)``) come from the same call (each
   walker's leave bits per game from the enemies' places; the penalty kernel with 15 or
   63 levels, as the position picks); a flyer's take-off (or an engaged flyer's walk
@@ -232,7 +234,8 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
             np.concatenate([k.qflags for k in skinds] or [np.zeros(0)]).astype(np.uint8),
             at([k.qflags for k in skinds]), len(dk),
             pen_out_offset(N, n_pen, pnb),
-            np.ascontiguousarray(st.touch, np.int64) if dk else np.full((1, 1), -1, np.int64),
+            np.ascontiguousarray(st.touch, np.int64) if dk else
+            np.full((1, 1), -1, np.int64),
             tab_at, tab_bud, tab_ptr, np.ascontiguousarray(tab, T.INDEX))
     no_pen = np.zeros((0, 0), np.int32)
 

@@ -13,7 +13,10 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    where the mover is next to enemy j, heights considered), of each
    placement the bits of its two spaces, and the packed penalty kernel of the kind
    (``max_penalty`` 15, or 63 when enemies x budget exceed 15: ``_max_penalty``), rows
-   mode; otherwise the kind's plain query (``reach1_ordered``, kernel order);
+   mode; otherwise the kind's plain query (``reach1_ordered``, kernel order), or, for
+   a mover that passes every figure, its kept ends from ``s`` on the empty battlefield
+   less the placements a figure stands on (:func:`static_ends`: the same ends, in the
+   same order);
 3. each pair of spaces once: the first of its two placements in the kernel's order
    (``finish_double``), written densely into the game's row of mask, cost and stop
    (stop codes of placements: water, lava, glyph); with ``penalty`` asked, its leaving
@@ -61,9 +64,10 @@ def doubles_kernel():
     leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs, blob_at,
     qflags, qflags_at, params, codes, pblobs, pblob_at, pparams, node_occ, flags, rowpos,
     lv, nlv, fbuf, ends, query, pbuf, out_at, sqflags, sqflags_at, n_dk, sout_at,
-    touch, tab_at, tab_bud, tab_ptr, tab, mask, cost, stop, penalty, want_pen)``: games ``rows[i]``, figure slot ``figs[i]``
-    with budget ``budgets[i]``; per slot its team, height, kind of mover (``k >= 0``: a
-    double-space kind, the index into the packed plain shapes ``blobs``, ...,
+    touch, tab_at, tab_bud, tab_ptr, tab, mask, cost, stop, penalty, want_pen)``: games
+    ``rows[i]``, figure slot ``figs[i]`` with budget ``budgets[i]``; per slot its team,
+    height, kind of mover (``k >= 0``: a double-space kind, the index into the packed
+    plain shapes ``blobs``, ...,
     ``params`` and stop codes ``codes[k]``, its penalty shapes ``2k`` (15 levels) and
     ``2k + 1`` (63) of ``pblobs``, ``pparams``; ``-1 - s``: single-space kind ``s``,
     its flags ``sqflags`` and penalty shapes ``2 (n_dk + s)`` and ``+ 1``), passes every
@@ -71,9 +75,9 @@ def doubles_kernel():
     scratch, ``touch`` (the placements touching each space, -1 padded), the kept ends
     of the movers that pass every figure (slot ``f``'s from start ``s`` at
     ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` for budget
-    ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), the dense outs and, with ``want_pen``, ``penalty`` (each end's leaving
-    attacks: a single-space slot's game row gets those alone). Returns 0
-    or a kernel status < 0."""
+    ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), the dense outs and,
+    with ``want_pen``, ``penalty`` (each end's leaving attacks: a single-space slot's
+    game row gets those alone). Returns 0 or a kernel status < 0."""
     import os
 
     from ...kernels import reach as _reach, reach_pen as _reach_pen
