@@ -163,8 +163,7 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
     placement graph's, plain; with leaving penalties at 15 and 63 levels, per kind of
     double- and single-space mover), per-call scratch, and
     :func:`._batch_doubles.doubles_kernel` over them; None where a query does not pack."""
-    from ...kernels.reach import fast_layout_size
-    from ...kernels.reach_pen import pen_layout_size, pen_out_offset
+    from ...reach.compiled import fast_layout_size, pen_layout_size, pen_out_offset
     from ._batch_doubles import doubles_kernel, static_ends
     st = pos._st
     N = st.n

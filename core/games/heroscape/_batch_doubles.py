@@ -38,7 +38,7 @@ from numba import njit, types
 
 from ...kernels import _types as T
 from ...kernels._types import CACHE
-from ...kernels.reach import reach1_ordered
+from ...reach.compiled import reach1_ordered
 
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
 NOT_STOP = np.uint8(0xFF ^ int(T.CELL_STOP))
@@ -80,11 +80,10 @@ def doubles_kernel():
     game row gets those alone). Returns 0 or a kernel status < 0."""
     import os
 
-    from ...kernels import reach as _reach, reach_pen as _reach_pen
+    from ...reach.compiled import kernel_sources, penalty_kernel
     global _RP
-    _RP = _reach_pen.kernel()
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in
-                 (os.stat(_reach_pen.__file__), os.stat(_reach.__file__)))
+    _RP = penalty_kernel()
+    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, kernel_sources()))
 
     @njit(i64(I32_2, I32_2, B_2, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, B_1,
               B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
