@@ -49,7 +49,7 @@ import numpy as np
 from .errors import IllegalMoveError, QueryError, describe
 from .kernels import _types as T
 
-__all__ = ["BatchLayout", "BatchedGames"]
+__all__ = ["BatchLayout", "BatchedGames", "QueryColumns"]
 
 
 @dataclass
@@ -105,7 +105,17 @@ class BatchLayout:
                   written as a position's ``Moves``) and returns the games left to a
                   position (Dark Realms: the enemy AI,
                   :mod:`movecore.games.dark_realms._batch_enemy`); None: every such
-                  game asks a position.
+                  game asks a position. With queries in array form (:class:`QueryColumns`)
+                  and a ``query_columns`` that gave them, ``queries`` is instead
+                  int64[R], what ``query_columns`` gave for those games.
+        query_columns: callable(slots, columns) -> (budget, compiled): the array form
+                  of ``query_budget`` (``legal_moves(queries={key: array[B]})``, over the
+                  batch at once): ``slots`` int64[B] (-1: no query), ``columns`` the
+                  :class:`QueryColumns` arrays; returns int64[B] budgets (as
+                  ``query_budget`` gives for each game's query, -1: not batched) and
+                  int64[B] or None: per game the value ``compiled`` takes instead of the
+                  query (-1: a live position answers it; None: ``compiled`` gets the
+                  games' query dicts). Validates the arrays' dtypes (QueryError).
 
     Optional: penalties (``legal_moves(penalty=)``; None: every end's penalty is 0).
 
@@ -167,6 +177,7 @@ class BatchLayout:
     no_end: np.ndarray | None = None
     stop_code: np.ndarray | None = None
     query_budget: Any = None
+    query_columns: Any = None
     penalty: list | None = None
     penalty_on_position: bool = False
     own: np.ndarray | None = None
@@ -282,6 +293,7 @@ class BatchedGames:
         self._budget = np.ascontiguousarray(L.budget, np.int64)
         self._restore = L.restore
         self._query_budget = L.query_budget
+        self._query_columns = L.query_columns
         self._compiled = L.compiled
         self._live: dict = {}     # game -> its position for queries not batched
         self._move = L.move
@@ -325,6 +337,7 @@ class BatchedGames:
         self.alive = self.cell >= 0
         self._budget = np.ascontiguousarray(L.budget, np.int64)
         self._query_budget = None
+        self._query_columns = None
         self._compiled = None
         self._end_rules = False
         self._live: dict = {}
@@ -384,7 +397,8 @@ class BatchedGames:
 
     # ------------------------------------------------------------------ queries
     def legal_moves(self, figures: Sequence[int] | np.ndarray, *, out=None,
-                    queries: Sequence[Mapping | None] | None = None, penalty=None):
+                    queries: Sequence[Mapping | None] | Mapping | None = None,
+                    penalty=None):
         """The legal ends of figure slot ``figures[b]`` in every game ``b`` (-1: game
         ``b`` asks nothing, its rows are cleared), in one batched call.
 
@@ -395,7 +409,10 @@ class BatchedGames:
         slot of a wider action-space mask). ``queries``: one query per game for this
         call (None for a game that asks nothing): a game whose moves are rolled per
         move, as Dark Realms' die (the positions backend, or a layout with
-        ``query_budget``). ``penalty``: int32[B, >= P] to receive each end's penalty
+        ``query_budget``); or the same in **array form**, one array per keyword
+        (``{"roll": int[B], "enemy": bool[B], ...}``, a :class:`QueryColumns`: -1 /
+        False leaves the keyword out of that game's query; validated here, and read
+        over the batch at once where the layout has ``query_columns``). ``penalty``: int32[B, >= P] to receive each end's penalty
         (``Moves.penalty``: Dark Realms' traps; 0 elsewhere, and for a game that asks
         nothing; the array backend runs the penalty queries on one thread)."""
         figs = self._figures(figures)
@@ -404,6 +421,8 @@ class BatchedGames:
             out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
                    np.zeros((B, P), np.int8))
         mask, cost, stop = out
+        if isinstance(queries, Mapping):
+            queries = QueryColumns(queries, B)
         if queries is not None and (len(queries) != self.B or (
                 self.backend == "arrays" and self._query_budget is None)):
             raise QueryError(f"queries: one per game (B={self.B}), on the positions "
@@ -453,8 +472,12 @@ class BatchedGames:
         q[:, 0] = np.where(act, self.cell[np.arange(self.B), fa], -1)
         q[:, 1] = self._budget[fa]
         slow = None
+        pre = None          # the array form's values for ``compiled``
         if self._query_budget is not None:
-            if queries is not None:
+            if isinstance(queries, QueryColumns) and self._query_columns is not None:
+                budget, pre = self._query_columns(figs, queries.arrays)
+                q[:, 1] = np.where(act, budget, q[:, 1])
+            elif queries is not None:
                 qb = self._query_budget
                 q[:, 1] = [qb(f, queries[b]) if f >= 0 and queries[b] is not None else
                            self._budget[max(f, 0)] for b, f in enumerate(figs.tolist())]
@@ -519,7 +542,7 @@ class BatchedGames:
                          mask, cost, stop, penalty)
         if slow is not None and len(slow) and self._compiled is not None:
             mine = self.queries
-            slow = self._compiled(slow, figs[slow], [
+            slow = self._compiled(slow, figs[slow], pre[slow] if pre is not None else [
                 mine[f] if queries is None or queries[b] is None else queries[b]
                 for b, f in zip(slow.tolist(), figs[slow].tolist())],
                 self.occ, self.cell, self.alive, mask, cost, stop, penalty,
@@ -738,6 +761,65 @@ class BatchedGames:
             self._restore(pos, self.occ[b].copy(), self.cell[b].copy(),
                           self.alive[b].copy())
         return pos
+
+
+class QueryColumns(Sequence):
+    """Per-game queries in array form: one array per query keyword (``legal_moves(
+    queries={"roll": rolls, "enemy": is_enemy, "attack_range": 1})``), the batched
+    counterpart of a list of B query dicts.
+
+    ``columns``: ``{keyword: value}``, each value a scalar or an array of shape ``(B,)``,
+    of integers or booleans. Game ``b``'s query holds ``keyword: int(value[b])`` for an
+    integer column where ``value[b] != -1`` (-1: the keyword is left out of that game's
+    query) and ``keyword: True`` for a boolean column where ``value[b]`` is true; so a
+    batch may mix queries of different shapes (heroes' ``roll``, enemies' ``enemy`` and
+    ``move``). ``columns[k]`` as given is validated once here (QueryError naming the bad
+    keyword, shape, dtype or value); ``arrays`` holds them as int64[B] / bool[B].
+    ``qc[b]`` is game ``b``'s query dict (what a live position is asked where the
+    batch does not answer it over the arrays).
+
+    >>> import numpy as np
+    >>> qc = QueryColumns({"roll": np.array([3, -1]), "move": np.array([-1, 4]),
+    ...                    "enemy": np.array([False, True]), "attack_range": 1}, 2)
+    >>> qc[0], qc[1]
+    ({'roll': 3, 'attack_range': 1}, {'move': 4, 'enemy': True, 'attack_range': 1})
+    """
+
+    def __init__(self, columns: Mapping, B: int):
+        if isinstance(columns, QueryColumns):
+            columns = columns.arrays
+        self.B = B
+        self.arrays: dict = {}
+        for k, v in columns.items():
+            if not isinstance(k, str):
+                raise QueryError(f"queries: keywords must be strings; got {describe(k)}")
+            a = np.asarray(v)
+            if a.dtype.kind not in "biu" or a.shape not in ((), (B,)):
+                raise QueryError(f"queries[{k!r}] must be a scalar or an array of B={B} "
+                                 f"integers or booleans; got {describe(v)}")
+            if a.dtype.kind != "b":
+                if a.dtype.kind == "u" and a.dtype.itemsize == 8 and a.size and \
+                        int(a.max()) > 2**62:
+                    raise QueryError(f"queries[{k!r}]: value {int(a.max())} is too large")
+                a = a.astype(np.int64)
+                bad = a < -1
+                if bad.any():
+                    i = int(np.flatnonzero(bad.ravel())[0])
+                    raise QueryError(f"queries[{k!r}]" + (f"[{i}]" if a.ndim else "") +
+                                     f" = {int(a.ravel()[i])}: a keyword's value is >= 0, "
+                                     f"or -1 to leave it out of that game's query")
+            self.arrays[k] = np.ascontiguousarray(np.broadcast_to(a, (B,)))
+
+    def __len__(self) -> int:
+        return self.B
+
+    def __getitem__(self, b: int) -> dict:
+        """Game ``b``'s query dict."""
+        if not -self.B <= b < self.B:
+            raise IndexError(b)
+        return {k: True if a.dtype.kind == "b" else int(a[b])
+                for k, a in self.arrays.items() if (a[b] if a.dtype.kind == "b" else
+                                                    a[b] != -1)}
 
 
 def per_thread(n: int, shape, dtype) -> list:

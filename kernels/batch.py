@@ -40,6 +40,20 @@ i32_2a = types.int32[:, :]
 i8_2a = types.int8[:, :]
 
 
+@njit(inline="always")
+def _clear_row(mask, cost, stop, b):
+    """Row ``b`` of the dense outs cleared (mask 0, cost -1, stop 0): one loop per
+    array (a contiguous row's then run as wide stores: LLVM versions the loops on a
+    unit stride)."""
+    A = mask.shape[1]
+    for a in range(A):
+        mask[b, a] = 0
+    for a in range(A):
+        cost[b, a] = -1
+    for a in range(A):
+        stop[b, a] = 0
+
+
 @njit(types.int64(i32_1, i64_1, u8_1, i64_1, u64_1, i64_1, i64_2, i64_1, i32_2, i32_1,
                   i32_2, i64_2, types.int64, types.int64, u8_2a, i32_2a, i8_2a),
       cache=CACHE, nogil=True)
@@ -57,12 +71,8 @@ def reach_games(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape, o
     (empty = none), its parameters ``params[k]``. ``buf`` is sized for the largest
     bucket ring of the shapes. Returns 0, or a STATUS_* < 0 of ``reach1`` (cannot happen
     with ``ends`` of N columns: one end per cell)."""
-    A = mask.shape[1]
     for b in range(lo, hi):
-        for a in range(A):
-            mask[b, a] = 0
-            cost[b, a] = -1
-            stop[b, a] = 0
+        _clear_row(mask, cost, stop, b)
         k = shape[b]
         if queries[b, 0] < 0 or k < 0:
             queries[b, 2] = 0
@@ -124,17 +134,14 @@ def reach_games_pen():
                         enter_pen, layer, params, shape, occ, buf, out_at, queries, lo, hi,
                         mask, cost, stop, pen):
         dep = deps  # noqa: F841 (in the closure: see above)
-        A = mask.shape[1]
         rows_mode = np.empty((8, 0), np.int32)    # reach_pen: the ends' fields, no tree
         no_queries = np.empty((0, 3), np.int64)
         for b in range(lo, hi):
             k = shape[b]
             if queries[b, 0] < 0 or k < 0:
                 continue              # (a game that asks nothing: its rows untouched)
-            for a in range(A):
-                mask[b, a] = 0
-                cost[b, a] = -1
-                stop[b, a] = 0
+            _clear_row(mask, cost, stop, b)
+            for a in range(mask.shape[1]):
                 pen[b, a] = 0
             blob = pblobs[pblob_at[k]:pblob_at[k + 1]]
             qf = qflags[qflags_at[k]:qflags_at[k + 1]]

@@ -175,7 +175,7 @@ def test_bundled_examples_run_on_arrays():
     for name, scenario in example_scenarios("dark_realms"):
         play = BatchedPlay("dark_realms", scenario, 4, seed=0)
         assert play.games.backend == "arrays" and play.games.why is None, name
-        assert not play.fused, name   # (rolled queries, the enemy AI: the array path)
+        assert play.fused, name   # (the compiled step: _selfplay_dark_realms)
 
 
 def test_random_boards_exercise_every_rule():
@@ -496,3 +496,151 @@ def test_turning_an_enemy_ai_rule_off_fails(monkeypatch, off):
     with pytest.raises(AssertionError, match=r"^\('\w+', \d+, '"):
         _queries_differential(_ai_boards(range(20, 36)) + [_closest_by_steps()], steps=20,
                               B=8, seed=2, query=_enemy_or_random_query)
+
+
+# ---------------------------------------------------------------- queries in array form
+_KEYS = ("move", "roll", "bonus", "stamina", "attack_range")
+
+
+def _random_columns(G, figs, rng, faces):
+    """Per-game queries in array form (``QueryColumns``) over random keyword subsets and
+    values at the edges of every rule (-1 = left out, 0, 1, the die's faces and one
+    more, MAX_MOVE and one more, past the shape's budget)."""
+    from movecore.games.dark_realms.rules import MAX_MOVE
+    B = len(figs)
+    if rng.random() < 0.5:    # well-formed: heroes' cards, enemies' AI moves, mixed
+        enemy = np.array([f >= 0 and G.root.side_of(G.ids[f]) == "enemy" and
+                          rng.random() < 0.8 for f in figs.tolist()])
+        key = rng.choice(["move", "roll"])
+        v = np.array([rng.randint(0 if key == "move" else 1, 6) for _ in range(B)])
+        cols = {key: v, "enemy": enemy,
+                "attack_range": np.where(enemy, rng.choice([1, 1, 2]), -1)}
+        if key == "roll" and rng.random() < 0.5:
+            cols["bonus"] = np.array([rng.choice([-1, 0, 1, 2]) for _ in range(B)])
+        if rng.random() < 0.3:
+            cols["stamina"] = np.where(enemy, -1, [rng.randint(-1, 2) for _ in range(B)])
+        return cols
+    vals = [-1, -1, -1, 0, 1, 2, 3, 4, 5, 6, faces, faces + 1, 40, MAX_MOVE, MAX_MOVE + 1]
+    cols = {}
+    for k in rng.sample(_KEYS, rng.randint(1, len(_KEYS))):
+        cols[k] = np.array([rng.choice(vals) for _ in range(B)], np.int64)
+    if "attack_range" in cols:
+        cols["attack_range"] = np.array([rng.choice([-1, 1, 1, 2]) for _ in range(B)])
+    if rng.random() < 0.7:
+        cols["enemy"] = np.array([rng.random() < 0.5 for _ in range(B)])
+    return cols
+
+
+def test_query_columns_read_as_the_query_dicts():
+    """The array form's budgets and enemy AI Moves (``query_columns``, over the batch
+    at once) equal ``query_budget`` and ``BatchEnemyAI.move_of`` of every game's query
+    dict, on random keyword subsets and edge values; and ``legal_moves`` in array form
+    answers as with the games' query dicts (penalties included)."""
+    from movecore.batch import QueryColumns
+    rng = random.Random(5)
+    n_budget = n_enemy = 0
+    for name, sc in _ai_boards(range(60, 72)) + example_scenarios("dark_realms"):
+        root = mc.position(sc)
+        B = 12
+        G = BatchedGames(root, B)
+        if G._query_columns is None:
+            continue
+        ai = G._compiled
+        for _ in range(25):
+            figs = np.array([rng.randrange(-1, G.F) for _ in range(B)], np.int64)
+            qc = QueryColumns(_random_columns(G, figs, rng, root._faces), B)
+            budget, pre = G._query_columns(figs, qc.arrays)
+            for b in np.flatnonzero(figs >= 0).tolist():
+                f, q = int(figs[b]), qc[b]
+                if q.get("stamina_only"):
+                    continue
+                assert budget[b] == G._query_budget(f, q), (name, f, q)
+                if ai is not None:
+                    assert pre[b] == ai.move_of(f, q), (name, f, q)
+                    n_enemy += pre[b] >= 0
+                n_budget += budget[b] >= 0
+            # the answers: array form against dict form (the errors a live position
+            # raises for a bad query too: the same game's, both ways)
+            A = np.full((B, G.n_places), 5, np.int32)
+            D = np.full((B, G.n_places), 5, np.int32)
+            try:
+                want = [a.copy() for a in G.legal_moves(figs, queries=list(qc), penalty=D)]
+            except mc.MovecoreError as e:
+                with pytest.raises(type(e)):
+                    G.legal_moves(figs, queries=qc.arrays, penalty=A)
+                continue
+            got = G.legal_moves(figs, queries=qc.arrays, penalty=A)
+            for x, y in zip(got, want):
+                assert np.array_equal(x, y), name
+            assert np.array_equal(A, D), name
+    assert n_budget > 600 and n_enemy > 300, (n_budget, n_enemy)
+
+
+def test_query_columns_are_validated():
+    """The array form is checked once at the boundary: typed errors naming the bad
+    keyword or value."""
+    name, sc = example_scenarios("dark_realms")[0]
+    G = BatchedGames(mc.position(sc), 3)
+    figs = np.array([0, 1, -1])
+    for cols, word in [({"roll": np.array([1, 2])}, "roll"),
+                       ({"roll": np.array([1.0, 2.0, 3.0])}, "roll"),
+                       ({"move": np.array([1, -2, 3])}, "-2"),
+                       ({"move": np.array([True, False, True])}, "move"),
+                       ({"enemy": np.array([1, 0, 0]), "move": 3}, "enemy"),
+                       ({"roll": "3"}, "roll")]:
+        with pytest.raises(mc.QueryError, match=word):
+            G.legal_moves(figs, queries=cols)
+    with pytest.raises(mc.QueryError, match="Stamina-only"):
+        G.legal_moves(figs, queries={"stamina_only": True, "stamina": 1})
+    # a scalar broadcasts; -1 leaves a keyword out
+    mask, _, _ = G.legal_moves(figs, queries={"move": np.array([2, -1, -1]),
+                                              "roll": np.array([-1, 3, -1])})
+    want = G.legal_moves(figs, queries=[{"move": 2}, {"roll": 3}, None])[0].copy()
+    assert np.array_equal(mask, want)
+
+
+def test_selfplay_query_columns_are_its_query_dicts():
+    """Self-play's rolled queries in array form (``DarkRealmsGame.query_columns``) are
+    the dicts of ``DarkRealmsGame.queries`` from the same draws."""
+    from movecore.batch import QueryColumns
+    from movecore.rl.turns import GAME_CLASSES
+    name, sc = example_scenarios("dark_realms")[0]
+    root = mc.position(sc)
+    g = GAME_CLASSES["dark_realms"](root)
+    ids = list(root.figures)
+    movers = [f for f in ids if g.moves(root, f)]
+    rng = random.Random(3)
+    figs = [rng.choice(movers + [None]) for _ in range(40)]
+    active = np.array([f is not None for f in figs])
+    hero = np.array([f is not None and root.side_of(f) == "hero" for f in figs])
+    r1, r2 = np.random.default_rng(9), np.random.default_rng(9)
+    qc = QueryColumns(g.query_columns(hero, r1, active), len(figs))
+    want = g.queries(root, [f for f in figs if f is not None], r2)
+    assert [qc[b] for b in np.flatnonzero(active)] == want
+    assert r1.random() == r2.random()
+
+
+# ---------------------------------------------------------------- the compiled step
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_compiled_step_equals_array_path(policy, threads):
+    """``BatchedPlay`` runs Dark Realms' compiled step (the rolled queries in array
+    form, one batched ``legal_moves``, the rest compiled:
+    :mod:`movecore.tools._selfplay_dark_realms`): the array path's choices for the same
+    random numbers, and the same spaces, occupancy, turns and counters."""
+    for name, s in example_scenarios("dark_realms") + _boards(range(6)) + \
+            _ai_boards(range(30, 36)):
+        a = BatchedPlay("dark_realms", s, 16, seed=7, policy=policy, threads=threads)
+        b = BatchedPlay("dark_realms", s, 16, seed=7, policy=policy, threads=threads,
+                        fused=False)
+        assert a.fused and not b.fused, name
+        for _ in range(60):
+            a.step()
+            b.step()
+            ga, gb = a.games, b.games
+            assert np.array_equal(ga.cell, gb.cell), name
+            assert np.array_equal(ga.alive, gb.alive), name
+            assert np.array_equal(ga.occ, gb.occ), name
+            assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
+        assert a.counts == b.counts, name
+        assert a.counts["games"] > 0 or name.startswith("random"), name

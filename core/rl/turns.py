@@ -190,6 +190,21 @@ class DarkRealmsGame(Game):
         return [{"roll": r} if hero[f] else {"enemy": True, "move": r, "attack_range": 1}
                 for f, r in zip(figures, rolls.tolist())]
 
+    def query_columns(self, hero, rng, active=None) -> dict:
+        """:meth:`queries` in array form (:class:`movecore.batch.QueryColumns`), one
+        entry per game: ``hero`` bool[B] (the acting figure is a hero), ``active``
+        bool[B] (the game asks a query; default all). The same draws of ``rng`` as
+        :meth:`queries` of the active games' figures in turn, so the same queries:
+        ``{"roll": r}`` for a hero, ``{"enemy": True, "move": r, "attack_range": 1}``
+        otherwise (-1 / False where a game's query leaves the keyword out)."""
+        hero = np.asarray(hero, bool)
+        rows = np.arange(len(hero)) if active is None else np.flatnonzero(active)
+        r = np.full(len(hero), -1, np.int64)
+        r[rows] = (rng.random(len(rows)) * 6).astype(np.int64) + 1
+        enemy = (r >= 0) & ~hero
+        return {"roll": np.where(hero, r, -1), "enemy": enemy,
+                "move": np.where(enemy, r, -1), "attack_range": np.where(enemy, 1, -1)}
+
     def scenario_query(self, fid, q):
         if q.get("enemy") is True:
             return {**q, "enemy": fid}

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from ..batch import BatchedGames, per_thread
+from ..batch import BatchedGames, QueryColumns, per_thread
 from ..errors import QueryError, describe
 from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game
 from ._roots import _root
@@ -110,8 +110,12 @@ class BatchedPlay:
         self.record = record
         # the array backend runs the whole step compiled (same choices as the array
         # path below for the same random numbers), unless asked to record answers
+        # (Dark Realms: the rolled queries' legal ends from one batched legal_moves,
+        # the rest of the step compiled: movecore.tools._selfplay_dark_realms)
+        self.rolled = rolled
         self.fused = fused and not record and G.backend == "arrays" and \
-            self.usable is None and not rolled and G._move is None and \
+            self.usable is None and G._move is None and \
+            (not rolled or G._query_columns is not None) and \
             (getattr(G, "_game", None) is None or G._game.all_arrays)
         P = G.n_places
         self._out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
@@ -119,6 +123,7 @@ class BatchedPlay:
         # throughput counters: turns begun, moves made and move generations asked in
         # every game (finished or not), games finished
         self.counts = {"turns": 0, "moves": 0, "generations": 0, "games": 0}
+        self._hero = None        # Dark Realms: bool[F], the figure slot is a hero's
         self._start(np.arange(B))
 
     # ------------------------------------------------------------------ turn order
@@ -180,12 +185,9 @@ class BatchedPlay:
         qs = None
         if self.queries is None:   # rolled per move (Dark Realms' die): each game's own
             # (a figure's side, all the query reads, never changes: the root's), drawn
-            # for every game at once (the same draws as one query() per game in turn)
-            qs = [None] * self.B
-            rows = np.flatnonzero(act >= 0)
-            for b, q in zip(rows.tolist(), self.g.queries(
-                    G.root, [G.ids[a] for a in act[rows].tolist()], self.rng)):
-                qs[b] = q
+            # for every game at once (the same draws as one query() per game in turn),
+            # in array form (one array per keyword: no dict per game)
+            qs = self._rolled_queries(act)
         #: the query each game asked in the last step (None: the figure slot's own)
         self.last_queries = qs
         mask, cost, stop = G.legal_moves(act, queries=qs, out=self._out)
@@ -237,6 +239,16 @@ class BatchedPlay:
             self._start(ended)
         return len(rows)
 
+    def _rolled_queries(self, act) -> QueryColumns:
+        """Dark Realms: every acting figure's rolled query (``act``: its slot per game,
+        -1 none), in array form, drawn at once (the same draws as one ``query()`` per
+        game in turn)."""
+        if self._hero is None:
+            G = self.games
+            self._hero = np.array([G.root.side_of(f) == "hero" for f in G.ids], bool)
+        return QueryColumns(self.g.query_columns(self._hero[np.maximum(act, 0)],
+                                                 self.rng, act >= 0), self.B)
+
     def _uniforms(self) -> np.ndarray:
         """float64[B, 3]: this step's random numbers of every game (the choice, the
         removal coin, which neighbour), those the compiled step draws; the step
@@ -254,6 +266,9 @@ class BatchedPlay:
         G = self.games
         if G._game is not None:   # (a game's own batch engine: Descent)
             from ._selfplay_descent import step
+            return step(self, _KIND.get(self.kind, 0))
+        if self.rolled:           # (rolled queries: Dark Realms)
+            from ._selfplay_dark_realms import step
             return step(self, _KIND.get(self.kind, 0))
         fz = getattr(self, "_fz", None)
         if fz is None:

@@ -38,6 +38,7 @@ import numpy as np
 
 from ...errors import QueryError
 from ...kernels import _types as T
+from .rules import MAX_MOVE
 
 
 def batch_layout(pos, query: Mapping):
@@ -77,6 +78,58 @@ def batch_layout(pos, query: Mapping):
                              "not take it (ask the game's position)")
         return -1
 
+    hero = np.array([f.side == "hero" for f in figs], bool)
+    faces = pos._faces
+
+    def query_columns(slots: np.ndarray, cols: dict):
+        """:func:`query_budget` and the enemy AI's Move (``BatchEnemyAI.move_of``) of
+        every game's query at once, from the queries' arrays (``QueryColumns``: -1 /
+        False = keyword left out): the same answers as those functions give for each
+        game's query dict (``tests/test_batch_dark_realms.py`` compares them)."""
+        for k in ("move", "roll", "bonus", "stamina", "attack_range"):
+            if k in cols and cols[k].dtype.kind == "b":
+                raise QueryError(f"queries[{k!r}] must be integers; got booleans")
+        if "enemy" in cols and cols["enemy"].dtype.kind != "b":
+            raise QueryError("queries['enemy'] must be booleans (True: the enemy AI's "
+                             f"move); got {cols['enemy'].dtype}")
+        if set(cols) - {"move", "roll", "bonus", "stamina", "enemy", "attack_range"}:
+            # another keyword (die, teleport, paths, ...): each game's dict, in turn
+            qc = [{k: True if a.dtype.kind == "b" else int(a[b]) for k, a in cols.items()
+                   if (a[b] if a.dtype.kind == "b" else a[b] != -1)}
+                  for b in range(len(slots))]
+            return np.array([query_budget(s, q) if s >= 0 else -1
+                             for s, q in zip(slots.tolist(), qc)], np.int64), None
+        B = len(slots)
+        none = np.full(B, -1, np.int64)
+        s = np.maximum(slots, 0)
+
+        def col(k):
+            return cols[k] if k in cols else none
+        mv, rl, bo, st, ar = (col(k) for k in ("move", "roll", "bonus", "stamina",
+                                               "attack_range"))
+        has_m, has_r, has_b, has_s, has_a = mv >= 0, rl >= 0, bo >= 0, st >= 0, ar >= 0
+        en = cols["enemy"] if "enemy" in cols else np.zeros(B, bool)
+        roll_ok = (rl >= 1) & (rl <= faces)
+        small = lambda a: a <= MAX_MOVE     # noqa: E731 (values are >= -1 already)
+        # a card move (Position._fast_card, then the shape's budget)
+        card = np.where(has_m, mv, rl + np.maximum(bo, 0))
+        b = card + np.maximum(st, 0)
+        ok = ~en & ~has_a & (has_m != has_r) & ~(has_b & has_m) & small(mv) & \
+            small(rl) & small(bo) & small(st) & (~has_r | roll_ok) & \
+            ~(has_s & (st != 0) & ~hero[s]) & (b <= tops[shape_of[s]])
+        budget = np.where(ok & (slots >= 0), b, -1)
+        # an enemy AI move (BatchEnemyAI.move_of: attack range 1, move N or roll r
+        # [+ bonus], nothing else)
+        if ai.slot_ok.any():
+            e = en & ai.slot_ok[s] & (~has_a | (ar == 1)) & ~has_s
+            by_move = e & has_m & ~has_r & ~has_b & (mv <= MAX_MOVE)
+            by_roll = e & ~has_m & has_r & roll_ok & small(bo)
+            m = np.where(by_move, mv, rl + np.maximum(bo, 0))
+            pre = np.where((by_move | by_roll) & (m <= ai.top) & (slots >= 0), m, -1)
+        else:
+            pre = None
+        return budget, pre
+
     try:
         budget = np.array([query_budget(i, query) for i in range(len(figs))], np.int64)
     except QueryError as e:
@@ -109,5 +162,6 @@ def batch_layout(pos, query: Mapping):
                        team=np.array([f.team for f in figs], np.int32),
                        shapes=shapes, shape_of=shape_of,
                        budget=budget, restore=restore, query_budget=query_budget,
+                       query_columns=query_columns,
                        penalty=pens,
                        compiled=ai if ai.slot_ok.any() else None), None

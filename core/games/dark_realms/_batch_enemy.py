@@ -43,8 +43,8 @@ import numpy as np
 from numba import njit, types
 
 from ...kernels import _types as T
-from ...kernels.reach import fast_layout_size, is_plain, reach1_general, reach1_plain
-from ...kernels.reach_pen import pen_layout_size, pen_out_offset
+from ...reach.compiled import (fast_layout_size, is_plain, kernel_sources, pen_layout_size,
+                               pen_out_offset, penalty_kernel, reach1_general, reach1_plain)
 from .rules import ENEMIES, MAX_MOVE, MAX_TRAPS_TRACKED, PLAYERS
 
 #: the plain query shapes, packed one after another (an empty one: not needed)
@@ -135,12 +135,11 @@ def kernel():
     on the same space (as a live position's rows are written). The rows must be
     cleared before. Returns 0, or a kernel STATUS_* < 0."""
     from . import _enemy_pick
-    from ...kernels import reach as _reach, reach_pen as _reach_pen
     global _RP, _PICK
-    _RP = _reach_pen.kernel()
+    _RP = penalty_kernel()
     _PICK = _enemy_pick._pick()
     deps = tuple((st.st_mtime_ns, st.st_size) for st in
-                 (os.stat(_reach_pen.__file__), os.stat(_reach.__file__),
+                 (*map(os.stat, kernel_sources()),
                   os.stat(_enemy_pick.__file__)))
 
     # the dense outputs may be a column block of a wider array: any layout
@@ -242,9 +241,7 @@ def kernel():
             nf = -1                    # the forward search's ends (once per game)
             for t in range(nt):
                 tg = np.int64(cell[b, tier[t]])
-                for c in range(N):
-                    dist[c] = _grid_distance(coords, kind, c, tg)
-                if dist[ecell] <= 1:               # in range already: it stays
+                if _grid_distance(coords, kind, ecell, tg) <= 1:   # in range: it stays
                     dest, steps, traps = ecell, 0, 0
                 else:
                     # 3a. the forward search: the move's ends (traps now, steps now)
@@ -287,7 +284,10 @@ def kernel():
                         for j in range(n2):
                             rem[ends[0, j]] = ends[1, j]
                         rem[tg] = -1
-                    # 3c. the lexicographic pick (the position's compiled one)
+                    # 3c. the lexicographic pick (the position's compiled one; it
+                    # reads the grid distance to the target at the forward ends alone)
+                    for j in range(nf):
+                        dist[fc[j]] = _grid_distance(coords, kind, fc[j], tg)
                     best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], rem, fly, w, trap, dist,
                                          rank)
                     dest = fc[best]
@@ -445,9 +445,12 @@ class BatchEnemyAI:
         """Answer the games ``games`` (int64[R]) whose figure slot ``slots[i]`` asks
         ``queries[i]`` on the compiled path where it applies (rows already cleared),
         in ``threads`` chunks of games on a pool of threads (each with its own
-        scratch); returns the games left to a live position."""
-        mv = np.fromiter((self.move_of(s, q) for s, q in zip(slots.tolist(), queries)),
-                         np.int64, len(games))
+        scratch); returns the games left to a live position. ``queries`` may be
+        int64[R] instead: each game's Move as :meth:`move_of` gives it (-1: a live
+        position answers), from the queries' array form (``_batch.query_columns``)."""
+        mv = np.asarray(queries, np.int64) if isinstance(queries, np.ndarray) else \
+            np.fromiter((self.move_of(s, q) for s, q in zip(slots.tolist(), queries)),
+                        np.int64, len(games))
         ok = mv >= 0
         n = int(ok.sum())
         if n:
@@ -462,7 +465,7 @@ class BatchEnemyAI:
                 st = k(rows, figs, mv, occ, cell, alive, *self.args.values(), mask, cost,
                        stop, pen, want)
             else:
-                from ...reach import _thread_pool
+                from ...reach.compiled import thread_pool as _thread_pool
                 status = np.zeros(chunks, np.int64)
                 self._thread_args(chunks - 1)     # (every thread's, made here first)
 

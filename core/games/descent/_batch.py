@@ -48,7 +48,7 @@ from numba import njit
 
 from ...errors import QueryError
 from ...kernels import _types as T
-from ...kernels.reach import CTRL, fast_layout_size, is_plain, reach1_general, reach1_plain
+from ...reach.compiled import CTRL, fast_layout_size, is_plain, reach1_general, reach1_plain
 
 #: Most door states (doors closed at the root: 2**c states) a batch packs query shapes for.
 DOOR_STATES_MAX = 64
@@ -247,7 +247,7 @@ class _DescentBatch:
             legal_games(*args, 0, B, self.bufs[0], self.ends_s[0], self.occ_s[0],
                          self.tbits[0], *outs)
         else:
-            from ...reach import _thread_pool
+            from ...reach.compiled import thread_pool as _thread_pool
 
             def run(c):
                 legal_games(*args, (B * c) // n_chunks, (B * (c + 1)) // n_chunks,

@@ -32,7 +32,9 @@ What one query answers:
   graph's query as the position runs it -- its own placements freed, the stops of its
   start and of its flip cleared, the plain query, or the penalty kernel on the
   placements' leave bits for a walker with an enemy in reach (whose row order decides
-  which orientation of a pair of spaces is listed) -- each pair of spaces once;
+  which orientation of a pair of spaces is listed) -- each pair of spaces once; a
+  flyer's or phantom walker's plain query is read from its kind's kept ends on the
+  empty battlefield, less the occupied placements (:func:`._batch_doubles.static_ends`);
 * the **leaving attacks** (``legal_moves(penalty=)``) come from the same call (each
   walker's leave bits per game from the enemies' places; the penalty kernel with 15 or
   63 levels, as the position picks); a flyer's take-off (or an engaged flyer's walk
@@ -142,7 +144,7 @@ def batch_layout(pos, query: Mapping):
         if moved:
             p._touch()
 
-    answer = _answer(pos, infos, kinds, team, height, n_teams, master)
+    answer = _answer(pos, infos, kinds, team, height, n_teams, master, budget)
     return BatchLayout(occ=occ, cell=cell, team=team.astype(np.int32), shapes=shapes,
                        shape_of=shape_of, budget=budget, restore=restore,
                        stop_code=stop_code, query_budget=query_budget, move=move,
@@ -155,15 +157,14 @@ def batch_layout(pos, query: Mapping):
                        own=double if answer is not None else None, answer=answer), None
 
 
-def _answer(pos, infos, skinds, team, height, n_teams, master):
+def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
     """The ``BatchLayout.answer``: the double-space figures' moves, and every figure's
     leaving attacks but a flyer's take-off, from their kinds' packed queries (the
     placement graph's, plain; with leaving penalties at 15 and 63 levels, per kind of
     double- and single-space mover), per-call scratch, and
     :func:`._batch_doubles.doubles_kernel` over them; None where a query does not pack."""
-    from ...kernels.reach import fast_layout_size
-    from ...kernels.reach_pen import pen_layout_size, pen_out_offset
-    from ._batch_doubles import doubles_kernel
+    from ...reach.compiled import fast_layout_size, pen_layout_size, pen_out_offset
+    from ._batch_doubles import doubles_kernel, static_ends
     st = pos._st
     N = st.n
     dk = list(dict.fromkeys(inf.kind for inf in infos if inf.double))
@@ -198,11 +199,32 @@ def _answer(pos, infos, skinds, team, height, n_teams, master):
     pnb = max(max(int(q.nb) for q in pens), 8)
     pbuf = np.zeros(pen_layout_size(max(P, N), n_pen, pnb), T.INDEX)
     pbuf[2], pbuf[3] = pnb, n_pen
+    # the double-space movers that pass every figure (flyers, phantom walkers): their
+    # plain query's ends from every start, kept once per kind and budget (static_ends)
+    tab_at = np.full(len(infos), -1, np.int64)
+    tab_bud = np.full(len(infos), -1, np.int64)
+    blob_at_, qflags_at_ = at([q.blob for q in fast]), at([q.qflags for q in fast])
+    kept, ptrs, tabs, n_ptr, n_tab = {}, [], [], 0, 0
+    for g, inf in enumerate(infos):
+        if not (inf.double and passes[g]):
+            continue
+        k, bud = int(kind[g]), int(budget[g])
+        if (k, bud) not in kept:
+            ptr, tab = static_ends(blobs[blob_at_[k]:blob_at_[k + 1]],
+                                   qflags[qflags_at_[k]:qflags_at_[k + 1]], params[k],
+                                   st.flip, bud, fbuf)
+            kept[k, bud] = n_ptr
+            ptrs.append(ptr + n_tab)
+            tabs.append(tab)
+            n_ptr += len(ptr)
+            n_tab += tab.shape[1]
+        tab_at[g], tab_bud[g] = kept[k, bud], bud
+    tab_ptr = np.concatenate(ptrs) if ptrs else np.zeros(1, np.int64)
+    tab = np.concatenate(tabs, axis=1) if tabs else np.zeros((3, 0), T.INDEX)
     rest = (team, height, kind, passes, leaves,
             *((np.ascontiguousarray(x, np.int64) for x in (st.lead, st.trail, st.flip))
               if dk else (np.zeros(1, np.int64),) * 3), st.coords, st.level64, st.nbr64,
-            n_teams, master, blobs, at([q.blob for q in fast]), qflags,
-            at([q.qflags for q in fast]), params, codes, pblobs,
+            n_teams, master, blobs, blob_at_, qflags, qflags_at_, params, codes, pblobs,
             at([q.pblob for q in pens]), pparams,
             np.empty(P, T.INDEX), np.empty(P, np.uint8), np.full(P, -1, np.int64),
             np.zeros(N, np.uint64), np.zeros(P, np.uint64), fbuf,
@@ -210,7 +232,10 @@ def _answer(pos, infos, skinds, team, height, n_teams, master):
             pen_out_offset(max(P, N), n_pen, pnb),
             np.concatenate([k.qflags for k in skinds] or [np.zeros(0)]).astype(np.uint8),
             at([k.qflags for k in skinds]), len(dk),
-            pen_out_offset(N, n_pen, pnb))
+            pen_out_offset(N, n_pen, pnb),
+            np.ascontiguousarray(st.touch, np.int64) if dk else
+            np.full((1, 1), -1, np.int64),
+            tab_at, tab_bud, tab_ptr, np.ascontiguousarray(tab, T.INDEX))
     no_pen = np.zeros((0, 0), np.int32)
 
     def answer(occ, cell, alive, rows, figs, budgets, mask, cost, stop,

@@ -13,7 +13,10 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    where the mover is next to enemy j, heights considered), of each
    placement the bits of its two spaces, and the packed penalty kernel of the kind
    (``max_penalty`` 15, or 63 when enemies x budget exceed 15: ``_max_penalty``), rows
-   mode; otherwise the kind's plain query (``reach1_ordered``, kernel order);
+   mode; otherwise the kind's plain query (``reach1_ordered``, kernel order), or, for
+   a mover that passes every figure, its kept ends from ``s`` on the empty battlefield
+   less the placements a figure stands on (:func:`static_ends`: the same ends, in the
+   same order);
 3. each pair of spaces once: the first of its two placements in the kernel's order
    (``finish_double``), written densely into the game's row of mask, cost and stop
    (stop codes of placements: water, lava, glyph); with ``penalty`` asked, its leaving
@@ -35,7 +38,7 @@ from numba import njit, types
 
 from ...kernels import _types as T
 from ...kernels._types import CACHE
-from ...kernels.reach import reach1_ordered
+from ...reach.compiled import reach1_ordered
 
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
 NOT_STOP = np.uint8(0xFF ^ int(T.CELL_STOP))
@@ -61,36 +64,39 @@ def doubles_kernel():
     leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs, blob_at,
     qflags, qflags_at, params, codes, pblobs, pblob_at, pparams, node_occ, flags, rowpos,
     lv, nlv, fbuf, ends, query, pbuf, out_at, sqflags, sqflags_at, n_dk, sout_at,
-    mask, cost, stop, penalty, want_pen)``: games ``rows[i]``, figure slot ``figs[i]``
-    with budget ``budgets[i]``; per slot its team, height, kind of mover (``k >= 0``: a
-    double-space kind, the index into the packed plain shapes ``blobs``, ...,
+    touch, tab_at, tab_bud, tab_ptr, tab, mask, cost, stop, penalty, want_pen)``: games
+    ``rows[i]``, figure slot ``figs[i]`` with budget ``budgets[i]``; per slot its team,
+    height, kind of mover (``k >= 0``: a double-space kind, the index into the packed
+    plain shapes ``blobs``, ...,
     ``params`` and stop codes ``codes[k]``, its penalty shapes ``2k`` (15 levels) and
     ``2k + 1`` (63) of ``pblobs``, ``pparams``; ``-1 - s``: single-space kind ``s``,
     its flags ``sqflags`` and penalty shapes ``2 (n_dk + s)`` and ``+ 1``), passes every
     figure, draws leaving attacks; then the placement graph, the battlefield, per-call
-    scratch, the dense outs and, with ``want_pen``, ``penalty`` (each end's leaving
-    attacks: a single-space slot's game row gets those alone). Returns 0
-    or a kernel status < 0."""
+    scratch, ``touch`` (the placements touching each space, -1 padded), the kept ends
+    of the movers that pass every figure (slot ``f``'s from start ``s`` at
+    ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` for budget
+    ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), the dense outs and,
+    with ``want_pen``, ``penalty`` (each end's leaving attacks: a single-space slot's
+    game row gets those alone). Returns 0 or a kernel status < 0."""
     import os
 
-    from ...kernels import reach as _reach, reach_pen as _reach_pen
+    from ...reach.compiled import kernel_sources, penalty_kernel
     global _RP
-    _RP = _reach_pen.kernel()
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in
-                 (os.stat(_reach_pen.__file__), os.stat(_reach.__file__)))
+    _RP = penalty_kernel()
+    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, kernel_sources()))
 
     @njit(i64(I32_2, I32_2, B_2, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, B_1,
               B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
               U8_1, I64_1, I64_2, I8_2, I32_1, I64_1, I64_2, I32_1, U8_1, I64_1, U64_1,
-              U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, i64,
-              U8_2A, I32_2A, I8_2A, I32_2A, i64),
+              U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, i64, I64_2,
+              I64_1, I64_1, I64_1, I32_2, U8_2A, I32_2A, I8_2A, I32_2A, i64),
           cache=CACHE, nogil=True)
     def doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
                 leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs,
                 blob_at, qflags, qflags_at, params, codes, pblobs, pblob_at, pparams,
                 node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, out_at,
-                sqflags, sqflags_at, n_dk, sout_at, mask, cost, stop, penalty,
-                want_pen):
+                sqflags, sqflags_at, n_dk, sout_at, touch, tab_at, tab_bud, tab_ptr,
+                tab, mask, cost, stop, penalty, want_pen):
         dep = deps  # noqa: F841 (in the closure: see doubles_kernel)
         P = lead.shape[0]
         N = level.shape[0]
@@ -123,28 +129,22 @@ def doubles_kernel():
             fstart = flip[start]
             any_mode = passes[f]
             t = 0 if any_mode else team[f]
-            # 1. the placements' occupancy without the mover, the kind's flags
+            # 1. the placements' occupancy without the mover, the kind's flags: a
+            # placement both of whose spaces are empty (or the mover's) is empty, so
+            # only the placements touching an occupied space are worked out
             qa = qflags_at[k]
             for p in range(P):
-                lp = lead[p]
-                tp = trail[p]
-                x = EMPTY if (lp == c0 or lp == c1) else occ[b, lp]
-                y = EMPTY if (tp == c0 or tp == c1) else occ[b, tp]
-                if any_mode:
-                    v = 0 if (x >= 0 or y >= 0) else EMPTY
-                else:   # (an engaged figure, team + n_teams, blocks as a wall)
-                    if x == WALL or y == WALL:
-                        v = WALL
-                    elif x >= 0 and x != t:
-                        v = x
-                    elif y >= 0 and y != t:
-                        v = y
-                    elif x == t or y == t:
-                        v = t
-                    else:
-                        v = EMPTY
-                node_occ[p] = v
                 flags[p] = qflags[qa + p]
+            for p in range(P):
+                node_occ[p] = EMPTY
+            for c in range(N):
+                if occ[b, c] == EMPTY or c == c0 or c == c1:
+                    continue
+                for m in range(touch.shape[1]):
+                    p = touch[c, m]
+                    if p >= 0:
+                        node_occ[p] = _node_value(occ, b, lead[p], trail[p], c0, c1,
+                                                  t, any_mode)
             flags[start] &= NOT_STOP
             flags[fstart] &= NOT_STOP
             # 2. leaving attacks: enemies within reach (budget + 3 of either space)
@@ -153,8 +153,16 @@ def doubles_kernel():
             if n_rel > 0:
                 _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level,
                             nbr, lv)
+                # (as above: only the placements touching a space with leave bits)
                 for p in range(P):
-                    nlv[p] = lv[lead[p]] | lv[trail[p]]
+                    nlv[p] = 0
+                for c in range(N):
+                    if lv[c] == 0:
+                        continue
+                    for m in range(touch.shape[1]):
+                        p = touch[c, m]
+                        if p >= 0:
+                            nlv[p] = lv[lead[p]] | lv[trail[p]]
                 ps = 2 * k + (1 if n_rel * bud > 15 else 0)
                 n = _RP(pblobs[pblob_at[ps]:pblob_at[ps + 1]], node_occ, flags, no_zoc,
                         nlv, no_enter, pparams[ps], pbuf, rows_mode, no_queries, start,
@@ -164,6 +172,23 @@ def doubles_kernel():
                 o_cell, o_cost, o_stop = out_at, out_at + n, out_at + 2 * n
                 o_pen = out_at + 4 * n
                 src = pbuf
+            elif tab_at[f] >= 0 and bud == tab_bud[f]:
+                # a mover that passes every figure: its kept ends from this start on
+                # the empty battlefield, less the placements it may not end on here
+                # (see static_ends; its start, whose spaces are its own, is empty), in
+                # the kernel's order
+                at = tab_at[f] + start
+                n = 0
+                for e in range(tab_ptr[at], tab_ptr[at + 1]):
+                    node = tab[0, e]
+                    if node_occ[node] == EMPTY:
+                        ends[0, n] = node
+                        ends[1, n] = tab[1, e]
+                        ends[2, n] = tab[2, e]
+                        n += 1
+                src = ends.reshape(3 * ends.shape[1])
+                o_cell, o_cost, o_stop = 0, ends.shape[1], 2 * ends.shape[1]
+                o_pen = -1
             else:
                 query[0, 0] = start
                 query[0, 1] = bud
@@ -199,6 +224,59 @@ def doubles_kernel():
         return 0
 
     return doubles
+
+
+def static_ends(blob, qflags, params, flip, budget, fbuf):
+    """(ptr int64[P + 1], ends int32[3, M]): for each start placement ``s`` of a kind
+    that passes every figure (a flyer, a phantom walker), the ends of its plain query
+    (budget ``budget``, the kind's flags with the stops of ``s`` and its flip cleared) on
+    the empty battlefield, in the kernel's order, at ``ends[:, ptr[s]:ptr[s + 1]]``.
+
+    Such a mover passes every placement a figure stands on and only may not end there,
+    and whether a placement may be an end never changes the search (a stopped arrival
+    where it may not end is never pushed, and a stopped state is never expanded): so
+    its ends on a game's battlefield are these, less the placements where a figure
+    stands, in the same order -- what :func:`doubles_kernel`
+    reads instead of searching."""
+    P = qflags.shape[0]
+    occ = np.full(P, EMPTY, T.INDEX)
+    ends = np.zeros((3, P), T.INDEX)
+    query = np.zeros((1, 3), np.int64)
+    no_zoc, no_order = np.zeros(0, np.uint64), np.zeros(0, np.int64)
+    ptr = np.zeros(P + 1, np.int64)
+    parts = []
+    for s in range(P):
+        fl = qflags.copy()
+        fl[s] &= NOT_STOP
+        fl[flip[s]] &= NOT_STOP
+        query[0, 0], query[0, 1] = s, budget
+        n = reach1_ordered(blob, occ, fl, no_zoc, params, fbuf, ends, query, no_order)
+        if n < 0:  # pragma: no cover (ends hold one column per placement)
+            raise RuntimeError(f"movecore: kernel status {n}")
+        parts.append(ends[:, :n].copy())
+        ptr[s + 1] = ptr[s] + n
+    return ptr, np.ascontiguousarray(np.concatenate(parts, axis=1), T.INDEX)
+
+
+@njit(inline="always")
+def _node_value(occ, b, lp, tp, c0, c1, t, any_mode):
+    """Placement (``lp``, ``tp``)'s occupant for the mover on ``c0``, ``c1`` (its own
+    spaces free) of team ``t``: ``any_mode`` (a flyer or phantom walker) reads any
+    figure as occupied (0), a walker an engaged figure (team + n_teams) as a wall-like
+    enemy, as the position's ``node_value``."""
+    x = EMPTY if (lp == c0 or lp == c1) else occ[b, lp]
+    y = EMPTY if (tp == c0 or tp == c1) else occ[b, tp]
+    if any_mode:
+        return 0 if (x >= 0 or y >= 0) else EMPTY
+    if x == WALL or y == WALL:
+        return WALL
+    if x >= 0 and x != t:
+        return x
+    if y >= 0 and y != t:
+        return y
+    if x == t or y == t:
+        return t
+    return EMPTY
 
 
 @njit(inline="always")

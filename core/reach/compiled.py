@@ -1,0 +1,43 @@
+"""The kernel entry points a game's own compiled code may call.
+
+A game adapter runs the kernels through :mod:`movecore.reach` (``prepare``, ``reach``,
+``reach_many``, :class:`movecore.Prepared`). A game whose batched step is itself a
+Numba function (Dark Realms' enemy AI over a batch, Heroscape's two-space figures,
+Descent's doors) cannot call Python from inside it: it calls these jitted functions
+directly, on the packed blobs a :class:`movecore.Prepared` holds. This module is the
+list of what such code may use; everything else under :mod:`movecore.kernels` stays the
+engine's own (``tests/test_reach_tree_api.py`` checks that games import nothing else).
+
+* ``reach1_plain`` / ``reach1_general``: one packed query (plain: every step's price is
+  one, breadth-first; general: any price), ``(blob, occupant, qflags, zoc, params, buf,
+  ends, query) -> n_ends or STATUS_* < 0``; ``is_plain(blob, qflags, zoc, params)`` says
+  which one a query takes, ``fast_layout_size(n, nb)`` the workspace it needs and
+  ``CTRL`` the control words at the workspace's start.
+* ``reach1_ordered``: the same with the ends listed in a given order.
+* ``penalty_kernel()``: the packed penalty (lexicographic) kernel, compiled on first use;
+  ``pen_layout_size(n, n_pen, nb)`` and ``pen_out_offset(n, n_pen, nb)`` its workspace.
+* ``kernel_sources()``: the kernel files a cached compiled caller depends on (a change
+  to them must invalidate that caller's cache).
+* ``thread_pool(workers)``: the engine's shared pool of worker threads (``threads=``).
+"""
+from __future__ import annotations
+
+from ..kernels import reach as _reach, reach_pen as _reach_pen
+from ..kernels.reach import (CTRL, fast_layout_size, is_plain, reach1_general,  # noqa: F401
+                               reach1_ordered, reach1_plain)
+from ..kernels.reach_pen import pen_layout_size, pen_out_offset  # noqa: F401
+from ._batch import _thread_pool as thread_pool  # noqa: F401
+
+__all__ = ["CTRL", "fast_layout_size", "is_plain", "reach1_general", "reach1_ordered",
+           "reach1_plain", "pen_layout_size", "pen_out_offset", "penalty_kernel",
+           "kernel_sources", "thread_pool"]
+
+
+def penalty_kernel():
+    """The packed penalty kernel (a Numba dispatcher), compiled on its first use."""
+    return _reach_pen.kernel()
+
+
+def kernel_sources() -> tuple[str, str]:
+    """The source files of the kernels above (for a caller's own cache key)."""
+    return _reach.__file__, _reach_pen.__file__
