@@ -135,10 +135,18 @@ def reach(board: Board, mover: Mover, start: Cell, budget: int, *, occupant: Lay
 def prepare(board: Board, mover: Mover, budget: int, *, occupant: Layer = None,
             cell_flags: Layer = None, zoc: Layer = None, leave: Layer = None,
             enter_penalty: Layer = None, leave_weight: int = 1,
-            max_penalty: int | None = None) -> "Prepared":
+            max_penalty: int | None = None, breadth_first: bool = True) -> "Prepared":
     """Validate and pack a query once, to run it from many starts: the arguments are
     those of :func:`reach` but the start, and ``budget`` is the largest budget it will
     be asked for. The layers are copied: changing your arrays later does not change it.
+
+    ``breadth_first`` (default True): where every step of the board costs 1 for this
+    mover (no penalties), search breadth-first (a FIFO queue); False: always the cost
+    buckets. Both give the same ends, costs and stops; where two paths cost the same,
+    they may report different ones (FIFO against LIFO within a bucket), and list ends of
+    one cost in another order. A caller that
+    answers a part of a larger board (a box round the mover) and wants the paths of
+    the whole board passes False where the whole board has a dearer step.
 
     >>> import movecore as mc
     >>> b = mc.Board.square(4, 1)
@@ -156,7 +164,7 @@ def prepare(board: Board, mover: Mover, budget: int, *, occupant: Layer = None,
             layers[name] = np.array(a, copy=True)
     q = _prepare(board, mover, budget, layers["occupant"], layers["cell_flags"],
                  layers["zoc"], layers["leave"], layers["enter_penalty"], leave_weight,
-                 max_penalty)
+                 max_penalty, breadth_first)
     return Prepared(q, mover)
 
 

@@ -77,7 +77,7 @@ class _Query:
 
 
 def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penalty,
-             leave_weight, max_penalty) -> _Query:
+             leave_weight, max_penalty, breadth_first: bool = True) -> _Query:
     if not isinstance(board, Board):
         raise QueryError(f"board must be a movecore.Board; got {describe(board)}")
     if not isinstance(mover, Mover):
@@ -120,7 +120,12 @@ def _prepare(board, mover, budget, occupant, cell_flags, zoc, leave, enter_penal
     step = max(int(rule[:, 0].max()) + board._fact("max_edge_cost") + max(
         rise_cost, mover.descend_per_level * span), board._fact("max_link_cost"))
     link_mask = mover.link_mask
-    unit = (n_pen == 1 and set(rule[:, 0].tolist()) <= {-1, 1}
+    if not isinstance(breadth_first, (bool, np.bool_)):
+        raise QueryError(f"breadth_first must be True or False; got "
+                         f"{describe(breadth_first)}")
+    # every step costs 1: a FIFO queue (breadth-first) instead of the cost buckets; the
+    # two settle ties between paths of equal cost in other orders (see prepare())
+    unit = (bool(breadth_first) and n_pen == 1 and set(rule[:, 0].tolist()) <= {-1, 1}
             and (span == 0 or (mover.climb_per_level == 0 and mover.climb_flat == 0
                                and mover.descend_per_level == 0))
             and board._fact("max_edge_cost") == 0

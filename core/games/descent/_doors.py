@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...errors import IllegalMoveError, QueryError, describe
 from . import rules as D
-from ._dungeon import OPEN, OPENABLE, SHUT
+from ._dungeon import door_states
 
 
 class _DoorStates:
@@ -19,17 +19,10 @@ class _DoorStates:
     def _door_vectors(self) -> tuple:
         """Per side (0 hero, 1 monster): the door vector, per door OPEN, OPENABLE or
         SHUT for that side."""
-        hero, monster = [], []
-        for k, door in enumerate(self.st.dungeon.doors):
-            if self.door_open[k]:
-                hero.append(OPEN)
-                monster.append(OPEN)
-                continue
-            hero.append(OPENABLE if door.rune is None or door.rune in self.rune_keys
-                        else SHUT)
-            monster.append(OPENABLE if door.rune is None and not self.door_unrevealed[k]
-                           else SHUT)
-        return (tuple(hero), tuple(monster))
+        states = [door_states(door, self.door_open[k], self.door_unrevealed[k],
+                              self.rune_keys)
+                  for k, door in enumerate(self.st.dungeon.doors)]
+        return (tuple(h for h, _ in states), tuple(m for _, m in states))
 
     def _doors_changed(self) -> None:
         self._relink()

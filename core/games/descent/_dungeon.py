@@ -23,6 +23,23 @@ STOP_GRAPPLE, STOP_ICE, STOP_GRAPPLED = 1, 2, 3
 SIDE_CODE = {"hero": 0, "monster": 1}
 # a jump across k jumpable squares: 1 to take off, 3 per further square, 2 to land = 3k
 JUMP_TAKE_OFF, JUMP_OVER, JUMP_LAND = 1, 3, 2
+#: Terrains that make some step of a walker (a figure that does not fly) dearer than
+#: 1 MP: entering a tree (2), climbing out of a pit (2); and of a walker that jumps
+#: (one square, or any with option ``large_jumps``): jumping across pits and ice (3k).
+DEAR_FOR_WALKERS = frozenset({"tree", "pit"})
+DEAR_FOR_JUMPERS = DEAR_FOR_WALKERS | D.JUMPABLE
+
+
+def door_states(door: "D.Door", is_open: bool, unrevealed: bool, rune_keys) -> tuple:
+    """(hero's, monster's) state of ``door``: OPEN, OPENABLE (closed; the side may
+    open it, 2 MP) or SHUT (closed for good: a hero lacks its rune key, a monster
+    opens no rune door and none that leads to an unrevealed area)."""
+    if is_open:
+        return OPEN, OPEN
+    return (OPENABLE if door.rune is None or door.rune in rune_keys else SHUT,
+            OPENABLE if door.rune is None and not unrevealed else SHUT)
+
+
 #: One lock for what positions of a dungeon share (the static data, its kind graphs and
 #: their caches, the rules' door-state scratch).
 _STATIC_LOCK = threading.RLock()

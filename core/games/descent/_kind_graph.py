@@ -27,8 +27,9 @@ from ...reach import Prepared, prepare
 from . import rules as D
 from ._door_memory import (_add_door_memory, _door_scope, _door_seeds, _memory_link_result,
                            _undirected)
-from ._dungeon import (_DOOR_WORDS, _STATIC_LOCK, JUMP_LAND, JUMP_OVER, JUMP_TAKE_OFF, OPEN,
-                       OPENABLE, SHUT, SIDE_CODE, STOP_ICE, _gc_paused)
+from ._dungeon import (_DOOR_WORDS, _STATIC_LOCK, DEAR_FOR_JUMPERS, DEAR_FOR_WALKERS,
+                       JUMP_LAND, JUMP_OVER, JUMP_TAKE_OFF, OPEN, OPENABLE, SHUT, SIDE_CODE,
+                       STOP_ICE, _gc_paused)
 from ._placements import _build_placements, _openers
 
 _TOP_BUDGET = T.MAX_BUDGET
@@ -45,10 +46,11 @@ class _Links:
     bookkeeping for ``doors_opened``, and whether any pit placement exists."""
 
     __slots__ = ("board", "steps", "door_steps", "has_leave", "leave", "prepared",
-                 "results")
+                 "results", "breadth_first")
 
-    def __init__(self, board, steps, has_leave, leave, results):
+    def __init__(self, board, steps, has_leave, leave, results, breadth_first=True):
         self.board = board
+        self.breadth_first = breadth_first   # prepare(breadth_first=): see _breadth_first
         self.steps = steps            # (u, v) -> (cost, frozenset of door indices)
         self.door_steps = {k: v[1] for k, v in steps.items() if v[1]}   # doors to open
         self.has_leave = has_leave
@@ -369,10 +371,32 @@ class _KindGraph:
         has_leave = bool(len(pits)) and (
             any(u not in self.straddle for u in pits.tolist()) or
             any(self._place(u, dv) is not None for u in pits.tolist()))
-        out = _Links(board, steps, has_leave, self.leave if has_leave else None, results)
+        out = _Links(board, steps, has_leave, self.leave if has_leave else None, results,
+                     self._breadth_first(dv))
         self.links_cache[dv] = out
         self._last_links, self._last_dv = out, dv
         return out
+
+    def _breadth_first(self, dv) -> bool:
+        """Whether the kernel may search this kind's graph under door vector ``dv``
+        breadth-first (it does where every link then costs 1 MP): not where the whole
+        dungeon has what makes a step of this kind dearer, a door it may open (2 MP),
+        for a walker a tree or a pit, for one that jumps ice too (:data:`DEAR_FOR_WALKERS`).
+
+        Decided on the whole dungeon, also for a box cut from it (``solve()`` of a big
+        board: its ``Dungeon.beyond``), so that the box settles ties between paths of
+        equal cost in the order the whole dungeon does and reports the same paths: the
+        box of a plain room with a far door would else run breadth-first, the whole
+        dungeon on cost buckets. (A dungeon with such a feature that no link of this
+        kind reaches runs on cost buckets: the same ends, costs and paths either way.)"""
+        st = self.st
+        terrains, openers = st.beyond
+        if OPENABLE in dv or self.side in openers:
+            return False
+        if self.fly:
+            return True
+        jumps = self.size == (1, 1) or st.large_jumps
+        return not terrains & (DEAR_FOR_JUMPERS if jumps else DEAR_FOR_WALKERS)
 
     def _board(self, steps: dict) -> Board:
         """The packed board of the array links (``vec``) and the game-word ``steps``
@@ -415,7 +439,8 @@ class _KindGraph:
                         cell_flags=flags,
                         enter_penalty=pen if penalties else None,
                         leave=links.leave if penalties else None,
-                        max_penalty=cap if penalties else None)
+                        max_penalty=cap if penalties else None,
+                        breadth_first=links.breadth_first)
             links.prepared[(penalties, cap)] = p
         return p
 

@@ -52,6 +52,21 @@ class _Static:
         self.radius_cap = 1 << (3 * self.ns + 2).bit_length()
         self.footprints: dict = {}     # (size, anchor) -> squares under the base
         self._grid: "_Grid | None" = _Grid(self)     # (LimitError for a sparse board)
+        self._beyond = None
+
+    @property
+    def beyond(self) -> tuple:
+        """(terrain names, sides that may open a door outside it) of the whole dungeon:
+        ``dungeon.beyond`` of a box cut from it, else its own terrains and no door
+        outside (its doors are in the door vectors). Decides whether a kind's graph may
+        run breadth-first (``_KindGraph._breadth_first``)."""
+        b = self._beyond
+        if b is None:
+            b = self.dungeon.beyond
+            if b is None:
+                b = (frozenset(self.dungeon.terrain.values()), frozenset())
+            self._beyond = b
+        return b
 
     def grid(self) -> "_Grid":
         """The dungeon as flat numpy arrays (built on first use, shared by the kinds)."""
@@ -115,8 +130,8 @@ def _static_key(dungeon: D.Dungeon, corner: bool, ice: str, large_turns: str = "
     to unrevealed areas: those are the position's)."""
     return (tuple(dungeon.terrain.items()), frozenset(dungeon.walls),
             tuple((door.id, door.sides, door.rune) for door in dungeon.doors),
-            tuple(dungeon.stairs), tuple(dungeon.glyphs), bool(corner), ice, large_turns,
-            bool(large_jumps), bool(hound_slides))
+            tuple(dungeon.stairs), tuple(dungeon.glyphs), dungeon.beyond, bool(corner), ice,
+            large_turns, bool(large_jumps), bool(hound_slides))
 
 
 def _static_for(dungeon: D.Dungeon, corner: bool, ice: str,

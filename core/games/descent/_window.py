@@ -12,7 +12,15 @@ base (walls and doors on its edges and round the corner of a diagonal, a door it
 from where it stands, an enemy next to it, a pit it jumps) lies within one square of
 the squares it may cover; the box keeps three more, and every figure with a square in
 it. Stairs (1 MP to a square anywhere) and a hero's glyphs (the town) leave the box: a
-dungeon with them is answered whole, as is a board too small to gain by it.
+dungeon with them is answered whole, as is a board too small to gain by it. A figure
+with an aura outside the box comes with the squares round it (a patch out of the move's
+reach), so that the box counts wounds, and sizes its penalty kernel, as the whole does.
+
+The box answers with the whole dungeon's paths too: where every step of a graph costs 1
+MP the kernel searches breadth-first, and settles ties between paths of equal cost in
+another order than its cost buckets do. Whether a kind's graph may do so is decided on
+the whole dungeon (``_kind_graph._breadth_first``): the box keeps, as ``beyond``, the
+whole dungeon's terrain names and the sides that may open a door outside it.
 """
 from __future__ import annotations
 
@@ -23,7 +31,7 @@ import numpy as np
 from ...errors import MovecoreError
 from ...position import figure_key
 from . import rules as D
-from ._dungeon import GRID_MAX, _PAD
+from ._dungeon import _PAD, GRID_MAX, OPENABLE, door_states
 
 #: Boards of fewer squares than this are answered whole (the box would save little).
 WINDOW_MIN_SQUARES = 16_384
@@ -32,10 +40,14 @@ WINDOW_RATIO = 4
 _MARGIN = 3
 
 
-def _reach_window(dungeon: D.Dungeon, figures: list, query, large_turns: str):
+def _reach_window(dungeon: D.Dungeon, figures: list, query, large_turns: str,
+                  rune_keys=frozenset()):
     """(dungeon, figures) of the box a move of ``query`` cannot leave, or None to answer
     on the whole dungeon (stairs, a hero with glyphs, a mover in town, a small board,
-    a query the position will refuse: its error comes from the whole position)."""
+    a query the position will refuse: its error comes from the whole position). The
+    box's ``beyond`` holds what of the whole dungeon decides the search order (and so
+    which of the paths of equal cost each end reports): its terrain names and the sides
+    that may open a door outside the box (``rune_keys``: the party's)."""
     terrain = dungeon.terrain
     if len(terrain) < WINDOW_MIN_SQUARES or dungeon.stairs or not isinstance(query, dict):
         return None
@@ -64,11 +76,27 @@ def _reach_window(dungeon: D.Dungeon, figures: list, query, large_turns: str):
         return None          # the whole position names the board's box (LimitError)
     inside = (xy[:, 0] >= x0) & (xy[:, 0] <= x1) & (xy[:, 1] >= y0) & (xy[:, 1] <= y1)
     squares = {keys[i]: terrain[keys[i]] for i in np.flatnonzero(inside).tolist()}
+    # a figure with an aura outside the box comes with the squares round it (a patch the
+    # move never reaches): the box's kinds then count wounds as the whole dungeon's do,
+    # and whether a query counts them (and up to how many) decides its search order
+    pad = max(w, h) + _MARGIN
+    for f in figures:
+        cells = f.cells
+        if not f.aura or not cells or all(x0 <= x <= x1 and y0 <= y <= y1
+                                          for x, y in cells):
+            continue
+        fx0, fy0 = min(x for x, _ in cells) - pad, min(y for _, y in cells) - pad
+        fx1, fy1 = max(x for x, _ in cells) + pad, max(y for _, y in cells) + pad
+        for c in itertools.product(range(fx0, fx1 + 1), range(fy0, fy1 + 1)):
+            name = terrain.get(c)
+            if name is not None:
+                squares[c] = name
 
     def held(side):
         return side[0] in squares and side[1] in squares
 
     box = D.Dungeon(squares, {s for s in dungeon.walls if held(s)})
+    openers = set()
     for door in dungeon.doors:
         sides = frozenset(s for s in door.sides if held(s))
         if sides:
@@ -76,6 +104,11 @@ def _reach_window(dungeon: D.Dungeon, figures: list, query, large_turns: str):
                 box.door_of[s] = len(box.doors)
             box.doors.append(D.Door(door.id, sides, door.open, door.rune,
                                     door.leads_to_unrevealed))
+        else:
+            states = door_states(door, door.open, door.leads_to_unrevealed, rune_keys)
+            openers.update(side for side, state in zip(("hero", "monster"), states)
+                           if state == OPENABLE)
+    box.beyond = (frozenset(terrain.values()), frozenset(openers))
     box.glyphs = [c for c in dungeon.glyphs if c in squares]
     # every figure with a square in the box, whole (a figure a square of which lies
     # outside it has none within one square of the move's bases); heroes in town

@@ -233,7 +233,7 @@ class Position(_DoorStates, _GameWords, _KindLayers, _Position):
         st = D.read_scenario(scenario, query=False)
         dungeon, figures, turns = st.dungeon, st.figures, st.options["large_turns"]
         if query is not None:
-            box = _reach_window(dungeon, figures, query, turns)
+            box = _reach_window(dungeon, figures, query, turns, st.rune_keys)
             if box is not None:
                 dungeon, figures = box
         return cls(dungeon, figures, rune_keys=st.rune_keys, **st.options)

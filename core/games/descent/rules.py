@@ -117,6 +117,9 @@ class Dungeon:
     door_of: dict = field(default_factory=dict)    # side -> door index
     stairs: list = field(default_factory=list)     # pairs of squares
     glyphs: list = field(default_factory=list)     # active glyph squares
+    # a box cut from a larger dungeon (solve() of a big board): what of the whole one
+    # decides the order its moves are searched in (_kind_graph: _breadth_first)
+    beyond: "tuple | None" = None  # (terrain names, sides with a door they may open)
 
     def on_board(self, c) -> bool:
         return c in self.terrain
