@@ -420,6 +420,8 @@ class BatchedGames:
         if out is None:
             out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
                    np.zeros((B, P), np.int8))
+        else:
+            self._check_out(out)
         mask, cost, stop = out
         if isinstance(queries, Mapping):
             queries = QueryColumns(queries, B)
@@ -440,17 +442,36 @@ class BatchedGames:
             self._legal_positions(figs, mask, cost, stop, queries, penalty)
         return mask, cost, stop
 
+    def _check_out(self, out) -> None:
+        """``legal_moves(out=)``: three writeable arrays uint8[B, >= P] (bool too on the
+        positions backend), int32[B, >= P], int8[B, >= P] (the compiled calls write
+        every row's P columns: a smaller array would be written out of bounds)."""
+        B, P = self.B, self.n_places
+        masks = (np.uint8,) if self.backend == "arrays" else (np.uint8, np.bool_)
+        want = f"out must be (mask, cost, stop): uint8[B={B}, >= {P}], int32[B, >= {P}], " \
+            f"int8[B, >= {P}] writeable arrays"
+        if not isinstance(out, (tuple, list)) or len(out) != 3:
+            raise QueryError(f"{want}; got {describe(out)}")
+        for name, a, dtypes in zip(("mask", "cost", "stop"), out,
+                                   (masks, (np.int32,), (np.int8,))):
+            if not isinstance(a, np.ndarray) or a.dtype.type not in dtypes or \
+                    a.ndim != 2 or a.shape[0] != B or a.shape[1] < P or \
+                    not a.flags.writeable:
+                raise QueryError(f"{want}; got {name} " + (
+                    f"{a.dtype}{list(a.shape)}" if isinstance(a, np.ndarray) else
+                    describe(a)))
+
     def _figures(self, figures) -> np.ndarray:
         f = np.asarray(figures)
         if f.shape != (self.B,) or f.dtype.kind not in "iu":
             raise QueryError(f"figures must be B={self.B} figure slots (integers, -1 = "
                              f"none); got {describe(figures)}")
-        f = f.astype(np.int64)
-        bad = (f < -1) | (f >= self.F)
+        bad = (f < -1) | (f >= self.F)       # (before the cast: a huge uint64 named)
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
             raise QueryError(f"figures[{b}] = {int(f[b])} is not a figure slot in "
                              f"[-1, {self.F})")
+        f = f.astype(np.int64)
         rows = np.flatnonzero(f >= 0)
         dead = ~self.alive[rows, f[rows]]
         if dead.any():
@@ -623,7 +644,6 @@ class BatchedGames:
         if to.shape != (self.B,) or to.dtype.kind not in "iu":
             raise QueryError(f"places must be B={self.B} place ids (integers); got "
                              f"{describe(places)}")
-        to = to.astype(np.int64)
         rows = np.flatnonzero(figs >= 0)
         if not len(rows):
             return
@@ -632,6 +652,7 @@ class BatchedGames:
             b = int(rows[np.flatnonzero(bad)[0]])
             raise IllegalMoveError(f"places[{b}] = {int(to[b])} is not a place id in "
                                    f"[0, {self.n_places})")
+        to = to.astype(np.int64)
         if self.backend == "positions":
             self._apply_positions(figs, to, rows)
             return
@@ -678,8 +699,8 @@ class BatchedGames:
 
     def remove(self, games, figures) -> None:
         """Take figure slot ``figures[i]`` out of play in game ``games[i]``."""
-        games = np.asarray(games, np.int64).ravel()
-        figs = np.asarray(figures, np.int64).ravel()
+        games = _indices("remove: games", games, self.B)
+        figs = _indices("remove: figures", figures, self.F)
         if games.shape != figs.shape:
             raise QueryError("remove: games and figures must have the same length")
         if self.backend == "positions":
@@ -705,7 +726,11 @@ class BatchedGames:
         """Put games ``games`` (bool[B] or indices; default all) back to the root."""
         sel = np.arange(self.B) if games is None else np.asarray(games)
         if sel.dtype == bool:
+            if sel.shape != (self.B,):
+                raise QueryError(f"reset: games must be bool[B={self.B}] or game indices; "
+                                 f"got {describe(games)}")
             sel = np.flatnonzero(sel)
+        sel = _indices("reset: games", sel, self.B)
         if self.backend == "positions":
             for b in sel.tolist():
                 self.positions[b] = self.root.copy()
@@ -727,15 +752,21 @@ class BatchedGames:
         """int64[..., 2]: the spaces (cells; -1 = none) of the places of games ``rows``'
         figures (``[R, F, 2]``; -1 out of play), or of ``places`` (int[R, K]) as places
         of figure slots ``slots`` (int[R]): a place is one cell, or two spaces where the
-        layout says so (``BatchLayout.place_spaces``)."""
-        rows = np.asarray(rows, np.int64)
+        layout says so (``BatchLayout.place_spaces``). QueryError for a game, slot or
+        place id out of range (places may hold -1: no place)."""
+        rows = _indices("spaces: rows", rows, self.B).reshape(np.shape(rows))
         if places is None:
             p = self.cell[rows].astype(np.int64)
             kind = None if self._place_spaces is None else self._place_spaces[1][None]
         else:
-            p = np.asarray(places, np.int64)
+            slots = _indices("spaces: slots", slots, self.F)
+            p = np.asarray(places)
+            if p.ndim != 2 or p.shape[0] != len(slots) or len(rows) != len(slots):
+                raise QueryError(f"spaces: places must be int[R, K] with rows and slots "
+                                 f"int[R]; got {describe(places)}")
+            p = _indices("spaces: places", p, self.n_places, lo=-1).reshape(p.shape)
             kind = None if self._place_spaces is None else \
-                self._place_spaces[1][np.asarray(slots, np.int64)][:, None]
+                self._place_spaces[1][slots][:, None]
         out = np.full(p.shape + (2,), -1, np.int64)
         if kind is None:
             out[..., 0] = p
@@ -820,6 +851,22 @@ class QueryColumns(Sequence):
         return {k: True if a.dtype.kind == "b" else int(a[b])
                 for k, a in self.arrays.items() if (a[b] if a.dtype.kind == "b" else
                                                     a[b] != -1)}
+
+
+def _indices(name: str, values, n: int, lo: int = 0) -> np.ndarray:
+    """int64[K]: ``values`` (integers, any shape, flattened) checked to lie in [lo, n)
+    (QueryError naming the first bad one)."""
+    a = np.asarray(values)
+    if a.size == 0:
+        return np.zeros(0, np.int64)
+    if a.dtype.kind not in "iu":
+        raise QueryError(f"{name} must be integers; got {describe(values)}")
+    a = a.ravel()
+    bad = (a < lo) | (a >= n)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise QueryError(f"{name}[{i}] = {int(a[i])} is not in [{lo}, {n})")
+    return a.astype(np.int64)
 
 
 def per_thread(n: int, shape, dtype) -> list:
