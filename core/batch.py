@@ -405,8 +405,8 @@ class BatchedGames:
         Returns ``(mask, cost, stop)``: uint8/bool[B, P] (1 on each legal end: a place
         id, as the game's ``Moves.actions``), int32[B, P] least costs (-1 elsewhere) and
         int8[B, P] stop codes (0 = need not stop), P = ``n_places``. ``out`` = the same
-        three arrays to write into (rows of >= P columns, any layout: e.g. a figure's
-        slot of a wider action-space mask). ``queries``: one query per game for this
+        three arrays to write into (uint8, int32, int8; B rows of >= P columns, any
+        layout: e.g. a figure's slot of a wider action-space mask; QueryError otherwise). ``queries``: one query per game for this
         call (None for a game that asks nothing): a game whose moves are rolled per
         move, as Dark Realms' die (the positions backend, or a layout with
         ``query_budget``); or the same in **array form**, one array per keyword
