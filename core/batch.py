@@ -235,7 +235,12 @@ class BatchedGames:
         if isinstance(query, (list, tuple)):
             if len(query) != self.F:
                 raise QueryError(f"query: one per figure slot ({self.F}); got {len(query)}")
+            if not all(isinstance(q, Mapping) for q in query):
+                raise QueryError(f"query: one dict per figure slot; got {describe(query)}")
             self.queries = [dict(q) for q in query]
+        elif query is not None and not isinstance(query, Mapping):
+            raise QueryError(f"query must be a dict, or one per figure slot; got "
+                             f"{describe(query)}")
         else:
             self.queries = [dict(query or {})] * self.F
         self.query = self.queries[0] if len(set(map(repr, self.queries))) <= 1 else None

@@ -101,3 +101,15 @@ def test_a_pool_held_while_a_larger_one_is_made_still_runs():
     bigger = thread_pool(size + 1)
     assert bigger is not held and thread_pool(size + 1) is bigger
     assert held.submit(lambda: 7).result() == 7
+
+
+@pytest.mark.parametrize("query", ["budget", 3, [1, 2], ["a"] * 5])
+def test_a_query_that_is_no_dict_is_named(query):
+    from movecore import examples
+    from movecore.batch import BatchedGames
+    from movecore.position import position
+    root = position(examples.load("grid_hex_skirmish"))
+    if isinstance(query, list):
+        query = query[:1] * len(root.figures)
+    with pytest.raises(QueryError, match="query"):
+        BatchedGames(root, 2, query=query)
