@@ -703,7 +703,9 @@ class BatchedGames:
             self.cell[b, f] = -1 if isinstance(w, str) else pos.action_of(self.ids[f], w)
 
     def remove(self, games, figures) -> None:
-        """Take figure slot ``figures[i]`` out of play in game ``games[i]``."""
+        """Take figure slot ``figures[i]`` out of play in game ``games[i]`` (``games``,
+        ``figures``: int[K] of the same length; QueryError for an id out of range or a
+        figure not in play)."""
         games = _indices("remove: games", games, self.B)
         figs = _indices("remove: figures", figures, self.F)
         if games.shape != figs.shape:
@@ -728,7 +730,8 @@ class BatchedGames:
         self.alive[games, figs] = False
 
     def reset(self, games=None) -> None:
-        """Put games ``games`` (bool[B] or indices; default all) back to the root."""
+        """Put games ``games`` (bool[B] or int[K] game indices; default all) back to
+        the root (QueryError for an index out of [0, B))."""
         sel = np.arange(self.B) if games is None else np.asarray(games)
         if sel.dtype == bool:
             if sel.shape != (self.B,):
