@@ -437,8 +437,8 @@ class BatchedGames:
         if penalty is not None:
             pa = penalty
             if not isinstance(pa, np.ndarray) or pa.dtype != np.int32 or pa.ndim != 2 \
-                    or pa.shape[0] != B or pa.shape[1] < P:
-                raise QueryError(f"penalty must be int32[B={B}, >= {P}]; got "
+                    or pa.shape[0] != B or pa.shape[1] < P or not pa.flags.writeable:
+                raise QueryError(f"penalty must be int32[B={B}, >= {P}], writeable; got "
                                  f"{describe(penalty)}")
             penalty[:] = 0
         if self.backend == "arrays":

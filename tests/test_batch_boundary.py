@@ -113,3 +113,12 @@ def test_a_query_that_is_no_dict_is_named(query):
         query = query[:1] * len(root.figures)
     with pytest.raises(QueryError, match="query"):
         BatchedGames(root, 2, query=query)
+
+
+@pytest.mark.parametrize("game,backend", CASES[:3])
+def test_a_read_only_penalty_is_named(game, backend):
+    G, figs, _ = _games(game, backend)
+    pen = np.zeros((G.B, G.n_places), np.int32)
+    pen.flags.writeable = False
+    with pytest.raises(QueryError, match=r"penalty must be int32.*writeable"):
+        G.legal_moves(figs, penalty=pen)
