@@ -411,15 +411,17 @@ class BatchedGames:
         id, as the game's ``Moves.actions``), int32[B, P] least costs (-1 elsewhere) and
         int8[B, P] stop codes (0 = need not stop), P = ``n_places``. ``out`` = the same
         three arrays to write into (uint8, int32, int8; B rows of >= P columns, any
-        layout: e.g. a figure's slot of a wider action-space mask; QueryError otherwise). ``queries``: one query per game for this
-        call (None for a game that asks nothing): a game whose moves are rolled per
-        move, as Dark Realms' die (the positions backend, or a layout with
-        ``query_budget``); or the same in **array form**, one array per keyword
-        (``{"roll": int[B], "enemy": bool[B], ...}``, a :class:`QueryColumns`: -1 /
-        False leaves the keyword out of that game's query; validated here, and read
-        over the batch at once where the layout has ``query_columns``). ``penalty``: int32[B, >= P] to receive each end's penalty
-        (``Moves.penalty``: Dark Realms' traps; 0 elsewhere, and for a game that asks
-        nothing; the array backend runs the penalty queries on one thread)."""
+        layout: e.g. a figure's slot of a wider action-space mask; QueryError otherwise).
+        ``queries``: one query per game for this call (None for a game that asks
+        nothing): a game whose moves are rolled per move, as Dark Realms' die (the
+        positions backend, or a layout with ``query_budget``); or the same in **array
+        form**, one array per keyword (``{"roll": int[B], "enemy": bool[B], ...}``, a
+        :class:`QueryColumns`: -1 / False leaves the keyword out of that game's query;
+        validated here, and read over the batch at once where the layout has
+        ``query_columns``). ``penalty``: int32[B, >= P] (writeable) to receive each
+        end's penalty (``Moves.penalty``: Dark Realms' traps; 0 elsewhere, and for a
+        game that asks nothing; the array backend runs the penalty queries on one
+        thread)."""
         figs = self._figures(figures)
         B, P = self.B, self.n_places
         if out is None:
