@@ -455,8 +455,8 @@ class BatchedGames:
         every row's P columns: a smaller array would be written out of bounds)."""
         B, P = self.B, self.n_places
         masks = (np.uint8,) if self.backend == "arrays" else (np.uint8, np.bool_)
-        want = f"out must be (mask, cost, stop): uint8[B={B}, >= {P}], int32[B, >= {P}], " \
-            f"int8[B, >= {P}] writeable arrays"
+        want = (f"out must be (mask, cost, stop): uint8[B={B}, >= {P}], "
+                f"int32[B, >= {P}], int8[B, >= {P}] writeable arrays")
         if not isinstance(out, (tuple, list)) or len(out) != 3:
             raise QueryError(f"{want}; got {describe(out)}")
         for name, a, dtypes in zip(("mask", "cost", "stop"), out,
