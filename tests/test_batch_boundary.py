@@ -42,11 +42,12 @@ def test_out_is_validated(game, backend):
     wide = _out(B, P + 3)                  # more columns: fine (a wider action mask)
     G.legal_moves(figs, out=wide)
     assert all(np.array_equal(w[:, :P], o) for w, o in zip(wide, ok))
-    bad = [_out(B, P - 1), _out(B - 1, P), _out(B, P, (np.int64, np.int32, np.int8)),
-           _out(B, P, (np.uint8, np.int64, np.int8)), _out(B, P, (np.uint8, np.int32,
-                                                                   np.uint8)),
-           _out(B, P)[:2], np.zeros((B, P), np.uint8), tuple(np.zeros((B * P,), np.uint8)
-                                                            for _ in range(3))]
+    flat = tuple(np.zeros((B * P,), np.uint8) for _ in range(3))
+    bad = [_out(B, P - 1), _out(B - 1, P),
+           _out(B, P, (np.int64, np.int32, np.int8)),
+           _out(B, P, (np.uint8, np.int64, np.int8)),
+           _out(B, P, (np.uint8, np.int32, np.uint8)),
+           _out(B, P)[:2], np.zeros((B, P), np.uint8), flat]
     ro = _out(B, P)
     ro[1].flags.writeable = False
     bad.append(ro)
