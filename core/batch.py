@@ -791,8 +791,10 @@ class BatchedGames:
     # ------------------------------------------------------------------ checking
     def position(self, b: int):
         """A live position equal to game ``b`` (a copy: changing it changes no game)."""
-        if type(b) is not int or not 0 <= b < self.B:
-            raise QueryError(f"game {describe(b)} is not in [0, {self.B})")
+        if not isinstance(b, (int, np.integer)) or isinstance(b, (bool, np.bool_)) or \
+                not 0 <= b < self.B:
+            raise QueryError(f"game {describe(b)} is not an integer in [0, {self.B})")
+        b = int(b)          # (a numpy integer too: np.flatnonzero(...)'s games)
         if self.backend == "positions":
             return self.positions[b].copy()
         pos = self.root.copy()

@@ -123,3 +123,13 @@ def test_a_read_only_penalty_is_named(game, backend):
     pen.flags.writeable = False
     with pytest.raises(QueryError, match=r"penalty must be int32.*writeable"):
         G.legal_moves(figs, penalty=pen)
+
+
+@pytest.mark.parametrize("game,backend", CASES)
+def test_position_takes_a_numpy_game_index(game, backend):
+    G, figs, f0 = _games(game, backend)
+    for b in np.flatnonzero(G.alive[:, f0])[:2]:       # np.int64 indices
+        assert G.position(b).where(G.ids[f0]) == G.position(int(b)).where(G.ids[f0])
+    for bad in (True, 4, -1, 1.0, np.int64(4)):
+        with pytest.raises(QueryError, match="is not an integer in"):
+            G.position(bad)
