@@ -288,16 +288,11 @@ def test_kept_observations_check_fails_on_a_wrong_update():
     def forget(envs):
         envs._n_drawn[:] = 0
 
-    def stale_turn(envs):       # the kept draw told the turn plane shows this turn
-        if getattr(envs, "_wrapped", False):
-            return
-        draw = envs._observe_arrays
-
-        def wrong(obs, mask, kept):
-            if kept is not envs._scratch:
-                envs._oturn[:] = envs._state["turn"]
-            draw(obs, mask, kept)
-        envs._observe_arrays, envs._wrapped = wrong, True
+    def stale_turn(envs):       # the kept draw told its turn plane shows this turn
+        B, C = envs.num_envs, envs.single_observation_space.shape[0]
+        plane = envs._obs.reshape(B, C, -1)[:, envs._d + 5]
+        plane[:] = 0.0          # (as never rewritten: the step's draw keeps it when
+        envs._oturn[:] = envs._state["turn"]    # the turn it records is the game's)
 
     for corrupt in (forget, stale_turn):
         envs = rl.vector_env(scenario, num_envs=5, copy=False, max_turns=9)

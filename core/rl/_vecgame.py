@@ -50,8 +50,8 @@ DRAWS = 3
 #: the steps are compiled without Numba's reference counting (its private ``_nrt``
 #: option; they allocate nothing, and the arrays come from the caller, which keeps them
 #: alive for the call). With it, every array a helper takes from the step's tuples
-#: (``S``, ``G``, ``R``) or is handed costs an atomic increment and a decrement (a call
-#: each, about 2,000 call sites in ``env_step``) that Numba's pruning cannot remove
+#: (``S``, ``G``, ``R``) or is handed costs an atomic increment and a decrement (a
+#: call each, about 2,000 call sites in the step) that Numba's pruning cannot remove
 #: inside the loops: a vector env step cost 2.9x (grid) and 1.8x (Tiny Epic Tactics)
 #: its time without (docs/performance.md, "The vector environment's move").
 _NRT = False
@@ -418,32 +418,6 @@ def step_modes(actions, mask, done, mode, illegal):
     return n_bad
 
 
-@njit(cache=True, nogil=True, _nrt=_NRT)
-def step_results(mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
-                 done):
-    """After :func:`env_step`: each game's reward (the learner's since its last move,
-    ``pending``, paid and cleared; ``illegal_reward`` for an illegal action; 0 for a
-    game restarted), ``term``, ``trunc``, and ``done`` (restart it next step)."""
-    for b in range(mode.shape[0]):
-        r = 0.0
-        te = False
-        tr = False
-        if mode[b] == 1:
-            r = pending[b]
-            pending[b] = 0.0
-        if illegal[b]:
-            r = illegal_reward
-        if mode[b] != 2:
-            o = over[b]
-            te = o == TERMINATED or o == ILLEGAL or out[b]
-            tr = o == TRUNCATED and not te
-        reward[b] = r
-        term[b] = te
-        trunc[b] = tr
-        done[b] = te or tr
-    return 0
-
-
 @njit(nogil=True, inline="always")
 def _restart(G, R, Z, b, out, pending):
     """Game ``b`` back to the root, as ``MovecoreVectorEnv._reset_arrays`` (and
@@ -473,42 +447,103 @@ def _restart(G, R, Z, b, out, pending):
     pending[b] = 0.0
 
 
-@njit(cache=True, nogil=True, _nrt=_NRT)
-def env_step(S, G, R, O, Z, mode, actions, P, end_turn, slots, out, pending, need, lo,
-             hi):
-    """Games ``lo <= b < hi``: ``mode[b]`` 1 = the learner plays ``actions[b]`` (legal:
+@njit(nogil=True, inline="always")
+def _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending):
+    """Game ``b``'s part of a step: ``m`` 1 = the learner plays ``actions[b]`` (legal:
     checked by the caller) then the opponents, 2 = a new episode (the game back to the
     root: ``Z`` = the root's occupancy, cells and Tiny Epic Tactics' Move-action
     bookkeeping) then the opponents, 3 = the opponents go on (after more draws), 0 =
-    nothing. The learner's reward accumulates in ``pending[b]``; ``need[b]`` is set
-    when game ``b`` stopped for more draws (call again with mode 3)."""
-    G_actor = G[12]
-    for b in range(lo, hi):
-        m = mode[b]
-        need[b] = False
-        if m == 0:
-            continue
-        if m == 2:
-            _restart(G, R, Z, b, out, pending)
+    nothing. The learner's reward accumulates in ``pending[b]``. Returns False when the
+    game stopped for more draws (call again with 3)."""
+    if m == 0:
+        return True
+    if m == 2:
+        _restart(G, R, Z, b, out, pending)
+        _advance(S, G, b)
+    elif m == 1:
+        a = actions[b]
+        if a == end_turn:
+            G[11][b] = G[1].shape[1]       # the queue emptied: the next turn
+            R[4][b] = False
             _advance(S, G, b)
-        elif m == 1:
-            a = actions[b]
-            if a == end_turn:
-                G[11][b] = G[1].shape[1]       # the queue emptied: the next turn
-                R[4][b] = False
-                _advance(S, G, b)
-            else:
-                f = G_actor[b]
-                k = f if G[8] else 0
-                place = a % P
-                r = -1
-                for i in range(G[17][b]):
-                    if S[15][b, k, G[16][b, i]] == place:
-                        r = G[16][b, i]
-                        break
-                pending[b] += _play(S, G, R, b, r)
-        if not _opponents(S, G, R, O, b, out, pending):
+        else:
+            f = G[12][b]
+            k = f if G[8] else 0
+            place = a % P
+            r = -1
+            for i in range(G[17][b]):
+                if S[15][b, k, G[16][b, i]] == place:
+                    r = G[16][b, i]
+                    break
+            pending[b] += _play(S, G, R, b, r)
+    return _opponents(S, G, R, O, b, out, pending)
+
+
+@njit(nogil=True, inline="always")
+def _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
+            done):
+    """Game ``b``'s reward (the learner's since its last move, ``pending``, paid and
+    cleared; ``illegal_reward`` for an illegal action; 0 for a game restarted),
+    ``term``, ``trunc``, and ``done`` (restart it next step)."""
+    r = 0.0
+    te = False
+    tr = False
+    if mode[b] == 1:
+        r = pending[b]
+        pending[b] = 0.0
+    if illegal[b]:
+        r = illegal_reward
+    if mode[b] != 2:
+        o = over[b]
+        te = o == TERMINATED or o == ILLEGAL or out[b]
+        tr = o == TRUNCATED and not te
+    reward[b] = r
+    term[b] = te
+    trunc[b] = tr
+    done[b] = te or tr
+
+
+@njit(cache=True, nogil=True, _nrt=_NRT)
+def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, need, again,
+              results, obs, mask, obs_out, mask_out, lo, hi):
+    """A whole env step of games ``lo <= b < hi``, in one call per thread: the game's
+    move (:func:`_step_game` with ``mode[b]``: 1 played, 2 restarted, 0 not played,
+    its action illegal: ``illegal[b]``, its game ended ``ILLEGAL``), then, unless it
+    stopped for more draws (``need[b]`` set: the caller draws more and calls again with
+    ``again`` true, which goes on with those games only), its reward and ends
+    (``results`` = ``(illegal_reward, reward, term, trunc, done)``), its kept
+    observation and mask (``obs``, ``mask``; ``V``, ``K``: :func:`observe`'s view and
+    kept arguments) and their copies (``obs_out``: float32[B, C * HW], or shape
+    ``(0, 0)`` for none; ``mask_out``: int8[B, A]): nothing of a step is left to the
+    calling thread but the hand-off and the draws ahead."""
+    illegal_reward, reward, term, trunc, done = results
+    drawn, n_drawn, oturn = K
+    over = G[13]
+    P, end_turn = V[11], V[12]
+    copy = obs_out.shape[0] > 0
+    for b in range(lo, hi):
+        if again:
+            if not need[b]:
+                continue
+            m = 3
+        else:
+            m = mode[b]
+            if illegal[b]:
+                over[b] = ILLEGAL
+        need[b] = False
+        if not _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending):
             need[b] = True
+            continue
+        _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
+                done)
+        _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
+        if copy:
+            o, oo = obs[b], obs_out[b]
+            for j in range(o.shape[0]):
+                oo[j] = o[j]
+        mk, mo = mask[b], mask_out[b]
+        for j in range(mk.shape[0]):
+            mo[j] = mk[j]
     return 0
 
 
@@ -523,13 +558,14 @@ def _put(o, HW, c, h, v, drawn, b, n):
 
 
 @njit(cache=True, nogil=True, _nrt=_NRT)
-def observe(obs, base, ans, G, lead, fig_side, n_sides, learner, d, max_turns, valid, mask,
-            P, end_turn, slot_of, drawn, n_drawn, oturn, lo, hi):
+def observe(obs, mask, G, V, K, lo, hi):
     """The learner's observation ``obs[b]`` (float32[C * HW]: ``spaces.encode``'s planes)
-    and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, from the arrays:
-    ``base`` (float32[C * HW]) holds the static planes and the game's constant planes
-    (the rest is written here); ``d`` is the first plane after the side planes
-    (``acting``).
+    and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, from the arrays
+    ``G`` and the view ``V`` = ``(base, ans_cell, ans_cost, ans_stop, lead, fig_side,
+    n_sides, learner, d, max_turns, valid, P, end_turn, slot_of)``: ``base``
+    (float32[C * HW]) holds the static planes and the game's constant planes (the rest
+    is written here); ``d`` is the first plane after the side planes (``acting``).
+    ``K`` = ``(drawn, n_drawn, oturn)``.
 
     Two ways, the same observation:
 
@@ -546,69 +582,75 @@ def observe(obs, base, ans, G, lead, fig_side, n_sides, learner, d, max_turns, v
       it (``tests/test_rl_vector.py`` checks it against the draw from scratch after
       every step).
     """
+    drawn, n_drawn, oturn = K
+    for b in range(lo, hi):
+        _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
+    return 0
+
+
+@njit(nogil=True, inline="always")
+def _observe_game(o, mk, b, G, V, drawn, n_drawn, oturn):
+    """Game ``b``'s observation ``o`` and mask ``mk`` (:func:`observe`)."""
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns_, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
-    ans_cell, ans_cost, ans_stop = ans
+    (base, ans_cell, ans_cost, ans_stop, lead, fig_side, n_sides, learner, d, max_turns,
+     valid, P, end_turn, slot_of) = V
     HW = valid.shape[0]
     C = base.shape[0] // HW
     F = cell.shape[1]
     S0 = d - n_sides
     kept = drawn.shape[0] > 0
-    for b in range(lo, hi):
-        o = obs[b]
-        if kept:
-            for i in range(n_drawn[b]):
-                o[drawn[b, i]] = 0.0
-        else:
-            for j in range(C * HW):
-                o[j] = base[j]
-        n = 0
-        for f in range(F):
-            if alive[b, f]:
-                rel = (fig_side[f] - learner) % n_sides
-                h = lead[f, cell[b, f]]
-                if h >= 0:
-                    n = _put(o, HW, S0 + rel, h, 1.0, drawn, b, n)
-        mk = mask[b]
-        for j in range(mk.shape[0]):
-            mk[j] = 0
-        f = actor[b]
-        if over[b] == 0 and f >= 0 and side[b] == learner:
-            n = _put(o, HW, d, lead[f, cell[b, f]], 1.0, drawn, b, n)
-            for g in range(F):
-                if moved[b, g] and alive[b, g]:
-                    n = _put(o, HW, d + 1, lead[g, cell[b, g]], 1.0, drawn, b, n)
-            k = f if batch else 0
-            nr = n_rows[b]
-            top = 0
-            for i in range(nr):
-                c = ans_cost[b, k, rows[b, i]]
-                if c > top:
-                    top = c
-            scale = 1.0 / top if top > 0 else 1.0
-            base_a = slot_of[f] * P
-            for i in range(nr):
-                r = rows[b, i]
-                c = ans_cell[b, k, r]
-                h = lead[f, c]
-                mk[base_a + c] = 1
-                if h >= 0:
-                    n = _put(o, HW, d + 2, h, 1.0, drawn, b, n)
-                    n = _put(o, HW, d + 3, h, ans_cost[b, k, r] * scale, drawn, b, n)
-                    if ans_stop[b, k, r] != 0:
-                        n = _put(o, HW, d + 4, h, 1.0, drawn, b, n)
-            mk[end_turn] = 1
-        if kept:
-            n_drawn[b] = n
-            if oturn[b] == turn[b]:
-                continue
-            oturn[b] = turn[b]
-        tf = np.float32(turn[b] / max_turns)
-        t0 = (d + 5) * HW
-        for j in range(HW):
-            o[t0 + j] = valid[j] * tf
-    return 0
+    if kept:
+        for i in range(n_drawn[b]):
+            o[drawn[b, i]] = 0.0
+    else:
+        for j in range(C * HW):
+            o[j] = base[j]
+    n = 0
+    for f in range(F):
+        if alive[b, f]:
+            rel = (fig_side[f] - learner) % n_sides
+            h = lead[f, cell[b, f]]
+            if h >= 0:
+                n = _put(o, HW, S0 + rel, h, 1.0, drawn, b, n)
+    for j in range(mk.shape[0]):
+        mk[j] = 0
+    f = actor[b]
+    if over[b] == 0 and f >= 0 and side[b] == learner:
+        n = _put(o, HW, d, lead[f, cell[b, f]], 1.0, drawn, b, n)
+        for g in range(F):
+            if moved[b, g] and alive[b, g]:
+                n = _put(o, HW, d + 1, lead[g, cell[b, g]], 1.0, drawn, b, n)
+        k = f if batch else 0
+        nr = n_rows[b]
+        top = 0
+        for i in range(nr):
+            c = ans_cost[b, k, rows[b, i]]
+            if c > top:
+                top = c
+        scale = 1.0 / top if top > 0 else 1.0
+        base_a = slot_of[f] * P
+        for i in range(nr):
+            r = rows[b, i]
+            c = ans_cell[b, k, r]
+            h = lead[f, c]
+            mk[base_a + c] = 1
+            if h >= 0:
+                n = _put(o, HW, d + 2, h, 1.0, drawn, b, n)
+                n = _put(o, HW, d + 3, h, ans_cost[b, k, r] * scale, drawn, b, n)
+                if ans_stop[b, k, r] != 0:
+                    n = _put(o, HW, d + 4, h, 1.0, drawn, b, n)
+        mk[end_turn] = 1
+    if kept:
+        n_drawn[b] = n
+        if oturn[b] == turn[b]:
+            return
+        oturn[b] = turn[b]
+    tf = np.float32(turn[b] / max_turns)
+    t0 = (d + 5) * HW
+    for j in range(HW):
+        o[t0 + j] = valid[j] * tf
 
 
 # --------------------------------------------------------------------------- self-play
