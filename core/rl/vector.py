@@ -13,10 +13,11 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
 * ``"arrays"`` (grid, Tiny Epic Tactics, Mage Knight; the default reward and end): the
   games live in the arrays of a :class:`movecore.batch.BatchedGames`; a step (the
   learner's move, the removal coin, the opponents' moves until the learner is to act
-  again, the autoresets) is one compiled call over the batch, and so are the
-  observations and masks (static planes written once; each step rewrites only what
-  changed in a kept buffer, from the occupancy, the figures' cells and the acting
-  figure's answer). ``threads=`` splits the batch over threads.
+  again, the autoresets, the rewards and ends, the observations and masks and their
+  copies) is one compiled call over the batch (static planes written once; each step
+  rewrites only what changed in a kept buffer, from the occupancy, the figures' cells
+  and the acting figure's answer). ``threads=`` splits the batch over threads, one
+  call per thread for the whole step; 1 and ``threads`` threads play the same games.
 * ``"positions"`` (every other game, or a custom ``reward_fn``/``terminal_fn``): one
   live :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
 
