@@ -300,3 +300,25 @@ def test_kept_observations_check_fails_on_a_wrong_update():
         assert steps < 60 and cleared is None, corrupt.__name__
     with pytest.raises(Exception):
         rl.vector_env(scenario, num_envs=2, copy="no")
+
+
+def test_compiled_stream_is_numpys_pcg64():
+    """The compiled step draws each game's numbers itself (``_vecgame._draw``, on the
+    PCG64 state taken from the game's ``np_random``): bit for bit what the single env's
+    ``np_random.random()`` gives, over seeds and long runs (the 128-bit carries)."""
+    from gymnasium.utils import seeding
+    from movecore.rl._vecgame import draws
+    envs = rl.vector_env("grid_hex_skirmish", num_envs=3)
+    for seed in (0, 1, 12345, 2**63 + 7):
+        envs._seed_stream(1, seed)
+        want = seeding.np_random(seed)[0]
+        got = np.empty(5000)
+        draws(envs._state["rng"], 1, got)
+        assert np.array_equal(got, want.random(5000)), seed
+    # the state the env keeps is numpy's after those draws
+    g = seeding.np_random(3)[0]
+    envs._seed_stream(2, 3)
+    draws(envs._state["rng"], 2, np.empty(777))
+    g.random(777)
+    s = g.bit_generator.state["state"]["state"]
+    assert [int(x) for x in envs._state["rng"][2, :2]] == [s >> 64, s & (2**64 - 1)]

@@ -6,8 +6,9 @@ opponent), for B games at once on the arrays of a :class:`movecore.batch.Batched
 Every game of the batch is exactly the single environment: the same turn order, the same
 ends (an opponent's pick is the k-th in the single env's row order: cost, then the
 position's coordinate rank, selected without sorting the answer), the same draws of
-its own random stream (``rbuf``: the game's ``np_random`` drawn ahead, one double per
-``rng.random()`` the single environment calls), the same rewards and ends of the episode.
+its own random stream (``rng``: the state of the game's ``np_random``, numpy's PCG64,
+stepped here: one double per ``rng.random()`` the single environment calls, drawn
+inside the thread's chunk), the same rewards and ends of the episode.
 ``tests/test_rl_vector.py`` checks it after every step.
 
 State of game ``b`` (arrays over B; ``F`` figure slots, ``N`` cells):
@@ -32,7 +33,8 @@ taken, n_tk    int32[B, F]       ends allies took this turn (batch games)
 mtaken         int8[B, F]        Tiny Epic Tactics' Move actions taken, ``tstart``
 tstart         int32[B, F]       where the unit began its turn, ``tteam`` the last
 tteam          int64[B]          team that acted (the position's turn bookkeeping)
-rbuf, rpos     float64[B, R]     each game's random stream drawn ahead, next index
+rng            uint64[B, 4]      each game's PCG64 state (high, low 64 bits) and
+                                 increment (high, low): :func:`_draw`
 =============  ================  ==================================================
 """
 from __future__ import annotations
@@ -45,8 +47,10 @@ from ..kernels.reach import is_plain, reach1_general, reach1_plain
 TERMINATED = 1
 TRUNCATED = 2
 ILLEGAL = 3
-#: draws a figure's move may take (choice, coin, which neighbour)
-DRAWS = 3
+#: numpy's PCG64 (``np.random.PCG64``, what ``gymnasium.utils.seeding.np_random``
+#: gives each env): the 128-bit LCG's multiplier, high and low 64 bits
+_PCG_MUL_HI = np.uint64(0x2360ED051FC65DA4)
+_PCG_MUL_LO = np.uint64(0x4385DF649FCCF645)
 #: the steps are compiled without Numba's reference counting (its private ``_nrt``
 #: option; they allocate nothing, and the arrays come from the caller, which keeps them
 #: alive for the call). With it, every array a helper takes from the step's tuples
@@ -66,6 +70,46 @@ def _n_sides(alive, side_of, n_all, b):
                 n += 1
                 break
     return n
+
+
+@njit(nogil=True, inline="always")
+def _mulhi(a, b):
+    """The high 64 bits of the 128-bit product of uint64 ``a`` and ``b``."""
+    m = np.uint64(0xFFFFFFFF)
+    h = np.uint64(32)
+    a0, a1, b0, b1 = a & m, a >> h, b & m, b >> h
+    p01 = a0 * b1
+    p10 = a1 * b0
+    mid = ((a0 * b0) >> h) + (p01 & m) + (p10 & m)
+    return a1 * b1 + (p01 >> h) + (p10 >> h) + (mid >> h)
+
+
+@njit(nogil=True, inline="always")
+def _draw(rng, b):
+    """Game ``b``'s next ``np_random.random()``, bit for bit: numpy's PCG64 (XSL-RR
+    output of the state after one LCG step, ``state = state * mult + inc`` mod
+    2**128) on ``rng[b]`` = (state high, state low, inc high, inc low), and the
+    double from its 53 high bits (``tests/test_rl_vector.py`` checks it against numpy)."""
+    hi = rng[b, 0]
+    lo = rng[b, 1]
+    nlo = lo * _PCG_MUL_LO
+    nhi = _mulhi(lo, _PCG_MUL_LO) + hi * _PCG_MUL_LO + lo * _PCG_MUL_HI
+    lo = nlo + rng[b, 3]
+    hi = nhi + rng[b, 2] + (np.uint64(1) if lo < nlo else np.uint64(0))
+    rng[b, 0] = hi
+    rng[b, 1] = lo
+    x = hi ^ lo
+    r = hi >> np.uint64(58)
+    x = (x >> r) | (x << ((np.uint64(64) - r) & np.uint64(63)))
+    return np.float64(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, nogil=True)
+def draws(rng, b, out):
+    """``out[:]`` = game ``b``'s next draws (:func:`_draw`; for the tests)."""
+    for i in range(out.shape[0]):
+        out[i] = _draw(rng, b)
+    return 0
 
 
 @njit(nogil=True, inline="always")
@@ -241,7 +285,7 @@ def _play(S, G, R, b, r):
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
-    rbuf, rpos, nbr, learner, removed = R
+    rng, nbr, learner, removed = R
     ans_cell = S[15]
     F = cell.shape[1]
     f = actor[b]
@@ -267,8 +311,7 @@ def _play(S, G, R, b, r):
     removed[b] = False
     S[26][0] += 1                           # a figure move
     reward = 0.0
-    u = rbuf[b, rpos[b]]
-    rpos[b] += 1
+    u = _draw(rng, b)
     if u < 0.5:
         s = side_of[f]
         n_near = 0
@@ -276,8 +319,7 @@ def _play(S, G, R, b, r):
             if alive[b, g] and side_of[g] != s and _adjacent(nbr, to, cell[b, g]):
                 n_near += 1
         if n_near > 0:
-            want = np.int64(rbuf[b, rpos[b]] * n_near)
-            rpos[b] += 1
+            want = np.int64(_draw(rng, b) * n_near)
             seen = 0
             for g in range(F):
                 if alive[b, g] and side_of[g] != s and _adjacent(nbr, to, cell[b, g]):
@@ -314,10 +356,8 @@ def _pick(S, G, R, O, b):
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
-    rbuf, rpos = R[0], R[1]
     greedy, coords, kind = O
-    u = rbuf[b, rpos[b]]
-    rpos[b] += 1
+    u = _draw(R[0], b)
     n = n_rows[b]
     f = actor[b]
     k = f if batch else 0
@@ -371,13 +411,11 @@ def _enemy_distance(coords, cell, alive, side_of, kind, b, s, c):
 @njit(nogil=True, inline="always")
 def _opponents(S, G, R, O, b, out, pending):
     """``MovecoreGym._opponents``: the other sides play until the learner is to act or
-    the game is over. Returns the learner's reward meanwhile, or stops early (returns
-    with ``pending`` kept, -1 in ``need``) when the game's stream has fewer than
-    ``DRAWS`` draws left: the caller draws more and calls again."""
+    the game is over; the learner's reward meanwhile accumulates in ``pending[b]``."""
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
-    rbuf, rpos, nbr, learner, removed = R
+    rng, nbr, learner, removed = R
     F = cell.shape[1]
     while over[b] == 0 and side[b] != learner:
         if removed[b]:
@@ -388,12 +426,9 @@ def _opponents(S, G, R, O, b, out, pending):
                     break
             if gone:
                 out[b] = True
-                return True
-        if rpos[b] + DRAWS + 1 > rbuf.shape[1]:
-            return False                      # more draws needed
+                return
         r = _pick(S, G, R, O, b)
         pending[b] += _play(S, G, R, b, r)
-    return True
 
 
 @njit(cache=True, nogil=True, _nrt=_NRT)
@@ -443,7 +478,7 @@ def _restart(G, R, Z, b, out, pending):
     n_tk[b] = 0
     tteam[b] = tteam0
     out[b] = False
-    R[4][b] = False                         # removed
+    R[3][b] = False                         # removed
     pending[b] = 0.0
 
 
@@ -452,11 +487,9 @@ def _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending):
     """Game ``b``'s part of a step: ``m`` 1 = the learner plays ``actions[b]`` (legal:
     checked by the caller) then the opponents, 2 = a new episode (the game back to the
     root: ``Z`` = the root's occupancy, cells and Tiny Epic Tactics' Move-action
-    bookkeeping) then the opponents, 3 = the opponents go on (after more draws), 0 =
-    nothing. The learner's reward accumulates in ``pending[b]``. Returns False when the
-    game stopped for more draws (call again with 3)."""
+    bookkeeping) then the opponents, 0 = nothing. The learner's reward accumulates in ``pending[b]``."""
     if m == 0:
-        return True
+        return
     if m == 2:
         _restart(G, R, Z, b, out, pending)
         _advance(S, G, b)
@@ -464,7 +497,7 @@ def _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending):
         a = actions[b]
         if a == end_turn:
             G[11][b] = G[1].shape[1]       # the queue emptied: the next turn
-            R[4][b] = False
+            R[3][b] = False
             _advance(S, G, b)
         else:
             f = G[12][b]
@@ -476,7 +509,7 @@ def _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending):
                     r = G[16][b, i]
                     break
             pending[b] += _play(S, G, R, b, r)
-    return _opponents(S, G, R, O, b, out, pending)
+    _opponents(S, G, R, O, b, out, pending)
 
 
 @njit(nogil=True, inline="always")
@@ -504,36 +537,27 @@ def _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, 
 
 
 @njit(cache=True, nogil=True, _nrt=_NRT)
-def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, need, again,
-              results, obs, mask, obs_out, mask_out, lo, hi):
+def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results, obs, mask,
+              obs_out, mask_out, lo, hi):
     """A whole env step of games ``lo <= b < hi``, in one call per thread: the game's
     move (:func:`_step_game` with ``mode[b]``: 1 played, 2 restarted, 0 not played,
-    its action illegal: ``illegal[b]``, its game ended ``ILLEGAL``), then, unless it
-    stopped for more draws (``need[b]`` set: the caller draws more and calls again with
-    ``again`` true, which goes on with those games only), its reward and ends
-    (``results`` = ``(illegal_reward, reward, term, trunc, done)``), its kept
-    observation and mask (``obs``, ``mask``; ``V``, ``K``: :func:`observe`'s view and
-    kept arguments) and their copies (``obs_out``: float32[B, C * HW], or shape
-    ``(0, 0)`` for none; ``mask_out``: int8[B, A]): nothing of a step is left to the
-    calling thread but the hand-off and the draws ahead."""
+    its action illegal: ``illegal[b]``, its game ended ``ILLEGAL``; its random numbers
+    drawn here from its own stream, ``R[0]``), its reward and ends (``results`` =
+    ``(illegal_reward, reward, term, trunc, done)``), its kept observation and mask
+    (``obs``, ``mask``; ``V``, ``K``: :func:`observe`'s view and kept arguments) and
+    their copies (``obs_out``: float32[B, C * HW], or shape ``(0, 0)`` for none;
+    ``mask_out``: int8[B, A]): nothing of a step is left to the calling thread but the
+    hand-off."""
     illegal_reward, reward, term, trunc, done = results
     drawn, n_drawn, oturn = K
     over = G[13]
     P, end_turn = V[11], V[12]
     copy = obs_out.shape[0] > 0
     for b in range(lo, hi):
-        if again:
-            if not need[b]:
-                continue
-            m = 3
-        else:
-            m = mode[b]
-            if illegal[b]:
-                over[b] = ILLEGAL
-        need[b] = False
-        if not _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending):
-            need[b] = True
-            continue
+        m = mode[b]
+        if illegal[b]:
+            over[b] = ILLEGAL
+        _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending)
         _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
                 done)
         _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)

@@ -50,8 +50,6 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..errors import IllegalMoveError, QueryError, describe
 
-#: draws of a game's random stream kept ahead (refilled when fewer than a step needs)
-_DRAWS_AHEAD = 256
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
 
 
@@ -103,7 +101,7 @@ class MovecoreVectorEnv(VectorEnv):
         self.illegal_reward = one.illegal_reward
         self._kwargs = kwargs
         self._one = one
-        self._gens: list = [None] * B
+        self._streams = np.zeros(B, bool)       # the games with a random stream
         self._done = np.zeros(B, bool)
         self._state_mode = np.zeros(B, np.int64)      # what step does with each game
         self._has_reset = False
@@ -199,8 +197,7 @@ class MovecoreVectorEnv(VectorEnv):
             ans_cell=np.zeros((B, Fs, N), np.int32), ans_cost=np.zeros((B, Fs, N), np.int32),
             ans_stop=np.zeros((B, Fs, N), np.int8), ans_n=np.zeros((B, Fs), i64),
             out=np.zeros(B, bool), removed=np.zeros(B, bool), pending=np.zeros(B),
-            need=np.zeros(B, bool),
-            rbuf=np.zeros((B, _DRAWS_AHEAD)), rpos=np.full(B, _DRAWS_AHEAD, i64))
+            rng=np.zeros((B, 4), np.uint64))
         st = self._state
         self._G = (G.occ, G.cell, G.alive, G.team, self._side_of, self._turn_sides,
                    self._n_all, self._max_turns, self._batch, st["turn"], st["side"],
@@ -230,7 +227,7 @@ class MovecoreVectorEnv(VectorEnv):
                     bool(G._end_rules), G._one_figure, no_end, stop_code, self._counts[c])
                    for c in range(n_chunks)]
         nbr = np.ascontiguousarray(root.board.nbr, np.int64)
-        self._R = (st["rbuf"], st["rpos"], nbr, self._learner, st["removed"])
+        self._R = (st["rng"], nbr, self._learner, st["removed"])
         # the root a game of mode 2 restarts from inside the step call (_reset_arrays)
         self._Z = (G._occ0, G._cell0, self._mtaken0, self._tstart0, self._tteam0)
         coords = np.ascontiguousarray(root.board.coords, np.int64)
@@ -245,17 +242,14 @@ class MovecoreVectorEnv(VectorEnv):
         self._K = (self._drawn, self._n_drawn, self._oturn)
         self._no_copy = np.zeros((0, 0), np.float32)
 
-    def _draws(self, rows) -> None:
-        """Games ``rows`` keep their unread draws and draw more from their own stream."""
-        st = self._state
-        rbuf, rpos = st["rbuf"], st["rpos"]
-        R = rbuf.shape[1]
-        for b in np.asarray(rows).tolist():
-            k = int(rpos[b])
-            left = R - k
-            rbuf[b, :left] = rbuf[b, k:]
-            rbuf[b, left:] = self._gens[b].random(R - left)
-            rpos[b] = 0
+    def _seed_stream(self, b, seed) -> None:
+        """Game ``b``'s random stream: a new ``np_random`` (``gymnasium.utils.seeding``,
+        numpy's PCG64), whose state the compiled step then steps (``_vecgame._draw``)."""
+        st = seeding.np_random(seed)[0].bit_generator.state["state"]
+        m = (1 << 64) - 1
+        self._state["rng"][b] = (st["state"] >> 64, st["state"] & m, st["inc"] >> 64,
+                                 st["inc"] & m)
+        self._streams[b] = True
 
     def _run(self, kernel, args) -> None:
         """``kernel(..., lo, hi)`` over the batch's chunks (threads when more than one)."""
@@ -272,34 +266,24 @@ class MovecoreVectorEnv(VectorEnv):
 
     def _step_arrays(self, mode, actions, illegal, results, obs_out, mask_out) -> None:
         """One env step of every game, in one compiled call per thread
-        (``_vecgame.env_chunk``: the moves, the rewards and ends into ``results``, the
-        kept observations and masks, their copies into ``obs_out`` (shape ``(0, 0)``:
-        none) and ``mask_out``); the calling thread draws ahead and hands off."""
-        from ._vecgame import DRAWS, env_chunk
+        (``_vecgame.env_chunk``: the moves and their random numbers, the rewards and
+        ends into ``results``, the kept observations and masks, their copies into
+        ``obs_out`` (shape ``(0, 0)``: none) and ``mask_out``); the calling thread only
+        hands off."""
+        from ._vecgame import env_chunk
         st = self._state
-        low = np.flatnonzero((mode != 0) & (st["rpos"] > _DRAWS_AHEAD - 2 * DRAWS - 2))
-        if len(low):
-            self._draws(low)
         acts = np.ascontiguousarray(actions, np.int64)
-        out, pending, need = st["out"], st["pending"], st["need"]
+        out, pending = st["out"], st["pending"]
         obs, mask = self._obs.reshape(self.num_envs, -1), self._mask
         oo = obs_out.reshape(obs_out.shape[0], -1) if obs_out.size else obs_out
-        again = False
-        while True:
-            self._run(env_chunk, lambda c: (self._S[c], self._G, self._R, self._O, self._Z,
-                                            self._V, self._K, mode, acts, illegal, out,
-                                            pending, need, again, results, obs, mask, oo,
-                                            mask_out))
-            more = np.flatnonzero(need)
-            if not len(more):
-                c = self.counts
-                for k in self._counts:
-                    c["moves"] += int(k[0])
-                    c["generations"] += int(k[1])
-                    k[:] = 0
-                return
-            self._draws(more)       # those games go on where they stopped
-            again = True
+        self._run(env_chunk, lambda c: (self._S[c], self._G, self._R, self._O, self._Z,
+                                        self._V, self._K, mode, acts, illegal, out, pending,
+                                        results, obs, mask, oo, mask_out))
+        c = self.counts
+        for k in self._counts:
+            c["moves"] += int(k[0])
+            c["generations"] += int(k[1])
+            k[:] = 0
 
     def _reset_arrays(self, rows) -> None:
         G, st = self.games, self._state
@@ -386,10 +370,9 @@ class MovecoreVectorEnv(VectorEnv):
                 self._obs[b] = o
                 self._mask[b] = e._core.masks[e.agent]
         else:
-            for b, sd in enumerate(seeds):
-                if sd is not None or self._gens[b] is None:
-                    self._gens[b] = seeding.np_random(sd)[0]
-                    self._state["rpos"][b] = _DRAWS_AHEAD      # nothing drawn ahead
+            for b, sd in enumerate(seeds):      # (unseeded: the stream goes on)
+                if sd is not None or not self._streams[b]:
+                    self._seed_stream(b, sd)
             rows = np.arange(B)
             self._reset_arrays(rows)
             self._obs.reshape(B, -1)[:] = self._base      # the kept buffer anew
