@@ -288,16 +288,11 @@ def test_kept_observations_check_fails_on_a_wrong_update():
     def forget(envs):
         envs._n_drawn[:] = 0
 
-    def stale_turn(envs):       # the kept draw told the turn plane shows this turn
-        if getattr(envs, "_wrapped", False):
-            return
-        draw = envs._observe_arrays
-
-        def wrong(obs, mask, kept):
-            if kept is not envs._scratch:
-                envs._oturn[:] = envs._state["turn"]
-            draw(obs, mask, kept)
-        envs._observe_arrays, envs._wrapped = wrong, True
+    def stale_turn(envs):       # the kept draw told its turn plane shows this turn
+        B, C = envs.num_envs, envs.single_observation_space.shape[0]
+        plane = envs._obs.reshape(B, C, -1)[:, envs._d + 5]
+        plane[:] = 0.0          # (as never rewritten: the step's draw keeps it when
+        envs._oturn[:] = envs._state["turn"]    # the turn it records is the game's)
 
     for corrupt in (forget, stale_turn):
         envs = rl.vector_env(scenario, num_envs=5, copy=False, max_turns=9)
@@ -305,3 +300,25 @@ def test_kept_observations_check_fails_on_a_wrong_update():
         assert steps < 60 and cleared is None, corrupt.__name__
     with pytest.raises(Exception):
         rl.vector_env(scenario, num_envs=2, copy="no")
+
+
+def test_compiled_stream_is_numpys_pcg64():
+    """The compiled step draws each game's numbers itself (``_vecgame._draw``, on the
+    PCG64 state taken from the game's ``np_random``): bit for bit what the single env's
+    ``np_random.random()`` gives, over seeds and long runs (the 128-bit carries)."""
+    from gymnasium.utils import seeding
+    from movecore.rl._vecgame import draws
+    envs = rl.vector_env("grid_hex_skirmish", num_envs=3)
+    for seed in (0, 1, 12345, 2**63 + 7):
+        envs._seed_stream(1, seed)
+        want = seeding.np_random(seed)[0]
+        got = np.empty(5000)
+        draws(envs._state["rng"], 1, got)
+        assert np.array_equal(got, want.random(5000)), seed
+    # the state the env keeps is numpy's after those draws
+    g = seeding.np_random(3)[0]
+    envs._seed_stream(2, 3)
+    draws(envs._state["rng"], 2, np.empty(777))
+    g.random(777)
+    s = g.bit_generator.state["state"]["state"]
+    assert [int(x) for x in envs._state["rng"][2, :2]] == [s >> 64, s & (2**64 - 1)]

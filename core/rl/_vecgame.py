@@ -6,8 +6,9 @@ opponent), for B games at once on the arrays of a :class:`movecore.batch.Batched
 Every game of the batch is exactly the single environment: the same turn order, the same
 ends (an opponent's pick is the k-th in the single env's row order: cost, then the
 position's coordinate rank, selected without sorting the answer), the same draws of
-its own random stream (``rbuf``: the game's ``np_random`` drawn ahead, one double per
-``rng.random()`` the single environment calls), the same rewards and ends of the episode.
+its own random stream (``rng``: the state of the game's ``np_random``, numpy's PCG64,
+stepped here: one double per ``rng.random()`` the single environment calls, drawn
+inside the thread's chunk), the same rewards and ends of the episode.
 ``tests/test_rl_vector.py`` checks it after every step.
 
 State of game ``b`` (arrays over B; ``F`` figure slots, ``N`` cells):
@@ -32,7 +33,8 @@ taken, n_tk    int32[B, F]       ends allies took this turn (batch games)
 mtaken         int8[B, F]        Tiny Epic Tactics' Move actions taken, ``tstart``
 tstart         int32[B, F]       where the unit began its turn, ``tteam`` the last
 tteam          int64[B]          team that acted (the position's turn bookkeeping)
-rbuf, rpos     float64[B, R]     each game's random stream drawn ahead, next index
+rng            uint64[B, 4]      each game's PCG64 state (high, low 64 bits) and
+                                 increment (high, low): :func:`_draw`
 =============  ================  ==================================================
 """
 from __future__ import annotations
@@ -45,13 +47,15 @@ from ..kernels.reach import is_plain, reach1_general, reach1_plain
 TERMINATED = 1
 TRUNCATED = 2
 ILLEGAL = 3
-#: draws a figure's move may take (choice, coin, which neighbour)
-DRAWS = 3
+#: numpy's PCG64 (``np.random.PCG64``, what ``gymnasium.utils.seeding.np_random``
+#: gives each env): the 128-bit LCG's multiplier, high and low 64 bits
+_PCG_MUL_HI = np.uint64(0x2360ED051FC65DA4)
+_PCG_MUL_LO = np.uint64(0x4385DF649FCCF645)
 #: the steps are compiled without Numba's reference counting (its private ``_nrt``
 #: option; they allocate nothing, and the arrays come from the caller, which keeps them
 #: alive for the call). With it, every array a helper takes from the step's tuples
-#: (``S``, ``G``, ``R``) or is handed costs an atomic increment and a decrement (a call
-#: each, about 2,000 call sites in ``env_step``) that Numba's pruning cannot remove
+#: (``S``, ``G``, ``R``) or is handed costs an atomic increment and a decrement (a
+#: call each, about 2,000 call sites in the step) that Numba's pruning cannot remove
 #: inside the loops: a vector env step cost 2.9x (grid) and 1.8x (Tiny Epic Tactics)
 #: its time without (docs/performance.md, "The vector environment's move").
 _NRT = False
@@ -66,6 +70,46 @@ def _n_sides(alive, side_of, n_all, b):
                 n += 1
                 break
     return n
+
+
+@njit(nogil=True, inline="always")
+def _mulhi(a, b):
+    """The high 64 bits of the 128-bit product of uint64 ``a`` and ``b``."""
+    m = np.uint64(0xFFFFFFFF)
+    h = np.uint64(32)
+    a0, a1, b0, b1 = a & m, a >> h, b & m, b >> h
+    p01 = a0 * b1
+    p10 = a1 * b0
+    mid = ((a0 * b0) >> h) + (p01 & m) + (p10 & m)
+    return a1 * b1 + (p01 >> h) + (p10 >> h) + (mid >> h)
+
+
+@njit(nogil=True, inline="always")
+def _draw(rng, b):
+    """Game ``b``'s next ``np_random.random()``, bit for bit: numpy's PCG64 (XSL-RR
+    output of the state after one LCG step, ``state = state * mult + inc`` mod
+    2**128) on ``rng[b]`` = (state high, state low, inc high, inc low), and the
+    double from its 53 high bits (``tests/test_rl_vector.py`` checks it against numpy)."""
+    hi = rng[b, 0]
+    lo = rng[b, 1]
+    nlo = lo * _PCG_MUL_LO
+    nhi = _mulhi(lo, _PCG_MUL_LO) + hi * _PCG_MUL_LO + lo * _PCG_MUL_HI
+    lo = nlo + rng[b, 3]
+    hi = nhi + rng[b, 2] + (np.uint64(1) if lo < nlo else np.uint64(0))
+    rng[b, 0] = hi
+    rng[b, 1] = lo
+    x = hi ^ lo
+    r = hi >> np.uint64(58)
+    x = (x >> r) | (x << ((np.uint64(64) - r) & np.uint64(63)))
+    return np.float64(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, nogil=True)
+def draws(rng, b, out):
+    """``out[:]`` = game ``b``'s next draws (:func:`_draw`; for the tests)."""
+    for i in range(out.shape[0]):
+        out[i] = _draw(rng, b)
+    return 0
 
 
 @njit(nogil=True, inline="always")
@@ -241,7 +285,7 @@ def _play(S, G, R, b, r):
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
-    rbuf, rpos, nbr, learner, removed = R
+    rng, nbr, learner, removed = R
     ans_cell = S[15]
     F = cell.shape[1]
     f = actor[b]
@@ -267,8 +311,7 @@ def _play(S, G, R, b, r):
     removed[b] = False
     S[26][0] += 1                           # a figure move
     reward = 0.0
-    u = rbuf[b, rpos[b]]
-    rpos[b] += 1
+    u = _draw(rng, b)
     if u < 0.5:
         s = side_of[f]
         n_near = 0
@@ -276,8 +319,7 @@ def _play(S, G, R, b, r):
             if alive[b, g] and side_of[g] != s and _adjacent(nbr, to, cell[b, g]):
                 n_near += 1
         if n_near > 0:
-            want = np.int64(rbuf[b, rpos[b]] * n_near)
-            rpos[b] += 1
+            want = np.int64(_draw(rng, b) * n_near)
             seen = 0
             for g in range(F):
                 if alive[b, g] and side_of[g] != s and _adjacent(nbr, to, cell[b, g]):
@@ -314,10 +356,8 @@ def _pick(S, G, R, O, b):
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
-    rbuf, rpos = R[0], R[1]
     greedy, coords, kind = O
-    u = rbuf[b, rpos[b]]
-    rpos[b] += 1
+    u = _draw(R[0], b)
     n = n_rows[b]
     f = actor[b]
     k = f if batch else 0
@@ -371,13 +411,11 @@ def _enemy_distance(coords, cell, alive, side_of, kind, b, s, c):
 @njit(nogil=True, inline="always")
 def _opponents(S, G, R, O, b, out, pending):
     """``MovecoreGym._opponents``: the other sides play until the learner is to act or
-    the game is over. Returns the learner's reward meanwhile, or stops early (returns
-    with ``pending`` kept, -1 in ``need``) when the game's stream has fewer than
-    ``DRAWS`` draws left: the caller draws more and calls again."""
+    the game is over; the learner's reward meanwhile accumulates in ``pending[b]``."""
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
-    rbuf, rpos, nbr, learner, removed = R
+    rng, nbr, learner, removed = R
     F = cell.shape[1]
     while over[b] == 0 and side[b] != learner:
         if removed[b]:
@@ -388,12 +426,9 @@ def _opponents(S, G, R, O, b, out, pending):
                     break
             if gone:
                 out[b] = True
-                return True
-        if rpos[b] + DRAWS + 1 > rbuf.shape[1]:
-            return False                      # more draws needed
+                return
         r = _pick(S, G, R, O, b)
         pending[b] += _play(S, G, R, b, r)
-    return True
 
 
 @njit(cache=True, nogil=True, _nrt=_NRT)
@@ -416,32 +451,6 @@ def step_modes(actions, mask, done, mode, illegal):
             illegal[b] = True
             n_bad += 1
     return n_bad
-
-
-@njit(cache=True, nogil=True, _nrt=_NRT)
-def step_results(mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
-                 done):
-    """After :func:`env_step`: each game's reward (the learner's since its last move,
-    ``pending``, paid and cleared; ``illegal_reward`` for an illegal action; 0 for a
-    game restarted), ``term``, ``trunc``, and ``done`` (restart it next step)."""
-    for b in range(mode.shape[0]):
-        r = 0.0
-        te = False
-        tr = False
-        if mode[b] == 1:
-            r = pending[b]
-            pending[b] = 0.0
-        if illegal[b]:
-            r = illegal_reward
-        if mode[b] != 2:
-            o = over[b]
-            te = o == TERMINATED or o == ILLEGAL or out[b]
-            tr = o == TRUNCATED and not te
-        reward[b] = r
-        term[b] = te
-        trunc[b] = tr
-        done[b] = te or tr
-    return 0
 
 
 @njit(nogil=True, inline="always")
@@ -469,46 +478,96 @@ def _restart(G, R, Z, b, out, pending):
     n_tk[b] = 0
     tteam[b] = tteam0
     out[b] = False
-    R[4][b] = False                         # removed
+    R[3][b] = False                         # removed
     pending[b] = 0.0
 
 
-@njit(cache=True, nogil=True, _nrt=_NRT)
-def env_step(S, G, R, O, Z, mode, actions, P, end_turn, slots, out, pending, need, lo,
-             hi):
-    """Games ``lo <= b < hi``: ``mode[b]`` 1 = the learner plays ``actions[b]`` (legal:
+@njit(nogil=True, inline="always")
+def _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending):
+    """Game ``b``'s part of a step: ``m`` 1 = the learner plays ``actions[b]`` (legal:
     checked by the caller) then the opponents, 2 = a new episode (the game back to the
     root: ``Z`` = the root's occupancy, cells and Tiny Epic Tactics' Move-action
-    bookkeeping) then the opponents, 3 = the opponents go on (after more draws), 0 =
-    nothing. The learner's reward accumulates in ``pending[b]``; ``need[b]`` is set
-    when game ``b`` stopped for more draws (call again with mode 3)."""
-    G_actor = G[12]
+    bookkeeping) then the opponents, 0 = nothing. The learner's reward accumulates in ``pending[b]``."""
+    if m == 0:
+        return
+    if m == 2:
+        _restart(G, R, Z, b, out, pending)
+        _advance(S, G, b)
+    elif m == 1:
+        a = actions[b]
+        if a == end_turn:
+            G[11][b] = G[1].shape[1]       # the queue emptied: the next turn
+            R[3][b] = False
+            _advance(S, G, b)
+        else:
+            f = G[12][b]
+            k = f if G[8] else 0
+            place = a % P
+            r = -1
+            for i in range(G[17][b]):
+                if S[15][b, k, G[16][b, i]] == place:
+                    r = G[16][b, i]
+                    break
+            pending[b] += _play(S, G, R, b, r)
+    _opponents(S, G, R, O, b, out, pending)
+
+
+@njit(nogil=True, inline="always")
+def _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
+            done):
+    """Game ``b``'s reward (the learner's since its last move, ``pending``, paid and
+    cleared; ``illegal_reward`` for an illegal action; 0 for a game restarted),
+    ``term``, ``trunc``, and ``done`` (restart it next step)."""
+    r = 0.0
+    te = False
+    tr = False
+    if mode[b] == 1:
+        r = pending[b]
+        pending[b] = 0.0
+    if illegal[b]:
+        r = illegal_reward
+    if mode[b] != 2:
+        o = over[b]
+        te = o == TERMINATED or o == ILLEGAL or out[b]
+        tr = o == TRUNCATED and not te
+    reward[b] = r
+    term[b] = te
+    trunc[b] = tr
+    done[b] = te or tr
+
+
+@njit(cache=True, nogil=True, _nrt=_NRT)
+def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results, obs, mask,
+              obs_out, mask_out, lo, hi):
+    """A whole env step of games ``lo <= b < hi``, in one call per thread: the game's
+    move (:func:`_step_game` with ``mode[b]``: 1 played, 2 restarted, 0 not played,
+    its action illegal: ``illegal[b]``, its game ended ``ILLEGAL``; its random numbers
+    drawn here from its own stream, ``R[0]``), its reward and ends (``results`` =
+    ``(illegal_reward, reward, term, trunc, done)``), its kept observation and mask
+    (``obs``, ``mask``; ``V``, ``K``: :func:`observe`'s view and kept arguments) and
+    their copies (``obs_out``: float32[B, C * HW], or shape ``(0, 0)`` for none;
+    ``mask_out``: int8[B, A]): nothing of a step is left to the calling thread but the
+    hand-off."""
+    illegal_reward, reward, term, trunc, done = results
+    drawn, n_drawn, oturn = K
+    over = G[13]
+    P, end_turn = V[11], V[12]
+    copy = obs_out.shape[0] > 0
     for b in range(lo, hi):
         m = mode[b]
-        need[b] = False
-        if m == 0:
-            continue
-        if m == 2:
-            _restart(G, R, Z, b, out, pending)
-            _advance(S, G, b)
-        elif m == 1:
-            a = actions[b]
-            if a == end_turn:
-                G[11][b] = G[1].shape[1]       # the queue emptied: the next turn
-                R[4][b] = False
-                _advance(S, G, b)
-            else:
-                f = G_actor[b]
-                k = f if G[8] else 0
-                place = a % P
-                r = -1
-                for i in range(G[17][b]):
-                    if S[15][b, k, G[16][b, i]] == place:
-                        r = G[16][b, i]
-                        break
-                pending[b] += _play(S, G, R, b, r)
-        if not _opponents(S, G, R, O, b, out, pending):
-            need[b] = True
+        if illegal[b]:
+            over[b] = ILLEGAL
+        _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending)
+        _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
+                done)
+        _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
+        if copy:
+            o, oo = obs[b], obs_out[b]
+            for j in range(o.shape[0]):
+                oo[j] = o[j]
+        mk, mo = mask[b], mask_out[b]
+        for j in range(mk.shape[0]):
+            mo[j] = mk[j]
     return 0
 
 
@@ -523,13 +582,14 @@ def _put(o, HW, c, h, v, drawn, b, n):
 
 
 @njit(cache=True, nogil=True, _nrt=_NRT)
-def observe(obs, base, ans, G, lead, fig_side, n_sides, learner, d, max_turns, valid, mask,
-            P, end_turn, slot_of, drawn, n_drawn, oturn, lo, hi):
+def observe(obs, mask, G, V, K, lo, hi):
     """The learner's observation ``obs[b]`` (float32[C * HW]: ``spaces.encode``'s planes)
-    and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, from the arrays:
-    ``base`` (float32[C * HW]) holds the static planes and the game's constant planes
-    (the rest is written here); ``d`` is the first plane after the side planes
-    (``acting``).
+    and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, from the arrays
+    ``G`` and the view ``V`` = ``(base, ans_cell, ans_cost, ans_stop, lead, fig_side,
+    n_sides, learner, d, max_turns, valid, P, end_turn, slot_of)``: ``base``
+    (float32[C * HW]) holds the static planes and the game's constant planes (the rest
+    is written here); ``d`` is the first plane after the side planes (``acting``).
+    ``K`` = ``(drawn, n_drawn, oturn)``.
 
     Two ways, the same observation:
 
@@ -546,69 +606,75 @@ def observe(obs, base, ans, G, lead, fig_side, n_sides, learner, d, max_turns, v
       it (``tests/test_rl_vector.py`` checks it against the draw from scratch after
       every step).
     """
+    drawn, n_drawn, oturn = K
+    for b in range(lo, hi):
+        _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
+    return 0
+
+
+@njit(nogil=True, inline="always")
+def _observe_game(o, mk, b, G, V, drawn, n_drawn, oturn):
+    """Game ``b``'s observation ``o`` and mask ``mk`` (:func:`observe`)."""
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns_, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
-    ans_cell, ans_cost, ans_stop = ans
+    (base, ans_cell, ans_cost, ans_stop, lead, fig_side, n_sides, learner, d, max_turns,
+     valid, P, end_turn, slot_of) = V
     HW = valid.shape[0]
     C = base.shape[0] // HW
     F = cell.shape[1]
     S0 = d - n_sides
     kept = drawn.shape[0] > 0
-    for b in range(lo, hi):
-        o = obs[b]
-        if kept:
-            for i in range(n_drawn[b]):
-                o[drawn[b, i]] = 0.0
-        else:
-            for j in range(C * HW):
-                o[j] = base[j]
-        n = 0
-        for f in range(F):
-            if alive[b, f]:
-                rel = (fig_side[f] - learner) % n_sides
-                h = lead[f, cell[b, f]]
-                if h >= 0:
-                    n = _put(o, HW, S0 + rel, h, 1.0, drawn, b, n)
-        mk = mask[b]
-        for j in range(mk.shape[0]):
-            mk[j] = 0
-        f = actor[b]
-        if over[b] == 0 and f >= 0 and side[b] == learner:
-            n = _put(o, HW, d, lead[f, cell[b, f]], 1.0, drawn, b, n)
-            for g in range(F):
-                if moved[b, g] and alive[b, g]:
-                    n = _put(o, HW, d + 1, lead[g, cell[b, g]], 1.0, drawn, b, n)
-            k = f if batch else 0
-            nr = n_rows[b]
-            top = 0
-            for i in range(nr):
-                c = ans_cost[b, k, rows[b, i]]
-                if c > top:
-                    top = c
-            scale = 1.0 / top if top > 0 else 1.0
-            base_a = slot_of[f] * P
-            for i in range(nr):
-                r = rows[b, i]
-                c = ans_cell[b, k, r]
-                h = lead[f, c]
-                mk[base_a + c] = 1
-                if h >= 0:
-                    n = _put(o, HW, d + 2, h, 1.0, drawn, b, n)
-                    n = _put(o, HW, d + 3, h, ans_cost[b, k, r] * scale, drawn, b, n)
-                    if ans_stop[b, k, r] != 0:
-                        n = _put(o, HW, d + 4, h, 1.0, drawn, b, n)
-            mk[end_turn] = 1
-        if kept:
-            n_drawn[b] = n
-            if oturn[b] == turn[b]:
-                continue
-            oturn[b] = turn[b]
-        tf = np.float32(turn[b] / max_turns)
-        t0 = (d + 5) * HW
-        for j in range(HW):
-            o[t0 + j] = valid[j] * tf
-    return 0
+    if kept:
+        for i in range(n_drawn[b]):
+            o[drawn[b, i]] = 0.0
+    else:
+        for j in range(C * HW):
+            o[j] = base[j]
+    n = 0
+    for f in range(F):
+        if alive[b, f]:
+            rel = (fig_side[f] - learner) % n_sides
+            h = lead[f, cell[b, f]]
+            if h >= 0:
+                n = _put(o, HW, S0 + rel, h, 1.0, drawn, b, n)
+    for j in range(mk.shape[0]):
+        mk[j] = 0
+    f = actor[b]
+    if over[b] == 0 and f >= 0 and side[b] == learner:
+        n = _put(o, HW, d, lead[f, cell[b, f]], 1.0, drawn, b, n)
+        for g in range(F):
+            if moved[b, g] and alive[b, g]:
+                n = _put(o, HW, d + 1, lead[g, cell[b, g]], 1.0, drawn, b, n)
+        k = f if batch else 0
+        nr = n_rows[b]
+        top = 0
+        for i in range(nr):
+            c = ans_cost[b, k, rows[b, i]]
+            if c > top:
+                top = c
+        scale = 1.0 / top if top > 0 else 1.0
+        base_a = slot_of[f] * P
+        for i in range(nr):
+            r = rows[b, i]
+            c = ans_cell[b, k, r]
+            h = lead[f, c]
+            mk[base_a + c] = 1
+            if h >= 0:
+                n = _put(o, HW, d + 2, h, 1.0, drawn, b, n)
+                n = _put(o, HW, d + 3, h, ans_cost[b, k, r] * scale, drawn, b, n)
+                if ans_stop[b, k, r] != 0:
+                    n = _put(o, HW, d + 4, h, 1.0, drawn, b, n)
+        mk[end_turn] = 1
+    if kept:
+        n_drawn[b] = n
+        if oturn[b] == turn[b]:
+            return
+        oturn[b] = turn[b]
+    tf = np.float32(turn[b] / max_turns)
+    t0 = (d + 5) * HW
+    for j in range(HW):
+        o[t0 + j] = valid[j] * tf
 
 
 # --------------------------------------------------------------------------- self-play

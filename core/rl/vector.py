@@ -13,10 +13,11 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
 * ``"arrays"`` (grid, Tiny Epic Tactics, Mage Knight; the default reward and end): the
   games live in the arrays of a :class:`movecore.batch.BatchedGames`; a step (the
   learner's move, the removal coin, the opponents' moves until the learner is to act
-  again, the autoresets) is one compiled call over the batch, and so are the
-  observations and masks (static planes written once; each step rewrites only what
-  changed in a kept buffer, from the occupancy, the figures' cells and the acting
-  figure's answer). ``threads=`` splits the batch over threads.
+  again, the autoresets, the rewards and ends, the observations and masks and their
+  copies) is one compiled call over the batch (static planes written once; each step
+  rewrites only what changed in a kept buffer, from the occupancy, the figures' cells
+  and the acting figure's answer). ``threads=`` splits the batch over threads, one
+  call per thread for the whole step; 1 and ``threads`` threads play the same games.
 * ``"positions"`` (every other game, or a custom ``reward_fn``/``terminal_fn``): one
   live :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
 
@@ -49,8 +50,6 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..errors import IllegalMoveError, QueryError, describe
 
-#: draws of a game's random stream kept ahead (refilled when fewer than a step needs)
-_DRAWS_AHEAD = 256
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
 
 
@@ -102,7 +101,7 @@ class MovecoreVectorEnv(VectorEnv):
         self.illegal_reward = one.illegal_reward
         self._kwargs = kwargs
         self._one = one
-        self._gens: list = [None] * B
+        self._streams = np.zeros(B, bool)       # the games with a random stream
         self._done = np.zeros(B, bool)
         self._state_mode = np.zeros(B, np.int64)      # what step does with each game
         self._has_reset = False
@@ -198,8 +197,7 @@ class MovecoreVectorEnv(VectorEnv):
             ans_cell=np.zeros((B, Fs, N), np.int32), ans_cost=np.zeros((B, Fs, N), np.int32),
             ans_stop=np.zeros((B, Fs, N), np.int8), ans_n=np.zeros((B, Fs), i64),
             out=np.zeros(B, bool), removed=np.zeros(B, bool), pending=np.zeros(B),
-            need=np.zeros(B, bool), mode=np.zeros(B, i64),
-            rbuf=np.zeros((B, _DRAWS_AHEAD)), rpos=np.full(B, _DRAWS_AHEAD, i64))
+            rng=np.zeros((B, 4), np.uint64))
         st = self._state
         self._G = (G.occ, G.cell, G.alive, G.team, self._side_of, self._turn_sides,
                    self._n_all, self._max_turns, self._batch, st["turn"], st["side"],
@@ -229,7 +227,7 @@ class MovecoreVectorEnv(VectorEnv):
                     bool(G._end_rules), G._one_figure, no_end, stop_code, self._counts[c])
                    for c in range(n_chunks)]
         nbr = np.ascontiguousarray(root.board.nbr, np.int64)
-        self._R = (st["rbuf"], st["rpos"], nbr, self._learner, st["removed"])
+        self._R = (st["rng"], nbr, self._learner, st["removed"])
         # the root a game of mode 2 restarts from inside the step call (_reset_arrays)
         self._Z = (G._occ0, G._cell0, self._mtaken0, self._tstart0, self._tteam0)
         coords = np.ascontiguousarray(root.board.coords, np.int64)
@@ -237,18 +235,21 @@ class MovecoreVectorEnv(VectorEnv):
         self._ans = (st["ans_cell"], st["ans_cost"], st["ans_stop"])
         self._chunks = [((B * c) // n_chunks, (B * (c + 1)) // n_chunks)
                         for c in range(n_chunks)]
+        # the observation's view of the arrays (``_vecgame.observe``), and its kept part
+        self._V = (self._base, *self._ans, lead, self._side_of, self._n_all,
+                   self._learner, self._d, self._max_turns, self._valid, self._P,
+                   self._end_turn, self._slot_of)
+        self._K = (self._drawn, self._n_drawn, self._oturn)
+        self._no_copy = np.zeros((0, 0), np.float32)
 
-    def _draws(self, rows) -> None:
-        """Games ``rows`` keep their unread draws and draw more from their own stream."""
-        st = self._state
-        rbuf, rpos = st["rbuf"], st["rpos"]
-        R = rbuf.shape[1]
-        for b in np.asarray(rows).tolist():
-            k = int(rpos[b])
-            left = R - k
-            rbuf[b, :left] = rbuf[b, k:]
-            rbuf[b, left:] = self._gens[b].random(R - left)
-            rpos[b] = 0
+    def _seed_stream(self, b, seed) -> None:
+        """Game ``b``'s random stream: a new ``np_random`` (``gymnasium.utils.seeding``,
+        numpy's PCG64), whose state the compiled step then steps (``_vecgame._draw``)."""
+        st = seeding.np_random(seed)[0].bit_generator.state["state"]
+        m = (1 << 64) - 1
+        self._state["rng"][b] = (st["state"] >> 64, st["state"] & m, st["inc"] >> 64,
+                                 st["inc"] & m)
+        self._streams[b] = True
 
     def _run(self, kernel, args) -> None:
         """``kernel(..., lo, hi)`` over the batch's chunks (threads when more than one)."""
@@ -263,31 +264,26 @@ class MovecoreVectorEnv(VectorEnv):
         for fu in futures:
             fu.result()
 
-    def _step_arrays(self, mode, actions) -> None:
-        from ._vecgame import DRAWS, env_step
+    def _step_arrays(self, mode, actions, illegal, results, obs_out, mask_out) -> None:
+        """One env step of every game, in one compiled call per thread
+        (``_vecgame.env_chunk``: the moves and their random numbers, the rewards and
+        ends into ``results``, the kept observations and masks, their copies into
+        ``obs_out`` (shape ``(0, 0)``: none) and ``mask_out``); the calling thread only
+        hands off."""
+        from ._vecgame import env_chunk
         st = self._state
-        low = np.flatnonzero((mode != 0) & (st["rpos"] > _DRAWS_AHEAD - 2 * DRAWS - 2))
-        if len(low):
-            self._draws(low)
-        st["mode"][:] = mode
         acts = np.ascontiguousarray(actions, np.int64)
-        P, et, so = self._P, self._end_turn, self._slot_of
-        out, pending, need = st["out"], st["pending"], st["need"]
-        while True:
-            m = st["mode"]
-            self._run(env_step, lambda c: (self._S[c], self._G, self._R, self._O, self._Z,
-                                           m, acts, P, et, so, out, pending, need))
-            more = np.flatnonzero(need)
-            if not len(more):
-                c = self.counts
-                for k in self._counts:
-                    c["moves"] += int(k[0])
-                    c["generations"] += int(k[1])
-                    k[:] = 0
-                return
-            self._draws(more)
-            m[:] = 0
-            m[more] = 3
+        out, pending = st["out"], st["pending"]
+        obs, mask = self._obs.reshape(self.num_envs, -1), self._mask
+        oo = obs_out.reshape(obs_out.shape[0], -1) if obs_out.size else obs_out
+        self._run(env_chunk, lambda c: (self._S[c], self._G, self._R, self._O, self._Z,
+                                        self._V, self._K, mode, acts, illegal, out, pending,
+                                        results, obs, mask, oo, mask_out))
+        c = self.counts
+        for k in self._counts:
+            c["moves"] += int(k[0])
+            c["generations"] += int(k[1])
+            k[:] = 0
 
     def _reset_arrays(self, rows) -> None:
         G, st = self.games, self._state
@@ -335,17 +331,16 @@ class MovecoreVectorEnv(VectorEnv):
         self._oturn)``: ``_vecgame.observe``)."""
         from ._vecgame import observe
         o = obs.reshape(obs.shape[0], -1)
-        self._run(observe, lambda c: (o, self._base, self._ans, self._G, self._lead,
-                                      self._side_of, self._n_all, self._learner, self._d,
-                                      self._max_turns, self._valid, mask, self._P,
-                                      self._end_turn, self._slot_of, *kept))
+        self._run(observe, lambda c: (o, mask, self._G, self._V, kept))
 
-    def _observe_kept(self):
-        """The kept observations brought up to date; what ``step`` and ``reset``
-        return (a copy, or the read-only view with ``copy=False``)."""
-        self._observe_arrays(self._obs, self._mask, (self._drawn, self._n_drawn,
-                                                     self._oturn))
-        return self._obs.copy() if self.copy else self._obs_ro
+    def _kept_step(self, mode, actions, illegal, results):
+        """``_step_arrays`` with the kept observations brought up to date; returns what
+        ``step`` and ``reset`` return (a copy, drawn in the threads' chunks, or the
+        read-only view with ``copy=False``) and the masks' copy (``info``)."""
+        obs_out = np.empty_like(self._obs) if self.copy else self._no_copy
+        mask_out = np.empty_like(self._mask)
+        self._step_arrays(mode, actions, illegal, results, obs_out, mask_out)
+        return (obs_out if self.copy else self._obs_ro), mask_out
 
     def action_masks(self) -> np.ndarray:
         """bool[B, A]: each game's legal actions now (a game that ended on the last step
@@ -375,23 +370,27 @@ class MovecoreVectorEnv(VectorEnv):
                 self._obs[b] = o
                 self._mask[b] = e._core.masks[e.agent]
         else:
-            for b, sd in enumerate(seeds):
-                if sd is not None or self._gens[b] is None:
-                    self._gens[b] = seeding.np_random(sd)[0]
-                    self._state["rpos"][b] = _DRAWS_AHEAD      # nothing drawn ahead
+            for b, sd in enumerate(seeds):      # (unseeded: the stream goes on)
+                if sd is not None or not self._streams[b]:
+                    self._seed_stream(b, sd)
             rows = np.arange(B)
             self._reset_arrays(rows)
-            self._step_arrays(np.full(B, 2, np.int64), np.zeros(B, np.int64))
             self._obs.reshape(B, -1)[:] = self._base      # the kept buffer anew
             self._n_drawn[:] = 0
             self._oturn[:] = -1
-            obs = self._observe_kept()
+            no = np.zeros(B, bool)
+            obs, mask = self._kept_step(np.full(B, 2, np.int64), np.zeros(B, np.int64), no,
+                                        (0.0, np.zeros(B), no.copy(), no.copy(),
+                                         no.copy()))
         self._done[:] = False
         self._has_reset = True
-        return self._obs.copy() if self.backend == "positions" else obs, self._info(None)
+        if self.backend == "positions":
+            return self._obs.copy(), self._info(None)
+        return obs, self._info(None, mask)
 
-    def _info(self, illegal) -> dict:
-        info = {"action_mask": self._mask.copy(),
+    def _info(self, illegal, mask=None) -> dict:
+        """The step's info: ``mask``, the masks' copy (None: made here)."""
+        info = {"action_mask": self._mask.copy() if mask is None else mask,
                 "_action_mask": np.ones(self.num_envs, bool)}
         if illegal is not None and illegal.any():
             info["illegal_action"] = illegal.copy()
@@ -406,7 +405,7 @@ class MovecoreVectorEnv(VectorEnv):
         if a.shape != (B,) or a.dtype.kind not in "iu":
             raise IllegalMoveError(f"actions must be B={B} integers (one per game); got "
                                    f"{describe(actions)}")
-        from ._vecgame import ILLEGAL, step_modes, step_results
+        from ._vecgame import step_modes
         a = np.ascontiguousarray(a, np.int64)
         auto = self._done                     # next-step autoreset: these games restart
         mode, illegal = self._state_mode, np.empty(B, bool)
@@ -414,10 +413,10 @@ class MovecoreVectorEnv(VectorEnv):
             b = int(np.flatnonzero(illegal)[0])
             raise IllegalMoveError(f"game {b}: action {int(a[b])} is not legal now "
                                    f"(agent {self.agent!r})")
-        reward = np.zeros(B)
-        term = np.zeros(B, bool)
-        trunc = np.zeros(B, bool)
         if self.backend == "positions":
+            reward = np.zeros(B)
+            term = np.zeros(B, bool)
+            trunc = np.zeros(B, bool)
             for b, e in enumerate(self.envs):
                 if mode[b] == 2:
                     o, _ = e.reset()
@@ -428,15 +427,15 @@ class MovecoreVectorEnv(VectorEnv):
                 self._mask[b] = e._core.masks[e.agent]
             self._done = term | trunc
             return self._obs.copy(), reward, term, trunc, self._info(illegal)
-        st = self._state
         if self.games._live:   # (positions kept per game: none in the array games)
             self._reset_arrays(np.flatnonzero(mode == 2))  # pragma: no cover
-        st["over"][illegal] = ILLEGAL     # (games of mode 2 restart in the step call)
-        self._step_arrays(mode, a)
-        self._done = np.empty(B, bool)
-        step_results(mode, illegal, float(self.illegal_reward), st["pending"], st["over"],
-                     st["out"], reward, term, trunc, self._done)
-        return self._observe_kept(), reward, term, trunc, self._info(illegal)
+        # (games of mode 2 restart in the step call; an illegal one ends there)
+        reward, term, trunc = np.empty(B), np.empty(B, bool), np.empty(B, bool)
+        done = np.empty(B, bool)
+        obs, mask = self._kept_step(mode, a, illegal, (float(self.illegal_reward), reward,
+                                                       term, trunc, done))
+        self._done = done
+        return obs, reward, term, trunc, self._info(illegal, mask)
 
     @property
     def positions(self) -> list:
