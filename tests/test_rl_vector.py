@@ -322,3 +322,23 @@ def test_compiled_stream_is_numpys_pcg64():
     g.random(777)
     s = g.bit_generator.state["state"]["state"]
     assert [int(x) for x in envs._state["rng"][2, :2]] == [s >> 64, s & (2**64 - 1)]
+
+
+@pytest.mark.parametrize("seed", [np.int64(3), [np.int64(1), 2], (np.uint8(4), None)])
+def test_reset_takes_numpy_integer_seeds(seed):
+    """A numpy integer seed (what ``np.random`` gives) seeds like the same Python int."""
+    from movecore.rl import vector_env
+    env, ref = vector_env("grid_hex_skirmish", 2), vector_env("grid_hex_skirmish", 2)
+    as_int = int(seed) if np.ndim(seed) == 0 else [None if s is None else int(s) for s in seed]
+    o1, _ = env.reset(seed=seed)
+    o2, _ = ref.reset(seed=as_int)
+    assert np.array_equal(o1, o2)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "7", [1], [1, -2], [1, 2.0]])
+def test_reset_refuses_bad_seeds_with_a_typed_error(seed):
+    from movecore.errors import QueryError
+    from movecore.rl import vector_env
+    env = vector_env("grid_hex_skirmish", 2)
+    with pytest.raises(QueryError, match="seed"):
+        env.reset(seed=seed)

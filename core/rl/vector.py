@@ -48,7 +48,7 @@ from gymnasium.spaces import Box, MultiDiscrete
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ..errors import IllegalMoveError, QueryError, describe
+from ..errors import IllegalMoveError, QueryError, describe, is_sequence
 
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
 
@@ -349,20 +349,33 @@ class MovecoreVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ the Gymnasium API
     def _seed_games(self, seed) -> list:
+        """One seed per game (None: unseeded) from ``seed``: None, a non-negative
+        integer (game b gets ``seed + b``) or a sequence of B such seeds (or None)."""
         B = self.num_envs
+
+        def one(s, what):
+            if s is None:
+                return None
+            if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)) \
+                    or s < 0:
+                raise QueryError(f"{what}: a non-negative integer or None; got {describe(s)}")
+            return int(s)
+
         if seed is None:
             return [None] * B
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            return [int(seed) + i for i in range(B)]
+        if isinstance(seed, (int, np.integer, bool, np.bool_, float)) or \
+                not is_sequence(seed):
+            s = one(seed, "seed")
+            return [s + i for i in range(B)]
         seeds = list(seed)
         if len(seeds) != B:
             raise QueryError(f"seed: an integer or one per game (B={B}); got "
                              f"{describe(seed)}")
-        return seeds
+        return [one(s, f"seed[{b}]") for b, s in enumerate(seeds)]
 
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed if isinstance(seed, (int, np.integer)) else None)
-        seeds = self._seed_games(seed)
+        seeds = self._seed_games(seed)          # validated before anything changes
+        super().reset(seed=seeds[0] if isinstance(seed, (int, np.integer)) else None)
         B = self.num_envs
         if self.backend == "positions":
             for b, e in enumerate(self.envs):
