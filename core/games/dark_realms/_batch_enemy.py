@@ -16,7 +16,8 @@ rules of :func:`.rules.enemy_turn`) for the game's figures:
    penalty kernel, traps as a second objective: each end's fewest traps and the
    least steps with them), the **reverse search** from the target's space (a walker:
    on the scene's trap-cost board, entering a trap costs ``W + 1``, another space 1,
-   ``W = N + 1``: one scalar ``steps + W * traps`` per route; a flyer: from every
+   ``W = N + 1``: one scalar ``steps + W * traps`` per route, first bounded by a guess
+   of the winner's steps left and checked, see :data:`REV_SLACK`; a flyer: from every
    empty space next to the target, the fewest steps), and the **lexicographic pick**
    of :func:`._enemy_pick._enemy_pick` (the same compiled function the position runs);
    the destination's steps and traps are its forward search's (the route the
@@ -50,8 +51,11 @@ from .rules import ENEMIES, MAX_MOVE, MAX_TRAPS_TRACKED, PLAYERS
 #: the plain query shapes, packed one after another (an empty one: not needed)
 FWD_WALK, FWD_FLY, FIELD_WALK, FIELD_FLY, REV_WALK = range(5)
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
-#: the walker's bounded reverse search: steps over the grid-distance guess of the
-#: winner's steps in all (-1: the whole board at once, as before)
+#: the walker's reverse search is first bounded (the kernel's budget) by a guess of the
+#: winner's steps left: the nearest forward end's grid distance to the target less one,
+#: this many more (-1: the whole board at once). Every end left out must lose to the
+#: pick on (traps, steps, steps left) by lower bounds; else the budget grows once, then
+#: the whole board: exact whatever the guess (only its cost depends on it)
 REV_SLACK = 2
 
 
