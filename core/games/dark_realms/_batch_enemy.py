@@ -54,8 +54,8 @@ _KIND = {"hex": 0, "square4": 1, "square8": 2}
 #: the walker's reverse search is first bounded (the kernel's budget) by a guess of the
 #: winner's steps left: the nearest forward end's grid distance to the target less one,
 #: this many more (-1: the whole board at once). Every end left out must lose to the
-#: pick on (traps, steps, steps left) by lower bounds; else the budget grows once, then
-#: the whole board: exact whatever the guess (only its cost depends on it)
+#: pick on (traps, steps, steps left), else the whole board: exact whatever the guess
+#: (only its cost depends on it)
 REV_SLACK = 2
 
 
@@ -308,51 +308,46 @@ def kernel():
                     # reads the grid distance to the target at the forward ends alone)
                     best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], rem, fly, w, trap, dist,
                                          rank)
-                    grown = False
-                    while not fly and bud < rev_budget and rev_check:
+                    if not fly and bud < rev_budget and rev_check:
                         # exact when every end left out loses to the pick on (traps
-                        # in all, steps in all, steps left): its steps left are at
-                        # least its grid distance to the target less one, and off a
-                        # trap at least ``bud`` unless its route meets a trap (one
-                        # trap more); an end on a trap is never reached under W.
-                        # Else once a budget that makes the ends off traps lose,
-                        # then the whole board (as the position)
-                        need = bud if routed == 1 else rev_budget
-                        if routed == 1:
+                        # in all, steps in all, steps left). An end j off a trap with
+                        # no more traps than the pick (ft[j] >= a0) does: with a route
+                        # on of no trap more and a1_j <= move + bud - 1 steps in all,
+                        # the space of that route m = max(0, a1_j - move) < bud <= its
+                        # steps left before the goal is a forward end searched here,
+                        # as few traps, at most a1_j steps in all and fewer left, so
+                        # it beats j and the pick beats it; with more, a1_j > the
+                        # pick's (at most move + bud - 1); with a trap more, a0_j >
+                        # ft[j]. An end on a trap (never searched under W): at least
+                        # its grid distance less one left. Else the whole board.
+                        ok = routed == 1
+                        if ok:
                             c = fc[best]
                             a0 = np.int64(ft[best]) + rem[c] // w - trap[c]
                             a1 = np.int64(fs[best]) + rem[c] % w - 1
                             for j in range(nf):
                                 c = fc[j]
-                                if rem[c] >= 0 or a0 < ft[j]:
+                                if rem[c] >= 0 or a0 < ft[j] or (a0 == ft[j] and
+                                                                 not trap[c]):
                                     continue
-                                lb = dist[c] - 1
-                                if not trap[c]:
-                                    lb = max(lb, bud)
-                                lb += fs[j]
-                                if a0 == ft[j] and (a1 < lb or (a1 == lb and
-                                                                fs[best] > fs[j])):
-                                    continue
-                                if a0 == ft[j] and not trap[c] and not grown:
-                                    need = max(need, a1 - fs[j] + 1)
-                                else:
-                                    need = rev_budget
-                        if need == bud:
-                            break
-                        bud = min(need, W - 1) if need < rev_budget else rev_budget
-                        grown = True
-                        for j in range(n2):
-                            rem[ends[0, j]] = -1
-                        n2 = _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
-                                          params, REV_WALK, occ2, buf, ends, no_queries,
-                                          tg, bud)
-                        if n2 < 0:
-                            return n2
-                        for j in range(n2):
-                            rem[ends[0, j]] = ends[1, j]
-                        rem[tg] = -1
-                        best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], rem, fly, w, trap,
-                                             dist, rank)
+                                lb = np.int64(fs[j]) + dist[c] - 1
+                                ok = a0 == ft[j] and (a1 < lb or (a1 == lb and
+                                                                  fs[best] > fs[j]))
+                                if not ok:
+                                    break
+                        if not ok:
+                            for j in range(n2):
+                                rem[ends[0, j]] = -1
+                            n2 = _plain_query(blobs, blob_at, qflags, qflags_at, zoc,
+                                              zoc_at, params, REV_WALK, occ2, buf, ends,
+                                              no_queries, tg, rev_budget)
+                            if n2 < 0:
+                                return n2
+                            for j in range(n2):
+                                rem[ends[0, j]] = ends[1, j]
+                            rem[tg] = -1
+                            best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], rem, fly, w,
+                                                 trap, dist, rank)
                     dest = fc[best]
                     steps = fs[best]
                     traps = ft[best]
