@@ -471,7 +471,7 @@ _AI_OFF = [
     _ai_off(field_budget=lambda n: 0),           # the closest by steps (the field)
     _ai_off(n_traps=lambda n: 0),                # the walker's forward search over traps
     _ai_off(rev_budget=lambda n: 0),             # the walker's reverse search
-    _ai_off(rev_check=lambda v: False),          # its bound checked (else: grown, whole)
+    _ai_off(rev_check=lambda v: False),          # its bound checked (else: whole board)
     _ai_off(obstacle=np.ones_like),              # the flyer's goal spaces
     _ai_off(trap=_ZERO),                         # the pick: the end's own trap
     _ai_off(rank=_ZERO),                         # the pick: (x, y) last
@@ -502,9 +502,9 @@ def test_turning_an_enemy_ai_rule_off_fails(monkeypatch, off):
 @pytest.mark.parametrize("slack", [0, 1, -1])
 def test_the_bounded_reverse_search_is_exact(monkeypatch, slack):
     """The walker's reverse search bounded by any guess of the winner's steps left
-    (0: the tightest, most often grown or run again over the whole board; -1: the whole
-    board at once, unbounded) answers as the single positions (turning its check off
-    fails: ``test_turning_an_enemy_ai_rule_off_fails``)."""
+    (0: the tightest, most often run again over the whole board; -1: the whole board at
+    once, unbounded) answers as the single positions (turning its check off fails:
+    ``test_turning_an_enemy_ai_rule_off_fails``)."""
     monkeypatch.setattr(drb, "batch_layout", _ai_off(rev_slack=lambda s: slack))
     counts = {}
     _queries_differential(_ai_boards(range(20, 36)) + [_closest_by_steps()], steps=20,
