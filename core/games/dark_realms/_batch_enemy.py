@@ -310,16 +310,17 @@ def kernel():
                                          rank)
                     if not fly and bud < rev_budget and rev_check:
                         # exact when every end left out loses to the pick on (traps
-                        # in all, steps in all, steps left). An end j off a trap with
-                        # no more traps than the pick (ft[j] >= a0) does: with a route
-                        # on of no trap more and a1_j <= move + bud - 1 steps in all,
-                        # the space of that route m = max(0, a1_j - move) < bud <= its
-                        # steps left before the goal is a forward end searched here,
-                        # as few traps, at most a1_j steps in all and fewer left, so
-                        # it beats j and the pick beats it; with more, a1_j > the
-                        # pick's (at most move + bud - 1); with a trap more, a0_j >
-                        # ft[j]. An end on a trap (never searched under W): at least
-                        # its grid distance less one left. Else the whole board.
+                        # in all a0, steps in all a1, steps left). An end j left out,
+                        # off a trap, with ft[j] >= a0, does: its route on with no
+                        # trap more has sr_j >= bud steps left; if a1_j <= move + bud
+                        # - 1, the space m = max(0, a1_j - move) < bud steps before
+                        # the goal on that route is a forward end (a1_j - m <= move
+                        # steps from the enemy, as few traps) searched here (m < bud),
+                        # with at most a1_j steps in all and fewer left: it beats j,
+                        # the pick beats it; else a1_j > the pick's a1 (<= move + bud
+                        # - 1); a trap more on its route: a0_j > ft[j] >= a0. An end
+                        # on a trap (never searched under W) has at least its grid
+                        # distance less one left. Else the whole board.
                         ok = routed == 1
                         if ok:
                             c = fc[best]
