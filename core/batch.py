@@ -235,7 +235,12 @@ class BatchedGames:
         if isinstance(query, (list, tuple)):
             if len(query) != self.F:
                 raise QueryError(f"query: one per figure slot ({self.F}); got {len(query)}")
+            if not all(isinstance(q, Mapping) for q in query):
+                raise QueryError(f"query: one dict per figure slot; got {describe(query)}")
             self.queries = [dict(q) for q in query]
+        elif query is not None and not isinstance(query, Mapping):
+            raise QueryError(f"query must be a dict, or one per figure slot; got "
+                             f"{describe(query)}")
         else:
             self.queries = [dict(query or {})] * self.F
         self.query = self.queries[0] if len(set(map(repr, self.queries))) <= 1 else None
@@ -405,21 +410,25 @@ class BatchedGames:
         Returns ``(mask, cost, stop)``: uint8/bool[B, P] (1 on each legal end: a place
         id, as the game's ``Moves.actions``), int32[B, P] least costs (-1 elsewhere) and
         int8[B, P] stop codes (0 = need not stop), P = ``n_places``. ``out`` = the same
-        three arrays to write into (rows of >= P columns, any layout: e.g. a figure's
-        slot of a wider action-space mask). ``queries``: one query per game for this
-        call (None for a game that asks nothing): a game whose moves are rolled per
-        move, as Dark Realms' die (the positions backend, or a layout with
-        ``query_budget``); or the same in **array form**, one array per keyword
-        (``{"roll": int[B], "enemy": bool[B], ...}``, a :class:`QueryColumns`: -1 /
-        False leaves the keyword out of that game's query; validated here, and read
-        over the batch at once where the layout has ``query_columns``). ``penalty``: int32[B, >= P] to receive each end's penalty
-        (``Moves.penalty``: Dark Realms' traps; 0 elsewhere, and for a game that asks
-        nothing; the array backend runs the penalty queries on one thread)."""
+        three arrays to write into (uint8, int32, int8; B rows of >= P columns, any
+        layout: e.g. a figure's slot of a wider action-space mask; QueryError otherwise).
+        ``queries``: one query per game for this call (None for a game that asks
+        nothing): a game whose moves are rolled per move, as Dark Realms' die (the
+        positions backend, or a layout with ``query_budget``); or the same in **array
+        form**, one array per keyword (``{"roll": int[B], "enemy": bool[B], ...}``, a
+        :class:`QueryColumns`: -1 / False leaves the keyword out of that game's query;
+        validated here, and read over the batch at once where the layout has
+        ``query_columns``). ``penalty``: int32[B, >= P] (writeable) to receive each
+        end's penalty (``Moves.penalty``: Dark Realms' traps; 0 elsewhere, and for a
+        game that asks nothing; the array backend runs the penalty queries on one
+        thread)."""
         figs = self._figures(figures)
         B, P = self.B, self.n_places
         if out is None:
             out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
                    np.zeros((B, P), np.int8))
+        else:
+            self._check_out(out)
         mask, cost, stop = out
         if isinstance(queries, Mapping):
             queries = QueryColumns(queries, B)
@@ -430,8 +439,8 @@ class BatchedGames:
         if penalty is not None:
             pa = penalty
             if not isinstance(pa, np.ndarray) or pa.dtype != np.int32 or pa.ndim != 2 \
-                    or pa.shape[0] != B or pa.shape[1] < P:
-                raise QueryError(f"penalty must be int32[B={B}, >= {P}]; got "
+                    or pa.shape[0] != B or pa.shape[1] < P or not pa.flags.writeable:
+                raise QueryError(f"penalty must be int32[B={B}, >= {P}], writeable; got "
                                  f"{describe(penalty)}")
             penalty[:] = 0
         if self.backend == "arrays":
@@ -440,17 +449,36 @@ class BatchedGames:
             self._legal_positions(figs, mask, cost, stop, queries, penalty)
         return mask, cost, stop
 
+    def _check_out(self, out) -> None:
+        """``legal_moves(out=)``: three writeable arrays uint8[B, >= P] (bool too on the
+        positions backend), int32[B, >= P], int8[B, >= P] (the compiled calls write
+        every row's P columns: a smaller array would be written out of bounds)."""
+        B, P = self.B, self.n_places
+        masks = (np.uint8,) if self.backend == "arrays" else (np.uint8, np.bool_)
+        want = (f"out must be (mask, cost, stop): uint8[B={B}, >= {P}], "
+                f"int32[B, >= {P}], int8[B, >= {P}] writeable arrays")
+        if not isinstance(out, (tuple, list)) or len(out) != 3:
+            raise QueryError(f"{want}; got {describe(out)}")
+        for name, a, dtypes in zip(("mask", "cost", "stop"), out,
+                                   (masks, (np.int32,), (np.int8,))):
+            if not isinstance(a, np.ndarray) or a.dtype.type not in dtypes or \
+                    a.ndim != 2 or a.shape[0] != B or a.shape[1] < P or \
+                    not a.flags.writeable:
+                raise QueryError(f"{want}; got {name} " + (
+                    f"{a.dtype}{list(a.shape)}" if isinstance(a, np.ndarray) else
+                    describe(a)))
+
     def _figures(self, figures) -> np.ndarray:
         f = np.asarray(figures)
         if f.shape != (self.B,) or f.dtype.kind not in "iu":
             raise QueryError(f"figures must be B={self.B} figure slots (integers, -1 = "
                              f"none); got {describe(figures)}")
-        f = f.astype(np.int64)
-        bad = (f < -1) | (f >= self.F)
+        bad = (f < -1) | (f >= self.F)       # (before the cast: a huge uint64 named)
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
             raise QueryError(f"figures[{b}] = {int(f[b])} is not a figure slot in "
                              f"[-1, {self.F})")
+        f = f.astype(np.int64)
         rows = np.flatnonzero(f >= 0)
         dead = ~self.alive[rows, f[rows]]
         if dead.any():
@@ -623,7 +651,6 @@ class BatchedGames:
         if to.shape != (self.B,) or to.dtype.kind not in "iu":
             raise QueryError(f"places must be B={self.B} place ids (integers); got "
                              f"{describe(places)}")
-        to = to.astype(np.int64)
         rows = np.flatnonzero(figs >= 0)
         if not len(rows):
             return
@@ -632,6 +659,7 @@ class BatchedGames:
             b = int(rows[np.flatnonzero(bad)[0]])
             raise IllegalMoveError(f"places[{b}] = {int(to[b])} is not a place id in "
                                    f"[0, {self.n_places})")
+        to = to.astype(np.int64)
         if self.backend == "positions":
             self._apply_positions(figs, to, rows)
             return
@@ -677,9 +705,11 @@ class BatchedGames:
             self.cell[b, f] = -1 if isinstance(w, str) else pos.action_of(self.ids[f], w)
 
     def remove(self, games, figures) -> None:
-        """Take figure slot ``figures[i]`` out of play in game ``games[i]``."""
-        games = np.asarray(games, np.int64).ravel()
-        figs = np.asarray(figures, np.int64).ravel()
+        """Take figure slot ``figures[i]`` out of play in game ``games[i]`` (``games``,
+        ``figures``: int[K] of the same length; QueryError for an id out of range or a
+        figure not in play)."""
+        games = _indices("remove: games", games, self.B)
+        figs = _indices("remove: figures", figures, self.F)
         if games.shape != figs.shape:
             raise QueryError("remove: games and figures must have the same length")
         if self.backend == "positions":
@@ -702,10 +732,15 @@ class BatchedGames:
         self.alive[games, figs] = False
 
     def reset(self, games=None) -> None:
-        """Put games ``games`` (bool[B] or indices; default all) back to the root."""
+        """Put games ``games`` (bool[B] or int[K] game indices; default all) back to
+        the root (QueryError for an index out of [0, B))."""
         sel = np.arange(self.B) if games is None else np.asarray(games)
         if sel.dtype == bool:
+            if sel.shape != (self.B,):
+                raise QueryError(f"reset: games must be bool[B={self.B}] or game indices; "
+                                 f"got {describe(games)}")
             sel = np.flatnonzero(sel)
+        sel = _indices("reset: games", sel, self.B)
         if self.backend == "positions":
             for b in sel.tolist():
                 self.positions[b] = self.root.copy()
@@ -727,15 +762,21 @@ class BatchedGames:
         """int64[..., 2]: the spaces (cells; -1 = none) of the places of games ``rows``'
         figures (``[R, F, 2]``; -1 out of play), or of ``places`` (int[R, K]) as places
         of figure slots ``slots`` (int[R]): a place is one cell, or two spaces where the
-        layout says so (``BatchLayout.place_spaces``)."""
-        rows = np.asarray(rows, np.int64)
+        layout says so (``BatchLayout.place_spaces``). QueryError for a game, slot or
+        place id out of range (places may hold -1: no place)."""
+        rows = _indices("spaces: rows", rows, self.B).reshape(np.shape(rows))
         if places is None:
             p = self.cell[rows].astype(np.int64)
             kind = None if self._place_spaces is None else self._place_spaces[1][None]
         else:
-            p = np.asarray(places, np.int64)
+            slots = _indices("spaces: slots", slots, self.F)
+            p = np.asarray(places)
+            if p.ndim != 2 or p.shape[0] != len(slots) or len(rows) != len(slots):
+                raise QueryError(f"spaces: places must be int[R, K] with rows and slots "
+                                 f"int[R]; got {describe(places)}")
+            p = _indices("spaces: places", p, self.n_places, lo=-1).reshape(p.shape)
             kind = None if self._place_spaces is None else \
-                self._place_spaces[1][np.asarray(slots, np.int64)][:, None]
+                self._place_spaces[1][slots][:, None]
         out = np.full(p.shape + (2,), -1, np.int64)
         if kind is None:
             out[..., 0] = p
@@ -750,8 +791,10 @@ class BatchedGames:
     # ------------------------------------------------------------------ checking
     def position(self, b: int):
         """A live position equal to game ``b`` (a copy: changing it changes no game)."""
-        if type(b) is not int or not 0 <= b < self.B:
-            raise QueryError(f"game {describe(b)} is not in [0, {self.B})")
+        if not isinstance(b, (int, np.integer)) or isinstance(b, (bool, np.bool_)) or \
+                not 0 <= b < self.B:
+            raise QueryError(f"game {describe(b)} is not an integer in [0, {self.B})")
+        b = int(b)          # (a numpy integer too: np.flatnonzero(...)'s games)
         if self.backend == "positions":
             return self.positions[b].copy()
         pos = self.root.copy()
@@ -820,6 +863,22 @@ class QueryColumns(Sequence):
         return {k: True if a.dtype.kind == "b" else int(a[b])
                 for k, a in self.arrays.items() if (a[b] if a.dtype.kind == "b" else
                                                     a[b] != -1)}
+
+
+def _indices(name: str, values, n: int, lo: int = 0) -> np.ndarray:
+    """int64[K]: ``values`` (integers, any shape, flattened) checked to lie in [lo, n)
+    (QueryError naming the first bad one)."""
+    a = np.asarray(values)
+    if a.size == 0:
+        return np.zeros(0, np.int64)
+    if a.dtype.kind not in "iu":
+        raise QueryError(f"{name} must be integers; got {describe(values)}")
+    a = a.ravel()
+    bad = (a < lo) | (a >= n)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise QueryError(f"{name}[{i}] = {int(a[i])} is not in [{lo}, {n})")
+    return a.astype(np.int64)
 
 
 def per_thread(n: int, shape, dtype) -> list:

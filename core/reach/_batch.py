@@ -179,14 +179,16 @@ _pool_lock = threading.Lock()
 
 
 def _thread_pool(workers: int):
+    """The shared pool of at least ``workers`` threads (made larger when asked for
+    more). A smaller pool it replaces is not shut down: a caller on another thread may
+    hold it between this call and its ``submit`` (which would raise on a shut-down
+    pool); its idle threads end once it is no longer referenced."""
     global _pool
     with _pool_lock:
-        pool, size = _pool
+        size = _pool[1]
         if size < workers:
             from concurrent.futures import ThreadPoolExecutor
             _pool = (ThreadPoolExecutor(workers, thread_name_prefix="movecore"), workers)
-            if pool is not None:
-                pool.shutdown(wait=False)  # its queued work still runs
         return _pool[0]
 
 
