@@ -471,6 +471,7 @@ _AI_OFF = [
     _ai_off(field_budget=lambda n: 0),           # the closest by steps (the field)
     _ai_off(n_traps=lambda n: 0),                # the walker's forward search over traps
     _ai_off(rev_budget=lambda n: 0),             # the walker's reverse search
+    _ai_off(rev_check=lambda v: False),          # its bound checked (else: whole board)
     _ai_off(obstacle=np.ones_like),              # the flyer's goal spaces
     _ai_off(trap=_ZERO),                         # the pick: the end's own trap
     _ai_off(rank=_ZERO),                         # the pick: (x, y) last
@@ -496,6 +497,44 @@ def test_turning_an_enemy_ai_rule_off_fails(monkeypatch, off):
     with pytest.raises(AssertionError, match=r"^\('\w+', \d+, '"):
         _queries_differential(_ai_boards(range(20, 36)) + [_closest_by_steps()], steps=20,
                               B=8, seed=2, query=_enemy_or_random_query)
+
+
+@pytest.mark.parametrize("slack", [0, 1, -1])
+def test_the_bounded_reverse_search_is_exact(monkeypatch, slack):
+    """The walker's reverse search bounded by any guess of the winner's steps left
+    (0: the tightest, most often run again over the whole board; -1: the whole board at
+    once, unbounded) answers as the single positions (turning its check off fails:
+    ``test_turning_an_enemy_ai_rule_off_fails``)."""
+    monkeypatch.setattr(drb, "batch_layout", _ai_off(rev_slack=lambda s: slack))
+    counts = {}
+    _queries_differential(_ai_boards(range(20, 36)) + [_closest_by_steps()], steps=20,
+                          B=8, seed=2, query=_enemy_or_random_query, counts=counts)
+    assert counts["compiled"] > 500, counts
+
+
+def test_the_bounded_reverse_search_in_steady_play():
+    """Self-play's enemy moves out of step (after 30 steps), answered with the walker's
+    reverse search bounded (each guess: the default, the tightest) and over the whole
+    board (-1): the same ends, steps and traps, move after move."""
+    from movecore.games.dark_realms._batch_enemy import REV_SLACK
+    for name, scenario in example_scenarios("dark_realms"):
+        play = BatchedPlay("dark_realms", scenario, 128, seed=4)
+        G = play.games
+        for _ in range(30):
+            play.step()
+        for _ in range(12):
+            act = np.where(play.done, -1, play.actor)
+            qs = play._rolled_queries(act)
+            got = []
+            for slack in (-1, REV_SLACK, 0):
+                G._compiled.args["rev_slack"] = slack
+                pen = np.zeros((G.B, G.n_places), np.int32)
+                got.append([a.copy() for a in G.legal_moves(act, queries=qs,
+                                                            penalty=pen)] + [pen])
+            G._compiled.args["rev_slack"] = REV_SLACK
+            for other in got[1:]:
+                assert all(np.array_equal(x, y) for x, y in zip(got[0], other)), name
+            play.step()
 
 
 # ---------------------------------------------------------------- queries in array form

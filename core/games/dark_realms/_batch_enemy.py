@@ -16,7 +16,8 @@ rules of :func:`.rules.enemy_turn`) for the game's figures:
    penalty kernel, traps as a second objective: each end's fewest traps and the
    least steps with them), the **reverse search** from the target's space (a walker:
    on the scene's trap-cost board, entering a trap costs ``W + 1``, another space 1,
-   ``W = N + 1``: one scalar ``steps + W * traps`` per route; a flyer: from every
+   ``W = N + 1``: one scalar ``steps + W * traps`` per route, first bounded by a guess
+   of the winner's steps left and checked, see :data:`REV_SLACK`; a flyer: from every
    empty space next to the target, the fewest steps), and the **lexicographic pick**
    of :func:`._enemy_pick._enemy_pick` (the same compiled function the position runs);
    the destination's steps and traps are its forward search's (the route the
@@ -50,6 +51,12 @@ from .rules import ENEMIES, MAX_MOVE, MAX_TRAPS_TRACKED, PLAYERS
 #: the plain query shapes, packed one after another (an empty one: not needed)
 FWD_WALK, FWD_FLY, FIELD_WALK, FIELD_FLY, REV_WALK = range(5)
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
+#: the walker's reverse search is first bounded (the kernel's budget) by a guess of the
+#: winner's steps left: the nearest forward end's grid distance to the target less one,
+#: this many more (-1: the whole board at once). Every end left out must lose to the
+#: pick on (traps, steps, steps left), else the whole board: exact whatever the guess
+#: (only its cost depends on it)
+REV_SLACK = 2
 
 
 i64, i32, u8, i8, b1 = types.int64, types.int32, types.uint8, types.int8, types.boolean
@@ -146,15 +153,16 @@ def kernel():
     a2 = (types.uint8[:, :], types.int32[:, :], types.int8[:, :], types.int32[:, :])
 
     @njit(i64(I64_1, I64_1, I64_1, I32_2, I32_2, B_2, I64_1, B_1, B_1, I64_1, B_1, I64_2,
-              i64, I64_2, B_1, B_1, I64_1, i64, i64, i64, i64, I32_1, I64_1, U8_1, I64_1, U64_1,
-              I64_1, I64_2, I32_1, U8_1, U64_1, U64_1, I32_1, I64_1, I32_1, I32_1, i64,
-              I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, *a2, b1), cache=T.CACHE, nogil=True)
+              i64, I64_2, B_1, B_1, I64_1, i64, i64, i64, i64, i64, b1, I32_1, I64_1, U8_1,
+              I64_1, U64_1, I64_1, I64_2, I32_1, U8_1, U64_1, U64_1, I32_1, I64_1, I32_1,
+              I32_1, i64, I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, *a2, b1),
+          cache=T.CACHE, nogil=True)
     def enemy_games(games, slots, moves, occ, cell, alive, team, marked, summon, speed,
                     flying, coords, kind, nbr, obstacle, trap, rank, n_traps, W,
-                    rev_budget, field_budget, blobs, blob_at, qflags, qflags_at, zoc,
-                    zoc_at, params, pblob, pqflags, pzoc, pleave, penter, pparams, buf,
-                    pbuf, out_at, ends, scratch, fwd, occ2, tier, keys, mask, cost, stop,
-                    pen, want_pen):
+                    rev_budget, field_budget, rev_slack, rev_check, blobs, blob_at, qflags,
+                    qflags_at, zoc, zoc_at, params, pblob, pqflags, pzoc, pleave, penter,
+                    pparams, buf, pbuf, out_at, ends, scratch, fwd, occ2, tier, keys, mask,
+                    cost, stop, pen, want_pen):
         dep = deps  # noqa: F841 (in the closure: see above)
         N = occ.shape[1]
         F = cell.shape[1]
@@ -264,9 +272,12 @@ def kernel():
                             fc[j] = ends[0, j]
                             ft[j] = 0
                             fs[j] = ends[1, j]
+                    for j in range(nf):
+                        dist[fc[j]] = _grid_distance(coords, kind, fc[j], tg)
                     # 3b. the reverse search from the target's space
                     for c in range(N):
                         rem[c] = -1
+                    bud = rev_budget
                     if fly:
                         # from every empty space next to the target at once: the
                         # fewest steps (one per step, obstacles flown over but never a
@@ -276,9 +287,18 @@ def kernel():
                         _flyer_rem(nbr, obstacle, o, occ2, tg, rem, field)
                     else:
                         w = np.int64(W)
+                        # the pick reads the reverse costs at the forward ends alone:
+                        # first only the trap-free routes of at most ``bud`` steps,
+                        # ``bud`` a guess of the winner's steps left (the nearest end's
+                        # grid distance, ``rev_slack`` more; checked below)
+                        if rev_slack >= 0:
+                            g = np.int64(W)
+                            for j in range(nf):
+                                g = min(g, dist[fc[j]] - 1)
+                            bud = min(max(g + rev_slack, 1), W - 1, rev_budget)
                         n2 = _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
                                           params, REV_WALK, occ2, buf, ends, no_queries,
-                                          tg, rev_budget)
+                                          tg, bud)
                         if n2 < 0:
                             return n2
                         for j in range(n2):
@@ -286,10 +306,49 @@ def kernel():
                         rem[tg] = -1
                     # 3c. the lexicographic pick (the position's compiled one; it
                     # reads the grid distance to the target at the forward ends alone)
-                    for j in range(nf):
-                        dist[fc[j]] = _grid_distance(coords, kind, fc[j], tg)
                     best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], rem, fly, w, trap, dist,
                                          rank)
+                    if not fly and bud < rev_budget and rev_check:
+                        # exact when every end left out loses to the pick on (traps
+                        # in all a0, steps in all a1, steps left). An end j left out,
+                        # off a trap, with ft[j] >= a0, does: its route on with no
+                        # trap more has sr_j >= bud steps left; if a1_j <= move + bud
+                        # - 1, the space m = max(0, a1_j - move) < bud steps before
+                        # the goal on that route is a forward end (a1_j - m <= move
+                        # steps from the enemy, as few traps) searched here (m < bud),
+                        # with at most a1_j steps in all and fewer left: it beats j,
+                        # the pick beats it; else a1_j > the pick's a1 (<= move + bud
+                        # - 1); a trap more on its route: a0_j > ft[j] >= a0. An end
+                        # on a trap (never searched under W) has at least its grid
+                        # distance less one left. Else the whole board.
+                        ok = routed == 1
+                        if ok:
+                            c = fc[best]
+                            a0 = np.int64(ft[best]) + rem[c] // w - trap[c]
+                            a1 = np.int64(fs[best]) + rem[c] % w - 1
+                            for j in range(nf):
+                                c = fc[j]
+                                if rem[c] >= 0 or a0 < ft[j] or (a0 == ft[j] and
+                                                                 not trap[c]):
+                                    continue
+                                lb = np.int64(fs[j]) + dist[c] - 1
+                                ok = a0 == ft[j] and (a1 < lb or (a1 == lb and
+                                                                  fs[best] > fs[j]))
+                                if not ok:
+                                    break
+                        if not ok:
+                            for j in range(n2):
+                                rem[ends[0, j]] = -1
+                            n2 = _plain_query(blobs, blob_at, qflags, qflags_at, zoc,
+                                              zoc_at, params, REV_WALK, occ2, buf, ends,
+                                              no_queries, tg, rev_budget)
+                            if n2 < 0:
+                                return n2
+                            for j in range(n2):
+                                rem[ends[0, j]] = ends[1, j]
+                            rem[tg] = -1
+                            best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], rem, fly, w,
+                                                 trap, dist, rank)
                     dest = fc[best]
                     steps = fs[best]
                     traps = ft[best]
@@ -410,6 +469,7 @@ class BatchEnemyAI:
             obstacle=np.ascontiguousarray(scene.obstacle, bool),
             trap=np.ascontiguousarray(scene.trap, bool), rank=pos._rank,
             n_traps=n_traps, W=W, rev_budget=rev_budget, field_budget=n,
+            rev_slack=REV_SLACK, rev_check=True,
             blobs=blobs, blob_at=blob_at, qflags=qflags, qflags_at=qflags_at, zoc=zoc,
             zoc_at=zoc_at, params=params, pblob=pen[0], pqflags=pen[1], pzoc=pen[2],
             pleave=pen[3], penter=pen[4], pparams=pen[5], buf=buf, pbuf=pen[6],
