@@ -408,6 +408,68 @@ def _enemy_distance(coords, cell, alive, side_of, kind, b, s, c):
     return d
 
 
+@njit(inline="always")
+def _policy_pick(row, n, greedy, r, dist, coords, cell, alive, side_of, kind, b, s):
+    """Self-play's policy in game ``b``: of the ``n`` legal ends (``row[c] != 0``, a row
+    of N), the k-th in cell order for ``r`` uniform in [0, 1): random: among all of
+    them; greedy: among those at the least grid distance to a figure not of side ``s``
+    (``dist``: int64[N] scratch). -1 when ``n`` is 0."""
+    if n <= 0:
+        return -1
+    N = row.shape[0]
+    if greedy:
+        best = np.int64(1) << 40
+        n_best = 0
+        for c in range(N):
+            if row[c] == 0:
+                continue
+            d = _enemy_distance(coords, cell, alive, side_of, kind, b, s, c)
+            dist[c] = d
+            if d < best:
+                best = d
+                n_best = 0
+            if d == best:
+                n_best += 1
+        want = np.int64(r * n_best)
+        seen = 0
+        for c in range(N):
+            if row[c] != 0 and dist[c] == best:
+                if seen == want:
+                    return c
+                seen += 1
+        return -1
+    want = np.int64(r * n)
+    seen = 0
+    for c in range(N):
+        if row[c] != 0:
+            if seen == want:
+                return c
+            seen += 1
+    return -1
+
+
+@njit(inline="always")
+def _adjacent_enemy(nbr, cell, alive, side_of, b, f, at, r):
+    """The removal coin's victim in game ``b``: the k-th figure (slot order) in play,
+    not of figure ``f``'s side, next to cell ``at``, for ``r`` uniform in [0, 1); -1:
+    none is adjacent."""
+    F = cell.shape[1]
+    n_near = 0
+    for g in range(F):
+        if alive[b, g] and side_of[g] != side_of[f] and _adjacent(nbr, at, cell[b, g]):
+            n_near += 1
+    if n_near == 0:
+        return -1
+    want = np.int64(r * n_near)
+    seen = 0
+    for g in range(F):
+        if alive[b, g] and side_of[g] != side_of[f] and _adjacent(nbr, at, cell[b, g]):
+            if seen == want:
+                return g
+            seen += 1
+    return -1
+
+
 @njit(nogil=True, inline="always")
 def _opponents(S, G, R, O, b, out, pending):
     """``MovecoreGym._opponents``: the other sides play until the learner is to act or
@@ -794,44 +856,8 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
                 if c != start and row[c] != 0:
                     row[c] = 0
                     n -= 1
-        pick = -1
-        if n > 0:
-            if greedy:
-                best = np.int64(1) << 40
-                n_best = 0
-                for c in range(N):
-                    if row[c] == 0:
-                        continue
-                    d = _enemy_distance(coords, cell, alive, side_of, kind, b,
-                                        side_of[f], c)
-                    dist[c] = d
-                    if d < best:
-                        best = d
-                        n_best = 0
-                    if d == best:
-                        n_best += 1
-                        row[c] = 2
-                    else:
-                        row[c] = 1
-                # the k-th cell (in cell order) at the best distance
-                want = np.int64(_uniform(key, (t * B + b) * 3) * n_best)
-                seen = 0
-                for c in range(N):
-                    if row[c] == 2:
-                        if dist[c] == best:
-                            if seen == want:
-                                pick = c
-                                break
-                            seen += 1
-            else:
-                want = np.int64(_uniform(key, (t * B + b) * 3) * n)
-                seen = 0
-                for c in range(N):
-                    if row[c] != 0:
-                        if seen == want:
-                            pick = c
-                            break
-                        seen += 1
+        pick = _policy_pick(row, n, greedy, _uniform(key, (t * B + b) * 3), dist, coords,
+                            cell, alive, side_of, kind, b, side_of[f])
         # ---------------------------------------------------------- the move
         if pick >= 0:
             occ[b, cell[b, f]] = -1
@@ -839,23 +865,12 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
             cell[b, f] = pick
             counts[1] += 1
             if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove an adjacent enemy
-                n_near = 0
-                for g in range(F):
-                    if alive[b, g] and side_of[g] != side_of[f] and \
-                            _adjacent(nbr, pick, cell[b, g]):
-                        n_near += 1
-                if n_near > 0:
-                    want = np.int64(_uniform(key, (t * B + b) * 3 + 2) * n_near)
-                    seen = 0
-                    for g in range(F):
-                        if alive[b, g] and side_of[g] != side_of[f] and \
-                                _adjacent(nbr, pick, cell[b, g]):
-                            if seen == want:
-                                occ[b, cell[b, g]] = -1
-                                cell[b, g] = -1
-                                alive[b, g] = False
-                                break
-                            seen += 1
+                g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick,
+                                    _uniform(key, (t * B + b) * 3 + 2))
+                if g >= 0:
+                    occ[b, cell[b, g]] = -1
+                    cell[b, g] = -1
+                    alive[b, g] = False
                     # fewer than two sides left: the game is over at once
                     if _n_sides(alive, side_of, n_all_sides, b) < 2:
                         done[b] = True

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from ..games.descent._batch import legal_games
-from ..rl._vecgame import _adjacent, _enemy_distance, _n_sides, _selfplay_next_actor
+from ..rl._vecgame import _adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor
 
 
 @njit(cache=True, nogil=True)
@@ -48,39 +48,8 @@ def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, 
         for c in range(N):
             n += mask[b, c]
         # ---------------------------------------------------------- the policy
-        pick = -1
-        if n > 0:
-            if greedy:
-                best = np.int64(1) << 40
-                n_best = 0
-                for c in range(N):
-                    if mask[b, c] == 0:
-                        continue
-                    d = _enemy_distance(coords, cell, alive, side_of, kind, b,
-                                        side_of[f], c)
-                    dist[c] = d
-                    if d < best:
-                        best = d
-                        n_best = 0
-                    if d == best:
-                        n_best += 1
-                want = np.int64(u[b, 0] * n_best)
-                seen = 0
-                for c in range(N):
-                    if mask[b, c] != 0 and dist[c] == best:
-                        if seen == want:
-                            pick = c
-                            break
-                        seen += 1
-            else:
-                want = np.int64(u[b, 0] * n)
-                seen = 0
-                for c in range(N):
-                    if mask[b, c] != 0:
-                        if seen == want:
-                            pick = c
-                            break
-                        seen += 1
+        pick = _policy_pick(mask[b], n, greedy, u[b, 0], dist, coords, cell, alive,
+                            side_of, kind, b, side_of[f])
         # ---------------------------------------------------------- the move
         if pick >= 0:
             sq[b, cell[b, f]] = 0
@@ -89,23 +58,11 @@ def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, 
             cell[b, f] = pick
             counts[1] += 1
             if u[b, 1] < 0.5:               # remove one adjacent enemy
-                n_near = 0
-                for g in range(F):
-                    if alive[b, g] and side_of[g] != side_of[f] and \
-                            _adjacent(nbr, pick, cell[b, g]):
-                        n_near += 1
-                if n_near > 0:
-                    want = np.int64(u[b, 2] * n_near)
-                    seen = 0
-                    for g in range(F):
-                        if alive[b, g] and side_of[g] != side_of[f] and \
-                                _adjacent(nbr, pick, cell[b, g]):
-                            if seen == want:
-                                sq[b, cell[b, g]] = 0
-                                cell[b, g] = -1
-                                alive[b, g] = False
-                                break
-                            seen += 1
+                g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick, u[b, 2])
+                if g >= 0:
+                    sq[b, cell[b, g]] = 0
+                    cell[b, g] = -1
+                    alive[b, g] = False
                     if _n_sides(alive, side_of, n_all_sides, b) < 2:
                         done[b] = True
                         continue
