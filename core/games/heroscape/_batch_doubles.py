@@ -39,6 +39,7 @@ from numba import njit, types
 from ...kernels import _types as T
 from ...kernels._types import CACHE
 from ...reach.compiled import reach1_ordered
+from ._jit import node_value
 
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
 NOT_STOP = np.uint8(0xFF ^ int(T.CELL_STOP))
@@ -266,17 +267,7 @@ def _node_value(occ, b, lp, tp, c0, c1, t, any_mode):
     enemy, as the position's ``node_value``."""
     x = EMPTY if (lp == c0 or lp == c1) else occ[b, lp]
     y = EMPTY if (tp == c0 or tp == c1) else occ[b, tp]
-    if any_mode:
-        return 0 if (x >= 0 or y >= 0) else EMPTY
-    if x == WALL or y == WALL:
-        return WALL
-    if x >= 0 and x != t:
-        return x
-    if y >= 0 and y != t:
-        return y
-    if x == t or y == t:
-        return t
-    return EMPTY
+    return node_value(np.int32(x), np.int32(y), np.int64(t), np.int64(any_mode))
 
 
 @njit(inline="always")
