@@ -53,6 +53,8 @@ U8_1, U64_1, I8_2 = types.uint8[::1], types.uint64[::1], types.int8[:, ::1]
 U8_2A, I32_2A, I8_2A = types.uint8[:, :], types.int32[:, :], types.int8[:, :]
 
 _RP = None   # the penalty kernel, linked in by doubles_kernel()
+_RPS = None  # its rows mode over a table of steps, linked in by doubles_kernel()
+NP = T.N_PARAMS
 
 
 @functools.lru_cache(maxsize=None)
@@ -81,9 +83,10 @@ def doubles_kernel():
     game row gets those alone). Returns 0 or a kernel status < 0."""
     import os
 
-    from ...reach.compiled import kernel_sources, penalty_kernel
-    global _RP
+    from ...reach.compiled import kernel_sources, penalty_kernel, penalty_steps_kernel
+    global _RP, _RPS
     _RP = penalty_kernel()
+    _RPS = penalty_steps_kernel()[1]
     deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, kernel_sources()))
 
     @njit(i64(I32_2, I32_2, B_2, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, B_1,
@@ -165,9 +168,8 @@ def doubles_kernel():
                         if p >= 0:
                             nlv[p] = lv[lead[p]] | lv[trail[p]]
                 ps = 2 * k + (1 if n_rel * bud > 15 else 0)
-                n = _RP(pblobs[pblob_at[ps]:pblob_at[ps + 1]], node_occ, flags, no_zoc,
-                        nlv, no_enter, pparams[ps], pbuf, rows_mode, no_queries, start,
-                        bud)
+                n = _pen_rows(pblobs, pblob_at, pparams, ps, node_occ, flags, no_zoc,
+                              nlv, no_enter, pbuf, rows_mode, no_queries, start, bud)
                 if n < 0:
                     return n
                 o_cell, o_cost, o_stop = out_at, out_at + n, out_at + 2 * n
@@ -260,6 +262,21 @@ def static_ends(blob, qflags, params, flip, budget, fbuf):
 
 
 @njit(inline="always")
+def _pen_rows(pblobs, pblob_at, pparams, ps, occupant, qflags, zoc, leave, enter_pen,
+              pbuf, rows_mode, no_queries, start, bud):
+    """Penalty shape ``ps``'s query in rows mode (its n rows in ``pbuf``; returns n or a
+    status < 0): over its table of steps where ``pparams`` has one (columns
+    ``N_PARAMS``, ``+ 1``: its bounds in ``pblobs``, see ``_batch._pen_shapes``), else
+    the penalty kernel on its blob; the same rows in the same order."""
+    blob = pblobs[pblob_at[ps]:pblob_at[ps + 1]]
+    if pparams.shape[1] > NP + 1:
+        return _RPS(blob, pblobs[pparams[ps, NP]:pparams[ps, NP + 1]], occupant, qflags,
+                    zoc, leave, enter_pen, pparams[ps], pbuf, start, bud)
+    return _RP(blob, occupant, qflags, zoc, leave, enter_pen, pparams[ps], pbuf,
+               rows_mode, no_queries, start, bud)
+
+
+@njit(inline="always")
 def _node_value(occ, b, lp, tp, c0, c1, t, any_mode):
     """Placement (``lp``, ``tp``)'s occupant for the mover on ``c0``, ``c1`` (its own
     spaces free) of team ``t``: ``any_mode`` (a flyer or phantom walker) reads any
@@ -347,9 +364,9 @@ def _single_attacks(occ, cell, alive, b, f, bud, start, team, height, kind, lead
     _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level, nbr, lv)
     s = -1 - kind[f]
     ps = 2 * (n_dk + s) + (1 if n_rel * bud > 15 else 0)
-    n = _RP(pblobs[pblob_at[ps]:pblob_at[ps + 1]], occ[b],
-            sqflags[sqflags_at[s]:sqflags_at[s + 1]], no_zoc, lv, no_enter, pparams[ps],
-            pbuf, rows_mode, no_queries, start, bud)
+    n = _pen_rows(pblobs, pblob_at, pparams, ps, occ[b],
+                  sqflags[sqflags_at[s]:sqflags_at[s + 1]], no_zoc, lv, no_enter, pbuf,
+                  rows_mode, no_queries, start, bud)
     for r in range(n):
         penalty[b, pbuf[out_at + r]] = pbuf[out_at + 4 * n + r]
     return n
