@@ -133,6 +133,26 @@ def doubles_kernel():
             fstart = flip[start]
             any_mode = passes[f]
             t = 0 if any_mode else team[f]
+            n_rel = _relevant(cell, alive, b, f, c0, c1, bud + 3, team, kind, lead,
+                              trail, coords) if leaves[f] else 0
+            if n_rel == 0 and tab_at[f] >= 0 and bud == tab_bud[f]:
+                # a mover that passes every figure: its kept ends from this start on
+                # the empty battlefield, less the placements it may not end on here
+                # (see static_ends; its start, whose spaces are its own, is empty), in
+                # the kernel's order, each pair once (a placement and its flip are
+                # occupied alike: the first of the pair kept is the first listed)
+                at = tab_at[f] + start
+                for e in range(tab_ptr[at], tab_ptr[at + 1]):
+                    if tab[3, e] != 0:
+                        continue              # its flip is listed before it
+                    node = tab[0, e]
+                    if _node_value(occ, b, lead[node], trail[node], c0, c1, 0, 1) != \
+                            EMPTY:
+                        continue
+                    mask[b, node] = 1
+                    cost[b, node] = tab[1, e]
+                    stop[b, node] = codes[k, node] if tab[2, e] != 0 else 0
+                continue
             # 1. the placements' occupancy without the mover, the kind's flags: a
             # placement both of whose spaces are empty (or the mover's) is empty, so
             # only the placements touching an occupied space are worked out
@@ -151,9 +171,8 @@ def doubles_kernel():
                                                   t, any_mode)
             flags[start] &= NOT_STOP
             flags[fstart] &= NOT_STOP
-            # 2. leaving attacks: enemies within reach (budget + 3 of either space)
-            n_rel = _relevant(cell, alive, b, f, c0, c1, bud + 3, team, kind, lead,
-                              trail, coords) if leaves[f] else 0
+            # 2. leaving attacks: enemies within reach (budget + 3 of either space,
+            # n_rel above)
             if n_rel > 0:
                 _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level,
                             nbr, lv)
@@ -175,23 +194,6 @@ def doubles_kernel():
                 o_cell, o_cost, o_stop = out_at, out_at + n, out_at + 2 * n
                 o_pen = out_at + 4 * n
                 src = pbuf
-            elif tab_at[f] >= 0 and bud == tab_bud[f]:
-                # a mover that passes every figure: its kept ends from this start on
-                # the empty battlefield, less the placements it may not end on here
-                # (see static_ends; its start, whose spaces are its own, is empty), in
-                # the kernel's order
-                at = tab_at[f] + start
-                n = 0
-                for e in range(tab_ptr[at], tab_ptr[at + 1]):
-                    node = tab[0, e]
-                    if node_occ[node] == EMPTY:
-                        ends[0, n] = node
-                        ends[1, n] = tab[1, e]
-                        ends[2, n] = tab[2, e]
-                        n += 1
-                src = ends.reshape(3 * ends.shape[1])
-                o_cell, o_cost, o_stop = 0, ends.shape[1], 2 * ends.shape[1]
-                o_pen = -1
             else:
                 query[0, 0] = start
                 query[0, 1] = bud
@@ -230,10 +232,14 @@ def doubles_kernel():
 
 
 def static_ends(blob, qflags, params, flip, budget, fbuf):
-    """(ptr int64[P + 1], ends int32[3, M]): for each start placement ``s`` of a kind
+    """(ptr int64[P + 1], ends int32[4, M]): for each start placement ``s`` of a kind
     that passes every figure (a flyer, a phantom walker), the ends of its plain query
     (budget ``budget``, the kind's flags with the stops of ``s`` and its flip cleared) on
-    the empty battlefield, in the kernel's order, at ``ends[:, ptr[s]:ptr[s + 1]]``.
+    the empty battlefield, in the kernel's order, at ``ends[:, ptr[s]:ptr[s + 1]]``:
+    rows placement, cost, stopped, and 1 where the placement's flip is an end listed
+    before it (a placement and its flip lie on the same two spaces, so a figure on
+    them takes both or neither: the first of a pair that a game keeps is the first of
+    the pair here).
 
     Such a mover passes every placement a figure stands on and only may not end there,
     and whether a placement may be an end never changes the search (a stopped arrival
@@ -256,7 +262,12 @@ def static_ends(blob, qflags, params, flip, budget, fbuf):
         n = reach1_ordered(blob, occ, fl, no_zoc, params, fbuf, ends, query, no_order)
         if n < 0:  # pragma: no cover (ends hold one column per placement)
             raise RuntimeError(f"movecore: kernel status {n}")
-        parts.append(ends[:, :n].copy())
+        part = np.zeros((4, n), T.INDEX)
+        part[:3] = ends[:, :n]
+        row = np.full(P, n, np.int64)            # each end's row (n: not an end)
+        row[part[0]] = np.arange(n)
+        part[3] = row[np.asarray(flip)[part[0]]] < np.arange(n)
+        parts.append(part)
         ptr[s + 1] = ptr[s] + n
     return ptr, np.ascontiguousarray(np.concatenate(parts, axis=1), T.INDEX)
 
