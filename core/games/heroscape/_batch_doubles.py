@@ -13,10 +13,12 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    where the mover is next to enemy j, heights considered), of each
    placement the bits of its two spaces, and the packed penalty kernel of the kind
    (``max_penalty`` 15, or 63 when enemies x budget exceed 15: ``_max_penalty``), rows
-   mode; otherwise the kind's plain query (``reach1_ordered``, kernel order), or, for
-   a mover that passes every figure, its kept ends from ``s`` on the empty battlefield
-   less the placements a figure stands on (:func:`static_ends`: the same ends, in the
-   same order);
+   mode, run over the shape's table of steps (``penalty_steps_kernel``: the same rows
+   in the same order; ``_batch._pen_shapes``); otherwise the kind's plain query
+   (``reach1_ordered``, kernel order), or, for a mover that passes every figure, its
+   kept ends from ``s`` on the empty battlefield less the placements a figure stands on
+   (:func:`static_ends`: the same ends, in the same order; no layers built: each end's
+   occupancy from its two spaces, the first of each pair marked in the kept ends);
 3. each pair of spaces once: the first of its two placements in the kernel's order
    (``finish_double``), written densely into the game's row of mask, cost and stop
    (stop codes of placements: water, lava, glyph); with ``penalty`` asked, its leaving
@@ -72,12 +74,16 @@ def doubles_kernel():
     height, kind of mover (``k >= 0``: a double-space kind, the index into the packed
     plain shapes ``blobs``, ...,
     ``params`` and stop codes ``codes[k]``, its penalty shapes ``2k`` (15 levels) and
-    ``2k + 1`` (63) of ``pblobs``, ``pparams``; ``-1 - s``: single-space kind ``s``,
+    ``2k + 1`` (63) of ``pblobs``, ``pparams`` (int64[S, N_PARAMS + 2]: columns
+    ``N_PARAMS`` and ``+ 1`` bound the shape's table of steps in ``pblobs``, which the
+    search runs over; with N_PARAMS columns, the penalty kernel on the blob: the same
+    rows); ``-1 - s``: single-space kind ``s``,
     its flags ``sqflags`` and penalty shapes ``2 (n_dk + s)`` and ``+ 1``), passes every
     figure, draws leaving attacks; then the placement graph, the battlefield, per-call
     scratch, ``touch`` (the placements touching each space, -1 padded), the kept ends
     of the movers that pass every figure (slot ``f``'s from start ``s`` at
-    ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` for budget
+    ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` (int32[4, M]:
+    :func:`static_ends`) for budget
     ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), the dense outs and,
     with ``want_pen``, ``penalty`` (each end's leaving attacks: a single-space slot's
     game row gets those alone). Returns 0 or a kernel status < 0."""
