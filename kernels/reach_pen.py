@@ -422,3 +422,331 @@ def sorted_pen_ends(cols, n, order):
         pens[j] = cols[4 * n + i]
         pen_costs[j] = cols[5 * n + i]
     return cells, costs, pens, pen_costs
+
+
+# ====================================================== rows mode over a table of steps
+# ``pen_steps`` / ``reach_pen_steps``: the rows mode of ``reach_pen`` for a caller that asks
+# the same board and mover many times with per-query occupants, stop and no-end flags and
+# leave masks (a batch of games on one battlefield). Everything about a step u -> v that
+# does not depend on those -- the neighbour, impassable terrain, blocked cells, side
+# edges, corners, the climb rule and its price, links and their mask -- is worked out
+# once into a table (``pen_steps``); the search reads one entry per step instead of
+# five to eight dependent loads and branches. The table lists each cell's steps in the
+# order ``reach_pen`` tries them (its K directions, then its links), and the kernel makes
+# exactly ``reach_pen``'s decisions on them, so it pushes and settles the same states in
+# the same order: the same rows, in the same order (``tests/test_reach_pen.py``).
+#
+# A table entry is two int32 words: v | v's board flags << 24 (cells < 2**24), then
+# step * 2 + 1 if the side crossed stops the move (the step capped at 2 * MAX_BUDGET: still
+# over any budget it was over; a step over the budget never pushes).
+_STEP_CAP = 2 * MAX_BUDGET
+
+
+@functools.lru_cache(maxsize=None)
+def steps_kernel():
+    """``(pen_steps, reach_pen_steps)``, compiled (or loaded from the cache) on first use.
+
+    ``pen_steps(blob, qflags, params) -> table``: int32[N + 1 + 2 M], the M steps of the
+    mover of ``params`` on ``blob``: ``table[:N + 1]`` = ptr, cell u's steps the entries
+    ptr[u] <= e < ptr[u + 1] at ``table[N + 1 + 2 e]``, ``+ 1``; ``qflags`` (uint8[N] or
+    empty): the cell flags whose ``CELL_BLOCKED`` bits every later query shares (its
+    other bits are read per query).
+
+    ``reach_pen_steps(blob, table, occupant, qflags, zoc, leave, enter_pen, params, buf,
+    start, budget) -> n``: ``reach_pen``'s rows mode (``ends`` int32[8, 0]) for one
+    query, on the table of ``blob``, ``params`` (``P_MAX_CLIMB``, ``P_CLIMB_*``,
+    ``P_LINK_MASK``, ``P_CORNER_CUT`` as when it was built) and flags ``qflags`` whose
+    ``CELL_BLOCKED`` bits are the table's (empty if and only if the table's were): the
+    same n rows in ``buf``'s rows and out blocks, in the same order, ``buf[1]`` the
+    states settled."""
+    st = os.stat(_reach_file)
+    deps = (st.st_mtime_ns, st.st_size)
+
+    @njit(i32_1(i32_1, u8_1, i64_1), cache=CACHE, nogil=True)
+    def pen_steps(blob, qflags, params):
+        dep = deps  # noqa: F841 (in the closure: see kernel())
+        N = np.int64(blob[0])
+        K = np.int64(blob[1])
+        L = np.int64(blob[2])
+        E = np.int64(blob[4])
+        o_nbr = np.int64(blob[5])
+        o_lptr = np.int64(blob[6])
+        o_link = np.int64(blob[7])
+        o_edge = np.int64(blob[9])
+        o_diag = np.int64(blob[10])
+        o_cell = np.int64(blob[12])
+        max_climb = params[P_MAX_CLIMB]
+        max_up = max_climb if max_climb >= 0 else MAX_BUDGET
+        cpl = params[P_CLIMB_PER_LEVEL]
+        flat = params[P_CLIMB_FLAT]
+        dpl = params[P_DESCEND_PER_LEVEL]
+        link_mask = params[P_LINK_MASK]
+        climbs = blob[H_HILLY] != 0 and (cpl != 0 or flat != 0 or dpl != 0 or max_climb >= 0)
+        per_level_only = flat == 0 and dpl == 0 and max_climb < 0
+        check_corner = params[P_CORNER_CUT] == 0 and K > 0 and \
+            blob[o_diag + 2 * (K - 1)] >= 0
+        has_edges = E > 0
+        has_q = qflags.shape[0] > 0
+        has_links = L > 0
+        table = np.empty(N + 1 + 2 * (N * K + L), np.int32)
+        o = N + 1
+        e = 0
+        for u in range(N):
+            table[u] = e
+            hu = blob[o_cell + 4 * u + 2]
+            lp = blob[o_lptr + u]
+            n_moves = K + blob[o_lptr + u + 1] - lp if has_links else K
+            for j in range(n_moves):
+                edge_stop = False
+                if not has_links or j < K:
+                    v = blob[o_nbr + K * u + j]
+                    if v < 0:
+                        continue
+                    tc = blob[o_cell + 4 * v]
+                    if tc < 0:
+                        continue
+                    fl = blob[o_cell + 4 * v + 1]
+                    if has_q:
+                        fl |= qflags[v]
+                        if fl & CELL_BLOCKED:
+                            continue
+                    step = np.int64(tc)
+                    if has_edges:
+                        ef = blob[o_edge + 2 * (K * u + j) + 1]
+                        if ef & EDGE_BLOCKED:
+                            continue
+                        edge_stop = (ef & EDGE_STOP) != 0
+                        step += blob[o_edge + 2 * (K * u + j)]
+                    if check_corner and blob[o_diag + 2 * j] >= 0:
+                        ok = True
+                        for side in range(2):
+                            w = blob[o_nbr + K * u + blob[o_diag + 2 * j + side]]
+                            if w < 0 or blob[o_cell + 4 * w] < 0:
+                                ok = False
+                            elif has_q and (qflags[w] & CELL_BLOCKED):
+                                ok = False
+                        if not ok:
+                            continue
+                    if climbs:
+                        ok, step = _climb(step, np.int64(blob[o_cell + 4 * v + 2] - hu),
+                                          per_level_only, cpl, flat, dpl, max_up)
+                        if not ok:
+                            continue
+                else:
+                    li = lp + j - K
+                    if not (link_mask >> blob[o_link + 3 * li + 2]) & 1:
+                        continue
+                    v = blob[o_link + 3 * li]
+                    if blob[o_cell + 4 * v] < 0:
+                        continue
+                    fl = blob[o_cell + 4 * v + 1]
+                    if has_q:
+                        fl |= qflags[v]
+                        if fl & CELL_BLOCKED:
+                            continue
+                    step = np.int64(blob[o_link + 3 * li + 1])
+                table[o + 2 * e] = v | ((np.int64(blob[o_cell + 4 * v + 1]) & 0xFF) << 24)
+                table[o + 2 * e + 1] = 2 * min(step, _STEP_CAP) + (1 if edge_stop else 0)
+                e += 1
+        table[N] = e
+        return table[:o + 2 * e].copy()
+
+    @njit(types.int64(i32_1, i32_1, i32_1, u8_1, u64_1, u64_1, i32_1, i64_1, i32_1,
+                      types.int64, types.int64), cache=CACHE, nogil=True)
+    def reach_pen_steps(blob, table, occupant, qflags, zoc, leave, enter_pen, params, buf,
+                        start, budget):
+        dep = deps  # noqa: F841 (in the closure: see kernel())
+        N = np.int64(blob[0])
+        o_cell = np.int64(blob[12])
+        o_tab = N + 1
+        nbA = np.int64(buf[2])
+        Pa = np.int64(buf[3])
+        SF = N * Pa
+        S = 2 * SF
+        o_state = np.int64(CTRL)
+        o_par = o_state + S * 2
+        o_wcell = o_par + S
+        o_stack = o_wcell + N * 2
+        o_count = o_stack + nbA * 2 * SF
+        o_rows = o_count + nbA * 2
+        o_out = o_rows + 8 * N
+
+        n_pen = params[P_N_PEN]
+        p_top = n_pen - 1
+        leave_w = params[P_LEAVE_WEIGHT]
+        has_leave = leave.shape[0] > 0 and leave_w != 0
+        has_enter = enter_pen.shape[0] > 0
+        nb_top = params[P_N_BUCKETS]
+        team = params[P_TEAM]
+        ally_mode = params[P_ALLY]
+        enemy_mode = params[P_ENEMY]
+        has_occ = params[P_HAS_OCC] != 0
+        has_q = qflags.shape[0] > 0
+        has_zoc = zoc.shape[0] > 0
+
+        src = start
+        bud = budget
+        nb = min(nb_top - 1, bud) + 1
+        pos = np.int64(0)
+        gen = buf[0] + 1
+        if gen >= 2147483647:  # stamps would wrap: one O(S) reset every 2**31 queries
+            for i in range(S):
+                buf[o_state + 2 * i] = 0
+            for i in range(N):
+                buf[o_wcell + 2 * i] = 0
+            gen = 1
+        buf[0] = gen
+        for i in range(2 * nb):
+            buf[o_count + i] = 0
+        s0 = src
+        buf[o_state + 2 * s0] = gen
+        buf[o_state + 2 * s0 + 1] = 0
+        buf[o_par + s0] = -1
+        buf[o_stack] = s0
+        buf[o_count] = 1
+        pending = 1
+        cur = 0
+        b = 0
+        phase = 0
+        k = 0
+        while pending > 0:
+            bp = 2 * b + phase
+            n_in = buf[U(o_count + bp)]
+            if n_in == 0:
+                if phase == 0:
+                    phase = 1
+                else:
+                    phase = 0
+                    cur += 1
+                    b += 1
+                    if b == nb:
+                        b = 0
+                continue
+            n_in -= 1
+            buf[U(o_count + bp)] = n_in
+            entry = np.int64(buf[U(o_stack + SF * bp + n_in)])
+            pending -= 1
+            u = entry & _CELL_MASK
+            pen = entry >> _PEN_SHIFT
+            sf = pen * N + u
+            stopped_s = phase
+            s = sf + SF if stopped_s else sf
+            if buf[U(o_state + 2 * s + 1)] != cur:
+                continue  # stale entry
+            if stopped_s and buf[U(o_state + 2 * sf)] == gen and \
+                    buf[U(o_state + 2 * sf + 1)] <= cur:
+                continue  # a free arrival at most as dear settled: it wins
+            dominated = False   # (as reach_pen's ends and rows modes)
+            for p2 in range(pen + 1):
+                t2 = p2 * N + u
+                if buf[U(o_state + 2 * t2)] == gen and \
+                        buf[U(o_state + 2 * t2 + 1)] < cur:
+                    dominated = True
+                    break
+                if stopped_s and buf[U(o_state + 2 * (t2 + SF))] == gen and \
+                        buf[U(o_state + 2 * (t2 + SF) + 1)] < cur:
+                    dominated = True
+                    break
+            if dominated:
+                continue
+            if buf[U(o_wcell + 2 * u)] != gen:
+                buf[U(o_wcell + 2 * u)] = gen
+                endable = True
+                if u != src:
+                    fl = blob[U(o_cell + 4 * u + 1)]
+                    if has_q:
+                        fl |= qflags[U(u)]
+                    if fl & CELL_NO_END:
+                        endable = False
+                    elif has_occ:
+                        endable = _occupant_rule(occupant[U(u)], team, ally_mode,
+                                                 enemy_mode)[1]
+                if endable:
+                    e = o_rows + 8 * pos
+                    buf[U(o_wcell + 2 * u + 1)] = pos
+                    buf[U(e)] = u
+                    buf[U(e + 1)] = cur
+                    buf[U(e + 2)] = stopped_s
+                    buf[U(e + 3)] = -1
+                    buf[U(e + 4)] = pen
+                    buf[U(e + 5)] = cur
+                    buf[U(e + 6)] = -1
+                    buf[U(e + 7)] = -1 if stopped_s else cur
+                    pos += 1
+                else:
+                    buf[U(o_wcell + 2 * u + 1)] = -1
+            elif buf[U(o_wcell + 2 * u + 1)] >= 0:
+                e = o_rows + 8 * buf[U(o_wcell + 2 * u + 1)]
+                if pen < buf[U(e + 4)]:
+                    buf[U(e + 4)] = pen
+                    buf[U(e + 5)] = cur
+                if stopped_s == 0 and buf[U(e + 7)] < 0:
+                    buf[U(e + 7)] = cur
+            k += 1
+            if stopped_s:
+                continue
+            lv_u = leave[U(u)] if has_leave else np.uint64(0)
+            for x_e in range(table[U(u)], table[U(u + 1)]):
+                vw = np.int64(table[U(o_tab + 2 * x_e)]) & 0xFFFFFFFF
+                w = np.int64(table[U(o_tab + 2 * x_e + 1)])
+                v = vw & _CELL_MASK
+                step = w >> 1
+                c = cur + step
+                if c > bud:
+                    continue
+                may_end = True
+                if has_occ:
+                    may_pass, may_end = _occupant_rule(occupant[U(v)], team, ally_mode,
+                                                       enemy_mode)
+                    if not may_pass:
+                        continue
+                fl = vw >> _PEN_SHIFT
+                if has_q:
+                    fl |= qflags[U(v)]
+                stopped = (w & 1) != 0 or (fl & CELL_STOP) != 0
+                if not stopped and has_zoc and (zoc[U(u)] & zoc[U(v)]) != 0:
+                    stopped = True
+                if stopped and (not may_end or (fl & CELL_NO_END)):
+                    continue
+                p = pen
+                if has_leave and lv_u != 0:
+                    x = lv_u & ~leave[U(v)]
+                    if x:
+                        x = x - ((x >> np.uint64(1)) & _M1)
+                        x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+                        x = (x + (x >> np.uint64(4))) & _M4
+                        p += np.int64((x * _H01) >> np.uint64(56)) * leave_w
+                if has_enter:
+                    p += enter_pen[U(v)]
+                if p > p_top:
+                    p = p_top
+                t = p * N + v
+                if stopped:
+                    if buf[U(o_state + 2 * t)] == gen and \
+                            buf[U(o_state + 2 * t + 1)] <= c:
+                        continue
+                    t += SF
+                if buf[U(o_state + 2 * t)] == gen and \
+                        buf[U(o_state + 2 * t + 1)] <= c:
+                    continue
+                buf[U(o_state + 2 * t)] = gen
+                buf[U(o_state + 2 * t + 1)] = c
+                b2 = b + step
+                if b2 >= nb:
+                    b2 -= nb
+                bp2 = 2 * b2 + (1 if stopped else 0)
+                n2 = buf[U(o_count + bp2)]
+                if n2 >= SF:
+                    buf[1] = k
+                    return STATUS_QUEUE_FULL
+                buf[U(o_stack + SF * bp2 + n2)] = (p << _PEN_SHIFT) | v
+                buf[U(o_count + bp2)] = n2 + 1
+                pending += 1
+        buf[1] = k
+        n = pos
+        for f in range(8):
+            for i in range(n):
+                buf[o_out + f * n + i] = buf[o_rows + 8 * i + f]
+        return n
+
+    return pen_steps, reach_pen_steps

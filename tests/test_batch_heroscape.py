@@ -287,3 +287,81 @@ def test_many_attacks_on_one_end(double):
     assert np.array_equal(pen[0], want)
     assert all(np.array_equal(x[0], y) for x, y in zip(
         got, _dense(pos, "runner", {}, G.n_places)))
+
+
+def _doubles_arguments(G):
+    """The layout's compiled call and its arguments between ``budgets`` and ``mask``
+    (the ``rest`` its ``answer`` closes over)."""
+    from movecore.games.heroscape._batch_doubles import doubles_kernel
+    fn = G._own[1]
+    cells = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__)))
+    return doubles_kernel(), cells["rest"]
+
+
+def test_penalty_steps_tables_equal_the_penalty_kernel():
+    """The two-space walkers' penalty queries (and every walker's leaving attacks) over
+    the tables of steps give what the penalty kernel on the blobs gives (the path they
+    replace: the same call with the tables' columns taken off ``pparams``): ends,
+    costs, stops, orientation and attacks, for every figure in play of random games."""
+    seen = {"double": 0, "single": 0}
+    for seed in range(0, 96, 3):
+        play = _state_games(seed, B=8, steps=20)
+        if play is None:
+            continue
+        G = play.games
+        K, rest = _doubles_arguments(G)
+        kind, pparams = rest[2], rest[21]
+        assert pparams.shape[1] == 18     # (the tables' bounds: _batch._pen_shapes)
+        slow = list(rest)
+        slow[21] = np.ascontiguousarray(pparams[:, :16])
+        P = G.n_places
+        for f in range(G.F):
+            rows = np.flatnonzero(G.alive[:, f]).astype(np.int64)
+            figs = np.full(len(rows), f, np.int64)
+            buds = np.full(len(rows), int(G._budget[f]), np.int64)
+            outs = []
+            for r in (rest, tuple(slow)):
+                out = (np.zeros((G.B, P), np.uint8), np.full((G.B, P), -1, np.int32),
+                       np.zeros((G.B, P), np.int8), np.zeros((G.B, P), np.int32))
+                assert K(G.occ, G.cell, G.alive, rows, figs, buds, *r, *out, 1) == 0
+                outs.append(out)
+            for a, b in zip(*outs):
+                assert np.array_equal(a, b), (seed, G.ids[f])
+            seen["double" if kind[f] >= 0 else "single"] += int(
+                (outs[0][3][rows] > 0).any(axis=1).sum())
+    # games where the penalty queries drew attacks, for both kinds of figure
+    assert seen["double"] > 10 and seen["single"] > 10, seen
+
+
+def test_kept_ends_of_movers_that_pass_every_figure():
+    """A two-space flyer's or phantom walker's moves from its kind's kept ends (each pair
+    of spaces once by the kept flag of which orientation comes first, the occupied
+    placements left out) equal its position's ``legal_moves``: every such figure in
+    play of random games, and what the kept ends of one start hold."""
+    from movecore.games.heroscape._batch_doubles import static_ends  # noqa: F401
+    checked = 0
+    for seed in range(0, 120, 2):
+        play = _state_games(seed, B=6, steps=15)
+        if play is None:
+            continue
+        G = play.games
+        K, rest = _doubles_arguments(G)
+        kind, passes, flip = rest[2], rest[3], rest[7]
+        tab_at, tab_ptr, tab = rest[-4], rest[-2], rest[-1]
+        P = G.n_places
+        for f in np.flatnonzero((kind >= 0) & passes & (tab_at >= 0)).tolist():
+            # the kept flag: 1 exactly where the placement's flip is listed before it
+            for s in range(0, P, 37):
+                lo, hi = tab_ptr[tab_at[f] + s], tab_ptr[tab_at[f] + s + 1]
+                nodes = tab[0, lo:hi].tolist()
+                where = {n: i for i, n in enumerate(nodes)}
+                assert [int(where.get(int(flip[n]), hi) < i) for i, n in
+                        enumerate(nodes)] == tab[3, lo:hi].tolist()
+            figs = np.where(G.alive[:, f], f, -1)
+            mask, cost, stop = G.legal_moves(figs)
+            for b in np.flatnonzero(figs >= 0).tolist():
+                want = _dense(G.position(b), G.ids[f], {}, P)
+                assert all(np.array_equal(x[b], y) for x, y in zip(
+                    (mask, cost, stop), want)), (seed, b, G.ids[f])
+                checked += 1
+    assert checked > 40, checked

@@ -319,3 +319,69 @@ def test_penalty_kernel_cache_key_follows_reach_py():
     st = os.stat(reach.__file__)
     cells = reach_pen.kernel().py_func.__closure__ or ()
     assert (st.st_mtime_ns, st.st_size) in [c.cell_contents for c in cells]
+
+
+def _steps_block(seeds) -> dict:
+    """``reach_pen_steps`` over ``pen_steps``' table against ``reach_pen``'s rows mode on
+    the penalty boards of ``seeds``: the same rows in the same order and the same states
+    settled, for the query's own cell flags and for flags whose stop and no-end bits
+    differ from those the table was made with (a batch's per-game flags)."""
+    from movecore.kernels.reach_pen import kernel, pen_layout_size, pen_out_offset, \
+        steps_kernel
+    RP, (pen_steps, RPS) = kernel(), steps_kernel()
+    seen = dict(queries=0, rows=0, links=0, edges=0, climbs=0, corner=0, other_flags=0,
+                zoc=0, penalty=0)
+    for seed in seeds:
+        spec, board, mover, layers, start, budget, rng, q = penalty_case(seed)
+        n, n_pen = q.n, int(q.params[T.P_N_PEN])
+        nb = max(int(q.params[T.P_N_BUCKETS]), 8)
+        table = pen_steps(q.pblob, q.qflags, q.params)
+        bufs = []
+        for _ in range(2):
+            b = np.zeros(pen_layout_size(n, n_pen, nb), np.int32)
+            b[2], b[3] = nb, n_pen
+            bufs.append(b)
+        at = pen_out_offset(n, n_pen, nb)
+        flag_sets = [q.qflags]
+        if len(q.qflags):   # stop and no-end bits moved, blocked bits kept
+            other = q.qflags.copy()
+            for c in range(n):
+                if rng.random() < 0.3:
+                    other[c] = (other[c] & T.CELL_BLOCKED) | rng.choice(
+                        [0, T.CELL_STOP, T.CELL_NO_END, T.CELL_STOP | T.CELL_NO_END])
+            flag_sets.append(other)
+        for qf in flag_sets:
+            for s in {start, rng.randrange(n)}:
+                want = RP(q.pblob, q.occupant, qf, q.zoc, q.leave, q.enter_pen, q.params,
+                          bufs[0], np.empty((8, 0), np.int32), np.empty((0, 3), np.int64),
+                          s, budget)
+                got = RPS(q.pblob, table, q.occupant, qf, q.zoc, q.leave, q.enter_pen,
+                          q.params, bufs[1], s, budget)
+                assert got == want >= 0, seed
+                assert np.array_equal(bufs[1][at:at + 8 * got], bufs[0][at:at + 8 * want]), \
+                    (seed, s)
+                assert bufs[1][1] == bufs[0][1], seed       # the same states settled
+                seen["queries"] += 1
+                seen["rows"] += got
+                seen["penalty"] += bool((bufs[0][at + 4 * want:at + 5 * want] > 0).any())
+        seen["other_flags"] += len(flag_sets) > 1
+        seen["links"] += bool(spec["links"])
+        seen["edges"] += bool(spec["edges"])
+        seen["zoc"] += spec["zoc"] is not None
+        seen["climbs"] += bool(q.params[T.P_CLIMB_PER_LEVEL] or q.params[T.P_CLIMB_FLAT] or
+                               q.params[T.P_MAX_CLIMB] >= 0)
+        seen["corner"] += spec["kind"] == "square8"
+    return seen
+
+
+def test_penalty_steps_kernel_equals_the_penalty_kernel():
+    """The table-driven rows mode (batched Heroscape's penalty queries) makes the
+    penalty kernel's decisions: its rows, their order and its settled states."""
+    seen = _steps_block(range(0, N_BOARDS, 4))
+    assert all(v > 20 for v in seen.values()), str(seen)
+
+
+@pytest.mark.slow
+def test_penalty_steps_kernel_equals_the_penalty_kernel_on_more_boards():
+    seen = _steps_block(range(2, N_BOARDS, 4))     # (other boards than the short run's)
+    assert all(v > 20 for v in seen.values()), str(seen)

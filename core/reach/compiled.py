@@ -16,6 +16,9 @@ engine's own (``tests/test_reach_tree_api.py`` checks that games import nothing 
 * ``reach1_ordered``: the same with the ends listed in a given order.
 * ``penalty_kernel()``: the packed penalty (lexicographic) kernel, compiled on first use;
   ``pen_layout_size(n, n_pen, nb)`` and ``pen_out_offset(n, n_pen, nb)`` its workspace.
+* ``penalty_steps_kernel()``: ``(pen_steps, reach_pen_steps)``, its rows mode over a
+  table of the mover's steps made once per board and mover (the same rows, in the same
+  order; for many queries on one board with per-query occupants, stops and leave masks).
 * ``kernel_sources()``: the kernel files a cached compiled caller depends on (a change
   to them must invalidate that caller's cache).
 * ``thread_pool(workers)``: the engine's shared pool of worker threads (``threads=``).
@@ -30,12 +33,19 @@ from ._batch import _thread_pool as thread_pool  # noqa: F401
 
 __all__ = ["CTRL", "fast_layout_size", "is_plain", "reach1_general", "reach1_ordered",
            "reach1_plain", "pen_layout_size", "pen_out_offset", "penalty_kernel",
+           "penalty_steps_kernel",
            "kernel_sources", "thread_pool"]
 
 
 def penalty_kernel():
     """The packed penalty kernel (a Numba dispatcher), compiled on its first use."""
     return _reach_pen.kernel()
+
+
+def penalty_steps_kernel():
+    """``(pen_steps, reach_pen_steps)`` (Numba dispatchers), compiled on their first use:
+    see :func:`movecore.kernels.reach_pen.steps_kernel`."""
+    return _reach_pen.steps_kernel()
 
 
 def kernel_sources() -> tuple[str, str]:

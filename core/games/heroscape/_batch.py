@@ -32,7 +32,8 @@ What one query answers:
   graph's query as the position runs it -- its own placements freed, the stops of its
   start and of its flip cleared, the plain query, or the penalty kernel on the
   placements' leave bits for a walker with an enemy in reach (whose row order decides
-  which orientation of a pair of spaces is listed) -- each pair of spaces once; a
+  which orientation of a pair of spaces is listed; run over a table of the kind's
+  steps made once: :func:`_pen_shapes`) -- each pair of spaces once; a
   flyer's or phantom walker's plain query is read from its kind's kept ends on the
   empty battlefield, less the occupied placements (:func:`._batch_doubles.static_ends`);
 * the **leaving attacks** (``legal_moves(penalty=)``) come from the same call (each
@@ -187,9 +188,8 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
     qflags = np.concatenate([q.qflags for q in fast]).astype(np.uint8)
     params = np.stack([q.params for q in fast]).astype(np.int64)
     params[:, T.P_HAS_OCC] = 1
-    pblobs = np.concatenate([q.pblob for q in pens]).astype(T.INDEX)
-    pparams = np.stack([q.params for q in pens]).astype(np.int64)
-    pparams[:, T.P_HAS_OCC] = 1
+    pblobs, pparams = _pen_shapes(pens, [k.fast._q.qflags for k in dk] +
+                                  [k.qflags for k in skinds])
     passes = np.array([inf.flyer or inf.phantom for inf in infos], bool)
     leaves = np.array([inf.leaves for inf in infos], bool)
     nb = max(int(params[:, T.P_N_BUCKETS].max()), 8)
@@ -250,6 +250,31 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
         if st_ < 0:  # pragma: no cover (ends hold one column per placement)
             raise RuntimeError(f"movecore: batched double-space kernel status {st_}")
     return answer
+
+
+def _pen_shapes(pens, flags):
+    """(pblobs int32[...], pparams int64[S, N_PARAMS + 2]) of the S penalty shapes
+    ``pens`` (two per kind of mover, ``flags[s // 2]`` the cell flags its queries
+    share the blocked cells of): their blobs one after another (shape s's from
+    ``pblob_at[s]``, the lengths' running sum), then each shape's table of steps
+    (:func:`movecore.reach.compiled.penalty_steps_kernel`) at ``pblobs[pparams[s,
+    N_PARAMS]:pparams[s, N_PARAMS + 1]]``: what ``doubles`` searches (the same rows as
+    the penalty kernel on the blob, in the same order)."""
+    from ...reach.compiled import penalty_steps_kernel
+    pen_steps = penalty_steps_kernel()[0]
+    params = np.stack([q.params for q in pens]).astype(np.int64)
+    params[:, T.P_HAS_OCC] = 1
+    parts = [np.asarray(q.pblob, T.INDEX) for q in pens]
+    at = sum(len(x) for x in parts)
+    cols = np.zeros((len(pens), 2), np.int64)
+    for s, q in enumerate(pens):
+        table = pen_steps(parts[s], np.ascontiguousarray(flags[s // 2], np.uint8),
+                          params[s])
+        cols[s] = at, at + len(table)
+        parts.append(table)
+        at += len(table)
+    return np.concatenate(parts).astype(T.INDEX), \
+        np.ascontiguousarray(np.concatenate([params, cols], axis=1))
 
 
 i64 = types.int64

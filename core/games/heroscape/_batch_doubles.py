@@ -13,10 +13,12 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    where the mover is next to enemy j, heights considered), of each
    placement the bits of its two spaces, and the packed penalty kernel of the kind
    (``max_penalty`` 15, or 63 when enemies x budget exceed 15: ``_max_penalty``), rows
-   mode; otherwise the kind's plain query (``reach1_ordered``, kernel order), or, for
-   a mover that passes every figure, its kept ends from ``s`` on the empty battlefield
-   less the placements a figure stands on (:func:`static_ends`: the same ends, in the
-   same order);
+   mode, run over the shape's table of steps (``penalty_steps_kernel``: the same rows
+   in the same order; ``_batch._pen_shapes``); otherwise the kind's plain query
+   (``reach1_ordered``, kernel order), or, for a mover that passes every figure, its
+   kept ends from ``s`` on the empty battlefield less the placements a figure stands on
+   (:func:`static_ends`: the same ends, in the same order; no layers built: each end's
+   occupancy from its two spaces, the first of each pair marked in the kept ends);
 3. each pair of spaces once: the first of its two placements in the kernel's order
    (``finish_double``), written densely into the game's row of mask, cost and stop
    (stop codes of placements: water, lava, glyph); with ``penalty`` asked, its leaving
@@ -53,6 +55,8 @@ U8_1, U64_1, I8_2 = types.uint8[::1], types.uint64[::1], types.int8[:, ::1]
 U8_2A, I32_2A, I8_2A = types.uint8[:, :], types.int32[:, :], types.int8[:, :]
 
 _RP = None   # the penalty kernel, linked in by doubles_kernel()
+_RPS = None  # its rows mode over a table of steps, linked in by doubles_kernel()
+NP = T.N_PARAMS
 
 
 @functools.lru_cache(maxsize=None)
@@ -70,20 +74,25 @@ def doubles_kernel():
     height, kind of mover (``k >= 0``: a double-space kind, the index into the packed
     plain shapes ``blobs``, ...,
     ``params`` and stop codes ``codes[k]``, its penalty shapes ``2k`` (15 levels) and
-    ``2k + 1`` (63) of ``pblobs``, ``pparams``; ``-1 - s``: single-space kind ``s``,
+    ``2k + 1`` (63) of ``pblobs``, ``pparams`` (int64[S, N_PARAMS + 2]: columns
+    ``N_PARAMS`` and ``+ 1`` bound the shape's table of steps in ``pblobs``, which the
+    search runs over; with N_PARAMS columns, the penalty kernel on the blob: the same
+    rows); ``-1 - s``: single-space kind ``s``,
     its flags ``sqflags`` and penalty shapes ``2 (n_dk + s)`` and ``+ 1``), passes every
     figure, draws leaving attacks; then the placement graph, the battlefield, per-call
     scratch, ``touch`` (the placements touching each space, -1 padded), the kept ends
     of the movers that pass every figure (slot ``f``'s from start ``s`` at
-    ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` for budget
+    ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` (int32[4, M]:
+    :func:`static_ends`) for budget
     ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), the dense outs and,
     with ``want_pen``, ``penalty`` (each end's leaving attacks: a single-space slot's
     game row gets those alone). Returns 0 or a kernel status < 0."""
     import os
 
-    from ...reach.compiled import kernel_sources, penalty_kernel
-    global _RP
+    from ...reach.compiled import kernel_sources, penalty_kernel, penalty_steps_kernel
+    global _RP, _RPS
     _RP = penalty_kernel()
+    _RPS = penalty_steps_kernel()[1]
     deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, kernel_sources()))
 
     @njit(i64(I32_2, I32_2, B_2, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, B_1,
@@ -130,6 +139,26 @@ def doubles_kernel():
             fstart = flip[start]
             any_mode = passes[f]
             t = 0 if any_mode else team[f]
+            n_rel = _relevant(cell, alive, b, f, c0, c1, bud + 3, team, kind, lead,
+                              trail, coords) if leaves[f] else 0
+            if n_rel == 0 and tab_at[f] >= 0 and bud == tab_bud[f]:
+                # a mover that passes every figure: its kept ends from this start on
+                # the empty battlefield, less the placements it may not end on here
+                # (see static_ends; its start, whose spaces are its own, is empty), in
+                # the kernel's order, each pair once (a placement and its flip are
+                # occupied alike: the first of the pair kept is the first listed)
+                at = tab_at[f] + start
+                for e in range(tab_ptr[at], tab_ptr[at + 1]):
+                    if tab[3, e] != 0:
+                        continue              # its flip is listed before it
+                    node = tab[0, e]
+                    if _node_value(occ, b, lead[node], trail[node], c0, c1, 0, 1) != \
+                            EMPTY:
+                        continue
+                    mask[b, node] = 1
+                    cost[b, node] = tab[1, e]
+                    stop[b, node] = codes[k, node] if tab[2, e] != 0 else 0
+                continue
             # 1. the placements' occupancy without the mover, the kind's flags: a
             # placement both of whose spaces are empty (or the mover's) is empty, so
             # only the placements touching an occupied space are worked out
@@ -148,9 +177,8 @@ def doubles_kernel():
                                                   t, any_mode)
             flags[start] &= NOT_STOP
             flags[fstart] &= NOT_STOP
-            # 2. leaving attacks: enemies within reach (budget + 3 of either space)
-            n_rel = _relevant(cell, alive, b, f, c0, c1, bud + 3, team, kind, lead,
-                              trail, coords) if leaves[f] else 0
+            # 2. leaving attacks: enemies within reach (budget + 3 of either space,
+            # n_rel above)
             if n_rel > 0:
                 _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level,
                             nbr, lv)
@@ -165,31 +193,13 @@ def doubles_kernel():
                         if p >= 0:
                             nlv[p] = lv[lead[p]] | lv[trail[p]]
                 ps = 2 * k + (1 if n_rel * bud > 15 else 0)
-                n = _RP(pblobs[pblob_at[ps]:pblob_at[ps + 1]], node_occ, flags, no_zoc,
-                        nlv, no_enter, pparams[ps], pbuf, rows_mode, no_queries, start,
-                        bud)
+                n = _pen_rows(pblobs, pblob_at, pparams, ps, node_occ, flags, no_zoc,
+                              nlv, no_enter, pbuf, rows_mode, no_queries, start, bud)
                 if n < 0:
                     return n
                 o_cell, o_cost, o_stop = out_at, out_at + n, out_at + 2 * n
                 o_pen = out_at + 4 * n
                 src = pbuf
-            elif tab_at[f] >= 0 and bud == tab_bud[f]:
-                # a mover that passes every figure: its kept ends from this start on
-                # the empty battlefield, less the placements it may not end on here
-                # (see static_ends; its start, whose spaces are its own, is empty), in
-                # the kernel's order
-                at = tab_at[f] + start
-                n = 0
-                for e in range(tab_ptr[at], tab_ptr[at + 1]):
-                    node = tab[0, e]
-                    if node_occ[node] == EMPTY:
-                        ends[0, n] = node
-                        ends[1, n] = tab[1, e]
-                        ends[2, n] = tab[2, e]
-                        n += 1
-                src = ends.reshape(3 * ends.shape[1])
-                o_cell, o_cost, o_stop = 0, ends.shape[1], 2 * ends.shape[1]
-                o_pen = -1
             else:
                 query[0, 0] = start
                 query[0, 1] = bud
@@ -228,10 +238,14 @@ def doubles_kernel():
 
 
 def static_ends(blob, qflags, params, flip, budget, fbuf):
-    """(ptr int64[P + 1], ends int32[3, M]): for each start placement ``s`` of a kind
+    """(ptr int64[P + 1], ends int32[4, M]): for each start placement ``s`` of a kind
     that passes every figure (a flyer, a phantom walker), the ends of its plain query
     (budget ``budget``, the kind's flags with the stops of ``s`` and its flip cleared) on
-    the empty battlefield, in the kernel's order, at ``ends[:, ptr[s]:ptr[s + 1]]``.
+    the empty battlefield, in the kernel's order, at ``ends[:, ptr[s]:ptr[s + 1]]``:
+    rows placement, cost, stopped, and 1 where the placement's flip is an end listed
+    before it (a placement and its flip lie on the same two spaces, so a figure on
+    them takes both or neither: the first of a pair that a game keeps is the first of
+    the pair here).
 
     Such a mover passes every placement a figure stands on and only may not end there,
     and whether a placement may be an end never changes the search (a stopped arrival
@@ -254,9 +268,29 @@ def static_ends(blob, qflags, params, flip, budget, fbuf):
         n = reach1_ordered(blob, occ, fl, no_zoc, params, fbuf, ends, query, no_order)
         if n < 0:  # pragma: no cover (ends hold one column per placement)
             raise RuntimeError(f"movecore: kernel status {n}")
-        parts.append(ends[:, :n].copy())
+        part = np.zeros((4, n), T.INDEX)
+        part[:3] = ends[:, :n]
+        row = np.full(P, n, np.int64)            # each end's row (n: not an end)
+        row[part[0]] = np.arange(n)
+        part[3] = row[np.asarray(flip)[part[0]]] < np.arange(n)
+        parts.append(part)
         ptr[s + 1] = ptr[s] + n
     return ptr, np.ascontiguousarray(np.concatenate(parts, axis=1), T.INDEX)
+
+
+@njit(inline="always")
+def _pen_rows(pblobs, pblob_at, pparams, ps, occupant, qflags, zoc, leave, enter_pen,
+              pbuf, rows_mode, no_queries, start, bud):
+    """Penalty shape ``ps``'s query in rows mode (its n rows in ``pbuf``; returns n or a
+    status < 0): over its table of steps where ``pparams`` has one (columns
+    ``N_PARAMS``, ``+ 1``: its bounds in ``pblobs``, see ``_batch._pen_shapes``), else
+    the penalty kernel on its blob; the same rows in the same order."""
+    blob = pblobs[pblob_at[ps]:pblob_at[ps + 1]]
+    if pparams.shape[1] > NP + 1:
+        return _RPS(blob, pblobs[pparams[ps, NP]:pparams[ps, NP + 1]], occupant, qflags,
+                    zoc, leave, enter_pen, pparams[ps], pbuf, start, bud)
+    return _RP(blob, occupant, qflags, zoc, leave, enter_pen, pparams[ps], pbuf,
+               rows_mode, no_queries, start, bud)
 
 
 @njit(inline="always")
@@ -347,9 +381,9 @@ def _single_attacks(occ, cell, alive, b, f, bud, start, team, height, kind, lead
     _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level, nbr, lv)
     s = -1 - kind[f]
     ps = 2 * (n_dk + s) + (1 if n_rel * bud > 15 else 0)
-    n = _RP(pblobs[pblob_at[ps]:pblob_at[ps + 1]], occ[b],
-            sqflags[sqflags_at[s]:sqflags_at[s + 1]], no_zoc, lv, no_enter, pparams[ps],
-            pbuf, rows_mode, no_queries, start, bud)
+    n = _pen_rows(pblobs, pblob_at, pparams, ps, occ[b],
+                  sqflags[sqflags_at[s]:sqflags_at[s + 1]], no_zoc, lv, no_enter, pbuf,
+                  rows_mode, no_queries, start, bud)
     for r in range(n):
         penalty[b, pbuf[out_at + r]] = pbuf[out_at + 4 * n + r]
     return n
