@@ -157,9 +157,10 @@ class BatchLayout:
     none; :class:`movecore.tools.selfplay_batch.BatchedPlay` runs it where set).
 
         selfplay: a dict of the game's arrays and argument makers (Heroscape: the
-                  move's constants, ``consts``, and ``doubles()``: the two-space
-                  figures' compiled call's arguments with scratch of their own, one set
-                  per thread; :mod:`movecore.tools._selfplay_heroscape`).
+                  move's constants, ``consts``, and ``doubles(own)``: the two-space
+                  figures' compiled call's arguments, with scratch of their own, one set
+                  per thread, or ``answer``'s for the first thread;
+                  :mod:`movecore.tools._selfplay_heroscape`).
 
     Optional: a game's own batched moves (None: the kernel path above).
 

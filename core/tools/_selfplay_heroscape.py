@@ -309,7 +309,7 @@ def step(play, kind: int) -> int:
              G._cell0, RULES)
         mask, cost, stop = play._out
         calls = [(S, M, Q, G.occ, G.cell, G.alive, mask, cost, stop, G._bufs[c],
-                  G._ends[c], np.zeros((1, 3), np.int64), sp["doubles"](),
+                  G._ends[c], np.zeros((1, 3), np.int64), sp["doubles"](c > 0),
                   tuple(np.zeros(1, np.int64) for _ in range(3)),
                   np.zeros(P, np.int64), np.zeros(P, np.uint8), np.zeros(F, np.bool_),
                   (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])

@@ -227,12 +227,12 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
         tab_at[g], tab_bud[g] = kept[k, bud], bud
     tab_ptr = np.concatenate(ptrs) if ptrs else np.zeros(1, np.int64)
     tab = np.concatenate(tabs, axis=1) if tabs else np.zeros((3, 0), T.INDEX)
-    def scratch() -> tuple:
-        """The call's scratch (``node_occ`` ... ``pbuf``): new arrays, one set per
-        thread that calls the kernel at the same time."""
+    def scratch(fb, pb) -> tuple:
+        """The call's scratch (``node_occ`` ... ``pbuf``; workspaces ``fb``, ``pb``):
+        one set per thread that calls the kernel at the same time."""
         return (np.empty(P, T.INDEX), np.empty(P, np.uint8), np.full(P, -1, np.int64),
-                np.zeros(N, np.uint64), np.zeros(P, np.uint64), fbuf.copy(),
-                np.zeros((3, P), T.INDEX), np.zeros((1, 3), np.int64), pbuf.copy())
+                np.zeros(N, np.uint64), np.zeros(P, np.uint64), fb,
+                np.zeros((3, P), T.INDEX), np.zeros((1, 3), np.int64), pb)
 
     head = (team, height, kind, passes, leaves,
             *((np.ascontiguousarray(x, np.int64) for x in (st.lead, st.trail, st.flip))
@@ -246,7 +246,8 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
             np.ascontiguousarray(st.touch, np.int64) if dk else
             np.full((1, 1), -1, np.int64),
             tab_at, tab_bud, tab_ptr, np.ascontiguousarray(tab, T.INDEX))
-    rest = head + scratch() + tail
+    mine = scratch(fbuf, pbuf)
+    rest = head + mine + tail
     no_pen = np.zeros((0, 0), np.int32)
 
     def answer(occ, cell, alive, rows, figs, budgets, mask, cost, stop,
@@ -261,10 +262,14 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
         if st_ < 0:  # pragma: no cover (ends hold one column per placement)
             raise RuntimeError(f"movecore: batched double-space kernel status {st_}")
 
-    def arguments() -> tuple:
+    def arguments(own: bool = True) -> tuple:
         """The arguments of :func:`._batch_doubles.doubles_kernel` between ``budgets``
-        and ``mask``, with scratch of their own (a compiled caller's, per thread)."""
-        return head + scratch() + tail
+        and ``mask`` for a compiled caller: with scratch of their own (one set per
+        thread; the penalty workspace is the largest, 8 MiB for 1,056 placements at 64
+        levels), or (``own`` False) ``answer``'s, for a caller never running beside it
+        (the first thread of the self-play step: ``legal_moves`` is not called during a
+        step)."""
+        return head + (scratch(fbuf.copy(), pbuf.copy()) if own else mine) + tail
     return answer, arguments
 
 
