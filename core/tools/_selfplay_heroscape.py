@@ -114,15 +114,6 @@ def _place_distance(coords, kind, cell, alive, side_of, double, lead, trail, b, 
     return d
 
 
-@njit(nogil=True)
-def _move_figure(occ, cell, alive, b, f, to, near, rewrite, double, lead, trail, team,
-                 height, level, nbr, n_teams, master):
-    """``_batch._move_one`` (a call of its own: the step calls it twice, and Numba's
-    inlining of it in both places doubled the step's compile time)."""
-    _move_one(occ, cell, alive, b, f, to, near, rewrite, double, lead, trail, team,
-              height, level, nbr, n_teams, master)
-
-
 @functools.lru_cache(maxsize=None)
 def step_kernel():
     """The compiled step (compiled, or loaded from Numba's cache, on first use; the
@@ -174,6 +165,7 @@ def step_kernel():
         both_r = (rules & REMOVAL_SPACES) != 0
         both_g = (rules & GREEDY_SPACES) != 0
         no_pen = np.zeros((0, 0), np.int32)
+        gone = np.int64(-1)     # (a removal's place; not a literal: one compile of the call)
         n_all_sides = 0
         for g in range(F):
             n_all_sides = max(n_all_sides, side_of[g] + 1)
@@ -249,15 +241,16 @@ def step_kernel():
                                 coords, cell, alive, side_of, kind, b, s)
             # ------------------------------------------------------ the move
             if pick >= 0:
-                _move_figure(occ, cell, alive, b, f, pick, near, rewrite, double, lead,
-                             trail, team, height, level, hnbr, n_teams, master)
+                _move_one(occ, cell, alive, b, f, pick, near, rewrite, double, lead,
+                          trail, team, height, level, hnbr, n_teams, master)
                 counts[1] += 1
                 if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove a touching enemy
                     g = _touching_enemy(nbr, cell, alive, side_of, double, lead, trail,
                                         b, f, _uniform(key, (t * B + b) * 3 + 2), both_r)
                     if g >= 0:
-                        _move_figure(occ, cell, alive, b, g, -1, near, rewrite, double,
-                                     lead, trail, team, height, level, hnbr, n_teams, master)
+                        _move_one(occ, cell, alive, b, g, gone, near, rewrite, double,
+                                  lead, trail, team, height, level, hnbr, n_teams,
+                                  master)
                         # fewer than two sides left: the game is over at once
                         if _n_sides(alive, side_of, n_all_sides, b) < 2:
                             done[b] = True

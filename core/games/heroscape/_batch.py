@@ -348,13 +348,16 @@ def _codes(occ, cell, alive, figs, double, lead, trail, team, height, level, nbr
                    n_teams, master, 0, g)
 
 
-@njit(inline="always")
+@njit(cache=CACHE, nogil=True)
 def _move_one(occ, cell, alive, b, f, to, near, rewrite, double, lead, trail, team,
               height, level, nbr, n_teams, master):
     """Game ``b``: figure slot ``f`` to place ``to`` (-1: out of play), and (``rewrite``)
     the codes of the figures next to its old and new spaces written again (their
     engagement may change). ``near``: bool[F] scratch. (``rewrite`` False is a rule
-    turned off, for the tests of the compiled self-play step.)"""
+    turned off, for the tests of the compiled self-play step.) A function of its own,
+    cached, not inlined: :func:`_move` and the self-play step
+    (:mod:`movecore.tools._selfplay_heroscape`) call one compiled copy (inlined, it cost
+    each of them seconds of compile time)."""
     F = cell.shape[1]
     for g in range(F):
         near[g] = False
@@ -397,6 +400,7 @@ def _move(occ, cell, alive, rows, figs, to, double, lead, trail, team, height, l
     the codes of the figures next to its old and new spaces written again
     (:func:`_move_one`)."""
     near = np.empty(cell.shape[1], np.bool_)
+    rewrite = rows.shape[0] >= 0    # (True, typed as a bool: the step's signature)
     for k in range(rows.shape[0]):
-        _move_one(occ, cell, alive, rows[k], figs[k], to[k], near, True, double, lead,
+        _move_one(occ, cell, alive, rows[k], figs[k], to[k], near, rewrite, double, lead,
                   trail, team, height, level, nbr, n_teams, master)
