@@ -68,7 +68,8 @@ def _touching_enemy(nbr, cell, alive, side_of, double, lead, trail, b, f, r, bot
             hit = False
             for a in range(2):
                 c = a0 if a == 0 else a1
-                if c >= 0 and (_adjacent(nbr, c, x0) or (x1 >= 0 and _adjacent(nbr, c, x1))):
+                if c >= 0 and (_adjacent(nbr, c, x0) or
+                               (x1 >= 0 and _adjacent(nbr, c, x1))):
                     hit = True
             if not hit:
                 continue
@@ -160,12 +161,12 @@ def step_kernel():
         F = cell.shape[1]
         B = occ.shape[0]
         P = mask.shape[1]
-        t = tick[0]         # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
+        t = tick[0]     # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
         rewrite = (rules & NEIGHBOUR_CODES) != 0
         both_r = (rules & REMOVAL_SPACES) != 0
         both_g = (rules & GREEDY_SPACES) != 0
         no_pen = np.zeros((0, 0), np.int32)
-        gone = np.int64(-1)     # (a removal's place; not a literal: one compile of the call)
+        gone = np.int64(-1)     # (a removal's place; not a literal: one compile)
         n_all_sides = 0
         for g in range(F):
             n_all_sides = max(n_all_sides, side_of[g] + 1)
