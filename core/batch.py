@@ -153,6 +153,15 @@ class BatchLayout:
                   ``place_kind[f]``) where a place is not one cell (Heroscape's
                   two-space figures stand on placement nodes); None: place = cell.
 
+    Optional: what a game's own compiled self-play step reads (None: the layout has
+    none; :class:`movecore.tools.selfplay_batch.BatchedPlay` runs it where set).
+
+        selfplay: a dict of the game's arrays and argument makers (Heroscape: the
+                  move's constants, ``consts``, and ``doubles(own)``: the two-space
+                  figures' compiled call's arguments, with scratch of their own, one set
+                  per thread, or ``answer``'s for the first thread;
+                  :mod:`movecore.tools._selfplay_heroscape`).
+
     Optional: a game's own batched moves (None: the kernel path above).
 
         game:     an object that answers and applies the moves itself, over per-game
@@ -186,6 +195,7 @@ class BatchLayout:
     place_spaces: list | None = None
     place_kind: np.ndarray | None = None
     compiled: Any = None
+    selfplay: Any = None
     game: Any = None
 
 
@@ -216,6 +226,7 @@ class BatchedGames:
     _move = None
     _own = None
     _place_spaces = None
+    _selfplay = None
 
     def __init__(self, root, num_games: int, *, query: Mapping | None = None,
                  threads: int = 1, backend: str = "auto"):
@@ -302,6 +313,7 @@ class BatchedGames:
         self._compiled = L.compiled
         self._live: dict = {}     # game -> its position for queries not batched
         self._move = L.move
+        self._selfplay = L.selfplay
         self._own = None if L.answer is None else (
             np.zeros(len(L.cell), bool) if L.own is None else np.asarray(L.own, bool),
             L.answer)

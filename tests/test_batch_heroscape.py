@@ -365,3 +365,80 @@ def test_kept_ends_of_movers_that_pass_every_figure():
                     (mask, cost, stop), want)), (seed, b, G.ids[f])
                 checked += 1
     assert checked > 40, checked
+
+
+# ---------------------------------------------------------------- the compiled step
+def _compiled_vs_array(scenarios, policy, threads, steps, B=16, seed=7) -> dict:
+    """Plays every scenario on the compiled step (:mod:`movecore.tools._selfplay_heroscape`)
+    and on the array path (``fused=False``) with the same random numbers; after every
+    step the two hold the same answers (every game's legal ends, costs and stop codes:
+    ``_out``), figures, occupant rows (engagement codes), actors, turns and counters
+    (AssertionError at the first difference). Returns what the runs did (the array
+    path's ``last``): moves, two-space moves, removals, removals of or by a two-space
+    figure, games reset."""
+    from movecore.tools.selfplay_batch import BatchedPlay
+    seen = dict.fromkeys(("moves", "double_moves", "removals", "double_removals",
+                          "resets"), 0)
+    for name, sc in scenarios:
+        a = BatchedPlay("heroscape", sc, B, seed=seed, policy=policy, threads=threads)
+        b = BatchedPlay("heroscape", sc, B, seed=seed, policy=policy, fused=False)
+        assert a.fused and not b.fused, name
+        double = a.games._selfplay["consts"][0]
+        for i in range(steps):
+            a.step()
+            b.step()
+            ga, gb = a.games, b.games
+            assert all(np.array_equal(x, y) for x, y in zip(a._out, b._out)), (name, i)
+            assert np.array_equal(ga.cell, gb.cell), (name, i)
+            assert np.array_equal(ga.alive, gb.alive), (name, i)
+            assert np.array_equal(ga.occ, gb.occ), (name, i)
+            assert np.array_equal(a.actor, b.actor), (name, i)
+            assert np.array_equal(a.turn, b.turn), (name, i)
+            assert a.counts == b.counts, (name, i)
+            figs, _, rg, rf, reset = b.last
+            seen["moves"] += int((figs >= 0).sum())
+            seen["double_moves"] += int(double[figs[figs >= 0]].sum())
+            seen["removals"] += len(rf)
+            seen["double_removals"] += sum(bool(double[g] or double[figs[r]])
+                                           for r, g in zip(rg, rf))
+            seen["resets"] += len(reset)
+        assert not a.games._live, name          # (no game was asked on a position)
+    return seen
+
+
+def _step_scenarios(seeds) -> list:
+    from movecore.tools.selfplay import example_scenarios
+    return example_scenarios("heroscape") + _scenarios(seeds)
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_compiled_step_equals_array_path(policy, threads):
+    """``BatchedPlay`` runs Heroscape's compiled step (one call per thread): on the
+    bundled battlefields and random ones, the array path's answers and choices for the
+    same random numbers -- the moves (greedy: nearest over both spaces), the engagement
+    codes they rewrite, the removals (either space of a two-space figure), the games
+    reset and the counters; 1 and 2 threads alike."""
+    seen = _compiled_vs_array(_step_scenarios(range(12)), policy, threads, steps=40)
+    assert seen["double_moves"] > 200 and seen["double_removals"] > 10, seen
+    assert seen["resets"] > 10, seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_compiled_step_equals_array_path_long(policy):
+    seen = _compiled_vs_array(_scenarios(range(100, 125)), policy, 2, steps=80, seed=3)
+    assert seen["moves"] >= 20_000, seen
+
+
+@pytest.mark.parametrize("rule", ["NEIGHBOUR_CODES", "REMOVAL_SPACES", "GREEDY_SPACES"])
+def test_turning_a_rule_of_the_step_off_fails(monkeypatch, rule):
+    """Each rule of the compiled step, turned off, makes the differential above fail
+    (it can fail): the codes of the figures next to a move's places, the removal's
+    neighbours of a two-space figure's second space, greedy distances over both
+    spaces."""
+    from movecore.tools import _selfplay_heroscape as H
+    monkeypatch.setattr(H, "RULES", H.RULES & ~getattr(H, rule))
+    policy = "greedy" if rule == "GREEDY_SPACES" else "random"
+    with pytest.raises(AssertionError):
+        _compiled_vs_array(_step_scenarios(range(12)), policy, 1, steps=40)

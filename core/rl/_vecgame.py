@@ -392,19 +392,24 @@ def _pick(S, G, R, O, b):
 
 
 @njit(inline="always")
+def _grid_distance(coords, kind, c, x):
+    """The grid distance of cells ``c`` and ``x`` (``kind``: 0 hex, 1 square4, 2
+    square8; as :func:`movecore.position.grid_distance`)."""
+    dq = coords[c, 0] - coords[x, 0]
+    dr = coords[c, 1] - coords[x, 1]
+    if kind == 0:
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+    if kind == 1:
+        return abs(dq) + abs(dr)
+    return max(abs(dq), abs(dr))
+
+
+@njit(inline="always")
 def _enemy_distance(coords, cell, alive, side_of, kind, b, s, c):
     d = np.int64(1) << 40
     for g in range(cell.shape[1]):
         if alive[b, g] and side_of[g] != s:
-            dq = coords[c, 0] - coords[cell[b, g], 0]
-            dr = coords[c, 1] - coords[cell[b, g], 1]
-            if kind == 0:
-                e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
-            elif kind == 1:
-                e = abs(dq) + abs(dr)
-            else:
-                e = max(abs(dq), abs(dr))
-            d = min(d, e)
+            d = min(d, _grid_distance(coords, kind, c, cell[b, g]))
     return d
 
 

@@ -111,10 +111,12 @@ class BatchedPlay:
         # the array backend runs the whole step compiled (same choices as the array
         # path below for the same random numbers), unless asked to record answers
         # (Dark Realms: the rolled queries' legal ends from one batched legal_moves,
-        # the rest of the step compiled: movecore.tools._selfplay_dark_realms)
+        # the rest of the step compiled: movecore.tools._selfplay_dark_realms;
+        # Heroscape, whose moves rewrite engagement codes: the layout's own step,
+        # movecore.tools._selfplay_heroscape)
         self.rolled = rolled
         self.fused = fused and not record and G.backend == "arrays" and \
-            self.usable is None and G._move is None and \
+            self.usable is None and (G._move is None or G._selfplay is not None) and \
             (not rolled or G._query_columns is not None) and \
             (getattr(G, "_game", None) is None or G._game.all_arrays)
         P = G.n_places
@@ -264,6 +266,9 @@ class BatchedPlay:
         ends, policy, move and its random numbers, removal, next actor, and the restart
         of finished games); what is left here is the hand-off."""
         G = self.games
+        if G._selfplay is not None:   # (the layout's own step: Heroscape)
+            from ._selfplay_heroscape import step
+            return step(self, _KIND.get(self.kind, 0))
         if G._game is not None:   # (a game's own batch engine: Descent)
             from ._selfplay_descent import step
             return step(self, _KIND.get(self.kind, 0))

@@ -145,7 +145,8 @@ def batch_layout(pos, query: Mapping):
         if moved:
             p._touch()
 
-    answer = _answer(pos, infos, kinds, team, height, n_teams, master, budget)
+    answered = _answer(pos, infos, kinds, team, height, n_teams, master, budget)
+    answer, arguments = (None, None) if answered is None else answered
     return BatchLayout(occ=occ, cell=cell, team=team.astype(np.int32), shapes=shapes,
                        shape_of=shape_of, budget=budget, restore=restore,
                        stop_code=stop_code, query_budget=query_budget, move=move,
@@ -155,15 +156,20 @@ def batch_layout(pos, query: Mapping):
                                      np.stack([lead, trail], 1) if double.any() else
                                      np.zeros((0, 2), np.int64)],
                        place_kind=double.astype(np.int64),
-                       own=double if answer is not None else None, answer=answer), None
+                       own=double if answer is not None else None, answer=answer,
+                       selfplay=None if answer is None else
+                       {"consts": consts, "doubles": arguments}), None
 
 
 def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
-    """The ``BatchLayout.answer``: the double-space figures' moves, and every figure's
-    leaving attacks but a flyer's take-off, from their kinds' packed queries (the
-    placement graph's, plain; with leaving penalties at 15 and 63 levels, per kind of
-    double- and single-space mover), per-call scratch, and
-    :func:`._batch_doubles.doubles_kernel` over them; None where a query does not pack."""
+    """(``BatchLayout.answer``, ``arguments``): the double-space figures' moves, and
+    every figure's leaving attacks but a flyer's take-off, from their kinds' packed
+    queries (the placement graph's, plain; with leaving penalties at 15 and 63 levels,
+    per kind of double- and single-space mover), per-call scratch, and
+    :func:`._batch_doubles.doubles_kernel` over them; ``arguments()`` gives the
+    kernel's arguments between ``budgets`` and ``mask`` with scratch of their own (for a
+    compiled caller: the self-play step, one set per thread). None where a query does
+    not pack."""
     from ...reach.compiled import fast_layout_size, pen_layout_size, pen_out_offset
     from ._batch_doubles import doubles_kernel, static_ends
     st = pos._st
@@ -221,21 +227,27 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
         tab_at[g], tab_bud[g] = kept[k, bud], bud
     tab_ptr = np.concatenate(ptrs) if ptrs else np.zeros(1, np.int64)
     tab = np.concatenate(tabs, axis=1) if tabs else np.zeros((3, 0), T.INDEX)
-    rest = (team, height, kind, passes, leaves,
+    def scratch(fb, pb) -> tuple:
+        """The call's scratch (``node_occ`` ... ``pbuf``; workspaces ``fb``, ``pb``):
+        one set per thread that calls the kernel at the same time."""
+        return (np.empty(P, T.INDEX), np.empty(P, np.uint8), np.full(P, -1, np.int64),
+                np.zeros(N, np.uint64), np.zeros(P, np.uint64), fb,
+                np.zeros((3, P), T.INDEX), np.zeros((1, 3), np.int64), pb)
+
+    head = (team, height, kind, passes, leaves,
             *((np.ascontiguousarray(x, np.int64) for x in (st.lead, st.trail, st.flip))
               if dk else (np.zeros(1, np.int64),) * 3), st.coords, st.level64, st.nbr64,
             n_teams, master, blobs, blob_at_, qflags, qflags_at_, params, codes, pblobs,
-            at([q.pblob for q in pens]), pparams,
-            np.empty(P, T.INDEX), np.empty(P, np.uint8), np.full(P, -1, np.int64),
-            np.zeros(N, np.uint64), np.zeros(P, np.uint64), fbuf,
-            np.zeros((3, P), T.INDEX), np.zeros((1, 3), np.int64), pbuf,
-            pen_out_offset(max(P, N), n_pen, pnb),
+            at([q.pblob for q in pens]), pparams)
+    tail = (pen_out_offset(max(P, N), n_pen, pnb),
             np.concatenate([k.qflags for k in skinds] or [np.zeros(0)]).astype(np.uint8),
             at([k.qflags for k in skinds]), len(dk),
             pen_out_offset(N, n_pen, pnb),
             np.ascontiguousarray(st.touch, np.int64) if dk else
             np.full((1, 1), -1, np.int64),
             tab_at, tab_bud, tab_ptr, np.ascontiguousarray(tab, T.INDEX))
+    mine = scratch(fbuf, pbuf)
+    rest = head + mine + tail
     no_pen = np.zeros((0, 0), np.int32)
 
     def answer(occ, cell, alive, rows, figs, budgets, mask, cost, stop,
@@ -249,7 +261,16 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
                                0 if penalty is None else 1)
         if st_ < 0:  # pragma: no cover (ends hold one column per placement)
             raise RuntimeError(f"movecore: batched double-space kernel status {st_}")
-    return answer
+
+    def arguments(own: bool = True) -> tuple:
+        """The arguments of :func:`._batch_doubles.doubles_kernel` between ``budgets``
+        and ``mask`` for a compiled caller: with scratch of their own (one set per
+        thread; the penalty workspace is the largest, 8 MiB for 1,056 placements at 64
+        levels), or (``own`` False) ``answer``'s, for a caller never running beside it
+        (the first thread of the self-play step: ``legal_moves`` is not called during a
+        step)."""
+        return head + (scratch(fbuf.copy(), pbuf.copy()) if own else mine) + tail
+    return answer, arguments
 
 
 def _pen_shapes(pens, flags):
@@ -352,44 +373,59 @@ def _codes(occ, cell, alive, figs, double, lead, trail, team, height, level, nbr
                    n_teams, master, 0, g)
 
 
-@njit(types.void(*_SIG[:3], I64_1, I64_1, *_SIG[3:]), cache=CACHE, nogil=True)
-def _move(occ, cell, alive, rows, figs, to, double, lead, trail, team, height, level,
-          nbr, n_teams, master):
-    """Games ``rows[k]``: figure ``figs[k]`` to place ``to[k]`` (-1: out of play), and
-    the codes of the figures next to its old and new spaces written again."""
+@njit(cache=CACHE, nogil=True)
+def _move_one(occ, cell, alive, b, f, to, near, rewrite, double, lead, trail, team,
+              height, level, nbr, n_teams, master):
+    """Game ``b``: figure slot ``f`` to place ``to`` (-1: out of play), and (``rewrite``)
+    the codes of the figures next to its old and new spaces written again (their
+    engagement may change). ``near``: bool[F] scratch. (``rewrite`` False is a rule
+    turned off, for the tests of the compiled self-play step.) A function of its own,
+    cached, not inlined: :func:`_move` and the self-play step
+    (:mod:`movecore.tools._selfplay_heroscape`) call one compiled copy (inlined, it cost
+    each of them seconds of compile time)."""
     F = cell.shape[1]
-    near = np.empty(F, np.bool_)
-    for k in range(rows.shape[0]):
-        b = rows[k]
-        f = figs[k]
-        for g in range(F):
-            near[g] = False
-        for phase in range(2):
-            if phase == 1:
-                a0, a1 = _spaces(cell, double, lead, trail, b, f)
-                if a0 >= 0:
-                    occ[b, a0] = EMPTY
-                if a1 >= 0:
-                    occ[b, a1] = EMPTY
-                cell[b, f] = to[k]
-                alive[b, f] = to[k] >= 0
+    for g in range(F):
+        near[g] = False
+    for phase in range(2):
+        if phase == 1:
             a0, a1 = _spaces(cell, double, lead, trail, b, f)
-            for a in range(2):
-                c = a0 if a == 0 else a1
-                if c < 0:
+            if a0 >= 0:
+                occ[b, a0] = EMPTY
+            if a1 >= 0:
+                occ[b, a1] = EMPTY
+            cell[b, f] = to
+            alive[b, f] = to >= 0
+        a0, a1 = _spaces(cell, double, lead, trail, b, f)
+        for a in range(2):
+            c = a0 if a == 0 else a1
+            if c < 0:
+                continue
+            for g in range(F):
+                if g == f or not alive[b, g]:
                     continue
-                for g in range(F):
-                    if g == f or not alive[b, g]:
-                        continue
-                    x0, x1 = _spaces(cell, double, lead, trail, b, g)
-                    for d in range(nbr.shape[1]):
-                        y = nbr[c, d]
-                        if y >= 0 and (y == x0 or y == x1):
-                            near[g] = True
-        if to[k] >= 0:
-            _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
-                   n_teams, master, b, f)
+                x0, x1 = _spaces(cell, double, lead, trail, b, g)
+                for d in range(nbr.shape[1]):
+                    y = nbr[c, d]
+                    if y >= 0 and (y == x0 or y == x1):
+                        near[g] = True
+    if to >= 0:
+        _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
+               n_teams, master, b, f)
+    if rewrite:
         for g in range(F):
             if near[g]:
                 _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
                        n_teams, master, b, g)
+
+
+@njit(types.void(*_SIG[:3], I64_1, I64_1, *_SIG[3:]), cache=CACHE, nogil=True)
+def _move(occ, cell, alive, rows, figs, to, double, lead, trail, team, height, level,
+          nbr, n_teams, master):
+    """Games ``rows[k]``: figure ``figs[k]`` to place ``to[k]`` (-1: out of play), and
+    the codes of the figures next to its old and new spaces written again
+    (:func:`_move_one`)."""
+    near = np.empty(cell.shape[1], np.bool_)
+    rewrite = rows.shape[0] >= 0    # (True, typed as a bool: the step's signature)
+    for k in range(rows.shape[0]):
+        _move_one(occ, cell, alive, rows[k], figs[k], to[k], near, rewrite, double, lead,
+                  trail, team, height, level, nbr, n_teams, master)

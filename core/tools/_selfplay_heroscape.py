@@ -1,0 +1,332 @@
+"""The compiled self-play step of Heroscape's batched arrays backend.
+
+:class:`movecore.tools.selfplay_batch.BatchedPlay` runs this step on Heroscape's arrays
+(:mod:`movecore.games.heroscape._batch`): per game, in one compiled call per thread
+(:func:`step_kernel`), the acting figure's legal ends -- a one-space figure's from the
+packed kernel of its kind of mover on the game's occupant row, with its kind's stop
+codes; a two-space figure's from the layout's compiled call
+(:func:`movecore.games.heroscape._batch_doubles.doubles_kernel`, linked in, with
+scratch of its own per thread) -- written into the game's row of the step's dense
+answer (``BatchedPlay._out``: what ``BatchedGames.legal_moves`` answers), the policy's
+choice (:func:`movecore.rl._vecgame._policy_pick`: the k-th legal end in place order;
+greedy: the k-th of those nearest to an enemy, over both spaces of a two-space figure
+and of the enemies), the move with its engagement codes (the codes of the figures next
+to the old and the new spaces written again: ``_batch._move_one``), the removal coin
+(one enemy touching either space of the mover, the k-th in slot order, taken off with
+the same rewrite), the next actor, and the restart of finished games from the root.
+Its random numbers are the counter-based stream's
+(:func:`movecore.rl._vecgame.selfplay_uniforms`), drawn inside each thread's chunk, so 1
+and 2 threads play the same games, and it makes exactly the choices of
+``BatchedPlay.step``'s array path (``fused=False``) for the same numbers
+(``tests/test_batch_heroscape.py``).
+
+Self-play asks no leaving attacks (``legal_moves(penalty=)``): a flyer's take-off, the
+one query the array backend answers on a live position, never runs here.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numba import njit
+
+from ..batch import per_thread
+from ..games.heroscape._batch import _move_one, _spaces
+from ..kernels._types import CACHE
+from ..reach.compiled import is_plain, reach1_general, reach1_plain
+from ..rl._vecgame import (_adjacent, _grid_distance, _n_sides, _policy_pick,
+                           _selfplay_next_actor, _uniform)
+
+#: the rules of the step, one bit each; all on. The differential test turns each off
+#: and sees the step leave the array path (tests/test_batch_heroscape.py).
+NEIGHBOUR_CODES = 1     # a move rewrites the codes of the figures next to either place
+REMOVAL_SPACES = 2      # the removal coin's victims touch either space of the mover
+GREEDY_SPACES = 4       # greedy distances over both spaces (the end's and the enemy's)
+RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES
+
+_DK = None   # the two-space figures' compiled call, linked in by step_kernel()
+
+
+@njit(nogil=True)
+def _touching_enemy(nbr, cell, alive, side_of, double, lead, trail, b, f, r, both):
+    """The removal coin's victim in game ``b``: the k-th figure (slot order) in play,
+    not of figure ``f``'s side, with a space next to one of ``f``'s (both spaces of a
+    two-space figure: ``both``; else its first), for ``r`` uniform in [0, 1); -1: none
+    touches it. (:func:`movecore.rl._vecgame._adjacent_enemy` over places of two
+    spaces, as ``BatchedPlay._remove_near``.)"""
+    a0, a1 = _spaces(cell, double, lead, trail, b, f)
+    if not both:
+        a1 = -1
+    n_near = 0
+    want = np.int64(-1)
+    for sweep in range(2):
+        seen = 0
+        for g in range(cell.shape[1]):
+            if not alive[b, g] or side_of[g] == side_of[f]:
+                continue
+            x0, x1 = _spaces(cell, double, lead, trail, b, g)
+            hit = False
+            for a in range(2):
+                c = a0 if a == 0 else a1
+                if c >= 0 and (_adjacent(nbr, c, x0) or
+                               (x1 >= 0 and _adjacent(nbr, c, x1))):
+                    hit = True
+            if not hit:
+                continue
+            if sweep == 0:
+                n_near += 1
+            else:
+                if seen == want:
+                    return g
+                seen += 1
+        if sweep == 0:
+            if n_near == 0:
+                return -1
+            want = np.int64(r * n_near)
+    return -1
+
+
+@njit(nogil=True)
+def _place_distance(coords, kind, cell, alive, side_of, double, lead, trail, b, f, p, both):
+    """The least grid distance from place ``p`` of figure slot ``f`` (its spaces) to a
+    space of a figure in play not of ``f``'s side (1 << 40: none), as
+    ``BatchedPlay._greedy_spaces`` (``both``: over both spaces; else the first)."""
+    if double[f]:
+        a0, a1 = lead[p], trail[p]
+    else:
+        a0, a1 = np.int64(p), np.int64(-1)
+    if not both:
+        a1 = -1
+    d = np.int64(1) << 40
+    for g in range(cell.shape[1]):
+        if not alive[b, g] or side_of[g] == side_of[f]:
+            continue
+        x0, x1 = _spaces(cell, double, lead, trail, b, g)
+        if not both:
+            x1 = -1
+        for a in range(2):
+            c = a0 if a == 0 else a1
+            if c < 0:
+                continue
+            for e in range(2):
+                x = x0 if e == 0 else x1
+                if x >= 0:
+                    d = min(d, _grid_distance(coords, kind, c, x))
+    return d
+
+
+@functools.lru_cache(maxsize=None)
+def step_kernel():
+    """The compiled step (compiled, or loaded from Numba's cache, on first use; the
+    two-space figures' call linked in as a global, as ``doubles_kernel`` links the
+    penalty kernel).
+
+    ``heroscape_step(S, M, Q, occ, cell, alive, mask, cost, stop, buf, ends, query, D,
+    one, dist, best, near, lo, hi, counts)``: games ``lo <= b < hi``. ``S`` = the
+    one-space kinds' packed queries (``blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
+    params, shape_of, shape_cell, budget, stop_code``: ``BatchedGames``'); ``M`` = the
+    move's constants (``double, lead, trail, team, height, level, nbr, n_teams,
+    master``: the layout's); ``Q`` = the play (``side_of, turn_sides, movers, turn,
+    actor, done, nbr, coords, kind, greedy, key, tick, max_turns, occ0, cell0,
+    rules``); ``mask``, ``cost``, ``stop`` (uint8/int32/int8[B, P]): each game's legal
+    ends, written; per thread: the kernel's ``buf`` and ``ends``, ``query`` int64[1, 3],
+    ``D`` (the two-space call's arguments: ``_batch`` ``doubles()``), ``one`` (three
+    int64[1]: its rows, figure, budget), scratch ``dist`` int64[P], ``best`` uint8[P],
+    ``near`` bool[F]; ``counts`` int64[4]: move generations, moves, turns begun, games
+    finished (added to). Returns 0 or a kernel status < 0."""
+    import os
+
+    from ..games.heroscape import _batch, _batch_doubles, _jit
+    from ..reach.compiled import kernel_sources
+    from ..rl import _vecgame
+    global _DK
+    _DK = _batch_doubles.doubles_kernel()
+    # what is linked or inlined in here: an edit there must recompile this one (Numba's
+    # cache knows only this file)
+    files = kernel_sources() + (_batch_doubles.__file__, _batch.__file__, _jit.__file__,
+                                _vecgame.__file__)
+    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+
+    @njit(cache=CACHE, nogil=True)
+    def heroscape_step(S, M, Q, occ, cell, alive, mask, cost, stop, buf, ends, query, D,
+                       one, dist, best, near, lo, hi, counts):
+        dep = deps  # noqa: F841 (in the closure: see above)
+        (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
+         budget, stop_code) = S
+        double, lead, trail, team, height, level, hnbr, n_teams, master = M
+        (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,
+         tick, max_turns, occ0, cell0, rules) = Q
+        rows1, figs1, bud1 = one
+        N = occ.shape[1]
+        F = cell.shape[1]
+        B = occ.shape[0]
+        P = mask.shape[1]
+        t = tick[0]     # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
+        rewrite = (rules & NEIGHBOUR_CODES) != 0
+        both_r = (rules & REMOVAL_SPACES) != 0
+        both_g = (rules & GREEDY_SPACES) != 0
+        no_pen = np.zeros((0, 0), np.int32)
+        gone = np.int64(-1)     # (a removal's place; not a literal: one compile)
+        n_all_sides = 0
+        for g in range(F):
+            n_all_sides = max(n_all_sides, side_of[g] + 1)
+        for b in range(lo, hi):
+            # ------------------------------------------------------ the legal ends
+            for a in range(P):      # (the row cleared, as BatchedGames answers)
+                mask[b, a] = 0
+            for a in range(P):
+                cost[b, a] = -1
+            for a in range(P):
+                stop[b, a] = 0
+            if done[b]:
+                continue
+            f = actor[b]
+            start = np.int64(cell[b, f])
+            counts[0] += 1                      # a move generation
+            n = 0
+            if double[f]:           # the layout's compiled call, this game alone
+                rows1[0] = b
+                figs1[0] = f
+                bud1[0] = budget[f]
+                st_ = _DK(occ, cell, alive, rows1, figs1, bud1, *D, mask, cost, stop,
+                          no_pen, 0)
+                if st_ < 0:
+                    return st_
+                for a in range(P):
+                    n += mask[b, a]
+            else:                   # its kind's packed query on the game's row
+                sh = shape_of[f] + shape_cell[start]
+                query[0, 0] = start
+                query[0, 1] = budget[f]
+                blob = blobs[blob_at[sh]:blob_at[sh + 1]]
+                qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
+                zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
+                pk = params[sh]
+                plain = is_plain(blob, qf, zc, pk)
+                if plain:
+                    m = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+                else:
+                    m = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+                if m < 0:
+                    return m
+                for i in range(m):
+                    c = ends[0, i]
+                    if mask[b, c] == 0:
+                        n += 1
+                    mask[b, c] = 1
+                    cost[b, c] = ends[1, i]
+                    if not plain and ends[2, i] != 0:
+                        stop[b, c] = stop_code[sh, c]
+            # ------------------------------------------------------ the policy
+            s = side_of[f]
+            row = mask[b]
+            if greedy and n > 0:    # the nearest ends, then one of them as random picks
+                low = np.int64(1) << 40
+                n_low = 0
+                for a in range(P):
+                    if mask[b, a] == 0:
+                        continue
+                    d = _place_distance(coords, kind, cell, alive, side_of, double, lead,
+                                        trail, b, f, a, both_g)
+                    dist[a] = d
+                    if d < low:
+                        low = d
+                        n_low = 0
+                    if d == low:
+                        n_low += 1
+                for a in range(P):
+                    best[a] = 1 if mask[b, a] != 0 and dist[a] == low else 0
+                row = best
+                n = n_low
+            pick = _policy_pick(row, n, False, _uniform(key, (t * B + b) * 3), dist,
+                                coords, cell, alive, side_of, kind, b, s)
+            # ------------------------------------------------------ the move
+            if pick >= 0:
+                _move_one(occ, cell, alive, b, f, pick, near, rewrite, double, lead,
+                          trail, team, height, level, hnbr, n_teams, master)
+                counts[1] += 1
+                if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove a touching enemy
+                    g = _touching_enemy(nbr, cell, alive, side_of, double, lead, trail,
+                                        b, f, _uniform(key, (t * B + b) * 3 + 2), both_r)
+                    if g >= 0:
+                        _move_one(occ, cell, alive, b, g, gone, near, rewrite, double,
+                                  lead, trail, team, height, level, hnbr, n_teams,
+                                  master)
+                        # fewer than two sides left: the game is over at once
+                        if _n_sides(alive, side_of, n_all_sides, b) < 2:
+                            done[b] = True
+                            continue
+            # ------------------------------------------------------ next actor
+            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
+                                 done, max_turns, n_all_sides, b, False, counts)
+        # ---------------------------------------------------------- autoreset
+        for b in range(lo, hi):   # finished games restart from the root at once
+            if not done[b]:
+                continue
+            counts[3] += 1
+            for c in range(N):
+                occ[b, c] = occ0[c]
+            for g in range(F):
+                cell[b, g] = cell0[g]
+                alive[b, g] = cell0[g] >= 0
+            done[b] = False
+            turn[b] = 0
+            actor[b] = -1
+            counts[2] += 1
+            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
+                                 done, max_turns, n_all_sides, b, False, counts)
+        return 0
+
+    return heroscape_step
+
+
+def step(play, kind: int) -> int:
+    """``BatchedPlay``'s step on Heroscape's arrays (``play.fused``): one compiled call
+    per thread (``--threads`` chunks of the batch on the engine's thread pool).
+    ``kind``: the grid distance code (hex: 0)."""
+    G = play.games
+    fz = getattr(play, "_fz", None)
+    if fz is None:
+        sp = G._selfplay
+        n_chunks = len(G._bufs)
+        B, P, F = play.B, G.n_places, G.F
+        counts = per_thread(n_chunks, (4,), np.int64)
+        N = G.occ.shape[1]
+        stop_code = np.zeros((len(G._params), N), np.int8) if G._stop_code is None \
+            else G._stop_code
+        S = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
+             G._params, G._shape_of, G._shape_cell, G._budget, stop_code)
+        M = tuple(sp["consts"])
+        Q = (play.side_of, play.turn_sides, play.movers, play.turn, play.actor, play.done,
+             np.ascontiguousarray(play.nbr), np.ascontiguousarray(play.coords), kind,
+             play.policy == "greedy", play._key, play._tick, play.max_turns, G._occ0,
+             G._cell0, RULES)
+        mask, cost, stop = play._out
+        calls = [(S, M, Q, G.occ, G.cell, G.alive, mask, cost, stop, G._bufs[c],
+                  G._ends[c], np.zeros((1, 3), np.int64), sp["doubles"](c > 0),
+                  tuple(np.zeros(1, np.int64) for _ in range(3)),
+                  np.zeros(P, np.int64), np.zeros(P, np.uint8), np.zeros(F, np.bool_),
+                  (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
+                 for c in range(n_chunks)]
+        fz = play._fz = (counts, calls)
+    counts, calls = fz
+    kernel = step_kernel()
+    for c in counts:
+        c[:] = 0
+    if len(calls) == 1:
+        status = [kernel(*calls[0])]
+    else:
+        from ..reach import _thread_pool
+        pool = _thread_pool(len(calls) - 1)
+        futures = [pool.submit(kernel, *a) for a in calls[1:]]
+        status = [kernel(*calls[0])] + [fu.result() for fu in futures]
+    if min(status) < 0:  # pragma: no cover (ends hold one column per place)
+        raise RuntimeError(f"movecore: heroscape self-play step status {min(status)}")
+    play._tick[0] += 1
+    gens, moves, turns, games = np.sum(counts, axis=0).tolist()
+    c = play.counts
+    c["generations"] += gens
+    c["moves"] += moves
+    c["turns"] += turns
+    c["games"] += games
+    return moves
