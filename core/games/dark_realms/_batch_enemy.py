@@ -23,9 +23,15 @@ rules of :func:`.rules.enemy_turn`) for the game's figures:
    the destination's steps and traps are its forward search's (the route the
    position's path follows: the least-penalty one).
 
-The searches are the library's kernels (``reach1``, the packed penalty kernel
-``reach_pen``) on query shapes prepared once from the root position, with each game's
-occupant row; nothing is allocated per game and no Python object is made per move.
+By default (``fast``) the searches are breadth-first searches written for these rules
+(every step 1, every figure blocking: see "the fast searches" below), and the pick and
+the closest target are first read from tables of the empty board's costs, kept per
+layout (:func:`_tables`, boards up to :data:`TABLE_CELLS` spaces), wherever no figure
+stands on a least route; with ``fast`` False the library's kernels (``reach1``, the
+packed penalty kernel ``reach_pen``) on query shapes prepared once from the root
+position run them, the reference the tests hold the fast path to. Either way each game's
+occupant row is read, nothing is allocated per game and no Python object is made per
+move.
 
 Compiled scope (else the game's restored live position answers, as before): an
 ``enemy=True`` query of an enemy with ``move`` N or ``roll`` r [+ ``bonus``] and
@@ -342,25 +348,19 @@ def _tables(nbr, K, free, trap, W, out, rem, fifo, tq, want):
         if not free[x]:
             continue
         if W > 0:
+            # (want holds no space: the whole board)
             got = _rev_walk(nbr, K, free, trap, x, W, want, N + 1, rem, fifo, tq)
-            na = got & 0xFFFFFFFF
-            nb = got >> 32
+            for j in range(got & 0xFFFFFFFF):
+                out[x, fifo[j]] = rem[fifo[j]]
+                rem[fifo[j]] = -1
+            for j in range(got >> 32):
+                out[x, tq[j]] = rem[tq[j]]
+                rem[tq[j]] = -1
         else:
-            steps = fifo
             for y in range(N):
-                steps[y] = -1
-            na = _bfs(nbr, K, free, x, N, steps, tq)
-            for j in range(na):
-                rem[tq[j]] = steps[tq[j]]
-            for j in range(na):
-                fifo[j] = tq[j]
-            nb = 0
-        for j in range(na):
-            out[x, fifo[j]] = rem[fifo[j]]
-            rem[fifo[j]] = -1
-        for j in range(nb):
-            out[x, tq[j]] = rem[tq[j]]
-            rem[tq[j]] = -1
+                fifo[y] = -1             # (the steps)
+            for j in range(_bfs(nbr, K, free, x, N, fifo, tq)):
+                out[x, tq[j]] = fifo[tq[j]]
 
 
 @njit(b1(I32_2, I32_2, B_2, i64, i64, i64, i64, i64), cache=T.CACHE, nogil=True)
