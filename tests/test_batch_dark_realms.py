@@ -464,17 +464,27 @@ def _ai_off(**changes):
 
 
 _ZERO = np.zeros_like
+_SLOW = lambda v: False                          # noqa: E731 (the kernels' path)
 _AI_OFF = [
     _ai_off(marked=_ZERO),                       # the marked characters first
     _ai_off(summon=_ZERO),                       # then the summons
     _ai_off(speed=_ZERO),                        # the fastest among the closest
-    _ai_off(field_budget=lambda n: 0),           # the closest by steps (the field)
     _ai_off(n_traps=lambda n: 0),                # the walker's forward search over traps
-    _ai_off(rev_budget=lambda n: 0),             # the walker's reverse search
-    _ai_off(rev_check=lambda v: False),          # its bound checked (else: whole board)
-    _ai_off(obstacle=np.ones_like),              # the flyer's goal spaces
+    _ai_off(obstacle=np.ones_like),              # the flyer's goal spaces, its ends
     _ai_off(trap=_ZERO),                         # the pick: the end's own trap
     _ai_off(rank=_ZERO),                         # the pick: (x, y) last
+    # the fast searches (the default)
+    _ai_off(trap8=_ZERO),                        # traps in the walker's searches
+    _ai_off(walk_ok=np.ones_like),               # walkers never enter an obstacle
+    _ai_off(tab_check=_SLOW),                    # the tables only where no figure is
+    #                                              on a least route
+    _ai_off(tab_walk=lambda t: np.where(t > 0, t % (len(t) + 1), t)),  # traps in it
+    _ai_off(use_tab=_SLOW, tab_fly=lambda t: t, nbrf=lambda a: np.where(
+        np.arange(len(a)) % 2 == 0, a, -1)),     # the neighbour table searched
+    # the kernels' path (``fast`` False)
+    _ai_off(fast=_SLOW, field_budget=lambda n: 0),   # the closest by steps (the field)
+    _ai_off(fast=_SLOW, rev_budget=lambda n: 0),     # the walker's reverse search
+    _ai_off(fast=_SLOW, rev_check=_SLOW),        # its bound checked (else: whole board)
 ]
 
 
@@ -499,13 +509,106 @@ def test_turning_an_enemy_ai_rule_off_fails(monkeypatch, off):
                               B=8, seed=2, query=_enemy_or_random_query)
 
 
+def _fast_and_kernels(scenarios, steps, B, seed):
+    """Self-play of ``scenarios``; at every step every game's enemy AI move (the
+    rolled queries of the step) answered three ways: the fast searches with the tables
+    (the default), without them (``use_tab`` False), and the kernels' path (``fast``
+    False, the searches they replace): the same mask, steps and traps. Returns the
+    table counters summed (pick from the tables, searched; field from the tables,
+    searched) and the enemy moves compared."""
+    hits = np.zeros(4, np.int64)
+    n_ai = 0
+    for name, sc in scenarios:
+        play = BatchedPlay("dark_realms", sc, B, seed=seed)
+        G = play.games
+        ai = G._compiled
+        if ai is None:
+            continue
+        for _ in range(steps):
+            act = np.where(play.done, -1, play.actor)
+            qs = play._rolled_queries(act)
+            got = []
+            for cfg in ({}, {"use_tab": False}, {"fast": False}):
+                keep = {k: ai.args[k] for k in cfg}
+                ai.args.update(cfg)
+                h0 = ai.args["tab_hits"].copy()
+                a0 = ai.answered
+                pen = np.zeros((G.B, G.n_places), np.int32)
+                got.append([a.copy() for a in G.legal_moves(act, queries=qs,
+                                                            penalty=pen)] + [pen])
+                ai.args.update(keep)
+                if not cfg:
+                    hits += ai.args["tab_hits"] - h0
+                    n_ai += ai.answered - a0
+            for other in got[1:]:
+                for x, y in zip(got[0], other):
+                    bad = np.flatnonzero((x != y).any(axis=1))
+                    assert not len(bad), (name, int(bad[0]))
+            play.step()
+    return hits, n_ai
+
+
+def test_fast_searches_equal_the_kernels():
+    """The fast searches (breadth-first searches written for the compiled scope's
+    rules, and the tables of the board with no figure on it) against the kernels'
+    path they replace, on random boards and the bundled examples in self-play: both
+    the tables' answers and the searches after them are taken many times."""
+    hits, n_ai = _fast_and_kernels(_ai_boards(range(60, 76)) + [_closest_by_steps()] +
+                                   example_scenarios("dark_realms"), steps=24, B=32,
+                                   seed=5)
+    assert n_ai > 3000 and (hits > 100).all(), (n_ai, hits)
+
+
+@pytest.mark.slow
+def test_fast_searches_equal_the_kernels_long():
+    hits, n_ai = _fast_and_kernels(_ai_boards(range(100, 124)), steps=40, B=32, seed=6)
+    assert n_ai > 10000 and (hits > 500).all(), (n_ai, hits)
+
+
+def test_the_tables_are_the_empty_boards_searches():
+    """Each table row is the fast search of the board with no figure on it from that
+    space (the walker's reverse costs, its steps; the flyer's steps), and the kernel's
+    own answer there: the reverse kernel's costs, the distance field's steps."""
+    from movecore.position import bind_occupant
+    for name, sc in _ai_boards(range(60, 70)) + example_scenarios("dark_realms"):
+        sc = {**sc, "figures": [f for f in sc["figures"] if f["side"] == "enemy"][:1] +
+              [f for f in sc["figures"] if f["side"] != "enemy"][:1]}
+        pos = mc.position(sc)
+        G = BatchedGames(pos, 1)
+        if G._compiled is None or not G._compiled.args["use_tab"]:
+            continue
+        a = G._compiled.args
+        n = pos.board.n_cells
+        empty = np.full(n, -1, np.int32)
+        enemy = next(f for f in pos.scene.figures if f.side == "enemy")
+        for key, tab in (("tab_walk", a["tab_walk"]), ("tab_wstep", a["tab_wstep"]),
+                         ("tab_fly", a["tab_fly"])):
+            if tab.shape[0] != n:
+                continue
+            if key == "tab_walk":
+                rq = pos._reverse_query(enemy)[0]
+            else:
+                fly = key == "tab_fly"
+                rq = mc.prepare(pos.board, mc.Mover(), n, occupant=empty,
+                                cell_flags=np.zeros(n, np.uint8) if fly else
+                                pos._flags_for(False))
+            for x in range(0, n, 3):
+                want = np.full(n, -1, np.int64)
+                if not (key != "tab_fly" and pos.scene.obstacle[x]):
+                    r = bind_occupant(rq, empty).reach(x) if key == "tab_walk" \
+                        else rq.reach(x, n)
+                    want[r.cells] = r.costs
+                assert np.array_equal(tab[x], want), (name, key, x)
+
+
 @pytest.mark.parametrize("slack", [0, 1, -1])
 def test_the_bounded_reverse_search_is_exact(monkeypatch, slack):
     """The walker's reverse search bounded by any guess of the winner's steps left
     (0: the tightest, most often run again over the whole board; -1: the whole board at
     once, unbounded) answers as the single positions (turning its check off fails:
     ``test_turning_an_enemy_ai_rule_off_fails``)."""
-    monkeypatch.setattr(drb, "batch_layout", _ai_off(rev_slack=lambda s: slack))
+    monkeypatch.setattr(drb, "batch_layout", _ai_off(fast=_SLOW,
+                                                     rev_slack=lambda s: slack))
     counts = {}
     _queries_differential(_ai_boards(range(20, 36)) + [_closest_by_steps()], steps=20,
                           B=8, seed=2, query=_enemy_or_random_query, counts=counts)
@@ -520,6 +623,7 @@ def test_the_bounded_reverse_search_in_steady_play():
     for name, scenario in example_scenarios("dark_realms"):
         play = BatchedPlay("dark_realms", scenario, 128, seed=4)
         G = play.games
+        G._compiled.args["fast"] = False        # the kernels' path
         for _ in range(30):
             play.step()
         for _ in range(12):

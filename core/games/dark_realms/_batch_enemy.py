@@ -23,9 +23,15 @@ rules of :func:`.rules.enemy_turn`) for the game's figures:
    the destination's steps and traps are its forward search's (the route the
    position's path follows: the least-penalty one).
 
-The searches are the library's kernels (``reach1``, the packed penalty kernel
-``reach_pen``) on query shapes prepared once from the root position, with each game's
-occupant row; nothing is allocated per game and no Python object is made per move.
+By default (``fast``) the searches are breadth-first searches written for these rules
+(every step 1, every figure blocking: see "the fast searches" below), and the pick and
+the closest target are first read from tables of the empty board's costs, kept per
+layout (:func:`_tables`, boards up to :data:`TABLE_CELLS` spaces), wherever no figure
+stands on a least route; with ``fast`` False the library's kernels (``reach1``, the
+packed penalty kernel ``reach_pen``) on query shapes prepared once from the root
+position run them, the reference the tests hold the fast path to. Either way each game's
+occupant row is read, nothing is allocated per game and no Python object is made per
+move.
 
 Compiled scope (else the game's restored live position answers, as before): an
 ``enemy=True`` query of an enemy with ``move`` N or ``roll`` r [+ ``bonus``] and
@@ -57,11 +63,16 @@ _KIND = {"hex": 0, "square4": 1, "square8": 2}
 #: pick on (traps, steps, steps left), else the whole board: exact whatever the guess
 #: (only its cost depends on it)
 REV_SLACK = 2
+#: boards of at most this many spaces keep the enemies' cost tables (int32[N, N] per
+#: kind of enemy: 4 MiB each at 1,024 spaces, 32 KiB at the bundled 91): the pick is
+#: read from them when no figure stands on a least route to it; larger boards search
+TABLE_CELLS = 1024
 
 
 i64, i32, u8, i8, b1 = types.int64, types.int32, types.uint8, types.int8, types.boolean
 I64_1, I64_2, I32_1, I32_2 = i64[::1], i64[:, ::1], i32[::1], i32[:, ::1]
 U8_1, U64_1, B_1, B_2 = u8[::1], types.uint64[::1], b1[::1], b1[:, ::1]
+U8_2 = u8[:, ::1]
 
 
 @njit(i64(I32_1, I64_1, U8_1, I64_1, U64_1, I64_1, I64_2, i64, I32_1, I32_1, I32_2, I64_2,
@@ -124,6 +135,257 @@ def _flyer_rem(nbr, obstacle, occ, occ2, tg, rem, queue):
             rem[queue[i]] = -1
 
 
+@njit(i64(I64_1, I64_2, I64_1, i64), cache=T.CACHE, nogil=True)
+def _closest_fastest(tier, keys, speed, nt):
+    """Keep in ``tier[:m]`` the targets of the least ``keys`` row (no route first, then
+    steps), then the fastest of them; returns m."""
+    k0 = keys[0, 0]
+    k1 = keys[0, 1]
+    for t in range(1, nt):
+        if keys[t, 0] < k0 or (keys[t, 0] == k0 and keys[t, 1] < k1):
+            k0 = keys[t, 0]
+            k1 = keys[t, 1]
+    fastest = np.int64(-1)
+    for t in range(nt):
+        if keys[t, 0] == k0 and keys[t, 1] == k1 and speed[tier[t]] > fastest:
+            fastest = speed[tier[t]]
+    m = 0
+    for t in range(nt):
+        if keys[t, 0] == k0 and keys[t, 1] == k1 and speed[tier[t]] == fastest:
+            tier[m] = tier[t]
+            m += 1
+    return m
+
+
+# ------------------------------------------------------------------ the fast searches
+# Within the compiled scope every step of a Dark Realms move costs 1, every figure
+# blocks (allies are not passed), a walker never enters an obstacle and a flyer flies
+# over one: so each search of an enemy move is a breadth-first search over the board's
+# neighbour table, written here for exactly those rules instead of the library's
+# general kernels (their query set-up, budgets and bucket queue per call). Each reads
+# ``free`` (uint8[N]: 1 = a space the mover may enter: no figure on it, and for a
+# walker no obstacle), made per move from the game's occupant row, since every figure
+# blocks every one of these searches. ``nbr`` is the neighbour table flattened
+# (int32[N * K], -1 = none). ``tests/test_batch_dark_realms.py`` checks them against
+# the kernels' path (``fast`` False) and the live positions.
+_BIG = np.int32(1 << 30)
+
+
+@njit(i64(I32_1, i64, U8_1, i64, i64, I32_1, I32_1), cache=T.CACHE, nogil=True)
+def _bfs(nbr, K, free, start, budget, steps, queue):
+    """The fewest steps from ``start`` to every space within ``budget`` steps through
+    ``free`` spaces (``steps``, arriving filled with -1, stays -1 where not reached);
+    the spaces reached are ``queue[:n]`` in breadth-first order (start first): returns
+    n. int32[N] both."""
+    steps[start] = 0
+    queue[0] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        s = steps[u]
+        if s >= budget:
+            break                  # (breadth-first: every space after it is as far)
+        base = u * K
+        for d in range(K):
+            v = nbr[base + d]
+            if v >= 0 and free[v] and steps[v] < 0:
+                steps[v] = s + 1
+                queue[tail] = v
+                tail += 1
+    return tail
+
+
+@njit(i64(I32_1, i64, U8_1, U8_1, i64, i64, I32_1, I32_1, I32_1, I64_1),
+      cache=T.CACHE, nogil=True)
+def _bfs_traps(nbr, K, free, trap, start, budget, least, steps, cells, states):
+    """A walker's move with traps as a second objective, as the penalty kernel answers
+    it: for every space reached within ``budget`` steps through ``free`` spaces, the
+    fewest traps entered on a route within the budget (``least``, arriving filled with
+    ``_BIG``) and the fewest steps of a route with that few (``steps``). The spaces
+    reached are ``cells[:n]`` (start first): returns n.
+
+    One breadth-first search over (space, traps so far): a state is pushed only with
+    fewer traps than every state of its space found before (those have no more steps:
+    breadth-first), which it therefore does not dominate away; so a space is pushed at
+    most once per trap count it improves to, ``states`` (int64[S], S >= N * (the most
+    traps a route within the budget crosses + 1) + 1; traps << 32 | steps << 16 |
+    space... packed as (traps * 2**20 + steps) * 2**24 + space) is the queue."""
+    least[start] = 0
+    steps[start] = 0
+    cells[0] = start
+    n = 1
+    states[0] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        x = states[head]
+        head += 1
+        u = x & 0xFFFFFF
+        s = (x >> 24) & 0xFFFFF
+        p = x >> 44
+        if s >= budget:
+            break
+        base = u * K
+        for d in range(K):
+            v = nbr[base + d]
+            if v < 0 or not free[v]:
+                continue
+            p2 = p + trap[v]
+            if p2 < least[v]:
+                if least[v] == _BIG:
+                    cells[n] = v
+                    n += 1
+                least[v] = p2
+                steps[v] = s + 1
+                states[tail] = (p2 << 44) | ((s + 1) << 24) | v
+                tail += 1
+    return n
+
+
+@njit(i64(I32_1, i64, U8_1, U8_1, i64, i64, U8_1, i64, I64_1, I32_1, I32_1),
+      cache=T.CACHE, nogil=True)
+def _rev_walk(nbr, K, free, trap, tg, W, want, n_want, rem, fifo, tq):
+    """The walker's reverse search from the target's space ``tg``: ``rem[c]`` = steps +
+    ``W`` * traps of the route from ``tg`` to c with the fewest traps, then the fewest
+    steps (entering a trap costs W + 1, another space 1: the scalar of the kernel's
+    trap-cost board), through ``free`` spaces (the mover's own counted free); ``rem``
+    arrives filled with -1. It stops once the ``n_want`` spaces marked in ``want`` are
+    all settled (the pick reads no other; a space is settled when found, below).
+
+    Layer by layer (traps so far): within a layer, the spaces it reached by a step
+    (``fifo``, first in first out) and the traps entered from the layer before (``tq``,
+    found in order of steps) are taken in order of steps, so every space is found first
+    at its least (traps, steps). Returns ``a + (b << 32)``: the spaces settled are
+    ``fifo[:a]`` and ``tq[:b]`` (the caller clears ``rem`` by them)."""
+    rem[tg] = 0
+    fifo[0] = tg
+    tail = 1
+    head = 0
+    si = 0              # this layer's trap spaces are tq[si:se], in order of steps
+    se = 0
+    tt = 0              # tq[se:tt]: the next layer's, found so far
+    left = n_want
+    while left > 0:
+        if head < tail or si < se:
+            if si < se and (head >= tail or rem[tq[si]] <= rem[fifo[head]]):
+                u = tq[si]
+                si += 1
+            else:
+                u = fifo[head]
+                head += 1
+            k = rem[u]
+            base = u * K
+            for d in range(K):
+                v = nbr[base + d]
+                if v < 0 or not free[v] or rem[v] >= 0:
+                    continue
+                if trap[v]:
+                    rem[v] = k + W + 1
+                    tq[tt] = v
+                    tt += 1
+                else:
+                    rem[v] = k + 1
+                    fifo[tail] = v
+                    tail += 1
+                left -= want[v]
+        elif tt > se:
+            se = tt         # the next layer
+        else:
+            break
+    return tail + (tt << 32)
+
+
+@njit(i64(I32_1, i64, U8_1, U8_1, i64, U8_1, i64, I64_1, I32_1), cache=T.CACHE,
+      nogil=True)
+def _rev_fly(nbr, K, goal_ok, free, tg, want, n_want, rem, queue):
+    """A flyer's steps left (``rem``, arriving filled with -1) from every space to the
+    nearest goal: a space next to the target's ``tg`` that ``goal_ok`` (no figure, no
+    obstacle); one breadth-first search from all goals at once through ``free`` spaces
+    (obstacles flown over), every step 1: the least over the goals of the position's
+    search from each (``_EnemyMoves._enemy_dest``). It stops once the ``n_want`` spaces
+    marked in ``want`` are settled (the pick reads no other, none an obstacle); the
+    spaces settled are ``queue[:n]``: returns n."""
+    tail = 0
+    left = n_want
+    base = tg * K
+    for d in range(K):
+        a = nbr[base + d]
+        if a >= 0 and goal_ok[a] and rem[a] < 0:
+            rem[a] = 0
+            queue[tail] = a
+            tail += 1
+            left -= want[a]
+    head = 0
+    while head < tail and left > 0:
+        u = queue[head]
+        head += 1
+        k = rem[u] + 1
+        base = u * K
+        for d in range(K):
+            v = nbr[base + d]
+            if v >= 0 and free[v] and rem[v] < 0:
+                rem[v] = k
+                queue[tail] = v
+                tail += 1
+                left -= want[v]
+    return tail
+
+
+@njit(types.void(I32_1, i64, U8_1, U8_1, i64, I32_2, I64_1, I32_1, I32_1, U8_1),
+      cache=T.CACHE, nogil=True)
+def _tables(nbr, K, free, trap, W, out, rem, fifo, tq, want):
+    """``out[x, y]``: the least cost from space x to space y on the board with no
+    figure on it, through ``free`` spaces (x itself whatever it is; -1: no route, or x
+    not free): with ``W`` > 0 the walker's reverse cost of :func:`_rev_walk` (steps +
+    W * traps), with ``W`` = 0 the fewest steps. ``rem`` (int64[N], -1), ``fifo``,
+    ``tq`` (int32[N]) and ``want`` (uint8[N], 0) are workspace."""
+    N = out.shape[0]
+    for x in range(N):
+        for y in range(N):
+            out[x, y] = -1
+        if not free[x]:
+            continue
+        if W > 0:
+            # (want holds no space: the whole board)
+            got = _rev_walk(nbr, K, free, trap, x, W, want, N + 1, rem, fifo, tq)
+            for j in range(got & 0xFFFFFFFF):
+                out[x, fifo[j]] = rem[fifo[j]]
+                rem[fifo[j]] = -1
+            for j in range(got >> 32):
+                out[x, tq[j]] = rem[tq[j]]
+                rem[tq[j]] = -1
+        else:
+            for y in range(N):
+                fifo[y] = -1             # (the steps)
+            for j in range(_bfs(nbr, K, free, x, N, fifo, tq)):
+                out[x, tq[j]] = fifo[tq[j]]
+
+
+@njit(b1(I32_2, I32_2, B_2, i64, i64, i64, i64, i64), cache=T.CACHE, nogil=True)
+def _no_figure_on_a_route(table, cell, alive, b, skip1, skip2, x, y):
+    """True when no figure of game ``b`` (its spaces ``cell[b]``, in play ``alive[b]``)
+    but those on ``skip1`` and ``skip2`` stands on any least route of ``table`` (the
+    board with no figure on it) from x to y: then such a route is free in the game as
+    well, and the game's least cost from x to y is ``table[x, y]`` (it is never less:
+    figures only block). A figure's space f is on one iff table[x, f] + table[f, y]
+    equals table[x, y]."""
+    k = table[x, y]
+    for s in range(cell.shape[1]):
+        if not alive[b, s]:
+            continue
+        f = np.int64(cell[b, s])
+        if f == skip1 or f == skip2:
+            continue
+        a = table[x, f]
+        if a >= 0:
+            c = table[f, y]
+            if c >= 0 and a + c == k:
+                return False
+    return True
+
+
 @functools.lru_cache(maxsize=None)
 def kernel():
     """``enemy_games``, compiled (or loaded from Numba's cache) on first use: it links
@@ -155,14 +417,18 @@ def kernel():
     @njit(i64(I64_1, I64_1, I64_1, I32_2, I32_2, B_2, I64_1, B_1, B_1, I64_1, B_1, I64_2,
               i64, I64_2, B_1, B_1, I64_1, i64, i64, i64, i64, i64, b1, I32_1, I64_1, U8_1,
               I64_1, U64_1, I64_1, I64_2, I32_1, U8_1, U64_1, U64_1, I32_1, I64_1, I32_1,
-              I32_1, i64, I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, *a2, b1),
+              I32_1, i64, I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, b1, I32_1, U8_1,
+              U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, I32_2, I32_2, I32_2,
+              I64_1, I64_1, *a2, b1),
           cache=T.CACHE, nogil=True)
     def enemy_games(games, slots, moves, occ, cell, alive, team, marked, summon, speed,
                     flying, coords, kind, nbr, obstacle, trap, rank, n_traps, W,
                     rev_budget, field_budget, rev_slack, rev_check, blobs, blob_at, qflags,
                     qflags_at, zoc, zoc_at, params, pblob, pqflags, pzoc, pleave, penter,
-                    pparams, buf, pbuf, out_at, ends, scratch, fwd, occ2, tier, keys, mask,
-                    cost, stop, pen, want_pen):
+                    pparams, buf, pbuf, out_at, ends, scratch, fwd, occ2, tier, keys, fast,
+                    nbrf, trap8, walk_ok, fscr, free2, remf, states, want, use_tab,
+                    tab_check, tab_walk, tab_wstep, tab_fly, goals, tab_hits, mask, cost,
+                    stop, pen, want_pen):
         dep = deps  # noqa: F841 (in the closure: see above)
         N = occ.shape[1]
         F = cell.shape[1]
@@ -201,6 +467,195 @@ def kernel():
                         nt += 1
             if nt == 0:
                 continue                           # no target: no move
+            if fast:
+                # the fast searches (this module's breadth-first searches; the same
+                # answers as the kernels' path below, which ``fast`` False runs)
+                wfree = free2[0]         # a walker's spaces to enter (a flyer's goals)
+                for c in range(N):
+                    wfree[c] = walk_ok[c] & (o[c] == EMPTY)
+                wfree[ecell] = 1         # the mover's own space (see _bfs, _bfs_traps)
+                free = wfree
+                if fly:
+                    free = free2[1]
+                    for c in range(N):
+                        free[c] = o[c] == EMPTY
+                    free[ecell] = 1
+                field_f = fscr[0]
+                order = fscr[1]
+                nq = 0
+                field_done = False
+                if nt > 1 and use_tab:
+                    # 2. the closest in steps, first from the tables: a target's steps
+                    # are exact when no figure stands on a least route (no figure on
+                    # the board) to the space next to it nearest there
+                    stab = tab_fly if fly else tab_wstep
+                    field_done = True
+                    for t in range(nt):
+                        tc = np.int64(cell[b, tier[t]])
+                        best = np.int64(-1)
+                        bv = np.int64(-1)
+                        for d in range(K):
+                            v = nbr[tc, d]
+                            if v >= 0 and free[v]:
+                                x = np.int64(stab[ecell, v])
+                                if x >= 0 and (best < 0 or x + 1 < best):
+                                    best = x + 1
+                                    bv = v
+                        if best >= 0:
+                            if tab_check and not _no_figure_on_a_route(
+                                    stab, cell, alive, b, ecell, -1, ecell, bv):
+                                field_done = False
+                                break
+                            keys[t, 0] = 0
+                            keys[t, 1] = best
+                        else:
+                            keys[t, 0] = 1
+                            keys[t, 1] = _grid_distance(coords, kind, ecell, tc)
+                    tab_hits[2 if field_done else 3] += 1
+                    if field_done:
+                        nt = _closest_fastest(tier, keys, speed, nt)
+                if nt > 1 and not field_done:
+                    # 2. the closest in steps: one breadth-first search over the board
+                    # from the enemy (its forward ends too, when without traps)
+                    nq = _bfs(nbrf, K, free, ecell, N, field_f, order)
+                    for t in range(nt):
+                        tc = np.int64(cell[b, tier[t]])
+                        best = np.int64(-1)
+                        for d in range(K):
+                            v = nbr[tc, d]
+                            if v >= 0 and field_f[v] >= 0 and (best < 0 or
+                                                               field_f[v] + 1 < best):
+                                best = np.int64(field_f[v]) + 1
+                        if best >= 0:
+                            keys[t, 0] = 0
+                            keys[t, 1] = best
+                        else:
+                            keys[t, 0] = 1
+                            keys[t, 1] = _grid_distance(coords, kind, ecell, tc)
+                    nt = _closest_fastest(tier, keys, speed, nt)
+                walker_traps = n_traps > 0 and not fly
+                nf = -1
+                for t in range(nt):
+                    tg = np.int64(cell[b, tier[t]])
+                    if _grid_distance(coords, kind, ecell, tg) <= 1:
+                        dest, steps, traps = ecell, 0, 0
+                    else:
+                        if nf < 0:
+                            # 3a. the forward search (once per game)
+                            if walker_traps:
+                                least = fscr[2]
+                                tsteps = fscr[3]
+                                tcells = fscr[4]
+                                nf = _bfs_traps(nbrf, K, free, trap8, ecell, move, least,
+                                                tsteps, tcells, states)
+                                for j in range(nf):
+                                    c = tcells[j]
+                                    fc[j] = c
+                                    ft[j] = least[c]
+                                    fs[j] = tsteps[c]
+                                    least[c] = _BIG
+                            else:
+                                if nq == 0:
+                                    nq = _bfs(nbrf, K, free, ecell, move, field_f, order)
+                                nf = 0
+                                for j in range(nq):
+                                    c = order[j]
+                                    if field_f[c] <= move and not (fly and obstacle[c]):
+                                        fc[nf] = c
+                                        ft[nf] = 0
+                                        fs[nf] = field_f[c]
+                                        nf += 1
+                            for j in range(nf):
+                                want[fc[j]] = 1
+                        for j in range(nf):
+                            dist[fc[j]] = _grid_distance(coords, kind, fc[j], tg)
+                        # 3b. first the tables (the board with no figure on it:
+                        # :func:`_tables`): the pick on their costs, which are never
+                        # more than the game's, is the game's pick when no figure
+                        # stands on a least route to its end (every other end's cost
+                        # is at least its table cost, which already loses)
+                        if use_tab:
+                            w = np.int64(1) if fly else np.int64(W)
+                            ng = 0
+                            if fly:
+                                for d in range(K):
+                                    a = nbr[tg, d]
+                                    if a >= 0 and wfree[a]:
+                                        goals[ng] = a
+                                        ng += 1
+                            for j in range(nf):
+                                c = fc[j]
+                                if fly:
+                                    k = np.int64(-1)
+                                    for g in range(ng):
+                                        x = tab_fly[goals[g], c]
+                                        if x >= 0 and (k < 0 or x < k):
+                                            k = x
+                                    remf[c] = k
+                                else:
+                                    remf[c] = tab_walk[tg, c]
+                            best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], remf, fly, w,
+                                                 trap, dist, rank)
+                            ok = routed == 1 and not tab_check
+                            if routed == 1 and tab_check:
+                                c = fc[best]
+                                if fly:
+                                    for g in range(ng):
+                                        if tab_fly[goals[g], c] == remf[c] and \
+                                                _no_figure_on_a_route(tab_fly, cell, alive,
+                                                                      b, ecell, -1,
+                                                                      goals[g], c):
+                                            ok = True
+                                            break
+                                else:
+                                    ok = _no_figure_on_a_route(tab_walk, cell, alive, b,
+                                                               ecell, tg, tg, c)
+                            for j in range(nf):
+                                remf[fc[j]] = -1
+                            if ok:
+                                tab_hits[0] += 1
+                                mask[b, fc[best]] = 1
+                                cost[b, fc[best]] = fs[best]
+                                stop[b, fc[best]] = 0
+                                if want_pen:
+                                    pen[b, fc[best]] = ft[best]
+                                continue
+                            tab_hits[1] += 1
+                        # 3b. the reverse search, stopped once every forward end is
+                        # settled
+                        fifo = fscr[5]
+                        tq = fscr[6]
+                        if fly:
+                            w = np.int64(1)
+                            na = _rev_fly(nbrf, K, wfree, free, tg, want, nf, remf, fifo)
+                            nb = 0
+                        else:
+                            w = np.int64(W)
+                            got = _rev_walk(nbrf, K, free, trap8, tg, w, want, nf, remf,
+                                            fifo, tq)
+                            na = got & 0xFFFFFFFF
+                            nb = got >> 32
+                            remf[tg] = -1
+                        # 3c. the lexicographic pick (the position's compiled one)
+                        best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], remf, fly, w,
+                                             trap, dist, rank)
+                        for j in range(na):
+                            remf[fifo[j]] = -1
+                        for j in range(nb):
+                            remf[tq[j]] = -1
+                        dest = fc[best]
+                        steps = fs[best]
+                        traps = ft[best]
+                    mask[b, dest] = 1
+                    cost[b, dest] = steps
+                    stop[b, dest] = 0
+                    if want_pen:
+                        pen[b, dest] = traps
+                for j in range(max(nf, 0)):
+                    want[fc[j]] = 0
+                for j in range(nq):
+                    field_f[order[j]] = -1
+                continue
             # 2. of several, the closest in steps (the distance field), then the fastest
             if nt > 1:
                 n = _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params,
@@ -225,22 +680,7 @@ def kernel():
                     else:
                         keys[t, 0] = 1
                         keys[t, 1] = _grid_distance(coords, kind, ecell, tc)
-                k0 = keys[0, 0]
-                k1 = keys[0, 1]
-                for t in range(1, nt):
-                    if keys[t, 0] < k0 or (keys[t, 0] == k0 and keys[t, 1] < k1):
-                        k0 = keys[t, 0]
-                        k1 = keys[t, 1]
-                fastest = np.int64(-1)
-                for t in range(nt):
-                    if keys[t, 0] == k0 and keys[t, 1] == k1 and speed[tier[t]] > fastest:
-                        fastest = speed[tier[t]]
-                m = 0
-                for t in range(nt):
-                    if keys[t, 0] == k0 and keys[t, 1] == k1 and speed[tier[t]] == fastest:
-                        tier[m] = tier[t]
-                        m += 1
-                nt = m
+                nt = _closest_fastest(tier, keys, speed, nt)
             # the mover's own space empty, for the reverse searches
             for c in range(N):
                 occ2[c] = o[c]
@@ -476,7 +916,47 @@ class BatchEnemyAI:
             out_at=pen[7], ends=np.zeros((3, n), T.INDEX),
             scratch=np.zeros((3, n), np.int64), fwd=np.zeros((3, n), T.INDEX),
             occ2=np.zeros(n, T.INDEX),
-            tier=np.zeros(max(F, 1), np.int64), keys=np.zeros((max(F, 1), 2), np.int64))
+            tier=np.zeros(max(F, 1), np.int64), keys=np.zeros((max(F, 1), 2), np.int64),
+            fast=n < (1 << 24), nbrf=np.ascontiguousarray(board.nbr, np.int32).ravel(),
+            trap8=scene.trap.astype(np.uint8), walk_ok=(~scene.obstacle).astype(np.uint8),
+            fscr=_fast_scratch(n), free2=np.zeros((2, n), np.uint8),
+            remf=np.full(n, -1, np.int64),
+            states=np.zeros(n * (min(n_traps, max(self.top, 0)) + 1) + 1, np.int64),
+            want=np.zeros(n, np.uint8),
+            **self._tables(board, scene, walker if walk_ok else None,
+                           flyer if fly_ok else None, n_traps))
+
+    def _tables(self, board, scene, walker, flyer, n_traps) -> dict:
+        """The kernel's table inputs: per kind of enemy on the board, its least costs
+        between every two spaces with no figure on the board (:func:`_tables`: the
+        walker's reverse cost ``steps + W * traps``, the flyer's steps over every
+        space), int32[N, N] each, built once per layout; none (an empty table,
+        ``use_tab`` False) above :data:`TABLE_CELLS` spaces: those boards search."""
+        n = board.n_cells
+        K = board.nbr.shape[1]
+        use = n <= TABLE_CELLS and (walker is not None or flyer is not None)
+        none = np.full((1, 1), -1, np.int32)
+        out = dict(use_tab=use, tab_check=True, tab_walk=none, tab_wstep=none,
+                   tab_fly=none,
+                   goals=np.zeros(K, np.int64), tab_hits=np.zeros(4, np.int64))
+        if not use:
+            return out
+        nbr = np.ascontiguousarray(board.nbr, np.int32).ravel()
+        rem = np.full(n, -1, np.int64)
+        fifo, tq, want = np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(n, np.uint8)
+        trap8 = scene.trap.astype(np.uint8)
+        if walker is not None:
+            out["tab_walk"] = np.empty((n, n), np.int32)
+            _tables(nbr, K, (~scene.obstacle).astype(np.uint8), trap8, n + 1,
+                    out["tab_walk"], rem, fifo, tq, want)
+            out["tab_wstep"] = np.empty((n, n), np.int32)
+            _tables(nbr, K, (~scene.obstacle).astype(np.uint8), trap8, 0,
+                    out["tab_wstep"], rem, fifo, tq, want)
+        if flyer is not None:
+            out["tab_fly"] = np.empty((n, n), np.int32)
+            _tables(nbr, K, np.ones(n, np.uint8), trap8, 0, out["tab_fly"], rem, fifo,
+                    tq, want)
+        return out
 
     def move_of(self, slot: int, q) -> int:
         """The Move of an enemy AI query the compiled path answers, else -1."""
@@ -558,8 +1038,18 @@ class BatchEnemyAI:
 
 
 #: the kernel's inputs each thread writes
-_SCRATCH = ("buf", "pbuf", "ends", "scratch", "fwd", "occ2", "tier", "keys")
+_SCRATCH = ("buf", "pbuf", "ends", "scratch", "fwd", "occ2", "tier", "keys", "fscr",
+            "free2", "remf", "states", "want", "goals", "tab_hits")
 _NO_PEN = np.zeros((1, 1), np.int32)
+
+
+def _fast_scratch(n: int) -> np.ndarray:
+    """int32[8, n]: the fast searches' workspace, as they expect it between moves (the
+    field -1, the fewest traps ``_BIG``; the rest written before read)."""
+    a = np.zeros((8, n), np.int32)
+    a[0] = -1
+    a[2] = _BIG
+    return a
 
 
 def _field(pos, enemy):
