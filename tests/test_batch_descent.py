@@ -95,6 +95,103 @@ def _dungeons(n: int, first: int = 0) -> list:
     return out
 
 
+_BASES = ("1x2", "2x1", "2x2", "2x3", "3x2")
+
+
+def _large_dungeon(seed: int) -> dict:
+    """A random dungeon with large monsters (every base, turning under each
+    ``large_turns`` option, with jumps and hound slides or not; some grapple, have an
+    aura or fly) beside one-square figures, split by a wall with doors (wide enough
+    for a large base to pass where two doors are side by side)."""
+    rng = random.Random(seed)
+    w, h = rng.randint(8, 11), rng.randint(5, 7)
+    wall = rng.randint(3, w - 4)
+    rows = []
+    for y in range(h):
+        row = []
+        for x in range(w):
+            if x == wall:
+                row.append("#")
+                continue
+            r = rng.random()
+            row.append("p" if r < (0.05 if seed % 2 else 0) else "i" if r < 0.09 else
+                       "w" if r < 0.12 else "t" if r < 0.14 else ".")
+        rows.append(row)
+    doors = []
+    y0 = rng.randint(0, h - 2)
+    ys = [y0, y0 + 1] if rng.random() < 0.6 else [y0]
+    for k, y in enumerate(ys):
+        for x in (wall - 1, wall, wall + 1):
+            rows[y][x] = "."
+        d = {"id": f"d{k}", "between": [[wall - 1, y], [wall, y]]}
+        r = rng.random()
+        if r < 0.2:
+            d["leads_to_unrevealed"] = True
+        elif r < 0.35:
+            d["open"] = True
+        doors.append(d)
+    taken: set = set()
+    free = [(x, y) for y in range(h) for x in range(w) if rows[y][x] == "."]
+    rng.shuffle(free)
+
+    def place(size):
+        for x, y in free:
+            cells = [(x + i, y + j) for j in range(size[1]) for i in range(size[0])]
+            if all(0 <= cx < w and 0 <= cy < h and rows[cy][cx] == "." and
+                   (cx, cy) not in taken and not (cx == wall and cy not in ys)
+                   for cx, cy in cells) and \
+                    len({cx < wall for cx, _ in cells} | {cx <= wall for cx, _ in cells}) == 1:
+                taken.update(cells)
+                return [x, y]
+        return None
+    figs = []
+    for j in range(rng.randint(1, 3)):
+        at = place((1, 1))
+        figs.append({"id": f"h{j}", "side": "hero", "at": at, "speed": rng.randint(3, 6)})
+    for j in range(rng.randint(1, 3)):
+        fp = rng.choice(_BASES)
+        at = place(tuple(int(v) for v in fp.split("x")))
+        if at is None:
+            continue
+        ab = []
+        r = rng.random()
+        if r < 0.15:
+            ab = ["fly"]
+        elif r < 0.25:
+            ab = ["grapple"]
+        elif r < 0.35:
+            ab = [{"aura": 1}]
+        figs.append({"id": f"L{j}", "side": "monster", "at": at, "footprint": fp,
+                     "speed": rng.randint(3, 7), "abilities": ab})
+    if rng.random() < 0.6:
+        figs.append({"id": "m0", "side": "monster", "at": place((1, 1)),
+                     "speed": rng.randint(3, 6)})
+    board = {"rows": ["".join(r) for r in rows], "doors": doors}
+    return {"game": "descent", "board": board,
+            "options": {"ice": rng.choice(["normal", "stop"]),
+                        "large_turns": rng.choice(["all", "all", "two_square", "none"]),
+                        "large_jumps": rng.random() < 0.3,
+                        "hound_slides": rng.random() < 0.3},
+            "figures": [f for f in figs if f["at"] is not None]}
+
+
+def _large_dungeons(n: int, first: int = 0) -> list:
+    out = []
+    seed = first
+    while len(out) < n:
+        s = _large_dungeon(seed)
+        seed += 1
+        if not any(f.get("footprint") for f in s["figures"]) or \
+                not any(f["side"] == "hero" for f in s["figures"]):
+            continue                                     # pragma: no cover
+        try:
+            mc.position(s)
+        except mc.errors.MovecoreError:   # pragma: no cover (a door on a wall end)
+            continue
+        out.append((f"large dungeon {seed - 1}", s))
+    return out
+
+
 def test_random_dungeons_run_on_arrays():
     """The random dungeons are batched (not the positions backend), and they exercise
     what the layout handles: door states, door memory, positions for penalties and

@@ -329,7 +329,7 @@ class BatchedPlay:
         if G.backend != "arrays":
             return self._greedy_positions(rows, figs, legal, u)
         enemy = G.alive[rows] & (self.side_of[None] != self.side_of[figs][:, None])
-        if G._place_spaces is not None:     # places of two spaces (Heroscape)
+        if G.multi_space:   # places of many spaces (Heroscape, Descent's large bases)
             return self._greedy_spaces(rows, figs, legal, u, enemy)
         cells = np.where(enemy, G.cell[rows], 0)
         ec = self.coords[cells]                                   # [R, F, 2]
@@ -345,17 +345,18 @@ class BatchedPlay:
         return (np.cumsum(best, 1) > k[:, None]).argmax(1)
 
     def _greedy_spaces(self, rows, figs, legal, u, enemy) -> np.ndarray:
-        """:meth:`_greedy` where a place may be two spaces: an end's distance is the
-        least over its spaces and the enemies' spaces (the legal ends alone)."""
+        """:meth:`_greedy` where a place may be many spaces (S: two in Heroscape, a
+        large base's squares in Descent): an end's distance is the least over its
+        spaces and the enemies' spaces (the legal ends alone)."""
         G = self.games
         R, P = legal.shape
         r, col = np.nonzero(legal)                                # row-major
-        es = G.spaces(rows)                                       # [R, F, 2]
-        ok = (enemy[:, :, None] & (es >= 0)).reshape(R, -1)       # [R, 2F]
-        ec = self.coords[np.maximum(es, 0)].reshape(R, -1, 2)     # [R, 2F, 2]
-        ps = G.spaces(rows[r], figs[r], col[:, None])[:, 0]       # [E, 2]
-        pc = self.coords[np.maximum(ps, 0)]                       # [E, 2, 2]
-        d = grid_distance(self.kind, pc[:, :, None, :], ec[r][:, None, :, :])  # [E,2,2F]
+        es = G.spaces(rows)                                       # [R, F, S]
+        ok = (enemy[:, :, None] & (es >= 0)).reshape(R, -1)       # [R, S F]
+        ec = self.coords[np.maximum(es, 0)].reshape(R, -1, 2)     # [R, S F, 2]
+        ps = G.spaces(rows[r], figs[r], col[:, None])[:, 0]       # [E, S]
+        pc = self.coords[np.maximum(ps, 0)]                       # [E, S, 2]
+        d = grid_distance(self.kind, pc[:, :, None, :], ec[r][:, None, :, :])  # [E,S,SF]
         d = np.where(ok[r][:, None, :] & (ps >= 0)[:, :, None], d, _BIG).min(axis=(1, 2))
         low = np.full(R, _BIG + 1, np.int64)
         np.minimum.at(low, r, d)
@@ -402,15 +403,15 @@ class BatchedPlay:
                     self.last[2].append(b)
                     self.last[3].append(g)
             return
-        if G._place_spaces is None:
+        if not G.multi_space:
             nb = self.nbr[G.cell[rows, figs]]                     # [R, K]
             cells = G.cell[rows]                                  # [R, F]
             adj = ((cells[:, :, None] == nb[:, None, :]) & (nb[:, None, :] >= 0)).any(2)
-        else:                   # places of two spaces (Heroscape): any space touches
-            sp = G.spaces(rows)                                   # [R, F, 2]
-            mine = sp[np.arange(len(rows)), figs]                 # [R, 2]
+        else:       # places of many spaces (Heroscape, Descent): any space touches
+            sp = G.spaces(rows)                                   # [R, F, S]
+            mine = sp[np.arange(len(rows)), figs]                 # [R, S]
             nb = np.where((mine >= 0)[:, :, None], self.nbr[np.maximum(mine, 0)], -1)
-            nb = nb.reshape(len(rows), -1)                        # [R, 2K]
+            nb = nb.reshape(len(rows), -1)                        # [R, S K]
             adj = ((sp[:, :, :, None] == nb[:, None, None, :]) &
                    (nb[:, None, None, :] >= 0)).any((2, 3))
         near = adj & G.alive[rows] & (self.side_of[None] != self.side_of[figs][:, None])
