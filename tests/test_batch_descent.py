@@ -1,8 +1,9 @@
 """Descent on the batched arrays backend (issue 29) against single live positions.
 
 Random dungeons (doors with and without rune keys, doors to unrevealed areas, pits, ice
-that stops or not, water, glyphs, flyers, one-square grapplers and auras, speeds whose
-door memory reaches 0-2 links) in seeded batched self-play: after every step, every
+that stops or not, water, glyphs, flyers, grapplers and auras, speeds whose door memory
+reaches 0-2 links; large monsters of every base, turning or not) in seeded batched
+self-play: after every step, every
 game's batched mask, costs and stops equal what a single live position answers in the
 same state, and every game's figures and doors equal a single position that applied the
 same moves with ``apply_move`` (and ``remove_figure``). Every rule of the layout
@@ -282,11 +283,128 @@ def test_apply_validates_and_opens_doors():
 
 def test_why_not_arrays():
     from movecore.examples import load
-    for name, why in (("descent_dragon", "large monsters"),
-                      ("descent_hero_run", "large monsters")):
-        G = BatchedGames(mc.position(load(name)), 2,
-                         query=None)
-        assert G.backend == "positions" and why in G.why, (name, G.why)
+    for name in ("descent_dragon", "descent_hero_run", "descent_hell_hound"):
+        G = BatchedPlay("descent", load(name), 2).games
+        assert G.backend == "arrays", (name, G.why)
+    s = load("descent_door_twice")
+    s["figures"][0]["at"] = "town"
+    G = BatchedPlay("descent", s, 2).games
+    assert G.backend == "positions" and "town" in G.why, G.why
+
+
+def test_large_dungeons_run_on_arrays():
+    """The random dungeons with large monsters are batched and exercise what the
+    layout adds: bases that turn (orientation 1), removals of large bases, doors
+    opened by them, and moves a position answers (auras, grapplers, pits)."""
+    n_turned = n_slow = n_doors = n_removed = 0
+    for name, s in _large_dungeons(12):
+        play = BatchedPlay("descent", s, 16, seed=1, record=True)
+        G = play.games
+        assert G.backend == "arrays" and G.multi_space, (name, G.why)
+        g = G._game
+        large = np.array([g.size0[f] != (1, 1) for f in range(G.F)])
+        for _ in range(30):
+            play.step()
+            n_turned += int(g.orient.sum())
+            n_slow += int(g.slow.sum())
+            n_doors += int((g.doors != g.doors0).sum())
+            n_removed += sum(bool(large[f]) for f in play.last[3])
+    assert min(n_turned, n_slow, n_doors, n_removed) > 0, \
+        (n_turned, n_slow, n_doors, n_removed)
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+@pytest.mark.parametrize("first", [0, 12])
+def test_large_monsters_equal_single_positions(policy, first):
+    """Large monsters (bases that turn, their own base free for their own move, every
+    square of a base occupied, removed and near an enemy): after every batched step
+    each game's mask, costs and stops equal the single position's, and its state the
+    position's after ``apply_move`` / ``remove_figure``."""
+    assert _run_differential("descent", steps=25, B=12, seed=first, policy=policy,
+                             scenarios=_large_dungeons(12, first)) > 2000
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_ten_thousand_moves_with_large_monsters(policy):
+    assert _run_differential("descent", steps=100, B=16, seed=9, policy=policy,
+                             scenarios=_large_dungeons(8, 100)) >= 10_000
+
+
+def test_large_monsters_greedy_and_removals_read_every_square():
+    """Self-play's greedy choice and removals on arrays equal the positions backend's
+    (every square of a base: ``Position.touching``, ``action_coords``) for the same
+    random numbers."""
+    from movecore.examples import load
+    scen = _large_dungeons(6, 40) + [("descent_hero_run", load("descent_hero_run"))]
+    for name, s in scen:
+        a = BatchedPlay("descent", s, 8, seed=4, policy="greedy")
+        b = BatchedPlay("descent", s, 8, seed=4, policy="greedy", backend="positions")
+        assert a.games.backend == "arrays" and b.games.backend == "positions"
+        for _ in range(40):
+            a.step()
+            b.step()
+            assert np.array_equal(a.games.cell, b.games.cell), name
+            assert np.array_equal(a.games.alive, b.games.alive), name
+            assert a.last[2:] == b.last[2:], name
+
+
+def test_large_wounds_per_end_equal_the_positions():
+    """``legal_moves(penalty=)`` with large monsters: each end's wounds as the position
+    counts them."""
+    seen = 0
+    for name, s in _large_dungeons(12, 60):
+        play = BatchedPlay("descent", s, 8, seed=2)
+        G = play.games
+        pen = np.zeros((G.B, G.n_places), np.int32)
+        for _ in range(12):
+            play.step()
+            act = np.where(play.done, -1, play.actor)
+            G.legal_moves(act, penalty=pen)
+            for b in np.flatnonzero(act >= 0).tolist():
+                fid = G.ids[int(act[b])]
+                m = G.position(b).legal_moves(fid, **play.queries[int(act[b])])
+                want = np.zeros(G.n_places, np.int32)
+                ok = m.mask[m.actions]
+                want[m.actions[ok]] = m.penalty[ok]
+                assert np.array_equal(pen[b], want), (name, b, fid)
+                seen += int(want.any())
+    assert seen > 0
+
+
+def test_large_spaces_follow_the_orientation():
+    """``BatchedGames.spaces``: a large base's squares in its orientation in each game,
+    as the position lists them (``where``), and a turned base's action's squares."""
+    from movecore.examples import load
+    s = load("descent_hell_hound")
+    play = BatchedPlay("descent", s, 16, seed=3)
+    G = play.games
+    f = next(f for f in range(G.F) if G._game.size0[f] != (1, 1))
+    seen = 0
+    for _ in range(30):
+        play.step()
+        sp = G.spaces(np.arange(G.B))
+        assert sp.shape[2] == 2
+        for b in range(G.B):
+            pos = G.position(b)
+            for g, fid in enumerate(G.ids):
+                if not G.alive[b, g]:
+                    assert (sp[b, g] == -1).all()
+                    continue
+                w = pos.where(fid)
+                want = sorted(pos.st.index[c] for c in ([w] if isinstance(w, tuple) else w))
+                assert sorted(x for x in sp[b, g].tolist() if x >= 0) == want
+            if G.alive[b, f]:
+                fid = G.ids[f]
+                acts = np.flatnonzero(_dense(pos, fid, {}, G.n_places)[0])
+                got = G.spaces(np.full(len(acts), b), np.full(len(acts), f), acts[:, None])
+                want = pos.action_coords(fid, acts)
+                idx = pos.st.index
+                for k, a in enumerate(acts.tolist()):
+                    assert sorted(got[k, 0].tolist()) == sorted(
+                        idx[tuple(c)] for c in want[k].tolist()), (b, a)
+                seen += int((acts > pos.st.ns).any())
+    assert seen > 0
 
 
 @pytest.mark.parametrize("policy", ["random", "greedy"])
