@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from numba import njit
 
 from ..batch import BatchedGames, QueryColumns, per_thread
 from ..errors import QueryError, describe
@@ -352,12 +353,9 @@ class BatchedPlay:
         R, P = legal.shape
         r, col = np.nonzero(legal)                                # row-major
         es = G.spaces(rows)                                       # [R, F, S]
-        ok = (enemy[:, :, None] & (es >= 0)).reshape(R, -1)       # [R, S F]
-        ec = self.coords[np.maximum(es, 0)].reshape(R, -1, 2)     # [R, S F, 2]
         ps = G.spaces(rows[r], figs[r], col[:, None])[:, 0]       # [E, S]
-        pc = self.coords[np.maximum(ps, 0)]                       # [E, S, 2]
-        d = grid_distance(self.kind, pc[:, :, None, :], ec[r][:, None, :, :])  # [E,S,SF]
-        d = np.where(ok[r][:, None, :] & (ps >= 0)[:, :, None], d, _BIG).min(axis=(1, 2))
+        d = _space_distances(_KIND.get(self.kind, 0), self.coords, np.ascontiguousarray(ps),
+                             r, np.ascontiguousarray(es), np.ascontiguousarray(enemy))
         low = np.full(R, _BIG + 1, np.int64)
         np.minimum.at(low, r, d)
         best = d == low[r]
@@ -437,6 +435,45 @@ class BatchedPlay:
                 "games_per_s": c["games"] / dt if dt else 0.0,
                 "batch": self.B, "threads": self.games.threads,
                 "backend": self.games.backend}
+
+
+@njit(cache=True, nogil=True)
+def _space_distances(kind, coords, ps, r, es, enemy):
+    """int64[E]: per end ``e`` (its spaces ``ps[e]``, -1 none; its game's row
+    ``r[e]``), the least grid distance (``kind``: 0 hex, 1 square4, 2 square8, as
+    :func:`movecore.position.grid_distance`) from one of its spaces to a space of a
+    figure ``g`` with ``enemy[r[e], g]`` (``es[r[e], g]``: its spaces, -1 none); 2**40
+    where there is none. Compiled: an end of S spaces against F figures of S spaces
+    each would be an [E, S, S F] temporary in NumPy."""
+    E, S = ps.shape
+    F, S2 = es.shape[1], es.shape[2]
+    out = np.empty(E, np.int64)
+    for e in range(E):
+        rr = r[e]
+        best = np.int64(1) << 40
+        for i in range(S):
+            c = ps[e, i]
+            if c < 0:
+                continue
+            for g in range(F):
+                if not enemy[rr, g]:
+                    continue
+                for j in range(S2):
+                    t = es[rr, g, j]
+                    if t < 0:
+                        continue
+                    dq = coords[c, 0] - coords[t, 0]
+                    dr = coords[c, 1] - coords[t, 1]
+                    if kind == 0:
+                        x = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+                    elif kind == 1:
+                        x = abs(dq) + abs(dr)
+                    else:
+                        x = max(abs(dq), abs(dr))
+                    if x < best:
+                        best = x
+        out[e] = best
+    return out
 
 
 def _kth_true(legal, n, k) -> np.ndarray:
