@@ -412,12 +412,14 @@ def test_large_spaces_follow_the_orientation():
 def test_compiled_step_equals_array_path(policy, threads):
     """Where every move is answered on arrays, ``BatchedPlay`` runs the compiled step
     (:mod:`movecore.tools._selfplay_descent`): the array path's choices for the same
-    random numbers, and the same squares, doors, turns and counters (the array path on
-    as many threads)."""
+    random numbers, and the same squares, doors, orientations, turns and counters (the
+    array path on as many threads), large monsters included."""
     from movecore.tools.selfplay import example_scenarios
-    scen = [(n, s) for n, s in example_scenarios("descent") + _dungeons(24)
-            if BatchedPlay("descent", s, 1).fused]
+    scen = [(n, s) for n, s in example_scenarios("descent") + _dungeons(24) +
+            _large_dungeons(16, 200) if BatchedPlay("descent", s, 1).fused]
     assert len(scen) >= 6
+    # (large monsters too: bases that turn, removals and distances over every square)
+    assert sum(BatchedPlay("descent", s, 1).games._game.large for _, s in scen) >= 3
     for name, s in scen:
         a = BatchedPlay("descent", s, 16, seed=7, policy=policy, threads=threads)
         b = BatchedPlay("descent", s, 16, seed=7, policy=policy, threads=threads,
@@ -431,5 +433,6 @@ def test_compiled_step_equals_array_path(policy, threads):
             assert np.array_equal(ga.alive, gb.alive), name
             assert np.array_equal(ga._game.sq, gb._game.sq), name
             assert np.array_equal(ga._game.doors, gb._game.doors), name
+            assert np.array_equal(ga._game.orient, gb._game.orient), name
             assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
         assert a.counts == b.counts, name

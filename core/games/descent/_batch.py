@@ -256,8 +256,7 @@ class _DescentBatch:
                        self.kind_nact, self.orient)
         #: whether every move is answered on arrays (no enemy grappler or aura, no
         #: kind that counts wounds): the compiled self-play step may play the games
-        self.all_arrays = bool(self.shape_ok.all() and not self.hostile.any() and
-                               not self.large)   # (large bases: the array path)
+        self.all_arrays = bool(self.shape_ok.all() and not self.hostile.any())
 
     def legal(self, G, figs, mask, cost, stop) -> np.ndarray:
         """Every game's answer for figure slot ``figs[b]`` (:func:`legal_games`, one
@@ -528,51 +527,61 @@ def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mas
     return 0
 
 
-@njit(cache=T.CACHE, nogil=True)
-def move_games(tables, cell, rows, figs, to, opened):
-    """Games ``rows[i]`` move figure slot ``figs[i]`` to action ``to[i]`` of its kind
-    (a legal end): its base's squares leave ``sq`` and the new base's are written, the
-    doors of ``opened[b, to]`` open, the anchor is written to ``cell`` and a turned
-    base (``to > NS``) flips the figure's orientation. ``tables``:
+@njit(inline="always")
+def _move_one(tables, cell, b, f, a, opened):
+    """Game ``b`` moves figure slot ``f`` to action ``a`` of its kind (a legal end):
+    its base's squares leave ``sq`` and the new base's are written, the doors of
+    ``opened[b, a]`` open, the anchor is written to ``cell`` and a turned base
+    (``a > NS``) flips the figure's orientation. ``tables``:
     :attr:`_DescentBatch.tables`."""
     foot, foot_at, kind_k, slot_kind, side = tables[14], tables[15], tables[13], \
         tables[19], tables[21]
     sq, doors, orient = tables[28], tables[29], tables[31]
     ns = sq.shape[1] - 1
+    kk = slot_kind[f, orient[b, f]]
+    kf = kind_k[kk]
+    f0 = foot_at[kk]
+    c = cell[b, f]
+    for j in range(kf):
+        sq[b, foot[f0 + c * kf + j]] = 0
+    for j in range(kf):
+        sq[b, foot[f0 + a * kf + j]] = 1 << side[f]
+    sq[b, ns] = 0                       # (the pad column: always empty)
+    doors[b] |= opened[b, a]
+    if a > ns:                          # the base turned (Position._turn)
+        cell[b, f] = a - ns - 1
+        orient[b, f] ^= 1
+    else:
+        cell[b, f] = a
+
+
+@njit(inline="always")
+def _remove_one(tables, cell, b, f):
+    """Figure slot ``f`` leaves play in game ``b``: its base's squares are freed
+    (``cell`` and ``alive`` are the caller's)."""
+    foot, foot_at, kind_k, slot_kind = tables[14], tables[15], tables[13], tables[19]
+    sq, orient = tables[28], tables[31]
+    kk = slot_kind[f, orient[b, f]]
+    kf = kind_k[kk]
+    f0 = foot_at[kk]
+    c = cell[b, f]
+    for j in range(kf):
+        sq[b, foot[f0 + c * kf + j]] = 0
+    sq[b, sq.shape[1] - 1] = 0
+
+
+@njit(cache=T.CACHE, nogil=True)
+def move_games(tables, cell, rows, figs, to, opened):
+    """Games ``rows[i]`` move figure slot ``figs[i]`` to action ``to[i]`` of its kind
+    (:func:`_move_one`)."""
     for i in range(rows.shape[0]):
-        b, f, a = rows[i], figs[i], to[i]
-        kk = slot_kind[f, orient[b, f]]
-        kf = kind_k[kk]
-        f0 = foot_at[kk]
-        c = cell[b, f]
-        for j in range(kf):
-            sq[b, foot[f0 + c * kf + j]] = 0
-        for j in range(kf):
-            sq[b, foot[f0 + a * kf + j]] = 1 << side[f]
-        sq[b, ns] = 0                   # (the pad column: always empty)
-        doors[b] |= opened[b, a]
-        if a > ns:                      # the base turned (Position._turn)
-            cell[b, f] = a - ns - 1
-            orient[b, f] ^= 1
-        else:
-            cell[b, f] = a
+        _move_one(tables, cell, rows[i], figs[i], to[i], opened)
     return 0
 
 
 @njit(cache=T.CACHE, nogil=True)
 def remove_games(tables, cell, games, figs):
-    """Figure slot ``figs[i]`` leaves play in game ``games[i]``: its base's squares
-    are freed (``cell`` and ``alive`` are the caller's)."""
-    foot, foot_at, kind_k, slot_kind = tables[14], tables[15], tables[13], tables[19]
-    sq, orient = tables[28], tables[31]
-    ns = sq.shape[1] - 1
+    """Figure slot ``figs[i]`` leaves play in game ``games[i]`` (:func:`_remove_one`)."""
     for i in range(games.shape[0]):
-        b, f = games[i], figs[i]
-        kk = slot_kind[f, orient[b, f]]
-        kf = kind_k[kk]
-        f0 = foot_at[kk]
-        c = cell[b, f]
-        for j in range(kf):
-            sq[b, foot[f0 + c * kf + j]] = 0
-        sq[b, ns] = 0
+        _remove_one(tables, cell, games[i], figs[i])
     return 0
