@@ -8,7 +8,11 @@ closed or revealed, no rune key gained, no figure added. So one game's state is
 * ``sq`` uint8[B, NS + 1]: per square the sides standing there (1 hero, 2 monster; the
   last column, the town, always 0), from which every kind's occupant layer is read;
 * ``doors`` int64[B]: the open doors (bit k: door k), with the figures' anchors and who
-  is in play (``BatchedGames.cell`` / ``alive``).
+  is in play (``BatchedGames.cell`` / ``alive``);
+* ``orient`` uint8[B, F]: each figure's orientation, 1 where a base that turns (option
+  ``large_turns``) stands turned from the root's; its kind is then the turned base's
+  (``(side, h, w, fly)``: :meth:`Position._turn`), whose node numbering, and so whose
+  action ids (``NS + 1 + s``: the base turned again, at square ``s``), are that kind's.
 
 A figure's move is the kernel query of its kind's placement graph (the same packed board
 and mover as the position's prepared query) **under the game's door state**: one query
@@ -17,8 +21,8 @@ for every door state a game can reach from the root (doors only open: ``2**c`` s
 for ``c`` doors closed at the root). One compiled call (:func:`legal_games`) answers
 every game: it reads the mover's occupant layer from ``sq`` through the kind's node ->
 squares table (door-memory, air and opened-here nodes read their square; a large
-monster's base is not batched), runs the kernel in
-tree mode, writes the ends' mask, least costs and stop codes (ice), and for every end the
+monster's own squares lifted while its layer is read, as ``Position._reach_large``),
+runs the kernel in tree mode, writes the ends' mask, least costs and stop codes (ice), and for every end the
 doors its reported path opens (the door steps along the tree path), which a move then
 opens in that game.
 
@@ -29,11 +33,14 @@ and a move next to an enemy grappler that may be in play (stops per game): these
 depend on more than the occupancy, and their queries are the position's own. The move is
 then applied on that position (its doors read back), so the state stays exact.
 
-Scenarios the arrays do not take (the positions backend, ``BatchedGames.why``): a base
-that turns (its kind, size and action numbering change with the move), a large monster
-beside the one-square figures (self-play's adjacency and distances read one cell per
-figure), a figure in town at the start, a dungeon whose graphs are door-scoped (many
-doors), or more than ``DOOR_STATES_MAX`` door states.
+A move writes every square of the new base (:func:`move_games`; a turned end flips
+the orientation), a removal frees every square (:func:`remove_games`), and
+:meth:`_DescentBatch.spaces` gives the squares of a base in its game's orientation
+(self-play's removals and greedy distances read them all).
+
+Scenarios the arrays do not take (the positions backend, ``BatchedGames.why``): a figure
+in town at the start, a dungeon whose graphs are door-scoped (many doors), or more than
+``DOOR_STATES_MAX`` door states.
 
 The batched answer equals :meth:`Position.legal_moves` and the state after a move
 equals the position after :meth:`Position.apply_move` (``tests/test_batch.py``,
@@ -406,9 +413,9 @@ def _door_vector(pos, team: int, opened: int) -> tuple:
 @njit(cache=T.CACHE, nogil=True)
 def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mask, cost,
                 stop, opened, slow):
-    """Games ``lo <= b < hi``, figure slot ``figs[b]`` (-1: none): its ends (see the
-    module docstring) into row ``b`` of ``mask``/``cost``/``stop`` (every column
-    written) and, per end, the doors its path opens into ``opened[b]``; ``slow[b]`` = 1
+    """Games ``lo <= b < hi``, figure slot ``figs[b]`` (-1: none): its ends in its kind
+    for its orientation in that game (see the module docstring) into row ``b`` of
+    ``mask``/``cost``/``stop`` (every column written) and, per end, the doors its path opens into ``opened[b]``; ``slow[b]`` = 1
     (row cleared) where a live position must answer: an enemy grappler or aura in play,
     a move that counts wounds. ``tables``: :attr:`_DescentBatch.tables` (the game's
     ``sq`` and ``doors`` last); ``bufs`` (one kernel workspace per kind), ``ends_s`` (one
