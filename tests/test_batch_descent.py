@@ -227,7 +227,7 @@ def test_bundled_examples_on_arrays_equal_single_positions(policy):
     scen = [(n, s) for n, s in example_scenarios("descent")
             if BatchedPlay("descent", s, 1).games.backend == "arrays"]
     assert len(scen) >= 2
-    assert _run_differential("descent", steps=40, B=24, seed=5, policy=policy,
+    assert _run_differential("descent", steps=30, B=16, seed=5, policy=policy,
                              scenarios=scen) > 1000
 
 
@@ -313,15 +313,14 @@ def test_large_dungeons_run_on_arrays():
         (n_turned, n_slow, n_doors, n_removed)
 
 
-@pytest.mark.parametrize("policy", ["random", "greedy"])
-@pytest.mark.parametrize("first", [0, 12])
+@pytest.mark.parametrize("policy, first", [("random", 0), ("greedy", 12)])
 def test_large_monsters_equal_single_positions(policy, first):
     """Large monsters (bases that turn, their own base free for their own move, every
     square of a base occupied, removed and near an enemy): after every batched step
     each game's mask, costs and stops equal the single position's, and its state the
     position's after ``apply_move`` / ``remove_figure``."""
-    assert _run_differential("descent", steps=25, B=12, seed=first, policy=policy,
-                             scenarios=_large_dungeons(12, first)) > 2000
+    assert _run_differential("descent", steps=25, B=10, seed=first, policy=policy,
+                             scenarios=_large_dungeons(10, first)) > 1500
 
 
 @pytest.mark.slow
@@ -336,13 +335,13 @@ def test_large_monsters_greedy_and_removals_read_every_square():
     (every square of a base: ``Position.touching``, ``action_coords``) for the same
     random numbers."""
     from movecore.examples import load
-    scen = _large_dungeons(6, 40) + [("descent_hero_run", load("descent_hero_run"))]
+    scen = _large_dungeons(4, 40) + [("descent_hero_run", load("descent_hero_run"))]
     for name, s in scen:
         # (the array path; the compiled step makes its choices: test_compiled_step...)
         a = BatchedPlay("descent", s, 8, seed=4, policy="greedy", fused=False)
         b = BatchedPlay("descent", s, 8, seed=4, policy="greedy", backend="positions")
         assert a.games.backend == "arrays" and b.games.backend == "positions"
-        for _ in range(40):
+        for _ in range(30):
             a.step()
             b.step()
             assert np.array_equal(a.games.cell, b.games.cell), name
@@ -354,7 +353,7 @@ def test_large_wounds_per_end_equal_the_positions():
     """``legal_moves(penalty=)`` with large monsters: each end's wounds as the position
     counts them."""
     seen = 0
-    for name, s in _large_dungeons(12, 60):
+    for name, s in _large_dungeons(8, 60):
         play = BatchedPlay("descent", s, 8, seed=2)
         G = play.games
         pen = np.zeros((G.B, G.n_places), np.int32)
@@ -416,8 +415,10 @@ def test_compiled_step_equals_array_path(policy, threads):
     random numbers, and the same squares, doors, orientations, turns and counters (the
     array path on as many threads), large monsters included."""
     from movecore.tools.selfplay import example_scenarios
-    scen = [(n, s) for n, s in example_scenarios("descent") + _dungeons(24) +
-            _large_dungeons(16, 200) if BatchedPlay("descent", s, 1).fused]
+    large = [(n, s) for n, s in _large_dungeons(16, 200)
+             if BatchedPlay("descent", s, 1).fused][:3]
+    scen = [(n, s) for n, s in example_scenarios("descent") + _dungeons(24)
+            if BatchedPlay("descent", s, 1).fused] + large
     assert len(scen) >= 6
     # (large monsters too: bases that turn, removals and distances over every square)
     assert sum(BatchedPlay("descent", s, 1).games._game.large for _, s in scen) >= 3
