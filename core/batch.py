@@ -227,6 +227,11 @@ class BatchedGames:
     _own = None
     _place_spaces = None
     _selfplay = None
+    _game = None
+    #: whether a place may be more than one space (:meth:`spaces`; self-play's removals
+    #: and greedy distances then read every space of a place)
+    multi_space = False
+    _game_spaces = False
 
     def __init__(self, root, num_games: int, *, query: Mapping | None = None,
                  threads: int = 1, backend: str = "auto"):
@@ -317,6 +322,7 @@ class BatchedGames:
         self._own = None if L.answer is None else (
             np.zeros(len(L.cell), bool) if L.own is None else np.asarray(L.own, bool),
             L.answer)
+        self.multi_space = L.place_spaces is not None
         self._pen_on_position = np.broadcast_to(np.asarray(L.penalty_on_position, bool),
                                                 (len(L.cell),))
         self._place_spaces = None if L.place_spaces is None else (
@@ -361,6 +367,8 @@ class BatchedGames:
         self._bufs = [None] * threads_or(self.threads, self.B)
         L.game.bind(self)
         self.occ = L.game.sq           # (the game's own occupancy)
+        # places of many squares (Descent's large monsters): the game's own spaces
+        self._game_spaces = self.multi_space = bool(getattr(L.game, "large", False))
         self._restore = None
 
     def _pen_shapes(self, pens) -> dict:
@@ -771,11 +779,14 @@ class BatchedGames:
                 self._live.pop(b, None)
 
     def spaces(self, rows, slots=None, places=None) -> np.ndarray:
-        """int64[..., 2]: the spaces (cells; -1 = none) of the places of games ``rows``'
-        figures (``[R, F, 2]``; -1 out of play), or of ``places`` (int[R, K]) as places
+        """int64[..., S]: the spaces (cells; -1 = none) of the places of games ``rows``'
+        figures (``[R, F, S]``; -1 out of play), or of ``places`` (int[R, K]) as places
         of figure slots ``slots`` (int[R]): a place is one cell, or two spaces where the
-        layout says so (``BatchLayout.place_spaces``). QueryError for a game, slot or
-        place id out of range (places may hold -1: no place)."""
+        layout says so (``BatchLayout.place_spaces``; S = 2), or the squares of a base
+        in the figure's orientation in that game where the layout's ``game`` has
+        ``spaces`` (Descent's large monsters; S = the widest base's squares). S = 2
+        otherwise. QueryError for a game, slot or place id out of range (places may
+        hold -1: no place)."""
         rows = _indices("spaces: rows", rows, self.B).reshape(np.shape(rows))
         if places is None:
             p = self.cell[rows].astype(np.int64)
@@ -789,6 +800,8 @@ class BatchedGames:
             p = _indices("spaces: places", p, self.n_places, lo=-1).reshape(p.shape)
             kind = None if self._place_spaces is None else \
                 self._place_spaces[1][slots][:, None]
+        if self._game_spaces:           # (the game's own: Descent's large bases)
+            return self._game.spaces(self, rows, slots, None if places is None else p)
         out = np.full(p.shape + (2,), -1, np.int64)
         if kind is None:
             out[..., 0] = p

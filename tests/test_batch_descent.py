@@ -1,8 +1,9 @@
 """Descent on the batched arrays backend (issue 29) against single live positions.
 
 Random dungeons (doors with and without rune keys, doors to unrevealed areas, pits, ice
-that stops or not, water, glyphs, flyers, one-square grapplers and auras, speeds whose
-door memory reaches 0-2 links) in seeded batched self-play: after every step, every
+that stops or not, water, glyphs, flyers, grapplers and auras, speeds whose door memory
+reaches 0-2 links; large monsters of every base, turning or not) in seeded batched
+self-play: after every step, every
 game's batched mask, costs and stops equal what a single live position answers in the
 same state, and every game's figures and doors equal a single position that applied the
 same moves with ``apply_move`` (and ``remove_figure``). Every rule of the layout
@@ -95,6 +96,103 @@ def _dungeons(n: int, first: int = 0) -> list:
     return out
 
 
+_BASES = ("1x2", "2x1", "2x2", "2x3", "3x2")
+
+
+def _large_dungeon(seed: int) -> dict:
+    """A random dungeon with large monsters (every base, turning under each
+    ``large_turns`` option, with jumps and hound slides or not; some grapple, have an
+    aura or fly) beside one-square figures, split by a wall with doors (wide enough
+    for a large base to pass where two doors are side by side)."""
+    rng = random.Random(seed)
+    w, h = rng.randint(8, 11), rng.randint(5, 7)
+    wall = rng.randint(3, w - 4)
+    rows = []
+    for y in range(h):
+        row = []
+        for x in range(w):
+            if x == wall:
+                row.append("#")
+                continue
+            r = rng.random()
+            row.append("p" if r < (0.05 if seed % 2 else 0) else "i" if r < 0.09 else
+                       "w" if r < 0.12 else "t" if r < 0.14 else ".")
+        rows.append(row)
+    doors = []
+    y0 = rng.randint(0, h - 2)
+    ys = [y0, y0 + 1] if rng.random() < 0.6 else [y0]
+    for k, y in enumerate(ys):
+        for x in (wall - 1, wall, wall + 1):
+            rows[y][x] = "."
+        d = {"id": f"d{k}", "between": [[wall - 1, y], [wall, y]]}
+        r = rng.random()
+        if r < 0.2:
+            d["leads_to_unrevealed"] = True
+        elif r < 0.35:
+            d["open"] = True
+        doors.append(d)
+    taken: set = set()
+    free = [(x, y) for y in range(h) for x in range(w) if rows[y][x] == "."]
+    rng.shuffle(free)
+
+    def place(size):
+        for x, y in free:
+            cells = [(x + i, y + j) for j in range(size[1]) for i in range(size[0])]
+            if all(0 <= cx < w and 0 <= cy < h and rows[cy][cx] == "." and
+                   (cx, cy) not in taken and not (cx == wall and cy not in ys)
+                   for cx, cy in cells) and \
+                    len({cx < wall for cx, _ in cells} | {cx <= wall for cx, _ in cells}) == 1:
+                taken.update(cells)
+                return [x, y]
+        return None
+    figs = []
+    for j in range(rng.randint(1, 3)):
+        at = place((1, 1))
+        figs.append({"id": f"h{j}", "side": "hero", "at": at, "speed": rng.randint(3, 6)})
+    for j in range(rng.randint(1, 3)):
+        fp = rng.choice(_BASES)
+        at = place(tuple(int(v) for v in fp.split("x")))
+        if at is None:
+            continue
+        ab = []
+        r = rng.random()
+        if r < 0.15:
+            ab = ["fly"]
+        elif r < 0.25:
+            ab = ["grapple"]
+        elif r < 0.35:
+            ab = [{"aura": 1}]
+        figs.append({"id": f"L{j}", "side": "monster", "at": at, "footprint": fp,
+                     "speed": rng.randint(3, 7), "abilities": ab})
+    if rng.random() < 0.6:
+        figs.append({"id": "m0", "side": "monster", "at": place((1, 1)),
+                     "speed": rng.randint(3, 6)})
+    board = {"rows": ["".join(r) for r in rows], "doors": doors}
+    return {"game": "descent", "board": board,
+            "options": {"ice": rng.choice(["normal", "stop"]),
+                        "large_turns": rng.choice(["all", "all", "two_square", "none"]),
+                        "large_jumps": rng.random() < 0.3,
+                        "hound_slides": rng.random() < 0.3},
+            "figures": [f for f in figs if f["at"] is not None]}
+
+
+def _large_dungeons(n: int, first: int = 0) -> list:
+    out = []
+    seed = first
+    while len(out) < n:
+        s = _large_dungeon(seed)
+        seed += 1
+        if not any(f.get("footprint") for f in s["figures"]) or \
+                not any(f["side"] == "hero" for f in s["figures"]):
+            continue                                     # pragma: no cover
+        try:
+            mc.position(s)
+        except mc.errors.MovecoreError:   # pragma: no cover (a door on a wall end)
+            continue
+        out.append((f"large dungeon {seed - 1}", s))
+    return out
+
+
 def test_random_dungeons_run_on_arrays():
     """The random dungeons are batched (not the positions backend), and they exercise
     what the layout handles: door states, door memory, positions for penalties and
@@ -129,7 +227,7 @@ def test_bundled_examples_on_arrays_equal_single_positions(policy):
     scen = [(n, s) for n, s in example_scenarios("descent")
             if BatchedPlay("descent", s, 1).games.backend == "arrays"]
     assert len(scen) >= 2
-    assert _run_differential("descent", steps=40, B=24, seed=5, policy=policy,
+    assert _run_differential("descent", steps=30, B=16, seed=5, policy=policy,
                              scenarios=scen) > 1000
 
 
@@ -185,11 +283,128 @@ def test_apply_validates_and_opens_doors():
 
 def test_why_not_arrays():
     from movecore.examples import load
-    for name, why in (("descent_dragon", "large monsters"),
-                      ("descent_hero_run", "large monsters")):
-        G = BatchedGames(mc.position(load(name)), 2,
-                         query=None)
-        assert G.backend == "positions" and why in G.why, (name, G.why)
+    for name in ("descent_dragon", "descent_hero_run", "descent_hell_hound"):
+        G = BatchedPlay("descent", load(name), 2).games
+        assert G.backend == "arrays", (name, G.why)
+    s = load("descent_door_twice")
+    s["figures"][0]["at"] = "town"
+    G = BatchedPlay("descent", s, 2).games
+    assert G.backend == "positions" and "town" in G.why, G.why
+
+
+def test_large_dungeons_run_on_arrays():
+    """The random dungeons with large monsters are batched and exercise what the
+    layout adds: bases that turn (orientation 1), removals of large bases, doors
+    opened by them, and moves a position answers (auras, grapplers, pits)."""
+    n_turned = n_slow = n_doors = n_removed = 0
+    for name, s in _large_dungeons(12):
+        play = BatchedPlay("descent", s, 16, seed=1, record=True)
+        G = play.games
+        assert G.backend == "arrays" and G.multi_space, (name, G.why)
+        g = G._game
+        large = np.array([g.size0[f] != (1, 1) for f in range(G.F)])
+        for _ in range(30):
+            play.step()
+            n_turned += int(g.orient.sum())
+            n_slow += int(g.slow.sum())
+            n_doors += int((g.doors != g.doors0).sum())
+            n_removed += sum(bool(large[f]) for f in play.last[3])
+    assert min(n_turned, n_slow, n_doors, n_removed) > 0, \
+        (n_turned, n_slow, n_doors, n_removed)
+
+
+@pytest.mark.parametrize("policy, first", [("random", 0), ("greedy", 12)])
+def test_large_monsters_equal_single_positions(policy, first):
+    """Large monsters (bases that turn, their own base free for their own move, every
+    square of a base occupied, removed and near an enemy): after every batched step
+    each game's mask, costs and stops equal the single position's, and its state the
+    position's after ``apply_move`` / ``remove_figure``."""
+    assert _run_differential("descent", steps=25, B=10, seed=first, policy=policy,
+                             scenarios=_large_dungeons(10, first)) > 1500
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_ten_thousand_moves_with_large_monsters(policy):
+    assert _run_differential("descent", steps=100, B=16, seed=9, policy=policy,
+                             scenarios=_large_dungeons(8, 100)) >= 10_000
+
+
+def test_large_monsters_greedy_and_removals_read_every_square():
+    """Self-play's greedy choice and removals on arrays equal the positions backend's
+    (every square of a base: ``Position.touching``, ``action_coords``) for the same
+    random numbers."""
+    from movecore.examples import load
+    scen = _large_dungeons(4, 40) + [("descent_hero_run", load("descent_hero_run"))]
+    for name, s in scen:
+        # (the array path; the compiled step makes its choices: test_compiled_step...)
+        a = BatchedPlay("descent", s, 8, seed=4, policy="greedy", fused=False)
+        b = BatchedPlay("descent", s, 8, seed=4, policy="greedy", backend="positions")
+        assert a.games.backend == "arrays" and b.games.backend == "positions"
+        for _ in range(30):
+            a.step()
+            b.step()
+            assert np.array_equal(a.games.cell, b.games.cell), name
+            assert np.array_equal(a.games.alive, b.games.alive), name
+            assert a.last[2:] == b.last[2:], name
+
+
+def test_large_wounds_per_end_equal_the_positions():
+    """``legal_moves(penalty=)`` with large monsters: each end's wounds as the position
+    counts them."""
+    seen = 0
+    for name, s in _large_dungeons(8, 60):
+        play = BatchedPlay("descent", s, 8, seed=2)
+        G = play.games
+        pen = np.zeros((G.B, G.n_places), np.int32)
+        for _ in range(12):
+            play.step()
+            act = np.where(play.done, -1, play.actor)
+            G.legal_moves(act, penalty=pen)
+            for b in np.flatnonzero(act >= 0).tolist():
+                fid = G.ids[int(act[b])]
+                m = G.position(b).legal_moves(fid, **play.queries[int(act[b])])
+                want = np.zeros(G.n_places, np.int32)
+                ok = m.mask[m.actions]
+                want[m.actions[ok]] = m.penalty[ok]
+                assert np.array_equal(pen[b], want), (name, b, fid)
+                seen += int(want.any())
+    assert seen > 0
+
+
+def test_large_spaces_follow_the_orientation():
+    """``BatchedGames.spaces``: a large base's squares in its orientation in each game,
+    as the position lists them (``where``), and a turned base's action's squares."""
+    from movecore.examples import load
+    s = load("descent_hell_hound")
+    play = BatchedPlay("descent", s, 16, seed=3)
+    G = play.games
+    f = next(f for f in range(G.F) if G._game.size0[f] != (1, 1))
+    seen = 0
+    for _ in range(30):
+        play.step()
+        sp = G.spaces(np.arange(G.B))
+        assert sp.shape[2] == 2
+        for b in range(G.B):
+            pos = G.position(b)
+            for g, fid in enumerate(G.ids):
+                if not G.alive[b, g]:
+                    assert (sp[b, g] == -1).all()
+                    continue
+                w = pos.where(fid)
+                want = sorted(pos.st.index[c] for c in ([w] if isinstance(w, tuple) else w))
+                assert sorted(x for x in sp[b, g].tolist() if x >= 0) == want
+            if G.alive[b, f]:
+                fid = G.ids[f]
+                acts = np.flatnonzero(_dense(pos, fid, {}, G.n_places)[0])
+                got = G.spaces(np.full(len(acts), b), np.full(len(acts), f), acts[:, None])
+                want = pos.action_coords(fid, acts)
+                idx = pos.st.index
+                for k, a in enumerate(acts.tolist()):
+                    assert sorted(got[k, 0].tolist()) == sorted(
+                        idx[tuple(c)] for c in want[k].tolist()), (b, a)
+                seen += int((acts > pos.st.ns).any())
+    assert seen > 0
 
 
 @pytest.mark.parametrize("policy", ["random", "greedy"])
@@ -197,12 +412,16 @@ def test_why_not_arrays():
 def test_compiled_step_equals_array_path(policy, threads):
     """Where every move is answered on arrays, ``BatchedPlay`` runs the compiled step
     (:mod:`movecore.tools._selfplay_descent`): the array path's choices for the same
-    random numbers, and the same squares, doors, turns and counters (the array path on
-    as many threads)."""
+    random numbers, and the same squares, doors, orientations, turns and counters (the
+    array path on as many threads), large monsters included."""
     from movecore.tools.selfplay import example_scenarios
+    large = [(n, s) for n, s in _large_dungeons(16, 200)
+             if BatchedPlay("descent", s, 1).fused][:3]
     scen = [(n, s) for n, s in example_scenarios("descent") + _dungeons(24)
-            if BatchedPlay("descent", s, 1).fused]
+            if BatchedPlay("descent", s, 1).fused] + large
     assert len(scen) >= 6
+    # (large monsters too: bases that turn, removals and distances over every square)
+    assert sum(BatchedPlay("descent", s, 1).games._game.large for _, s in scen) >= 3
     for name, s in scen:
         a = BatchedPlay("descent", s, 16, seed=7, policy=policy, threads=threads)
         b = BatchedPlay("descent", s, 16, seed=7, policy=policy, threads=threads,
@@ -216,5 +435,6 @@ def test_compiled_step_equals_array_path(policy, threads):
             assert np.array_equal(ga.alive, gb.alive), name
             assert np.array_equal(ga._game.sq, gb._game.sq), name
             assert np.array_equal(ga._game.doors, gb._game.doors), name
+            assert np.array_equal(ga._game.orient, gb._game.orient), name
             assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
         assert a.counts == b.counts, name

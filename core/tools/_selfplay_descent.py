@@ -16,20 +16,142 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..games.descent._batch import legal_games
+from ..games.descent._batch import _move_one, _remove_one, legal_games
 from ..rl._vecgame import _adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor
+
+
+@njit(inline="always")
+def _base_distance(coords, kind, space, space_at, slot_kind, orient, cell, alive,
+                   side_of, b, s, kk, c):
+    """The least grid distance from a square of the base at action ``c`` of kind
+    ``kk`` to a square of a figure in play not of side ``s`` in game ``b`` (2**40:
+    none); ``space``/``space_at``: the layout's node -> squares table."""
+    K = space.shape[1]
+    d = np.int64(1) << 40
+    for g in range(cell.shape[1]):
+        if not alive[b, g] or side_of[g] == s:
+            continue
+        kg = slot_kind[g, orient[b, g]]
+        for j in range(K):
+            t = space[space_at[kg] + cell[b, g], j]
+            if t < 0:
+                continue
+            for i in range(K):
+                x = space[space_at[kk] + c, i]
+                if x < 0:
+                    continue
+                dq = coords[x, 0] - coords[t, 0]
+                dr = coords[x, 1] - coords[t, 1]
+                if kind == 0:
+                    e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+                elif kind == 1:
+                    e = abs(dq) + abs(dr)
+                else:
+                    e = max(abs(dq), abs(dr))
+                d = min(d, e)
+    return d
+
+
+@njit(inline="always")
+def _large_pick(row, n, greedy, r, dist, coords, kind, space, space_at, slot_kind, orient,
+                cell, alive, side_of, b, f):
+    """:func:`movecore.rl._vecgame._policy_pick` where places are bases of many squares
+    (a large monster's, in its orientation): greedy reads every square of an end's
+    base and of the enemies' bases. ``dist``: int64[P] scratch."""
+    if n <= 0:
+        return -1
+    P = row.shape[0]
+    if greedy:
+        kk = slot_kind[f, orient[b, f]]
+        best = np.int64(1) << 40
+        n_best = 0
+        for c in range(P):
+            if row[c] == 0:
+                continue
+            d = _base_distance(coords, kind, space, space_at, slot_kind, orient, cell,
+                               alive, side_of, b, side_of[f], kk, c)
+            dist[c] = d
+            if d < best:
+                best = d
+                n_best = 0
+            if d == best:
+                n_best += 1
+        want = np.int64(r * n_best)
+        seen = 0
+        for c in range(P):
+            if row[c] != 0 and dist[c] == best:
+                if seen == want:
+                    return c
+                seen += 1
+        return -1
+    want = np.int64(r * n)
+    seen = 0
+    for c in range(P):
+        if row[c] != 0:
+            if seen == want:
+                return c
+            seen += 1
+    return -1
+
+
+@njit(inline="always")
+def _touches(nbr, space, space_at, slot_kind, orient, cell, b, f, g):
+    """Whether a square of figure ``f``'s base is next to (``nbr``) one of ``g``'s."""
+    K = space.shape[1]
+    kf = slot_kind[f, orient[b, f]]
+    kg = slot_kind[g, orient[b, g]]
+    for i in range(K):
+        x = space[space_at[kf] + cell[b, f], i]
+        if x < 0:
+            continue
+        for k in range(nbr.shape[1]):
+            y = nbr[x, k]
+            if y < 0:
+                continue
+            for j in range(K):
+                if space[space_at[kg] + cell[b, g], j] == y:
+                    return True
+    return False
+
+
+@njit(inline="always")
+def _large_adjacent_enemy(nbr, space, space_at, slot_kind, orient, cell, alive, side_of,
+                          b, f, r):
+    """:func:`movecore.rl._vecgame._adjacent_enemy` over every square of the bases."""
+    F = cell.shape[1]
+    n_near = 0
+    for g in range(F):
+        if alive[b, g] and side_of[g] != side_of[f] and \
+                _touches(nbr, space, space_at, slot_kind, orient, cell, b, f, g):
+            n_near += 1
+    if n_near == 0:
+        return -1
+    want = np.int64(r * n_near)
+    seen = 0
+    for g in range(F):
+        if alive[b, g] and side_of[g] != side_of[f] and \
+                _touches(nbr, space, space_at, slot_kind, orient, cell, b, f, g):
+            if seen == want:
+                return g
+            seen += 1
+    return -1
 
 
 @njit(cache=True, nogil=True)
 def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, turn,
                  actor, done, nbr, coords, kind, greedy, u, max_turns, cell0, bufs, ends_s,
-                 occ, tbits, figs, slow, mask, cost, stop, opened, dist, lo, hi, counts):
+                 occ, tbits, figs, slow, mask, cost, stop, opened, dist, lo, hi, counts,
+                 large, space, space_at):
     """One move in every unfinished game ``lo <= b < hi`` (see the module docstring);
-    ``counts``: move generations, moves, turns begun, games finished (added to)."""
+    ``counts``: move generations, moves, turns begun, games finished (added to).
+    ``large``: some figure has a base of many squares (its orientation, turned action
+    ids, and every square of a base in the policy and the removal: ``space``)."""
     side = tables[21]                   # (the Descent side code: its bit in ``sq``)
+    slot_kind = tables[19]
     sq = tables[28]
     doors = tables[29]
-    N = coords.shape[0]
+    orient = tables[31]
+    N = mask.shape[1]                   # (the places: a turned base's too)
     F = cell.shape[1]
     n_all_sides = 0
     for f in range(F):
@@ -48,19 +170,33 @@ def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, 
         for c in range(N):
             n += mask[b, c]
         # ---------------------------------------------------------- the policy
-        pick = _policy_pick(mask[b], n, greedy, u[b, 0], dist, coords, cell, alive,
-                            side_of, kind, b, side_of[f])
+        if large:
+            pick = _large_pick(mask[b], n, greedy, u[b, 0], dist, coords, kind, space,
+                               space_at, slot_kind, orient, cell, alive, side_of, b, f)
+        else:
+            pick = _policy_pick(mask[b], n, greedy, u[b, 0], dist, coords, cell, alive,
+                                side_of, kind, b, side_of[f])
         # ---------------------------------------------------------- the move
         if pick >= 0:
-            sq[b, cell[b, f]] = 0
-            sq[b, pick] = 1 << side[f]
-            doors[b] |= opened[b, pick]
-            cell[b, f] = pick
+            if large:
+                _move_one(tables, cell, b, f, pick, opened)
+            else:
+                sq[b, cell[b, f]] = 0
+                sq[b, pick] = 1 << side[f]
+                doors[b] |= opened[b, pick]
+                cell[b, f] = pick
             counts[1] += 1
             if u[b, 1] < 0.5:               # remove one adjacent enemy
-                g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick, u[b, 2])
+                if large:
+                    g = _large_adjacent_enemy(nbr, space, space_at, slot_kind, orient,
+                                              cell, alive, side_of, b, f, u[b, 2])
+                else:
+                    g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick, u[b, 2])
                 if g >= 0:
-                    sq[b, cell[b, g]] = 0
+                    if large:
+                        _remove_one(tables, cell, b, g)
+                    else:
+                        sq[b, cell[b, g]] = 0
                     cell[b, g] = -1
                     alive[b, g] = False
                     if _n_sides(alive, side_of, n_all_sides, b) < 2:
@@ -78,6 +214,7 @@ def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, 
             sq[b, c] = sq0[c]
         doors[b] = doors0
         for g in range(F):
+            orient[b, g] = 0
             cell[b, g] = cell0[g]
             alive[b, g] = cell0[g] >= 0
         done[b] = False
@@ -101,7 +238,7 @@ def step(play, kind: int) -> int:
         n_chunks = len(g.bufs)
         B = play.B
         counts = per_thread(n_chunks, (4,), np.int64)
-        dists = per_thread(n_chunks, (len(play.coords),), np.int64)
+        dists = per_thread(n_chunks, (G.n_places,), np.int64)
         u = np.empty((B, 3))
         mask, cost, stop = play._out
         args = (g.tables, g.sq0, np.int64(g.doors0), G.cell, G.alive, play.side_of,
@@ -112,7 +249,8 @@ def step(play, kind: int) -> int:
         calls = [args + (g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], figs, g.slow,
                          mask, cost, stop, g.opened,
                          dists[c], (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
-                         counts[c]) for c in range(n_chunks)]
+                         counts[c], g.large, g.space, g.space_at)
+                 for c in range(n_chunks)]
         fz = play._fz = (counts, u, calls)
     counts, u, calls = fz
     for c in counts:

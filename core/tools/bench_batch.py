@@ -144,7 +144,7 @@ def _kernel_queries_per_s(play, min_time: float, cpu: list | None = None) -> flo
     from . import selfplay as sp
     G = play.games
     # (Dark Realms: rolled; Heroscape: places of two spaces: below)
-    if G.backend == "arrays" and G._budget[0] >= 0 and G._place_spaces is None:
+    if G.backend == "arrays" and G._budget[0] >= 0 and not G.multi_space:
         prep = G._layout.shapes[0]
         budget = int(G._budget[0])
         starts = G.cell[0][G.alive[0]]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from numba import njit
 
 from ..batch import BatchedGames, QueryColumns, per_thread
 from ..errors import QueryError, describe
@@ -334,7 +335,7 @@ class BatchedPlay:
         if G.backend != "arrays":
             return self._greedy_positions(rows, figs, legal, u)
         enemy = G.alive[rows] & (self.side_of[None] != self.side_of[figs][:, None])
-        if G._place_spaces is not None:     # places of two spaces (Heroscape)
+        if G.multi_space:   # places of many spaces (Heroscape, Descent's large bases)
             return self._greedy_spaces(rows, figs, legal, u, enemy)
         cells = np.where(enemy, G.cell[rows], 0)
         ec = self.coords[cells]                                   # [R, F, 2]
@@ -350,18 +351,16 @@ class BatchedPlay:
         return (np.cumsum(best, 1) > k[:, None]).argmax(1)
 
     def _greedy_spaces(self, rows, figs, legal, u, enemy) -> np.ndarray:
-        """:meth:`_greedy` where a place may be two spaces: an end's distance is the
-        least over its spaces and the enemies' spaces (the legal ends alone)."""
+        """:meth:`_greedy` where a place may be many spaces (S: two in Heroscape, a
+        large base's squares in Descent): an end's distance is the least over its
+        spaces and the enemies' spaces (the legal ends alone)."""
         G = self.games
         R, P = legal.shape
         r, col = np.nonzero(legal)                                # row-major
-        es = G.spaces(rows)                                       # [R, F, 2]
-        ok = (enemy[:, :, None] & (es >= 0)).reshape(R, -1)       # [R, 2F]
-        ec = self.coords[np.maximum(es, 0)].reshape(R, -1, 2)     # [R, 2F, 2]
-        ps = G.spaces(rows[r], figs[r], col[:, None])[:, 0]       # [E, 2]
-        pc = self.coords[np.maximum(ps, 0)]                       # [E, 2, 2]
-        d = grid_distance(self.kind, pc[:, :, None, :], ec[r][:, None, :, :])  # [E,2,2F]
-        d = np.where(ok[r][:, None, :] & (ps >= 0)[:, :, None], d, _BIG).min(axis=(1, 2))
+        es = G.spaces(rows)                                       # [R, F, S]
+        ps = G.spaces(rows[r], figs[r], col[:, None])[:, 0]       # [E, S]
+        d = _space_distances(_KIND.get(self.kind, 0), self.coords, np.ascontiguousarray(ps),
+                             r, np.ascontiguousarray(es), np.ascontiguousarray(enemy))
         low = np.full(R, _BIG + 1, np.int64)
         np.minimum.at(low, r, d)
         best = d == low[r]
@@ -407,15 +406,15 @@ class BatchedPlay:
                     self.last[2].append(b)
                     self.last[3].append(g)
             return
-        if G._place_spaces is None:
+        if not G.multi_space:
             nb = self.nbr[G.cell[rows, figs]]                     # [R, K]
             cells = G.cell[rows]                                  # [R, F]
             adj = ((cells[:, :, None] == nb[:, None, :]) & (nb[:, None, :] >= 0)).any(2)
-        else:                   # places of two spaces (Heroscape): any space touches
-            sp = G.spaces(rows)                                   # [R, F, 2]
-            mine = sp[np.arange(len(rows)), figs]                 # [R, 2]
+        else:       # places of many spaces (Heroscape, Descent): any space touches
+            sp = G.spaces(rows)                                   # [R, F, S]
+            mine = sp[np.arange(len(rows)), figs]                 # [R, S]
             nb = np.where((mine >= 0)[:, :, None], self.nbr[np.maximum(mine, 0)], -1)
-            nb = nb.reshape(len(rows), -1)                        # [R, 2K]
+            nb = nb.reshape(len(rows), -1)                        # [R, S K]
             adj = ((sp[:, :, :, None] == nb[:, None, None, :]) &
                    (nb[:, None, None, :] >= 0)).any((2, 3))
         near = adj & G.alive[rows] & (self.side_of[None] != self.side_of[figs][:, None])
@@ -441,6 +440,45 @@ class BatchedPlay:
                 "games_per_s": c["games"] / dt if dt else 0.0,
                 "batch": self.B, "threads": self.games.threads,
                 "backend": self.games.backend}
+
+
+@njit(cache=True, nogil=True)
+def _space_distances(kind, coords, ps, r, es, enemy):
+    """int64[E]: per end ``e`` (its spaces ``ps[e]``, -1 none; its game's row
+    ``r[e]``), the least grid distance (``kind``: 0 hex, 1 square4, 2 square8, as
+    :func:`movecore.position.grid_distance`) from one of its spaces to a space of a
+    figure ``g`` with ``enemy[r[e], g]`` (``es[r[e], g]``: its spaces, -1 none); 2**40
+    where there is none. Compiled: an end of S spaces against F figures of S spaces
+    each would be an [E, S, S F] temporary in NumPy."""
+    E, S = ps.shape
+    F, S2 = es.shape[1], es.shape[2]
+    out = np.empty(E, np.int64)
+    for e in range(E):
+        rr = r[e]
+        best = np.int64(1) << 40
+        for i in range(S):
+            c = ps[e, i]
+            if c < 0:
+                continue
+            for g in range(F):
+                if not enemy[rr, g]:
+                    continue
+                for j in range(S2):
+                    t = es[rr, g, j]
+                    if t < 0:
+                        continue
+                    dq = coords[c, 0] - coords[t, 0]
+                    dr = coords[c, 1] - coords[t, 1]
+                    if kind == 0:
+                        x = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+                    elif kind == 1:
+                        x = abs(dq) + abs(dr)
+                    else:
+                        x = max(abs(dq), abs(dr))
+                    if x < best:
+                        best = x
+        out[e] = best
+    return out
 
 
 def _kth_true(legal, n, k) -> np.ndarray:

@@ -8,7 +8,11 @@ closed or revealed, no rune key gained, no figure added. So one game's state is
 * ``sq`` uint8[B, NS + 1]: per square the sides standing there (1 hero, 2 monster; the
   last column, the town, always 0), from which every kind's occupant layer is read;
 * ``doors`` int64[B]: the open doors (bit k: door k), with the figures' anchors and who
-  is in play (``BatchedGames.cell`` / ``alive``).
+  is in play (``BatchedGames.cell`` / ``alive``);
+* ``orient`` uint8[B, F]: each figure's orientation, 1 where a base that turns (option
+  ``large_turns``) stands turned from the root's; its kind is then the turned base's
+  (``(side, h, w, fly)``: :meth:`Position._turn`), whose node numbering, and so whose
+  action ids (``NS + 1 + s``: the base turned again, at square ``s``), are that kind's.
 
 A figure's move is the kernel query of its kind's placement graph (the same packed board
 and mover as the position's prepared query) **under the game's door state**: one query
@@ -17,8 +21,8 @@ for every door state a game can reach from the root (doors only open: ``2**c`` s
 for ``c`` doors closed at the root). One compiled call (:func:`legal_games`) answers
 every game: it reads the mover's occupant layer from ``sq`` through the kind's node ->
 squares table (door-memory, air and opened-here nodes read their square; a large
-monster's base is not batched), runs the kernel in
-tree mode, writes the ends' mask, least costs and stop codes (ice), and for every end the
+monster's own squares lifted while its layer is read, as ``Position._reach_large``),
+runs the kernel in tree mode, writes the ends' mask, least costs and stop codes (ice), and for every end the
 doors its reported path opens (the door steps along the tree path), which a move then
 opens in that game.
 
@@ -29,11 +33,14 @@ and a move next to an enemy grappler that may be in play (stops per game): these
 depend on more than the occupancy, and their queries are the position's own. The move is
 then applied on that position (its doors read back), so the state stays exact.
 
-Scenarios the arrays do not take (the positions backend, ``BatchedGames.why``): a base
-that turns (its kind, size and action numbering change with the move), a large monster
-beside the one-square figures (self-play's adjacency and distances read one cell per
-figure), a figure in town at the start, a dungeon whose graphs are door-scoped (many
-doors), or more than ``DOOR_STATES_MAX`` door states.
+A move writes every square of the new base (:func:`move_games`; a turned end flips
+the orientation), a removal frees every square (:func:`remove_games`), and
+:meth:`_DescentBatch.spaces` gives the squares of a base in its game's orientation
+(self-play's removals and greedy distances read them all).
+
+Scenarios the arrays do not take (the positions backend, ``BatchedGames.why``): a figure
+in town at the start, a dungeon whose graphs are door-scoped (many doors), or more than
+``DOOR_STATES_MAX`` door states.
 
 The batched answer equals :meth:`Position.legal_moves` and the state after a move
 equals the position after :meth:`Position.apply_move` (``tests/test_batch.py``,
@@ -49,6 +56,7 @@ from numba import njit
 from ...errors import QueryError
 from ...kernels import _types as T
 from ...reach.compiled import CTRL, fast_layout_size, is_plain, reach1_general, reach1_plain
+from . import rules as D
 
 #: Most door states (doors closed at the root: 2**c states) a batch packs query shapes for.
 DOOR_STATES_MAX = 64
@@ -70,9 +78,6 @@ def batch_layout(pos, query):
         return None, "the dungeon's graphs are door-scoped (many doors)"
     if any(pos.anchor[i] < 0 for i in slots):
         return None, "a figure stands in town at the start"
-    if any(pos.size[i] != (1, 1) for i in slots):
-        return None, ("large monsters: self-play's removals and distances read one cell "
-                      "per figure, and a base that turns changes its kind")
     closed = [k for k, o in enumerate(pos.door_open) if not o]
     if len(pos.door_open) > 62 or (1 << len(closed)) > DOOR_STATES_MAX:
         return None, f"more than {DOOR_STATES_MAX} door states (or 62 doors)"
@@ -106,6 +111,10 @@ class _DescentBatch:
         self.budget = np.array([mp for mp, _, _ in parsed], np.int64)
         self.cell0 = np.array([pos.anchor[i] for i in slots], np.int32)
         self.sq0 = pos.square_bits[:ns + 1].copy()
+        #: each slot's base at the root (w, h): orientation 0; a base that turns
+        #: (``rules.turns_allowed``) has orientation 1 too, its base turned (h, w)
+        self.size0 = [tuple(pos.size[i]) for i in slots]
+        self.large = any(sz != (1, 1) for sz in self.size0)
         self.doors0 = sum(1 << k for k, o in enumerate(pos.door_open) if o)
         self.closed = np.array(closed, np.int64)
         n_states = self.n_states = 1 << len(closed)
@@ -116,12 +125,21 @@ class _DescentBatch:
                 hostile[a, c] = pos.side[j] != pos.side[i] and bool(pos.grapple[j] or
                                                                     pos.aura[j])
         self.hostile = hostile
-        # kinds of mover (kind key with its door-memory radius), in slot order
-        kinds = list(dict.fromkeys(pos.fkey[i] + (r,) for i, (_, _, r) in
-                                   zip(slots, parsed)))
-        self.slot_kind = np.array([kinds.index(pos.fkey[i] + (r,)) for i, (_, _, r) in
-                                   zip(slots, parsed)], np.int64)
+        # kinds of mover (kind key with its door-memory radius), in slot order; a base
+        # that turns has the kind of its turned base too (side, h, w, fly, radius),
+        # whose node numbering (and so action ids) is its own (see _kind_graph)
+        turns = [D.turns_allowed(sz, st.large_turns) for sz in self.size0]
+        keys = []
+        for i, (_, _, r), t in zip(slots, parsed, turns):
+            side, w, h, fly = pos.fkey[i]
+            keys.append((pos.fkey[i] + (r,), (side, h, w, fly, r) if t else None))
+        kinds = list(dict.fromkeys(k for pair in keys for k in pair if k is not None))
+        #: int64[F, 2]: each slot's kind per orientation (-1: its base does not turn)
+        self.slot_kind = np.array([[kinds.index(k0), -1 if k1 is None else
+                                    kinds.index(k1)] for k0, k1 in keys], np.int64)
         graphs = [st.kind(k) for k in kinds]
+        #: per kind: its action ids (NS + 1, or 2 NS + 1 for a base that turns)
+        self.kind_nact = np.array([g.n_actions for g in graphs], np.int64)
         # per kind: node -> squares (foot), the occupant value of the sides' bits, ice
         self.kind_n = np.array([g.n for g in graphs], np.int64)
         self.kind_k = np.array([g.k for g in graphs], np.int64)
@@ -183,6 +201,16 @@ class _DescentBatch:
         self.dstep_v = np.array(dv_, np.int64)
         self.dstep_bits = np.array(dbits, np.int64)
         self.n_max = int(self.kind_n.max())
+        # per kind, node -> its squares padded to the widest base (-1: none): the
+        # spaces of a place (self-play's removals and greedy distances)
+        K = self.k_max = int(self.kind_k.max())
+        pads = []
+        for g in graphs:
+            t = np.full((g.n, K), -1, np.int64)
+            t[:, :g.k] = np.where(g.foot < ns, g.foot, -1)
+            pads.append(t)
+        self.space_at = np.cumsum([0] + [g.n for g in graphs]).astype(np.int64)
+        self.space = np.concatenate(pads)
         self.nb = max(int(self.params[:, T.P_N_BUCKETS].max()), 8)
         # the kernel query of each slot at the root (the bench's "query" column)
         self.root_prepared = []
@@ -207,6 +235,8 @@ class _DescentBatch:
         B = G.B
         self.sq = np.repeat(self.sq0[None], B, axis=0)
         self.doors = np.full(B, self.doors0, np.int64)
+        #: uint8[B, F]: each figure's orientation (1: its base turned from the root's)
+        self.orient = np.zeros((B, len(self.fids)), np.uint8)
         self.opened = np.zeros((B, G.n_places), np.int64)
         self.slow = np.zeros(B, np.bool_)
         self.last_fig = np.full(B, -1, np.int64)
@@ -229,7 +259,8 @@ class _DescentBatch:
                        self.slot_kind, self.budget, self.side, self.n_states, self.closed,
                        self.hostile, np.zeros(0, np.uint64),
                        np.zeros((3, 0), np.int32),    # (tree mode: the tree is read)
-                       np.zeros((0, 3), np.int64), self.sq, self.doors)
+                       np.zeros((0, 3), np.int64), self.sq, self.doors,
+                       self.kind_nact, self.orient)
         #: whether every move is answered on arrays (no enemy grappler or aura, no
         #: kind that counts wounds): the compiled self-play step may play the games
         self.all_arrays = bool(self.shape_ok.all() and not self.hostile.any())
@@ -263,7 +294,8 @@ class _DescentBatch:
 
     def move(self, G, rows, figs, to) -> None:
         """Games ``rows`` move ``figs`` to ``to`` (legal ends of the last
-        :meth:`legal` answer): the squares, the anchor, the doors the path opens."""
+        :meth:`legal` answer): the squares of the base, the anchor (a turned base's
+        too: its orientation flips), the doors the path opens."""
         if not np.array_equal(self.last_fig[rows], figs):  # pragma: no cover
             raise RuntimeError("movecore: a Descent batch moves the figures of its last "
                                "answer")
@@ -272,22 +304,52 @@ class _DescentBatch:
             pos = G._live[b]          # (restored and asked by this answer)
             pos.apply_move(self.fids[f], a, **self.queries[f])
             self.opened[b, a] = sum(1 << k for k, o in enumerate(pos.door_open) if o)
-        old = G.cell[rows, figs]
-        self.sq[rows, old] = 0
-        self.sq[rows, to] = (1 << self.side[figs]).astype(np.uint8)
-        self.doors[rows] |= self.opened[rows, to]
-        G.cell[rows, figs] = to
+        if not self.large:
+            old = G.cell[rows, figs]
+            self.sq[rows, old] = 0
+            self.sq[rows, to] = (1 << self.side[figs]).astype(np.uint8)
+            self.doors[rows] |= self.opened[rows, to]
+            G.cell[rows, figs] = to
+            return
+        move_games(self.tables, G.cell, np.ascontiguousarray(rows, np.int64),
+                   np.ascontiguousarray(figs, np.int64), np.ascontiguousarray(to, np.int64),
+                   self.opened)
 
     def remove(self, G, games, figs) -> None:
-        self.sq[games, G.cell[games, figs]] = 0
+        if not self.large:
+            self.sq[games, G.cell[games, figs]] = 0
+            return
+        remove_games(self.tables, G.cell, np.ascontiguousarray(games, np.int64),
+                     np.ascontiguousarray(figs, np.int64))
 
     def reset(self, G, sel) -> None:
         self.sq[sel] = self.sq0
         self.doors[sel] = self.doors0
+        self.orient[sel] = 0
+
+    def spaces(self, G, rows, slots=None, places=None) -> np.ndarray:
+        """int64[..., K]: the squares (-1: none) of the bases at places of games
+        ``rows`` (``BatchedGames.spaces``, validated there): the figures' own places
+        (``[R, F, K]``), or ``places`` (int64[R, P], -1 none) as places of slots
+        ``slots`` in their orientation in each game. K: the widest base's squares."""
+        if places is None:
+            F = len(self.fids)
+            o = self.orient[rows]                                    # [R, F]
+            kind = self.slot_kind[np.arange(F)[None], o]             # [R, F]
+            p = G.cell[rows].astype(np.int64)
+        else:
+            o = self.orient[rows, slots]                             # [R]
+            kind = np.broadcast_to(self.slot_kind[slots, o][:, None], places.shape)
+            p = places
+        ok = (p >= 0) & (p < self.kind_n[kind])
+        out = self.space[self.space_at[kind] + np.where(ok, p, 0)]
+        out[~ok] = -1
+        return out
 
     def restore(self, pos, b: int, cell, alive) -> None:
         """Make ``pos`` (a copy of the root, or a position this made from one) equal to
-        game ``b``: the doors, the figures' anchors, who is in play."""
+        game ``b``: the doors, the figures' anchors and orientations, who is in
+        play."""
         bits = int(self.doors[b])
         changed = False
         for k in range(len(pos.door_open)):
@@ -297,20 +359,29 @@ class _DescentBatch:
                 changed = True
         if changed:
             pos._doors_changed()
-        # every figure that moved or left is lifted first, then the movers placed (a
-        # figure may now stand where another one stood)
+        # every figure that moved, turned or left is lifted first, then the movers
+        # placed (a figure may now stand where another one stood)
         moved = []
+        orient = self.orient[b]
         for f, i in enumerate(self.slots):
             gone = not alive[f]
-            if (gone and pos.alive[i]) or (not gone and pos.anchor[i] != int(cell[f])):
+            w, h = self.size0[f]
+            size = (h, w) if orient[f] else (w, h)
+            if (gone and pos.alive[i]) or (not gone and (
+                    pos.anchor[i] != int(cell[f]) or pos.size[i] != size)):
                 old = pos.anchor[i]
                 pos._update_kinds(i, pos._lift(i), old, -1)
                 pos.anchor[i] = -1
                 if gone:
                     pos.alive[i] = False
                 else:
-                    moved.append((i, int(cell[f])))
-        for i, a in moved:
+                    moved.append((i, int(cell[f]), size))
+        for i, a, size in moved:
+            if pos.size[i] != size:         # (a base turned: its kind is the other one)
+                pos._own_figures()
+                key = pos.fkey[i]
+                pos.size[i] = size
+                pos.fkey[i] = (key[0], size[0], size[1], key[3])
             pos._place(i, a)
         pos._last = None
         pos._touch()
@@ -342,9 +413,9 @@ def _door_vector(pos, team: int, opened: int) -> tuple:
 @njit(cache=T.CACHE, nogil=True)
 def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mask, cost,
                 stop, opened, slow):
-    """Games ``lo <= b < hi``, figure slot ``figs[b]`` (-1: none): its ends (see the
-    module docstring) into row ``b`` of ``mask``/``cost``/``stop`` (every column
-    written) and, per end, the doors its path opens into ``opened[b]``; ``slow[b]`` = 1
+    """Games ``lo <= b < hi``, figure slot ``figs[b]`` (-1: none): its ends in its kind
+    for its orientation in that game (see the module docstring) into row ``b`` of
+    ``mask``/``cost``/``stop`` (every column written) and, per end, the doors its path opens into ``opened[b]``; ``slow[b]`` = 1
     (row cleared) where a live position must answer: an enemy grappler or aura in play,
     a move that counts wounds. ``tables``: :attr:`_DescentBatch.tables` (the game's
     ``sq`` and ``doors`` last); ``bufs`` (one kernel workspace per kind), ``ends_s`` (one
@@ -353,7 +424,7 @@ def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mas
     (blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dptr, dptr_at, dstep_v,
      dstep_bits, dstep_at, kind_n, kind_k, foot, foot_at, lut, ice, ice_at, slot_kind,
      budget, side, n_states, closed, hostile, no_zoc, tree_ends, no_queries, sq,
-     doors) = tables
+     doors, kind_nact, orient) = tables
     A = mask.shape[1]
     ns = sq.shape[1] - 1
     for b in range(lo, hi):
@@ -368,7 +439,7 @@ def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mas
         for j in range(hostile.shape[0]):
             if alive[b, j] and hostile[f, j]:
                 slow[b] = True
-        kk = slot_kind[f]
+        kk = slot_kind[f, orient[b, f]]
         s = 0
         for j in range(closed.shape[0]):
             if (doors[b] >> closed[j]) & 1:
@@ -382,11 +453,21 @@ def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mas
         kf = kind_k[kk]
         f0 = foot_at[kk]
         start = cell[b, f]
-        for u in range(n):              # (one-square kinds: kf = 1; see batch_layout)
+        if kf > 1:
+            # a large base's own squares are free for its own move (as
+            # Position._reach_large): lifted while its layer is read
+            for j in range(kf):
+                sq[b, foot[f0 + start * kf + j]] = 0
+        for u in range(n):
             bits = 0
             for j in range(kf):
                 bits |= sq[b, foot[f0 + u * kf + j]]
             occ[u] = lut[kk, bits]
+        if kf > 1:
+            for j in range(kf):
+                sq[b, foot[f0 + start * kf + j]] = 1 << side[f]
+            sq[b, ns] = 0               # (the pad column: always empty)
+        nact = min(kind_nact[kk], A)    # the kind's action ids (a turned base's too)
         blob = blobs[blob_at[k]:blob_at[k + 1]]
         qf = qflags[qflags_at[k]:qflags_at[k + 1]]
         buf = bufs[kk]
@@ -407,7 +488,7 @@ def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mas
                 continue
             for i in range(ne):
                 c = ends[0, i]
-                if c >= ns or c >= A:   # the town (no move) and no other node is an end
+                if c == ns or c >= nact:    # the town (no move); no other node ends
                     continue
                 mask[b, c] = 1
                 cost[b, c] = ends[1, i]
@@ -444,10 +525,70 @@ def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mas
         base = o_out + 4 * nt
         for i in range(ne):
             c = buf[base + i]
-            if c >= ns or c >= A:       # the town (no move) and no other node is an end
+            if c == ns or c >= nact:    # the town (no move); no other node ends
                 continue
             mask[b, c] = 1
             cost[b, c] = buf[base + ne + i]
             stop[b, c] = ice[i0 + c] if buf[base + 2 * ne + i] != 0 else 0
             opened[b, c] = tbits[buf[base + 6 * ne + i]]  # (door steps: closed doors)
+    return 0
+
+
+@njit(inline="always")
+def _move_one(tables, cell, b, f, a, opened):
+    """Game ``b`` moves figure slot ``f`` to action ``a`` of its kind (a legal end):
+    its base's squares leave ``sq`` and the new base's are written, the doors of
+    ``opened[b, a]`` open, the anchor is written to ``cell`` and a turned base
+    (``a > NS``) flips the figure's orientation. ``tables``:
+    :attr:`_DescentBatch.tables`."""
+    foot, foot_at, kind_k, slot_kind, side = tables[14], tables[15], tables[13], \
+        tables[19], tables[21]
+    sq, doors, orient = tables[28], tables[29], tables[31]
+    ns = sq.shape[1] - 1
+    kk = slot_kind[f, orient[b, f]]
+    kf = kind_k[kk]
+    f0 = foot_at[kk]
+    c = cell[b, f]
+    for j in range(kf):
+        sq[b, foot[f0 + c * kf + j]] = 0
+    for j in range(kf):
+        sq[b, foot[f0 + a * kf + j]] = 1 << side[f]
+    sq[b, ns] = 0                       # (the pad column: always empty)
+    doors[b] |= opened[b, a]
+    if a > ns:                          # the base turned (Position._turn)
+        cell[b, f] = a - ns - 1
+        orient[b, f] ^= 1
+    else:
+        cell[b, f] = a
+
+
+@njit(inline="always")
+def _remove_one(tables, cell, b, f):
+    """Figure slot ``f`` leaves play in game ``b``: its base's squares are freed
+    (``cell`` and ``alive`` are the caller's)."""
+    foot, foot_at, kind_k, slot_kind = tables[14], tables[15], tables[13], tables[19]
+    sq, orient = tables[28], tables[31]
+    kk = slot_kind[f, orient[b, f]]
+    kf = kind_k[kk]
+    f0 = foot_at[kk]
+    c = cell[b, f]
+    for j in range(kf):
+        sq[b, foot[f0 + c * kf + j]] = 0
+    sq[b, sq.shape[1] - 1] = 0
+
+
+@njit(cache=T.CACHE, nogil=True)
+def move_games(tables, cell, rows, figs, to, opened):
+    """Games ``rows[i]`` move figure slot ``figs[i]`` to action ``to[i]`` of its kind
+    (:func:`_move_one`)."""
+    for i in range(rows.shape[0]):
+        _move_one(tables, cell, rows[i], figs[i], to[i], opened)
+    return 0
+
+
+@njit(cache=T.CACHE, nogil=True)
+def remove_games(tables, cell, games, figs):
+    """Figure slot ``figs[i]`` leaves play in game ``games[i]`` (:func:`_remove_one`)."""
+    for i in range(games.shape[0]):
+        _remove_one(tables, cell, games[i], figs[i])
     return 0
