@@ -1,0 +1,410 @@
+"""The vector environment's arrays backend driven from numpy (Descent's one-square
+scenarios): :class:`BatchedSteps`.
+
+The games live in a :class:`movecore.batch.BatchedGames` (Descent: its ``_DescentBatch``
+doors and squares); the turn rule of :class:`movecore.rl.turns.Match` and the built-in
+opponent of :class:`movecore.rl.envs.MovecoreGym` are played here with array operations
+over the games that take part in each sub-step (the learner's move, the removal coin,
+the search for the next figure that has a move, an opponent's pick), one batched
+``legal_moves`` per sub-step, no Python per game. Each game's random numbers are its
+``np_random`` stream (numpy's PCG64, stepped by :func:`movecore.rl._vecgame._draw`), drawn
+in the single env's order: the opponent's pick, the removal coin, the victim.
+
+What makes it the single env, game by game:
+
+* rows of an answer are ordered as the position's ``Moves`` (cost, then the end's x,
+  then y): a random pick is the ``int(u * n)``-th usable row in that order, a greedy one
+  the ``int(u * n)``-th of the usable rows at the least grid distance to an enemy;
+* the removal's victim is the ``int(u * n)``-th enemy in play next to the mover's
+  square, in play (slot) order, as ``Position.touching`` lists them;
+* the observation is ``encode_common``'s (static planes, sides relative to the learner,
+  acting figure, moved figures, the acting figure's ends, costs scaled by the largest,
+  stops, the turn) plus the game's planes (Descent: the squares by closed and open
+  doors), written with array operations over the batch.
+
+``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
+against single envs after every step (autoresets and illegal actions included).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._vecgame import _draw
+
+TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def draw_rows(rng, rows, out):
+    """``out[i]`` = game ``rows[i]``'s next ``np_random.random()`` (one draw each)."""
+    for i in range(rows.shape[0]):
+        out[i] = _draw(rng, rows[i])
+    return 0
+
+
+def why_not(one, kwargs) -> str | None:
+    """Why this backend does not take the environment (None: it does)."""
+    s = one._s
+    if s.game != "descent":
+        return None if False else f"the {s.game} game's vector env is not on arrays yet"
+    if kwargs.get("town"):
+        return "town=True: the glyph to town is played on positions"
+    from ..batch import BatchedGames
+    q = [dict(s.rules.query(s.root, f, np.random.default_rng(0))) for f in s.figs]
+    G = BatchedGames(s.root, 1, query=q)
+    if G.backend != "arrays":
+        return f"Descent's batched arrays do not take it: {G.why}"
+    if any(sw is not None for sw in s.swap):      # pragma: no cover (one-square only)
+        return "a base that turns"
+    return None
+
+
+class BatchedSteps:
+    """The games, their turn state and random streams, and the vector env's step over
+    them (see the module docstring). ``env``: the :class:`MovecoreVectorEnv`."""
+
+    def __init__(self, env, one):
+        from ..batch import BatchedGames
+        s = one._s
+        self.s = s
+        root = s.root
+        B = self.B = env.num_envs
+        F = self.F = len(s.figs)
+        q = [dict(s.rules.query(root, f, np.random.default_rng(0))) for f in s.figs]
+        self.G = G = BatchedGames(root, B, query=q, threads=env.threads, backend="arrays")
+        self.game = G._game
+        P = self.P = G.n_places
+        al = s.actions[one.agent]
+        self.A, self.P_env, self.end_turn = al.n, al.P, al.end_turn
+        self.learner = s.side_index[al.side]
+        self.env_base = np.full(F, -1, np.int64)     # each slot's first action id
+        for k, f in enumerate(al.slots):
+            self.env_base[s.row[f]] = k * al.P
+        self.side_of = np.asarray(s.fig_side, np.int64)
+        self.turn_sides = np.array([s.side_index[t] for t in s.turn_sides], np.int64)
+        self.n_all = len(s.sides)
+        self.max_turns = one._core.max_turns
+        self.greedy = one.opponent == "greedy"
+        # the places a movement-only game may take (Descent: not the town, NS)
+        ok = np.zeros((F, P), bool)
+        for i, f in enumerate(s.figs):
+            ok[i, :root.n_actions(f)] = True
+        if s.game == "descent":
+            ok[:, root.st.ns:] = False
+        self.usable = ok
+        # each slot's place -> observation cell (flat H*W; -1 none)
+        lead = np.full((F, P), -1, np.int64)
+        for i in range(F):
+            lead[i, :len(s.lead[i])] = s.lead[i]
+        self.lead = lead
+        N = np.asarray(root.board.coords).shape[0]
+        self.N = N
+        xy = np.asarray(root.board.coords, np.int64)
+        self.coords = np.zeros((P, 2), np.int64)
+        self.coords[:N] = xy
+        rank = np.full(P, P, np.int64)      # the Moves row order of equal costs: x, y
+        rank[np.lexsort((xy[:, 1], xy[:, 0]))] = np.arange(N)
+        self.rank = rank
+        self.kind = s.rules.kind
+        nbr = np.asarray(root.board.nbr, np.int64)
+        adj = np.zeros((N + 1, N + 1), bool)          # (row / column N: out of play)
+        for c in range(N):
+            for d in nbr[c]:
+                if d >= 0:
+                    adj[c, d] = True
+        self.adj = adj
+        lay = s.layout
+        self.S = lay.static.shape[0]
+        self.C, self.HW = lay.shape[0], lay.H * lay.W
+        self.static = np.ascontiguousarray(lay.static, np.float32)
+        self.valid = s.valid
+        self.d = self.S + s.n_sides
+        self.observer = s.observer[one.agent]
+        self.rel = (self.side_of - self.observer) % s.n_sides
+        self.doors = None
+        if s.game == "descent":
+            self.doors = [np.asarray(c, np.int64) for c in lay.extra["doors"]]
+        i64 = np.int64
+        self.turn = np.zeros(B, i64)
+        self.side = np.full(B, -1, i64)
+        self.nxt = np.zeros(B, i64)
+        self.actor = np.full(B, -1, i64)
+        self.over = np.zeros(B, i64)
+        self.out = np.zeros(B, bool)
+        self.removed = np.zeros(B, bool)
+        self.moved = np.zeros((B, F), bool)
+        self.pending = np.zeros(B)
+        self.rng = np.zeros((B, 4), np.uint64)
+        # the acting figure's answer (usable places only) and what its move reads
+        self.a_mask = np.zeros((B, P), bool)
+        self.a_cost = np.zeros((B, P), np.int32)
+        self.a_stop = np.zeros((B, P), np.int8)
+        self.a_open = np.zeros((B, P), np.int64)
+        self.a_slow = np.zeros(B, bool)
+        self._out = (np.zeros((B, P), np.uint8), np.zeros((B, P), np.int32),
+                     np.zeros((B, P), np.int8))
+        self.counts = [0, 0]             # moves, move generations
+
+    # ------------------------------------------------------------------ draws
+    def _draws(self, rows) -> np.ndarray:
+        out = np.empty(len(rows))
+        if len(rows):
+            draw_rows(self.rng, np.ascontiguousarray(rows, np.int64), out)
+        return out
+
+    # ------------------------------------------------------------------ turn flow
+    def restart(self, rows) -> None:
+        """Games ``rows`` back at the root, their first figure found and the opponents
+        played (``MovecoreGym.reset``; the streams are seeded by the caller)."""
+        if not len(rows):
+            return
+        self.G.reset(rows)
+        self.turn[rows] = 0
+        self.side[rows] = -1
+        self.nxt[rows] = self.F
+        self.actor[rows] = -1
+        self.over[rows] = 0
+        self.out[rows] = False
+        self.removed[rows] = False
+        self.moved[rows] = False
+        self.pending[rows] = 0.0
+        self._advance(rows)
+        self._opponents(rows)
+
+    def _n_sides(self, rows) -> np.ndarray:
+        alive = self.G.alive[rows]
+        n = np.zeros(len(rows), np.int64)
+        for k in range(self.n_all):
+            n += (alive & (self.side_of == k)[None]).any(1)
+        return n
+
+    def _advance(self, rows) -> None:
+        """``Match._advance`` in games ``rows``: on to the next figure of the side to
+        move that has a usable end (starting turns as needed), its answer kept; or the
+        game is over."""
+        G, F = self.G, self.F
+        slots = np.arange(F)
+        rows = np.asarray(rows, np.int64)
+        while len(rows):
+            cand = G.alive[rows] & (self.side_of[None] == self.side[rows][:, None]) & \
+                (slots[None] >= self.nxt[rows][:, None])
+            has = cand.any(1)
+            start = rows[~has]
+            if len(start):                   # the queue is empty: the next turn
+                self.actor[start] = -1
+                end = self._n_sides(start) < 2
+                self.over[start[end]] = TERMINATED
+                start = start[~end]
+                trunc = self.turn[start] >= self.max_turns
+                self.over[start[trunc]] = TRUNCATED
+                start = start[~trunc]
+                self.side[start] = self.turn_sides[self.turn[start] % len(self.turn_sides)]
+                self.turn[start] += 1
+                self.nxt[start] = 0
+                self.moved[start] = False
+            ask = rows[has]
+            if len(ask):
+                g = cand[has].argmax(1)
+                n = self._answer(ask, g)
+                self.nxt[ask] = g + 1
+                found = n > 0
+                self.actor[ask[found]] = g[found]
+                rows = np.concatenate([start, ask[~found]])
+            else:
+                rows = start
+
+    def _answer(self, rows, g) -> np.ndarray:
+        """Figure slots ``g`` of games ``rows``: their usable ends into the kept answer
+        (one batched ``legal_moves``); returns how many each has."""
+        G = self.G
+        figs = np.full(self.B, -1, np.int64)
+        figs[rows] = g
+        mask, cost, stop = G.legal_moves(figs, out=self._out)
+        self.counts[1] += len(rows)
+        m = (mask[rows] != 0) & self.usable[g]
+        self.a_mask[rows] = m
+        self.a_cost[rows] = cost[rows]
+        self.a_stop[rows] = stop[rows]
+        if self.game is not None:        # what the Descent move reads of this answer
+            self.a_open[rows] = self.game.opened[rows]
+            self.a_slow[rows] = self.game.slow[rows]
+        return m.sum(1)
+
+    def _play(self, rows, to) -> None:
+        """The acting figures of games ``rows`` move to places ``to`` (usable ends of
+        their kept answer), then the removal coin (``Match.play``); the learner's reward
+        of it adds to ``pending``; then on to the next figure."""
+        if not len(rows):
+            return
+        G = self.G
+        f = self.actor[rows]
+        if self.game is not None:        # the Descent move reads its answer's doors
+            self.game.last_fig[rows] = f
+            self.game.opened[rows] = self.a_open[rows]
+            self.game.slow[rows] = self.a_slow[rows]
+        G._move_trusted(rows, f, to)
+        self.counts[0] += len(rows)
+        self.moved[rows, f] = True
+        self.removed[rows] = False
+        coin = self._draws(rows)
+        hit = coin < 0.5
+        r, fh, at = rows[hit], f[hit], to[hit]
+        if len(r):
+            cells = np.where(G.alive[r], G.cell[r], self.N)
+            near = self.adj[at][np.arange(len(r))[:, None], cells] & G.alive[r] & \
+                (self.side_of[None] != self.side_of[fh][:, None])
+            n = near.sum(1)
+            some = n > 0
+            r, fh, near, n = r[some], fh[some], near[some], n[some]
+            if len(r):
+                k = (self._draws(r) * n).astype(np.int64)
+                gone = (np.cumsum(near, 1) > k[:, None]).argmax(1)
+                G.remove(r, gone)
+                self.removed[r] = True
+                self.pending[r] += (self.side_of[fh] == self.learner).astype(float) - \
+                    (self.side_of[gone] == self.learner).astype(float)
+                end = self._n_sides(r) < 2
+                self.over[r[end]] = TERMINATED
+                self.actor[r[end]] = -1
+        self._advance(rows[self.over[rows] == 0])
+
+    def _opponents(self, rows) -> None:
+        """``MovecoreGym._opponents``: the other sides play until the learner is to act
+        or the game is over (or every learner's figure is gone: ``out``)."""
+        G = self.G
+        rows = np.asarray(rows, np.int64)
+        while True:
+            rows = rows[(self.over[rows] == 0) & (self.side[rows] != self.learner)]
+            if not len(rows):
+                return
+            gone = self.removed[rows] & ~(G.alive[rows] &
+                                          (self.side_of == self.learner)[None]).any(1)
+            self.out[rows[gone]] = True
+            rows = rows[~gone]
+            if not len(rows):
+                return
+            self._play(rows, self._pick(rows))
+
+    def _pick(self, rows) -> np.ndarray:
+        """The opponent's place in games ``rows`` (``Match.random_row`` /
+        ``greedy_row``: one draw each), in the ``Moves`` row order."""
+        u = self._draws(rows)
+        m = self.a_mask[rows]
+        if self.greedy:
+            G = self.G
+            enemy = G.alive[rows] & (self.side_of[None] != self.side[rows][:, None])
+            cells = np.where(enemy, G.cell[rows], 0)
+            ec = self.coords[cells]                                  # [R, F, 2]
+            dq = self.coords[None, :, None, 0] - ec[:, None, :, 0]   # [R, P, F]
+            dr = self.coords[None, :, None, 1] - ec[:, None, :, 1]
+            if self.kind == "hex":
+                d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
+            elif self.kind == "square4":
+                d = np.abs(dq) + np.abs(dr)
+            else:
+                d = np.maximum(np.abs(dq), np.abs(dr))
+            big = np.int64(1) << 40
+            d = np.where(enemy[:, None, :], d, big).min(2)
+            d = np.where(m, d, big + 1)
+            some = enemy.any(1)
+            best = d == d.min(1)[:, None]
+            m = np.where(some[:, None], m & best, m)
+        n = m.sum(1)
+        k = (u * n).astype(np.int64)
+        key = np.where(m, self.a_cost[rows].astype(np.int64) * (self.P + 1) +
+                       self.rank[None], np.iinfo(np.int64).max)
+        order = np.argsort(key, axis=1, kind="stable")
+        return order[np.arange(len(rows)), k]
+
+    # ------------------------------------------------------------------ env API
+    def reset(self) -> None:
+        self.restart(np.arange(self.B))
+
+    def step(self, mode, actions, illegal_reward):
+        """One env step (``mode`` as ``_vecgame.step_modes``); returns reward,
+        terminated, truncated, done."""
+        B = self.B
+        reward = np.zeros(B)
+        auto = np.flatnonzero(mode == 2)
+        self.restart(auto)
+        bad = np.flatnonzero(mode == 0)
+        self.over[bad] = ILLEGAL
+        self.actor[bad] = -1
+        play = np.flatnonzero(mode == 1)
+        a = actions[play]
+        # (pending: what the opponents scored since the learner last acted)
+        reward[play] = self.pending[play]
+        self.pending[play] = 0.0
+        ends = a == self.end_turn
+        et = play[ends]
+        self.nxt[et] = self.F                      # the side passes: the next turn
+        self._advance(et)
+        mv = play[~ends]
+        self._play(mv, a[~ends] % self.P_env)
+        self._opponents(play)
+        reward[play] += self.pending[play]
+        self.pending[play] = 0.0
+        reward[bad] = illegal_reward
+        term = (self.over == TERMINATED) | self.out | (self.over == ILLEGAL)
+        trunc = (self.over == TRUNCATED) & ~term
+        term[auto] = False
+        trunc[auto] = False
+        reward[auto] = 0.0
+        done = term | trunc
+        return reward, term, trunc, done
+
+    def learner_acting(self) -> np.ndarray:
+        return (self.over == 0) & ~self.out & (self.side == self.learner)
+
+    def mask(self, out) -> None:
+        """int8[B, A]: the learner's mask where it acts, zeros elsewhere."""
+        out[:] = 0
+        b = np.flatnonzero(self.learner_acting())
+        if not len(b):
+            return
+        out[b, self.end_turn] = 1
+        r, p = np.nonzero(self.a_mask[b])
+        out[b[r], self.env_base[self.actor[b[r]]] + p] = 1
+
+    def observe(self, out) -> None:
+        """float32[B, C, H*W] (``out``): every game's observation (the learner's)."""
+        B, G = self.B, self.G
+        o = out.reshape(B, self.C, self.HW)
+        o[:, :self.S] = self.static[None]
+        o[:, self.S:] = 0.0
+        alive = G.alive
+        hw = np.where(alive, self.lead[np.arange(self.F)[None], np.maximum(G.cell, 0)], -1)
+        bb, ff = np.nonzero(hw >= 0)
+        o[bb, self.S + self.rel[ff], hw[bb, ff]] = 1.0
+        d = self.d
+        act = np.flatnonzero(self.learner_acting())
+        if len(act):
+            f = self.actor[act]
+            h = hw[act, f]
+            ok = h >= 0
+            o[act[ok], d, h[ok]] = 1.0
+            mb, mf = np.nonzero(self.moved[act] & (hw[act] >= 0))
+            o[act[mb], d + 1, hw[act[mb], mf]] = 1.0
+            m = self.a_mask[act]
+            cost = np.where(m, self.a_cost[act], 0)
+            top = cost.max(1)
+            scale = np.where(top > 0, 1.0 / np.maximum(top, 1), 1.0)
+            r, p = np.nonzero(m)
+            lh = self.lead[f[r], p]
+            keep = lh >= 0
+            r, p, lh = r[keep], p[keep], lh[keep]
+            g = act[r]
+            o[g, d + 2, lh] = 1.0
+            o[g, d + 3, lh] = (self.a_cost[act[r], p] * scale[r]).astype(np.float32)
+            st = self.a_stop[act[r], p] != 0
+            o[g[st], d + 4, lh[st]] = 1.0
+        frac = (self.turn / self.max_turns).astype(np.float32)
+        o[:, d + 5] = self.valid[None] * frac[:, None]
+        k = d + 6
+        if self.doors is not None:
+            bits = self.game.doors
+            for j, cells in enumerate(self.doors):
+                is_open = (bits >> j) & 1 == 1
+                o[np.flatnonzero(~is_open)[:, None], k, cells[None]] = 1.0
+                o[np.flatnonzero(is_open)[:, None], k + 1, cells[None]] = 1.0
