@@ -342,3 +342,99 @@ def test_reset_refuses_bad_seeds_with_a_typed_error(seed):
     env = vector_env("grid_hex_skirmish", 2)
     with pytest.raises(QueryError, match="seed"):
         env.reset(seed=seed)
+
+
+# ---------------------------------------------------------------- numpy-driven arrays
+def _np_scenarios():
+    """The bundled scenarios the numpy-driven arrays backend plays (Descent's
+    one-square scenarios)."""
+    out = []
+    for game in ("descent",):
+        for name, s in example_scenarios(game):
+            if rl.vector_env(s, num_envs=1).backend == "arrays":
+                out.append((game, name, s))
+    return out
+
+
+@pytest.mark.parametrize("opponent", ["random", "greedy"])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game,name,scenario", _np_scenarios(),
+                         ids=[n for _, n, _ in _np_scenarios()])
+def test_numpy_arrays_backend_equals_single_envs(game, name, scenario, threads, opponent):
+    """Descent's one-square scenarios play on ``BatchedGames`` arrays (the turn rule and
+    the opponent over the batch); every game equals its single env after every step
+    (observation with its door planes, mask, reward, ends, illegal actions, autoresets)."""
+    B = 7
+    envs = rl.vector_env(scenario, num_envs=B, threads=threads, opponent=opponent)
+    assert envs.backend == "arrays" and envs.why is None and envs._np is not None
+    singles = [MovecoreGym(scenario, opponent=opponent) for _ in range(B)]
+    rng = np.random.default_rng(len(name) + threads)
+    assert _check_against_singles(envs, singles, 70, rng, seed=5, illegal_every=23) > 250
+    assert envs.counts["moves"] > 0 and envs.counts["generations"] > envs.counts["moves"] / 2
+
+
+def _random_dungeon_runs(n, first, steps):
+    """Random one-square dungeons (doors with runes, unrevealed and open ones, pits,
+    ice, grapplers, auras: some moves answered on a live position of the game), the
+    learner each side in turn, short and long turn limits, both opponents: every game
+    equals its single env. Returns (moves checked, games whose doors opened)."""
+    from test_batch_descent import _dungeons
+    checked = opened = 0
+    for k, (name, s) in enumerate(_dungeons(n, first)):
+        agents = MovecoreGym(s)._s.agents
+        side = agents[k % len(agents)]
+        opp = ("random", "greedy")[(k // 2) % 2]
+        mt = (5, 11, 40)[k % 3]
+        envs = rl.vector_env(s, num_envs=6, opponent=opp, max_turns=mt, side=side)
+        assert envs.backend == "arrays", (name, envs.why)
+        singles = [MovecoreGym(s, opponent=opp, max_turns=mt, side=side) for _ in range(6)]
+        checked += _check_against_singles(envs, singles, steps, np.random.default_rng(k),
+                                          seed=first + k, illegal_every=19)
+        g = envs._np.game
+        opened += int((g.doors != g.doors0).sum())
+    return checked, opened
+
+
+def test_numpy_arrays_backend_random_dungeons():
+    checked, opened = _random_dungeon_runs(6, 0, 40)
+    assert checked > 1000 and opened > 0
+
+
+@pytest.mark.slow
+def test_numpy_arrays_backend_random_dungeons_long():
+    checked, opened = _random_dungeon_runs(24, 100, 120)
+    assert checked > 10_000 and opened > 0
+
+
+def test_numpy_arrays_backend_why_and_api():
+    """Descent's large monsters stay on positions and say why; the arrays backend keeps
+    Gymnasium's conventions (copy=False: the kept buffer, read-only; observe(out=);
+    illegal="raise" changes no game; a vector wrapper steps any action of the space)."""
+    import gymnasium as gym
+    import movecore as mc
+    envs = rl.vector_env("descent_ogre", num_envs=2)
+    assert envs.backend == "positions" and "large monsters" in envs.why
+    assert "per position" not in rl.vector_env("heroscape_engaged_knight", 1).why
+    with pytest.raises(mc.QueryError):
+        rl.vector_env("descent_door_round", num_envs=2, town=True, backend="arrays")
+    envs = rl.vector_env("descent_door_round", num_envs=4, copy=False)
+    obs, _ = envs.reset(seed=0)
+    with pytest.raises(ValueError):
+        obs[0, 0, 0, 0] = 1.0
+    out = np.zeros(envs.observation_space.shape, np.float32)
+    assert envs.observe(out=out) is out and np.array_equal(out, obs)
+    r = rl.vector_env("descent_door_round", num_envs=3, illegal="raise")
+    r.reset(seed=0)
+    before = r.observe().copy()
+    acts = np.array([np.flatnonzero(m)[0] for m in r.action_masks()])
+    acts[2] = r.single_action_space.n + 1
+    with pytest.raises(mc.IllegalMoveError, match="game 2"):
+        r.step(acts)
+    assert np.array_equal(r.observe(), before)
+    wrapped = gym.wrappers.vector.RecordEpisodeStatistics(
+        rl.vector_env("descent_door_twice", num_envs=4))
+    obs, _ = wrapped.reset(seed=0)
+    wrapped.action_space.seed(0)
+    for _ in range(30):     # any action of the space: illegal ones end their game
+        obs, *_ = wrapped.step(wrapped.action_space.sample())
+        assert wrapped.observation_space.contains(obs)
