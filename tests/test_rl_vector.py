@@ -349,7 +349,7 @@ def _np_scenarios():
     """The bundled scenarios the numpy-driven arrays backend plays (Descent's
     one-square scenarios)."""
     out = []
-    for game in ("descent",):
+    for game in ("descent", "dark_realms"):
         for name, s in example_scenarios(game):
             if rl.vector_env(s, num_envs=1).backend == "arrays":
                 out.append((game, name, s))
@@ -438,3 +438,41 @@ def test_numpy_arrays_backend_why_and_api():
     for _ in range(30):     # any action of the space: illegal ones end their game
         obs, *_ = wrapped.step(wrapped.action_space.sample())
         assert wrapped.observation_space.contains(obs)
+
+
+#: random Dark Realms boards whose short runs meet an enemy AI tie between targets
+SHORT_DR = list(range(12, 18))
+
+
+def _random_dark_realms_runs(seeds, steps):
+    """Random Dark Realms boards (hex, square4, square8; obstacles, traps, rifts,
+    flyers, summons; the compiled enemy AI's options and others, answered on a live
+    position of the game), each side learning in turn, every opponent, short and long
+    turn limits, 1 and 2 threads: every game equals its single env (the rolled d6 of
+    every figure drawn from the game's stream in the single env's order)."""
+    from test_batch_dark_realms import _ai_boards, _boards
+    checked = choices = 0
+    for k, (name, s) in enumerate(_ai_boards(seeds[::2]) + _boards(seeds[1::2])):
+        agents = MovecoreGym(s)._s.agents
+        side = agents[k % len(agents)]
+        opp = ("random", "greedy", "enemy_ai")[k % 3]
+        mt = (5, 11, 40)[k % 3]
+        envs = rl.vector_env(s, num_envs=6, opponent=opp, max_turns=mt, side=side,
+                             threads=1 + k % 2)
+        assert envs.backend == "arrays", (name, envs.why)
+        singles = [MovecoreGym(s, opponent=opp, max_turns=mt, side=side) for _ in range(6)]
+        checked += _check_against_singles(envs, singles, steps, np.random.default_rng(k),
+                                          seed=5 + k, illegal_every=19)
+        choices += envs._np.ai_choices
+    return checked, choices
+
+
+def test_numpy_arrays_backend_random_dark_realms_boards():
+    checked, choices = _random_dark_realms_runs(SHORT_DR, 35)
+    assert checked > 800 and choices > 0   # (an enemy AI's tie between targets met)
+
+
+@pytest.mark.slow
+def test_numpy_arrays_backend_random_dark_realms_boards_long():
+    checked, choices = _random_dark_realms_runs(list(range(100, 124)), 90)
+    assert checked > 8_000 and choices > 0

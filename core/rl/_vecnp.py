@@ -46,18 +46,26 @@ def draw_rows(rng, rows, out):
 def why_not(one, kwargs) -> str | None:
     """Why this backend does not take the environment (None: it does)."""
     s = one._s
-    if s.game != "descent":
-        return None if False else f"the {s.game} game's vector env is not on arrays yet"
+    if s.game not in ("descent", "dark_realms"):
+        return f"the {s.game} game's vector env is not on arrays yet"
     if kwargs.get("town"):
         return "town=True: the glyph to town is played on positions"
     from ..batch import BatchedGames
-    q = [dict(s.rules.query(s.root, f, np.random.default_rng(0))) for f in s.figs]
-    G = BatchedGames(s.root, 1, query=q)
+    G = BatchedGames(s.root, 1, query=_queries(s))
     if G.backend != "arrays":
-        return f"Descent's batched arrays do not take it: {G.why}"
+        return f"the {s.game} game's batched arrays do not take it: {G.why}"
+    if s.game == "dark_realms" and G._query_columns is None:  # pragma: no cover
+        return "each move's query is rolled (Dark Realms' die) and the layout has none"
     if any(sw is not None for sw in s.swap):      # pragma: no cover (one-square only)
         return "a base that turns"
     return None
+
+
+def _queries(s):
+    """The query of each figure slot (None: rolled per move, Dark Realms' die)."""
+    if s.game == "dark_realms":
+        return None
+    return [dict(s.rules.query(s.root, f, np.random.default_rng(0))) for f in s.figs]
 
 
 class BatchedSteps:
@@ -71,8 +79,15 @@ class BatchedSteps:
         root = s.root
         B = self.B = env.num_envs
         F = self.F = len(s.figs)
-        q = [dict(s.rules.query(root, f, np.random.default_rng(0))) for f in s.figs]
-        self.G = G = BatchedGames(root, B, query=q, threads=env.threads, backend="arrays")
+        self.G = G = BatchedGames(root, B, query=_queries(s), threads=env.threads,
+                                  backend="arrays")
+        # the figures that move (Dark Realms: not the summons)
+        self.movers = np.array([s.rules.moves(root, f) for f in s.figs], bool)
+        #: Dark Realms: each move's query is rolled (the figure's d6) when its turn
+        #: comes, from the game's stream; ``a_roll``: the acting figure's roll
+        self.rolled = s.game == "dark_realms"
+        self.hero = np.array([root.side_of(f) == "hero" for f in s.figs], bool)
+        self.a_roll = np.zeros(B, np.int64)
         self.game = G._game
         P = self.P = G.n_places
         al = s.actions[one.agent]
@@ -145,6 +160,8 @@ class BatchedSteps:
         self._out = (np.zeros((B, P), np.uint8), np.zeros((B, P), np.int32),
                      np.zeros((B, P), np.int8))
         self.counts = [0, 0]             # moves, move generations
+        #: enemy AI moves with a choice, picked on the position's rows (the tests)
+        self.ai_choices = 0
 
     # ------------------------------------------------------------------ draws
     def _draws(self, rows) -> np.ndarray:
@@ -188,7 +205,7 @@ class BatchedSteps:
         rows = np.asarray(rows, np.int64)
         while len(rows):
             cand = G.alive[rows] & (self.side_of[None] == self.side[rows][:, None]) & \
-                (slots[None] >= self.nxt[rows][:, None])
+                (slots[None] >= self.nxt[rows][:, None]) & self.movers[None]
             has = cand.any(1)
             start = rows[~has]
             if len(start):                   # the queue is empty: the next turn
@@ -220,7 +237,22 @@ class BatchedSteps:
         G = self.G
         figs = np.full(self.B, -1, np.int64)
         figs[rows] = g
-        mask, cost, stop = G.legal_moves(figs, out=self._out)
+        qs = None
+        if self.rolled:       # DarkRealmsGame.query: the d6, one draw of the stream
+            from ..batch import QueryColumns
+            r = (self._draws(rows) * 6).astype(np.int64) + 1
+            self.a_roll[rows] = r
+            B = self.B
+            hero = np.zeros(B, bool)
+            hero[rows] = self.hero[g]
+            enemy = np.zeros(B, bool)
+            enemy[rows] = ~self.hero[g]
+            roll = np.full(B, -1, np.int64)
+            roll[rows] = r
+            qs = QueryColumns({"roll": np.where(hero, roll, -1), "enemy": enemy,
+                               "move": np.where(enemy, roll, -1),
+                               "attack_range": np.where(enemy, 1, -1)}, B)
+        mask, cost, stop = G.legal_moves(figs, out=self._out, queries=qs)
         self.counts[1] += len(rows)
         m = (mask[rows] != 0) & self.usable[g]
         self.a_mask[rows] = m
@@ -315,7 +347,45 @@ class BatchedSteps:
         key = np.where(m, self.a_cost[rows].astype(np.int64) * (self.P + 1) +
                        self.rank[None], np.iinfo(np.int64).max)
         order = np.argsort(key, axis=1, kind="stable")
-        return order[np.arange(len(rows)), k]
+        to = order[np.arange(len(rows)), k]
+        if self.rolled:
+            # the enemy AI's rows are its targets' moves in target order (two targets
+            # may give one end): where it has a choice, its rows as the position lists
+            # them (rare: a tie between targets)
+            ai = np.flatnonzero(~self.hero[self.actor[rows]] & (self.a_mask[rows].sum(1) > 1))
+            for j in ai.tolist():
+                to[j] = self._enemy_pick(int(rows[j]), float(u[j]))
+        return to
+
+    def _enemy_pick(self, b: int, u: float) -> int:
+        """Game ``b``'s enemy AI move with a choice: ``Match.random_row`` /
+        ``greedy_row`` over the rows of the position's own answer (made from the game's
+        arrays, as ``BatchedGames`` answers a query it does not batch)."""
+        G = self.G
+        self.ai_choices += 1
+        pos = G._live.get(b)
+        if pos is None:
+            pos = G._live[b] = G.root.copy()
+        G._restore(pos, G.occ[b], G.cell[b], G.alive[b])
+        f = int(self.actor[b])
+        m = pos.legal_moves(G.ids[f], enemy=True, move=int(self.a_roll[b]), attack_range=1)
+        cells = np.asarray(m.actions, np.int64)
+        n = len(cells)
+        enemy = G.alive[b] & (self.side_of != self.side[b])
+        if self.greedy and enemy.any():
+            ec = self.coords[G.cell[b][enemy]]                       # [E, 2]
+            dq = self.coords[cells][:, None, 0] - ec[None, :, 0]
+            dr = self.coords[cells][:, None, 1] - ec[None, :, 1]
+            if self.kind == "hex":
+                d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
+            elif self.kind == "square4":
+                d = np.abs(dq) + np.abs(dr)
+            else:
+                d = np.maximum(np.abs(dq), np.abs(dr))
+            d = d.min(1)
+            best = np.flatnonzero(d == d.min())
+            return int(cells[best[int(u * len(best))]])
+        return int(cells[int(u * n)])
 
     # ------------------------------------------------------------------ env API
     def reset(self) -> None:
@@ -402,6 +472,10 @@ class BatchedSteps:
         frac = (self.turn / self.max_turns).astype(np.float32)
         o[:, d + 5] = self.valid[None] * frac[:, None]
         k = d + 6
+        if self.rolled:     # the acting figure's rolled Move / 12 (not once over)
+            live = np.flatnonzero(self.over == 0)
+            v = (self.a_roll[live] / 12).astype(np.float32)
+            o[live, k] = self.valid[None] * v[:, None]
         if self.doors is not None:
             bits = self.game.doors
             for j, cells in enumerate(self.doors):
