@@ -176,8 +176,8 @@ def test_backends_agree_and_illegal_raise():
         rl.vector_env(scenario, num_envs=2, backend="arrays", reward_fn=lambda *a: {})
     with pytest.raises(mc.QueryError):
         rl.vector_env(scenario, num_envs=2, threads=0)
-    with pytest.raises(mc.QueryError):
-        rl.vector_env("heroscape_engaged_knight", num_envs=2, backend="arrays")
+    with pytest.raises(mc.QueryError):      # (large monsters: positions)
+        rl.vector_env("descent_ogre", num_envs=2, backend="arrays")
     with pytest.raises(mc.QueryError):
         rl.vector_env(scenario, num_envs=2).step(np.zeros(2, np.int64))   # before reset
 
@@ -349,7 +349,7 @@ def _np_scenarios():
     """The bundled scenarios the numpy-driven arrays backend plays (Descent's
     one-square scenarios)."""
     out = []
-    for game in ("descent", "dark_realms"):
+    for game in ("heroscape", "descent", "dark_realms"):
         for name, s in example_scenarios(game):
             if rl.vector_env(s, num_envs=1).backend == "arrays":
                 out.append((game, name, s))
@@ -414,7 +414,7 @@ def test_numpy_arrays_backend_why_and_api():
     import movecore as mc
     envs = rl.vector_env("descent_ogre", num_envs=2)
     assert envs.backend == "positions" and "large monsters" in envs.why
-    assert "per position" not in rl.vector_env("heroscape_engaged_knight", 1).why
+    assert rl.vector_env("heroscape_engaged_knight", 1).why is None
     with pytest.raises(mc.QueryError):
         rl.vector_env("descent_door_round", num_envs=2, town=True, backend="arrays")
     envs = rl.vector_env("descent_door_round", num_envs=4, copy=False)
@@ -476,3 +476,45 @@ def test_numpy_arrays_backend_random_dark_realms_boards():
 def test_numpy_arrays_backend_random_dark_realms_boards_long():
     checked, choices = _random_dark_realms_runs(list(range(100, 124)), 90)
     assert checked > 8_000 and choices > 0
+
+
+def _random_heroscape_runs(seeds, steps):
+    """Random battlefields (levels, water, lava, glyphs, trees; two or three teams;
+    single- and double-space figures, flyers, phantom and ghost walkers; the master and
+    basic games): every game equals its single env (a double-space figure's rows in the
+    position's order, the engaged plane). Returns (moves checked, doubles' answers
+    asked of a live position)."""
+    from test_batch_heroscape import _scenarios
+    checked = asks = 0
+    for k, (name, s) in enumerate(_scenarios(seeds)):
+        try:
+            agents = MovecoreGym(s)._s.agents
+        except mc_errors():          # (a battlefield the environments refuse)
+            continue
+        side = agents[k % len(agents)]
+        opp = ("random", "greedy")[(k // 2) % 2]
+        mt = (5, 11, 40)[k % 3]
+        envs = rl.vector_env(s, num_envs=6, opponent=opp, max_turns=mt, side=side,
+                             threads=1 + k % 2)
+        assert envs.backend == "arrays", (name, envs.why)
+        singles = [MovecoreGym(s, opponent=opp, max_turns=mt, side=side) for _ in range(6)]
+        checked += _check_against_singles(envs, singles, steps, np.random.default_rng(k),
+                                          seed=5 + k, illegal_every=19)
+        asks += envs._np.live_asks
+    return checked, asks
+
+
+def mc_errors():
+    import movecore as mc
+    return mc.MovecoreError
+
+
+def test_numpy_arrays_backend_random_battlefields():
+    checked, asks = _random_heroscape_runs(range(8), 35)
+    assert checked > 800 and asks > 0
+
+
+@pytest.mark.slow
+def test_numpy_arrays_backend_random_battlefields_long():
+    checked, asks = _random_heroscape_runs(range(100, 130), 90)
+    assert checked > 8_000 and asks > 0

@@ -46,7 +46,7 @@ def draw_rows(rng, rows, out):
 def why_not(one, kwargs) -> str | None:
     """Why this backend does not take the environment (None: it does)."""
     s = one._s
-    if s.game not in ("descent", "dark_realms"):
+    if s.game not in ("descent", "dark_realms", "heroscape"):
         return f"the {s.game} game's vector env is not on arrays yet"
     if kwargs.get("town"):
         return "town=True: the glyph to town is played on positions"
@@ -129,6 +129,32 @@ class BatchedSteps:
                 if d >= 0:
                     adj[c, d] = True
         self.adj = adj
+        # each slot's place -> every observation cell it covers (a Heroscape
+        # double-space figure: two)
+        K = s.K
+        self.hw = np.full((F, P, K), -1, np.int64)
+        for i in range(F):
+            self.hw[i, :len(s.places[i])] = s.places[i]
+        #: Heroscape: double-space figures (their rows come in the search's order: asked
+        #: of a live position of the game) and what engagement reads
+        self.double = np.zeros(F, bool)
+        self.engage = None
+        if s.game == "heroscape":
+            st = root._st
+            idx = [root.index[f] for f in s.figs]
+            self.double = np.array([len(s.places[i][0][s.places[i][0] >= 0]) > 1
+                                    for i in range(F)], bool)
+            Ns = st.nbr64.shape[0]
+            sadj = np.zeros((Ns + 1, Ns + 1), bool)       # (row / column Ns: none)
+            for c in range(Ns):
+                for x in st.nbr64[c]:
+                    if x >= 0:
+                        sadj[c, x] = True
+            level = np.append(np.asarray(st.level64, np.int64), 0)
+            self.engage = (sadj, level, np.asarray(root.height, np.int64)[idx], Ns)
+            self.adj = sadj
+            self.N = Ns
+        self.live_rows: dict = {}        # game -> (places, costs) in the position's order
         lay = s.layout
         self.S = lay.static.shape[0]
         self.C, self.HW = lay.shape[0], lay.H * lay.W
@@ -162,6 +188,7 @@ class BatchedSteps:
         self.counts = [0, 0]             # moves, move generations
         #: enemy AI moves with a choice, picked on the position's rows (the tests)
         self.ai_choices = 0
+        self.live_asks = 0
 
     # ------------------------------------------------------------------ draws
     def _draws(self, rows) -> np.ndarray:
@@ -261,7 +288,32 @@ class BatchedSteps:
         if self.game is not None:        # what the Descent move reads of this answer
             self.a_open[rows] = self.game.opened[rows]
             self.a_slow[rows] = self.game.slow[rows]
+        if self.double.any():
+            for j in np.flatnonzero(self.double[g]).tolist():
+                b = int(rows[j])
+                self.live_rows[b] = self._live_answer(b, int(g[j]))
         return m.sum(1)
+
+    def _live_answer(self, b: int, f: int, **query):
+        """Figure slot ``f``'s answer in game ``b`` as the position lists it (a live
+        position made from the game's arrays, as ``BatchedGames`` answers a query it
+        does not batch): (places int64[n], costs int64[n]) in row order."""
+        G = self.G
+        self.live_asks += 1
+        pos = G._live.get(b)
+        if pos is None:
+            pos = G._live[b] = G.root.copy()
+        G._restore(pos, G.occ[b], G.cell[b], G.alive[b])
+        m = pos.legal_moves(G.ids[f], **query)
+        return np.asarray(m.actions, np.int64), np.asarray(m.costs, np.int64)
+
+    def _spaces(self, rows) -> np.ndarray:
+        """int64[R, F, 2]: every figure's spaces in games ``rows`` (-1: none)."""
+        if self.engage is None:
+            sp = np.full((len(rows), self.F, 2), -1, np.int64)
+            sp[..., 0] = np.where(self.G.alive[rows], self.G.cell[rows], -1)
+            return sp
+        return self.G.spaces(rows)
 
     def _play(self, rows, to) -> None:
         """The acting figures of games ``rows`` move to places ``to`` (usable ends of
@@ -283,9 +335,11 @@ class BatchedSteps:
         hit = coin < 0.5
         r, fh, at = rows[hit], f[hit], to[hit]
         if len(r):
-            cells = np.where(G.alive[r], G.cell[r], self.N)
-            near = self.adj[at][np.arange(len(r))[:, None], cells] & G.alive[r] & \
-                (self.side_of[None] != self.side_of[fh][:, None])
+            sp = self._spaces(r)                                     # [R, F, 2]
+            sp = np.where(sp >= 0, sp, self.N)
+            mine = sp[np.arange(len(r)), fh]                         # [R, 2]
+            near = self.adj[mine[:, :, None, None], sp[:, None, :, :]].any((1, 3)) & \
+                G.alive[r] & (self.side_of[None] != self.side_of[fh][:, None])
             n = near.sum(1)
             some = n > 0
             r, fh, near, n = r[some], fh[some], near[some], n[some]
@@ -326,9 +380,11 @@ class BatchedSteps:
         if self.greedy:
             G = self.G
             enemy = G.alive[rows] & (self.side_of[None] != self.side[rows][:, None])
-            cells = np.where(enemy, G.cell[rows], 0)
-            ec = self.coords[cells]                                  # [R, F, 2]
-            dq = self.coords[None, :, None, 0] - ec[:, None, :, 0]   # [R, P, F]
+            sp = self._spaces(rows)                                  # [R, F, 2]
+            ok = (enemy[:, :, None] & (sp >= 0)).reshape(len(rows), -1)
+            enemy = ok
+            ec = self.coords[np.maximum(sp, 0)].reshape(len(rows), -1, 2)   # [R, 2F, 2]
+            dq = self.coords[None, :, None, 0] - ec[:, None, :, 0]   # [R, P, 2F]
             dr = self.coords[None, :, None, 1] - ec[:, None, :, 1]
             if self.kind == "hex":
                 d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
@@ -348,6 +404,10 @@ class BatchedSteps:
                        self.rank[None], np.iinfo(np.int64).max)
         order = np.argsort(key, axis=1, kind="stable")
         to = order[np.arange(len(rows)), k]
+        if self.double.any():
+            for j in np.flatnonzero(self.double[self.actor[rows]]).tolist():
+                to[j] = self._row_pick(int(rows[j]), self.live_rows[int(rows[j])][0],
+                                       float(u[j]))
         if self.rolled:
             # the enemy AI's rows are its targets' moves in target order (two targets
             # may give one end): where it has a choice, its rows as the position lists
@@ -369,23 +429,41 @@ class BatchedSteps:
         G._restore(pos, G.occ[b], G.cell[b], G.alive[b])
         f = int(self.actor[b])
         m = pos.legal_moves(G.ids[f], enemy=True, move=int(self.a_roll[b]), attack_range=1)
-        cells = np.asarray(m.actions, np.int64)
-        n = len(cells)
-        enemy = G.alive[b] & (self.side_of != self.side[b])
+        return self._row_pick(b, np.asarray(m.actions, np.int64), u)
+
+    def _row_pick(self, b: int, places, u: float) -> int:
+        """``Match.random_row`` / ``greedy_row`` in game ``b`` over the rows ``places``
+        (the position's own order; a place may be two spaces)."""
+        G = self.G
+        n = len(places)
+        sp = self._spaces(np.array([b]))[0]                          # [F, 2]
+        enemy = (G.alive[b] & (self.side_of != self.side[b]))[:, None] & (sp >= 0)
         if self.greedy and enemy.any():
-            ec = self.coords[G.cell[b][enemy]]                       # [E, 2]
-            dq = self.coords[cells][:, None, 0] - ec[None, :, 0]
-            dr = self.coords[cells][:, None, 1] - ec[None, :, 1]
+            ec = self.coords[sp[enemy]]                              # [E, 2]
+            f = int(self.actor[b])
+            ps = self._place_spaces(f, places)                        # [n, 2]
+            pc = self.coords[np.maximum(ps, 0)]                       # [n, 2, 2]
+            dq = pc[:, :, None, 0] - ec[None, None, :, 0]
+            dr = pc[:, :, None, 1] - ec[None, None, :, 1]
             if self.kind == "hex":
                 d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
             elif self.kind == "square4":
                 d = np.abs(dq) + np.abs(dr)
             else:
                 d = np.maximum(np.abs(dq), np.abs(dr))
-            d = d.min(1)
+            d = np.where((ps >= 0)[:, :, None], d, np.int64(1) << 40).min((1, 2))
             best = np.flatnonzero(d == d.min())
-            return int(cells[best[int(u * len(best))]])
-        return int(cells[int(u * n)])
+            return int(places[best[int(u * len(best))]])
+        return int(places[int(u * n)])
+
+    def _place_spaces(self, f: int, places) -> np.ndarray:
+        """int64[n, 2]: the spaces of places ``places`` of figure slot ``f``."""
+        if self.engage is None:
+            out = np.full((len(places), 2), -1, np.int64)
+            out[:, 0] = places
+            return out
+        return self.G.spaces(np.zeros(len(places), np.int64),
+                             np.full(len(places), f, np.int64), places[:, None])[:, 0]
 
     # ------------------------------------------------------------------ env API
     def reset(self) -> None:
@@ -444,18 +522,19 @@ class BatchedSteps:
         o[:, :self.S] = self.static[None]
         o[:, self.S:] = 0.0
         alive = G.alive
-        hw = np.where(alive, self.lead[np.arange(self.F)[None], np.maximum(G.cell, 0)], -1)
-        bb, ff = np.nonzero(hw >= 0)
-        o[bb, self.S + self.rel[ff], hw[bb, ff]] = 1.0
+        hwk = np.where(alive[:, :, None], self.hw[np.arange(self.F)[None],
+                                                  np.maximum(G.cell, 0)], -1)   # [B, F, K]
+        bb, ff, kk = np.nonzero(hwk >= 0)
+        o[bb, self.S + self.rel[ff], hwk[bb, ff, kk]] = 1.0
         d = self.d
         act = np.flatnonzero(self.learner_acting())
         if len(act):
             f = self.actor[act]
-            h = hw[act, f]
-            ok = h >= 0
-            o[act[ok], d, h[ok]] = 1.0
-            mb, mf = np.nonzero(self.moved[act] & (hw[act] >= 0))
-            o[act[mb], d + 1, hw[act[mb], mf]] = 1.0
+            h = hwk[act, f]                                          # [R, K]
+            r, kk = np.nonzero(h >= 0)
+            o[act[r], d, h[r, kk]] = 1.0
+            mb, mf, kk = np.nonzero(self.moved[act][:, :, None] & (hwk[act] >= 0))
+            o[act[mb], d + 1, hwk[act[mb], mf, kk]] = 1.0
             m = self.a_mask[act]
             cost = np.where(m, self.a_cost[act], 0)
             top = cost.max(1)
@@ -469,9 +548,34 @@ class BatchedSteps:
             o[g, d + 3, lh] = (self.a_cost[act[r], p] * scale[r]).astype(np.float32)
             st = self.a_stop[act[r], p] != 0
             o[g[st], d + 4, lh[st]] = 1.0
+            # a double's placements share lead cells: the cost drawn is its last row's
+            # there, in the position's row order
+            for j in np.flatnonzero(self.double[f]).tolist():
+                b = int(act[j])
+                pl, cs = self.live_rows[b]
+                lead = self.lead[f[j], pl][::-1]
+                keep = lead >= 0
+                lead, cs = lead[keep], cs[::-1][keep]
+                u_, first = np.unique(lead, return_index=True)
+                o[b, d + 3, u_] = (cs[first] * scale[j]).astype(np.float32)
         frac = (self.turn / self.max_turns).astype(np.float32)
         o[:, d + 5] = self.valid[None] * frac[:, None]
         k = d + 6
+        if self.engage is not None:      # Heroscape: the engaged figures' cells
+            sadj, level, height, Ns = self.engage
+            sp = G.spaces(np.arange(B))                              # [B, F, 2]
+            c = np.where(sp >= 0, sp, Ns)
+            lc = level[c]
+            near = sadj[c[:, :, None, :, None], c[:, None, :, None, :]]   # [B,F,F,2,2]
+            ok = near & (lc[:, :, None, :, None] - lc[:, None, :, None, :] <
+                         height[None, None, :, None, None]) & \
+                (lc[:, None, :, None, :] - lc[:, :, None, :, None] <
+                 height[None, :, None, None, None])
+            foe = alive[:, :, None] & alive[:, None, :] & \
+                (self.side_of[:, None] != self.side_of[None, :])[None]
+            eng = (ok.any((3, 4)) & foe).any(2)                       # [B, F]
+            eb, ef, kk = np.nonzero(eng[:, :, None] & (hwk >= 0))
+            o[eb, k, hwk[eb, ef, kk]] = 1.0
         if self.rolled:     # the acting figure's rolled Move / 12 (not once over)
             live = np.flatnonzero(self.over == 0)
             v = (self.a_roll[live] / 12).astype(np.float32)
