@@ -61,6 +61,17 @@ def why_not(one, kwargs) -> str | None:
     return None
 
 
+def slower(one) -> str | None:
+    """Why ``backend="auto"`` keeps an environment this backend takes on positions (it
+    would be no faster; ``backend="arrays"`` still plays it here), or None."""
+    s = one._s
+    if s.game == "heroscape" and s.K > 1:
+        return ("a double-space figure's rows come in its placement search's order, which "
+                "the batched answer does not keep: each of its moves would be asked of a "
+                "live position (backend='arrays' plays it so, exactly, about as fast)")
+    return None
+
+
 def _queries(s):
     """The query of each figure slot (None: rolled per move, Dark Realms' die)."""
     if s.game == "dark_realms":
@@ -288,8 +299,9 @@ class BatchedSteps:
         if self.game is not None:        # what the Descent move reads of this answer
             self.a_open[rows] = self.game.opened[rows]
             self.a_slow[rows] = self.game.slow[rows]
-        if self.double.any():
-            for j in np.flatnonzero(self.double[g]).tolist():
+        if self.double.any():   # (an opponent's pick reads the rows' order)
+            opp = self.side_of[g] != self.learner
+            for j in np.flatnonzero(self.double[g] & opp).tolist():
                 b = int(rows[j])
                 self.live_rows[b] = self._live_answer(b, int(g[j]))
         return m.sum(1)
@@ -549,10 +561,17 @@ class BatchedSteps:
             st = self.a_stop[act[r], p] != 0
             o[g[st], d + 4, lh[st]] = 1.0
             # a double's placements share lead cells: the cost drawn is its last row's
-            # there, in the position's row order
+            # there, in the position's row order (asked where two of them differ)
             for j in np.flatnonzero(self.double[f]).tolist():
                 b = int(act[j])
-                pl, cs = self.live_rows[b]
+                pl = np.flatnonzero(m[j])
+                lead = self.lead[f[j], pl]
+                cs = self.a_cost[b, pl]
+                o_ = np.lexsort((cs, lead))
+                same = (lead[o_][1:] == lead[o_][:-1]) & (cs[o_][1:] != cs[o_][:-1])
+                if not same.any():
+                    continue
+                pl, cs = self._live_answer(b, int(f[j]))
                 lead = self.lead[f[j], pl][::-1]
                 keep = lead >= 0
                 lead, cs = lead[keep], cs[::-1][keep]

@@ -110,6 +110,9 @@ class MovecoreVectorEnv(VectorEnv):
             raise QueryError(f"no array backend for this environment: {why}")
         if backend == "positions":
             why = why or "asked for"
+        elif backend == "auto" and why is None and s_game(one) not in _COMPILED:
+            from ._vecnp import slower
+            why = slower(one)
         self.backend = "positions" if why else "arrays"
         self.why = why
         self._np = None      # the arrays backend driven from numpy (Descent)
