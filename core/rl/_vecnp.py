@@ -35,7 +35,7 @@ from ._vecgame import _draw
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
 
 
-@njit(cache=True, nogil=True)
+@njit("int64(uint64[:, ::1], int64[::1], float64[::1])", cache=True, nogil=True)
 def draw_rows(rng, rows, out):
     """``out[i]`` = game ``rows[i]``'s next ``np_random.random()`` (one draw each)."""
     for i in range(rows.shape[0]):
