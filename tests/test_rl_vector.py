@@ -351,11 +351,12 @@ def rl_query_error():
 
 
 def _np_scenarios():
-    """The bundled scenarios the numpy-driven arrays backend plays (Descent's
-    one-square scenarios)."""
+    """Bundled scenarios the numpy-driven arrays backend plays, two per game (Descent's
+    one-square scenarios; Heroscape's with a double-space figure, ``backend="arrays"``);
+    the random boards below cover the rest."""
     out = []
     for game in ("heroscape", "descent", "dark_realms"):
-        for name, s in example_scenarios(game):
+        for name, s in example_scenarios(game)[::3]:
             try:
                 rl.vector_env(s, num_envs=1, backend="arrays")
             except rl_query_error():
@@ -364,21 +365,22 @@ def _np_scenarios():
     return out
 
 
-@pytest.mark.parametrize("opponent", ["random", "greedy"])
-@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("game,name,scenario", _np_scenarios(),
                          ids=[n for _, n, _ in _np_scenarios()])
-def test_numpy_arrays_backend_equals_single_envs(game, name, scenario, threads, opponent):
-    """Descent's one-square scenarios play on ``BatchedGames`` arrays (the turn rule and
-    the opponent over the batch); every game equals its single env after every step
-    (observation with its door planes, mask, reward, ends, illegal actions, autoresets)."""
-    B = 7
+def test_numpy_arrays_backend_equals_single_envs(game, name, scenario):
+    """Descent, Dark Realms and Heroscape play on ``BatchedGames`` arrays (the turn rule
+    and the opponent over the batch); every game equals its single env after every step
+    (observation with the game's planes, mask, reward, ends, illegal actions,
+    autoresets), with each opponent and thread count in turn."""
+    k = [n for _, n, _ in _np_scenarios()].index(name)
+    threads, opponent = 1 + k % 2, ("random", "greedy")[(k // 2) % 2]
+    B = 6
     envs = rl.vector_env(scenario, num_envs=B, threads=threads, opponent=opponent,
                          backend="arrays")
     assert envs.backend == "arrays" and envs.why is None and envs._np is not None
     singles = [MovecoreGym(scenario, opponent=opponent) for _ in range(B)]
     rng = np.random.default_rng(len(name) + threads)
-    assert _check_against_singles(envs, singles, 70, rng, seed=5, illegal_every=23) > 250
+    assert _check_against_singles(envs, singles, 45, rng, seed=5, illegal_every=23) > 150
     assert envs.counts["moves"] > 0 and envs.counts["generations"] > envs.counts["moves"] / 2
 
 
@@ -405,14 +407,14 @@ def _random_dungeon_runs(n, first, steps):
 
 
 def test_numpy_arrays_backend_random_dungeons():
-    checked, opened = _random_dungeon_runs(6, 0, 40)
-    assert checked > 1000 and opened > 0
+    checked, opened = _random_dungeon_runs(4, 0, 30)
+    assert checked > 500 and opened > 0
 
 
 @pytest.mark.slow
 def test_numpy_arrays_backend_random_dungeons_long():
-    checked, opened = _random_dungeon_runs(24, 100, 120)
-    assert checked > 10_000 and opened > 0
+    checked, opened = _random_dungeon_runs(8, 100, 70)
+    assert checked > 2_500 and opened > 0
 
 
 def test_numpy_arrays_backend_why_and_api():
@@ -479,14 +481,14 @@ def _random_dark_realms_runs(seeds, steps):
 
 
 def test_numpy_arrays_backend_random_dark_realms_boards():
-    checked, choices = _random_dark_realms_runs(SHORT_DR, 35)
-    assert checked > 800 and choices > 0   # (an enemy AI's tie between targets met)
+    checked, choices = _random_dark_realms_runs(SHORT_DR, 30)
+    assert checked > 500 and choices > 0   # (an enemy AI's tie between targets met)
 
 
 @pytest.mark.slow
 def test_numpy_arrays_backend_random_dark_realms_boards_long():
-    checked, choices = _random_dark_realms_runs(list(range(100, 124)), 90)
-    assert checked > 8_000 and choices > 0
+    checked, choices = _random_dark_realms_runs(list(range(100, 108)), 60)
+    assert checked > 2_000 and choices > 0
 
 
 def _random_heroscape_runs(seeds, steps):
@@ -520,11 +522,11 @@ def mc_errors():
 
 
 def test_numpy_arrays_backend_random_battlefields():
-    checked, asks = _random_heroscape_runs(range(8), 35)
-    assert checked > 800 and asks > 0
+    checked, asks = _random_heroscape_runs(range(5), 30)
+    assert checked > 500 and asks > 0
 
 
 @pytest.mark.slow
 def test_numpy_arrays_backend_random_battlefields_long():
-    checked, asks = _random_heroscape_runs(range(100, 130), 90)
-    assert checked > 8_000 and asks > 0
+    checked, asks = _random_heroscape_runs(range(100, 110), 60)
+    assert checked > 2_000 and asks > 0
