@@ -1,26 +1,34 @@
 """The vector environment's arrays backend driven from numpy (Descent's one-square
-scenarios): :class:`BatchedSteps`.
+scenarios, Dark Realms, Heroscape): :class:`BatchedSteps`.
 
 The games live in a :class:`movecore.batch.BatchedGames` (Descent: its ``_DescentBatch``
-doors and squares); the turn rule of :class:`movecore.rl.turns.Match` and the built-in
+doors and squares; Heroscape: two-space places, engagement in the occupancy codes; Dark
+Realms: each move's rolled query as ``QueryColumns``); the turn rule of :class:`movecore.rl.turns.Match` and the built-in
 opponent of :class:`movecore.rl.envs.MovecoreGym` are played here with array operations
 over the games that take part in each sub-step (the learner's move, the removal coin,
 the search for the next figure that has a move, an opponent's pick), one batched
 ``legal_moves`` per sub-step, no Python per game. Each game's random numbers are its
 ``np_random`` stream (numpy's PCG64, stepped by :func:`movecore.rl._vecgame._draw`), drawn
-in the single env's order: the opponent's pick, the removal coin, the victim.
+in the single env's order: Dark Realms' d6 of each figure as its turn comes, the
+opponent's pick, the removal coin, the victim.
 
 What makes it the single env, game by game:
 
 * rows of an answer are ordered as the position's ``Moves`` (cost, then the end's x,
   then y): a random pick is the ``int(u * n)``-th usable row in that order, a greedy one
-  the ``int(u * n)``-th of the usable rows at the least grid distance to an enemy;
-* the removal's victim is the ``int(u * n)``-th enemy in play next to the mover's
-  square, in play (slot) order, as ``Position.touching`` lists them;
+  the ``int(u * n)``-th of the usable rows at the least grid distance to an enemy; where
+  the batched answer does not keep the position's order (a Heroscape double-space
+  figure's placements, in its placement search's order; a Dark Realms enemy AI's tie
+  between targets, in target order, one end possibly twice) the rows are asked of a
+  live position made from the game's arrays (``BatchedGames._live``, ``restore``);
+* the removal's victim is the ``int(u * n)``-th enemy in play next to a space of the
+  mover (any level), in play (slot) order, as ``Position.touching`` lists them;
 * the observation is ``encode_common``'s (static planes, sides relative to the learner,
   acting figure, moved figures, the acting figure's ends, costs scaled by the largest,
-  stops, the turn) plus the game's planes (Descent: the squares by closed and open
-  doors), written with array operations over the batch.
+  stops, the turn; a double's cost where two placements share a lead cell: its last
+  row's) plus the game's planes (Descent: the squares by closed and open doors;
+  Heroscape: the engaged figures, heights considered; Dark Realms: the acting figure's
+  roll / 12), written with array operations over the batch.
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
 against single envs after every step (autoresets and illegal actions included).
