@@ -444,13 +444,18 @@ def test_numpy_arrays_backend_why_and_api():
     with pytest.raises(mc.IllegalMoveError, match="game 2"):
         r.step(acts)
     assert np.array_equal(r.observe(), before)
-    wrapped = gym.wrappers.vector.RecordEpisodeStatistics(
-        rl.vector_env("descent_door_twice", num_envs=4))
-    obs, _ = wrapped.reset(seed=0)
-    wrapped.action_space.seed(0)
-    for _ in range(30):     # any action of the space: illegal ones end their game
-        obs, *_ = wrapped.step(wrapped.action_space.sample())
-        assert wrapped.observation_space.contains(obs)
+    for name in ("descent_door_twice", "dark_realms_enemy_turn", "heroscape_stream_crossing"):
+        envs = rl.vector_env(name, num_envs=4, backend="arrays")
+        assert isinstance(envs, gym.vector.VectorEnv)
+        wrapped = gym.wrappers.vector.RecordEpisodeStatistics(envs)
+        obs, _ = wrapped.reset(seed=0)
+        wrapped.action_space.seed(0)
+        for _ in range(30):     # any action of the space: illegal ones end their game
+            obs, r, te, tr, info = wrapped.step(wrapped.action_space.sample())
+            assert wrapped.observation_space.contains(obs)
+            assert r.dtype == np.float64 and te.dtype == tr.dtype == np.bool_
+        pos = envs.positions                  # each game's position, made from the arrays
+        assert len(pos) == 4 and all(p.figures for p in pos)
 
 
 #: random Dark Realms boards whose short runs meet an enemy AI tie between targets
