@@ -176,8 +176,8 @@ def test_backends_agree_and_illegal_raise():
         rl.vector_env(scenario, num_envs=2, backend="arrays", reward_fn=lambda *a: {})
     with pytest.raises(mc.QueryError):
         rl.vector_env(scenario, num_envs=2, threads=0)
-    with pytest.raises(mc.QueryError):
-        rl.vector_env("heroscape_engaged_knight", num_envs=2, backend="arrays")
+    with pytest.raises(mc.QueryError):      # (large monsters: positions)
+        rl.vector_env("descent_ogre", num_envs=2, backend="arrays")
     with pytest.raises(mc.QueryError):
         rl.vector_env(scenario, num_envs=2).step(np.zeros(2, np.int64))   # before reset
 
@@ -342,3 +342,196 @@ def test_reset_refuses_bad_seeds_with_a_typed_error(seed):
     env = vector_env("grid_hex_skirmish", 2)
     with pytest.raises(QueryError, match="seed"):
         env.reset(seed=seed)
+
+
+# ---------------------------------------------------------------- numpy-driven arrays
+def rl_query_error():
+    import movecore as mc
+    return mc.QueryError
+
+
+def _np_scenarios():
+    """Bundled scenarios the numpy-driven arrays backend plays, two per game (Descent's
+    one-square scenarios; Heroscape's with a double-space figure, ``backend="arrays"``);
+    the random boards below cover the rest."""
+    out = []
+    for game in ("heroscape", "descent", "dark_realms"):
+        for name, s in example_scenarios(game)[::3]:
+            try:
+                rl.vector_env(s, num_envs=1, backend="arrays")
+            except rl_query_error():
+                continue
+            out.append((game, name, s))
+    return out
+
+
+@pytest.mark.parametrize("game,name,scenario", _np_scenarios(),
+                         ids=[n for _, n, _ in _np_scenarios()])
+def test_numpy_arrays_backend_equals_single_envs(game, name, scenario):
+    """Descent, Dark Realms and Heroscape play on ``BatchedGames`` arrays (the turn rule
+    and the opponent over the batch); every game equals its single env after every step
+    (observation with the game's planes, mask, reward, ends, illegal actions,
+    autoresets), with each opponent and thread count in turn."""
+    k = [n for _, n, _ in _np_scenarios()].index(name)
+    threads, opponent = 1 + k % 2, ("random", "greedy")[(k // 2) % 2]
+    B = 6
+    envs = rl.vector_env(scenario, num_envs=B, threads=threads, opponent=opponent,
+                         backend="arrays")
+    assert envs.backend == "arrays" and envs.why is None and envs._np is not None
+    singles = [MovecoreGym(scenario, opponent=opponent) for _ in range(B)]
+    rng = np.random.default_rng(len(name) + threads)
+    assert _check_against_singles(envs, singles, 45, rng, seed=5, illegal_every=23) > 150
+    assert envs.counts["moves"] > 0 and envs.counts["generations"] > envs.counts["moves"] / 2
+
+
+def _random_dungeon_runs(n, first, steps):
+    """Random one-square dungeons (doors with runes, unrevealed and open ones, pits,
+    ice, grapplers, auras: some moves answered on a live position of the game), the
+    learner each side in turn, short and long turn limits, both opponents: every game
+    equals its single env. Returns (moves checked, games whose doors opened)."""
+    from test_batch_descent import _dungeons
+    checked = opened = 0
+    for k, (name, s) in enumerate(_dungeons(n, first)):
+        agents = MovecoreGym(s)._s.agents
+        side = agents[k % len(agents)]
+        opp = ("random", "greedy")[(k // 2) % 2]
+        mt = (5, 11, 40)[k % 3]
+        envs = rl.vector_env(s, num_envs=6, opponent=opp, max_turns=mt, side=side)
+        assert envs.backend == "arrays", (name, envs.why)
+        singles = [MovecoreGym(s, opponent=opp, max_turns=mt, side=side) for _ in range(6)]
+        checked += _check_against_singles(envs, singles, steps, np.random.default_rng(k),
+                                          seed=first + k, illegal_every=19)
+        g = envs._np.game
+        opened += int((g.doors != g.doors0).sum())
+    return checked, opened
+
+
+def test_numpy_arrays_backend_random_dungeons():
+    checked, opened = _random_dungeon_runs(4, 0, 30)
+    assert checked > 500 and opened > 0
+
+
+@pytest.mark.slow
+def test_numpy_arrays_backend_random_dungeons_long():
+    checked, opened = _random_dungeon_runs(8, 100, 70)
+    assert checked > 2_500 and opened > 0
+
+
+def test_numpy_arrays_backend_why_and_api():
+    """Descent's large monsters stay on positions and say why; the arrays backend keeps
+    Gymnasium's conventions (copy=False: the kept buffer, read-only; observe(out=);
+    illegal="raise" changes no game; a vector wrapper steps any action of the space)."""
+    import gymnasium as gym
+    import movecore as mc
+    envs = rl.vector_env("descent_ogre", num_envs=2)
+    assert envs.backend == "positions" and "large monsters" in envs.why
+    hs = rl.vector_env("heroscape_engaged_knight", 1)     # (auto: no faster on arrays)
+    assert hs.backend == "positions" and "double-space" in hs.why
+    assert rl.vector_env("heroscape_engaged_knight", 1, backend="arrays").why is None
+    with pytest.raises(mc.QueryError):
+        rl.vector_env("descent_door_round", num_envs=2, town=True, backend="arrays")
+    envs = rl.vector_env("descent_door_round", num_envs=4, copy=False)
+    obs, _ = envs.reset(seed=0)
+    with pytest.raises(ValueError):
+        obs[0, 0, 0, 0] = 1.0
+    out = np.zeros(envs.observation_space.shape, np.float32)
+    assert envs.observe(out=out) is out and np.array_equal(out, obs)
+    r = rl.vector_env("descent_door_round", num_envs=3, illegal="raise")
+    r.reset(seed=0)
+    before = r.observe().copy()
+    acts = np.array([np.flatnonzero(m)[0] for m in r.action_masks()])
+    acts[2] = r.single_action_space.n + 1
+    with pytest.raises(mc.IllegalMoveError, match="game 2"):
+        r.step(acts)
+    assert np.array_equal(r.observe(), before)
+    for name in ("descent_door_twice", "dark_realms_enemy_turn", "heroscape_stream_crossing"):
+        envs = rl.vector_env(name, num_envs=4, backend="arrays")
+        assert isinstance(envs, gym.vector.VectorEnv)
+        wrapped = gym.wrappers.vector.RecordEpisodeStatistics(envs)
+        obs, _ = wrapped.reset(seed=0)
+        wrapped.action_space.seed(0)
+        for _ in range(30):     # any action of the space: illegal ones end their game
+            obs, r, te, tr, info = wrapped.step(wrapped.action_space.sample())
+            assert wrapped.observation_space.contains(obs)
+            assert r.dtype == np.float64 and te.dtype == tr.dtype == np.bool_
+        pos = envs.positions                  # each game's position, made from the arrays
+        assert len(pos) == 4 and all(p.figures for p in pos)
+
+
+#: random Dark Realms boards whose short runs meet an enemy AI tie between targets
+SHORT_DR = list(range(12, 18))
+
+
+def _random_dark_realms_runs(seeds, steps):
+    """Random Dark Realms boards (hex, square4, square8; obstacles, traps, rifts,
+    flyers, summons; the compiled enemy AI's options and others, answered on a live
+    position of the game), each side learning in turn, every opponent, short and long
+    turn limits, 1 and 2 threads: every game equals its single env (the rolled d6 of
+    every figure drawn from the game's stream in the single env's order)."""
+    from test_batch_dark_realms import _ai_boards, _boards
+    checked = choices = 0
+    for k, (name, s) in enumerate(_ai_boards(seeds[::2]) + _boards(seeds[1::2])):
+        agents = MovecoreGym(s)._s.agents
+        side = agents[k % len(agents)]
+        opp = ("random", "greedy", "enemy_ai")[k % 3]
+        mt = (5, 11, 40)[k % 3]
+        envs = rl.vector_env(s, num_envs=6, opponent=opp, max_turns=mt, side=side,
+                             threads=1 + k % 2)
+        assert envs.backend == "arrays", (name, envs.why)
+        singles = [MovecoreGym(s, opponent=opp, max_turns=mt, side=side) for _ in range(6)]
+        checked += _check_against_singles(envs, singles, steps, np.random.default_rng(k),
+                                          seed=5 + k, illegal_every=19)
+        choices += envs._np.ai_choices
+    return checked, choices
+
+
+def test_numpy_arrays_backend_random_dark_realms_boards():
+    checked, choices = _random_dark_realms_runs(SHORT_DR, 30)
+    assert checked > 500 and choices > 0   # (an enemy AI's tie between targets met)
+
+
+@pytest.mark.slow
+def test_numpy_arrays_backend_random_dark_realms_boards_long():
+    checked, choices = _random_dark_realms_runs(list(range(100, 108)), 60)
+    assert checked > 2_000 and choices > 0
+
+
+def _random_heroscape_runs(seeds, steps):
+    """Random battlefields (levels, water, lava, glyphs, trees; two or three teams;
+    single- and double-space figures, flyers, phantom and ghost walkers; the master and
+    basic games): every game equals its single env (a double-space figure's rows in the
+    position's order, the engaged plane). Returns (moves checked, doubles' answers
+    asked of a live position)."""
+    from test_batch_heroscape import _scenarios
+    checked = asks = 0
+    for k, (name, s) in enumerate(_scenarios(seeds)):
+        try:
+            agents = MovecoreGym(s)._s.agents
+        except mc_errors():          # (a battlefield the environments refuse)
+            continue
+        side = agents[k % len(agents)]
+        opp = ("random", "greedy")[(k // 2) % 2]
+        mt = (5, 11, 40)[k % 3]
+        envs = rl.vector_env(s, num_envs=6, opponent=opp, max_turns=mt, side=side,
+                             threads=1 + k % 2, backend="arrays")
+        singles = [MovecoreGym(s, opponent=opp, max_turns=mt, side=side) for _ in range(6)]
+        checked += _check_against_singles(envs, singles, steps, np.random.default_rng(k),
+                                          seed=5 + k, illegal_every=19)
+        asks += envs._np.live_asks
+    return checked, asks
+
+
+def mc_errors():
+    import movecore as mc
+    return mc.MovecoreError
+
+
+def test_numpy_arrays_backend_random_battlefields():
+    checked, asks = _random_heroscape_runs(range(5), 30)
+    assert checked > 500 and asks > 0
+
+
+@pytest.mark.slow
+def test_numpy_arrays_backend_random_battlefields_long():
+    checked, asks = _random_heroscape_runs(range(100, 110), 60)
+    assert checked > 2_000 and asks > 0

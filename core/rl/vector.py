@@ -18,8 +18,16 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   rewrites only what changed in a kept buffer, from the occupancy, the figures' cells
   and the acting figure's answer). ``threads=`` splits the batch over threads, one
   call per thread for the whole step; 1 and ``threads`` threads play the same games.
-* ``"positions"`` (every other game, or a custom ``reward_fn``/``terminal_fn``): one
-  live :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
+  Descent's one-square scenarios, Dark Realms and Heroscape are on arrays too, driven
+  from numpy (:mod:`movecore.rl._vecnp`): the same ``BatchedGames`` arrays, one batched
+  ``legal_moves`` per sub-step, the turn rule and the opponent as array operations over
+  the batch, each game's draws from its own stream in its single env's order; a
+  Heroscape double-space figure's rows and a Dark Realms enemy AI's ties (whose row
+  order the batched answer does not keep) are asked of the game's position.
+* ``"positions"`` (Descent's large monsters or ``town=True``; with ``backend="auto"``,
+  Heroscape scenarios with a double-space figure, no faster on arrays; or a custom
+  ``reward_fn``/``terminal_fn``/``render_mode``): one live
+  :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
 
 ``copy=True`` (the default, as Gymnasium's ``SyncVectorEnv``): ``step`` and ``reset``
 return a copy of the observations, yours to keep. ``copy=False`` (arrays backend): the
@@ -110,9 +118,18 @@ class MovecoreVectorEnv(VectorEnv):
             raise QueryError(f"no array backend for this environment: {why}")
         if backend == "positions":
             why = why or "asked for"
+        elif backend == "auto" and why is None and s_game(one) not in _COMPILED:
+            from ._vecnp import slower
+            why = slower(one)
         self.backend = "positions" if why else "arrays"
         self.why = why
-        if self.backend == "arrays":
+        self._np = None      # the arrays backend driven from numpy (Descent)
+        if self.backend == "arrays" and s_game(one) not in _COMPILED:
+            from ._vecnp import BatchedSteps
+            self._np = BatchedSteps(self, one)
+            self.games = self._np.G
+            self._state = {"rng": self._np.rng}
+        elif self.backend == "arrays":
             self._init_arrays(one)
         else:
             self.envs = [MovecoreGym(scenario, **kwargs) for _ in range(B)]
@@ -321,6 +338,9 @@ class MovecoreVectorEnv(VectorEnv):
             for b, e in enumerate(self.envs):
                 e._core.observe(e.agent, out=out[b])
             return out
+        if self._np is not None:
+            self._np.observe(out)
+            return out
         self._observe_arrays(out, self._mask, self._scratch)
         return out
 
@@ -341,6 +361,15 @@ class MovecoreVectorEnv(VectorEnv):
         mask_out = np.empty_like(self._mask)
         self._step_arrays(mode, actions, illegal, results, obs_out, mask_out)
         return (obs_out if self.copy else self._obs_ro), mask_out
+
+    def _np_result(self):
+        """The numpy-driven backend's observations and masks after a step or reset,
+        kept in ``_obs`` / ``_mask``; returns what ``step`` and ``reset`` hand out."""
+        self._np.mask(self._mask)
+        self._np.observe(self._obs)
+        c = self.counts
+        c["moves"], c["generations"] = self._np.counts
+        return (self._obs.copy() if self.copy else self._obs_ro), self._mask.copy()
 
     def action_masks(self) -> np.ndarray:
         """bool[B, A]: each game's legal actions now (a game that ended on the last step
@@ -386,6 +415,10 @@ class MovecoreVectorEnv(VectorEnv):
             for b, sd in enumerate(seeds):      # (unseeded: the stream goes on)
                 if sd is not None or not self._streams[b]:
                     self._seed_stream(b, sd)
+        if self._np is not None:
+            self._np.reset()
+            obs, mask = self._np_result()
+        elif self.backend == "arrays":
             rows = np.arange(B)
             self._reset_arrays(rows)
             self._obs.reshape(B, -1)[:] = self._base      # the kept buffer anew
@@ -440,6 +473,11 @@ class MovecoreVectorEnv(VectorEnv):
                 self._mask[b] = e._core.masks[e.agent]
             self._done = term | trunc
             return self._obs.copy(), reward, term, trunc, self._info(illegal)
+        if self._np is not None:
+            reward, term, trunc, done = self._np.step(mode, a, self.illegal_reward)
+            self._done = done
+            obs, mask = self._np_result()
+            return obs, reward, term, trunc, self._info(illegal, mask)
         if self.games._live:   # (positions kept per game: none in the array games)
             self._reset_arrays(np.flatnonzero(mode == 2))  # pragma: no cover
         # (games of mode 2 restart in the step call; an illegal one ends there)
@@ -463,16 +501,24 @@ class MovecoreVectorEnv(VectorEnv):
         pass
 
 
+#: the games whose whole step is one compiled call (``_vecgame.env_chunk``)
+_COMPILED = ("grid", "tiny_epic_tactics", "mage_knight")
+
+
+def s_game(one) -> str:
+    return one._s.game
+
+
 def _why_not_arrays(one, kwargs) -> str | None:
     """Why an environment's games are not played on arrays (None: they are)."""
     s = one._s
-    if s.game not in ("grid", "tiny_epic_tactics", "mage_knight"):
-        return (f"the {s.game} game's moves are per position (see docs/selfplay.md, "
-                f"'Batched')")
     if kwargs.get("reward_fn") is not None or kwargs.get("terminal_fn") is not None:
         return "a reward_fn or terminal_fn is called on each game's live position"
     if kwargs.get("render_mode") is not None:
         return "render_mode draws each game's live position"
+    if s.game not in _COMPILED:
+        from ._vecnp import why_not
+        return why_not(one, kwargs)
     hook = getattr(s.root, "_batch_layout", None)
     q = dict(s.rules.query(s.root, s.figs[0], np.random.default_rng(0)))
     layout, why = hook(q) if hook is not None else (None, "no batched layout")

@@ -1,0 +1,615 @@
+"""The vector environment's arrays backend driven from numpy (Descent's one-square
+scenarios, Dark Realms, Heroscape): :class:`BatchedSteps`.
+
+The games live in a :class:`movecore.batch.BatchedGames` (Descent: its ``_DescentBatch``
+doors and squares; Heroscape: two-space places, engagement in the occupancy codes; Dark
+Realms: each move's rolled query as ``QueryColumns``); the turn rule of :class:`movecore.rl.turns.Match` and the built-in
+opponent of :class:`movecore.rl.envs.MovecoreGym` are played here with array operations
+over the games that take part in each sub-step (the learner's move, the removal coin,
+the search for the next figure that has a move, an opponent's pick), one batched
+``legal_moves`` per sub-step, no Python per game. Each game's random numbers are its
+``np_random`` stream (numpy's PCG64, stepped by :func:`movecore.rl._vecgame._draw`), drawn
+in the single env's order: Dark Realms' d6 of each figure as its turn comes, the
+opponent's pick, the removal coin, the victim.
+
+What makes it the single env, game by game:
+
+* rows of an answer are ordered as the position's ``Moves`` (cost, then the end's x,
+  then y): a random pick is the ``int(u * n)``-th usable row in that order, a greedy one
+  the ``int(u * n)``-th of the usable rows at the least grid distance to an enemy; where
+  the batched answer does not keep the position's order (a Heroscape double-space
+  figure's placements, in its placement search's order; a Dark Realms enemy AI's tie
+  between targets, in target order, one end possibly twice) the rows are asked of a
+  live position made from the game's arrays (``BatchedGames._live``, ``restore``);
+* the removal's victim is the ``int(u * n)``-th enemy in play next to a space of the
+  mover (any level), in play (slot) order, as ``Position.touching`` lists them;
+* the observation is ``encode_common``'s (static planes, sides relative to the learner,
+  acting figure, moved figures, the acting figure's ends, costs scaled by the largest,
+  stops, the turn; a double's cost where two placements share a lead cell: its last
+  row's) plus the game's planes (Descent: the squares by closed and open doors;
+  Heroscape: the engaged figures, heights considered; Dark Realms: the acting figure's
+  roll / 12), written with array operations over the batch.
+
+``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
+against single envs after every step (autoresets and illegal actions included).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._vecgame import _draw
+
+TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
+
+
+@njit("int64(uint64[:, ::1], int64[::1], float64[::1])", cache=True, nogil=True)
+def draw_rows(rng, rows, out):
+    """``out[i]`` = game ``rows[i]``'s next ``np_random.random()`` (one draw each)."""
+    for i in range(rows.shape[0]):
+        out[i] = _draw(rng, rows[i])
+    return 0
+
+
+def why_not(one, kwargs) -> str | None:
+    """Why this backend does not take the environment (None: it does)."""
+    s = one._s
+    if s.game not in ("descent", "dark_realms", "heroscape"):
+        return f"the {s.game} game's vector env is not on arrays yet"
+    if kwargs.get("town"):
+        return "town=True: the glyph to town is played on positions"
+    from ..batch import BatchedGames
+    G = BatchedGames(s.root, 1, query=_queries(s))
+    if G.backend != "arrays":
+        return f"the {s.game} game's batched arrays do not take it: {G.why}"
+    if s.game == "dark_realms" and G._query_columns is None:  # pragma: no cover
+        return "each move's query is rolled (Dark Realms' die) and the layout has none"
+    if any(sw is not None for sw in s.swap):      # pragma: no cover (one-square only)
+        return "a base that turns"
+    return None
+
+
+def slower(one) -> str | None:
+    """Why ``backend="auto"`` keeps an environment this backend takes on positions (it
+    would be no faster; ``backend="arrays"`` still plays it here), or None."""
+    s = one._s
+    if s.game == "heroscape" and s.K > 1:
+        return ("a double-space figure's rows come in its placement search's order, which "
+                "the batched answer does not keep: each of its moves would be asked of a "
+                "live position (backend='arrays' plays it so, exactly, about as fast)")
+    return None
+
+
+def _queries(s):
+    """The query of each figure slot (None: rolled per move, Dark Realms' die)."""
+    if s.game == "dark_realms":
+        return None
+    return [dict(s.rules.query(s.root, f, np.random.default_rng(0))) for f in s.figs]
+
+
+class BatchedSteps:
+    """The games, their turn state and random streams, and the vector env's step over
+    them (see the module docstring). ``env``: the :class:`MovecoreVectorEnv`."""
+
+    def __init__(self, env, one):
+        from ..batch import BatchedGames
+        s = one._s
+        self.s = s
+        root = s.root
+        B = self.B = env.num_envs
+        F = self.F = len(s.figs)
+        self.G = G = BatchedGames(root, B, query=_queries(s), threads=env.threads,
+                                  backend="arrays")
+        # the figures that move (Dark Realms: not the summons)
+        self.movers = np.array([s.rules.moves(root, f) for f in s.figs], bool)
+        #: Dark Realms: each move's query is rolled (the figure's d6) when its turn
+        #: comes, from the game's stream; ``a_roll``: the acting figure's roll
+        self.rolled = s.game == "dark_realms"
+        self.hero = np.array([root.side_of(f) == "hero" for f in s.figs], bool)
+        self.a_roll = np.zeros(B, np.int64)
+        self.game = G._game
+        P = self.P = G.n_places
+        al = s.actions[one.agent]
+        self.A, self.P_env, self.end_turn = al.n, al.P, al.end_turn
+        self.learner = s.side_index[al.side]
+        self.env_base = np.full(F, -1, np.int64)     # each slot's first action id
+        for k, f in enumerate(al.slots):
+            self.env_base[s.row[f]] = k * al.P
+        self.side_of = np.asarray(s.fig_side, np.int64)
+        self.turn_sides = np.array([s.side_index[t] for t in s.turn_sides], np.int64)
+        self.n_all = len(s.sides)
+        self.max_turns = one._core.max_turns
+        self.greedy = one.opponent == "greedy"
+        # the places a movement-only game may take (Descent: not the town, NS)
+        ok = np.zeros((F, P), bool)
+        for i, f in enumerate(s.figs):
+            ok[i, :root.n_actions(f)] = True
+        if s.game == "descent":
+            ok[:, root.st.ns:] = False
+        self.usable = ok
+        # each slot's place -> observation cell (flat H*W; -1 none)
+        lead = np.full((F, P), -1, np.int64)
+        for i in range(F):
+            lead[i, :len(s.lead[i])] = s.lead[i]
+        self.lead = lead
+        N = np.asarray(root.board.coords).shape[0]
+        self.N = N
+        xy = np.asarray(root.board.coords, np.int64)
+        self.coords = np.zeros((P, 2), np.int64)
+        self.coords[:N] = xy
+        rank = np.full(P, P, np.int64)      # the Moves row order of equal costs: x, y
+        rank[np.lexsort((xy[:, 1], xy[:, 0]))] = np.arange(N)
+        self.rank = rank
+        self.kind = s.rules.kind
+        nbr = np.asarray(root.board.nbr, np.int64)
+        adj = np.zeros((N + 1, N + 1), bool)          # (row / column N: out of play)
+        for c in range(N):
+            for d in nbr[c]:
+                if d >= 0:
+                    adj[c, d] = True
+        self.adj = adj
+        # each slot's place -> every observation cell it covers (a Heroscape
+        # double-space figure: two)
+        K = s.K
+        self.hw = np.full((F, P, K), -1, np.int64)
+        for i in range(F):
+            self.hw[i, :len(s.places[i])] = s.places[i]
+        #: Heroscape: double-space figures (their rows come in the search's order: asked
+        #: of a live position of the game) and what engagement reads
+        self.double = np.zeros(F, bool)
+        self.engage = None
+        if s.game == "heroscape":
+            st = root._st
+            idx = [root.index[f] for f in s.figs]
+            self.double = np.array([len(s.places[i][0][s.places[i][0] >= 0]) > 1
+                                    for i in range(F)], bool)
+            Ns = st.nbr64.shape[0]
+            sadj = np.zeros((Ns + 1, Ns + 1), bool)       # (row / column Ns: none)
+            for c in range(Ns):
+                for x in st.nbr64[c]:
+                    if x >= 0:
+                        sadj[c, x] = True
+            level = np.append(np.asarray(st.level64, np.int64), 0)
+            self.engage = (sadj, level, np.asarray(root.height, np.int64)[idx], Ns)
+            self.adj = sadj
+            self.N = Ns
+        self.live_rows: dict = {}        # game -> (places, costs) in the position's order
+        lay = s.layout
+        self.S = lay.static.shape[0]
+        self.C, self.HW = lay.shape[0], lay.H * lay.W
+        self.static = np.ascontiguousarray(lay.static, np.float32)
+        self.valid = s.valid
+        self.d = self.S + s.n_sides
+        self.observer = s.observer[one.agent]
+        self.rel = (self.side_of - self.observer) % s.n_sides
+        self.doors = None
+        if s.game == "descent":
+            self.doors = [np.asarray(c, np.int64) for c in lay.extra["doors"]]
+        i64 = np.int64
+        self.turn = np.zeros(B, i64)
+        self.side = np.full(B, -1, i64)
+        self.nxt = np.zeros(B, i64)
+        self.actor = np.full(B, -1, i64)
+        self.over = np.zeros(B, i64)
+        self.out = np.zeros(B, bool)
+        self.removed = np.zeros(B, bool)
+        self.moved = np.zeros((B, F), bool)
+        self.pending = np.zeros(B)
+        self.rng = np.zeros((B, 4), np.uint64)
+        # the acting figure's answer (usable places only) and what its move reads
+        self.a_mask = np.zeros((B, P), bool)
+        self.a_cost = np.zeros((B, P), np.int32)
+        self.a_stop = np.zeros((B, P), np.int8)
+        self.a_open = np.zeros((B, P), np.int64)
+        self.a_slow = np.zeros(B, bool)
+        self._out = (np.zeros((B, P), np.uint8), np.zeros((B, P), np.int32),
+                     np.zeros((B, P), np.int8))
+        self.counts = [0, 0]             # moves, move generations
+        #: enemy AI moves with a choice, picked on the position's rows (the tests)
+        self.ai_choices = 0
+        self.live_asks = 0
+
+    # ------------------------------------------------------------------ draws
+    def _draws(self, rows) -> np.ndarray:
+        out = np.empty(len(rows))
+        if len(rows):
+            draw_rows(self.rng, np.ascontiguousarray(rows, np.int64), out)
+        return out
+
+    # ------------------------------------------------------------------ turn flow
+    def restart(self, rows) -> None:
+        """Games ``rows`` back at the root, their first figure found and the opponents
+        played (``MovecoreGym.reset``; the streams are seeded by the caller)."""
+        if not len(rows):
+            return
+        self.G.reset(rows)
+        self.turn[rows] = 0
+        self.side[rows] = -1
+        self.nxt[rows] = self.F
+        self.actor[rows] = -1
+        self.over[rows] = 0
+        self.out[rows] = False
+        self.removed[rows] = False
+        self.moved[rows] = False
+        self.pending[rows] = 0.0
+        self._advance(rows)
+        self._opponents(rows)
+
+    def _n_sides(self, rows) -> np.ndarray:
+        alive = self.G.alive[rows]
+        n = np.zeros(len(rows), np.int64)
+        for k in range(self.n_all):
+            n += (alive & (self.side_of == k)[None]).any(1)
+        return n
+
+    def _advance(self, rows) -> None:
+        """``Match._advance`` in games ``rows``: on to the next figure of the side to
+        move that has a usable end (starting turns as needed), its answer kept; or the
+        game is over."""
+        G, F = self.G, self.F
+        slots = np.arange(F)
+        rows = np.asarray(rows, np.int64)
+        while len(rows):
+            cand = G.alive[rows] & (self.side_of[None] == self.side[rows][:, None]) & \
+                (slots[None] >= self.nxt[rows][:, None]) & self.movers[None]
+            has = cand.any(1)
+            start = rows[~has]
+            if len(start):                   # the queue is empty: the next turn
+                self.actor[start] = -1
+                end = self._n_sides(start) < 2
+                self.over[start[end]] = TERMINATED
+                start = start[~end]
+                trunc = self.turn[start] >= self.max_turns
+                self.over[start[trunc]] = TRUNCATED
+                start = start[~trunc]
+                self.side[start] = self.turn_sides[self.turn[start] % len(self.turn_sides)]
+                self.turn[start] += 1
+                self.nxt[start] = 0
+                self.moved[start] = False
+            ask = rows[has]
+            if len(ask):
+                g = cand[has].argmax(1)
+                n = self._answer(ask, g)
+                self.nxt[ask] = g + 1
+                found = n > 0
+                self.actor[ask[found]] = g[found]
+                rows = np.concatenate([start, ask[~found]])
+            else:
+                rows = start
+
+    def _answer(self, rows, g) -> np.ndarray:
+        """Figure slots ``g`` of games ``rows``: their usable ends into the kept answer
+        (one batched ``legal_moves``); returns how many each has."""
+        G = self.G
+        figs = np.full(self.B, -1, np.int64)
+        figs[rows] = g
+        qs = None
+        if self.rolled:       # DarkRealmsGame.query: the d6, one draw of the stream
+            from ..batch import QueryColumns
+            r = (self._draws(rows) * 6).astype(np.int64) + 1
+            self.a_roll[rows] = r
+            B = self.B
+            hero = np.zeros(B, bool)
+            hero[rows] = self.hero[g]
+            enemy = np.zeros(B, bool)
+            enemy[rows] = ~self.hero[g]
+            roll = np.full(B, -1, np.int64)
+            roll[rows] = r
+            qs = QueryColumns({"roll": np.where(hero, roll, -1), "enemy": enemy,
+                               "move": np.where(enemy, roll, -1),
+                               "attack_range": np.where(enemy, 1, -1)}, B)
+        mask, cost, stop = G.legal_moves(figs, out=self._out, queries=qs)
+        self.counts[1] += len(rows)
+        m = (mask[rows] != 0) & self.usable[g]
+        self.a_mask[rows] = m
+        self.a_cost[rows] = cost[rows]
+        self.a_stop[rows] = stop[rows]
+        if self.game is not None:        # what the Descent move reads of this answer
+            self.a_open[rows] = self.game.opened[rows]
+            self.a_slow[rows] = self.game.slow[rows]
+        if self.double.any():   # (an opponent's pick reads the rows' order)
+            opp = self.side_of[g] != self.learner
+            for j in np.flatnonzero(self.double[g] & opp).tolist():
+                b = int(rows[j])
+                self.live_rows[b] = self._live_answer(b, int(g[j]))
+        return m.sum(1)
+
+    def _live_answer(self, b: int, f: int, **query):
+        """Figure slot ``f``'s answer in game ``b`` as the position lists it (a live
+        position made from the game's arrays, as ``BatchedGames`` answers a query it
+        does not batch): (places int64[n], costs int64[n]) in row order."""
+        G = self.G
+        self.live_asks += 1
+        pos = G._live.get(b)
+        if pos is None:
+            pos = G._live[b] = G.root.copy()
+        G._restore(pos, G.occ[b], G.cell[b], G.alive[b])
+        m = pos.legal_moves(G.ids[f], **query)
+        return np.asarray(m.actions, np.int64), np.asarray(m.costs, np.int64)
+
+    def _spaces(self, rows) -> np.ndarray:
+        """int64[R, F, 2]: every figure's spaces in games ``rows`` (-1: none)."""
+        if self.engage is None:
+            sp = np.full((len(rows), self.F, 2), -1, np.int64)
+            sp[..., 0] = np.where(self.G.alive[rows], self.G.cell[rows], -1)
+            return sp
+        return self.G.spaces(rows)
+
+    def _play(self, rows, to) -> None:
+        """The acting figures of games ``rows`` move to places ``to`` (usable ends of
+        their kept answer), then the removal coin (``Match.play``); the learner's reward
+        of it adds to ``pending``; then on to the next figure."""
+        if not len(rows):
+            return
+        G = self.G
+        f = self.actor[rows]
+        if self.game is not None:        # the Descent move reads its answer's doors
+            self.game.last_fig[rows] = f
+            self.game.opened[rows] = self.a_open[rows]
+            self.game.slow[rows] = self.a_slow[rows]
+        G._move_trusted(rows, f, to)
+        self.counts[0] += len(rows)
+        self.moved[rows, f] = True
+        self.removed[rows] = False
+        coin = self._draws(rows)
+        hit = coin < 0.5
+        r, fh, at = rows[hit], f[hit], to[hit]
+        if len(r):
+            sp = self._spaces(r)                                     # [R, F, 2]
+            sp = np.where(sp >= 0, sp, self.N)
+            mine = sp[np.arange(len(r)), fh]                         # [R, 2]
+            near = self.adj[mine[:, :, None, None], sp[:, None, :, :]].any((1, 3)) & \
+                G.alive[r] & (self.side_of[None] != self.side_of[fh][:, None])
+            n = near.sum(1)
+            some = n > 0
+            r, fh, near, n = r[some], fh[some], near[some], n[some]
+            if len(r):
+                k = (self._draws(r) * n).astype(np.int64)
+                gone = (np.cumsum(near, 1) > k[:, None]).argmax(1)
+                G.remove(r, gone)
+                self.removed[r] = True
+                self.pending[r] += (self.side_of[fh] == self.learner).astype(float) - \
+                    (self.side_of[gone] == self.learner).astype(float)
+                end = self._n_sides(r) < 2
+                self.over[r[end]] = TERMINATED
+                self.actor[r[end]] = -1
+        self._advance(rows[self.over[rows] == 0])
+
+    def _opponents(self, rows) -> None:
+        """``MovecoreGym._opponents``: the other sides play until the learner is to act
+        or the game is over (or every learner's figure is gone: ``out``)."""
+        G = self.G
+        rows = np.asarray(rows, np.int64)
+        while True:
+            rows = rows[(self.over[rows] == 0) & (self.side[rows] != self.learner)]
+            if not len(rows):
+                return
+            gone = self.removed[rows] & ~(G.alive[rows] &
+                                          (self.side_of == self.learner)[None]).any(1)
+            self.out[rows[gone]] = True
+            rows = rows[~gone]
+            if not len(rows):
+                return
+            self._play(rows, self._pick(rows))
+
+    def _pick(self, rows) -> np.ndarray:
+        """The opponent's place in games ``rows`` (``Match.random_row`` /
+        ``greedy_row``: one draw each), in the ``Moves`` row order."""
+        u = self._draws(rows)
+        m = self.a_mask[rows]
+        if self.greedy:
+            G = self.G
+            enemy = G.alive[rows] & (self.side_of[None] != self.side[rows][:, None])
+            sp = self._spaces(rows)                                  # [R, F, 2]
+            ok = (enemy[:, :, None] & (sp >= 0)).reshape(len(rows), -1)
+            enemy = ok
+            ec = self.coords[np.maximum(sp, 0)].reshape(len(rows), -1, 2)   # [R, 2F, 2]
+            dq = self.coords[None, :, None, 0] - ec[:, None, :, 0]   # [R, P, 2F]
+            dr = self.coords[None, :, None, 1] - ec[:, None, :, 1]
+            if self.kind == "hex":
+                d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
+            elif self.kind == "square4":
+                d = np.abs(dq) + np.abs(dr)
+            else:
+                d = np.maximum(np.abs(dq), np.abs(dr))
+            big = np.int64(1) << 40
+            d = np.where(enemy[:, None, :], d, big).min(2)
+            d = np.where(m, d, big + 1)
+            some = enemy.any(1)
+            best = d == d.min(1)[:, None]
+            m = np.where(some[:, None], m & best, m)
+        n = m.sum(1)
+        k = (u * n).astype(np.int64)
+        key = np.where(m, self.a_cost[rows].astype(np.int64) * (self.P + 1) +
+                       self.rank[None], np.iinfo(np.int64).max)
+        order = np.argsort(key, axis=1, kind="stable")
+        to = order[np.arange(len(rows)), k]
+        if self.double.any():
+            for j in np.flatnonzero(self.double[self.actor[rows]]).tolist():
+                to[j] = self._row_pick(int(rows[j]), self.live_rows[int(rows[j])][0],
+                                       float(u[j]))
+        if self.rolled:
+            # the enemy AI's rows are its targets' moves in target order (two targets
+            # may give one end): where it has a choice, its rows as the position lists
+            # them (rare: a tie between targets)
+            ai = np.flatnonzero(~self.hero[self.actor[rows]] & (self.a_mask[rows].sum(1) > 1))
+            for j in ai.tolist():
+                to[j] = self._enemy_pick(int(rows[j]), float(u[j]))
+        return to
+
+    def _enemy_pick(self, b: int, u: float) -> int:
+        """Game ``b``'s enemy AI move with a choice: ``Match.random_row`` /
+        ``greedy_row`` over the rows of the position's own answer (made from the game's
+        arrays, as ``BatchedGames`` answers a query it does not batch)."""
+        G = self.G
+        self.ai_choices += 1
+        pos = G._live.get(b)
+        if pos is None:
+            pos = G._live[b] = G.root.copy()
+        G._restore(pos, G.occ[b], G.cell[b], G.alive[b])
+        f = int(self.actor[b])
+        m = pos.legal_moves(G.ids[f], enemy=True, move=int(self.a_roll[b]), attack_range=1)
+        return self._row_pick(b, np.asarray(m.actions, np.int64), u)
+
+    def _row_pick(self, b: int, places, u: float) -> int:
+        """``Match.random_row`` / ``greedy_row`` in game ``b`` over the rows ``places``
+        (the position's own order; a place may be two spaces)."""
+        G = self.G
+        n = len(places)
+        sp = self._spaces(np.array([b]))[0]                          # [F, 2]
+        enemy = (G.alive[b] & (self.side_of != self.side[b]))[:, None] & (sp >= 0)
+        if self.greedy and enemy.any():
+            ec = self.coords[sp[enemy]]                              # [E, 2]
+            f = int(self.actor[b])
+            ps = self._place_spaces(f, places)                        # [n, 2]
+            pc = self.coords[np.maximum(ps, 0)]                       # [n, 2, 2]
+            dq = pc[:, :, None, 0] - ec[None, None, :, 0]
+            dr = pc[:, :, None, 1] - ec[None, None, :, 1]
+            if self.kind == "hex":
+                d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
+            elif self.kind == "square4":
+                d = np.abs(dq) + np.abs(dr)
+            else:
+                d = np.maximum(np.abs(dq), np.abs(dr))
+            d = np.where((ps >= 0)[:, :, None], d, np.int64(1) << 40).min((1, 2))
+            best = np.flatnonzero(d == d.min())
+            return int(places[best[int(u * len(best))]])
+        return int(places[int(u * n)])
+
+    def _place_spaces(self, f: int, places) -> np.ndarray:
+        """int64[n, 2]: the spaces of places ``places`` of figure slot ``f``."""
+        if self.engage is None:
+            out = np.full((len(places), 2), -1, np.int64)
+            out[:, 0] = places
+            return out
+        return self.G.spaces(np.zeros(len(places), np.int64),
+                             np.full(len(places), f, np.int64), places[:, None])[:, 0]
+
+    # ------------------------------------------------------------------ env API
+    def reset(self) -> None:
+        self.restart(np.arange(self.B))
+
+    def step(self, mode, actions, illegal_reward):
+        """One env step (``mode`` as ``_vecgame.step_modes``); returns reward,
+        terminated, truncated, done."""
+        B = self.B
+        reward = np.zeros(B)
+        auto = np.flatnonzero(mode == 2)
+        self.restart(auto)
+        bad = np.flatnonzero(mode == 0)
+        self.over[bad] = ILLEGAL
+        self.actor[bad] = -1
+        play = np.flatnonzero(mode == 1)
+        a = actions[play]
+        # (pending: what the opponents scored since the learner last acted)
+        reward[play] = self.pending[play]
+        self.pending[play] = 0.0
+        ends = a == self.end_turn
+        et = play[ends]
+        self.nxt[et] = self.F                      # the side passes: the next turn
+        self._advance(et)
+        mv = play[~ends]
+        self._play(mv, a[~ends] % self.P_env)
+        self._opponents(play)
+        reward[play] += self.pending[play]
+        self.pending[play] = 0.0
+        reward[bad] = illegal_reward
+        term = (self.over == TERMINATED) | self.out | (self.over == ILLEGAL)
+        trunc = (self.over == TRUNCATED) & ~term
+        term[auto] = False
+        trunc[auto] = False
+        reward[auto] = 0.0
+        done = term | trunc
+        return reward, term, trunc, done
+
+    def learner_acting(self) -> np.ndarray:
+        return (self.over == 0) & ~self.out & (self.side == self.learner)
+
+    def mask(self, out) -> None:
+        """int8[B, A]: the learner's mask where it acts, zeros elsewhere."""
+        out[:] = 0
+        b = np.flatnonzero(self.learner_acting())
+        if not len(b):
+            return
+        out[b, self.end_turn] = 1
+        r, p = np.nonzero(self.a_mask[b])
+        out[b[r], self.env_base[self.actor[b[r]]] + p] = 1
+
+    def observe(self, out) -> None:
+        """float32[B, C, H*W] (``out``): every game's observation (the learner's)."""
+        B, G = self.B, self.G
+        o = out.reshape(B, self.C, self.HW)
+        o[:, :self.S] = self.static[None]
+        o[:, self.S:] = 0.0
+        alive = G.alive
+        hwk = np.where(alive[:, :, None], self.hw[np.arange(self.F)[None],
+                                                  np.maximum(G.cell, 0)], -1)   # [B, F, K]
+        bb, ff, kk = np.nonzero(hwk >= 0)
+        o[bb, self.S + self.rel[ff], hwk[bb, ff, kk]] = 1.0
+        d = self.d
+        act = np.flatnonzero(self.learner_acting())
+        if len(act):
+            f = self.actor[act]
+            h = hwk[act, f]                                          # [R, K]
+            r, kk = np.nonzero(h >= 0)
+            o[act[r], d, h[r, kk]] = 1.0
+            mb, mf, kk = np.nonzero(self.moved[act][:, :, None] & (hwk[act] >= 0))
+            o[act[mb], d + 1, hwk[act[mb], mf, kk]] = 1.0
+            m = self.a_mask[act]
+            cost = np.where(m, self.a_cost[act], 0)
+            top = cost.max(1)
+            scale = np.where(top > 0, 1.0 / np.maximum(top, 1), 1.0)
+            r, p = np.nonzero(m)
+            lh = self.lead[f[r], p]
+            keep = lh >= 0
+            r, p, lh = r[keep], p[keep], lh[keep]
+            g = act[r]
+            o[g, d + 2, lh] = 1.0
+            o[g, d + 3, lh] = (self.a_cost[act[r], p] * scale[r]).astype(np.float32)
+            st = self.a_stop[act[r], p] != 0
+            o[g[st], d + 4, lh[st]] = 1.0
+            # a double's placements share lead cells: the cost drawn is its last row's
+            # there, in the position's row order (asked where two of them differ)
+            for j in np.flatnonzero(self.double[f]).tolist():
+                b = int(act[j])
+                pl = np.flatnonzero(m[j])
+                lead = self.lead[f[j], pl]
+                cs = self.a_cost[b, pl]
+                o_ = np.lexsort((cs, lead))
+                same = (lead[o_][1:] == lead[o_][:-1]) & (cs[o_][1:] != cs[o_][:-1])
+                if not same.any():
+                    continue
+                pl, cs = self._live_answer(b, int(f[j]))
+                lead = self.lead[f[j], pl][::-1]
+                keep = lead >= 0
+                lead, cs = lead[keep], cs[::-1][keep]
+                u_, first = np.unique(lead, return_index=True)
+                o[b, d + 3, u_] = (cs[first] * scale[j]).astype(np.float32)
+        frac = (self.turn / self.max_turns).astype(np.float32)
+        o[:, d + 5] = self.valid[None] * frac[:, None]
+        k = d + 6
+        if self.engage is not None:      # Heroscape: the engaged figures' cells
+            sadj, level, height, Ns = self.engage
+            sp = G.spaces(np.arange(B))                              # [B, F, 2]
+            c = np.where(sp >= 0, sp, Ns)
+            lc = level[c]
+            near = sadj[c[:, :, None, :, None], c[:, None, :, None, :]]   # [B,F,F,2,2]
+            ok = near & (lc[:, :, None, :, None] - lc[:, None, :, None, :] <
+                         height[None, None, :, None, None]) & \
+                (lc[:, None, :, None, :] - lc[:, :, None, :, None] <
+                 height[None, :, None, None, None])
+            foe = alive[:, :, None] & alive[:, None, :] & \
+                (self.side_of[:, None] != self.side_of[None, :])[None]
+            eng = (ok.any((3, 4)) & foe).any(2)                       # [B, F]
+            eb, ef, kk = np.nonzero(eng[:, :, None] & (hwk >= 0))
+            o[eb, k, hwk[eb, ef, kk]] = 1.0
+        if self.rolled:     # the acting figure's rolled Move / 12 (not once over)
+            live = np.flatnonzero(self.over == 0)
+            v = (self.a_roll[live] / 12).astype(np.float32)
+            o[live, k] = self.valid[None] * v[:, None]
+        if self.doors is not None:
+            bits = self.game.doors
+            for j, cells in enumerate(self.doors):
+                is_open = (bits >> j) & 1 == 1
+                o[np.flatnonzero(~is_open)[:, None], k, cells[None]] = 1.0
+                o[np.flatnonzero(is_open)[:, None], k + 1, cells[None]] = 1.0
