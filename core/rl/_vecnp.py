@@ -64,6 +64,10 @@ def why_not(one, kwargs) -> str | None:
         return f"the {s.game} game's batched arrays do not take it: {G.why}"
     if s.game == "dark_realms" and G._query_columns is None:  # pragma: no cover
         return "each move's query is rolled (Dark Realms' die) and the layout has none"
+    if G._game_spaces:
+        # (the batch holds them since, but this backend's removals, greedy distances,
+        # observation and turned action ids read one square per figure)
+        return "Descent's large monsters (bases of many squares) are played on positions"
     if any(sw is not None for sw in s.swap):      # pragma: no cover (one-square only)
         return "a base that turns"
     return None
