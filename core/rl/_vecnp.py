@@ -64,12 +64,6 @@ def why_not(one, kwargs) -> str | None:
         return f"the {s.game} game's batched arrays do not take it: {G.why}"
     if s.game == "dark_realms" and G._query_columns is None:  # pragma: no cover
         return "each move's query is rolled (Dark Realms' die) and the layout has none"
-    if G._game_spaces:
-        # (the batch holds them since, but this backend's removals, greedy distances,
-        # observation and turned action ids read one square per figure)
-        return "Descent's large monsters (bases of many squares) are played on positions"
-    if any(sw is not None for sw in s.swap):      # pragma: no cover (one-square only)
-        return "a base that turns"
     return None
 
 
@@ -129,7 +123,7 @@ class BatchedSteps:
         for i, f in enumerate(s.figs):
             ok[i, :root.n_actions(f)] = True
         if s.game == "descent":
-            ok[:, root.st.ns:] = False
+            ok[:, root.st.ns] = False        # (the town; NS + 1 + s: a turned base)
         self.usable = ok
         # each slot's place -> observation cell (flat H*W; -1 none)
         lead = np.full((F, P), -1, np.int64)
@@ -144,6 +138,29 @@ class BatchedSteps:
         rank = np.full(P, P, np.int64)      # the Moves row order of equal costs: x, y
         rank[np.lexsort((xy[:, 1], xy[:, 0]))] = np.arange(N)
         self.rank = rank
+        #: Descent's large monsters (``_DescentBatch.large``): a place is a base of
+        #: many squares (``G.spaces``) in the figure's orientation in its game
+        #: (``orient``), and a base that turns numbers its places in its kind of now:
+        #: ``swap[f]`` maps them to the env's ids (the root's orientation,
+        #: ``_Setup.swap``) and back (an involution; identity for the others)
+        self.large = bool(getattr(G._game, "large", False))
+        self.swap = np.tile(np.arange(P, dtype=np.int64), (F, 1))
+        if self.large:
+            ns = root.st.ns
+            for i, sw in enumerate(s.swap):
+                if sw is not None:
+                    self.swap[i, :len(sw)] = sw
+            # ends sort by cost, then the anchor's x, then y, then the orientation (the
+            # kind's own first: ``_KindGraph.rank``), the same in both kinds
+            n_turn = P - ns - 1
+            if n_turn > 0:
+                ax = np.concatenate([xy, xy[:1], xy[:n_turn]])       # (ns: the town)
+                turned = np.r_[np.zeros(ns + 1, np.int64), np.ones(n_turn, np.int64)]
+                rank = np.empty(P, np.int64)
+                rank[np.lexsort((turned, ax[:, 1], ax[:, 0]))] = np.arange(P)
+                rank[ns] = P
+                self.rank = rank
+            assert n_turn in (0, ns)
         self.kind = s.rules.kind
         nbr = np.asarray(root.board.nbr, np.int64)
         adj = np.zeros((N + 1, N + 1), bool)          # (row / column N: out of play)
@@ -331,8 +348,19 @@ class BatchedSteps:
         m = pos.legal_moves(G.ids[f], **query)
         return np.asarray(m.actions, np.int64), np.asarray(m.costs, np.int64)
 
+    def _env_places(self, rows, f, p) -> np.ndarray:
+        """The env's place ids of places ``p`` of figure slots ``f`` in games ``rows``
+        (int arrays that broadcast): the batch numbers a turned base's places in its
+        kind of now, the env in the root's (``swap``); and back (the same map)."""
+        if not self.large:
+            return p
+        return np.where(self.game.orient[rows, f] != 0, self.swap[f, p], p)
+
     def _spaces(self, rows) -> np.ndarray:
-        """int64[R, F, 2]: every figure's spaces in games ``rows`` (-1: none)."""
+        """int64[R, F, S]: every figure's spaces in games ``rows`` (-1: none; S = 2, or
+        the widest base's squares with Descent's large monsters)."""
+        if self.large:
+            return self.G.spaces(rows)
         if self.engage is None:
             sp = np.full((len(rows), self.F, 2), -1, np.int64)
             sp[..., 0] = np.where(self.G.alive[rows], self.G.cell[rows], -1)
@@ -401,7 +429,9 @@ class BatchedSteps:
         ``greedy_row``: one draw each), in the ``Moves`` row order."""
         u = self._draws(rows)
         m = self.a_mask[rows]
-        if self.greedy:
+        if self.greedy and self.large:
+            m = self._nearest(rows, m)
+        elif self.greedy:
             G = self.G
             enemy = G.alive[rows] & (self.side_of[None] != self.side[rows][:, None])
             sp = self._spaces(rows)                                  # [R, F, 2]
@@ -440,6 +470,39 @@ class BatchedSteps:
             for j in ai.tolist():
                 to[j] = self._enemy_pick(int(rows[j]), float(u[j]))
         return to
+
+    def _nearest(self, rows, m) -> np.ndarray:
+        """``Match.greedy_row``'s choice where places are bases of many squares
+        (Descent's large monsters): of the usable places ``m`` (bool[R, P]) of the
+        acting figures of games ``rows``, those at the least grid distance from a
+        square of their base to a square of an enemy's (every usable place where no
+        enemy is in play)."""
+        G = self.G
+        R = len(rows)
+        enemy = G.alive[rows] & (self.side_of[None] != self.side[rows][:, None])
+        es = np.where(enemy[:, :, None], G.spaces(rows), -1).reshape(R, -1)   # [R, F*S]
+        big = np.int64(1) << 40
+        # each square's least distance to an enemy's square (Chebyshev: square8)
+        xy = self.coords[:self.N]                                    # [N, 2]
+        dsq = np.full((R, self.N + 1), big, np.int64)                # (N: no square)
+        for j in range(es.shape[1]):
+            c = es[:, j]
+            has = c >= 0
+            if not has.any():
+                continue
+            e = self.coords[np.maximum(c, 0)]                        # [R, 2]
+            d = np.maximum(np.abs(xy[None, :, 0] - e[:, None, 0]),
+                           np.abs(xy[None, :, 1] - e[:, None, 1]))
+            dsq[:, :self.N] = np.where(has[:, None], np.minimum(dsq[:, :self.N], d),
+                                       dsq[:, :self.N])
+        f = self.actor[rows]
+        P = self.P
+        sp = G.spaces(rows, f, np.broadcast_to(np.arange(P), (R, P)))   # [R, P, S]
+        sp = np.where(sp >= 0, sp, self.N)
+        d = dsq[np.arange(R)[:, None, None], sp].min(2)                 # [R, P]
+        d = np.where(m, d, big + 1)
+        best = d == d.min(1)[:, None]
+        return np.where(enemy.any(1)[:, None], m & best, m)
 
     def _enemy_pick(self, b: int, u: float) -> int:
         """Game ``b``'s enemy AI move with a choice: ``Match.random_row`` /
@@ -513,7 +576,7 @@ class BatchedSteps:
         self.nxt[et] = self.F                      # the side passes: the next turn
         self._advance(et)
         mv = play[~ends]
-        self._play(mv, a[~ends] % self.P_env)
+        self._play(mv, self._env_places(mv, self.actor[mv], a[~ends] % self.P_env))
         self._opponents(play)
         reward[play] += self.pending[play]
         self.pending[play] = 0.0
@@ -537,7 +600,8 @@ class BatchedSteps:
             return
         out[b, self.end_turn] = 1
         r, p = np.nonzero(self.a_mask[b])
-        out[b[r], self.env_base[self.actor[b[r]]] + p] = 1
+        f = self.actor[b[r]]
+        out[b[r], self.env_base[f] + self._env_places(b[r], f, p)] = 1
 
     def observe(self, out) -> None:
         """float32[B, C, H*W] (``out``): every game's observation (the learner's)."""
@@ -546,8 +610,9 @@ class BatchedSteps:
         o[:, :self.S] = self.static[None]
         o[:, self.S:] = 0.0
         alive = G.alive
-        hwk = np.where(alive[:, :, None], self.hw[np.arange(self.F)[None],
-                                                  np.maximum(G.cell, 0)], -1)   # [B, F, K]
+        slots = np.broadcast_to(np.arange(self.F)[None], (B, self.F))
+        cell = self._env_places(np.arange(B)[:, None], slots, np.maximum(G.cell, 0))
+        hwk = np.where(alive[:, :, None], self.hw[slots, cell], -1)   # [B, F, K]
         bb, ff, kk = np.nonzero(hwk >= 0)
         o[bb, self.S + self.rel[ff], hwk[bb, ff, kk]] = 1.0
         d = self.d
@@ -564,12 +629,19 @@ class BatchedSteps:
             top = cost.max(1)
             scale = np.where(top > 0, 1.0 / np.maximum(top, 1), 1.0)
             r, p = np.nonzero(m)
-            lh = self.lead[f[r], p]
+            lh = self.lead[f[r], self._env_places(act[r], f[r], p)]
             keep = lh >= 0
             r, p, lh = r[keep], p[keep], lh[keep]
             g = act[r]
             o[g, d + 2, lh] = 1.0
-            o[g, d + 3, lh] = (self.a_cost[act[r], p] * scale[r]).astype(np.float32)
+            v = (self.a_cost[act[r], p] * scale[r]).astype(np.float32)
+            if self.large:
+                # a base that turns: its two orientations at one anchor share the lead
+                # cell; the single env writes its rows in order (cost first), so the
+                # last row there, the larger cost, is drawn
+                np.maximum.at(o, (g, np.full(len(g), d + 3), lh), v)
+            else:
+                o[g, d + 3, lh] = v
             st = self.a_stop[act[r], p] != 0
             o[g[st], d + 4, lh[st]] = 1.0
             # a double's placements share lead cells: the cost drawn is its last row's
