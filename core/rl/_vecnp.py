@@ -1,37 +1,48 @@
-"""The vector environment's arrays backend driven from numpy (Descent's one-square
-scenarios, Dark Realms, Heroscape): :class:`BatchedSteps`.
+"""The vector environment's arrays backend driven from numpy (Descent, large monsters
+and bases that turn included; Dark Realms; Heroscape): :class:`BatchedSteps`.
 
 The games live in a :class:`movecore.batch.BatchedGames` (Descent: its ``_DescentBatch``
-doors and squares; Heroscape: two-space places, engagement in the occupancy codes; Dark
-Realms: each move's rolled query as ``QueryColumns``); the turn rule of :class:`movecore.rl.turns.Match` and the built-in
-opponent of :class:`movecore.rl.envs.MovecoreGym` are played here with array operations
-over the games that take part in each sub-step (the learner's move, the removal coin,
-the search for the next figure that has a move, an opponent's pick), one batched
-``legal_moves`` per sub-step, no Python per game. Each game's random numbers are its
-``np_random`` stream (numpy's PCG64, stepped by :func:`movecore.rl._vecgame._draw`), drawn
-in the single env's order: Dark Realms' d6 of each figure as its turn comes, the
-opponent's pick, the removal coin, the victim.
+doors, squares and each base's orientation; Heroscape: two-space places, engagement in
+the occupancy codes; Dark Realms: each move's rolled query as ``QueryColumns``); the turn
+rule of :class:`movecore.rl.turns.Match` and the built-in opponent of
+:class:`movecore.rl.envs.MovecoreGym` are played here with array operations over the
+games that take part in each sub-step (the learner's move, the removal coin, the search
+for the next figure that has a move, an opponent's pick), one batched ``legal_moves``
+per sub-step, no Python per game. Each game's random numbers are its ``np_random``
+stream (numpy's PCG64, stepped by :func:`movecore.rl._vecgame._draw`), drawn in the
+single env's order: Dark Realms' d6 of each figure as its turn comes, the opponent's
+pick, the removal coin, the victim.
 
 What makes it the single env, game by game:
 
 * rows of an answer are ordered as the position's ``Moves`` (cost, then the end's x,
-  then y): a random pick is the ``int(u * n)``-th usable row in that order, a greedy one
-  the ``int(u * n)``-th of the usable rows at the least grid distance to an enemy; where
+  then y; a Descent large monster's: its anchor's, then its own orientation before the
+  turned one): a random pick is the ``int(u * n)``-th usable row in that order, a
+  greedy one the ``int(u * n)``-th of the usable rows at the least grid distance to an
+  enemy (from any space of the end's place to any space of an enemy's place); where
   the batched answer does not keep the position's order (a Heroscape double-space
   figure's placements, in its placement search's order; a Dark Realms enemy AI's tie
   between targets, in target order, one end possibly twice) the rows are asked of a
   live position made from the game's arrays (``BatchedGames._live``, ``restore``);
 * the removal's victim is the ``int(u * n)``-th enemy in play next to a space of the
-  mover (any level), in play (slot) order, as ``Position.touching`` lists them;
+  mover (any level; a large base: any of its squares), in play (slot) order, as
+  ``Position.touching`` lists them;
+* a Descent base that turns numbers its places in its kind of now (``NS + 1 + s``: the
+  base turned from how it stands); the env numbers them in the root's orientation
+  (``_Setup.swap``): the mask, the action taken and the ends' planes map between the
+  two where the base stands turned (``_DescentBatch.orient``);
 * the observation is ``encode_common``'s (static planes, sides relative to the learner,
-  acting figure, moved figures, the acting figure's ends, costs scaled by the largest,
-  stops, the turn; a double's cost where two placements share a lead cell: its last
-  row's) plus the game's planes (Descent: the squares by closed and open doors;
-  Heroscape: the engaged figures, heights considered; Dark Realms: the acting figure's
-  roll / 12), written with array operations over the batch.
+  acting figure, moved figures, every square of a base, the acting figure's ends at
+  their lead cells, costs scaled by the largest, stops, the turn; where two places
+  share a lead cell the cost drawn is the last row's there: a double's asked of its
+  position, a Descent turning base's the larger, its rows being in cost order) plus
+  the game's planes (Descent: the squares by closed and open doors; Heroscape: the
+  engaged figures, heights considered; Dark Realms: the acting figure's roll / 12),
+  written with array operations over the batch.
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
-against single envs after every step (autoresets and illegal actions included).
+against single envs after every step (autoresets and illegal actions included), Descent's
+large monsters and turning bases included.
 """
 from __future__ import annotations
 
