@@ -163,7 +163,7 @@ class BatchedSteps:
                     self.swap[i, :len(sw)] = sw
             # ends sort by cost, then the anchor's x, then y, then the orientation (the
             # kind's own first: ``_KindGraph.rank``), the same in both kinds
-            n_turn = P - ns - 1
+            n_turn = P - ns - 1             # (NS where a base turns, else 0)
             if n_turn > 0:
                 ax = np.concatenate([xy, xy[:1], xy[:n_turn]])       # (ns: the town)
                 turned = np.r_[np.zeros(ns + 1, np.int64), np.ones(n_turn, np.int64)]
@@ -171,7 +171,6 @@ class BatchedSteps:
                 rank[np.lexsort((turned, ax[:, 1], ax[:, 0]))] = np.arange(P)
                 rank[ns] = P
                 self.rank = rank
-            assert n_turn in (0, ns)
         self.kind = s.rules.kind
         nbr = np.asarray(root.board.nbr, np.int64)
         adj = np.zeros((N + 1, N + 1), bool)          # (row / column N: out of play)
