@@ -165,6 +165,34 @@ def test_penalties_and_queries_per_game(seed):
                 (qm, qc, qst), _dense(pos, fid, qs[b], P))), (seed, b, fid, qs[b])
 
 
+@pytest.mark.parametrize("seed", [0, 2, 9, 12])
+def test_double_space_rows_in_the_positions_order(seed):
+    """A double-space figure's batched answer gives its ``Moves`` rows in order: the
+    listed placements (the search's orientation of each pair) by cost, then by pair
+    (``_vecnp.row_rank``: what the vector env's picks read), in every game of random
+    runs, for every double-space figure in play."""
+    from movecore.rl._vecnp import row_rank
+    asked = 0
+    for steps in (0, 8, 20):
+        play = _state_games(seed, B=6, steps=steps)
+        G = play.games
+        P = G.n_places
+        rank = row_rank(G.root, G.ids, np.zeros((G.F, P), np.int64))
+        for f in range(G.F):
+            if not G.root.double[G.root.index[G.ids[f]]]:
+                continue
+            figs = np.where(G.alive[:, f], f, -1)
+            mask, cost, _ = (a.copy() for a in G.legal_moves(figs))
+            for b in np.flatnonzero(figs >= 0).tolist():
+                at = np.flatnonzero(mask[b])
+                rows = at[np.lexsort((rank[f, at], cost[b, at]))]
+                m = G.position(b).legal_moves(G.ids[f])
+                assert np.array_equal(rows, m.actions), (seed, steps, b, G.ids[f])
+                assert np.array_equal(cost[b, rows], m.costs)
+                asked += len(rows) > 1
+    assert asked > 10, asked
+
+
 def test_apply_remove_reset_and_positions():
     """apply (validated), remove and reset on arrays follow a single position's
     apply_move and remove_figure (engagement included: it decides the next answers)."""

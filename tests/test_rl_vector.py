@@ -515,9 +515,8 @@ def test_numpy_arrays_backend_why_and_api():
     assert envs.backend == "positions" and "town" in envs.why
     envs = rl.vector_env("descent_ogre", num_envs=2)
     assert envs.backend == "arrays" and envs.why is None
-    hs = rl.vector_env("heroscape_engaged_knight", 1)     # (auto: no faster on arrays)
-    assert hs.backend == "positions" and "double-space" in hs.why
-    assert rl.vector_env("heroscape_engaged_knight", 1, backend="arrays").why is None
+    hs = rl.vector_env("heroscape_engaged_knight", 1)     # (double-space figures)
+    assert hs.backend == "arrays" and hs.why is None
     with pytest.raises(mc.QueryError):
         rl.vector_env("descent_door_round", num_envs=2, town=True, backend="arrays")
     envs = rl.vector_env("descent_door_round", num_envs=4, copy=False)
@@ -586,29 +585,39 @@ def test_numpy_arrays_backend_random_dark_realms_boards_long():
     assert checked > 2_000 and choices > 0
 
 
-def _random_heroscape_runs(seeds, steps):
+def _random_heroscape_runs(seeds, steps, rank=None, only=None):
     """Random battlefields (levels, water, lava, glyphs, trees; two or three teams;
     single- and double-space figures, flyers, phantom and ghost walkers; the master and
-    basic games): every game equals its single env (a double-space figure's rows in the
-    position's order, the engaged plane). Returns (moves checked, doubles' answers
-    asked of a live position)."""
+    basic games), the learner each side in turn, both opponents on 1 and 2 threads:
+    every game equals its single env (an opponent's pick among a double-space figure's
+    rows, in the position's order; the cost plane where its placements share a lead
+    cell; the engaged plane), with no game's moves asked of a live position. Returns
+    (moves checked, {(opponent, threads): opponents' picks among a double-space
+    figure's rows, two of one cost}). ``rank(envs)``: changes the row order (to show
+    the check fails); ``only``: the runs played (indices)."""
     from test_batch_heroscape import _scenarios
-    checked = asks = 0
+    checked = 0
+    picks: dict = {}
     for k, (name, s) in enumerate(_scenarios(seeds)):
+        if only is not None and k not in only:
+            continue
         try:
             agents = MovecoreGym(s)._s.agents
         except mc_errors():          # (a battlefield the environments refuse)
             continue
         side = agents[k % len(agents)]
-        opp = ("random", "greedy")[(k // 2) % 2]
+        opp, threads = ("random", "greedy")[(k // 2) % 2], 1 + k % 2
         mt = (5, 11, 40)[k % 3]
         envs = rl.vector_env(s, num_envs=6, opponent=opp, max_turns=mt, side=side,
-                             threads=1 + k % 2, backend="arrays")
+                             threads=threads, backend="arrays")
+        if rank is not None:
+            rank(envs)
         singles = [MovecoreGym(s, opponent=opp, max_turns=mt, side=side) for _ in range(6)]
         checked += _check_against_singles(envs, singles, steps, np.random.default_rng(k),
                                           seed=5 + k, illegal_every=19)
-        asks += envs._np.live_asks
-    return checked, asks
+        assert not envs.games._live, name          # no position was asked
+        picks[opp, threads] = picks.get((opp, threads), 0) + envs._np.double_picks
+    return checked, picks
 
 
 def mc_errors():
@@ -616,12 +625,31 @@ def mc_errors():
     return mc.MovecoreError
 
 
+#: random battlefields whose short runs (random and greedy, 1 and 2 threads) meet an
+#: opponent's pick among a double-space figure's rows of one cost
+SHORT_HS = [0, 12, 2, 8]
+
+
 def test_numpy_arrays_backend_random_battlefields():
-    checked, asks = _random_heroscape_runs(range(5), 30)
-    assert checked > 500 and asks > 0
+    checked, picks = _random_heroscape_runs(SHORT_HS, 30)
+    assert checked > 500 and len(picks) == 4 and min(picks.values()) > 0, picks
+
+
+def test_random_battlefields_check_fails_on_a_wrong_order():
+    """The check above fails, in each of its runs, when a double-space figure's rows
+    of one cost come in the reverse order of their pairs."""
+    def reverse(envs):
+        n = envs._np
+        P = n.rank.shape[1]
+        for f in np.flatnonzero(n.double):
+            n.rank[f] = np.where(n.rank[f] < P, P - 1 - n.rank[f], P)
+
+    for k in range(len(SHORT_HS)):
+        with pytest.raises(AssertionError):
+            _random_heroscape_runs(SHORT_HS, 30, rank=reverse, only={k})
 
 
 @pytest.mark.slow
 def test_numpy_arrays_backend_random_battlefields_long():
-    checked, asks = _random_heroscape_runs(range(100, 110), 60)
-    assert checked > 2_000 and asks > 0
+    checked, picks = _random_heroscape_runs(range(100, 110), 60)
+    assert checked > 2_000 and len(picks) == 4 and min(picks.values()) > 0, picks

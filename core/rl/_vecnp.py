@@ -17,13 +17,15 @@ What makes it the single env, game by game:
 
 * rows of an answer are ordered as the position's ``Moves`` (cost, then the end's x,
   then y; a Descent large monster's: its anchor's, then its own orientation before the
-  turned one): a random pick is the ``int(u * n)``-th usable row in that order, a
-  greedy one the ``int(u * n)``-th of the usable rows at the least grid distance to an
-  enemy (from any space of the end's place to any space of an enemy's place); where
-  the batched answer does not keep the position's order (a Heroscape double-space
-  figure's placements, in its placement search's order; a Dark Realms enemy AI's tie
-  between targets, in target order, one end possibly twice) the rows are asked of a
-  live position made from the game's arrays (``BatchedGames._live``, ``restore``);
+  turned one; a Heroscape double-space figure's by cost, then by the pair of spaces of
+  the placement its search listed, which the batched answer keeps: :func:`row_rank`):
+  a random pick is the ``int(u * n)``-th usable row in that order, a greedy one the
+  ``int(u * n)``-th of the usable rows at the least grid distance to an enemy (from
+  any space of the end's place to any space of an enemy's place: both spaces of a
+  two-space place, every square of a large base); where the batched answer does not
+  keep the position's order (a Dark Realms enemy AI's tie between targets, in target
+  order, one end possibly twice) the rows are asked of a live position made from the
+  game's arrays (``BatchedGames._live``, ``restore``);
 * the removal's victim is the ``int(u * n)``-th enemy in play next to a space of the
   mover (any level; a large base: any of its squares), in play (slot) order, as
   ``Position.touching`` lists them;
@@ -34,11 +36,11 @@ What makes it the single env, game by game:
 * the observation is ``encode_common``'s (static planes, sides relative to the learner,
   acting figure, moved figures, every square of a base, the acting figure's ends at
   their lead cells, costs scaled by the largest, stops, the turn; where two places
-  share a lead cell the cost drawn is the last row's there: a double's asked of its
-  position, a Descent turning base's the larger, its rows being in cost order) plus
-  the game's planes (Descent: the squares by closed and open doors; Heroscape: the
-  engaged figures, heights considered; Dark Realms: the acting figure's roll / 12),
-  written with array operations over the batch.
+  share a lead cell, a double's placements or a Descent turning base's two
+  orientations at one anchor, the cost drawn is the last row's there, the larger: its
+  rows come in cost order) plus the game's planes (Descent: the squares by closed and
+  open doors; Heroscape: the engaged figures, heights considered; Dark Realms: the
+  acting figure's roll / 12), written with array operations over the batch.
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
 against single envs after every step (autoresets and illegal actions included), Descent's
@@ -80,13 +82,31 @@ def why_not(one, kwargs) -> str | None:
 
 def slower(one) -> str | None:
     """Why ``backend="auto"`` keeps an environment this backend takes on positions (it
-    would be no faster; ``backend="arrays"`` still plays it here), or None."""
-    s = one._s
-    if s.game == "heroscape" and s.K > 1:
-        return ("a double-space figure's rows come in its placement search's order, which "
-                "the batched answer does not keep: each of its moves would be asked of a "
-                "live position (backend='arrays' plays it so, exactly, about as fast)")
+    would be no faster; ``backend="arrays"`` still plays it here), or None: none now
+    (Heroscape's double-space figures, whose rows were once asked of a live position,
+    take their order from the batched answer: ``row_rank``; 2.6-3.5x the positions
+    backend's env steps/s on ``heroscape_engaged_knight`` at B = 1,024)."""
     return None
+
+
+def row_rank(root, figs, cell_rank) -> np.ndarray:
+    """int64[F, P]: each figure slot's places ranked as its ``Moves`` rows of equal
+    cost come (P: not a place of it), from ``cell_rank`` (int64[F, P] or broadcast: a
+    one-space place's, x then y). A Heroscape double-space figure's rows come by cost,
+    then by the pair of spaces its placement covers (the position's ``pair_rank``:
+    ``_figure_moves.finish_double``), so its order is the batched answer's mask and costs
+    alone: which orientation of a pair is listed, the search's order decides, and
+    the batched call keeps it (``tests/test_batch_heroscape.py``)."""
+    rank = np.array(cell_rank, np.int64)
+    if root.game != "heroscape":
+        return rank
+    double = root.double
+    pair = np.asarray(root._st.pair_rank, np.int64)
+    for i, f in enumerate(figs):
+        if double[root.index[f]]:
+            rank[i] = rank.shape[1]
+            rank[i, :len(pair)] = pair
+    return rank
 
 
 def _queries(s):
@@ -148,7 +168,6 @@ class BatchedSteps:
         self.coords[:N] = xy
         rank = np.full(P, P, np.int64)      # the Moves row order of equal costs: x, y
         rank[np.lexsort((xy[:, 1], xy[:, 0]))] = np.arange(N)
-        self.rank = rank
         #: Descent's large monsters (``_DescentBatch.large``): a place is a base of
         #: many squares (``G.spaces``) in the figure's orientation in its game
         #: (``orient``), and a base that turns numbers its places in its kind of now:
@@ -170,7 +189,9 @@ class BatchedSteps:
                 rank = np.empty(P, np.int64)
                 rank[np.lexsort((turned, ax[:, 1], ax[:, 0]))] = np.arange(P)
                 rank[ns] = P
-                self.rank = rank
+        #: int64[F, P]: each slot's places' order among rows of equal cost (P: not a
+        #: place of it); a Heroscape double-space figure's: its pair's (row_rank)
+        self.rank = row_rank(root, s.figs, np.broadcast_to(rank, (F, P)))
         self.kind = s.rules.kind
         nbr = np.asarray(root.board.nbr, np.int64)
         adj = np.zeros((N + 1, N + 1), bool)          # (row / column N: out of play)
@@ -185,8 +206,8 @@ class BatchedSteps:
         self.hw = np.full((F, P, K), -1, np.int64)
         for i in range(F):
             self.hw[i, :len(s.places[i])] = s.places[i]
-        #: Heroscape: double-space figures (their rows come in the search's order: asked
-        #: of a live position of the game) and what engagement reads
+        #: Heroscape: double-space figures (a place is two spaces) and what engagement
+        #: reads
         self.double = np.zeros(F, bool)
         self.engage = None
         if s.game == "heroscape":
@@ -204,7 +225,10 @@ class BatchedSteps:
             self.engage = (sadj, level, np.asarray(root.height, np.int64)[idx], Ns)
             self.adj = sadj
             self.N = Ns
-        self.live_rows: dict = {}        # game -> (places, costs) in the position's order
+        #: int64[F, P, 2]: the spaces of each slot's places (-1: none; a double-space
+        #: figure's two), what the greedy distances read
+        self.pspace = G.spaces(np.zeros(F, np.int64), np.arange(F),
+                               np.where(ok, np.arange(P)[None], -1))
         lay = s.layout
         self.S = lay.static.shape[0]
         self.C, self.HW = lay.shape[0], lay.H * lay.W
@@ -238,7 +262,9 @@ class BatchedSteps:
         self.counts = [0, 0]             # moves, move generations
         #: enemy AI moves with a choice, picked on the position's rows (the tests)
         self.ai_choices = 0
-        self.live_asks = 0
+        #: opponent picks among rows of a double-space figure, two of them of one cost
+        #: (their order is the pairs': the tests)
+        self.double_picks = 0
 
     # ------------------------------------------------------------------ draws
     def _draws(self, rows) -> np.ndarray:
@@ -338,25 +364,7 @@ class BatchedSteps:
         if self.game is not None:        # what the Descent move reads of this answer
             self.a_open[rows] = self.game.opened[rows]
             self.a_slow[rows] = self.game.slow[rows]
-        if self.double.any():   # (an opponent's pick reads the rows' order)
-            opp = self.side_of[g] != self.learner
-            for j in np.flatnonzero(self.double[g] & opp).tolist():
-                b = int(rows[j])
-                self.live_rows[b] = self._live_answer(b, int(g[j]))
         return m.sum(1)
-
-    def _live_answer(self, b: int, f: int, **query):
-        """Figure slot ``f``'s answer in game ``b`` as the position lists it (a live
-        position made from the game's arrays, as ``BatchedGames`` answers a query it
-        does not batch): (places int64[n], costs int64[n]) in row order."""
-        G = self.G
-        self.live_asks += 1
-        pos = G._live.get(b)
-        if pos is None:
-            pos = G._live[b] = G.root.copy()
-        G._restore(pos, G.occ[b], G.cell[b], G.alive[b])
-        m = pos.legal_moves(G.ids[f], **query)
-        return np.asarray(m.actions, np.int64), np.asarray(m.costs, np.int64)
 
     def _env_places(self, rows, f, p) -> np.ndarray:
         """The env's place ids of places ``p`` of figure slots ``f`` in games ``rows``
@@ -436,20 +444,25 @@ class BatchedSteps:
 
     def _pick(self, rows) -> np.ndarray:
         """The opponent's place in games ``rows`` (``Match.random_row`` /
-        ``greedy_row``: one draw each), in the ``Moves`` row order."""
+        ``greedy_row``: one draw each), in the ``Moves`` row order: by cost, then the
+        place's rank (``self.rank``)."""
         u = self._draws(rows)
         m = self.a_mask[rows]
+        f = self.actor[rows]
         if self.greedy and self.large:
             m = self._nearest(rows, m)
         elif self.greedy:
-            G = self.G
-            enemy = G.alive[rows] & (self.side_of[None] != self.side[rows][:, None])
+            # (over the usable ends only: a double-space figure's places are many)
+            R = len(rows)
             sp = self._spaces(rows)                                  # [R, F, 2]
-            ok = (enemy[:, :, None] & (sp >= 0)).reshape(len(rows), -1)
-            enemy = ok
-            ec = self.coords[np.maximum(sp, 0)].reshape(len(rows), -1, 2)   # [R, 2F, 2]
-            dq = self.coords[None, :, None, 0] - ec[:, None, :, 0]   # [R, P, 2F]
-            dr = self.coords[None, :, None, 1] - ec[:, None, :, 1]
+            enemy = ((self.G.alive[rows] & (self.side_of[None] != self.side[rows][:, None]))
+                     [:, :, None] & (sp >= 0)).reshape(R, -1)        # [R, 2F]
+            ec = self.coords[np.maximum(sp, 0)].reshape(R, -1, 2)    # [R, 2F, 2]
+            r, p = np.nonzero(m)
+            ps = self.pspace[f[r], p]                                # [E, 2]
+            pc = self.coords[np.maximum(ps, 0)]                      # [E, 2, 2]
+            dq = pc[:, :, None, 0] - ec[r][:, None, :, 0]            # [E, 2, 2F]
+            dr = pc[:, :, None, 1] - ec[r][:, None, :, 1]
             if self.kind == "hex":
                 d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
             elif self.kind == "square4":
@@ -457,21 +470,21 @@ class BatchedSteps:
             else:
                 d = np.maximum(np.abs(dq), np.abs(dr))
             big = np.int64(1) << 40
-            d = np.where(enemy[:, None, :], d, big).min(2)
-            d = np.where(m, d, big + 1)
-            some = enemy.any(1)
-            best = d == d.min(1)[:, None]
-            m = np.where(some[:, None], m & best, m)
+            d = np.where((ps >= 0)[:, :, None] & enemy[r][:, None, :], d, big).min((1, 2))
+            low = np.full(R, big, np.int64)
+            np.minimum.at(low, r, d)
+            keep = (d == low[r]) | ~enemy.any(1)[r]     # (no enemy: every end, random)
+            m = np.zeros_like(m)
+            m[r[keep], p[keep]] = True
         n = m.sum(1)
         k = (u * n).astype(np.int64)
         key = np.where(m, self.a_cost[rows].astype(np.int64) * (self.P + 1) +
-                       self.rank[None], np.iinfo(np.int64).max)
+                       self.rank[f], np.iinfo(np.int64).max)
         order = np.argsort(key, axis=1, kind="stable")
         to = order[np.arange(len(rows)), k]
-        if self.double.any():
-            for j in np.flatnonzero(self.double[self.actor[rows]]).tolist():
-                to[j] = self._row_pick(int(rows[j]), self.live_rows[int(rows[j])][0],
-                                       float(u[j]))
+        for j in np.flatnonzero(self.double[f] & (n > 1)).tolist():
+            c = self.a_cost[rows[j]][m[j]]
+            self.double_picks += len(np.unique(c)) < len(c)
         if self.rolled:
             # the enemy AI's rows are its targets' moves in target order (two targets
             # may give one end): where it has a choice, its rows as the position lists
@@ -538,7 +551,7 @@ class BatchedSteps:
         if self.greedy and enemy.any():
             ec = self.coords[sp[enemy]]                              # [E, 2]
             f = int(self.actor[b])
-            ps = self._place_spaces(f, places)                        # [n, 2]
+            ps = self.pspace[f, places]                               # [n, 2]
             pc = self.coords[np.maximum(ps, 0)]                       # [n, 2, 2]
             dq = pc[:, :, None, 0] - ec[None, None, :, 0]
             dr = pc[:, :, None, 1] - ec[None, None, :, 1]
@@ -552,15 +565,6 @@ class BatchedSteps:
             best = np.flatnonzero(d == d.min())
             return int(places[best[int(u * len(best))]])
         return int(places[int(u * n)])
-
-    def _place_spaces(self, f: int, places) -> np.ndarray:
-        """int64[n, 2]: the spaces of places ``places`` of figure slot ``f``."""
-        if self.engage is None:
-            out = np.full((len(places), 2), -1, np.int64)
-            out[:, 0] = places
-            return out
-        return self.G.spaces(np.zeros(len(places), np.int64),
-                             np.full(len(places), f, np.int64), places[:, None])[:, 0]
 
     # ------------------------------------------------------------------ env API
     def reset(self) -> None:
@@ -644,33 +648,16 @@ class BatchedSteps:
             r, p, lh = r[keep], p[keep], lh[keep]
             g = act[r]
             o[g, d + 2, lh] = 1.0
-            v = (self.a_cost[act[r], p] * scale[r]).astype(np.float32)
-            if self.large:
-                # a base that turns: its two orientations at one anchor share the lead
-                # cell; the single env writes its rows in order (cost first), so the
-                # last row there, the larger cost, is drawn
-                np.maximum.at(o, (g, np.full(len(g), d + 3), lh), v)
-            else:
-                o[g, d + 3, lh] = v
+            cs = (self.a_cost[act[r], p] * scale[r]).astype(np.float32)
+            o[g, d + 3, lh] = cs
             st = self.a_stop[act[r], p] != 0
             o[g[st], d + 4, lh[st]] = 1.0
-            # a double's placements share lead cells: the cost drawn is its last row's
-            # there, in the position's row order (asked where two of them differ)
-            for j in np.flatnonzero(self.double[f]).tolist():
-                b = int(act[j])
-                pl = np.flatnonzero(m[j])
-                lead = self.lead[f[j], pl]
-                cs = self.a_cost[b, pl]
-                o_ = np.lexsort((cs, lead))
-                same = (lead[o_][1:] == lead[o_][:-1]) & (cs[o_][1:] != cs[o_][:-1])
-                if not same.any():
-                    continue
-                pl, cs = self._live_answer(b, int(f[j]))
-                lead = self.lead[f[j], pl][::-1]
-                keep = lead >= 0
-                lead, cs = lead[keep], cs[::-1][keep]
-                u_, first = np.unique(lead, return_index=True)
-                o[b, d + 3, u_] = (cs[first] * scale[j]).astype(np.float32)
+            # a double's placements share lead cells, and so do a Descent turning base's
+            # two orientations at one anchor: the cost drawn there is the last row's,
+            # and the rows come by cost (then pair, or orientation): the largest
+            two = self.double[f[r]] | self.large
+            if two.any():
+                np.maximum.at(o[:, d + 3], (g[two], lh[two]), cs[two])
         frac = (self.turn / self.max_turns).astype(np.float32)
         o[:, d + 5] = self.valid[None] * frac[:, None]
         k = d + 6

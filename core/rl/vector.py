@@ -22,12 +22,10 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   from numpy (:mod:`movecore.rl._vecnp`): the same ``BatchedGames`` arrays, one batched
   ``legal_moves`` per sub-step, the turn rule and the opponent as array operations over
   the batch, each game's draws from its own stream in its single env's order; a
-  Heroscape double-space figure's rows and a Dark Realms enemy AI's ties (whose row
-  order the batched answer does not keep) are asked of the game's position.
-* ``"positions"`` (Descent's ``town=True`` or a dungeon its batch does not take; with
-  ``backend="auto"``,
-  Heroscape scenarios with a double-space figure, no faster on arrays; or a custom
-  ``reward_fn``/``terminal_fn``/``render_mode``): one live
+  Dark Realms enemy AI's ties (whose row order the batched answer does not keep) are
+  asked of the game's position.
+* ``"positions"`` (Descent's ``town=True`` or a dungeon its batch does not take; or a
+  custom ``reward_fn``/``terminal_fn``/``render_mode``): one live
   :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
 
 ``copy=True`` (the default, as Gymnasium's ``SyncVectorEnv``): ``step`` and ``reset``
