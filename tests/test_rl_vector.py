@@ -176,8 +176,8 @@ def test_backends_agree_and_illegal_raise():
         rl.vector_env(scenario, num_envs=2, backend="arrays", reward_fn=lambda *a: {})
     with pytest.raises(mc.QueryError):
         rl.vector_env(scenario, num_envs=2, threads=0)
-    with pytest.raises(mc.QueryError):      # (large monsters: positions)
-        rl.vector_env("descent_ogre", num_envs=2, backend="arrays")
+    with pytest.raises(mc.QueryError):      # (the glyph to town: positions)
+        rl.vector_env("descent_ogre", num_envs=2, town=True, backend="arrays")
     with pytest.raises(mc.QueryError):
         rl.vector_env(scenario, num_envs=2).step(np.zeros(2, np.int64))   # before reset
 
@@ -352,8 +352,8 @@ def rl_query_error():
 
 def _np_scenarios():
     """Bundled scenarios the numpy-driven arrays backend plays, two per game (Descent's
-    one-square scenarios; Heroscape's with a double-space figure, ``backend="arrays"``);
-    the random boards below cover the rest."""
+    door round and hell hound; Heroscape's with a double-space figure,
+    ``backend="arrays"``); the random boards below cover the rest."""
     out = []
     for game in ("heroscape", "descent", "dark_realms"):
         for name, s in example_scenarios(game)[::3]:
@@ -417,14 +417,104 @@ def test_numpy_arrays_backend_random_dungeons_long():
     assert checked > 2_500 and opened > 0
 
 
+def _spy_large(envs) -> list:
+    """Count, in ``envs``' numpy-driven steps, the moves that end turned (a base that
+    turns: a place past the town, in its kind of now) and the removals of large bases:
+    what the large-monster runs below must meet. Returns the live counts [turned,
+    large removed]."""
+    st = envs._np
+    ns = st.s.root.st.ns
+    large = np.array([sz != (1, 1) for sz in st.game.size0])
+    got = [0, 0]
+    play, remove = st.G._move_trusted, st.G.remove
+
+    def move(rows, figs, to):
+        got[0] += int((np.asarray(to) > ns).sum())
+        play(rows, figs, to)
+
+    def gone(games, figs):
+        got[1] += int(large[np.asarray(figs)].sum())
+        remove(games, figs)
+
+    st.G._move_trusted, st.G.remove = move, gone
+    return got
+
+
+@pytest.mark.parametrize("name", ["descent_ogre", "descent_hero_run", "descent_dragon"])
+def test_numpy_arrays_backend_large_monsters(name):
+    """Descent's large monsters on arrays (the ogre's 2x2, the hell hound's 1x2, the
+    dragon's 2x3 that turns under ``large_turns``): every game equals its single env
+    after every step (the base's squares in the planes, removals and greedy distances
+    over every square, a turned base's action ids and row order), each side learning,
+    1 and 2 threads, random and greedy opponents."""
+    from movecore.rl._core import _example
+    s = _example(name)
+    assert rl.vector_env(s, num_envs=1).backend == "arrays"        # (auto)
+    agents = MovecoreGym(s)._s.agents
+    turned = removed = checked = 0
+    for k, (threads, opp) in enumerate(((1, "random"), (2, "greedy"))):
+        side = agents[(k + len(name)) % len(agents)]
+        envs = rl.vector_env(s, num_envs=6, threads=threads, opponent=opp, side=side,
+                             backend="arrays")
+        assert envs.why is None and envs._np.large
+        got = _spy_large(envs)
+        singles = [MovecoreGym(s, opponent=opp, side=side) for _ in range(6)]
+        checked += _check_against_singles(envs, singles, 40,
+                                          np.random.default_rng(k + len(name)),
+                                          seed=3 + k + len(name), illegal_every=23)
+        turned += got[0]
+        removed += got[1]
+    assert checked > 300 and turned > 0 and removed > 0
+
+
+def _random_large_runs(n, first, steps):
+    """Random dungeons with large monsters (``test_batch_descent``: every base, turning
+    under each ``large_turns`` option, jumps and hound slides, grapplers and auras whose
+    moves a live position of the game answers, doors): the learner each side in turn,
+    short and long turn limits, both opponents, 1 and 2 threads: every game equals its
+    single env. Returns (moves checked, moves that ended turned, large bases
+    removed)."""
+    from test_batch_descent import _large_dungeons
+    checked = turned = removed = 0
+    for k, (name, s) in enumerate(_large_dungeons(n, first)):
+        agents = MovecoreGym(s)._s.agents
+        side = agents[k % len(agents)]
+        opp = ("random", "greedy")[(k // 2) % 2]
+        mt = (5, 11, 40)[k % 3]
+        envs = rl.vector_env(s, num_envs=6, opponent=opp, max_turns=mt, side=side,
+                             threads=1 + k % 2)
+        assert envs.backend == "arrays", (name, envs.why)
+        got = _spy_large(envs)
+        singles = [MovecoreGym(s, opponent=opp, max_turns=mt, side=side) for _ in range(6)]
+        checked += _check_against_singles(envs, singles, steps, np.random.default_rng(k),
+                                          seed=first + k, illegal_every=19)
+        turned += got[0]
+        removed += got[1]
+    return checked, turned, removed
+
+
+def test_numpy_arrays_backend_random_large_dungeons():
+    checked, turned, removed = _random_large_runs(4, 0, 30)
+    assert checked > 400 and turned > 0 and removed > 0
+
+
+@pytest.mark.slow
+def test_numpy_arrays_backend_random_large_dungeons_long():
+    checked, turned, removed = _random_large_runs(10, 300, 60)
+    assert checked > 2_500 and turned > 10 and removed > 10
+
+
 def test_numpy_arrays_backend_why_and_api():
-    """Descent's large monsters stay on positions and say why; the arrays backend keeps
-    Gymnasium's conventions (copy=False: the kept buffer, read-only; observe(out=);
-    illegal="raise" changes no game; a vector wrapper steps any action of the space)."""
+    """Descent's glyph to town (``town=True``) stays on positions and says why (large
+    monsters are on arrays); the arrays backend keeps Gymnasium's conventions
+    (copy=False: the kept buffer, read-only; observe(out=); illegal="raise" changes no
+    game; a vector wrapper steps any action of the space)."""
     import gymnasium as gym
     import movecore as mc
+    envs = rl.vector_env("descent_ogre", num_envs=2, town=True)
+    assert envs.backend == "positions" and "town" in envs.why
     envs = rl.vector_env("descent_ogre", num_envs=2)
-    assert envs.backend == "positions" and "large monsters" in envs.why
+    assert envs.backend == "arrays" and envs.why is None
     hs = rl.vector_env("heroscape_engaged_knight", 1)     # (double-space figures)
     assert hs.backend == "arrays" and hs.why is None
     with pytest.raises(mc.QueryError):

@@ -1,39 +1,50 @@
-"""The vector environment's arrays backend driven from numpy (Descent's one-square
-scenarios, Dark Realms, Heroscape): :class:`BatchedSteps`.
+"""The vector environment's arrays backend driven from numpy (Descent, large monsters
+and bases that turn included; Dark Realms; Heroscape): :class:`BatchedSteps`.
 
 The games live in a :class:`movecore.batch.BatchedGames` (Descent: its ``_DescentBatch``
-doors and squares; Heroscape: two-space places, engagement in the occupancy codes; Dark
-Realms: each move's rolled query as ``QueryColumns``); the turn rule of :class:`movecore.rl.turns.Match` and the built-in
-opponent of :class:`movecore.rl.envs.MovecoreGym` are played here with array operations
-over the games that take part in each sub-step (the learner's move, the removal coin,
-the search for the next figure that has a move, an opponent's pick), one batched
-``legal_moves`` per sub-step, no Python per game. Each game's random numbers are its
-``np_random`` stream (numpy's PCG64, stepped by :func:`movecore.rl._vecgame._draw`), drawn
-in the single env's order: Dark Realms' d6 of each figure as its turn comes, the
-opponent's pick, the removal coin, the victim.
+doors, squares and each base's orientation; Heroscape: two-space places, engagement in
+the occupancy codes; Dark Realms: each move's rolled query as ``QueryColumns``); the turn
+rule of :class:`movecore.rl.turns.Match` and the built-in opponent of
+:class:`movecore.rl.envs.MovecoreGym` are played here with array operations over the
+games that take part in each sub-step (the learner's move, the removal coin, the search
+for the next figure that has a move, an opponent's pick), one batched ``legal_moves``
+per sub-step, no Python per game. Each game's random numbers are its ``np_random``
+stream (numpy's PCG64, stepped by :func:`movecore.rl._vecgame._draw`), drawn in the
+single env's order: Dark Realms' d6 of each figure as its turn comes, the opponent's
+pick, the removal coin, the victim.
 
 What makes it the single env, game by game:
 
 * rows of an answer are ordered as the position's ``Moves`` (cost, then the end's x,
-  then y; a Heroscape double-space figure's by cost, then by the pair of spaces of the
-  placement its search listed, which the batched answer keeps: :func:`row_rank`): a
-  random pick is the ``int(u * n)``-th usable row in that order, a greedy one the
-  ``int(u * n)``-th of the usable rows at the least grid distance to an enemy (over
-  both spaces of a two-space place); where the batched answer does not keep the
-  position's order (a Dark Realms enemy AI's tie between targets, in target order, one
-  end possibly twice) the rows are asked of a live position made from the game's
-  arrays (``BatchedGames._live``, ``restore``);
+  then y; a Descent large monster's: its anchor's, then its own orientation before the
+  turned one; a Heroscape double-space figure's by cost, then by the pair of spaces of
+  the placement its search listed, which the batched answer keeps: :func:`row_rank`):
+  a random pick is the ``int(u * n)``-th usable row in that order, a greedy one the
+  ``int(u * n)``-th of the usable rows at the least grid distance to an enemy (from
+  any space of the end's place to any space of an enemy's place: both spaces of a
+  two-space place, every square of a large base); where the batched answer does not
+  keep the position's order (a Dark Realms enemy AI's tie between targets, in target
+  order, one end possibly twice) the rows are asked of a live position made from the
+  game's arrays (``BatchedGames._live``, ``restore``);
 * the removal's victim is the ``int(u * n)``-th enemy in play next to a space of the
-  mover (any level), in play (slot) order, as ``Position.touching`` lists them;
+  mover (any level; a large base: any of its squares), in play (slot) order, as
+  ``Position.touching`` lists them;
+* a Descent base that turns numbers its places in its kind of now (``NS + 1 + s``: the
+  base turned from how it stands); the env numbers them in the root's orientation
+  (``_Setup.swap``): the mask, the action taken and the ends' planes map between the
+  two where the base stands turned (``_DescentBatch.orient``);
 * the observation is ``encode_common``'s (static planes, sides relative to the learner,
-  acting figure, moved figures, the acting figure's ends, costs scaled by the largest,
-  stops, the turn; a double's cost where two placements share a lead cell: its last
-  row's, the larger) plus the game's planes (Descent: the squares by closed and open doors;
-  Heroscape: the engaged figures, heights considered; Dark Realms: the acting figure's
-  roll / 12), written with array operations over the batch.
+  acting figure, moved figures, every square of a base, the acting figure's ends at
+  their lead cells, costs scaled by the largest, stops, the turn; where two places
+  share a lead cell, a double's placements or a Descent turning base's two
+  orientations at one anchor, the cost drawn is the last row's there, the larger: its
+  rows come in cost order) plus the game's planes (Descent: the squares by closed and
+  open doors; Heroscape: the engaged figures, heights considered; Dark Realms: the
+  acting figure's roll / 12), written with array operations over the batch.
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
-against single envs after every step (autoresets and illegal actions included).
+against single envs after every step (autoresets and illegal actions included), Descent's
+large monsters and turning bases included.
 """
 from __future__ import annotations
 
@@ -66,12 +77,6 @@ def why_not(one, kwargs) -> str | None:
         return f"the {s.game} game's batched arrays do not take it: {G.why}"
     if s.game == "dark_realms" and G._query_columns is None:  # pragma: no cover
         return "each move's query is rolled (Dark Realms' die) and the layout has none"
-    if G._game_spaces:
-        # (the batch holds them since, but this backend's removals, greedy distances,
-        # observation and turned action ids read one square per figure)
-        return "Descent's large monsters (bases of many squares) are played on positions"
-    if any(sw is not None for sw in s.swap):      # pragma: no cover (one-square only)
-        return "a base that turns"
     return None
 
 
@@ -149,7 +154,7 @@ class BatchedSteps:
         for i, f in enumerate(s.figs):
             ok[i, :root.n_actions(f)] = True
         if s.game == "descent":
-            ok[:, root.st.ns:] = False
+            ok[:, root.st.ns] = False        # (the town; NS + 1 + s: a turned base)
         self.usable = ok
         # each slot's place -> observation cell (flat H*W; -1 none)
         lead = np.full((F, P), -1, np.int64)
@@ -163,6 +168,27 @@ class BatchedSteps:
         self.coords[:N] = xy
         rank = np.full(P, P, np.int64)      # the Moves row order of equal costs: x, y
         rank[np.lexsort((xy[:, 1], xy[:, 0]))] = np.arange(N)
+        #: Descent's large monsters (``_DescentBatch.large``): a place is a base of
+        #: many squares (``G.spaces``) in the figure's orientation in its game
+        #: (``orient``), and a base that turns numbers its places in its kind of now:
+        #: ``swap[f]`` maps them to the env's ids (the root's orientation,
+        #: ``_Setup.swap``) and back (an involution; identity for the others)
+        self.large = bool(getattr(G._game, "large", False))
+        self.swap = np.tile(np.arange(P, dtype=np.int64), (F, 1))
+        if self.large:
+            ns = root.st.ns
+            for i, sw in enumerate(s.swap):
+                if sw is not None:
+                    self.swap[i, :len(sw)] = sw
+            # ends sort by cost, then the anchor's x, then y, then the orientation (the
+            # kind's own first: ``_KindGraph.rank``), the same in both kinds
+            n_turn = P - ns - 1             # (NS where a base turns, else 0)
+            if n_turn > 0:
+                ax = np.concatenate([xy, xy[:1], xy[:n_turn]])       # (ns: the town)
+                turned = np.r_[np.zeros(ns + 1, np.int64), np.ones(n_turn, np.int64)]
+                rank = np.empty(P, np.int64)
+                rank[np.lexsort((turned, ax[:, 1], ax[:, 0]))] = np.arange(P)
+                rank[ns] = P
         #: int64[F, P]: each slot's places' order among rows of equal cost (P: not a
         #: place of it); a Heroscape double-space figure's: its pair's (row_rank)
         self.rank = row_rank(root, s.figs, np.broadcast_to(rank, (F, P)))
@@ -340,8 +366,19 @@ class BatchedSteps:
             self.a_slow[rows] = self.game.slow[rows]
         return m.sum(1)
 
+    def _env_places(self, rows, f, p) -> np.ndarray:
+        """The env's place ids of places ``p`` of figure slots ``f`` in games ``rows``
+        (int arrays that broadcast): the batch numbers a turned base's places in its
+        kind of now, the env in the root's (``swap``); and back (the same map)."""
+        if not self.large:
+            return p
+        return np.where(self.game.orient[rows, f] != 0, self.swap[f, p], p)
+
     def _spaces(self, rows) -> np.ndarray:
-        """int64[R, F, 2]: every figure's spaces in games ``rows`` (-1: none)."""
+        """int64[R, F, S]: every figure's spaces in games ``rows`` (-1: none; S = 2, or
+        the widest base's squares with Descent's large monsters)."""
+        if self.large:
+            return self.G.spaces(rows)
         if self.engage is None:
             sp = np.full((len(rows), self.F, 2), -1, np.int64)
             sp[..., 0] = np.where(self.G.alive[rows], self.G.cell[rows], -1)
@@ -412,7 +449,9 @@ class BatchedSteps:
         u = self._draws(rows)
         m = self.a_mask[rows]
         f = self.actor[rows]
-        if self.greedy:
+        if self.greedy and self.large:
+            m = self._nearest(rows, m)
+        elif self.greedy:
             # (over the usable ends only: a double-space figure's places are many)
             R = len(rows)
             sp = self._spaces(rows)                                  # [R, F, 2]
@@ -454,6 +493,39 @@ class BatchedSteps:
             for j in ai.tolist():
                 to[j] = self._enemy_pick(int(rows[j]), float(u[j]))
         return to
+
+    def _nearest(self, rows, m) -> np.ndarray:
+        """``Match.greedy_row``'s choice where places are bases of many squares
+        (Descent's large monsters): of the usable places ``m`` (bool[R, P]) of the
+        acting figures of games ``rows``, those at the least grid distance from a
+        square of their base to a square of an enemy's (every usable place where no
+        enemy is in play)."""
+        G = self.G
+        R = len(rows)
+        enemy = G.alive[rows] & (self.side_of[None] != self.side[rows][:, None])
+        es = np.where(enemy[:, :, None], G.spaces(rows), -1).reshape(R, -1)   # [R, F*S]
+        big = np.int64(1) << 40
+        # each square's least distance to an enemy's square (Chebyshev: square8)
+        xy = self.coords[:self.N]                                    # [N, 2]
+        dsq = np.full((R, self.N + 1), big, np.int64)                # (N: no square)
+        for j in range(es.shape[1]):
+            c = es[:, j]
+            has = c >= 0
+            if not has.any():
+                continue
+            e = self.coords[np.maximum(c, 0)]                        # [R, 2]
+            d = np.maximum(np.abs(xy[None, :, 0] - e[:, None, 0]),
+                           np.abs(xy[None, :, 1] - e[:, None, 1]))
+            dsq[:, :self.N] = np.where(has[:, None], np.minimum(dsq[:, :self.N], d),
+                                       dsq[:, :self.N])
+        f = self.actor[rows]
+        P = self.P
+        sp = G.spaces(rows, f, np.broadcast_to(np.arange(P), (R, P)))   # [R, P, S]
+        sp = np.where(sp >= 0, sp, self.N)
+        d = dsq[np.arange(R)[:, None, None], sp].min(2)                 # [R, P]
+        d = np.where(m, d, big + 1)
+        best = d == d.min(1)[:, None]
+        return np.where(enemy.any(1)[:, None], m & best, m)
 
     def _enemy_pick(self, b: int, u: float) -> int:
         """Game ``b``'s enemy AI move with a choice: ``Match.random_row`` /
@@ -518,7 +590,7 @@ class BatchedSteps:
         self.nxt[et] = self.F                      # the side passes: the next turn
         self._advance(et)
         mv = play[~ends]
-        self._play(mv, a[~ends] % self.P_env)
+        self._play(mv, self._env_places(mv, self.actor[mv], a[~ends] % self.P_env))
         self._opponents(play)
         reward[play] += self.pending[play]
         self.pending[play] = 0.0
@@ -542,7 +614,8 @@ class BatchedSteps:
             return
         out[b, self.end_turn] = 1
         r, p = np.nonzero(self.a_mask[b])
-        out[b[r], self.env_base[self.actor[b[r]]] + p] = 1
+        f = self.actor[b[r]]
+        out[b[r], self.env_base[f] + self._env_places(b[r], f, p)] = 1
 
     def observe(self, out) -> None:
         """float32[B, C, H*W] (``out``): every game's observation (the learner's)."""
@@ -551,8 +624,9 @@ class BatchedSteps:
         o[:, :self.S] = self.static[None]
         o[:, self.S:] = 0.0
         alive = G.alive
-        hwk = np.where(alive[:, :, None], self.hw[np.arange(self.F)[None],
-                                                  np.maximum(G.cell, 0)], -1)   # [B, F, K]
+        slots = np.broadcast_to(np.arange(self.F)[None], (B, self.F))
+        cell = self._env_places(np.arange(B)[:, None], slots, np.maximum(G.cell, 0))
+        hwk = np.where(alive[:, :, None], self.hw[slots, cell], -1)   # [B, F, K]
         bb, ff, kk = np.nonzero(hwk >= 0)
         o[bb, self.S + self.rel[ff], hwk[bb, ff, kk]] = 1.0
         d = self.d
@@ -569,7 +643,7 @@ class BatchedSteps:
             top = cost.max(1)
             scale = np.where(top > 0, 1.0 / np.maximum(top, 1), 1.0)
             r, p = np.nonzero(m)
-            lh = self.lead[f[r], p]
+            lh = self.lead[f[r], self._env_places(act[r], f[r], p)]
             keep = lh >= 0
             r, p, lh = r[keep], p[keep], lh[keep]
             g = act[r]
@@ -578,9 +652,10 @@ class BatchedSteps:
             o[g, d + 3, lh] = cs
             st = self.a_stop[act[r], p] != 0
             o[g[st], d + 4, lh[st]] = 1.0
-            # a double's placements share lead cells: the cost drawn there is its last
-            # row's, and its rows come by cost (then pair): the largest
-            two = self.double[f[r]]
+            # a double's placements share lead cells, and so do a Descent turning base's
+            # two orientations at one anchor: the cost drawn there is the last row's,
+            # and the rows come by cost (then pair, or orientation): the largest
+            two = self.double[f[r]] | self.large
             if two.any():
                 np.maximum.at(o[:, d + 3], (g[two], lh[two]), cs[two])
         frac = (self.turn / self.max_turns).astype(np.float32)

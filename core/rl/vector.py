@@ -18,14 +18,14 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   rewrites only what changed in a kept buffer, from the occupancy, the figures' cells
   and the acting figure's answer). ``threads=`` splits the batch over threads, one
   call per thread for the whole step; 1 and ``threads`` threads play the same games.
-  Descent's one-square scenarios, Dark Realms and Heroscape are on arrays too, driven
+  Descent (large monsters included), Dark Realms and Heroscape are on arrays too, driven
   from numpy (:mod:`movecore.rl._vecnp`): the same ``BatchedGames`` arrays, one batched
   ``legal_moves`` per sub-step, the turn rule and the opponent as array operations over
   the batch, each game's draws from its own stream in its single env's order; a
   Dark Realms enemy AI's ties (whose row order the batched answer does not keep) are
   asked of the game's position.
-* ``"positions"`` (Descent's large monsters or ``town=True``; or a custom
-  ``reward_fn``/``terminal_fn``/``render_mode``): one live
+* ``"positions"`` (Descent's ``town=True`` or a dungeon its batch does not take; or a
+  custom ``reward_fn``/``terminal_fn``/``render_mode``): one live
   :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
 
 ``copy=True`` (the default, as Gymnasium's ``SyncVectorEnv``): ``step`` and ``reset``
