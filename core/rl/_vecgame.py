@@ -281,7 +281,8 @@ def _advance(S, G, b):
 @njit(nogil=True, inline="always")
 def _play(S, G, R, b, r):
     """The acting figure takes row ``r`` of its answer, then the removal coin (draws of
-    the game's stream); returns the learner's reward of it. ``Match.play``."""
+    the game's stream); returns the learner's reward of it. ``Match.play`` but its
+    ``_advance``: the caller's, where the game is not over (see :func:`_step_game`)."""
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
@@ -338,7 +339,6 @@ def _play(S, G, R, b, r):
                 over[b] = TERMINATED
                 actor[b] = -1
                 return reward
-    _advance(S, G, b)
     return reward
 
 
@@ -475,29 +475,6 @@ def _adjacent_enemy(nbr, cell, alive, side_of, b, f, at, r):
     return -1
 
 
-@njit(nogil=True, inline="always")
-def _opponents(S, G, R, O, b, out, pending):
-    """``MovecoreGym._opponents``: the other sides play until the learner is to act or
-    the game is over; the learner's reward meanwhile accumulates in ``pending[b]``."""
-    (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
-     nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
-     tteam) = G
-    rng, nbr, learner, removed = R
-    F = cell.shape[1]
-    while over[b] == 0 and side[b] != learner:
-        if removed[b]:
-            gone = True
-            for g in range(F):
-                if alive[b, g] and side_of[g] == learner:
-                    gone = False
-                    break
-            if gone:
-                out[b] = True
-                return
-        r = _pick(S, G, R, O, b)
-        pending[b] += _play(S, G, R, b, r)
-
-
 @njit(cache=True, nogil=True, _nrt=_NRT)
 def step_modes(actions, mask, done, mode, illegal):
     """What ``MovecoreVectorEnv.step`` does with each game ``b``: ``mode[b]`` 2 (it
@@ -554,29 +531,53 @@ def _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending):
     """Game ``b``'s part of a step: ``m`` 1 = the learner plays ``actions[b]`` (legal:
     checked by the caller) then the opponents, 2 = a new episode (the game back to the
     root: ``Z`` = the root's occupancy, cells and Tiny Epic Tactics' Move-action
-    bookkeeping) then the opponents, 0 = nothing. The learner's reward accumulates in ``pending[b]``."""
+    bookkeeping) then the opponents, 0 = nothing. The learner's reward accumulates in
+    ``pending[b]``. The opponents play as ``MovecoreGym._opponents``: until the learner
+    is to act or the game is over (``out[b]``: the learner's figures all removed).
+
+    ``_advance`` (``Match._advance`` after a restart, an ended turn or a move that did not
+    end the game) is written once, in the loop, not after each of them: each inlined
+    copy of it holds two kernel calls, and four copies cost ~60 s of compile time."""
     if m == 0:
         return
+    (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
+     nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
+     tteam) = G
+    rng, nbr, learner, removed = R
+    F = cell.shape[1]
     if m == 2:
         _restart(G, R, Z, b, out, pending)
-        _advance(S, G, b)
-    elif m == 1:
+    else:
         a = actions[b]
         if a == end_turn:
-            G[11][b] = G[1].shape[1]       # the queue emptied: the next turn
-            R[3][b] = False
-            _advance(S, G, b)
+            nxt[b] = F                          # the queue emptied: the next turn
+            removed[b] = False
         else:
-            f = G[12][b]
-            k = f if G[8] else 0
+            f = actor[b]
+            k = f if batch else 0
             place = a % P
             r = -1
-            for i in range(G[17][b]):
-                if S[15][b, k, G[16][b, i]] == place:
-                    r = G[16][b, i]
+            for i in range(n_rows[b]):
+                if S[15][b, k, rows[b, i]] == place:
+                    r = rows[b, i]
                     break
             pending[b] += _play(S, G, R, b, r)
-    _opponents(S, G, R, O, b, out, pending)
+    while True:
+        if over[b] == 0:
+            _advance(S, G, b)
+        if not (over[b] == 0 and side[b] != learner):
+            return
+        if removed[b]:
+            gone = True
+            for g in range(F):
+                if alive[b, g] and side_of[g] == learner:
+                    gone = False
+                    break
+            if gone:
+                out[b] = True
+                return
+        r = _pick(S, G, R, O, b)
+        pending[b] += _play(S, G, R, b, r)
 
 
 @njit(nogil=True, inline="always")
