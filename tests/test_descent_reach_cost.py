@@ -299,8 +299,8 @@ def test_the_moves_box_answers_as_the_whole_dungeon(monkeypatch):
 
 @pytest.mark.slow
 def test_the_moves_box_answers_as_the_whole_dungeon_many(monkeypatch):
-    checked, boxed, same = _box_against_whole(monkeypatch, b"move box many", 240)
-    assert checked > 120 and boxed > 60 and same == checked, (checked, boxed, same)
+    checked, boxed, same = _box_against_whole(monkeypatch, b"move box many", 120)
+    assert checked > 60 and boxed > 30 and same == checked, (checked, boxed, same)
 
 
 def test_a_big_board_is_answered_on_the_moves_box(monkeypatch):
@@ -468,8 +468,8 @@ def test_solve_on_a_big_board_lists_the_live_positions_paths():
 
 @pytest.mark.slow
 def test_solve_on_a_big_board_lists_the_live_positions_paths_many():
-    checked, boxed = _solve_against_live(b"box paths many", 130)
-    assert checked > 80 and boxed >= 0.8 * checked, (checked, boxed)
+    checked, boxed = _solve_against_live(b"box paths many", 60)
+    assert checked > 35 and boxed >= 0.8 * checked, (checked, boxed)
 
 
 @pytest.mark.slow

@@ -401,11 +401,11 @@ def _wrong_values(v):
     return ["x", 1]
 
 
-def _random_mutations(s, rng):
+def _random_mutations(s, rng, k=2):
     for path, v in list(_sites(s)):
         if not path or path[0] == "game":
             continue
-        for new in rng.sample(_wrong_values(v), 2):
+        for new in rng.sample(_wrong_values(v), k):
             yield path, new
         if isinstance(v, dict):
             yield path + ("zz_key",), 1
@@ -418,8 +418,11 @@ def test_schema_and_reader_agree_on_random_nested_mutations(name):
     rng = random.Random(name)
     game = EXAMPLES[name]["game"]
     v = _validator(game)
+    # two wrong values per site for the first example (the quick subset's), one for the
+    # rest (the suite's time; every site of every example is still mutated)
+    k = 2 if name == min(EXAMPLES) else 1
     for form in (EXAMPLES[name], to_common(EXAMPLES[name])):
-        for path, value in _random_mutations(form, rng):
+        for path, value in _random_mutations(form, rng, k):
             m = _set(form, path, value)
             schema_ok, err = v.is_valid(m), _reader_error(m)
             if not schema_ok and err is None:
