@@ -421,32 +421,31 @@ def _policy_pick(row, n, greedy, r, dist, coords, cell, alive, side_of, kind, b,
     (``dist``: int64[N] scratch). -1 when ``n`` is 0."""
     if n <= 0:
         return -1
-    N = row.shape[0]
-    if greedy:
-        best = np.int64(1) << 40
-        n_best = 0
-        for c in range(N):
-            if row[c] == 0:
-                continue
-            d = _enemy_distance(coords, cell, alive, side_of, kind, b, s, c)
-            dist[c] = d
-            if d < best:
-                best = d
-                n_best = 0
-            if d == best:
-                n_best += 1
-        want = np.int64(r * n_best)
-        seen = 0
-        for c in range(N):
-            if row[c] != 0 and dist[c] == best:
-                if seen == want:
-                    return c
-                seen += 1
-        return -1
-    want = np.int64(r * n)
+    if not greedy:
+        return _kth_end(row, np.int64(r * n), dist, -1)
+    best = np.int64(1) << 40
+    n_best = 0
+    for c in range(row.shape[0]):
+        if row[c] == 0:
+            continue
+        d = _enemy_distance(coords, cell, alive, side_of, kind, b, s, c)
+        dist[c] = d
+        if d < best:
+            best = d
+            n_best = 0
+        if d == best:
+            n_best += 1
+    return _kth_end(row, np.int64(r * n_best), dist, best)
+
+
+@njit(inline="always")
+def _kth_end(row, want, dist, best):
+    """The ``want``-th (from 0) legal end (``row[c] != 0``) in place order, of those with
+    ``dist[c] == best`` where ``best >= 0`` (the greedy policy's nearest), of all where
+    ``best`` is -1; -1 when there are not that many."""
     seen = 0
-    for c in range(N):
-        if row[c] != 0:
+    for c in range(row.shape[0]):
+        if row[c] != 0 and (best < 0 or dist[c] == best):
             if seen == want:
                 return c
             seen += 1

@@ -51,6 +51,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..position import grid_distance
 from ._vecgame import _draw
 
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
@@ -461,14 +462,7 @@ class BatchedSteps:
             r, p = np.nonzero(m)
             ps = self.pspace[f[r], p]                                # [E, 2]
             pc = self.coords[np.maximum(ps, 0)]                      # [E, 2, 2]
-            dq = pc[:, :, None, 0] - ec[r][:, None, :, 0]            # [E, 2, 2F]
-            dr = pc[:, :, None, 1] - ec[r][:, None, :, 1]
-            if self.kind == "hex":
-                d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
-            elif self.kind == "square4":
-                d = np.abs(dq) + np.abs(dr)
-            else:
-                d = np.maximum(np.abs(dq), np.abs(dr))
+            d = grid_distance(self.kind, pc[:, :, None], ec[r][:, None])  # [E, 2, 2F]
             big = np.int64(1) << 40
             d = np.where((ps >= 0)[:, :, None] & enemy[r][:, None, :], d, big).min((1, 2))
             low = np.full(R, big, np.int64)
@@ -553,14 +547,7 @@ class BatchedSteps:
             f = int(self.actor[b])
             ps = self.pspace[f, places]                               # [n, 2]
             pc = self.coords[np.maximum(ps, 0)]                       # [n, 2, 2]
-            dq = pc[:, :, None, 0] - ec[None, None, :, 0]
-            dr = pc[:, :, None, 1] - ec[None, None, :, 1]
-            if self.kind == "hex":
-                d = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
-            elif self.kind == "square4":
-                d = np.abs(dq) + np.abs(dr)
-            else:
-                d = np.maximum(np.abs(dq), np.abs(dr))
+            d = grid_distance(self.kind, pc[:, :, None], ec[None, None])  # [n, 2, E]
             d = np.where((ps >= 0)[:, :, None], d, np.int64(1) << 40).min((1, 2))
             best = np.flatnonzero(d == d.min())
             return int(places[best[int(u * len(best))]])

@@ -17,7 +17,8 @@ import numpy as np
 from numba import njit
 
 from ..games.descent._batch import _move_one, _remove_one, legal_games
-from ..rl._vecgame import _adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor
+from ..rl._vecgame import (_adjacent_enemy, _grid_distance, _kth_end, _n_sides, _policy_pick,
+                          _selfplay_next_actor)
 
 
 @njit(inline="always")
@@ -38,17 +39,8 @@ def _base_distance(coords, kind, space, space_at, slot_kind, orient, cell, alive
                 continue
             for i in range(K):
                 x = space[space_at[kk] + c, i]
-                if x < 0:
-                    continue
-                dq = coords[x, 0] - coords[t, 0]
-                dr = coords[x, 1] - coords[t, 1]
-                if kind == 0:
-                    e = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
-                elif kind == 1:
-                    e = abs(dq) + abs(dr)
-                else:
-                    e = max(abs(dq), abs(dr))
-                d = min(d, e)
+                if x >= 0:
+                    d = min(d, _grid_distance(coords, kind, x, t))
     return d
 
 
@@ -60,38 +52,23 @@ def _large_pick(row, n, greedy, r, dist, coords, kind, space, space_at, slot_kin
     base and of the enemies' bases. ``dist``: int64[P] scratch."""
     if n <= 0:
         return -1
-    P = row.shape[0]
-    if greedy:
-        kk = slot_kind[f, orient[b, f]]
-        best = np.int64(1) << 40
-        n_best = 0
-        for c in range(P):
-            if row[c] == 0:
-                continue
-            d = _base_distance(coords, kind, space, space_at, slot_kind, orient, cell,
-                               alive, side_of, b, side_of[f], kk, c)
-            dist[c] = d
-            if d < best:
-                best = d
-                n_best = 0
-            if d == best:
-                n_best += 1
-        want = np.int64(r * n_best)
-        seen = 0
-        for c in range(P):
-            if row[c] != 0 and dist[c] == best:
-                if seen == want:
-                    return c
-                seen += 1
-        return -1
-    want = np.int64(r * n)
-    seen = 0
-    for c in range(P):
-        if row[c] != 0:
-            if seen == want:
-                return c
-            seen += 1
-    return -1
+    if not greedy:
+        return _kth_end(row, np.int64(r * n), dist, -1)
+    kk = slot_kind[f, orient[b, f]]
+    best = np.int64(1) << 40
+    n_best = 0
+    for c in range(row.shape[0]):
+        if row[c] == 0:
+            continue
+        d = _base_distance(coords, kind, space, space_at, slot_kind, orient, cell,
+                           alive, side_of, b, side_of[f], kk, c)
+        dist[c] = d
+        if d < best:
+            best = d
+            n_best = 0
+        if d == best:
+            n_best += 1
+    return _kth_end(row, np.int64(r * n_best), dist, best)
 
 
 @njit(inline="always")

@@ -26,6 +26,7 @@ from numba import njit
 
 from ..batch import BatchedGames, QueryColumns, per_thread
 from ..errors import QueryError, describe
+from ..rl._vecgame import _grid_distance
 from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game
 from ._roots import _root
 from ..position import grid_distance
@@ -465,18 +466,8 @@ def _space_distances(kind, coords, ps, r, es, enemy):
                     continue
                 for j in range(S2):
                     t = es[rr, g, j]
-                    if t < 0:
-                        continue
-                    dq = coords[c, 0] - coords[t, 0]
-                    dr = coords[c, 1] - coords[t, 1]
-                    if kind == 0:
-                        x = (abs(dq) + abs(dr) + abs(dq + dr)) // 2
-                    elif kind == 1:
-                        x = abs(dq) + abs(dr)
-                    else:
-                        x = max(abs(dq), abs(dr))
-                    if x < best:
-                        best = x
+                    if t >= 0:
+                        best = min(best, _grid_distance(coords, kind, c, t))
         out[e] = best
     return out
 
