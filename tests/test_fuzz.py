@@ -48,7 +48,7 @@ def test_fuzz_quick(game):
 @pytest.mark.slow
 @pytest.mark.parametrize("game", fuzz.GAMES)
 def test_fuzz_long(game):
-    _run(game, 1500, seed=2)
+    _run(game, 1000, seed=2)
 
 
 def test_the_fuzzer_reaches_every_mutation_kind_and_the_api():
