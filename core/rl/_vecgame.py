@@ -282,7 +282,7 @@ def _advance(S, G, b):
 def _play(S, G, R, b, r):
     """The acting figure takes row ``r`` of its answer, then the removal coin (draws of
     the game's stream); returns the learner's reward of it. ``Match.play`` but its
-    ``_advance``: the caller's, where the game is not over (see :func:`_step_game`)."""
+    ``_advance``: the caller's, where the game is not over (see :func:`env_chunk`)."""
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
@@ -526,60 +526,6 @@ def _restart(G, R, Z, b, out, pending):
 
 
 @njit(nogil=True, inline="always")
-def _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending):
-    """Game ``b``'s part of a step: ``m`` 1 = the learner plays ``actions[b]`` (legal:
-    checked by the caller) then the opponents, 2 = a new episode (the game back to the
-    root: ``Z`` = the root's occupancy, cells and Tiny Epic Tactics' Move-action
-    bookkeeping) then the opponents, 0 = nothing. The learner's reward accumulates in
-    ``pending[b]``. The opponents play as ``MovecoreGym._opponents``: until the learner
-    is to act or the game is over (``out[b]``: the learner's figures all removed).
-
-    ``_advance`` (``Match._advance`` after a restart, an ended turn or a move that did not
-    end the game) is written once, in the loop, not after each of them: each inlined
-    copy of it holds two kernel calls, and four copies cost ~60 s of compile time."""
-    if m == 0:
-        return
-    (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
-     nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
-     tteam) = G
-    rng, nbr, learner, removed = R
-    F = cell.shape[1]
-    if m == 2:
-        _restart(G, R, Z, b, out, pending)
-    else:
-        a = actions[b]
-        if a == end_turn:
-            nxt[b] = F                          # the queue emptied: the next turn
-            removed[b] = False
-        else:
-            f = actor[b]
-            k = f if batch else 0
-            place = a % P
-            r = -1
-            for i in range(n_rows[b]):
-                if S[15][b, k, rows[b, i]] == place:
-                    r = rows[b, i]
-                    break
-            pending[b] += _play(S, G, R, b, r)
-    while True:
-        if over[b] == 0:
-            _advance(S, G, b)
-        if not (over[b] == 0 and side[b] != learner):
-            return
-        if removed[b]:
-            gone = True
-            for g in range(F):
-                if alive[b, g] and side_of[g] == learner:
-                    gone = False
-                    break
-            if gone:
-                out[b] = True
-                return
-        r = _pick(S, G, R, O, b)
-        pending[b] += _play(S, G, R, b, r)
-
-
-@njit(nogil=True, inline="always")
 def _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
             done):
     """Game ``b``'s reward (the learner's since its last move, ``pending``, paid and
@@ -607,24 +553,79 @@ def _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, 
 def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results, obs, mask,
               obs_out, mask_out, lo, hi):
     """A whole env step of games ``lo <= b < hi``, in one call per thread: the game's
-    move (:func:`_step_game` with ``mode[b]``: 1 played, 2 restarted, 0 not played,
-    its action illegal: ``illegal[b]``, its game ended ``ILLEGAL``; its random numbers
-    drawn here from its own stream, ``R[0]``), its reward and ends (``results`` =
+    move (``mode[b]``: 1 played, 2 restarted, 0 not played, its action illegal:
+    ``illegal[b]``, its game ended ``ILLEGAL``; its random numbers drawn here from its
+    own stream, ``R[0]``), its reward and ends (``results`` =
     ``(illegal_reward, reward, term, trunc, done)``), its kept observation and mask
     (``obs``, ``mask``; ``V``, ``K``: :func:`observe`'s view and kept arguments) and
     their copies (``obs_out``: float32[B, C * HW], or shape ``(0, 0)`` for none;
     ``mask_out``: int8[B, A]): nothing of a step is left to the calling thread but the
-    hand-off."""
+    hand-off.
+
+    Its compile time: Numba inlines an ``inline="always"`` helper by copying the
+    helper's IR block by block, each block with the helper's whole variable scope, so a
+    copy costs about blocks x variables, and a helper that holds other inlined helpers
+    is copied with all of them. The game's move is therefore written here, not as a
+    helper (inlined, its 306 blocks x 3,707 variables were ~12 of the ~27 CPU seconds
+    of a cold compile), and each helper that holds a kernel call or a draw is written
+    once: ``_advance`` (``Match._advance`` after a restart, an ended turn or a move that
+    did not end the game: four copies cost ~60 s) and ``_play`` (the learner's move and
+    the opponents', one call at the top of the loop)."""
     illegal_reward, reward, term, trunc, done = results
     drawn, n_drawn, oturn = K
-    over = G[13]
+    (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
+     nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
+     tteam) = G
+    rng, nbr, learner, removed = R
+    F = cell.shape[1]
     P, end_turn = V[11], V[12]
     copy = obs_out.shape[0] > 0
     for b in range(lo, hi):
         m = mode[b]
         if illegal[b]:
             over[b] = ILLEGAL
-        _step_game(S, G, R, O, Z, b, m, actions, P, end_turn, out, pending)
+        if m != 0:
+            # game b's move: the learner's move ``actions[b]`` (m = 1: legal, the
+            # caller checked; its end turn empties the queue) or a new episode (m = 2:
+            # the game back to the root, ``Z``), then the opponents play as
+            # ``MovecoreGym._opponents`` until the learner is to act or the game is over
+            # (``out[b]``: the learner's figures all removed); the learner's reward
+            # accumulates in ``pending[b]``.
+            move = False                        # a move (row ``r``) to play first
+            r = -1
+            if m == 2:
+                _restart(G, R, Z, b, out, pending)
+            else:
+                a = actions[b]
+                if a == end_turn:
+                    nxt[b] = F                  # the queue emptied: the next turn
+                    removed[b] = False
+                else:
+                    k = actor[b] if batch else 0
+                    place = a % P
+                    for i in range(n_rows[b]):
+                        if S[15][b, k, rows[b, i]] == place:
+                            r = rows[b, i]
+                            break
+                    move = True
+            while True:
+                if move:
+                    pending[b] += _play(S, G, R, b, r)
+                if over[b] == 0:
+                    _advance(S, G, b)
+                if not (over[b] == 0 and side[b] != learner):
+                    break
+                if removed[b]:
+                    gone = True
+                    for g in range(F):
+                        if alive[b, g] and side_of[g] == learner:
+                            gone = False
+                            break
+                    if gone:
+                        out[b] = True
+                        break
+                r = _pick(S, G, R, O, b)
+                move = True
         _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
                 done)
         _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
