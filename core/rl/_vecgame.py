@@ -566,11 +566,12 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
     helper's IR block by block, each block with the helper's whole variable scope, so a
     copy costs about blocks x variables, and a helper that holds other inlined helpers
     is copied with all of them. The game's move is therefore written here, not as a
-    helper (inlined, its 306 blocks x 3,707 variables were ~12 of the ~27 CPU seconds
-    of a cold compile), and each helper that holds a kernel call or a draw is written
-    once: ``_advance`` (``Match._advance`` after a restart, an ended turn or a move that
-    did not end the game: four copies cost ~60 s) and ``_play`` (the learner's move and
-    the opponents', one call at the top of the loop)."""
+    helper (inlined, its 306 blocks x 3,707 variables were ~40% of a cold compile:
+    ~33 CPU s before, ~19 s now, docs/performance.md), and ``_advance`` (``Match._advance`` after a restart, an ended
+    turn or a move that did not end the game: two kernel calls) is written once, in the
+    loop: four copies cost ~60 s. ``_play`` keeps its two calls (the learner's move, each
+    opponent's): one call at the top of the loop compiled ~2 s faster but made Mage
+    Knight's env step ~1.5% slower."""
     illegal_reward, reward, term, trunc, done = results
     drawn, n_drawn, oturn = K
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
@@ -591,8 +592,6 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
             # ``MovecoreGym._opponents`` until the learner is to act or the game is over
             # (``out[b]``: the learner's figures all removed); the learner's reward
             # accumulates in ``pending[b]``.
-            move = False                        # a move (row ``r``) to play first
-            r = -1
             if m == 2:
                 _restart(G, R, Z, b, out, pending)
             else:
@@ -603,14 +602,13 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
                 else:
                     k = actor[b] if batch else 0
                     place = a % P
+                    r = -1
                     for i in range(n_rows[b]):
                         if S[15][b, k, rows[b, i]] == place:
                             r = rows[b, i]
                             break
-                    move = True
-            while True:
-                if move:
                     pending[b] += _play(S, G, R, b, r)
+            while True:
                 if over[b] == 0:
                     _advance(S, G, b)
                 if not (over[b] == 0 and side[b] != learner):
@@ -625,7 +623,7 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
                         out[b] = True
                         break
                 r = _pick(S, G, R, O, b)
-                move = True
+                pending[b] += _play(S, G, R, b, r)
         _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
                 done)
         _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
