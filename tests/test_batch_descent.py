@@ -438,3 +438,89 @@ def test_compiled_step_equals_array_path(policy, threads):
             assert np.array_equal(ga._game.orient, gb._game.orient), name
             assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
         assert a.counts == b.counts, name
+
+
+# ------------------------------------------------------------ grapplers on the arrays
+def _grapple_only(name: str, s: dict, seed: int) -> tuple:
+    """``s`` without pits and auras (so every move is answered on the arrays), with
+    grapplers on both sides: each aura becomes a grapple, a monster grapples if none
+    does, and (every other seed) a hero grapples too."""
+    import copy
+    s = copy.deepcopy(s)
+    s["board"]["rows"] = [r.replace("p", ".") for r in s["board"]["rows"]]
+    figs = s["figures"]
+    for f in figs:
+        f["abilities"] = ["grapple" if isinstance(a, dict) else a
+                          for a in f.get("abilities", [])]
+    mons = [f for f in figs if f["side"] == "monster"]
+    if not any("grapple" in f["abilities"] for f in mons):
+        mons[seed % len(mons)]["abilities"] = ["grapple"]
+    if seed % 2:
+        next(f for f in figs if f["side"] == "hero")["abilities"] = ["grapple"]
+    return f"{name} (grapplers)", s
+
+
+def _grapple_dungeons(n: int, first: int = 0) -> list:
+    """Small and large random dungeons whose grapplers are the only per-game rule."""
+    out = [_grapple_only(nm, s, k) for k, (nm, s) in enumerate(_dungeons(n - n // 2, first))]
+    out += [_grapple_only(nm, s, k) for k, (nm, s) in
+            enumerate(_large_dungeons(n // 2, first + 300))]
+    return out
+
+
+def test_grapplers_answered_on_arrays():
+    """An enemy grappler in play is the arrays' own per-game stop layer: the games run
+    the compiled step, and the answers hold grapple stops (1) and grappled starts (3)
+    (the differential below compares them)."""
+    n_grip = n_grappled = 0
+    for name, s in _grapple_dungeons(8):
+        play = BatchedPlay("descent", s, 16, seed=1, record=True)
+        G = play.games
+        assert G.backend == "arrays" and G._game.all_arrays, (name, G.why)
+        assert G._game.grip.any() and BatchedPlay("descent", s, 2).fused, name
+        for _ in range(15):
+            play.step()
+            assert not G._game.slow.any(), name
+            stop = play.last_answer[2]
+            n_grip += int((stop == 1).sum())
+            n_grappled += int((stop == 3).sum())
+    assert n_grip > 0 and n_grappled > 0, (n_grip, n_grappled)
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_grapplers_equal_single_positions(policy):
+    assert _run_differential("descent", steps=20, B=10, seed=3, policy=policy,
+                             scenarios=_grapple_dungeons(8, 20)) > 1000
+
+
+@pytest.mark.slow
+def test_ten_thousand_moves_with_grapplers():
+    assert _run_differential("descent", steps=80, B=16, seed=9,
+                             scenarios=_grapple_dungeons(8, 400)) >= 10_000
+
+
+def test_grapple_layer_is_checked():
+    """The differential fails when the grip layer is broken: no grappler read (the
+    stops and the grappled start lost), or its nodes shifted."""
+    scen = _grapple_dungeons(6, 20)
+
+    def broken(how):
+        from movecore.games.descent import _batch
+
+        real = _batch._DescentBatch.bind
+
+        def bind(self, G):
+            real(self, G)
+            if how == "grip":
+                self.grip[:] = False
+            else:
+                self.adj_nodes[:] = np.roll(self.adj_nodes, 1)
+        _batch._DescentBatch.bind = bind
+        try:
+            _run_differential("descent", steps=20, B=10, seed=3, scenarios=scen)
+        except AssertionError:
+            return True
+        finally:
+            _batch._DescentBatch.bind = real
+        return False
+    assert broken("grip") and broken("nodes")

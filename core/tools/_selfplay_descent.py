@@ -117,7 +117,7 @@ def _large_adjacent_enemy(nbr, space, space_at, slot_kind, orient, cell, alive, 
 @njit(cache=True, nogil=True)
 def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, turn,
                  actor, done, nbr, coords, kind, greedy, u, max_turns, cell0, bufs, ends_s,
-                 occ, tbits, figs, slow, mask, cost, stop, opened, dist, lo, hi, counts,
+                 occ, tbits, lay, figs, slow, mask, cost, stop, opened, dist, lo, hi, counts,
                  large, space, space_at):
     """One move in every unfinished game ``lo <= b < hi`` (see the module docstring);
     ``counts``: move generations, moves, turns begun, games finished (added to).
@@ -136,8 +136,8 @@ def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, 
     # every unfinished game's legal ends first (games are independent)
     for b in range(lo, hi):
         figs[b] = -1 if done[b] else actor[b]
-    legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mask, cost,
-                stop, opened, slow)
+    legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, lay, mask,
+                cost, stop, opened, slow)
     for b in range(lo, hi):
         if done[b]:
             continue
@@ -223,7 +223,8 @@ def step(play, kind: int) -> int:
                 play.coords, kind,
                 play.policy == "greedy", u, play.max_turns, G._cell0)
         figs = np.zeros(B, np.int64)
-        calls = [args + (g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], figs, g.slow,
+        calls = [args + (g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], g.lay[c], figs,
+                         g.slow,
                          mask, cost, stop, g.opened,
                          dists[c], (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
                          counts[c], g.large, g.space, g.space_at)

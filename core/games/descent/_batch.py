@@ -57,9 +57,12 @@ from ...errors import QueryError
 from ...kernels import _types as T
 from ...reach.compiled import CTRL, fast_layout_size, is_plain, reach1_general, reach1_plain
 from . import rules as D
+from ._dungeon import STOP_GRAPPLE, STOP_GRAPPLED
 
 #: Most door states (doors closed at the root: 2**c states) a batch packs query shapes for.
 DOOR_STATES_MAX = 64
+D_STOP_GRAPPLE, D_STOP_GRAPPLED = STOP_GRAPPLE, STOP_GRAPPLED
+_CELL_STOP = T.CELL_STOP
 
 
 def batch_layout(pos, query):
@@ -118,13 +121,17 @@ class _DescentBatch:
         self.doors0 = sum(1 << k for k, o in enumerate(pos.door_open) if o)
         self.closed = np.array(closed, np.int64)
         n_states = self.n_states = 1 << len(closed)
-        # an enemy grappler or aura in play: that figure's moves are asked of a position
+        # an enemy aura in play: that figure's moves are asked of a position; an enemy
+        # grappler in play: the stop layer of its adjacent nodes, per game (grip)
         hostile = np.zeros((F, F), np.bool_)
+        grip = np.zeros((F, F), np.bool_)
         for a, i in enumerate(slots):
             for c, j in enumerate(slots):
-                hostile[a, c] = pos.side[j] != pos.side[i] and bool(pos.grapple[j] or
-                                                                    pos.aura[j])
+                enemy = pos.side[j] != pos.side[i]
+                hostile[a, c] = enemy and bool(pos.aura[j])
+                grip[a, c] = enemy and bool(pos.grapple[j])
         self.hostile = hostile
+        self.grip = grip
         # kinds of mover (kind key with its door-memory radius), in slot order; a base
         # that turns has the kind of its turned base too (side, h, w, fly, radius),
         # whose node numbering (and so action ids) is its own (see _kind_graph)
@@ -212,6 +219,36 @@ class _DescentBatch:
         self.space_at = np.cumsum([0] + [g.n for g in graphs]).astype(np.int64)
         self.space = np.concatenate(pads)
         self.nb = max(int(self.params[:, T.P_N_BUCKETS].max()), 8)
+        # the nodes of kind kk next to a base of figure slot j in orientation o at
+        # square a (``_KindGraph.adjacent_nodes``, as the position's grip layer counts
+        # them): table adj_id[kk, j, o] (-1: none asked), a CSR over the squares
+        # (adj_ptr[adj_at[t] + a] .. adj_ptr[adj_at[t] + a + 1] into adj_nodes)
+        self.adj_id = np.full((len(kinds), F, 2), -1, np.int64)
+        tables: dict = {}
+        ptrs, nodes, at, n_nodes = [], [], [0], 0
+        for j in range(F):
+            if not grip[:, j].any():
+                continue
+            w, h = self.size0[j]
+            for o, size in enumerate([(w, h)] + ([(h, w)] if turns[j] else [])):
+                for kk, g in enumerate(graphs):
+                    if g.team == self.side[j]:
+                        continue
+                    t = tables.get((kk, size))
+                    if t is None:
+                        lists = [g.adjacent_nodes(size, a) for a in range(ns)]
+                        ptr = np.cumsum([0] + [len(x) for x in lists]) + n_nodes
+                        ptrs.append(ptr)
+                        nodes.extend(lists)
+                        n_nodes = int(ptr[-1])
+                        at.append(at[-1] + len(ptr))
+                        t = tables[(kk, size)] = len(tables)
+                    self.adj_id[kk, j, o] = t
+        self.adj_at = np.array(at, np.int64)
+        self.adj_ptr = np.concatenate(ptrs).astype(np.int64) if ptrs else \
+            np.zeros(1, np.int64)
+        self.adj_nodes = np.concatenate(nodes).astype(np.int64) if nodes else \
+            np.zeros(0, np.int64)
         # the kernel query of each slot at the root (the bench's "query" column)
         self.root_prepared = []
         for i, (mp, _, r) in zip(slots, parsed):
@@ -251,6 +288,9 @@ class _DescentBatch:
         self.ends_s = per_thread(n_chunks, (len(self.kind_n), 3, n), T.INDEX)
         self.occ_s = per_thread(n_chunks, (n,), T.INDEX)
         self.tbits = per_thread(n_chunks, (2 * n + 8,), np.int64)
+        #: per thread: the mover's cell flags with the grip layer (row 0) and the nodes
+        #: next to an enemy grappler (row 1, zero between games)
+        self.lay = per_thread(n_chunks, (2, n), np.uint8)
         #: what :func:`legal_games` reads: the shapes and kinds, then the game's state
         self.tables = (self.blobs, self.blob_at, self.qflags, self.qflags_at, self.params,
                        self.plain, self.shape_ok, self.dptr, self.dptr_at, self.dstep_v,
@@ -260,9 +300,10 @@ class _DescentBatch:
                        self.hostile, np.zeros(0, np.uint64),
                        np.zeros((3, 0), np.int32),    # (tree mode: the tree is read)
                        np.zeros((0, 3), np.int64), self.sq, self.doors,
-                       self.kind_nact, self.orient)
-        #: whether every move is answered on arrays (no enemy grappler or aura, no
-        #: kind that counts wounds): the compiled self-play step may play the games
+                       self.kind_nact, self.orient, self.grip, self.adj_id, self.adj_at,
+                       self.adj_ptr, self.adj_nodes)
+        #: whether every move is answered on arrays (no enemy aura, no kind that counts
+        #: wounds): the compiled self-play step may play the games
         self.all_arrays = bool(self.shape_ok.all() and not self.hostile.any())
 
     def legal(self, G, figs, mask, cost, stop) -> np.ndarray:
@@ -276,14 +317,14 @@ class _DescentBatch:
         n_chunks = len(self.bufs)
         if n_chunks == 1:
             legal_games(*args, 0, B, self.bufs[0], self.ends_s[0], self.occ_s[0],
-                         self.tbits[0], *outs)
+                        self.tbits[0], self.lay[0], *outs)
         else:
             from ...reach.compiled import thread_pool as _thread_pool
 
             def run(c):
                 legal_games(*args, (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
-                             self.bufs[c], self.ends_s[c], self.occ_s[c], self.tbits[c],
-                             *outs)
+                            self.bufs[c], self.ends_s[c], self.occ_s[c], self.tbits[c],
+                            self.lay[c], *outs)
 
             pool = _thread_pool(n_chunks - 1)
             futures = [pool.submit(run, c) for c in range(1, n_chunks)]
@@ -411,22 +452,27 @@ def _door_vector(pos, team: int, opened: int) -> tuple:
 
 
 @njit(cache=T.CACHE, nogil=True)
-def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mask, cost,
-                stop, opened, slow):
+def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, lay, mask,
+                cost, stop, opened, slow):
     """Games ``lo <= b < hi``, figure slot ``figs[b]`` (-1: none): its ends in its kind
     for its orientation in that game (see the module docstring) into row ``b`` of
-    ``mask``/``cost``/``stop`` (every column written) and, per end, the doors its path opens into ``opened[b]``; ``slow[b]`` = 1
-    (row cleared) where a live position must answer: an enemy grappler or aura in play,
-    a move that counts wounds. ``tables``: :attr:`_DescentBatch.tables` (the game's
-    ``sq`` and ``doors`` last); ``bufs`` (one kernel workspace per kind), ``ends_s`` (one
-    end block per kind), ``occ``, ``tbits``: one thread's scratch. (One loop over the
-    games: the tables are unpacked once, not per game.)"""
+    ``mask``/``cost``/``stop`` (every column written) and, per end, the doors its path
+    opens into ``opened[b]``; ``slow[b]`` = 1 (row cleared) where a live position must
+    answer: an enemy aura in play, a move that counts wounds. The nodes next to an enemy
+    grappler in play stop a move (CELL_STOP; stop code 1), and a mover that starts on
+    one spends no MP (its start's stop code 3), as ``Position.legal_moves``.
+    ``tables``: :attr:`_DescentBatch.tables` (the game's ``sq`` and ``doors`` at 28,
+    29); ``bufs`` (one kernel workspace per kind), ``ends_s`` (one end block per kind),
+    ``occ``, ``tbits``, ``lay`` (uint8[2, >= nodes], row 1 zero): one thread's scratch.
+    (One loop over the games: the tables are unpacked once, not per game.)"""
     (blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dptr, dptr_at, dstep_v,
      dstep_bits, dstep_at, kind_n, kind_k, foot, foot_at, lut, ice, ice_at, slot_kind,
      budget, side, n_states, closed, hostile, no_zoc, tree_ends, no_queries, sq,
-     doors, kind_nact, orient) = tables
+     doors, kind_nact, orient, grip, adj_id, adj_at, adj_ptr, adj_nodes) = tables
     A = mask.shape[1]
     ns = sq.shape[1] - 1
+    flags = lay[0]
+    gripped = lay[1]
     for b in range(lo, hi):
         for a in range(A):
             mask[b, a] = 0
@@ -448,8 +494,19 @@ def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mas
         if slow[b] or not shape_ok[k]:
             slow[b] = True
             continue
-        # the mover's occupant layer over its kind's nodes, from the game's squares
         n = kind_n[kk]
+        # the grip layer: the nodes next to an enemy grappler in play (a node that is
+        # ice too says grapple, as the position's stop codes)
+        n_grip = 0
+        for j in range(grip.shape[1]):
+            if not (alive[b, j] and grip[f, j]):
+                continue
+            t = adj_id[kk, j, orient[b, j]]
+            p = adj_at[t] + cell[b, j]
+            for e in range(adj_ptr[p], adj_ptr[p + 1]):
+                gripped[adj_nodes[e]] = 1
+            n_grip += 1
+        # the mover's occupant layer over its kind's nodes, from the game's squares
         kf = kind_k[kk]
         f0 = foot_at[kk]
         start = cell[b, f]
@@ -470,6 +527,17 @@ def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mas
         nact = min(kind_nact[kk], A)    # the kind's action ids (a turned base's too)
         blob = blobs[blob_at[k]:blob_at[k + 1]]
         qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+        is_plain = plain[k]
+        bud = budget[f]
+        grappled = False
+        if n_grip:
+            for u in range(qf.shape[0]):
+                flags[u] = qf[u] | (_CELL_STOP if gripped[u] else 0)
+            qf = flags[:qf.shape[0]]
+            is_plain = False
+            grappled = gripped[start] != 0
+            if grappled:
+                bud = 0                 # (started next to a grappler: no MP spent)
         buf = bufs[kk]
         p0 = dptr_at[k]
         s0 = dstep_at[k]
@@ -477,60 +545,71 @@ def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mas
         if dstep_at[k + 1] == s0:
             # no closed door on any step: the ends alone (ends mode), no door opens
             ends = ends_s[kk]
-            if plain[k]:
+            if is_plain:
                 ne = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, ends, no_queries,
-                                  start, budget[f])
+                                  start, bud)
             else:
                 ne = reach1_general(blob, occ, qf, no_zoc, params[k], buf, ends,
-                                    no_queries, start, budget[f])
+                                    no_queries, start, bud)
             if ne < 0:                  # (cannot happen: an end per node)
                 slow[b] = True
-                continue
-            for i in range(ne):
+            for i in range(max(ne, 0)):
                 c = ends[0, i]
                 if c == ns or c >= nact:    # the town (no move); no other node ends
                     continue
                 mask[b, c] = 1
                 cost[b, c] = ends[1, i]
-                stop[b, c] = ice[i0 + c] if not plain[k] and ends[2, i] != 0 else 0
+                stop[b, c] = 0 if is_plain or ends[2, i] == 0 else \
+                    D_STOP_GRAPPLE if gripped[c] else ice[i0 + c]
                 opened[b, c] = 0
-            continue
-        # closed doors on the way: tree mode, for the doors each end's path opens
-        if plain[k]:
-            nk = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, tree_ends, no_queries,
-                              start, budget[f])
         else:
-            nk = reach1_general(blob, occ, qf, no_zoc, params[k], buf, tree_ends,
-                                no_queries, start, budget[f])
-        if nk < 0:                      # (cannot happen: tree mode) a position answers
-            slow[b] = True
-            continue
-        ne = nk & 0xFFFFFFFF
-        nt = nk >> 32
-        N = np.int64(blob[0])
-        o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
-        # the doors opened along each tree row's path (parents come first)
-        for r in range(nt):
-            par = buf[o_out + 4 * r + 3]
-            if par < 0:
-                tbits[r] = 0
-                continue
-            u = buf[o_out + 4 * par]
-            v = buf[o_out + 4 * r]
-            got = tbits[par]
-            for e in range(dptr[p0 + u], dptr[p0 + u + 1]):
-                if dstep_v[s0 + e] == v:
-                    got |= dstep_bits[s0 + e]
-            tbits[r] = got
-        base = o_out + 4 * nt
-        for i in range(ne):
-            c = buf[base + i]
-            if c == ns or c >= nact:    # the town (no move); no other node ends
-                continue
-            mask[b, c] = 1
-            cost[b, c] = buf[base + ne + i]
-            stop[b, c] = ice[i0 + c] if buf[base + 2 * ne + i] != 0 else 0
-            opened[b, c] = tbits[buf[base + 6 * ne + i]]  # (door steps: closed doors)
+            # closed doors on the way: tree mode, for the doors each end's path opens
+            if is_plain:
+                nk = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, tree_ends,
+                                  no_queries, start, bud)
+            else:
+                nk = reach1_general(blob, occ, qf, no_zoc, params[k], buf, tree_ends,
+                                    no_queries, start, bud)
+            if nk < 0:                  # (cannot happen: tree mode) a position answers
+                slow[b] = True
+                nk = 0
+            ne = nk & 0xFFFFFFFF
+            nt = nk >> 32
+            N = np.int64(blob[0])
+            o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
+            # the doors opened along each tree row's path (parents come first)
+            for r in range(nt):
+                par = buf[o_out + 4 * r + 3]
+                if par < 0:
+                    tbits[r] = 0
+                    continue
+                u = buf[o_out + 4 * par]
+                v = buf[o_out + 4 * r]
+                got = tbits[par]
+                for e in range(dptr[p0 + u], dptr[p0 + u + 1]):
+                    if dstep_v[s0 + e] == v:
+                        got |= dstep_bits[s0 + e]
+                tbits[r] = got
+            base = o_out + 4 * nt
+            for i in range(ne):
+                c = buf[base + i]
+                if c == ns or c >= nact:    # the town (no move); no other node ends
+                    continue
+                mask[b, c] = 1
+                cost[b, c] = buf[base + ne + i]
+                stop[b, c] = 0 if buf[base + 2 * ne + i] == 0 else \
+                    D_STOP_GRAPPLE if gripped[c] else ice[i0 + c]
+                opened[b, c] = tbits[buf[base + 6 * ne + i]]  # (door steps: closed doors)
+        if grappled:
+            stop[b, start] = D_STOP_GRAPPLED
+        if n_grip:
+            for u in range(n):
+                gripped[u] = 0
+        if slow[b]:
+            for a in range(A):
+                mask[b, a] = 0
+                cost[b, a] = -1
+                stop[b, a] = 0
     return 0
 
 
