@@ -1,15 +1,17 @@
 """The compiled self-play step of Descent's batched arrays backend (issue 29).
 
 :class:`movecore.tools.selfplay_batch.BatchedPlay` runs this step where every move of
-the batch is answered on arrays (``_DescentBatch.all_arrays``: no enemy grappler or
-aura, no kind that counts wounds): per game, in one compiled call per thread, the acting
-figure's legal ends (:func:`movecore.games.descent._batch.legal_games`: the game's door
-state, the doors each end's path opens), the policy's choice, the move (its squares, the
-doors its path opens), the removal coin, the next actor, and the restart of finished
-games. It makes exactly the choices of ``BatchedPlay.step``'s array path for the same
-random numbers (the k-th legal end in place order, the k-th nearest-to-an-enemy end, the
-k-th adjacent enemy in slot order; ``tests/test_batch_descent.py``), with the
-self-play rules of :func:`movecore.rl._vecgame.selfplay_step`.
+the batch is answered on arrays (``_DescentBatch.all_arrays``: every query shape packed,
+pits, auras and grapplers included): per game, in one compiled call per thread, the
+acting figure's legal ends (``legal_games``,
+:func:`movecore.games.descent._batch.legal_kernel`: the game's door state, its grip
+and aura layers, the doors each end's reported path opens), the policy's choice, the
+move (its squares, the doors its path opens), the removal coin, the next actor, and
+the restart of finished games. It makes exactly the choices of ``BatchedPlay.step``'s
+array path for the same random numbers (the k-th legal end in place order, the k-th
+nearest-to-an-enemy end, the k-th adjacent enemy in slot order;
+``tests/test_batch_descent.py``), with the self-play rules of
+:func:`movecore.rl._vecgame.selfplay_step`.
 """
 from __future__ import annotations
 

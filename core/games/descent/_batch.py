@@ -26,12 +26,23 @@ runs the kernel in tree mode, writes the ends' mask, least costs and stop codes 
 doors its reported path opens (the door steps along the tree path), which a move then
 opens in that game.
 
-What a game answers on a **live position made from its arrays** (the per-position path
-inside the same API, ``BatchLayout.restore``): a move that counts wounds (a pit the kind
-can fall into under the game's door state: the penalty kernel; an enemy aura in play)
-and a move next to an enemy grappler that may be in play (stops per game): these layers
-depend on more than the occupancy, and their queries are the position's own. The move is
-then applied on that position (its doors read back), so the state stays exact.
+**Per-game layers** (the position's ``_KindState`` layers, made per game and move from
+the figures in play; ``_KindGraph.adjacent_nodes`` tables per kind and enemy base,
+built once): the nodes next to an enemy **grappler** stop a move (``CELL_STOP`` over the
+shape's static flags; stop code 1, ice code otherwise) and a mover that starts on one
+spends no MP (its start's stop code 3); a move that may count **wounds** (a pit the
+kind can fall into under the game's door state: the shape's ``leave`` layer; an enemy
+**aura** in play: the game's ``enter_pen`` layer, each aura's wounds on the nodes next
+to it, summed) runs the packed penalty kernel (:func:`movecore.reach.compiled.penalty_kernel`,
+called from the same compiled function) with the wound cap the position would choose
+(``wound_cap`` of the MP and the layer's largest value), each end's least wounds into
+``legal_moves(penalty=)``, and the doors of the **reported path** (the least-wound
+arrival's where it is among the cheapest, else the cheapest: ``Position.apply_move``)
+read from its search tree. Wounds are an answer, not a state: neither the position
+nor the arrays keep a figure's wounds (``apply_move`` counts none), so a move changes
+the same squares and doors as any other. Only a shape the packed kernels cannot hold
+(millions of nodes) is still asked of a live position made from the arrays
+(``BatchLayout.restore``; ``slow``), then moved there by ``apply_move``.
 
 A move writes every square of the new base (:func:`move_games`; a turned end flips
 the orientation), a removal frees every square (:func:`remove_games`), and
