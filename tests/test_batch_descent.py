@@ -469,7 +469,8 @@ def _grapple_only(name: str, s: dict, seed: int) -> tuple:
 
 def _grapple_dungeons(n: int, first: int = 0) -> list:
     """Small and large random dungeons whose grapplers are the only per-game rule."""
-    out = [_grapple_only(nm, s, k) for k, (nm, s) in enumerate(_dungeons(n - n // 2, first))]
+    out = [_grapple_only(nm, s, k) for k, (nm, s) in
+           enumerate(_dungeons(n - n // 2, first))]
     out += [_grapple_only(nm, s, k) for k, (nm, s) in
             enumerate(_large_dungeons(n // 2, first + 300))]
     return out

@@ -203,8 +203,8 @@ def step_kernel():
                             done[b] = True
                             continue
             # ---------------------------------------------------------- next actor
-            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
-                                 max_turns, n_all_sides, b, False, counts)
+            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
+                                 done, max_turns, n_all_sides, b, False, counts)
         # ---------------------------------------------------------- autoreset
         for b in range(lo, hi):
             if not done[b]:
@@ -221,8 +221,8 @@ def step_kernel():
             turn[b] = 0
             actor[b] = -1
             counts[2] += 1
-            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
-                                 max_turns, n_all_sides, b, False, counts)
+            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
+                                 done, max_turns, n_all_sides, b, False, counts)
         return 0
 
 

@@ -18,31 +18,33 @@ A figure's move is the kernel query of its kind's placement graph (the same pack
 and mover as the position's prepared query) **under the game's door state**: one query
 shape per kind of mover (side, footprint, flying, door-memory radius) and door vector,
 for every door state a game can reach from the root (doors only open: ``2**c`` states
-for ``c`` doors closed at the root). One compiled call (:func:`legal_games`) answers
-every game: it reads the mover's occupant layer from ``sq`` through the kind's node ->
-squares table (door-memory, air and opened-here nodes read their square; a large
-monster's own squares lifted while its layer is read, as ``Position._reach_large``),
-runs the kernel in tree mode, writes the ends' mask, least costs and stop codes (ice), and for every end the
+for ``c`` doors closed at the root). One compiled call (``legal_games``,
+:func:`legal_kernel`) answers every game: it reads the mover's occupant layer from
+``sq`` through the kind's node -> squares table (door-memory, air and opened-here nodes
+read their square; a large monster's own squares lifted while its layer is read, as
+``Position._reach_large``), runs the kernel (in tree mode where a closed door is on some
+step), writes the ends' mask, least costs and stop codes (ice), and for every end the
 doors its reported path opens (the door steps along the tree path), which a move then
 opens in that game.
 
 **Per-game layers** (the position's ``_KindState`` layers, made per game and move from
-the figures in play; ``_KindGraph.adjacent_nodes`` tables per kind and enemy base,
-built once): the nodes next to an enemy **grappler** stop a move (``CELL_STOP`` over the
+the figures in play; ``_KindGraph.adjacent_nodes`` tables per kind and enemy base, built
+once): the nodes next to an enemy **grappler** stop a move (``CELL_STOP`` over the
 shape's static flags; stop code 1, ice code otherwise) and a mover that starts on one
-spends no MP (its start's stop code 3); a move that may count **wounds** (a pit the
-kind can fall into under the game's door state: the shape's ``leave`` layer; an enemy
+spends no MP (its start's stop code 3); a move that may count **wounds** (a pit the kind
+can fall into under the game's door state: the shape's ``leave`` layer; an enemy
 **aura** in play: the game's ``enter_pen`` layer, each aura's wounds on the nodes next
-to it, summed) runs the packed penalty kernel (:func:`movecore.reach.compiled.penalty_kernel`,
-called from the same compiled function) with the wound cap the position would choose
-(``wound_cap`` of the MP and the layer's largest value), each end's least wounds into
-``legal_moves(penalty=)``, and the doors of the **reported path** (the least-wound
-arrival's where it is among the cheapest, else the cheapest: ``Position.apply_move``)
-read from its search tree. Wounds are an answer, not a state: neither the position
-nor the arrays keep a figure's wounds (``apply_move`` counts none), so a move changes
-the same squares and doors as any other. Only a shape the packed kernels cannot hold
-(millions of nodes) is still asked of a live position made from the arrays
-(``BatchLayout.restore``; ``slow``), then moved there by ``apply_move``.
+to it, summed) runs the packed penalty kernel
+(:func:`movecore.reach.compiled.penalty_kernel`, called from the same compiled function)
+with the wound cap the position would choose (``wound_cap`` of the MP and the layer's
+largest value), each end's least wounds into ``legal_moves(penalty=)``, and the doors of
+the **reported path** (the least-wound arrival's where it is among the cheapest, else
+the cheapest: ``Position.apply_move``) read from its search tree. Wounds are an answer,
+not a state: neither the position nor the arrays keep a figure's wounds (``apply_move``
+counts none), so a move changes the same squares and doors as any other. Only a shape
+the packed kernels cannot hold (millions of nodes) is still asked of a live position
+made from the arrays (``BatchLayout.restore``; ``slow``), then moved there by
+``apply_move``.
 
 A move writes every square of the new base (:func:`move_games`; a turned end flips
 the orientation), a removal frees every square (:func:`remove_games`), and
@@ -68,8 +70,9 @@ from numba import njit
 
 from ...errors import QueryError
 from ...kernels import _types as T
-from ...reach.compiled import (CTRL, fast_layout_size, is_plain, kernel_sources, pen_layout_size,
-                               penalty_kernel, reach1_general, reach1_plain)
+from ...reach.compiled import (CTRL, fast_layout_size, is_plain, kernel_sources,
+                               pen_layout_size, penalty_kernel, reach1_general,
+                               reach1_plain)
 from . import rules as D
 from ._dungeon import STOP_GRAPPLE, STOP_GRAPPLED
 from ._layers import wound_cap
@@ -283,7 +286,8 @@ class _DescentBatch:
         self.nb = max(int(self.params[:, T.P_N_BUCKETS].max()), 8)
         # the nodes of kind kk next to a base of figure slot j in orientation o at
         # square a (``_KindGraph.adjacent_nodes``, as the position's grip and aura
-        # layers count them): table adj_id[kk, j, o] (-1: none asked), a CSR over the squares
+        # layers count them): table adj_id[kk, j, o] (-1: none asked), a CSR over the
+        # squares
         # (adj_ptr[adj_at[t] + a] .. adj_ptr[adj_at[t] + a + 1] into adj_nodes)
         self.adj_id = np.full((len(kinds), F, 2), -1, np.int64)
         tables: dict = {}
