@@ -501,12 +501,6 @@ def test_grapplers_equal_single_positions(policy):
                              scenarios=_grapple_dungeons(8, 20)) > 1000
 
 
-@pytest.mark.slow
-def test_ten_thousand_moves_with_grapplers():
-    assert _run_differential("descent", steps=80, B=16, seed=9,
-                             scenarios=_grapple_dungeons(8, 400)) >= 10_000
-
-
 def test_grapple_layer_is_checked():
     """The differential fails when the grip layer is broken: no grappler read (the
     stops and the grappled start lost), or its nodes shifted."""
