@@ -768,23 +768,139 @@ def test_selfplay_query_columns_are_its_query_dicts():
 @pytest.mark.parametrize("policy", ["random", "greedy"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_compiled_step_equals_array_path(policy, threads):
-    """``BatchedPlay`` runs Dark Realms' compiled step (the rolled queries in array
-    form, one batched ``legal_moves``, the rest compiled:
-    :mod:`movecore.tools._selfplay_dark_realms`): the array path's choices for the same
-    random numbers, and the same spaces, occupancy, turns and counters."""
+    """``BatchedPlay`` runs Dark Realms' compiled step (the chunked step where its scope
+    holds; else the rolled queries in array form, one batched ``legal_moves``, the rest
+    compiled: :mod:`movecore.tools._selfplay_dark_realms`): the array path's choices
+    for the same random numbers, and the same spaces, occupancy, turns and counters."""
+    chunked = 0
     for name, s in example_scenarios("dark_realms") + _boards(range(6)) + \
             _ai_boards(range(30, 36)):
         a = BatchedPlay("dark_realms", s, 16, seed=7, policy=policy, threads=threads)
+        # (the step of one batched legal_moves, where the chunked step is taken: one
+        # thread count is enough, the chunks are ``test_chunked_answers...``'s)
+        c = BatchedPlay("dark_realms", s, 16, seed=7, policy=policy, threads=threads)
+        c.chunked = False
+        plays = (a, c) if threads == 1 else (a,)
         b = BatchedPlay("dark_realms", s, 16, seed=7, policy=policy, threads=threads,
                         fused=False)
-        assert a.fused and not b.fused, name
+        assert a.fused and c.fused and not b.fused, name
         for _ in range(60):
-            a.step()
             b.step()
-            ga, gb = a.games, b.games
-            assert np.array_equal(ga.cell, gb.cell), name
-            assert np.array_equal(ga.alive, gb.alive), name
-            assert np.array_equal(ga.occ, gb.occ), name
-            assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
-        assert a.counts == b.counts, name
+            for x in plays:
+                x.step()
+                gx, gb = x.games, b.games
+                assert np.array_equal(gx.cell, gb.cell), name
+                assert np.array_equal(gx.alive, gb.alive), name
+                assert np.array_equal(gx.occ, gb.occ), name
+                assert np.array_equal(x.actor, b.actor) and np.array_equal(x.turn, b.turn)
+        assert all(x.counts == b.counts for x in plays), name
         assert a.counts["games"] > 0 or name.startswith("random"), name
+        assert getattr(c, "_drplan", None) is None
+        chunked += a._drplan is not None
+    assert chunked >= 6, chunked
+
+
+# ---------------------------------------------------------------- the chunked step
+def _chunked_answers(scenarios, steps, B, seed, threads=1):
+    """Self-play on the chunked step (``_selfplay_dark_realms``: the whole step per
+    thread on its chunk of games); before every step, every acting game's legal ends
+    for the step's rolls as the chunk answers them (a hero's breadth-first search, the
+    enemy AI on the thread's scratch) against one batched ``legal_moves`` for the same
+    rolled queries (the kernel's query shapes). Returns the (hero, enemy) rows
+    compared, and the hero rows of a flyer next to an obstacle."""
+    import copy
+    from movecore.tools import _selfplay_dark_realms as sdr
+    n = np.zeros(3, np.int64)
+    for name, sc in scenarios:
+        play = BatchedPlay("dark_realms", sc, B, seed=seed, threads=threads)
+        plan = sdr.chunked_plan(play)
+        if plan is None:
+            continue
+        play._drplan = plan
+        G = play.games
+        obstacle = G.root.scene.obstacle
+        near_obstacle = np.array([obstacle[[v for v in row if v >= 0]].any()
+                                  for row in G.root.board.nbr])
+        for _ in range(steps):
+            act = np.where(play.done, -1, play.actor)
+            rng = copy.deepcopy(play.rng)
+            play.rng = copy.deepcopy(rng)
+            rolls = sdr.draw_rolls(play, plan).copy()
+            for c in range(plan["n_chunks"]):
+                sdr.answer_chunk(play, plan, c, rolls)
+            got = play._out[0].copy()
+            play.rng = copy.deepcopy(rng)
+            want = G.legal_moves(act, queries=play._rolled_queries(act))[0]
+            play.rng = rng               # (the step draws the same rolls again)
+            for b in np.flatnonzero(act >= 0).tolist():
+                assert np.array_equal(got[b], want[b]), (name, b)
+                f = int(act[b])
+                hero = plan["hero"][f]
+                n[0 if hero else 1] += 1
+                n[2] += hero and plan["flying"][f] and near_obstacle[G.cell[b, f]]
+            play.step()
+    return n
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_chunked_answers_equal_the_batched_legal_moves(threads):
+    """The chunked step's answers (heroes' card moves by a breadth-first search of the
+    compiled scope's rules, enemies' on each thread's scratch) equal the batched
+    ``legal_moves`` (the query shapes' kernel) for the same rolls, move after move."""
+    n = _chunked_answers(_ai_boards(range(60, 72)) + example_scenarios("dark_realms"),
+                         steps=20, B=12, seed=3, threads=threads)
+    assert n[0] > 1000 and n[1] > 1000 and n[2] > 20, n
+
+
+def _plan_off(change):
+    """The chunked step's plan with ``change`` applied: one of its rules turned off."""
+    from movecore.tools import _selfplay_dark_realms as sdr
+    orig = sdr.chunked_plan
+
+    def off(play):
+        plan = orig(play)
+        if plan is not None:
+            change(plan)
+        return plan
+    off.__name__ = change.__name__
+    return off
+
+
+def _walkers_enter_obstacles(plan):
+    plan["passable"][0] = 1
+
+
+def _flyers_blocked_by_obstacles(plan):
+    plan["passable"][1] = plan["passable"][0]
+
+
+def _flyers_end_on_obstacles(plan):
+    plan["may_end"][1] = 1
+
+
+def _flyers_walk(plan):
+    plan["flying"][:] = False
+
+
+@pytest.mark.parametrize("off", [_walkers_enter_obstacles, _flyers_blocked_by_obstacles,
+                                 _flyers_end_on_obstacles, _flyers_walk])
+def test_turning_a_chunked_rule_off_fails(monkeypatch, off):
+    from movecore.tools import _selfplay_dark_realms as sdr
+    monkeypatch.setattr(sdr, "chunked_plan", _plan_off(off))
+    with pytest.raises(AssertionError, match=r"^\('\w+', \d+\)"):
+        _chunked_answers(_ai_boards(range(60, 72)) + example_scenarios("dark_realms"),
+                         steps=20, B=12, seed=3)
+
+
+def test_the_chunked_step_is_taken_where_its_scope_holds():
+    """The bundled examples run the chunked step; a scenario whose enemies the compiled
+    enemy AI does not answer (allies passed) runs the batched ``legal_moves`` step."""
+    for name, sc in example_scenarios("dark_realms"):
+        play = BatchedPlay("dark_realms", sc, 4, seed=0)
+        play.step()
+        assert play._drplan is not None, name
+    name, sc = _ai_boards([61])[0]
+    sc = {**sc, "options": {**sc["options"], "pass_allies": True}}
+    play = BatchedPlay("dark_realms", sc, 4, seed=0)
+    play.step()
+    assert play.fused and play._drplan is None

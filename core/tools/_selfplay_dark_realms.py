@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..batch import QueryColumns
+from ..batch import QueryColumns, per_thread
 from ..kernels import _types as T
-from ..rl._vecgame import _adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor
+from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,
+                           _uniform)
 
 
 @njit(cache=True, nogil=True)
@@ -88,10 +89,262 @@ def dark_realms_step(mask, occ, occ0, team, cell, alive, side_of, turn_sides, mo
     return 0
 
 
+# ------------------------------------------------------------------ the chunked step
+# Where every moving figure's rolled query stays in the compiled scope (a hero's card
+# move of its roll, an enemy's AI move on the compiled enemy AI), the whole step runs
+# per thread on its own chunk of games (``lo <= b < hi``), three compiled calls in
+# turn: the queries (:func:`dark_realms_queries`: the roll, a hero's ends by a
+# breadth-first search, the enemies' games listed), the enemies' moves
+# (``_batch_enemy.kernel()``, the enemy AI over the batch) and the rest of the step
+# (:func:`dark_realms_chunk`). Python keeps only the roll's draw (numpy's generator:
+# the same draws as the array path) and the hand-off. Nothing of the step is serial
+# but that draw, and no [B, ...] numpy pass is made.
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr, passable,
+                        may_end, mask, seen, queue, eg, es, em):
+    """The acting figures' rolled queries of games ``lo <= b < hi`` (game ``b`` acts
+    when not ``done`` with ``actor[b] >= 0``): the roll ``int(rolls[b] * 6) + 1`` (as
+    ``DarkRealmsGame.query_columns``); a hero's (``hero[f]``) card move of that many
+    steps is answered here into ``mask[b]`` (uint8[B, N], the row cleared first);
+    every other figure's game is listed for the enemy AI: ``eg[:n]`` games, ``es[:n]``
+    slots, ``em[:n]`` Moves. Returns n.
+
+    A hero's card move in the compiled scope (allies not passed: every figure blocks;
+    every step costs 1) is a breadth-first search from its space of ``roll`` steps
+    through spaces with no figure that ``passable[fly]`` (uint8[2, N]: a walker never
+    enters an obstacle, a flyer flies over one); its ends are the spaces reached that
+    ``may_end[fly]`` (a flyer never ends on an obstacle), its own space among them: the
+    batched kernel's mask for the figure's query shape (``tests/test_batch_dark_realms.py``
+    compares them). ``nbr``: int32[N, K] (-1 = none); ``seen`` int32[N] (-1 between
+    calls), ``queue`` int32[N]: workspace."""
+    EMPTY = np.int32(T.OCC_EMPTY)
+    N = occ.shape[1]
+    K = nbr.shape[1]
+    n_e = 0
+    for b in range(lo, hi):
+        if done[b] or actor[b] < 0:
+            continue
+        f = actor[b]
+        roll = np.int64(rolls[b] * 6.0) + 1
+        for c in range(N):
+            mask[b, c] = 0
+        if not hero[f]:
+            eg[n_e] = b
+            es[n_e] = f
+            em[n_e] = roll
+            n_e += 1
+            continue
+        fly = np.int64(flying[f])
+        start = cell[b, f]
+        seen[start] = 0
+        queue[0] = start
+        head = 0
+        tail = 1
+        o = occ[b]
+        while head < tail:
+            u = queue[head]
+            head += 1
+            s = seen[u]
+            if s >= roll:
+                break              # (breadth-first: every space after it is as far)
+            for d in range(K):
+                v = nbr[u, d]
+                if v >= 0 and seen[v] < 0 and o[v] == EMPTY and passable[fly, v]:
+                    seen[v] = s + 1
+                    queue[tail] = v
+                    tail += 1
+        for i in range(tail):
+            c = queue[i]
+            seen[c] = -1
+            if may_end[fly, c] or c == start:
+                mask[b, c] = 1
+    return n_e
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def dark_realms_chunk(lo, hi, mask, occ, occ0, team, cell, alive, side_of, turn_sides,
+                      movers, turn, actor, done, nbr, coords, kind, greedy, key, tick,
+                      max_turns, cell0, dist, counts):
+    """:func:`dark_realms_step` on games ``lo <= b < hi`` with the step's random
+    numbers drawn here (``_vecgame._uniform(key, (tick * B + b) * 3 + j)``: what
+    ``BatchedPlay._uniforms`` gives), finished games restarted at once."""
+    EMPTY = np.int32(T.OCC_EMPTY)
+    N = occ.shape[1]
+    F = cell.shape[1]
+    B = occ.shape[0]
+    n_all_sides = 0
+    for f in range(F):
+        n_all_sides = max(n_all_sides, side_of[f] + 1)
+    for b in range(lo, hi):
+        if done[b] or actor[b] < 0:
+            continue
+        f = actor[b]
+        counts[0] += 1                      # a move generation
+        row = mask[b]
+        n = 0
+        for c in range(N):
+            n += row[c]
+        i0 = (tick * B + b) * 3
+        pick = _policy_pick(row, n, greedy, _uniform(key, i0), dist, coords, cell, alive,
+                            side_of, kind, b, side_of[f])
+        if pick >= 0:
+            occ[b, cell[b, f]] = EMPTY
+            occ[b, pick] = team[f]
+            cell[b, f] = pick
+            counts[1] += 1
+            if _uniform(key, i0 + 1) < 0.5:     # remove one adjacent enemy
+                g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick,
+                                    _uniform(key, i0 + 2))
+                if g >= 0:
+                    occ[b, cell[b, g]] = EMPTY
+                    cell[b, g] = -1
+                    alive[b, g] = False
+                    if _n_sides(alive, side_of, n_all_sides, b) < 2:
+                        done[b] = True
+                        continue
+        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                             max_turns, n_all_sides, b, False, counts)
+    for b in range(lo, hi):
+        if not done[b]:
+            continue
+        counts[3] += 1
+        for c in range(N):
+            occ[b, c] = occ0[c]
+        for g in range(F):
+            cell[b, g] = cell0[g]
+            alive[b, g] = cell0[g] >= 0
+        done[b] = False
+        turn[b] = 0
+        actor[b] = -1
+        counts[2] += 1
+        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                             max_turns, n_all_sides, b, False, counts)
+    return 0
+
+
+def chunked_plan(play):
+    """The chunked step's inputs for ``play`` (see above), or None where a moving
+    figure's rolled query leaves the compiled scope: an enemy the compiled enemy AI
+    does not answer, or a roll (1-6) above its Move or the die (the array path then
+    answers those on live positions)."""
+    G = play.games
+    ai = G._compiled
+    root = G.root
+    if ai is None or G._live:
+        return None
+    scene = root.scene
+    hero = np.array([root.side_of(f) == "hero" for f in G.ids], bool)
+    moving = play.movers
+    if ((moving & ~hero) & ~ai.slot_ok).any() or ai.top < 6 or root._faces < 6 or \
+            scene.pass_allies or not moving.any():
+        return None
+    n = G.occ.shape[1]
+    n_chunks = len(G._bufs)
+    B = play.B
+    obstacle = np.asarray(scene.obstacle, bool)
+    passable = np.stack([~obstacle, np.ones(n, bool)]).astype(np.uint8)
+    may_end = passable[[0, 0]].copy()         # neither ends on an obstacle
+    flying = np.array([bool(G.root._fig(f).flying) for f in G.ids], bool)
+    nbr = np.ascontiguousarray(root.board.nbr, np.int32)
+    seen = [np.full(n, -1, np.int32) for _ in range(n_chunks)]
+    queue = [np.zeros(n, np.int32) for _ in range(n_chunks)]
+    lists = [(np.zeros(B, np.int64), np.zeros(B, np.int64), np.zeros(B, np.int64))
+             for _ in range(n_chunks)]
+    counts = per_thread(n_chunks, (4,), np.int64)
+    dists = per_thread(n_chunks, (n,), np.int64)
+    for c in range(1, n_chunks):
+        ai._thread_args(c)          # (each thread's enemy AI scratch, made here)
+    return dict(hero=hero, flying=flying, passable=passable, may_end=may_end, nbr=nbr,
+                seen=seen, queue=queue, lists=lists, counts=counts, dists=dists,
+                n_chunks=n_chunks, rolls=np.full(B, np.nan))
+
+
+def draw_rolls(play, plan) -> np.ndarray:
+    """float64[B]: this step's roll draw of every acting game (NaN elsewhere), one draw
+    of ``play.rng`` per acting game in game order: ``query_columns``' draws."""
+    act = ~play.done & (play.actor >= 0)
+    rolls = plan["rolls"]
+    rolls[act] = play.rng.random(int(np.count_nonzero(act)))
+    return rolls
+
+
+def answer_chunk(play, plan, c: int, rolls) -> int:
+    """The legal ends of chunk ``c``'s acting figures for ``rolls`` (:func:`draw_rolls`)
+    into ``play._out``'s mask: the heroes' by :func:`dark_realms_queries`, the enemies'
+    by the compiled enemy AI on thread ``c``'s scratch. Returns the enemy moves."""
+    from ..games.dark_realms._batch_enemy import kernel, _NO_PEN
+    G = play.games
+    ai = G._compiled
+    B, n_chunks = play.B, plan["n_chunks"]
+    lo, hi = (B * c) // n_chunks, (B * (c + 1)) // n_chunks
+    mask, cost, stop = play._out
+    eg, es, em = plan["lists"][c]
+    ne = dark_realms_queries(lo, hi, rolls, play.done, play.actor, plan["hero"],
+                             plan["flying"], G.cell, G.occ, plan["nbr"], plan["passable"],
+                             plan["may_end"], mask, plan["seen"][c], plan["queue"][c], eg,
+                             es, em)
+    if ne:
+        st = kernel()(eg[:ne], es[:ne], em[:ne], G.occ, G.cell, G.alive,
+                      *ai._thread_args(c).values(), mask, cost, stop, _NO_PEN, False)
+        if st < 0:  # pragma: no cover (ends hold one column per cell)
+            raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
+    return ne
+
+
+def _step_chunked(play, kind: int, plan) -> int:
+    G = play.games
+    B = play.B
+    n_chunks = plan["n_chunks"]
+    rolls = draw_rolls(play, plan)
+    mask = play._out[0]
+    tick = int(play._tick[0])
+    greedy = play.policy == "greedy"
+    answered = [0] * n_chunks
+
+    def run(c):
+        answered[c] = answer_chunk(play, plan, c, rolls)
+        cnt = plan["counts"][c]
+        cnt[:] = 0
+        dark_realms_chunk((B * c) // n_chunks, (B * (c + 1)) // n_chunks, mask, G.occ,
+                          G._occ0, G.team, G.cell, G.alive, play.side_of, play.turn_sides,
+                          play.movers, play.turn, play.actor, play.done, play.nbr,
+                          play.coords, kind, greedy, play._key, tick, play.max_turns,
+                          G._cell0, plan["dists"][c], cnt)
+
+    if n_chunks == 1:
+        run(0)
+    else:
+        from ..reach import _thread_pool
+        pool = _thread_pool(n_chunks - 1)
+        futures = [pool.submit(run, c) for c in range(1, n_chunks)]
+        run(0)
+        for fu in futures:
+            fu.result()
+    play._tick[0] += 1
+    G._compiled.answered += sum(answered)
+    gens, moves, turns, games = np.sum(plan["counts"], axis=0).tolist()
+    c = play.counts
+    c["generations"] += gens
+    c["moves"] += moves
+    c["turns"] += turns
+    c["games"] += games
+    return moves
+
+
 def step(play, kind: int) -> int:
-    """``BatchedPlay``'s step on Dark Realms' arrays (``play.fused``): the rolled
-    queries in array form and one batched ``legal_moves``, then the rest of the step in
-    one compiled call. ``kind``: the grid distance code of ``selfplay_step``."""
+    """``BatchedPlay``'s step on Dark Realms' arrays (``play.fused``): in chunks of
+    games per thread where the moving figures' queries stay in the compiled scope (see
+    "the chunked step" above); else the rolled queries in array form and one batched
+    ``legal_moves``, then the rest of the step in one compiled call
+    (:func:`dark_realms_step`). ``kind``: the grid distance code of
+    ``selfplay_step``."""
+    plan = getattr(play, "_drplan", False)
+    if plan is False:
+        plan = play._drplan = chunked_plan(play) if play.chunked else None
+    if plan is not None:
+        return _step_chunked(play, kind, plan)
     G = play.games
     fz = getattr(play, "_fz", None)
     if fz is None:

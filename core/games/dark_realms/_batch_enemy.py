@@ -402,7 +402,12 @@ def kernel():
     ``mask``, ``cost`` (steps), ``stop`` (0) and, with ``want_pen``, ``pen`` (traps on
     the route): one entry per target of the tie, a later target's over an earlier one's
     on the same space (as a live position's rows are written). The rows must be
-    cleared before. Returns 0, or a kernel STATUS_* < 0."""
+    cleared before. Returns 0, or a kernel STATUS_* < 0.
+
+    Compiled without Numba's reference counting (its private ``_nrt`` option, as
+    :mod:`movecore.rl._vecgame`'s steps): it allocates nothing (its empty inputs come
+    in ``args``), and every array view it takes (a game's row, the ends ``fc[:nf]``)
+    would otherwise cost an atomic increment and decrement."""
     from . import _enemy_pick
     global _RP, _PICK
     _RP = penalty_kernel()
@@ -419,23 +424,22 @@ def kernel():
               I64_1, U64_1, I64_1, I64_2, I32_1, U8_1, U64_1, U64_1, I32_1, I64_1, I32_1,
               I32_1, i64, I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, b1, I32_1, U8_1,
               U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, I32_2, I32_2, I32_2,
-              I64_1, I64_1, *a2, b1),
-          cache=T.CACHE, nogil=True)
+              I64_1, I64_1, I64_2, I32_2, *a2, b1),
+          cache=T.CACHE, nogil=True, _nrt=False)
     def enemy_games(games, slots, moves, occ, cell, alive, team, marked, summon, speed,
                     flying, coords, kind, nbr, obstacle, trap, rank, n_traps, W,
                     rev_budget, field_budget, rev_slack, rev_check, blobs, blob_at, qflags,
                     qflags_at, zoc, zoc_at, params, pblob, pqflags, pzoc, pleave, penter,
                     pparams, buf, pbuf, out_at, ends, scratch, fwd, occ2, tier, keys, fast,
                     nbrf, trap8, walk_ok, fscr, free2, remf, states, want, use_tab,
-                    tab_check, tab_walk, tab_wstep, tab_fly, goals, tab_hits, mask, cost,
+                    tab_check, tab_walk, tab_wstep, tab_fly, goals, tab_hits, no_queries,
+                    rows_mode, mask, cost,
                     stop, pen, want_pen):
         dep = deps  # noqa: F841 (in the closure: see above)
         N = occ.shape[1]
         F = cell.shape[1]
         K = nbr.shape[1]
         EMPTY = np.int32(T.OCC_EMPTY)
-        no_queries = np.empty((0, 3), np.int64)
-        rows_mode = np.empty((8, 0), np.int32)
         field = scratch[0]
         dist = scratch[1]
         rem = scratch[2]
@@ -924,7 +928,9 @@ class BatchEnemyAI:
             states=np.zeros(n * (min(n_traps, max(self.top, 0)) + 1) + 1, np.int64),
             want=np.zeros(n, np.uint8),
             **self._tables(board, scene, walker if walk_ok else None,
-                           flyer if fly_ok else None, n_traps))
+                           flyer if fly_ok else None, n_traps),
+            # (empty inputs of the kernels' path: the kernel allocates nothing)
+            no_queries=np.empty((0, 3), np.int64), rows_mode=np.empty((8, 0), np.int32))
 
     def _tables(self, board, scene, walker, flyer, n_traps) -> dict:
         """The kernel's table inputs: per kind of enemy on the board, its least costs
