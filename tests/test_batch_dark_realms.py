@@ -904,3 +904,44 @@ def test_the_chunked_step_is_taken_where_its_scope_holds():
     play = BatchedPlay("dark_realms", sc, 4, seed=0)
     play.step()
     assert play.fused and play._drplan is None
+
+
+def test_the_fast_pick_is_the_positions_pick():
+    """``_batch_enemy._pick_fast`` (the fast searches' pick: the quotient by a
+    multiplication, ends that lose on the first two keys passed over, the grid distance
+    only where read) answers as the position's compiled pick on random ends: walkers
+    and flyers, traps, ties on every key, ends next to the target, ends without a route
+    on (the fallback), and board sizes whose ``W`` is large."""
+    from movecore.games.dark_realms._batch_enemy import _pick_fast
+    from movecore.games.dark_realms._enemy_pick import _pick
+    pick = _pick()
+    rng = np.random.default_rng(5)
+    kinds = {0: 0, 1: 0}
+    for case in range(3000):
+        n = int(rng.integers(2, 40))
+        W = int(rng.choice([n + 1, 1025, (1 << 22) + 1]))
+        fly = bool(rng.random() < 0.3)
+        coords = rng.integers(-4, 5, (n, 2)).astype(np.int64)
+        kind = int(rng.integers(0, 3))
+        tg = int(rng.integers(0, n))
+        nf = int(rng.integers(1, n + 1))
+        cells = rng.permutation(n)[:nf].astype(np.int32)
+        ft = rng.integers(0, 3, nf).astype(np.int32)
+        fs = rng.integers(0, 4, nf).astype(np.int32)
+        trap = rng.random(n) < 0.3
+        rem = np.full(n, -1, np.int64)
+        routed = rng.random(nf) < (0.0 if case % 7 == 0 else 0.8)
+        steps = rng.integers(0, 4, nf)
+        traps = rng.integers(0, 3, nf)
+        w = 1 if fly else W
+        rem[cells[routed]] = (steps if fly else steps + W * (traps + trap[cells]))[routed]
+        rank = rng.permutation(n).astype(np.int64)
+        dist = np.array([(abs(a) + abs(b) + abs(a + b)) // 2 if kind == 0 else
+                         abs(a) + abs(b) if kind == 1 else max(abs(a), abs(b))
+                         for a, b in coords - coords[tg]], np.int64)
+        want = pick(cells, ft, fs, rem, fly, w, trap, dist, rank)
+        got = _pick_fast(cells, ft, fs, nf, rem, fly, w, 1.0 / w, trap, coords, kind, tg,
+                         rank)
+        assert tuple(got) == tuple(want), case
+        kinds[int(want[1])] += 1
+    assert min(kinds.values()) > 300, kinds
