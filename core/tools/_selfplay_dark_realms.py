@@ -9,10 +9,13 @@ batched kernel call, enemies' AI moves in the compiled enemy AI over the batch, 
 other query on a restored position), and the rest of the step -- the policy's choice,
 the move, the removal coin, the next actor and the restart of finished games -- is one
 compiled call over the batch (:func:`dark_realms_step`), no longer numpy passes and
-Python loops per step. It makes exactly the choices of ``BatchedPlay.step``'s array
-path for the same random numbers (the k-th legal end in cell order, the k-th
-nearest-to-an-enemy end, the k-th adjacent enemy in slot order;
-``tests/test_batch_dark_realms.py``), with the self-play rules of
+Python loops per step. Where every moving figure's rolled query stays in the compiled
+scope (the bundled examples), the whole step runs instead per thread on its own chunk
+of games (:func:`chunked_plan`, "the chunked step" below): no batched ``legal_moves``,
+no numpy pass over the batch but the rolls' draw. Either way it makes exactly the
+choices of ``BatchedPlay.step``'s array path for the same random numbers (the k-th
+legal end in cell order, the k-th nearest-to-an-enemy end, the k-th adjacent enemy in
+slot order; ``tests/test_batch_dark_realms.py``), with the self-play rules of
 :func:`movecore.rl._vecgame.selfplay_step`.
 """
 from __future__ import annotations
