@@ -945,3 +945,28 @@ def test_the_fast_pick_is_the_positions_pick():
         assert tuple(got) == tuple(want), case
         kinds[int(want[1])] += 1
     assert min(kinds.values()) > 300, kinds
+
+
+def test_the_chunked_step_drops_live_positions_of_restarted_games():
+    """A caller's own query outside the compiled scope makes a live position of a game;
+    once games restart (a removed figure back in play), the chunked step drops the live
+    positions, and a query after it answers as a single position of the game."""
+    name, sc = example_scenarios("dark_realms")[0]
+    play = BatchedPlay("dark_realms", sc, 8, seed=1)
+    G = play.games
+    hero = G.ids.index(next(f["id"] for f in sc["figures"] if f["side"] == "hero"))
+    figs = np.full(8, hero)
+    q = [{"die": "d6"}] * 8
+    finished = play.counts["games"]
+    while play.counts["games"] == finished:
+        if not G.alive[:, hero].all():
+            play.step()
+            continue
+        G.legal_moves(figs, queries=q)
+        assert G._live
+        play.step()
+    assert not G._live
+    for b in np.flatnonzero(G.alive[:, hero]).tolist()[:3]:
+        m = G.legal_moves(np.where(np.arange(8) == b, hero, -1), queries=q)[0]
+        want = G.position(b).legal_moves(G.ids[hero], die="d6")
+        assert sorted(np.flatnonzero(m[b]).tolist()) == sorted(want.actions.tolist())

@@ -235,7 +235,7 @@ def chunked_plan(play):
     G = play.games
     ai = G._compiled
     root = G.root
-    if ai is None or G._live:
+    if ai is None:
         return None
     scene = root.scene
     hero = np.array([root.side_of(f) == "hero" for f in G.ids], bool)
@@ -328,6 +328,8 @@ def _step_chunked(play, kind: int, plan) -> int:
     play._tick[0] += 1
     G._compiled.answered += sum(answered)
     gens, moves, turns, games = np.sum(plan["counts"], axis=0).tolist()
+    if games and G._live:   # (live positions a caller's own queries made: a restarted
+        G._live.clear()     # game's figures come back, as ``G.reset``; made anew)
     c = play.counts
     c["generations"] += gens
     c["moves"] += moves
