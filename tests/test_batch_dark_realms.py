@@ -801,21 +801,25 @@ def test_compiled_step_equals_array_path(policy, threads):
 
 
 # ---------------------------------------------------------------- the chunked step
-def _chunked_answers(scenarios, steps, B, seed, threads=1):
+def _chunked_answers(scenarios, steps, B, seed, threads=1, bits=True):
     """Self-play on the chunked step (``_selfplay_dark_realms``: the whole step per
     thread on its chunk of games); before every step, every acting game's legal ends
     for the step's rolls as the chunk answers them (a hero's breadth-first search, the
     enemy AI on the thread's scratch) against one batched ``legal_moves`` for the same
     rolled queries (the kernel's query shapes). Returns the (hero, enemy) rows
-    compared, and the hero rows of a flyer next to an obstacle."""
+    compared, the hero rows of a flyer next to an obstacle, and the hero rows searched
+    as bit sets over the grid (``bits``; else over the neighbour table)."""
     import copy
     from movecore.tools import _selfplay_dark_realms as sdr
-    n = np.zeros(3, np.int64)
+    n = np.zeros(4, np.int64)
     for name, sc in scenarios:
         play = BatchedPlay("dark_realms", sc, B, seed=seed, threads=threads)
         plan = sdr.chunked_plan(play)
         if plan is None:
             continue
+        if not bits:
+            plan["grid"] = None
+            plan.update(sdr.plan_bits(plan))
         play._drplan = plan
         G = play.games
         obstacle = G.root.scene.obstacle
@@ -838,18 +842,22 @@ def _chunked_answers(scenarios, steps, B, seed, threads=1):
                 hero = plan["hero"][f]
                 n[0 if hero else 1] += 1
                 n[2] += hero and plan["flying"][f] and near_obstacle[G.cell[b, f]]
+                n[3] += hero and plan["use_bits"]
             play.step()
     return n
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_chunked_answers_equal_the_batched_legal_moves(threads):
+@pytest.mark.parametrize("threads,bits", [(1, True), (2, True), (1, False)])
+def test_chunked_answers_equal_the_batched_legal_moves(threads, bits):
     """The chunked step's answers (heroes' card moves by a breadth-first search of the
-    compiled scope's rules, enemies' on each thread's scratch) equal the batched
-    ``legal_moves`` (the query shapes' kernel) for the same rolls, move after move."""
+    compiled scope's rules: bit sets over the padded grid, or the neighbour table;
+    enemies' on each thread's scratch) equal the batched ``legal_moves`` (the query
+    shapes' kernel) for the same rolls, move after move, on hex, square4 and square8
+    boards."""
     n = _chunked_answers(_ai_boards(range(60, 72)) + example_scenarios("dark_realms"),
-                         steps=20, B=12, seed=3, threads=threads)
+                         steps=20, B=12, seed=3, threads=threads, bits=bits)
     assert n[0] > 1000 and n[1] > 1000 and n[2] > 20, n
+    assert (n[3] > 0.8 * n[0]) if bits else n[3] == 0, n
 
 
 def _plan_off(change):
@@ -861,6 +869,7 @@ def _plan_off(change):
         plan = orig(play)
         if plan is not None:
             change(plan)
+            plan.update(sdr.plan_bits(plan))
         return plan
     off.__name__ = change.__name__
     return off
@@ -882,8 +891,15 @@ def _flyers_walk(plan):
     plan["flying"][:] = False
 
 
+def _a_grid_direction_left_out(plan):
+    if plan["grid"] is not None:
+        bpos, shifts, W = plan["grid"]
+        plan["grid"] = (bpos, shifts[:-1], W)
+
+
 @pytest.mark.parametrize("off", [_walkers_enter_obstacles, _flyers_blocked_by_obstacles,
-                                 _flyers_end_on_obstacles, _flyers_walk])
+                                 _flyers_end_on_obstacles, _flyers_walk,
+                                 _a_grid_direction_left_out])
 def test_turning_a_chunked_rule_off_fails(monkeypatch, off):
     from movecore.tools import _selfplay_dark_realms as sdr
     monkeypatch.setattr(sdr, "chunked_plan", _plan_off(off))

@@ -104,9 +104,68 @@ def dark_realms_step(mask, occ, occ0, team, cell, alive, side_of, turn_sides, mo
 # but that draw, and no [B, ...] numpy pass is made.
 
 
+@njit(nogil=True, inline="always")
+def _shift_or(src, out, k):
+    """``out |= src`` shifted by ``k`` bits (left for k > 0: towards higher bits), over
+    uint64 words, bits shifted past either end dropped."""
+    W = src.shape[0]
+    if k >= 0:
+        ws = k >> 6
+        bs = np.uint64(k & 63)
+        for w in range(W - 1, ws - 1, -1):
+            v = src[w - ws] << bs
+            if bs and w - ws - 1 >= 0:
+                v |= src[w - ws - 1] >> (np.uint64(64) - bs)
+            out[w] |= v
+    else:
+        k = -k
+        ws = k >> 6
+        bs = np.uint64(k & 63)
+        for w in range(0, W - ws):
+            v = src[w + ws] >> bs
+            if bs and w + ws + 1 < W:
+                v |= src[w + ws + 1] << (np.uint64(64) - bs)
+            out[w] |= v
+
+
+@njit(nogil=True)
+def _grow_bits(b, f, start, fly, roll, cell, alive, bpos, shifts, pass_bits, reach,
+               grow):
+    """``reach[0]``: the spaces within ``roll`` steps of ``start`` through free ones
+    (see :func:`dark_realms_queries`); ``reach[1]`` holds the free spaces."""
+    r = reach[0]
+    free = reach[1]
+    W = r.shape[0]
+    pb = pass_bits[fly]
+    for w in range(W):
+        free[w] = pb[w]
+        r[w] = 0
+    for g in range(cell.shape[1]):
+        if alive[b, g] and g != f:
+            p = bpos[cell[b, g]]
+            free[p >> 6] &= ~(np.uint64(1) << np.uint64(p & 63))
+    p = bpos[start]
+    r[p >> 6] = np.uint64(1) << np.uint64(p & 63)
+    g0 = grow[0]
+    for _ in range(roll):
+        for w in range(W):
+            g0[w] = 0
+        for d in range(shifts.shape[0]):
+            _shift_or(r, g0, shifts[d])
+        more = False
+        for w in range(W):
+            x = g0[w] & free[w]
+            if x & ~r[w]:
+                more = True
+            r[w] |= x
+        if not more:
+            break
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr, passable,
-                        may_end, mask, seen, queue, eg, es, em):
+                        may_end, mask, seen, queue, eg, es, em, use_bits, bpos, shifts,
+                        pass_bits, end_bits, alive, reach, grow):
     """The acting figures' rolled queries of games ``lo <= b < hi`` (game ``b`` acts
     when not ``done`` with ``actor[b] >= 0``): the roll ``int(rolls[b] * 6) + 1`` (as
     ``DarkRealmsGame.query_columns``); a hero's (``hero[f]``) card move of that many
@@ -121,7 +180,16 @@ def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr
     ``may_end[fly]`` (a flyer never ends on an obstacle), its own space among them: the
     batched kernel's mask for the figure's query shape (``tests/test_batch_dark_realms.py``
     compares them). ``nbr``: int32[N, K] (-1 = none); ``seen`` int32[N] (-1 between
-    calls), ``queue`` int32[N]: workspace."""
+    calls), ``queue`` int32[N]: workspace.
+
+    With ``use_bits`` (:func:`grid_bits`: the board's neighbours are its grid's, so a
+    step is a shift of a bit set over the padded grid), the search is a bit set grown
+    a layer per step: the reach, shifted by every direction's ``shifts[d]`` (int64[D]:
+    bit offsets), within the spaces free this move (``pass_bits[fly]``, uint64[2, W],
+    less the other figures' spaces: every space a figure holds is one of the game's
+    figures', ``alive``), until the roll or no growth; the ends are its bits in
+    ``end_bits[fly]`` (uint64[2, W]: no obstacle) and the start. ``bpos``: int64[N],
+    each space's bit; ``reach``, ``grow``: uint64[2, W] workspace."""
     EMPTY = np.int32(T.OCC_EMPTY)
     N = occ.shape[1]
     K = nbr.shape[1]
@@ -141,6 +209,19 @@ def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr
             continue
         fly = np.int64(flying[f])
         start = cell[b, f]
+        if use_bits:
+            _grow_bits(b, f, start, fly, roll, cell, alive, bpos, shifts, pass_bits,
+                       reach, grow)
+            r = reach[0]
+            e = reach[1]
+            for w in range(r.shape[0]):
+                e[w] = r[w] & end_bits[fly, w]
+            ps = bpos[start]
+            e[ps >> 6] |= np.uint64(1) << np.uint64(ps & 63)
+            for c in range(N):
+                p = bpos[c]
+                mask[b, c] = np.uint8((e[p >> 6] >> np.uint64(p & 63)) & np.uint64(1))
+            continue
         seen[start] = 0
         queue[0] = start
         head = 0
@@ -259,9 +340,76 @@ def chunked_plan(play):
     dists = per_thread(n_chunks, (n,), np.int64)
     for c in range(1, n_chunks):
         ai._thread_args(c)          # (each thread's enemy AI scratch, made here)
-    return dict(hero=hero, flying=flying, passable=passable, may_end=may_end, nbr=nbr,
+    plan = dict(hero=hero, flying=flying, passable=passable, may_end=may_end, nbr=nbr,
                 seen=seen, queue=queue, lists=lists, counts=counts, dists=dists,
-                n_chunks=n_chunks, rolls=np.full(B, np.nan))
+                n_chunks=n_chunks, rolls=np.full(B, np.nan),
+                grid=grid_bits(root.board, G._occ0, G._cell0))
+    plan.update(plan_bits(plan))
+    return plan
+
+
+def grid_bits(board, occ0, cell0):
+    """The padded grid of ``board`` as bits, or None: ``(bpos, shifts, W)``, each
+    space's bit (its column times the column's length plus one, plus its row: the
+    spare bit per column keeps a step off the board from wrapping onto another space),
+    each grid direction's bit offset, the uint64 words. None unless every space's
+    neighbours (``board.nbr``) are exactly the spaces one direction's offset away, and
+    the root's occupied spaces are exactly its figures' (so a game's figures' spaces
+    are its occupancy)."""
+    dirs = {"hex": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)),
+            "square4": ((1, 0), (-1, 0), (0, 1), (0, -1)),
+            "square8": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1),
+                        (-1, 1))}.get(board.kind)
+    n = board.n_cells
+    if dirs is None or n == 0:
+        return None
+    xy = np.asarray(board.coords, np.int64)
+    lo = xy.min(0)
+    span = xy.max(0) - lo + 1
+    S = int(span[1]) + 1
+    nbits = int(span[0]) * S
+    if nbits > 1 << 16:
+        return None
+    bpos = (xy[:, 0] - lo[0]) * S + (xy[:, 1] - lo[1])
+    at = np.full(nbits, -1, np.int64)
+    at[bpos] = np.arange(n)
+    shifts = np.array([dx * S + dy for dx, dy in dirs], np.int64)
+    for c in range(n):
+        p = bpos[c] + shifts
+        got = {int(at[q]) for q in p[(p >= 0) & (p < nbits)] if at[q] >= 0}
+        if got != {int(v) for v in board.nbr[c] if v >= 0}:
+            return None
+    held = np.flatnonzero(np.asarray(occ0) != T.OCC_EMPTY)
+    if sorted(held.tolist()) != sorted(int(c) for c in cell0 if c >= 0):
+        return None
+    return bpos, shifts, -(-nbits // 64)
+
+
+def _bits(rows, bpos, W) -> np.ndarray:
+    """uint64[len(rows), W]: each row's spaces (nonzero entries) as bits."""
+    out = np.zeros((len(rows), W), np.uint64)
+    for i, row in enumerate(rows):
+        for c in np.flatnonzero(row).tolist():
+            out[i, bpos[c] >> 6] |= np.uint64(1) << np.uint64(bpos[c] & 63)
+    return out
+
+
+def plan_bits(plan) -> dict:
+    """The bit sets of the plan's ``passable`` and ``may_end`` rows over its grid (none
+    without one: the breadth-first search over the neighbour table)."""
+    n_chunks = plan["n_chunks"]
+    if plan["grid"] is None:
+        z = np.zeros((2, 1), np.uint64)
+        return dict(use_bits=False, bpos=np.zeros(1, np.int64),
+                    shifts=np.zeros(0, np.int64), pass_bits=z, end_bits=z,
+                    reach=[z.copy() for _ in range(n_chunks)],
+                    grow=[z.copy() for _ in range(n_chunks)])
+    bpos, shifts, W = plan["grid"]
+    return dict(use_bits=True, bpos=bpos, shifts=shifts,
+                pass_bits=_bits(plan["passable"], bpos, W),
+                end_bits=_bits(plan["may_end"], bpos, W),
+                reach=[np.zeros((2, W), np.uint64) for _ in range(n_chunks)],
+                grow=[np.zeros((2, W), np.uint64) for _ in range(n_chunks)])
 
 
 def draw_rolls(play, plan) -> np.ndarray:
@@ -287,7 +435,9 @@ def answer_chunk(play, plan, c: int, rolls) -> int:
     ne = dark_realms_queries(lo, hi, rolls, play.done, play.actor, plan["hero"],
                              plan["flying"], G.cell, G.occ, plan["nbr"], plan["passable"],
                              plan["may_end"], mask, plan["seen"][c], plan["queue"][c], eg,
-                             es, em)
+                             es, em, plan["use_bits"], plan["bpos"], plan["shifts"],
+                             plan["pass_bits"], plan["end_bits"], G.alive, plan["reach"][c],
+                             plan["grow"][c])
     if ne:
         st = kernel()(eg[:ne], es[:ne], em[:ne], G.occ, G.cell, G.alive,
                       *ai._thread_args(c).values(), mask, cost, stop, _NO_PEN, False)
