@@ -421,7 +421,7 @@ def draw_rolls(play, plan) -> np.ndarray:
     return rolls
 
 
-def answer_chunk(play, plan, c: int, rolls) -> int:
+def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
     """The legal ends of chunk ``c``'s acting figures for ``rolls`` (:func:`draw_rolls`)
     into ``play._out``'s mask: the heroes' by :func:`dark_realms_queries`, the enemies'
     by the compiled enemy AI on thread ``c``'s scratch. Returns the enemy moves."""
@@ -429,7 +429,8 @@ def answer_chunk(play, plan, c: int, rolls) -> int:
     G = play.games
     ai = G._compiled
     B, n_chunks = play.B, plan["n_chunks"]
-    lo, hi = (B * c) // n_chunks, (B * (c + 1)) // n_chunks
+    if lo is None:
+        lo, hi = (B * c) // n_chunks, (B * (c + 1)) // n_chunks
     mask, cost, stop = play._out
     eg, es, em = plan["lists"][c]
     ne = dark_realms_queries(lo, hi, rolls, play.done, play.actor, plan["hero"],
@@ -438,7 +439,7 @@ def answer_chunk(play, plan, c: int, rolls) -> int:
                              es, em, plan["use_bits"], plan["bpos"], plan["shifts"],
                              plan["pass_bits"], plan["end_bits"], G.alive, plan["reach"][c],
                              plan["grow"][c])
-    if ne:
+    if ne or lo == hi:
         st = kernel()(eg[:ne], es[:ne], em[:ne], G.occ, G.cell, G.alive,
                       *ai._thread_args(c).values(), mask, cost, stop, _NO_PEN, False)
         if st < 0:  # pragma: no cover (ends hold one column per cell)
@@ -456,16 +457,24 @@ def _step_chunked(play, kind: int, plan) -> int:
     greedy = play.policy == "greedy"
     answered = [0] * n_chunks
 
-    def run(c):
-        answered[c] = answer_chunk(play, plan, c, rolls)
+    def run(c, lo=None, hi=None):
+        if lo is None:
+            lo, hi = (B * c) // n_chunks, (B * (c + 1)) // n_chunks
+        answered[c] = answer_chunk(play, plan, c, rolls, lo, hi)
         cnt = plan["counts"][c]
         cnt[:] = 0
-        dark_realms_chunk((B * c) // n_chunks, (B * (c + 1)) // n_chunks, mask, G.occ,
-                          G._occ0, G.team, G.cell, G.alive, play.side_of, play.turn_sides,
-                          play.movers, play.turn, play.actor, play.done, play.nbr,
-                          play.coords, kind, greedy, play._key, tick, play.max_turns,
-                          G._cell0, plan["dists"][c], cnt)
+        dark_realms_chunk(lo, hi, mask, G.occ, G._occ0, G.team, G.cell, G.alive,
+                          play.side_of, play.turn_sides, play.movers, play.turn,
+                          play.actor, play.done, play.nbr, play.coords, kind, greedy,
+                          play._key, tick, play.max_turns, G._cell0, plan["dists"][c],
+                          cnt)
 
+    if n_chunks > 1 and not plan.get("loaded"):
+        # the compiled calls made (or loaded from the cache) once on this thread, on
+        # no game, before the threads call them at once: two threads' first calls
+        # would each load them, and the code one of them loads is thrown away
+        run(0, 0, 0)
+        plan["loaded"] = True
     if n_chunks == 1:
         run(0)
     else:
