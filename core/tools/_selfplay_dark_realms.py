@@ -8,7 +8,7 @@ come from one batched ``legal_moves`` over the arrays (heroes' card moves in the
 batched kernel call, enemies' AI moves in the compiled enemy AI over the batch, any
 other query on a restored position), and the rest of the step -- the policy's choice,
 the move, the removal coin, the next actor and the restart of finished games -- is one
-compiled call over the batch (:func:`dark_realms_step`), no longer numpy passes and
+compiled call over the batch (:func:`dark_realms_chunk`), no longer numpy passes and
 Python loops per step. Where every moving figure's rolled query stays in the compiled
 scope (the bundled examples), the whole step runs instead per thread on its own chunk
 of games (:func:`chunked_plan`, "the chunked step" below): no batched ``legal_moves``,
@@ -27,69 +27,6 @@ from ..batch import QueryColumns, per_thread
 from ..kernels import _types as T
 from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,
                            _uniform)
-
-
-@njit(cache=True, nogil=True)
-def dark_realms_step(mask, occ, occ0, team, cell, alive, side_of, turn_sides, movers, turn,
-                     actor, done, nbr, coords, kind, greedy, u, max_turns, cell0, dist,
-                     restarted, counts):
-    """One move in every unfinished game of the batch from its legal ends ``mask[b]``
-    (see the module docstring); ``counts``: move generations, moves, turns begun, games
-    finished (added to); ``restarted[b]``: game ``b`` finished and restarted."""
-    EMPTY = np.int32(T.OCC_EMPTY)
-    N = occ.shape[1]
-    F = cell.shape[1]
-    B = occ.shape[0]
-    n_all_sides = 0
-    for f in range(F):
-        n_all_sides = max(n_all_sides, side_of[f] + 1)
-    for b in range(B):
-        if done[b] or actor[b] < 0:
-            continue
-        f = actor[b]
-        counts[0] += 1                      # a move generation
-        n = 0
-        for c in range(N):
-            n += mask[b, c] != 0
-        # ---------------------------------------------------------- the policy
-        pick = _policy_pick(mask[b], n, greedy, u[b, 0], dist, coords, cell, alive,
-                            side_of, kind, b, side_of[f])
-        # ---------------------------------------------------------- the move
-        if pick >= 0:
-            occ[b, cell[b, f]] = EMPTY
-            occ[b, pick] = team[f]
-            cell[b, f] = pick
-            counts[1] += 1
-            if u[b, 1] < 0.5:               # remove one adjacent enemy
-                g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick, u[b, 2])
-                if g >= 0:
-                    occ[b, cell[b, g]] = EMPTY
-                    cell[b, g] = -1
-                    alive[b, g] = False
-                    if _n_sides(alive, side_of, n_all_sides, b) < 2:
-                        done[b] = True
-                        continue
-        # ---------------------------------------------------------- next actor
-        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
-                             max_turns, n_all_sides, b, False, counts)
-    # ---------------------------------------------------------- autoreset
-    for b in range(B):
-        restarted[b] = done[b]
-        if not done[b]:
-            continue
-        counts[3] += 1
-        for c in range(N):
-            occ[b, c] = occ0[c]
-        for g in range(F):
-            cell[b, g] = cell0[g]
-            alive[b, g] = cell0[g] >= 0
-        done[b] = False
-        turn[b] = 0
-        actor[b] = -1
-        counts[2] += 1
-        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
-                             max_turns, n_all_sides, b, False, counts)
-    return 0
 
 
 # ------------------------------------------------------------------ the chunked step
@@ -250,10 +187,12 @@ def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr
 @njit(cache=True, nogil=True, _nrt=False)
 def dark_realms_chunk(lo, hi, mask, occ, occ0, team, cell, alive, side_of, turn_sides,
                       movers, turn, actor, done, nbr, coords, kind, greedy, key, tick,
-                      max_turns, cell0, dist, counts):
-    """:func:`dark_realms_step` on games ``lo <= b < hi`` with the step's random
-    numbers drawn here (``_vecgame._uniform(key, (tick * B + b) * 3 + j)``: what
-    ``BatchedPlay._uniforms`` gives), finished games restarted at once."""
+                      max_turns, cell0, dist, restarted, counts):
+    """One move in every unfinished game ``lo <= b < hi`` from its legal ends
+    ``mask[b]`` (see the module docstring), the step's random numbers drawn here
+    (``_vecgame._uniform(key, (tick * B + b) * 3 + j)``: what ``BatchedPlay._uniforms``
+    gives), then the games that finished restart at once (``restarted[b]`` True).
+    ``counts``: move generations, moves, turns begun, games finished (added to)."""
     EMPTY = np.int32(T.OCC_EMPTY)
     N = occ.shape[1]
     F = cell.shape[1]
@@ -291,6 +230,7 @@ def dark_realms_chunk(lo, hi, mask, occ, occ0, team, cell, alive, side_of, turn_
         _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
                              max_turns, n_all_sides, b, False, counts)
     for b in range(lo, hi):
+        restarted[b] = done[b]
         if not done[b]:
             continue
         counts[3] += 1
@@ -342,7 +282,7 @@ def chunked_plan(play):
         ai._thread_args(c)          # (each thread's enemy AI scratch, made here)
     plan = dict(hero=hero, flying=flying, passable=passable, may_end=may_end, nbr=nbr,
                 seen=seen, queue=queue, lists=lists, counts=counts, dists=dists,
-                n_chunks=n_chunks, rolls=np.full(B, np.nan),
+                n_chunks=n_chunks, rolls=np.full(B, np.nan), restarted=np.zeros(B, bool),
                 grid=grid_bits(root.board, G._occ0, G._cell0))
     plan.update(plan_bits(plan))
     return plan
@@ -467,7 +407,7 @@ def _step_chunked(play, kind: int, plan) -> int:
                           play.side_of, play.turn_sides, play.movers, play.turn,
                           play.actor, play.done, play.nbr, play.coords, kind, greedy,
                           play._key, tick, play.max_turns, G._cell0, plan["dists"][c],
-                          cnt)
+                          plan["restarted"], cnt)
 
     if n_chunks > 1 and not plan.get("loaded"):
         # the compiled calls made (or loaded from the cache) once on this thread, on
@@ -488,7 +428,8 @@ def _step_chunked(play, kind: int, plan) -> int:
     G._compiled.answered += sum(answered)
     gens, moves, turns, games = np.sum(plan["counts"], axis=0).tolist()
     if games and G._live:   # (live positions a caller's own queries made: a restarted
-        G._live.clear()     # game's figures come back, as ``G.reset``; made anew)
+        for b in np.flatnonzero(plan["restarted"]).tolist():   # game's figures come
+            G._live.pop(b, None)                               # back, as ``G.reset``
     c = play.counts
     c["generations"] += gens
     c["moves"] += moves
@@ -501,8 +442,8 @@ def step(play, kind: int) -> int:
     """``BatchedPlay``'s step on Dark Realms' arrays (``play.fused``): in chunks of
     games per thread where the moving figures' queries stay in the compiled scope (see
     "the chunked step" above); else the rolled queries in array form and one batched
-    ``legal_moves``, then the rest of the step in one compiled call
-    (:func:`dark_realms_step`). ``kind``: the grid distance code of
+    ``legal_moves``, then the rest of the step in one compiled call over the batch
+    (:func:`dark_realms_chunk`). ``kind``: the grid distance code of
     ``selfplay_step``."""
     plan = getattr(play, "_drplan", False)
     if plan is False:
@@ -512,21 +453,18 @@ def step(play, kind: int) -> int:
     G = play.games
     fz = getattr(play, "_fz", None)
     if fz is None:
-        u = np.empty((play.B, 3))
-        counts = np.zeros(4, np.int64)
-        dist = np.zeros(len(play.coords), np.int64)
-        restarted = np.zeros(play.B, bool)
-        args = (G.occ, G._occ0, np.ascontiguousarray(G.team, T.INDEX), G.cell, G.alive,
-                play.side_of, play.turn_sides, play.movers, play.turn, play.actor,
-                play.done, play.nbr, play.coords, kind, play.policy == "greedy", u,
-                play.max_turns, G._cell0, dist, restarted, counts)
-        fz = play._fz = (counts, u, restarted, args)
-    counts, u, restarted, args = fz
+        fz = play._fz = (np.zeros(4, np.int64), np.zeros(play.B, bool),
+                         np.zeros(len(play.coords), np.int64))
+    counts, restarted, dist = fz
     act = np.where(play.done, -1, play.actor)
     mask = G.legal_moves(act, queries=play._rolled_queries(act), out=play._out)[0]
-    u[:] = play._uniforms()     # the step's numbers, as the array path reads them
     counts[:] = 0
-    dark_realms_step(mask, *args)
+    dark_realms_chunk(0, play.B, mask, G.occ, G._occ0, G.team, G.cell, G.alive,
+                      play.side_of, play.turn_sides, play.movers, play.turn, play.actor,
+                      play.done, play.nbr, play.coords, kind, play.policy == "greedy",
+                      play._key, int(play._tick[0]), play.max_turns, G._cell0, dist,
+                      restarted, counts)
+    play._tick[0] += 1      # (the step's numbers: ``BatchedPlay._uniforms``')
     if G._live:       # (a restarted game's figures come back: as ``G.reset``)
         for b in np.flatnonzero(restarted).tolist():
             G._live.pop(b, None)
