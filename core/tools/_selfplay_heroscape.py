@@ -34,7 +34,7 @@ from ..batch import per_thread
 from ..games.heroscape._batch import _move_one, _spaces
 from ..kernels import _types as T
 from ..kernels._types import CACHE
-from ..reach.compiled import is_plain, reach1_general, reach1_plain
+from ..reach.compiled import reach1_general
 from ..rl._vecgame import (_adjacent, _grid_distance, _n_sides, _policy_pick,
                            _selfplay_next_actor, _uniform)
 
@@ -96,7 +96,7 @@ def kept_tables(G) -> tuple:
     whether it is an end (a free arrival passes it as an empty space; a stopped one is
     never pushed there, nor expanded anywhere). Kinds that break that (friends that may
     be ended on, a zone of control, per-cell shapes) get none."""
-    from ..reach.compiled import is_plain, reach1_general, reach1_plain
+    from ..reach.compiled import reach1_general
     N = G.occ.shape[1]
     F = G.F
     kept_at = np.full(F, -1, np.int64)
@@ -123,21 +123,16 @@ def kept_tables(G) -> tuple:
             continue
         if (sh, bud) not in sets:
             code = int(pk[T.P_TEAM])
-            plain = bool(is_plain(blob, qf, zc, pk))
-            kernel = reach1_plain if plain else reach1_general
             ublob, uqf = _unstopped(blob, qf)
             near = np.full((N, N), 255, np.uint8)
             row = np.full(N, EMPTY, np.int32)
             for s in range(N):
                 row[s] = code
                 query[0, 0], query[0, 1] = s, bud
-                m = kernel(blob, row, qf, zc, pk, buf, ends, query, 0, 0)
+                m = reach1_general(blob, row, qf, zc, pk, buf, ends, query, 0, 0)
                 if m < 0:  # pragma: no cover (ends hold one column per cell)
                     raise RuntimeError(f"movecore: kernel status {m}")
-                part = ends[:, :m].copy()
-                if plain:           # (a plain query never stops: no stopped row)
-                    part[2] = 0
-                parts.append(part)
+                parts.append(ends[:, :m].copy())
                 at += m
                 ptrs.append(at)
                 m = reach1_general(ublob, row, uqf, zc, pk, buf, ends, query, 0, 0)
@@ -351,11 +346,9 @@ def step_kernel():
                 qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
                 zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
                 pk = params[sh]
-                plain = is_plain(blob, qf, zc, pk)
-                if plain:
-                    m = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
-                else:
-                    m = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+                # (the general kernel, for a plain query too: the same ends and
+                # costs, no stop; one kernel linked in, not two: compile time)
+                m = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
                 if m < 0:
                     return m
                 for i in range(m):
@@ -364,7 +357,7 @@ def step_kernel():
                         n += 1
                     mask[b, c] = 1
                     cost[b, c] = ends[1, i]
-                    if not plain and ends[2, i] != 0:
+                    if ends[2, i] != 0:
                         stop[b, c] = stop_code[sh, c]
             # ------------------------------------------------------ the policy
             s = side_of[f]
