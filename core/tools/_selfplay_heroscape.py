@@ -4,7 +4,9 @@
 (:mod:`movecore.games.heroscape._batch`): per game, in one compiled call per thread
 (:func:`step_kernel`), the acting figure's legal ends -- a one-space figure's from the
 packed kernel of its kind of mover on the game's occupant row, with its kind's stop
-codes; a two-space figure's from the layout's compiled call
+codes (or, where no figure but friends it passes stands within its reach, from its
+kind's kept ends on the empty battlefield less the friends' spaces:
+:func:`kept_tables`); a two-space figure's from the layout's compiled call
 (:func:`movecore.games.heroscape._batch_doubles.doubles_kernel`, linked in, with
 scratch of its own per thread) -- written into the game's row of the step's dense
 answer (``BatchedPlay._out``: what ``BatchedGames.legal_moves`` answers), the policy's
