@@ -65,6 +65,191 @@ def draw_rows(rng, rows, out):
     return 0
 
 
+#: the game's own planes of the observation (``draw_obs``'s ``gmode``)
+PLANES_NONE, PLANES_ENGAGED, PLANES_ROLL, PLANES_DOORS = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive, cell,
+             large, orient, swap, hw, rel, acting, actor, moved, a_mask, a_cost, a_stop,
+             lead, double, turn, max_turns, valid, gmode, sp, sadj, level, height, side_of,
+             a_roll, over, doors, door_cells):
+    """Every game's observation into ``o`` (float32[B, C * HW]; see the module
+    docstring for the planes), from scratch (``fresh``: the static planes written, the
+    rest zeroed) or **kept** (``record``, not ``fresh``: ``o`` holds what this call
+    drew last time; the places it listed then are cleared and the new ones written,
+    the turn plane and the game's dense planes rewritten where what they show changed).
+
+    Kept bookkeeping (written where ``record``): ``drawn`` int32[B, >= 3 F K + K +
+    3 HW], the offsets of ``o[b]`` written off zero in the sparse planes (figures,
+    acting, moved, ends, engaged; an end's three planes listed once per lead cell),
+    ``n_drawn`` int64[B] how many; ``orec`` int64[B, 2]: the turn the turn plane shows
+    and the state the game's dense planes show (Dark Realms: the roll, -1 once over;
+    Descent: the doors' bits). A fresh draw lists every place it writes, so a kept
+    draw can follow it.
+
+    ``cell`` int32[B, F] (``alive`` bool[B, F]); ``orient``/``swap``: a Descent
+    turned base's place ids (``large``); ``hw`` int64[F, P, K] each place's cells;
+    ``rel`` int64[F] the side plane; ``acting`` bool[B] (the learner acts, ``actor``
+    int64[B] its figure); ``a_mask``/``a_cost``/``a_stop`` [B, P] the kept answer;
+    ``lead`` int64[F, P]; ``double`` bool[F] (places share lead cells: the larger cost
+    drawn); ``valid`` float32[HW]; ``gmode`` the game's planes from plane ``k``
+    (``PLANES_*``): engaged (``sp`` int64[B, F, 2] spaces, ``sadj``, ``level``,
+    ``height``), the roll (``a_roll``, ``over``) or the doors (``doors`` int64[B]
+    bits, ``door_cells`` int64[n_doors, m], -1 padded). Allocates nothing."""
+    B = o.shape[0]
+    F = alive.shape[1]
+    K = hw.shape[2]
+    P = a_mask.shape[1]
+    SHW = S * HW
+    for b in range(B):
+        nd = 0
+        if fresh:
+            for i in range(SHW):
+                o[b, i] = static[i]
+            for i in range(SHW, o.shape[1]):
+                o[b, i] = 0.0
+        else:
+            for j in range(n_drawn[b]):
+                o[b, drawn[b, j]] = 0.0
+        # the figures (every cell of each one's place), by side
+        for f in range(F):
+            if not alive[b, f]:
+                continue
+            c = max(cell[b, f], 0)
+            if large and orient[b, f] != 0:
+                c = swap[f, c]
+            for kk in range(K):
+                h = hw[f, c, kk]
+                if h < 0:
+                    continue
+                off = (S + rel[f]) * HW + h
+                o[b, off] = 1.0
+                if record:
+                    drawn[b, nd] = off
+                    nd += 1
+                if acting[b] and f == actor[b]:
+                    off = d * HW + h
+                    o[b, off] = 1.0
+                    if record:
+                        drawn[b, nd] = off
+                        nd += 1
+                if acting[b] and moved[b, f]:
+                    off = (d + 1) * HW + h
+                    o[b, off] = 1.0
+                    if record:
+                        drawn[b, nd] = off
+                        nd += 1
+        if acting[b]:
+            # the acting figure's ends at their lead cells: costs scaled by the largest
+            f = actor[b]
+            top = 0
+            for p in range(P):
+                if a_mask[b, p] and a_cost[b, p] > top:
+                    top = a_cost[b, p]
+            scale = 1.0 / top if top > 0 else 1.0
+            turned = large and orient[b, f] != 0
+            two = double[f] or large
+            for p in range(P):
+                if not a_mask[b, p]:
+                    continue
+                lh = lead[f, swap[f, p] if turned else p]
+                if lh < 0:
+                    continue
+                o2 = (d + 2) * HW + lh
+                if record and o[b, o2] == 0.0:
+                    drawn[b, nd] = o2
+                    drawn[b, nd + 1] = o2 + HW
+                    drawn[b, nd + 2] = o2 + 2 * HW
+                    nd += 3
+                o[b, o2] = 1.0
+                cs = np.float32(a_cost[b, p] * scale)
+                # (places sharing a lead cell come by cost: the last row's, the largest)
+                if not two or cs > o[b, o2 + HW]:
+                    o[b, o2 + HW] = cs
+                if a_stop[b, p] != 0:
+                    o[b, o2 + 2 * HW] = 1.0
+        if fresh or orec[b, 0] != turn[b]:
+            v = np.float32(turn[b] / max_turns)
+            base = (d + 5) * HW
+            for i in range(HW):
+                o[b, base + i] = valid[i] * v
+        if record:
+            orec[b, 0] = turn[b]
+        if gmode == 1:      # Heroscape: the engaged figures (heights considered)
+            for f in range(F):
+                if not alive[b, f]:
+                    continue
+                eng = False
+                for g in range(F):
+                    if eng:
+                        break
+                    if not alive[b, g] or side_of[g] == side_of[f]:
+                        continue
+                    for x in range(sp.shape[2]):
+                        cf = sp[b, f, x]
+                        if cf < 0:
+                            continue
+                        for y in range(sp.shape[2]):
+                            cg = sp[b, g, y]
+                            if cg >= 0 and sadj[cf, cg] and \
+                                    level[cf] - level[cg] < height[g] and \
+                                    level[cg] - level[cf] < height[f]:
+                                eng = True
+                if not eng:
+                    continue
+                c = max(cell[b, f], 0)
+                for kk in range(K):
+                    h = hw[f, c, kk]
+                    if h >= 0:
+                        off = k * HW + h
+                        o[b, off] = 1.0
+                        if record:
+                            drawn[b, nd] = off
+                            nd += 1
+        elif gmode == 2:    # Dark Realms: the acting figure's roll / 12 (0 once over)
+            state = a_roll[b] if over[b] == 0 else -1
+            if fresh or orec[b, 1] != state:
+                v = np.float32(a_roll[b] / 12)
+                for i in range(HW):
+                    o[b, k * HW + i] = valid[i] * v if state >= 0 else 0.0
+            if record:
+                orec[b, 1] = state
+        elif gmode == 3:    # Descent: the doors' squares, closed and open
+            if fresh or orec[b, 1] != doors[b]:
+                for i in range(2 * HW):
+                    o[b, k * HW + i] = 0.0
+                for j in range(door_cells.shape[0]):
+                    plane = k + 1 if (doors[b] >> j) & 1 == 1 else k
+                    for c in door_cells[j]:
+                        if c >= 0:
+                            o[b, plane * HW + c] = 1.0
+            if record:
+                orec[b, 1] = doors[b]
+        if record:
+            n_drawn[b] = nd
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def draw_mask(out, acting, actor, a_mask, env_base, end_turn, large, orient, swap):
+    """int8[B, A] ``out``: the learner's mask where it acts (``acting`` bool[B], its
+    figure ``actor``), zeros elsewhere: the end of the turn and each usable end of the
+    kept answer (``a_mask`` bool[B, P]) at ``env_base[f]`` + its env place id."""
+    for b in range(out.shape[0]):
+        for a in range(out.shape[1]):
+            out[b, a] = 0
+        if not acting[b]:
+            continue
+        out[b, end_turn] = 1
+        f = actor[b]
+        turned = large and orient[b, f] != 0
+        for p in range(a_mask.shape[1]):
+            if a_mask[b, p]:
+                out[b, env_base[f] + (swap[f, p] if turned else p)] = 1
+    return 0
+
+
 def why_not(one, kwargs) -> str | None:
     """Why this backend does not take the environment (None: it does)."""
     s = one._s
@@ -241,6 +426,35 @@ class BatchedSteps:
         self.doors = None
         if s.game == "descent":
             self.doors = [np.asarray(c, np.int64) for c in lay.extra["doors"]]
+        # the observation kernel's views (draw_obs) and the kept draw's bookkeeping
+        self._no_orient = np.zeros((1, 1), np.uint8)      # (as _DescentBatch.orient)
+        self._no_sp = np.zeros((1, 1, 2), np.int64)
+        self._no_doors = np.zeros(1, np.int64)
+        K = self.hw.shape[2]
+        self._gmode = PLANES_ENGAGED if self.engage is not None else \
+            PLANES_ROLL if self.rolled else PLANES_DOORS if self.doors is not None else \
+            PLANES_NONE
+        if self.engage is not None:
+            sadj, level, height, _ = self.engage
+            self._eng_tables = (np.ascontiguousarray(sadj), level, height)
+        else:
+            self._eng_tables = (np.zeros((1, 1), bool), np.zeros(1, np.int64),
+                                np.zeros(F, np.int64))
+        dc = self.doors or []
+        self._door_cells = np.full((len(dc), max([len(c) for c in dc], default=0)), -1,
+                                   np.int64)
+        for j, c in enumerate(dc):
+            self._door_cells[j, :len(c)] = c
+        room = 3 * F * K + K + 3 * self.HW
+
+        def rec():      # offsets written off zero, how many, (turn, game planes) shown
+            return (np.zeros((B, room), np.int32), np.zeros(B, np.int64),
+                    np.full((B, 2), -2, np.int64))
+
+        self._rec = rec()
+        self._rec_scratch = (np.zeros((1, 1), np.int32), np.zeros(1, np.int64),
+                             np.zeros((1, 2), np.int64))     # (a fresh draw reads none)
+        self._kept_ready = False
         i64 = np.int64
         self.turn = np.zeros(B, i64)
         self.side = np.full(B, -1, i64)
@@ -595,81 +809,32 @@ class BatchedSteps:
 
     def mask(self, out) -> None:
         """int8[B, A]: the learner's mask where it acts, zeros elsewhere."""
-        out[:] = 0
-        b = np.flatnonzero(self.learner_acting())
-        if not len(b):
-            return
-        out[b, self.end_turn] = 1
-        r, p = np.nonzero(self.a_mask[b])
-        f = self.actor[b[r]]
-        out[b[r], self.env_base[f] + self._env_places(b[r], f, p)] = 1
+        draw_mask(out, self.learner_acting(), self.actor, self.a_mask, self.env_base,
+                  self.end_turn, self.large, self._orient(), self.swap)
 
-    def observe(self, out) -> None:
-        """float32[B, C, H*W] (``out``): every game's observation (the learner's)."""
+    def _orient(self) -> np.ndarray:
+        return self.game.orient if self.large else self._no_orient
+
+    def observe(self, out, kept: bool = False) -> None:
+        """float32[B, C, H*W] (``out``): every game's observation (the learner's),
+        drawn from scratch; ``kept``: ``out`` is the kept buffer, which holds what the
+        last kept draw wrote, updated only where it changes (:func:`draw_obs`; the
+        first kept draw is a fresh one)."""
         B, G = self.B, self.G
-        o = out.reshape(B, self.C, self.HW)
-        o[:, :self.S] = self.static[None]
-        o[:, self.S:] = 0.0
-        alive = G.alive
-        slots = np.broadcast_to(np.arange(self.F)[None], (B, self.F))
-        cell = self._env_places(np.arange(B)[:, None], slots, np.maximum(G.cell, 0))
-        hwk = np.where(alive[:, :, None], self.hw[slots, cell], -1)   # [B, F, K]
-        bb, ff, kk = np.nonzero(hwk >= 0)
-        o[bb, self.S + self.rel[ff], hwk[bb, ff, kk]] = 1.0
-        d = self.d
-        act = np.flatnonzero(self.learner_acting())
-        if len(act):
-            f = self.actor[act]
-            h = hwk[act, f]                                          # [R, K]
-            r, kk = np.nonzero(h >= 0)
-            o[act[r], d, h[r, kk]] = 1.0
-            mb, mf, kk = np.nonzero(self.moved[act][:, :, None] & (hwk[act] >= 0))
-            o[act[mb], d + 1, hwk[act[mb], mf, kk]] = 1.0
-            m = self.a_mask[act]
-            cost = np.where(m, self.a_cost[act], 0)
-            top = cost.max(1)
-            scale = np.where(top > 0, 1.0 / np.maximum(top, 1), 1.0)
-            r, p = np.nonzero(m)
-            lh = self.lead[f[r], self._env_places(act[r], f[r], p)]
-            keep = lh >= 0
-            r, p, lh = r[keep], p[keep], lh[keep]
-            g = act[r]
-            o[g, d + 2, lh] = 1.0
-            cs = (self.a_cost[act[r], p] * scale[r]).astype(np.float32)
-            o[g, d + 3, lh] = cs
-            st = self.a_stop[act[r], p] != 0
-            o[g[st], d + 4, lh[st]] = 1.0
-            # a double's placements share lead cells, and so do a Descent turning base's
-            # two orientations at one anchor: the cost drawn there is the last row's,
-            # and the rows come by cost (then pair, or orientation): the largest
-            two = self.double[f[r]] | self.large
-            if two.any():
-                np.maximum.at(o[:, d + 3], (g[two], lh[two]), cs[two])
-        frac = (self.turn / self.max_turns).astype(np.float32)
-        o[:, d + 5] = self.valid[None] * frac[:, None]
-        k = d + 6
-        if self.engage is not None:      # Heroscape: the engaged figures' cells
-            sadj, level, height, Ns = self.engage
-            sp = G.spaces(np.arange(B))                              # [B, F, 2]
-            c = np.where(sp >= 0, sp, Ns)
-            lc = level[c]
-            near = sadj[c[:, :, None, :, None], c[:, None, :, None, :]]   # [B,F,F,2,2]
-            ok = near & (lc[:, :, None, :, None] - lc[:, None, :, None, :] <
-                         height[None, None, :, None, None]) & \
-                (lc[:, None, :, None, :] - lc[:, :, None, :, None] <
-                 height[None, :, None, None, None])
-            foe = alive[:, :, None] & alive[:, None, :] & \
-                (self.side_of[:, None] != self.side_of[None, :])[None]
-            eng = (ok.any((3, 4)) & foe).any(2)                       # [B, F]
-            eb, ef, kk = np.nonzero(eng[:, :, None] & (hwk >= 0))
-            o[eb, k, hwk[eb, ef, kk]] = 1.0
-        if self.rolled:     # the acting figure's rolled Move / 12 (not once over)
-            live = np.flatnonzero(self.over == 0)
-            v = (self.a_roll[live] / 12).astype(np.float32)
-            o[live, k] = self.valid[None] * v[:, None]
-        if self.doors is not None:
-            bits = self.game.doors
-            for j, cells in enumerate(self.doors):
-                is_open = (bits >> j) & 1 == 1
-                o[np.flatnonzero(~is_open)[:, None], k, cells[None]] = 1.0
-                o[np.flatnonzero(is_open)[:, None], k + 1, cells[None]] = 1.0
+        o = out.reshape(B, self.C * self.HW)
+        sp = G.spaces(np.arange(B)) if self.engage is not None else self._no_sp
+        if kept:
+            fresh, rec = not self._kept_ready, self._rec
+            self._kept_ready = True
+        else:
+            fresh, rec = True, self._rec_scratch
+        draw_obs(o, fresh, kept, *rec, self.static.reshape(-1), self.S, self.HW, self.d,
+                 self.d + 6, G.alive, G.cell, self.large, self._orient(), self.swap,
+                 self.hw, self.rel, self.learner_acting(), self.actor, self.moved,
+                 self.a_mask, self.a_cost, self.a_stop, self.lead, self.double, self.turn,
+                 self.max_turns, self.valid, self._gmode, sp, *self._eng_tables,
+                 self.side_of, self.a_roll, self.over, self._doors_bits(),
+                 self._door_cells)
+
+    def _doors_bits(self) -> np.ndarray:
+        return self.game.doors if self.doors is not None else self._no_doors

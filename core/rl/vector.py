@@ -365,7 +365,7 @@ class MovecoreVectorEnv(VectorEnv):
         """The numpy-driven backend's observations and masks after a step or reset,
         kept in ``_obs`` / ``_mask``; returns what ``step`` and ``reset`` hand out."""
         self._np.mask(self._mask)
-        self._np.observe(self._obs)
+        self._np.observe(self._obs, kept=True)
         c = self.counts
         c["moves"], c["generations"] = self._np.counts
         return (self._obs.copy() if self.copy else self._obs_ro), self._mask.copy()
