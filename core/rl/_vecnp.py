@@ -65,6 +65,102 @@ def draw_rows(rng, rows, out):
     return 0
 
 
+@njit(cache=True, nogil=True)
+def advance_select(rows, alive, side_of, movers, turn_sides, n_all, max_turns, turn, side,
+                   nxt, actor, over, moved, ask, g_out):
+    """``Match._advance``'s search in games ``rows`` (int64[R]), with no answer asked:
+    the next figure slot of the side to move, at or after ``nxt[b]``, in play and one
+    that moves, starting turns where none is left (the side, the turn, ``nxt`` = 0, no
+    figure moved) or ending the game (fewer than two sides in play: TERMINATED; the turn
+    limit: TRUNCATED; ``actor`` = -1). The games that found one and its slot go to
+    ``ask``/``g_out`` (int64[>= R]); returns how many. Allocates nothing."""
+    F = alive.shape[1]
+    na = 0
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        while True:
+            g = -1
+            for j in range(nxt[b], F):
+                if alive[b, j] and side_of[j] == side[b] and movers[j]:
+                    g = j
+                    break
+            if g >= 0:
+                ask[na] = b
+                g_out[na] = g
+                na += 1
+                break
+            actor[b] = -1                 # the queue is empty: the next turn
+            sides = 0
+            for k in range(n_all):
+                for j in range(F):
+                    if alive[b, j] and side_of[j] == k:
+                        sides += 1
+                        break
+            if sides < 2:
+                over[b] = TERMINATED
+                break
+            if turn[b] >= max_turns:
+                over[b] = TRUNCATED
+                break
+            side[b] = turn_sides[turn[b] % turn_sides.shape[0]]
+            turn[b] += 1
+            nxt[b] = 0
+            for j in range(F):
+                moved[b, j] = False
+    return na
+
+
+@njit(cache=True, nogil=True)
+def keep_answer(rows, g, mask, cost, stop, usable, a_mask, a_cost, a_stop, n):
+    """Games ``rows``' answers (``mask``/``cost``/``stop``: ``legal_moves``' rows, [B,
+    >= P]) for figure slots ``g`` into the kept answer (``a_mask`` bool[B, P]: the
+    usable ends only, ``usable`` bool[F, P]); ``n[i]``: how many usable ends."""
+    P = a_mask.shape[1]
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        c = 0
+        for p in range(P):
+            ok = mask[b, p] != 0 and usable[g[i], p]
+            a_mask[b, p] = ok
+            a_cost[b, p] = cost[b, p]
+            a_stop[b, p] = stop[b, p]
+            c += ok
+        n[i] = c
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def pick_rows(rows, mrow, f, u, m, cost, rank, double, to):
+    """``Match.random_row`` over the usable ends ``m[mrow[i]]`` (bool[., P]) of figure
+    slot ``f[i]`` in game ``rows[i]``: the ``int(u[i] * n)``-th of its n ends in the
+    ``Moves`` row order (cost, then ``rank[f]``; ties, none expected, by place) into
+    ``to[i]``. Returns how many picks were among a double-space figure's (``double``)
+    rows, two of them of one cost (the tests' count)."""
+    P = m.shape[1]
+    keys = np.empty(P, np.int64)
+    places = np.empty(P, np.int64)
+    picks = 0
+    for i in range(rows.shape[0]):
+        b, r, g = rows[i], mrow[i], f[i]
+        n = 0
+        for p in range(P):
+            if m[r, p]:
+                keys[n] = np.int64(cost[b, p]) * (P + 1) + rank[g, p]
+                places[n] = p
+                n += 1
+        if n == 0:
+            to[i] = 0
+            continue
+        order = np.argsort(keys[:n], kind="mergesort")
+        to[i] = places[order[int(u[i] * n)]]
+        if double[g]:
+            for j in range(1, n):
+                if cost[b, places[order[j]]] == cost[b, places[order[j - 1]]]:
+                    picks += 1
+                    break
+    return picks
+
+
 #: the game's own planes of the observation (``draw_obs``'s ``gmode``)
 PLANES_NONE, PLANES_ENGAGED, PLANES_ROLL, PLANES_DOORS = 0, 1, 2, 3
 
@@ -516,38 +612,24 @@ class BatchedSteps:
 
     def _advance(self, rows) -> None:
         """``Match._advance`` in games ``rows``: on to the next figure of the side to
-        move that has a usable end (starting turns as needed), its answer kept; or the
-        game is over."""
-        G, F = self.G, self.F
-        slots = np.arange(F)
+        move that has a usable end (starting turns as needed: :func:`advance_select`),
+        its answer kept; or the game is over."""
         rows = np.asarray(rows, np.int64)
         while len(rows):
-            cand = G.alive[rows] & (self.side_of[None] == self.side[rows][:, None]) & \
-                (slots[None] >= self.nxt[rows][:, None]) & self.movers[None]
-            has = cand.any(1)
-            start = rows[~has]
-            if len(start):                   # the queue is empty: the next turn
-                self.actor[start] = -1
-                end = self._n_sides(start) < 2
-                self.over[start[end]] = TERMINATED
-                start = start[~end]
-                trunc = self.turn[start] >= self.max_turns
-                self.over[start[trunc]] = TRUNCATED
-                start = start[~trunc]
-                self.side[start] = self.turn_sides[self.turn[start] % len(self.turn_sides)]
-                self.turn[start] += 1
-                self.nxt[start] = 0
-                self.moved[start] = False
-            ask = rows[has]
-            if len(ask):
-                g = cand[has].argmax(1)
-                n = self._answer(ask, g)
-                self.nxt[ask] = g + 1
-                found = n > 0
-                self.actor[ask[found]] = g[found]
-                rows = np.concatenate([start, ask[~found]])
-            else:
-                rows = start
+            ask = np.empty(len(rows), np.int64)
+            g = np.empty(len(rows), np.int64)
+            na = advance_select(rows, self.G.alive, self.side_of, self.movers,
+                                self.turn_sides, self.n_all, self.max_turns, self.turn,
+                                self.side, self.nxt, self.actor, self.over, self.moved,
+                                ask, g)
+            if not na:
+                return
+            ask, g = ask[:na], g[:na]
+            n = self._answer(ask, g)
+            self.nxt[ask] = g + 1
+            found = n > 0
+            self.actor[ask[found]] = g[found]
+            rows = ask[~found]
 
     def _answer(self, rows, g) -> np.ndarray:
         """Figure slots ``g`` of games ``rows``: their usable ends into the kept answer
@@ -572,14 +654,13 @@ class BatchedSteps:
                                "attack_range": np.where(enemy, 1, -1)}, B)
         mask, cost, stop = G.legal_moves(figs, out=self._out, queries=qs)
         self.counts[1] += len(rows)
-        m = (mask[rows] != 0) & self.usable[g]
-        self.a_mask[rows] = m
-        self.a_cost[rows] = cost[rows]
-        self.a_stop[rows] = stop[rows]
+        n = np.empty(len(rows), np.int64)
+        keep_answer(rows, g, mask, cost, stop, self.usable, self.a_mask, self.a_cost,
+                    self.a_stop, n)
         if self.game is not None:        # what the Descent move reads of this answer
             self.a_open[rows] = self.game.opened[rows]
             self.a_slow[rows] = self.game.slow[rows]
-        return m.sum(1)
+        return n
 
     def _env_places(self, rows, f, p) -> np.ndarray:
         """The env's place ids of places ``p`` of figure slots ``f`` in games ``rows``
@@ -662,13 +743,14 @@ class BatchedSteps:
         ``greedy_row``: one draw each), in the ``Moves`` row order: by cost, then the
         place's rank (``self.rank``)."""
         u = self._draws(rows)
-        m = self.a_mask[rows]
         f = self.actor[rows]
+        R = len(rows)
+        m, mrow = self.a_mask, rows           # (random: every usable end)
         if self.greedy and self.large:
-            m = self._nearest(rows, m)
+            m, mrow = self._nearest(rows, self.a_mask[rows]), np.arange(R)
         elif self.greedy:
+            m, mrow = self.a_mask[rows], np.arange(R)
             # (over the usable ends only: a double-space figure's places are many)
-            R = len(rows)
             sp = self._spaces(rows)                                  # [R, F, 2]
             enemy = ((self.G.alive[rows] & (self.side_of[None] != self.side[rows][:, None]))
                      [:, :, None] & (sp >= 0)).reshape(R, -1)        # [R, 2F]
@@ -684,15 +766,9 @@ class BatchedSteps:
             keep = (d == low[r]) | ~enemy.any(1)[r]     # (no enemy: every end, random)
             m = np.zeros_like(m)
             m[r[keep], p[keep]] = True
-        n = m.sum(1)
-        k = (u * n).astype(np.int64)
-        key = np.where(m, self.a_cost[rows].astype(np.int64) * (self.P + 1) +
-                       self.rank[f], np.iinfo(np.int64).max)
-        order = np.argsort(key, axis=1, kind="stable")
-        to = order[np.arange(len(rows)), k]
-        for j in np.flatnonzero(self.double[f] & (n > 1)).tolist():
-            c = self.a_cost[rows[j]][m[j]]
-            self.double_picks += len(np.unique(c)) < len(c)
+        to = np.empty(R, np.int64)
+        self.double_picks += pick_rows(rows, mrow, f, u, m, self.a_cost, self.rank,
+                                       self.double, to)
         if self.rolled:
             # the enemy AI's rows are its targets' moves in target order (two targets
             # may give one end): where it has a choice, its rows as the position lists
