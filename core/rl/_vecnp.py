@@ -111,10 +111,13 @@ def advance_select(rows, alive, side_of, movers, turn_sides, n_all, max_turns, t
 
 
 @njit(cache=True, nogil=True)
-def keep_answer(rows, g, mask, cost, stop, usable, a_mask, a_cost, a_stop, n):
+def keep_answer(rows, g, mask, cost, stop, usable, a_mask, a_cost, a_stop, a_list, a_n):
     """Games ``rows``' answers (``mask``/``cost``/``stop``: ``legal_moves``' rows, [B,
-    >= P]) for figure slots ``g`` into the kept answer (``a_mask`` bool[B, P]: the
-    usable ends only, ``usable`` bool[F, P]); ``n[i]``: how many usable ends."""
+    >= P]) for figure slots ``g`` into the kept answer: ``a_mask`` bool[B, P] the usable
+    ends only (``usable`` bool[F, P]), their costs and stops in ``a_cost``/``a_stop``
+    (what is off the mask is stale: never read), and the list of them, by place id,
+    in ``a_list`` int32[B, P] (``a_n`` int64[B] how many: what the pick, the mask and
+    the observation loop over, not the P places)."""
     P = a_mask.shape[1]
     for i in range(rows.shape[0]):
         b = rows[i]
@@ -122,32 +125,34 @@ def keep_answer(rows, g, mask, cost, stop, usable, a_mask, a_cost, a_stop, n):
         for p in range(P):
             ok = mask[b, p] != 0 and usable[g[i], p]
             a_mask[b, p] = ok
-            a_cost[b, p] = cost[b, p]
-            a_stop[b, p] = stop[b, p]
-            c += ok
-        n[i] = c
+            if ok:
+                a_cost[b, p] = cost[b, p]
+                a_stop[b, p] = stop[b, p]
+                a_list[b, c] = p
+                c += 1
+        a_n[b] = c
     return 0
 
 
 @njit(cache=True, nogil=True)
-def pick_rows(rows, mrow, f, u, m, cost, rank, double, to):
-    """``Match.random_row`` over the usable ends ``m[mrow[i]]`` (bool[., P]) of figure
-    slot ``f[i]`` in game ``rows[i]``: the ``int(u[i] * n)``-th of its n ends in the
-    ``Moves`` row order (cost, then ``rank[f]``; ties, none expected, by place) into
-    ``to[i]``. Returns how many picks were among a double-space figure's (``double``)
-    rows, two of them of one cost (the tests' count)."""
-    P = m.shape[1]
-    keys = np.empty(P, np.int64)
-    places = np.empty(P, np.int64)
+def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
+    """``Match.random_row`` over the ends ``cand[crow[i], :ncand[crow[i]]]`` (int32,
+    by place id) of figure slot ``f[i]`` in game ``rows[i]``: the ``int(u[i] * n)``-th
+    of its n ends in the ``Moves`` row order (cost, then ``rank[f]``; ties, none
+    expected, by place) into ``to[i]``. Returns how many picks were among a
+    double-space figure's (``double``) rows, two of them of one cost (the tests'
+    count)."""
+    P = cost.shape[1]
+    keys = np.empty(cand.shape[1], np.int64)
+    places = np.empty(cand.shape[1], np.int64)
     picks = 0
     for i in range(rows.shape[0]):
-        b, r, g = rows[i], mrow[i], f[i]
-        n = 0
-        for p in range(P):
-            if m[r, p]:
-                keys[n] = np.int64(cost[b, p]) * (P + 1) + rank[g, p]
-                places[n] = p
-                n += 1
+        b, r, g = rows[i], crow[i], f[i]
+        n = ncand[r]
+        for j in range(n):
+            p = cand[r, j]
+            keys[j] = np.int64(cost[b, p]) * (P + 1) + rank[g, p]
+            places[j] = p
         if n == 0:
             to[i] = 0
             continue
@@ -167,8 +172,8 @@ PLANES_NONE, PLANES_ENGAGED, PLANES_ROLL, PLANES_DOORS = 0, 1, 2, 3
 
 @njit(cache=True, nogil=True)
 def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive, cell,
-             large, orient, swap, hw, rel, acting, actor, moved, a_mask, a_cost, a_stop,
-             lead, double, turn, max_turns, valid, gmode, sp, sadj, level, height, side_of,
+             large, orient, swap, hw, rel, acting, actor, moved, a_list, a_n, a_cost,
+             a_stop, lead, double, turn, max_turns, valid, gmode, sp, sadj, level, height, side_of,
              a_roll, over, doors, door_cells):
     """Every game's observation into ``o`` (float32[B, C * HW]; see the module
     docstring for the planes), from scratch (``fresh``: the static planes written, the
@@ -187,7 +192,7 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
     ``cell`` int32[B, F] (``alive`` bool[B, F]); ``orient``/``swap``: a Descent
     turned base's place ids (``large``); ``hw`` int64[F, P, K] each place's cells;
     ``rel`` int64[F] the side plane; ``acting`` bool[B] (the learner acts, ``actor``
-    int64[B] its figure); ``a_mask``/``a_cost``/``a_stop`` [B, P] the kept answer;
+    int64[B] its figure); ``a_list``/``a_n``/``a_cost``/``a_stop`` the kept answer;
     ``lead`` int64[F, P]; ``double`` bool[F] (places share lead cells: the larger cost
     drawn); ``valid`` float32[HW]; ``gmode`` the game's planes from plane ``k``
     (``PLANES_*``): engaged (``sp`` int64[B, F, 2] spaces, ``sadj``, ``level``,
@@ -196,7 +201,6 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
     B = o.shape[0]
     F = alive.shape[1]
     K = hw.shape[2]
-    P = a_mask.shape[1]
     SHW = S * HW
     for b in range(B):
         nd = 0
@@ -240,15 +244,13 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
             # the acting figure's ends at their lead cells: costs scaled by the largest
             f = actor[b]
             top = 0
-            for p in range(P):
-                if a_mask[b, p] and a_cost[b, p] > top:
-                    top = a_cost[b, p]
+            for j in range(a_n[b]):
+                top = max(top, a_cost[b, a_list[b, j]])
             scale = 1.0 / top if top > 0 else 1.0
             turned = large and orient[b, f] != 0
             two = double[f] or large
-            for p in range(P):
-                if not a_mask[b, p]:
-                    continue
+            for j in range(a_n[b]):
+                p = a_list[b, j]
                 lh = lead[f, swap[f, p] if turned else p]
                 if lh < 0:
                     continue
@@ -328,10 +330,10 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
 
 
 @njit(cache=True, nogil=True)
-def draw_mask(out, acting, actor, a_mask, env_base, end_turn, large, orient, swap):
+def draw_mask(out, acting, actor, a_list, a_n, env_base, end_turn, large, orient, swap):
     """int8[B, A] ``out``: the learner's mask where it acts (``acting`` bool[B], its
     figure ``actor``), zeros elsewhere: the end of the turn and each usable end of the
-    kept answer (``a_mask`` bool[B, P]) at ``env_base[f]`` + its env place id."""
+    kept answer (``a_list``/``a_n``) at ``env_base[f]`` + its env place id."""
     for b in range(out.shape[0]):
         for a in range(out.shape[1]):
             out[b, a] = 0
@@ -340,9 +342,9 @@ def draw_mask(out, acting, actor, a_mask, env_base, end_turn, large, orient, swa
         out[b, end_turn] = 1
         f = actor[b]
         turned = large and orient[b, f] != 0
-        for p in range(a_mask.shape[1]):
-            if a_mask[b, p]:
-                out[b, env_base[f] + (swap[f, p] if turned else p)] = 1
+        for j in range(a_n[b]):
+            p = a_list[b, j]
+            out[b, env_base[f] + (swap[f, p] if turned else p)] = 1
     return 0
 
 
@@ -389,6 +391,17 @@ def row_rank(root, figs, cell_rank) -> np.ndarray:
             rank[i] = rank.shape[1]
             rank[i, :len(pair)] = pair
     return rank
+
+
+def _compact(R, r, p):
+    """(rows, lists, counts) for :func:`pick_rows` from the ends ``(r, p)`` of R rows
+    (``np.nonzero`` order: by row, then place): ``lists`` int32[R, L] each row's
+    places in that order."""
+    n = np.bincount(r, minlength=R).astype(np.int64)
+    lists = np.zeros((R, max(int(n.max(initial=0)), 1)), np.int32)
+    start = np.cumsum(n) - n
+    lists[r, np.arange(len(r)) - start[r]] = p
+    return np.arange(R), lists, n
 
 
 def _queries(s):
@@ -566,6 +579,8 @@ class BatchedSteps:
         self.a_mask = np.zeros((B, P), bool)
         self.a_cost = np.zeros((B, P), np.int32)
         self.a_stop = np.zeros((B, P), np.int8)
+        self.a_list = np.zeros((B, P), np.int32)     # the usable ends, by place id
+        self.a_n = np.zeros(B, np.int64)
         self.a_open = np.zeros((B, P), np.int64)
         self.a_slow = np.zeros(B, bool)
         self._out = (np.zeros((B, P), np.uint8), np.zeros((B, P), np.int32),
@@ -654,13 +669,12 @@ class BatchedSteps:
                                "attack_range": np.where(enemy, 1, -1)}, B)
         mask, cost, stop = G.legal_moves(figs, out=self._out, queries=qs)
         self.counts[1] += len(rows)
-        n = np.empty(len(rows), np.int64)
         keep_answer(rows, g, mask, cost, stop, self.usable, self.a_mask, self.a_cost,
-                    self.a_stop, n)
+                    self.a_stop, self.a_list, self.a_n)
         if self.game is not None:        # what the Descent move reads of this answer
             self.a_open[rows] = self.game.opened[rows]
             self.a_slow[rows] = self.game.slow[rows]
-        return n
+        return self.a_n[rows]
 
     def _env_places(self, rows, f, p) -> np.ndarray:
         """The env's place ids of places ``p`` of figure slots ``f`` in games ``rows``
@@ -745,11 +759,12 @@ class BatchedSteps:
         u = self._draws(rows)
         f = self.actor[rows]
         R = len(rows)
-        m, mrow = self.a_mask, rows           # (random: every usable end)
+        cand = (rows, self.a_list, self.a_n)          # (random: every usable end)
         if self.greedy and self.large:
-            m, mrow = self._nearest(rows, self.a_mask[rows]), np.arange(R)
+            r, p = np.nonzero(self._nearest(rows, self.a_mask[rows]))
+            cand = _compact(R, r, p)
         elif self.greedy:
-            m, mrow = self.a_mask[rows], np.arange(R)
+            m = self.a_mask[rows]
             # (over the usable ends only: a double-space figure's places are many)
             sp = self._spaces(rows)                                  # [R, F, 2]
             enemy = ((self.G.alive[rows] & (self.side_of[None] != self.side[rows][:, None]))
@@ -764,16 +779,15 @@ class BatchedSteps:
             low = np.full(R, big, np.int64)
             np.minimum.at(low, r, d)
             keep = (d == low[r]) | ~enemy.any(1)[r]     # (no enemy: every end, random)
-            m = np.zeros_like(m)
-            m[r[keep], p[keep]] = True
+            cand = _compact(R, r[keep], p[keep])
         to = np.empty(R, np.int64)
-        self.double_picks += pick_rows(rows, mrow, f, u, m, self.a_cost, self.rank,
+        self.double_picks += pick_rows(rows, *cand, f, u, self.a_cost, self.rank,
                                        self.double, to)
         if self.rolled:
             # the enemy AI's rows are its targets' moves in target order (two targets
             # may give one end): where it has a choice, its rows as the position lists
             # them (rare: a tie between targets)
-            ai = np.flatnonzero(~self.hero[self.actor[rows]] & (self.a_mask[rows].sum(1) > 1))
+            ai = np.flatnonzero(~self.hero[self.actor[rows]] & (self.a_n[rows] > 1))
             for j in ai.tolist():
                 to[j] = self._enemy_pick(int(rows[j]), float(u[j]))
         return to
@@ -885,8 +899,8 @@ class BatchedSteps:
 
     def mask(self, out) -> None:
         """int8[B, A]: the learner's mask where it acts, zeros elsewhere."""
-        draw_mask(out, self.learner_acting(), self.actor, self.a_mask, self.env_base,
-                  self.end_turn, self.large, self._orient(), self.swap)
+        draw_mask(out, self.learner_acting(), self.actor, self.a_list, self.a_n,
+                  self.env_base, self.end_turn, self.large, self._orient(), self.swap)
 
     def _orient(self) -> np.ndarray:
         return self.game.orient if self.large else self._no_orient
@@ -907,7 +921,7 @@ class BatchedSteps:
         draw_obs(o, fresh, kept, *rec, self.static.reshape(-1), self.S, self.HW, self.d,
                  self.d + 6, G.alive, G.cell, self.large, self._orient(), self.swap,
                  self.hw, self.rel, self.learner_acting(), self.actor, self.moved,
-                 self.a_mask, self.a_cost, self.a_stop, self.lead, self.double, self.turn,
+                 self.a_list, self.a_n, self.a_cost, self.a_stop, self.lead, self.double, self.turn,
                  self.max_turns, self.valid, self._gmode, sp, *self._eng_tables,
                  self.side_of, self.a_roll, self.over, self._doors_bits(),
                  self._door_cells)
