@@ -166,6 +166,43 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
     return picks
 
 
+@njit(cache=True, nogil=True)
+def victims(rows, f, sp, adj, alive, side_of, rng, out):
+    """The removal's victims in games ``rows`` (int64[R]; their coin came up) whose
+    figure ``f[i]`` just moved: the enemies in play next to a space of the mover
+    (``sp`` int64[R, F, S] every figure's spaces, -1 none; ``adj`` bool[N + 1, N + 1]),
+    in slot order; where there are n of them, one draw of the game's stream picks the
+    ``int(u * n)``-th. ``out`` int64[3, >= R]: the games with a victim, their movers
+    and victims; returns how many."""
+    F, S = sp.shape[1], sp.shape[2]
+    near = np.empty(F, np.int64)
+    m = 0
+    for i in range(rows.shape[0]):
+        b, g = rows[i], f[i]
+        n = 0
+        for j in range(F):
+            if not alive[b, j] or side_of[j] == side_of[g]:
+                continue
+            hit = False
+            for x in range(S):
+                c = sp[i, g, x]
+                if c < 0:
+                    continue
+                for y in range(S):
+                    e = sp[i, j, y]
+                    if e >= 0 and adj[c, e]:
+                        hit = True
+            if hit:
+                near[n] = j
+                n += 1
+        if n:
+            out[0, m] = b
+            out[1, m] = g
+            out[2, m] = near[int(_draw(rng, b) * n)]
+            m += 1
+    return m
+
+
 #: the game's own planes of the observation (``draw_obs``'s ``gmode``)
 PLANES_NONE, PLANES_ENGAGED, PLANES_ROLL, PLANES_DOORS = 0, 1, 2, 3
 
@@ -713,19 +750,13 @@ class BatchedSteps:
         self.removed[rows] = False
         coin = self._draws(rows)
         hit = coin < 0.5
-        r, fh, at = rows[hit], f[hit], to[hit]
+        r, fh = rows[hit], f[hit]
         if len(r):
-            sp = self._spaces(r)                                     # [R, F, 2]
-            sp = np.where(sp >= 0, sp, self.N)
-            mine = sp[np.arange(len(r)), fh]                         # [R, 2]
-            near = self.adj[mine[:, :, None, None], sp[:, None, :, :]].any((1, 3)) & \
-                G.alive[r] & (self.side_of[None] != self.side_of[fh][:, None])
-            n = near.sum(1)
-            some = n > 0
-            r, fh, near, n = r[some], fh[some], near[some], n[some]
+            out = np.empty((3, len(r)), np.int64)
+            k = victims(r, fh, self._spaces(r), self.adj, G.alive, self.side_of, self.rng,
+                        out)
+            r, fh, gone = out[:, :k]
             if len(r):
-                k = (self._draws(r) * n).astype(np.int64)
-                gone = (np.cumsum(near, 1) > k[:, None]).argmax(1)
                 G.remove(r, gone)
                 self.removed[r] = True
                 self.pending[r] += (self.side_of[fh] == self.learner).astype(float) - \
