@@ -143,37 +143,38 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
     double-space figure's (``double``) rows, two of them of one cost (the tests'
     count)."""
     P = cost.shape[1]
-    keys = np.empty(cand.shape[1], np.int64)
-    places = np.empty(cand.shape[1], np.int64)
+    keys = np.empty(max(cand.shape[1], 1), np.int64)
     picks = 0
     for i in range(rows.shape[0]):
         b, r, g = rows[i], crow[i], f[i]
         n = ncand[r]
-        for j in range(n):
-            p = cand[r, j]
-            keys[j] = np.int64(cost[b, p]) * (P + 1) + rank[g, p]
-            places[j] = p
         if n == 0:
             to[i] = 0
             continue
-        order = np.argsort(keys[:n], kind="mergesort")
-        to[i] = places[order[int(u[i] * n)]]
+        # (cost, rank, place) in one key, sorted in place: the place is its remainder
+        for j in range(n):
+            p = cand[r, j]
+            keys[j] = (np.int64(cost[b, p]) * (P + 1) + rank[g, p]) * P + p
+        ks = keys[:n]
+        ks.sort()
+        to[i] = ks[int(u[i] * n)] % P
         if double[g]:
             for j in range(1, n):
-                if cost[b, places[order[j]]] == cost[b, places[order[j - 1]]]:
+                if ks[j] // P // (P + 1) == ks[j - 1] // P // (P + 1):
                     picks += 1
                     break
     return picks
 
 
 @njit(cache=True, nogil=True)
-def victims(rows, f, sp, adj, alive, side_of, rng, out):
+def victims(rows, f, sp, adj, alive, side_of, n_all, rng, out):
     """The removal's victims in games ``rows`` (int64[R]; their coin came up) whose
     figure ``f[i]`` just moved: the enemies in play next to a space of the mover
     (``sp`` int64[R, F, S] every figure's spaces, -1 none; ``adj`` bool[N + 1, N + 1]),
     in slot order; where there are n of them, one draw of the game's stream picks the
-    ``int(u * n)``-th. ``out`` int64[3, >= R]: the games with a victim, their movers
-    and victims; returns how many."""
+    ``int(u * n)``-th. ``out`` int64[4, >= R]: the games with a victim, their movers,
+    their victims, and 1 where fewer than two sides (of ``n_all``) are left in play
+    without the victim (the game is over); returns how many."""
     F, S = sp.shape[1], sp.shape[2]
     near = np.empty(F, np.int64)
     m = 0
@@ -196,9 +197,17 @@ def victims(rows, f, sp, adj, alive, side_of, rng, out):
                 near[n] = j
                 n += 1
         if n:
+            gone = near[int(_draw(rng, b) * n)]
+            sides = 0
+            for k in range(n_all):
+                for j in range(F):
+                    if alive[b, j] and j != gone and side_of[j] == k:
+                        sides += 1
+                        break
             out[0, m] = b
             out[1, m] = g
-            out[2, m] = near[int(_draw(rng, b) * n)]
+            out[2, m] = gone
+            out[3, m] = sides < 2
             m += 1
     return m
 
@@ -655,13 +664,6 @@ class BatchedSteps:
         self._advance(rows)
         self._opponents(rows)
 
-    def _n_sides(self, rows) -> np.ndarray:
-        alive = self.G.alive[rows]
-        n = np.zeros(len(rows), np.int64)
-        for k in range(self.n_all):
-            n += (alive & (self.side_of == k)[None]).any(1)
-        return n
-
     def _advance(self, rows) -> None:
         """``Match._advance`` in games ``rows``: on to the next figure of the side to
         move that has a usable end (starting turns as needed: :func:`advance_select`),
@@ -704,7 +706,10 @@ class BatchedSteps:
             qs = QueryColumns({"roll": np.where(hero, roll, -1), "enemy": enemy,
                                "move": np.where(enemy, roll, -1),
                                "attack_range": np.where(enemy, 1, -1)}, B)
-        mask, cost, stop = G.legal_moves(figs, out=self._out, queries=qs)
+        # (BatchedGames.legal_moves less its checks of the caller's input: the figures
+        # asked are in play, the out arrays are this backend's own)
+        G._legal_arrays(figs, *self._out, qs)
+        mask, cost, stop = self._out
         self.counts[1] += len(rows)
         keep_answer(rows, g, mask, cost, stop, self.usable, self.a_mask, self.a_cost,
                     self.a_stop, self.a_list, self.a_n)
@@ -752,16 +757,16 @@ class BatchedSteps:
         hit = coin < 0.5
         r, fh = rows[hit], f[hit]
         if len(r):
-            out = np.empty((3, len(r)), np.int64)
-            k = victims(r, fh, self._spaces(r), self.adj, G.alive, self.side_of, self.rng,
-                        out)
-            r, fh, gone = out[:, :k]
+            out = np.empty((4, len(r)), np.int64)
+            k = victims(r, fh, self._spaces(r), self.adj, G.alive, self.side_of, self.n_all,
+                        self.rng, out)
+            r, fh, gone, end = out[:, :k]
             if len(r):
                 G.remove(r, gone)
                 self.removed[r] = True
                 self.pending[r] += (self.side_of[fh] == self.learner).astype(float) - \
                     (self.side_of[gone] == self.learner).astype(float)
-                end = self._n_sides(r) < 2
+                end = end != 0
                 self.over[r[end]] = TERMINATED
                 self.actor[r[end]] = -1
         self._advance(rows[self.over[rows] == 0])
