@@ -122,14 +122,15 @@ def keep_answer(rows, g, mask, cost, stop, usable, a_mask, a_cost, a_stop, a_lis
     for i in range(rows.shape[0]):
         b = rows[i]
         c = 0
-        for p in range(P):
-            ok = mask[b, p] != 0 and usable[g[i], p]
+        for p in range(P):          # (no branch: the list's next slot written anyway)
+            ok = (mask[b, p] != 0) & usable[g[i], p]
             a_mask[b, p] = ok
-            if ok:
-                a_cost[b, p] = cost[b, p]
-                a_stop[b, p] = stop[b, p]
-                a_list[b, c] = p
-                c += 1
+            a_list[b, c] = p
+            c += ok
+        for j in range(c):
+            p = a_list[b, j]
+            a_cost[b, p] = cost[b, p]
+            a_stop[b, p] = stop[b, p]
         a_n[b] = c
     return 0
 
@@ -151,19 +152,60 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
         if n == 0:
             to[i] = 0
             continue
-        # (cost, rank, place) in one key, sorted in place: the place is its remainder
+        # (cost, rank, place) in one key, distinct: the k-th smallest (quickselect)
+        # is the k-th row, its place the remainder
         for j in range(n):
             p = cand[r, j]
             keys[j] = (np.int64(cost[b, p]) * (P + 1) + rank[g, p]) * P + p
-        ks = keys[:n]
-        ks.sort()
-        to[i] = ks[int(u[i] * n)] % P
-        if double[g]:
-            for j in range(1, n):
-                if ks[j] // P // (P + 1) == ks[j - 1] // P // (P + 1):
-                    picks += 1
+        to[i] = _kth(keys, n, int(u[i] * n)) % P
+        if double[g] and n > 1:
+            # two rows of one cost: a bit per cost under 64, else the keys sorted
+            seen = np.uint64(0)
+            dup = big = False
+            for j in range(n):
+                c = keys[j] // P // (P + 1)
+                if c >= 64:
+                    big = True
+                elif (seen >> np.uint64(c)) & np.uint64(1):
+                    dup = True
                     break
+                else:
+                    seen |= np.uint64(1) << np.uint64(c)
+            if big and not dup:
+                ks = keys[:n]
+                ks.sort()
+                for j in range(1, n):
+                    if ks[j] // P // (P + 1) == ks[j - 1] // P // (P + 1):
+                        dup = True
+                        break
+            picks += dup
     return picks
+
+
+@njit(cache=True, nogil=True)
+def _kth(a, n, k):
+    """The k-th smallest of the distinct ``a[:n]`` (0 <= k < n; ``a`` reordered):
+    Hoare's selection."""
+    lo, hi = 0, n - 1
+    while lo < hi:
+        pivot = a[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return a[k]
+    return a[k]
 
 
 @njit(cache=True, nogil=True)
@@ -532,7 +574,8 @@ class BatchedSteps:
                 rank[ns] = P
         #: int64[F, P]: each slot's places' order among rows of equal cost (P: not a
         #: place of it); a Heroscape double-space figure's: its pair's (row_rank)
-        self.rank = row_rank(root, s.figs, np.broadcast_to(rank, (F, P)))
+        self.rank = np.ascontiguousarray(row_rank(root, s.figs,
+                                                  np.broadcast_to(rank, (F, P))))
         self.kind = s.rules.kind
         nbr = np.asarray(root.board.nbr, np.int64)
         adj = np.zeros((N + 1, N + 1), bool)          # (row / column N: out of play)
