@@ -790,7 +790,7 @@ class BatchedSteps:
         f = self.actor[rows]
         if self.game is not None:        # the Descent move reads its answer's doors
             self.game.last_fig[rows] = f
-            self.game.opened[rows] = self.a_open[rows]
+            self.game.opened[rows, to] = self.a_open[rows, to]   # (what the move reads)
             self.game.slow[rows] = self.a_slow[rows]
         G._move_trusted(rows, f, to)
         self.counts[0] += len(rows)
