@@ -123,22 +123,20 @@ def advance_select(rows, alive, side_of, movers, turn_sides, n_all, max_turns, t
 
 
 @njit(cache=True, nogil=True)
-def keep_answer(rows, g, mask, cost, stop, usable, a_mask, a_cost, a_stop, a_list, a_n):
+def keep_answer(rows, g, mask, cost, stop, usable, a_cost, a_stop, a_list, a_n):
     """Games ``rows``' answers (``mask``/``cost``/``stop``: ``legal_moves``' rows, [B,
-    >= P]) for figure slots ``g`` into the kept answer: ``a_mask`` bool[B, P] the usable
-    ends only (``usable`` bool[F, P]), their costs and stops in ``a_cost``/``a_stop``
-    (what is off the mask is stale: never read), and the list of them, by place id,
-    in ``a_list`` int32[B, P] (``a_n`` int64[B] how many: what the pick, the mask and
-    the observation loop over, not the P places)."""
-    P = a_mask.shape[1]
+    >= P]) for figure slots ``g`` into the kept answer: the list of the usable ends
+    (``usable`` uint8[F, P]), by place id, in ``a_list`` int32[B, P] (``a_n`` int64[B]
+    how many: what the pick, the mask and the observation loop over, not the P
+    places), and their costs and stops in ``a_cost``/``a_stop`` [B, P] (what is off
+    the list is stale: never read)."""
+    P = a_list.shape[1]
     for i in range(rows.shape[0]):
-        b = rows[i]
+        b, gi = rows[i], g[i]
         c = 0
         for p in range(P):          # (no branch: the list's next slot written anyway)
-            ok = (mask[b, p] != 0) & usable[g[i], p]
-            a_mask[b, p] = ok
             a_list[b, c] = p
-            c += ok
+            c += (mask[b, p] & usable[gi, p]) != 0
         for j in range(c):
             p = a_list[b, j]
             a_cost[b, p] = cost[b, p]
@@ -550,6 +548,7 @@ class BatchedSteps:
         if s.game == "descent":
             ok[:, root.st.ns] = False        # (the town; NS + 1 + s: a turned base)
         self.usable = ok
+        self._usable8 = ok.astype(np.uint8)
         # each slot's place -> observation cell (flat H*W; -1 none)
         lead = np.full((F, P), -1, np.int64)
         for i in range(F):
@@ -676,7 +675,6 @@ class BatchedSteps:
         self.pending = np.zeros(B)
         self.rng = np.zeros((B, 4), np.uint64)
         # the acting figure's answer (usable places only) and what its move reads
-        self.a_mask = np.zeros((B, P), bool)
         self.a_cost = np.zeros((B, P), np.int32)
         self.a_stop = np.zeros((B, P), np.int8)
         self.a_list = np.zeros((B, P), np.int32)     # the usable ends, by place id
@@ -765,7 +763,7 @@ class BatchedSteps:
         G._legal_arrays(figs, *self._out, qs)
         mask, cost, stop = self._out
         self.counts[1] += len(rows)
-        keep_answer(rows, g, mask, cost, stop, self.usable, self.a_mask, self.a_cost,
+        keep_answer(rows, g, mask, cost, stop, self._usable8, self.a_cost,
                     self.a_stop, self.a_list, self.a_n)
         if self.game is not None:        # what the Descent move reads of this answer
             self.a_open[rows] = self.game.opened[rows]
@@ -851,16 +849,17 @@ class BatchedSteps:
         R = len(rows)
         cand = (rows, self.a_list, self.a_n)          # (random: every usable end)
         if self.greedy and self.large:
-            r, p = np.nonzero(self._nearest(rows, self.a_mask[rows]))
+            m = np.zeros((R, self.P), bool)
+            m[self._usable_ends(rows)] = True
+            r, p = np.nonzero(self._nearest(rows, m))
             cand = _compact(R, r, p)
         elif self.greedy:
-            m = self.a_mask[rows]
             # (over the usable ends only: a double-space figure's places are many)
             sp = self._spaces(rows)                                  # [R, F, 2]
             enemy = ((self.G.alive[rows] & (self.side_of[None] != self.side[rows][:, None]))
                      [:, :, None] & (sp >= 0)).reshape(R, -1)        # [R, 2F]
             ec = self.coords[np.maximum(sp, 0)].reshape(R, -1, 2)    # [R, 2F, 2]
-            r, p = np.nonzero(m)
+            r, p = self._usable_ends(rows)
             ps = self.pspace[f[r], p]                                # [E, 2]
             pc = self.coords[np.maximum(ps, 0)]                      # [E, 2, 2]
             d = grid_distance(self.kind, pc[:, :, None], ec[r][:, None])  # [E, 2, 2F]
@@ -881,6 +880,14 @@ class BatchedSteps:
             for j in ai.tolist():
                 to[j] = self._enemy_pick(int(rows[j]), float(u[j]))
         return to
+
+    def _usable_ends(self, rows):
+        """(r, p): the usable ends of the kept answers of games ``rows`` (row ``r`` of
+        ``rows``, place ``p``), by row, then place (``np.nonzero`` order)."""
+        n = self.a_n[rows]
+        r = np.repeat(np.arange(len(rows)), n)
+        j = np.arange(len(r)) - np.repeat(np.cumsum(n) - n, n)
+        return r, self.a_list[rows[r], j].astype(np.int64)
 
     def _nearest(self, rows, m) -> np.ndarray:
         """``Match.greedy_row``'s choice where places are bases of many squares
