@@ -123,14 +123,21 @@ def advance_select(rows, alive, side_of, movers, turn_sides, n_all, max_turns, t
 
 
 @njit(cache=True, nogil=True)
-def keep_answer(rows, g, mask, cost, stop, usable, a_cost, a_stop, a_list, a_n):
+def keep_answer(rows, g, mask, cost, stop, usable, a_cost, a_stop, a_list, a_n, has_open,
+                opened, a_open, slow, a_slow, nxt, actor, again):
     """Games ``rows``' answers (``mask``/``cost``/``stop``: ``legal_moves``' rows, [B,
     >= P]) for figure slots ``g`` into the kept answer: the list of the usable ends
     (``usable`` uint8[F, P]), by place id, in ``a_list`` int32[B, P] (``a_n`` int64[B]
     how many: what the pick, the mask and the observation loop over, not the P
     places), and their costs and stops in ``a_cost``/``a_stop`` [B, P] (what is off
-    the list is stale: never read)."""
+    the list is stale: never read); Descent (``has_open``): the doors each end's path
+    opens (``opened`` int64[B, P]) and whether a position answered (``slow`` bool[B]),
+    what its move reads, into ``a_open``/``a_slow``. Then ``Match._advance``'s step:
+    ``nxt`` = the slot after ``g``, and the figure acts (``actor``) where it has a
+    usable end; the games where it has none go to ``again`` (int64[>= R]); returns how
+    many."""
     P = a_list.shape[1]
+    k = 0
     for i in range(rows.shape[0]):
         b, gi = rows[i], g[i]
         c = 0
@@ -141,8 +148,18 @@ def keep_answer(rows, g, mask, cost, stop, usable, a_cost, a_stop, a_list, a_n):
             p = a_list[b, j]
             a_cost[b, p] = cost[b, p]
             a_stop[b, p] = stop[b, p]
+            if has_open:
+                a_open[b, p] = opened[b, p]
         a_n[b] = c
-    return 0
+        if has_open:
+            a_slow[b] = slow[b]
+        nxt[b] = gi + 1
+        if c:
+            actor[b] = gi
+        else:
+            again[k] = b
+            k += 1
+    return k
 
 
 @njit(cache=True, nogil=True)
@@ -681,6 +698,10 @@ class BatchedSteps:
         self.a_n = np.zeros(B, np.int64)
         self.a_open = np.zeros((B, P), np.int64)
         self.a_slow = np.zeros(B, bool)
+        # (keep_answer: what the Descent move reads of each answer; none elsewhere)
+        self._open = (True, self.game.opened, self.a_open, self.game.slow) \
+            if s.game == "descent" else (False, np.zeros((1, 1), np.int64),
+                                         np.zeros((1, 1), np.int64), np.zeros(1, bool))
         self._out = (np.zeros((B, P), np.uint8), np.zeros((B, P), np.int32),
                      np.zeros((B, P), np.int8))
         self.counts = [0, 0]             # moves, move generations
@@ -730,16 +751,12 @@ class BatchedSteps:
                                 ask, g)
             if not na:
                 return
-            ask, g = ask[:na], g[:na]
-            n = self._answer(ask, g)
-            self.nxt[ask] = g + 1
-            found = n > 0
-            self.actor[ask[found]] = g[found]
-            rows = ask[~found]
+            rows = self._answer(ask[:na], g[:na])
 
     def _answer(self, rows, g) -> np.ndarray:
         """Figure slots ``g`` of games ``rows``: their usable ends into the kept answer
-        (one batched ``legal_moves``); returns how many each has."""
+        (one batched ``legal_moves``), the figure acting where it has one
+        (:func:`keep_answer`); returns the games where it has none."""
         G = self.G
         figs = np.full(self.B, -1, np.int64)
         figs[rows] = g
@@ -763,12 +780,11 @@ class BatchedSteps:
         G._legal_arrays(figs, *self._out, qs)
         mask, cost, stop = self._out
         self.counts[1] += len(rows)
-        keep_answer(rows, g, mask, cost, stop, self._usable8, self.a_cost,
-                    self.a_stop, self.a_list, self.a_n)
-        if self.game is not None:        # what the Descent move reads of this answer
-            self.a_open[rows] = self.game.opened[rows]
-            self.a_slow[rows] = self.game.slow[rows]
-        return self.a_n[rows]
+        again = np.empty(len(rows), np.int64)
+        k = keep_answer(rows, g, mask, cost, stop, self._usable8, self.a_cost, self.a_stop,
+                        self.a_list, self.a_n, *self._open, self.a_slow, self.nxt,
+                        self.actor, again)
+        return again[:k]
 
     def _env_places(self, rows, f, p) -> np.ndarray:
         """The env's place ids of places ``p`` of figure slots ``f`` in games ``rows``
