@@ -64,7 +64,7 @@ import numpy as np
 from numba import njit
 
 from ..position import grid_distance
-from ._vecgame import _draw
+from ._vecgame import _draw, _n_sides
 
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
 
@@ -102,13 +102,7 @@ def advance_select(rows, alive, side_of, movers, turn_sides, n_all, max_turns, t
                 na += 1
                 break
             actor[b] = -1                 # the queue is empty: the next turn
-            sides = 0
-            for k in range(n_all):
-                for j in range(F):
-                    if alive[b, j] and side_of[j] == k:
-                        sides += 1
-                        break
-            if sides < 2:
+            if _n_sides(alive, side_of, n_all, b) < 2:
                 over[b] = TERMINATED
                 break
             if turn[b] >= max_turns:
