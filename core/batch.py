@@ -166,8 +166,9 @@ class BatchLayout:
 
         game:     an object that answers and applies the moves itself, over per-game
                   state of its own (Descent: doors, kinds of mover; its ``_batch``
-                  module): ``bind(games)``, ``legal(games, figs, mask, cost, stop)`` ->
-                  the games a live position answers (``restore``), ``move(games, rows,
+                  module): ``bind(games)``, ``legal(games, figs, mask, cost, stop,
+                  penalty)`` (``penalty``: as ``legal_moves(penalty=)``, zeros, or
+                  None) -> the games a live position answers (``restore``), ``move(games, rows,
                   figs, to)`` (after its ``legal`` answer), ``remove``, ``reset`` and
                   ``restore(position, b, cell, alive)``. ``shapes`` / ``budget`` are
                   then only each slot's query at the root (the bench's kernel column);
@@ -510,7 +511,7 @@ class BatchedGames:
     def _legal_arrays(self, figs, mask, cost, stop, queries=None, penalty=None) -> None:
         from .kernels.batch import reach_games
         if self._game is not None:
-            slow = self._game.legal(self, figs, mask, cost, stop)
+            slow = self._game.legal(self, figs, mask, cost, stop, penalty)
             if len(slow):
                 self._legal_restored(slow, figs, queries, mask, cost, stop, penalty)
             return

@@ -768,23 +768,222 @@ def test_selfplay_query_columns_are_its_query_dicts():
 @pytest.mark.parametrize("policy", ["random", "greedy"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_compiled_step_equals_array_path(policy, threads):
-    """``BatchedPlay`` runs Dark Realms' compiled step (the rolled queries in array
-    form, one batched ``legal_moves``, the rest compiled:
-    :mod:`movecore.tools._selfplay_dark_realms`): the array path's choices for the same
-    random numbers, and the same spaces, occupancy, turns and counters."""
+    """``BatchedPlay`` runs Dark Realms' compiled step (the chunked step where its scope
+    holds; else the rolled queries in array form, one batched ``legal_moves``, the rest
+    compiled: :mod:`movecore.tools._selfplay_dark_realms`): the array path's choices
+    for the same random numbers, and the same spaces, occupancy, turns and counters."""
+    chunked = 0
     for name, s in example_scenarios("dark_realms") + _boards(range(6)) + \
             _ai_boards(range(30, 36)):
         a = BatchedPlay("dark_realms", s, 16, seed=7, policy=policy, threads=threads)
+        # (the step of one batched legal_moves, where the chunked step is taken: one
+        # thread count is enough, the chunks are ``test_chunked_answers...``'s)
+        c = BatchedPlay("dark_realms", s, 16, seed=7, policy=policy, threads=threads)
+        c.chunked = False
+        plays = (a, c) if threads == 1 else (a,)
         b = BatchedPlay("dark_realms", s, 16, seed=7, policy=policy, threads=threads,
                         fused=False)
-        assert a.fused and not b.fused, name
+        assert a.fused and c.fused and not b.fused, name
         for _ in range(60):
-            a.step()
             b.step()
-            ga, gb = a.games, b.games
-            assert np.array_equal(ga.cell, gb.cell), name
-            assert np.array_equal(ga.alive, gb.alive), name
-            assert np.array_equal(ga.occ, gb.occ), name
-            assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
-        assert a.counts == b.counts, name
+            for x in plays:
+                x.step()
+                gx, gb = x.games, b.games
+                assert np.array_equal(gx.cell, gb.cell), name
+                assert np.array_equal(gx.alive, gb.alive), name
+                assert np.array_equal(gx.occ, gb.occ), name
+                assert np.array_equal(x.actor, b.actor) and np.array_equal(x.turn, b.turn)
+        assert all(x.counts == b.counts for x in plays), name
         assert a.counts["games"] > 0 or name.startswith("random"), name
+        assert getattr(c, "_drplan", None) is None
+        chunked += a._drplan is not None
+    assert chunked >= 6, chunked
+
+
+# ---------------------------------------------------------------- the chunked step
+def _chunked_answers(scenarios, steps, B, seed, threads=1, bits=True):
+    """Self-play on the chunked step (``_selfplay_dark_realms``: the whole step per
+    thread on its chunk of games); before every step, every acting game's legal ends
+    for the step's rolls as the chunk answers them (a hero's breadth-first search, the
+    enemy AI on the thread's scratch) against one batched ``legal_moves`` for the same
+    rolled queries (the kernel's query shapes). Returns the (hero, enemy) rows
+    compared, the hero rows of a flyer next to an obstacle, and the hero rows searched
+    as bit sets over the grid (``bits``; else over the neighbour table)."""
+    import copy
+    from movecore.tools import _selfplay_dark_realms as sdr
+    n = np.zeros(4, np.int64)
+    for name, sc in scenarios:
+        play = BatchedPlay("dark_realms", sc, B, seed=seed, threads=threads)
+        plan = sdr.chunked_plan(play)
+        if plan is None:
+            continue
+        if not bits:
+            plan["grid"] = None
+            plan.update(sdr.plan_bits(plan))
+        play._drplan = plan
+        G = play.games
+        obstacle = G.root.scene.obstacle
+        near_obstacle = np.array([obstacle[[v for v in row if v >= 0]].any()
+                                  for row in G.root.board.nbr])
+        for _ in range(steps):
+            act = np.where(play.done, -1, play.actor)
+            rng = copy.deepcopy(play.rng)
+            play.rng = copy.deepcopy(rng)
+            rolls = sdr.draw_rolls(play, plan).copy()
+            for c in range(plan["n_chunks"]):
+                sdr.answer_chunk(play, plan, c, rolls)
+            got = play._out[0].copy()
+            play.rng = copy.deepcopy(rng)
+            want = G.legal_moves(act, queries=play._rolled_queries(act))[0]
+            play.rng = rng               # (the step draws the same rolls again)
+            for b in np.flatnonzero(act >= 0).tolist():
+                assert np.array_equal(got[b], want[b]), (name, b)
+                f = int(act[b])
+                hero = plan["hero"][f]
+                n[0 if hero else 1] += 1
+                n[2] += hero and plan["flying"][f] and near_obstacle[G.cell[b, f]]
+                n[3] += hero and plan["use_bits"]
+            play.step()
+    return n
+
+
+@pytest.mark.parametrize("threads,bits", [(1, True), (2, True), (1, False)])
+def test_chunked_answers_equal_the_batched_legal_moves(threads, bits):
+    """The chunked step's answers (heroes' card moves by a breadth-first search of the
+    compiled scope's rules: bit sets over the padded grid, or the neighbour table;
+    enemies' on each thread's scratch) equal the batched ``legal_moves`` (the query
+    shapes' kernel) for the same rolls, move after move, on hex, square4 and square8
+    boards."""
+    n = _chunked_answers(_ai_boards(range(60, 72)) + example_scenarios("dark_realms"),
+                         steps=20, B=12, seed=3, threads=threads, bits=bits)
+    assert n[0] > 1000 and n[1] > 1000 and n[2] > 20, n
+    assert (n[3] > 0.8 * n[0]) if bits else n[3] == 0, n
+
+
+def _plan_off(change):
+    """The chunked step's plan with ``change`` applied: one of its rules turned off."""
+    from movecore.tools import _selfplay_dark_realms as sdr
+    orig = sdr.chunked_plan
+
+    def off(play):
+        plan = orig(play)
+        if plan is not None:
+            change(plan)
+            plan.update(sdr.plan_bits(plan))
+        return plan
+    off.__name__ = change.__name__
+    return off
+
+
+def _walkers_enter_obstacles(plan):
+    plan["passable"][0] = 1
+
+
+def _flyers_blocked_by_obstacles(plan):
+    plan["passable"][1] = plan["passable"][0]
+
+
+def _flyers_end_on_obstacles(plan):
+    plan["may_end"][1] = 1
+
+
+def _flyers_walk(plan):
+    plan["flying"][:] = False
+
+
+def _a_grid_direction_left_out(plan):
+    if plan["grid"] is not None:
+        bpos, shifts, W = plan["grid"]
+        plan["grid"] = (bpos, shifts[:-1], W)
+
+
+@pytest.mark.parametrize("off", [_walkers_enter_obstacles, _flyers_blocked_by_obstacles,
+                                 _flyers_end_on_obstacles, _flyers_walk,
+                                 _a_grid_direction_left_out])
+def test_turning_a_chunked_rule_off_fails(monkeypatch, off):
+    from movecore.tools import _selfplay_dark_realms as sdr
+    monkeypatch.setattr(sdr, "chunked_plan", _plan_off(off))
+    with pytest.raises(AssertionError, match=r"^\('\w+', \d+\)"):
+        _chunked_answers(_ai_boards(range(60, 72)) + example_scenarios("dark_realms"),
+                         steps=20, B=12, seed=3)
+
+
+def test_the_chunked_step_is_taken_where_its_scope_holds():
+    """The bundled examples run the chunked step; a scenario whose enemies the compiled
+    enemy AI does not answer (allies passed) runs the batched ``legal_moves`` step."""
+    for name, sc in example_scenarios("dark_realms"):
+        play = BatchedPlay("dark_realms", sc, 4, seed=0)
+        play.step()
+        assert play._drplan is not None, name
+    name, sc = _ai_boards([61])[0]
+    sc = {**sc, "options": {**sc["options"], "pass_allies": True}}
+    play = BatchedPlay("dark_realms", sc, 4, seed=0)
+    play.step()
+    assert play.fused and play._drplan is None
+
+
+def test_the_fast_pick_is_the_positions_pick():
+    """``_batch_enemy._pick_fast`` (the fast searches' pick: the quotient by a
+    multiplication, ends that lose on the first two keys passed over, the grid distance
+    only where read) answers as the position's compiled pick on random ends: walkers
+    and flyers, traps, ties on every key, ends next to the target, ends without a route
+    on (the fallback), and board sizes whose ``W`` is large."""
+    from movecore.games.dark_realms._batch_enemy import _pick_fast
+    from movecore.games.dark_realms._enemy_pick import _pick
+    pick = _pick()
+    rng = np.random.default_rng(5)
+    kinds = {0: 0, 1: 0}
+    for case in range(3000):
+        n = int(rng.integers(2, 40))
+        W = int(rng.choice([n + 1, 1025, (1 << 22) + 1]))
+        fly = bool(rng.random() < 0.3)
+        coords = rng.integers(-4, 5, (n, 2)).astype(np.int64)
+        kind = int(rng.integers(0, 3))
+        tg = int(rng.integers(0, n))
+        nf = int(rng.integers(1, n + 1))
+        cells = rng.permutation(n)[:nf].astype(np.int32)
+        ft = rng.integers(0, 3, nf).astype(np.int32)
+        fs = rng.integers(0, 4, nf).astype(np.int32)
+        trap = rng.random(n) < 0.3
+        rem = np.full(n, -1, np.int64)
+        routed = rng.random(nf) < (0.0 if case % 7 == 0 else 0.8)
+        steps = rng.integers(0, 4, nf)
+        traps = rng.integers(0, 3, nf)
+        w = 1 if fly else W
+        rem[cells[routed]] = (steps if fly else steps + W * (traps + trap[cells]))[routed]
+        rank = rng.permutation(n).astype(np.int64)
+        dist = np.array([(abs(a) + abs(b) + abs(a + b)) // 2 if kind == 0 else
+                         abs(a) + abs(b) if kind == 1 else max(abs(a), abs(b))
+                         for a, b in coords - coords[tg]], np.int64)
+        want = pick(cells, ft, fs, rem, fly, w, trap, dist, rank)
+        got = _pick_fast(cells, ft, fs, nf, rem, fly, w, 1.0 / w, trap, coords, kind, tg,
+                         rank)
+        assert tuple(got) == tuple(want), case
+        kinds[int(want[1])] += 1
+    assert min(kinds.values()) > 300, kinds
+
+
+def test_the_chunked_step_drops_live_positions_of_restarted_games():
+    """A caller's own query outside the compiled scope makes a live position of a game;
+    once a game restarts (a removed figure back in play), the chunked step drops its
+    live position, and a query after it answers as a single position of the game."""
+    name, sc = example_scenarios("dark_realms")[0]
+    play = BatchedPlay("dark_realms", sc, 8, seed=1)
+    G = play.games
+    hero = G.ids.index(next(f["id"] for f in sc["figures"] if f["side"] == "hero"))
+    figs = np.full(8, hero)
+    q = [{"die": "d6"}] * 8
+    finished = play.counts["games"]
+    while play.counts["games"] == finished:
+        if not G.alive[:, hero].all():
+            play.step()
+            continue
+        G.legal_moves(figs, queries=q)
+        assert len(G._live) == 8
+        play.step()
+    restarted = np.flatnonzero(play._drplan["restarted"]).tolist()
+    assert restarted and not any(b in G._live for b in restarted)
+    for b in np.flatnonzero(G.alive[:, hero]).tolist():
+        m = G.legal_moves(np.where(np.arange(8) == b, hero, -1), queries=q)[0]
+        want = G.position(b).legal_moves(G.ids[hero], die="d6")
+        assert sorted(np.flatnonzero(m[b]).tolist()) == sorted(want.actions.tolist())

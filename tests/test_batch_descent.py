@@ -10,6 +10,7 @@ same moves with ``apply_move`` (and ``remove_figure``). Every rule of the layout
 (``movecore.games.descent._batch``) turned off makes one of these fail."""
 from __future__ import annotations
 
+import functools
 import random
 
 import numpy as np
@@ -193,20 +194,31 @@ def _large_dungeons(n: int, first: int = 0) -> list:
     return out
 
 
+def _wounds_rows(G, play, pen) -> int:
+    """The games whose current actor's answer counts wounds (``legal_moves(penalty=)``
+    into ``pen``)."""
+    act = np.where(play.done, -1, play.actor)
+    G.legal_moves(act, penalty=pen)
+    return int((pen > 0).any(axis=1).sum())
+
+
 def test_random_dungeons_run_on_arrays():
-    """The random dungeons are batched (not the positions backend), and they exercise
-    what the layout handles: door states, door memory, positions for penalties and
-    grapplers."""
-    n_slow = n_doors = 0
+    """The random dungeons are batched (not the positions backend) and every move is
+    answered on the arrays, exercising what the layout handles: door states, door
+    memory, wounds (pits, auras), grapplers."""
+    n_wounds = n_doors = n_grip = 0
     for name, s in _dungeons(24):
         play = BatchedPlay("descent", s, 16, seed=1, record=True)
         G = play.games
-        assert G.backend == "arrays", (name, G.why)
+        assert G.backend == "arrays" and G._game.all_arrays, (name, G.why)
+        pen = np.zeros((G.B, G.n_places), np.int32)
         for _ in range(20):
             play.step()
-            n_slow += int(G._game.slow.sum())
+            assert not G._game.slow.any(), name
+            n_grip += int((play.last_answer[2] == 1).sum())
             n_doors += int((G._game.doors != G._game.doors0).sum())
-    assert n_slow > 0 and n_doors > 0
+            n_wounds += _wounds_rows(G, play, pen)
+    assert min(n_wounds, n_doors, n_grip) > 0, (n_wounds, n_doors, n_grip)
 
 
 @pytest.mark.parametrize("first", [0, 12])
@@ -231,15 +243,16 @@ def test_bundled_examples_on_arrays_equal_single_positions(policy):
                              scenarios=scen) > 1000
 
 
-def test_wounds_per_end_equal_the_positions():
-    """``legal_moves(penalty=)``: each end's wounds (pits, auras) as the position counts
-    them (a kind that can fall into a pit, or meets an aura, is asked of a position)."""
+def _wounds_differential(scenarios, steps=12, B=8, seed=2) -> int:
+    """After every self-play step, each game's ``legal_moves(penalty=)`` (the wounds of
+    each end) equals what a live position of that game counts (``Moves.penalty``);
+    returns the ends with wounds seen."""
     seen = 0
-    for name, s in _dungeons(16):
-        play = BatchedPlay("descent", s, 8, seed=2)
+    for name, s in scenarios:
+        play = BatchedPlay("descent", s, B, seed=seed)
         G = play.games
         pen = np.zeros((G.B, G.n_places), np.int32)
-        for _ in range(12):
+        for _ in range(steps):
             play.step()
             act = np.where(play.done, -1, play.actor)
             G.legal_moves(act, penalty=pen)
@@ -250,8 +263,14 @@ def test_wounds_per_end_equal_the_positions():
                 ok = m.mask[m.actions]
                 want[m.actions[ok]] = m.penalty[ok]
                 assert np.array_equal(pen[b], want), (name, b, fid)
-                seen += int(want.any())
-    assert seen > 0
+                seen += int(np.count_nonzero(want))
+    return seen
+
+
+def test_wounds_per_end_equal_the_positions():
+    """``legal_moves(penalty=)``: each end's wounds (pits, auras) as the position counts
+    them (the penalty kernel over the game's aura layer and door state)."""
+    assert _wounds_differential(_dungeons(8)) > 0
 
 
 def test_apply_validates_and_opens_doors():
@@ -295,22 +314,25 @@ def test_why_not_arrays():
 def test_large_dungeons_run_on_arrays():
     """The random dungeons with large monsters are batched and exercise what the
     layout adds: bases that turn (orientation 1), removals of large bases, doors
-    opened by them, and moves a position answers (auras, grapplers, pits)."""
-    n_turned = n_slow = n_doors = n_removed = 0
+    opened by them, and moves that count wounds (auras, pits), all on the arrays."""
+    n_turned = n_wounds = n_doors = n_removed = 0
     for name, s in _large_dungeons(12):
         play = BatchedPlay("descent", s, 16, seed=1, record=True)
         G = play.games
         assert G.backend == "arrays" and G.multi_space, (name, G.why)
         g = G._game
+        assert g.all_arrays, name
         large = np.array([g.size0[f] != (1, 1) for f in range(G.F)])
+        pen = np.zeros((G.B, G.n_places), np.int32)
         for _ in range(30):
             play.step()
+            assert not g.slow.any(), name
             n_turned += int(g.orient.sum())
-            n_slow += int(g.slow.sum())
             n_doors += int((g.doors != g.doors0).sum())
             n_removed += sum(bool(large[f]) for f in play.last[3])
-    assert min(n_turned, n_slow, n_doors, n_removed) > 0, \
-        (n_turned, n_slow, n_doors, n_removed)
+            n_wounds += _wounds_rows(G, play, pen)
+    assert min(n_turned, n_wounds, n_doors, n_removed) > 0, \
+        (n_turned, n_wounds, n_doors, n_removed)
 
 
 @pytest.mark.parametrize("policy, first", [("random", 0), ("greedy", 12)])
@@ -352,24 +374,7 @@ def test_large_monsters_greedy_and_removals_read_every_square():
 def test_large_wounds_per_end_equal_the_positions():
     """``legal_moves(penalty=)`` with large monsters: each end's wounds as the position
     counts them."""
-    seen = 0
-    for name, s in _large_dungeons(8, 60):
-        play = BatchedPlay("descent", s, 8, seed=2)
-        G = play.games
-        pen = np.zeros((G.B, G.n_places), np.int32)
-        for _ in range(12):
-            play.step()
-            act = np.where(play.done, -1, play.actor)
-            G.legal_moves(act, penalty=pen)
-            for b in np.flatnonzero(act >= 0).tolist():
-                fid = G.ids[int(act[b])]
-                m = G.position(b).legal_moves(fid, **play.queries[int(act[b])])
-                want = np.zeros(G.n_places, np.int32)
-                ok = m.mask[m.actions]
-                want[m.actions[ok]] = m.penalty[ok]
-                assert np.array_equal(pen[b], want), (name, b, fid)
-                seen += int(want.any())
-    assert seen > 0
+    assert _wounds_differential(_large_dungeons(8, 60)) > 0
 
 
 def test_large_spaces_follow_the_orientation():
@@ -417,9 +422,11 @@ def test_compiled_step_equals_array_path(policy, threads):
     from movecore.tools.selfplay import example_scenarios
     large = [(n, s) for n, s in _large_dungeons(16, 200)
              if BatchedPlay("descent", s, 1).fused][:3]
-    scen = [(n, s) for n, s in example_scenarios("descent") + _dungeons(24)
+    scen = [(n, s) for n, s in example_scenarios("descent") + _dungeons(8)
             if BatchedPlay("descent", s, 1).fused] + large
     assert len(scen) >= 6
+    # (pits, auras and grapplers too: descent_ogre, the odd seeds' pits)
+    assert any(n == "descent_ogre.json" for n, _ in scen)
     # (large monsters too: bases that turn, removals and distances over every square)
     assert sum(BatchedPlay("descent", s, 1).games._game.large for _, s in scen) >= 3
     for name, s in scen:
@@ -438,3 +445,174 @@ def test_compiled_step_equals_array_path(policy, threads):
             assert np.array_equal(ga._game.orient, gb._game.orient), name
             assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
         assert a.counts == b.counts, name
+
+
+# ------------------------------------------------------------ grapplers on the arrays
+def _grapple_only(name: str, s: dict, seed: int) -> tuple:
+    """``s`` without pits and auras (so every move is answered on the arrays), with
+    grapplers on both sides: each aura becomes a grapple, a monster grapples if none
+    does, and (every other seed) a hero grapples too."""
+    import copy
+    s = copy.deepcopy(s)
+    s["board"]["rows"] = [r.replace("p", ".") for r in s["board"]["rows"]]
+    figs = s["figures"]
+    for f in figs:
+        f["abilities"] = ["grapple" if isinstance(a, dict) else a
+                          for a in f.get("abilities", [])]
+    mons = [f for f in figs if f["side"] == "monster"]
+    if not any("grapple" in f["abilities"] for f in mons):
+        mons[seed % len(mons)]["abilities"] = ["grapple"]
+    if seed % 2:
+        next(f for f in figs if f["side"] == "hero")["abilities"] = ["grapple"]
+    return f"{name} (grapplers)", s
+
+
+def _grapple_dungeons(n: int, first: int = 0) -> list:
+    """Small and large random dungeons whose grapplers are the only per-game rule."""
+    out = [_grapple_only(nm, s, k) for k, (nm, s) in
+           enumerate(_dungeons(n - n // 2, first))]
+    out += [_grapple_only(nm, s, k) for k, (nm, s) in
+            enumerate(_large_dungeons(n // 2, first + 300))]
+    return out
+
+
+def test_grapplers_answered_on_arrays():
+    """An enemy grappler in play is the arrays' own per-game stop layer: the games run
+    the compiled step, and the answers hold grapple stops (1) and grappled starts (3)
+    (the differential below compares them)."""
+    n_grip = n_grappled = 0
+    for name, s in _grapple_dungeons(8):
+        play = BatchedPlay("descent", s, 16, seed=1, record=True)
+        G = play.games
+        assert G.backend == "arrays" and G._game.all_arrays, (name, G.why)
+        assert G._game.grip.any() and BatchedPlay("descent", s, 2).fused, name
+        for _ in range(15):
+            play.step()
+            assert not G._game.slow.any(), name
+            stop = play.last_answer[2]
+            n_grip += int((stop == 1).sum())
+            n_grappled += int((stop == 3).sum())
+    assert n_grip > 0 and n_grappled > 0, (n_grip, n_grappled)
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_grapplers_equal_single_positions(policy):
+    assert _run_differential("descent", steps=20, B=10, seed=3, policy=policy,
+                             scenarios=_grapple_dungeons(8, 20)) > 1000
+
+
+def test_grapple_layer_is_checked():
+    """The differential fails when the grip layer is broken: no grappler read (the
+    stops and the grappled start lost), or its nodes shifted."""
+    scen = _grapple_dungeons(6, 20)
+
+    def broken(how):
+        from movecore.games.descent import _batch
+
+        real = _batch._DescentBatch.bind
+
+        def bind(self, G):
+            real(self, G)
+            if how == "grip":
+                self.grip[:] = False
+            else:
+                self.adj_nodes[:] = np.roll(self.adj_nodes, 1)
+        _batch._DescentBatch.bind = bind
+        try:
+            _run_differential("descent", steps=20, B=10, seed=3, scenarios=scen)
+        except AssertionError:
+            return True
+        finally:
+            _batch._DescentBatch.bind = real
+        return False
+    assert broken("grip") and broken("nodes")
+
+
+# ------------------------------------------------ wounds (pits, auras) on the arrays
+def _hazards(name: str, s: dict, seed: int) -> tuple:
+    """``s`` with pits (a few floor squares), an enemy aura and a grappler on the
+    monsters' side and (every other seed) an aura on a hero: every per-game rule of
+    the layout at once."""
+    import copy
+    s = copy.deepcopy(s)
+    rng = random.Random(seed)
+    rows = [list(r) for r in s["board"]["rows"]]
+    taken = {tuple(f["at"]) for f in s["figures"]}
+    floor = [(x, y) for y, r in enumerate(rows) for x, c in enumerate(r)
+             if c == "." and (x, y) not in taken]
+    for x, y in rng.sample(floor, min(len(floor) // 8, 4)):
+        rows[y][x] = "p"
+    s["board"]["rows"] = ["".join(r) for r in rows]
+    mons = [f for f in s["figures"] if f["side"] == "monster"]
+    mons[0]["abilities"] = [{"aura": rng.randint(1, 2)}]
+    mons[-1]["abilities"] = ["grapple"] if len(mons) > 1 else [{"aura": 1}, "grapple"]
+    if seed % 2:
+        next(f for f in s["figures"] if f["side"] == "hero")["abilities"] = [{"aura": 1}]
+    return f"{name} (hazards)", s
+
+
+def _hazard_dungeons(n: int, first: int = 0) -> list:
+    out = []
+    for k, (nm, s) in enumerate(_dungeons(n - n // 2, first) +
+                                _large_dungeons(n // 2, first + 500)):
+        try:
+            nm, s = _hazards(nm, s, first + k)
+            mc.position(s)
+        except mc.errors.MovecoreError:   # pragma: no cover (a pit under a door)
+            continue
+        out.append((nm, s))
+    return out
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_hazards_equal_single_positions(policy):
+    """Pits, auras and grapplers together, small and large movers: every move on the
+    arrays (the compiled step plays them), its mask, costs and stops and the state
+    after it (the doors the reported path opens: the least-wound way's where it is
+    among the cheapest) equal the single position's."""
+    scen = _hazard_dungeons(8, 30)
+    assert all(BatchedPlay("descent", s, 1).fused for _, s in scen)
+    assert _run_differential("descent", steps=20, B=10, seed=4, policy=policy,
+                             scenarios=scen) > 1000
+
+
+def test_hazard_wounds_equal_the_positions():
+    assert _wounds_differential(_hazard_dungeons(6, 50), steps=10) > 100
+
+
+@pytest.mark.slow
+def test_ten_thousand_moves_with_hazards():
+    assert _run_differential("descent", steps=80, B=16, seed=9,
+                             scenarios=_hazard_dungeons(8, 600)) >= 10_000
+
+
+def test_wound_layers_are_checked():
+    """The wounds differential fails when the aura layer or the pits' leave layer is
+    broken, and the move differential when the reported path's doors are (the door
+    steps dropped)."""
+    from movecore.games.descent import _batch
+    scen = _hazard_dungeons(4, 50)
+
+    def broken(how, check):
+        real = _batch._DescentBatch.bind
+
+        def bind(self, G):
+            real(self, G)
+            if how == "aura":
+                self.aura[:] = 0
+            elif how == "leave":
+                self.leaves[:] = 0
+            else:
+                self.dstep_bits[:] = 0
+        _batch._DescentBatch.bind = bind
+        try:
+            check(scen)
+        except AssertionError:
+            return True
+        finally:
+            _batch._DescentBatch.bind = real
+        return False
+    wounds = functools.partial(_wounds_differential, steps=10)
+    moves = functools.partial(_run_differential, "descent", 20, 10, 4)
+    assert broken("aura", wounds) and broken("leave", wounds)
+    assert broken("doors", lambda sc: moves(scenarios=sc))

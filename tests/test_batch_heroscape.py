@@ -403,10 +403,11 @@ def _compiled_vs_array(scenarios, policy, threads, steps, B=16, seed=7) -> dict:
     ``_out``), figures, occupant rows (engagement codes), actors, turns and counters
     (AssertionError at the first difference). Returns what the runs did (the array
     path's ``last``): moves, two-space moves, removals, removals of or by a two-space
-    figure, games reset."""
+    figure, games reset; and the compiled step's one-space moves answered from the kept
+    ends (``_selfplay_heroscape.kept_tables``)."""
     from movecore.tools.selfplay_batch import BatchedPlay
     seen = dict.fromkeys(("moves", "double_moves", "removals", "double_removals",
-                          "resets"), 0)
+                          "resets", "kept"), 0)
     for name, sc in scenarios:
         a = BatchedPlay("heroscape", sc, B, seed=seed, policy=policy, threads=threads)
         b = BatchedPlay("heroscape", sc, B, seed=seed, policy=policy, fused=False)
@@ -430,6 +431,7 @@ def _compiled_vs_array(scenarios, policy, threads, steps, B=16, seed=7) -> dict:
             seen["double_removals"] += sum(bool(double[g] or double[figs[r]])
                                            for r, g in zip(rg, rf))
             seen["resets"] += len(reset)
+        seen["kept"] += getattr(a, "kept_ends_used", 0)
         assert not a.games._live, name          # (no game was asked on a position)
     return seen
 
@@ -450,13 +452,15 @@ def test_compiled_step_equals_array_path(policy, threads):
     seen = _compiled_vs_array(_step_scenarios(range(12)), policy, threads, steps=40)
     assert seen["double_moves"] > 200 and seen["double_removals"] > 10, seen
     assert seen["resets"] > 10, seen
+    # the kept ends answered a good share of the one-space moves (the fast path runs)
+    assert seen["kept"] > 0.1 * (seen["moves"] - seen["double_moves"]), seen
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("policy", ["random", "greedy"])
 def test_compiled_step_equals_array_path_long(policy):
     seen = _compiled_vs_array(_scenarios(range(100, 125)), policy, 2, steps=80, seed=3)
-    assert seen["moves"] >= 20_000, seen
+    assert seen["moves"] >= 20_000 and seen["kept"] > 2_000, seen
 
 
 @pytest.mark.parametrize("rule", ["NEIGHBOUR_CODES", "REMOVAL_SPACES", "GREEDY_SPACES"])
@@ -470,3 +474,48 @@ def test_turning_a_rule_of_the_step_off_fails(monkeypatch, rule):
     policy = "greedy" if rule == "GREEDY_SPACES" else "random"
     with pytest.raises(AssertionError):
         _compiled_vs_array(_step_scenarios(range(12)), policy, 1, steps=40)
+
+
+@pytest.mark.parametrize("bit", ["BREAK_FRIENDS", "BREAK_REACH"])
+def test_breaking_the_kept_ends_rule_fails(monkeypatch, bit):
+    """The kept ends' rule broken makes the differential above fail (it can fail): the
+    friends' spaces kept as ends, or the kept ends taken whoever stands within reach."""
+    from movecore.tools import _selfplay_heroscape as H
+    monkeypatch.setattr(H, "RULES", H.RULES | getattr(H, bit))
+    with pytest.raises(AssertionError):
+        _compiled_vs_array(_step_scenarios(range(12)), "random", 1, steps=40)
+
+
+def test_kept_ends_reach_covers_the_query():
+    """The kept ends' reach table (``near``: least costs with nothing that stops a move)
+    is never above the least cost of any end of the query itself from the same start
+    on the empty battlefield, and the kept ends are that query's: for every one-space
+    kind of random battlefields (stops, climbs, water, glyphs)."""
+    from movecore.reach.compiled import reach1_general
+    from movecore.tools import _selfplay_heroscape as H
+    from movecore.tools.selfplay_batch import BatchedPlay
+    checked = 0
+    for name, sc in _step_scenarios(range(20)):
+        play = BatchedPlay("heroscape", sc, 2, seed=1)
+        G = play.games
+        kept_at, codes, ptr, kept, near = H.kept_tables(G)
+        N = G.occ.shape[1]
+        ends = np.zeros((3, N), np.int32)
+        query = np.zeros((1, 3), np.int64)
+        for f in np.flatnonzero(kept_at >= 0).tolist():
+            k, sh, bud = int(kept_at[f]), int(G._shape_of[f]), int(G._budget[f])
+            blob = G._blobs[G._blob_at[sh]:G._blob_at[sh + 1]]
+            qf = G._qflags[G._qflags_at[sh]:G._qflags_at[sh + 1]]
+            zc = G._zoc[G._zoc_at[sh]:G._zoc_at[sh + 1]]
+            for s in range(0, N, 3):
+                row = np.full(N, -1, np.int32)
+                row[s] = codes[k]
+                query[0] = s, bud, 0
+                m = reach1_general(blob, row, qf, zc, G._params[sh], G._bufs[0].copy(),
+                                   ends, query, 0, 0)
+                got = kept[:, ptr[k * N + s]:ptr[k * N + s + 1]]
+                assert sorted(map(tuple, got.T.tolist())) == \
+                    sorted(map(tuple, ends[:, :m].T.tolist())), (name, f, s)
+                assert (near[k * N + s, ends[0, :m]] <= ends[1, :m]).all(), (name, f, s)
+                checked += 1
+    assert checked > 500, checked

@@ -358,8 +358,10 @@ def _steps_block(seeds) -> dict:
                 got = RPS(q.pblob, table, q.occupant, qf, q.zoc, q.leave, q.enter_pen,
                           q.params, bufs[1], s, budget)
                 assert got == want >= 0, seed
-                assert np.array_equal(bufs[1][at:at + 8 * got], bufs[0][at:at + 8 * want]), \
-                    (seed, s)
+                # (its rows row-major in the rows block; reach_pen's also column-major
+                # in the out block)
+                rows = bufs[1][at - 8 * n:at - 8 * n + 8 * got].reshape(got, 8)
+                assert np.array_equal(rows.T.ravel(), bufs[0][at:at + 8 * want]), (seed, s)
                 assert bufs[1][1] == bufs[0][1], seed       # the same states settled
                 seen["queries"] += 1
                 seen["rows"] += got

@@ -653,3 +653,86 @@ def test_random_battlefields_check_fails_on_a_wrong_order():
 def test_numpy_arrays_backend_random_battlefields_long():
     checked, picks = _random_heroscape_runs(range(100, 110), 60)
     assert checked > 2_000 and len(picks) == 4 and min(picks.values()) > 0, picks
+
+
+#: one scenario of each numpy-driven game whose kept planes all change in short runs
+#: (Descent's doors open, a dragon's turned base, Heroscape's engaged figures, Dark Realms'
+#: rolls)
+KEPT_NP = ("descent_door_round", "descent_dragon", "heroscape_engaged_knight",
+           "dark_realms_die_planning")
+
+
+@pytest.mark.parametrize("name", KEPT_NP)
+def test_numpy_arrays_kept_observations_equal_a_draw_from_scratch(name):
+    """The numpy-driven backend keeps its observations too (``_vecnp.draw_obs``, kept
+    mode: the places drawn last time cleared, the new ones written; the turn plane
+    and the game's dense planes, the roll or the doors, rewritten where what they show
+    changed): after every step of seeded runs (autoresets and illegal actions
+    included) the kept buffer equals a draw from scratch, which the runs above hold
+    equal to the single envs'."""
+    envs = rl.vector_env(name, num_envs=5, copy=False, max_turns=7, backend="arrays")
+    assert envs._np is not None
+    steps, cleared = _kept_run(envs, 50, seed=len(name))
+    assert steps == 50 and cleared > 10
+
+
+def test_numpy_arrays_kept_check_fails_on_a_wrong_update():
+    """The check above fails when the kept update forgets the places it drew, the
+    turn its turn plane shows, or the state its game planes show (Descent's doors,
+    Dark Realms' roll)."""
+    def forget(envs):
+        envs._np._rec[1][:] = 0
+
+    def stale(planes, col):
+        def corrupt(envs):
+            n = envs._np
+            B = envs.num_envs
+            if not n._kept_ready:
+                return
+            o = envs._obs.reshape(B, n.C, -1)
+            state = n.turn if col == 0 else n._doors_bits() if n.doors is not None \
+                else np.where(n.over == 0, n.a_roll, -1)
+            for plane in planes:
+                o[:, n.d + plane] = 0.0  # as never rewritten, the state recorded the
+            n._rec[2][:, col] = state    # game's: the next draw keeps it
+        corrupt.__name__ = f"stale_{planes}"
+        return corrupt
+
+    for name, corrupt in (("descent_door_round", forget),
+                          ("descent_door_round", stale((5,), 0)),
+                          ("descent_door_round", stale((6, 7), 1)),
+                          ("dark_realms_die_planning", stale((6,), 1))):
+        envs = rl.vector_env(name, num_envs=5, copy=False, max_turns=7)
+        steps, cleared = _kept_run(envs, 50, seed=3, corrupt=corrupt)
+        assert steps < 50 and cleared is None, (name, corrupt.__name__)
+
+
+def test_numpy_arrays_pick_is_the_kth_row():
+    """``_vecnp.pick_rows`` (the opponent's pick: a selection over each game's usable
+    ends) takes the row a stable sort of the ``Moves`` order takes, the ``int(u * n)``-th
+    by (cost, rank, place), and counts the double-space figures' picks among rows of
+    one cost as ``np.unique`` does (costs over 64 included)."""
+    from movecore.rl._vecnp import pick_rows
+    rng = np.random.default_rng(0)
+    B, P, F = 300, 40, 3
+    cost = rng.integers(0, 70, (B, P)).astype(np.int32)
+    cost[: B // 2] %= 9                  # (many ties of cost: the rank decides)
+    rank = np.array([rng.permutation(P) for _ in range(F)], np.int64)
+    m = rng.random((B, P)) < rng.random((B, 1))
+    n = m.sum(1).astype(np.int64)
+    lists = np.zeros((B, P), np.int32)
+    for b in range(B):
+        lists[b, :n[b]] = np.flatnonzero(m[b])
+    rows = rng.permutation(B).astype(np.int64)
+    f = rng.integers(0, F, B).astype(np.int64)
+    u = rng.random(B)
+    double = np.array([True, False, True])
+    to = np.empty(B, np.int64)
+    picks = pick_rows(rows, rows, lists, n, f, u, cost, rank, double, to)
+    key = np.where(m[rows], cost[rows].astype(np.int64) * (P + 1) + rank[f],
+                   np.iinfo(np.int64).max)
+    want = np.argsort(key, 1, kind="stable")[np.arange(B), (u * n[rows]).astype(np.int64)]
+    want[n[rows] == 0] = 0
+    assert np.array_equal(to, want)
+    assert picks == sum(len(np.unique(cost[b][m[b]])) < n[b] for b, g in zip(rows, f)
+                        if double[g] and n[b] > 1) > 0

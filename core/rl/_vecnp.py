@@ -40,11 +40,23 @@ What makes it the single env, game by game:
   orientations at one anchor, the cost drawn is the last row's there, the larger: its
   rows come in cost order) plus the game's planes (Descent: the squares by closed and
   open doors; Heroscape: the engaged figures, heights considered; Dark Realms: the
-  acting figure's roll / 12), written with array operations over the batch.
+  acting figure's roll / 12), drawn by one compiled loop over the games
+  (:func:`draw_obs`): from scratch (``observe()``), or in the env's kept buffer where
+  only what changed is written (the places drawn last time cleared, the new ones
+  written and listed; the turn plane and the dense game planes rewritten where what
+  they show changed), as the compiled backend's ``_vecgame.observe``.
+
+Where the time goes: the Python of a sub-step is a few calls over its games (the search
+for the next figure, the kept answer and its list of usable ends, the opponent's k-th
+row, the removal's victim, the mask and the observation are compiled loops: no numpy
+pass per condition, no sort over every place); the batched ``legal_moves`` and the
+game's move are the game's own.
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
 against single envs after every step (autoresets and illegal actions included), Descent's
-large monsters and turning bases included.
+large monsters and turning bases included; the kept observations against a draw from
+scratch after every step (and that the check fails on a wrong update); the pick
+against a stable sort of the rows.
 """
 from __future__ import annotations
 
@@ -52,7 +64,7 @@ import numpy as np
 from numba import njit
 
 from ..position import grid_distance
-from ._vecgame import _draw
+from ._vecgame import _draw, _n_sides
 
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
 
@@ -62,6 +74,385 @@ def draw_rows(rng, rows, out):
     """``out[i]`` = game ``rows[i]``'s next ``np_random.random()`` (one draw each)."""
     for i in range(rows.shape[0]):
         out[i] = _draw(rng, rows[i])
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def advance_select(rows, alive, side_of, movers, turn_sides, n_all, max_turns, turn, side,
+                   nxt, actor, over, moved, ask, g_out):
+    """``Match._advance``'s search in games ``rows`` (int64[R]), with no answer asked:
+    the next figure slot of the side to move, at or after ``nxt[b]``, in play and one
+    that moves, starting turns where none is left (the side, the turn, ``nxt`` = 0, no
+    figure moved) or ending the game (fewer than two sides in play: TERMINATED; the turn
+    limit: TRUNCATED; ``actor`` = -1). The games that found one and its slot go to
+    ``ask``/``g_out`` (int64[>= R]); returns how many. Allocates nothing."""
+    F = alive.shape[1]
+    na = 0
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        while True:
+            g = -1
+            for j in range(nxt[b], F):
+                if alive[b, j] and side_of[j] == side[b] and movers[j]:
+                    g = j
+                    break
+            if g >= 0:
+                ask[na] = b
+                g_out[na] = g
+                na += 1
+                break
+            actor[b] = -1                 # the queue is empty: the next turn
+            if _n_sides(alive, side_of, n_all, b) < 2:
+                over[b] = TERMINATED
+                break
+            if turn[b] >= max_turns:
+                over[b] = TRUNCATED
+                break
+            side[b] = turn_sides[turn[b] % turn_sides.shape[0]]
+            turn[b] += 1
+            nxt[b] = 0
+            for j in range(F):
+                moved[b, j] = False
+    return na
+
+
+@njit(cache=True, nogil=True)
+def keep_answer(rows, g, mask, cost, stop, usable, a_cost, a_stop, a_list, a_n, has_open,
+                opened, a_open, slow, a_slow, nxt, actor, again):
+    """Games ``rows``' answers (``mask``/``cost``/``stop``: ``legal_moves``' rows, [B,
+    >= P]) for figure slots ``g`` into the kept answer: the list of the usable ends
+    (``usable`` uint8[F, P]), by place id, in ``a_list`` int32[B, P] (``a_n`` int64[B]
+    how many: what the pick, the mask and the observation loop over, not the P
+    places), and their costs and stops in ``a_cost``/``a_stop`` [B, P] (what is off
+    the list is stale: never read); Descent (``has_open``): the doors each end's path
+    opens (``opened`` int64[B, P]) and whether a position answered (``slow`` bool[B]),
+    what its move reads, into ``a_open``/``a_slow``. Then ``Match._advance``'s step:
+    ``nxt`` = the slot after ``g``, and the figure acts (``actor``) where it has a
+    usable end; the games where it has none go to ``again`` (int64[>= R]); returns how
+    many."""
+    P = a_list.shape[1]
+    k = 0
+    for i in range(rows.shape[0]):
+        b, gi = rows[i], g[i]
+        c = 0
+        for p in range(P):          # (no branch: the list's next slot written anyway)
+            a_list[b, c] = p
+            c += (mask[b, p] & usable[gi, p]) != 0
+        for j in range(c):
+            p = a_list[b, j]
+            a_cost[b, p] = cost[b, p]
+            a_stop[b, p] = stop[b, p]
+            if has_open:
+                a_open[b, p] = opened[b, p]
+        a_n[b] = c
+        if has_open:
+            a_slow[b] = slow[b]
+        nxt[b] = gi + 1
+        if c:
+            actor[b] = gi
+        else:
+            again[k] = b
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
+    """``Match.random_row`` over the ends ``cand[crow[i], :ncand[crow[i]]]`` (int32,
+    by place id) of figure slot ``f[i]`` in game ``rows[i]``: the ``int(u[i] * n)``-th
+    of its n ends in the ``Moves`` row order (cost, then ``rank[f]``; ties, none
+    expected, by place) into ``to[i]``. Returns how many picks were among a
+    double-space figure's (``double``) rows, two of them of one cost (the tests'
+    count)."""
+    P = cost.shape[1]
+    keys = np.empty(max(cand.shape[1], 1), np.int64)
+    picks = 0
+    for i in range(rows.shape[0]):
+        b, r, g = rows[i], crow[i], f[i]
+        n = ncand[r]
+        if n == 0:
+            to[i] = 0
+            continue
+        # (cost, rank, place) in one key, distinct: the k-th smallest (quickselect)
+        # is the k-th row, its place the remainder
+        for j in range(n):
+            p = cand[r, j]
+            keys[j] = (np.int64(cost[b, p]) * (P + 1) + rank[g, p]) * P + p
+        to[i] = _kth(keys, n, int(u[i] * n)) % P
+        if double[g] and n > 1:
+            # two rows of one cost: a bit per cost under 64, else pairs compared
+            seen = np.uint64(0)
+            dup = big = False
+            for j in range(n):
+                c = keys[j] // P // (P + 1)
+                if c >= 64:
+                    big = True
+                elif (seen >> np.uint64(c)) & np.uint64(1):
+                    dup = True
+                    break
+                else:
+                    seen |= np.uint64(1) << np.uint64(c)
+            if big and not dup:     # (rare: a pair of the costs over 64)
+                for j in range(n):
+                    c = keys[j] // P // (P + 1)
+                    for x in range(j + 1, n):
+                        if c >= 64 and keys[x] // P // (P + 1) == c:
+                            dup = True
+            picks += dup
+    return picks
+
+
+@njit(cache=True, nogil=True)
+def _kth(a, n, k):
+    """The k-th smallest of the distinct ``a[:n]`` (0 <= k < n; ``a`` reordered):
+    Hoare's selection."""
+    lo, hi = 0, n - 1
+    while lo < hi:
+        pivot = a[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return a[k]
+    return a[k]
+
+
+@njit(cache=True, nogil=True)
+def victims(rows, f, sp, adj, alive, side_of, n_all, rng, out):
+    """The removal's victims in games ``rows`` (int64[R]; their coin came up) whose
+    figure ``f[i]`` just moved: the enemies in play next to a space of the mover
+    (``sp`` int64[R, F, S] every figure's spaces, -1 none; ``adj`` bool[N + 1, N + 1]),
+    in slot order; where there are n of them, one draw of the game's stream picks the
+    ``int(u * n)``-th. ``out`` int64[4, >= R]: the games with a victim, their movers,
+    their victims, and 1 where fewer than two sides (of ``n_all``) are left in play
+    without the victim (the game is over); returns how many."""
+    F, S = sp.shape[1], sp.shape[2]
+    near = np.empty(F, np.int64)
+    m = 0
+    for i in range(rows.shape[0]):
+        b, g = rows[i], f[i]
+        n = 0
+        for j in range(F):
+            if not alive[b, j] or side_of[j] == side_of[g]:
+                continue
+            hit = False
+            for x in range(S):
+                c = sp[i, g, x]
+                if c < 0:
+                    continue
+                for y in range(S):
+                    e = sp[i, j, y]
+                    if e >= 0 and adj[c, e]:
+                        hit = True
+            if hit:
+                near[n] = j
+                n += 1
+        if n:
+            gone = near[int(_draw(rng, b) * n)]
+            sides = 0
+            for k in range(n_all):
+                for j in range(F):
+                    if alive[b, j] and j != gone and side_of[j] == k:
+                        sides += 1
+                        break
+            out[0, m] = b
+            out[1, m] = g
+            out[2, m] = gone
+            out[3, m] = sides < 2
+            m += 1
+    return m
+
+
+#: the game's own planes of the observation (``draw_obs``'s ``gmode``)
+PLANES_NONE, PLANES_ENGAGED, PLANES_ROLL, PLANES_DOORS = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive, cell,
+             large, orient, swap, hw, rel, acting, actor, moved, a_list, a_n, a_cost,
+             a_stop, lead, double, turn, max_turns, valid, gmode, sp, sadj, level, height, side_of,
+             a_roll, over, doors, door_cells):
+    """Every game's observation into ``o`` (float32[B, C * HW]; see the module
+    docstring for the planes), from scratch (``fresh``: the static planes written, the
+    rest zeroed) or **kept** (``record``, not ``fresh``: ``o`` holds what this call
+    drew last time; the places it listed then are cleared and the new ones written,
+    the turn plane and the game's dense planes rewritten where what they show changed).
+
+    Kept bookkeeping (written where ``record``): ``drawn`` int32[B, >= 3 F K + K +
+    3 HW], the offsets of ``o[b]`` written off zero in the sparse planes (figures,
+    acting, moved, ends, engaged; an end's three planes listed once per lead cell),
+    ``n_drawn`` int64[B] how many; ``orec`` int64[B, 2]: the turn the turn plane shows
+    and the state the game's dense planes show (Dark Realms: the roll, -1 once over;
+    Descent: the doors' bits). A fresh draw lists every place it writes, so a kept
+    draw can follow it.
+
+    ``cell`` int32[B, F] (``alive`` bool[B, F]); ``orient``/``swap``: a Descent
+    turned base's place ids (``large``); ``hw`` int64[F, P, K] each place's cells;
+    ``rel`` int64[F] the side plane; ``acting`` bool[B] (the learner acts, ``actor``
+    int64[B] its figure); ``a_list``/``a_n``/``a_cost``/``a_stop`` the kept answer;
+    ``lead`` int64[F, P]; ``double`` bool[F] (places share lead cells: the larger cost
+    drawn); ``valid`` float32[HW]; ``gmode`` the game's planes from plane ``k``
+    (``PLANES_*``): engaged (``sp`` int64[B, F, 2] spaces, ``sadj``, ``level``,
+    ``height``), the roll (``a_roll``, ``over``) or the doors (``doors`` int64[B]
+    bits, ``door_cells`` int64[n_doors, m], -1 padded). Allocates nothing."""
+    B = o.shape[0]
+    F = alive.shape[1]
+    K = hw.shape[2]
+    SHW = S * HW
+    for b in range(B):
+        nd = 0
+        if fresh:
+            for i in range(SHW):
+                o[b, i] = static[i]
+            for i in range(SHW, o.shape[1]):
+                o[b, i] = 0.0
+        else:
+            for j in range(n_drawn[b]):
+                o[b, drawn[b, j]] = 0.0
+        # the figures (every cell of each one's place), by side
+        for f in range(F):
+            if not alive[b, f]:
+                continue
+            c = max(cell[b, f], 0)
+            if large and orient[b, f] != 0:
+                c = swap[f, c]
+            for kk in range(K):
+                h = hw[f, c, kk]
+                if h < 0:
+                    continue
+                off = (S + rel[f]) * HW + h
+                o[b, off] = 1.0
+                if record:
+                    drawn[b, nd] = off
+                    nd += 1
+                if acting[b] and f == actor[b]:
+                    off = d * HW + h
+                    o[b, off] = 1.0
+                    if record:
+                        drawn[b, nd] = off
+                        nd += 1
+                if acting[b] and moved[b, f]:
+                    off = (d + 1) * HW + h
+                    o[b, off] = 1.0
+                    if record:
+                        drawn[b, nd] = off
+                        nd += 1
+        if acting[b]:
+            # the acting figure's ends at their lead cells: costs scaled by the largest
+            f = actor[b]
+            top = 0
+            for j in range(a_n[b]):
+                top = max(top, a_cost[b, a_list[b, j]])
+            scale = 1.0 / top if top > 0 else 1.0
+            turned = large and orient[b, f] != 0
+            two = double[f] or large
+            for j in range(a_n[b]):
+                p = a_list[b, j]
+                lh = lead[f, swap[f, p] if turned else p]
+                if lh < 0:
+                    continue
+                o2 = (d + 2) * HW + lh
+                if record and o[b, o2] == 0.0:
+                    drawn[b, nd] = o2
+                    drawn[b, nd + 1] = o2 + HW
+                    drawn[b, nd + 2] = o2 + 2 * HW
+                    nd += 3
+                o[b, o2] = 1.0
+                cs = np.float32(a_cost[b, p] * scale)
+                # (places sharing a lead cell come by cost: the last row's, the largest)
+                if not two or cs > o[b, o2 + HW]:
+                    o[b, o2 + HW] = cs
+                if a_stop[b, p] != 0:
+                    o[b, o2 + 2 * HW] = 1.0
+        if fresh or orec[b, 0] != turn[b]:
+            v = np.float32(turn[b] / max_turns)
+            base = (d + 5) * HW
+            for i in range(HW):
+                o[b, base + i] = valid[i] * v
+        if record:
+            orec[b, 0] = turn[b]
+        if gmode == 1:      # Heroscape: the engaged figures (heights considered)
+            for f in range(F):
+                if not alive[b, f]:
+                    continue
+                eng = False
+                for g in range(F):
+                    if eng:
+                        break
+                    if not alive[b, g] or side_of[g] == side_of[f]:
+                        continue
+                    for x in range(sp.shape[2]):
+                        cf = sp[b, f, x]
+                        if cf < 0:
+                            continue
+                        for y in range(sp.shape[2]):
+                            cg = sp[b, g, y]
+                            if cg >= 0 and sadj[cf, cg] and \
+                                    level[cf] - level[cg] < height[g] and \
+                                    level[cg] - level[cf] < height[f]:
+                                eng = True
+                if not eng:
+                    continue
+                c = max(cell[b, f], 0)
+                for kk in range(K):
+                    h = hw[f, c, kk]
+                    if h >= 0:
+                        off = k * HW + h
+                        o[b, off] = 1.0
+                        if record:
+                            drawn[b, nd] = off
+                            nd += 1
+        elif gmode == 2:    # Dark Realms: the acting figure's roll / 12 (0 once over)
+            state = a_roll[b] if over[b] == 0 else -1
+            if fresh or orec[b, 1] != state:
+                v = np.float32(a_roll[b] / 12)
+                for i in range(HW):
+                    o[b, k * HW + i] = valid[i] * v if state >= 0 else 0.0
+            if record:
+                orec[b, 1] = state
+        elif gmode == 3:    # Descent: the doors' squares, closed and open
+            if fresh or orec[b, 1] != doors[b]:
+                for i in range(2 * HW):
+                    o[b, k * HW + i] = 0.0
+                for j in range(door_cells.shape[0]):
+                    plane = k + 1 if (doors[b] >> j) & 1 == 1 else k
+                    for c in door_cells[j]:
+                        if c >= 0:
+                            o[b, plane * HW + c] = 1.0
+            if record:
+                orec[b, 1] = doors[b]
+        if record:
+            n_drawn[b] = nd
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def draw_mask(out, acting, actor, a_list, a_n, env_base, end_turn, large, orient, swap):
+    """int8[B, A] ``out``: the learner's mask where it acts (``acting`` bool[B], its
+    figure ``actor``), zeros elsewhere: the end of the turn and each usable end of the
+    kept answer (``a_list``/``a_n``) at ``env_base[f]`` + its env place id."""
+    for b in range(out.shape[0]):
+        for a in range(out.shape[1]):
+            out[b, a] = 0
+        if not acting[b]:
+            continue
+        out[b, end_turn] = 1
+        f = actor[b]
+        turned = large and orient[b, f] != 0
+        for j in range(a_n[b]):
+            p = a_list[b, j]
+            out[b, env_base[f] + (swap[f, p] if turned else p)] = 1
     return 0
 
 
@@ -108,6 +499,17 @@ def row_rank(root, figs, cell_rank) -> np.ndarray:
             rank[i] = rank.shape[1]
             rank[i, :len(pair)] = pair
     return rank
+
+
+def _compact(R, r, p):
+    """(rows, lists, counts) for :func:`pick_rows` from the ends ``(r, p)`` of R rows
+    (``np.nonzero`` order: by row, then place): ``lists`` int32[R, L] each row's
+    places in that order."""
+    n = np.bincount(r, minlength=R).astype(np.int64)
+    lists = np.zeros((R, max(int(n.max(initial=0)), 1)), np.int32)
+    start = np.cumsum(n) - n
+    lists[r, np.arange(len(r)) - start[r]] = p
+    return np.arange(R), lists, n
 
 
 def _queries(s):
@@ -157,6 +559,7 @@ class BatchedSteps:
         if s.game == "descent":
             ok[:, root.st.ns] = False        # (the town; NS + 1 + s: a turned base)
         self.usable = ok
+        self._usable8 = ok.astype(np.uint8)
         # each slot's place -> observation cell (flat H*W; -1 none)
         lead = np.full((F, P), -1, np.int64)
         for i in range(F):
@@ -192,7 +595,8 @@ class BatchedSteps:
                 rank[ns] = P
         #: int64[F, P]: each slot's places' order among rows of equal cost (P: not a
         #: place of it); a Heroscape double-space figure's: its pair's (row_rank)
-        self.rank = row_rank(root, s.figs, np.broadcast_to(rank, (F, P)))
+        self.rank = np.ascontiguousarray(row_rank(root, s.figs,
+                                                  np.broadcast_to(rank, (F, P))))
         self.kind = s.rules.kind
         nbr = np.asarray(root.board.nbr, np.int64)
         adj = np.zeros((N + 1, N + 1), bool)          # (row / column N: out of play)
@@ -241,6 +645,35 @@ class BatchedSteps:
         self.doors = None
         if s.game == "descent":
             self.doors = [np.asarray(c, np.int64) for c in lay.extra["doors"]]
+        # the observation kernel's views (draw_obs) and the kept draw's bookkeeping
+        self._no_orient = np.zeros((1, 1), np.uint8)      # (as _DescentBatch.orient)
+        self._no_sp = np.zeros((1, 1, 2), np.int64)
+        self._no_doors = np.zeros(1, np.int64)
+        K = self.hw.shape[2]
+        self._gmode = PLANES_ENGAGED if self.engage is not None else \
+            PLANES_ROLL if self.rolled else PLANES_DOORS if self.doors is not None else \
+            PLANES_NONE
+        if self.engage is not None:
+            sadj, level, height, _ = self.engage
+            self._eng_tables = (np.ascontiguousarray(sadj), level, height)
+        else:
+            self._eng_tables = (np.zeros((1, 1), bool), np.zeros(1, np.int64),
+                                np.zeros(F, np.int64))
+        dc = self.doors or []
+        self._door_cells = np.full((len(dc), max([len(c) for c in dc], default=0)), -1,
+                                   np.int64)
+        for j, c in enumerate(dc):
+            self._door_cells[j, :len(c)] = c
+        room = 3 * F * K + K + 3 * self.HW
+
+        def rec():      # offsets written off zero, how many, (turn, game planes) shown
+            return (np.zeros((B, room), np.int32), np.zeros(B, np.int64),
+                    np.full((B, 2), -2, np.int64))
+
+        self._rec = rec()
+        self._rec_scratch = (np.zeros((1, 1), np.int32), np.zeros(1, np.int64),
+                             np.zeros((1, 2), np.int64))     # (a fresh draw reads none)
+        self._kept_ready = False
         i64 = np.int64
         self.turn = np.zeros(B, i64)
         self.side = np.full(B, -1, i64)
@@ -253,11 +686,16 @@ class BatchedSteps:
         self.pending = np.zeros(B)
         self.rng = np.zeros((B, 4), np.uint64)
         # the acting figure's answer (usable places only) and what its move reads
-        self.a_mask = np.zeros((B, P), bool)
         self.a_cost = np.zeros((B, P), np.int32)
         self.a_stop = np.zeros((B, P), np.int8)
+        self.a_list = np.zeros((B, P), np.int32)     # the usable ends, by place id
+        self.a_n = np.zeros(B, np.int64)
         self.a_open = np.zeros((B, P), np.int64)
         self.a_slow = np.zeros(B, bool)
+        # (keep_answer: what the Descent move reads of each answer; none elsewhere)
+        self._open = (True, self.game.opened, self.a_open, self.game.slow) \
+            if s.game == "descent" else (False, np.zeros((1, 1), np.int64),
+                                         np.zeros((1, 1), np.int64), np.zeros(1, bool))
         self._out = (np.zeros((B, P), np.uint8), np.zeros((B, P), np.int32),
                      np.zeros((B, P), np.int8))
         self.counts = [0, 0]             # moves, move generations
@@ -293,51 +731,26 @@ class BatchedSteps:
         self._advance(rows)
         self._opponents(rows)
 
-    def _n_sides(self, rows) -> np.ndarray:
-        alive = self.G.alive[rows]
-        n = np.zeros(len(rows), np.int64)
-        for k in range(self.n_all):
-            n += (alive & (self.side_of == k)[None]).any(1)
-        return n
-
     def _advance(self, rows) -> None:
         """``Match._advance`` in games ``rows``: on to the next figure of the side to
-        move that has a usable end (starting turns as needed), its answer kept; or the
-        game is over."""
-        G, F = self.G, self.F
-        slots = np.arange(F)
+        move that has a usable end (starting turns as needed: :func:`advance_select`),
+        its answer kept; or the game is over."""
         rows = np.asarray(rows, np.int64)
         while len(rows):
-            cand = G.alive[rows] & (self.side_of[None] == self.side[rows][:, None]) & \
-                (slots[None] >= self.nxt[rows][:, None]) & self.movers[None]
-            has = cand.any(1)
-            start = rows[~has]
-            if len(start):                   # the queue is empty: the next turn
-                self.actor[start] = -1
-                end = self._n_sides(start) < 2
-                self.over[start[end]] = TERMINATED
-                start = start[~end]
-                trunc = self.turn[start] >= self.max_turns
-                self.over[start[trunc]] = TRUNCATED
-                start = start[~trunc]
-                self.side[start] = self.turn_sides[self.turn[start] % len(self.turn_sides)]
-                self.turn[start] += 1
-                self.nxt[start] = 0
-                self.moved[start] = False
-            ask = rows[has]
-            if len(ask):
-                g = cand[has].argmax(1)
-                n = self._answer(ask, g)
-                self.nxt[ask] = g + 1
-                found = n > 0
-                self.actor[ask[found]] = g[found]
-                rows = np.concatenate([start, ask[~found]])
-            else:
-                rows = start
+            ask = np.empty(len(rows), np.int64)
+            g = np.empty(len(rows), np.int64)
+            na = advance_select(rows, self.G.alive, self.side_of, self.movers,
+                                self.turn_sides, self.n_all, self.max_turns, self.turn,
+                                self.side, self.nxt, self.actor, self.over, self.moved,
+                                ask, g)
+            if not na:
+                return
+            rows = self._answer(ask[:na], g[:na])
 
     def _answer(self, rows, g) -> np.ndarray:
         """Figure slots ``g`` of games ``rows``: their usable ends into the kept answer
-        (one batched ``legal_moves``); returns how many each has."""
+        (one batched ``legal_moves``), the figure acting where it has one
+        (:func:`keep_answer`); returns the games where it has none."""
         G = self.G
         figs = np.full(self.B, -1, np.int64)
         figs[rows] = g
@@ -356,16 +769,16 @@ class BatchedSteps:
             qs = QueryColumns({"roll": np.where(hero, roll, -1), "enemy": enemy,
                                "move": np.where(enemy, roll, -1),
                                "attack_range": np.where(enemy, 1, -1)}, B)
-        mask, cost, stop = G.legal_moves(figs, out=self._out, queries=qs)
+        # (BatchedGames.legal_moves less its checks of the caller's input: the figures
+        # asked are in play, the out arrays are this backend's own)
+        G._legal_arrays(figs, *self._out, qs)
+        mask, cost, stop = self._out
         self.counts[1] += len(rows)
-        m = (mask[rows] != 0) & self.usable[g]
-        self.a_mask[rows] = m
-        self.a_cost[rows] = cost[rows]
-        self.a_stop[rows] = stop[rows]
-        if self.game is not None:        # what the Descent move reads of this answer
-            self.a_open[rows] = self.game.opened[rows]
-            self.a_slow[rows] = self.game.slow[rows]
-        return m.sum(1)
+        again = np.empty(len(rows), np.int64)
+        k = keep_answer(rows, g, mask, cost, stop, self._usable8, self.a_cost, self.a_stop,
+                        self.a_list, self.a_n, *self._open, self.a_slow, self.nxt,
+                        self.actor, again)
+        return again[:k]
 
     def _env_places(self, rows, f, p) -> np.ndarray:
         """The env's place ids of places ``p`` of figure slots ``f`` in games ``rows``
@@ -396,7 +809,7 @@ class BatchedSteps:
         f = self.actor[rows]
         if self.game is not None:        # the Descent move reads its answer's doors
             self.game.last_fig[rows] = f
-            self.game.opened[rows] = self.a_open[rows]
+            self.game.opened[rows, to] = self.a_open[rows, to]   # (what the move reads)
             self.game.slow[rows] = self.a_slow[rows]
         G._move_trusted(rows, f, to)
         self.counts[0] += len(rows)
@@ -404,24 +817,18 @@ class BatchedSteps:
         self.removed[rows] = False
         coin = self._draws(rows)
         hit = coin < 0.5
-        r, fh, at = rows[hit], f[hit], to[hit]
+        r, fh = rows[hit], f[hit]
         if len(r):
-            sp = self._spaces(r)                                     # [R, F, 2]
-            sp = np.where(sp >= 0, sp, self.N)
-            mine = sp[np.arange(len(r)), fh]                         # [R, 2]
-            near = self.adj[mine[:, :, None, None], sp[:, None, :, :]].any((1, 3)) & \
-                G.alive[r] & (self.side_of[None] != self.side_of[fh][:, None])
-            n = near.sum(1)
-            some = n > 0
-            r, fh, near, n = r[some], fh[some], near[some], n[some]
+            out = np.empty((4, len(r)), np.int64)
+            k = victims(r, fh, self._spaces(r), self.adj, G.alive, self.side_of, self.n_all,
+                        self.rng, out)
+            r, fh, gone, end = out[:, :k]
             if len(r):
-                k = (self._draws(r) * n).astype(np.int64)
-                gone = (np.cumsum(near, 1) > k[:, None]).argmax(1)
                 G.remove(r, gone)
                 self.removed[r] = True
                 self.pending[r] += (self.side_of[fh] == self.learner).astype(float) - \
                     (self.side_of[gone] == self.learner).astype(float)
-                end = self._n_sides(r) < 2
+                end = end != 0
                 self.over[r[end]] = TERMINATED
                 self.actor[r[end]] = -1
         self._advance(rows[self.over[rows] == 0])
@@ -448,18 +855,21 @@ class BatchedSteps:
         ``greedy_row``: one draw each), in the ``Moves`` row order: by cost, then the
         place's rank (``self.rank``)."""
         u = self._draws(rows)
-        m = self.a_mask[rows]
         f = self.actor[rows]
+        R = len(rows)
+        cand = (rows, self.a_list, self.a_n)          # (random: every usable end)
         if self.greedy and self.large:
-            m = self._nearest(rows, m)
+            m = np.zeros((R, self.P), bool)
+            m[self._usable_ends(rows)] = True
+            r, p = np.nonzero(self._nearest(rows, m))
+            cand = _compact(R, r, p)
         elif self.greedy:
             # (over the usable ends only: a double-space figure's places are many)
-            R = len(rows)
             sp = self._spaces(rows)                                  # [R, F, 2]
             enemy = ((self.G.alive[rows] & (self.side_of[None] != self.side[rows][:, None]))
                      [:, :, None] & (sp >= 0)).reshape(R, -1)        # [R, 2F]
             ec = self.coords[np.maximum(sp, 0)].reshape(R, -1, 2)    # [R, 2F, 2]
-            r, p = np.nonzero(m)
+            r, p = self._usable_ends(rows)
             ps = self.pspace[f[r], p]                                # [E, 2]
             pc = self.coords[np.maximum(ps, 0)]                      # [E, 2, 2]
             d = grid_distance(self.kind, pc[:, :, None], ec[r][:, None])  # [E, 2, 2F]
@@ -468,25 +878,26 @@ class BatchedSteps:
             low = np.full(R, big, np.int64)
             np.minimum.at(low, r, d)
             keep = (d == low[r]) | ~enemy.any(1)[r]     # (no enemy: every end, random)
-            m = np.zeros_like(m)
-            m[r[keep], p[keep]] = True
-        n = m.sum(1)
-        k = (u * n).astype(np.int64)
-        key = np.where(m, self.a_cost[rows].astype(np.int64) * (self.P + 1) +
-                       self.rank[f], np.iinfo(np.int64).max)
-        order = np.argsort(key, axis=1, kind="stable")
-        to = order[np.arange(len(rows)), k]
-        for j in np.flatnonzero(self.double[f] & (n > 1)).tolist():
-            c = self.a_cost[rows[j]][m[j]]
-            self.double_picks += len(np.unique(c)) < len(c)
+            cand = _compact(R, r[keep], p[keep])
+        to = np.empty(R, np.int64)
+        self.double_picks += pick_rows(rows, *cand, f, u, self.a_cost, self.rank,
+                                       self.double, to)
         if self.rolled:
             # the enemy AI's rows are its targets' moves in target order (two targets
             # may give one end): where it has a choice, its rows as the position lists
             # them (rare: a tie between targets)
-            ai = np.flatnonzero(~self.hero[self.actor[rows]] & (self.a_mask[rows].sum(1) > 1))
+            ai = np.flatnonzero(~self.hero[self.actor[rows]] & (self.a_n[rows] > 1))
             for j in ai.tolist():
                 to[j] = self._enemy_pick(int(rows[j]), float(u[j]))
         return to
+
+    def _usable_ends(self, rows):
+        """(r, p): the usable ends of the kept answers of games ``rows`` (row ``r`` of
+        ``rows``, place ``p``), by row, then place (``np.nonzero`` order)."""
+        n = self.a_n[rows]
+        r = np.repeat(np.arange(len(rows)), n)
+        j = np.arange(len(r)) - np.repeat(np.cumsum(n) - n, n)
+        return r, self.a_list[rows[r], j].astype(np.int64)
 
     def _nearest(self, rows, m) -> np.ndarray:
         """``Match.greedy_row``'s choice where places are bases of many squares
@@ -595,81 +1006,32 @@ class BatchedSteps:
 
     def mask(self, out) -> None:
         """int8[B, A]: the learner's mask where it acts, zeros elsewhere."""
-        out[:] = 0
-        b = np.flatnonzero(self.learner_acting())
-        if not len(b):
-            return
-        out[b, self.end_turn] = 1
-        r, p = np.nonzero(self.a_mask[b])
-        f = self.actor[b[r]]
-        out[b[r], self.env_base[f] + self._env_places(b[r], f, p)] = 1
+        draw_mask(out, self.learner_acting(), self.actor, self.a_list, self.a_n,
+                  self.env_base, self.end_turn, self.large, self._orient(), self.swap)
 
-    def observe(self, out) -> None:
-        """float32[B, C, H*W] (``out``): every game's observation (the learner's)."""
+    def _orient(self) -> np.ndarray:
+        return self.game.orient if self.large else self._no_orient
+
+    def observe(self, out, kept: bool = False) -> None:
+        """float32[B, C, H*W] (``out``): every game's observation (the learner's),
+        drawn from scratch; ``kept``: ``out`` is the kept buffer, which holds what the
+        last kept draw wrote, updated only where it changes (:func:`draw_obs`; the
+        first kept draw is a fresh one)."""
         B, G = self.B, self.G
-        o = out.reshape(B, self.C, self.HW)
-        o[:, :self.S] = self.static[None]
-        o[:, self.S:] = 0.0
-        alive = G.alive
-        slots = np.broadcast_to(np.arange(self.F)[None], (B, self.F))
-        cell = self._env_places(np.arange(B)[:, None], slots, np.maximum(G.cell, 0))
-        hwk = np.where(alive[:, :, None], self.hw[slots, cell], -1)   # [B, F, K]
-        bb, ff, kk = np.nonzero(hwk >= 0)
-        o[bb, self.S + self.rel[ff], hwk[bb, ff, kk]] = 1.0
-        d = self.d
-        act = np.flatnonzero(self.learner_acting())
-        if len(act):
-            f = self.actor[act]
-            h = hwk[act, f]                                          # [R, K]
-            r, kk = np.nonzero(h >= 0)
-            o[act[r], d, h[r, kk]] = 1.0
-            mb, mf, kk = np.nonzero(self.moved[act][:, :, None] & (hwk[act] >= 0))
-            o[act[mb], d + 1, hwk[act[mb], mf, kk]] = 1.0
-            m = self.a_mask[act]
-            cost = np.where(m, self.a_cost[act], 0)
-            top = cost.max(1)
-            scale = np.where(top > 0, 1.0 / np.maximum(top, 1), 1.0)
-            r, p = np.nonzero(m)
-            lh = self.lead[f[r], self._env_places(act[r], f[r], p)]
-            keep = lh >= 0
-            r, p, lh = r[keep], p[keep], lh[keep]
-            g = act[r]
-            o[g, d + 2, lh] = 1.0
-            cs = (self.a_cost[act[r], p] * scale[r]).astype(np.float32)
-            o[g, d + 3, lh] = cs
-            st = self.a_stop[act[r], p] != 0
-            o[g[st], d + 4, lh[st]] = 1.0
-            # a double's placements share lead cells, and so do a Descent turning base's
-            # two orientations at one anchor: the cost drawn there is the last row's,
-            # and the rows come by cost (then pair, or orientation): the largest
-            two = self.double[f[r]] | self.large
-            if two.any():
-                np.maximum.at(o[:, d + 3], (g[two], lh[two]), cs[two])
-        frac = (self.turn / self.max_turns).astype(np.float32)
-        o[:, d + 5] = self.valid[None] * frac[:, None]
-        k = d + 6
-        if self.engage is not None:      # Heroscape: the engaged figures' cells
-            sadj, level, height, Ns = self.engage
-            sp = G.spaces(np.arange(B))                              # [B, F, 2]
-            c = np.where(sp >= 0, sp, Ns)
-            lc = level[c]
-            near = sadj[c[:, :, None, :, None], c[:, None, :, None, :]]   # [B,F,F,2,2]
-            ok = near & (lc[:, :, None, :, None] - lc[:, None, :, None, :] <
-                         height[None, None, :, None, None]) & \
-                (lc[:, None, :, None, :] - lc[:, :, None, :, None] <
-                 height[None, :, None, None, None])
-            foe = alive[:, :, None] & alive[:, None, :] & \
-                (self.side_of[:, None] != self.side_of[None, :])[None]
-            eng = (ok.any((3, 4)) & foe).any(2)                       # [B, F]
-            eb, ef, kk = np.nonzero(eng[:, :, None] & (hwk >= 0))
-            o[eb, k, hwk[eb, ef, kk]] = 1.0
-        if self.rolled:     # the acting figure's rolled Move / 12 (not once over)
-            live = np.flatnonzero(self.over == 0)
-            v = (self.a_roll[live] / 12).astype(np.float32)
-            o[live, k] = self.valid[None] * v[:, None]
-        if self.doors is not None:
-            bits = self.game.doors
-            for j, cells in enumerate(self.doors):
-                is_open = (bits >> j) & 1 == 1
-                o[np.flatnonzero(~is_open)[:, None], k, cells[None]] = 1.0
-                o[np.flatnonzero(is_open)[:, None], k + 1, cells[None]] = 1.0
+        o = out.reshape(B, self.C * self.HW)
+        sp = G.spaces(np.arange(B)) if self.engage is not None else self._no_sp
+        if kept:
+            fresh, rec = not self._kept_ready, self._rec
+            self._kept_ready = True
+        else:
+            fresh, rec = True, self._rec_scratch
+        draw_obs(o, fresh, kept, *rec, self.static.reshape(-1), self.S, self.HW, self.d,
+                 self.d + 6, G.alive, G.cell, self.large, self._orient(), self.swap,
+                 self.hw, self.rel, self.learner_acting(), self.actor, self.moved,
+                 self.a_list, self.a_n, self.a_cost, self.a_stop, self.lead, self.double, self.turn,
+                 self.max_turns, self.valid, self._gmode, sp, *self._eng_tables,
+                 self.side_of, self.a_roll, self.over, self._doors_bits(),
+                 self._door_cells)
+
+    def _doors_bits(self) -> np.ndarray:
+        return self.game.doors if self.doors is not None else self._no_doors

@@ -21,9 +21,10 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   Descent (large monsters included), Dark Realms and Heroscape are on arrays too, driven
   from numpy (:mod:`movecore.rl._vecnp`): the same ``BatchedGames`` arrays, one batched
   ``legal_moves`` per sub-step, the turn rule and the opponent as array operations over
-  the batch, each game's draws from its own stream in its single env's order; a
-  Dark Realms enemy AI's ties (whose row order the batched answer does not keep) are
-  asked of the game's position.
+  the batch (compiled loops over the games of each sub-step), each game's draws from its
+  own stream in its single env's order, the observations kept as above
+  (``_vecnp.draw_obs``); a Dark Realms enemy AI's ties (whose row order the batched
+  answer does not keep) are asked of the game's position.
 * ``"positions"`` (Descent's ``town=True`` or a dungeon its batch does not take; or a
   custom ``reward_fn``/``terminal_fn``/``render_mode``): one live
   :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
@@ -365,7 +366,7 @@ class MovecoreVectorEnv(VectorEnv):
         """The numpy-driven backend's observations and masks after a step or reset,
         kept in ``_obs`` / ``_mask``; returns what ``step`` and ``reset`` hand out."""
         self._np.mask(self._mask)
-        self._np.observe(self._obs)
+        self._np.observe(self._obs, kept=True)
         c = self.counts
         c["moves"], c["generations"] = self._np.counts
         return (self._obs.copy() if self.copy else self._obs_ro), self._mask.copy()

@@ -8,11 +8,14 @@ come from one batched ``legal_moves`` over the arrays (heroes' card moves in the
 batched kernel call, enemies' AI moves in the compiled enemy AI over the batch, any
 other query on a restored position), and the rest of the step -- the policy's choice,
 the move, the removal coin, the next actor and the restart of finished games -- is one
-compiled call over the batch (:func:`dark_realms_step`), no longer numpy passes and
-Python loops per step. It makes exactly the choices of ``BatchedPlay.step``'s array
-path for the same random numbers (the k-th legal end in cell order, the k-th
-nearest-to-an-enemy end, the k-th adjacent enemy in slot order;
-``tests/test_batch_dark_realms.py``), with the self-play rules of
+compiled call over the batch (:func:`dark_realms_chunk`), no longer numpy passes and
+Python loops per step. Where every moving figure's rolled query stays in the compiled
+scope (the bundled examples), the whole step runs instead per thread on its own chunk
+of games (:func:`chunked_plan`, "the chunked step" below): no batched ``legal_moves``,
+no numpy pass over the batch but the rolls' draw. Either way it makes exactly the
+choices of ``BatchedPlay.step``'s array path for the same random numbers (the k-th
+legal end in cell order, the k-th nearest-to-an-enemy end, the k-th adjacent enemy in
+slot order; ``tests/test_batch_dark_realms.py``), with the self-play rules of
 :func:`movecore.rl._vecgame.selfplay_step`.
 """
 from __future__ import annotations
@@ -20,18 +23,176 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..batch import QueryColumns
+from ..batch import QueryColumns, per_thread
 from ..kernels import _types as T
-from ..rl._vecgame import _adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor
+from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,
+                           _uniform)
 
 
-@njit(cache=True, nogil=True)
-def dark_realms_step(mask, occ, occ0, team, cell, alive, side_of, turn_sides, movers, turn,
-                     actor, done, nbr, coords, kind, greedy, u, max_turns, cell0, dist,
-                     restarted, counts):
-    """One move in every unfinished game of the batch from its legal ends ``mask[b]``
-    (see the module docstring); ``counts``: move generations, moves, turns begun, games
-    finished (added to); ``restarted[b]``: game ``b`` finished and restarted."""
+# ------------------------------------------------------------------ the chunked step
+# Where every moving figure's rolled query stays in the compiled scope (a hero's card
+# move of its roll, an enemy's AI move on the compiled enemy AI), the whole step runs
+# per thread on its own chunk of games (``lo <= b < hi``), three compiled calls in
+# turn: the queries (:func:`dark_realms_queries`: the roll, a hero's ends by a
+# breadth-first search, the enemies' games listed), the enemies' moves
+# (``_batch_enemy.kernel()``, the enemy AI over the batch) and the rest of the step
+# (:func:`dark_realms_chunk`). Python keeps only the roll's draw (numpy's generator:
+# the same draws as the array path) and the hand-off. Nothing of the step is serial
+# but that draw, and no [B, ...] numpy pass is made.
+
+
+@njit(nogil=True, inline="always")
+def _shift_or(src, out, k):
+    """``out |= src`` shifted by ``k`` bits (left for k > 0: towards higher bits), over
+    uint64 words, bits shifted past either end dropped."""
+    W = src.shape[0]
+    if k >= 0:
+        ws = k >> 6
+        bs = np.uint64(k & 63)
+        for w in range(W - 1, ws - 1, -1):
+            v = src[w - ws] << bs
+            if bs and w - ws - 1 >= 0:
+                v |= src[w - ws - 1] >> (np.uint64(64) - bs)
+            out[w] |= v
+    else:
+        k = -k
+        ws = k >> 6
+        bs = np.uint64(k & 63)
+        for w in range(0, W - ws):
+            v = src[w + ws] >> bs
+            if bs and w + ws + 1 < W:
+                v |= src[w + ws + 1] << (np.uint64(64) - bs)
+            out[w] |= v
+
+
+@njit(nogil=True)
+def _grow_bits(b, f, start, fly, roll, cell, alive, bpos, shifts, pass_bits, reach,
+               grow):
+    """``reach[0]``: the spaces within ``roll`` steps of ``start`` through free ones
+    (see :func:`dark_realms_queries`); ``reach[1]`` holds the free spaces."""
+    r = reach[0]
+    free = reach[1]
+    W = r.shape[0]
+    pb = pass_bits[fly]
+    for w in range(W):
+        free[w] = pb[w]
+        r[w] = 0
+    for g in range(cell.shape[1]):
+        if alive[b, g] and g != f:
+            p = bpos[cell[b, g]]
+            free[p >> 6] &= ~(np.uint64(1) << np.uint64(p & 63))
+    p = bpos[start]
+    r[p >> 6] = np.uint64(1) << np.uint64(p & 63)
+    g0 = grow[0]
+    for _ in range(roll):
+        for w in range(W):
+            g0[w] = 0
+        for d in range(shifts.shape[0]):
+            _shift_or(r, g0, shifts[d])
+        more = False
+        for w in range(W):
+            x = g0[w] & free[w]
+            if x & ~r[w]:
+                more = True
+            r[w] |= x
+        if not more:
+            break
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr, passable,
+                        may_end, mask, seen, queue, eg, es, em, use_bits, bpos, shifts,
+                        pass_bits, end_bits, alive, reach, grow):
+    """The acting figures' rolled queries of games ``lo <= b < hi`` (game ``b`` acts
+    when not ``done`` with ``actor[b] >= 0``): the roll ``int(rolls[b] * 6) + 1`` (as
+    ``DarkRealmsGame.query_columns``); a hero's (``hero[f]``) card move of that many
+    steps is answered here into ``mask[b]`` (uint8[B, N], the row cleared first);
+    every other figure's game is listed for the enemy AI: ``eg[:n]`` games, ``es[:n]``
+    slots, ``em[:n]`` Moves. Returns n.
+
+    A hero's card move in the compiled scope (allies not passed: every figure blocks;
+    every step costs 1) is a breadth-first search from its space of ``roll`` steps
+    through spaces with no figure that ``passable[fly]`` (uint8[2, N]: a walker never
+    enters an obstacle, a flyer flies over one); its ends are the spaces reached that
+    ``may_end[fly]`` (a flyer never ends on an obstacle), its own space among them: the
+    batched kernel's mask for the figure's query shape (``tests/test_batch_dark_realms.py``
+    compares them). ``nbr``: int32[N, K] (-1 = none); ``seen`` int32[N] (-1 between
+    calls), ``queue`` int32[N]: workspace.
+
+    With ``use_bits`` (:func:`grid_bits`: the board's neighbours are its grid's, so a
+    step is a shift of a bit set over the padded grid), the search is a bit set grown
+    a layer per step: the reach, shifted by every direction's ``shifts[d]`` (int64[D]:
+    bit offsets), within the spaces free this move (``pass_bits[fly]``, uint64[2, W],
+    less the other figures' spaces: every space a figure holds is one of the game's
+    figures', ``alive``), until the roll or no growth; the ends are its bits in
+    ``end_bits[fly]`` (uint64[2, W]: no obstacle) and the start. ``bpos``: int64[N],
+    each space's bit; ``reach``, ``grow``: uint64[2, W] workspace."""
+    EMPTY = np.int32(T.OCC_EMPTY)
+    N = occ.shape[1]
+    K = nbr.shape[1]
+    n_e = 0
+    for b in range(lo, hi):
+        if done[b] or actor[b] < 0:
+            continue
+        f = actor[b]
+        roll = np.int64(rolls[b] * 6.0) + 1
+        for c in range(N):
+            mask[b, c] = 0
+        if not hero[f]:
+            eg[n_e] = b
+            es[n_e] = f
+            em[n_e] = roll
+            n_e += 1
+            continue
+        fly = np.int64(flying[f])
+        start = cell[b, f]
+        if use_bits:
+            _grow_bits(b, f, start, fly, roll, cell, alive, bpos, shifts, pass_bits,
+                       reach, grow)
+            r = reach[0]
+            e = reach[1]
+            for w in range(r.shape[0]):
+                e[w] = r[w] & end_bits[fly, w]
+            ps = bpos[start]
+            e[ps >> 6] |= np.uint64(1) << np.uint64(ps & 63)
+            for c in range(N):
+                p = bpos[c]
+                mask[b, c] = np.uint8((e[p >> 6] >> np.uint64(p & 63)) & np.uint64(1))
+            continue
+        seen[start] = 0
+        queue[0] = start
+        head = 0
+        tail = 1
+        o = occ[b]
+        while head < tail:
+            u = queue[head]
+            head += 1
+            s = seen[u]
+            if s >= roll:
+                break              # (breadth-first: every space after it is as far)
+            for d in range(K):
+                v = nbr[u, d]
+                if v >= 0 and seen[v] < 0 and o[v] == EMPTY and passable[fly, v]:
+                    seen[v] = s + 1
+                    queue[tail] = v
+                    tail += 1
+        for i in range(tail):
+            c = queue[i]
+            seen[c] = -1
+            if may_end[fly, c] or c == start:
+                mask[b, c] = 1
+    return n_e
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def dark_realms_chunk(lo, hi, mask, occ, occ0, team, cell, alive, side_of, turn_sides,
+                      movers, turn, actor, done, nbr, coords, kind, greedy, key, tick,
+                      max_turns, cell0, dist, restarted, counts):
+    """One move in every unfinished game ``lo <= b < hi`` from its legal ends
+    ``mask[b]`` (see the module docstring), the step's random numbers drawn here
+    (``_vecgame._uniform(key, (tick * B + b) * 3 + j)``: what ``BatchedPlay._uniforms``
+    gives), then the games that finished restart at once (``restarted[b]`` True).
+    ``counts``: move generations, moves, turns begun, games finished (added to)."""
     EMPTY = np.int32(T.OCC_EMPTY)
     N = occ.shape[1]
     F = cell.shape[1]
@@ -39,25 +200,26 @@ def dark_realms_step(mask, occ, occ0, team, cell, alive, side_of, turn_sides, mo
     n_all_sides = 0
     for f in range(F):
         n_all_sides = max(n_all_sides, side_of[f] + 1)
-    for b in range(B):
+    for b in range(lo, hi):
         if done[b] or actor[b] < 0:
             continue
         f = actor[b]
         counts[0] += 1                      # a move generation
+        row = mask[b]
         n = 0
         for c in range(N):
-            n += mask[b, c] != 0
-        # ---------------------------------------------------------- the policy
-        pick = _policy_pick(mask[b], n, greedy, u[b, 0], dist, coords, cell, alive,
+            n += row[c]
+        i0 = (tick * B + b) * 3
+        pick = _policy_pick(row, n, greedy, _uniform(key, i0), dist, coords, cell, alive,
                             side_of, kind, b, side_of[f])
-        # ---------------------------------------------------------- the move
         if pick >= 0:
             occ[b, cell[b, f]] = EMPTY
             occ[b, pick] = team[f]
             cell[b, f] = pick
             counts[1] += 1
-            if u[b, 1] < 0.5:               # remove one adjacent enemy
-                g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick, u[b, 2])
+            if _uniform(key, i0 + 1) < 0.5:     # remove one adjacent enemy
+                g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick,
+                                    _uniform(key, i0 + 2))
                 if g >= 0:
                     occ[b, cell[b, g]] = EMPTY
                     cell[b, g] = -1
@@ -65,11 +227,9 @@ def dark_realms_step(mask, occ, occ0, team, cell, alive, side_of, turn_sides, mo
                     if _n_sides(alive, side_of, n_all_sides, b) < 2:
                         done[b] = True
                         continue
-        # ---------------------------------------------------------- next actor
         _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
                              max_turns, n_all_sides, b, False, counts)
-    # ---------------------------------------------------------- autoreset
-    for b in range(B):
+    for b in range(lo, hi):
         restarted[b] = done[b]
         if not done[b]:
             continue
@@ -88,28 +248,223 @@ def dark_realms_step(mask, occ, occ0, team, cell, alive, side_of, turn_sides, mo
     return 0
 
 
+def chunked_plan(play):
+    """The chunked step's inputs for ``play`` (see above), or None where a moving
+    figure's rolled query leaves the compiled scope: an enemy the compiled enemy AI
+    does not answer, or a roll (1-6) above its Move or the die (the array path then
+    answers those on live positions)."""
+    G = play.games
+    ai = G._compiled
+    root = G.root
+    if ai is None:
+        return None
+    scene = root.scene
+    hero = np.array([root.side_of(f) == "hero" for f in G.ids], bool)
+    moving = play.movers
+    if ((moving & ~hero) & ~ai.slot_ok).any() or ai.top < 6 or root._faces < 6 or \
+            scene.pass_allies or not moving.any():
+        return None
+    n = G.occ.shape[1]
+    n_chunks = len(G._bufs)
+    B = play.B
+    obstacle = np.asarray(scene.obstacle, bool)
+    passable = np.stack([~obstacle, np.ones(n, bool)]).astype(np.uint8)
+    may_end = passable[[0, 0]].copy()         # neither ends on an obstacle
+    flying = np.array([bool(G.root._fig(f).flying) for f in G.ids], bool)
+    nbr = np.ascontiguousarray(root.board.nbr, np.int32)
+    seen = [np.full(n, -1, np.int32) for _ in range(n_chunks)]
+    queue = [np.zeros(n, np.int32) for _ in range(n_chunks)]
+    lists = [(np.zeros(B, np.int64), np.zeros(B, np.int64), np.zeros(B, np.int64))
+             for _ in range(n_chunks)]
+    counts = per_thread(n_chunks, (4,), np.int64)
+    dists = per_thread(n_chunks, (n,), np.int64)
+    for c in range(1, n_chunks):
+        ai._thread_args(c)          # (each thread's enemy AI scratch, made here)
+    plan = dict(hero=hero, flying=flying, passable=passable, may_end=may_end, nbr=nbr,
+                seen=seen, queue=queue, lists=lists, counts=counts, dists=dists,
+                n_chunks=n_chunks, rolls=np.full(B, np.nan), restarted=np.zeros(B, bool),
+                grid=grid_bits(root.board, G._occ0, G._cell0))
+    plan.update(plan_bits(plan))
+    return plan
+
+
+def grid_bits(board, occ0, cell0):
+    """The padded grid of ``board`` as bits, or None: ``(bpos, shifts, W)``, each
+    space's bit (its column times the column's length plus one, plus its row: the
+    spare bit per column keeps a step off the board from wrapping onto another space),
+    each grid direction's bit offset, the uint64 words. None unless every space's
+    neighbours (``board.nbr``) are exactly the spaces one direction's offset away, and
+    the root's occupied spaces are exactly its figures' (so a game's figures' spaces
+    are its occupancy)."""
+    dirs = {"hex": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)),
+            "square4": ((1, 0), (-1, 0), (0, 1), (0, -1)),
+            "square8": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1),
+                        (-1, 1))}.get(board.kind)
+    n = board.n_cells
+    if dirs is None or n == 0:
+        return None
+    xy = np.asarray(board.coords, np.int64)
+    lo = xy.min(0)
+    span = xy.max(0) - lo + 1
+    S = int(span[1]) + 1
+    nbits = int(span[0]) * S
+    if nbits > 1 << 16:
+        return None
+    bpos = (xy[:, 0] - lo[0]) * S + (xy[:, 1] - lo[1])
+    at = np.full(nbits, -1, np.int64)
+    at[bpos] = np.arange(n)
+    shifts = np.array([dx * S + dy for dx, dy in dirs], np.int64)
+    for c in range(n):
+        p = bpos[c] + shifts
+        got = {int(at[q]) for q in p[(p >= 0) & (p < nbits)] if at[q] >= 0}
+        if got != {int(v) for v in board.nbr[c] if v >= 0}:
+            return None
+    held = np.flatnonzero(np.asarray(occ0) != T.OCC_EMPTY)
+    if sorted(held.tolist()) != sorted(int(c) for c in cell0 if c >= 0):
+        return None
+    return bpos, shifts, -(-nbits // 64)
+
+
+def _bits(rows, bpos, W) -> np.ndarray:
+    """uint64[len(rows), W]: each row's spaces (nonzero entries) as bits."""
+    out = np.zeros((len(rows), W), np.uint64)
+    for i, row in enumerate(rows):
+        for c in np.flatnonzero(row).tolist():
+            out[i, bpos[c] >> 6] |= np.uint64(1) << np.uint64(bpos[c] & 63)
+    return out
+
+
+def plan_bits(plan) -> dict:
+    """The bit sets of the plan's ``passable`` and ``may_end`` rows over its grid (none
+    without one: the breadth-first search over the neighbour table)."""
+    n_chunks = plan["n_chunks"]
+    if plan["grid"] is None:
+        z = np.zeros((2, 1), np.uint64)
+        return dict(use_bits=False, bpos=np.zeros(1, np.int64),
+                    shifts=np.zeros(0, np.int64), pass_bits=z, end_bits=z,
+                    reach=[z.copy() for _ in range(n_chunks)],
+                    grow=[z.copy() for _ in range(n_chunks)])
+    bpos, shifts, W = plan["grid"]
+    return dict(use_bits=True, bpos=bpos, shifts=shifts,
+                pass_bits=_bits(plan["passable"], bpos, W),
+                end_bits=_bits(plan["may_end"], bpos, W),
+                reach=[np.zeros((2, W), np.uint64) for _ in range(n_chunks)],
+                grow=[np.zeros((2, W), np.uint64) for _ in range(n_chunks)])
+
+
+def draw_rolls(play, plan) -> np.ndarray:
+    """float64[B]: this step's roll draw of every acting game (NaN elsewhere), one draw
+    of ``play.rng`` per acting game in game order: ``query_columns``' draws."""
+    act = ~play.done & (play.actor >= 0)
+    rolls = plan["rolls"]
+    rolls[act] = play.rng.random(int(np.count_nonzero(act)))
+    return rolls
+
+
+def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
+    """The legal ends of chunk ``c``'s acting figures for ``rolls`` (:func:`draw_rolls`)
+    into ``play._out``'s mask: the heroes' by :func:`dark_realms_queries`, the enemies'
+    by the compiled enemy AI on thread ``c``'s scratch. Returns the enemy moves."""
+    from ..games.dark_realms._batch_enemy import kernel, _NO_PEN
+    G = play.games
+    ai = G._compiled
+    B, n_chunks = play.B, plan["n_chunks"]
+    if lo is None:
+        lo, hi = (B * c) // n_chunks, (B * (c + 1)) // n_chunks
+    mask, cost, stop = play._out
+    eg, es, em = plan["lists"][c]
+    ne = dark_realms_queries(lo, hi, rolls, play.done, play.actor, plan["hero"],
+                             plan["flying"], G.cell, G.occ, plan["nbr"], plan["passable"],
+                             plan["may_end"], mask, plan["seen"][c], plan["queue"][c], eg,
+                             es, em, plan["use_bits"], plan["bpos"], plan["shifts"],
+                             plan["pass_bits"], plan["end_bits"], G.alive, plan["reach"][c],
+                             plan["grow"][c])
+    if ne or lo == hi:
+        st = kernel()(eg[:ne], es[:ne], em[:ne], G.occ, G.cell, G.alive,
+                      *ai._thread_args(c).values(), mask, cost, stop, _NO_PEN, False)
+        if st < 0:  # pragma: no cover (ends hold one column per cell)
+            raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
+    return ne
+
+
+def _step_chunked(play, kind: int, plan) -> int:
+    G = play.games
+    B = play.B
+    n_chunks = plan["n_chunks"]
+    rolls = draw_rolls(play, plan)
+    mask = play._out[0]
+    tick = int(play._tick[0])
+    greedy = play.policy == "greedy"
+    answered = [0] * n_chunks
+
+    def run(c, lo=None, hi=None):
+        if lo is None:
+            lo, hi = (B * c) // n_chunks, (B * (c + 1)) // n_chunks
+        answered[c] = answer_chunk(play, plan, c, rolls, lo, hi)
+        cnt = plan["counts"][c]
+        cnt[:] = 0
+        dark_realms_chunk(lo, hi, mask, G.occ, G._occ0, G.team, G.cell, G.alive,
+                          play.side_of, play.turn_sides, play.movers, play.turn,
+                          play.actor, play.done, play.nbr, play.coords, kind, greedy,
+                          play._key, tick, play.max_turns, G._cell0, plan["dists"][c],
+                          plan["restarted"], cnt)
+
+    if n_chunks > 1 and not plan.get("loaded"):
+        # the compiled calls made (or loaded from the cache) once on this thread, on
+        # no game, before the threads call them at once: two threads' first calls
+        # would each load them, and the code one of them loads is thrown away
+        run(0, 0, 0)
+        plan["loaded"] = True
+    if n_chunks == 1:
+        run(0)
+    else:
+        from ..reach import _thread_pool
+        pool = _thread_pool(n_chunks - 1)
+        futures = [pool.submit(run, c) for c in range(1, n_chunks)]
+        run(0)
+        for fu in futures:
+            fu.result()
+    play._tick[0] += 1
+    G._compiled.answered += sum(answered)
+    gens, moves, turns, games = np.sum(plan["counts"], axis=0).tolist()
+    if games and G._live:   # (live positions a caller's own queries made: a restarted
+        for b in np.flatnonzero(plan["restarted"]).tolist():   # game's figures come
+            G._live.pop(b, None)                               # back, as ``G.reset``
+    c = play.counts
+    c["generations"] += gens
+    c["moves"] += moves
+    c["turns"] += turns
+    c["games"] += games
+    return moves
+
+
 def step(play, kind: int) -> int:
-    """``BatchedPlay``'s step on Dark Realms' arrays (``play.fused``): the rolled
-    queries in array form and one batched ``legal_moves``, then the rest of the step in
-    one compiled call. ``kind``: the grid distance code of ``selfplay_step``."""
+    """``BatchedPlay``'s step on Dark Realms' arrays (``play.fused``): in chunks of
+    games per thread where the moving figures' queries stay in the compiled scope (see
+    "the chunked step" above); else the rolled queries in array form and one batched
+    ``legal_moves``, then the rest of the step in one compiled call over the batch
+    (:func:`dark_realms_chunk`). ``kind``: the grid distance code of
+    ``selfplay_step``."""
+    plan = getattr(play, "_drplan", False)
+    if plan is False:
+        plan = play._drplan = chunked_plan(play) if play.chunked else None
+    if plan is not None:
+        return _step_chunked(play, kind, plan)
     G = play.games
     fz = getattr(play, "_fz", None)
     if fz is None:
-        u = np.empty((play.B, 3))
-        counts = np.zeros(4, np.int64)
-        dist = np.zeros(len(play.coords), np.int64)
-        restarted = np.zeros(play.B, bool)
-        args = (G.occ, G._occ0, np.ascontiguousarray(G.team, T.INDEX), G.cell, G.alive,
-                play.side_of, play.turn_sides, play.movers, play.turn, play.actor,
-                play.done, play.nbr, play.coords, kind, play.policy == "greedy", u,
-                play.max_turns, G._cell0, dist, restarted, counts)
-        fz = play._fz = (counts, u, restarted, args)
-    counts, u, restarted, args = fz
+        fz = play._fz = (np.zeros(4, np.int64), np.zeros(play.B, bool),
+                         np.zeros(len(play.coords), np.int64))
+    counts, restarted, dist = fz
     act = np.where(play.done, -1, play.actor)
     mask = G.legal_moves(act, queries=play._rolled_queries(act), out=play._out)[0]
-    u[:] = play._uniforms()     # the step's numbers, as the array path reads them
     counts[:] = 0
-    dark_realms_step(mask, *args)
+    dark_realms_chunk(0, play.B, mask, G.occ, G._occ0, G.team, G.cell, G.alive,
+                      play.side_of, play.turn_sides, play.movers, play.turn, play.actor,
+                      play.done, play.nbr, play.coords, kind, play.policy == "greedy",
+                      play._key, int(play._tick[0]), play.max_turns, G._cell0, dist,
+                      restarted, counts)
+    play._tick[0] += 1      # (the step's numbers: ``BatchedPlay._uniforms``')
     if G._live:       # (a restarted game's figures come back: as ``G.reset``)
         for b in np.flatnonzero(restarted).tolist():
             G._live.pop(b, None)

@@ -1,22 +1,26 @@
 """The compiled self-play step of Descent's batched arrays backend (issue 29).
 
 :class:`movecore.tools.selfplay_batch.BatchedPlay` runs this step where every move of
-the batch is answered on arrays (``_DescentBatch.all_arrays``: no enemy grappler or
-aura, no kind that counts wounds): per game, in one compiled call per thread, the acting
-figure's legal ends (:func:`movecore.games.descent._batch.legal_games`: the game's door
-state, the doors each end's path opens), the policy's choice, the move (its squares, the
-doors its path opens), the removal coin, the next actor, and the restart of finished
-games. It makes exactly the choices of ``BatchedPlay.step``'s array path for the same
-random numbers (the k-th legal end in place order, the k-th nearest-to-an-enemy end, the
-k-th adjacent enemy in slot order; ``tests/test_batch_descent.py``), with the
-self-play rules of :func:`movecore.rl._vecgame.selfplay_step`.
+the batch is answered on arrays (``_DescentBatch.all_arrays``: every query shape packed,
+pits, auras and grapplers included): per game, in one compiled call per thread, the
+acting figure's legal ends (``legal_games``,
+:func:`movecore.games.descent._batch.legal_kernel`: the game's door state, its grip
+and aura layers, the doors each end's reported path opens), the policy's choice, the
+move (its squares, the doors its path opens), the removal coin, the next actor, and
+the restart of finished games. It makes exactly the choices of ``BatchedPlay.step``'s
+array path for the same random numbers (the k-th legal end in place order, the k-th
+nearest-to-an-enemy end, the k-th adjacent enemy in slot order;
+``tests/test_batch_descent.py``), with the self-play rules of
+:func:`movecore.rl._vecgame.selfplay_step`.
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from numba import njit
 
-from ..games.descent._batch import _move_one, _remove_one, legal_games
+from ..games.descent._batch import _move_one, _remove_one, legal_kernel
 from ..rl._vecgame import (_adjacent_enemy, _grid_distance, _kth_end, _n_sides, _policy_pick,
                           _selfplay_next_actor)
 
@@ -114,93 +118,116 @@ def _large_adjacent_enemy(nbr, space, space_at, slot_kind, orient, cell, alive, 
     return -1
 
 
-@njit(cache=True, nogil=True)
-def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, turn,
-                 actor, done, nbr, coords, kind, greedy, u, max_turns, cell0, bufs, ends_s,
-                 occ, tbits, figs, slow, mask, cost, stop, opened, dist, lo, hi, counts,
-                 large, space, space_at):
-    """One move in every unfinished game ``lo <= b < hi`` (see the module docstring);
-    ``counts``: move generations, moves, turns begun, games finished (added to).
-    ``large``: some figure has a base of many squares (its orientation, turned action
-    ids, and every square of a base in the policy and the removal: ``space``)."""
-    side = tables[21]                   # (the Descent side code: its bit in ``sq``)
-    slot_kind = tables[19]
-    sq = tables[28]
-    doors = tables[29]
-    orient = tables[31]
-    N = mask.shape[1]                   # (the places: a turned base's too)
-    F = cell.shape[1]
-    n_all_sides = 0
-    for f in range(F):
-        n_all_sides = max(n_all_sides, side_of[f] + 1)
-    # every unfinished game's legal ends first (games are independent)
-    for b in range(lo, hi):
-        figs[b] = -1 if done[b] else actor[b]
-    legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mask, cost,
-                stop, opened, slow)
-    for b in range(lo, hi):
-        if done[b]:
-            continue
-        f = actor[b]
-        counts[0] += 1                      # a move generation
-        n = 0
-        for c in range(N):
-            n += mask[b, c]
-        # ---------------------------------------------------------- the policy
-        if large:
-            pick = _large_pick(mask[b], n, greedy, u[b, 0], dist, coords, kind, space,
-                               space_at, slot_kind, orient, cell, alive, side_of, b, f)
-        else:
-            pick = _policy_pick(mask[b], n, greedy, u[b, 0], dist, coords, cell, alive,
-                                side_of, kind, b, side_of[f])
-        # ---------------------------------------------------------- the move
-        if pick >= 0:
+_LG = None          # legal_games, bound by step_kernel()
+
+
+@functools.lru_cache(maxsize=None)
+def step_kernel():
+    """``descent_step``, compiled (or loaded from Numba's cache) on first use, calling
+    :func:`movecore.games.descent._batch.legal_kernel`'s ``legal_games`` (the stamps of
+    the files it links ride in the closure: an edit there recompiles this one)."""
+    import os
+
+    from ..games.descent import _batch
+    from ..reach.compiled import kernel_sources
+    from ..rl import _vecgame
+    global _LG
+    _LG = legal_kernel()
+    files = kernel_sources() + (_batch.__file__, _vecgame.__file__)
+    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+
+    @njit(cache=True, nogil=True)
+    def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, turn,
+                     actor, done, nbr, coords, kind, greedy, u, max_turns, cell0, bufs,
+                     ends_s, occ, tbits, lay, pscr, no_pen, figs, slow, mask, cost, stop,
+                     opened, dist, lo, hi, counts, large, space, space_at):
+        """One move in every unfinished game ``lo <= b < hi`` (see the module docstring);
+        ``counts``: move generations, moves, turns begun, games finished (added to).
+        ``large``: some figure has a base of many squares (its orientation, turned action
+        ids, and every square of a base in the policy and the removal: ``space``)."""
+        dep = deps  # noqa: F841 (in the closure: see step_kernel)
+        side = tables[21]                   # (the Descent side code: its bit in ``sq``)
+        slot_kind = tables[19]
+        sq = tables[28]
+        doors = tables[29]
+        orient = tables[31]
+        N = mask.shape[1]                   # (the places: a turned base's too)
+        F = cell.shape[1]
+        n_all_sides = 0
+        for f in range(F):
+            n_all_sides = max(n_all_sides, side_of[f] + 1)
+        # every unfinished game's legal ends first (games are independent)
+        for b in range(lo, hi):
+            figs[b] = -1 if done[b] else actor[b]
+        _LG(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, lay, pscr, mask,
+            cost, stop, no_pen, opened, slow)
+        for b in range(lo, hi):
+            if done[b]:
+                continue
+            f = actor[b]
+            counts[0] += 1                      # a move generation
+            n = 0
+            for c in range(N):
+                n += mask[b, c]
+            # ---------------------------------------------------------- the policy
             if large:
-                _move_one(tables, cell, b, f, pick, opened)
+                pick = _large_pick(mask[b], n, greedy, u[b, 0], dist, coords, kind, space,
+                                   space_at, slot_kind, orient, cell, alive, side_of, b, f)
             else:
-                sq[b, cell[b, f]] = 0
-                sq[b, pick] = 1 << side[f]
-                doors[b] |= opened[b, pick]
-                cell[b, f] = pick
-            counts[1] += 1
-            if u[b, 1] < 0.5:               # remove one adjacent enemy
+                pick = _policy_pick(mask[b], n, greedy, u[b, 0], dist, coords, cell, alive,
+                                    side_of, kind, b, side_of[f])
+            # ---------------------------------------------------------- the move
+            if pick >= 0:
                 if large:
-                    g = _large_adjacent_enemy(nbr, space, space_at, slot_kind, orient,
-                                              cell, alive, side_of, b, f, u[b, 2])
+                    _move_one(tables, cell, b, f, pick, opened)
                 else:
-                    g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick, u[b, 2])
-                if g >= 0:
+                    sq[b, cell[b, f]] = 0
+                    sq[b, pick] = 1 << side[f]
+                    doors[b] |= opened[b, pick]
+                    cell[b, f] = pick
+                counts[1] += 1
+                if u[b, 1] < 0.5:               # remove one adjacent enemy
                     if large:
-                        _remove_one(tables, cell, b, g)
+                        g = _large_adjacent_enemy(nbr, space, space_at, slot_kind, orient,
+                                                  cell, alive, side_of, b, f, u[b, 2])
                     else:
-                        sq[b, cell[b, g]] = 0
-                    cell[b, g] = -1
-                    alive[b, g] = False
-                    if _n_sides(alive, side_of, n_all_sides, b) < 2:
-                        done[b] = True
-                        continue
-        # ---------------------------------------------------------- next actor
-        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
-                             max_turns, n_all_sides, b, False, counts)
-    # ---------------------------------------------------------- autoreset
-    for b in range(lo, hi):
-        if not done[b]:
-            continue
-        counts[3] += 1
-        for c in range(sq.shape[1]):
-            sq[b, c] = sq0[c]
-        doors[b] = doors0
-        for g in range(F):
-            orient[b, g] = 0
-            cell[b, g] = cell0[g]
-            alive[b, g] = cell0[g] >= 0
-        done[b] = False
-        turn[b] = 0
-        actor[b] = -1
-        counts[2] += 1
-        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
-                             max_turns, n_all_sides, b, False, counts)
-    return 0
+                        g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick, u[b, 2])
+                    if g >= 0:
+                        if large:
+                            _remove_one(tables, cell, b, g)
+                        else:
+                            sq[b, cell[b, g]] = 0
+                        cell[b, g] = -1
+                        alive[b, g] = False
+                        if _n_sides(alive, side_of, n_all_sides, b) < 2:
+                            done[b] = True
+                            continue
+            # ---------------------------------------------------------- next actor
+            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
+                                 done, max_turns, n_all_sides, b, False, counts)
+        # ---------------------------------------------------------- autoreset
+        for b in range(lo, hi):
+            if not done[b]:
+                continue
+            counts[3] += 1
+            for c in range(sq.shape[1]):
+                sq[b, c] = sq0[c]
+            doors[b] = doors0
+            for g in range(F):
+                orient[b, g] = 0
+                cell[b, g] = cell0[g]
+                alive[b, g] = cell0[g] >= 0
+            done[b] = False
+            turn[b] = 0
+            actor[b] = -1
+            counts[2] += 1
+            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
+                                 done, max_turns, n_all_sides, b, False, counts)
+        return 0
+
+
+
+    return descent_step
 
 
 def step(play, kind: int) -> int:
@@ -223,8 +250,8 @@ def step(play, kind: int) -> int:
                 play.coords, kind,
                 play.policy == "greedy", u, play.max_turns, G._cell0)
         figs = np.zeros(B, np.int64)
-        calls = [args + (g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], figs, g.slow,
-                         mask, cost, stop, g.opened,
+        calls = [args + (g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], g.lay[c],
+                         g.pscr[c], g.no_pen, figs, g.slow, mask, cost, stop, g.opened,
                          dists[c], (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
                          counts[c], g.large, g.space, g.space_at)
                  for c in range(n_chunks)]
@@ -233,6 +260,7 @@ def step(play, kind: int) -> int:
     for c in counts:
         c[:] = 0
     u[:] = play._uniforms()     # the step's numbers, as the array path reads them
+    descent_step = step_kernel()
     if len(calls) == 1:
         descent_step(*calls[0])
     else:

@@ -4,7 +4,9 @@
 (:mod:`movecore.games.heroscape._batch`): per game, in one compiled call per thread
 (:func:`step_kernel`), the acting figure's legal ends -- a one-space figure's from the
 packed kernel of its kind of mover on the game's occupant row, with its kind's stop
-codes; a two-space figure's from the layout's compiled call
+codes (or, where no figure but friends it passes stands within its reach, from its
+kind's kept ends on the empty battlefield less the friends' spaces:
+:func:`kept_tables`); a two-space figure's from the layout's compiled call
 (:func:`movecore.games.heroscape._batch_doubles.doubles_kernel`, linked in, with
 scratch of its own per thread) -- written into the game's row of the step's dense
 answer (``BatchedPlay._out``: what ``BatchedGames.legal_moves`` answers), the policy's
@@ -32,8 +34,9 @@ from numba import njit
 
 from ..batch import per_thread
 from ..games.heroscape._batch import _move_one, _spaces
+from ..kernels import _types as T
 from ..kernels._types import CACHE
-from ..reach.compiled import is_plain, reach1_general, reach1_plain
+from ..reach.compiled import reach1_general
 from ..rl._vecgame import (_adjacent, _grid_distance, _n_sides, _policy_pick,
                            _selfplay_next_actor, _uniform)
 
@@ -42,9 +45,112 @@ from ..rl._vecgame import (_adjacent, _grid_distance, _n_sides, _policy_pick,
 NEIGHBOUR_CODES = 1     # a move rewrites the codes of the figures next to either place
 REMOVAL_SPACES = 2      # the removal coin's victims touch either space of the mover
 GREEDY_SPACES = 4       # greedy distances over both spaces (the end's and the enemy's)
-RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES
+#: a fast path, not a rule (off: the same answers, from the kernel): a one-space
+#: figure with no figure but passable friends within its reach takes its kind's ends
+#: from its start on the empty battlefield, less its friends' spaces (kept_tables)
+KEPT_ENDS = 8
+RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES | KEPT_ENDS
+#: the kept ends' rule broken, for the tests that see the differential fail: friends'
+#: spaces kept as ends; kept ends taken whoever stands within reach
+BREAK_FRIENDS = 16
+BREAK_REACH = 32
 
 _DK = None   # the two-space figures' compiled call, linked in by step_kernel()
+EMPTY = T.OCC_EMPTY
+#: the largest battlefield that gets the kept ends (their reach table is uint8[N, N]
+#: per kind of mover and budget: 4 MiB each at this size)
+KEPT_CELLS = 2048
+
+
+def _unstopped(blob, qflags):
+    """Copies of a packed query's ``blob`` and ``qflags`` with nothing that stops a move
+    or forbids an end (``CELL_STOP``, ``CELL_NO_END``, ``EDGE_STOP`` cleared): its
+    search from a start reaches every cell that some path within the budget reaches,
+    at that path's least cost."""
+    blob = np.array(blob, copy=True)
+    N, K, E = int(blob[0]), int(blob[1]), int(blob[4])
+    o_edge, o_cell = int(blob[9]), int(blob[12])
+    off = np.uint8(~(T.CELL_STOP | T.CELL_NO_END) & 0xFF)
+    flags = blob[o_cell + 1:o_cell + 4 * N:4]
+    blob[o_cell + 1:o_cell + 4 * N:4] = flags & np.int32(off)
+    if E > 0:
+        ef = blob[o_edge + 1:o_edge + 2 * N * K:2]
+        blob[o_edge + 1:o_edge + 2 * N * K:2] = ef & np.int32(~int(T.EDGE_STOP))
+    return blob, (np.asarray(qflags, np.uint8) & off).astype(np.uint8)
+
+
+def kept_tables(G) -> tuple:
+    """The step's per-layout tables ``(kept_at, kept_code, kept_ptr, kept, near)``: per
+    one-space slot ``f``, ``kept_at[f]`` (int64[F], -1: none): its set ``k`` of kept
+    ends, one per (kind of mover, budget), with from every start ``s``
+
+    * the ends of its query (cell, cost, stopped: int32[3, M]) at ``kept[:,
+      kept_ptr[k * N + s]:kept_ptr[k * N + s + 1]]`` on the empty battlefield with its
+      own code ``kept_code[k]`` (its team, not engaged) on ``s``;
+    * ``near[k * N + s, x]`` (uint8[S * N, N]): the least cost from ``s`` to cell ``x``
+      on the empty battlefield with nothing that stops a move (:func:`_unstopped`;
+      255: none within the budget).
+
+    The step takes them where no figure stands at ``near <= budget`` but friends with
+    that same code (passed, never ended on), dropping their spaces. Exact: the query
+    reads the occupant of a cell only when an arrival within the budget reaches it,
+    which a path of at least that least cost does; a friend's space only decides
+    whether it is an end (a free arrival passes it as an empty space; a stopped one is
+    never pushed there, nor expanded anywhere). Kinds that break that (friends that may
+    be ended on, a zone of control, per-cell shapes) get none."""
+    from ..reach.compiled import reach1_general
+    N = G.occ.shape[1]
+    F = G.F
+    kept_at = np.full(F, -1, np.int64)
+    none = (kept_at, np.zeros(0, np.int32), np.zeros(1, np.int64),
+            np.zeros((3, 0), np.int32), np.zeros((0, 0), np.uint8))
+    if N > KEPT_CELLS or (np.asarray(G._shape_cell) != 0).any():
+        return none
+    double = np.asarray(G._selfplay["consts"][0], bool)
+    budget = np.asarray(G._budget, np.int64)
+    buf = G._bufs[0].copy()
+    ends = np.zeros((3, N), np.int32)
+    query = np.zeros((1, 3), np.int64)
+    sets, codes, ptrs, parts, nears, at = {}, [], [0], [], [], 0
+    for f in range(F):
+        sh = int(G._shape_of[f])
+        bud = int(budget[f])
+        if double[f] or bud < 0:
+            continue
+        blob = G._blobs[G._blob_at[sh]:G._blob_at[sh + 1]]
+        qf = G._qflags[G._qflags_at[sh]:G._qflags_at[sh + 1]]
+        zc = G._zoc[G._zoc_at[sh]:G._zoc_at[sh + 1]]
+        pk = G._params[sh]
+        if len(zc) or pk[T.P_ALLY] != T.PASS_NO_END:
+            continue
+        if (sh, bud) not in sets:
+            code = int(pk[T.P_TEAM])
+            ublob, uqf = _unstopped(blob, qf)
+            near = np.full((N, N), 255, np.uint8)
+            row = np.full(N, EMPTY, np.int32)
+            for s in range(N):
+                row[s] = code
+                query[0, 0], query[0, 1] = s, bud
+                m = reach1_general(blob, row, qf, zc, pk, buf, ends, query, 0, 0)
+                if m < 0:  # pragma: no cover (ends hold one column per cell)
+                    raise RuntimeError(f"movecore: kernel status {m}")
+                parts.append(ends[:, :m].copy())
+                at += m
+                ptrs.append(at)
+                m = reach1_general(ublob, row, uqf, zc, pk, buf, ends, query, 0, 0)
+                if m < 0:  # pragma: no cover
+                    raise RuntimeError(f"movecore: kernel status {m}")
+                near[s, ends[0, :m]] = np.minimum(ends[1, :m], 254)
+                row[s] = EMPTY
+            sets[sh, bud] = len(codes)
+            codes.append(code)
+            nears.append(near)
+        kept_at[f] = sets[sh, bud]
+    if not codes:
+        return none
+    return (kept_at, np.array(codes, np.int32), np.array(ptrs, np.int64),
+            np.ascontiguousarray(np.concatenate(parts, axis=1), np.int32),
+            np.ascontiguousarray(np.concatenate(nears), np.uint8))
 
 
 @njit(nogil=True)
@@ -121,19 +227,20 @@ def step_kernel():
     two-space figures' call linked in as a global, as ``doubles_kernel`` links the
     penalty kernel).
 
-    ``heroscape_step(S, M, Q, occ, cell, alive, mask, cost, stop, buf, ends, query, D,
-    one, dist, best, near, lo, hi, counts)``: games ``lo <= b < hi``. ``S`` = the
+    ``heroscape_step(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
+    D, one, dist, best, near, lo, hi, counts)``: games ``lo <= b < hi``. ``S`` = the
     one-space kinds' packed queries (``blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
     params, shape_of, shape_cell, budget, stop_code``: ``BatchedGames``'); ``M`` = the
     move's constants (``double, lead, trail, team, height, level, nbr, n_teams,
     master``: the layout's); ``Q`` = the play (``side_of, turn_sides, movers, turn,
     actor, done, nbr, coords, kind, greedy, key, tick, max_turns, occ0, cell0,
-    rules``); ``mask``, ``cost``, ``stop`` (uint8/int32/int8[B, P]): each game's legal
+    rules``); ``K`` = the layout's kept ends (:func:`kept_tables`);
+    ``mask``, ``cost``, ``stop`` (uint8/int32/int8[B, P]): each game's legal
     ends, written; per thread: the kernel's ``buf`` and ``ends``, ``query`` int64[1, 3],
     ``D`` (the two-space call's arguments: ``_batch`` ``doubles()``), ``one`` (three
     int64[1]: its rows, figure, budget), scratch ``dist`` int64[P], ``best`` uint8[P],
-    ``near`` bool[F]; ``counts`` int64[4]: move generations, moves, turns begun, games
-    finished (added to). Returns 0 or a kernel status < 0."""
+    ``near`` bool[F]; ``counts`` int64[5]: move generations, moves, turns begun, games
+    finished, generations answered from the kept ends (added to). Returns 0 or a kernel status < 0."""
     import os
 
     from ..games.heroscape import _batch, _batch_doubles, _jit
@@ -148,8 +255,8 @@ def step_kernel():
     deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
 
     @njit(cache=CACHE, nogil=True)
-    def heroscape_step(S, M, Q, occ, cell, alive, mask, cost, stop, buf, ends, query, D,
-                       one, dist, best, near, lo, hi, counts):
+    def heroscape_step(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
+                       D, one, dist, best, near, lo, hi, counts):
         dep = deps  # noqa: F841 (in the closure: see above)
         (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
          budget, stop_code) = S
@@ -157,6 +264,10 @@ def step_kernel():
         (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,
          tick, max_turns, occ0, cell0, rules) = Q
         rows1, figs1, bud1 = one
+        kept_at, kept_code, kept_ptr, kept, near_k = K
+        use_kept = (rules & KEPT_ENDS) != 0
+        keep_friends = (rules & BREAK_FRIENDS) != 0
+        any_figure = (rules & BREAK_REACH) != 0
         N = occ.shape[1]
         F = cell.shape[1]
         B = occ.shape[0]
@@ -184,6 +295,7 @@ def step_kernel():
             start = np.int64(cell[b, f])
             counts[0] += 1                      # a move generation
             n = 0
+            ka = np.int64(-1)
             if double[f]:           # the layout's compiled call, this game alone
                 rows1[0] = b
                 figs1[0] = f
@@ -194,7 +306,41 @@ def step_kernel():
                     return st_
                 for a in range(P):
                     n += mask[b, a]
-            else:                   # its kind's packed query on the game's row
+            elif use_kept:
+                ka = kept_at[f]
+                if ka >= 0 and occ[b, start] != kept_code[ka]:
+                    ka = -1                     # (engaged: a wall to its friends)
+                if ka >= 0:
+                    # no figure within reach but friends it passes (their code, the
+                    # mover's own: not engaged)? the search reads no cell farther
+                    # (kept_tables), so it is the empty battlefield's but for the
+                    # friends' spaces, which it passes and may not end on
+                    bud = budget[f]
+                    at = ka * N + start
+                    for g in range(F):
+                        if g == f or not alive[b, g]:
+                            continue
+                        x0, x1 = _spaces(cell, double, lead, trail, b, g)
+                        if (near_k[at, x0] <= bud and occ[b, x0] != kept_code[ka]) or \
+                                (x1 >= 0 and near_k[at, x1] <= bud and
+                                 occ[b, x1] != kept_code[ka]):
+                            if not any_figure:
+                                ka = -1
+                                break
+            if not double[f] and ka >= 0:   # the kept ends, less the friends' spaces
+                counts[4] += 1
+                sh = shape_of[f]
+                at = ka * N + start
+                for e in range(kept_ptr[at], kept_ptr[at + 1]):
+                    c = kept[0, e]
+                    if c != start and occ[b, c] != EMPTY and not keep_friends:
+                        continue
+                    n += 1
+                    mask[b, c] = 1
+                    cost[b, c] = kept[1, e]
+                    if kept[2, e] != 0:
+                        stop[b, c] = stop_code[sh, c]
+            elif not double[f]:     # its kind's packed query on the game's row
                 sh = shape_of[f] + shape_cell[start]
                 query[0, 0] = start
                 query[0, 1] = budget[f]
@@ -202,11 +348,9 @@ def step_kernel():
                 qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
                 zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
                 pk = params[sh]
-                plain = is_plain(blob, qf, zc, pk)
-                if plain:
-                    m = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
-                else:
-                    m = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+                # (the general kernel, for a plain query too: the same ends and
+                # costs, no stop; one kernel linked in, not two: compile time)
+                m = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
                 if m < 0:
                     return m
                 for i in range(m):
@@ -215,7 +359,7 @@ def step_kernel():
                         n += 1
                     mask[b, c] = 1
                     cost[b, c] = ends[1, i]
-                    if not plain and ends[2, i] != 0:
+                    if ends[2, i] != 0:
                         stop[b, c] = stop_code[sh, c]
             # ------------------------------------------------------ the policy
             s = side_of[f]
@@ -290,7 +434,7 @@ def step(play, kind: int) -> int:
         sp = G._selfplay
         n_chunks = len(G._bufs)
         B, P, F = play.B, G.n_places, G.F
-        counts = per_thread(n_chunks, (4,), np.int64)
+        counts = per_thread(n_chunks, (5,), np.int64)
         N = G.occ.shape[1]
         stop_code = np.zeros((len(G._params), N), np.int8) if G._stop_code is None \
             else G._stop_code
@@ -302,7 +446,8 @@ def step(play, kind: int) -> int:
              play.policy == "greedy", play._key, play._tick, play.max_turns, G._occ0,
              G._cell0, RULES)
         mask, cost, stop = play._out
-        calls = [(S, M, Q, G.occ, G.cell, G.alive, mask, cost, stop, G._bufs[c],
+        K = kept_tables(G)
+        calls = [(S, M, Q, K, G.occ, G.cell, G.alive, mask, cost, stop, G._bufs[c],
                   G._ends[c], np.zeros((1, 3), np.int64), sp["doubles"](c > 0),
                   tuple(np.zeros(1, np.int64) for _ in range(3)),
                   np.zeros(P, np.int64), np.zeros(P, np.uint8), np.zeros(F, np.bool_),
@@ -323,7 +468,8 @@ def step(play, kind: int) -> int:
     if min(status) < 0:  # pragma: no cover (ends hold one column per place)
         raise RuntimeError(f"movecore: heroscape self-play step status {min(status)}")
     play._tick[0] += 1
-    gens, moves, turns, games = np.sum(counts, axis=0).tolist()
+    gens, moves, turns, games, kept = np.sum(counts, axis=0).tolist()
+    play.kept_ends_used = getattr(play, "kept_ends_used", 0) + kept
     c = play.counts
     c["generations"] += gens
     c["moves"] += moves

@@ -117,6 +117,10 @@ class BatchedPlay:
         # Heroscape, whose moves rewrite engagement codes: the layout's own step,
         # movecore.tools._selfplay_heroscape)
         self.rolled = rolled
+        #: Dark Realms: the fused step in chunks of games per thread where every moving
+        #: figure's query stays compiled (movecore.tools._selfplay_dark_realms; False
+        #: before the first step: one batched legal_moves, then the compiled step)
+        self.chunked = True
         self.fused = fused and not record and G.backend == "arrays" and \
             self.usable is None and (G._move is None or G._selfplay is not None) and \
             (not rolled or G._query_columns is not None) and \

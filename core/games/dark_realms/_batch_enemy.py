@@ -19,7 +19,8 @@ rules of :func:`.rules.enemy_turn`) for the game's figures:
    ``W = N + 1``: one scalar ``steps + W * traps`` per route, first bounded by a guess
    of the winner's steps left and checked, see :data:`REV_SLACK`; a flyer: from every
    empty space next to the target, the fewest steps), and the **lexicographic pick**
-   of :func:`._enemy_pick._enemy_pick` (the same compiled function the position runs);
+   of :func:`._enemy_pick._enemy_pick` (the same compiled function the position runs;
+   the fast searches' :func:`_pick_fast` is the same order at less cost per end);
    the destination's steps and traps are its forward search's (the route the
    position's path follows: the least-penalty one).
 
@@ -70,6 +71,7 @@ TABLE_CELLS = 1024
 
 
 i64, i32, u8, i8, b1 = types.int64, types.int32, types.uint8, types.int8, types.boolean
+f8 = types.float64
 I64_1, I64_2, I32_1, I32_2 = i64[::1], i64[:, ::1], i32[::1], i32[:, ::1]
 U8_1, U64_1, B_1, B_2 = u8[::1], types.uint64[::1], b1[::1], b1[:, ::1]
 U8_2 = u8[:, ::1]
@@ -333,6 +335,60 @@ def _rev_fly(nbr, K, goal_ok, free, tg, want, n_want, rem, queue):
     return tail
 
 
+@njit(types.UniTuple(i64, 2)(I32_1, I32_1, I32_1, i64, I64_1, b1, i64, f8, B_1, I64_2,
+                             i64, i64, I64_1), cache=T.CACHE, nogil=True)
+def _pick_fast(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kind, tg,
+               rank):
+    """The position's pick (:func:`._enemy_pick._enemy_pick`) of the ends ``cells[:nf]``
+    for the fast searches: the same order of the same keys, the same answer, at less
+    cost per end: a walker's ``rem // w`` and ``rem % w`` from a multiplication by
+    ``inv_w`` (= 1 / w: no integer division per end); an end whose (traps in all,
+    steps in all) already loses is passed over before its other keys; the grid distance
+    to the target's ``tg`` is worked out only where a key reads it (next to the target,
+    and the ends without a route on), not for every end before the pick."""
+    best = -1
+    k0 = k1 = k2 = k3 = k4 = k5 = np.int64(0)
+    for j in range(nf):
+        c = np.int64(cells[j])
+        k = rem[c]
+        if k < 0:
+            continue
+        if flying:
+            tr = np.int64(0)
+            sr = k
+        else:
+            # (k + 0.5) / w lies at least 0.5 / w from an integer, and the product's
+            # relative error is below 2**-52: exact while k < 2**50 (here k < 2**31)
+            q = np.int64((k + 0.5) * inv_w)
+            r = k - q * w
+            tr = q - trap[c]
+            sr = r - 1
+            if sr < 0:
+                continue
+        tn = np.int64(t_now[j])
+        a0 = tn + tr
+        a1 = np.int64(s_now[j]) + sr
+        if best >= 0 and (a0 > k0 or (a0 == k0 and a1 > k1)):
+            continue
+        a3 = -_grid_distance(coords, kind, c, tg) if sr == 0 else np.int64(0)
+        a5 = rank[c]
+        if best < 0 or (a0, a1, sr, a3, tn, a5) < (k0, k1, k2, k3, k4, k5):
+            best = j
+            k0, k1, k2, k3, k4, k5 = a0, a1, sr, a3, tn, a5
+    if best >= 0:
+        return best, 1
+    for j in range(nf):
+        c = np.int64(cells[j])
+        a0 = _grid_distance(coords, kind, c, tg)
+        a1 = np.int64(t_now[j])
+        a2 = np.int64(s_now[j])
+        a3 = rank[c]
+        if best < 0 or (a0, a1, a2, a3) < (k0, k1, k2, k3):
+            best = j
+            k0, k1, k2, k3 = a0, a1, a2, a3
+    return best, 0
+
+
 @njit(types.void(I32_1, i64, U8_1, U8_1, i64, I32_2, I64_1, I32_1, I32_1, U8_1),
       cache=T.CACHE, nogil=True)
 def _tables(nbr, K, free, trap, W, out, rem, fifo, tq, want):
@@ -402,7 +458,12 @@ def kernel():
     ``mask``, ``cost`` (steps), ``stop`` (0) and, with ``want_pen``, ``pen`` (traps on
     the route): one entry per target of the tie, a later target's over an earlier one's
     on the same space (as a live position's rows are written). The rows must be
-    cleared before. Returns 0, or a kernel STATUS_* < 0."""
+    cleared before. Returns 0, or a kernel STATUS_* < 0.
+
+    Compiled without Numba's reference counting (its private ``_nrt`` option, as
+    :mod:`movecore.rl._vecgame`'s steps): it allocates nothing (its empty inputs come
+    in ``args``), and every array view it takes (a game's row, the ends ``fc[:nf]``)
+    would otherwise cost an atomic increment and decrement."""
     from . import _enemy_pick
     global _RP, _PICK
     _RP = penalty_kernel()
@@ -419,23 +480,22 @@ def kernel():
               I64_1, U64_1, I64_1, I64_2, I32_1, U8_1, U64_1, U64_1, I32_1, I64_1, I32_1,
               I32_1, i64, I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, b1, I32_1, U8_1,
               U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, I32_2, I32_2, I32_2,
-              I64_1, I64_1, *a2, b1),
-          cache=T.CACHE, nogil=True)
+              I64_1, I64_1, I64_2, I32_2, *a2, b1),
+          cache=T.CACHE, nogil=True, _nrt=False)
     def enemy_games(games, slots, moves, occ, cell, alive, team, marked, summon, speed,
                     flying, coords, kind, nbr, obstacle, trap, rank, n_traps, W,
                     rev_budget, field_budget, rev_slack, rev_check, blobs, blob_at, qflags,
                     qflags_at, zoc, zoc_at, params, pblob, pqflags, pzoc, pleave, penter,
                     pparams, buf, pbuf, out_at, ends, scratch, fwd, occ2, tier, keys, fast,
                     nbrf, trap8, walk_ok, fscr, free2, remf, states, want, use_tab,
-                    tab_check, tab_walk, tab_wstep, tab_fly, goals, tab_hits, mask, cost,
+                    tab_check, tab_walk, tab_wstep, tab_fly, goals, tab_hits, no_queries,
+                    rows_mode, mask, cost,
                     stop, pen, want_pen):
         dep = deps  # noqa: F841 (in the closure: see above)
         N = occ.shape[1]
         F = cell.shape[1]
         K = nbr.shape[1]
         EMPTY = np.int32(T.OCC_EMPTY)
-        no_queries = np.empty((0, 3), np.int64)
-        rows_mode = np.empty((8, 0), np.int32)
         field = scratch[0]
         dist = scratch[1]
         rem = scratch[2]
@@ -567,8 +627,6 @@ def kernel():
                                         nf += 1
                             for j in range(nf):
                                 want[fc[j]] = 1
-                        for j in range(nf):
-                            dist[fc[j]] = _grid_distance(coords, kind, fc[j], tg)
                         # 3b. first the tables (the board with no figure on it:
                         # :func:`_tables`): the pick on their costs, which are never
                         # more than the game's, is the game's pick when no figure
@@ -594,8 +652,9 @@ def kernel():
                                     remf[c] = k
                                 else:
                                     remf[c] = tab_walk[tg, c]
-                            best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], remf, fly, w,
-                                                 trap, dist, rank)
+                            best, routed = _pick_fast(fc, ft, fs, nf, remf, fly, w,
+                                                      1.0 / w, trap, coords, kind, tg,
+                                                      rank)
                             ok = routed == 1 and not tab_check
                             if routed == 1 and tab_check:
                                 c = fc[best]
@@ -636,9 +695,9 @@ def kernel():
                             na = got & 0xFFFFFFFF
                             nb = got >> 32
                             remf[tg] = -1
-                        # 3c. the lexicographic pick (the position's compiled one)
-                        best, routed = _PICK(fc[:nf], ft[:nf], fs[:nf], remf, fly, w,
-                                             trap, dist, rank)
+                        # 3c. the lexicographic pick (the position's, at less cost)
+                        best, routed = _pick_fast(fc, ft, fs, nf, remf, fly, w, 1.0 / w,
+                                                  trap, coords, kind, tg, rank)
                         for j in range(na):
                             remf[fifo[j]] = -1
                         for j in range(nb):
@@ -924,7 +983,9 @@ class BatchEnemyAI:
             states=np.zeros(n * (min(n_traps, max(self.top, 0)) + 1) + 1, np.int64),
             want=np.zeros(n, np.uint8),
             **self._tables(board, scene, walker if walk_ok else None,
-                           flyer if fly_ok else None, n_traps))
+                           flyer if fly_ok else None, n_traps),
+            # (empty inputs of the kernels' path: the kernel allocates nothing)
+            no_queries=np.empty((0, 3), np.int64), rows_mode=np.empty((8, 0), np.int32))
 
     def _tables(self, board, scene, walker, flyer, n_traps) -> dict:
         """The kernel's table inputs: per kind of enemy on the board, its least costs

@@ -18,20 +18,33 @@ A figure's move is the kernel query of its kind's placement graph (the same pack
 and mover as the position's prepared query) **under the game's door state**: one query
 shape per kind of mover (side, footprint, flying, door-memory radius) and door vector,
 for every door state a game can reach from the root (doors only open: ``2**c`` states
-for ``c`` doors closed at the root). One compiled call (:func:`legal_games`) answers
-every game: it reads the mover's occupant layer from ``sq`` through the kind's node ->
-squares table (door-memory, air and opened-here nodes read their square; a large
-monster's own squares lifted while its layer is read, as ``Position._reach_large``),
-runs the kernel in tree mode, writes the ends' mask, least costs and stop codes (ice), and for every end the
+for ``c`` doors closed at the root). One compiled call (``legal_games``,
+:func:`legal_kernel`) answers every game: it reads the mover's occupant layer from
+``sq`` through the kind's node -> squares table (door-memory, air and opened-here nodes
+read their square; a large monster's own squares lifted while its layer is read, as
+``Position._reach_large``), runs the kernel (in tree mode where a closed door is on some
+step), writes the ends' mask, least costs and stop codes (ice), and for every end the
 doors its reported path opens (the door steps along the tree path), which a move then
 opens in that game.
 
-What a game answers on a **live position made from its arrays** (the per-position path
-inside the same API, ``BatchLayout.restore``): a move that counts wounds (a pit the kind
-can fall into under the game's door state: the penalty kernel; an enemy aura in play)
-and a move next to an enemy grappler that may be in play (stops per game): these layers
-depend on more than the occupancy, and their queries are the position's own. The move is
-then applied on that position (its doors read back), so the state stays exact.
+**Per-game layers** (the position's ``_KindState`` layers, made per game and move from
+the figures in play; ``_KindGraph.adjacent_nodes`` tables per kind and enemy base, built
+once): the nodes next to an enemy **grappler** stop a move (``CELL_STOP`` over the
+shape's static flags; stop code 1, ice code otherwise) and a mover that starts on one
+spends no MP (its start's stop code 3); a move that may count **wounds** (a pit the kind
+can fall into under the game's door state: the shape's ``leave`` layer; an enemy
+**aura** in play: the game's ``enter_pen`` layer, each aura's wounds on the nodes next
+to it, summed) runs the packed penalty kernel
+(:func:`movecore.reach.compiled.penalty_kernel`, called from the same compiled function)
+with the wound cap the position would choose (``wound_cap`` of the MP and the layer's
+largest value), each end's least wounds into ``legal_moves(penalty=)``, and the doors of
+the **reported path** (the least-wound arrival's where it is among the cheapest, else
+the cheapest: ``Position.apply_move``) read from its search tree. Wounds are an answer,
+not a state: neither the position nor the arrays keep a figure's wounds (``apply_move``
+counts none), so a move changes the same squares and doors as any other. Only a shape
+the packed kernels cannot hold (millions of nodes) is still asked of a live position
+made from the arrays (``BatchLayout.restore``; ``slow``), then moved there by
+``apply_move``.
 
 A move writes every square of the new base (:func:`move_games`; a turned end flips
 the orientation), a removal frees every square (:func:`remove_games`), and
@@ -48,6 +61,8 @@ equals the position after :meth:`Position.apply_move` (``tests/test_batch.py``,
 """
 from __future__ import annotations
 
+import functools
+import os
 from typing import Mapping
 
 import numpy as np
@@ -55,11 +70,19 @@ from numba import njit
 
 from ...errors import QueryError
 from ...kernels import _types as T
-from ...reach.compiled import CTRL, fast_layout_size, is_plain, reach1_general, reach1_plain
+from ...reach.compiled import (CTRL, fast_layout_size, is_plain, kernel_sources,
+                               pen_layout_size, penalty_kernel, reach1_general,
+                               reach1_plain)
 from . import rules as D
+from ._dungeon import STOP_GRAPPLE, STOP_GRAPPLED
+from ._layers import wound_cap
 
 #: Most door states (doors closed at the root: 2**c states) a batch packs query shapes for.
 DOOR_STATES_MAX = 64
+D_STOP_GRAPPLE, D_STOP_GRAPPLED = STOP_GRAPPLE, STOP_GRAPPLED
+_CELL_STOP = T.CELL_STOP
+_P_N_PEN = T.P_N_PEN
+_CTRL = CTRL
 
 
 def batch_layout(pos, query):
@@ -118,13 +141,20 @@ class _DescentBatch:
         self.doors0 = sum(1 << k for k, o in enumerate(pos.door_open) if o)
         self.closed = np.array(closed, np.int64)
         n_states = self.n_states = 1 << len(closed)
-        # an enemy grappler or aura in play: that figure's moves are asked of a position
-        hostile = np.zeros((F, F), np.bool_)
+        # per game, over the nodes next to an enemy in play: a grappler's stop layer
+        # (grip), an aura's wounds (the penalty kernel's enter layer)
+        aura = np.zeros((F, F), np.int64)
+        grip = np.zeros((F, F), np.bool_)
         for a, i in enumerate(slots):
             for c, j in enumerate(slots):
-                hostile[a, c] = pos.side[j] != pos.side[i] and bool(pos.grapple[j] or
-                                                                    pos.aura[j])
-        self.hostile = hostile
+                enemy = pos.side[j] != pos.side[i]
+                aura[a, c] = int(pos.aura[j]) if enemy else 0
+                grip[a, c] = enemy and bool(pos.grapple[j])
+        #: int64[F, F]: the wounds an enemy's aura deals on each node next to it
+        #: (aura[f, j]: slot j's aura, for a move of slot f; 0: none, or a friend)
+        self.aura = aura
+        #: bool[F, F]: slot j is an enemy grappler of slot f
+        self.grip = grip
         # kinds of mover (kind key with its door-memory radius), in slot order; a base
         # that turns has the kind of its turned base too (side, h, w, fly, radius),
         # whose node numbering (and so action ids) is its own (see _kind_graph)
@@ -148,36 +178,66 @@ class _DescentBatch:
         self.lut = np.stack([g.occ_lut for g in graphs]).astype(np.int32)
         self.ice_at = np.cumsum([0] + [g.n for g in graphs]).astype(np.int64)
         self.ice = np.concatenate([g.ice_code for g in graphs]).astype(np.int8)
-        # per (kind, door state): the packed query shape, or none (penalties: a position)
+        # per (kind, door state): the packed query shape without penalties (none where
+        # a pit may be fallen into: ``has_leave``), and the penalty kernel's shape
+        # where wounds may be counted (a pit, or an enemy aura in play: the game's aura
+        # layer then decides); the door steps of both
+        aura_kind = [bool(any(aura[f, j] for f in range(F) for j in range(F)
+                              if self.side[f] == g.team)) for g in graphs]
+        self.aura_kind = np.array(aura_kind, np.bool_)
         blobs, qflags, params, plain, dptr, dv_, dbits = [], [], [], [], [], [], []
+        pblobs, pparams, leaves = [], [], []
         shape_ok = np.zeros(len(kinds) * n_states, np.bool_)
+        pen_ok = np.zeros(len(kinds) * n_states, np.bool_)
+        has_leave = np.zeros(len(kinds) * n_states, np.bool_)
         for kk, g in enumerate(graphs):
             for s in range(n_states):
+                k = kk * n_states + s
                 opened = self._doors_of_state(s)
                 dv = _door_vector(pos, g.team, opened)
                 links = g.links(dv)
                 n = g.n
+                has_leave[k] = links.has_leave
+                qf = np.ascontiguousarray(g.flags_static, np.uint8)
+                qflags.append(qf)
+                occ0 = np.full(n, T.OCC_EMPTY, T.INDEX)
                 if links.has_leave:
                     blobs.append(np.zeros(0, np.int32))
-                    qflags.append(np.zeros(0, np.uint8))
                     params.append(np.zeros(T.N_PARAMS, np.int64))
                     plain.append(False)
-                    dptr.append(np.zeros(n + 1, np.int64))
-                    continue
-                t = g.template(links, False, np.full(n, T.OCC_EMPTY, T.INDEX),
-                               g.flags_static.copy(), np.zeros(n, T.INDEX))
-                q = t._q
-                if q.blob is None:  # pragma: no cover (millions of nodes)
-                    raise _NotBatched("the dungeon is too large for the packed kernel")
-                p = q.params.astype(np.int64).copy()
-                p[T.P_HAS_OCC] = 1
-                qf = np.ascontiguousarray(g.flags_static, np.uint8)
-                blobs.append(np.asarray(q.blob, np.int32))
-                qflags.append(qf)
-                params.append(p)
-                plain.append(bool(is_plain(np.asarray(q.blob, np.int32), qf,
-                                           np.zeros(0, np.uint64), p)))
-                shape_ok[kk * n_states + s] = True
+                else:
+                    t = g.template(links, False, occ0, g.flags_static.copy(),
+                                   np.zeros(n, T.INDEX))
+                    q = t._q
+                    if q.blob is None:  # pragma: no cover (millions of nodes)
+                        raise _NotBatched("the dungeon is too large for the packed kernel")
+                    p = q.params.astype(np.int64).copy()
+                    p[T.P_HAS_OCC] = 1
+                    blobs.append(np.asarray(q.blob, np.int32))
+                    params.append(p)
+                    plain.append(bool(is_plain(np.asarray(q.blob, np.int32), qf,
+                                               np.zeros(0, np.uint64), p)))
+                    shape_ok[k] = True
+                pq = None
+                if links.has_leave or aura_kind[kk]:
+                    # (the position's penalty query: the same template, its wound cap
+                    # set per game, P_N_PEN = cap + 1: the packing is the same)
+                    pq = g.template(links, True, occ0, g.flags_static.copy(),
+                                    np.zeros(n, T.INDEX), D.MAX_WOUNDS)._q
+                    if pq.pblob is None or len(pq.zoc):  # pragma: no cover (huge)
+                        pq = None
+                if pq is not None:
+                    p = pq.params.astype(np.int64).copy()
+                    p[T.P_HAS_OCC] = 1
+                    pblobs.append(np.asarray(pq.pblob, np.int32))
+                    pparams.append(p)
+                    leaves.append(np.zeros(0, np.uint64) if pq.leave is None else
+                                  np.ascontiguousarray(pq.leave, np.uint64))
+                    pen_ok[k] = True
+                else:
+                    pblobs.append(np.zeros(0, np.int32))
+                    pparams.append(np.zeros(T.N_PARAMS, np.int64))
+                    leaves.append(np.zeros(0, np.uint64))
                 # the door steps, per node: (next node, doors the step opens)
                 ptr = np.zeros(n + 1, np.int64)
                 steps = sorted(links.door_steps.items())
@@ -188,18 +248,30 @@ class _DescentBatch:
                     dv_.append(v)
                     dbits.append(sum(1 << d for d in ds))
         self.shape_ok = shape_ok
+        self.pen_ok = pen_ok
+        self.has_leave = has_leave
         self.blob_at = np.cumsum([0] + [len(b) for b in blobs]).astype(np.int64)
         self.blobs = np.concatenate(blobs).astype(np.int32)
         self.qflags_at = np.cumsum([0] + [len(f) for f in qflags]).astype(np.int64)
         self.qflags = np.concatenate(qflags).astype(np.uint8)
         self.params = np.stack(params).astype(np.int64)
         self.plain = np.array(plain, np.bool_)
+        self.pblob_at = np.cumsum([0] + [len(b) for b in pblobs]).astype(np.int64)
+        self.pblobs = np.concatenate(pblobs).astype(np.int32)
+        self.pparams = np.stack(pparams).astype(np.int64)
+        self.leave_at = np.cumsum([0] + [len(x) for x in leaves]).astype(np.int64)
+        self.leaves = np.concatenate(leaves).astype(np.uint64)
         self.dptr_at = np.cumsum([0] + [len(p) for p in dptr]).astype(np.int64)
         # (each shape's ptr counts from its own first entry: dstep_at is its offset)
         self.dstep_at = np.cumsum([0] + [int(p[-1]) for p in dptr]).astype(np.int64)
         self.dptr = np.concatenate(dptr).astype(np.int64)
         self.dstep_v = np.array(dv_, np.int64)
         self.dstep_bits = np.array(dbits, np.int64)
+        # the penalty kernel's workspace: penalty levels for the largest wound cap a
+        # move may ask (every enemy aura on one node), buckets for every shape
+        aura_sum = max([int(aura[f].sum()) for f in range(F)] or [0])
+        self.pen_levels = wound_cap(int(self.budget.max(initial=0)), aura_sum) + 1
+        self.pnb = max(int(self.pparams[:, T.P_N_BUCKETS].max()), 8)
         self.n_max = int(self.kind_n.max())
         # per kind, node -> its squares padded to the widest base (-1: none): the
         # spaces of a place (self-play's removals and greedy distances)
@@ -212,6 +284,37 @@ class _DescentBatch:
         self.space_at = np.cumsum([0] + [g.n for g in graphs]).astype(np.int64)
         self.space = np.concatenate(pads)
         self.nb = max(int(self.params[:, T.P_N_BUCKETS].max()), 8)
+        # the nodes of kind kk next to a base of figure slot j in orientation o at
+        # square a (``_KindGraph.adjacent_nodes``, as the position's grip and aura
+        # layers count them): table adj_id[kk, j, o] (-1: none asked), a CSR over the
+        # squares
+        # (adj_ptr[adj_at[t] + a] .. adj_ptr[adj_at[t] + a + 1] into adj_nodes)
+        self.adj_id = np.full((len(kinds), F, 2), -1, np.int64)
+        tables: dict = {}
+        ptrs, nodes, at, n_nodes = [], [], [0], 0
+        for j in range(F):
+            if not (grip[:, j].any() or aura[:, j].any()):
+                continue
+            w, h = self.size0[j]
+            for o, size in enumerate([(w, h)] + ([(h, w)] if turns[j] else [])):
+                for kk, g in enumerate(graphs):
+                    if g.team == self.side[j]:
+                        continue
+                    t = tables.get((kk, size))
+                    if t is None:
+                        lists = [g.adjacent_nodes(size, a) for a in range(ns)]
+                        ptr = np.cumsum([0] + [len(x) for x in lists]) + n_nodes
+                        ptrs.append(ptr)
+                        nodes.extend(lists)
+                        n_nodes = int(ptr[-1])
+                        at.append(at[-1] + len(ptr))
+                        t = tables[(kk, size)] = len(tables)
+                    self.adj_id[kk, j, o] = t
+        self.adj_at = np.array(at, np.int64)
+        self.adj_ptr = np.concatenate(ptrs).astype(np.int64) if ptrs else \
+            np.zeros(1, np.int64)
+        self.adj_nodes = np.concatenate(nodes).astype(np.int64) if nodes else \
+            np.zeros(0, np.int64)
         # the kernel query of each slot at the root (the bench's "query" column)
         self.root_prepared = []
         for i, (mp, _, r) in zip(slots, parsed):
@@ -250,40 +353,65 @@ class _DescentBatch:
             buf[:, 2] = self.nb
         self.ends_s = per_thread(n_chunks, (len(self.kind_n), 3, n), T.INDEX)
         self.occ_s = per_thread(n_chunks, (n,), T.INDEX)
-        self.tbits = per_thread(n_chunks, (2 * n + 8,), np.int64)
+        any_pen = bool(self.pen_ok.any())
+        Pa = self.pen_levels
+        # (a penalty search's tree holds up to one row per state: 2 n Pa)
+        self.tbits = per_thread(n_chunks, (2 * n * (Pa if any_pen else 1) + 8,), np.int64)
+        #: per thread: the mover's cell flags with the grip layer (row 0) and the nodes
+        #: next to an enemy grappler (row 1, zero between games)
+        self.lay = per_thread(n_chunks, (2, n), np.uint8)
+        #: per thread: one penalty-kernel workspace per kind (none without penalty
+        #: shapes), the aura layer (int32[n], zero between games), the query's params
+        pwords = pen_layout_size(n, Pa, self.pnb) if any_pen else 4
+        self.pscr = []
+        for c in range(n_chunks):
+            pb = per_thread(1, (len(self.kind_n), pwords), T.INDEX)[0]
+            pb[:, 2] = self.pnb
+            pb[:, 3] = Pa
+            self.pscr.append((pb, per_thread(1, (n,), T.INDEX)[0],
+                              per_thread(1, (T.N_PARAMS,), np.int64)[0]))
         #: what :func:`legal_games` reads: the shapes and kinds, then the game's state
         self.tables = (self.blobs, self.blob_at, self.qflags, self.qflags_at, self.params,
                        self.plain, self.shape_ok, self.dptr, self.dptr_at, self.dstep_v,
                        self.dstep_bits, self.dstep_at, self.kind_n, self.kind_k,
                        self.foot, self.foot_at, self.lut, self.ice, self.ice_at,
                        self.slot_kind, self.budget, self.side, self.n_states, self.closed,
-                       self.hostile, np.zeros(0, np.uint64),
+                       self.aura, np.zeros(0, np.uint64),
                        np.zeros((3, 0), np.int32),    # (tree mode: the tree is read)
                        np.zeros((0, 3), np.int64), self.sq, self.doors,
-                       self.kind_nact, self.orient)
-        #: whether every move is answered on arrays (no enemy grappler or aura, no
-        #: kind that counts wounds): the compiled self-play step may play the games
-        self.all_arrays = bool(self.shape_ok.all() and not self.hostile.any())
+                       self.kind_nact, self.orient, self.grip, self.adj_id, self.adj_at,
+                       self.adj_ptr, self.adj_nodes, self.pblobs, self.pblob_at,
+                       self.pparams, self.leaves, self.leave_at, self.pen_ok,
+                       self.has_leave, np.zeros((8, 0), np.int32))
+        #: whether every move is answered on arrays (every shape a move may ask is
+        #: packed): the compiled self-play step may play the games
+        need_pen = self.has_leave | np.repeat(self.aura_kind, self.n_states)
+        self.all_arrays = bool(((self.shape_ok | self.has_leave) &
+                                (self.pen_ok | ~need_pen)).all())
+        self.no_pen = np.zeros((0, 0), np.int32)
 
-    def legal(self, G, figs, mask, cost, stop) -> np.ndarray:
+    def legal(self, G, figs, mask, cost, stop, penalty=None) -> np.ndarray:
         """Every game's answer for figure slot ``figs[b]`` (:func:`legal_games`, one
-        compiled call per thread); returns the games a live position must answer (their
+        compiled call per thread), each end's wounds into ``penalty`` (int32[B, >= P],
+        zeros; None: not asked); returns the games a live position must answer (their
         rows cleared)."""
         B = G.B
         self.last_fig[:] = figs
         args = (self.tables, G.cell, G.alive, figs)
-        outs = (mask, cost, stop, self.opened, self.slow)
+        outs = (mask, cost, stop, self.no_pen if penalty is None else penalty,
+                self.opened, self.slow)
         n_chunks = len(self.bufs)
+        kernel = legal_kernel()
         if n_chunks == 1:
-            legal_games(*args, 0, B, self.bufs[0], self.ends_s[0], self.occ_s[0],
-                         self.tbits[0], *outs)
+            kernel(*args, 0, B, self.bufs[0], self.ends_s[0], self.occ_s[0],
+                   self.tbits[0], self.lay[0], self.pscr[0], *outs)
         else:
             from ...reach.compiled import thread_pool as _thread_pool
 
             def run(c):
-                legal_games(*args, (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
-                             self.bufs[c], self.ends_s[c], self.occ_s[c], self.tbits[c],
-                             *outs)
+                kernel(*args, (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
+                       self.bufs[c], self.ends_s[c], self.occ_s[c], self.tbits[c],
+                       self.lay[c], self.pscr[c], *outs)
 
             pool = _thread_pool(n_chunks - 1)
             futures = [pool.submit(run, c) for c in range(1, n_chunks)]
@@ -410,128 +538,249 @@ def _door_vector(pos, team: int, opened: int) -> tuple:
     return tuple(out)
 
 
-@njit(cache=T.CACHE, nogil=True)
-def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, mask, cost,
-                stop, opened, slow):
-    """Games ``lo <= b < hi``, figure slot ``figs[b]`` (-1: none): its ends in its kind
-    for its orientation in that game (see the module docstring) into row ``b`` of
-    ``mask``/``cost``/``stop`` (every column written) and, per end, the doors its path opens into ``opened[b]``; ``slow[b]`` = 1
-    (row cleared) where a live position must answer: an enemy grappler or aura in play,
-    a move that counts wounds. ``tables``: :attr:`_DescentBatch.tables` (the game's
-    ``sq`` and ``doors`` last); ``bufs`` (one kernel workspace per kind), ``ends_s`` (one
-    end block per kind), ``occ``, ``tbits``: one thread's scratch. (One loop over the
-    games: the tables are unpacked once, not per game.)"""
-    (blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dptr, dptr_at, dstep_v,
-     dstep_bits, dstep_at, kind_n, kind_k, foot, foot_at, lut, ice, ice_at, slot_kind,
-     budget, side, n_states, closed, hostile, no_zoc, tree_ends, no_queries, sq,
-     doors, kind_nact, orient) = tables
-    A = mask.shape[1]
-    ns = sq.shape[1] - 1
-    for b in range(lo, hi):
-        for a in range(A):
-            mask[b, a] = 0
-            cost[b, a] = -1
-            stop[b, a] = 0
-        slow[b] = False
-        f = figs[b]
-        if f < 0:
-            continue
-        for j in range(hostile.shape[0]):
-            if alive[b, j] and hostile[f, j]:
-                slow[b] = True
-        kk = slot_kind[f, orient[b, f]]
-        s = 0
-        for j in range(closed.shape[0]):
-            if (doors[b] >> closed[j]) & 1:
-                s |= 1 << j
-        k = kk * n_states + s
-        if slow[b] or not shape_ok[k]:
-            slow[b] = True
-            continue
-        # the mover's occupant layer over its kind's nodes, from the game's squares
-        n = kind_n[kk]
-        kf = kind_k[kk]
-        f0 = foot_at[kk]
-        start = cell[b, f]
-        if kf > 1:
-            # a large base's own squares are free for its own move (as
-            # Position._reach_large): lifted while its layer is read
-            for j in range(kf):
-                sq[b, foot[f0 + start * kf + j]] = 0
-        for u in range(n):
-            bits = 0
-            for j in range(kf):
-                bits |= sq[b, foot[f0 + u * kf + j]]
-            occ[u] = lut[kk, bits]
-        if kf > 1:
-            for j in range(kf):
-                sq[b, foot[f0 + start * kf + j]] = 1 << side[f]
-            sq[b, ns] = 0               # (the pad column: always empty)
-        nact = min(kind_nact[kk], A)    # the kind's action ids (a turned base's too)
-        blob = blobs[blob_at[k]:blob_at[k + 1]]
-        qf = qflags[qflags_at[k]:qflags_at[k + 1]]
-        buf = bufs[kk]
-        p0 = dptr_at[k]
-        s0 = dstep_at[k]
-        i0 = ice_at[kk]
-        if dstep_at[k + 1] == s0:
-            # no closed door on any step: the ends alone (ends mode), no door opens
-            ends = ends_s[kk]
-            if plain[k]:
-                ne = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, ends, no_queries,
-                                  start, budget[f])
-            else:
-                ne = reach1_general(blob, occ, qf, no_zoc, params[k], buf, ends,
-                                    no_queries, start, budget[f])
-            if ne < 0:                  # (cannot happen: an end per node)
-                slow[b] = True
+_RP = None          # the penalty kernel, bound by legal_kernel()
+_MAX_WOUNDS = D.MAX_WOUNDS
+
+
+@njit(inline="always")
+def _wound_cap(mp, pen_max):
+    """:func:`._layers.wound_cap`, compiled."""
+    bound = mp * (1 + pen_max)
+    cap = 1
+    while cap < bound and cap < _MAX_WOUNDS:
+        cap = 2 * cap + 1
+    return min(cap, _MAX_WOUNDS)
+
+
+@functools.lru_cache(maxsize=None)
+def legal_kernel():
+    """:func:`legal_games` (its docstring below), compiled (or loaded from Numba's
+    cache) on first use, with the penalty kernel it calls (:mod:`movecore.reach.compiled`;
+    the stamps of the kernels' files ride in the closure: an edit there recompiles
+    this one)."""
+    global _RP
+    _RP = penalty_kernel()
+    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, kernel_sources()))
+
+    @njit(cache=T.CACHE, nogil=True)
+    def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, lay, pscr,
+                    mask, cost, stop, pen_out, opened, slow):
+        dep = deps  # noqa: F841 (in the closure: see above)
+        (blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dptr, dptr_at,
+         dstep_v, dstep_bits, dstep_at, kind_n, kind_k, foot, foot_at, lut, ice, ice_at,
+         slot_kind, budget, side, n_states, closed, aura, no_zoc, tree_ends, no_queries,
+         sq, doors, kind_nact, orient, grip, adj_id, adj_at, adj_ptr, adj_nodes, pblobs,
+         pblob_at, pparams, leaves, leave_at, pen_ok, has_leave, rows_ends) = tables
+        pbufs, penl, pp = pscr
+        A = mask.shape[1]
+        want_pen = pen_out.shape[0] > 0
+        ns = sq.shape[1] - 1
+        flags = lay[0]
+        gripped = lay[1]
+        for b in range(lo, hi):
+            for a in range(A):
+                mask[b, a] = 0
+                cost[b, a] = -1
+                stop[b, a] = 0
+            slow[b] = False
+            f = figs[b]
+            if f < 0:
                 continue
-            for i in range(ne):
-                c = ends[0, i]
-                if c == ns or c >= nact:    # the town (no move); no other node ends
+            kk = slot_kind[f, orient[b, f]]
+            s = 0
+            for j in range(closed.shape[0]):
+                if (doors[b] >> closed[j]) & 1:
+                    s |= 1 << j
+            k = kk * n_states + s
+            n = kind_n[kk]
+            # the grip layer (the nodes next to an enemy grappler in play; a node that
+            # is ice too says grapple, as the position's stop codes) and the aura layer
+            # (each enemy aura's wounds on the nodes next to it, summed)
+            n_grip = 0
+            n_aura = 0
+            for j in range(grip.shape[1]):
+                if not alive[b, j] or not (grip[f, j] or aura[f, j] > 0):
                     continue
-                mask[b, c] = 1
-                cost[b, c] = ends[1, i]
-                stop[b, c] = ice[i0 + c] if not plain[k] and ends[2, i] != 0 else 0
-                opened[b, c] = 0
-            continue
-        # closed doors on the way: tree mode, for the doors each end's path opens
-        if plain[k]:
-            nk = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, tree_ends, no_queries,
-                              start, budget[f])
-        else:
-            nk = reach1_general(blob, occ, qf, no_zoc, params[k], buf, tree_ends,
-                                no_queries, start, budget[f])
-        if nk < 0:                      # (cannot happen: tree mode) a position answers
-            slow[b] = True
-            continue
-        ne = nk & 0xFFFFFFFF
-        nt = nk >> 32
-        N = np.int64(blob[0])
-        o_out = np.int64(CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N + buf[2] * 2)
-        # the doors opened along each tree row's path (parents come first)
-        for r in range(nt):
-            par = buf[o_out + 4 * r + 3]
-            if par < 0:
-                tbits[r] = 0
-                continue
-            u = buf[o_out + 4 * par]
-            v = buf[o_out + 4 * r]
-            got = tbits[par]
-            for e in range(dptr[p0 + u], dptr[p0 + u + 1]):
-                if dstep_v[s0 + e] == v:
-                    got |= dstep_bits[s0 + e]
-            tbits[r] = got
-        base = o_out + 4 * nt
-        for i in range(ne):
-            c = buf[base + i]
-            if c == ns or c >= nact:    # the town (no move); no other node ends
-                continue
-            mask[b, c] = 1
-            cost[b, c] = buf[base + ne + i]
-            stop[b, c] = ice[i0 + c] if buf[base + 2 * ne + i] != 0 else 0
-            opened[b, c] = tbits[buf[base + 6 * ne + i]]  # (door steps: closed doors)
-    return 0
+                t = adj_id[kk, j, orient[b, j]]
+                p = adj_at[t] + cell[b, j]
+                if grip[f, j]:
+                    for e in range(adj_ptr[p], adj_ptr[p + 1]):
+                        gripped[adj_nodes[e]] = 1
+                    n_grip += 1
+                if aura[f, j] > 0:
+                    w = aura[f, j]
+                    for e in range(adj_ptr[p], adj_ptr[p + 1]):
+                        penl[adj_nodes[e]] += w
+                    n_aura += 1
+            pen_max = 0
+            if n_aura:
+                for u in range(n):
+                    pen_max = max(pen_max, penl[u])
+            penalties = has_leave[k] or pen_max > 0
+            if (penalties and not pen_ok[k]) or (not penalties and not shape_ok[k]):
+                slow[b] = True          # (not packed: a position answers)
+            else:
+                # the mover's occupant layer over its kind's nodes, from the squares
+                kf = kind_k[kk]
+                f0 = foot_at[kk]
+                start = cell[b, f]
+                if kf > 1:
+                    # a large base's own squares are free for its own move (as
+                    # Position._reach_large): lifted while its layer is read
+                    for j in range(kf):
+                        sq[b, foot[f0 + start * kf + j]] = 0
+                for u in range(n):
+                    bits = 0
+                    for j in range(kf):
+                        bits |= sq[b, foot[f0 + u * kf + j]]
+                    occ[u] = lut[kk, bits]
+                if kf > 1:
+                    for j in range(kf):
+                        sq[b, foot[f0 + start * kf + j]] = 1 << side[f]
+                    sq[b, ns] = 0           # (the pad column: always empty)
+                nact = min(kind_nact[kk], A)  # the kind's action ids (turned bases too)
+                qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+                plain_q = plain[k] and not penalties
+                bud = budget[f]
+                grappled = False
+                if n_grip:
+                    for u in range(qf.shape[0]):
+                        flags[u] = qf[u] | (_CELL_STOP if gripped[u] else 0)
+                    qf = flags[:qf.shape[0]]
+                    plain_q = False
+                    grappled = gripped[start] != 0
+                    if grappled:
+                        bud = 0             # (started next to a grappler: no MP spent)
+                p0 = dptr_at[k]
+                s0 = dstep_at[k]
+                i0 = ice_at[kk]
+                doors_on_way = dstep_at[k + 1] != s0
+                if penalties:
+                    # wounds are counted: the penalty kernel, its cap as the position's
+                    # for this move (wound_cap of the MP and the game's aura layer)
+                    for x in range(pp.shape[0]):
+                        pp[x] = pparams[k, x]
+                    pp[_P_N_PEN] = _wound_cap(budget[f], pen_max) + 1
+                    buf = pbufs[kk]
+                    nk = _RP(pblobs[pblob_at[k]:pblob_at[k + 1]], occ[:n], qf, no_zoc,
+                             leaves[leave_at[k]:leave_at[k + 1]], penl[:n], pp, buf,
+                             tree_ends if doors_on_way else rows_ends, no_queries, start,
+                             bud)
+                    ne = nk & 0xFFFFFFFF
+                    nt = nk >> 32
+                    N = np.int64(pblobs[pblob_at[k]])
+                    SF = N * buf[3]
+                    o_out = np.int64(_CTRL + 6 * SF + 2 * N + buf[2] * 2 * SF +
+                                     buf[2] * 2 + 8 * N)
+                else:
+                    buf = bufs[kk]
+                    blob = blobs[blob_at[k]:blob_at[k + 1]]
+                    if not doors_on_way:
+                        ends = ends_s[kk]
+                    else:
+                        ends = tree_ends
+                    if plain_q:
+                        nk = reach1_plain(blob, occ, qf, no_zoc, params[k], buf, ends,
+                                          no_queries, start, bud)
+                    else:
+                        nk = reach1_general(blob, occ, qf, no_zoc, params[k], buf, ends,
+                                            no_queries, start, bud)
+                    ne = nk & 0xFFFFFFFF
+                    nt = nk >> 32
+                    N = np.int64(blob[0])
+                    o_out = np.int64(_CTRL + 2 * N * 4 + N * 2 + buf[2] * 2 * N +
+                                     buf[2] * 2)
+                if nk < 0:                  # (cannot happen) a position answers
+                    slow[b] = True
+                elif not penalties and not doors_on_way:
+                    # the ends alone (ends mode), no door opens
+                    ends = ends_s[kk]
+                    for i in range(ne):
+                        c = ends[0, i]
+                        if c == ns or c >= nact:  # the town (no move); no other node
+                            continue
+                        mask[b, c] = 1
+                        cost[b, c] = ends[1, i]
+                        stop[b, c] = 0 if plain_q or ends[2, i] == 0 else \
+                            D_STOP_GRAPPLE if gripped[c] else ice[i0 + c]
+                        opened[b, c] = 0
+                else:
+                    # the eight end fields (after the tree, or the rows mode's at the
+                    # out block); with doors on the way, the doors opened along each
+                    # tree row's path (parents come first)
+                    base = o_out + 4 * nt if doors_on_way else o_out
+                    for r in range(nt):
+                        par = buf[o_out + 4 * r + 3]
+                        if par < 0:
+                            tbits[r] = 0
+                            continue
+                        u = buf[o_out + 4 * par]
+                        v = buf[o_out + 4 * r]
+                        got = tbits[par]
+                        for e in range(dptr[p0 + u], dptr[p0 + u + 1]):
+                            if dstep_v[s0 + e] == v:
+                                got |= dstep_bits[s0 + e]
+                        tbits[r] = got
+                    for i in range(ne):
+                        c = buf[base + i]
+                        if c == ns or c >= nact:  # the town (no move); no other node
+                            continue
+                        mask[b, c] = 1
+                        cost[b, c] = buf[base + ne + i]
+                        stop[b, c] = 0 if buf[base + 2 * ne + i] == 0 else \
+                            D_STOP_GRAPPLE if gripped[c] else ice[i0 + c]
+                        if not penalties:
+                            opened[b, c] = tbits[buf[base + 6 * ne + i]] if \
+                                doors_on_way else 0
+                            continue
+                        if want_pen:
+                            pen_out[b, c] = buf[base + 4 * ne + i]
+                        # the reported path (Position.apply_move): the least-wound
+                        # arrival's where it is among the cheapest, else the cheapest
+                        if doors_on_way:
+                            least = buf[base + 5 * ne + i] == buf[base + ne + i]
+                            opened[b, c] = tbits[buf[base + (6 if least else 3) * ne + i]]
+                        else:
+                            opened[b, c] = 0
+                if grappled:
+                    stop[b, start] = D_STOP_GRAPPLED
+            if n_grip:
+                for u in range(n):
+                    gripped[u] = 0
+            if n_aura:
+                for u in range(n):
+                    penl[u] = 0
+            if slow[b]:
+                for a in range(A):
+                    mask[b, a] = 0
+                    cost[b, a] = -1
+                    stop[b, a] = 0
+                    if want_pen:
+                        pen_out[b, a] = 0
+        return 0
+
+    return legal_games
+
+
+legal_kernel.__doc__ += """
+    ``legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, lay, pscr,
+    mask, cost, stop, pen_out, opened, slow)``: games ``lo <= b < hi``, figure slot
+    ``figs[b]`` (-1: none): its ends in its kind for its orientation in that game (see
+    the module docstring) into row ``b`` of ``mask``/``cost``/``stop`` (every column
+    written), each end's wounds into ``pen_out[b]`` (int32[B, >= P], zeros; shape
+    (0, 0): not asked) and, per end, the doors its reported path opens into
+    ``opened[b]``; ``slow[b]`` = 1 (row cleared) where a live position must answer (a
+    shape not packed). The nodes next to an enemy grappler in play stop a move
+    (CELL_STOP; stop code 1) and a mover that starts on one spends no MP (its start's
+    stop code 3); a move that may count wounds (a pit its kind can fall into under the
+    game's door state, an enemy aura in play) runs the penalty kernel with the game's
+    aura layer and the position's wound cap, its reported path the least-wound
+    arrival's where that one is among the cheapest, as ``Position.legal_moves`` and
+    ``apply_move``. ``tables``: :attr:`_DescentBatch.tables` (the game's ``sq`` and
+    ``doors`` at 28, 29); ``bufs`` (one kernel workspace per kind), ``ends_s`` (one
+    end block per kind), ``occ``, ``tbits``, ``lay`` (uint8[2, >= nodes], row 1 zero),
+    ``pscr`` (``_DescentBatch.pscr``): one thread's scratch. (One loop over the games:
+    the tables are unpacked once, not per game.)"""
 
 
 @njit(inline="always")

@@ -197,8 +197,10 @@ def doubles_kernel():
                               nlv, no_enter, pbuf, rows_mode, no_queries, start, bud)
                 if n < 0:
                     return n
-                o_cell, o_cost, o_stop = out_at, out_at + n, out_at + 2 * n
-                o_pen = out_at + 4 * n
+                # the rows, row-major, in the workspace's rows block (eight fields a
+                # row, just below the out block: reach_pen's layout)
+                o_cell = out_at - 8 * np.int64(pblobs[pblob_at[ps]])
+                o_cost, o_stop, o_pen, wr = o_cell + 1, o_cell + 2, o_cell + 4, 8
                 src = pbuf
             else:
                 query[0, 0] = start
@@ -209,29 +211,32 @@ def doubles_kernel():
                     return n
                 src = ends.reshape(3 * ends.shape[1])
                 o_cell, o_cost, o_stop = 0, ends.shape[1], 2 * ends.shape[1]
-                o_pen = -1
+                o_pen, wr = -1, 1
             # 3. each pair of spaces once, the first placement in kernel order (the
             # game's row arrives cleared: BatchLayout.answer)
+            # (row r's field at o_field + wr * r: the plain query's ends column-major,
+            # wr 1; the penalty rows row-major, wr 8, its least penalty's cost next to
+            # the penalty)
             for r in range(n):
-                rowpos[src[o_cell + r]] = r
+                rowpos[src[o_cell + wr * r]] = r
             for r in range(n):
-                node = src[o_cell + r]
+                node = src[o_cell + wr * r]
                 partner = rowpos[flip[node]]
                 if partner >= 0 and partner < r:
                     continue
                 mask[b, node] = 1
-                cost[b, node] = src[o_cost + r]
-                stop[b, node] = codes[k, node] if src[o_stop + r] != 0 else 0
+                cost[b, node] = src[o_cost + wr * r]
+                stop[b, node] = codes[k, node] if src[o_stop + wr * r] != 0 else 0
                 if want_pen and o_pen >= 0:  # the least (attacks, cost) of both
-                    p = src[o_pen + r]
+                    p = src[o_pen + wr * r]
                     if partner >= 0:
-                        pc = src[o_pen + n + r]
-                        p2 = src[o_pen + partner]
-                        if p2 < p or (p2 == p and src[o_pen + n + partner] < pc):
+                        pc = src[o_pen + 1 + wr * r]
+                        p2 = src[o_pen + wr * partner]
+                        if p2 < p or (p2 == p and src[o_pen + 1 + wr * partner] < pc):
                             p = p2
                     penalty[b, node] = p
             for r in range(n):
-                rowpos[src[o_cell + r]] = -1
+                rowpos[src[o_cell + wr * r]] = -1
         return 0
 
     return doubles
@@ -384,6 +389,7 @@ def _single_attacks(occ, cell, alive, b, f, bud, start, team, height, kind, lead
     n = _pen_rows(pblobs, pblob_at, pparams, ps, occ[b],
                   sqflags[sqflags_at[s]:sqflags_at[s + 1]], no_zoc, lv, no_enter, pbuf,
                   rows_mode, no_queries, start, bud)
+    rows = out_at - 8 * np.int64(pblobs[pblob_at[ps]])   # (row-major, as in doubles)
     for r in range(n):
-        penalty[b, pbuf[out_at + r]] = pbuf[out_at + 4 * n + r]
+        penalty[b, pbuf[rows + 8 * r]] = pbuf[rows + 8 * r + 4]
     return n
