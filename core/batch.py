@@ -172,7 +172,9 @@ class BatchLayout:
                   figs, to)`` (after its ``legal`` answer), ``remove``, ``reset`` and
                   ``restore(position, b, cell, alive)``. ``shapes`` / ``budget`` are
                   then only each slot's query at the root (the bench's kernel column);
-                  the compiled self-play step is not run.
+                  the generic compiled self-play step is not run: the game's own is,
+                  where its ``all_arrays`` holds (Descent:
+                  :mod:`movecore.tools._selfplay_descent`).
     """
 
     occ: np.ndarray
