@@ -346,9 +346,9 @@ def test_large_monsters_equal_single_positions(policy, first):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("policy", ["random", "greedy"])
-def test_ten_thousand_moves_with_large_monsters(policy):
-    assert _run_differential("descent", steps=100, B=16, seed=9, policy=policy,
+def test_ten_thousand_moves_with_large_monsters():
+    # (the greedy policy on large monsters: test_large_monsters_greedy_and_removals_...)
+    assert _run_differential("descent", steps=100, B=16, seed=9, policy="random",
                              scenarios=_large_dungeons(8, 100)) >= 10_000
 
 

@@ -255,7 +255,7 @@ def test_wound_queries_without_paths_or_doors_run_without_a_tree():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [11, 12])
+@pytest.mark.parametrize("seed", [11])
 def test_more_random_sequences(seed):
     for name, scenario in _scenarios():
         assert _play(name, scenario, seed=seed, steps=120) > 150
