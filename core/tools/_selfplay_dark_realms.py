@@ -430,12 +430,7 @@ def _step_chunked(play, kind: int, plan) -> int:
     if games and G._live:   # (live positions a caller's own queries made: a restarted
         for b in np.flatnonzero(plan["restarted"]).tolist():   # game's figures come
             G._live.pop(b, None)                               # back, as ``G.reset``
-    c = play.counts
-    c["generations"] += gens
-    c["moves"] += moves
-    c["turns"] += turns
-    c["games"] += games
-    return moves
+    return play._tally(gens, moves, turns, games)
 
 
 def step(play, kind: int) -> int:
@@ -469,9 +464,4 @@ def step(play, kind: int) -> int:
         for b in np.flatnonzero(restarted).tolist():
             G._live.pop(b, None)
     gens, moves, turns, games = counts.tolist()
-    c = play.counts
-    c["generations"] += gens
-    c["moves"] += moves
-    c["turns"] += turns
-    c["games"] += games
-    return moves
+    return play._tally(gens, moves, turns, games)

@@ -271,9 +271,4 @@ def step(play, kind: int) -> int:
         for fu in futures:
             fu.result()
     gens, moves, turns, games = np.sum(counts, axis=0).tolist()
-    c = play.counts
-    c["generations"] += gens
-    c["moves"] += moves
-    c["turns"] += turns
-    c["games"] += games
-    return moves
+    return play._tally(gens, moves, turns, games)

@@ -470,9 +470,4 @@ def step(play, kind: int) -> int:
     play._tick[0] += 1
     gens, moves, turns, games, kept = np.sum(counts, axis=0).tolist()
     play.kept_ends_used = getattr(play, "kept_ends_used", 0) + kept
-    c = play.counts
-    c["generations"] += gens
-    c["moves"] += moves
-    c["turns"] += turns
-    c["games"] += games
-    return moves
+    return play._tally(gens, moves, turns, games)

@@ -317,6 +317,11 @@ class BatchedPlay:
                 fu.result()
         self._tick[0] += 1
         gens, moves, turns, games = np.sum(counts, axis=0).tolist()
+        return self._tally(gens, moves, turns, games)
+
+    def _tally(self, gens: int, moves: int, turns: int, games: int) -> int:
+        """Add a step's move generations, moves, turns begun and games finished to
+        :attr:`counts` (every compiled step reports these four); returns ``moves``."""
         c = self.counts
         c["generations"] += gens
         c["moves"] += moves
