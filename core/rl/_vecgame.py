@@ -803,6 +803,27 @@ def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, 
     done[b] = True  # no side had a figure to move for a whole round
 
 
+@njit(nogil=True)
+def _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers, turn,
+                      actor, done, max_turns, n_all_sides, b, counts):
+    """Game ``b``, finished, back at the root: its occupant row ``occ[b]`` = ``occ0``,
+    its figures at ``cell0`` (in play where placed), turn 0, and its first actor found
+    (:func:`_selfplay_next_actor`); ``counts[3]`` (games finished) and ``counts[2]``
+    (turns begun) counted. What a self-play step does to every game that ended."""
+    counts[3] += 1
+    for c in range(occ.shape[1]):
+        occ[b, c] = occ0[c]
+    for g in range(cell.shape[1]):
+        cell[b, g] = cell0[g]
+        alive[b, g] = cell0[g] >= 0
+    done[b] = False
+    turn[b] = 0
+    actor[b] = -1
+    counts[2] += 1
+    _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                         max_turns, n_all_sides, b, False, counts)
+
+
 @njit(cache=True, nogil=True, _nrt=_NRT)
 def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers,
@@ -886,16 +907,6 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
     for b in range(lo, hi):       # finished games restart from the root at once
         if not done[b]:
             continue
-        counts[3] += 1
-        for c in range(N):
-            occ[b, c] = occ0[c]
-        for g in range(F):
-            cell[b, g] = cell0[g]
-            alive[b, g] = cell0[g] >= 0
-        done[b] = False
-        turn[b] = 0
-        actor[b] = -1
-        counts[2] += 1
-        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
-                    max_turns, n_all_sides, b, False, counts)
+        _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers, turn,
+                          actor, done, max_turns, n_all_sides, b, counts)
     return 0

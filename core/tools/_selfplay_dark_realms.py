@@ -26,7 +26,7 @@ from numba import njit
 from ..batch import QueryColumns, per_thread
 from ..kernels import _types as T
 from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,
-                           _uniform)
+                           _selfplay_restart, _uniform)
 
 
 # ------------------------------------------------------------------ the chunked step
@@ -233,18 +233,8 @@ def dark_realms_chunk(lo, hi, mask, occ, occ0, team, cell, alive, side_of, turn_
         restarted[b] = done[b]
         if not done[b]:
             continue
-        counts[3] += 1
-        for c in range(N):
-            occ[b, c] = occ0[c]
-        for g in range(F):
-            cell[b, g] = cell0[g]
-            alive[b, g] = cell0[g] >= 0
-        done[b] = False
-        turn[b] = 0
-        actor[b] = -1
-        counts[2] += 1
-        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
-                             max_turns, n_all_sides, b, False, counts)
+        _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers, turn,
+                          actor, done, max_turns, n_all_sides, b, counts)
     return 0
 
 

@@ -22,7 +22,7 @@ from numba import njit
 
 from ..games.descent._batch import _move_one, _remove_one, legal_kernel
 from ..rl._vecgame import (_adjacent_enemy, _grid_distance, _kth_end, _n_sides, _policy_pick,
-                          _selfplay_next_actor)
+                          _selfplay_next_actor, _selfplay_restart)
 
 
 @njit(inline="always")
@@ -209,20 +209,11 @@ def step_kernel():
         for b in range(lo, hi):
             if not done[b]:
                 continue
-            counts[3] += 1
-            for c in range(sq.shape[1]):
-                sq[b, c] = sq0[c]
             doors[b] = doors0
             for g in range(F):
                 orient[b, g] = 0
-                cell[b, g] = cell0[g]
-                alive[b, g] = cell0[g] >= 0
-            done[b] = False
-            turn[b] = 0
-            actor[b] = -1
-            counts[2] += 1
-            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
-                                 done, max_turns, n_all_sides, b, False, counts)
+            _selfplay_restart(sq, sq0, cell, cell0, alive, side_of, turn_sides, movers, turn,
+                              actor, done, max_turns, n_all_sides, b, counts)
         return 0
 
 

@@ -38,7 +38,7 @@ from ..kernels import _types as T
 from ..kernels._types import CACHE
 from ..reach.compiled import reach1_general
 from ..rl._vecgame import (_adjacent, _grid_distance, _n_sides, _policy_pick,
-                           _selfplay_next_actor, _uniform)
+                           _selfplay_next_actor, _selfplay_restart, _uniform)
 
 #: the rules of the step, one bit each; all on. The differential test turns each off
 #: and sees the step leave the array path (tests/test_batch_heroscape.py).
@@ -407,18 +407,8 @@ def step_kernel():
         for b in range(lo, hi):   # finished games restart from the root at once
             if not done[b]:
                 continue
-            counts[3] += 1
-            for c in range(N):
-                occ[b, c] = occ0[c]
-            for g in range(F):
-                cell[b, g] = cell0[g]
-                alive[b, g] = cell0[g] >= 0
-            done[b] = False
-            turn[b] = 0
-            actor[b] = -1
-            counts[2] += 1
-            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
-                                 done, max_turns, n_all_sides, b, False, counts)
+            _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers, turn,
+                              actor, done, max_turns, n_all_sides, b, counts)
         return 0
 
     return heroscape_step
