@@ -138,6 +138,79 @@ def pytest_cmdline_main(config):
     return None
 
 
+#: The compiles of a test run's collection (every test module imported), which the workers
+#: of a run on a cold Numba cache share out before they collect: :func:`_warm_up`. Each
+#: step is a module to import or a ``module:function`` to call. The first group is every
+#: other's base (each imports the kernels of ``reach``; Dark Realms' enemy AI and the
+#: penalty kernels use ``reach_pen``): one worker compiles it while the others wait, then
+#: load it. The rest are independent of each other, sized to ~8-15 CPU s each (measured
+#: on a cold cache: ``numba:compile`` events per import).
+WARM_UP = (
+    ("movecore.kernels.reach", "movecore.kernels.reach_pen"),       # ~24 s
+    ("movecore.games.heroscape._jit", "movecore.games.heroscape._batch"),   # ~14 s
+    ("movecore.games.dark_realms._batch_enemy",),                   # ~7 s
+    ("movecore.reach.compiled:penalty_kernel",                      # ~8 s
+     "movecore.reach.compiled:penalty_steps_kernel"),
+    ("movecore.kernels.batch", "movecore.rl._encode", "movecore.rl._vecnp"),  # ~5 s
+)
+
+
+def _warm_up(config) -> None:
+    """In a pytest-xdist worker of a run with 2+ workers: compile (or load) the groups of
+    :data:`WARM_UP` before collecting, each group under a file lock shared by the run's
+    workers (in the run's base temp folder), so that each group is compiled by one worker
+    and loaded from the cache by the others. Without it every worker compiles all of them
+    at once during its collection (~65 CPU s each on a cold cache: the cache does not help
+    processes that compile the same function at the same moment). A worker takes the
+    first group it can lock without waiting (the first group: waits), and waits for a
+    locked one only when none is free; on a warm cache every step is a load."""
+    import fcntl
+    import importlib
+    from pathlib import Path
+
+    winput = getattr(config, "workerinput", None)
+    if winput is None or int(winput.get("workercount", 1)) < 2 or \
+            os.environ.get("MOVECORE_NO_CACHE", "") not in ("", "0") or \
+            not getattr(config.option, "basetemp", None):
+        return
+    locks = Path(config.option.basetemp).parent     # the controller's: shared by the run
+
+    def run(group):
+        for step in group:
+            mod, _, fn = step.partition(":")
+            m = importlib.import_module(mod)
+            if fn:
+                getattr(m, fn)()
+
+    def locked(i, wait):
+        f = open(locks / f"movecore-warm-up-{i}.lock", "a")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            f.close()
+            return None
+        return f
+
+    todo = list(range(len(WARM_UP)))
+    while todo:
+        for i in todo if todo[0] != 0 else [0]:
+            f = locked(i, wait=(i == 0))
+            if f is not None:
+                break
+        else:
+            i = todo[0]
+            f = locked(i, wait=True)
+        try:
+            run(WARM_UP[i])
+        finally:
+            f.close()       # (closing the file releases the lock)
+        todo.remove(i)
+
+
+def pytest_configure(config):
+    _warm_up(config)
+
+
 def _first_case(item) -> bool:
     spec = getattr(item, "callspec", None)
     return spec is None or not any(getattr(spec, "indices", {}).values())
