@@ -156,7 +156,7 @@ WARM_UP = (
 
 
 def _warm_up(config) -> None:
-    """In a pytest-xdist worker of a run with 2+ workers: compile (or load) the groups of
+    """In a pytest-xdist worker of a whole-suite run with 2+ workers: compile (or load) the groups of
     :data:`WARM_UP` before collecting, each group under a file lock shared by the run's
     workers (in the run's base temp folder), so that each group is compiled by one worker
     and loaded from the cache by the others. Without it every worker compiles all of them
@@ -169,7 +169,8 @@ def _warm_up(config) -> None:
     from pathlib import Path
 
     winput = getattr(config, "workerinput", None)
-    if winput is None or int(winput.get("workercount", 1)) < 2 or \
+    if winput is None or not winput.get("movecore_warm_up") or \
+            int(winput.get("workercount", 1)) < 2 or \
             os.environ.get("MOVECORE_NO_CACHE", "") not in ("", "0") or \
             not getattr(config.option, "basetemp", None):
         return
@@ -209,6 +210,15 @@ def _warm_up(config) -> None:
 
 def pytest_configure(config):
     _warm_up(config)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """(pytest-xdist, in the controller) A run of the whole suite (``pytest`` alone, whose
+    collection imports every test module) warms up; a run of named files does not compile
+    what it may not need."""
+    if node.config.args_source == pytest.Config.ArgsSource.TESTPATHS:
+        node.workerinput["movecore_warm_up"] = True
 
 
 def _first_case(item) -> bool:
