@@ -164,8 +164,10 @@ def _warm_up(config) -> None:
     processes that compile the same function at the same moment). A worker takes the
     first group it can lock without waiting (the first group: waits), and waits for a
     locked one only when none is free; on a warm cache every step is a load."""
+    import contextlib
     import fcntl
     import importlib
+    import io
     from pathlib import Path
 
     winput = getattr(config, "workerinput", None)
@@ -177,11 +179,14 @@ def _warm_up(config) -> None:
     locks = Path(config.option.basetemp).parent     # the controller's: shared by the run
 
     def run(group):
-        for step in group:
-            mod, _, fn = step.partition(":")
-            m = importlib.import_module(mod)
-            if fn:
-                getattr(m, fn)()
+        # (movecore announces each compile on stderr: the collection's output is captured,
+        # this is not)
+        with contextlib.redirect_stderr(io.StringIO()):
+            for step in group:
+                mod, _, fn = step.partition(":")
+                m = importlib.import_module(mod)
+                if fn:
+                    getattr(m, fn)()
 
     def locked(i, wait):
         f = open(locks / f"movecore-warm-up-{i}.lock", "a")
