@@ -148,3 +148,70 @@ def test_the_whole_suite_runs_on_workers_and_named_files_in_process():
                dict(xdist=False)):
         assert run(**kw) == (None, "no"), kw
     assert run(n=0) == (0, "no")
+
+
+def test_the_workers_share_out_the_collections_compiles(tmp_path, monkeypatch):
+    """conftest's warm-up (a whole-suite run's workers, before they collect): each worker
+    runs every group of WARM_UP (a compile, or a load from the cache), the first group
+    before the others; two workers never run one group at once (a file lock per group),
+    and a worker takes a free group rather than wait for a locked one. Two threads play
+    the workers: a group's first run sleeps (the compile), a later one does not (the
+    load). Off without the controller's flag, with one worker or MOVECORE_NO_CACHE."""
+    import threading
+    import time
+    import types
+    from types import SimpleNamespace
+    import conftest
+
+    runs = []           # (group, worker, start, end)
+    done = set()
+    lock = threading.Lock()
+
+    def step(group):
+        def f():
+            t0 = time.perf_counter()
+            with lock:
+                first = group not in done
+                done.add(group)
+            if first:
+                time.sleep(0.6)
+            runs.append((group, threading.current_thread().name, t0, time.perf_counter()))
+        return f
+
+    fake = types.ModuleType("_warm_up_fake")
+    for g in range(3):
+        setattr(fake, f"g{g}", step(g))
+    monkeypatch.setitem(sys.modules, "_warm_up_fake", fake)
+    monkeypatch.setattr(conftest, "WARM_UP", tuple((f"_warm_up_fake:g{g}",) for g in range(3)))
+    monkeypatch.delenv("MOVECORE_NO_CACHE", raising=False)
+
+    def config(flag=True, workers=2):
+        return SimpleNamespace(workerinput={"movecore_warm_up": flag, "workercount": workers},
+                               option=SimpleNamespace(basetemp=str(tmp_path / "gw")))
+
+    for cfg in (config(flag=False), config(workers=1)):
+        conftest._warm_up(cfg)
+    monkeypatch.setenv("MOVECORE_NO_CACHE", "1")
+    conftest._warm_up(config())
+    monkeypatch.delenv("MOVECORE_NO_CACHE")
+    assert runs == []
+
+    workers = [threading.Thread(target=conftest._warm_up, args=(config(),), name=f"gw{i}")
+               for i in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert sorted((g, w) for g, w, _, _ in runs) == [(g, f"gw{i}") for g in range(3)
+                                                     for i in range(2)]
+    for name in ("gw0", "gw1"):
+        mine = [g for g, w, _, _ in sorted(runs, key=lambda r: r[2]) if w == name]
+        assert mine[0] == 0, runs
+    for g in range(3):
+        (_, _, s0, e0), (_, _, s1, e1) = sorted(r for r in runs if r[0] == g)[:2]
+        assert e0 <= s1 or e1 <= s0, runs          # one at a time
+    # after group 0, each worker compiled one of the two others (none waited for a lock
+    # while a group was free): the two compiles overlap
+    firsts = [min((r for r in runs if r[0] == g), key=lambda r: r[2]) for g in (1, 2)]
+    assert firsts[0][1] != firsts[1][1], runs
+    assert firsts[0][2] < firsts[1][3] and firsts[1][2] < firsts[0][3], runs
