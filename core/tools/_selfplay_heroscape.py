@@ -4,9 +4,11 @@
 (:mod:`movecore.games.heroscape._batch`): per game, in one compiled call per thread
 (:func:`step_kernel`), the acting figure's legal ends -- a one-space figure's from the
 packed kernel of its kind of mover on the game's occupant row, with its kind's stop
-codes (or, where no figure but friends it passes stands within its reach, from its
-kind's kept ends on the empty battlefield less the friends' spaces:
-:func:`kept_tables`); a two-space figure's from the layout's compiled call
+codes (or, where no figure but friends it passes stands within its reach -- a figure
+reached only at the budget counts as out of it -- from its kind's kept ends on the
+empty battlefield less the figures' spaces: :func:`kept_tables`); a two-space
+figure's from the layout's compiled call (a walker with no one but friends in reach:
+its kind's kept ends too, ``_batch_doubles.walker_near``)
 (:func:`movecore.games.heroscape._batch_doubles.doubles_kernel`, linked in, with
 scratch of its own per thread) -- written into the game's row of the step's dense
 answer (``BatchedPlay._out``: what ``BatchedGames.legal_moves`` answers), the policy's
@@ -48,7 +50,7 @@ REMOVAL_SPACES = 2      # the removal coin's victims touch either space of the m
 GREEDY_SPACES = 4       # greedy distances over both spaces (the end's and the enemy's)
 #: a fast path, not a rule (off: the same answers, from the kernel): a one-space
 #: figure with no figure but passable friends within its reach takes its kind's ends
-#: from its start on the empty battlefield, less its friends' spaces (kept_tables)
+#: from its start on the empty battlefield, less the figures' spaces (kept_tables)
 KEPT_ENDS = 8
 #: fast paths too (off: the answers of the step before them, for A/B runs): the kept
 #: ends with figures at the budget's least cost (off: beyond the budget only;

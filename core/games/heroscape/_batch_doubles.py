@@ -279,29 +279,6 @@ def doubles_kernel():
     return doubles
 
 
-def _kept(fn):
-    """``fn(*args, fbuf)`` answered from the last 32 answers for equal ``args`` (arrays
-    by dtype, shape and bytes): a battlefield's tables are made once per process, not
-    per batch (a run builds many batches of one scenario; ``fbuf`` is scratch). The
-    answers are shared: their callers copy them."""
-    import collections
-    memo: collections.OrderedDict = collections.OrderedDict()
-
-    @functools.wraps(fn)
-    def kept(*args):
-        key = tuple((a.dtype.str, a.shape, a.tobytes()) if isinstance(a, np.ndarray)
-                    else a for a in args[:-1])
-        if key in memo:
-            memo.move_to_end(key)
-            return memo[key]
-        memo[key] = out = fn(*args)
-        if len(memo) > 32:
-            memo.popitem(last=False)
-        return out
-    return kept
-
-
-@_kept
 def static_ends(blob, qflags, params, flip, budget, fbuf):
     """(ptr int64[P + 1], ends int32[4, M]): for each start placement ``s`` of a kind
     that passes every figure (a flyer, a phantom walker), the ends of its plain query
@@ -388,7 +365,6 @@ def _unstopped(blob, qflags):
     return blob, (np.asarray(qflags, np.uint8) & off).astype(np.uint8)
 
 
-@_kept
 def walker_near(blob, qflags, params, lead, trail, N, budget, fbuf):
     """uint8[P, N]: from each start placement ``s`` of a two-space walker's kind, the
     least cost of a placement on each space ``x`` (either of its two) on the empty
