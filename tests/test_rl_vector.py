@@ -585,6 +585,91 @@ def test_numpy_arrays_backend_random_dark_realms_boards_long():
     assert checked > 2_000 and choices > 0
 
 
+def _dr_answers_run(scenario, steps, seed, threads=1, bits=True, mutate=None):
+    """Dark Realms' fast answers (``_vecdr``: the rolls drawn and the heroes' card moves
+    answered in one compiled call, the enemies on the compiled enemy AI) against the
+    general path they replace (``QueryColumns`` and one batched ``legal_moves``) at every
+    query of a seeded run: the same rolls, the same stream states after, the same mask
+    and, on the ends, the same costs and stops. ``bits``: False, the breadth-first
+    search over the neighbour table instead of the bit sets; ``mutate(dr)``: a wrong
+    answer (the check must fail). Returns the queries checked (None: no fast plan)."""
+    envs = rl.vector_env(scenario, num_envs=8, threads=threads, max_turns=9,
+                         opponent=("random", "greedy", "enemy_ai")[seed % 3])
+    n = envs._np
+    dr = n._dr
+    if dr is None:
+        return None
+    if not bits:
+        dr.use_bits = False
+    if mutate is not None:
+        mutate(dr)
+    fast = dr.answer
+    checked = [0]
+
+    def both(rows, g, mask, cost, stop):
+        st = n.rng.copy()
+        fast(rows, g, mask, cost, stop)
+        got = [a[rows].copy() for a in (mask, cost, stop)] + [n.a_roll[rows].copy()]
+        after = n.rng.copy()
+        n.rng[:] = st
+        n._legal(rows, g)
+        assert np.array_equal(n.rng, after)
+        assert np.array_equal(n.a_roll[rows], got[3])
+        assert np.array_equal(mask[rows], got[0])
+        m = got[0] != 0
+        assert np.array_equal(cost[rows][m], got[1][m])
+        assert np.array_equal(stop[rows][m], got[2][m])
+        checked[0] += len(rows)
+
+    dr.answer = both
+    rng = np.random.default_rng(seed)
+    envs.reset(seed=seed)
+    for _ in range(steps):
+        m = envs._mask
+        envs.step((rng.random(m.shape, np.float32) * m).argmax(1))
+    return checked[0]
+
+
+def test_dark_realms_fast_answers_equal_the_general_path():
+    """Every bundled Dark Realms scenario and random boards (hex, square4, square8;
+    obstacles, traps, flyers; the compiled enemy AI's options), 1 and 2 threads, the
+    bit sets and the breadth-first search: the fast answers are the general path's."""
+    from test_batch_dark_realms import _ai_boards
+    runs = example_scenarios("dark_realms") + _ai_boards(range(40, 46))
+    checked = planned = 0
+    for k, (name, s) in enumerate(runs):
+        got = _dr_answers_run(s, 12, seed=k, threads=1 + k % 2, bits=k % 3 != 2)
+        if got is not None:
+            planned += 1
+            checked += got
+    assert planned >= 7 and checked > 1_000
+
+
+def test_dark_realms_fast_answers_check_fails_on_a_wrong_answer():
+    """The check above fails when the bit sets forget a direction, the breadth-first
+    search a neighbour, or an end's cost is off by one."""
+    s = dict(example_scenarios("dark_realms"))["dark_realms_die_planning.json"]
+
+    def no_shift(dr):
+        dr.shifts = np.ascontiguousarray(dr.shifts[:-1])
+
+    def no_nbr(dr):
+        dr.nbr = np.ascontiguousarray(dr.nbr[:, :-1])
+
+    def dearer(dr):
+        answer = dr.answer
+
+        def wrong(rows, g, mask, cost, stop):
+            answer(rows, g, mask, cost, stop)
+            cost[rows] += 1
+
+        dr.answer = wrong
+
+    for mutate, bits in ((no_shift, True), (no_nbr, False), (dearer, True)):
+        with pytest.raises(AssertionError):
+            _dr_answers_run(s, 12, seed=1, bits=bits, mutate=mutate)
+
+
 def _random_heroscape_runs(seeds, steps, rank=None, only=None):
     """Random battlefields (levels, water, lava, glyphs, trees; two or three teams;
     single- and double-space figures, flyers, phantom and ghost walkers; the master and

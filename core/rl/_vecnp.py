@@ -698,6 +698,12 @@ class BatchedSteps:
                                          np.zeros((1, 1), np.int64), np.zeros(1, bool))
         self._out = (np.zeros((B, P), np.uint8), np.zeros((B, P), np.int32),
                      np.zeros((B, P), np.int8))
+        #: Dark Realms' rolled queries answered without the general batched
+        #: ``legal_moves`` where they stay in the compiled scope (:mod:`._vecdr`)
+        self._dr = None
+        if self.rolled:
+            from ._vecdr import DarkRealmsAnswers
+            self._dr = DarkRealmsAnswers.make(self)
         self.counts = [0, 0]             # moves, move generations
         #: enemy AI moves with a choice, picked on the position's rows (the tests)
         self.ai_choices = 0
@@ -751,6 +757,21 @@ class BatchedSteps:
         """Figure slots ``g`` of games ``rows``: their usable ends into the kept answer
         (one batched ``legal_moves``), the figure acting where it has one
         (:func:`keep_answer`); returns the games where it has none."""
+        if self._dr is not None:    # (Dark Realms in the compiled scope: _vecdr)
+            self._dr.answer(rows, g, *self._out)
+        else:
+            self._legal(rows, g)
+        mask, cost, stop = self._out
+        self.counts[1] += len(rows)
+        again = np.empty(len(rows), np.int64)
+        k = keep_answer(rows, g, mask, cost, stop, self._usable8, self.a_cost, self.a_stop,
+                        self.a_list, self.a_n, *self._open, self.a_slow, self.nxt,
+                        self.actor, again)
+        return again[:k]
+
+    def _legal(self, rows, g) -> None:
+        """Figure slots ``g`` of games ``rows``: their answers into ``self._out`` by one
+        batched ``legal_moves`` (Dark Realms: each figure's d6 drawn first)."""
         G = self.G
         figs = np.full(self.B, -1, np.int64)
         figs[rows] = g
@@ -772,13 +793,6 @@ class BatchedSteps:
         # (BatchedGames.legal_moves less its checks of the caller's input: the figures
         # asked are in play, the out arrays are this backend's own)
         G._legal_arrays(figs, *self._out, qs)
-        mask, cost, stop = self._out
-        self.counts[1] += len(rows)
-        again = np.empty(len(rows), np.int64)
-        k = keep_answer(rows, g, mask, cost, stop, self._usable8, self.a_cost, self.a_stop,
-                        self.a_list, self.a_n, *self._open, self.a_slow, self.nxt,
-                        self.actor, again)
-        return again[:k]
 
     def _env_places(self, rows, f, p) -> np.ndarray:
         """The env's place ids of places ``p`` of figure slots ``f`` in games ``rows``
