@@ -194,6 +194,67 @@ def dr_queries(rows, g, rng, a_roll, hero, flying, cell, alive, occ, use_bits, b
     return n_e
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def dr_play(rows, to, actor, occ, cell, alive, team, moved, removed, rng, adj, side_of,
+            n_all, learner, pending, over, left):
+    """``BatchedSteps._play``'s move and removal in games ``rows`` (int64[R]) where
+    every figure holds one space (Dark Realms): the acting figure ``actor[b]`` moves to
+    ``to[i]`` (``occ`` int32[B, N], ``cell`` int32[B, F], ``team`` int32[F]), is marked
+    ``moved``; then the removal coin (one draw of the game's stream ``rng``): under 0.5,
+    the enemies in play next to the mover's space (``adj`` bool[N + 1, N + 1]), in slot
+    order, and where there are n of them a second draw removes the ``int(u * n)``-th
+    (``removed[b]``; the learner's reward of it added to ``pending[b]``: +1 its side's
+    removal, -1 its own), the game over (``over[b]`` = 1, ``actor[b]`` = -1) where
+    fewer than two of the ``n_all`` sides are left in play. The games not over go to
+    ``left`` (int64[>= R]); returns how many. The draws are :func:`_vecnp.victims`'
+    (same order per game). Allocates nothing."""
+    EMPTY = np.int32(T.OCC_EMPTY)
+    F = cell.shape[1]
+    k = 0
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        f = actor[b]
+        p = to[i]
+        occ[b, cell[b, f]] = EMPTY
+        occ[b, p] = team[f]
+        cell[b, f] = p
+        moved[b, f] = True
+        removed[b] = False
+        if _draw(rng, b) < 0.5:
+            n = 0
+            for j in range(F):      # (the n-th enemy next to it, counted, then found)
+                if alive[b, j] and side_of[j] != side_of[f] and adj[p, cell[b, j]]:
+                    n += 1
+            if n:
+                x = np.int64(_draw(rng, b) * n)
+                gone = -1
+                for j in range(F):
+                    if alive[b, j] and side_of[j] != side_of[f] and adj[p, cell[b, j]]:
+                        if x == 0:
+                            gone = j
+                            break
+                        x -= 1
+                occ[b, cell[b, gone]] = EMPTY
+                cell[b, gone] = -1
+                alive[b, gone] = False
+                removed[b] = True
+                pending[b] += np.float64(side_of[f] == learner) - \
+                    np.float64(side_of[gone] == learner)
+                sides = 0
+                for s in range(n_all):
+                    for j in range(F):
+                        if alive[b, j] and side_of[j] == s:
+                            sides += 1
+                            break
+                if sides < 2:
+                    over[b] = 1             # (TERMINATED)
+                    actor[b] = -1
+        if over[b] == 0:
+            left[k] = b
+            k += 1
+    return k
+
+
 class DarkRealmsAnswers:
     """The plan of :func:`dr_queries` for a :class:`movecore.rl._vecnp.BatchedSteps` of
     Dark Realms (see the module docstring); :meth:`make` gives None where a moving

@@ -274,6 +274,32 @@ def victims(rows, f, sp, adj, alive, side_of, n_all, rng, out):
     return m
 
 
+@njit(cache=True, nogil=True)
+def opponents_rows(rows, over, side, learner, removed, alive, side_of, out):
+    """``BatchedSteps._opponents``' games to play next, in place: of games ``rows``
+    (int64[R], rewritten), those not over whose side to move is not the ``learner``'s,
+    less those where the last move removed the learner's last figure (``out[b]`` set
+    True); returns how many (kept at the front of ``rows``, in order)."""
+    F = alive.shape[1]
+    k = 0
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        if over[b] != 0 or side[b] == learner:
+            continue
+        if removed[b]:
+            left = False
+            for j in range(F):
+                if alive[b, j] and side_of[j] == learner:
+                    left = True
+                    break
+            if not left:
+                out[b] = True
+                continue
+        rows[k] = b
+        k += 1
+    return k
+
+
 #: the game's own planes of the observation (``draw_obs``'s ``gmode``)
 PLANES_NONE, PLANES_ENGAGED, PLANES_ROLL, PLANES_DOORS = 0, 1, 2, 3
 
@@ -820,6 +846,16 @@ class BatchedSteps:
         if not len(rows):
             return
         G = self.G
+        if self._dr is not None:        # (Dark Realms: one space a figure, compiled)
+            from ._vecdr import dr_play
+            left = np.empty(len(rows), np.int64)
+            k = dr_play(rows, np.ascontiguousarray(to, np.int64), self.actor, G.occ,
+                        G.cell, G.alive, G.team, self.moved, self.removed, self.rng,
+                        self.adj, self.side_of, self.n_all, self.learner, self.pending,
+                        self.over, left)
+            self.counts[0] += len(rows)
+            self._advance(left[:k])
+            return
         f = self.actor[rows]
         if self.game is not None:        # the Descent move reads its answer's doors
             self.game.last_fig[rows] = f
@@ -850,18 +886,13 @@ class BatchedSteps:
     def _opponents(self, rows) -> None:
         """``MovecoreGym._opponents``: the other sides play until the learner is to act
         or the game is over (or every learner's figure is gone: ``out``)."""
-        G = self.G
-        rows = np.asarray(rows, np.int64)
+        rows = np.array(rows, np.int64)
         while True:
-            rows = rows[(self.over[rows] == 0) & (self.side[rows] != self.learner)]
-            if not len(rows):
+            k = opponents_rows(rows, self.over, self.side, self.learner, self.removed,
+                               self.G.alive, self.side_of, self.out)
+            if not k:
                 return
-            gone = self.removed[rows] & ~(G.alive[rows] &
-                                          (self.side_of == self.learner)[None]).any(1)
-            self.out[rows[gone]] = True
-            rows = rows[~gone]
-            if not len(rows):
-                return
+            rows = rows[:k]
             self._play(rows, self._pick(rows))
 
     def _pick(self, rows) -> np.ndarray:
