@@ -608,7 +608,7 @@ def _dr_answers_run(scenario, steps, seed, threads=1, bits=True, mutate=None):
 
     def both(rows, g, mask, cost, stop):
         st = n.rng.copy()
-        fast(rows, g, mask, cost, stop)
+        again = fast(rows, g, mask, cost, stop)
         got = [a[rows].copy() for a in (mask, cost, stop)] + [n.a_roll[rows].copy()]
         after = n.rng.copy()
         n.rng[:] = st
@@ -619,7 +619,12 @@ def _dr_answers_run(scenario, steps, seed, threads=1, bits=True, mutate=None):
         m = got[0] != 0
         assert np.array_equal(cost[rows][m], got[1][m])
         assert np.array_equal(stop[rows][m], got[2][m])
+        # (the kept answer: what the fast path kept is the general answer's usable ends)
+        usable = (mask[rows] & n._usable8[g]).sum(1)
+        assert np.array_equal(n.a_n[rows], usable)
+        assert np.array_equal(np.sort(again), np.sort(rows[usable == 0]))
         checked[0] += len(rows)
+        return again
 
     dr.answer = both
     rng = np.random.default_rng(seed)
@@ -660,8 +665,9 @@ def test_dark_realms_fast_answers_check_fails_on_a_wrong_answer():
         answer = dr.answer
 
         def wrong(rows, g, mask, cost, stop):
-            answer(rows, g, mask, cost, stop)
+            again = answer(rows, g, mask, cost, stop)
             cost[rows] += 1
+            return again
 
         dr.answer = wrong
 
@@ -758,6 +764,17 @@ def test_numpy_arrays_kept_observations_equal_a_draw_from_scratch(name):
     envs = rl.vector_env(name, num_envs=5, copy=False, max_turns=7, backend="arrays")
     assert envs._np is not None
     steps, cleared = _kept_run(envs, 50, seed=len(name))
+    assert steps == 50 and cleared > 10
+
+
+def test_numpy_arrays_kept_observations_on_two_threads():
+    """Dark Realms' kept draw on two threads (``_vecdr``: each thread draws its chunk
+    of games, and with ``copy=True`` copies it) equals a draw from scratch after every
+    step."""
+    envs = rl.vector_env("dark_realms_die_planning", num_envs=6, copy=False, max_turns=7,
+                         threads=2)
+    assert envs._np._dr is not None and envs._np._dr.n_chunks == 2
+    steps, cleared = _kept_run(envs, 50, seed=7)
     assert steps == 50 and cleared > 10
 
 

@@ -258,7 +258,10 @@ def dr_play(rows, to, actor, occ, cell, alive, team, moved, removed, rng, adj, s
 class DarkRealmsAnswers:
     """The plan of :func:`dr_queries` for a :class:`movecore.rl._vecnp.BatchedSteps` of
     Dark Realms (see the module docstring); :meth:`make` gives None where a moving
-    figure's rolled query leaves the compiled scope (the general path answers)."""
+    figure's rolled query leaves the compiled scope (the general path answers). With
+    ``threads=T`` the games of a sub-step are split in T chunks, each answered whole on
+    its own thread (the rolls, the heroes, the enemies on that thread's enemy AI
+    scratch, the kept answer), each with scratch of its own."""
 
     @classmethod
     def make(cls, steps):
@@ -282,15 +285,21 @@ class DarkRealmsAnswers:
         self.ai = G._compiled
         n = G.occ.shape[1]
         B = steps.B
+        C = self.n_chunks = len(G._bufs)
         obstacle = np.asarray(root.scene.obstacle, bool)
         self.passable = np.stack([~obstacle, np.ones(n, bool)]).astype(np.uint8)
         self.may_end = self.passable[[0, 0]].copy()      # neither ends on an obstacle
         self.flying = np.array([bool(root._fig(f).flying) for f in G.ids], bool)
         self.hero = np.ascontiguousarray(steps.hero)
         self.nbr = np.ascontiguousarray(root.board.nbr, np.int32)
-        self.seen = np.full(n, -1, np.int32)
-        self.queue = np.zeros(n, np.int32)
-        self.lists = (np.zeros(B, np.int64), np.zeros(B, np.int64), np.zeros(B, np.int64))
+        # each thread's scratch (its own cache lines: per_thread)
+        from ..batch import per_thread
+        self.seen = per_thread(C, (n,), np.int32)
+        for a in self.seen:
+            a[:] = -1
+        self.queue = per_thread(C, (n,), np.int32)
+        self.lists = [per_thread(1, (3, B), np.int64)[0] for _ in range(C)]
+        self.again = np.zeros(B, np.int64)
         grid = grid_bits(root.board, G._occ0, G._cell0)
         self.use_bits = grid is not None
         if grid is None:
@@ -298,7 +307,7 @@ class DarkRealmsAnswers:
             self.at = np.zeros(64, np.int64)
             self.shifts = np.zeros(0, np.int64)
             self.pass_bits = self.end_bits = np.zeros((2, 1), np.uint64)
-            self.work = np.zeros((4, 1), np.uint64)
+            self.work = per_thread(C, (4, 1), np.uint64)
         else:
             bpos, shifts, W = grid
             self.bpos, self.shifts = bpos, shifts
@@ -306,22 +315,80 @@ class DarkRealmsAnswers:
             self.at[bpos] = np.arange(n)
             self.pass_bits = _bits(self.passable, bpos, W)
             self.end_bits = _bits(self.may_end, bpos, W)
-            self.work = np.zeros((4, W), np.uint64)
+            self.work = per_thread(C, (4, W), np.uint64)
+        self._loaded = C == 1
 
-    def answer(self, rows, g, mask, cost, stop) -> None:
-        """Games ``rows``' (int64[R]) rolled queries of figure slots ``g``: the rolls
-        drawn into ``steps.a_roll``, the heroes answered here, the enemies by the
-        compiled enemy AI, into ``mask``/``cost``/``stop`` ([B, P])."""
+    def _chunk(self, c, rows, g, mask, cost, stop, again) -> tuple:
+        """Games ``rows`` (int64[R]) on thread ``c``'s scratch: their rolls drawn into
+        ``steps.a_roll``, the heroes answered by :func:`dr_queries`, the enemies by the
+        compiled enemy AI, into ``mask``/``cost``/``stop`` ([B, P]); then the kept
+        answer (``_vecnp.keep_answer``): the games whose figure has no usable end into
+        ``again``. Returns (how many of those, the enemy moves answered)."""
+        from ..games.dark_realms._batch_enemy import _NO_PEN, kernel
+        from ._vecnp import keep_answer
         s = self.steps
         G = s.G
-        eg, es, em = self.lists
+        eg, es, em = self.lists[c]
         n_e = dr_queries(rows, g, s.rng, s.a_roll, self.hero, self.flying, G.cell, G.alive,
                          G.occ, self.use_bits, self.bpos, self.at, self.shifts,
-                         self.pass_bits, self.end_bits, self.work, _DB_TABLE, self.nbr,
-                         self.passable, self.may_end, self.seen, self.queue, mask, cost,
-                         stop, eg, es, em)
-        if n_e:
-            left = self.ai(eg[:n_e], es[:n_e], em[:n_e], G.occ, G.cell, G.alive, mask,
-                           cost, stop, None, threads=len(G._bufs))
-            if len(left):  # pragma: no cover (make: every Move 1-6 is compiled)
-                raise RuntimeError("movecore: an enemy AI move left the compiled scope")
+                         self.pass_bits, self.end_bits, self.work[c], _DB_TABLE, self.nbr,
+                         self.passable, self.may_end, self.seen[c], self.queue[c], mask,
+                         cost, stop, eg, es, em)
+        if n_e or not len(rows):
+            # (the enemy AI's games, on this thread's scratch: as the self-play chunked
+            # step calls it; every Move 1-6 is in its scope: make)
+            st = kernel()(eg[:n_e], es[:n_e], em[:n_e], G.occ, G.cell, G.alive,
+                          *self.ai._thread_args(c).values(), mask, cost, stop, _NO_PEN,
+                          False)
+            if st < 0:  # pragma: no cover (ends hold one column per cell)
+                raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
+        k = keep_answer(rows, g, mask, cost, stop, s._usable8, s.a_cost, s.a_stop,
+                        s.a_list, s.a_n, *s._open, s.a_slow, s.nxt, s.actor, again)
+        return k, n_e
+
+    def on_threads(self, n: int, run) -> None:
+        """``run(lo, hi)`` over ``n`` items in ``n_chunks`` contiguous chunks, one per
+        thread (the calling thread takes the first), waiting for all."""
+        from ..reach import _thread_pool
+        C = self.n_chunks
+        cut = [(n * c) // C for c in range(C + 1)]
+        pool = _thread_pool(C - 1)
+        futures = [pool.submit(run, cut[c], cut[c + 1]) for c in range(1, C)]
+        run(cut[0], cut[1])
+        for fu in futures:
+            fu.result()
+
+    def answer(self, rows, g, mask, cost, stop) -> np.ndarray:
+        """Figure slots ``g`` (int64[R]) of games ``rows`` (int64[R]): their rolled
+        queries answered into ``mask``/``cost``/``stop`` and the kept answer
+        (:meth:`_chunk`), in ``n_chunks`` chunks of games on a pool of threads;
+        returns the games whose figure has no usable end."""
+        R = len(rows)
+        C = self.n_chunks if R >= 2 * self.n_chunks else 1
+        again = self.again
+        if C == 1:
+            k, n_e = self._chunk(0, rows, g, mask, cost, stop, again)
+            self.ai.answered += n_e
+            return again[:k].copy()
+        if not self._loaded:
+            # the compiled calls made (or loaded from the cache) once on this thread,
+            # on no game, before the threads call them at once
+            none = np.zeros(0, np.int64)
+            self._chunk(0, none, none, mask, cost, stop, again)
+            self._loaded = True
+        from ..reach import _thread_pool
+        cut = [(R * c) // C for c in range(C + 1)]
+        got = [None] * C
+
+        def run(c):
+            lo, hi = cut[c], cut[c + 1]
+            got[c] = self._chunk(c, rows[lo:hi], g[lo:hi], mask, cost, stop,
+                                 again[lo:hi])
+
+        pool = _thread_pool(C - 1)
+        futures = [pool.submit(run, c) for c in range(1, C)]
+        run(0)
+        for fu in futures:
+            fu.result()
+        self.ai.answered += sum(n for _, n in got)
+        return np.concatenate([again[cut[c]:cut[c] + got[c][0]] for c in range(C)])

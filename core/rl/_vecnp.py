@@ -786,9 +786,9 @@ class BatchedSteps:
         (one batched ``legal_moves``), the figure acting where it has one
         (:func:`keep_answer`); returns the games where it has none."""
         if self._dr is not None:    # (Dark Realms in the compiled scope: _vecdr)
-            self._dr.answer(rows, g, *self._out)
-        else:
-            self._legal(rows, g)
+            self.counts[1] += len(rows)
+            return self._dr.answer(rows, g, *self._out)
+        self._legal(rows, g)
         mask, cost, stop = self._out
         self.counts[1] += len(rows)
         again = np.empty(len(rows), np.int64)
@@ -1059,11 +1059,13 @@ class BatchedSteps:
     def _orient(self) -> np.ndarray:
         return self.game.orient if self.large else self._no_orient
 
-    def observe(self, out, kept: bool = False) -> None:
+    def observe(self, out, kept: bool = False, dst=None) -> None:
         """float32[B, C, H*W] (``out``): every game's observation (the learner's),
         drawn from scratch; ``kept``: ``out`` is the kept buffer, which holds what the
         last kept draw wrote, updated only where it changes (:func:`draw_obs`; the
-        first kept draw is a fresh one)."""
+        first kept draw is a fresh one); ``dst`` (of ``out``'s shape): a copy of it
+        written there too. Dark Realms' kept draw on T threads (``_vecdr``): each
+        thread draws and copies its own chunk of games."""
         B, G = self.B, self.G
         o = out.reshape(B, self.C * self.HW)
         sp = G.spaces(np.arange(B)) if self.engage is not None else self._no_sp
@@ -1072,13 +1074,35 @@ class BatchedSteps:
             self._kept_ready = True
         else:
             fresh, rec = True, self._rec_scratch
+        acting = self.learner_acting()
+        if kept and self._dr is not None and self._dr.n_chunks > 1:
+            # (every per-game input sliced to the thread's games; Dark Realms reads no
+            # orientation, spaces or doors: those stay the shared placeholders)
+            d2 = None if dst is None else dst.reshape(B, -1)
+
+            def chunk(lo, hi):
+                draw_obs(o[lo:hi], fresh, kept, *(a[lo:hi] for a in rec),
+                         self.static.reshape(-1), self.S, self.HW, self.d, self.d + 6,
+                         G.alive[lo:hi], G.cell[lo:hi], self.large, self._orient(),
+                         self.swap, self.hw, self.rel, acting[lo:hi], self.actor[lo:hi],
+                         self.moved[lo:hi], self.a_list[lo:hi], self.a_n[lo:hi],
+                         self.a_cost[lo:hi], self.a_stop[lo:hi], self.lead, self.double,
+                         self.turn[lo:hi], self.max_turns, self.valid, self._gmode, sp,
+                         *self._eng_tables, self.side_of, self.a_roll[lo:hi],
+                         self.over[lo:hi], self._doors_bits(), self._door_cells)
+                if d2 is not None:
+                    d2[lo:hi] = o[lo:hi]
+            self._dr.on_threads(B, chunk)
+            return
         draw_obs(o, fresh, kept, *rec, self.static.reshape(-1), self.S, self.HW, self.d,
                  self.d + 6, G.alive, G.cell, self.large, self._orient(), self.swap,
-                 self.hw, self.rel, self.learner_acting(), self.actor, self.moved,
+                 self.hw, self.rel, acting, self.actor, self.moved,
                  self.a_list, self.a_n, self.a_cost, self.a_stop, self.lead, self.double, self.turn,
                  self.max_turns, self.valid, self._gmode, sp, *self._eng_tables,
                  self.side_of, self.a_roll, self.over, self._doors_bits(),
                  self._door_cells)
+        if dst is not None:
+            dst[...] = out
 
     def _doors_bits(self) -> np.ndarray:
         return self.game.doors if self.doors is not None else self._no_doors
