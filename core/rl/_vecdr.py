@@ -11,8 +11,12 @@ the kernel. Where every moving figure's query stays in the compiled scope (the
 conditions of the self-play chunked step, :func:`movecore.tools._selfplay_dark_realms.
 chunked_plan`: each moving enemy the compiled enemy AI's, a roll of 1-6 within its Move
 and the die, allies not passed), :func:`dr_queries` instead draws the rolls and answers
-the heroes itself, and the enemies go straight to the compiled enemy AI
-(``BatchEnemyAI``, on its threads' scratch).
+the heroes itself, and the enemies go straight to the compiled enemy AI (its kernel, on
+the thread's scratch), then the kept answer (``_vecnp.keep_answer``): with ``threads=T``
+each of T threads does all of it on its own chunk of the sub-step's games. The move and
+the removal are one compiled call too (:func:`dr_play`), and the kept observation is
+drawn (and with ``copy=True`` copied) per thread chunk of games
+(``BatchedSteps.observe``).
 
 A hero's card move (every step costs 1; every figure blocks; a walker never enters an
 obstacle, a flyer flies over one but never ends on it; no space stops a move; traps
