@@ -676,6 +676,60 @@ def test_dark_realms_fast_answers_check_fails_on_a_wrong_answer():
             _dr_answers_run(s, 12, seed=1, bits=bits, mutate=mutate)
 
 
+def _dr_paths_run(scenario, steps, seed, threads=1, mutate=None):
+    """Two vector envs of ``scenario`` stepped with the same actions: Dark Realms' fast
+    path (``_vecdr``: the answers, the move and removal, per thread chunk) and the
+    general one it replaces (the plan removed); after every step the observations,
+    masks, rewards, ends and the games' arrays are equal. ``mutate(fast_steps)``: a
+    wrong fast path (the check must fail). Returns the moves checked."""
+    kw = dict(num_envs=8, threads=threads, max_turns=9, copy=True,
+              opponent=("random", "greedy", "enemy_ai")[seed % 3])
+    fast, slow = rl.vector_env(scenario, **kw), rl.vector_env(scenario, **kw)
+    slow._np._dr = None
+    if fast._np._dr is None:
+        return 0
+    if mutate is not None:
+        mutate(fast._np)
+    rng = np.random.default_rng(seed)
+    got = [e.reset(seed=seed) for e in (fast, slow)]
+    for _ in range(steps):
+        assert np.array_equal(got[0][0], got[1][0])
+        assert np.array_equal(fast._mask, slow._mask)
+        m = fast._mask
+        a = (rng.random(m.shape, np.float32) * m).argmax(1)
+        a[::5] = rng.integers(0, m.shape[1], len(a[::5]))   # (some illegal)
+        got = [e.step(a) for e in (fast, slow)]
+        for x, y in zip(got[0][:4], got[1][:4]):
+            assert np.array_equal(x, y)
+        for name in ("cell", "alive", "occ"):
+            assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name))
+        assert np.array_equal(fast._np.rng, slow._np.rng)
+    assert fast.counts == slow.counts
+    return fast.counts["moves"]
+
+
+def test_dark_realms_fast_env_equals_the_general_path():
+    """The fast path's env steps (the answers, the move and removal, the kept
+    observation and its copy, on 1 and 2 threads) equal the general path's on bundled
+    scenarios and random boards, every opponent, illegal actions and autoresets."""
+    from test_batch_dark_realms import _ai_boards
+    runs = example_scenarios("dark_realms")[::2] + _ai_boards(range(50, 52))
+    moves = sum(_dr_paths_run(s, 20, seed=k, threads=1 + k % 2)
+                for k, (_, s) in enumerate(runs))
+    assert moves > 600
+
+
+def test_dark_realms_fast_env_check_fails_on_a_wrong_move():
+    """The check above fails when the fast move's removal finds no neighbour."""
+    s = dict(example_scenarios("dark_realms"))["dark_realms_die_planning.json"]
+
+    def no_neighbours(n):
+        n.adj = np.zeros_like(n.adj)
+
+    with pytest.raises(AssertionError):
+        _dr_paths_run(s, 25, seed=1, mutate=no_neighbours)
+
+
 def _random_heroscape_runs(seeds, steps, rank=None, only=None):
     """Random battlefields (levels, water, lava, glyphs, trees; two or three teams;
     single- and double-space figures, flyers, phantom and ghost walkers; the master and

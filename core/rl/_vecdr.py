@@ -33,8 +33,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..games.dark_realms._batch_enemy import _NO_PEN, kernel
 from ..kernels import _types as T
 from ._vecgame import _draw
+from ._vecnp import keep_answer
 
 #: de Bruijn sequence and table: the index of a word's lowest set bit
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
@@ -328,8 +330,6 @@ class DarkRealmsAnswers:
         compiled enemy AI, into ``mask``/``cost``/``stop`` ([B, P]); then the kept
         answer (``_vecnp.keep_answer``): the games whose figure has no usable end into
         ``again``. Returns (how many of those, the enemy moves answered)."""
-        from ..games.dark_realms._batch_enemy import _NO_PEN, kernel
-        from ._vecnp import keep_answer
         s = self.steps
         G = s.G
         eg, es, em = self.lists[c]
