@@ -324,6 +324,33 @@ def test_compiled_stream_is_numpys_pcg64():
     assert [int(x) for x in envs._state["rng"][2, :2]] == [s >> 64, s & (2**64 - 1)]
 
 
+def _selection_errors(select, rng, sizes=range(1, 41), per=25):
+    """Cases where ``select(keys, n, want)`` (the index of the ``want``-th smallest of
+    the distinct ``keys[:n]``) differs from a sort."""
+    bad = 0
+    for n in sizes:
+        for _ in range(per):
+            keys = rng.choice(5 * n + 10, n, replace=False).astype(np.int64)
+            want = int(rng.integers(n))
+            work = keys.copy()          # (quickselect reorders it)
+            bad += work[select(work, n, want)] != np.sort(keys)[want]
+    return bad
+
+
+def test_opponent_pick_by_counting_equals_a_sort():
+    """``_vecgame._row_at`` picks among a move's few rows (at most ``_SMALL``) by counting
+    the keys below each (``_kth_small``) and among more by quickselect (``_kth``): both
+    give the ``want``-th smallest key; the check fails on a selection off by one."""
+    from movecore.rl._vecgame import _SMALL, _kth, _kth_small
+    rng = np.random.default_rng(0)
+    assert _selection_errors(_kth_small, rng) == 0
+    assert _selection_errors(
+        lambda k, n, w: int(np.flatnonzero(k == _kth(k, n, w))[0]), rng) == 0
+    assert _selection_errors(lambda k, n, w: _kth_small(k, n, min(w + 1, n - 1)),
+                             rng, sizes=range(2, 9)) > 0
+    assert 8 <= _SMALL <= 64
+
+
 @pytest.mark.parametrize("seed", [np.int64(3), [np.int64(1), 2], (np.uint8(4), None)])
 def test_reset_takes_numpy_integer_seeds(seed):
     """A numpy integer seed (what ``np.random`` gives) seeds like the same Python int."""
