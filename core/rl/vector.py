@@ -60,6 +60,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from ..errors import IllegalMoveError, QueryError, describe, is_sequence
 
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
+#: the largest observation (floats per game) that ``copy=False`` draws whole in its kept
+#: buffer at each step rather than updating it where it changed
+_WHOLE = 1024
 
 
 class MovecoreVectorEnv(VectorEnv):
@@ -257,7 +260,12 @@ class MovecoreVectorEnv(VectorEnv):
         self._V = (self._base, *self._ans, lead, self._side_of, self._n_all,
                    self._learner, self._d, self._max_turns, self._valid, self._P,
                    self._end_turn, self._slot_of)
-        self._K = (self._drawn, self._n_drawn, self._oturn)
+        # A small observation (at most _WHOLE floats: grid, Mage Knight) is drawn whole
+        # in the kept buffer too: copying its static planes (one page or less, from the
+        # cache) costs less than clearing and listing the places drawn last time; a
+        # larger one (Tiny Epic Tactics: 18 x 140 floats) is updated where it changed
+        self._K = self._scratch if C * HW <= _WHOLE else \
+            (self._drawn, self._n_drawn, self._oturn)
 
     def _seed_stream(self, b, seed) -> None:
         """Game ``b``'s random stream: a new ``np_random`` (``gymnasium.utils.seeding``,
