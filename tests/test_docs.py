@@ -161,8 +161,16 @@ def test_the_workers_share_out_the_collections_compiles(tmp_path, monkeypatch):
     import time
     import types
     from types import SimpleNamespace
+    import importlib.util
     import conftest
 
+    for group in conftest.WARM_UP:        # the real steps name real modules and functions
+        for step in group:
+            mod, _, fn = step.partition(":")
+            spec = importlib.util.find_spec(mod)
+            assert spec is not None, step
+            assert not fn or re.search(rf"^def {fn}\(", Path(spec.origin).read_text(),
+                                       re.M), step
     runs = []           # (group, worker, start, end)
     done = set()
     lock = threading.Lock()
