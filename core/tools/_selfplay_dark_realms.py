@@ -282,46 +282,25 @@ def grid_bits(board, occ0, cell0):
     """The padded grid of ``board`` as bits, or None: ``(bpos, shifts, W)``, each
     space's bit (its column times the column's length plus one, plus its row: the
     spare bit per column keeps a step off the board from wrapping onto another space),
-    each grid direction's bit offset, the uint64 words. None unless every space's
-    neighbours (``board.nbr``) are exactly the spaces one direction's offset away, and
-    the root's occupied spaces are exactly its figures' (so a game's figures' spaces
-    are its occupancy)."""
-    dirs = {"hex": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)),
-            "square4": ((1, 0), (-1, 0), (0, 1), (0, -1)),
-            "square8": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1),
-                        (-1, 1))}.get(board.kind)
-    n = board.n_cells
-    if dirs is None or n == 0:
+    each grid direction's bit offset, the uint64 words
+    (:func:`movecore.games.dark_realms._batch_enemy.grid_layout`). None unless every
+    space's neighbours (``board.nbr``) are exactly the spaces one direction's offset
+    away, and the root's occupied spaces are exactly its figures' (so a game's
+    figures' spaces are its occupancy)."""
+    from ..games.dark_realms._batch_enemy import grid_layout
+    grid = grid_layout(board)
+    if grid is None:
         return None
-    xy = np.asarray(board.coords, np.int64)
-    lo = xy.min(0)
-    span = xy.max(0) - lo + 1
-    S = int(span[1]) + 1
-    nbits = int(span[0]) * S
-    if nbits > 1 << 16:
-        return None
-    bpos = (xy[:, 0] - lo[0]) * S + (xy[:, 1] - lo[1])
-    at = np.full(nbits, -1, np.int64)
-    at[bpos] = np.arange(n)
-    shifts = np.array([dx * S + dy for dx, dy in dirs], np.int64)
-    for c in range(n):
-        p = bpos[c] + shifts
-        got = {int(at[q]) for q in p[(p >= 0) & (p < nbits)] if at[q] >= 0}
-        if got != {int(v) for v in board.nbr[c] if v >= 0}:
-            return None
     held = np.flatnonzero(np.asarray(occ0) != T.OCC_EMPTY)
     if sorted(held.tolist()) != sorted(int(c) for c in cell0 if c >= 0):
         return None
-    return bpos, shifts, -(-nbits // 64)
+    return grid
 
 
 def _bits(rows, bpos, W) -> np.ndarray:
     """uint64[len(rows), W]: each row's spaces (nonzero entries) as bits."""
-    out = np.zeros((len(rows), W), np.uint64)
-    for i, row in enumerate(rows):
-        for c in np.flatnonzero(row).tolist():
-            out[i, bpos[c] >> 6] |= np.uint64(1) << np.uint64(bpos[c] & 63)
-    return out
+    from ..games.dark_realms._batch_enemy import bits_of
+    return bits_of(rows, bpos, W)
 
 
 def plan_bits(plan) -> dict:
