@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from ..batch import QueryColumns, per_thread
+from ..games.dark_realms._batch_enemy import _step_word
 from ..kernels import _types as T
 from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,
                            _selfplay_restart, _uniform)
@@ -65,6 +66,22 @@ def _shift_or(src, out, k):
             out[w] |= v
 
 
+@njit(nogil=True, inline="always")
+def _nth(shifts, sign, i):
+    """The magnitude of the ``i``-th offset of ``shifts`` of sign ``sign`` (1, -1), as
+    uint64; the last such one past them (an offset twice ORs the same bits)."""
+    last = np.int64(0)
+    n = 0
+    for d in range(shifts.shape[0]):
+        k = shifts[d] * sign
+        if k > 0:
+            last = k
+            if n == i:
+                break
+            n += 1
+    return np.uint64(last)
+
+
 @njit(nogil=True)
 def _grow_bits(b, f, start, fly, roll, cell, alive, bpos, shifts, pass_bits, reach,
                grow):
@@ -84,6 +101,32 @@ def _grow_bits(b, f, start, fly, roll, cell, alive, bpos, shifts, pass_bits, rea
     p = bpos[start]
     r[p >> 6] = np.uint64(1) << np.uint64(p & 63)
     g0 = grow[0]
+    npos = nneg = 0
+    small = True
+    for d in range(shifts.shape[0]):
+        k = shifts[d]
+        npos += k > 0
+        nneg += k < 0
+        small = small and k != 0 and -64 < k < 64
+    if small and 1 <= npos <= 4 and 1 <= nneg <= 4:
+        # every offset below a word: a step is one pass over the words, each from
+        # itself and its two neighbours (``_batch_enemy._step_word``, unrolled)
+        sp = (_nth(shifts, 1, 0), _nth(shifts, 1, 1), _nth(shifts, 1, 2),
+              _nth(shifts, 1, 3))
+        sn = (_nth(shifts, -1, 0), _nth(shifts, -1, 1), _nth(shifts, -1, 2),
+              _nth(shifts, -1, 3))
+        for _ in range(roll):
+            for w in range(W):
+                g0[w] = _step_word(r, w, sp, sn)
+            more = False
+            for w in range(W):
+                x = g0[w] & free[w]
+                if x & ~r[w]:
+                    more = True
+                r[w] |= x
+            if not more:
+                break
+        return
     for _ in range(roll):
         for w in range(W):
             g0[w] = 0
