@@ -498,6 +498,7 @@ _AI_OFF = [
     _ai_off(tab_check=_SLOW),                    # the tables only where no figure is
     #                                              on a least route
     _ai_off(tab_walk=lambda t: np.where(t > 0, t % (len(t) + 1), t)),  # traps in it
+    _ai_off(tab_wpk=lambda t: np.where(t > 0, t & 0xFFFF, t)),          # its packed form
     _ai_off(use_tab=_SLOW, use_bits=_SLOW, tab_fly=lambda t: t, nbrf=lambda a: np.where(
         np.arange(len(a)) % 2 == 0, a, -1)),     # the neighbour table searched
     # the kernels' path (``fast`` False)
@@ -631,6 +632,14 @@ def test_the_tables_are_the_empty_boards_searches():
                         else rq.reach(x, n)
                     want[r.cells] = r.costs
                 assert np.array_equal(tab[x], want), (name, key, x)
+        if a["tab_walk"].shape[0] == n:        # the pick's packed form of the walker's
+            k = a["tab_walk"].astype(np.int64)
+            trap = pos.scene.trap.astype(np.int64)
+            for x in range(n):
+                for c in range(n):
+                    q, r = divmod(int(k[x, c]), n + 1)
+                    want = (q - trap[c]) * 65536 + r - 1 if k[x, c] >= 0 and r else -1
+                    assert a["tab_wpk"][x, c] == want, (name, x, c)
 
 
 @pytest.mark.parametrize("slack", [0, 1, -1])

@@ -402,13 +402,46 @@ def _pick_fast(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kin
                       tg, rank)
 
 
-@njit(types.UniTuple(i64, 2)(*_PICK_SIG[:4], I32_1, *_PICK_SIG[5:]), cache=T.CACHE,
-      nogil=True)
-def _pick_row(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kind, tg,
-              rank):
-    """:func:`_pick_body` over a table's row ``rem`` (int32[N]: no copy of it)."""
-    return _pick_body(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kind,
-                      tg, rank)
+@njit(types.UniTuple(i64, 2)(I32_1, I32_1, I32_1, i64, I32_1, i64, I64_2, i64, i64,
+                             I64_1), cache=T.CACHE, nogil=True)
+def _pick_pk(cells, t_now, s_now, nf, row, bias, coords, kind, tg, rank):
+    """:func:`_pick_body`'s answer where each end's traps and steps left are read
+    packed from a table's row (int32[N], no copy of it): ``row[c] - bias`` is
+    ``traps << 16 | steps`` (less than 0: no route on), so an end's traps and steps
+    in all are one sum, ``(t_now << 16) + s_now`` plus it (steps below 2**16), and an
+    end that loses on it is passed over after one comparison (the walker's packed
+    table, :func:`_tables`; the flyer's steps from the target's space less one,
+    ``bias`` 1, where every space next to the target is a goal)."""
+    best = -1
+    bA = k2 = k3 = k4 = k5 = np.int64(0)
+    for j in range(nf):
+        c = np.int64(cells[j])
+        v = np.int64(row[c]) - bias
+        if v < 0:
+            continue
+        tn = np.int64(t_now[j])
+        A = (tn << 16) + np.int64(s_now[j]) + v
+        if best >= 0 and A > bA:
+            continue
+        sr = v & 0xFFFF
+        a3 = -_grid_distance(coords, kind, c, tg) if sr == 0 else np.int64(0)
+        a5 = rank[c]
+        if best < 0 or A < bA or (sr, a3, tn, a5) < (k2, k3, k4, k5):
+            best = j
+            bA, k2, k3, k4, k5 = A, sr, a3, tn, a5
+    if best >= 0:
+        return best, 1
+    k0 = k1 = np.int64(0)
+    for j in range(nf):
+        c = np.int64(cells[j])
+        a0 = _grid_distance(coords, kind, c, tg)
+        a1 = np.int64(t_now[j])
+        a2 = np.int64(s_now[j])
+        a3 = rank[c]
+        if best < 0 or (a0, a1, a2, a3) < (k0, k1, k2, k3):
+            best = j
+            k0, k1, k2, k3 = a0, a1, a2, a3
+    return best, 0
 
 
 @njit(types.void(I32_1, i64, U8_1, U8_1, i64, I32_2, I64_1, I32_1, I32_1, U8_1),
@@ -835,7 +868,7 @@ def kernel():
               i64, I64_2, B_1, B_1, I64_1, i64, i64, i64, i64, i64, b1, I32_1, I64_1, U8_1,
               I64_1, U64_1, I64_1, I64_2, I32_1, U8_1, U64_1, U64_1, I32_1, I64_1, I32_1,
               I32_1, i64, I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, b1, I32_1, U8_1,
-              U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, I32_2, I32_2, I32_2,
+              U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, I32_2, I32_2, I32_2, I32_2,
               I64_1, I64_1, b1, I64_1, I64_1, U64_1, U64_1, U64_1, U64_1, U64_1, U64_2,
               U64_2, U64_2, U64_2, U64_2, U64_2, I64_1, I64_2, I32_2, *a2, b1),
           cache=T.CACHE, nogil=True, _nrt=False)
@@ -845,7 +878,8 @@ def kernel():
                     qflags_at, zoc, zoc_at, params, pblob, pqflags, pzoc, pleave, penter,
                     pparams, buf, pbuf, out_at, ends, scratch, fwd, occ2, tier, keys, fast,
                     nbrf, trap8, walk_ok, fscr, free2, remf, states, want, use_tab,
-                    tab_check, tab_walk, tab_wstep, tab_fly, goals, tab_hits, use_bits,
+                    tab_check, tab_walk, tab_wpk, tab_wstep, tab_fly, goals, tab_hits,
+                    use_bits,
                     bpos, bat, sp, sn, walk_bits, all_bits, trap_bits, nbb, bfree, blay,
                     bent, brev, bw, bit_hits, no_queries, rows_mode, mask, cost, stop, pen,
                     want_pen):
@@ -1026,14 +1060,20 @@ def kernel():
                         if use_tab:
                             w = np.int64(1) if fly else np.int64(W)
                             ng = 0
+                            nv = 0
                             if fly:
                                 for d in range(K):
                                     a = nbr[tg, d]
+                                    nv += a >= 0
                                     if a >= 0 and (_has(wfb, bpos[a]) if use_bits else
                                                    wfree[a] != 0):
                                         goals[ng] = a
                                         ng += 1
-                            if fly:
+                            # a flyer's least steps from the goals: from the target's
+                            # space less one where every space next to it is a goal
+                            # (all passable on the table's board), else their least
+                            fmin = fly and ng < nv
+                            if fmin:
                                 for j in range(nf):
                                     c = fc[j]
                                     k = np.int64(-1)
@@ -1045,16 +1085,19 @@ def kernel():
                                 best, routed = _pick_fast(fc, ft, fs, nf, remf, fly, w,
                                                           1.0 / w, trap, coords, kind, tg,
                                                           rank)
-                            else:       # (the table's row itself: nothing to copy)
-                                best, routed = _pick_row(fc, ft, fs, nf, tab_walk[tg], fly,
-                                                         w, 1.0 / w, trap, coords, kind,
-                                                         tg, rank)
+                            elif fly:   # (a table's row itself: nothing to copy)
+                                best, routed = _pick_pk(fc, ft, fs, nf, tab_fly[tg], 1,
+                                                        coords, kind, tg, rank)
+                            else:
+                                best, routed = _pick_pk(fc, ft, fs, nf, tab_wpk[tg], 0,
+                                                        coords, kind, tg, rank)
                             ok = routed == 1 and not tab_check
                             if routed == 1 and tab_check:
                                 c = fc[best]
                                 if fly:
+                                    kb = remf[c] if fmin else np.int64(tab_fly[tg, c]) - 1
                                     for g in range(ng):
-                                        if tab_fly[goals[g], c] == remf[c] and \
+                                        if tab_fly[goals[g], c] == kb and \
                                                 _no_figure_on_a_route(tab_fly, cell, alive,
                                                                       b, ecell, -1,
                                                                       goals[g], c):
@@ -1063,7 +1106,7 @@ def kernel():
                                 else:
                                     ok = _no_figure_on_a_route(tab_walk, cell, alive, b,
                                                                ecell, tg, tg, c)
-                            if fly:
+                            if fmin:
                                 for j in range(nf):
                                     remf[fc[j]] = -1
                             if ok:
@@ -1434,15 +1477,16 @@ class BatchEnemyAI:
     def _tables(self, board, scene, walker, flyer, n_traps) -> dict:
         """The kernel's table inputs: per kind of enemy on the board, its least costs
         between every two spaces with no figure on the board (:func:`_tables`: the
-        walker's reverse cost ``steps + W * traps``, the flyer's steps over every
-        space), int32[N, N] each, built once per layout; none (an empty table,
-        ``use_tab`` False) above :data:`TABLE_CELLS` spaces: those boards search."""
+        walker's reverse cost ``steps + W * traps`` and its packed form for the pick
+        ``tab_wpk``, the walker's steps, the flyer's steps over every space),
+        int32[N, N] each, built once per layout; none (an empty table, ``use_tab``
+        False) above :data:`TABLE_CELLS` spaces: those boards search."""
         n = board.n_cells
         K = board.nbr.shape[1]
         use = n <= TABLE_CELLS and (walker is not None or flyer is not None)
         none = np.full((1, 1), -1, np.int32)
-        out = dict(use_tab=use, tab_check=True, tab_walk=none, tab_wstep=none,
-                   tab_fly=none,
+        out = dict(use_tab=use, tab_check=True, tab_walk=none, tab_wpk=none,
+                   tab_wstep=none, tab_fly=none,
                    goals=np.zeros(K, np.int64), tab_hits=np.zeros(4, np.int64))
         if not use:
             return out
@@ -1454,6 +1498,14 @@ class BatchEnemyAI:
             out["tab_walk"] = np.empty((n, n), np.int32)
             _tables(nbr, K, (~scene.obstacle).astype(np.uint8), trap8, n + 1,
                     out["tab_walk"], rem, fifo, tq, want)
+            # the pick's packed form of it (:func:`_pick_pk`): at c, the traps left
+            # (less c's own) << 16 | the steps left (less one), -1 where none (no
+            # route, or c the target's own space)
+            k = out["tab_walk"].astype(np.int64)
+            q, r = k // (n + 1), k % (n + 1)
+            out["tab_wpk"] = np.where((k >= 0) & (r >= 1),
+                                      ((q - trap8[None, :]) << 16) + r - 1,
+                                      -1).astype(np.int32)
             out["tab_wstep"] = np.empty((n, n), np.int32)
             _tables(nbr, K, (~scene.obstacle).astype(np.uint8), trap8, 0,
                     out["tab_wstep"], rem, fifo, tq, want)
