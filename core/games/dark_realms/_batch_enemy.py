@@ -414,8 +414,8 @@ def _pick_pk(cells, t_now, s_now, nf, row, bias, coords, kind, tg, rank):
     ``bias`` 1, where every space next to the target is a goal)."""
     best = -1
     bA = k2 = k3 = k4 = k5 = np.int64(0)
-    for j in range(nf):
-        c = np.int64(cells[j])
+    for j in range(nf - 1, -1, -1):    # (the ends most steps away first: the winner
+        c = np.int64(cells[j])         # is most often one of them)
         v = np.int64(row[c]) - bias
         if v < 0:
             continue
