@@ -49,6 +49,7 @@ import os
 
 import numpy as np
 from numba import njit, types
+from numba.cpython.unsafe.numbers import trailing_zeros   # (LLVM's cttz: one instruction)
 
 from ...kernels import _types as T
 from ...reach.compiled import (fast_layout_size, is_plain, kernel_sources, pen_layout_size,
@@ -509,11 +510,6 @@ def _no_figure_on_a_route(table, cell, alive, b, skip1, skip2, x, y):
 # reverse searches (a figure on a least route). ``tests/test_batch_dark_realms.py``
 # holds them to the neighbour-table searches and the kernels' path.
 _U1 = np.uint64(1)
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-#: the bit index of ``x & -x`` (one bit) from ``(x & -x) * _DEBRUIJN >> 58``
-_CTZ = np.zeros(64, np.int64)
-for _i in range(64):
-    _CTZ[(((1 << _i) * 0x03F79D71B4CB0A89) & ((1 << 64) - 1)) >> 58] = _i
 
 
 @njit(nogil=True, inline="always")
@@ -597,9 +593,8 @@ def _fwd_bits(start, budget, free, trapb, max_level, sp, sn, bpos, bat, obstacle
                 if s > 0:
                     x &= ~L[s - 1, w]
                 while x:
-                    low = x & (~x + _U1)
-                    x ^= low
-                    c = bat[(w << 6) + _CTZ[(low * _DEBRUIJN) >> np.uint64(58)]]
+                    c = bat[(w << 6) + trailing_zeros(x)]
+                    x &= x - _U1
                     if fly and obstacle[c]:
                         continue
                     fc[nf] = c
@@ -669,9 +664,8 @@ def _settle(x, w, bat, rem, value):
     returns how many."""
     n = 0
     while x:
-        low = x & (~x + _U1)
-        x ^= low
-        rem[bat[(w << 6) + _CTZ[(low * _DEBRUIJN) >> np.uint64(58)]]] = value
+        rem[bat[(w << 6) + trailing_zeros(x)]] = value
+        x &= x - _U1
         n += 1
     return n
 
