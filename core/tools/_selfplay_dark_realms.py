@@ -375,15 +375,16 @@ def draw_rolls(play, plan) -> np.ndarray:
 
 def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
     """The legal ends of chunk ``c``'s acting figures for ``rolls`` (:func:`draw_rolls`)
-    into ``play._out``'s mask: the heroes' by :func:`dark_realms_queries`, the enemies'
-    by the compiled enemy AI on thread ``c``'s scratch. Returns the enemy moves."""
-    from ..games.dark_realms._batch_enemy import kernel, _NO_PEN
+    into ``play._out``'s mask (the mask alone: no costs or stops, the heroes' as the
+    enemies'): the heroes' by :func:`dark_realms_queries`, the enemies' by the compiled
+    enemy AI on thread ``c``'s scratch. Returns the enemy moves."""
+    from ..games.dark_realms._batch_enemy import kernel, _NO_PEN, NO_COST, NO_STOP
     G = play.games
     ai = G._compiled
     B, n_chunks = play.B, plan["n_chunks"]
     if lo is None:
         lo, hi = (B * c) // n_chunks, (B * (c + 1)) // n_chunks
-    mask, cost, stop = play._out
+    mask = play._out[0]
     eg, es, em = plan["lists"][c]
     ne = dark_realms_queries(lo, hi, rolls, play.done, play.actor, plan["hero"],
                              plan["flying"], G.cell, G.occ, plan["nbr"], plan["passable"],
@@ -393,7 +394,7 @@ def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
                              plan["grow"][c])
     if ne or lo == hi:
         st = kernel()(eg[:ne], es[:ne], em[:ne], G.occ, G.cell, G.alive,
-                      *ai._thread_args(c).values(), mask, cost, stop, _NO_PEN, False)
+                      *ai._thread_args(c).values(), mask, NO_COST, NO_STOP, _NO_PEN, False)
         if st < 0:  # pragma: no cover (ends hold one column per cell)
             raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
     return ne

@@ -841,7 +841,10 @@ def kernel():
     ``mask``, ``cost`` (steps), ``stop`` (0) and, with ``want_pen``, ``pen`` (traps on
     the route): one entry per target of the tie, a later target's over an earlier one's
     on the same space (as a live position's rows are written). The rows must be
-    cleared before. Returns 0, or a kernel STATUS_* < 0.
+    cleared before. ``cost`` and ``stop`` both with no rows (:data:`NO_COST`,
+    :data:`NO_STOP`): the mask alone is written (the chunked self-play step reads no
+    more; two rows a game fewer to bring into the cache). Returns 0, or a kernel
+    STATUS_* < 0.
 
     Compiled without Numba's reference counting (its private ``_nrt`` option, as
     :mod:`movecore.rl._vecgame`'s steps): it allocates nothing (its empty inputs come
@@ -878,6 +881,7 @@ def kernel():
                     bent, brev, bw, bit_hits, no_queries, rows_mode, mask, cost, stop, pen,
                     want_pen):
         dep = deps  # noqa: F841 (in the closure: see above)
+        costs = cost.shape[0] > 0 and stop.shape[0] > 0   # (else only the mask)
         N = occ.shape[1]
         F = cell.shape[1]
         K = nbr.shape[1]
@@ -1106,8 +1110,9 @@ def kernel():
                             if ok:
                                 tab_hits[0] += 1
                                 mask[b, fc[best]] = 1
-                                cost[b, fc[best]] = fs[best]
-                                stop[b, fc[best]] = 0
+                                if costs:
+                                    cost[b, fc[best]] = fs[best]
+                                    stop[b, fc[best]] = 0
                                 if want_pen:
                                     pen[b, fc[best]] = ft[best]
                                 continue
@@ -1141,8 +1146,9 @@ def kernel():
                                 steps = fs[best]
                                 traps = ft[best]
                                 mask[b, dest] = 1
-                                cost[b, dest] = steps
-                                stop[b, dest] = 0
+                                if costs:
+                                    cost[b, dest] = steps
+                                    stop[b, dest] = 0
                                 if want_pen:
                                     pen[b, dest] = traps
                                 continue
@@ -1185,8 +1191,9 @@ def kernel():
                         steps = fs[best]
                         traps = ft[best]
                     mask[b, dest] = 1
-                    cost[b, dest] = steps
-                    stop[b, dest] = 0
+                    if costs:
+                        cost[b, dest] = steps
+                        stop[b, dest] = 0
                     if want_pen:
                         pen[b, dest] = traps
                 if marked_want:
@@ -1332,8 +1339,9 @@ def kernel():
                     steps = fs[best]
                     traps = ft[best]
                 mask[b, dest] = 1
-                cost[b, dest] = steps
-                stop[b, dest] = 0
+                if costs:
+                    cost[b, dest] = steps
+                    stop[b, dest] = 0
                 if want_pen:
                     pen[b, dest] = traps
         return 0
@@ -1646,6 +1654,9 @@ _SCRATCH = ("buf", "pbuf", "ends", "scratch", "fwd", "occ2", "tier", "keys", "fs
             "free2", "remf", "states", "want", "goals", "tab_hits", "bfree", "blay",
             "bent", "brev", "bw", "bit_hits")
 _NO_PEN = np.zeros((1, 1), np.int32)
+#: ``cost`` and ``stop`` for a call that wants the mask alone (see :func:`kernel`)
+NO_COST = np.zeros((0, 0), np.int32)
+NO_STOP = np.zeros((0, 0), np.int8)
 
 
 def _fast_scratch(n: int) -> np.ndarray:
