@@ -585,6 +585,151 @@ def test_numpy_arrays_backend_random_dark_realms_boards_long():
     assert checked > 2_000 and choices > 0
 
 
+def _dr_answers_run(scenario, steps, seed, threads=1, bits=True, mutate=None):
+    """Dark Realms' fast answers (``_vecdr``: the rolls drawn and the heroes' card moves
+    answered in one compiled call, the enemies on the compiled enemy AI) against the
+    general path they replace (``QueryColumns`` and one batched ``legal_moves``) at every
+    query of a seeded run: the same rolls, the same stream states after, the same mask
+    and, on the ends, the same costs and stops. ``bits``: False, the breadth-first
+    search over the neighbour table instead of the bit sets; ``mutate(dr)``: a wrong
+    answer (the check must fail). Returns the queries checked (None: no fast plan)."""
+    envs = rl.vector_env(scenario, num_envs=8, threads=threads, max_turns=9,
+                         opponent=("random", "greedy", "enemy_ai")[seed % 3])
+    n = envs._np
+    dr = n._dr
+    if dr is None:
+        return None
+    if not bits:
+        dr.use_bits = False
+    if mutate is not None:
+        mutate(dr)
+    fast = dr.answer
+    checked = [0]
+
+    def both(rows, g, mask, cost, stop):
+        st = n.rng.copy()
+        again = fast(rows, g, mask, cost, stop)
+        got = [a[rows].copy() for a in (mask, cost, stop)] + [n.a_roll[rows].copy()]
+        after = n.rng.copy()
+        n.rng[:] = st
+        n._legal(rows, g)
+        assert np.array_equal(n.rng, after)
+        assert np.array_equal(n.a_roll[rows], got[3])
+        assert np.array_equal(mask[rows], got[0])
+        m = got[0] != 0
+        assert np.array_equal(cost[rows][m], got[1][m])
+        assert np.array_equal(stop[rows][m], got[2][m])
+        # (the kept answer: what the fast path kept is the general answer's usable ends)
+        usable = (mask[rows] & n._usable8[g]).sum(1)
+        assert np.array_equal(n.a_n[rows], usable)
+        assert np.array_equal(np.sort(again), np.sort(rows[usable == 0]))
+        checked[0] += len(rows)
+        return again
+
+    dr.answer = both
+    rng = np.random.default_rng(seed)
+    envs.reset(seed=seed)
+    for _ in range(steps):
+        m = envs._mask
+        envs.step((rng.random(m.shape, np.float32) * m).argmax(1))
+    return checked[0]
+
+
+def test_dark_realms_fast_answers_equal_the_general_path():
+    """Every bundled Dark Realms scenario and random boards (hex, square4, square8;
+    obstacles, traps, flyers; the compiled enemy AI's options), 1 and 2 threads, the
+    bit sets and the breadth-first search: the fast answers are the general path's."""
+    from test_batch_dark_realms import _ai_boards
+    runs = example_scenarios("dark_realms") + _ai_boards(range(40, 46))
+    checked = planned = 0
+    for k, (name, s) in enumerate(runs):
+        got = _dr_answers_run(s, 12, seed=k, threads=1 + k % 2, bits=k % 3 != 2)
+        if got is not None:
+            planned += 1
+            checked += got
+    assert planned >= 7 and checked > 1_000
+
+
+def test_dark_realms_fast_answers_check_fails_on_a_wrong_answer():
+    """The check above fails when the bit sets forget a direction, the breadth-first
+    search a neighbour, or an end's cost is off by one."""
+    s = dict(example_scenarios("dark_realms"))["dark_realms_die_planning.json"]
+
+    def no_shift(dr):
+        dr.shifts = np.ascontiguousarray(dr.shifts[:-1])
+
+    def no_nbr(dr):
+        dr.nbr = np.ascontiguousarray(dr.nbr[:, :-1])
+
+    def dearer(dr):
+        answer = dr.answer
+
+        def wrong(rows, g, mask, cost, stop):
+            again = answer(rows, g, mask, cost, stop)
+            cost[rows] += 1
+            return again
+
+        dr.answer = wrong
+
+    for mutate, bits in ((no_shift, True), (no_nbr, False), (dearer, True)):
+        with pytest.raises(AssertionError):
+            _dr_answers_run(s, 12, seed=1, bits=bits, mutate=mutate)
+
+
+def _dr_paths_run(scenario, steps, seed, threads=1, mutate=None):
+    """Two vector envs of ``scenario`` stepped with the same actions: Dark Realms' fast
+    path (``_vecdr``: the answers, the move and removal, per thread chunk) and the
+    general one it replaces (the plan removed); after every step the observations,
+    masks, rewards, ends and the games' arrays are equal. ``mutate(fast_steps)``: a
+    wrong fast path (the check must fail). Returns the moves checked."""
+    kw = dict(num_envs=8, threads=threads, max_turns=9, copy=True,
+              opponent=("random", "greedy", "enemy_ai")[seed % 3])
+    fast, slow = rl.vector_env(scenario, **kw), rl.vector_env(scenario, **kw)
+    slow._np._dr = None
+    if fast._np._dr is None:
+        return 0
+    if mutate is not None:
+        mutate(fast._np)
+    rng = np.random.default_rng(seed)
+    got = [e.reset(seed=seed) for e in (fast, slow)]
+    for _ in range(steps):
+        assert np.array_equal(got[0][0], got[1][0])
+        assert np.array_equal(fast._mask, slow._mask)
+        m = fast._mask
+        a = (rng.random(m.shape, np.float32) * m).argmax(1)
+        a[::5] = rng.integers(0, m.shape[1], len(a[::5]))   # (some illegal)
+        got = [e.step(a) for e in (fast, slow)]
+        for x, y in zip(got[0][:4], got[1][:4]):
+            assert np.array_equal(x, y)
+        for name in ("cell", "alive", "occ"):
+            assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name))
+        assert np.array_equal(fast._np.rng, slow._np.rng)
+    assert fast.counts == slow.counts
+    return fast.counts["moves"]
+
+
+def test_dark_realms_fast_env_equals_the_general_path():
+    """The fast path's env steps (the answers, the move and removal, the kept
+    observation and its copy, on 1 and 2 threads) equal the general path's on bundled
+    scenarios and random boards, every opponent, illegal actions and autoresets."""
+    from test_batch_dark_realms import _ai_boards
+    runs = example_scenarios("dark_realms")[::2] + _ai_boards(range(50, 52))
+    moves = sum(_dr_paths_run(s, 20, seed=k, threads=1 + k % 2)
+                for k, (_, s) in enumerate(runs))
+    assert moves > 600
+
+
+def test_dark_realms_fast_env_check_fails_on_a_wrong_move():
+    """The check above fails when the fast move's removal finds no neighbour."""
+    s = dict(example_scenarios("dark_realms"))["dark_realms_die_planning.json"]
+
+    def no_neighbours(n):
+        n.adj = np.zeros_like(n.adj)
+
+    with pytest.raises(AssertionError):
+        _dr_paths_run(s, 25, seed=1, mutate=no_neighbours)
+
+
 def _random_heroscape_runs(seeds, steps, rank=None, only=None):
     """Random battlefields (levels, water, lava, glyphs, trees; two or three teams;
     single- and double-space figures, flyers, phantom and ghost walkers; the master and
@@ -673,6 +818,17 @@ def test_numpy_arrays_kept_observations_equal_a_draw_from_scratch(name):
     envs = rl.vector_env(name, num_envs=5, copy=False, max_turns=7, backend="arrays")
     assert envs._np is not None
     steps, cleared = _kept_run(envs, 50, seed=len(name))
+    assert steps == 50 and cleared > 10
+
+
+def test_numpy_arrays_kept_observations_on_two_threads():
+    """Dark Realms' kept draw on two threads (``_vecdr``: each thread draws its chunk
+    of games, and with ``copy=True`` copies it) equals a draw from scratch after every
+    step."""
+    envs = rl.vector_env("dark_realms_die_planning", num_envs=6, copy=False, max_turns=7,
+                         threads=2)
+    assert envs._np._dr is not None and envs._np._dr.n_chunks == 2
+    steps, cleared = _kept_run(envs, 50, seed=7)
     assert steps == 50 and cleared > 10
 
 

@@ -8,7 +8,9 @@ rule of :class:`movecore.rl.turns.Match` and the built-in opponent of
 :class:`movecore.rl.envs.MovecoreGym` are played here with array operations over the
 games that take part in each sub-step (the learner's move, the removal coin, the search
 for the next figure that has a move, an opponent's pick), one batched ``legal_moves``
-per sub-step, no Python per game. Each game's random numbers are its ``np_random``
+per sub-step (Dark Realms in the compiled scope: the rolls and the heroes' card moves in
+one compiled call, the enemies on the compiled enemy AI, the move and removal in one:
+:mod:`._vecdr`), no Python per game. Each game's random numbers are its ``np_random``
 stream (numpy's PCG64, stepped by :func:`movecore.rl._vecgame._draw`), drawn in the
 single env's order: Dark Realms' d6 of each figure as its turn comes, the opponent's
 pick, the removal coin, the victim.
@@ -50,7 +52,7 @@ Where the time goes: the Python of a sub-step is a few calls over its games (the
 for the next figure, the kept answer and its list of usable ends, the opponent's k-th
 row, the removal's victim, the mask and the observation are compiled loops: no numpy
 pass per condition, no sort over every place); the batched ``legal_moves`` and the
-game's move are the game's own.
+game's move are the game's own (Dark Realms: :mod:`._vecdr`'s where it applies).
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
 against single envs after every step (autoresets and illegal actions included), Descent's
@@ -272,6 +274,32 @@ def victims(rows, f, sp, adj, alive, side_of, n_all, rng, out):
             out[3, m] = sides < 2
             m += 1
     return m
+
+
+@njit(cache=True, nogil=True)
+def opponents_rows(rows, over, side, learner, removed, alive, side_of, out):
+    """``BatchedSteps._opponents``' games to play next, in place: of games ``rows``
+    (int64[R], rewritten), those not over whose side to move is not the ``learner``'s,
+    less those where the last move removed the learner's last figure (``out[b]`` set
+    True); returns how many (kept at the front of ``rows``, in order)."""
+    F = alive.shape[1]
+    k = 0
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        if over[b] != 0 or side[b] == learner:
+            continue
+        if removed[b]:
+            left = False
+            for j in range(F):
+                if alive[b, j] and side_of[j] == learner:
+                    left = True
+                    break
+            if not left:
+                out[b] = True
+                continue
+        rows[k] = b
+        k += 1
+    return k
 
 
 #: the game's own planes of the observation (``draw_obs``'s ``gmode``)
@@ -698,6 +726,12 @@ class BatchedSteps:
                                          np.zeros((1, 1), np.int64), np.zeros(1, bool))
         self._out = (np.zeros((B, P), np.uint8), np.zeros((B, P), np.int32),
                      np.zeros((B, P), np.int8))
+        #: Dark Realms' rolled queries answered without the general batched
+        #: ``legal_moves`` where they stay in the compiled scope (:mod:`._vecdr`)
+        self._dr = None
+        if self.rolled:
+            from ._vecdr import DarkRealmsAnswers
+            self._dr = DarkRealmsAnswers.make(self)
         self.counts = [0, 0]             # moves, move generations
         #: enemy AI moves with a choice, picked on the position's rows (the tests)
         self.ai_choices = 0
@@ -751,6 +785,21 @@ class BatchedSteps:
         """Figure slots ``g`` of games ``rows``: their usable ends into the kept answer
         (one batched ``legal_moves``), the figure acting where it has one
         (:func:`keep_answer`); returns the games where it has none."""
+        if self._dr is not None:    # (Dark Realms in the compiled scope: _vecdr)
+            self.counts[1] += len(rows)
+            return self._dr.answer(rows, g, *self._out)
+        self._legal(rows, g)
+        mask, cost, stop = self._out
+        self.counts[1] += len(rows)
+        again = np.empty(len(rows), np.int64)
+        k = keep_answer(rows, g, mask, cost, stop, self._usable8, self.a_cost, self.a_stop,
+                        self.a_list, self.a_n, *self._open, self.a_slow, self.nxt,
+                        self.actor, again)
+        return again[:k]
+
+    def _legal(self, rows, g) -> None:
+        """Figure slots ``g`` of games ``rows``: their answers into ``self._out`` by one
+        batched ``legal_moves`` (Dark Realms: each figure's d6 drawn first)."""
         G = self.G
         figs = np.full(self.B, -1, np.int64)
         figs[rows] = g
@@ -772,13 +821,6 @@ class BatchedSteps:
         # (BatchedGames.legal_moves less its checks of the caller's input: the figures
         # asked are in play, the out arrays are this backend's own)
         G._legal_arrays(figs, *self._out, qs)
-        mask, cost, stop = self._out
-        self.counts[1] += len(rows)
-        again = np.empty(len(rows), np.int64)
-        k = keep_answer(rows, g, mask, cost, stop, self._usable8, self.a_cost, self.a_stop,
-                        self.a_list, self.a_n, *self._open, self.a_slow, self.nxt,
-                        self.actor, again)
-        return again[:k]
 
     def _env_places(self, rows, f, p) -> np.ndarray:
         """The env's place ids of places ``p`` of figure slots ``f`` in games ``rows``
@@ -806,6 +848,16 @@ class BatchedSteps:
         if not len(rows):
             return
         G = self.G
+        if self._dr is not None:        # (Dark Realms: one space a figure, compiled)
+            from ._vecdr import dr_play
+            left = np.empty(len(rows), np.int64)
+            k = dr_play(rows, np.ascontiguousarray(to, np.int64), self.actor, G.occ,
+                        G.cell, G.alive, G.team, self.moved, self.removed, self.rng,
+                        self.adj, self.side_of, self.n_all, self.learner, self.pending,
+                        self.over, left)
+            self.counts[0] += len(rows)
+            self._advance(left[:k])
+            return
         f = self.actor[rows]
         if self.game is not None:        # the Descent move reads its answer's doors
             self.game.last_fig[rows] = f
@@ -836,18 +888,13 @@ class BatchedSteps:
     def _opponents(self, rows) -> None:
         """``MovecoreGym._opponents``: the other sides play until the learner is to act
         or the game is over (or every learner's figure is gone: ``out``)."""
-        G = self.G
-        rows = np.asarray(rows, np.int64)
+        rows = np.array(rows, np.int64)
         while True:
-            rows = rows[(self.over[rows] == 0) & (self.side[rows] != self.learner)]
-            if not len(rows):
+            k = opponents_rows(rows, self.over, self.side, self.learner, self.removed,
+                               self.G.alive, self.side_of, self.out)
+            if not k:
                 return
-            gone = self.removed[rows] & ~(G.alive[rows] &
-                                          (self.side_of == self.learner)[None]).any(1)
-            self.out[rows[gone]] = True
-            rows = rows[~gone]
-            if not len(rows):
-                return
+            rows = rows[:k]
             self._play(rows, self._pick(rows))
 
     def _pick(self, rows) -> np.ndarray:
@@ -1012,11 +1059,13 @@ class BatchedSteps:
     def _orient(self) -> np.ndarray:
         return self.game.orient if self.large else self._no_orient
 
-    def observe(self, out, kept: bool = False) -> None:
+    def observe(self, out, kept: bool = False, dst=None) -> None:
         """float32[B, C, H*W] (``out``): every game's observation (the learner's),
         drawn from scratch; ``kept``: ``out`` is the kept buffer, which holds what the
         last kept draw wrote, updated only where it changes (:func:`draw_obs`; the
-        first kept draw is a fresh one)."""
+        first kept draw is a fresh one); ``dst`` (of ``out``'s shape): a copy of it
+        written there too. Dark Realms' kept draw on T threads (``_vecdr``): each
+        thread draws and copies its own chunk of games."""
         B, G = self.B, self.G
         o = out.reshape(B, self.C * self.HW)
         sp = G.spaces(np.arange(B)) if self.engage is not None else self._no_sp
@@ -1025,13 +1074,35 @@ class BatchedSteps:
             self._kept_ready = True
         else:
             fresh, rec = True, self._rec_scratch
+        acting = self.learner_acting()
+        if kept and self._dr is not None and self._dr.n_chunks > 1:
+            # (every per-game input sliced to the thread's games; Dark Realms reads no
+            # orientation, spaces or doors: those stay the shared placeholders)
+            d2 = None if dst is None else dst.reshape(B, -1)
+
+            def chunk(lo, hi):
+                draw_obs(o[lo:hi], fresh, kept, *(a[lo:hi] for a in rec),
+                         self.static.reshape(-1), self.S, self.HW, self.d, self.d + 6,
+                         G.alive[lo:hi], G.cell[lo:hi], self.large, self._orient(),
+                         self.swap, self.hw, self.rel, acting[lo:hi], self.actor[lo:hi],
+                         self.moved[lo:hi], self.a_list[lo:hi], self.a_n[lo:hi],
+                         self.a_cost[lo:hi], self.a_stop[lo:hi], self.lead, self.double,
+                         self.turn[lo:hi], self.max_turns, self.valid, self._gmode, sp,
+                         *self._eng_tables, self.side_of, self.a_roll[lo:hi],
+                         self.over[lo:hi], self._doors_bits(), self._door_cells)
+                if d2 is not None:
+                    d2[lo:hi] = o[lo:hi]
+            self._dr.on_threads(B, chunk)
+            return
         draw_obs(o, fresh, kept, *rec, self.static.reshape(-1), self.S, self.HW, self.d,
                  self.d + 6, G.alive, G.cell, self.large, self._orient(), self.swap,
-                 self.hw, self.rel, self.learner_acting(), self.actor, self.moved,
+                 self.hw, self.rel, acting, self.actor, self.moved,
                  self.a_list, self.a_n, self.a_cost, self.a_stop, self.lead, self.double, self.turn,
                  self.max_turns, self.valid, self._gmode, sp, *self._eng_tables,
                  self.side_of, self.a_roll, self.over, self._doors_bits(),
                  self._door_cells)
+        if dst is not None:
+            dst[...] = out
 
     def _doors_bits(self) -> np.ndarray:
         return self.game.doors if self.doors is not None else self._no_doors

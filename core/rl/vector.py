@@ -366,10 +366,13 @@ class MovecoreVectorEnv(VectorEnv):
         """The numpy-driven backend's observations and masks after a step or reset,
         kept in ``_obs`` / ``_mask``; returns what ``step`` and ``reset`` hand out."""
         self._np.mask(self._mask)
-        self._np.observe(self._obs, kept=True)
+        # (copy=True: the kept buffer's copy written as it is drawn, on the threads
+        # that draw it)
+        obs = np.empty_like(self._obs) if self.copy else None
+        self._np.observe(self._obs, kept=True, dst=obs)
         c = self.counts
         c["moves"], c["generations"] = self._np.counts
-        return (self._obs.copy() if self.copy else self._obs_ro), self._mask.copy()
+        return (obs if self.copy else self._obs_ro), self._mask.copy()
 
     def action_masks(self) -> np.ndarray:
         """bool[B, A]: each game's legal actions now (a game that ended on the last step
