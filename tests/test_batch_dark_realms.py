@@ -497,8 +497,9 @@ _AI_OFF = [
     _ai_off(walk_ok=np.ones_like, use_bits=_SLOW),   # walkers never enter an obstacle
     _ai_off(tab_check=_SLOW),                    # the tables only where no figure is
     #                                              on a least route
-    _ai_off(tab_walk=lambda t: np.where(t > 0, t % (len(t) + 1), t)),  # traps in it
-    _ai_off(tab_wpk=lambda t: np.where(t > 0, t & 0xFFFF, t)),          # its packed form
+    _ai_off(tab_wpk=lambda t: np.where(t > 0, t & 0xFFFF, t)),  # the traps in the walker's
+    #                                              table (the pick reads it packed)
+    _ai_off(tab_walk=lambda t: np.full_like(t, -1)),  # its least routes, as checked
     _ai_off(use_tab=_SLOW, use_bits=_SLOW, tab_fly=lambda t: t, nbrf=lambda a: np.where(
         np.arange(len(a)) % 2 == 0, a, -1)),     # the neighbour table searched
     # the kernels' path (``fast`` False)
