@@ -69,8 +69,9 @@ REV_SLACK = 2
 #: kind of enemy: 4 MiB each at 1,024 spaces, 32 KiB at the bundled 91): the pick is
 #: read from them when no figure stands on a least route to it; larger boards search
 TABLE_CELLS = 1024
-#: the walker's reverse search as bit sets keeps each step's trap entries of a level:
-#: up to this many steps a level (a longer one searches the neighbour table instead)
+#: the walker's reverse search as bit sets keeps each step's trap entries of a level in
+#: this many rows: up to REV_ROWS - 1 steps a level (a longer one searches the
+#: neighbour table instead)
 REV_ROWS = 65
 
 
