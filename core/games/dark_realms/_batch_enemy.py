@@ -25,7 +25,9 @@ rules of :func:`.rules.enemy_turn`) for the game's figures:
    position's path follows: the least-penalty one).
 
 By default (``fast``) the searches are breadth-first searches written for these rules
-(every step 1, every figure blocking: see "the fast searches" below), and the pick and
+(every step 1, every figure blocking: see "the fast searches" below; as bit sets over
+the padded grid where the board's neighbours are its grid's, ``use_bits``: "the bit
+sets"), and the pick and
 the closest target are first read from tables of the empty board's costs, kept per
 layout (:func:`_tables`, boards up to :data:`TABLE_CELLS` spaces), wherever no figure
 stands on a least route; with ``fast`` False the library's kernels (``reach1``, the
