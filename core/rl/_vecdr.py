@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..games.dark_realms._batch_enemy import _NO_PEN, kernel
+from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits, kernel
 from ..kernels import _types as T
 from ._vecgame import _draw
 from ._vecnp import keep_answer
@@ -284,7 +284,6 @@ class DarkRealmsAnswers:
         return cls(steps)
 
     def __init__(self, steps):
-        from ..tools._selfplay_dark_realms import _bits, grid_bits
         G = steps.G
         root = G.root
         self.steps = steps
@@ -319,8 +318,8 @@ class DarkRealmsAnswers:
             self.bpos, self.shifts = bpos, shifts
             self.at = np.full(64 * W, -1, np.int64)
             self.at[bpos] = np.arange(n)
-            self.pass_bits = _bits(self.passable, bpos, W)
-            self.end_bits = _bits(self.may_end, bpos, W)
+            self.pass_bits = bits_of(self.passable, bpos, W)
+            self.end_bits = bits_of(self.may_end, bpos, W)
             self.work = per_thread(C, (4, W), np.uint64)
         self._loaded = C == 1
 

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from ..batch import QueryColumns, per_thread
-from ..games.dark_realms._batch_enemy import _step_word
+from ..games.dark_realms._batch_enemy import _step_word, bits_of, grid_bits  # noqa: F401 (grid_bits re-exported)
 from ..kernels import _types as T
 from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,
                            _selfplay_restart, _uniform)
@@ -321,28 +321,8 @@ def chunked_plan(play):
     return plan
 
 
-def grid_bits(board, occ0, cell0):
-    """The padded grid of ``board`` as bits, or None: ``(bpos, shifts, W)``, each
-    space's bit (its column times the column's length plus one, plus its row: the
-    spare bit per column keeps a step off the board from wrapping onto another space),
-    each grid direction's bit offset, the uint64 words
-    (:func:`movecore.games.dark_realms._batch_enemy.grid_layout`). None unless every
-    space's neighbours (``board.nbr``) are exactly the spaces one direction's offset
-    away, and the root's occupied spaces are exactly its figures' (so a game's
-    figures' spaces are its occupancy)."""
-    from ..games.dark_realms._batch_enemy import grid_layout
-    grid = grid_layout(board)
-    if grid is None:
-        return None
-    held = np.flatnonzero(np.asarray(occ0) != T.OCC_EMPTY)
-    if sorted(held.tolist()) != sorted(int(c) for c in cell0 if c >= 0):
-        return None
-    return grid
-
-
 def _bits(rows, bpos, W) -> np.ndarray:
     """uint64[len(rows), W]: each row's spaces (nonzero entries) as bits."""
-    from ..games.dark_realms._batch_enemy import bits_of
     return bits_of(rows, bpos, W)
 
 

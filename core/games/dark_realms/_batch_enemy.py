@@ -819,6 +819,24 @@ def _four(k) -> np.ndarray:
     return np.array(k + [k[-1]] * (4 - len(k)), np.uint64)
 
 
+def grid_bits(board, occ0, cell0):
+    """The padded grid of ``board`` as bits, or None: ``(bpos, shifts, W)``, each
+    space's bit (its column times the column's length plus one, plus its row: the
+    spare bit per column keeps a step off the board from wrapping onto another space),
+    each grid direction's bit offset, the uint64 words
+    (:func:`grid_layout`). None unless every
+    space's neighbours (``board.nbr``) are exactly the spaces one direction's offset
+    away, and the root's occupied spaces are exactly its figures' (so a game's
+    figures' spaces are its occupancy)."""
+    grid = grid_layout(board)
+    if grid is None:
+        return None
+    held = np.flatnonzero(np.asarray(occ0) != T.OCC_EMPTY)
+    if sorted(held.tolist()) != sorted(int(c) for c in cell0 if c >= 0):
+        return None
+    return grid
+
+
 def bits_of(rows, bpos, W) -> np.ndarray:
     """uint64[len(rows), W]: each row's spaces (nonzero entries) as bits."""
     out = np.zeros((len(rows), W), np.uint64)
