@@ -732,6 +732,12 @@ class BatchedSteps:
         if self.rolled:
             from ._vecdr import DarkRealmsAnswers
             self._dr = DarkRealmsAnswers.make(self)
+        #: Heroscape's queries, move and removal without the general path where they
+        #: stay in the self-play step's compiled scope (:mod:`._vechs`)
+        self._hs = None
+        if s.game == "heroscape":
+            from ._vechs import HeroscapeAnswers
+            self._hs = HeroscapeAnswers.make(self)
         self.counts = [0, 0]             # moves, move generations
         #: enemy AI moves with a choice, picked on the position's rows (the tests)
         self.ai_choices = 0
@@ -788,6 +794,9 @@ class BatchedSteps:
         if self._dr is not None:    # (Dark Realms in the compiled scope: _vecdr)
             self.counts[1] += len(rows)
             return self._dr.answer(rows, g, *self._out)
+        if self._hs is not None:    # (Heroscape in the compiled scope: _vechs)
+            self.counts[1] += len(rows)
+            return self._hs.answer(rows, g, *self._out)
         self._legal(rows, g)
         mask, cost, stop = self._out
         self.counts[1] += len(rows)
@@ -857,6 +866,11 @@ class BatchedSteps:
                         self.over, left)
             self.counts[0] += len(rows)
             self._advance(left[:k])
+            return
+        if self._hs is not None:        # (Heroscape: compiled, _vechs)
+            left = self._hs.play(rows, to)
+            self.counts[0] += len(rows)
+            self._advance(left)
             return
         f = self.actor[rows]
         if self.game is not None:        # the Descent move reads its answer's doors
