@@ -969,13 +969,14 @@ def test_numpy_arrays_kept_observations_equal_a_draw_from_scratch(name):
     assert steps == 50 and cleared > 10
 
 
-def test_numpy_arrays_kept_observations_on_two_threads():
-    """Dark Realms' kept draw on two threads (``_vecdr``: each thread draws its chunk
-    of games, and with ``copy=True`` copies it) equals a draw from scratch after every
-    step."""
-    envs = rl.vector_env("dark_realms_die_planning", num_envs=6, copy=False, max_turns=7,
-                         threads=2)
-    assert envs._np._dr is not None and envs._np._dr.n_chunks == 2
+@pytest.mark.parametrize("name", ("dark_realms_die_planning", "heroscape_engaged_knight"))
+def test_numpy_arrays_kept_observations_on_two_threads(name):
+    """Dark Realms' and Heroscape's kept draw on two threads (``_vecdr``, ``_vechs``:
+    each thread draws its chunk of games, and with ``copy=True`` copies it) equals a
+    draw from scratch after every step."""
+    envs = rl.vector_env(name, num_envs=6, copy=False, max_turns=7, threads=2)
+    plan = envs._np._dr if envs._np._dr is not None else envs._np._hs
+    assert plan is not None and plan.n_chunks == 2
     steps, cleared = _kept_run(envs, 50, seed=7)
     assert steps == 50 and cleared > 10
 

@@ -17,7 +17,8 @@ ends straight into the kept answer (listed by place id through a bit set over th
 cells: no pass over every place), and lists the double-space figures' games for the
 layout's compiled call (``_batch_doubles.doubles_kernel``, on the thread's scratch),
 whose rows then go through ``keep_answer``. With ``threads=T`` each of T threads does
-all of it on its own chunk of the sub-step's games. The move, the removal coin, the
+all of it on its own chunk of the sub-step's games, and draws (and with ``copy=True``
+copies) its chunk of the kept observation (``BatchedSteps.observe``). The move, the removal coin, the
 victim and its removal (:func:`hs_play`, the codes of the figures next to either place
 written again: ``_batch._move_one``) are one compiled call.
 
@@ -34,7 +35,7 @@ from numba import njit
 from ..games.heroscape._batch import _move_one, _spaces
 from ..kernels import _types as T
 from ..reach.compiled import reach1_general
-from ._vecdr import _DB_TABLE, _DEBRUIJN
+from ._vecdr import _DB_TABLE, _DEBRUIJN, DarkRealmsAnswers
 from ._vecgame import _draw
 from ._vecnp import TERMINATED, keep_answer
 
@@ -239,6 +240,9 @@ class HeroscapeAnswers:
 
     #: the tests' broken rule (0: none)
     rules = 0
+    #: ``run(lo, hi)`` over ``n`` items in ``n_chunks`` chunks, one per thread (the
+    #: kept observation's draw and copy, as Dark Realms')
+    on_threads = DarkRealmsAnswers.on_threads
 
     @classmethod
     def make(cls, steps):

@@ -1078,8 +1078,8 @@ class BatchedSteps:
         drawn from scratch; ``kept``: ``out`` is the kept buffer, which holds what the
         last kept draw wrote, updated only where it changes (:func:`draw_obs`; the
         first kept draw is a fresh one); ``dst`` (of ``out``'s shape): a copy of it
-        written there too. Dark Realms' kept draw on T threads (``_vecdr``): each
-        thread draws and copies its own chunk of games."""
+        written there too. Dark Realms' and Heroscape's kept draw on T threads
+        (``_vecdr``, ``_vechs``): each thread draws and copies its own chunk of games."""
         B, G = self.B, self.G
         o = out.reshape(B, self.C * self.HW)
         sp = G.spaces(np.arange(B)) if self.engage is not None else self._no_sp
@@ -1089,9 +1089,11 @@ class BatchedSteps:
         else:
             fresh, rec = True, self._rec_scratch
         acting = self.learner_acting()
-        if kept and self._dr is not None and self._dr.n_chunks > 1:
-            # (every per-game input sliced to the thread's games; Dark Realms reads no
-            # orientation, spaces or doors: those stay the shared placeholders)
+        plan = self._dr if self._dr is not None else self._hs
+        if kept and plan is not None and plan.n_chunks > 1:
+            # (every per-game input sliced to the thread's games; Dark Realms and
+            # Heroscape read no orientation or doors: those stay the shared
+            # placeholders; Heroscape's spaces are per game)
             d2 = None if dst is None else dst.reshape(B, -1)
 
             def chunk(lo, hi):
@@ -1101,12 +1103,12 @@ class BatchedSteps:
                          self.swap, self.hw, self.rel, acting[lo:hi], self.actor[lo:hi],
                          self.moved[lo:hi], self.a_list[lo:hi], self.a_n[lo:hi],
                          self.a_cost[lo:hi], self.a_stop[lo:hi], self.lead, self.double,
-                         self.turn[lo:hi], self.max_turns, self.valid, self._gmode, sp,
-                         *self._eng_tables, self.side_of, self.a_roll[lo:hi],
+                         self.turn[lo:hi], self.max_turns, self.valid, self._gmode,
+                         sp[lo:hi] if sp.shape[0] == B else sp, *self._eng_tables, self.side_of, self.a_roll[lo:hi],
                          self.over[lo:hi], self._doors_bits(), self._door_cells)
                 if d2 is not None:
                     d2[lo:hi] = o[lo:hi]
-            self._dr.on_threads(B, chunk)
+            plan.on_threads(B, chunk)
             return
         draw_obs(o, fresh, kept, *rec, self.static.reshape(-1), self.S, self.HW, self.d,
                  self.d + 6, G.alive, G.cell, self.large, self._orient(), self.swap,
