@@ -20,7 +20,7 @@ whose rows then go through ``keep_answer``. With ``threads=T`` each of T threads
 all of it on its own chunk of the sub-step's games, and draws (and with ``copy=True``
 copies) its chunk of the kept observation (``BatchedSteps.observe``). The move, the removal coin, the
 victim and its removal (:func:`hs_play`, the codes of the figures next to either place
-written again: ``_batch._move_one``) are one compiled call.
+written again: ``_batch._move_one``) are one compiled call (per thread chunk).
 
 ``tests/test_rl_vector.py`` checks the kept answers (list, costs, stops, the acting
 figure, the games with no usable end) against the general path's at every query of
@@ -284,7 +284,7 @@ class HeroscapeAnswers:
         self.again2 = np.zeros(B, np.int64)
         self.no_pen = np.zeros((0, 0), np.int32)
         self.kept_used = 0
-        self._loaded = C == 1
+        self._loaded = self._played = C == 1
 
     def _chunk(self, c, rows, g, mask, cost, stop, again, again2) -> tuple:
         """Games ``rows`` (int64[R]) on thread ``c``'s scratch: the one-space figures
@@ -355,11 +355,29 @@ class HeroscapeAnswers:
 
     def play(self, rows, to) -> np.ndarray:
         """The acting figures of games ``rows`` move to places ``to``, then the removal
-        (:func:`hs_play`); returns the games not over."""
+        (:func:`hs_play`), in ``n_chunks`` chunks of games on a pool of threads (each
+        game's draws are its own stream's); returns the games not over (in row
+        order)."""
         s = self.steps
         G = s.G
+        to = np.ascontiguousarray(to, np.int64)
         left = np.empty(len(rows), np.int64)
-        k = hs_play(rows, np.ascontiguousarray(to, np.int64), s.actor, G.occ, G.cell,
-                    G.alive, s.moved, s.removed, s.rng, s.adj, s.side_of, s.n_all,
-                    s.learner, s.pending, s.over, left, self.near[0], *self.consts)
-        return left[:k]
+        R = len(rows)
+        C = self.n_chunks if R >= 2 * self.n_chunks else 1
+
+        def run(c, lo, hi):
+            return hs_play(rows[lo:hi], to[lo:hi], s.actor, G.occ, G.cell, G.alive,
+                           s.moved, s.removed, s.rng, s.adj, s.side_of, s.n_all,
+                           s.learner, s.pending, s.over, left[lo:hi], self.near[c],
+                           *self.consts)
+        if C == 1:
+            return left[:run(0, 0, R)]
+        if not self._played:
+            run(0, 0, 0)            # (compiled or loaded once, on this thread)
+            self._played = True
+        from ..reach import _thread_pool
+        cut = [(R * c) // C for c in range(C + 1)]
+        pool = _thread_pool(C - 1)
+        futures = [pool.submit(run, c, cut[c], cut[c + 1]) for c in range(1, C)]
+        got = [run(0, cut[0], cut[1])] + [fu.result() for fu in futures]
+        return np.concatenate([left[cut[c]:cut[c] + got[c]] for c in range(C)])
