@@ -10,7 +10,8 @@ games that take part in each sub-step (the learner's move, the removal coin, the
 for the next figure that has a move, an opponent's pick), one batched ``legal_moves``
 per sub-step (Dark Realms in the compiled scope: the rolls and the heroes' card moves in
 one compiled call, the enemies on the compiled enemy AI, the move and removal in one:
-:mod:`._vecdr`), no Python per game. Each game's random numbers are its ``np_random``
+:mod:`._vecdr`; Heroscape in the self-play step's compiled scope: the queries, and the
+move and removal, each one compiled call: :mod:`._vechs`), no Python per game. Each game's random numbers are its ``np_random``
 stream (numpy's PCG64, stepped by :func:`movecore.rl._vecgame._draw`), drawn in the
 single env's order: Dark Realms' d6 of each figure as its turn comes, the opponent's
 pick, the removal coin, the victim.
@@ -52,7 +53,8 @@ Where the time goes: the Python of a sub-step is a few calls over its games (the
 for the next figure, the kept answer and its list of usable ends, the opponent's k-th
 row, the removal's victim, the mask and the observation are compiled loops: no numpy
 pass per condition, no sort over every place); the batched ``legal_moves`` and the
-game's move are the game's own (Dark Realms: :mod:`._vecdr`'s where it applies).
+game's move are the game's own (Dark Realms: :mod:`._vecdr`'s, Heroscape:
+:mod:`._vechs`'s where they apply).
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
 against single envs after every step (autoresets and illegal actions included), Descent's
