@@ -26,10 +26,13 @@ HEX_DIRS = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)]
 TERR = ["grass"] * 6 + ["rock", "sand", "water", "water", "lava", "snow"]
 
 
-def random_scenario(seed: int) -> dict:
-    """A random battlefield and army of two or three teams (see the module docstring)."""
+def random_scenario(seed: int, big: bool = False) -> dict:
+    """A random battlefield and army of two or three teams (see the module docstring);
+    ``big``: 10-14 x 8-11 spaces (room for a figure with no one in reach)."""
     rng = random.Random(seed)
     w, h = rng.randint(4, 8), rng.randint(3, 6)
+    if big:
+        w, h = w + 6, h + 5
     cells, info = [], {}
     for q in range(w):
         for r in range(h):
@@ -375,7 +378,7 @@ def test_kept_ends_of_movers_that_pass_every_figure():
         G = play.games
         K, rest = _doubles_arguments(G)
         kind, passes, flip = rest[2], rest[3], rest[7]
-        tab_at, tab_ptr, tab = rest[-4], rest[-2], rest[-1]
+        tab_at, tab_ptr, tab = rest[-6], rest[-4], rest[-3]
         P = G.n_places
         for f in np.flatnonzero((kind >= 0) & passes & (tab_at >= 0)).tolist():
             # the kept flag: 1 exactly where the placement's flip is listed before it
@@ -476,10 +479,11 @@ def test_turning_a_rule_of_the_step_off_fails(monkeypatch, rule):
         _compiled_vs_array(_step_scenarios(range(12)), policy, 1, steps=40)
 
 
-@pytest.mark.parametrize("bit", ["BREAK_FRIENDS", "BREAK_REACH"])
+@pytest.mark.parametrize("bit", ["BREAK_FRIENDS", "BREAK_REACH", "BREAK_FAR"])
 def test_breaking_the_kept_ends_rule_fails(monkeypatch, bit):
     """The kept ends' rule broken makes the differential above fail (it can fail): the
-    friends' spaces kept as ends, or the kept ends taken whoever stands within reach."""
+    friends' spaces kept as ends, the kept ends taken whoever stands within reach, or
+    with a figure one cost nearer than the budget."""
     from movecore.tools import _selfplay_heroscape as H
     monkeypatch.setattr(H, "RULES", H.RULES | getattr(H, bit))
     with pytest.raises(AssertionError):
@@ -498,7 +502,7 @@ def test_kept_ends_reach_covers_the_query():
     for name, sc in _step_scenarios(range(20)):
         play = BatchedPlay("heroscape", sc, 2, seed=1)
         G = play.games
-        kept_at, codes, ptr, kept, near = H.kept_tables(G)
+        kept_at, codes, ptr, kept, near, far = H.kept_tables(G)
         N = G.occ.shape[1]
         ends = np.zeros((3, N), np.int32)
         query = np.zeros((1, 3), np.int64)
@@ -518,4 +522,89 @@ def test_kept_ends_reach_covers_the_query():
                     sorted(map(tuple, ends[:, :m].T.tolist())), (name, f, s)
                 assert (near[k * N + s, ends[0, :m]] <= ends[1, :m]).all(), (name, f, s)
                 checked += 1
+            # no step costs 0 on these battlefields: a figure at the budget is far
+            assert far[k] == bud, (name, f)
     assert checked > 500, checked
+
+
+def test_kept_ends_of_two_space_walkers():
+    """A two-space walker with no enemy in reach for leaving attacks and no figure but
+    friends it passes (not engaged) on a space within its budget's reach
+    (``_batch_doubles.walker_near``) takes its kind's kept ends: on the bundled
+    battlefields and big random ones (heights, water, engaged figures, flyers; half of
+    them in the basic game: no leaving attacks, enemies in reach of the rule), every
+    walker's answer in every game equals the plain query's (the same call with the
+    kept ends turned off) and, where the kept ends are taken, its position's
+    ``legal_moves``; the rule broken (kept ends taken whoever stands in reach) gives
+    other answers; the reach is below the cost of every kept end."""
+    from movecore.games.heroscape import _batch_doubles as BD
+    from movecore.tools.selfplay import example_scenarios
+    from movecore.tools.selfplay_batch import BatchedPlay
+    seen = dict.fromkeys(("queries", "kept", "friends", "broken", "positions"), 0)
+    big = [(f"big_{s}", random_scenario(s, big=True)) for s in range(24)]
+    for _, sc in big[1::2]:     # no leaving attacks: enemies near a walker's kept ends
+        sc["options"]["mode"] = "basic"
+    for name, sc in example_scenarios("heroscape") + big:
+        if len({f["team"] for f in sc["figures"]}) < 2:
+            continue
+        play = BatchedPlay("heroscape", sc, 8, seed=3)
+        G = play.games
+        K, rest = _doubles_arguments(G)
+        team, kind, passes, leaves, lead, trail, coords = (rest[i] for i in (0, 2, 3, 4,
+                                                                              5, 6, 8))
+        tab_at, tab_ptr, tab, near_at, near = rest[-6], rest[-4], rest[-3], rest[-2], \
+            rest[-1]
+        walkers = np.flatnonzero((kind >= 0) & ~passes & (near_at >= 0)).tolist()
+        P = G.n_places
+        for f in walkers:     # the reach is below every kept end's cost, both spaces
+            for s in range(0, P, 7):
+                got = tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]
+                for sp in (lead, trail):
+                    assert (near[near_at[f] + s, sp[got[0]]] <= got[1]).all(), name
+
+        def spaces(b, j):
+            x = int(G.cell[b, j])
+            return (int(lead[x]), int(trail[x])) if kind[j] >= 0 else (x,)
+
+        def hexd(a, c):
+            dq, dr = coords[c] - coords[a]
+            return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+        for _ in range(8 if walkers else 0):
+            for f in walkers:
+                rows = np.flatnonzero(G.alive[:, f] & ~play.done).astype(np.int64)
+                figs = np.full(len(rows), f, np.int64)
+                buds = np.full(len(rows), int(G._budget[f]), np.int64)
+                outs = []
+                for bits in (0, BD.NO_KEPT_WALKERS, BD.BREAK_KEPT_WALKERS):
+                    out = (np.zeros((G.B, P), np.uint8), np.full((G.B, P), -1, np.int32),
+                           np.zeros((G.B, P), np.int8))
+                    assert K(G.occ, G.cell, G.alive, rows, figs, buds, *rest, *out,
+                             np.zeros((0, 0), np.int32), bits) == 0
+                    outs.append(out)
+                for a, c in zip(outs[0], outs[1]):
+                    assert np.array_equal(a, c), (name, G.ids[f])
+                seen["queries"] += len(rows)
+                seen["broken"] += sum(not np.array_equal(a, c)
+                                      for a, c in zip(outs[1], outs[2]))
+                bud = int(G._budget[f])
+                for b in rows.tolist():      # the kept ends' rule, worked out here
+                    mine = spaces(b, f)
+                    others = [(j, spaces(b, j)) for j in range(G.F)
+                              if j != f and G.alive[b, j]]
+                    if leaves[f] and any(team[j] != team[f] and min(
+                            hexd(a, c) for a in mine for c in xs) <= bud + 3
+                            for j, xs in others):
+                        continue
+                    row = near[near_at[f] + G.cell[b, f]]
+                    within = [x for _, xs in others for x in xs if row[x] <= bud]
+                    if any(G.occ[b, x] != team[f] for x in within):
+                        continue
+                    seen["kept"] += 1
+                    seen["friends"] += bool(within)
+                    if seen["positions"] < 20 or within and seen["positions"] < 40:
+                        want = _dense(G.position(b), G.ids[f], {}, P)
+                        assert all(np.array_equal(x[b], y) for x, y in zip(
+                            outs[0], want)), (name, b, G.ids[f])
+                        seen["positions"] += 1
+            play.step()
+    assert seen["kept"] > 100 and seen["friends"] > 10 and seen["broken"] > 0, seen

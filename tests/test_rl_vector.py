@@ -280,6 +280,54 @@ def test_kept_observations_equal_a_draw_from_scratch(game, name, scenario, threa
     assert np.array_equal(first, keep)
 
 
+def _copy_against_kept(scenario, steps, seed, corrupt=None):
+    """Step a ``copy=True`` env (each observation drawn whole into a new array) and a
+    ``copy=False`` one (the kept buffer: updated where it changed, or drawn whole in place
+    when small) with the same seeds and actions; returns the first step where their
+    observations or masks differ (``steps``: none). ``corrupt(envs)``: called on the
+    ``copy=True`` env after its reset."""
+    a = rl.vector_env(scenario, num_envs=5, max_turns=9)
+    b = rl.vector_env(scenario, num_envs=5, max_turns=9, copy=False)
+    oa, ia = a.reset(seed=seed)
+    ob, ib = b.reset(seed=seed)
+    if corrupt is not None:
+        corrupt(a)
+    rng = np.random.default_rng(seed)
+    for t in range(steps):
+        if not (np.array_equal(oa, ob) and np.array_equal(ia["action_mask"],
+                                                          ib["action_mask"])):
+            return t
+        masks = a.action_masks()
+        acts = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+        if t % 13 == 12:                # an illegal action: that game ends, then restarts
+            acts[t % 5] = a.single_action_space.n - 1 if not masks[t % 5][-1] else 0
+        oa, _, _, _, ia = a.step(acts)
+        ob, _, _, _, ib = b.step(acts)
+    return steps
+
+
+@pytest.mark.parametrize("game", ARRAY_GAMES)
+def test_copy_draws_whole_what_the_kept_buffer_holds(game):
+    """``copy=True`` draws each game's observation whole into the new array (the path
+    that replaced updating the kept buffer and copying it): after every step it equals
+    the kept buffer of a ``copy=False`` env stepped alike, which Tiny Epic Tactics still
+    updates where it changed and the grid game and Mage Knight (at most ``_WHOLE``
+    floats) draw whole in place; the check fails when the whole draw's static planes
+    are wrong."""
+    from movecore.rl.vector import _WHOLE
+    name, scenario = example_scenarios(game)[0]
+    envs = rl.vector_env(scenario, num_envs=2, copy=False)
+    whole = int(np.prod(envs.single_observation_space.shape)) <= _WHOLE
+    assert (envs._K is envs._scratch) == whole and whole == (game != "tiny_epic_tactics")
+    assert _copy_against_kept(scenario, 60, seed=len(name)) == 60
+
+    def wrong_static(envs):      # the static planes the whole draw copies, off by one
+        envs._base[np.flatnonzero(envs._base)[0]] += 1.0
+
+    if not whole:                # (drawn whole in both, the wrong planes would agree)
+        assert _copy_against_kept(scenario, 60, seed=1, corrupt=wrong_static) < 60
+
+
 def test_kept_observations_check_fails_on_a_wrong_update():
     """The check above fails when the kept update is wrong: forgetting the places drawn
     last time (never cleared), or the turn plane's turn (never rewritten)."""
@@ -322,6 +370,33 @@ def test_compiled_stream_is_numpys_pcg64():
     g.random(777)
     s = g.bit_generator.state["state"]["state"]
     assert [int(x) for x in envs._state["rng"][2, :2]] == [s >> 64, s & (2**64 - 1)]
+
+
+def _selection_errors(select, rng, sizes=range(1, 41), per=25):
+    """Cases where ``select(keys, n, want)`` (the index of the ``want``-th smallest of
+    the distinct ``keys[:n]``) differs from a sort."""
+    bad = 0
+    for n in sizes:
+        for _ in range(per):
+            keys = rng.choice(5 * n + 10, n, replace=False).astype(np.int64)
+            want = int(rng.integers(n))
+            work = keys.copy()          # (quickselect reorders it)
+            bad += work[select(work, n, want)] != np.sort(keys)[want]
+    return bad
+
+
+def test_opponent_pick_by_counting_equals_a_sort():
+    """``_vecgame._row_at`` picks among a move's few rows (at most ``_SMALL``) by counting
+    the keys below each (``_kth_small``) and among more by quickselect (``_kth``): both
+    give the ``want``-th smallest key; the check fails on a selection off by one."""
+    from movecore.rl._vecgame import _SMALL, _kth, _kth_small
+    rng = np.random.default_rng(0)
+    assert _selection_errors(_kth_small, rng) == 0
+    assert _selection_errors(
+        lambda k, n, w: int(np.flatnonzero(k == _kth(k, n, w))[0]), rng) == 0
+    assert _selection_errors(lambda k, n, w: _kth_small(k, n, min(w + 1, n - 1)),
+                             rng, sizes=range(2, 9)) > 0
+    assert 8 <= _SMALL <= 64
 
 
 @pytest.mark.parametrize("seed", [np.int64(3), [np.int64(1), 2], (np.uint8(4), None)])
@@ -814,7 +889,7 @@ def test_heroscape_fast_answers_check_fails_on_a_wrong_answer():
 
     def any_reach(hs):
         near = hs.K[4]
-        hs.K = hs.K[:4] + (np.full_like(near, 255),)
+        hs.K = hs.K[:4] + (np.full_like(near, 255),) + hs.K[5:]
 
     for mutate in (no_stop, any_reach):
         with pytest.raises(AssertionError):

@@ -199,11 +199,34 @@ def _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
     for i in range(n):
         r = rows[i]
         keys[i] = ans_cost[b, k, r] * N + rank[ans_cell[b, k, r]]
+    if n <= _SMALL:
+        return rows[_kth_small(keys, n, want)]
     c = unrank[_kth(keys, n, want) % N]
     for i in range(n):
         if ans_cell[b, k, rows[i]] == c:
             return rows[i]
     return rows[0]  # pragma: no cover
+
+
+#: :func:`_row_at` selects among at most this many rows by counting, above by quickselect
+_SMALL = 16
+
+
+@njit(nogil=True)
+def _kth_small(keys, n, want):
+    """The index ``i`` of the ``want``-th smallest of the distinct ``keys[:n]`` (left in
+    place): the one with ``want`` keys below it. Counting, n x n compares without a
+    data-dependent branch but the last, costs less than a quickselect's mispredicted
+    partition branches for the few rows of a move (``tests/test_rl_vector.py`` checks
+    it against a sort)."""
+    for i in range(n):
+        x = keys[i]
+        below = 0
+        for j in range(n):
+            below += keys[j] < x
+        if below == want:
+            return i
+    return 0  # pragma: no cover (distinct keys: one has ``want`` below it)
 
 
 @njit(nogil=True, inline="always")
@@ -551,16 +574,17 @@ def _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, 
 
 @njit(cache=True, nogil=True, _nrt=_NRT)
 def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results, obs, mask,
-              obs_out, mask_out, lo, hi):
+              mask_out, lo, hi):
     """A whole env step of games ``lo <= b < hi``, in one call per thread: the game's
     move (``mode[b]``: 1 played, 2 restarted, 0 not played, its action illegal:
     ``illegal[b]``, its game ended ``ILLEGAL``; its random numbers drawn here from its
     own stream, ``R[0]``), its reward and ends (``results`` =
-    ``(illegal_reward, reward, term, trunc, done)``), its kept observation and mask
-    (``obs``, ``mask``; ``V``, ``K``: :func:`observe`'s view and kept arguments) and
-    their copies (``obs_out``: float32[B, C * HW], or shape ``(0, 0)`` for none;
-    ``mask_out``: int8[B, A]): nothing of a step is left to the calling thread but the
-    hand-off.
+    ``(illegal_reward, reward, term, trunc, done)``), its observation and mask (``obs``:
+    float32[B, C * HW], ``mask``: int8[B, A]; ``V``, ``K``: :func:`observe`'s view and
+    kept arguments: ``obs`` is the kept buffer, updated where it changed, or with ``K``
+    empty a new array drawn whole, ``copy=True``'s: that costs less than updating the
+    kept buffer and copying it) and the mask's copy (``mask_out``: int8[B, A]): nothing
+    of a step is left to the calling thread but the hand-off.
 
     Its compile time: Numba inlines an ``inline="always"`` helper by copying the
     helper's IR block by block, each block with the helper's whole variable scope, so a
@@ -580,7 +604,6 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
     rng, nbr, learner, removed = R
     F = cell.shape[1]
     P, end_turn = V[11], V[12]
-    copy = obs_out.shape[0] > 0
     for b in range(lo, hi):
         m = mode[b]
         if illegal[b]:
@@ -627,10 +650,6 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
         _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
                 done)
         _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
-        if copy:
-            o, oo = obs[b], obs_out[b]
-            for j in range(o.shape[0]):
-                oo[j] = o[j]
         mk, mo = mask[b], mask_out[b]
         for j in range(mk.shape[0]):
             mo[j] = mk[j]

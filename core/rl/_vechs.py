@@ -10,8 +10,8 @@ every game). Where every moving figure's query stays in the compiled scope of th
 self-play step (:mod:`movecore.tools._selfplay_heroscape`: each mover's budget its
 Move, the layout's stop codes, no one-figure or no-end spaces), :func:`hs_queries`
 instead answers each one-space figure as that step does -- its kind's kept ends on the
-empty battlefield less its friends' spaces where no other figure stands within its
-reach (``_selfplay_heroscape.kept_tables``), else its kind's packed query on the game's
+empty battlefield less the figures' spaces where no figure but friends it passes stands
+nearer than its budget (``games.heroscape._kept.kept_tables``), else its kind's packed query on the game's
 row (``reach1_general``), each end's stop its kind's stop code -- writing the usable
 ends straight into the kept answer (listed by place id through a bit set over the
 cells: no pass over every place), and lists the double-space figures' games for the
@@ -35,9 +35,7 @@ from numba import njit
 from ..games.heroscape._batch import _move_one, _spaces
 from ..kernels import _types as T
 from ..reach.compiled import reach1_general
-from ._vecdr import _DB_TABLE, _DEBRUIJN, DarkRealmsAnswers
 from ._vecgame import _draw
-from ._vecnp import TERMINATED, keep_answer
 
 EMPTY = T.OCC_EMPTY
 #: a broken rule for the tests' mutation check: a kept end's stop code dropped
@@ -46,7 +44,7 @@ BREAK_STOP = 1
 
 @njit(cache=True, nogil=True)
 def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, query,
-               bits, db, usable, a_cost, a_stop, a_list, a_n, nxt, actor, again, dl,
+               bits, usable, a_cost, a_stop, a_list, a_n, nxt, actor, again, dl,
                mask, cost, stop, out, rules):
     """The queries of figure slots ``g[i]`` (int64) in games ``rows[i]`` (int64).
 
@@ -55,15 +53,14 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
     ``a_cost``/``a_stop`` (int32/int8[B, P]) at the listed places; then
     ``keep_answer``'s step (``nxt`` the slot after, ``actor`` the figure where it has
     a usable end, else the game into ``again`` int64[>= R]). Its ends: with ``K``
-    (``kept_tables``: ``kept_at, kept_code, kept_ptr, kept, near``) its kind's kept
+    (``kept_tables``: ``kept_at, kept_code, kept_ptr, kept, near, kept_far``) its kind's kept
     ends from its start, less the spaces of others, where its start holds its own code
-    (not engaged) and every other figure within its reach (``near`` <= its budget) is
-    a friend with that code; else its kind's packed query (``S``: ``blobs, blob_at,
+    (not engaged) and every other figure nearer than ``kept_far`` (``near``; one at the
+    budget only takes its cell from the ends) is a friend with that code; else its kind's packed query (``S``: ``blobs, blob_at,
     qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell, budget,
     stop_code``) on the game's row ``occ[b]`` (``buf``/``ends``/``query``: the kernel's
     workspace). A stopped end's stop is ``stop_code[shape, cell]``, else 0 (the
-    general path's end rule). ``bits`` uint64[>= ceil(N / 64)], zero between calls;
-    ``db`` the de Bruijn table.
+    general path's end rule). ``bits`` uint64[>= ceil(N / 64)], zero between calls.
 
     A double-space figure's game: its rows of ``mask``/``cost``/``stop`` (uint8 /
     int32 / int8[B, P]) cleared (0, -1, 0) and the game, slot and budget listed in
@@ -72,7 +69,7 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
     were the kept ends. ``rules``: 0 (``BREAK_STOP``: the tests' broken rule)."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
      budget, stop_code) = S
-    kept_at, kept_code, kept_ptr, kept, near_k = K
+    kept_at, kept_code, kept_ptr, kept, near_k, kept_far = K
     N = occ.shape[1]
     F = cell.shape[1]
     P = mask.shape[1]
@@ -102,13 +99,14 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
         if ka >= 0 and occ[b, start] != kept_code[ka]:
             ka = -1                     # (engaged: a wall to its friends)
         if ka >= 0:
+            far = kept_far[ka]
             at = ka * N + start
             for j in range(F):
                 if j == f or not alive[b, j]:
                     continue
                 x0, x1 = _spaces(cell, double, lead, trail, b, j)
-                if (near_k[at, x0] <= bud and occ[b, x0] != kept_code[ka]) or \
-                        (x1 >= 0 and near_k[at, x1] <= bud and
+                if (near_k[at, x0] < far and occ[b, x0] != kept_code[ka]) or \
+                        (x1 >= 0 and near_k[at, x1] < far and
                          occ[b, x1] != kept_code[ka]):
                     ka = -1
                     break
@@ -119,7 +117,7 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
             for e in range(kept_ptr[at], kept_ptr[at + 1]):
                 c = kept[0, e]
                 if c != start and occ[b, c] != EMPTY:
-                    continue            # (a friend's space: passed, never an end)
+                    continue            # (a figure's space: never an end)
                 if usable[f, c]:
                     bits[c >> 6] |= one << np.uint64(c & 63)
                     a_cost[b, c] = kept[1, e]
@@ -144,12 +142,17 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
         n = 0
         for w in range((N + 63) >> 6):  # the listed ends by place id; the bits cleared
             x = bits[w]
+            if not x:
+                continue
             bits[w] = 0
-            while x:
-                low = x & (~x + one)
-                a_list[b, n] = (w << 6) + db[(low * _DEBRUIJN) >> np.uint64(58)]
-                n += 1
-                x ^= low
+            for j in range(0, 64, 8):   # (a byte at a time: most are empty)
+                y = (x >> np.uint64(j)) & np.uint64(0xFF)
+                if not y:
+                    continue
+                for h in range(8):
+                    if (y >> np.uint64(h)) & one:
+                        a_list[b, n] = (w << 6) + j + h
+                        n += 1
         a_n[b] = n
         if n:
             actor[b] = f
@@ -163,8 +166,8 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
 
 @njit(cache=True, nogil=True)
 def hs_play(rows, to, actor, occ, cell, alive, moved, removed, rng, adj, side_of, n_all,
-            learner, pending, over, left, near, double, lead, trail, team, height, level,
-            nbr, n_teams, master):
+            learner, pending, over, ended, left, near, double, lead, trail, team, height,
+            level, nbr, n_teams, master):
     """``BatchedSteps._play``'s move and removal in Heroscape games ``rows``
     (int64[R]): the acting figure ``actor[b]`` moves to place ``to[i]`` with its
     engagement codes (``_batch._move_one``: the layout's ``double ... master``; ``near``
@@ -173,7 +176,7 @@ def hs_play(rows, to, actor, occ, cell, alive, moved, removed, rng, adj, side_of
     space of the mover (``adj`` bool[N + 1, N + 1]), in slot order, and where there
     are n of them a second draw takes the ``int(u * n)``-th out of play (its
     neighbours' codes written again; ``removed[b]``; the learner's reward of it added
-    to ``pending[b]``), the game over (``over[b]`` TERMINATED, ``actor[b]`` -1) where
+    to ``pending[b]``), the game over (``over[b]`` = ``ended``, ``actor[b]`` -1) where
     fewer than two of the ``n_all`` sides are left in play. The games not over go to
     ``left`` (int64[>= R]); returns how many. The draws are ``_vecnp.victims`` '."""
     F = cell.shape[1]
@@ -220,7 +223,7 @@ def hs_play(rows, to, actor, occ, cell, alive, moved, removed, rng, adj, side_of
                                     sides += 1
                                     break
                         if sides < 2:
-                            over[b] = TERMINATED
+                            over[b] = ended
                             actor[b] = -1
                         break
                     else:
@@ -240,9 +243,6 @@ class HeroscapeAnswers:
 
     #: the tests' broken rule (0: none)
     rules = 0
-    #: ``run(lo, hi)`` over ``n`` items in ``n_chunks`` chunks, one per thread (the
-    #: kept observation's draw and copy, as Dark Realms')
-    on_threads = DarkRealmsAnswers.on_threads
 
     @classmethod
     def make(cls, steps):
@@ -259,7 +259,7 @@ class HeroscapeAnswers:
     def __init__(self, steps):
         from ..batch import per_thread
         from ..games.heroscape._batch_doubles import doubles_kernel
-        from ..tools._selfplay_heroscape import kept_tables
+        from ..games.heroscape._kept import kept_tables
         G = steps.G
         self.steps = steps
         self.kernel = doubles_kernel()
@@ -298,7 +298,7 @@ class HeroscapeAnswers:
         dl = self.dl[c]
         kept = hs_queries(rows, g, self.S, self.K, self.double, self.lead, self.trail,
                           G.occ, G.cell, G.alive, G._bufs[c], G._ends[c], self.query[c],
-                          self.bits[c], _DB_TABLE, s._usable8, s.a_cost, s.a_stop,
+                          self.bits[c], s._usable8, s.a_cost, s.a_stop,
                           s.a_list, s.a_n, s.nxt, s.actor, again, dl, mask, cost, stop,
                           out, self.rules)
         if kept < 0:  # pragma: no cover (ends hold one column per cell)
@@ -311,7 +311,7 @@ class HeroscapeAnswers:
                              cost, stop, self.no_pen, 0)
             if st < 0:  # pragma: no cover (ends hold one column per placement)
                 raise RuntimeError(f"movecore: batched double-space kernel status {st}")
-            k2 = keep_answer(dr, df, mask, cost, stop, s._usable8, s.a_cost, s.a_stop,
+            k2 = s.keep_answer(dr, df, mask, cost, stop, s._usable8, s.a_cost, s.a_stop,
                              s.a_list, s.a_n, *s._open, s.a_slow, s.nxt, s.actor, again2)
         return k, k2, kept
 
@@ -353,6 +353,19 @@ class HeroscapeAnswers:
             [again[cut[c]:cut[c] + got[c][0]] for c in range(C)] +
             [again2[cut[c]:cut[c] + got[c][1]] for c in range(C)]))
 
+    def on_threads(self, n: int, run) -> None:
+        """``run(lo, hi)`` over ``n`` items in ``n_chunks`` contiguous chunks, one per
+        thread (the calling thread takes the first), waiting for all (the kept
+        observation's draw and copy, ``BatchedSteps.observe``)."""
+        from ..reach import _thread_pool
+        C = self.n_chunks
+        cut = [(n * c) // C for c in range(C + 1)]
+        pool = _thread_pool(C - 1)
+        futures = [pool.submit(run, cut[c], cut[c + 1]) for c in range(1, C)]
+        run(cut[0], cut[1])
+        for fu in futures:
+            fu.result()
+
     def play(self, rows, to) -> np.ndarray:
         """The acting figures of games ``rows`` move to places ``to``, then the removal
         (:func:`hs_play`), in ``n_chunks`` chunks of games on a pool of threads (each
@@ -368,7 +381,8 @@ class HeroscapeAnswers:
         def run(c, lo, hi):
             return hs_play(rows[lo:hi], to[lo:hi], s.actor, G.occ, G.cell, G.alive,
                            s.moved, s.removed, s.rng, s.adj, s.side_of, s.n_all,
-                           s.learner, s.pending, s.over, left[lo:hi], self.near[c],
+                           s.learner, s.pending, s.over, s.TERMINATED, left[lo:hi],
+                           self.near[c],
                            *self.consts)
         if C == 1:
             return left[:run(0, 0, R)]

@@ -553,6 +553,11 @@ class BatchedSteps:
     """The games, their turn state and random streams, and the vector env's step over
     them (see the module docstring). ``env``: the :class:`MovecoreVectorEnv`."""
 
+    #: what :mod:`._vechs` reads of this module (handed over, not imported: no import
+    #: circle between the two)
+    TERMINATED = TERMINATED
+    keep_answer = staticmethod(keep_answer)
+
     def __init__(self, env, one):
         from ..batch import BatchedGames
         s = one._s

@@ -14,9 +14,10 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   games live in the arrays of a :class:`movecore.batch.BatchedGames`; a step (the
   learner's move, the removal coin, the opponents' moves until the learner is to act
   again, the autoresets, the rewards and ends, the observations and masks and their
-  copies) is one compiled call over the batch (static planes written once; each step
-  rewrites only what changed in a kept buffer, from the occupancy, the figures' cells
-  and the acting figure's answer). ``threads=`` splits the batch over threads, one
+  copies) is one compiled call over the batch (``copy=False``: each step rewrites only
+  what changed in a kept buffer, from the occupancy, the figures' cells and the acting
+  figure's answer; ``copy=True``: each game's observation drawn whole into the new
+  array). ``threads=`` splits the batch over threads, one
   call per thread for the whole step; 1 and ``threads`` threads play the same games.
   Descent (large monsters included), Dark Realms and Heroscape are on arrays too, driven
   from numpy (:mod:`movecore.rl._vecnp`): the same ``BatchedGames`` arrays, one batched
@@ -59,6 +60,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from ..errors import IllegalMoveError, QueryError, describe, is_sequence
 
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
+#: the largest observation (floats per game) that ``copy=False`` draws whole in its kept
+#: buffer at each step rather than updating it where it changed
+_WHOLE = 1024
 
 
 class MovecoreVectorEnv(VectorEnv):
@@ -256,8 +260,12 @@ class MovecoreVectorEnv(VectorEnv):
         self._V = (self._base, *self._ans, lead, self._side_of, self._n_all,
                    self._learner, self._d, self._max_turns, self._valid, self._P,
                    self._end_turn, self._slot_of)
-        self._K = (self._drawn, self._n_drawn, self._oturn)
-        self._no_copy = np.zeros((0, 0), np.float32)
+        # A small observation (at most _WHOLE floats: grid, Mage Knight) is drawn whole
+        # in the kept buffer too: copying its static planes (one page or less, from the
+        # cache) costs less than clearing and listing the places drawn last time; a
+        # larger one (Tiny Epic Tactics: 18 x 140 floats) is updated where it changed
+        self._K = self._scratch if C * HW <= _WHOLE else \
+            (self._drawn, self._n_drawn, self._oturn)
 
     def _seed_stream(self, b, seed) -> None:
         """Game ``b``'s random stream: a new ``np_random`` (``gymnasium.utils.seeding``,
@@ -284,18 +292,25 @@ class MovecoreVectorEnv(VectorEnv):
     def _step_arrays(self, mode, actions, illegal, results, obs_out, mask_out) -> None:
         """One env step of every game, in one compiled call per thread
         (``_vecgame.env_chunk``: the moves and their random numbers, the rewards and
-        ends into ``results``, the kept observations and masks, their copies into
-        ``obs_out`` (shape ``(0, 0)``: none) and ``mask_out``); the calling thread only
+        ends into ``results``, the masks and their copies into ``mask_out``, and the
+        observations: drawn whole into ``obs_out``, a new array (``copy=True``), or,
+        where ``obs_out`` is None, updated in the kept buffer); the calling thread only
         hands off."""
         from ._vecgame import env_chunk
         st = self._state
         acts = np.ascontiguousarray(actions, np.int64)
         out, pending = st["out"], st["pending"]
-        obs, mask = self._obs.reshape(self.num_envs, -1), self._mask
-        oo = obs_out.reshape(obs_out.shape[0], -1) if obs_out.size else obs_out
+        mask = self._mask
+        # copy=True draws each game's observation whole into the new array (the static
+        # planes copied, the dynamic places written): cheaper than updating the kept
+        # buffer where it changed and copying it (docs/performance.md)
+        if obs_out is not None:
+            obs, K = obs_out.reshape(self.num_envs, -1), self._scratch
+        else:
+            obs, K = self._obs.reshape(self.num_envs, -1), self._K
         self._run(env_chunk, lambda c: (self._S[c], self._G, self._R, self._O, self._Z,
-                                        self._V, self._K, mode, acts, illegal, out, pending,
-                                        results, obs, mask, oo, mask_out))
+                                        self._V, K, mode, acts, illegal, out, pending,
+                                        results, obs, mask, mask_out))
         c = self.counts
         for k in self._counts:
             c["moves"] += int(k[0])
@@ -354,10 +369,10 @@ class MovecoreVectorEnv(VectorEnv):
         self._run(observe, lambda c: (o, mask, self._G, self._V, kept))
 
     def _kept_step(self, mode, actions, illegal, results):
-        """``_step_arrays`` with the kept observations brought up to date; returns what
-        ``step`` and ``reset`` return (a copy, drawn in the threads' chunks, or the
-        read-only view with ``copy=False``) and the masks' copy (``info``)."""
-        obs_out = np.empty_like(self._obs) if self.copy else self._no_copy
+        """``_step_arrays``; returns what ``step`` and ``reset`` return (a new array,
+        drawn in the threads' chunks, or with ``copy=False`` the kept observations
+        brought up to date, as a read-only view) and the masks' copy (``info``)."""
+        obs_out = np.empty_like(self._obs) if self.copy else None
         mask_out = np.empty_like(self._mask)
         self._step_arrays(mode, actions, illegal, results, obs_out, mask_out)
         return (obs_out if self.copy else self._obs_ro), mask_out

@@ -4,9 +4,11 @@
 (:mod:`movecore.games.heroscape._batch`): per game, in one compiled call per thread
 (:func:`step_kernel`), the acting figure's legal ends -- a one-space figure's from the
 packed kernel of its kind of mover on the game's occupant row, with its kind's stop
-codes (or, where no figure but friends it passes stands within its reach, from its
-kind's kept ends on the empty battlefield less the friends' spaces:
-:func:`kept_tables`); a two-space figure's from the layout's compiled call
+codes (or, where no figure but friends it passes stands within its reach -- a figure
+reached only at the budget counts as out of it -- from its kind's kept ends on the
+empty battlefield less the figures' spaces: :func:`kept_tables`); a two-space
+figure's from the layout's compiled call (a walker with no one but friends in reach:
+its kind's kept ends too, ``_batch_doubles.walker_near``)
 (:func:`movecore.games.heroscape._batch_doubles.doubles_kernel`, linked in, with
 scratch of its own per thread) -- written into the game's row of the step's dense
 answer (``BatchedPlay._out``: what ``BatchedGames.legal_moves`` answers), the policy's
@@ -34,6 +36,8 @@ from numba import njit
 
 from ..batch import per_thread
 from ..games.heroscape._batch import _move_one, _spaces
+from ..games.heroscape._batch_doubles import NO_KEPT_WALKERS, _unstopped  # noqa: F401 (re-export)
+from ..games.heroscape._kept import KEPT_CELLS, kept_tables  # noqa: F401 (re-export)
 from ..kernels import _types as T
 from ..kernels._types import CACHE
 from ..reach.compiled import reach1_general
@@ -47,112 +51,25 @@ REMOVAL_SPACES = 2      # the removal coin's victims touch either space of the m
 GREEDY_SPACES = 4       # greedy distances over both spaces (the end's and the enemy's)
 #: a fast path, not a rule (off: the same answers, from the kernel): a one-space
 #: figure with no figure but passable friends within its reach takes its kind's ends
-#: from its start on the empty battlefield, less its friends' spaces (kept_tables)
+#: from its start on the empty battlefield, less the figures' spaces (kept_tables)
 KEPT_ENDS = 8
-RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES | KEPT_ENDS
+#: fast paths too (off: the answers of the step before them, for A/B runs): the kept
+#: ends with figures at the budget's least cost (off: beyond the budget only;
+#: kept_tables' kept_far), and the two-space walkers' kept ends (off: their plain
+#: query; _batch_doubles.walker_near)
+KEPT_FAR = 128
+KEPT_WALKERS = 256
+RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES | KEPT_ENDS | KEPT_FAR | \
+    KEPT_WALKERS
 #: the kept ends' rule broken, for the tests that see the differential fail: friends'
 #: spaces kept as ends; kept ends taken whoever stands within reach
 BREAK_FRIENDS = 16
 BREAK_REACH = 32
+#: ... and figures one cost nearer than the budget taken for far (kept_far - 1)
+BREAK_FAR = 64
 
 _DK = None   # the two-space figures' compiled call, linked in by step_kernel()
 EMPTY = T.OCC_EMPTY
-#: the largest battlefield that gets the kept ends (their reach table is uint8[N, N]
-#: per kind of mover and budget: 4 MiB each at this size)
-KEPT_CELLS = 2048
-
-
-def _unstopped(blob, qflags):
-    """Copies of a packed query's ``blob`` and ``qflags`` with nothing that stops a move
-    or forbids an end (``CELL_STOP``, ``CELL_NO_END``, ``EDGE_STOP`` cleared): its
-    search from a start reaches every cell that some path within the budget reaches,
-    at that path's least cost."""
-    blob = np.array(blob, copy=True)
-    N, K, E = int(blob[0]), int(blob[1]), int(blob[4])
-    o_edge, o_cell = int(blob[9]), int(blob[12])
-    off = np.uint8(~(T.CELL_STOP | T.CELL_NO_END) & 0xFF)
-    flags = blob[o_cell + 1:o_cell + 4 * N:4]
-    blob[o_cell + 1:o_cell + 4 * N:4] = flags & np.int32(off)
-    if E > 0:
-        ef = blob[o_edge + 1:o_edge + 2 * N * K:2]
-        blob[o_edge + 1:o_edge + 2 * N * K:2] = ef & np.int32(~int(T.EDGE_STOP))
-    return blob, (np.asarray(qflags, np.uint8) & off).astype(np.uint8)
-
-
-def kept_tables(G) -> tuple:
-    """The step's per-layout tables ``(kept_at, kept_code, kept_ptr, kept, near)``: per
-    one-space slot ``f``, ``kept_at[f]`` (int64[F], -1: none): its set ``k`` of kept
-    ends, one per (kind of mover, budget), with from every start ``s``
-
-    * the ends of its query (cell, cost, stopped: int32[3, M]) at ``kept[:,
-      kept_ptr[k * N + s]:kept_ptr[k * N + s + 1]]`` on the empty battlefield with its
-      own code ``kept_code[k]`` (its team, not engaged) on ``s``;
-    * ``near[k * N + s, x]`` (uint8[S * N, N]): the least cost from ``s`` to cell ``x``
-      on the empty battlefield with nothing that stops a move (:func:`_unstopped`;
-      255: none within the budget).
-
-    The step takes them where no figure stands at ``near <= budget`` but friends with
-    that same code (passed, never ended on), dropping their spaces. Exact: the query
-    reads the occupant of a cell only when an arrival within the budget reaches it,
-    which a path of at least that least cost does; a friend's space only decides
-    whether it is an end (a free arrival passes it as an empty space; a stopped one is
-    never pushed there, nor expanded anywhere). Kinds that break that (friends that may
-    be ended on, a zone of control, per-cell shapes) get none."""
-    from ..reach.compiled import reach1_general
-    N = G.occ.shape[1]
-    F = G.F
-    kept_at = np.full(F, -1, np.int64)
-    none = (kept_at, np.zeros(0, np.int32), np.zeros(1, np.int64),
-            np.zeros((3, 0), np.int32), np.zeros((0, 0), np.uint8))
-    if N > KEPT_CELLS or (np.asarray(G._shape_cell) != 0).any():
-        return none
-    double = np.asarray(G._selfplay["consts"][0], bool)
-    budget = np.asarray(G._budget, np.int64)
-    buf = G._bufs[0].copy()
-    ends = np.zeros((3, N), np.int32)
-    query = np.zeros((1, 3), np.int64)
-    sets, codes, ptrs, parts, nears, at = {}, [], [0], [], [], 0
-    for f in range(F):
-        sh = int(G._shape_of[f])
-        bud = int(budget[f])
-        if double[f] or bud < 0:
-            continue
-        blob = G._blobs[G._blob_at[sh]:G._blob_at[sh + 1]]
-        qf = G._qflags[G._qflags_at[sh]:G._qflags_at[sh + 1]]
-        zc = G._zoc[G._zoc_at[sh]:G._zoc_at[sh + 1]]
-        pk = G._params[sh]
-        if len(zc) or pk[T.P_ALLY] != T.PASS_NO_END:
-            continue
-        if (sh, bud) not in sets:
-            code = int(pk[T.P_TEAM])
-            ublob, uqf = _unstopped(blob, qf)
-            near = np.full((N, N), 255, np.uint8)
-            row = np.full(N, EMPTY, np.int32)
-            for s in range(N):
-                row[s] = code
-                query[0, 0], query[0, 1] = s, bud
-                m = reach1_general(blob, row, qf, zc, pk, buf, ends, query, 0, 0)
-                if m < 0:  # pragma: no cover (ends hold one column per cell)
-                    raise RuntimeError(f"movecore: kernel status {m}")
-                parts.append(ends[:, :m].copy())
-                at += m
-                ptrs.append(at)
-                m = reach1_general(ublob, row, uqf, zc, pk, buf, ends, query, 0, 0)
-                if m < 0:  # pragma: no cover
-                    raise RuntimeError(f"movecore: kernel status {m}")
-                near[s, ends[0, :m]] = np.minimum(ends[1, :m], 254)
-                row[s] = EMPTY
-            sets[sh, bud] = len(codes)
-            codes.append(code)
-            nears.append(near)
-        kept_at[f] = sets[sh, bud]
-    if not codes:
-        return none
-    return (kept_at, np.array(codes, np.int32), np.array(ptrs, np.int64),
-            np.ascontiguousarray(np.concatenate(parts, axis=1), np.int32),
-            np.ascontiguousarray(np.concatenate(nears), np.uint8))
-
-
 @njit(nogil=True)
 def _touching_enemy(nbr, cell, alive, side_of, double, lead, trail, b, f, r, both):
     """The removal coin's victim in game ``b``: the k-th figure (slot order) in play,
@@ -264,10 +181,13 @@ def step_kernel():
         (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,
          tick, max_turns, occ0, cell0, rules) = Q
         rows1, figs1, bud1 = one
-        kept_at, kept_code, kept_ptr, kept, near_k = K
+        kept_at, kept_code, kept_ptr, kept, near_k, kept_far = K
         use_kept = (rules & KEPT_ENDS) != 0
         keep_friends = (rules & BREAK_FRIENDS) != 0
         any_figure = (rules & BREAK_REACH) != 0
+        edge_near = (rules & BREAK_FAR) != 0
+        at_far = (rules & KEPT_FAR) != 0
+        walkers = 0 if (rules & KEPT_WALKERS) != 0 else NO_KEPT_WALKERS
         N = occ.shape[1]
         F = cell.shape[1]
         B = occ.shape[0]
@@ -301,7 +221,7 @@ def step_kernel():
                 figs1[0] = f
                 bud1[0] = budget[f]
                 st_ = _DK(occ, cell, alive, rows1, figs1, bud1, *D, mask, cost, stop,
-                          no_pen, 0)
+                          no_pen, walkers)
                 if st_ < 0:
                     return st_
                 for a in range(P):
@@ -311,18 +231,21 @@ def step_kernel():
                 if ka >= 0 and occ[b, start] != kept_code[ka]:
                     ka = -1                     # (engaged: a wall to its friends)
                 if ka >= 0:
-                    # no figure within reach but friends it passes (their code, the
-                    # mover's own: not engaged)? the search reads no cell farther
-                    # (kept_tables), so it is the empty battlefield's but for the
-                    # friends' spaces, which it passes and may not end on
-                    bud = budget[f]
+                    # no figure nearer than the budget but friends it passes (their
+                    # code, the mover's own: not engaged)? the search reads no cell
+                    # farther, and one at the budget ends it (kept_tables), so it is
+                    # the empty battlefield's but for the figures' spaces, which it
+                    # passes (friends) or which end it there (the rest) and may not
+                    # end on
+                    far = (kept_far[ka] if at_far else budget[f] + 1) - \
+                        (1 if edge_near else 0)
                     at = ka * N + start
                     for g in range(F):
                         if g == f or not alive[b, g]:
                             continue
                         x0, x1 = _spaces(cell, double, lead, trail, b, g)
-                        if (near_k[at, x0] <= bud and occ[b, x0] != kept_code[ka]) or \
-                                (x1 >= 0 and near_k[at, x1] <= bud and
+                        if (near_k[at, x0] < far and occ[b, x0] != kept_code[ka]) or \
+                                (x1 >= 0 and near_k[at, x1] < far and
                                  occ[b, x1] != kept_code[ka]):
                             if not any_figure:
                                 ka = -1

@@ -171,7 +171,7 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
     compiled caller: the self-play step, one set per thread). None where a query does
     not pack."""
     from ...reach.compiled import fast_layout_size, pen_layout_size, pen_out_offset
-    from ._batch_doubles import doubles_kernel, static_ends
+    from ._batch_doubles import NEAR_BYTES, doubles_kernel, static_ends, walker_near
     st = pos._st
     N = st.n
     dk = list(dict.fromkeys(inf.kind for inf in infos if inf.double))
@@ -205,20 +205,34 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
     pnb = max(max(int(q.nb) for q in pens), 8)
     pbuf = np.zeros(pen_layout_size(max(P, N), n_pen, pnb), T.INDEX)
     pbuf[2], pbuf[3] = pnb, n_pen
-    # the double-space movers that pass every figure (flyers, phantom walkers): their
-    # plain query's ends from every start, kept once per kind and budget (static_ends)
+    # the double-space movers that pass every figure (flyers, phantom walkers) and the
+    # walkers (where no figure but friends they pass is in reach, and no enemy for
+    # leaving attacks): their plain query's ends from every start, kept once per kind
+    # and budget (static_ends); a walker's with its reach (walker_near)
     tab_at = np.full(len(infos), -1, np.int64)
     tab_bud = np.full(len(infos), -1, np.int64)
+    near_at = np.full(len(infos), -1, np.int64)
     blob_at_, qflags_at_ = at([q.blob for q in fast]), at([q.qflags for q in fast])
-    kept, ptrs, tabs, n_ptr, n_tab = {}, [], [], 0, 0
+    kept, ptrs, tabs, n_ptr, n_tab, nears, n_near = {}, [], [], 0, 0, {}, 0
     for g, inf in enumerate(infos):
-        if not (inf.double and passes[g]):
+        if not inf.double:
             continue
         k, bud = int(kind[g]), int(budget[g])
+        kb = (blobs[blob_at_[k]:blob_at_[k + 1]], qflags[qflags_at_[k]:qflags_at_[k + 1]],
+              params[k])
+        if not passes[g]:
+            # (a walker passes its friends and may not end on them, and no more: the
+            # kept ends' rule; and one reach table of P x N bytes per kind and budget)
+            if kb[2][T.P_ALLY] != T.PASS_NO_END or kb[2][T.P_ENEMY] != T.BLOCK or \
+                    P * N > NEAR_BYTES:
+                continue
+            if (k, bud) not in nears:
+                nears[k, bud] = (n_near, walker_near(*kb, st.lead, st.trail, N, bud,
+                                                     fbuf))
+                n_near += P
+            near_at[g] = nears[k, bud][0]
         if (k, bud) not in kept:
-            ptr, tab = static_ends(blobs[blob_at_[k]:blob_at_[k + 1]],
-                                   qflags[qflags_at_[k]:qflags_at_[k + 1]], params[k],
-                                   st.flip, bud, fbuf)
+            ptr, tab = static_ends(*kb, st.flip, bud, fbuf)
             kept[k, bud] = n_ptr
             ptrs.append(ptr + n_tab)
             tabs.append(tab)
@@ -227,6 +241,8 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
         tab_at[g], tab_bud[g] = kept[k, bud], bud
     tab_ptr = np.concatenate(ptrs) if ptrs else np.zeros(1, np.int64)
     tab = np.concatenate(tabs, axis=1) if tabs else np.zeros((3, 0), T.INDEX)
+    near = np.ascontiguousarray(np.concatenate([x for _, x in nears.values()])) \
+        if nears else np.zeros((0, N), np.uint8)
     def scratch(fb, pb) -> tuple:
         """The call's scratch (``node_occ`` ... ``pbuf``; workspaces ``fb``, ``pb``):
         one set per thread that calls the kernel at the same time."""
@@ -245,7 +261,7 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
             pen_out_offset(N, n_pen, pnb),
             np.ascontiguousarray(st.touch, np.int64) if dk else
             np.full((1, 1), -1, np.int64),
-            tab_at, tab_bud, tab_ptr, np.ascontiguousarray(tab, T.INDEX))
+            tab_at, tab_bud, tab_ptr, np.ascontiguousarray(tab, T.INDEX), near_at, near)
     mine = scratch(fbuf, pbuf)
     rest = head + mine + tail
     no_pen = np.zeros((0, 0), np.int32)

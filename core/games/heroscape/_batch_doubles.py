@@ -15,10 +15,12 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    (``max_penalty`` 15, or 63 when enemies x budget exceed 15: ``_max_penalty``), rows
    mode, run over the shape's table of steps (``penalty_steps_kernel``: the same rows
    in the same order; ``_batch._pen_shapes``); otherwise the kind's plain query
-   (``reach1_ordered``, kernel order), or, for a mover that passes every figure, its
-   kept ends from ``s`` on the empty battlefield less the placements a figure stands on
-   (:func:`static_ends`: the same ends, in the same order; no layers built: each end's
-   occupancy from its two spaces, the first of each pair marked in the kept ends);
+   (``reach1_ordered``, kernel order), or, for a mover that passes every figure, and
+   for a walker with no figure but friends it passes (not engaged) on a space it may
+   reach (:func:`walker_near`), its kept ends from ``s`` on the empty battlefield less
+   the placements a figure stands on (:func:`static_ends`: the same ends, in the same
+   order; no layers built: each end's occupancy from its two spaces, the first of each
+   pair marked in the kept ends);
 3. each pair of spaces once: the first of its two placements in the kernel's order
    (``finish_double``), written densely into the game's row of mask, cost and stop
    (stop codes of placements: water, lava, glyph); with ``penalty`` asked, its leaving
@@ -52,11 +54,21 @@ I64_1, I64_2 = types.int64[::1], types.int64[:, ::1]
 I32_1, I32_2 = types.int32[::1], types.int32[:, ::1]
 B_1, B_2 = types.boolean[::1], types.boolean[:, ::1]
 U8_1, U64_1, I8_2 = types.uint8[::1], types.uint64[::1], types.int8[:, ::1]
+U8_2 = types.uint8[:, ::1]
 U8_2A, I32_2A, I8_2A = types.uint8[:, :], types.int32[:, :], types.int8[:, :]
 
 _RP = None   # the penalty kernel, linked in by doubles_kernel()
 _RPS = None  # its rows mode over a table of steps, linked in by doubles_kernel()
 NP = T.N_PARAMS
+#: the bits of ``doubles``' last argument: the leaving attacks asked; (for the tests)
+#: the walkers' kept ends never taken (the plain query instead), or taken whoever
+#: stands within reach (the rule broken: the differential must fail)
+PENALTY = 1
+NO_KEPT_WALKERS = 2
+BREAK_KEPT_WALKERS = 4
+#: the largest placement graph (placements x spaces) whose walkers get kept ends (their
+#: reach table, per kind and budget, is uint8[P, N]: 205 KiB on the Shattered Table)
+NEAR_BYTES = 1 << 22
 
 
 @functools.lru_cache(maxsize=None)
@@ -69,7 +81,8 @@ def doubles_kernel():
     leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs, blob_at,
     qflags, qflags_at, params, codes, pblobs, pblob_at, pparams, node_occ, flags, rowpos,
     lv, nlv, fbuf, ends, query, pbuf, out_at, sqflags, sqflags_at, n_dk, sout_at,
-    touch, tab_at, tab_bud, tab_ptr, tab, mask, cost, stop, penalty, want_pen)``: games
+    touch, tab_at, tab_bud, tab_ptr, tab, near_at, near, mask, cost, stop, penalty,
+    want_pen)``: games
     ``rows[i]``, figure slot ``figs[i]`` with budget ``budgets[i]``; per slot its team,
     height, kind of mover (``k >= 0``: a double-space kind, the index into the packed
     plain shapes ``blobs``, ...,
@@ -84,9 +97,12 @@ def doubles_kernel():
     of the movers that pass every figure (slot ``f``'s from start ``s`` at
     ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` (int32[4, M]:
     :func:`static_ends`) for budget
-    ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), the dense outs and,
-    with ``want_pen``, ``penalty`` (each end's leaving attacks: a single-space slot's
-    game row gets those alone). Returns 0 or a kernel status < 0."""
+    ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), and of the walkers
+    too, with their reach (``near[near_at[f] + s]``: :func:`walker_near`), the dense
+    outs and, with ``want_pen & PENALTY``, ``penalty`` (each end's leaving attacks: a
+    single-space slot's game row gets those alone; the other bits of ``want_pen`` are
+    the tests': ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``). Returns 0 or a kernel
+    status < 0."""
     import os
 
     from ...reach.compiled import kernel_sources, penalty_kernel, penalty_steps_kernel
@@ -99,15 +115,18 @@ def doubles_kernel():
               B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
               U8_1, I64_1, I64_2, I8_2, I32_1, I64_1, I64_2, I32_1, U8_1, I64_1, U64_1,
               U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, i64, I64_2,
-              I64_1, I64_1, I64_1, I32_2, U8_2A, I32_2A, I8_2A, I32_2A, i64),
-          cache=CACHE, nogil=True)
+              I64_1, I64_1, I64_1, I32_2, I64_1, U8_2, U8_2A, I32_2A, I8_2A, I32_2A,
+              i64), cache=CACHE, nogil=True)
     def doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
                 leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs,
                 blob_at, qflags, qflags_at, params, codes, pblobs, pblob_at, pparams,
                 node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, out_at,
                 sqflags, sqflags_at, n_dk, sout_at, touch, tab_at, tab_bud, tab_ptr,
-                tab, mask, cost, stop, penalty, want_pen):
+                tab, near_at, near, mask, cost, stop, penalty, want_pen):
         dep = deps  # noqa: F841 (in the closure: see doubles_kernel)
+        want = (want_pen & PENALTY) != 0
+        walkers_kept = (want_pen & NO_KEPT_WALKERS) == 0
+        whoever = (want_pen & BREAK_KEPT_WALKERS) != 0
         P = lead.shape[0]
         N = level.shape[0]
         F = cell.shape[1]
@@ -125,7 +144,7 @@ def doubles_kernel():
             if k < 0:
                 # a single-space figure: its leaving attacks alone (its ends, costs
                 # and stops are the batched kernel's, in the game's row already)
-                if want_pen and leaves[f]:
+                if want and leaves[f]:
                     n = _single_attacks(occ, cell, alive, b, f, bud, start, team,
                                         height, kind, lead, trail, coords, level, nbr,
                                         sqflags, sqflags_at, pblobs, pblob_at, pparams,
@@ -141,11 +160,29 @@ def doubles_kernel():
             t = 0 if any_mode else team[f]
             n_rel = _relevant(cell, alive, b, f, c0, c1, bud + 3, team, kind, lead,
                               trail, coords) if leaves[f] else 0
-            if n_rel == 0 and tab_at[f] >= 0 and bud == tab_bud[f]:
-                # a mover that passes every figure: its kept ends from this start on
-                # the empty battlefield, less the placements it may not end on here
-                # (see static_ends; its start, whose spaces are its own, is empty), in
-                # the kernel's order, each pair once (a placement and its flip are
+            kept = n_rel == 0 and tab_at[f] >= 0 and bud == tab_bud[f]
+            if kept and not any_mode:
+                # a walker (no enemy in reach for leaving attacks: its plain query):
+                # its kept ends too where no figure but friends it passes (their code
+                # its team's: not engaged) has a space at a least cost within the
+                # budget (near: what the search may read), as a flyer's
+                kept = walkers_kept
+                ra = near_at[f] + start
+                for j in range(F):
+                    if not kept or whoever:
+                        break
+                    if j == f or not alive[b, j]:
+                        continue
+                    x0, x1 = _other_spaces(cell, kind, lead, trail, b, j)
+                    if (near[ra, x0] <= bud and occ[b, x0] != t) or \
+                            (x1 >= 0 and near[ra, x1] <= bud and occ[b, x1] != t):
+                        kept = False
+            if kept:
+                # a mover that passes every figure (or a walker with no one but
+                # friends in reach, above): its kept ends from this start on the empty
+                # battlefield, less the placements it may not end on here (see
+                # static_ends; its start, whose spaces are its own, is empty), in the
+                # kernel's order, each pair once (a placement and its flip are
                 # occupied alike: the first of the pair kept is the first listed)
                 at = tab_at[f] + start
                 for e in range(tab_ptr[at], tab_ptr[at + 1]):
@@ -227,7 +264,7 @@ def doubles_kernel():
                 mask[b, node] = 1
                 cost[b, node] = src[o_cost + wr * r]
                 stop[b, node] = codes[k, node] if src[o_stop + wr * r] != 0 else 0
-                if want_pen and o_pen >= 0:  # the least (attacks, cost) of both
+                if want and o_pen >= 0:  # the least (attacks, cost) of both
                     p = src[o_pen + wr * r]
                     if partner >= 0:
                         pc = src[o_pen + 1 + wr * r]
@@ -259,28 +296,99 @@ def static_ends(blob, qflags, params, flip, budget, fbuf):
     stands, in the same order -- what :func:`doubles_kernel`
     reads instead of searching."""
     P = qflags.shape[0]
-    occ = np.full(P, EMPTY, T.INDEX)
-    ends = np.zeros((3, P), T.INDEX)
-    query = np.zeros((1, 3), np.int64)
-    no_zoc, no_order = np.zeros(0, np.uint64), np.zeros(0, np.int64)
-    ptr = np.zeros(P + 1, np.int64)
-    parts = []
-    for s in range(P):
-        fl = qflags.copy()
+    flip = np.asarray(flip)
+    fl = np.array(qflags, np.uint8, copy=True)
+    # the starts whose stops and their flip's are none: one call for many (_by_start)
+    plain = ((fl | fl[flip]) & T.CELL_STOP) == 0
+    got = dict(_by_start(blob, fl, params, budget, fbuf, np.flatnonzero(plain)))
+    for s in np.flatnonzero(~plain).tolist():
+        f0, f1 = fl[s], fl[flip[s]]         # (their stops cleared for this start)
         fl[s] &= NOT_STOP
         fl[flip[s]] &= NOT_STOP
-        query[0, 0], query[0, 1] = s, budget
-        n = reach1_ordered(blob, occ, fl, no_zoc, params, fbuf, ends, query, no_order)
-        if n < 0:  # pragma: no cover (ends hold one column per placement)
+        got[s] = _by_start(blob, fl, params, budget, fbuf, [s])[0][1]
+        fl[flip[s]] = f1
+        fl[s] = f0
+    n = np.array([got[s].shape[1] for s in range(P)], np.int64)
+    ptr = np.zeros(P + 1, np.int64)
+    ptr[1:] = np.cumsum(n)
+    out = np.zeros((4, int(ptr[-1])), T.INDEX)
+    out[:3] = np.concatenate([got[s] for s in range(P)], axis=1)
+    # each end's row in its start's list, and its flip's (-1: not an end there)
+    st = np.repeat(np.arange(P), n)
+    row = np.arange(len(st)) - ptr[st]
+    rows = np.full(P * P, -1, np.int64)
+    rows[st * P + out[0]] = row
+    other = rows[st * P + flip[out[0]]]
+    out[3] = (other >= 0) & (other < row)
+    return ptr, np.ascontiguousarray(out, T.INDEX)
+
+
+def _by_start(blob, qflags, params, budget, fbuf, starts) -> list:
+    """``[(s, ends int32[3, n])]``: the plain query (kernel order, empty battlefield) of
+    the kind from each of ``starts`` with flags ``qflags``, many starts to a call."""
+    P = qflags.shape[0]
+    occ = np.full(P, EMPTY, T.INDEX)
+    no_zoc, no_order = np.zeros(0, np.uint64), np.zeros(0, np.int64)
+    starts = np.asarray(starts, np.int64)
+    out = []
+    per = max(1, min(64, len(starts)))
+    ends = np.zeros((3, per * P), T.INDEX)      # (one column per placement a query)
+    for lo in range(0, len(starts), per):
+        chunk = starts[lo:lo + per]
+        query = np.zeros((len(chunk), 3), np.int64)
+        query[:, 0], query[:, 1] = chunk, budget
+        n = reach1_ordered(blob, occ, qflags, no_zoc, params, fbuf, ends, query, no_order)
+        if n < 0:  # pragma: no cover (ends hold one column per placement a query)
             raise RuntimeError(f"movecore: kernel status {n}")
-        part = np.zeros((4, n), T.INDEX)
-        part[:3] = ends[:, :n]
-        row = np.full(P, n, np.int64)            # each end's row (n: not an end)
-        row[part[0]] = np.arange(n)
-        part[3] = row[np.asarray(flip)[part[0]]] < np.arange(n)
-        parts.append(part)
-        ptr[s + 1] = ptr[s] + n
-    return ptr, np.ascontiguousarray(np.concatenate(parts, axis=1), T.INDEX)
+        at = 0
+        for i, s in enumerate(chunk.tolist()):
+            m = int(query[i, 2])
+            out.append((s, ends[:, at:at + m].copy()))
+            at += m
+    return out
+
+
+def _unstopped(blob, qflags):
+    """Copies of a packed query's ``blob`` and ``qflags`` with nothing that stops a move
+    or forbids an end (``CELL_STOP``, ``CELL_NO_END``, ``EDGE_STOP`` cleared): its
+    search from a start reaches every cell that some path within the budget reaches,
+    at that path's least cost."""
+    blob = np.array(blob, copy=True)
+    N, K, E = int(blob[0]), int(blob[1]), int(blob[4])
+    o_edge, o_cell = int(blob[9]), int(blob[12])
+    off = np.uint8(~(T.CELL_STOP | T.CELL_NO_END) & 0xFF)
+    flags = blob[o_cell + 1:o_cell + 4 * N:4]
+    blob[o_cell + 1:o_cell + 4 * N:4] = flags & np.int32(off)
+    if E > 0:
+        ef = blob[o_edge + 1:o_edge + 2 * N * K:2]
+        blob[o_edge + 1:o_edge + 2 * N * K:2] = ef & np.int32(~int(T.EDGE_STOP))
+    return blob, (np.asarray(qflags, np.uint8) & off).astype(np.uint8)
+
+
+def walker_near(blob, qflags, params, lead, trail, N, budget, fbuf):
+    """uint8[P, N]: from each start placement ``s`` of a two-space walker's kind, the
+    least cost of a placement on each space ``x`` (either of its two) on the empty
+    battlefield with nothing that stops a move (:func:`_unstopped`), 255 where none is
+    within ``budget``: a bound below the cost of every arrival its query from ``s``
+    (the kind's flags, any occupants) tries within the budget, so a figure on a space
+    farther than ``budget`` is never read by it. ``doubles`` takes the walker's kept
+    ends (:func:`static_ends`) where no figure but friends it passes (not engaged)
+    stands on a space within the budget."""
+    P = qflags.shape[0]
+    ublob, uqf = _unstopped(blob, qflags)
+    lead, trail = np.asarray(lead), np.asarray(trail)
+    near = np.full((P, N), 255, np.uint8)
+    got = _by_start(ublob, uqf, params, budget, fbuf, range(P))
+    e = np.concatenate([x for _, x in got], axis=1)
+    st = np.repeat(np.array([s for s, _ in got], np.int64), [x.shape[1] for _, x in got])
+    # each (start, space)'s least over the placements on the space: the costs written
+    # dearest first, one cost at a time (a write of one value to a repeated index)
+    at = np.concatenate((st * N + lead[e[0]], st * N + trail[e[0]]))
+    c = np.minimum(np.tile(e[1], 2), 254)
+    flat = near.reshape(-1)
+    for v in np.unique(c)[::-1].tolist():
+        flat[at[c == v]] = v
+    return near
 
 
 @njit(inline="always")
