@@ -869,14 +869,14 @@ def test_heroscape_fast_answers_equal_the_general_path():
     checked = planned = kept = 0
     for k, (name, s) in enumerate(_hs_scenarios()):
         try:
-            got = _hs_answers_run(s, 10, seed=k, threads=1 + k % 2)
+            got = _hs_answers_run(s, 8, seed=k, threads=1 + k % 2)
         except mc_errors():          # (a battlefield the environments refuse)
             continue
         if got is not None:
             planned += 1
             checked += got[0]
             kept += got[1]
-    assert planned >= 7 and checked > 1_000 and kept > 50, (planned, checked, kept)
+    assert planned >= 7 and checked > 800 and kept > 50, (planned, checked, kept)
 
 
 def test_heroscape_fast_answers_check_fails_on_a_wrong_answer():
@@ -936,10 +936,10 @@ def test_heroscape_fast_env_equals_the_general_path():
     moves = 0
     for k, (_, s) in enumerate(runs):
         try:
-            moves += _hs_paths_run(s, 20, seed=k, threads=1 + k % 2)
+            moves += _hs_paths_run(s, 15, seed=k, threads=1 + k % 2)
         except mc_errors():
             continue
-    assert moves > 600
+    assert moves > 600, moves
 
 
 def test_heroscape_fast_env_check_fails_on_a_wrong_move():
