@@ -35,7 +35,7 @@ from numba import njit
 from ..games.heroscape._batch import _move_one, _spaces
 from ..kernels import _types as T
 from ..reach.compiled import reach1_general
-from ._vecgame import _draw
+from ._vecgame import _draw, _n_sides
 
 EMPTY = T.OCC_EMPTY
 #: a broken rule for the tests' mutation check: a kept end's stop code dropped
@@ -216,13 +216,7 @@ def hs_play(rows, to, actor, occ, cell, alive, moved, removed, rng, adj, side_of
                         removed[b] = True
                         pending[b] += np.float64(side_of[f] == learner) - \
                             np.float64(side_of[j] == learner)
-                        sides = 0
-                        for s in range(n_all):
-                            for h in range(F):
-                                if alive[b, h] and side_of[h] == s:
-                                    sides += 1
-                                    break
-                        if sides < 2:
+                        if _n_sides(alive, side_of, n_all, b) < 2:
                             over[b] = ended
                             actor[b] = -1
                         break
