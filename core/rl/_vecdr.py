@@ -36,7 +36,7 @@ from numba import njit
 from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits, kernel
 from ..kernels import _types as T
 from ._vecgame import _draw
-from ._vecnp import keep_answer
+from ._kept_answer import keep_answer
 
 #: de Bruijn sequence and table: the index of a word's lowest set bit
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)

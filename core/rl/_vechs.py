@@ -5,7 +5,7 @@ its removal in one compiled call.
 The general path answers a sub-step's games by ``BatchedGames.legal_moves``: the
 queries' columns built, the batched kernel over every game's row (``reach_games``),
 the end rules as numpy passes over the batch, the double-space figures by the layout's
-compiled call, then the kept answer (``_vecnp.keep_answer``, a pass over every place of
+compiled call, then the kept answer (``_kept_answer.keep_answer``, a pass over every place of
 every game). Where every moving figure's query stays in the compiled scope of the
 self-play step (:mod:`movecore.tools._selfplay_heroscape`: each mover's budget its
 Move, the layout's stop codes, no one-figure or no-end spaces), :func:`hs_queries`
@@ -35,7 +35,8 @@ from numba import njit
 from ..games.heroscape._batch import _move_one, _spaces
 from ..kernels import _types as T
 from ..reach.compiled import reach1_general
-from ._vecgame import _draw, _n_sides
+from ._kept_answer import keep_answer
+from ._vecgame import TERMINATED, _draw, _n_sides
 
 EMPTY = T.OCC_EMPTY
 #: a broken rule for the tests' mutation check: a kept end's stop code dropped
@@ -305,7 +306,7 @@ class HeroscapeAnswers:
                              cost, stop, self.no_pen, 0)
             if st < 0:  # pragma: no cover (ends hold one column per placement)
                 raise RuntimeError(f"movecore: batched double-space kernel status {st}")
-            k2 = s.keep_answer(dr, df, mask, cost, stop, s._usable8, s.a_cost, s.a_stop,
+            k2 = keep_answer(dr, df, mask, cost, stop, s._usable8, s.a_cost, s.a_stop,
                              s.a_list, s.a_n, *s._open, s.a_slow, s.nxt, s.actor, again2)
         return k, k2, kept
 
@@ -375,7 +376,7 @@ class HeroscapeAnswers:
         def run(c, lo, hi):
             return hs_play(rows[lo:hi], to[lo:hi], s.actor, G.occ, G.cell, G.alive,
                            s.moved, s.removed, s.rng, s.adj, s.side_of, s.n_all,
-                           s.learner, s.pending, s.over, s.TERMINATED, left[lo:hi],
+                           s.learner, s.pending, s.over, TERMINATED, left[lo:hi],
                            self.near[c],
                            *self.consts)
         if C == 1:

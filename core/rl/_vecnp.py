@@ -68,6 +68,7 @@ import numpy as np
 from numba import njit
 
 from ..position import grid_distance
+from ._kept_answer import keep_answer
 from ._vecgame import _draw, _n_sides
 
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
@@ -118,46 +119,6 @@ def advance_select(rows, alive, side_of, movers, turn_sides, n_all, max_turns, t
             for j in range(F):
                 moved[b, j] = False
     return na
-
-
-@njit(cache=True, nogil=True)
-def keep_answer(rows, g, mask, cost, stop, usable, a_cost, a_stop, a_list, a_n, has_open,
-                opened, a_open, slow, a_slow, nxt, actor, again):
-    """Games ``rows``' answers (``mask``/``cost``/``stop``: ``legal_moves``' rows, [B,
-    >= P]) for figure slots ``g`` into the kept answer: the list of the usable ends
-    (``usable`` uint8[F, P]), by place id, in ``a_list`` int32[B, P] (``a_n`` int64[B]
-    how many: what the pick, the mask and the observation loop over, not the P
-    places), and their costs and stops in ``a_cost``/``a_stop`` [B, P] (what is off
-    the list is stale: never read); Descent (``has_open``): the doors each end's path
-    opens (``opened`` int64[B, P]) and whether a position answered (``slow`` bool[B]),
-    what its move reads, into ``a_open``/``a_slow``. Then ``Match._advance``'s step:
-    ``nxt`` = the slot after ``g``, and the figure acts (``actor``) where it has a
-    usable end; the games where it has none go to ``again`` (int64[>= R]); returns how
-    many."""
-    P = a_list.shape[1]
-    k = 0
-    for i in range(rows.shape[0]):
-        b, gi = rows[i], g[i]
-        c = 0
-        for p in range(P):          # (no branch: the list's next slot written anyway)
-            a_list[b, c] = p
-            c += (mask[b, p] & usable[gi, p]) != 0
-        for j in range(c):
-            p = a_list[b, j]
-            a_cost[b, p] = cost[b, p]
-            a_stop[b, p] = stop[b, p]
-            if has_open:
-                a_open[b, p] = opened[b, p]
-        a_n[b] = c
-        if has_open:
-            a_slow[b] = slow[b]
-        nxt[b] = gi + 1
-        if c:
-            actor[b] = gi
-        else:
-            again[k] = b
-            k += 1
-    return k
 
 
 @njit(cache=True, nogil=True)
@@ -552,11 +513,6 @@ def _queries(s):
 class BatchedSteps:
     """The games, their turn state and random streams, and the vector env's step over
     them (see the module docstring). ``env``: the :class:`MovecoreVectorEnv`."""
-
-    #: what :mod:`._vechs` reads of this module (handed over, not imported: no import
-    #: circle between the two)
-    TERMINATED = TERMINATED
-    keep_answer = staticmethod(keep_answer)
 
     def __init__(self, env, one):
         from ..batch import BatchedGames
