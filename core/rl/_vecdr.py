@@ -34,9 +34,10 @@ import numpy as np
 from numba import njit
 
 from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits, kernel
+from ..games.dark_realms._hero_bits import hero_layer, hero_start, word_steps
 from ..kernels import _types as T
-from ._vecgame import _draw
 from ._kept_answer import keep_answer
+from ._vecgame import _draw
 
 #: de Bruijn sequence and table: the index of a word's lowest set bit
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
@@ -46,68 +47,26 @@ for _i in range(64):
 del _i
 
 
-@njit(nogil=True, inline="always")
-def _shift_or(src, out, k):
-    """``out |= src`` shifted by ``k`` bits (towards higher bits for k > 0), over uint64
-    words, the bits shifted past either end dropped."""
-    W = src.shape[0]
-    if k >= 0:
-        ws = k >> 6
-        bs = np.uint64(k & 63)
-        for w in range(W - 1, ws - 1, -1):
-            v = src[w - ws] << bs
-            if bs and w - ws - 1 >= 0:
-                v |= src[w - ws - 1] >> (np.uint64(64) - bs)
-            out[w] |= v
-    else:
-        k = -k
-        ws = k >> 6
-        bs = np.uint64(k & 63)
-        for w in range(0, W - ws):
-            v = src[w + ws] >> bs
-            if bs and w + ws + 1 < W:
-                v |= src[w + ws + 1] << (np.uint64(64) - bs)
-            out[w] |= v
-
-
 @njit(nogil=True)
 def _hero_bits(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits,
                end_bits, work, db, mask, cost, stop):
     """Game ``b``'s hero ``f`` (from ``start``) card move of ``roll`` steps on the bit
-    sets (see :func:`dr_queries`) into ``mask``/``cost``/``stop`` row ``b`` (cleared)."""
+    sets (see :func:`dr_queries`) into ``mask``/``cost``/``stop`` row ``b`` (cleared):
+    the reach grown a step at a time (``_hero_bits.hero_layer``), each end's cost the
+    step that first reached it."""
     r = work[0]
     free = work[1]
-    grow = work[2]
     new = work[3]
-    W = r.shape[0]
-    for w in range(W):
-        free[w] = pass_bits[fly, w]
-        r[w] = 0
-    for g in range(cell.shape[1]):
-        if alive[b, g] and g != f:
-            p = bpos[cell[b, g]]
-            free[p >> 6] &= ~(np.uint64(1) << np.uint64(p & 63))
-    p = bpos[start]
-    r[p >> 6] = np.uint64(1) << np.uint64(p & 63)
+    hero_start(b, f, start, fly, cell, alive, bpos, pass_bits, r, free)
+    small, sp, sn = word_steps(shifts)
     mask[b, start] = 1
     cost[b, start] = 0
     stop[b, start] = 0
     one = np.uint64(1)
     for k in range(1, roll + 1):
-        for w in range(W):
-            grow[w] = 0
-        for d in range(shifts.shape[0]):
-            _shift_or(r, grow, shifts[d])
-        more = False
-        for w in range(W):
-            x = grow[w] & free[w] & ~r[w]
-            new[w] = x
-            r[w] |= x
-            if x:
-                more = True
-        if not more:
+        if not hero_layer(r, free, new, small, sp, sn, shifts):
             break
-        for w in range(W):
+        for w in range(r.shape[0]):
             x = new[w] & end_bits[fly, w]
             while x:
                 low = x & (~x + one)

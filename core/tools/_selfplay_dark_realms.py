@@ -24,7 +24,8 @@ import numpy as np
 from numba import njit
 
 from ..batch import QueryColumns, per_thread
-from ..games.dark_realms._batch_enemy import _step_word, bits_of, grid_bits  # noqa: F401 (grid_bits re-exported)
+from ..games.dark_realms._batch_enemy import bits_of, grid_bits  # noqa: F401 (grid_bits re-exported)
+from ..games.dark_realms._hero_bits import hero_layer, hero_start, word_steps
 from ..kernels import _types as T
 from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,
                            _selfplay_restart, _uniform)
@@ -42,46 +43,6 @@ from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_ne
 # but that draw, and no [B, ...] numpy pass is made.
 
 
-@njit(nogil=True, inline="always")
-def _shift_or(src, out, k):
-    """``out |= src`` shifted by ``k`` bits (left for k > 0: towards higher bits), over
-    uint64 words, bits shifted past either end dropped."""
-    W = src.shape[0]
-    if k >= 0:
-        ws = k >> 6
-        bs = np.uint64(k & 63)
-        for w in range(W - 1, ws - 1, -1):
-            v = src[w - ws] << bs
-            if bs and w - ws - 1 >= 0:
-                v |= src[w - ws - 1] >> (np.uint64(64) - bs)
-            out[w] |= v
-    else:
-        k = -k
-        ws = k >> 6
-        bs = np.uint64(k & 63)
-        for w in range(0, W - ws):
-            v = src[w + ws] >> bs
-            if bs and w + ws + 1 < W:
-                v |= src[w + ws + 1] << (np.uint64(64) - bs)
-            out[w] |= v
-
-
-@njit(nogil=True, inline="always")
-def _nth(shifts, sign, i):
-    """The magnitude of the ``i``-th offset of ``shifts`` of sign ``sign`` (1, -1), as
-    uint64; the last such one past them (an offset twice ORs the same bits)."""
-    last = np.int64(0)
-    n = 0
-    for d in range(shifts.shape[0]):
-        k = shifts[d] * sign
-        if k > 0:
-            last = k
-            if n == i:
-                break
-            n += 1
-    return np.uint64(last)
-
-
 @njit(nogil=True)
 def _grow_bits(b, f, start, fly, roll, cell, alive, bpos, shifts, pass_bits, reach,
                grow):
@@ -89,56 +50,10 @@ def _grow_bits(b, f, start, fly, roll, cell, alive, bpos, shifts, pass_bits, rea
     (see :func:`dark_realms_queries`); ``reach[1]`` holds the free spaces."""
     r = reach[0]
     free = reach[1]
-    W = r.shape[0]
-    pb = pass_bits[fly]
-    for w in range(W):
-        free[w] = pb[w]
-        r[w] = 0
-    for g in range(cell.shape[1]):
-        if alive[b, g] and g != f:
-            p = bpos[cell[b, g]]
-            free[p >> 6] &= ~(np.uint64(1) << np.uint64(p & 63))
-    p = bpos[start]
-    r[p >> 6] = np.uint64(1) << np.uint64(p & 63)
-    g0 = grow[0]
-    npos = nneg = 0
-    small = True
-    for d in range(shifts.shape[0]):
-        k = shifts[d]
-        npos += k > 0
-        nneg += k < 0
-        small = small and k != 0 and -64 < k < 64
-    if small and 1 <= npos <= 4 and 1 <= nneg <= 4:
-        # every offset below a word: a step is one pass over the words, each from
-        # itself and its two neighbours (``_batch_enemy._step_word``, unrolled)
-        sp = (_nth(shifts, 1, 0), _nth(shifts, 1, 1), _nth(shifts, 1, 2),
-              _nth(shifts, 1, 3))
-        sn = (_nth(shifts, -1, 0), _nth(shifts, -1, 1), _nth(shifts, -1, 2),
-              _nth(shifts, -1, 3))
-        for _ in range(roll):
-            for w in range(W):
-                g0[w] = _step_word(r, w, sp, sn)
-            more = False
-            for w in range(W):
-                x = g0[w] & free[w]
-                if x & ~r[w]:
-                    more = True
-                r[w] |= x
-            if not more:
-                break
-        return
+    hero_start(b, f, start, fly, cell, alive, bpos, pass_bits, r, free)
+    small, sp, sn = word_steps(shifts)
     for _ in range(roll):
-        for w in range(W):
-            g0[w] = 0
-        for d in range(shifts.shape[0]):
-            _shift_or(r, g0, shifts[d])
-        more = False
-        for w in range(W):
-            x = g0[w] & free[w]
-            if x & ~r[w]:
-                more = True
-            r[w] |= x
-        if not more:
+        if not hero_layer(r, free, grow[0], small, sp, sn, shifts):
             break
 
 
