@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits, kernel
-from ..games.dark_realms._hero_bits import hero_layer, hero_start, word_steps
+from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
 from ._kept_answer import keep_answer
 from ._vecgame import _draw
@@ -83,24 +83,7 @@ def _hero_bfs(b, start, fly, roll, occ, nbr, passable, may_end, seen, queue, mas
     """As :func:`_hero_bits`, by a breadth-first search over ``nbr`` (int32[N, K], -1
     none) through spaces with no figure that ``passable[fly]``; ``seen`` int32[N] is -1
     between calls."""
-    EMPTY = np.int32(T.OCC_EMPTY)
-    K = nbr.shape[1]
-    seen[start] = 0
-    queue[0] = start
-    head = 0
-    tail = 1
-    while head < tail:
-        u = queue[head]
-        head += 1
-        s = seen[u]
-        if s >= roll:
-            break              # (breadth-first: every space after it is as far)
-        for d in range(K):
-            v = nbr[u, d]
-            if v >= 0 and seen[v] < 0 and occ[b, v] == EMPTY and passable[fly, v]:
-                seen[v] = s + 1
-                queue[tail] = v
-                tail += 1
+    tail = hero_bfs(b, start, fly, roll, occ, nbr, passable, seen, queue)
     for i in range(tail):
         c = queue[i]
         if may_end[fly, c] or c == start:

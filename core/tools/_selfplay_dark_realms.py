@@ -25,7 +25,7 @@ from numba import njit
 
 from ..batch import QueryColumns, per_thread
 from ..games.dark_realms._batch_enemy import bits_of, grid_bits  # noqa: F401 (grid_bits re-exported)
-from ..games.dark_realms._hero_bits import hero_layer, hero_start, word_steps
+from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
 from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,
                            _selfplay_restart, _uniform)
@@ -85,9 +85,7 @@ def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr
     figures', ``alive``), until the roll or no growth; the ends are its bits in
     ``end_bits[fly]`` (uint64[2, W]: no obstacle) and the start. ``bpos``: int64[N],
     each space's bit; ``reach``, ``grow``: uint64[2, W] workspace."""
-    EMPTY = np.int32(T.OCC_EMPTY)
     N = occ.shape[1]
-    K = nbr.shape[1]
     n_e = 0
     for b in range(lo, hi):
         if done[b] or actor[b] < 0:
@@ -117,23 +115,7 @@ def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr
                 p = bpos[c]
                 mask[b, c] = np.uint8((e[p >> 6] >> np.uint64(p & 63)) & np.uint64(1))
             continue
-        seen[start] = 0
-        queue[0] = start
-        head = 0
-        tail = 1
-        o = occ[b]
-        while head < tail:
-            u = queue[head]
-            head += 1
-            s = seen[u]
-            if s >= roll:
-                break              # (breadth-first: every space after it is as far)
-            for d in range(K):
-                v = nbr[u, d]
-                if v >= 0 and seen[v] < 0 and o[v] == EMPTY and passable[fly, v]:
-                    seen[v] = s + 1
-                    queue[tail] = v
-                    tail += 1
+        tail = hero_bfs(b, start, fly, roll, occ, nbr, passable, seen, queue)
         for i in range(tail):
             c = queue[i]
             seen[c] = -1

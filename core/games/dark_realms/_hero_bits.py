@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...kernels import _types as T
 from ._batch_enemy import _step_word
 
 
@@ -117,3 +118,32 @@ def hero_layer(reach, free, new, small, sp, sn, shifts):
     for w in range(W):
         reach[w] |= new[w]
     return more
+
+
+@njit(nogil=True)
+def hero_bfs(b, start, fly, roll, occ, nbr, passable, seen, queue):
+    """The card move by a breadth-first search over ``nbr`` (int32[N, K], -1 none) on
+    a board with no grid: the spaces within ``roll`` steps of ``start`` through spaces
+    with no figure (game ``b``'s ``occ`` row, int32[B, N]) that ``passable[fly]``
+    (uint8[2, N]), start first, in ``queue[:n]`` (int32[N]); returns n. ``seen``
+    (int32[N], -1 between calls) holds each one's steps: the caller reads them, then
+    sets them back to -1."""
+    EMPTY = np.int32(T.OCC_EMPTY)
+    K = nbr.shape[1]
+    seen[start] = 0
+    queue[0] = start
+    head = 0
+    tail = 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        s = seen[u]
+        if s >= roll:
+            break              # (breadth-first: every space after it is as far)
+        for d in range(K):
+            v = nbr[u, d]
+            if v >= 0 and seen[v] < 0 and occ[b, v] == EMPTY and passable[fly, v]:
+                seen[v] = s + 1
+                queue[tail] = v
+                tail += 1
+    return tail
