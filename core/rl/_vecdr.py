@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..batch import on_chunks
 from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits, kernel
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
@@ -294,14 +295,7 @@ class DarkRealmsAnswers:
     def on_threads(self, n: int, run) -> None:
         """``run(lo, hi)`` over ``n`` items in ``n_chunks`` contiguous chunks, one per
         thread (the calling thread takes the first), waiting for all."""
-        from ..reach import _thread_pool
-        C = self.n_chunks
-        cut = [(n * c) // C for c in range(C + 1)]
-        pool = _thread_pool(C - 1)
-        futures = [pool.submit(run, cut[c], cut[c + 1]) for c in range(1, C)]
-        run(cut[0], cut[1])
-        for fu in futures:
-            fu.result()
+        on_chunks(n, self.n_chunks, lambda c, lo, hi: run(lo, hi))
 
     def answer(self, rows, g, mask, cost, stop) -> np.ndarray:
         """Figure slots ``g`` (int64[R]) of games ``rows`` (int64[R]): their rolled
@@ -321,19 +315,7 @@ class DarkRealmsAnswers:
             none = np.zeros(0, np.int64)
             self._chunk(0, none, none, mask, cost, stop, again)
             self._loaded = True
-        from ..reach import _thread_pool
-        cut = [(R * c) // C for c in range(C + 1)]
-        got = [None] * C
-
-        def run(c):
-            lo, hi = cut[c], cut[c + 1]
-            got[c] = self._chunk(c, rows[lo:hi], g[lo:hi], mask, cost, stop,
-                                 again[lo:hi])
-
-        pool = _thread_pool(C - 1)
-        futures = [pool.submit(run, c) for c in range(1, C)]
-        run(0)
-        for fu in futures:
-            fu.result()
+        cut, got = on_chunks(R, C, lambda c, lo, hi: self._chunk(
+            c, rows[lo:hi], g[lo:hi], mask, cost, stop, again[lo:hi]))
         self.ai.answered += sum(n for _, n in got)
         return np.concatenate([again[cut[c]:cut[c] + got[c][0]] for c in range(C)])

@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..batch import on_chunks
 from ..games.heroscape._batch import _move_one, _spaces
 from ..kernels import _types as T
 from ..reach.compiled import reach1_general
@@ -329,20 +330,8 @@ class HeroscapeAnswers:
             none = np.zeros(0, np.int64)
             self._chunk(0, none, none, mask, cost, stop, again, again2)
             self._loaded = True
-        from ..reach import _thread_pool
-        cut = [(R * c) // C for c in range(C + 1)]
-        got = [None] * C
-
-        def run(c):
-            lo, hi = cut[c], cut[c + 1]
-            got[c] = self._chunk(c, rows[lo:hi], g[lo:hi], mask, cost, stop,
-                                 again[lo:hi], again2[lo:hi])
-
-        pool = _thread_pool(C - 1)
-        futures = [pool.submit(run, c) for c in range(1, C)]
-        run(0)
-        for fu in futures:
-            fu.result()
+        cut, got = on_chunks(R, C, lambda c, lo, hi: self._chunk(
+            c, rows[lo:hi], g[lo:hi], mask, cost, stop, again[lo:hi], again2[lo:hi]))
         self.kept_used += sum(x[2] for x in got)
         return np.sort(np.concatenate(
             [again[cut[c]:cut[c] + got[c][0]] for c in range(C)] +
@@ -352,14 +341,7 @@ class HeroscapeAnswers:
         """``run(lo, hi)`` over ``n`` items in ``n_chunks`` contiguous chunks, one per
         thread (the calling thread takes the first), waiting for all (the kept
         observation's draw and copy, ``BatchedSteps.observe``)."""
-        from ..reach import _thread_pool
-        C = self.n_chunks
-        cut = [(n * c) // C for c in range(C + 1)]
-        pool = _thread_pool(C - 1)
-        futures = [pool.submit(run, cut[c], cut[c + 1]) for c in range(1, C)]
-        run(cut[0], cut[1])
-        for fu in futures:
-            fu.result()
+        on_chunks(n, self.n_chunks, lambda c, lo, hi: run(lo, hi))
 
     def play(self, rows, to) -> np.ndarray:
         """The acting figures of games ``rows`` move to places ``to``, then the removal
@@ -384,9 +366,5 @@ class HeroscapeAnswers:
         if not self._played:
             run(0, 0, 0)            # (compiled or loaded once, on this thread)
             self._played = True
-        from ..reach import _thread_pool
-        cut = [(R * c) // C for c in range(C + 1)]
-        pool = _thread_pool(C - 1)
-        futures = [pool.submit(run, c, cut[c], cut[c + 1]) for c in range(1, C)]
-        got = [run(0, cut[0], cut[1])] + [fu.result() for fu in futures]
+        cut, got = on_chunks(R, C, run)
         return np.concatenate([left[cut[c]:cut[c] + got[c]] for c in range(C)])
