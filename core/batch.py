@@ -909,6 +909,25 @@ def _indices(name: str, values, n: int, lo: int = 0) -> np.ndarray:
     return a.astype(np.int64)
 
 
+def on_chunks(n: int, n_chunks: int, run) -> tuple:
+    """``run(c, lo, hi)`` over ``n`` items cut into ``n_chunks`` contiguous chunks
+    (``lo = n * c // n_chunks``), one per thread of the shared pool, the calling thread
+    taking chunk 0; waits for all. Returns ``(cut, results)``: the ``n_chunks + 1``
+    chunk bounds and each chunk's return value, in chunk order.
+
+    >>> on_chunks(5, 2, lambda c, lo, hi: hi - lo)
+    ([0, 2, 5], [2, 3])
+    """
+    cut = [(n * c) // n_chunks for c in range(n_chunks + 1)]
+    if n_chunks == 1:
+        return cut, [run(0, 0, n)]
+    from .reach import _thread_pool
+    pool = _thread_pool(n_chunks - 1)
+    futures = [pool.submit(run, c, cut[c], cut[c + 1]) for c in range(1, n_chunks)]
+    first = run(0, cut[0], cut[1])
+    return cut, [first] + [fu.result() for fu in futures]
+
+
 def per_thread(n: int, shape, dtype) -> list:
     """``n`` zeroed arrays of ``shape`` and ``dtype`` (C order), each on cache lines of its
     own: the small scratch and counters each thread of a batched call writes for every

@@ -466,6 +466,15 @@ def _ai_off(**changes):
 
 _ZERO = np.zeros_like
 _SLOW = lambda v: False                          # noqa: E731 (the kernels' path)
+
+
+def _lose_a_direction(k):
+    """The bit offsets with one direction (the first) replaced by another."""
+    k = k.copy()
+    k[0] = k[1]
+    return k
+
+
 _AI_OFF = [
     _ai_off(marked=_ZERO),                       # the marked characters first
     _ai_off(summon=_ZERO),                       # then the summons
@@ -473,14 +482,25 @@ _AI_OFF = [
     _ai_off(n_traps=lambda n: 0),                # the walker's forward search over traps
     _ai_off(obstacle=np.ones_like),              # the flyer's goal spaces, its ends
     _ai_off(trap=_ZERO),                         # the pick: the end's own trap
-    _ai_off(rank=_ZERO),                         # the pick: (x, y) last
-    # the fast searches (the default)
-    _ai_off(trap8=_ZERO),                        # traps in the walker's searches
-    _ai_off(walk_ok=np.ones_like),               # walkers never enter an obstacle
+    # the pick: (x, y) last (on the neighbour table's searches: the bit sets list a
+    # level's ends of one step count in (x, y) order, so a tie there is never broken
+    # any other way)
+    _ai_off(rank=_ZERO, use_bits=_SLOW),
+    # the fast searches (the default) as bit sets over the padded grid
+    _ai_off(trap_bits=_ZERO),                    # traps in the walker's searches
+    _ai_off(walk_bits=np.ones_like),             # walkers never enter an obstacle
+    _ai_off(sp=_lose_a_direction),               # every direction of a step
+    _ai_off(sn=_lose_a_direction),
+    _ai_off(use_tab=_SLOW, nbb=_ZERO),           # the closest target's neighbours
+    # ... over the neighbour table (other boards)
+    _ai_off(trap8=_ZERO, use_bits=_SLOW),        # traps in the walker's searches
+    _ai_off(walk_ok=np.ones_like, use_bits=_SLOW),   # walkers never enter an obstacle
     _ai_off(tab_check=_SLOW),                    # the tables only where no figure is
     #                                              on a least route
-    _ai_off(tab_walk=lambda t: np.where(t > 0, t % (len(t) + 1), t)),  # traps in it
-    _ai_off(use_tab=_SLOW, tab_fly=lambda t: t, nbrf=lambda a: np.where(
+    _ai_off(tab_wpk=lambda t: np.where(t > 0, t & 0xFFFF, t)),  # the traps in the walker's
+    #                                              table (the pick reads it packed)
+    _ai_off(tab_walk=lambda t: np.full_like(t, -1)),  # its least routes, as checked
+    _ai_off(use_tab=_SLOW, use_bits=_SLOW, tab_fly=lambda t: t, nbrf=lambda a: np.where(
         np.arange(len(a)) % 2 == 0, a, -1)),     # the neighbour table searched
     # the kernels' path (``fast`` False)
     _ai_off(fast=_SLOW, field_budget=lambda n: 0),   # the closest by steps (the field)
@@ -512,12 +532,17 @@ def test_turning_an_enemy_ai_rule_off_fails(monkeypatch, off):
 
 def _fast_and_kernels(scenarios, steps, B, seed):
     """Self-play of ``scenarios``; at every step every game's enemy AI move (the
-    rolled queries of the step) answered three ways: the fast searches with the tables
-    (the default), without them (``use_tab`` False), and the kernels' path (``fast``
-    False, the searches they replace): the same mask, steps and traps. Returns the
-    table counters summed (pick from the tables, searched; field from the tables,
-    searched) and the enemy moves compared."""
+    rolled queries of the step) answered five ways: the fast searches as bit sets with
+    the tables (the default), without the tables (``use_tab`` False), the bit sets'
+    walker's reverse search cut short (a level of more than two steps: the neighbour
+    table's search), the fast searches over the neighbour table (``use_bits`` False,
+    the searches the bit sets replace), and the kernels' path (``fast`` False, the
+    searches the fast ones replace): the same mask, steps and traps. Returns the table
+    counters summed (pick from the tables, searched; field from the tables, searched)
+    and the bit sets' (forward, closest-target, reverse searches), and the enemy moves
+    compared."""
     hits = np.zeros(4, np.int64)
+    bits = np.zeros(3, np.int64)
     n_ai = 0
     for name, sc in scenarios:
         play = BatchedPlay("dark_realms", sc, B, seed=seed)
@@ -529,10 +554,13 @@ def _fast_and_kernels(scenarios, steps, B, seed):
             act = np.where(play.done, -1, play.actor)
             qs = play._rolled_queries(act)
             got = []
-            for cfg in ({}, {"use_tab": False}, {"fast": False}):
+            short = ai.args["brev"][:3].copy()
+            for cfg in ({}, {"use_tab": False}, {"use_tab": False, "brev": short},
+                        {"use_bits": False}, {"fast": False}):
                 keep = {k: ai.args[k] for k in cfg}
                 ai.args.update(cfg)
                 h0 = ai.args["tab_hits"].copy()
+                b0 = ai.args["bit_hits"].copy()
                 a0 = ai.answered
                 pen = np.zeros((G.B, G.n_places), np.int32)
                 got.append([a.copy() for a in G.legal_moves(act, queries=qs,
@@ -541,29 +569,34 @@ def _fast_and_kernels(scenarios, steps, B, seed):
                 if not cfg:
                     hits += ai.args["tab_hits"] - h0
                     n_ai += ai.answered - a0
+                if "brev" not in cfg:
+                    bits += ai.args["bit_hits"] - b0
             for other in got[1:]:
                 for x, y in zip(got[0], other):
                     bad = np.flatnonzero((x != y).any(axis=1))
                     assert not len(bad), (name, int(bad[0]))
             play.step()
-    return hits, n_ai
+    return hits, bits, n_ai
 
 
 def test_fast_searches_equal_the_kernels():
-    """The fast searches (breadth-first searches written for the compiled scope's
-    rules, and the tables of the board with no figure on it) against the kernels'
-    path they replace, on random boards and the bundled examples in self-play: both
-    the tables' answers and the searches after them are taken many times."""
-    hits, n_ai = _fast_and_kernels(_ai_boards(range(60, 76)) + [_closest_by_steps()] +
-                                   example_scenarios("dark_realms"), steps=24, B=32,
-                                   seed=5)
-    assert n_ai > 3000 and (hits > 100).all(), (n_ai, hits)
+    """The fast searches (bit sets over the padded grid, breadth-first searches over
+    the neighbour table, both written for the compiled scope's rules, and the tables
+    of the board with no figure on it) against the searches they replace, on random
+    boards (hex, square4, square8: traps, obstacles, flyers) and the bundled examples
+    in self-play: the tables' answers, the searches after them and every bit set
+    search are taken many times."""
+    hits, bits, n_ai = _fast_and_kernels(_ai_boards(range(60, 76)) + [_closest_by_steps()]
+                                         + example_scenarios("dark_realms"), steps=24,
+                                         B=32, seed=5)
+    assert n_ai > 3000 and (hits > 100).all() and (bits > 100).all(), (n_ai, hits, bits)
 
 
 @pytest.mark.slow
 def test_fast_searches_equal_the_kernels_long():
-    hits, n_ai = _fast_and_kernels(_ai_boards(range(100, 124)), steps=40, B=32, seed=6)
-    assert n_ai > 10000 and (hits > 500).all(), (n_ai, hits)
+    hits, bits, n_ai = _fast_and_kernels(_ai_boards(range(100, 124)), steps=40, B=32,
+                                         seed=6)
+    assert n_ai > 10000 and (hits > 500).all() and (bits > 300).all(), (n_ai, hits, bits)
 
 
 def test_the_tables_are_the_empty_boards_searches():
@@ -600,6 +633,14 @@ def test_the_tables_are_the_empty_boards_searches():
                         else rq.reach(x, n)
                     want[r.cells] = r.costs
                 assert np.array_equal(tab[x], want), (name, key, x)
+        if a["tab_walk"].shape[0] == n:        # the pick's packed form of the walker's
+            k = a["tab_walk"].astype(np.int64)
+            trap = pos.scene.trap.astype(np.int64)
+            for x in range(n):
+                for c in range(n):
+                    q, r = divmod(int(k[x, c]), n + 1)
+                    want = (q - trap[c]) * 65536 + r - 1 if k[x, c] >= 0 and r else -1
+                    assert a["tab_wpk"][x, c] == want, (name, x, c)
 
 
 @pytest.mark.parametrize("slack", [0, 1, -1])
@@ -987,3 +1028,134 @@ def test_the_chunked_step_drops_live_positions_of_restarted_games():
         m = G.legal_moves(np.where(np.arange(8) == b, hero, -1), queries=q)[0]
         want = G.position(b).legal_moves(G.ids[hero], die="d6")
         assert sorted(np.flatnonzero(m[b]).tolist()) == sorted(want.actions.tolist())
+
+
+# ---------------------------------------------------------------- the bit set searches
+def _grid_boards(seeds):
+    """Random Dark Realms boards (hex, square4, square8 in turn) of up to 15 x 15
+    spaces, some left out, obstacles and traps: grids of one to four words."""
+    for seed in seeds:
+        rng = random.Random(seed)
+        kind = ("hex", "square4", "square8")[seed % 3]
+        w, h = rng.randint(1, 15), rng.randint(1, 15)
+        cells = []
+        for x in range(w):
+            for y in range(h):
+                if rng.random() < 0.9 or not cells:
+                    r = rng.random()
+                    cells.append({"at": [x, y], **({"obstacle": True} if r < 0.15 else
+                                                   {"trap": True} if r < 0.25 else {})})
+        free = [c["at"] for c in cells if not c.get("obstacle")] or [cells[0]["at"]]
+        cells = [c if c["at"] != free[0] else {"at": c["at"]} for c in cells]
+        sc = {"game": "dark_realms", "board": {"grid": kind, "cells": cells},
+              "figures": [{"id": "e", "side": "enemy", "at": free[0]}], "options": {},
+              "query": {}}
+        yield mc.position(sc), rng
+
+
+def test_bit_searches_equal_the_neighbour_table_searches():
+    """Each bit set search of the enemy AI (``_batch_enemy``: ``_fwd_bits``,
+    ``_rev_walk_bits``, ``_rev_fly_bits``, ``_field_bits``) against the neighbour
+    table's search it replaces (``_bfs_traps``, ``_bfs``, ``_rev_walk``, ``_rev_fly``,
+    the closest target's keys from ``_bfs``) on random boards of one to four words,
+    random figures (every figure blocks), starts, budgets 0-8, targets and spaces
+    wanted: the same ends with the same traps and steps, the same costs."""
+    from movecore.games.dark_realms import _batch_enemy as be
+    n = np.zeros(5, np.int64)
+    words = set()
+    for pos, rng in _grid_boards(range(30)):
+        board = pos.board
+        N, K = board.n_cells, board.nbr.shape[1]
+        grid = be.grid_layout(board)
+        assert grid is not None
+        bpos, shifts, W = grid
+        words.add(W)
+        bat = np.full(W * 64, -1, np.int64)
+        bat[bpos] = np.arange(N)
+        sp, sn = be._four(shifts[shifts > 0]), be._four(-shifts[shifts < 0])
+        nbrf = np.ascontiguousarray(board.nbr, np.int32).ravel()
+        obstacle = np.asarray(pos.scene.obstacle, bool)
+        trap8 = pos.scene.trap.astype(np.uint8)
+        n_traps = int(trap8.sum())
+        trapb = be.bits_of([trap8], bpos, W)[0]
+        nbb = np.zeros((N, W), np.uint64)
+        for c in range(N):
+            nbb[c] = be.bits_of([np.isin(np.arange(N), board.nbr[c][board.nbr[c] >= 0])],
+                                bpos, W)[0]
+        coords = np.ascontiguousarray(board.coords, np.int64)
+        kind = be._KIND[board.kind]
+        ws = lambda k: np.zeros((k, W), np.uint64)                 # noqa: E731
+        i32 = lambda: np.zeros(N, np.int32)                        # noqa: E731
+        for _ in range(12):
+            occupied = np.array([rng.random() < 0.2 for _ in range(N)])
+            start = rng.randrange(N)
+            occupied[start] = False
+            budget = rng.randint(0, 8)
+            walk = (~obstacle & ~occupied).astype(np.uint8)
+            walk[start] = 1
+            fly = (~occupied).astype(np.uint8)
+            fly[start] = 1
+            # the forward searches: a walker over traps, a flyer
+            least, steps, cells = np.full(N, be._BIG, np.int32), i32(), i32()
+            states = np.zeros(N * (min(n_traps, budget) + 1) + 1, np.int64)
+            m = be._bfs_traps(nbrf, K, walk, trap8, start, budget, least, steps, cells,
+                              states)
+            want = {int(c): (int(least[c]), int(steps[c])) for c in cells[:m]}
+            fc, ft, fs = i32(), i32(), i32()
+            got = be._fwd_bits(start, budget, be.bits_of([walk], bpos, W)[0], trapb,
+                               min(n_traps, budget), sp, sn, bpos, bat, obstacle, False,
+                               ws(budget + 1), ws(budget + 1), ws(1)[0], fc, ft, fs)
+            assert {int(fc[j]): (int(ft[j]), int(fs[j])) for j in range(got)} == want
+            n[0] += 1
+            field, order = np.full(N, -1, np.int32), i32()
+            m = be._bfs(nbrf, K, fly, start, budget, field, order)
+            want = {int(c): (0, int(field[c])) for c in order[:m] if not obstacle[c]}
+            got = be._fwd_bits(start, budget, be.bits_of([fly], bpos, W)[0], ws(1)[0], 0,
+                               sp, sn, bpos, bat, obstacle, True, ws(budget + 1),
+                               ws(budget + 1), ws(1)[0], fc, ft, fs)
+            assert {int(fc[j]): (int(ft[j]), int(fs[j])) for j in range(got)} == want
+            # the closest target: 1-3 targets on occupied spaces (or anywhere)
+            tier = np.array([rng.randrange(N) for _ in range(rng.randint(1, 3))], np.int64)
+            cell = tier.astype(np.int32)[None, :]
+            nt = len(tier)
+            keys = np.zeros((nt, 2), np.int64)
+            be._field_bits(start, be.bits_of([walk], bpos, W)[0], nbb, cell, 0,
+                           np.arange(nt, dtype=np.int64), nt, keys, coords, kind, sp, sn,
+                           bpos, ws(1)[0], ws(1)[0])
+            field[:] = -1
+            be._bfs(nbrf, K, walk, start, N, field, order)
+            for t in range(nt):
+                d = [field[v] + 1 for v in board.nbr[tier[t]] if v >= 0 and field[v] >= 0]
+                want = (0, min(d)) if d else (1, be._grid_distance(coords, kind, start,
+                                                                  tier[t]))
+                assert tuple(keys[t]) == want
+                n[1] += 1
+            # the reverse searches from a target's space, for random spaces wanted
+            tg = rng.randrange(N)
+            wanted = np.array([c != tg and walk[c] and rng.random() < 0.3
+                               for c in range(N)], np.uint8)
+            nw = int(wanted.sum())
+            Wt = N + 1
+            rem, fifo, tq = np.full(N, -1, np.int64), i32(), i32()
+            be._rev_walk(nbrf, K, walk, trap8, tg, Wt, wanted, nw, rem, fifo, tq)
+            got = np.full(N, -1, np.int64)
+            st = be._rev_walk_bits(tg, be.bits_of([walk], bpos, W)[0], trapb,
+                                   be.bits_of([wanted], bpos, W)[0], Wt, n_traps, sp, sn,
+                                   bpos, bat, ws(be.REV_ROWS), *ws(4), got)
+            assert st == 0
+            on = wanted.astype(bool)
+            assert np.array_equal(got[on], rem[on]), (board.kind, tg)
+            n[2] += nw
+            n[3] += int((rem[on] >= Wt).sum())            # (a trap on the route)
+            goal = walk.copy()
+            wanted &= fly
+            rem[:] = -1
+            be._rev_fly(nbrf, K, goal, fly, tg, wanted, int(wanted.sum()), rem, fifo)
+            got[:] = -1
+            be._rev_fly_bits(tg, be.bits_of([goal], bpos, W)[0],
+                             be.bits_of([fly], bpos, W)[0], be.bits_of([wanted], bpos, W)[0],
+                             sp, sn, nbb, bat, *ws(2), got)
+            on = wanted.astype(bool)
+            assert np.array_equal(got[on], rem[on]), (board.kind, tg)
+            n[4] += int(on.sum())
+    assert words >= {1, 2, 3} and (n > 100).all(), (words, n)

@@ -805,6 +805,154 @@ def test_dark_realms_fast_env_check_fails_on_a_wrong_move():
         _dr_paths_run(s, 25, seed=1, mutate=no_neighbours)
 
 
+def _hs_answers_run(scenario, steps, seed, threads=1, mutate=None):
+    """Heroscape's fast answers (``_vechs``: one-space figures answered straight into
+    the kept answer, double-space ones by the layout's call) against the general path
+    they replace (one batched ``legal_moves``, then ``keep_answer``) at every query of
+    a seeded run: the same usable ends listed, their costs and stops, the acting
+    figure, the next slot and the games with no usable end. ``mutate(hs)``: a wrong
+    answer (the check must fail). Returns (queries checked, kept-end answers; None: no
+    fast plan)."""
+    from movecore.rl._vecnp import keep_answer
+    envs = rl.vector_env(scenario, num_envs=8, threads=threads, max_turns=9,
+                         opponent=("random", "greedy")[seed % 2], backend="arrays")
+    n = envs._np
+    hs = n._hs
+    if hs is None:
+        return None
+    if mutate is not None:
+        mutate(hs)
+    fast = hs.answer
+    checked = [0]
+    kept = ("a_list", "a_cost", "a_stop", "a_n", "nxt", "actor")
+
+    def both(rows, g, mask, cost, stop):
+        before = [getattr(n, a).copy() for a in kept]
+        again = fast(rows, g, mask, cost, stop)
+        got = [getattr(n, a).copy() for a in kept]
+        for a, x in zip(kept, before):
+            getattr(n, a)[:] = x
+        n._legal(rows, g)
+        want = np.empty(len(rows), np.int64)
+        k = keep_answer(rows, g, mask, cost, stop, n._usable8, n.a_cost, n.a_stop,
+                        n.a_list, n.a_n, *n._open, n.a_slow, n.nxt, n.actor, want)
+        assert np.array_equal(again, want[:k])
+        for a in ("a_n", "nxt", "actor"):
+            assert np.array_equal(got[kept.index(a)], getattr(n, a)), a
+        for b in rows.tolist():
+            m = int(n.a_n[b])
+            lst = n.a_list[b, :m]
+            assert np.array_equal(got[0][b, :m], lst)
+            assert np.array_equal(got[1][b, lst], n.a_cost[b, lst])
+            assert np.array_equal(got[2][b, lst], n.a_stop[b, lst])
+        checked[0] += len(rows)
+        return again
+
+    hs.answer = both
+    rng = np.random.default_rng(seed)
+    envs.reset(seed=seed)
+    for _ in range(steps):
+        m = envs._mask
+        envs.step((rng.random(m.shape, np.float32) * m).argmax(1))
+    return checked[0], hs.kept_used
+
+
+def _hs_scenarios():
+    from test_batch_heroscape import _scenarios
+    return example_scenarios("heroscape") + list(_scenarios([0, 2]))
+
+
+def test_heroscape_fast_answers_equal_the_general_path():
+    """Every bundled Heroscape scenario and random battlefields (levels, water, lava,
+    glyphs; double-space figures, flyers, phantom walkers), 1 and 2 threads, both
+    opponents: the fast answers are the general path's, kept ends included."""
+    checked = planned = kept = 0
+    for k, (name, s) in enumerate(_hs_scenarios()):
+        try:
+            got = _hs_answers_run(s, 8, seed=k, threads=1 + k % 2)
+        except mc_errors():          # (a battlefield the environments refuse)
+            continue
+        if got is not None:
+            planned += 1
+            checked += got[0]
+            kept += got[1]
+    assert planned >= 7 and checked > 800 and kept > 50, (planned, checked, kept)
+
+
+def test_heroscape_fast_answers_check_fails_on_a_wrong_answer():
+    """The check above fails when a kept end's stop code is dropped, or the kept ends
+    are taken whoever stands within reach."""
+    s = dict(example_scenarios("heroscape"))["heroscape_river_crossing.json"]
+
+    def no_stop(hs):
+        hs.rules = 1                    # (_vechs.BREAK_STOP)
+
+    def any_reach(hs):
+        near = hs.K[4]
+        hs.K = hs.K[:4] + (np.full_like(near, 255),) + hs.K[5:]
+
+    for mutate in (no_stop, any_reach):
+        with pytest.raises(AssertionError):
+            _hs_answers_run(s, 20, seed=1, mutate=mutate)
+
+
+def _hs_paths_run(scenario, steps, seed, threads=1, mutate=None):
+    """Two vector envs of ``scenario`` stepped with the same actions: Heroscape's fast
+    path (``_vechs``: the answers, the move and removal) and the general one it
+    replaces (the plan removed); after every step the observations, masks, rewards,
+    ends and the games' arrays are equal. ``mutate(fast_steps)``: a wrong fast path
+    (the check must fail). Returns the moves checked."""
+    kw = dict(num_envs=8, threads=threads, max_turns=9, copy=True,
+              opponent=("random", "greedy")[seed % 2], backend="arrays")
+    fast, slow = rl.vector_env(scenario, **kw), rl.vector_env(scenario, **kw)
+    slow._np._hs = None
+    if fast._np._hs is None:
+        return 0
+    if mutate is not None:
+        mutate(fast._np)
+    rng = np.random.default_rng(seed)
+    got = [e.reset(seed=seed) for e in (fast, slow)]
+    for _ in range(steps):
+        assert np.array_equal(got[0][0], got[1][0])
+        assert np.array_equal(fast._mask, slow._mask)
+        m = fast._mask
+        a = (rng.random(m.shape, np.float32) * m).argmax(1)
+        a[::5] = rng.integers(0, m.shape[1], len(a[::5]))   # (some illegal)
+        got = [e.step(a) for e in (fast, slow)]
+        for x, y in zip(got[0][:4], got[1][:4]):
+            assert np.array_equal(x, y)
+        for name in ("cell", "alive", "occ"):
+            assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name))
+        assert np.array_equal(fast._np.rng, slow._np.rng)
+    assert fast.counts == slow.counts
+    return fast.counts["moves"]
+
+
+def test_heroscape_fast_env_equals_the_general_path():
+    """The fast path's env steps (the answers, the move with its engagement codes and
+    the removal, on 1 and 2 threads) equal the general path's on bundled scenarios and
+    random battlefields, both opponents, illegal actions and autoresets."""
+    runs = _hs_scenarios()[::2]         # (three bundled, one random battlefield)
+    moves = 0
+    for k, (_, s) in enumerate(runs):
+        try:
+            moves += _hs_paths_run(s, 15, seed=k, threads=1 + k % 2)
+        except mc_errors():
+            continue
+    assert moves > 600, moves
+
+
+def test_heroscape_fast_env_check_fails_on_a_wrong_move():
+    """The check above fails when the fast move's removal finds no neighbour."""
+    s = dict(example_scenarios("heroscape"))["heroscape_engaged_knight.json"]
+
+    def no_neighbours(n):
+        n.adj = np.zeros_like(n.adj)
+
+    with pytest.raises(AssertionError):
+        _hs_paths_run(s, 25, seed=1, mutate=no_neighbours)
+
+
 def _random_heroscape_runs(seeds, steps, rank=None, only=None):
     """Random battlefields (levels, water, lava, glyphs, trees; two or three teams;
     single- and double-space figures, flyers, phantom and ghost walkers; the master and
@@ -896,13 +1044,14 @@ def test_numpy_arrays_kept_observations_equal_a_draw_from_scratch(name):
     assert steps == 50 and cleared > 10
 
 
-def test_numpy_arrays_kept_observations_on_two_threads():
-    """Dark Realms' kept draw on two threads (``_vecdr``: each thread draws its chunk
-    of games, and with ``copy=True`` copies it) equals a draw from scratch after every
-    step."""
-    envs = rl.vector_env("dark_realms_die_planning", num_envs=6, copy=False, max_turns=7,
-                         threads=2)
-    assert envs._np._dr is not None and envs._np._dr.n_chunks == 2
+@pytest.mark.parametrize("name", ("dark_realms_die_planning", "heroscape_engaged_knight"))
+def test_numpy_arrays_kept_observations_on_two_threads(name):
+    """Dark Realms' and Heroscape's kept draw on two threads (``_vecdr``, ``_vechs``:
+    each thread draws its chunk of games, and with ``copy=True`` copies it) equals a
+    draw from scratch after every step."""
+    envs = rl.vector_env(name, num_envs=6, copy=False, max_turns=7, threads=2)
+    plan = envs._np._dr if envs._np._dr is not None else envs._np._hs
+    assert plan is not None and plan.n_chunks == 2
     steps, cleared = _kept_run(envs, 50, seed=7)
     assert steps == 50 and cleared > 10
 

@@ -33,10 +33,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..games.dark_realms._batch_enemy import _NO_PEN, kernel
+from ..batch import on_chunks
+from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits, kernel
+from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
+from ._kept_answer import keep_answer
 from ._vecgame import _draw
-from ._vecnp import keep_answer
 
 #: de Bruijn sequence and table: the index of a word's lowest set bit
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
@@ -46,68 +48,26 @@ for _i in range(64):
 del _i
 
 
-@njit(nogil=True, inline="always")
-def _shift_or(src, out, k):
-    """``out |= src`` shifted by ``k`` bits (towards higher bits for k > 0), over uint64
-    words, the bits shifted past either end dropped."""
-    W = src.shape[0]
-    if k >= 0:
-        ws = k >> 6
-        bs = np.uint64(k & 63)
-        for w in range(W - 1, ws - 1, -1):
-            v = src[w - ws] << bs
-            if bs and w - ws - 1 >= 0:
-                v |= src[w - ws - 1] >> (np.uint64(64) - bs)
-            out[w] |= v
-    else:
-        k = -k
-        ws = k >> 6
-        bs = np.uint64(k & 63)
-        for w in range(0, W - ws):
-            v = src[w + ws] >> bs
-            if bs and w + ws + 1 < W:
-                v |= src[w + ws + 1] << (np.uint64(64) - bs)
-            out[w] |= v
-
-
 @njit(nogil=True)
 def _hero_bits(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits,
                end_bits, work, db, mask, cost, stop):
     """Game ``b``'s hero ``f`` (from ``start``) card move of ``roll`` steps on the bit
-    sets (see :func:`dr_queries`) into ``mask``/``cost``/``stop`` row ``b`` (cleared)."""
+    sets (see :func:`dr_queries`) into ``mask``/``cost``/``stop`` row ``b`` (cleared):
+    the reach grown a step at a time (``_hero_bits.hero_layer``), each end's cost the
+    step that first reached it."""
     r = work[0]
     free = work[1]
-    grow = work[2]
     new = work[3]
-    W = r.shape[0]
-    for w in range(W):
-        free[w] = pass_bits[fly, w]
-        r[w] = 0
-    for g in range(cell.shape[1]):
-        if alive[b, g] and g != f:
-            p = bpos[cell[b, g]]
-            free[p >> 6] &= ~(np.uint64(1) << np.uint64(p & 63))
-    p = bpos[start]
-    r[p >> 6] = np.uint64(1) << np.uint64(p & 63)
+    hero_start(b, f, start, fly, cell, alive, bpos, pass_bits, r, free)
+    small, sp, sn = word_steps(shifts)
     mask[b, start] = 1
     cost[b, start] = 0
     stop[b, start] = 0
     one = np.uint64(1)
     for k in range(1, roll + 1):
-        for w in range(W):
-            grow[w] = 0
-        for d in range(shifts.shape[0]):
-            _shift_or(r, grow, shifts[d])
-        more = False
-        for w in range(W):
-            x = grow[w] & free[w] & ~r[w]
-            new[w] = x
-            r[w] |= x
-            if x:
-                more = True
-        if not more:
+        if not hero_layer(r, free, new, small, sp, sn, shifts):
             break
-        for w in range(W):
+        for w in range(r.shape[0]):
             x = new[w] & end_bits[fly, w]
             while x:
                 low = x & (~x + one)
@@ -124,24 +84,7 @@ def _hero_bfs(b, start, fly, roll, occ, nbr, passable, may_end, seen, queue, mas
     """As :func:`_hero_bits`, by a breadth-first search over ``nbr`` (int32[N, K], -1
     none) through spaces with no figure that ``passable[fly]``; ``seen`` int32[N] is -1
     between calls."""
-    EMPTY = np.int32(T.OCC_EMPTY)
-    K = nbr.shape[1]
-    seen[start] = 0
-    queue[0] = start
-    head = 0
-    tail = 1
-    while head < tail:
-        u = queue[head]
-        head += 1
-        s = seen[u]
-        if s >= roll:
-            break              # (breadth-first: every space after it is as far)
-        for d in range(K):
-            v = nbr[u, d]
-            if v >= 0 and seen[v] < 0 and occ[b, v] == EMPTY and passable[fly, v]:
-                seen[v] = s + 1
-                queue[tail] = v
-                tail += 1
+    tail = hero_bfs(b, start, fly, roll, occ, nbr, passable, seen, queue)
     for i in range(tail):
         c = queue[i]
         if may_end[fly, c] or c == start:
@@ -284,7 +227,6 @@ class DarkRealmsAnswers:
         return cls(steps)
 
     def __init__(self, steps):
-        from ..tools._selfplay_dark_realms import _bits, grid_bits
         G = steps.G
         root = G.root
         self.steps = steps
@@ -319,8 +261,8 @@ class DarkRealmsAnswers:
             self.bpos, self.shifts = bpos, shifts
             self.at = np.full(64 * W, -1, np.int64)
             self.at[bpos] = np.arange(n)
-            self.pass_bits = _bits(self.passable, bpos, W)
-            self.end_bits = _bits(self.may_end, bpos, W)
+            self.pass_bits = bits_of(self.passable, bpos, W)
+            self.end_bits = bits_of(self.may_end, bpos, W)
             self.work = per_thread(C, (4, W), np.uint64)
         self._loaded = C == 1
 
@@ -353,14 +295,7 @@ class DarkRealmsAnswers:
     def on_threads(self, n: int, run) -> None:
         """``run(lo, hi)`` over ``n`` items in ``n_chunks`` contiguous chunks, one per
         thread (the calling thread takes the first), waiting for all."""
-        from ..reach import _thread_pool
-        C = self.n_chunks
-        cut = [(n * c) // C for c in range(C + 1)]
-        pool = _thread_pool(C - 1)
-        futures = [pool.submit(run, cut[c], cut[c + 1]) for c in range(1, C)]
-        run(cut[0], cut[1])
-        for fu in futures:
-            fu.result()
+        on_chunks(n, self.n_chunks, lambda c, lo, hi: run(lo, hi))
 
     def answer(self, rows, g, mask, cost, stop) -> np.ndarray:
         """Figure slots ``g`` (int64[R]) of games ``rows`` (int64[R]): their rolled
@@ -380,19 +315,7 @@ class DarkRealmsAnswers:
             none = np.zeros(0, np.int64)
             self._chunk(0, none, none, mask, cost, stop, again)
             self._loaded = True
-        from ..reach import _thread_pool
-        cut = [(R * c) // C for c in range(C + 1)]
-        got = [None] * C
-
-        def run(c):
-            lo, hi = cut[c], cut[c + 1]
-            got[c] = self._chunk(c, rows[lo:hi], g[lo:hi], mask, cost, stop,
-                                 again[lo:hi])
-
-        pool = _thread_pool(C - 1)
-        futures = [pool.submit(run, c) for c in range(1, C)]
-        run(0)
-        for fu in futures:
-            fu.result()
+        cut, got = on_chunks(R, C, lambda c, lo, hi: self._chunk(
+            c, rows[lo:hi], g[lo:hi], mask, cost, stop, again[lo:hi]))
         self.ai.answered += sum(n for _, n in got)
         return np.concatenate([again[cut[c]:cut[c] + got[c][0]] for c in range(C)])

@@ -10,7 +10,8 @@ games that take part in each sub-step (the learner's move, the removal coin, the
 for the next figure that has a move, an opponent's pick), one batched ``legal_moves``
 per sub-step (Dark Realms in the compiled scope: the rolls and the heroes' card moves in
 one compiled call, the enemies on the compiled enemy AI, the move and removal in one:
-:mod:`._vecdr`), no Python per game. Each game's random numbers are its ``np_random``
+:mod:`._vecdr`; Heroscape in the self-play step's compiled scope: the queries, and the
+move and removal, each one compiled call: :mod:`._vechs`), no Python per game. Each game's random numbers are its ``np_random``
 stream (numpy's PCG64, stepped by :func:`movecore.rl._vecgame._draw`), drawn in the
 single env's order: Dark Realms' d6 of each figure as its turn comes, the opponent's
 pick, the removal coin, the victim.
@@ -52,7 +53,8 @@ Where the time goes: the Python of a sub-step is a few calls over its games (the
 for the next figure, the kept answer and its list of usable ends, the opponent's k-th
 row, the removal's victim, the mask and the observation are compiled loops: no numpy
 pass per condition, no sort over every place); the batched ``legal_moves`` and the
-game's move are the game's own (Dark Realms: :mod:`._vecdr`'s where it applies).
+game's move are the game's own (Dark Realms: :mod:`._vecdr`'s, Heroscape:
+:mod:`._vechs`'s where they apply).
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
 against single envs after every step (autoresets and illegal actions included), Descent's
@@ -66,6 +68,7 @@ import numpy as np
 from numba import njit
 
 from ..position import grid_distance
+from ._kept_answer import keep_answer
 from ._vecgame import _draw, _n_sides
 
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
@@ -116,46 +119,6 @@ def advance_select(rows, alive, side_of, movers, turn_sides, n_all, max_turns, t
             for j in range(F):
                 moved[b, j] = False
     return na
-
-
-@njit(cache=True, nogil=True)
-def keep_answer(rows, g, mask, cost, stop, usable, a_cost, a_stop, a_list, a_n, has_open,
-                opened, a_open, slow, a_slow, nxt, actor, again):
-    """Games ``rows``' answers (``mask``/``cost``/``stop``: ``legal_moves``' rows, [B,
-    >= P]) for figure slots ``g`` into the kept answer: the list of the usable ends
-    (``usable`` uint8[F, P]), by place id, in ``a_list`` int32[B, P] (``a_n`` int64[B]
-    how many: what the pick, the mask and the observation loop over, not the P
-    places), and their costs and stops in ``a_cost``/``a_stop`` [B, P] (what is off
-    the list is stale: never read); Descent (``has_open``): the doors each end's path
-    opens (``opened`` int64[B, P]) and whether a position answered (``slow`` bool[B]),
-    what its move reads, into ``a_open``/``a_slow``. Then ``Match._advance``'s step:
-    ``nxt`` = the slot after ``g``, and the figure acts (``actor``) where it has a
-    usable end; the games where it has none go to ``again`` (int64[>= R]); returns how
-    many."""
-    P = a_list.shape[1]
-    k = 0
-    for i in range(rows.shape[0]):
-        b, gi = rows[i], g[i]
-        c = 0
-        for p in range(P):          # (no branch: the list's next slot written anyway)
-            a_list[b, c] = p
-            c += (mask[b, p] & usable[gi, p]) != 0
-        for j in range(c):
-            p = a_list[b, j]
-            a_cost[b, p] = cost[b, p]
-            a_stop[b, p] = stop[b, p]
-            if has_open:
-                a_open[b, p] = opened[b, p]
-        a_n[b] = c
-        if has_open:
-            a_slow[b] = slow[b]
-        nxt[b] = gi + 1
-        if c:
-            actor[b] = gi
-        else:
-            again[k] = b
-            k += 1
-    return k
 
 
 @njit(cache=True, nogil=True)
@@ -732,6 +695,12 @@ class BatchedSteps:
         if self.rolled:
             from ._vecdr import DarkRealmsAnswers
             self._dr = DarkRealmsAnswers.make(self)
+        #: Heroscape's queries, move and removal without the general path where they
+        #: stay in the self-play step's compiled scope (:mod:`._vechs`)
+        self._hs = None
+        if s.game == "heroscape":
+            from ._vechs import HeroscapeAnswers
+            self._hs = HeroscapeAnswers.make(self)
         self.counts = [0, 0]             # moves, move generations
         #: enemy AI moves with a choice, picked on the position's rows (the tests)
         self.ai_choices = 0
@@ -788,6 +757,9 @@ class BatchedSteps:
         if self._dr is not None:    # (Dark Realms in the compiled scope: _vecdr)
             self.counts[1] += len(rows)
             return self._dr.answer(rows, g, *self._out)
+        if self._hs is not None:    # (Heroscape in the compiled scope: _vechs)
+            self.counts[1] += len(rows)
+            return self._hs.answer(rows, g, *self._out)
         self._legal(rows, g)
         mask, cost, stop = self._out
         self.counts[1] += len(rows)
@@ -857,6 +829,11 @@ class BatchedSteps:
                         self.over, left)
             self.counts[0] += len(rows)
             self._advance(left[:k])
+            return
+        if self._hs is not None:        # (Heroscape: compiled, _vechs)
+            left = self._hs.play(rows, to)
+            self.counts[0] += len(rows)
+            self._advance(left)
             return
         f = self.actor[rows]
         if self.game is not None:        # the Descent move reads its answer's doors
@@ -1064,8 +1041,8 @@ class BatchedSteps:
         drawn from scratch; ``kept``: ``out`` is the kept buffer, which holds what the
         last kept draw wrote, updated only where it changes (:func:`draw_obs`; the
         first kept draw is a fresh one); ``dst`` (of ``out``'s shape): a copy of it
-        written there too. Dark Realms' kept draw on T threads (``_vecdr``): each
-        thread draws and copies its own chunk of games."""
+        written there too. Dark Realms' and Heroscape's kept draw on T threads
+        (``_vecdr``, ``_vechs``): each thread draws and copies its own chunk of games."""
         B, G = self.B, self.G
         o = out.reshape(B, self.C * self.HW)
         sp = G.spaces(np.arange(B)) if self.engage is not None else self._no_sp
@@ -1075,9 +1052,11 @@ class BatchedSteps:
         else:
             fresh, rec = True, self._rec_scratch
         acting = self.learner_acting()
-        if kept and self._dr is not None and self._dr.n_chunks > 1:
-            # (every per-game input sliced to the thread's games; Dark Realms reads no
-            # orientation, spaces or doors: those stay the shared placeholders)
+        plan = self._dr if self._dr is not None else self._hs
+        if kept and plan is not None and plan.n_chunks > 1:
+            # (every per-game input sliced to the thread's games; Dark Realms and
+            # Heroscape read no orientation or doors: those stay the shared
+            # placeholders; Heroscape's spaces are per game)
             d2 = None if dst is None else dst.reshape(B, -1)
 
             def chunk(lo, hi):
@@ -1087,12 +1066,12 @@ class BatchedSteps:
                          self.swap, self.hw, self.rel, acting[lo:hi], self.actor[lo:hi],
                          self.moved[lo:hi], self.a_list[lo:hi], self.a_n[lo:hi],
                          self.a_cost[lo:hi], self.a_stop[lo:hi], self.lead, self.double,
-                         self.turn[lo:hi], self.max_turns, self.valid, self._gmode, sp,
-                         *self._eng_tables, self.side_of, self.a_roll[lo:hi],
+                         self.turn[lo:hi], self.max_turns, self.valid, self._gmode,
+                         sp[lo:hi] if sp.shape[0] == B else sp, *self._eng_tables, self.side_of, self.a_roll[lo:hi],
                          self.over[lo:hi], self._doors_bits(), self._door_cells)
                 if d2 is not None:
                     d2[lo:hi] = o[lo:hi]
-            self._dr.on_threads(B, chunk)
+            plan.on_threads(B, chunk)
             return
         draw_obs(o, fresh, kept, *rec, self.static.reshape(-1), self.S, self.HW, self.d,
                  self.d + 6, G.alive, G.cell, self.large, self._orient(), self.swap,

@@ -24,6 +24,8 @@ import numpy as np
 from numba import njit
 
 from ..batch import QueryColumns, per_thread
+from ..games.dark_realms._batch_enemy import bits_of, grid_bits  # noqa: F401 (grid_bits re-exported)
+from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
 from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,
                            _selfplay_restart, _uniform)
@@ -41,30 +43,6 @@ from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_ne
 # but that draw, and no [B, ...] numpy pass is made.
 
 
-@njit(nogil=True, inline="always")
-def _shift_or(src, out, k):
-    """``out |= src`` shifted by ``k`` bits (left for k > 0: towards higher bits), over
-    uint64 words, bits shifted past either end dropped."""
-    W = src.shape[0]
-    if k >= 0:
-        ws = k >> 6
-        bs = np.uint64(k & 63)
-        for w in range(W - 1, ws - 1, -1):
-            v = src[w - ws] << bs
-            if bs and w - ws - 1 >= 0:
-                v |= src[w - ws - 1] >> (np.uint64(64) - bs)
-            out[w] |= v
-    else:
-        k = -k
-        ws = k >> 6
-        bs = np.uint64(k & 63)
-        for w in range(0, W - ws):
-            v = src[w + ws] >> bs
-            if bs and w + ws + 1 < W:
-                v |= src[w + ws + 1] << (np.uint64(64) - bs)
-            out[w] |= v
-
-
 @njit(nogil=True)
 def _grow_bits(b, f, start, fly, roll, cell, alive, bpos, shifts, pass_bits, reach,
                grow):
@@ -72,30 +50,10 @@ def _grow_bits(b, f, start, fly, roll, cell, alive, bpos, shifts, pass_bits, rea
     (see :func:`dark_realms_queries`); ``reach[1]`` holds the free spaces."""
     r = reach[0]
     free = reach[1]
-    W = r.shape[0]
-    pb = pass_bits[fly]
-    for w in range(W):
-        free[w] = pb[w]
-        r[w] = 0
-    for g in range(cell.shape[1]):
-        if alive[b, g] and g != f:
-            p = bpos[cell[b, g]]
-            free[p >> 6] &= ~(np.uint64(1) << np.uint64(p & 63))
-    p = bpos[start]
-    r[p >> 6] = np.uint64(1) << np.uint64(p & 63)
-    g0 = grow[0]
+    hero_start(b, f, start, fly, cell, alive, bpos, pass_bits, r, free)
+    small, sp, sn = word_steps(shifts)
     for _ in range(roll):
-        for w in range(W):
-            g0[w] = 0
-        for d in range(shifts.shape[0]):
-            _shift_or(r, g0, shifts[d])
-        more = False
-        for w in range(W):
-            x = g0[w] & free[w]
-            if x & ~r[w]:
-                more = True
-            r[w] |= x
-        if not more:
+        if not hero_layer(r, free, grow[0], small, sp, sn, shifts):
             break
 
 
@@ -127,9 +85,7 @@ def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr
     figures', ``alive``), until the roll or no growth; the ends are its bits in
     ``end_bits[fly]`` (uint64[2, W]: no obstacle) and the start. ``bpos``: int64[N],
     each space's bit; ``reach``, ``grow``: uint64[2, W] workspace."""
-    EMPTY = np.int32(T.OCC_EMPTY)
     N = occ.shape[1]
-    K = nbr.shape[1]
     n_e = 0
     for b in range(lo, hi):
         if done[b] or actor[b] < 0:
@@ -159,23 +115,7 @@ def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr
                 p = bpos[c]
                 mask[b, c] = np.uint8((e[p >> 6] >> np.uint64(p & 63)) & np.uint64(1))
             continue
-        seen[start] = 0
-        queue[0] = start
-        head = 0
-        tail = 1
-        o = occ[b]
-        while head < tail:
-            u = queue[head]
-            head += 1
-            s = seen[u]
-            if s >= roll:
-                break              # (breadth-first: every space after it is as far)
-            for d in range(K):
-                v = nbr[u, d]
-                if v >= 0 and seen[v] < 0 and o[v] == EMPTY and passable[fly, v]:
-                    seen[v] = s + 1
-                    queue[tail] = v
-                    tail += 1
+        tail = hero_bfs(b, start, fly, roll, occ, nbr, passable, seen, queue)
         for i in range(tail):
             c = queue[i]
             seen[c] = -1
@@ -278,50 +218,9 @@ def chunked_plan(play):
     return plan
 
 
-def grid_bits(board, occ0, cell0):
-    """The padded grid of ``board`` as bits, or None: ``(bpos, shifts, W)``, each
-    space's bit (its column times the column's length plus one, plus its row: the
-    spare bit per column keeps a step off the board from wrapping onto another space),
-    each grid direction's bit offset, the uint64 words. None unless every space's
-    neighbours (``board.nbr``) are exactly the spaces one direction's offset away, and
-    the root's occupied spaces are exactly its figures' (so a game's figures' spaces
-    are its occupancy)."""
-    dirs = {"hex": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)),
-            "square4": ((1, 0), (-1, 0), (0, 1), (0, -1)),
-            "square8": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1),
-                        (-1, 1))}.get(board.kind)
-    n = board.n_cells
-    if dirs is None or n == 0:
-        return None
-    xy = np.asarray(board.coords, np.int64)
-    lo = xy.min(0)
-    span = xy.max(0) - lo + 1
-    S = int(span[1]) + 1
-    nbits = int(span[0]) * S
-    if nbits > 1 << 16:
-        return None
-    bpos = (xy[:, 0] - lo[0]) * S + (xy[:, 1] - lo[1])
-    at = np.full(nbits, -1, np.int64)
-    at[bpos] = np.arange(n)
-    shifts = np.array([dx * S + dy for dx, dy in dirs], np.int64)
-    for c in range(n):
-        p = bpos[c] + shifts
-        got = {int(at[q]) for q in p[(p >= 0) & (p < nbits)] if at[q] >= 0}
-        if got != {int(v) for v in board.nbr[c] if v >= 0}:
-            return None
-    held = np.flatnonzero(np.asarray(occ0) != T.OCC_EMPTY)
-    if sorted(held.tolist()) != sorted(int(c) for c in cell0 if c >= 0):
-        return None
-    return bpos, shifts, -(-nbits // 64)
-
-
 def _bits(rows, bpos, W) -> np.ndarray:
     """uint64[len(rows), W]: each row's spaces (nonzero entries) as bits."""
-    out = np.zeros((len(rows), W), np.uint64)
-    for i, row in enumerate(rows):
-        for c in np.flatnonzero(row).tolist():
-            out[i, bpos[c] >> 6] |= np.uint64(1) << np.uint64(bpos[c] & 63)
-    return out
+    return bits_of(rows, bpos, W)
 
 
 def plan_bits(plan) -> dict:
@@ -353,15 +252,16 @@ def draw_rolls(play, plan) -> np.ndarray:
 
 def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
     """The legal ends of chunk ``c``'s acting figures for ``rolls`` (:func:`draw_rolls`)
-    into ``play._out``'s mask: the heroes' by :func:`dark_realms_queries`, the enemies'
-    by the compiled enemy AI on thread ``c``'s scratch. Returns the enemy moves."""
-    from ..games.dark_realms._batch_enemy import kernel, _NO_PEN
+    into ``play._out``'s mask (the mask alone: no costs or stops, the heroes' as the
+    enemies'): the heroes' by :func:`dark_realms_queries`, the enemies' by the compiled
+    enemy AI on thread ``c``'s scratch. Returns the enemy moves."""
+    from ..games.dark_realms._batch_enemy import kernel, _NO_PEN, NO_COST, NO_STOP
     G = play.games
     ai = G._compiled
     B, n_chunks = play.B, plan["n_chunks"]
     if lo is None:
         lo, hi = (B * c) // n_chunks, (B * (c + 1)) // n_chunks
-    mask, cost, stop = play._out
+    mask = play._out[0]
     eg, es, em = plan["lists"][c]
     ne = dark_realms_queries(lo, hi, rolls, play.done, play.actor, plan["hero"],
                              plan["flying"], G.cell, G.occ, plan["nbr"], plan["passable"],
@@ -371,7 +271,7 @@ def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
                              plan["grow"][c])
     if ne or lo == hi:
         st = kernel()(eg[:ne], es[:ne], em[:ne], G.occ, G.cell, G.alive,
-                      *ai._thread_args(c).values(), mask, cost, stop, _NO_PEN, False)
+                      *ai._thread_args(c).values(), mask, NO_COST, NO_STOP, _NO_PEN, False)
         if st < 0:  # pragma: no cover (ends hold one column per cell)
             raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
     return ne

@@ -25,7 +25,9 @@ rules of :func:`.rules.enemy_turn`) for the game's figures:
    position's path follows: the least-penalty one).
 
 By default (``fast``) the searches are breadth-first searches written for these rules
-(every step 1, every figure blocking: see "the fast searches" below), and the pick and
+(every step 1, every figure blocking: see "the fast searches" below; as bit sets over
+the padded grid where the board's neighbours are its grid's, ``use_bits``: "the bit
+sets"), and the pick and
 the closest target are first read from tables of the empty board's costs, kept per
 layout (:func:`_tables`, boards up to :data:`TABLE_CELLS` spaces), wherever no figure
 stands on a least route; with ``fast`` False the library's kernels (``reach1``, the
@@ -49,6 +51,7 @@ import os
 
 import numpy as np
 from numba import njit, types
+from numba.cpython.unsafe.numbers import trailing_zeros   # (LLVM's cttz: one instruction)
 
 from ...kernels import _types as T
 from ...reach.compiled import (fast_layout_size, is_plain, kernel_sources, pen_layout_size,
@@ -68,13 +71,17 @@ REV_SLACK = 2
 #: kind of enemy: 4 MiB each at 1,024 spaces, 32 KiB at the bundled 91): the pick is
 #: read from them when no figure stands on a least route to it; larger boards search
 TABLE_CELLS = 1024
+#: the walker's reverse search as bit sets keeps each step's trap entries of a level in
+#: this many rows: up to REV_ROWS - 1 steps a level (a longer one searches the
+#: neighbour table instead)
+REV_ROWS = 65
 
 
 i64, i32, u8, i8, b1 = types.int64, types.int32, types.uint8, types.int8, types.boolean
 f8 = types.float64
 I64_1, I64_2, I32_1, I32_2 = i64[::1], i64[:, ::1], i32[::1], i32[:, ::1]
 U8_1, U64_1, B_1, B_2 = u8[::1], types.uint64[::1], b1[::1], b1[:, ::1]
-U8_2 = u8[:, ::1]
+U8_2, U64_2 = u8[:, ::1], types.uint64[:, ::1]
 
 
 @njit(i64(I32_1, I64_1, U8_1, I64_1, U64_1, I64_1, I64_2, i64, I32_1, I32_1, I32_2, I64_2,
@@ -335,9 +342,8 @@ def _rev_fly(nbr, K, goal_ok, free, tg, want, n_want, rem, queue):
     return tail
 
 
-@njit(types.UniTuple(i64, 2)(I32_1, I32_1, I32_1, i64, I64_1, b1, i64, f8, B_1, I64_2,
-                             i64, i64, I64_1), cache=T.CACHE, nogil=True)
-def _pick_fast(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kind, tg,
+@njit(nogil=True, inline="always")
+def _pick_body(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kind, tg,
                rank):
     """The position's pick (:func:`._enemy_pick._enemy_pick`) of the ends ``cells[:nf]``
     for the fast searches: the same order of the same keys, the same answer, at less
@@ -350,7 +356,7 @@ def _pick_fast(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kin
     k0 = k1 = k2 = k3 = k4 = k5 = np.int64(0)
     for j in range(nf):
         c = np.int64(cells[j])
-        k = rem[c]
+        k = np.int64(rem[c])
         if k < 0:
             continue
         if flying:
@@ -377,6 +383,59 @@ def _pick_fast(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kin
             k0, k1, k2, k3, k4, k5 = a0, a1, sr, a3, tn, a5
     if best >= 0:
         return best, 1
+    for j in range(nf):
+        c = np.int64(cells[j])
+        a0 = _grid_distance(coords, kind, c, tg)
+        a1 = np.int64(t_now[j])
+        a2 = np.int64(s_now[j])
+        a3 = rank[c]
+        if best < 0 or (a0, a1, a2, a3) < (k0, k1, k2, k3):
+            best = j
+            k0, k1, k2, k3 = a0, a1, a2, a3
+    return best, 0
+
+
+_PICK_SIG = (I32_1, I32_1, I32_1, i64, I64_1, b1, i64, f8, B_1, I64_2, i64, i64, I64_1)
+
+
+@njit(types.UniTuple(i64, 2)(*_PICK_SIG), cache=T.CACHE, nogil=True)
+def _pick_fast(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kind, tg,
+               rank):
+    """:func:`_pick_body` over the costs ``rem`` (int64[N])."""
+    return _pick_body(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kind,
+                      tg, rank)
+
+
+@njit(types.UniTuple(i64, 2)(I32_1, I32_1, I32_1, i64, I32_1, i64, I64_2, i64, i64,
+                             I64_1), cache=T.CACHE, nogil=True)
+def _pick_pk(cells, t_now, s_now, nf, row, bias, coords, kind, tg, rank):
+    """:func:`_pick_body`'s answer where each end's traps and steps left are read
+    packed from a table's row (int32[N], no copy of it): ``row[c] - bias`` is
+    ``traps << 16 | steps`` (less than 0: no route on), so an end's traps and steps
+    in all are one sum, ``(t_now << 16) + s_now`` plus it (steps below 2**16), and an
+    end that loses on it is passed over after one comparison (the walker's packed
+    table, :func:`_tables`; the flyer's steps from the target's space less one,
+    ``bias`` 1, where every space next to the target is a goal)."""
+    best = -1
+    bA = k2 = k3 = k4 = k5 = np.int64(0)
+    for j in range(nf - 1, -1, -1):    # (the ends most steps away first: the winner
+        c = np.int64(cells[j])         # is most often one of them)
+        v = np.int64(row[c]) - bias
+        if v < 0:
+            continue
+        tn = np.int64(t_now[j])
+        A = (tn << 16) + np.int64(s_now[j]) + v
+        if best >= 0 and A > bA:
+            continue
+        sr = v & 0xFFFF
+        a3 = -_grid_distance(coords, kind, c, tg) if sr == 0 else np.int64(0)
+        a5 = rank[c]
+        if best < 0 or A < bA or (sr, a3, tn, a5) < (k2, k3, k4, k5):
+            best = j
+            bA, k2, k3, k4, k5 = A, sr, a3, tn, a5
+    if best >= 0:
+        return best, 1
+    k0 = k1 = np.int64(0)
     for j in range(nf):
         c = np.int64(cells[j])
         a0 = _grid_distance(coords, kind, c, tg)
@@ -442,6 +501,351 @@ def _no_figure_on_a_route(table, cell, alive, b, skip1, skip2, x, y):
     return True
 
 
+# ------------------------------------------------------------------ the bit sets
+# Where the board's neighbours are exactly its grid's (:func:`grid_layout`), a space is
+# one bit of the padded grid (each column one bit longer than the board, so a step off
+# the board never wraps onto a space) and a step in a direction is a shift by a fixed
+# number of bits: a breadth-first layer is the last one shifted every way, within the
+# spaces free this move, a few word operations with no branch per space. The fast
+# searches of the forward move (:func:`_fwd_bits`) and the closest target
+# (:func:`_field_bits`) run so, with each space's steps read from the layer that first
+# holds it; the neighbour-table searches above stay for other boards and for the
+# reverse searches (a figure on a least route). ``tests/test_batch_dark_realms.py``
+# holds them to the neighbour-table searches and the kernels' path.
+_U1 = np.uint64(1)
+
+
+@njit(nogil=True, inline="always")
+def _step_word(src, w, sp, sn):
+    """Word ``w`` of the bits one step from ``src`` (uint64[W]) in any direction: the
+    directions' bit offsets, 1-63 each, split into the positive ones ``sp`` and the
+    magnitudes of the negative ones ``sn`` (uint64[4] each: a board's at most four of
+    each, repeated to four, so the loops have a fixed length and are unrolled);
+    ``src`` itself not included, bits shifted past either end dropped. One pass over
+    the word and its two neighbours."""
+    W = src.shape[0]
+    x = src[w]
+    lo = src[w - 1] if w > 0 else np.uint64(0)
+    hi = src[w + 1] if w + 1 < W else np.uint64(0)
+    out = np.uint64(0)
+    for d in range(4):
+        k = sp[d]
+        out |= (x << k) | (lo >> (np.uint64(64) - k))
+    for d in range(4):
+        k = sn[d]
+        out |= (x >> k) | (hi << (np.uint64(64) - k))
+    return out
+
+
+@njit(nogil=True, inline="always")
+def _has(bits, p):
+    """Bit ``p`` of the uint64 words ``bits``."""
+    return (bits[p >> 6] >> np.uint64(p & 63)) & _U1 != 0
+
+
+@njit(i64(i64, i64, U64_1, U64_1, i64, U64_1, U64_1, I64_1, I64_1, B_1, b1, U64_2, U64_2,
+          U64_1, I32_1, I32_1, I32_1), cache=T.CACHE, nogil=True)
+def _fwd_bits(start, budget, free, trapb, max_level, sp, sn, bpos, bat, obstacle, fly, L,
+              E, prev, fc, ft, fs):
+    """The forward search of :func:`_bfs_traps` (traps ``trapb`` as a second objective;
+    with no trap bits, :func:`_bfs`'s steps) as bit sets: every space reached within
+    ``budget`` steps from ``start`` through ``free`` spaces (uint64[W], the start's
+    among them), with the fewest traps entered on a route within the budget and the
+    fewest steps of a route with that few, written as ends ``fc``, ``ft``, ``fs``
+    (cell, traps, steps; int32[N]) -- a flyer's (``fly``) leaving out ``obstacle``
+    spaces; returns their number. Their order is by traps, then steps, then bit (the
+    pick's order does not depend on it: its last key, the rank, is one per space).
+
+    Level p of traps: ``L[s]`` (uint64[budget + 1, W]) is every space reached within s
+    steps entering at most p traps; ``L[s] = L[s-1] | (step(L[s-1]) & free & ~trap) |
+    E[s]``, ``E[s]`` the traps one step from level p - 1's ``L[s-1]`` (kept from that
+    level's pass). A space's traps are the first level holding it within the budget,
+    its steps the first layer of that level holding it. The next level is made only
+    while a trap one step from this level's layer lies outside it (else it equals
+    this one), at most ``max_level`` (a route entering a trap twice has a shortcut
+    with fewer of both). ``E`` and ``prev`` (uint64[W]): workspace; ``sp``, ``sn``:
+    the directions' bit offsets (:func:`_step_word`); ``bpos``: each space's bit,
+    ``bat``: each bit's space (-1 none)."""
+    W = free.shape[0]
+    p0 = bpos[start]
+    for s in range(budget + 1):
+        for w in range(W):
+            E[s, w] = 0
+    for w in range(W):
+        prev[w] = 0
+    nf = 0
+    level = 0
+    while True:
+        for w in range(W):
+            L[0, w] = 0
+        L[0, p0 >> 6] = _U1 << np.uint64(p0 & 63)
+        more = False
+        for s in range(1, budget + 1):
+            src = L[s - 1]
+            for w in range(W):
+                x = _step_word(src, w, sp, sn) & free[w]
+                t = x & trapb[w]
+                v = L[s - 1, w] | (x & ~trapb[w]) | E[s, w]
+                L[s, w] = v
+                E[s, w] = t
+                if t & ~v:
+                    more = True
+        for s in range(budget + 1):
+            for w in range(W):
+                x = L[s, w] & ~prev[w]
+                if s > 0:
+                    x &= ~L[s - 1, w]
+                while x:
+                    c = bat[(w << 6) + trailing_zeros(x)]
+                    x &= x - _U1
+                    if fly and obstacle[c]:
+                        continue
+                    fc[nf] = c
+                    ft[nf] = level
+                    fs[nf] = s
+                    nf += 1
+        for w in range(W):
+            prev[w] = L[budget, w]
+        level += 1
+        if not more or level > max_level:
+            break
+    return nf
+
+
+@njit(types.void(i64, U64_1, U64_2, I32_2, i64, I64_1, i64, I64_2, I64_2, i64, U64_1,
+                 U64_1, I64_1, U64_1, U64_1), cache=T.CACHE, nogil=True)
+def _field_bits(start, free, nbb, cell, b, tier, nt, keys, coords, kind, sp, sn, bpos,
+                cur, g):
+    """The closest-target keys of :func:`_closest_fastest` for the targets
+    ``tier[:nt]`` of game ``b`` from a breadth-first search from ``start`` through
+    ``free`` spaces (uint64[W]) as bit sets: a target's steps are one more than the
+    first layer holding a space next to it (``nbb``: uint64[N, W], each space's
+    neighbours), ``keys[t] = (0, steps)``; none once the layers stop growing:
+    ``(1, grid distance)``. It stops once every target is answered. ``cur``, ``g``:
+    uint64[W] workspace."""
+    W = free.shape[0]
+    for w in range(W):
+        cur[w] = 0
+    p0 = bpos[start]
+    cur[p0 >> 6] = _U1 << np.uint64(p0 & 63)
+    for t in range(nt):
+        keys[t, 0] = -1
+    left = nt
+    s = 0
+    while True:
+        for t in range(nt):
+            if keys[t, 0] < 0:
+                tc = cell[b, tier[t]]
+                for w in range(W):
+                    if cur[w] & nbb[tc, w]:
+                        keys[t, 0] = 0
+                        keys[t, 1] = s + 1
+                        left -= 1
+                        break
+        if left == 0:
+            break
+        grew = False
+        for w in range(W):
+            x = _step_word(cur, w, sp, sn) & free[w] & ~cur[w]
+            g[w] = x
+            if x:
+                grew = True
+        for w in range(W):
+            cur[w] |= g[w]
+        if not grew:
+            break
+        s += 1
+    for t in range(nt):
+        if keys[t, 0] < 0:
+            keys[t, 0] = 1
+            keys[t, 1] = _grid_distance(coords, kind, start, np.int64(cell[b, tier[t]]))
+
+
+@njit(nogil=True, inline="always")
+def _settle(x, w, bat, rem, value):
+    """``rem[c] = value`` for the space ``c`` of every bit of ``x`` (word ``w``);
+    returns how many."""
+    n = 0
+    while x:
+        rem[bat[(w << 6) + trailing_zeros(x)]] = value
+        x &= x - _U1
+        n += 1
+    return n
+
+
+@njit(nogil=True, inline="always")
+def _count(bits):
+    """The bits set in ``bits`` (uint64[W])."""
+    n = 0
+    for w in range(bits.shape[0]):
+        x = bits[w]
+        while x:
+            x &= x - _U1
+            n += 1
+    return n
+
+
+@njit(i64(i64, U64_1, U64_1, U64_1, i64, i64, U64_1, U64_1, I64_1, I64_1, U64_2, U64_1,
+          U64_1, U64_1, U64_1, I64_1), cache=T.CACHE, nogil=True)
+def _rev_walk_bits(tg, free, trapb, want, Wt, max_level, sp, sn, bpos, bat, E, cur, nxt,
+                   fprev, elast, rem):
+    """:func:`_rev_walk` as bit sets, for the spaces of ``want`` (uint64[W]) alone:
+    ``rem[c]`` = steps + ``Wt`` * traps of the route from ``tg`` to c with the fewest
+    traps, then the fewest steps, through ``free`` spaces (``rem`` arriving -1 there;
+    left -1 where there is none). The levels of :func:`_fwd_bits` from ``tg``, each
+    run until it stops growing (its trap entries ``E[s]`` from the level before, the
+    last repeated once that level stopped), and it stops once every space of
+    ``want`` is settled (a space of level p first held at step s: ``s + Wt * p``,
+    exact once level p - 1 is complete). Returns 0, or -1 when a level needs more
+    steps than ``E`` has rows (the caller then searches the neighbour table).
+    ``cur``, ``nxt``, ``fprev``, ``elast``: uint64[W] workspace."""
+    W = free.shape[0]
+    R = E.shape[0]
+    left = _count(want)
+    for w in range(W):
+        fprev[w] = 0
+        elast[w] = 0
+    e_len = 0
+    p0 = bpos[tg]
+    level = 0
+    while True:
+        for w in range(W):
+            cur[w] = 0
+        cur[p0 >> 6] = _U1 << np.uint64(p0 & 63)
+        for w in range(W):
+            left -= _settle(cur[w] & want[w] & ~fprev[w], w, bat, rem, Wt * level)
+        if left <= 0:
+            return 0
+        more = False
+        s = 0
+        while True:
+            s += 1
+            if s >= R:
+                return -1
+            grew = False
+            for w in range(W):
+                x = _step_word(cur, w, sp, sn) & free[w]
+                t = x & trapb[w]
+                v = cur[w] | (x & ~trapb[w]) | (E[s, w] if s < e_len else elast[w])
+                nxt[w] = v
+                E[s, w] = t
+                if t & ~v:
+                    more = True
+                if v != cur[w]:
+                    grew = True
+            value = s + Wt * level
+            for w in range(W):
+                left -= _settle(nxt[w] & ~cur[w] & want[w] & ~fprev[w], w, bat, rem,
+                                value)
+                cur[w] = nxt[w]
+            if left <= 0:
+                return 0
+            if not grew and s >= e_len:
+                break       # (this level holds no more: every later step the same)
+        for w in range(W):
+            fprev[w] = cur[w]
+            elast[w] = E[s, w]
+        e_len = s + 1
+        level += 1
+        if not more or level > max_level:
+            return 0
+
+
+@njit(types.void(i64, U64_1, U64_1, U64_1, U64_1, U64_1, U64_2, I64_1, U64_1, U64_1,
+                 I64_1), cache=T.CACHE, nogil=True)
+def _rev_fly_bits(tg, goal_ok, free, want, sp, sn, nbb, bat, cur, nxt, rem):
+    """:func:`_rev_fly` as bit sets, for the spaces of ``want`` alone: ``rem[c]``, the
+    fewest steps from a goal (a space next to ``tg`` that ``goal_ok``) to c through
+    ``free`` spaces; a breadth-first search from all goals at once, stopped once every
+    space of ``want`` is settled. ``cur``, ``nxt``: uint64[W] workspace."""
+    W = free.shape[0]
+    left = _count(want)
+    for w in range(W):
+        cur[w] = nbb[tg, w] & goal_ok[w]
+        left -= _settle(cur[w] & want[w], w, bat, rem, 0)
+    s = 0
+    while left > 0:
+        s += 1
+        grew = False
+        for w in range(W):
+            x = _step_word(cur, w, sp, sn) & free[w] & ~cur[w]
+            nxt[w] = x
+            if x:
+                grew = True
+        if not grew:
+            break
+        for w in range(W):
+            left -= _settle(nxt[w] & want[w], w, bat, rem, s)
+            cur[w] |= nxt[w]
+
+
+def grid_layout(board):
+    """The padded grid of ``board`` as bits, or None: ``(bpos, shifts, W)``, each
+    space's bit (its column times the column's length plus one, plus its row: the
+    spare bit per column keeps a step off the board from wrapping onto another space),
+    each grid direction's bit offset (int64), the uint64 words. None unless every
+    space's neighbours (``board.nbr``) are exactly the spaces one direction's offset
+    away (and the grid within 65,536 bits)."""
+    dirs = {"hex": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)),
+            "square4": ((1, 0), (-1, 0), (0, 1), (0, -1)),
+            "square8": ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1),
+                        (-1, 1))}.get(board.kind)
+    n = board.n_cells
+    if dirs is None or n == 0:
+        return None
+    xy = np.asarray(board.coords, np.int64)
+    lo = xy.min(0)
+    span = xy.max(0) - lo + 1
+    S = int(span[1]) + 1
+    nbits = int(span[0]) * S
+    if nbits > 1 << 16:
+        return None
+    bpos = (xy[:, 0] - lo[0]) * S + (xy[:, 1] - lo[1])
+    at = np.full(nbits, -1, np.int64)
+    at[bpos] = np.arange(n)
+    shifts = np.array([dx * S + dy for dx, dy in dirs], np.int64)
+    for c in range(n):
+        p = bpos[c] + shifts
+        got = {int(at[q]) for q in p[(p >= 0) & (p < nbits)] if at[q] >= 0}
+        if got != {int(v) for v in board.nbr[c] if v >= 0}:
+            return None
+    return bpos, shifts, -(-nbits // 64)
+
+
+def _four(k) -> np.ndarray:
+    """uint64[4]: the offsets ``k`` (1-4 of them, each 1-63), the last repeated (an
+    offset twice ORs the same bits twice)."""
+    k = [int(v) for v in k]
+    return np.array(k + [k[-1]] * (4 - len(k)), np.uint64)
+
+
+def grid_bits(board, occ0, cell0):
+    """The padded grid of ``board`` as bits, or None: ``(bpos, shifts, W)``, each
+    space's bit (its column times the column's length plus one, plus its row: the
+    spare bit per column keeps a step off the board from wrapping onto another space),
+    each grid direction's bit offset, the uint64 words
+    (:func:`grid_layout`). None unless every
+    space's neighbours (``board.nbr``) are exactly the spaces one direction's offset
+    away, and the root's occupied spaces are exactly its figures' (so a game's
+    figures' spaces are its occupancy)."""
+    grid = grid_layout(board)
+    if grid is None:
+        return None
+    held = np.flatnonzero(np.asarray(occ0) != T.OCC_EMPTY)
+    if sorted(held.tolist()) != sorted(int(c) for c in cell0 if c >= 0):
+        return None
+    return grid
+
+
+def bits_of(rows, bpos, W) -> np.ndarray:
+    """uint64[len(rows), W]: each row's spaces (nonzero entries) as bits."""
+    out = np.zeros((len(rows), W), np.uint64)
+    for i, row in enumerate(rows):
+        for c in np.flatnonzero(row).tolist():
+            out[i, bpos[c] >> 6] |= np.uint64(1) << np.uint64(bpos[c] & 63)
+    return out
+
+
 @functools.lru_cache(maxsize=None)
 def kernel():
     """``enemy_games``, compiled (or loaded from Numba's cache) on first use: it links
@@ -458,7 +862,10 @@ def kernel():
     ``mask``, ``cost`` (steps), ``stop`` (0) and, with ``want_pen``, ``pen`` (traps on
     the route): one entry per target of the tie, a later target's over an earlier one's
     on the same space (as a live position's rows are written). The rows must be
-    cleared before. Returns 0, or a kernel STATUS_* < 0.
+    cleared before. ``cost`` and ``stop`` both with no rows (:data:`NO_COST`,
+    :data:`NO_STOP`): the mask alone is written (the chunked self-play step reads no
+    more; two rows a game fewer to bring into the cache). Returns 0, or a kernel
+    STATUS_* < 0.
 
     Compiled without Numba's reference counting (its private ``_nrt`` option, as
     :mod:`movecore.rl._vecgame`'s steps): it allocates nothing (its empty inputs come
@@ -479,8 +886,9 @@ def kernel():
               i64, I64_2, B_1, B_1, I64_1, i64, i64, i64, i64, i64, b1, I32_1, I64_1, U8_1,
               I64_1, U64_1, I64_1, I64_2, I32_1, U8_1, U64_1, U64_1, I32_1, I64_1, I32_1,
               I32_1, i64, I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, b1, I32_1, U8_1,
-              U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, I32_2, I32_2, I32_2,
-              I64_1, I64_1, I64_2, I32_2, *a2, b1),
+              U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, I32_2, I32_2, I32_2, I32_2,
+              I64_1, I64_1, b1, I64_1, I64_1, U64_1, U64_1, U64_1, U64_1, U64_1, U64_2,
+              U64_2, U64_2, U64_2, U64_2, U64_2, I64_1, I64_2, I32_2, *a2, b1),
           cache=T.CACHE, nogil=True, _nrt=False)
     def enemy_games(games, slots, moves, occ, cell, alive, team, marked, summon, speed,
                     flying, coords, kind, nbr, obstacle, trap, rank, n_traps, W,
@@ -488,10 +896,13 @@ def kernel():
                     qflags_at, zoc, zoc_at, params, pblob, pqflags, pzoc, pleave, penter,
                     pparams, buf, pbuf, out_at, ends, scratch, fwd, occ2, tier, keys, fast,
                     nbrf, trap8, walk_ok, fscr, free2, remf, states, want, use_tab,
-                    tab_check, tab_walk, tab_wstep, tab_fly, goals, tab_hits, no_queries,
-                    rows_mode, mask, cost,
-                    stop, pen, want_pen):
+                    tab_check, tab_walk, tab_wpk, tab_wstep, tab_fly, goals, tab_hits,
+                    use_bits,
+                    bpos, bat, sp, sn, walk_bits, all_bits, trap_bits, nbb, bfree, blay,
+                    bent, brev, bw, bit_hits, no_queries, rows_mode, mask, cost, stop, pen,
+                    want_pen):
         dep = deps  # noqa: F841 (in the closure: see above)
+        costs = cost.shape[0] > 0 and stop.shape[0] > 0   # (else only the mask)
         N = occ.shape[1]
         F = cell.shape[1]
         K = nbr.shape[1]
@@ -531,15 +942,37 @@ def kernel():
                 # the fast searches (this module's breadth-first searches; the same
                 # answers as the kernels' path below, which ``fast`` False runs)
                 wfree = free2[0]         # a walker's spaces to enter (a flyer's goals)
-                for c in range(N):
-                    wfree[c] = walk_ok[c] & (o[c] == EMPTY)
-                wfree[ecell] = 1         # the mover's own space (see _bfs, _bfs_traps)
-                free = wfree
-                if fly:
-                    free = free2[1]
+                free = free2[1] if fly else wfree
+                if use_bits:
+                    # the spaces free this move as bits (every space a figure holds
+                    # is a figure's: see ``grid_layout``); the byte rows only where a
+                    # neighbour-table search needs them (``rows`` below)
+                    wfb = bfree[0]
+                    ffb = bfree[1]
+                    for w in range(wfb.shape[0]):
+                        wfb[w] = walk_bits[w]
+                        ffb[w] = all_bits[w]
+                    for s in range(F):
+                        if alive[b, s]:
+                            p = bpos[cell[b, s]]
+                            m = ~(np.uint64(1) << np.uint64(p & 63))
+                            wfb[p >> 6] &= m
+                            ffb[p >> 6] &= m
+                    p = bpos[ecell]          # the mover's own space (see _bfs_traps)
+                    wfb[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+                    ffb[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+                    fb = ffb if fly else wfb
+                    rows = False
+                else:
+                    fb = wfb = bfree[0]      # (not read)
                     for c in range(N):
-                        free[c] = o[c] == EMPTY
-                    free[ecell] = 1
+                        wfree[c] = walk_ok[c] & (o[c] == EMPTY)
+                    wfree[ecell] = 1     # the mover's own space (see _bfs, _bfs_traps)
+                    if fly:
+                        for c in range(N):
+                            free[c] = o[c] == EMPTY
+                        free[ecell] = 1
+                    rows = True
                 field_f = fscr[0]
                 order = fscr[1]
                 nq = 0
@@ -556,7 +989,7 @@ def kernel():
                         bv = np.int64(-1)
                         for d in range(K):
                             v = nbr[tc, d]
-                            if v >= 0 and free[v]:
+                            if v >= 0 and (_has(fb, bpos[v]) if use_bits else free[v] != 0):
                                 x = np.int64(stab[ecell, v])
                                 if x >= 0 and (best < 0 or x + 1 < best):
                                     best = x + 1
@@ -577,24 +1010,30 @@ def kernel():
                 if nt > 1 and not field_done:
                     # 2. the closest in steps: one breadth-first search over the board
                     # from the enemy (its forward ends too, when without traps)
-                    nq = _bfs(nbrf, K, free, ecell, N, field_f, order)
-                    for t in range(nt):
-                        tc = np.int64(cell[b, tier[t]])
-                        best = np.int64(-1)
-                        for d in range(K):
-                            v = nbr[tc, d]
-                            if v >= 0 and field_f[v] >= 0 and (best < 0 or
-                                                               field_f[v] + 1 < best):
-                                best = np.int64(field_f[v]) + 1
-                        if best >= 0:
-                            keys[t, 0] = 0
-                            keys[t, 1] = best
-                        else:
-                            keys[t, 0] = 1
-                            keys[t, 1] = _grid_distance(coords, kind, ecell, tc)
+                    if use_bits:
+                        _field_bits(ecell, fb, nbb, cell, b, tier, nt, keys, coords, kind,
+                                    sp, sn, bpos, bw[0], bw[1])
+                        bit_hits[1] += 1
+                    else:
+                        nq = _bfs(nbrf, K, free, ecell, N, field_f, order)
+                        for t in range(nt):
+                            tc = np.int64(cell[b, tier[t]])
+                            best = np.int64(-1)
+                            for d in range(K):
+                                v = nbr[tc, d]
+                                if v >= 0 and field_f[v] >= 0 and (best < 0 or
+                                                                   field_f[v] + 1 < best):
+                                    best = np.int64(field_f[v]) + 1
+                            if best >= 0:
+                                keys[t, 0] = 0
+                                keys[t, 1] = best
+                            else:
+                                keys[t, 0] = 1
+                                keys[t, 1] = _grid_distance(coords, kind, ecell, tc)
                     nt = _closest_fastest(tier, keys, speed, nt)
                 walker_traps = n_traps > 0 and not fly
                 nf = -1
+                marked_want = False
                 for t in range(nt):
                     tg = np.int64(cell[b, tier[t]])
                     if _grid_distance(coords, kind, ecell, tg) <= 1:
@@ -602,7 +1041,14 @@ def kernel():
                     else:
                         if nf < 0:
                             # 3a. the forward search (once per game)
-                            if walker_traps:
+                            if use_bits:
+                                nf = _fwd_bits(ecell, move, fb,
+                                               trap_bits if walker_traps else bw[6],
+                                               min(n_traps, move) if walker_traps else 0,
+                                               sp, sn, bpos, bat, obstacle, fly, blay,
+                                               bent, bw[0], fc, ft, fs)
+                                bit_hits[0] += 1
+                            elif walker_traps:
                                 least = fscr[2]
                                 tsteps = fscr[3]
                                 tcells = fscr[4]
@@ -625,8 +1071,6 @@ def kernel():
                                         ft[nf] = 0
                                         fs[nf] = field_f[c]
                                         nf += 1
-                            for j in range(nf):
-                                want[fc[j]] = 1
                         # 3b. first the tables (the board with no figure on it:
                         # :func:`_tables`): the pick on their costs, which are never
                         # more than the game's, is the game's pick when no figure
@@ -635,32 +1079,44 @@ def kernel():
                         if use_tab:
                             w = np.int64(1) if fly else np.int64(W)
                             ng = 0
+                            nv = 0
                             if fly:
                                 for d in range(K):
                                     a = nbr[tg, d]
-                                    if a >= 0 and wfree[a]:
+                                    nv += a >= 0
+                                    if a >= 0 and (_has(wfb, bpos[a]) if use_bits else
+                                                   wfree[a] != 0):
                                         goals[ng] = a
                                         ng += 1
-                            for j in range(nf):
-                                c = fc[j]
-                                if fly:
+                            # a flyer's least steps from the goals: from the target's
+                            # space less one where every space next to it is a goal
+                            # (all passable on the table's board), else their least
+                            fmin = fly and ng < nv
+                            if fmin:
+                                for j in range(nf):
+                                    c = fc[j]
                                     k = np.int64(-1)
                                     for g in range(ng):
                                         x = tab_fly[goals[g], c]
                                         if x >= 0 and (k < 0 or x < k):
                                             k = x
                                     remf[c] = k
-                                else:
-                                    remf[c] = tab_walk[tg, c]
-                            best, routed = _pick_fast(fc, ft, fs, nf, remf, fly, w,
-                                                      1.0 / w, trap, coords, kind, tg,
-                                                      rank)
+                                best, routed = _pick_fast(fc, ft, fs, nf, remf, fly, w,
+                                                          1.0 / w, trap, coords, kind, tg,
+                                                          rank)
+                            elif fly:   # (a table's row itself: nothing to copy)
+                                best, routed = _pick_pk(fc, ft, fs, nf, tab_fly[tg], 1,
+                                                        coords, kind, tg, rank)
+                            else:
+                                best, routed = _pick_pk(fc, ft, fs, nf, tab_wpk[tg], 0,
+                                                        coords, kind, tg, rank)
                             ok = routed == 1 and not tab_check
                             if routed == 1 and tab_check:
                                 c = fc[best]
                                 if fly:
+                                    kb = remf[c] if fmin else np.int64(tab_fly[tg, c]) - 1
                                     for g in range(ng):
-                                        if tab_fly[goals[g], c] == remf[c] and \
+                                        if tab_fly[goals[g], c] == kb and \
                                                 _no_figure_on_a_route(tab_fly, cell, alive,
                                                                       b, ecell, -1,
                                                                       goals[g], c):
@@ -669,19 +1125,69 @@ def kernel():
                                 else:
                                     ok = _no_figure_on_a_route(tab_walk, cell, alive, b,
                                                                ecell, tg, tg, c)
-                            for j in range(nf):
-                                remf[fc[j]] = -1
+                            if fmin:
+                                for j in range(nf):
+                                    remf[fc[j]] = -1
                             if ok:
                                 tab_hits[0] += 1
                                 mask[b, fc[best]] = 1
-                                cost[b, fc[best]] = fs[best]
-                                stop[b, fc[best]] = 0
+                                if costs:
+                                    cost[b, fc[best]] = fs[best]
+                                    stop[b, fc[best]] = 0
                                 if want_pen:
                                     pen[b, fc[best]] = ft[best]
                                 continue
                             tab_hits[1] += 1
                         # 3b. the reverse search, stopped once every forward end is
-                        # settled
+                        # settled: as bit sets (the ends: the forward search's last
+                        # reach, ``bw[0]``, less a flyer's obstacles), else over the
+                        # neighbour table (the byte rows and the ends marked first)
+                        if use_bits:
+                            wb = bw[3]
+                            for x in range(wb.shape[0]):
+                                wb[x] = bw[0, x] & walk_bits[x]
+                            if fly:
+                                w = np.int64(1)
+                                _rev_fly_bits(tg, wfb, ffb, wb, sp, sn, nbb, bat, bw[1],
+                                              bw[2], remf)
+                                got = 0
+                            else:
+                                w = np.int64(W)
+                                got = _rev_walk_bits(tg, wfb, trap_bits, wb, w, n_traps, sp,
+                                                     sn, bpos, bat, brev, bw[1], bw[2],
+                                                     bw[4], bw[5], remf)
+                            if got == 0:
+                                bit_hits[2] += 1
+                                best, routed = _pick_fast(fc, ft, fs, nf, remf, fly, w,
+                                                          1.0 / w, trap, coords, kind, tg,
+                                                          rank)
+                                for j in range(nf):
+                                    remf[fc[j]] = -1
+                                dest = fc[best]
+                                steps = fs[best]
+                                traps = ft[best]
+                                mask[b, dest] = 1
+                                if costs:
+                                    cost[b, dest] = steps
+                                    stop[b, dest] = 0
+                                if want_pen:
+                                    pen[b, dest] = traps
+                                continue
+                            for j in range(nf):     # (a level longer than brev: the
+                                remf[fc[j]] = -1    # neighbour table's search)
+                        if not rows:
+                            for c in range(N):
+                                wfree[c] = walk_ok[c] & (o[c] == EMPTY)
+                            wfree[ecell] = 1
+                            if fly:
+                                for c in range(N):
+                                    free[c] = o[c] == EMPTY
+                                free[ecell] = 1
+                            rows = True
+                        if not marked_want:
+                            for j in range(nf):
+                                want[fc[j]] = 1
+                            marked_want = True
                         fifo = fscr[5]
                         tq = fscr[6]
                         if fly:
@@ -706,12 +1212,14 @@ def kernel():
                         steps = fs[best]
                         traps = ft[best]
                     mask[b, dest] = 1
-                    cost[b, dest] = steps
-                    stop[b, dest] = 0
+                    if costs:
+                        cost[b, dest] = steps
+                        stop[b, dest] = 0
                     if want_pen:
                         pen[b, dest] = traps
-                for j in range(max(nf, 0)):
-                    want[fc[j]] = 0
+                if marked_want:
+                    for j in range(nf):
+                        want[fc[j]] = 0
                 for j in range(nq):
                     field_f[order[j]] = -1
                 continue
@@ -852,8 +1360,9 @@ def kernel():
                     steps = fs[best]
                     traps = ft[best]
                 mask[b, dest] = 1
-                cost[b, dest] = steps
-                stop[b, dest] = 0
+                if costs:
+                    cost[b, dest] = steps
+                    stop[b, dest] = 0
                 if want_pen:
                     pen[b, dest] = traps
         return 0
@@ -984,21 +1493,23 @@ class BatchEnemyAI:
             want=np.zeros(n, np.uint8),
             **self._tables(board, scene, walker if walk_ok else None,
                            flyer if fly_ok else None, n_traps),
+            **self._bits(pos, max(self.top, 0)),
             # (empty inputs of the kernels' path: the kernel allocates nothing)
             no_queries=np.empty((0, 3), np.int64), rows_mode=np.empty((8, 0), np.int32))
 
     def _tables(self, board, scene, walker, flyer, n_traps) -> dict:
         """The kernel's table inputs: per kind of enemy on the board, its least costs
         between every two spaces with no figure on the board (:func:`_tables`: the
-        walker's reverse cost ``steps + W * traps``, the flyer's steps over every
-        space), int32[N, N] each, built once per layout; none (an empty table,
-        ``use_tab`` False) above :data:`TABLE_CELLS` spaces: those boards search."""
+        walker's reverse cost ``steps + W * traps`` and its packed form for the pick
+        ``tab_wpk``, the walker's steps, the flyer's steps over every space),
+        int32[N, N] each, built once per layout; none (an empty table, ``use_tab``
+        False) above :data:`TABLE_CELLS` spaces: those boards search."""
         n = board.n_cells
         K = board.nbr.shape[1]
         use = n <= TABLE_CELLS and (walker is not None or flyer is not None)
         none = np.full((1, 1), -1, np.int32)
-        out = dict(use_tab=use, tab_check=True, tab_walk=none, tab_wstep=none,
-                   tab_fly=none,
+        out = dict(use_tab=use, tab_check=True, tab_walk=none, tab_wpk=none,
+                   tab_wstep=none, tab_fly=none,
                    goals=np.zeros(K, np.int64), tab_hits=np.zeros(4, np.int64))
         if not use:
             return out
@@ -1010,6 +1521,14 @@ class BatchEnemyAI:
             out["tab_walk"] = np.empty((n, n), np.int32)
             _tables(nbr, K, (~scene.obstacle).astype(np.uint8), trap8, n + 1,
                     out["tab_walk"], rem, fifo, tq, want)
+            # the pick's packed form of it (:func:`_pick_pk`): at c, the traps left
+            # (less c's own) << 16 | the steps left (less one), -1 where none (no
+            # route, or c the target's own space)
+            k = out["tab_walk"].astype(np.int64)
+            q, r = k // (n + 1), k % (n + 1)
+            out["tab_wpk"] = np.where((k >= 0) & (r >= 1),
+                                      ((q - trap8[None, :]) << 16) + r - 1,
+                                      -1).astype(np.int32)
             out["tab_wstep"] = np.empty((n, n), np.int32)
             _tables(nbr, K, (~scene.obstacle).astype(np.uint8), trap8, 0,
                     out["tab_wstep"], rem, fifo, tq, want)
@@ -1018,6 +1537,59 @@ class BatchEnemyAI:
             _tables(nbr, K, np.ones(n, np.uint8), trap8, 0, out["tab_fly"], rem, fifo,
                     tq, want)
         return out
+
+    def _bits(self, pos, top: int) -> dict:
+        """The kernel's bit set inputs (see "the bit sets" above): ``use_bits`` where
+        the board's neighbours are its grid's (:func:`grid_layout`, at most four
+        directions each way, each offset below 64 bits) and the root's occupied spaces
+        are exactly its figures' (then so are every batched game's: the free spaces of
+        a move are made from the figures' spaces). Each space's bit ``bpos``, each
+        bit's space ``bat`` (-1 none), the directions' offsets ``sp``, ``sn``
+        (:func:`_step_word`), the spaces a walker may enter (``walk_bits``: no
+        obstacle), every space (``all_bits``), the traps (``trap_bits``), each
+        space's neighbours ``nbb`` (uint64[N, W]); workspace: ``bfree`` (a move's free
+        spaces, a walker's and a flyer's), ``blay`` and ``bent`` (the forward
+        search's layers and trap entries, uint64[top + 1, W]), ``brev`` (the
+        walker's reverse search's trap entries per step, uint64[:data:`REV_ROWS`, W]:
+        a level of more steps searches the neighbour table), ``bw`` (uint64[7, W],
+        the last row kept 0: no traps); the counters ``bit_hits`` (forward,
+        closest-target and reverse searches made on bits)."""
+        board = pos.board
+        n = board.n_cells
+        grid = grid_layout(board)
+        held = np.flatnonzero(np.asarray(pos.occ) != T.OCC_EMPTY)
+        figs = sorted(f.cell for f in pos.scene.figures if f.cell is not None and
+                      f.cell >= 0)
+        use = grid is not None and sorted(held.tolist()) == figs and \
+            bool((np.abs(grid[1]) < 64).all()) and (grid[1] > 0).sum() <= 4 and \
+            (grid[1] < 0).sum() <= 4
+        if not use:
+            z = np.zeros(1, np.uint64)
+            z2 = np.zeros((1, 1), np.uint64)
+            return dict(use_bits=False, bpos=np.zeros(1, np.int64),
+                        bat=np.zeros(1, np.int64), sp=np.ones(4, np.uint64),
+                        sn=np.ones(4, np.uint64), walk_bits=z, all_bits=z.copy(),
+                        trap_bits=z.copy(), nbb=z2, bfree=np.zeros((2, 1), np.uint64),
+                        blay=z2.copy(), bent=z2.copy(), brev=z2.copy(),
+                        bw=np.zeros((7, 1), np.uint64), bit_hits=np.zeros(3, np.int64))
+        bpos, shifts, W = grid
+        bat = np.full(W * 64, -1, np.int64)
+        bat[bpos] = np.arange(n)
+        obstacle = np.asarray(pos.scene.obstacle, bool)
+        rows = bits_of([~obstacle, np.ones(n, bool), pos.scene.trap], bpos, W)
+        nbb = np.zeros((n, W), np.uint64)
+        for c in range(n):
+            for v in board.nbr[c]:
+                if v >= 0:
+                    nbb[c, bpos[v] >> 6] |= np.uint64(1) << np.uint64(bpos[v] & 63)
+        return dict(use_bits=True, bpos=np.ascontiguousarray(bpos, np.int64), bat=bat,
+                    sp=_four(shifts[shifts > 0]), sn=_four(-shifts[shifts < 0]),
+                    walk_bits=rows[0], all_bits=rows[1], trap_bits=rows[2], nbb=nbb,
+                    bfree=np.zeros((2, W), np.uint64),
+                    blay=np.zeros((top + 1, W), np.uint64),
+                    bent=np.zeros((top + 1, W), np.uint64),
+                    brev=np.zeros((REV_ROWS, W), np.uint64),
+                    bw=np.zeros((7, W), np.uint64), bit_hits=np.zeros(3, np.int64))
 
     def move_of(self, slot: int, q) -> int:
         """The Move of an enemy AI query the compiled path answers, else -1."""
@@ -1100,8 +1672,12 @@ class BatchEnemyAI:
 
 #: the kernel's inputs each thread writes
 _SCRATCH = ("buf", "pbuf", "ends", "scratch", "fwd", "occ2", "tier", "keys", "fscr",
-            "free2", "remf", "states", "want", "goals", "tab_hits")
+            "free2", "remf", "states", "want", "goals", "tab_hits", "bfree", "blay",
+            "bent", "brev", "bw", "bit_hits")
 _NO_PEN = np.zeros((1, 1), np.int32)
+#: ``cost`` and ``stop`` for a call that wants the mask alone (see :func:`kernel`)
+NO_COST = np.zeros((0, 0), np.int32)
+NO_STOP = np.zeros((0, 0), np.int8)
 
 
 def _fast_scratch(n: int) -> np.ndarray:
