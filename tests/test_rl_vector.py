@@ -751,17 +751,17 @@ def test_dark_realms_fast_answers_check_fails_on_a_wrong_answer():
             _dr_answers_run(s, 12, seed=1, bits=bits, mutate=mutate)
 
 
-def _dr_paths_run(scenario, steps, seed, threads=1, mutate=None):
-    """Two vector envs of ``scenario`` stepped with the same actions: Dark Realms' fast
-    path (``_vecdr``: the answers, the move and removal, per thread chunk) and the
-    general one it replaces (the plan removed); after every step the observations,
-    masks, rewards, ends and the games' arrays are equal. ``mutate(fast_steps)``: a
-    wrong fast path (the check must fail). Returns the moves checked."""
-    kw = dict(num_envs=8, threads=threads, max_turns=9, copy=True,
-              opponent=("random", "greedy", "enemy_ai")[seed % 3])
+def _fast_paths_run(plan, scenario, steps, seed, kw, mutate=None):
+    """Two vector envs of ``scenario`` (``rl.vector_env(**kw)``) stepped with the same
+    actions: the fast path (the numpy-driven backend's compiled answers, move and
+    removal per thread chunk: its attribute ``plan``, ``_dr`` or ``_hs``) and the
+    general one it replaces (that attribute removed); after every step the
+    observations, masks, rewards, ends, the games' arrays and the streams are equal.
+    ``mutate(fast_steps)``: a wrong fast path (the check must fail). Returns the moves
+    checked (0: the scenario is not in the fast path's scope)."""
     fast, slow = rl.vector_env(scenario, **kw), rl.vector_env(scenario, **kw)
-    slow._np._dr = None
-    if fast._np._dr is None:
+    setattr(slow._np, plan, None)
+    if getattr(fast._np, plan) is None:
         return 0
     if mutate is not None:
         mutate(fast._np)
@@ -781,6 +781,13 @@ def _dr_paths_run(scenario, steps, seed, threads=1, mutate=None):
         assert np.array_equal(fast._np.rng, slow._np.rng)
     assert fast.counts == slow.counts
     return fast.counts["moves"]
+
+
+def _dr_paths_run(scenario, steps, seed, threads=1, mutate=None):
+    """:func:`_fast_paths_run` on Dark Realms' fast path (``_vecdr``), every opponent."""
+    kw = dict(num_envs=8, threads=threads, max_turns=9, copy=True,
+              opponent=("random", "greedy", "enemy_ai")[seed % 3])
+    return _fast_paths_run("_dr", scenario, steps, seed, kw, mutate)
 
 
 def test_dark_realms_fast_env_equals_the_general_path():
@@ -897,35 +904,10 @@ def test_heroscape_fast_answers_check_fails_on_a_wrong_answer():
 
 
 def _hs_paths_run(scenario, steps, seed, threads=1, mutate=None):
-    """Two vector envs of ``scenario`` stepped with the same actions: Heroscape's fast
-    path (``_vechs``: the answers, the move and removal) and the general one it
-    replaces (the plan removed); after every step the observations, masks, rewards,
-    ends and the games' arrays are equal. ``mutate(fast_steps)``: a wrong fast path
-    (the check must fail). Returns the moves checked."""
+    """:func:`_fast_paths_run` on Heroscape's fast path (``_vechs``), both opponents."""
     kw = dict(num_envs=8, threads=threads, max_turns=9, copy=True,
               opponent=("random", "greedy")[seed % 2], backend="arrays")
-    fast, slow = rl.vector_env(scenario, **kw), rl.vector_env(scenario, **kw)
-    slow._np._hs = None
-    if fast._np._hs is None:
-        return 0
-    if mutate is not None:
-        mutate(fast._np)
-    rng = np.random.default_rng(seed)
-    got = [e.reset(seed=seed) for e in (fast, slow)]
-    for _ in range(steps):
-        assert np.array_equal(got[0][0], got[1][0])
-        assert np.array_equal(fast._mask, slow._mask)
-        m = fast._mask
-        a = (rng.random(m.shape, np.float32) * m).argmax(1)
-        a[::5] = rng.integers(0, m.shape[1], len(a[::5]))   # (some illegal)
-        got = [e.step(a) for e in (fast, slow)]
-        for x, y in zip(got[0][:4], got[1][:4]):
-            assert np.array_equal(x, y)
-        for name in ("cell", "alive", "occ"):
-            assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name))
-        assert np.array_equal(fast._np.rng, slow._np.rng)
-    assert fast.counts == slow.counts
-    return fast.counts["moves"]
+    return _fast_paths_run("_hs", scenario, steps, seed, kw, mutate)
 
 
 def test_heroscape_fast_env_equals_the_general_path():
