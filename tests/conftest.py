@@ -165,11 +165,14 @@ def _warm_up(config) -> None:
     first group it can lock without waiting (the first group: waits), and waits for a
     locked one only when none is free; on a warm cache every step is a load."""
     import contextlib
-    import fcntl
     import importlib
     import io
     from pathlib import Path
 
+    try:
+        import fcntl
+    except ImportError:     # pragma: no cover (not POSIX: no file locks, no warm-up)
+        return
     winput = getattr(config, "workerinput", None)
     if winput is None or not winput.get("movecore_warm_up") or \
             int(winput.get("workercount", 1)) < 2 or \

@@ -369,7 +369,6 @@ def test_kept_ends_of_movers_that_pass_every_figure():
     of spaces once by the kept flag of which orientation comes first, the occupied
     placements left out) equal its position's ``legal_moves``: every such figure in
     play of random games, and what the kept ends of one start hold."""
-    from movecore.games.heroscape._batch_doubles import static_ends  # noqa: F401
     checked = 0
     for seed in range(0, 120, 2):
         play = _state_games(seed, B=6, steps=15)
@@ -407,7 +406,7 @@ def _compiled_vs_array(scenarios, policy, threads, steps, B=16, seed=7) -> dict:
     (AssertionError at the first difference). Returns what the runs did (the array
     path's ``last``): moves, two-space moves, removals, removals of or by a two-space
     figure, games reset; and the compiled step's one-space moves answered from the kept
-    ends (``_selfplay_heroscape.kept_tables``)."""
+    ends (``games.heroscape._kept.kept_tables``)."""
     from movecore.tools.selfplay_batch import BatchedPlay
     seen = dict.fromkeys(("moves", "double_moves", "removals", "double_removals",
                           "resets", "kept"), 0)
@@ -495,14 +494,14 @@ def test_kept_ends_reach_covers_the_query():
     is never above the least cost of any end of the query itself from the same start
     on the empty battlefield, and the kept ends are that query's: for every one-space
     kind of random battlefields (stops, climbs, water, glyphs)."""
+    from movecore.games.heroscape._kept import kept_tables
     from movecore.reach.compiled import reach1_general
-    from movecore.tools import _selfplay_heroscape as H
     from movecore.tools.selfplay_batch import BatchedPlay
     checked = 0
     for name, sc in _step_scenarios(range(20)):
         play = BatchedPlay("heroscape", sc, 2, seed=1)
         G = play.games
-        kept_at, codes, ptr, kept, near, far = H.kept_tables(G)
+        kept_at, codes, ptr, kept, near, far = kept_tables(G)
         N = G.occ.shape[1]
         ends = np.zeros((3, N), np.int32)
         query = np.zeros((1, 3), np.int64)

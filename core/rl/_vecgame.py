@@ -73,6 +73,16 @@ def _n_sides(alive, side_of, n_all, b):
 
 
 @njit(nogil=True, inline="always")
+def _side_in_play(alive, side_of, b, side):
+    """Whether game ``b`` has a figure of ``side`` in play (``alive`` bool[B, F],
+    ``side_of`` int[F])."""
+    for g in range(alive.shape[1]):
+        if alive[b, g] and side_of[g] == side:
+            return True
+    return False
+
+
+@njit(nogil=True, inline="always")
 def _mulhi(a, b):
     """The high 64 bits of the 128-bit product of uint64 ``a`` and ``b``."""
     m = np.uint64(0xFFFFFFFF)
@@ -636,15 +646,9 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
                     _advance(S, G, b)
                 if not (over[b] == 0 and side[b] != learner):
                     break
-                if removed[b]:
-                    gone = True
-                    for g in range(F):
-                        if alive[b, g] and side_of[g] == learner:
-                            gone = False
-                            break
-                    if gone:
-                        out[b] = True
-                        break
+                if removed[b] and not _side_in_play(alive, side_of, b, learner):
+                    out[b] = True
+                    break
                 r = _pick(S, G, R, O, b)
                 pending[b] += _play(S, G, R, b, r)
         _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,

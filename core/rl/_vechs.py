@@ -34,7 +34,9 @@ from numba import njit
 
 from ..batch import on_chunks
 from ..games.heroscape._batch import _move_one, _spaces
+from ..games.heroscape._kept import kept_clear
 from ..kernels import _types as T
+from ..kernels.batch import _clear_row
 from ..reach.compiled import reach1_general
 from ._kept_answer import keep_answer
 from ._vecgame import TERMINATED, _draw, _n_sides
@@ -73,8 +75,6 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
      budget, stop_code) = S
     kept_at, kept_code, kept_ptr, kept, near_k, kept_far = K
     N = occ.shape[1]
-    F = cell.shape[1]
-    P = mask.shape[1]
     one = np.uint64(1)
     k = 0
     nd = 0
@@ -84,12 +84,7 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
         f = g[i]
         nxt[b] = f + 1
         if double[f]:
-            for a in range(P):
-                mask[b, a] = 0
-            for a in range(P):
-                cost[b, a] = -1
-            for a in range(P):
-                stop[b, a] = 0
+            _clear_row(mask, cost, stop, b)
             dl[0, nd] = b
             dl[1, nd] = f
             dl[2, nd] = budget[f]
@@ -101,17 +96,9 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
         if ka >= 0 and occ[b, start] != kept_code[ka]:
             ka = -1                     # (engaged: a wall to its friends)
         if ka >= 0:
-            far = kept_far[ka]
-            at = ka * N + start
-            for j in range(F):
-                if j == f or not alive[b, j]:
-                    continue
-                x0, x1 = _spaces(cell, double, lead, trail, b, j)
-                if (near_k[at, x0] < far and occ[b, x0] != kept_code[ka]) or \
-                        (x1 >= 0 and near_k[at, x1] < far and
-                         occ[b, x1] != kept_code[ka]):
-                    ka = -1
-                    break
+            if not kept_clear(near_k, ka * N + start, kept_far[ka], kept_code[ka], occ,
+                              cell, double, lead, trail, alive, b, f):
+                ka = -1
         if ka >= 0:
             n_kept += 1
             sh = shape_of[f]

@@ -69,7 +69,7 @@ from numba import njit
 
 from ..position import grid_distance
 from ._kept_answer import keep_answer
-from ._vecgame import _draw, _n_sides
+from ._vecgame import _draw, _kth, _n_sides, _side_in_play
 
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
 
@@ -168,32 +168,6 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
 
 
 @njit(cache=True, nogil=True)
-def _kth(a, n, k):
-    """The k-th smallest of the distinct ``a[:n]`` (0 <= k < n; ``a`` reordered):
-    Hoare's selection."""
-    lo, hi = 0, n - 1
-    while lo < hi:
-        pivot = a[(lo + hi) // 2]
-        i, j = lo, hi
-        while i <= j:
-            while a[i] < pivot:
-                i += 1
-            while a[j] > pivot:
-                j -= 1
-            if i <= j:
-                a[i], a[j] = a[j], a[i]
-                i += 1
-                j -= 1
-        if k <= j:
-            hi = j
-        elif k >= i:
-            lo = i
-        else:
-            return a[k]
-    return a[k]
-
-
-@njit(cache=True, nogil=True)
 def victims(rows, f, sp, adj, alive, side_of, n_all, rng, out):
     """The removal's victims in games ``rows`` (int64[R]; their coin came up) whose
     figure ``f[i]`` just moved: the enemies in play next to a space of the mover
@@ -245,21 +219,14 @@ def opponents_rows(rows, over, side, learner, removed, alive, side_of, out):
     (int64[R], rewritten), those not over whose side to move is not the ``learner``'s,
     less those where the last move removed the learner's last figure (``out[b]`` set
     True); returns how many (kept at the front of ``rows``, in order)."""
-    F = alive.shape[1]
     k = 0
     for i in range(rows.shape[0]):
         b = rows[i]
         if over[b] != 0 or side[b] == learner:
             continue
-        if removed[b]:
-            left = False
-            for j in range(F):
-                if alive[b, j] and side_of[j] == learner:
-                    left = True
-                    break
-            if not left:
-                out[b] = True
-                continue
+        if removed[b] and not _side_in_play(alive, side_of, b, learner):
+            out[b] = True
+            continue
         rows[k] = b
         k += 1
     return k

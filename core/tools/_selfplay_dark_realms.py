@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..batch import QueryColumns, per_thread
-from ..games.dark_realms._batch_enemy import bits_of, grid_bits  # noqa: F401 (grid_bits re-exported)
+from ..batch import per_thread
+from ..games.dark_realms._batch_enemy import bits_of, grid_bits
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
 from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,

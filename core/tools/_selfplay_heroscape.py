@@ -6,7 +6,7 @@
 packed kernel of its kind of mover on the game's occupant row, with its kind's stop
 codes (or, where no figure but friends it passes stands within its reach -- a figure
 reached only at the budget counts as out of it -- from its kind's kept ends on the
-empty battlefield less the figures' spaces: :func:`kept_tables`); a two-space
+empty battlefield less the figures' spaces: :func:`movecore.games.heroscape._kept.kept_tables`); a two-space
 figure's from the layout's compiled call (a walker with no one but friends in reach:
 its kind's kept ends too, ``_batch_doubles.walker_near``)
 (:func:`movecore.games.heroscape._batch_doubles.doubles_kernel`, linked in, with
@@ -36,8 +36,8 @@ from numba import njit
 
 from ..batch import per_thread
 from ..games.heroscape._batch import _move_one, _spaces
-from ..games.heroscape._batch_doubles import NO_KEPT_WALKERS, _unstopped  # noqa: F401 (re-export)
-from ..games.heroscape._kept import KEPT_CELLS, kept_tables  # noqa: F401 (re-export)
+from ..games.heroscape._batch_doubles import NO_KEPT_WALKERS
+from ..games.heroscape._kept import kept_clear, kept_tables
 from ..kernels import _types as T
 from ..kernels._types import CACHE
 from ..reach.compiled import reach1_general
@@ -151,7 +151,7 @@ def step_kernel():
     move's constants (``double, lead, trail, team, height, level, nbr, n_teams,
     master``: the layout's); ``Q`` = the play (``side_of, turn_sides, movers, turn,
     actor, done, nbr, coords, kind, greedy, key, tick, max_turns, occ0, cell0,
-    rules``); ``K`` = the layout's kept ends (:func:`kept_tables`);
+    rules``); ``K`` = the layout's kept ends (:func:`movecore.games.heroscape._kept.kept_tables`);
     ``mask``, ``cost``, ``stop`` (uint8/int32/int8[B, P]): each game's legal
     ends, written; per thread: the kernel's ``buf`` and ``ends``, ``query`` int64[1, 3],
     ``D`` (the two-space call's arguments: ``_batch`` ``doubles()``), ``one`` (three
@@ -239,17 +239,10 @@ def step_kernel():
                     # end on
                     far = (kept_far[ka] if at_far else budget[f] + 1) - \
                         (1 if edge_near else 0)
-                    at = ka * N + start
-                    for g in range(F):
-                        if g == f or not alive[b, g]:
-                            continue
-                        x0, x1 = _spaces(cell, double, lead, trail, b, g)
-                        if (near_k[at, x0] < far and occ[b, x0] != kept_code[ka]) or \
-                                (x1 >= 0 and near_k[at, x1] < far and
-                                 occ[b, x1] != kept_code[ka]):
-                            if not any_figure:
-                                ka = -1
-                                break
+                    if not any_figure and not kept_clear(
+                            near_k, ka * N + start, far, kept_code[ka], occ, cell,
+                            double, lead, trail, alive, b, f):
+                        ka = -1
             if not double[f] and ka >= 0:   # the kept ends, less the friends' spaces
                 counts[4] += 1
                 sh = shape_of[f]

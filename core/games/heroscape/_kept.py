@@ -9,9 +9,11 @@ spaces, instead of a search (:func:`kept_tables` states why that is exact).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ...kernels import _types as T
 from ...reach.compiled import reach1_general
+from ._batch import _spaces
 from ._batch_doubles import _unstopped
 
 EMPTY = T.OCC_EMPTY
@@ -102,3 +104,21 @@ def kept_tables(G) -> tuple:
             np.ascontiguousarray(np.concatenate(parts, axis=1), np.int32),
             np.ascontiguousarray(np.concatenate(nears), np.uint8),
             np.array(fars, np.int64))
+
+
+@njit(nogil=True, inline="always")
+def kept_clear(near_k, at, far, code, occ, cell, double, lead, trail, alive, b, f):
+    """Whether game ``b``'s figure ``f`` may take its kept ends: no other figure in play
+    stands on a space (either of a two-space figure's) of least cost below ``far`` from
+    its start (``near_k[at]``, uint8: the kept tables' ``near`` row of its kind and
+    start) unless it is a friend it passes (``occ`` holds the mover's own ``code``
+    there: not engaged). See :func:`kept_tables` for why that is exact."""
+    for g in range(alive.shape[1]):
+        if g == f or not alive[b, g]:
+            continue
+        x0, x1 = _spaces(cell, double, lead, trail, b, g)
+        if (near_k[at, x0] < far and occ[b, x0] != code) or \
+                (x1 >= 0 and near_k[at, x1] < far and occ[b, x1] != code):
+            return False
+    return True
+
