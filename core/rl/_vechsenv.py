@@ -46,155 +46,6 @@ _DK = None   # the layout's double-space call, linked in by env_kernel()
 _KIND = {"hex": 0, "square4": 1}
 
 
-@njit(nogil=True)
-def advance(src, n, S, K, M, D, Q, T, A, W):
-    """``Match._advance`` in games ``src[:n]``: on to the next figure of the side
-    to move that has a usable end (``advance_select``), its answer kept (one-space
-    figures: ``hs_queries``; double-space: the layout's call, then
-    ``keep_answer``), until every game has an acting figure or is over."""
-    occ, cell, alive, turn, side, nxt, actor, over, out, removed, moved, pending, \
-        rng = T
-    (side_of, turn_sides, movers, n_all, max_turns, learner, usable, adj, rank, dbl,
-     greedy, kind, coords, pspace, occ0, cell0, P_env, end_turn, rules, ended,
-     has_open, opened, a_open, slow) = Q
-    a_cost, a_stop, a_list, a_n, a_slow, amask, acost, astop = A
-    (buf, ends, query, bits, dl, hout, near, rA, rB, rR, rE, rM, rP, ask, gq, left,
-     to, u, fs, dist, cl, cn, counts, no_pen, sp, acting) = W
-    cur = rA
-    alt = rB
-    for i in range(n):
-        cur[i] = src[i]
-    while n:
-        na = advance_select(cur[:n], alive, side_of, movers, turn_sides, n_all,
-                            max_turns, turn, side, nxt, actor, over, moved, ask, gq)
-        if na == 0:
-            break
-        counts[1] += na
-        kept = hs_queries(ask[:na], gq[:na], S, K, M[0], M[1], M[2], occ, cell,
-                          alive, buf, ends, query, bits, usable, a_cost, a_stop,
-                          a_list, a_n, nxt, actor, alt, dl, amask, acost, astop, hout,
-                          rules)
-        if kept < 0:
-            return kept
-        counts[2] += kept
-        k = hout[0]
-        nd = hout[1]
-        if nd:
-            st = _DK(occ, cell, alive, dl[0, :nd], dl[1, :nd], dl[2, :nd], *D, amask,
-                     acost, astop, no_pen, 0)
-            if st < 0:
-                return st
-            k += keep_answer(dl[0, :nd], dl[1, :nd], amask, acost, astop, usable,
-                             a_cost, a_stop, a_list, a_n, has_open, opened, a_open,
-                             slow, a_slow, nxt, actor, alt[k:])
-        n = k
-        cur, alt = alt, cur
-    return 0
-
-@njit(nogil=True)
-def play(rows, n, S, K, M, D, Q, T, A, W):
-    """The acting figures of games ``rows[:n]`` move to ``W``'s ``to[:n]``, the
-    removal (``hs_play``), then on to the next figure where the game goes on."""
-    occ, cell, alive, turn, side, nxt, actor, over, out, removed, moved, pending, \
-        rng = T
-    (side_of, turn_sides, movers, n_all, max_turns, learner, usable, adj, rank, dbl,
-     greedy, kind, coords, pspace, occ0, cell0, P_env, end_turn, rules, ended,
-     has_open, opened, a_open, slow) = Q
-    (buf, ends, query, bits, dl, hout, near, rA, rB, rR, rE, rM, rP, ask, gq, left,
-     to, u, fs, dist, cl, cn, counts, no_pen, sp, acting) = W
-    if n == 0:
-        return 0
-    k = hs_play(rows[:n], to[:n], actor, occ, cell, alive, moved, removed, rng, adj,
-                side_of, n_all, learner, pending, over, ended, left, near, *M)
-    counts[0] += n
-    return advance(left, k, S, K, M, D, Q, T, A, W)
-
-@njit(nogil=True)
-def nearest(rows, n, M, Q, T, A, W):
-    """``Match.greedy_row``'s candidates in games ``rows[:n]``: of the acting
-    figure's usable ends, those at the least grid distance from a space of the
-    end's place (``pspace``) to a space of an enemy in play (of a side not to
-    move); every usable end where no enemy is in play. Into ``cl[b]``/``cn[b]``."""
-    double, lead, trail = M[0], M[1], M[2]
-    occ, cell, alive, turn, side, nxt, actor, over, out, removed, moved, pending, \
-        rng = T
-    (side_of, turn_sides, movers, n_all, max_turns, learner, usable, adj, rank, dbl,
-     greedy, kind, coords, pspace, occ0, cell0, P_env, end_turn, rules, ended,
-     has_open, opened, a_open, slow) = Q
-    a_cost, a_stop, a_list, a_n, a_slow, amask, acost, astop = A
-    (buf, ends, query, bits, dl, hout, near, rA, rB, rR, rE, rM, rP, ask, gq, left,
-     to, u, fs, dist, cl, cn, counts, no_pen, sp, acting) = W
-    F = cell.shape[1]
-    big = np.int64(1) << 40
-    for i in range(n):
-        b = rows[i]
-        f = actor[b]
-        s = side[b]
-        enemy = False
-        for g in range(F):
-            if alive[b, g] and side_of[g] != s:
-                enemy = True
-        low = big
-        for j in range(a_n[b]):
-            p = a_list[b, j]
-            d = big
-            for x in range(2):
-                c = pspace[f, p, x]
-                if c < 0:
-                    continue
-                for g in range(F):
-                    if not alive[b, g] or side_of[g] == s:
-                        continue
-                    e0, e1 = _spaces(cell, double, lead, trail, b, g)
-                    if e0 >= 0:
-                        d = min(d, _grid_distance(coords, kind, c, e0))
-                    if e1 >= 0:
-                        d = min(d, _grid_distance(coords, kind, c, e1))
-            dist[j] = d
-            low = min(low, d)
-        m = 0
-        for j in range(a_n[b]):
-            if not enemy or dist[j] == low:
-                cl[b, m] = a_list[b, j]
-                m += 1
-        cn[b] = m
-    return 0
-
-@njit(nogil=True)
-def opponents(rows, n, S, K, M, D, Q, T, A, W):
-    """``MovecoreGym._opponents`` in games ``rows[:n]`` (compacted in place): the
-    other sides play (one draw for the pick, ``pick_rows`` in the ``Moves`` row
-    order) until the learner is to act or the game is over (or every learner's
-    figure is gone: ``out``)."""
-    occ, cell, alive, turn, side, nxt, actor, over, out, removed, moved, pending, \
-        rng = T
-    (side_of, turn_sides, movers, n_all, max_turns, learner, usable, adj, rank, dbl,
-     greedy, kind, coords, pspace, occ0, cell0, P_env, end_turn, rules, ended,
-     has_open, opened, a_open, slow) = Q
-    a_cost, a_stop, a_list, a_n, a_slow, amask, acost, astop = A
-    (buf, ends, query, bits, dl, hout, near, rA, rB, rR, rE, rM, rP, ask, gq, left,
-     to, u, fs, dist, cl, cn, counts, no_pen, sp, acting) = W
-    while n:
-        n = opponents_rows(rows[:n], over, side, learner, removed, alive, side_of, out)
-        if n == 0:
-            break
-        for i in range(n):
-            b = rows[i]
-            u[i] = _draw(rng, b)
-            fs[i] = actor[b]
-        if greedy:
-            nearest(rows, n, M, Q, T, A, W)
-            counts[3] += pick_rows(rows[:n], rows[:n], cl, cn, fs[:n], u[:n], a_cost,
-                                   rank, dbl, to)
-        else:
-            counts[3] += pick_rows(rows[:n], rows[:n], a_list, a_n, fs[:n], u[:n],
-                                   a_cost, rank, dbl, to)
-        st = play(rows, n, S, K, M, D, Q, T, A, W)
-        if st < 0:
-            return st
-    return 0
-
-
 @functools.lru_cache(maxsize=None)
 def env_kernel():
     """The compiled step of a chunk of games (compiled, or loaded from Numba's cache, on
@@ -241,7 +92,7 @@ def env_kernel():
          greedy, kind, coords, pspace, occ0, cell0, P_env, end_turn, rules, ended,
          has_open, opened, a_open, slow) = Q
         a_cost, a_stop, a_list, a_n, a_slow, amask, acost, astop = A
-        (buf, ends, query, bits, dl, hout, near, rA, rB, rR, rE, rM, rP, ask, gq, left,
+        (buf, ends, query, bits, dl, hout, near, rA, rB, adv, opp, mv, ask, gq, left,
          to, u, fs, dist, cl, cn, counts, no_pen, sp, acting) = W
         (fresh, record, drawn, n_drawn, orec, static, n_static, HW, d, k_game, large,
          orient, swap, hw, rel, olead, valid, gmode, sadj, level, height, a_roll, doors,
@@ -250,65 +101,148 @@ def env_kernel():
         double, lead, trail = M[0], M[1], M[2]
         F = cell.shape[1]
         N = occ.shape[1]
-        # the restarts (BatchedSteps.restart): back at the root, then the opponents
-        n = 0
+        big = np.int64(1) << 40
+        # Each game's step is: the restart (back at the root) or the learner's move or
+        # end of turn; Match._advance; then while an opponent is to move, its pick,
+        # move and removal, and Match._advance again (MovecoreGym.step / reset). Games
+        # are independent, so the chunk's games go through it together: ``adv`` the
+        # games to advance, ``mv`` those to move (to ``to``), ``opp`` those whose
+        # opponents may play. (One copy of each call: the compile time.)
+        n_adv = n_mv = n_opp = 0
         for b in range(lo, hi):
             reward[b] = 0.0
-            if mode[b] != 2:
-                continue
-            for c in range(N):
-                occ[b, c] = occ0[c]
-            for j in range(F):
-                cell[b, j] = cell0[j]
-                alive[b, j] = cell0[j] >= 0
-                moved[b, j] = False
-            turn[b] = 0
-            side[b] = -1
-            nxt[b] = F
-            actor[b] = -1
-            over[b] = 0
-            out[b] = False
-            removed[b] = False
-            pending[b] = 0.0
-            rR[n] = b
-            n += 1
-        st = advance(rR, n, S, K, M, D, Q, T, A, W)
-        if st < 0:
-            return st
-        st = opponents(rR, n, S, K, M, D, Q, T, A, W)
-        if st < 0:
-            return st
-        # the learner's moves (its reward: what the opponents scored since it acted)
-        ne = nm = npl = 0
-        for b in range(lo, hi):
-            if mode[b] == 0:
+            m = mode[b]
+            if m == 0:
                 over[b] = ILLEGAL
                 actor[b] = -1
-            if mode[b] != 1:
                 continue
-            rP[npl] = b
-            npl += 1
+            opp[n_opp] = b
+            n_opp += 1
+            if m == 2:              # the restart (BatchedSteps.restart)
+                for c in range(N):
+                    occ[b, c] = occ0[c]
+                for j in range(F):
+                    cell[b, j] = cell0[j]
+                    alive[b, j] = cell0[j] >= 0
+                    moved[b, j] = False
+                turn[b] = 0
+                side[b] = -1
+                nxt[b] = F
+                actor[b] = -1
+                over[b] = 0
+                out[b] = False
+                removed[b] = False
+                pending[b] = 0.0
+                adv[n_adv] = b
+                n_adv += 1
+                continue
+            # the learner's move (its reward: what the opponents scored since it acted)
             reward[b] = pending[b]
             pending[b] = 0.0
             a = actions[b]
             if a == end_turn:
                 nxt[b] = F                  # the side passes: the next turn
-                rE[ne] = b
-                ne += 1
+                adv[n_adv] = b
+                n_adv += 1
             else:
-                rM[nm] = b
-                to[nm] = a % P_env
-                nm += 1
-        st = advance(rE, ne, S, K, M, D, Q, T, A, W)
-        if st < 0:
-            return st
-        st = play(rM, nm, S, K, M, D, Q, T, A, W)
-        if st < 0:
-            return st
-        st = opponents(rP, npl, S, K, M, D, Q, T, A, W)
-        if st < 0:
-            return st
-        # the rewards and ends
+                mv[n_mv] = b
+                to[n_mv] = a % P_env
+                n_mv += 1
+        while True:
+            if n_mv:                # the moves and removals; the games going on advance
+                k = hs_play(mv[:n_mv], to[:n_mv], actor, occ, cell, alive, moved,
+                            removed, rng, adj, side_of, n_all, learner, pending, over,
+                            ended, left, near, *M)
+                counts[0] += n_mv
+                for i in range(k):
+                    adv[n_adv + i] = left[i]
+                n_adv += k
+            # Match._advance: the next figure with a usable end, its answer kept (one-
+            # space figures: hs_queries; double-space: the layout's call, keep_answer)
+            cur = rA
+            alt = rB
+            for i in range(n_adv):
+                cur[i] = adv[i]
+            n = n_adv
+            while n:
+                na = advance_select(cur[:n], alive, side_of, movers, turn_sides, n_all,
+                                    max_turns, turn, side, nxt, actor, over, moved, ask,
+                                    gq)
+                if na == 0:
+                    break
+                counts[1] += na
+                kept = hs_queries(ask[:na], gq[:na], S, K, double, lead, trail, occ, cell,
+                                  alive, buf, ends, query, bits, usable, a_cost, a_stop,
+                                  a_list, a_n, nxt, actor, alt, dl, amask, acost, astop,
+                                  hout, rules)
+                if kept < 0:
+                    return kept
+                counts[2] += kept
+                n = hout[0]
+                nd = hout[1]
+                if nd:
+                    st = _DK(occ, cell, alive, dl[0, :nd], dl[1, :nd], dl[2, :nd], *D,
+                             amask, acost, astop, no_pen, 0)
+                    if st < 0:
+                        return st
+                    n += keep_answer(dl[0, :nd], dl[1, :nd], amask, acost, astop, usable,
+                                     a_cost, a_stop, a_list, a_n, has_open, opened,
+                                     a_open, slow, a_slow, nxt, actor, alt[n:])
+                cur, alt = alt, cur
+            n_adv = 0
+            # the opponents to move (MovecoreGym._opponents): one draw for the pick
+            n_opp = opponents_rows(opp[:n_opp], over, side, learner, removed, alive,
+                                   side_of, out)
+            if n_opp == 0:
+                break
+            for i in range(n_opp):
+                b = opp[i]
+                u[i] = _draw(rng, b)
+                fs[i] = actor[b]
+                mv[i] = b
+            n_mv = n_opp
+            if greedy:
+                # Match.greedy_row: of the usable ends, those at the least grid
+                # distance from a space of the end's place to a space of an enemy in
+                # play; every usable end where no enemy is in play
+                for i in range(n_opp):
+                    b = opp[i]
+                    f = actor[b]
+                    s = side[b]
+                    enemy = False
+                    for g in range(F):
+                        enemy |= alive[b, g] and side_of[g] != s
+                    low = big
+                    for j in range(a_n[b]):
+                        p = a_list[b, j]
+                        e = big
+                        for x in range(2):
+                            c = pspace[f, p, x]
+                            if c < 0:
+                                continue
+                            for g in range(F):
+                                if not alive[b, g] or side_of[g] == s:
+                                    continue
+                                e0, e1 = _spaces(cell, double, lead, trail, b, g)
+                                if e0 >= 0:
+                                    e = min(e, _grid_distance(coords, kind, c, e0))
+                                if e1 >= 0:
+                                    e = min(e, _grid_distance(coords, kind, c, e1))
+                        dist[j] = e
+                        low = min(low, e)
+                    m = 0
+                    for j in range(a_n[b]):
+                        if not enemy or dist[j] == low:
+                            cl[b, m] = a_list[b, j]
+                            m += 1
+                    cn[b] = m
+                counts[3] += pick_rows(opp[:n_opp], opp[:n_opp], cl, cn, fs[:n_opp],
+                                       u[:n_opp], a_cost, rank, dbl, to)
+            else:
+                counts[3] += pick_rows(opp[:n_opp], opp[:n_opp], a_list, a_n,
+                                       fs[:n_opp], u[:n_opp], a_cost, rank, dbl, to)
+        # the rewards and ends; what the observation reads: who acts, every figure's
+        # spaces
         for b in range(lo, hi):
             m = mode[b]
             if m == 1:
@@ -324,7 +258,6 @@ def env_kernel():
             term[b] = t
             trunc[b] = tr
             done[b] = t or tr
-            # what the observation reads: who acts, every figure's spaces
             acting[b] = over[b] == 0 and not out[b] and side[b] == learner
             for j in range(F):
                 x0, x1 = _spaces(cell, double, lead, trail, b, j)
@@ -378,7 +311,7 @@ class HeroscapeEnvStep:
         self.acting = np.zeros(B, bool)
         for c in range(C):
             self.W.append((G._bufs[c], G._ends[c], hs.query[c], hs.bits[c], hs.dl[c],
-                           hs.outs[c], hs.near[c], *(np.zeros(B, i64) for _ in range(10)),
+                           hs.outs[c], hs.near[c], *(np.zeros(B, i64) for _ in range(9)),
                            np.zeros(B), np.zeros(B, i64), np.zeros(P, i64), self.cl,
                            self.cn, counts[c], hs.no_pen, self.sp, self.acting))
         self.counts = counts
