@@ -46,7 +46,7 @@ EMPTY = T.OCC_EMPTY
 BREAK_STOP = 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, query,
                bits, usable, a_cost, a_stop, a_list, a_n, nxt, actor, again, dl,
                mask, cost, stop, out, rules):
@@ -153,7 +153,7 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
     return n_kept
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def hs_play(rows, to, actor, occ, cell, alive, moved, removed, rng, adj, side_of, n_all,
             learner, pending, over, ended, left, near, double, lead, trail, team, height,
             level, nbr, n_teams, master):
