@@ -22,6 +22,11 @@ copies) its chunk of the kept observation (``BatchedSteps.observe``). The move, 
 victim and its removal (:func:`hs_play`, the codes of the figures next to either place
 written again: ``_batch._move_one``) are one compiled call (per thread chunk).
 
+The vector env runs these sub-steps from Python only where :mod:`._vechsenv` is off (its
+tests): its step plays them for a chunk of games in one compiled call per thread. The
+compiled pieces here are compiled without Numba's reference counts (they allocate
+nothing; the caller keeps the arrays alive).
+
 ``tests/test_rl_vector.py`` checks the kept answers (list, costs, stops, the acting
 figure, the games with no usable end) against the general path's at every query of
 seeded runs of the bundled scenarios (1 and 2 threads), whole env steps against the
