@@ -15,8 +15,9 @@ call, ``keep_answer``, ``_vechs.hs_play``, ``_vecnp.opponents_rows``,
 ``_vecnp.pick_rows``, ``_vecnp.draw_obs``, ``_vecnp.draw_mask``), the greedy
 opponent's nearest ends on arrays, each game's draws from its own stream in its single
 env's order; nothing of a step is left on the calling thread but one hand-off. With
-``copy=True`` each game's observation is drawn whole into the new array (no kept
-buffer updated and copied).
+``copy=True`` the kept buffer is updated where it changed and each thread then copies
+its rows into the new array (numpy's copy, the GIL released: cheaper here than drawing
+each observation whole into the new array, or copying it in the compiled loop).
 
 Every game is independent of the others (its own arrays, its own stream), so a chunk
 playing its games' sub-steps apart from the other chunks' plays the same games as the
@@ -61,11 +62,12 @@ def env_kernel():
     turn state (``BatchedSteps``' ``turn ... rng``); ``A``: the kept answer and the
     dense answer rows; ``W``: this thread's scratch and counters (int64[4]: moves,
     move generations, kept-end answers, opponents' picks among a double-space figure's
-    rows of one cost, added to); ``O``: ``_vecnp.draw_obs``' arguments (and ``fresh``,
-    ``record``); ``mode`` int64[B] (``_vecgame.step_modes``: 0 illegal, 1 played, 2
+    rows of one cost, added to); ``O``: ``_vecnp.draw_obs``' arguments (``fresh``: the
+    first kept draw; ``record``: True); ``mode`` int64[B] (``_vecgame.step_modes``: 0 illegal, 1 played, 2
     restarted), ``actions`` int64[B]; ``results`` = ``(illegal_reward, reward, term,
-    trunc, done)``; ``obs`` float32[B, C * HW] (the new array with ``copy=True``, else
-    the kept buffer), ``mask``/``mask_out`` int8[B, A] (the env's, and its copy).
+    trunc, done)``; ``obs`` float32[B, C * HW] (the kept buffer, updated where it
+    changed, or drawn whole on ``O``'s ``fresh``); ``mask``/``mask_out`` int8[B, A]
+    (the env's, and its copy).
     Returns 0 or a kernel status < 0."""
     import os
 
@@ -263,16 +265,12 @@ def env_kernel():
                 x0, x1 = _spaces(cell, double, lead, trail, b, j)
                 sp[b, j, 0] = x0
                 sp[b, j, 1] = x1
-        if record:
-            dr, nr, orr = drawn[lo:hi], n_drawn[lo:hi], orec[lo:hi]
-        else:
-            dr, nr, orr = drawn, n_drawn, orec
-        draw_obs(obs[lo:hi], fresh, record, dr, nr, orr, static, n_static, HW, d, k_game,
-                 alive[lo:hi], cell[lo:hi], large, orient, swap, hw, rel, acting[lo:hi],
-                 actor[lo:hi], moved[lo:hi], a_list[lo:hi], a_n[lo:hi], a_cost[lo:hi],
-                 a_stop[lo:hi], olead, dbl, turn[lo:hi], max_turns, valid, gmode,
-                 sp[lo:hi], sadj, level, height, side_of, a_roll[lo:hi], over[lo:hi],
-                 doors, door_cells)
+        draw_obs(obs[lo:hi], fresh, record, drawn[lo:hi], n_drawn[lo:hi], orec[lo:hi],
+                 static, n_static, HW, d, k_game, alive[lo:hi], cell[lo:hi], large, orient,
+                 swap, hw, rel, acting[lo:hi], actor[lo:hi], moved[lo:hi], a_list[lo:hi],
+                 a_n[lo:hi], a_cost[lo:hi], a_stop[lo:hi], olead, dbl, turn[lo:hi],
+                 max_turns, valid, gmode, sp[lo:hi], sadj, level, height, side_of,
+                 a_roll[lo:hi], over[lo:hi], doors, door_cells)
         draw_mask(mask[lo:hi], acting[lo:hi], actor[lo:hi], a_list[lo:hi], a_n[lo:hi],
                   env_base, end_turn, large, orient, swap)
         for b in range(lo, hi):
@@ -286,9 +284,9 @@ def env_kernel():
 class HeroscapeEnvStep:
     """The vector env's step of a Heroscape :class:`movecore.rl._vecnp.BatchedSteps`
     whose answers are :mod:`._vechs`' (``steps._hs``), in one compiled call per thread
-    (:func:`env_kernel`; see the module docstring). ``copy``: the env's (``True``: each
-    game's observation drawn whole into the step's new array; ``False``: the kept
-    buffer updated where it changed)."""
+    (:func:`env_kernel`; see the module docstring). ``copy``: the env's (``True``: the
+    kept buffer updated where it changed, then copied into the step's new array;
+    ``False``: the kept buffer handed out)."""
 
     def __init__(self, steps, copy: bool):
         from ..batch import per_thread
@@ -342,29 +340,32 @@ class HeroscapeEnvStep:
         s = self.steps
         B = s.B
         S, K, M, Q, T, A = self._tuples()
-        if self.copy:
-            obs = np.empty_like(obs_kept)
-            fresh, record, rec = True, False, s._rec_scratch
-            s._kept_ready = False       # (the kept buffer no longer what it drew)
-        else:
-            obs = obs_kept
-            fresh, record, rec = not s._kept_ready, True, s._rec
-            s._kept_ready = True
-        O = (fresh, record, *rec, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6,
+        # copy=True: the kept buffer updated, then each thread's rows copied into the
+        # new array by numpy (2.4% less CPU a move than each observation drawn whole
+        # into the new array, and 2.5% less than a copy loop in the compiled call:
+        # docs/performance.md)
+        fresh = not s._kept_ready
+        s._kept_ready = True
+        new = np.empty_like(obs_kept) if self.copy else None
+        dst = new.reshape(B, -1) if self.copy else None
+        O = (fresh, True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6,
              s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid, s._gmode,
              *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells, s.env_base)
         results = (float(illegal_reward), np.empty(B), np.empty(B, bool),
                    np.empty(B, bool), np.empty(B, bool))
         mask_out = np.empty_like(mask)
-        o = obs.reshape(B, -1)
+        o = obs_kept.reshape(B, -1)
         kernel = env_kernel()
         D = s._hs.D
         acts = np.ascontiguousarray(actions, np.int64)
         mode = np.ascontiguousarray(mode, np.int64)
 
         def run(c, lo, hi):
-            return kernel(S, K, M, D[c], Q, T, A, self.W[c], O, mode, acts, results, o,
-                          mask, mask_out, lo, hi)
+            st = kernel(S, K, M, D[c], Q, T, A, self.W[c], O, mode, acts, results, o,
+                        mask, mask_out, lo, hi)
+            if dst is not None:
+                dst[lo:hi] = o[lo:hi]
+            return st
 
         if self.n_chunks == 1:
             status = [run(0, 0, B)]
@@ -383,4 +384,4 @@ class HeroscapeEnvStep:
         s.counts[1] += int(got[1])
         s._hs.kept_used += int(got[2])
         s.double_picks += int(got[3])
-        return (*results[1:], obs, mask_out)
+        return (*results[1:], new if self.copy else obs_kept, mask_out)
