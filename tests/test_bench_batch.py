@@ -6,8 +6,9 @@ import numpy as np
 from pytest import approx
 
 from movecore.tools import bench_batch
-from movecore.tools.bench_batch import (REF_QUERIES, Figures, _interleaved, _moves_per_s,
-                                        _paired, _query_round, _quartiles, _reference)
+from movecore.tools.bench_batch import (REF_QUERIES, Figures, Schedule, _interleaved,
+                                        _moves_per_s, _paired, _query_round, _quartiles,
+                                        _reference)
 
 
 def test_interleaved_takes_rounds_in_turn_until_every_contestant_has_a_figure():
@@ -35,7 +36,7 @@ def test_interleaved_gives_every_contestant_min_rounds_of_the_same_passes():
     def one_round(i):
         calls.append(i)
         return 1 + len(calls), 1.0 + i, 0.5, 0.5
-    got = _interleaved(3, one_round, 0.0, min_rounds=4)
+    got = _interleaved(3, one_round, 0.0, Schedule(min_rounds=4))
     assert calls == [0, 1, 2] * 4
     assert [len(f.rounds) for f in got] == [4, 4, 4]
     # round k of each contestant comes from pass k
@@ -43,6 +44,27 @@ def test_interleaved_gives_every_contestant_min_rounds_of_the_same_passes():
     # the median round's units/s, the share of wall time this thread ran
     assert got[0].median == approx(np.median([2, 5, 8, 11]))
     assert got[1].share == approx(0.25)
+
+
+def test_interleaved_shuffled_passes_take_every_contestant_once_in_new_orders():
+    calls = []
+
+    def one_round(i):
+        calls.append(i)
+        return len(calls), 1.0, 0.5, 0.5
+    got = _interleaved(3, one_round, 0.0, Schedule(min_rounds=6, shuffle=True))
+    passes = [calls[k:k + 3] for k in range(0, len(calls), 3)]
+    assert len(passes) == 6 and all(sorted(p) == [0, 1, 2] for p in passes)
+    assert len({tuple(p) for p in passes}) > 1          # the order changes between passes
+    # round k of each contestant is its round of pass k
+    for i, f in enumerate(got):
+        assert [r[0] for r in f.rounds] == [3 * k + p.index(i) + 1
+                                            for k, p in enumerate(passes)]
+    # the same seeded orders every time (a run is reproducible)
+    again = []
+    _interleaved(3, lambda i: again.append(i) or (1, 1.0, 0.5, 0.5), 0.0,
+                 Schedule(min_rounds=6, shuffle=True))
+    assert again == calls
 
 
 def _figs(rounds):
@@ -110,11 +132,25 @@ def test_moves_per_s_paces_the_reference_by_the_first_plays_rounds():
     def ref_round(seconds):
         asked.append(seconds)
         return 7, 0.001, 0.001, 0.001
-    *plays, ref = _moves_per_s([_Play(1024), _Play(1024)], 0.0, [ref_round], 3)
+    *plays, ref = _moves_per_s([_Play(1024), _Play(1024)], 0.0, [ref_round],
+                               Schedule(min_rounds=3))
     assert len(plays[0].rounds) == len(plays[1].rounds) == len(ref.rounds) == 3
     assert [r[0] for r in plays[0].rounds] == [4096] * 3      # 4 steps of 1,024 moves
     # each reference round is asked to last as long as the first play's round before it
     assert asked == [r[1] for r in plays[0].rounds]
+
+
+def test_moves_per_s_rounds_last_round_seconds_in_whole_steps(monkeypatch):
+    clock = [0.0]
+    monkeypatch.setattr(bench_batch.time, "perf_counter", lambda: clock[0])
+
+    class Slow(_Play):
+        def step(self):
+            clock[0] += 0.01
+            return self.B
+    got, = _moves_per_s([Slow(4096)], 0.0, schedule=Schedule(round_seconds=0.035))
+    # one step would do for 4,096 moves; the round goes on to 0.035 s: 4 steps
+    assert got.rounds[0][:2] == (4 * 4096, approx(0.04))
 
 
 def test_reference_starts_are_a_fixed_sample_not_the_runs_stopping_point():
@@ -140,7 +176,7 @@ def test_batch_report_prints_paired_medians(monkeypatch):
     """One small run of the report: its figures are there, finite, their quartiles in
     order, and the printed lines show them."""
     monkeypatch.setattr(bench_batch, "ENV_BATCHES", (4, 8))
-    monkeypatch.setattr(bench_batch, "MIN_ROUNDS", 2)
+    monkeypatch.setattr(bench_batch, "BENCH", Schedule(2, 0.0, True))
     monkeypatch.setattr(bench_batch, "memory_4096", lambda game: 1.0)
     lines = []
     out = bench_batch.batch_report(["grid"], min_time=0.0, selfplay_games=2,

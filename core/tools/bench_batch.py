@@ -41,18 +41,34 @@ import numpy as np
 
 BATCHES = (1, 64, 1024, 4096)
 ENV_BATCHES = (64, 1024)
-#: rounds each contestant gets at least (the medians and quartiles need a few)
-MIN_ROUNDS = 5
 #: the reference query's start sample: the figures' cells in REF_GAMES seeded games after
 #: REF_STEPS steps (see _reference)
 REF_GAMES, REF_STEPS, REF_QUERIES = 64, 16, 4096
+
+
+class Schedule(NamedTuple):
+    """How :func:`_interleaved` takes its rounds. ``min_rounds``: rounds each contestant
+    gets at least (medians and quartiles need a few). ``round_seconds``: a play's or
+    env's round goes on (whole steps) until it has lasted that long, besides its ~4,096
+    moves. ``shuffle``: each pass takes the contestants in a new order (seeded). On a
+    core shared with another busy process the scheduler runs this one in slices of a few
+    ms: rounds much shorter than a slice, always taken in one order, lock onto the slices
+    (the first of a pass runs at full speed, the last waits), and their wall-clock ratios
+    read 3x off; long rounds in shuffled order see the same share of the core."""
+    min_rounds: int = 1
+    round_seconds: float = 0.0
+    shuffle: bool = False
+
+
+#: ``movecore bench --batch``'s schedule
+BENCH = Schedule(min_rounds=7, round_seconds=0.03, shuffle=True)
 
 
 class Figures(NamedTuple):
     """One contestant's figures from :func:`_interleaved`: ``best`` the best round's
     units/s (wall clock); ``cpu`` and ``busiest`` the process's and its busiest thread's
     CPU seconds per unit over all rounds; ``rounds`` one ``(units, wall, cpu, main)`` per
-    round, in the order taken (round k of every contestant comes from the same pass)."""
+    round, round k of every contestant from the same pass."""
     best: float
     cpu: float
     busiest: float
@@ -71,15 +87,17 @@ class Figures(NamedTuple):
         return sum(r[3] for r in self.rounds) / max(sum(r[1] for r in self.rounds), 1e-12)
 
 
-def _env_steps_per_s(envs, min_time: float, extra=(), min_rounds: int = 1,
+def _env_steps_per_s(envs, min_time: float, extra=(), schedule: Schedule = Schedule(),
                      pace=None) -> list:
     """Env steps/s of ``envs.step`` (B per call) for each vector env of ``envs`` (the same
     scenario on 1 and 2 threads, or kept observations), the step alone: each step's
     actions (a random legal action per game) are picked before its clock starts; rounds
-    of about 4,096 env steps, the envs' rounds (and ``extra``'s: ``one_round(seconds)``
-    callables for one contestant each, :func:`_query_round`'s, the k-th asked for as long
-    as env ``pace[k]``'s latest round took, default the first env's) taken in turn over at least ``min_time`` seconds per env. One ``(Figures, moves)``
-    per env: ``moves`` the figure moves played in each round (the learners' and the
+    of about 4,096 env steps (and at least ``schedule.round_seconds`` of steps), the
+    envs' rounds and ``extra``'s taken in turn (:func:`_interleaved`) over at least
+    ``min_time`` seconds per env. ``extra``: ``one_round(seconds)`` callables, one
+    contestant each (:func:`_query_round`'s), the k-th asked for a round as long as env
+    ``pace[k]``'s latest one (default the first env's). One ``(Figures, moves)`` per
+    env: ``moves`` the figure moves played in each round (the learners' and the
     opponents': ``envs.counts["moves"]``; None on the positions backend); then one
     :class:`Figures` per ``extra``."""
     rngs = [np.random.default_rng(1) for _ in envs]
@@ -88,13 +106,17 @@ def _env_steps_per_s(envs, min_time: float, extra=(), min_rounds: int = 1,
         for _ in range(2):
             e.step(_random_actions(e, rng))
     moves = [[] for _ in envs]
+    last = [0.0] * len(envs)    # the wall seconds of each env's latest round
+    pace = pace or [0] * len(extra)
 
     def one_round(i):
+        if i >= len(envs):
+            return extra[i - len(envs)](last[pace[i - len(envs)]])
         e = envs[i]
         dt = cpu = main = 0.0
-        steps = max(1, 4096 // e.num_envs)
+        steps = 0
         m0 = e.counts["moves"]
-        for _ in range(steps):
+        while steps < max(1, 4096 // e.num_envs) or dt < schedule.round_seconds:
             a = _random_actions(e, rngs[i])
             c0, t1 = time.process_time(), time.thread_time()
             t0 = time.perf_counter()
@@ -102,15 +124,13 @@ def _env_steps_per_s(envs, min_time: float, extra=(), min_rounds: int = 1,
             dt += time.perf_counter() - t0
             cpu += time.process_time() - c0
             main += time.thread_time() - t1
+            steps += 1
         moves[i].append(None if m0 is None else e.counts["moves"] - m0)
         last[i] = dt
         return steps * e.num_envs, dt, cpu, main
 
-    last = [0.0] * len(envs)    # the wall seconds of each env's latest round
-    pace = pace or [0] * len(extra)
-    got = _interleaved(len(envs) + len(extra), lambda i: one_round(i) if i < len(envs)
-                       else extra[i - len(envs)](last[pace[i - len(envs)]]), min_time,
-                       min_rounds=min_rounds, seconds=len(envs) * min_time)
+    got = _interleaved(len(envs) + len(extra), one_round, min_time, schedule,
+                       seconds=len(envs) * min_time)
     return [(f, None if None in m else m) for f, m in zip(got, moves)] + got[len(envs):]
 
 
@@ -119,22 +139,27 @@ def _random_actions(envs, rng):
     return (rng.random(m.shape, np.float32) * m).argmax(1)
 
 
-def _interleaved(n: int, one_round, min_time: float, min_rounds: int = 1,
+def _interleaved(n: int, one_round, min_time: float, schedule: Schedule = Schedule(),
                  seconds: float | None = None) -> list:
     """Rounds of ``n`` contestants taken in turn (``one_round(i)`` -> units, wall
-    seconds, process CPU seconds, this thread's CPU seconds) until ``seconds`` (default
-    ``n * min_time``) have passed and every contestant has ``min_rounds`` rounds and a
-    figure: a burst of load on a shared machine then falls on every contestant alike, and
-    the ratio of their figures holds far better than that of figures measured one after
-    the other. One :class:`Figures` per contestant (the best round's units/s, CPU seconds
-    per unit of the process and of its busiest thread: this one, or the others together;
-    every round)."""
+    seconds, process CPU seconds, this thread's CPU seconds): passes of one round each,
+    in order or (``schedule.shuffle``) in a seeded random order per pass, until
+    ``seconds`` (default ``n * min_time``) have passed and every contestant has
+    ``schedule.min_rounds`` rounds and a figure. A burst of load on a shared machine then
+    falls on every contestant alike, and the ratio of their figures holds far better
+    than that of figures measured one after the other. One :class:`Figures` per
+    contestant (the best round's units/s, CPU seconds per unit of the process and of its
+    busiest thread: this one, or the others together; every round)."""
     rounds = [[] for _ in range(n)]
+    order = np.arange(n)
+    rng = np.random.default_rng(0)
     t_end = time.perf_counter() + (n * min_time if seconds is None else seconds)
     while True:
-        for i in range(n):
+        if schedule.shuffle:
+            rng.shuffle(order)
+        for i in order.tolist():
             rounds[i].append(tuple(one_round(i)))
-        if time.perf_counter() >= t_end and len(rounds[0]) >= min_rounds and \
+        if time.perf_counter() >= t_end and len(rounds[0]) >= schedule.min_rounds and \
                 all(any(r[0] for r in rs) for rs in rounds):
             out = []
             for rs in rounds:
@@ -176,36 +201,39 @@ def _vector_env(scenario, B: int, threads: int, copy: bool = True):
         return None
 
 
-def _moves_per_s(plays, min_time: float, extra=(), min_rounds: int = 1) -> list:
+def _moves_per_s(plays, min_time: float, extra=(), schedule: Schedule = Schedule()) -> list:
     """Moves/s of ``play.step()`` for each of ``plays`` (the same games on 1 and 2
-    threads): rounds of about 4,096 moves each, the plays' rounds (and ``extra``'s, as
-    in :func:`_env_steps_per_s`, as long as the first play's latest round) taken in turn (:func:`_interleaved`) over at least
-    ``min_time`` seconds per play, after a warm-up. One :class:`Figures` per play, then
-    per ``extra``: the process's CPU seconds per move, and its busiest thread's (the
-    calling thread, or the others together: with 2 threads, the pool's one), which a
-    loaded machine inflates far less than wall time."""
+    threads): rounds of about 4,096 moves (and at least ``schedule.round_seconds`` of
+    steps), the plays' rounds and ``extra``'s (as in :func:`_env_steps_per_s`, asked for
+    rounds as long as the first play's latest one) taken in turn (:func:`_interleaved`)
+    over at least ``min_time`` seconds per play, after a warm-up. One :class:`Figures`
+    per play, then per ``extra``: the process's CPU seconds per move, and its busiest
+    thread's (the calling thread, or the others together: with 2 threads, the pool's
+    one), which a loaded machine inflates far less than wall time."""
     for play in plays:
         for _ in range(2):
             play.step()
-
     last = [0.0]                # the wall seconds of the first play's latest round
 
     def one_round(i):
         if i >= len(plays):
             return extra[i - len(plays)](last[0])
         play = plays[i]
-        n = 0
+        n = steps = 0
         c0, m0 = time.process_time(), time.thread_time()
         t0 = time.perf_counter()
-        for _ in range(max(1, 4096 // play.B)):
+        while True:
             n += play.step()
-        dt = time.perf_counter() - t0
+            steps += 1
+            dt = time.perf_counter() - t0
+            if steps >= max(1, 4096 // play.B) and dt >= schedule.round_seconds:
+                break
         if i == 0:
             last[0] = dt
         return n, dt, time.process_time() - c0, time.thread_time() - m0
 
-    return _interleaved(len(plays) + len(extra), one_round, min_time,
-                        min_rounds=min_rounds, seconds=len(plays) * min_time)
+    return _interleaved(len(plays) + len(extra), one_round, min_time, schedule,
+                        seconds=len(plays) * min_time)
 
 
 def _reference(game: str, scenario, play):
@@ -299,7 +327,7 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
         refs = []
         for B in batches:       # 1 and 2 threads and the reference, their rounds in turn
             plays = [BatchedPlay(game, scenario, B, seed=1, threads=t) for t in (1, 2)]
-            *got, ref = _moves_per_s(plays, min_time, [ref_round], MIN_ROUNDS)
+            *got, ref = _moves_per_s(plays, min_time, [ref_round], BENCH)
             for threads, f in zip((1, 2), got):
                 row[(B, threads)] = f.median
                 row[("best", B, threads)] = f.best
@@ -317,7 +345,7 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
             # a reference contestant for each 1-thread env, its rounds as long as that
             # env's (the kept observations' rounds are shorter)
             one = [i for i, t in enumerate((1, 2, "kept")[:len(envs)]) if t != 2]
-            got = _env_steps_per_s(envs, min_time, [ref_round] * len(one), MIN_ROUNDS, one)
+            got = _env_steps_per_s(envs, min_time, [ref_round] * len(one), BENCH, one)
             got, ref = got[:len(envs)], dict(zip(one, got[len(envs):]))
             refs.extend(ref.values())
             for i, (key, (f, moves)) in enumerate(zip((1, 2, "kept"), got)):
