@@ -153,6 +153,48 @@ def test_moves_per_s_rounds_last_round_seconds_in_whole_steps(monkeypatch):
     assert got.rounds[0][:2] == (4 * 4096, approx(0.04))
 
 
+class _Env:
+    """A vector env's stand-in: B games, each step plays ``per_step`` figure moves per
+    game and advances a fake clock by ``dt``."""
+
+    def __init__(self, B, per_step, dt, clock):
+        self.num_envs, self.per_step, self.dt, self.clock = B, per_step, dt, clock
+        self._mask = np.ones((B, 3), bool)
+        self.counts = {"moves": 0}
+
+    def reset(self, seed):
+        pass
+
+    def step(self, actions):
+        assert actions.shape == (self.num_envs,)
+        self.clock[0] += self.dt
+        self.counts["moves"] += self.per_step * self.num_envs
+
+
+def test_env_steps_per_s_counts_moves_and_paces_each_reference_by_its_env(monkeypatch):
+    clock = [0.0]
+    monkeypatch.setattr(bench_batch.time, "perf_counter", lambda: clock[0])
+    envs = [_Env(1024, 2, 0.010, clock), _Env(1024, 2, 0.006, clock),
+            _Env(1024, 3, 0.004, clock)]
+    asked = []
+
+    def ref_round(seconds):
+        asked.append(seconds)
+        return 7, 0.001, 0.001, 0.001
+    got = bench_batch._env_steps_per_s(envs, 0.0, [ref_round, ref_round],
+                                       Schedule(min_rounds=2, round_seconds=0.02), [0, 2])
+    (f0, m0), (f1, m1), (f2, m2), r0, r2 = got
+    # rounds of 4 steps (4,096 env steps), longer where 4 steps last less than 0.02 s
+    assert [r[0] for r in f0.rounds] == [4 * 1024] * 2
+    assert [r[0] for r in f2.rounds] == [5 * 1024] * 2          # 0.02 s: 5 steps
+    assert f0.rounds[0][1] == approx(0.04) and f2.rounds[0][1] == approx(0.02)
+    # the figure moves of each round, not its env steps
+    assert m0 == [4 * 1024 * 2] * 2 and m2 == [5 * 1024 * 3] * 2
+    # reference k is asked for rounds as long as env pace[k]'s latest one
+    assert asked == [approx(0.04), approx(0.02)] * 2
+    assert len(r0.rounds) == len(r2.rounds) == 2
+
+
 def test_reference_starts_are_a_fixed_sample_not_the_runs_stopping_point():
     from movecore.tools.selfplay import example_scenarios
     from movecore.tools.selfplay_batch import BatchedPlay
@@ -178,6 +220,12 @@ def test_batch_report_prints_paired_medians(monkeypatch):
     monkeypatch.setattr(bench_batch, "ENV_BATCHES", (4, 8))
     monkeypatch.setattr(bench_batch, "BENCH", Schedule(2, 0.0, True))
     monkeypatch.setattr(bench_batch, "memory_4096", lambda game: 1.0)
+    paired, real = [], bench_batch._paired
+
+    def spy(figs, ref, moves=None):
+        paired.append(moves)
+        return real(figs, ref, moves)
+    monkeypatch.setattr(bench_batch, "_paired", spy)
     lines = []
     out = bench_batch.batch_report(["grid"], min_time=0.0, selfplay_games=2,
                                    batches=(1, 64), log=lambda *a, **k: lines.append(a[0]))
@@ -198,10 +246,13 @@ def test_batch_report_prints_paired_medians(monkeypatch):
     assert 0 < row["share"] <= 1.05
     best, ratio = row["move/query"]
     assert best in (1, 64) and ratio == row[("ratio", best)]
-    assert ratio["wall"][0] == min(row[("ratio", B)]["wall"][0] for B in (1, 64))
+    assert ratio["cpu"][0] == min(row[("ratio", B)]["cpu"][0] for B in (1, 64))
     for key in (1, "kept"):
         r = row[("env ratio", 8, key)]
         assert 0 < r["cpu"][1] <= r["cpu"][0] <= r["cpu"][2]
         assert row[("env moves", 8, key)] > 0
     assert ("env ratio", 8, 2) not in row
+    # the env's ratios count its figure moves per round (env 1 at B = 4; env 1 and the
+    # kept observations at B = 8), the plays' their own units (2 B)
+    assert sum(m is not None for m in paired) == 3 and paired.count(None) == 2
     assert "kernel queries (paired rounds, wall)" in text

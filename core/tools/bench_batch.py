@@ -2,9 +2,9 @@
 
 For each game's first bundled scenario with two sides: batched random self-play
 (:class:`movecore.tools.selfplay_batch.BatchedPlay`) moves/s for B = 1, 64, 1,024 and 4,096 on
-1 and 2 threads, beside ``reach_many`` (1 thread) queries/s on the same board from the
-moving figures' cells (the kernel alone: a plain prepared query whose budget is the
-figure's), and the per-position self-play loop (:func:`movecore.tools.selfplay.run_selfplay`,
+1 and 2 threads, beside ``reach_many`` (1 thread) queries/s on the same board from a
+fixed sample of the figures' cells (the kernel alone: a plain prepared query whose budget
+is the figure's: :func:`_reference`), and the per-position self-play loop (:func:`movecore.tools.selfplay.run_selfplay`,
 one core). A batched move is one acting figure's legal ends, the policy's choice, the move
 and its consequences; ``move / query`` is what it costs over one kernel query. Beside
 them, the Gymnasium vector environment (:func:`movecore.rl.vector_env`, with the ``rl``
@@ -19,17 +19,18 @@ resident memory of B = 4,096 games of the game's largest
 bundled scenario. The load average is printed with the table: the 2-thread figures mean
 little on a loaded machine.
 
-All numbers of one game come from one run, in rounds taken in turn: the 1- and 2-thread
-plays of one B and the reference query, round after round, so that a burst of load, or a
-spell of sharing a core with another process, falls on all of them alike (measured one
-after the other, a single 0.1 s burst on a sandboxed machine moved the 2-thread/1-thread
-ratio from 1.9x to 1.2-1.3x). Moves/s and queries/s are the **median** round's; ``move /
-query`` is the median over **paired rounds** (a play's round over the reference round
-taken next to it) by wall clock and by process CPU time, with the quartiles. The
-reference query's starts are a fixed sample (:func:`_reference`), not the cells of
-whatever game the run stopped at. The machine is shared: on a core shared with another
-process a round's wall time doubles while its CPU time does not (docs/performance.md,
-"The bench's two speeds"); the row prints the share of wall time the process ran.
+All numbers of one game come from one run, in rounds taken in turn (:data:`BENCH`: at
+least 7 rounds of at least 30 ms each, a new seeded order every pass): the 1- and 2-thread
+plays of one B and the reference query, so that a burst of load, or a spell of sharing a
+core with another process, falls on all of them alike (measured one after the other, a
+single 0.1 s burst on a sandboxed machine moved the 2-thread/1-thread ratio from 1.9x to
+1.2-1.3x). Moves/s and queries/s are the **median** round's; ``move / query`` is the
+median over **paired rounds** (a play's round over the reference round of the same pass,
+as long as it) by wall clock and by process CPU time, with the quartiles. The reference
+query's starts are a fixed sample, not the cells of whatever game the run stopped at.
+The machine is shared: on a core shared with another process a round's wall time doubles
+or triples while its CPU time does not (docs/performance.md, "The bench's two speeds");
+the row prints the share of wall time the process ran.
 """
 from __future__ import annotations
 
@@ -369,7 +370,8 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
         row[("cpu", "kernel")] = c / q
         # the share of wall time this process ran, over the reference's rounds (1 thread)
         row["share"] = sum(r[3] for r in rounds) / sum(r[1] for r in rounds)
-        best = min(batches, key=lambda B: row[("ratio", B)]["wall"][0])
+        # the B whose move costs fewest queries (by CPU: what load inflates least)
+        best = min(batches, key=lambda B: row[("ratio", B)]["cpu"][0])
         row["move/query"] = (best, row[("ratio", best)])
         rep = run_selfplay(game, selfplay_games, 1, scenarios=[(name, scenario)])
         row["position"] = rep["moves_per_s"]
