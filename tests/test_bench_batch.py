@@ -22,12 +22,20 @@ def test_interleaved_takes_rounds_in_turn_until_every_contestant_has_a_figure():
     got = _interleaved(2, one_round, 0.0)
     assert calls == [0, 1, 0, 1]
     # per contestant: best units/s, process CPU per unit, busiest thread's CPU per unit
-    # (this thread's 0.4 s, or the others' together: process CPU less this thread's)
-    assert got[0][:3] == approx((20.0, 0.5 / 20, 0.4 / 20))
-    assert got[1][:3] == approx((40.0, 1.0 / 20, 0.6 / 20))
+    # (this thread's, or the others' together: process CPU less this thread's), the
+    # median round's (the round with no units has none)
+    assert got[0][:3] == approx((20.0, 0.25 / 10, 0.2 / 10))
+    assert got[1][:3] == approx((40.0, 0.5 / 20, 0.3 / 20))
     # and every round, in the order taken
     assert got[0].rounds == [(10, 0.5, 0.25, 0.2)] * 2
     assert got[1].rounds == [(0, 0.5, 0.5, 0.2), (20, 0.5, 0.5, 0.2)]
+
+
+def test_interleaved_cpu_figures_are_the_median_rounds():
+    rounds = iter([(100, 1.0, 1.0, 1.0), (100, 1.0, 1.0, 0.25), (100, 9.0, 9.0, 9.0)])
+    # the third round (a kernel compiled on first use, say) weighs as one round of three
+    f, = _interleaved(1, lambda i: next(rounds), 0.0, Schedule(min_rounds=3))
+    assert f.cpu == approx(0.01) and f.busiest == approx(0.01)
 
 
 def test_interleaved_gives_every_contestant_min_rounds_of_the_same_passes():

@@ -68,8 +68,10 @@ BENCH = Schedule(min_rounds=7, round_seconds=0.03, shuffle=True)
 class Figures(NamedTuple):
     """One contestant's figures from :func:`_interleaved`: ``best`` the best round's
     units/s (wall clock); ``cpu`` and ``busiest`` the process's and its busiest thread's
-    CPU seconds per unit over all rounds; ``rounds`` one ``(units, wall, cpu, main)`` per
-    round, round k of every contestant from the same pass."""
+    CPU seconds per unit in the median round (a round that compiled a kernel on its first
+    use, or met a burst, moves a median little and a total much); ``rounds`` one
+    ``(units, wall, cpu, main)`` per round, round k of every contestant from the same
+    pass."""
     best: float
     cpu: float
     busiest: float
@@ -149,8 +151,8 @@ def _interleaved(n: int, one_round, min_time: float, schedule: Schedule = Schedu
     ``schedule.min_rounds`` rounds and a figure. A burst of load on a shared machine then
     falls on every contestant alike, and the ratio of their figures holds far better
     than that of figures measured one after the other. One :class:`Figures` per
-    contestant (the best round's units/s, CPU seconds per unit of the process and of its
-    busiest thread: this one, or the others together; every round)."""
+    contestant (the best round's units/s, the median round's CPU seconds per unit of the
+    process and of its busiest thread: this one, or the others together; every round)."""
     rounds = [[] for _ in range(n)]
     order = np.arange(n)
     rng = np.random.default_rng(0)
@@ -164,9 +166,10 @@ def _interleaved(n: int, one_round, min_time: float, schedule: Schedule = Schedu
                 all(any(r[0] for r in rs) for rs in rounds):
             out = []
             for rs in rounds:
-                units, cpu, main = (sum(r[k] for r in rs) for k in (0, 2, 3))
                 best = max(u / w for u, w, _, _ in rs if u)
-                out.append(Figures(best, cpu / units, max(main, cpu - main) / units, rs))
+                cpu = np.median([c / u for u, _, c, _ in rs if u])
+                busiest = np.median([max(m, c - m) / u for u, _, c, m in rs if u])
+                out.append(Figures(best, float(cpu), float(busiest), rs))
             return out
 
 
@@ -357,17 +360,17 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
                 row[("env moves", B, key)] = float(np.median(
                     [m / r[1] for m, r in zip(moves, f.rounds) if m]))
                 # CPU seconds per move played (its share of the env step's CPU)
-                row[("cpu", "env move", B, key)] = sum(r[2] for r in f.rounds) / sum(moves)
+                row[("cpu", "env move", B, key)] = float(np.median(
+                    [r[2] / m for m, r in zip(moves, f.rounds) if m]))
                 if i in ref:
                     row[("env ratio", B, key)] = _paired(f, ref[i], moves)
             row["env_backend"] = envs[0].backend
             del envs, got
         # the reference over every group's rounds
         rounds = [r for f in refs for r in f.rounds]
-        q, c = sum(r[0] for r in rounds), sum(r[2] for r in rounds)
         row["kernel"] = float(np.median([r[0] / r[1] for r in rounds]))
         row[("kernel", "quartiles")] = _quartiles([r[0] / r[1] for r in rounds])
-        row[("cpu", "kernel")] = c / q
+        row[("cpu", "kernel")] = float(np.median([r[2] / r[0] for r in rounds]))
         # the share of wall time this process ran, over the reference's rounds (1 thread)
         row["share"] = sum(r[3] for r in rounds) / sum(r[1] for r in rounds)
         # the B whose move costs fewest queries (by CPU: what load inflates least)
