@@ -14,7 +14,8 @@ pieces (``_vecnp.advance_select``, ``_vechs.hs_queries``, the layout's double-sp
 call, ``keep_answer``, ``_vechs.hs_play``, ``_vecnp.opponents_rows``,
 ``_vecnp.pick_rows``, ``_vecnp.draw_obs``, ``_vecnp.draw_mask``), the greedy
 opponent's nearest ends on arrays, each game's draws from its own stream in its single
-env's order; nothing of a step is left on the calling thread but one hand-off. With
+env's order; nothing of a step is left on the calling thread but ``step_modes``, the
+new arrays and one hand-off. With
 ``copy=True`` the kept buffer is updated where it changed and each thread then copies
 its rows into the new array (numpy's copy, the GIL released: cheaper here than drawing
 each observation whole into the new array, or copying it in the compiled loop).
@@ -297,7 +298,6 @@ class HeroscapeEnvStep:
         C = self.n_chunks = hs.n_chunks
         B, F, P = s.B, s.F, s.P
         i64 = np.int64
-        self.chunks = [((B * c) // C, (B * (c + 1)) // C) for c in range(C)]
         # each thread's scratch (its game lists sized B: a chunk is at most B games)
         self.W = []
         counts = per_thread(C, (4,), i64)
