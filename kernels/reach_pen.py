@@ -69,6 +69,20 @@ def pen_out_offset(n: int, n_pen: int, nb_alloc: int) -> int:
     return CTRL + 4 * S + 2 * S + 2 * n + nb_alloc * 2 * S + nb_alloc * 2 + 8 * n
 
 
+@njit(inline="always")
+def pen_row_of(buf, n, v):
+    """The row of cell ``v`` among the ends of the last rows-mode query (``reach_pen`` or
+    ``reach_pen_steps``) in workspace ``buf`` over ``n`` cells: its index in the rows
+    block, -1 where it is not an end (never settled, or may not end there). Read from
+    the search's own cell stamps (``cell[N, 2]``: stamp, end index), so a caller that
+    pairs ends needs no table of its own to build and clear (~2.5 % of a two-space
+    walker's query)."""
+    o_wcell = CTRL + 6 * np.int64(n) * np.int64(buf[3])     # (after state and parent)
+    if buf[o_wcell + 2 * v] != buf[0]:
+        return np.int64(-1)
+    return np.int64(buf[o_wcell + 2 * v + 1])
+
+
 @functools.lru_cache(maxsize=None)
 def kernel():
     """``reach_pen``, compiled (or loaded from the cache) on the first penalty query."""
