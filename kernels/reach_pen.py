@@ -70,24 +70,13 @@ def pen_out_offset(n: int, n_pen: int, nb_alloc: int) -> int:
 
 
 @njit(inline="always")
-def _arrival_pen(pen, lv_u, leave, leave_w, has_leave, enter_pen, has_enter, p_top, v):
-    """The penalty of an arrival at ``v`` from a state of penalty ``pen`` whose cell's
-    leave bits are ``lv_u``: + popcount(lv_u & ~leave[v]) * ``leave_w`` (the popcount
-    branch-free, SWAR; nothing to leave: no load), + ``enter_pen[v]``, capped at
-    ``p_top`` (both penalty kernels' step rule)."""
-    p = pen
-    if has_leave and lv_u != 0:
-        x = lv_u & ~leave[U(v)]
-        if x:
-            x = x - ((x >> np.uint64(1)) & _M1)
-            x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
-            x = (x + (x >> np.uint64(4))) & _M4
-            p += np.int64((x * _H01) >> np.uint64(56)) * leave_w
-    if has_enter:
-        p += enter_pen[U(v)]
-    if p > p_top:
-        p = p_top
-    return p
+def _popcount(x):
+    """The bits set in ``x`` (uint64), as int64: branch-free (SWAR), as ``reach_pen``
+    counts a step's leaving attacks."""
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return np.int64((x * _H01) >> np.uint64(56))
 
 
 @njit(inline="always")
@@ -381,8 +370,19 @@ def kernel():
                         stopped = True
                     if stopped and (not may_end or (fl & CELL_NO_END)):
                         continue  # must end where it may not end: no move at all
-                    p = _arrival_pen(pen, lv_u, leave, leave_w, has_leave, enter_pen,
-                                     has_enter, p_top, v)
+                    p = pen
+                    if has_leave and lv_u != 0:  # (nothing to leave: no load)
+                        x = lv_u & ~leave[U(v)]
+                        if x:
+                            # popcount, branch-free (SWAR)
+                            x = x - ((x >> np.uint64(1)) & _M1)
+                            x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+                            x = (x + (x >> np.uint64(4))) & _M4
+                            p += np.int64((x * _H01) >> np.uint64(56)) * leave_w
+                    if has_enter:
+                        p += enter_pen[U(v)]
+                    if p > p_top:
+                        p = p_top
                     t = p * N + v
                     if stopped:
                         if buf[U(o_state + 2 * t)] == gen and \
@@ -745,8 +745,15 @@ def steps_kernel():
                 c = cur + step
                 if c > bud:
                     continue
-                p = _arrival_pen(pen, lv_u, leave, leave_w, has_leave, enter_pen,
-                                 has_enter, p_top, v)
+                p = pen
+                if has_leave and lv_u != 0:
+                    x = lv_u & ~leave[U(v)]
+                    if x:
+                        p += _popcount(x) * leave_w
+                if has_enter:
+                    p += enter_pen[U(v)]
+                if p > p_top:
+                    p = p_top
                 t = p * N + v
                 # a free arrival as cheap at this penalty bars this one, free or stopped:
                 # tested first, as most tried steps end here (pure tests: their order
