@@ -85,8 +85,7 @@ def pen_row_of(buf, n, v):
     ``reach_pen_steps``) in workspace ``buf`` over ``n`` cells: its index in the rows
     block, -1 where it is not an end (never settled, or may not end there). Read from
     the search's own cell stamps (``cell[N, 2]``: stamp, end index), so a caller that
-    pairs ends needs no table of its own to build and clear (~2.5 % of a two-space
-    walker's query)."""
+    pairs ends needs no table of its own to build and clear."""
     o_wcell = CTRL + 6 * np.int64(n) * np.int64(buf[3])     # (after state and parent)
     if buf[o_wcell + 2 * v] != buf[0]:
         return np.int64(-1)
@@ -465,7 +464,7 @@ def sorted_pen_ends(cols, n, order):
 # over any budget it was over; a step over the budget never pushes). After the entries,
 # the same table of the steps that cost 0 alone (each cell's in the same order): a state
 # settled at the budget tries those only, since every other step from it goes over and
-# is skipped unread (a fifth of a two-space walker's tried steps).
+# is skipped unread (a fifth of the tried steps of Heroscape's two-space walkers).
 _STEP_CAP = 2 * MAX_BUDGET
 
 
