@@ -10,7 +10,8 @@ empty battlefield less the figures' spaces: :func:`movecore.games.heroscape._kep
 figure's from the layout's compiled call (a walker with no one but friends in reach:
 its kind's kept ends too, ``_batch_doubles.walker_near``)
 (:func:`movecore.games.heroscape._batch_doubles.doubles_kernel`, linked in, with
-scratch of its own per thread) -- written into the game's row of the step's dense
+scratch of its own per thread; one call for all the chunk's two-space games, before
+their moves: ``DOUBLES_AT_ONCE``) -- written into the game's row of the step's dense
 answer (``BatchedPlay._out``: what ``BatchedGames.legal_moves`` answers), the policy's
 choice (:func:`movecore.rl._vecgame._policy_pick`: the k-th legal end in place order;
 greedy: the k-th of those nearest to an enemy, over both spaces of a two-space figure

@@ -22,7 +22,9 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    order; no layers built: each end's occupancy from its two spaces, the first of each
    pair marked in the kept ends);
 3. each pair of spaces once: the first of its two placements in the kernel's order
-   (``finish_double``), written densely into the game's row of mask, cost and stop
+   (``finish_double``; a penalty row's partner read from the search's own cell stamps,
+   ``kernels.reach_pen.pen_row_of``), written densely into the game's row of mask, cost
+   and stop
    (stop codes of placements: water, lava, glyph); with ``penalty`` asked, its leaving
    attacks: the least (attacks, cost) of the pair's two placements.
 
