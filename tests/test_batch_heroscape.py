@@ -533,6 +533,15 @@ def test_compiled_step_equals_array_path_long(policy):
     assert seen["moves"] >= 20_000 and seen["kept"] > 2_000, seen
 
 
+def test_the_step_with_one_two_space_call_a_game_equals_the_array_path(monkeypatch):
+    """The step's two-space figures answered one call a game (``DOUBLES_AT_ONCE`` off:
+    the step before one call a chunk, kept for A/B runs) plays as the array path too."""
+    from movecore.tools import _selfplay_heroscape as H
+    monkeypatch.setattr(H, "RULES", H.RULES & ~H.DOUBLES_AT_ONCE)
+    seen = _compiled_vs_array(_step_scenarios(range(4)), "random", 2, steps=20)
+    assert seen["double_moves"] > 50, seen
+
+
 @pytest.mark.parametrize("rule", ["NEIGHBOUR_CODES", "REMOVAL_SPACES", "GREEDY_SPACES"])
 def test_turning_a_rule_of_the_step_off_fails(monkeypatch, rule):
     """Each rule of the compiled step, turned off, makes the differential above fail
