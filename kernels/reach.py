@@ -604,7 +604,7 @@ def fast_layout_size(n, nb_alloc):
     return _reach1_size(n, nb_alloc) + CTRL + n + nb_alloc + 2 * (8 * n + 1)
 
 
-@njit(types.boolean(i32_1, u8_1, u64_1, i64_1), cache=CACHE, nogil=True)
+@njit(types.boolean(i32_1, u8_1, u64_1, i64_1), cache=CACHE, nogil=True, _nrt=False)
 def is_plain(blob, qflags, zoc, params):
     """True when ``reach1_plain`` gives the same answer as ``reach1_general``."""
     K = np.int64(blob[1])
@@ -664,7 +664,7 @@ def _make_reach1(GENERAL):
 
     @_variant_jit("general" if GENERAL else "plain", types.int64(
         i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, i64_2, types.int64, types.int64),
-        cache=CACHE, nogil=True)
+        cache=CACHE, nogil=True, _nrt=False)
     def reach1(blob, occupant, qflags, zoc, params, buf, ends, queries, start, budget):
         """Single-start queries without penalties.
 

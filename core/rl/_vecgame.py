@@ -61,7 +61,7 @@ _PCG_MUL_LO = np.uint64(0x4385DF649FCCF645)
 _NRT = False
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _n_sides(alive, side_of, n_all, b):
     n = 0
     for s in range(n_all):
@@ -171,7 +171,7 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
     counts[1] += 1                          # a move generation
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _kth(keys, n, want):
     """The ``want``-th smallest of the distinct ``keys[:n]`` (reordered; quickselect)."""
     lo = 0
@@ -200,7 +200,7 @@ def _kth(keys, n, want):
     return keys[want]
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
     """The row of the ``want``-th of the ``n`` rows ``rows[:n]`` of answer ``k`` in the
     single env's row order (cost, then the cell's coordinate rank). (The arrays it
@@ -222,7 +222,7 @@ def _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
 _SMALL = 16
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _kth_small(keys, n, want):
     """The index ``i`` of the ``want``-th smallest of the distinct ``keys[:n]`` (left in
     place): the one with ``want`` keys below it. Counting, n x n compares without a
@@ -799,7 +799,7 @@ def selfplay_uniforms(key, tick, out):
     return 0
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
                          max_turns, n_all_sides, b, new_turn, counts):
     """The next figure to move in game ``b`` (``BatchedPlay._next_actor``)."""
@@ -826,7 +826,7 @@ def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, 
     done[b] = True  # no side had a figure to move for a whole round
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers, turn,
                       actor, done, max_turns, n_all_sides, b, counts):
     """Game ``b``, finished, back at the root: its occupant row ``occ[b]`` = ``occ0``,
