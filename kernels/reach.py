@@ -604,6 +604,12 @@ def fast_layout_size(n, nb_alloc):
     return _reach1_size(n, nb_alloc) + CTRL + n + nb_alloc + 2 * (8 * n + 1)
 
 
+# ``_nrt=False`` (Numba's private option) here and on ``reach1``: compiled with reference
+# counting, a function increments the reference count of every array argument on entry
+# and decrements it on return (a call and an atomic instruction each, which Numba's
+# pruning leaves in place), and the compiled steps call these once per query: 8 pairs
+# per ``reach1`` call, 4 per ``is_plain``. They allocate nothing and keep no array, so
+# they need none (docs/performance.md, "The vector env's step ... reference counts").
 @njit(types.boolean(i32_1, u8_1, u64_1, i64_1), cache=CACHE, nogil=True, _nrt=False)
 def is_plain(blob, qflags, zoc, params):
     """True when ``reach1_plain`` gives the same answer as ``reach1_general``."""

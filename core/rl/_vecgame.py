@@ -57,7 +57,10 @@ _PCG_MUL_LO = np.uint64(0x4385DF649FCCF645)
 #: (``S``, ``G``, ``R``) or is handed costs an atomic increment and a decrement (a
 #: call each, about 2,000 call sites in the step) that Numba's pruning cannot remove
 #: inside the loops: a vector env step cost 2.9x (grid) and 1.8x (Tiny Epic Tactics)
-#: its time without (docs/performance.md, "The vector environment's move").
+#: its time without (docs/performance.md, "The vector environment's move"). The helpers
+#: the steps call out of line take it too (a function compiled with it pays an increment
+#: and a decrement per array argument at every call), as do the kernels they call
+#: (``reach1``, ``is_plain``).
 _NRT = False
 
 
