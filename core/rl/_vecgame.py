@@ -57,11 +57,14 @@ _PCG_MUL_LO = np.uint64(0x4385DF649FCCF645)
 #: (``S``, ``G``, ``R``) or is handed costs an atomic increment and a decrement (a
 #: call each, about 2,000 call sites in the step) that Numba's pruning cannot remove
 #: inside the loops: a vector env step cost 2.9x (grid) and 1.8x (Tiny Epic Tactics)
-#: its time without (docs/performance.md, "The vector environment's move").
+#: its time without (docs/performance.md, "The vector environment's move"). The helpers
+#: the steps call out of line take it too (a function compiled with it pays an increment
+#: and a decrement per array argument at every call), as do the kernels they call
+#: (``reach1``, ``is_plain``).
 _NRT = False
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _n_sides(alive, side_of, n_all, b):
     n = 0
     for s in range(n_all):
@@ -171,7 +174,7 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
     counts[1] += 1                          # a move generation
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _kth(keys, n, want):
     """The ``want``-th smallest of the distinct ``keys[:n]`` (reordered; quickselect)."""
     lo = 0
@@ -200,7 +203,7 @@ def _kth(keys, n, want):
     return keys[want]
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
     """The row of the ``want``-th of the ``n`` rows ``rows[:n]`` of answer ``k`` in the
     single env's row order (cost, then the cell's coordinate rank). (The arrays it
@@ -222,7 +225,7 @@ def _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
 _SMALL = 16
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _kth_small(keys, n, want):
     """The index ``i`` of the ``want``-th smallest of the distinct ``keys[:n]`` (left in
     place): the one with ``want`` keys below it. Counting, n x n compares without a
@@ -653,6 +656,11 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
                 pending[b] += _play(S, G, R, b, r)
         _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
                 done)
+    # The observations and masks in a second pass over the chunk: in one loop with the
+    # moves, each game's observation writes (2-10 KiB) evicted the board, the kernel's
+    # workspace and the answers from the cache between one game's queries and the
+    # next's (docs/performance.md: 0.84-0.96x the step's CPU)
+    for b in range(lo, hi):
         _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
         mk, mo = mask[b], mask_out[b]
         for j in range(mk.shape[0]):
@@ -799,7 +807,7 @@ def selfplay_uniforms(key, tick, out):
     return 0
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
                          max_turns, n_all_sides, b, new_turn, counts):
     """The next figure to move in game ``b`` (``BatchedPlay._next_actor``)."""
@@ -826,7 +834,7 @@ def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, 
     done[b] = True  # no side had a figure to move for a whole round
 
 
-@njit(nogil=True)
+@njit(nogil=True, _nrt=_NRT)
 def _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers, turn,
                       actor, done, max_turns, n_all_sides, b, counts):
     """Game ``b``, finished, back at the root: its occupant row ``occ[b]`` = ``occ0``,
