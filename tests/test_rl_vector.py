@@ -674,6 +674,7 @@ def _dr_answers_run(scenario, steps, seed, threads=1, bits=True, mutate=None):
     dr = n._dr
     if dr is None:
         return None
+    dr.whole = False        # (the sub-step path: its answers are the ones checked)
     if not bits:
         dr.use_bits = False
     if mutate is not None:

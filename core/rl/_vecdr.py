@@ -265,6 +265,10 @@ class DarkRealmsAnswers:
             self.end_bits = bits_of(self.may_end, bpos, W)
             self.work = per_thread(C, (4, W), np.uint64)
         self._loaded = C == 1
+        #: the env step as one compiled call per thread chunk (:mod:`._vecdr_env`);
+        #: False: sub-step by sub-step (the tests compare the two)
+        self.whole = True
+        self.whole_steps = None
 
     def _chunk(self, c, rows, g, mask, cost, stop, again) -> tuple:
         """Games ``rows`` (int64[R]) on thread ``c``'s scratch: their rolls drawn into

@@ -491,6 +491,9 @@ class MovecoreVectorEnv(VectorEnv):
                 self._mask[b] = e._core.masks[e.agent]
             self._done = term | trunc
             return self._obs.copy(), reward, term, trunc, self._info(illegal)
+        dr = None if self._np is None else self._np._dr
+        if dr is not None and dr.whole:    # (Dark Realms: one call per thread chunk)
+            return self._dr_step(dr, mode, a, illegal)
         if self._np is not None:
             reward, term, trunc, done = self._np.step(mode, a, self.illegal_reward)
             self._done = done
@@ -505,6 +508,23 @@ class MovecoreVectorEnv(VectorEnv):
                                                        term, trunc, done))
         self._done = done
         return obs, reward, term, trunc, self._info(illegal, mask)
+
+    def _dr_step(self, dr, mode, a, illegal):
+        """Dark Realms' step in the compiled scope of ``_vecdr``: each thread's chunk
+        of games played whole, observations and masks included, in one compiled call
+        (``_vecdr_env``)."""
+        if dr.whole_steps is None:
+            from ._vecdr_env import WholeSteps
+            dr.whole_steps = WholeSteps(self._np)
+        obs = np.empty_like(self._obs) if self.copy else None
+        mask = np.empty_like(self._mask)
+        reward, term, trunc, done = dr.whole_steps.step(mode, a, self.illegal_reward, obs,
+                                                        self._obs, self._mask, mask)
+        self._done = done
+        c = self.counts
+        c["moves"], c["generations"] = self._np.counts
+        return (obs if self.copy else self._obs_ro), reward, term, trunc, \
+            self._info(illegal, mask)
 
     @property
     def positions(self) -> list:

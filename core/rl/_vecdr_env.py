@@ -1,0 +1,464 @@
+"""Dark Realms' whole vector-env step in one compiled call per thread chunk of games.
+
+The numpy-driven backend (:mod:`._vecnp`) steps Dark Realms sub-step by sub-step: the
+learner's move over every game that plays, then one compiled answer (:mod:`._vecdr`)
+per search for the next figure, one pick and one move per opponent's turn, each a
+Python call over the games still in it (8-11 kernel queries' time per figure move at
+B = 1,024, ~10% of it the calling thread's Python, a serial part the threads wait
+on). :class:`WholeSteps` steps it as the compiled backend does (``_vecgame.
+env_chunk``): each thread takes a contiguous chunk of games and plays each game's
+whole step there, in compiled code: the autoreset, the learner's move (or its end of
+the turn, or its illegal action), ``Match._advance`` (the rolls and the heroes' card
+moves, :func:`._vecdr.dr_queries`; the kept answer), the opponents' picks (random,
+greedy) and moves with the removal coin (:func:`._vecdr.dr_play`), the reward and
+ends, then the observation and mask (:func:`._vecnp.draw_obs`, :func:`._vecnp.
+draw_mask`): in the kept buffer where it changed (``copy=False``), or drawn whole
+straight into the new array (``copy=True``: no kept buffer brought up to date, then
+copied). Each game's random numbers are its own stream's, in its single env's order,
+so the games may be played in any order and any chunking: 1 and T threads play the
+same.
+
+The enemy AI (``_batch_enemy.kernel()``) is not called from that code: linked into
+it, its ~20 s of compile time would be optimized again with it. A game whose next
+figure is an enemy is listed and left there; the thread then answers its chunk's
+list in one call of the enemy AI on its own scratch, as the sub-step path does, and
+goes on with those games from their answers (:func:`_env_chunk`'s phases): a few
+rounds a step (about the enemies that move in it), each a pair of calls per thread.
+
+One case leaves the compiled scope: an enemy AI answer with a choice (two targets tied,
+their ends differ; rare), whose rows the batched answer does not keep in the
+position's order. That game stops just before the opponent's pick, and the calling
+thread goes on with it on the sub-step path (``BatchedSteps._opponents``: the
+position's rows), then draws its result.
+
+``tests/test_rl_vector.py`` holds this step to the sub-step path and to the general
+one (observations, masks, rewards, ends, the games' arrays, the streams, the counts)
+on 1 and 2 threads, every opponent, illegal actions and autoresets.
+"""
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+from numba import njit
+
+from ..games.dark_realms._batch_enemy import _grid_distance
+from ._kept_answer import keep_answer
+from ._vecdr import dr_play, dr_queries
+from ._vecgame import _draw, _kth, _side_in_play
+from ._vecnp import ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs
+
+#: a distance no end reaches (the greedy pick where no enemy is in play)
+_FAR = np.int64(1) << np.int64(40)
+#: how a game's step stands after a compiled part of it: played through, waiting for
+#: its enemy AI answer (listed for the thread's next enemy AI call), or stopped before
+#: an enemy AI's pick with a choice (the calling thread goes on with it)
+DONE, WAIT, TIE = 0, 1, 2
+
+
+@njit(nogil=True)
+def _advance1(b, G, T, R, Q, W, L):
+    """``Match._advance`` in game ``b``: the next figure of the side to move that has
+    a usable end, its d6 rolled and its answer kept (:func:`advance_select`,
+    :func:`dr_queries`, :func:`keep_answer`, each on the one game ``W[0]``), starting
+    turns or ending the game as needed: DONE. An enemy's query is listed in ``L``
+    (games, slots, Moves, and ``L[3][0]`` how many) for the enemy AI and the game left
+    there: WAIT (:func:`_resume1` goes on)."""
+    occ, cell, alive, team, occ0, cell0 = G
+    turn, side, nxt, actor, over, out, removed, moved, pending, rng, a_roll = T
+    (side_of, movers, turn_sides, n_all, max_turns, learner, adj, greedy, coords, kind,
+     rank, P_env, end_turn, usable8, hero) = R
+    (flying, use_bits, bpos, at, shifts, pass_bits, end_bits, work, db, nbr, passable,
+     may_end, seen, queue, mask, cost, stop, a_cost, a_stop, a_list, a_n, has_open,
+     opened, a_open, slow, a_slow) = Q
+    one, g1, ask, again, left, to1, keys, dist, cnt = W
+    eg, es, em, nl = L
+    one[0] = b
+    while True:
+        if advance_select(one, alive, side_of, movers, turn_sides, n_all, max_turns, turn,
+                          side, nxt, actor, over, moved, ask, g1) == 0:
+            return DONE
+        cnt[1] += 1                                         # a move generation
+        k = nl[0]
+        if dr_queries(one, g1, rng, a_roll, hero, flying, cell, alive, occ, use_bits,
+                      bpos, at, shifts, pass_bits, end_bits, work, db, nbr, passable,
+                      may_end, seen, queue, mask, cost, stop, eg[k:], es[k:], em[k:]):
+            nl[0] = k + 1
+            return WAIT
+        if keep_answer(one, g1, mask, cost, stop, usable8, a_cost, a_stop, a_list, a_n,
+                       has_open, opened, a_open, slow, a_slow, nxt, actor, again) == 0:
+            return DONE
+
+
+@njit(nogil=True)
+def _play1(b, to, G, T, R, Q, W, L):
+    """Game ``b``'s acting figure moves to place ``to``, the removal coin
+    (:func:`dr_play`), then ``Match._advance`` unless the game is over (its status)."""
+    occ, cell, alive, team, occ0, cell0 = G
+    turn, side, nxt, actor, over, out, removed, moved, pending, rng, a_roll = T
+    side_of, n_all, learner, adj = R[0], R[3], R[5], R[6]
+    one, to1, left, cnt = W[0], W[5], W[4], W[8]
+    one[0] = b
+    to1[0] = to
+    cnt[0] += 1                                             # a figure move
+    if dr_play(one, to1, actor, occ, cell, alive, team, moved, removed, rng, adj,
+               side_of, n_all, learner, pending, over, left):
+        return _advance1(b, G, T, R, Q, W, L)
+    return DONE
+
+
+@njit(nogil=True)
+def _pick1(b, u, G, T, R, Q, W):
+    """The opponent's place in game ``b`` (``BatchedSteps._pick``, one game): of the
+    usable ends (greedy: those at the least grid distance to an enemy in play, every
+    one where none is), the ``int(u * n)``-th in the ``Moves`` row order (cost, then
+    ``rank``: ``_vecnp.pick_rows``' keys)."""
+    cell, alive = G[1], G[2]
+    side, actor = T[1], T[3]
+    side_of, greedy, coords, kind, rank = R[0], R[7], R[8], R[9], R[10]
+    a_cost, a_list, a_n = Q[17], Q[19], Q[20]
+    keys, dist = W[6], W[7]
+    f = actor[b]
+    n = a_n[b]
+    P = a_cost.shape[1]
+    F = cell.shape[1]
+    low = _FAR
+    if greedy:
+        for j in range(n):
+            p = a_list[b, j]
+            d = _FAR
+            for e in range(F):
+                if alive[b, e] and side_of[e] != side[b]:
+                    x = _grid_distance(coords, kind, p, cell[b, e])
+                    if x < d:
+                        d = x
+            dist[j] = d
+            if d < low:
+                low = d
+    m = 0
+    for j in range(n):
+        if not greedy or dist[j] == low:    # (no enemy: every end at _FAR)
+            p = a_list[b, j]
+            keys[m] = (np.int64(a_cost[b, p]) * (P + 1) + rank[f, p]) * P + p
+            m += 1
+    return _kth(keys, m, np.int64(u * m)) % P
+
+
+@njit(nogil=True)
+def _opponents1(b, G, T, R, Q, W, L):
+    """``MovecoreGym._opponents`` in game ``b``: the other sides play until the
+    learner is to act or the game is over (``out[b]``: the learner's figures all
+    removed): DONE; or WAIT (an enemy's answer listed) or TIE (stopped before an
+    enemy AI's pick with a choice: see the module docstring)."""
+    alive = G[2]
+    side, actor, over, out, removed, rng = T[1], T[3], T[4], T[5], T[6], T[9]
+    side_of, learner, hero = R[0], R[5], R[14]
+    a_n = Q[20]
+    while True:
+        if over[b] != 0 or side[b] == learner:
+            return DONE
+        if removed[b] and not _side_in_play(alive, side_of, b, learner):
+            out[b] = True
+            return DONE
+        if not hero[actor[b]] and a_n[b] > 1:
+            return TIE
+        u = _draw(rng, b)
+        st = _play1(b, _pick1(b, u, G, T, R, Q, W), G, T, R, Q, W, L)
+        if st != DONE:
+            return st
+
+
+@njit(nogil=True)
+def _resume1(b, g, G, T, R, Q, W, L):
+    """Game ``b`` after its enemy AI answer (figure slot ``g``, in ``Q``'s mask, cost
+    and stop): the answer kept, ``Match._advance`` on where it has no usable end,
+    then the opponents (:func:`_opponents1`); its status."""
+    nxt, actor = T[2], T[3]
+    usable8 = R[13]
+    mask, cost, stop, a_cost, a_stop, a_list, a_n = Q[14:21]
+    has_open, opened, a_open, slow, a_slow = Q[21:26]
+    one, g1, again = W[0], W[1], W[3]
+    one[0] = b
+    g1[0] = g
+    if keep_answer(one, g1, mask, cost, stop, usable8, a_cost, a_stop, a_list, a_n,
+                   has_open, opened, a_open, slow, a_slow, nxt, actor, again):
+        if _advance1(b, G, T, R, Q, W, L) == WAIT:
+            return WAIT
+    return _opponents1(b, G, T, R, Q, W, L)
+
+
+@njit(nogil=True)
+def _start1(b, m, a, G, T, R, Q, W, L):
+    """Game ``b``'s step from its start: ``m`` 2 restarted (``BatchedSteps.restart``:
+    back at the root, its first figure found, the opponents played), 0 its action
+    illegal (the game ends ILLEGAL), 1 the learner's action ``a`` (its end of the
+    turn, or a move), then the opponents; its status."""
+    occ, cell, alive, team, occ0, cell0 = G
+    turn, side, nxt, actor, over, out, removed, moved, pending, rng, a_roll = T
+    P_env, end_turn = R[11], R[12]
+    F = cell.shape[1]
+    if m == 0:
+        over[b] = ILLEGAL
+        actor[b] = -1
+        return DONE
+    if m == 2:
+        for c in range(occ.shape[1]):
+            occ[b, c] = occ0[c]
+        for f in range(F):
+            cell[b, f] = cell0[f]
+            alive[b, f] = cell0[f] >= 0
+            moved[b, f] = False
+        turn[b] = 0
+        side[b] = -1
+        nxt[b] = F
+        actor[b] = -1
+        over[b] = 0
+        out[b] = False
+        removed[b] = False
+        pending[b] = 0.0
+        st = _advance1(b, G, T, R, Q, W, L)
+    elif a == end_turn:
+        nxt[b] = F                       # the side passes: the next turn
+        st = _advance1(b, G, T, R, Q, W, L)
+    else:
+        st = _play1(b, a % P_env, G, T, R, Q, W, L)
+    if st == WAIT:
+        return WAIT
+    return _opponents1(b, G, T, R, Q, W, L)
+
+
+@njit(nogil=True)
+def _finish1(b, m, results, acting, G, T, R, Q, V, obs, fresh, record, rec, mask,
+             mask_out):
+    """Game ``b``'s reward and ends (``BatchedSteps.step``; its step's mode ``m``),
+    then its observation and mask (:func:`draw_obs`, :func:`draw_mask` on its row)
+    and the mask's copy."""
+    illegal_reward, reward, term, trunc, done = results
+    cell, alive = G[1], G[2]
+    turn, side, nxt, actor, over, out, removed, moved, pending, rng, a_roll = T
+    side_of, max_turns, learner, end_turn = R[0], R[4], R[5], R[12]
+    a_cost, a_stop, a_list, a_n = Q[17], Q[18], Q[19], Q[20]
+    (static, S, HW, d, k, large, orient, swap, hw, rel, lead, double, valid, gmode, sp,
+     sadj, level, height, doors, door_cells, env_base) = V
+    drawn, n_drawn, orec = rec
+    if m == 1:
+        reward[b] += pending[b]
+        pending[b] = 0.0
+    elif m == 0:
+        reward[b] = illegal_reward
+    else:
+        reward[b] = 0.0
+    t = over[b] == TERMINATED or out[b] or over[b] == ILLEGAL
+    tr = over[b] == TRUNCATED and not t
+    if m == 2:
+        t = tr = False
+    term[b] = t
+    trunc[b] = tr
+    done[b] = t or tr
+    acting[b] = over[b] == 0 and not out[b] and side[b] == learner
+    e = b + 1
+    if record:
+        r0, r1, r2 = drawn[b:e], n_drawn[b:e], orec[b:e]
+    else:                       # (a whole draw reads and writes no record)
+        r0, r1, r2 = drawn, n_drawn, orec
+    draw_obs(obs[b:e], fresh, record, r0, r1, r2, static, S, HW, d, k, alive[b:e],
+             cell[b:e], large, orient, swap, hw, rel, acting[b:e], actor[b:e],
+             moved[b:e], a_list[b:e], a_n[b:e], a_cost[b:e], a_stop[b:e], lead,
+             double, turn[b:e], max_turns, valid, gmode, sp, sadj, level, height,
+             side_of, a_roll[b:e], over[b:e], doors, door_cells)
+    draw_mask(mask[b:e], acting[b:e], actor[b:e], a_list[b:e], a_n[b:e], env_base,
+              end_turn, large, orient, swap)
+    for j in range(mask.shape[1]):
+        mask_out[b, j] = mask[b, j]
+
+
+@njit(nogil=True)
+def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T, R, Q,
+               W, L, V, obs, fresh, record, rec, mask, mask_out):
+    """A part of the env step of games ``lo <= b < hi`` (see the module docstring).
+    ``phase`` 0: each game's step from its start (:func:`_start1`: ``mode[b]``,
+    ``actions[b]``); 1: the games listed in ``back`` (games, slots, Moves, how many:
+    the last call's list, their enemy AI answers written since), each from its answer
+    (:func:`_resume1`); 2: the games marked in ``paused`` (bool[B]; played on by the
+    caller since), their results alone. A game played through gets its reward and ends
+    (``results`` = ``(illegal_reward, reward, term, trunc, done)``), its observation
+    ``obs[b]`` (float32[B, C * HW]: kept where ``record``, the places :func:`draw_obs`
+    listed in ``rec`` last time rewritten; else drawn whole, ``fresh``) and mask
+    (``mask[b]`` int8[B, A], copied into ``mask_out[b]``): :func:`_finish1`. A game
+    waiting for its enemy AI answer is listed in ``L`` (as ``back``); one stopped
+    before an enemy AI's pick with a choice is marked in ``paused``. ``W``: the
+    thread's scratch; its counters ``W[8]`` add the figure moves, the move
+    generations and the games marked. Returns how many games ``L`` lists. Allocates
+    nothing."""
+    L[3][0] = 0
+    cnt = W[8]
+    bg, bs, bn = back[0], back[1], back[3]
+    reward, pending = results[1], T[8]
+    n = bn[0] if phase == 1 else hi - lo
+    for i in range(n):
+        b = bg[i] if phase == 1 else lo + i
+        m = mode[b]
+        if phase == 2:
+            if not paused[b]:
+                continue
+            st = DONE
+        elif phase == 1:
+            st = _resume1(b, bs[i], G, T, R, Q, W, L)
+        else:
+            paused[b] = False
+            if m == 1:
+                # (pending: what the opponents scored since the learner last acted)
+                reward[b] = pending[b]
+                pending[b] = 0.0
+            st = _start1(b, m, actions[b], G, T, R, Q, W, L)
+        if st == TIE:
+            paused[b] = True
+            cnt[2] += 1
+        elif st == DONE:
+            _finish1(b, m, results, acting, G, T, R, Q, V, obs, fresh, record, rec, mask,
+                     mask_out)
+    return L[3][0]
+
+
+@functools.lru_cache(maxsize=None)
+def env_kernel():
+    """:func:`_env_chunk` compiled (or loaded from Numba's cache) on first use,
+    without Numba's reference counting (it allocates nothing; as ``_vecgame``'s
+    steps). The stamps of the files its callees are written in ride in the closure:
+    an edit there recompiles it (Numba's cache key reads this file's alone)."""
+    from ..games.dark_realms import _hero_bits
+    from . import _kept_answer, _vecdr, _vecgame, _vecnp
+    deps = tuple((st.st_mtime_ns, st.st_size) for st in
+                 (os.stat(m.__file__) for m in (_hero_bits, _kept_answer, _vecdr,
+                                                _vecgame, _vecnp)))
+
+    def env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T, R,
+                  Q, W, L, V, obs, fresh, record, rec, mask, mask_out):
+        deps  # (in the closure: see above)
+        return _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G,
+                          T, R, Q, W, L, V, obs, fresh, record, rec, mask, mask_out)
+
+    env_chunk.__doc__ = _env_chunk.__doc__
+    return njit(cache=True, nogil=True, _nrt=False)(env_chunk)
+
+
+class WholeSteps:
+    """:func:`env_kernel`'s calls for one Dark Realms :class:`._vecnp.BatchedSteps`
+    (``n``) in the compiled scope of :mod:`._vecdr` (``n._dr``): the games' arrays,
+    the turn state, the rules, each thread's scratch (its search workspace, its enemy
+    AI scratch and lists, its counters) and the observation's constants."""
+
+    def __init__(self, n):
+        from ..batch import per_thread
+        from ..games.dark_realms._batch_enemy import _KIND, _NO_PEN, kernel
+        from ._vecdr import _DB_TABLE
+        dr = n._dr
+        G = n.G
+        self.n = n
+        B, P = n.B, n.P
+        C = self.n_chunks = dr.n_chunks
+        i64 = np.int64
+        self.G = (G.occ, G.cell, G.alive, G.team, G._occ0, G._cell0)
+        self.T = (n.turn, n.side, n.nxt, n.actor, n.over, n.out, n.removed, n.moved,
+                  n.pending, n.rng, n.a_roll)
+        self.R = (n.side_of, n.movers, n.turn_sides, n.n_all, n.max_turns, n.learner,
+                  n.adj, n.greedy, n.coords, _KIND.get(n.kind, 2), n.rank, n.P_env, n.end_turn,
+                  n._usable8, dr.hero)
+        mask, cost, stop = n._out
+        self.Q = [(dr.flying, dr.use_bits, dr.bpos, dr.at, dr.shifts, dr.pass_bits,
+                   dr.end_bits, dr.work[c], _DB_TABLE, dr.nbr, dr.passable, dr.may_end,
+                   dr.seen[c], dr.queue[c], mask, cost, stop, n.a_cost, n.a_stop,
+                   n.a_list, n.a_n, *n._open, n.a_slow) for c in range(C)]
+        # each thread's one-game lists, pick keys and counters (cache lines of its own)
+        self.W = [(*(per_thread(1, (1,), i64)[0] for _ in range(6)),
+                   *per_thread(2, (P,), i64), per_thread(1, (3,), i64)[0])
+                  for _ in range(C)]
+
+        def lists():        # the games waiting for their enemy AI answers
+            return (*np.zeros((3, B), i64), per_thread(1, (1,), i64)[0])
+
+        self.L = [(lists(), lists()) for _ in range(C)]
+        # each thread's enemy AI call on its own scratch (as _vecdr's chunks)
+        self._ai = kernel()
+        self._ai_args = [(G.occ, G.cell, G.alive, *dr.ai._thread_args(c).values(), mask,
+                          cost, stop, _NO_PEN, False) for c in range(C)]
+        self.V = (n.static.reshape(-1), n.S, n.HW, n.d, n.d + 6, n.large, n._no_orient,
+                  n.swap, n.hw, n.rel, n.lead, n.double, n.valid, n._gmode, n._no_sp,
+                  *n._eng_tables, n._no_doors, n._door_cells, n.env_base)
+        self.paused = np.zeros(B, bool)
+        self.acting = np.zeros(B, bool)
+        self.answered = [0] * C         # the enemy AI answers of each thread's last step
+        self._loaded = C == 1
+
+    def step(self, mode, actions, illegal_reward, obs, kept, mask, mask_out):
+        """One env step of every game (``mode`` as ``_vecgame.step_modes``), each
+        thread's chunk of games played in compiled calls (see the module docstring);
+        the observations drawn whole into ``obs`` (float32[B, ...], ``copy=True``'s
+        new array) or, where ``obs`` is None, kept in the env's buffer ``kept``
+        (:func:`draw_obs`' kept draw); the masks into ``mask`` and their copy into
+        ``mask_out``. Returns reward, terminated, truncated, done."""
+        n = self.n
+        B = n.B
+        reward = np.empty(B)
+        term, trunc, done = (np.empty(B, bool) for _ in range(3))
+        results = (float(illegal_reward), reward, term, trunc, done)
+        if obs is None:
+            o, fresh, record, rec = kept, not n._kept_ready, True, n._rec
+            n._kept_ready = True
+        else:
+            # (drawn whole in the new array: the kept buffer falls behind, and the
+            # next kept draw is a whole one)
+            o, fresh, record, rec = obs, True, False, n._rec_scratch
+            n._kept_ready = False
+        o = o.reshape(B, -1)
+        if n.G._live:
+            # (the positions the enemy AI's ties were asked of: a restarted game's
+            # figures come back, and a position restored from the arrays brings back
+            # none: as BatchedGames.reset, copies of the root again)
+            for b in np.flatnonzero(mode == 2).tolist():
+                n.G._live.pop(b, None)
+        run = env_kernel()
+        C = self.n_chunks if B >= 2 * self.n_chunks else 1
+        acts = np.ascontiguousarray(actions, np.int64)
+
+        def call(c, phase, lo, hi, back, out):
+            return run(phase, lo, hi, back, mode, acts, results, self.paused, self.acting,
+                       self.G, self.T, self.R, self.Q[c], self.W[c], out, self.V, o, fresh,
+                       record, rec, mask, mask_out)
+
+        def chunk(c, lo, hi):
+            out, back = self.L[c]
+            k = call(c, 0, lo, hi, back, out)
+            answered = 0
+            while k:
+                # the listed enemies' answers, in one call of the enemy AI
+                st = self._ai(out[0][:k], out[1][:k], out[2][:k], *self._ai_args[c])
+                if st < 0:  # pragma: no cover (ends hold one column per cell)
+                    raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
+                answered += k
+                out, back = back, out
+                k = call(c, 1, lo, hi, back, out)
+            return answered
+
+        if not self._loaded:
+            # (compiled or loaded once on this thread, on no game, before the threads
+            # call it at once)
+            call(0, 0, 0, 0, *self.L[0])
+            self._loaded = True
+        from ..batch import on_chunks
+        _, got = on_chunks(B, C, chunk)
+        n._dr.ai.answered += sum(got)
+        paused = 0
+        for W in self.W[:C]:
+            cnt = W[8]
+            n.counts[0] += int(cnt[0])
+            n.counts[1] += int(cnt[1])
+            paused += int(cnt[2])
+            cnt[:] = 0
+        if paused:
+            # the enemy AI picks with a choice: on the sub-step path (the position's
+            # rows), then their results, observations and masks
+            n._opponents(np.flatnonzero(self.paused))
+            call(0, 2, 0, B, *self.L[0])
+        return reward, term, trunc, done
