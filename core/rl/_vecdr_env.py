@@ -58,267 +58,216 @@ DONE, WAIT, TIE = 0, 1, 2
 
 
 @njit(nogil=True)
-def _advance1(b, G, T, R, Q, W, L):
-    """``Match._advance`` in game ``b``: the next figure of the side to move that has
-    a usable end, its d6 rolled and its answer kept (:func:`advance_select`,
-    :func:`dr_queries`, :func:`keep_answer`, each on the one game ``W[0]``), starting
-    turns or ending the game as needed: DONE. An enemy's query is listed in ``L``
-    (games, slots, Moves, and ``L[3][0]`` how many) for the enemy AI and the game left
-    there: WAIT (:func:`_resume1` goes on)."""
-    occ, cell, alive, team, occ0, cell0 = G
-    turn, side, nxt, actor, over, out, removed, moved, pending, rng, a_roll = T
-    (side_of, movers, turn_sides, n_all, max_turns, learner, adj, greedy, coords, kind,
-     rank, P_env, end_turn, usable8, hero) = R
-    (flying, use_bits, bpos, at, shifts, pass_bits, end_bits, work, db, nbr, passable,
-     may_end, seen, queue, mask, cost, stop, a_cost, a_stop, a_list, a_n, has_open,
-     opened, a_open, slow, a_slow) = Q
-    one, g1, ask, again, left, to1, keys, dist, cnt = W
-    eg, es, em, nl = L
-    one[0] = b
-    while True:
-        if advance_select(one, alive, side_of, movers, turn_sides, n_all, max_turns, turn,
-                          side, nxt, actor, over, moved, ask, g1) == 0:
-            return DONE
-        cnt[1] += 1                                         # a move generation
-        k = nl[0]
-        if dr_queries(one, g1, rng, a_roll, hero, flying, cell, alive, occ, use_bits,
-                      bpos, at, shifts, pass_bits, end_bits, work, db, nbr, passable,
-                      may_end, seen, queue, mask, cost, stop, eg[k:], es[k:], em[k:]):
-            nl[0] = k + 1
-            return WAIT
-        if keep_answer(one, g1, mask, cost, stop, usable8, a_cost, a_stop, a_list, a_n,
-                       has_open, opened, a_open, slow, a_slow, nxt, actor, again) == 0:
-            return DONE
-
-
-@njit(nogil=True)
-def _play1(b, to, G, T, R, Q, W, L):
-    """Game ``b``'s acting figure moves to place ``to``, the removal coin
-    (:func:`dr_play`), then ``Match._advance`` unless the game is over (its status)."""
-    occ, cell, alive, team, occ0, cell0 = G
-    turn, side, nxt, actor, over, out, removed, moved, pending, rng, a_roll = T
-    side_of, n_all, learner, adj = R[0], R[3], R[5], R[6]
-    one, to1, left, cnt = W[0], W[5], W[4], W[8]
-    one[0] = b
-    to1[0] = to
-    cnt[0] += 1                                             # a figure move
-    if dr_play(one, to1, actor, occ, cell, alive, team, moved, removed, rng, adj,
-               side_of, n_all, learner, pending, over, left):
-        return _advance1(b, G, T, R, Q, W, L)
-    return DONE
-
-
-@njit(nogil=True)
-def _pick1(b, u, G, T, R, Q, W):
-    """The opponent's place in game ``b`` (``BatchedSteps._pick``, one game): of the
-    usable ends (greedy: those at the least grid distance to an enemy in play, every
-    one where none is), the ``int(u * n)``-th in the ``Moves`` row order (cost, then
-    ``rank``: ``_vecnp.pick_rows``' keys)."""
+def _draw_rows(x, y, acting, G, T, R, Q, V, obs, fresh, record, rec, mask, mask_out):
+    """Games ``x <= b < y``: their observations (:func:`draw_obs`, kept where
+    ``record``, else whole: ``fresh``) and masks (:func:`draw_mask`), the learner's,
+    and the masks' copy (``mask_out``); ``acting`` (bool[B]) written."""
     cell, alive = G[1], G[2]
-    side, actor = T[1], T[3]
-    side_of, greedy, coords, kind, rank = R[0], R[7], R[8], R[9], R[10]
-    a_cost, a_list, a_n = Q[17], Q[19], Q[20]
-    keys, dist = W[6], W[7]
-    f = actor[b]
-    n = a_n[b]
-    P = a_cost.shape[1]
-    F = cell.shape[1]
-    low = _FAR
-    if greedy:
-        for j in range(n):
-            p = a_list[b, j]
-            d = _FAR
-            for e in range(F):
-                if alive[b, e] and side_of[e] != side[b]:
-                    x = _grid_distance(coords, kind, p, cell[b, e])
-                    if x < d:
-                        d = x
-            dist[j] = d
-            if d < low:
-                low = d
-    m = 0
-    for j in range(n):
-        if not greedy or dist[j] == low:    # (no enemy: every end at _FAR)
-            p = a_list[b, j]
-            keys[m] = (np.int64(a_cost[b, p]) * (P + 1) + rank[f, p]) * P + p
-            m += 1
-    return _kth(keys, m, np.int64(u * m)) % P
-
-
-@njit(nogil=True)
-def _opponents1(b, G, T, R, Q, W, L):
-    """``MovecoreGym._opponents`` in game ``b``: the other sides play until the
-    learner is to act or the game is over (``out[b]``: the learner's figures all
-    removed): DONE; or WAIT (an enemy's answer listed) or TIE (stopped before an
-    enemy AI's pick with a choice: see the module docstring)."""
-    alive = G[2]
-    side, actor, over, out, removed, rng = T[1], T[3], T[4], T[5], T[6], T[9]
-    side_of, learner, hero = R[0], R[5], R[14]
-    a_n = Q[20]
-    while True:
-        if over[b] != 0 or side[b] == learner:
-            return DONE
-        if removed[b] and not _side_in_play(alive, side_of, b, learner):
-            out[b] = True
-            return DONE
-        if not hero[actor[b]] and a_n[b] > 1:
-            return TIE
-        u = _draw(rng, b)
-        st = _play1(b, _pick1(b, u, G, T, R, Q, W), G, T, R, Q, W, L)
-        if st != DONE:
-            return st
-
-
-@njit(nogil=True)
-def _resume1(b, g, G, T, R, Q, W, L):
-    """Game ``b`` after its enemy AI answer (figure slot ``g``, in ``Q``'s mask, cost
-    and stop): the answer kept, ``Match._advance`` on where it has no usable end,
-    then the opponents (:func:`_opponents1`); its status."""
-    nxt, actor = T[2], T[3]
-    usable8 = R[13]
-    mask, cost, stop, a_cost, a_stop, a_list, a_n = Q[14:21]
-    has_open, opened, a_open, slow, a_slow = Q[21:26]
-    one, g1, again = W[0], W[1], W[3]
-    one[0] = b
-    g1[0] = g
-    if keep_answer(one, g1, mask, cost, stop, usable8, a_cost, a_stop, a_list, a_n,
-                   has_open, opened, a_open, slow, a_slow, nxt, actor, again):
-        if _advance1(b, G, T, R, Q, W, L) == WAIT:
-            return WAIT
-    return _opponents1(b, G, T, R, Q, W, L)
-
-
-@njit(nogil=True)
-def _start1(b, m, a, G, T, R, Q, W, L):
-    """Game ``b``'s step from its start: ``m`` 2 restarted (``BatchedSteps.restart``:
-    back at the root, its first figure found, the opponents played), 0 its action
-    illegal (the game ends ILLEGAL), 1 the learner's action ``a`` (its end of the
-    turn, or a move), then the opponents; its status."""
-    occ, cell, alive, team, occ0, cell0 = G
-    turn, side, nxt, actor, over, out, removed, moved, pending, rng, a_roll = T
-    P_env, end_turn = R[11], R[12]
-    F = cell.shape[1]
-    if m == 0:
-        over[b] = ILLEGAL
-        actor[b] = -1
-        return DONE
-    if m == 2:
-        for c in range(occ.shape[1]):
-            occ[b, c] = occ0[c]
-        for f in range(F):
-            cell[b, f] = cell0[f]
-            alive[b, f] = cell0[f] >= 0
-            moved[b, f] = False
-        turn[b] = 0
-        side[b] = -1
-        nxt[b] = F
-        actor[b] = -1
-        over[b] = 0
-        out[b] = False
-        removed[b] = False
-        pending[b] = 0.0
-        st = _advance1(b, G, T, R, Q, W, L)
-    elif a == end_turn:
-        nxt[b] = F                       # the side passes: the next turn
-        st = _advance1(b, G, T, R, Q, W, L)
-    else:
-        st = _play1(b, a % P_env, G, T, R, Q, W, L)
-    if st == WAIT:
-        return WAIT
-    return _opponents1(b, G, T, R, Q, W, L)
-
-
-@njit(nogil=True)
-def _finish1(b, m, results, acting, G, T, R, Q, V, obs, fresh, record, rec, mask,
-             mask_out):
-    """Game ``b``'s reward and ends (``BatchedSteps.step``; its step's mode ``m``),
-    then its observation and mask (:func:`draw_obs`, :func:`draw_mask` on its row)
-    and the mask's copy."""
-    illegal_reward, reward, term, trunc, done = results
-    cell, alive = G[1], G[2]
-    turn, side, nxt, actor, over, out, removed, moved, pending, rng, a_roll = T
+    turn, side, actor, over, out, moved, a_roll = T[0], T[1], T[3], T[4], T[5], T[7], T[10]
     side_of, max_turns, learner, end_turn = R[0], R[4], R[5], R[12]
     a_cost, a_stop, a_list, a_n = Q[17], Q[18], Q[19], Q[20]
     (static, S, HW, d, k, large, orient, swap, hw, rel, lead, double, valid, gmode, sp,
      sadj, level, height, doors, door_cells, env_base) = V
     drawn, n_drawn, orec = rec
-    if m == 1:
-        reward[b] += pending[b]
-        pending[b] = 0.0
-    elif m == 0:
-        reward[b] = illegal_reward
-    else:
-        reward[b] = 0.0
-    t = over[b] == TERMINATED or out[b] or over[b] == ILLEGAL
-    tr = over[b] == TRUNCATED and not t
-    if m == 2:
-        t = tr = False
-    term[b] = t
-    trunc[b] = tr
-    done[b] = t or tr
-    acting[b] = over[b] == 0 and not out[b] and side[b] == learner
-    e = b + 1
+    for b in range(x, y):
+        acting[b] = over[b] == 0 and not out[b] and side[b] == learner
     if record:
-        r0, r1, r2 = drawn[b:e], n_drawn[b:e], orec[b:e]
+        r0, r1, r2 = drawn[x:y], n_drawn[x:y], orec[x:y]
     else:                       # (a whole draw reads and writes no record)
         r0, r1, r2 = drawn, n_drawn, orec
-    draw_obs(obs[b:e], fresh, record, r0, r1, r2, static, S, HW, d, k, alive[b:e],
-             cell[b:e], large, orient, swap, hw, rel, acting[b:e], actor[b:e],
-             moved[b:e], a_list[b:e], a_n[b:e], a_cost[b:e], a_stop[b:e], lead,
-             double, turn[b:e], max_turns, valid, gmode, sp, sadj, level, height,
-             side_of, a_roll[b:e], over[b:e], doors, door_cells)
-    draw_mask(mask[b:e], acting[b:e], actor[b:e], a_list[b:e], a_n[b:e], env_base,
+    draw_obs(obs[x:y], fresh, record, r0, r1, r2, static, S, HW, d, k, alive[x:y],
+             cell[x:y], large, orient, swap, hw, rel, acting[x:y], actor[x:y],
+             moved[x:y], a_list[x:y], a_n[x:y], a_cost[x:y], a_stop[x:y], lead, double,
+             turn[x:y], max_turns, valid, gmode, sp, sadj, level, height, side_of,
+             a_roll[x:y], over[x:y], doors, door_cells)
+    draw_mask(mask[x:y], acting[x:y], actor[x:y], a_list[x:y], a_n[x:y], env_base,
               end_turn, large, orient, swap)
-    for j in range(mask.shape[1]):
-        mask_out[b, j] = mask[b, j]
+    for b in range(x, y):
+        for j in range(mask.shape[1]):
+            mask_out[b, j] = mask[b, j]
 
 
 @njit(nogil=True)
 def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T, R, Q,
                W, L, V, obs, fresh, record, rec, mask, mask_out):
     """A part of the env step of games ``lo <= b < hi`` (see the module docstring).
-    ``phase`` 0: each game's step from its start (:func:`_start1`: ``mode[b]``,
-    ``actions[b]``); 1: the games listed in ``back`` (games, slots, Moves, how many:
-    the last call's list, their enemy AI answers written since), each from its answer
-    (:func:`_resume1`); 2: the games marked in ``paused`` (bool[B]; played on by the
-    caller since), their results alone. A game played through gets its reward and ends
-    (``results`` = ``(illegal_reward, reward, term, trunc, done)``), its observation
-    ``obs[b]`` (float32[B, C * HW]: kept where ``record``, the places :func:`draw_obs`
-    listed in ``rec`` last time rewritten; else drawn whole, ``fresh``) and mask
-    (``mask[b]`` int8[B, A], copied into ``mask_out[b]``): :func:`_finish1`. A game
-    waiting for its enemy AI answer is listed in ``L`` (as ``back``); one stopped
-    before an enemy AI's pick with a choice is marked in ``paused``. ``W``: the
-    thread's scratch; its counters ``W[8]`` add the figure moves, the move
-    generations and the games marked. Returns how many games ``L`` lists. Allocates
-    nothing."""
-    L[3][0] = 0
-    cnt = W[8]
-    bg, bs, bn = back[0], back[1], back[3]
-    reward, pending = results[1], T[8]
-    n = bn[0] if phase == 1 else hi - lo
+
+    ``phase`` 0: each game's step from its start: ``mode[b]`` 2 restarted
+    (``BatchedSteps.restart``: back at the root), 0 its action illegal (the game ends
+    ILLEGAL), 1 the learner's action ``actions[b]`` (its end of the turn, or a move:
+    :func:`dr_play`, the removal coin); then ``Match._advance`` (:func:`advance_select`,
+    the d6 and the heroes' answers, :func:`dr_queries`, the kept answer,
+    :func:`keep_answer`) and the opponents (``MovecoreGym._opponents``: random or
+    greedy picks in the ``Moves`` row order, their moves) until the learner is to act
+    or the game is over, and its reward and ends (``results`` = ``(illegal_reward,
+    reward, term, trunc, done)``). A game whose next figure is an enemy is listed in
+    ``L`` (games, slots, Moves, ``L[3][0]`` how many) for the thread's enemy AI call
+    and left there; one stopped before an enemy AI's pick with a choice is marked in
+    ``paused`` (bool[B]). 1: the games listed in ``back`` (the last call's ``L``, their
+    answers written since into ``Q``'s mask, cost and stop), each on from its answer.
+    2: the games marked in ``paused`` (played on by the caller since): their results,
+    observations and masks. 3: the observations and masks of the chunk
+    (:func:`_draw_rows`: ``obs`` float32[B, C * HW], kept or drawn whole; ``mask``
+    int8[B, A] and its copy ``mask_out``).
+
+    Written as one loop (``Match._advance`` and the opponent's turn once each, as
+    ``_vecgame.env_chunk``): a helper per part took the whole state in its arguments
+    at every call, which cost more than the game. ``W``: the thread's scratch; its
+    counters ``W[8]`` add the figure moves, the move generations and the games marked.
+    Returns how many games ``L`` lists. Allocates nothing."""
+    if phase == 3:
+        _draw_rows(lo, hi, acting, G, T, R, Q, V, obs, fresh, record, rec, mask,
+                   mask_out)
+        return 0
+    occ, cell, alive, team, occ0, cell0 = G
+    turn, side, nxt, actor, over, out, removed, moved, pending, rng, a_roll = T
+    (side_of, movers, turn_sides, n_all, max_turns, learner, adj, greedy, coords, kind,
+     rank, P_env, end_turn, usable8, hero) = R
+    (flying, use_bits, bpos, at, shifts, pass_bits, end_bits, work, db, nbr, passable,
+     may_end, seen, queue, qmask, qcost, qstop, a_cost, a_stop, a_list, a_n, has_open,
+     opened, a_open, slow, a_slow) = Q
+    one, g1, ask, again, left, to1, keys, dist, cnt = W
+    eg, es, em, nl = L
+    illegal_reward, reward, term, trunc, done = results
+    F = cell.shape[1]
+    P = a_cost.shape[1]
+    nw = 0
+    n = back[3][0] if phase == 1 else hi - lo
     for i in range(n):
-        b = bg[i] if phase == 1 else lo + i
+        b = back[0][i] if phase == 1 else lo + i
         m = mode[b]
+        st = -1             # (playing on)
+        adv = False         # (Match._advance next)
+        one[0] = b
         if phase == 2:
             if not paused[b]:
                 continue
             st = DONE
         elif phase == 1:
-            st = _resume1(b, bs[i], G, T, R, Q, W, L)
+            g1[0] = back[1][i]
+            adv = keep_answer(one, g1, qmask, qcost, qstop, usable8, a_cost, a_stop,
+                              a_list, a_n, has_open, opened, a_open, slow, a_slow, nxt,
+                              actor, again) != 0
         else:
             paused[b] = False
-            if m == 1:
+            if m == 0:
+                over[b] = ILLEGAL
+                actor[b] = -1
+                st = DONE
+            elif m == 2:
+                for c in range(occ.shape[1]):
+                    occ[b, c] = occ0[c]
+                for f in range(F):
+                    cell[b, f] = cell0[f]
+                    alive[b, f] = cell0[f] >= 0
+                    moved[b, f] = False
+                turn[b] = 0
+                side[b] = -1
+                nxt[b] = F
+                actor[b] = -1
+                over[b] = 0
+                out[b] = False
+                removed[b] = False
+                pending[b] = 0.0
+                adv = True
+            else:
                 # (pending: what the opponents scored since the learner last acted)
                 reward[b] = pending[b]
                 pending[b] = 0.0
-            st = _start1(b, m, actions[b], G, T, R, Q, W, L)
+                a = actions[b]
+                if a == end_turn:
+                    nxt[b] = F              # the side passes: the next turn
+                    adv = True
+                else:
+                    to1[0] = a % P_env
+                    cnt[0] += 1             # a figure move
+                    adv = dr_play(one, to1, actor, occ, cell, alive, team, moved,
+                                  removed, rng, adj, side_of, n_all, learner, pending,
+                                  over, left) != 0
+        while st < 0:
+            if adv:     # Match._advance: the next figure with a usable end
+                while True:
+                    if advance_select(one, alive, side_of, movers, turn_sides, n_all,
+                                      max_turns, turn, side, nxt, actor, over, moved, ask,
+                                      g1) == 0:
+                        break
+                    cnt[1] += 1             # a move generation
+                    if dr_queries(one, g1, rng, a_roll, hero, flying, cell, alive, occ,
+                                  use_bits, bpos, at, shifts, pass_bits, end_bits, work,
+                                  db, nbr, passable, may_end, seen, queue, qmask, qcost,
+                                  qstop, eg[nw:], es[nw:], em[nw:]):
+                        nw += 1             # (an enemy: its answer is the enemy AI's)
+                        st = WAIT
+                        break
+                    if keep_answer(one, g1, qmask, qcost, qstop, usable8, a_cost, a_stop,
+                                   a_list, a_n, has_open, opened, a_open, slow, a_slow,
+                                   nxt, actor, again) == 0:
+                        break
+                if st >= 0:
+                    break
+            # the opponents' turn, or the learner's
+            if over[b] != 0 or side[b] == learner:
+                st = DONE
+                break
+            if removed[b] and not _side_in_play(alive, side_of, b, learner):
+                out[b] = True
+                st = DONE
+                break
+            f = actor[b]
+            if not hero[f] and a_n[b] > 1:
+                st = TIE
+                break
+            # the pick (BatchedSteps._pick): of the usable ends (greedy: those at the
+            # least grid distance to an enemy in play; all where none is), the
+            # int(u * n)-th in the Moves row order (cost, then rank: pick_rows' keys)
+            u = _draw(rng, b)
+            low = _FAR
+            if greedy:
+                for j in range(a_n[b]):
+                    p = a_list[b, j]
+                    dd = _FAR
+                    for e in range(F):
+                        if alive[b, e] and side_of[e] != side[b]:
+                            x = _grid_distance(coords, kind, p, cell[b, e])
+                            if x < dd:
+                                dd = x
+                    dist[j] = dd
+                    if dd < low:
+                        low = dd
+            nk = 0
+            for j in range(a_n[b]):
+                if not greedy or dist[j] == low:
+                    p = a_list[b, j]
+                    keys[nk] = (np.int64(a_cost[b, p]) * (P + 1) + rank[f, p]) * P + p
+                    nk += 1
+            to1[0] = _kth(keys, nk, np.int64(u * nk)) % P
+            cnt[0] += 1                     # a figure move
+            adv = dr_play(one, to1, actor, occ, cell, alive, team, moved, removed, rng,
+                          adj, side_of, n_all, learner, pending, over, left) != 0
         if st == TIE:
             paused[b] = True
             cnt[2] += 1
         elif st == DONE:
-            _finish1(b, m, results, acting, G, T, R, Q, V, obs, fresh, record, rec, mask,
-                     mask_out)
-    return L[3][0]
+            # the reward and ends (BatchedSteps.step)
+            if m == 1:
+                reward[b] += pending[b]
+                pending[b] = 0.0
+            elif m == 0:
+                reward[b] = illegal_reward
+            else:
+                reward[b] = 0.0
+            t = over[b] == TERMINATED or out[b] or over[b] == ILLEGAL
+            tr = over[b] == TRUNCATED and not t
+            if m == 2:
+                t = tr = False
+            term[b] = t
+            trunc[b] = tr
+            done[b] = t or tr
+            if phase == 2:
+                _draw_rows(b, b + 1, acting, G, T, R, Q, V, obs, fresh, record, rec,
+                           mask, mask_out)
+    nl[0] = nw
+    return nw
 
 
 @functools.lru_cache(maxsize=None)
@@ -439,6 +388,7 @@ class WholeSteps:
                 answered += k
                 out, back = back, out
                 k = call(c, 1, lo, hi, back, out)
+            call(c, 3, lo, hi, back, out)       # the observations and masks
             return answered
 
         if not self._loaded:
