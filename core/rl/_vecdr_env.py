@@ -356,10 +356,10 @@ class WholeSteps:
             o, fresh, record, rec = kept, not n._kept_ready, True, n._rec
             n._kept_ready = True
         else:
-            # (drawn whole in the new array: the kept buffer falls behind, and the
-            # next kept draw is a whole one)
+            # (drawn whole in the new array; the kept buffer still holds what the last
+            # kept draw, a reset's, wrote there, as its record says: no kept draw is
+            # owed)
             o, fresh, record, rec = obs, True, False, n._rec_scratch
-            n._kept_ready = False
         o = o.reshape(B, -1)
         if n.G._live:
             # (the positions the enemy AI's ties were asked of: a restarted game's
