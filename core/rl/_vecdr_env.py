@@ -46,7 +46,7 @@ from numba import njit
 from ..games.dark_realms._batch_enemy import _grid_distance
 from ._kept_answer import keep_answer
 from ._vecdr import dr_play, dr_queries
-from ._vecgame import _draw, _kth, _side_in_play
+from ._vecgame import _draw, _kth, _root, _side_in_play
 from ._vecnp import ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs
 
 #: a distance no end reaches (the greedy pick where no enemy is in play)
@@ -155,12 +155,7 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
                 actor[b] = -1
                 st = DONE
             elif m == 2:
-                for c in range(occ.shape[1]):
-                    occ[b, c] = occ0[c]
-                for f in range(F):
-                    cell[b, f] = cell0[f]
-                    alive[b, f] = cell0[f] >= 0
-                    moved[b, f] = False
+                _root(b, occ, cell, alive, moved, occ0, cell0)
                 turn[b] = 0
                 side[b] = -1
                 nxt[b] = F
