@@ -16,7 +16,10 @@ the thread's scratch), then the kept answer (``_vecnp.keep_answer``): with ``thr
 each of T threads does all of it on its own chunk of the sub-step's games. The move and
 the removal are one compiled call too (:func:`dr_play`), and the kept observation is
 drawn (and with ``copy=True`` copied) per thread chunk of games
-(``BatchedSteps.observe``).
+(``BatchedSteps.observe``). The env step itself, where :attr:`DarkRealmsAnswers.whole`
+(the default), is :mod:`._vecdr_env`'s: each thread's chunk of games played whole in
+compiled calls (these functions on one game at a time), the sub-step path above left
+for the resets and an enemy AI's ties.
 
 A hero's card move (every step costs 1; every figure blocks; a walker never enters an
 obstacle, a flyer flies over one but never ends on it; no space stops a move; traps

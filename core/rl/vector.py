@@ -25,7 +25,9 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   the batch (compiled loops over the games of each sub-step), each game's draws from its
   own stream in its single env's order, the observations kept as above
   (``_vecnp.draw_obs``); a Dark Realms enemy AI's ties (whose row order the batched
-  answer does not keep) are asked of the game's position.
+  answer does not keep) are asked of the game's position. Dark Realms in the compiled
+  scope of ``_vecdr`` steps as the compiled games do: each thread's chunk of games
+  played whole in compiled calls, observations and masks included (``_vecdr_env``).
 * ``"positions"`` (Descent's ``town=True`` or a dungeon its batch does not take; or a
   custom ``reward_fn``/``terminal_fn``/``render_mode``): one live
   :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
