@@ -51,6 +51,15 @@ from ._vecnp import ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, d
 
 #: a distance no end reaches (the greedy pick where no enemy is in play)
 _FAR = np.int64(1) << np.int64(40)
+
+# The sub-steps' compiled loops over games, here called on one game at a time, are
+# inlined into the step (the same source, compiled inline): as calls they passed
+# their 15-28 arguments, arrays field by field, for a game's worth of work each,
+# ~8% of a move (docs/performance.md)
+_advance = njit(nogil=True, inline="always")(advance_select.py_func)
+_keep = njit(nogil=True, inline="always")(keep_answer.py_func)
+_play = njit(nogil=True, inline="always")(dr_play.py_func)
+_queries = njit(nogil=True, inline="always")(dr_queries.py_func)
 #: how a game's step stands after a compiled part of it: played through, waiting for
 #: its enemy AI answer (listed for the thread's next enemy AI call), or stopped before
 #: an enemy AI's pick with a choice (the calling thread goes on with it)
@@ -145,7 +154,7 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
             st = DONE
         elif phase == 1:
             g1[0] = back[1][i]
-            adv = keep_answer(one, g1, qmask, qcost, qstop, usable8, a_cost, a_stop,
+            adv = _keep(one, g1, qmask, qcost, qstop, usable8, a_cost, a_stop,
                               a_list, a_n, has_open, opened, a_open, slow, a_slow, nxt,
                               actor, again) != 0
         else:
@@ -176,25 +185,25 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
                 else:
                     to1[0] = a % P_env
                     cnt[0] += 1             # a figure move
-                    adv = dr_play(one, to1, actor, occ, cell, alive, team, moved,
+                    adv = _play(one, to1, actor, occ, cell, alive, team, moved,
                                   removed, rng, adj, side_of, n_all, learner, pending,
                                   over, left) != 0
         while st < 0:
             if adv:     # Match._advance: the next figure with a usable end
                 while True:
-                    if advance_select(one, alive, side_of, movers, turn_sides, n_all,
+                    if _advance(one, alive, side_of, movers, turn_sides, n_all,
                                       max_turns, turn, side, nxt, actor, over, moved, ask,
                                       g1) == 0:
                         break
                     cnt[1] += 1             # a move generation
-                    if dr_queries(one, g1, rng, a_roll, hero, flying, cell, alive, occ,
+                    if _queries(one, g1, rng, a_roll, hero, flying, cell, alive, occ,
                                   use_bits, bpos, at, shifts, pass_bits, end_bits, work,
                                   db, nbr, passable, may_end, seen, queue, qmask, qcost,
                                   qstop, eg[nw:], es[nw:], em[nw:]):
                         nw += 1             # (an enemy: its answer is the enemy AI's)
                         st = WAIT
                         break
-                    if keep_answer(one, g1, qmask, qcost, qstop, usable8, a_cost, a_stop,
+                    if _keep(one, g1, qmask, qcost, qstop, usable8, a_cost, a_stop,
                                    a_list, a_n, has_open, opened, a_open, slow, a_slow,
                                    nxt, actor, again) == 0:
                         break
@@ -237,7 +246,7 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
                     nk += 1
             to1[0] = _kth(keys, nk, np.int64(u * nk)) % P
             cnt[0] += 1                     # a figure move
-            adv = dr_play(one, to1, actor, occ, cell, alive, team, moved, removed, rng,
+            adv = _play(one, to1, actor, occ, cell, alive, team, moved, removed, rng,
                           adj, side_of, n_all, learner, pending, over, left) != 0
         if st == TIE:
             paused[b] = True
