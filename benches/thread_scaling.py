@@ -222,8 +222,10 @@ def repeated(game, B=4096, reps=5, min_time=0.1, env_B=1024, log=print):
     name, scen = example_scenarios(game)[0]
     plays = [BatchedPlay(game, scen, B, seed=1, threads=t) for t in (1, 2)]
     envs = [_vector_env(scen, env_B, t) for t in (1, 2)]
+    def env_fn(envs, min_time):         # (its figures, not the moves per round)
+        return [f for f, _ in _env_steps_per_s(envs, min_time)]
     for what, objs, fn in (("BatchedPlay B=%d" % B, plays, _moves_per_s),
-                           ("vector env B=%d" % env_B, envs, _env_steps_per_s)):
+                           ("vector env B=%d" % env_B, envs, env_fn)):
         if any(o is None for o in objs):
             continue
         for how in ("one after the other", "rounds in turn"):

@@ -69,6 +69,29 @@ def pen_out_offset(n: int, n_pen: int, nb_alloc: int) -> int:
     return CTRL + 4 * S + 2 * S + 2 * n + nb_alloc * 2 * S + nb_alloc * 2 + 8 * n
 
 
+@njit(inline="always")
+def _popcount(x):
+    """The bits set in ``x`` (uint64), as int64: branch-free (SWAR), as ``reach_pen``
+    counts a step's leaving attacks."""
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return np.int64((x * _H01) >> np.uint64(56))
+
+
+@njit(inline="always")
+def pen_row_of(buf, n, v):
+    """The row of cell ``v`` among the ends of the last rows-mode query (``reach_pen`` or
+    ``reach_pen_steps``) in workspace ``buf`` over ``n`` cells: its index in the rows
+    block, -1 where it is not an end (never settled, or may not end there). Read from
+    the search's own cell stamps (``cell[N, 2]``: stamp, end index), so a caller that
+    pairs ends needs no table of its own to build and clear."""
+    o_wcell = CTRL + 6 * np.int64(n) * np.int64(buf[3])     # (after state and parent)
+    if buf[o_wcell + 2 * v] != buf[0]:
+        return np.int64(-1)
+    return np.int64(buf[o_wcell + 2 * v + 1])
+
+
 @functools.lru_cache(maxsize=None)
 def kernel():
     """``reach_pen``, compiled (or loaded from the cache) on the first penalty query."""
@@ -438,7 +461,10 @@ def sorted_pen_ends(cols, n, order):
 #
 # A table entry is two int32 words: v | v's board flags << 24 (cells < 2**24), then
 # step * 2 + 1 if the side crossed stops the move (the step capped at 2 * MAX_BUDGET: still
-# over any budget it was over; a step over the budget never pushes).
+# over any budget it was over; a step over the budget never pushes). After the entries,
+# the same table of the steps that cost 0 alone (each cell's in the same order): a state
+# settled at the budget tries those only, since every other step from it goes over and
+# is skipped unread (a fifth of the tried steps of Heroscape's two-space walkers).
 _STEP_CAP = 2 * MAX_BUDGET
 
 
@@ -446,11 +472,13 @@ _STEP_CAP = 2 * MAX_BUDGET
 def steps_kernel():
     """``(pen_steps, reach_pen_steps)``, compiled (or loaded from the cache) on first use.
 
-    ``pen_steps(blob, qflags, params) -> table``: int32[N + 1 + 2 M], the M steps of the
-    mover of ``params`` on ``blob``: ``table[:N + 1]`` = ptr, cell u's steps the entries
-    ptr[u] <= e < ptr[u + 1] at ``table[N + 1 + 2 e]``, ``+ 1``; ``qflags`` (uint8[N] or
-    empty): the cell flags whose ``CELL_BLOCKED`` bits every later query shares (its
-    other bits are read per query).
+    ``pen_steps(blob, qflags, params) -> table``: int32[2 (N + 1) + 2 (M + Z)], the M
+    steps of the mover of ``params`` on ``blob``: ``table[:N + 1]`` = ptr, cell u's steps
+    the entries ptr[u] <= e < ptr[u + 1] at ``table[N + 1 + 2 e]``, ``+ 1``; then, from
+    ``z = N + 1 + 2 M`` (``M = table[N]``), the Z of them that cost 0 in the same form
+    (``table[z:z + N + 1]`` their ptr, entry e at ``table[z + N + 1 + 2 e]``); ``qflags``
+    (uint8[N] or empty): the cell flags whose ``CELL_BLOCKED`` bits every later query
+    shares (its other bits are read per query).
 
     ``reach_pen_steps(blob, table, occupant, qflags, zoc, leave, enter_pen, params, buf,
     start, budget) -> n``: ``reach_pen``'s rows mode (``ends`` int32[8, 0]) for one
@@ -550,7 +578,25 @@ def steps_kernel():
                 table[o + 2 * e + 1] = 2 * min(step, _STEP_CAP) + (1 if edge_stop else 0)
                 e += 1
         table[N] = e
-        return table[:o + 2 * e].copy()
+        # the steps that cost 0, each cell's in the same order (what a state settled at
+        # the budget tries): ptr, then the entries
+        z = 0
+        for x in range(e):
+            if (table[o + 2 * x + 1] >> 1) == 0:
+                z += 1
+        out = np.empty(o + 2 * e + N + 1 + 2 * z, np.int32)
+        out[:o + 2 * e] = table[:o + 2 * e]
+        oz = o + 2 * e + N + 1
+        z = 0
+        for u in range(N):
+            out[o + 2 * e + u] = z
+            for x in range(table[u], table[u + 1]):
+                if (table[o + 2 * x + 1] >> 1) == 0:
+                    out[oz + 2 * z] = table[o + 2 * x]
+                    out[oz + 2 * z + 1] = table[o + 2 * x + 1]
+                    z += 1
+        out[o + 2 * e + N] = z
+        return out
 
     @njit(types.int64(i32_1, i32_1, i32_1, u8_1, u64_1, u64_1, i32_1, i64_1, i32_1,
                       types.int64, types.int64), cache=CACHE, nogil=True)
@@ -560,6 +606,7 @@ def steps_kernel():
         N = np.int64(blob[0])
         o_cell = np.int64(blob[12])
         o_tab = N + 1
+        o_zero = o_tab + 2 * np.int64(table[N])   # (the steps that cost 0: see above)
         nbA = np.int64(buf[2])
         Pa = np.int64(buf[3])
         SF = N * Pa
@@ -570,7 +617,6 @@ def steps_kernel():
         o_stack = o_wcell + N * 2
         o_count = o_stack + nbA * 2 * SF
         o_rows = o_count + nbA * 2
-        o_out = o_rows + 8 * N
 
         n_pen = params[P_N_PEN]
         p_top = n_pen - 1
@@ -687,13 +733,32 @@ def steps_kernel():
             if stopped_s:
                 continue
             lv_u = leave[U(u)] if has_leave else np.uint64(0)
-            for x_e in range(table[U(u)], table[U(u + 1)]):
-                vw = np.int64(table[U(o_tab + 2 * x_e)]) & 0xFFFFFFFF
-                w = np.int64(table[U(o_tab + 2 * x_e + 1)])
+            # (at the budget only the steps that cost 0 can push: their own table)
+            o_t = o_tab if cur < bud else o_zero + N + 1
+            o_p = 0 if cur < bud else o_zero
+            for x_e in range(table[U(o_p + u)], table[U(o_p + u + 1)]):
+                vw = np.int64(table[U(o_t + 2 * x_e)]) & 0xFFFFFFFF
+                w = np.int64(table[U(o_t + 2 * x_e + 1)])
                 v = vw & _CELL_MASK
                 step = w >> 1
                 c = cur + step
                 if c > bud:
+                    continue
+                p = pen
+                if has_leave and lv_u != 0:
+                    x = lv_u & ~leave[U(v)]
+                    if x:
+                        p += _popcount(x) * leave_w
+                if has_enter:
+                    p += enter_pen[U(v)]
+                if p > p_top:
+                    p = p_top
+                t = p * N + v
+                # a free arrival as cheap at this penalty bars this one, free or stopped:
+                # tested first, as most tried steps end here (pure tests: their order
+                # changes no push)
+                if buf[U(o_state + 2 * t)] == gen and \
+                        buf[U(o_state + 2 * t + 1)] <= c:
                     continue
                 may_end = True
                 if has_occ:
@@ -709,27 +774,11 @@ def steps_kernel():
                     stopped = True
                 if stopped and (not may_end or (fl & CELL_NO_END)):
                     continue
-                p = pen
-                if has_leave and lv_u != 0:
-                    x = lv_u & ~leave[U(v)]
-                    if x:
-                        x = x - ((x >> np.uint64(1)) & _M1)
-                        x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
-                        x = (x + (x >> np.uint64(4))) & _M4
-                        p += np.int64((x * _H01) >> np.uint64(56)) * leave_w
-                if has_enter:
-                    p += enter_pen[U(v)]
-                if p > p_top:
-                    p = p_top
-                t = p * N + v
                 if stopped:
+                    t += SF
                     if buf[U(o_state + 2 * t)] == gen and \
                             buf[U(o_state + 2 * t + 1)] <= c:
                         continue
-                    t += SF
-                if buf[U(o_state + 2 * t)] == gen and \
-                        buf[U(o_state + 2 * t + 1)] <= c:
-                    continue
                 buf[U(o_state + 2 * t)] = gen
                 buf[U(o_state + 2 * t + 1)] = c
                 b2 = b + step

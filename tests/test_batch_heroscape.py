@@ -364,6 +364,74 @@ def test_penalty_steps_tables_equal_the_penalty_kernel():
     assert seen["double"] > 10 and seen["single"] > 10, seen
 
 
+def _walker_states(steps=(6, 14, 30)):
+    """(name, BatchedGames) at several points of seeded self-play (8 games each) on the
+    bundled battlefields (the published maps, the engaged dragon) and random ones (the
+    master game, big and small), for the two-space walkers' checks below."""
+    from movecore.tools.selfplay import example_scenarios
+    from movecore.tools.selfplay_batch import BatchedPlay
+    scen = [(n, s) for n, s in example_scenarios("heroscape")
+            if "map_aoa" in n or "engaged" in n]
+    for s in range(40, 70):
+        sc = random_scenario(s, big=s % 2 == 0)
+        sc["options"]["mode"] = "master"
+        if len({f["team"] for f in sc["figures"]}) >= 2:
+            scen.append((f"random_{s}", sc))
+    for name, sc in scen:
+        play = BatchedPlay("heroscape", sc, 8, seed=11)
+        done = 0
+        for k in steps:
+            for _ in range(k - done):
+                play.step()
+            done = k
+            yield name, play.games
+
+
+def test_two_space_walkers_in_reach_equal_the_slow_search():
+    """A two-space walker with an enemy in reach (the penalty search over its kind's
+    table of steps: at the budget only the steps that cost 0 are tried, a tried step's
+    state is tested first; each pair's orientation read from the search's own cell
+    stamps, ``kernels.reach_pen.pen_row_of``) answers as the penalty kernel on the
+    blob (the same call with the tables' columns taken off ``pparams``) and as its
+    position: ends, costs, stops and the listed orientation, with and without leaving
+    attacks asked (self-play asks none), in every game of seeded self-play on the
+    published battlefields and random ones."""
+    seen = dict(queries=0, attacked=0, positions=0)
+    for name, G in _walker_states():
+        K, rest = _doubles_arguments(G)
+        kind, passes, leaves, pparams = rest[2], rest[3], rest[4], rest[21]
+        slow = list(rest)
+        slow[21] = np.ascontiguousarray(pparams[:, :16])
+        P = G.n_places
+        for f in range(G.F):
+            if kind[f] < 0 or passes[f] or not leaves[f]:
+                continue            # (a two-space walker drawing leaving attacks)
+            rows = np.flatnonzero(G.alive[:, f]).astype(np.int64)
+            figs = np.full(len(rows), f, np.int64)
+            buds = np.full(len(rows), int(G._budget[f]), np.int64)
+            for want in (0, 1):
+                outs = []
+                for r in (rest, tuple(slow)):
+                    out = (np.zeros((G.B, P), np.uint8), np.full((G.B, P), -1, np.int32),
+                           np.zeros((G.B, P), np.int8), np.zeros((G.B, P), np.int32))
+                    pen = out[3] if want else np.zeros((0, 0), np.int32)
+                    assert K(G.occ, G.cell, G.alive, rows, figs, buds, *r, *out[:3], pen,
+                             want) == 0
+                    outs.append(out)
+                for a, b in zip(*outs):
+                    assert np.array_equal(a, b), (name, G.ids[f], want)
+                seen["attacked"] += want * int((outs[0][3][rows] > 0).any(axis=1).sum())
+            seen["queries"] += len(rows)
+            for b in rows[:2].tolist():     # (and its position: the slow path's own)
+                got = [x[b] for x in outs[0][:3]]
+                assert all(np.array_equal(x, y) for x, y in zip(
+                    got, _dense(G.position(b), G.ids[f], {}, P))), (name, b, G.ids[f])
+                seen["positions"] += 1
+    # (games whose walker drew leaving attacks: the penalty search ran there)
+    assert seen["queries"] > 400 and seen["attacked"] > 40 and \
+        seen["positions"] > 120, seen
+
+
 def test_kept_ends_of_movers_that_pass_every_figure():
     """A two-space flyer's or phantom walker's moves from its kind's kept ends (each pair
     of spaces once by the kept flag of which orientation comes first, the occupied
@@ -463,6 +531,15 @@ def test_compiled_step_equals_array_path(policy, threads):
 def test_compiled_step_equals_array_path_long(policy):
     seen = _compiled_vs_array(_scenarios(range(100, 125)), policy, 2, steps=80, seed=3)
     assert seen["moves"] >= 20_000 and seen["kept"] > 2_000, seen
+
+
+def test_the_step_with_one_two_space_call_a_game_equals_the_array_path(monkeypatch):
+    """The step's two-space figures answered one call a game (``DOUBLES_AT_ONCE`` off:
+    the step before one call a chunk, kept for A/B runs) plays as the array path too."""
+    from movecore.tools import _selfplay_heroscape as H
+    monkeypatch.setattr(H, "RULES", H.RULES & ~H.DOUBLES_AT_ONCE)
+    seen = _compiled_vs_array(_step_scenarios(range(4)), "random", 2, steps=20)
+    assert seen["double_moves"] > 50, seen
 
 
 @pytest.mark.parametrize("rule", ["NEIGHBOUR_CODES", "REMOVAL_SPACES", "GREEDY_SPACES"])

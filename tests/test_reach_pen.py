@@ -327,7 +327,7 @@ def _steps_block(seeds) -> dict:
     settled, for the query's own cell flags and for flags whose stop and no-end bits
     differ from those the table was made with (a batch's per-game flags)."""
     from movecore.kernels.reach_pen import kernel, pen_layout_size, pen_out_offset, \
-        steps_kernel
+        pen_row_of, steps_kernel
     RP, (pen_steps, RPS) = kernel(), steps_kernel()
     seen = dict(queries=0, rows=0, links=0, edges=0, climbs=0, corner=0, other_flags=0,
                 zoc=0, penalty=0)
@@ -363,6 +363,12 @@ def _steps_block(seeds) -> dict:
                 rows = bufs[1][at - 8 * n:at - 8 * n + 8 * got].reshape(got, 8)
                 assert np.array_equal(rows.T.ravel(), bufs[0][at:at + 8 * want]), (seed, s)
                 assert bufs[1][1] == bufs[0][1], seed       # the same states settled
+                # each cell's row from the search's cell stamps (-1: not an end), in
+                # both kernels' workspaces
+                row_of = np.full(n, -1)
+                row_of[rows[:, 0]] = np.arange(got)
+                for bf in bufs:
+                    assert [pen_row_of(bf, n, v) for v in range(n)] == row_of.tolist()
                 seen["queries"] += 1
                 seen["rows"] += got
                 seen["penalty"] += bool((bufs[0][at + 4 * want:at + 5 * want] > 0).any())

@@ -924,6 +924,7 @@ def _hs_answers_run(scenario, steps, seed, threads=1, mutate=None):
     from movecore.rl._vecnp import keep_answer
     envs = rl.vector_env(scenario, num_envs=8, threads=threads, max_turns=9,
                          opponent=("random", "greedy")[seed % 2], backend="arrays")
+    envs._hsf = None            # (the sub-step path: its answers asked from Python)
     n = envs._np
     hs = n._hs
     if hs is None:
@@ -1034,6 +1035,84 @@ def test_heroscape_fast_env_check_fails_on_a_wrong_move():
 
     with pytest.raises(AssertionError):
         _hs_paths_run(s, 25, seed=1, mutate=no_neighbours)
+
+
+def _hs_one_call_run(scenario, steps, seed, kw, mutate=None):
+    """Two vector envs of ``scenario`` (``rl.vector_env(**kw)``) stepped with the same
+    actions (some illegal; autoresets): the step in one compiled call per thread
+    (``_vechsenv``) and the sub-steps from Python it replaces (``_hsf`` removed). After
+    every step the observations, masks, rewards, ends and illegal flags, the games'
+    arrays, their turn state and streams are equal, and at the end the counters
+    (moves, generations, kept-end answers, picks among a double-space figure's rows of
+    one cost). ``mutate(one_call)``: a wrong step (the check must fail). Returns the
+    moves checked (0: not on the fast path)."""
+    fast, slow = rl.vector_env(scenario, **kw), rl.vector_env(scenario, **kw)
+    if fast._hsf is None:
+        return 0
+    slow._hsf = None
+    if mutate is not None:
+        mutate(fast._hsf)
+    rng = np.random.default_rng(seed)
+    got = [e.reset(seed=seed) for e in (fast, slow)]
+    state = ("turn", "side", "nxt", "actor", "over", "out", "removed", "moved",
+             "pending", "rng", "a_n")
+    for t in range(steps):
+        assert np.array_equal(got[0][0], got[1][0]), t
+        assert np.array_equal(fast._mask, slow._mask), t
+        m = fast._mask
+        a = (rng.random(m.shape, np.float32) * m).argmax(1)
+        a[t % 4::5] = rng.integers(0, m.shape[1], len(a[t % 4::5]))   # (some illegal)
+        got = [e.step(a) for e in (fast, slow)]
+        for x, y in zip(got[0][:4], got[1][:4]):
+            assert np.array_equal(x, y), t
+        assert np.array_equal(got[0][4]["action_mask"], got[1][4]["action_mask"])
+        assert np.array_equal(got[0][4].get("illegal_action", 0),
+                              got[1][4].get("illegal_action", 0))
+        for name in ("cell", "alive", "occ"):
+            assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name))
+        for name in state:
+            assert np.array_equal(getattr(fast._np, name), getattr(slow._np, name)), name
+    assert fast.counts == slow.counts
+    assert fast._np.double_picks == slow._np.double_picks
+    assert fast._np._hs.kept_used == slow._np._hs.kept_used
+    if not kw.get("copy", True):
+        assert np.array_equal(got[0][0], fast.observe())     # (the kept buffer)
+    return fast.counts["moves"]
+
+
+def test_heroscape_env_in_one_call_equals_the_sub_steps():
+    """Heroscape's step in one compiled call per thread (``_vechsenv``) plays what the
+    sub-steps from Python play (the restarts, the learner's move or end of turn, the
+    opponents' picks, moves and removals, the search for the next figure and its
+    answer, the rewards and ends, the observation drawn whole into the new array or
+    kept, the mask): every bundled scenario and random battlefields, 1 and 2 threads,
+    both opponents, ``copy`` True and False, illegal actions and autoresets, short
+    and long turn limits."""
+    moves = 0
+    for k, (_, s) in enumerate(_hs_scenarios()):
+        kw = dict(num_envs=8, threads=1 + k % 2, max_turns=(9, 30)[k % 2],
+                  copy=(k // 2) % 2 == 0, opponent=("random", "greedy")[(k // 4) % 2],
+                  backend="arrays")
+        try:
+            moves += _hs_one_call_run(s, 16, seed=k, kw=kw)
+        except mc_errors():          # (a battlefield the environments refuse)
+            continue
+    assert moves > 1000, moves
+
+
+def test_heroscape_env_in_one_call_check_fails_on_a_wrong_step():
+    """The check above fails when the one-call step's greedy opponent measures its
+    distances on the wrong grid (square instead of hex); unmutated, the same run
+    passes."""
+    s = dict(example_scenarios("heroscape"))["heroscape_engaged_knight.json"]
+
+    def square(one_call):
+        one_call.kind = 1
+
+    kw = dict(num_envs=8, max_turns=20, opponent="greedy", backend="arrays")
+    with pytest.raises(AssertionError):
+        _hs_one_call_run(s, 25, seed=1, kw=kw, mutate=square)
+    assert _hs_one_call_run(s, 25, seed=1, kw=kw) > 0        # (unmutated: equal)
 
 
 def _random_heroscape_runs(seeds, steps, rank=None, only=None):

@@ -22,6 +22,11 @@ copies) its chunk of the kept observation (``BatchedSteps.observe``). The move, 
 victim and its removal (:func:`hs_play`, the codes of the figures next to either place
 written again: ``_batch._move_one``) are one compiled call (per thread chunk).
 
+The vector env runs these sub-steps from Python only where :mod:`._vechsenv` is off (its
+tests): its step plays them for a chunk of games in one compiled call per thread. The
+compiled pieces here are compiled without Numba's reference counts (they allocate
+nothing; the caller keeps the arrays alive).
+
 ``tests/test_rl_vector.py`` checks the kept answers (list, costs, stops, the acting
 figure, the games with no usable end) against the general path's at every query of
 seeded runs of the bundled scenarios (1 and 2 threads), whole env steps against the
@@ -46,7 +51,7 @@ EMPTY = T.OCC_EMPTY
 BREAK_STOP = 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, query,
                bits, usable, a_cost, a_stop, a_list, a_n, nxt, actor, again, dl,
                mask, cost, stop, out, rules):
@@ -153,7 +158,7 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
     return n_kept
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def hs_play(rows, to, actor, occ, cell, alive, moved, removed, rng, adj, side_of, n_all,
             learner, pending, over, ended, left, near, double, lead, trail, team, height,
             level, nbr, n_teams, master):

@@ -25,9 +25,11 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   the batch (compiled loops over the games of each sub-step), each game's draws from its
   own stream in its single env's order, the observations kept as above
   (``_vecnp.draw_obs``); a Dark Realms enemy AI's ties (whose row order the batched
-  answer does not keep) are asked of the game's position. Dark Realms in the compiled
-  scope of ``_vecdr`` steps as the compiled games do: each thread's chunk of games
-  played whole in compiled calls, observations and masks included (``_vecdr_env``).
+  answer does not keep) are asked of the game's position. Heroscape's step, where its
+  answers are compiled (``_vechs``: every bundled scenario), is one compiled call per
+  thread as the grid game's (``_vechsenv``); Dark Realms', in the compiled scope of
+  ``_vecdr``, each thread's chunk of games played whole in compiled calls,
+  observations and masks included (``_vecdr_env``).
 * ``"positions"`` (Descent's ``town=True`` or a dungeon its batch does not take; or a
   custom ``reward_fn``/``terminal_fn``/``render_mode``): one live
   :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
@@ -130,10 +132,16 @@ class MovecoreVectorEnv(VectorEnv):
         self.backend = "positions" if why else "arrays"
         self.why = why
         self._np = None      # the arrays backend driven from numpy (Descent)
+        #: Heroscape's numpy-driven step as one compiled call per thread
+        #: (``_vechsenv``; None: the sub-steps from Python)
+        self._hsf = None
         if self.backend == "arrays" and s_game(one) not in _COMPILED:
             from ._vecnp import BatchedSteps
             self._np = BatchedSteps(self, one)
             self.games = self._np.G
+            if self._np._hs is not None:    # (Heroscape: the step in one call per thread)
+                from ._vechsenv import HeroscapeEnvStep
+                self._hsf = HeroscapeEnvStep(self._np, copy)
             self._state = {"rng": self._np.rng}
         elif self.backend == "arrays":
             self._init_arrays(one)
@@ -496,6 +504,14 @@ class MovecoreVectorEnv(VectorEnv):
         dr = None if self._np is None else self._np._dr
         if dr is not None and dr.whole:    # (Dark Realms: one call per thread chunk)
             return self._dr_step(dr, mode, a, illegal)
+        if self._hsf is not None and self._np._hs is not None:
+            reward, term, trunc, done, obs, mask = self._hsf.step(
+                mode, a, self.illegal_reward, self._obs, self._mask)
+            self._done = done
+            c = self.counts
+            c["moves"], c["generations"] = self._np.counts
+            return (obs if self.copy else self._obs_ro), reward, term, trunc, \
+                self._info(illegal, mask)
         if self._np is not None:
             reward, term, trunc, done = self._np.step(mode, a, self.illegal_reward)
             self._done = done

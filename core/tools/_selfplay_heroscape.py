@@ -10,7 +10,8 @@ empty battlefield less the figures' spaces: :func:`movecore.games.heroscape._kep
 figure's from the layout's compiled call (a walker with no one but friends in reach:
 its kind's kept ends too, ``_batch_doubles.walker_near``)
 (:func:`movecore.games.heroscape._batch_doubles.doubles_kernel`, linked in, with
-scratch of its own per thread) -- written into the game's row of the step's dense
+scratch of its own per thread; one call for all the chunk's two-space games, before
+their moves: ``DOUBLES_AT_ONCE``) -- written into the game's row of the step's dense
 answer (``BatchedPlay._out``: what ``BatchedGames.legal_moves`` answers), the policy's
 choice (:func:`movecore.rl._vecgame._policy_pick`: the k-th legal end in place order;
 greedy: the k-th of those nearest to an enemy, over both spaces of a two-space figure
@@ -40,6 +41,7 @@ from ..games.heroscape._batch_doubles import NO_KEPT_WALKERS
 from ..games.heroscape._kept import kept_clear, kept_tables
 from ..kernels import _types as T
 from ..kernels._types import CACHE
+from ..kernels.batch import _clear_row
 from ..reach.compiled import reach1_general
 from ..rl._vecgame import (_adjacent, _grid_distance, _n_sides, _policy_pick,
                            _selfplay_next_actor, _selfplay_restart, _uniform)
@@ -59,8 +61,14 @@ KEPT_ENDS = 8
 #: query; _batch_doubles.walker_near)
 KEPT_FAR = 128
 KEPT_WALKERS = 256
+#: a fast path too (off: one call a game, the step before it, for A/B runs): the
+#: two-space figures' ends of all the chunk's games in one call before its moves (a
+#: game's ends read its own row alone, which no other game's move writes), not one call
+#: a game: a call of the layout's compiled function costs ~2 us of its own (its ~50
+#: arguments, its scratch), about what a Raelin answer costs
+DOUBLES_AT_ONCE = 512
 RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES | KEPT_ENDS | KEPT_FAR | \
-    KEPT_WALKERS
+    KEPT_WALKERS | DOUBLES_AT_ONCE
 #: the kept ends' rule broken, for the tests that see the differential fail: friends'
 #: spaces kept as ends; kept ends taken whoever stands within reach
 BREAK_FRIENDS = 16
@@ -70,6 +78,8 @@ BREAK_FAR = 64
 
 _DK = None   # the two-space figures' compiled call, linked in by step_kernel()
 EMPTY = T.OCC_EMPTY
+
+
 @njit(nogil=True)
 def _touching_enemy(nbr, cell, alive, side_of, double, lead, trail, b, f, r, both):
     """The removal coin's victim in game ``b``: the k-th figure (slot order) in play,
@@ -155,7 +165,7 @@ def step_kernel():
     ``mask``, ``cost``, ``stop`` (uint8/int32/int8[B, P]): each game's legal
     ends, written; per thread: the kernel's ``buf`` and ``ends``, ``query`` int64[1, 3],
     ``D`` (the two-space call's arguments: ``_batch`` ``doubles()``), ``one`` (three
-    int64[1]: its rows, figure, budget), scratch ``dist`` int64[P], ``best`` uint8[P],
+    int64[hi - lo]: its rows, figures, budgets), scratch ``dist`` int64[P], ``best`` uint8[P],
     ``near`` bool[F]; ``counts`` int64[5]: move generations, moves, turns begun, games
     finished, generations answered from the kept ends (added to). Returns 0 or a kernel status < 0."""
     import os
@@ -201,14 +211,28 @@ def step_kernel():
         n_all_sides = 0
         for g in range(F):
             n_all_sides = max(n_all_sides, side_of[g] + 1)
+        at_once = (rules & DOUBLES_AT_ONCE) != 0
+        nd = 0
+        if at_once:
+            # the two-space figures' ends first, the chunk's games in one call (each
+            # game's from its own rows, which no other game's move below writes)
+            for b in range(lo, hi):
+                if done[b] or not double[actor[b]]:
+                    continue
+                _clear_row(mask, cost, stop, b)
+                rows1[nd] = b
+                figs1[nd] = actor[b]
+                bud1[nd] = budget[actor[b]]
+                nd += 1
+            if nd > 0:
+                st_ = _DK(occ, cell, alive, rows1[:nd], figs1[:nd], bud1[:nd], *D, mask,
+                          cost, stop, no_pen, walkers)
+                if st_ < 0:
+                    return st_
         for b in range(lo, hi):
             # ------------------------------------------------------ the legal ends
-            for a in range(P):      # (the row cleared, as BatchedGames answers)
-                mask[b, a] = 0
-            for a in range(P):
-                cost[b, a] = -1
-            for a in range(P):
-                stop[b, a] = 0
+            if not (at_once and not done[b] and double[actor[b]]):
+                _clear_row(mask, cost, stop, b)   # (as BatchedGames answers)
             if done[b]:
                 continue
             f = actor[b]
@@ -216,14 +240,15 @@ def step_kernel():
             counts[0] += 1                      # a move generation
             n = 0
             ka = np.int64(-1)
-            if double[f]:           # the layout's compiled call, this game alone
-                rows1[0] = b
-                figs1[0] = f
-                bud1[0] = budget[f]
-                st_ = _DK(occ, cell, alive, rows1, figs1, bud1, *D, mask, cost, stop,
-                          no_pen, walkers)
-                if st_ < 0:
-                    return st_
+            if double[f]:           # the layout's compiled call (above, or this game's)
+                if not at_once:
+                    rows1[0] = b
+                    figs1[0] = f
+                    bud1[0] = budget[f]
+                    st_ = _DK(occ, cell, alive, rows1[:1], figs1[:1], bud1[:1], *D, mask,
+                              cost, stop, no_pen, walkers)
+                    if st_ < 0:
+                        return st_
                 for a in range(P):
                     n += mask[b, a]
             elif use_kept:
@@ -355,7 +380,8 @@ def step(play, kind: int) -> int:
         K = kept_tables(G)
         calls = [(S, M, Q, K, G.occ, G.cell, G.alive, mask, cost, stop, G._bufs[c],
                   G._ends[c], np.zeros((1, 3), np.int64), sp["doubles"](c > 0),
-                  tuple(np.zeros(1, np.int64) for _ in range(3)),
+                  tuple(np.zeros(max(1, (B * (c + 1)) // n_chunks - (B * c) // n_chunks),
+                                 np.int64) for _ in range(3)),
                   np.zeros(P, np.int64), np.zeros(P, np.uint8), np.zeros(F, np.bool_),
                   (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
                  for c in range(n_chunks)]

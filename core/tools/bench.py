@@ -606,8 +606,9 @@ def register(sub) -> None:
                    help="skip the 100,000-cell boards at the end of the default run")
     p.add_argument("--batch", nargs="?", const="", default=None, metavar="LIST",
                    help="instead: batched self-play moves/s (B = 1 ... 4096, 1 and 2 "
-                        "threads) beside reach_many and the per-position loop, and the "
-                        "memory of 4096 games, for every game or a comma list")
+                        "threads) beside reach_many (their rounds in turn; medians, "
+                        "move / query from paired rounds) and the per-position loop, and "
+                        "the memory of 4096 games, for every game or a comma list")
     p.add_argument("--selfplay-games", type=int, default=300,
                    help="games of self-play per game with --games (default 300)")
     p.add_argument("--rl", nargs="?", const="", default=None, metavar="LIST",

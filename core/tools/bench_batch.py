@@ -2,9 +2,9 @@
 
 For each game's first bundled scenario with two sides: batched random self-play
 (:class:`movecore.tools.selfplay_batch.BatchedPlay`) moves/s for B = 1, 64, 1,024 and 4,096 on
-1 and 2 threads, beside ``reach_many`` (1 thread) queries/s on the same board from the
-moving figures' cells (the kernel alone: a plain prepared query whose budget is the
-figure's), and the per-position self-play loop (:func:`movecore.tools.selfplay.run_selfplay`,
+1 and 2 threads, beside ``reach_many`` (1 thread) queries/s on the same board from a
+fixed sample of the figures' cells (the kernel alone: a plain prepared query whose budget
+is the figure's: :func:`_reference`), and the per-position self-play loop (:func:`movecore.tools.selfplay.run_selfplay`,
 one core). A batched move is one acting figure's legal ends, the policy's choice, the move
 and its consequences; ``move / query`` is what it costs over one kernel query. Beside
 them, the Gymnasium vector environment (:func:`movecore.rl.vector_env`, with the ``rl``
@@ -19,44 +19,107 @@ resident memory of B = 4,096 games of the game's largest
 bundled scenario. The load average is printed with the table: the 2-thread figures mean
 little on a loaded machine.
 
-All numbers of one game come from one run; the 1- and 2-thread figures of one B from
-rounds taken in turn (a burst of load falls on both alike: measured one after the other,
-a single 0.1 s burst on a sandboxed machine moved the 2-thread/1-thread ratio from 1.9x to
-1.2-1.3x). The machine is shared and noisy.
+All numbers of one game come from one run, in rounds taken in turn (:data:`BENCH`: at
+least 7 rounds of at least 30 ms each, a new seeded order every pass): the 1- and 2-thread
+plays of one B and the reference query, so that a burst of load, or a spell of sharing a
+core with another process, falls on all of them alike (measured one after the other, a
+single 0.1 s burst on a sandboxed machine moved the 2-thread/1-thread ratio from 1.9x to
+1.2-1.3x). Moves/s and queries/s are the **median** round's; ``move / query`` is the
+median over **paired rounds** (a play's round over the reference round of the same pass,
+as long as it) by wall clock and by process CPU time, with the quartiles. The reference
+query's starts are a fixed sample, not the cells of whatever game the run stopped at.
+The machine is shared: on a core shared with another process a round's wall time doubles
+or triples while its CPU time does not (docs/performance.md, "The bench's two speeds");
+the row prints the share of wall time the process ran.
 """
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 
 BATCHES = (1, 64, 1024, 4096)
 ENV_BATCHES = (64, 1024)
+#: the reference query's start sample: the figures' cells in REF_GAMES seeded games after
+#: REF_STEPS steps (see _reference)
+REF_GAMES, REF_STEPS, REF_QUERIES = 64, 16, 4096
 
 
-def _env_steps_per_s(envs, min_time: float) -> list:
+class Schedule(NamedTuple):
+    """How :func:`_interleaved` takes its rounds. ``min_rounds``: rounds each contestant
+    gets at least (medians and quartiles need a few). ``round_seconds``: a play's or
+    env's round goes on (whole steps) until it has lasted that long, besides its ~4,096
+    moves. ``shuffle``: each pass takes the contestants in a new order (seeded). On a
+    core shared with another busy process the scheduler runs this one in slices of a few
+    ms: rounds much shorter than a slice, always taken in one order, lock onto the slices
+    (the first of a pass runs at full speed, the last waits), and their wall-clock ratios
+    read 3x off; long rounds in shuffled order see the same share of the core."""
+    min_rounds: int = 1
+    round_seconds: float = 0.0
+    shuffle: bool = False
+
+
+#: ``movecore bench --batch``'s schedule
+BENCH = Schedule(min_rounds=7, round_seconds=0.03, shuffle=True)
+
+
+class Figures(NamedTuple):
+    """One contestant's figures from :func:`_interleaved`: ``best`` the best round's
+    units/s (wall clock); ``cpu`` and ``busiest`` the process's and its busiest thread's
+    CPU seconds per unit in the median round (a round that compiled a kernel on its first
+    use, or met a burst, moves a median little and a total much); ``rounds`` one
+    ``(units, wall, cpu, main)`` per round, round k of every contestant from the same
+    pass."""
+    best: float
+    cpu: float
+    busiest: float
+    rounds: list
+
+    @property
+    def median(self) -> float:
+        """The median round's units/s (wall clock)."""
+        return float(np.median([u / w for u, w, _, _ in self.rounds if u]))
+
+    @property
+    def share(self) -> float:
+        """This thread's CPU seconds over the wall seconds of all rounds: ~1 where it ran
+        alone on a core; ~0.5 where it shared one with another busy process (a 1-thread
+        contestant's wall figures are then halved, its CPU figures not)."""
+        return sum(r[3] for r in self.rounds) / max(sum(r[1] for r in self.rounds), 1e-12)
+
+
+def _env_steps_per_s(envs, min_time: float, extra=(), schedule: Schedule = Schedule(),
+                     pace=None) -> list:
     """Env steps/s of ``envs.step`` (B per call) for each vector env of ``envs`` (the same
     scenario on 1 and 2 threads, or kept observations), the step alone: each step's
-    actions (a random legal action per game) are picked before its clock starts; the
-    best of rounds of about 4,096 env steps, the envs' rounds taken in turn over at least
-    ``min_time`` seconds each; the figure moves played per second in that round (the
-    learners' and the opponents': ``envs.counts["moves"]``; None on the positions
-    backend); and the CPU seconds per env step of the process and of its busiest thread
-    (as :func:`_moves_per_s`). One ``(steps/s, cpu, busiest, moves/s)`` per env."""
+    actions (a random legal action per game) are picked before its clock starts; rounds
+    of about 4,096 env steps (and at least ``schedule.round_seconds`` of steps), the
+    envs' rounds and ``extra``'s taken in turn (:func:`_interleaved`) over at least
+    ``min_time`` seconds per env. ``extra``: ``one_round(seconds)`` callables, one
+    contestant each (:func:`_query_round`'s), the k-th asked for a round as long as env
+    ``pace[k]``'s latest one (default the first env's). One ``(Figures, moves)`` per
+    env: ``moves`` the figure moves played in each round (the learners' and the
+    opponents': ``envs.counts["moves"]``; None on the positions backend); then one
+    :class:`Figures` per ``extra``."""
     rngs = [np.random.default_rng(1) for _ in envs]
     for e, rng in zip(envs, rngs):
         e.reset(seed=1)
         for _ in range(2):
             e.step(_random_actions(e, rng))
-    per_step = [[0, 0] for _ in envs]           # env steps, moves (all rounds)
+    moves = [[] for _ in envs]
+    last = [0.0] * len(envs)    # the wall seconds of each env's latest round
+    pace = pace or [0] * len(extra)
 
     def one_round(i):
+        if i >= len(envs):
+            return extra[i - len(envs)](last[pace[i - len(envs)]])
         e = envs[i]
         dt = cpu = main = 0.0
-        steps = max(1, 4096 // e.num_envs)
+        steps = 0
         m0 = e.counts["moves"]
-        for _ in range(steps):
+        while steps < max(1, 4096 // e.num_envs) or dt < schedule.round_seconds:
             a = _random_actions(e, rngs[i])
             c0, t1 = time.process_time(), time.thread_time()
             t0 = time.perf_counter()
@@ -64,14 +127,14 @@ def _env_steps_per_s(envs, min_time: float) -> list:
             dt += time.perf_counter() - t0
             cpu += time.process_time() - c0
             main += time.thread_time() - t1
-        if m0 is not None:
-            per_step[i][0] += steps * e.num_envs
-            per_step[i][1] += e.counts["moves"] - m0
+            steps += 1
+        moves[i].append(None if m0 is None else e.counts["moves"] - m0)
+        last[i] = dt
         return steps * e.num_envs, dt, cpu, main
 
-    got = _interleaved(len(envs), one_round, min_time)
-    return [(sps, cpu, busiest, sps * mv / st if st else None)
-            for (sps, cpu, busiest), (st, mv) in zip(got, per_step)]
+    got = _interleaved(len(envs) + len(extra), one_round, min_time, schedule,
+                       seconds=len(envs) * min_time)
+    return [(f, None if None in m else m) for f, m in zip(got, moves)] + got[len(envs):]
 
 
 def _random_actions(envs, rng):
@@ -79,28 +142,59 @@ def _random_actions(envs, rng):
     return (rng.random(m.shape, np.float32) * m).argmax(1)
 
 
-def _interleaved(n: int, one_round, min_time: float) -> list:
+def _interleaved(n: int, one_round, min_time: float, schedule: Schedule = Schedule(),
+                 seconds: float | None = None) -> list:
     """Rounds of ``n`` contestants taken in turn (``one_round(i)`` -> units, wall
-    seconds, process CPU seconds, this thread's CPU seconds) until ``n * min_time``
-    seconds have passed: a burst of load on a shared machine then falls on every
-    contestant alike, and the ratio of their figures holds far better than that of
-    figures measured one after the other. Per contestant: (the best round's units/s,
-    CPU seconds per unit of the process, of its busiest thread: this one, or the
-    others together)."""
-    best, units = [0.0] * n, [0] * n
-    cpu, main = [0.0] * n, [0.0] * n
-    t_end = time.perf_counter() + n * min_time
+    seconds, process CPU seconds, this thread's CPU seconds): passes of one round each,
+    in order or (``schedule.shuffle``) in a seeded random order per pass, until
+    ``seconds`` (default ``n * min_time``) have passed and every contestant has
+    ``schedule.min_rounds`` rounds and a figure. A burst of load on a shared machine then
+    falls on every contestant alike, and the ratio of their figures holds far better
+    than that of figures measured one after the other. One :class:`Figures` per
+    contestant (the best round's units/s, the median round's CPU seconds per unit of the
+    process and of its busiest thread: this one, or the others together; every round)."""
+    rounds = [[] for _ in range(n)]
+    order = np.arange(n)
+    rng = np.random.default_rng(0)
+    t_end = time.perf_counter() + (n * min_time if seconds is None else seconds)
     while True:
-        for i in range(n):
-            u, dt, c, m = one_round(i)
-            units[i] += u
-            cpu[i] += c
-            main[i] += m
-            if u:
-                best[i] = max(best[i], u / dt)
-        if time.perf_counter() >= t_end and min(best) > 0:
-            return [(best[i], cpu[i] / units[i], max(main[i], cpu[i] - main[i]) / units[i])
-                    for i in range(n)]
+        if schedule.shuffle:
+            rng.shuffle(order)
+        for i in order.tolist():
+            rounds[i].append(tuple(one_round(i)))
+        if time.perf_counter() >= t_end and len(rounds[0]) >= schedule.min_rounds and \
+                all(any(r[0] for r in rs) for rs in rounds):
+            out = []
+            for rs in rounds:
+                best = max(u / w for u, w, _, _ in rs if u)
+                cpu = np.median([c / u for u, _, c, _ in rs if u])
+                busiest = np.median([max(m, c - m) / u for u, _, c, m in rs if u])
+                out.append(Figures(best, float(cpu), float(busiest), rs))
+            return out
+
+
+def _paired(figs: Figures, ref: Figures, moves=None) -> dict:
+    """``figs``' cost per unit over the reference's per query, round by round (round k
+    of each comes from the same pass of :func:`_interleaved`): per round, seconds per
+    move over seconds per query, by wall clock and by process CPU time. ``moves``: the
+    units to count instead of ``figs``' own (the vector env's figure moves per round).
+    ``{"wall": (median, lower quartile, upper quartile), "cpu": (...), "n": rounds}``;
+    rounds with no units are left out."""
+    moves = [r[0] for r in figs.rounds] if moves is None else moves
+    wall, cpu = [], []
+    for (u, w, c, _), m, (q, qw, qc, _) in zip(figs.rounds, moves, ref.rounds):
+        if m and q:
+            wall.append((w / m) / (qw / q))
+            cpu.append((c / m) / (qc / q))
+    return {"wall": _quartiles(wall), "cpu": _quartiles(cpu), "n": len(wall)}
+
+
+def _quartiles(xs) -> tuple:
+    """(median, lower quartile, upper quartile) of ``xs``; NaNs where it is empty."""
+    if not len(xs):
+        return (float("nan"),) * 3
+    q1, med, q3 = np.percentile(xs, (25, 50, 75))
+    return float(med), float(q1), float(q3)
 
 
 def _vector_env(scenario, B: int, threads: int, copy: bool = True):
@@ -111,43 +205,64 @@ def _vector_env(scenario, B: int, threads: int, copy: bool = True):
         return None
 
 
-def _moves_per_s(plays, min_time: float) -> list:
+def _moves_per_s(plays, min_time: float, extra=(), schedule: Schedule = Schedule()) -> list:
     """Moves/s of ``play.step()`` for each of ``plays`` (the same games on 1 and 2
-    threads): the best of rounds of about 4,096 moves each (as ``reach_many``'s best
-    round beside it), the plays' rounds taken in turn (:func:`_interleaved`) over at
-    least ``min_time`` seconds each, after a warm-up; and the CPU seconds per move of the
-    whole process and of its busiest thread over all rounds (the calling thread, or the
-    others together: with 2 threads, the pool's one), which a loaded machine inflates
-    far less than wall time. One ``(moves/s, cpu, busiest)`` per play."""
+    threads): rounds of about 4,096 moves (and at least ``schedule.round_seconds`` of
+    steps), the plays' rounds and ``extra``'s (as in :func:`_env_steps_per_s`, asked for
+    rounds as long as the first play's latest one) taken in turn (:func:`_interleaved`)
+    over at least ``min_time`` seconds per play, after a warm-up. One :class:`Figures`
+    per play, then per ``extra``: the process's CPU seconds per move, and its busiest
+    thread's (the calling thread, or the others together: with 2 threads, the pool's
+    one), which a loaded machine inflates far less than wall time."""
     for play in plays:
         for _ in range(2):
             play.step()
+    last = [0.0]                # the wall seconds of the first play's latest round
 
     def one_round(i):
+        if i >= len(plays):
+            return extra[i - len(plays)](last[0])
         play = plays[i]
-        n = 0
+        n = steps = 0
         c0, m0 = time.process_time(), time.thread_time()
         t0 = time.perf_counter()
-        for _ in range(max(1, 4096 // play.B)):
+        while True:
             n += play.step()
-        dt = time.perf_counter() - t0
+            steps += 1
+            dt = time.perf_counter() - t0
+            if steps >= max(1, 4096 // play.B) and dt >= schedule.round_seconds:
+                break
+        if i == 0:
+            last[0] = dt
         return n, dt, time.process_time() - c0, time.thread_time() - m0
 
-    return _interleaved(len(plays), one_round, min_time)
+    return _interleaved(len(plays) + len(extra), one_round, min_time, schedule,
+                        seconds=len(plays) * min_time)
 
 
-def _kernel_queries_per_s(play, min_time: float, cpu: list | None = None) -> float:
-    """``reach_many`` (1 thread) queries/s from the figures' start cells, on the board
-    and with the budget the batch asks (the array backend's own prepared query; else a
-    plain prepared query on the position's board): the best round's. ``cpu``: a list
-    that gets the CPU seconds per query over all rounds (``time.process_time``)."""
+def _reference(game: str, scenario, play):
+    """The reference query of ``game``'s row: ``(prepared query, starts, budget)``, for
+    ``prepared.reach_many(starts, budget, threads=1)`` (the kernel alone, an empty
+    board: the plain prepared query of the board and budget the batch asks). The starts
+    are int64[REF_QUERIES] cells, the same in every run: the cells of every live figure
+    of REF_GAMES seeded games (seed 1, one thread) after REF_STEPS steps, repeated; not
+    the cells of whatever game a timed run stopped at (a handful of cells: their reach,
+    and with it the query's cost, moved by up to 1.65x with the stopping point). Where
+    the batch's budget is rolled (Dark Realms) or figures take two spaces (Heroscape):
+    a plain prepared query on the root position's board from its figures' cells, with
+    its first mover's largest legal cost as the budget. ``play``: a
+    :class:`~movecore.tools.selfplay_batch.BatchedPlay` of ``scenario`` (which backend)."""
     from . import selfplay as sp
+    from .selfplay_batch import BatchedPlay
     G = play.games
-    # (Dark Realms: rolled; Heroscape: places of two spaces: below)
     if G.backend == "arrays" and G._budget[0] >= 0 and not G.multi_space:
-        prep = G._layout.shapes[0]
-        budget = int(G._budget[0])
-        starts = G.cell[0][G.alive[0]]
+        sample = BatchedPlay(game, scenario, REF_GAMES, seed=1, threads=1)
+        for _ in range(REF_STEPS):
+            sample.step()
+        S = sample.games
+        prep = S._layout.shapes[0]
+        budget = int(S._budget[0])
+        starts = S.cell[S.alive]
     else:
         from .bench_games import _plain_board
         from ..mover import Mover
@@ -163,20 +278,32 @@ def _kernel_queries_per_s(play, min_time: float, cpu: list | None = None) -> flo
         cells = [board.find(tuple(sp._cells(pos.where(g))[0].tolist()))
                  for g in pos.figures if not isinstance(pos.where(g), str)]
         starts = np.array([c for c in cells if c >= 0], np.int64)
-    starts = np.resize(starts, 4096)
-    prep.reach_many(starts, budget, threads=1)
-    best = float("inf")
-    t_end = time.perf_counter() + min_time
-    c0, n = time.process_time(), 0
-    while True:
+    starts = np.resize(np.asarray(starts, np.int64), REF_QUERIES)
+    prep.reach_many(starts, budget, threads=1)       # (its workspace, before the clock)
+    return prep, starts, budget
+
+
+def _query_round(ref):
+    """Rounds of the reference query (``_reference``'s triple): ``one_round(seconds)``
+    calls ``reach_many`` over its starts until ``seconds`` of wall time have passed (at
+    least once) and reports the round as :func:`_interleaved`'s ``one_round`` does.
+    The callers ask for as long as the round it pairs with took: on a core shared with
+    another process a round of 1 ms mostly runs inside one time slice, at full speed,
+    while a round of 80 ms runs at the share the scheduler gives (half, a third), so
+    rounds of unequal length would see different machines."""
+    prep, starts, budget = ref
+
+    def one_round(seconds: float = 0.0):
+        n = 0
+        c0, m0 = time.process_time(), time.thread_time()
         t0 = time.perf_counter()
-        prep.reach_many(starts, budget, threads=1)
-        best = min(best, time.perf_counter() - t0)
-        n += len(starts)
-        if time.perf_counter() >= t_end:
-            if cpu is not None:
-                cpu.append((time.process_time() - c0) / n)
-            return len(starts) / best
+        while True:
+            prep.reach_many(starts, budget, threads=1)
+            n += len(starts)
+            dt = time.perf_counter() - t0
+            if dt >= seconds:
+                return n, dt, time.process_time() - c0, time.thread_time() - m0
+    return one_round
 
 
 def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
@@ -195,33 +322,60 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
         name, scenario = scen[0]
         log(f"[batch] {game} ({name}) ...", flush=True)
         row = {"scenario": name}
-        for B in batches:       # 1 and 2 threads, their rounds in turn
-            plays = [BatchedPlay(game, scenario, B, seed=1, threads=t) for t in (1, 2)]
-            for threads, (mps, cpu, busiest) in zip((1, 2), _moves_per_s(plays, min_time)):
-                row[(B, threads)] = mps
-                row[("cpu", B, threads)] = (cpu, busiest)
-            play = plays[-1]
+        play = BatchedPlay(game, scenario, 1, seed=1, threads=1)
         row["backend"] = play.games.backend
         row["why"] = play.games.why
-        kcpu = []
-        row["kernel"] = _kernel_queries_per_s(play, min_time, kcpu)
-        row[("cpu", "kernel")] = kcpu[0]
+        # the reference query: a contestant of every group of rounds below, so that each
+        # play's (and env's) rounds pair with reference rounds taken beside them
+        ref_round = _query_round(_reference(game, scenario, play))
+        refs = []
+        for B in batches:       # 1 and 2 threads and the reference, their rounds in turn
+            plays = [BatchedPlay(game, scenario, B, seed=1, threads=t) for t in (1, 2)]
+            *got, ref = _moves_per_s(plays, min_time, [ref_round], BENCH)
+            for threads, f in zip((1, 2), got):
+                row[(B, threads)] = f.median
+                row[("best", B, threads)] = f.best
+                row[("cpu", B, threads)] = (f.cpu, f.busiest)
+            row[("ratio", B)] = _paired(got[0], ref)
+            refs.append(ref)
+            del plays, got
         for B in ENV_BATCHES:
             # 1 and 2 threads; at the largest B also the kept observations (copy=False)
             envs = [_vector_env(scenario, B, t) for t in (1, 2)]
             if B == ENV_BATCHES[-1]:
                 envs.append(_vector_env(scenario, B, 1, copy=False))
-            missing = any(e is None for e in envs)     # (no rl extra)
-            got = [(None, None, None, None)] * len(envs) if missing else \
-                _env_steps_per_s(envs, min_time)
-            for key, g in zip((1, 2, "kept"), got):
-                row[("env", B, key)] = g[0]
-                row[("cpu", "env", B, key)] = g[1:3]
-                row[("env moves", B, key)] = g[3]
+            if any(e is None for e in envs):     # (no rl extra)
+                continue
+            # a reference contestant for each 1-thread env, its rounds as long as that
+            # env's (the kept observations' rounds are shorter)
+            one = [i for i, t in enumerate((1, 2, "kept")[:len(envs)]) if t != 2]
+            got = _env_steps_per_s(envs, min_time, [ref_round] * len(one), BENCH, one)
+            got, ref = got[:len(envs)], dict(zip(one, got[len(envs):]))
+            refs.extend(ref.values())
+            for i, (key, (f, moves)) in enumerate(zip((1, 2, "kept"), got)):
+                row[("env", B, key)] = f.median
+                row[("cpu", "env", B, key)] = (f.cpu, f.busiest)
+                if moves is None:                # (the positions backend counts none)
+                    continue
+                row[("env moves", B, key)] = float(np.median(
+                    [m / r[1] for m, r in zip(moves, f.rounds) if m]))
                 # CPU seconds per move played (its share of the env step's CPU)
-                row[("cpu", "env move", B, key)] = None if g[3] is None else \
-                    g[1] * g[0] / g[3]
-            row["env_backend"] = None if missing else envs[0].backend
+                row[("cpu", "env move", B, key)] = float(np.median(
+                    [r[2] / m for m, r in zip(moves, f.rounds) if m]))
+                if i in ref:
+                    row[("env ratio", B, key)] = _paired(f, ref[i], moves)
+            row["env_backend"] = envs[0].backend
+            del envs, got
+        # the reference over every group's rounds
+        rounds = [r for f in refs for r in f.rounds]
+        row["kernel"] = float(np.median([r[0] / r[1] for r in rounds]))
+        row[("kernel", "quartiles")] = _quartiles([r[0] / r[1] for r in rounds])
+        row[("cpu", "kernel")] = float(np.median([r[2] / r[0] for r in rounds]))
+        # the share of wall time this process ran, over the reference's rounds (1 thread)
+        row["share"] = sum(r[3] for r in rounds) / sum(r[1] for r in rounds)
+        # the B whose move costs fewest queries (by CPU: what load inflates least)
+        best = min(batches, key=lambda B: row[("ratio", B)]["cpu"][0])
+        row["move/query"] = (best, row[("ratio", best)])
         rep = run_selfplay(game, selfplay_games, 1, scenarios=[(name, scenario)])
         row["position"] = rep["moves_per_s"]
         out[game] = row
@@ -238,39 +392,46 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
 
 
 def _print_row(game, row, batches, log) -> None:
-    k = row["kernel"]
-    cells = "  ".join(f"B={B}: {row[(B, 1)]:,.0f} / {row[(B, 2)]:,.0f}" for B in batches)
-    best = max(row[(B, 1)] for B in batches)
+    k, (_, k1, k3) = row["kernel"], row[("kernel", "quartiles")]
+    cells = "  ".join(f"B={B:,}: {row[(B, 1)]:,.0f} / {row[(B, 2)]:,.0f}" for B in batches)
+    by_cpu = "  ".join(f"B={B:,}: {1 / row[('cpu', B, 1)][0]:,.0f}" for B in batches)
+    ratio = lambda r, how: f"{r[how][0]:.2f} ({r[how][1]:.2f}-{r[how][2]:.2f})"  # noqa
+    wall = "  ".join(f"B={B:,}: {ratio(row[('ratio', B)], 'wall')}" for B in batches)
+    cpu = "  ".join(f"B={B:,}: {ratio(row[('ratio', B)], 'cpu')}" for B in batches)
+    Bl = batches[-1]
+    share = row["share"]
     log(f"  {game} [{row['backend']} backend"
         f"{'' if row['why'] is None else ': ' + row['why']}]\n"
-        f"    moves/s (1 / 2 threads): {cells}\n"
-        f"    reach_many 1 thread: {k:,.0f} queries/s; per-position self-play "
-        f"{row['position']:,.0f} moves/s; best batched move = "
-        f"{k / best:.2f} kernel queries; 2 threads / 1 at B=4096: "
-        f"{row[(batches[-1], 2)] / row[(batches[-1], 1)]:.2f}x (CPU time: "
-        f"{_cpu_ratio(row, batches[-1]):.2f}x, one thread's CPU per move over the "
-        f"busiest thread's with two; 2 threads use {_cpu_total(row, batches[-1]):.2f}x "
-        f"the CPU of 1)")
+        f"    moves/s, median round (1 / 2 threads): {cells}\n"
+        f"    moves per CPU second, 1 thread (what a shared core inflates least): {by_cpu}\n"
+        f"    reach_many 1 thread (fixed starts; rounds in turn with the plays'): "
+        f"{k:,.0f} queries/s median round ({k1:,.0f}-{k3:,.0f}), "
+        f"{1 / row[('cpu', 'kernel')]:,.0f} per CPU second; per-position self-play "
+        f"{row['position']:,.0f} moves/s\n"
+        f"    move / query, 1 thread, median of paired rounds (quartiles): by wall {wall}\n"
+        f"      by CPU {cpu}\n"
+        f"    2 threads / 1 at B={Bl:,}: {row[(Bl, 2)] / row[(Bl, 1)]:.2f}x (CPU time: "
+        f"{_cpu_ratio(row, Bl):.2f}x, one thread's CPU per move over the "
+        f"busiest thread's with two; 2 threads use {_cpu_total(row, Bl):.2f}x "
+        f"the CPU of 1); this process ran {share:.0%} of the wall time"
+        f"{'' if share > 0.9 else ' (it shared a core: read the CPU figures)'}")
     if row.get(("env", ENV_BATCHES[0], 1)) is not None:
-        env = "  ".join(f"B={B}: {row[('env', B, 1)]:,.0f} / {row[('env', B, 2)]:,.0f}"
+        env = "  ".join(f"B={B:,}: {row[('env', B, 1)]:,.0f} / {row[('env', B, 2)]:,.0f}"
                         for B in ENV_BATCHES)
         B = ENV_BATCHES[-1]
         cpu1, cpu2 = row[("cpu", "env", B, 1)], row[("cpu", "env", B, 2)]
-        log(f"    vector env [{row['env_backend']}] env steps/s (1 / 2 threads): {env}; "
-            f"2 threads / 1 at B={B}: {row[('env', B, 2)] / row[('env', B, 1)]:.2f}x "
-            f"(CPU time: {cpu1[0] / cpu2[1]:.2f}x)")
-        mv, kept = row[("env moves", B, 1)], row[("env moves", B, "kept")]
-        if mv:
-            log(f"    vector env move with its observation, B={B}, 1 thread: "
-                f"{mv:,.0f} moves/s ({mv / row[('env', B, 1)]:.2f} moves per env step) "
-                f"= {k / mv:.2f} kernel queries; kept observations (copy=False): "
-                f"{kept:,.0f} moves/s = {k / kept:.2f} kernel queries")
-            kc = row[("cpu", "kernel")]
-            bp = row.get(("cpu", B, 1), (float("nan"),))[0]
-            log(f"      by CPU time (what load inflates least): a move with its "
-                f"observation = {row[('cpu', 'env move', B, 1)] / kc:.2f} kernel queries, "
-                f"kept {row[('cpu', 'env move', B, 'kept')] / kc:.2f}; a BatchedPlay "
-                f"move (B={B}, 1 thread) = {bp / kc:.2f}")
+        log(f"    vector env [{row['env_backend']}] env steps/s, median round (1 / 2 "
+            f"threads): {env}; 2 threads / 1 at B={B:,}: "
+            f"{row[('env', B, 2)] / row[('env', B, 1)]:.2f}x (CPU time: "
+            f"{cpu1[0] / cpu2[1]:.2f}x)")
+        if row.get(("env moves", B, 1)):
+            mv, kept = row[("env moves", B, 1)], row[("env moves", B, "kept")]
+            r, rk = row[("env ratio", B, 1)], row[("env ratio", B, "kept")]
+            log(f"    vector env move with its observation, B={B:,}, 1 thread: "
+                f"{mv:,.0f} moves/s ({mv / row[('env', B, 1)]:.2f} moves per env step) = "
+                f"{ratio(r, 'wall')} kernel queries (paired rounds, wall), "
+                f"{ratio(r, 'cpu')} by CPU; kept observations (copy=False): {kept:,.0f} "
+                f"moves/s = {ratio(rk, 'wall')}, by CPU {ratio(rk, 'cpu')}")
 
 
 def _cpu_ratio(row, B) -> float:

@@ -22,7 +22,9 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    order; no layers built: each end's occupancy from its two spaces, the first of each
    pair marked in the kept ends);
 3. each pair of spaces once: the first of its two placements in the kernel's order
-   (``finish_double``), written densely into the game's row of mask, cost and stop
+   (``finish_double``; a penalty row's partner read from the search's own cell stamps,
+   ``kernels.reach_pen.pen_row_of``), written densely into the game's row of mask, cost
+   and stop
    (stop codes of placements: water, lava, glyph); with ``penalty`` asked, its leaving
    attacks: the least (attacks, cost) of the pair's two placements.
 
@@ -42,6 +44,7 @@ from numba import njit, types
 
 from ...kernels import _types as T
 from ...kernels._types import CACHE
+from ...kernels.reach_pen import pen_row_of
 from ...reach.compiled import reach1_ordered
 from ._jit import node_value
 
@@ -236,7 +239,8 @@ def doubles_kernel():
                     return n
                 # the rows, row-major, in the workspace's rows block (eight fields a
                 # row, just below the out block: reach_pen's layout)
-                o_cell = out_at - 8 * np.int64(pblobs[pblob_at[ps]])
+                nq = np.int64(pblobs[pblob_at[ps]])     # (its cells: the placements)
+                o_cell = out_at - 8 * nq
                 o_cost, o_stop, o_pen, wr = o_cell + 1, o_cell + 2, o_cell + 4, 8
                 src = pbuf
             else:
@@ -249,16 +253,21 @@ def doubles_kernel():
                 src = ends.reshape(3 * ends.shape[1])
                 o_cell, o_cost, o_stop = 0, ends.shape[1], 2 * ends.shape[1]
                 o_pen, wr = -1, 1
+                nq = np.int64(P)
             # 3. each pair of spaces once, the first placement in kernel order (the
             # game's row arrives cleared: BatchLayout.answer)
             # (row r's field at o_field + wr * r: the plain query's ends column-major,
             # wr 1; the penalty rows row-major, wr 8, its least penalty's cost next to
             # the penalty)
-            for r in range(n):
-                rowpos[src[o_cell + wr * r]] = r
+            # (a penalty row's partner from the search's own cell stamps: pen_row_of;
+            # the plain query's through rowpos, set here and cleared below)
+            if o_pen < 0:
+                for r in range(n):
+                    rowpos[src[o_cell + wr * r]] = r
             for r in range(n):
                 node = src[o_cell + wr * r]
-                partner = rowpos[flip[node]]
+                partner = rowpos[flip[node]] if o_pen < 0 else \
+                    pen_row_of(pbuf, nq, flip[node])
                 if partner >= 0 and partner < r:
                     continue
                 mask[b, node] = 1
@@ -272,8 +281,9 @@ def doubles_kernel():
                         if p2 < p or (p2 == p and src[o_pen + 1 + wr * partner] < pc):
                             p = p2
                     penalty[b, node] = p
-            for r in range(n):
-                rowpos[src[o_cell + wr * r]] = -1
+            if o_pen < 0:
+                for r in range(n):
+                    rowpos[src[o_cell + wr * r]] = -1
         return 0
 
     return doubles

@@ -1,0 +1,387 @@
+"""Heroscape's vector env step in one compiled call per thread.
+
+The numpy-driven backend (:class:`movecore.rl._vecnp.BatchedSteps`, Heroscape's answers
+and move in :mod:`._vechs`) plays a step as a dozen sub-steps over the batch, each a
+compiled call from Python: the restarts, the learner's moves, then while any game's
+opponent is to move its pick, its move and removal, the search for the next figure and
+its answer; then the observation and the mask. With ``threads=T`` each of those calls
+was cut in T chunks on the pool (about 11 hand-offs a step), and the opponents' pick,
+the search for the next figure, the engaged figures' spaces and the mask stayed on the
+calling thread. :func:`env_kernel` is the whole step of a chunk of games in one
+compiled call (as ``_vecgame.env_chunk`` is for the grid game, Tiny Epic Tactics and
+Mage Knight): the same sub-steps over the chunk's games, calling the same compiled
+pieces (``_vecnp.advance_select``, ``_vechs.hs_queries``, the layout's double-space
+call, ``keep_answer``, ``_vechs.hs_play``, ``_vecnp.opponents_rows``,
+``_vecnp.pick_rows``, ``_vecnp.draw_obs``, ``_vecnp.draw_mask``), the greedy
+opponent's nearest ends on arrays, each game's draws from its own stream in its single
+env's order; nothing of a step is left on the calling thread but ``step_modes``, the
+new arrays and one hand-off. With
+``copy=True`` the kept buffer is updated where it changed and each thread then copies
+its rows into the new array (numpy's copy, the GIL released: cheaper here than drawing
+each observation whole into the new array, or copying it in the compiled loop).
+
+Every game is independent of the others (its own arrays, its own stream), so a chunk
+playing its games' sub-steps apart from the other chunks' plays the same games as the
+sub-step path: ``tests/test_rl_vector.py`` checks this path against the sub-step path
+and the general one after every step (observations, masks, rewards, ends, the games'
+arrays, the streams, the counts), on 1 and 2 threads, both opponents, ``copy`` True
+and False, and against single ``gym_env`` s.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numba import njit
+
+from ..games.heroscape._batch import _spaces
+from ..kernels._types import CACHE
+from ._kept_answer import keep_answer
+from ._vecgame import _draw, _grid_distance
+from ._vechs import hs_play, hs_queries
+from ._vecnp import (ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs,
+                     opponents_rows, pick_rows)
+
+_DK = None   # the layout's double-space call, linked in by env_kernel()
+#: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev,
+#: as ``position.grid_distance``)
+_KIND = {"hex": 0, "square4": 1}
+
+
+@functools.lru_cache(maxsize=None)
+def env_kernel():
+    """The compiled step of a chunk of games (compiled, or loaded from Numba's cache, on
+    first use; the layout's double-space call linked in as a global, as
+    ``tools._selfplay_heroscape.step_kernel`` links it).
+
+    ``hs_env_chunk(S, K, M, D, Q, T, A, W, O, mode, actions, results, obs, mask,
+    mask_out, lo, hi)``: games ``lo <= b < hi``. ``S``, ``K``: :func:`._vechs.hs_queries`'
+    packed queries and kept tables; ``M``: the layout's move constants (``double, lead,
+    trail, team, height, level, nbr, n_teams, master``); ``D``: this thread's
+    arguments of the double-space call; ``Q``: the env's constants (see
+    :meth:`HeroscapeEnvStep._tuples`); ``T``: the games (``occ, cell, alive``) and their
+    turn state (``BatchedSteps``' ``turn ... rng``); ``A``: the kept answer and the
+    dense answer rows; ``W``: this thread's scratch and counters (int64[4]: moves,
+    move generations, kept-end answers, opponents' picks among a double-space figure's
+    rows of one cost, added to); ``O``: ``_vecnp.draw_obs``' arguments (``fresh``: the
+    first kept draw; ``record``: True); ``mode`` int64[B] (``_vecgame.step_modes``: 0 illegal, 1 played, 2
+    restarted), ``actions`` int64[B]; ``results`` = ``(illegal_reward, reward, term,
+    trunc, done)``; ``obs`` float32[B, C * HW] (the kept buffer, updated where it
+    changed, or drawn whole on ``O``'s ``fresh``); ``mask``/``mask_out`` int8[B, A]
+    (the env's, and its copy).
+    Returns 0 or a kernel status < 0."""
+    import os
+
+    from ..games.heroscape import _batch, _batch_doubles, _jit, _kept
+    from ..reach.compiled import kernel_sources
+    from . import _kept_answer, _vecgame, _vechs, _vecnp
+    global _DK
+    _DK = _batch_doubles.doubles_kernel()
+    # what is linked or inlined in here: an edit there must recompile this one (Numba's
+    # cache knows only this file)
+    files = kernel_sources() + (_batch_doubles.__file__, _batch.__file__, _jit.__file__,
+                                _kept.__file__, _vecgame.__file__, _vechs.__file__,
+                                _vecnp.__file__, _kept_answer.__file__)
+    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+
+    @njit(cache=CACHE, nogil=True)
+    def hs_env_chunk(S, K, M, D, Q, T, A, W, O, mode, actions, results, obs, mask,
+                     mask_out, lo, hi):
+        if deps is None:    # (never: the sources' stamps in the closure, see above)
+            return -1
+        occ, cell, alive, turn, side, nxt, actor, over, out, removed, moved, pending, \
+            rng = T
+        (side_of, turn_sides, movers, n_all, max_turns, learner, usable, adj, rank, dbl,
+         greedy, kind, coords, pspace, occ0, cell0, P_env, end_turn, rules, ended,
+         has_open, opened, a_open, slow) = Q
+        a_cost, a_stop, a_list, a_n, a_slow, amask, acost, astop = A
+        (buf, ends, query, bits, dl, hout, near, rA, rB, adv, opp, mv, ask, gq, left,
+         to, u, fs, dist, cl, cn, counts, no_pen, sp, acting) = W
+        (fresh, record, drawn, n_drawn, orec, static, n_static, HW, d, k_game, large,
+         orient, swap, hw, rel, olead, valid, gmode, sadj, level, height, a_roll, doors,
+         door_cells, env_base) = O
+        illegal_reward, reward, term, trunc, done = results
+        double, lead, trail = M[0], M[1], M[2]
+        F = cell.shape[1]
+        N = occ.shape[1]
+        big = np.int64(1) << 40
+        # Each game's step is: the restart (back at the root) or the learner's move or
+        # end of turn; Match._advance; then while an opponent is to move, its pick,
+        # move and removal, and Match._advance again (MovecoreGym.step / reset). Games
+        # are independent, so the chunk's games go through it together: ``adv`` the
+        # games to advance, ``mv`` those to move (to ``to``), ``opp`` those whose
+        # opponents may play. (One copy of each call: the compile time.)
+        n_adv = n_mv = n_opp = 0
+        for b in range(lo, hi):
+            reward[b] = 0.0
+            m = mode[b]
+            if m == 0:
+                over[b] = ILLEGAL
+                actor[b] = -1
+                continue
+            opp[n_opp] = b
+            n_opp += 1
+            if m == 2:              # the restart (BatchedSteps.restart)
+                for c in range(N):
+                    occ[b, c] = occ0[c]
+                for j in range(F):
+                    cell[b, j] = cell0[j]
+                    alive[b, j] = cell0[j] >= 0
+                    moved[b, j] = False
+                turn[b] = 0
+                side[b] = -1
+                nxt[b] = F
+                actor[b] = -1
+                over[b] = 0
+                out[b] = False
+                removed[b] = False
+                pending[b] = 0.0
+                adv[n_adv] = b
+                n_adv += 1
+                continue
+            # the learner's move (its reward: what the opponents scored since it acted)
+            reward[b] = pending[b]
+            pending[b] = 0.0
+            a = actions[b]
+            if a == end_turn:
+                nxt[b] = F                  # the side passes: the next turn
+                adv[n_adv] = b
+                n_adv += 1
+            else:
+                mv[n_mv] = b
+                to[n_mv] = a % P_env
+                n_mv += 1
+        while True:
+            if n_mv:                # the moves and removals; the games going on advance
+                k = hs_play(mv[:n_mv], to[:n_mv], actor, occ, cell, alive, moved,
+                            removed, rng, adj, side_of, n_all, learner, pending, over,
+                            ended, left, near, *M)
+                counts[0] += n_mv
+                for i in range(k):
+                    adv[n_adv + i] = left[i]
+                n_adv += k
+            # Match._advance: the next figure with a usable end, its answer kept (one-
+            # space figures: hs_queries; double-space: the layout's call, keep_answer)
+            cur = rA
+            alt = rB
+            for i in range(n_adv):
+                cur[i] = adv[i]
+            n = n_adv
+            while n:
+                na = advance_select(cur[:n], alive, side_of, movers, turn_sides, n_all,
+                                    max_turns, turn, side, nxt, actor, over, moved, ask,
+                                    gq)
+                if na == 0:
+                    break
+                counts[1] += na
+                kept = hs_queries(ask[:na], gq[:na], S, K, double, lead, trail, occ, cell,
+                                  alive, buf, ends, query, bits, usable, a_cost, a_stop,
+                                  a_list, a_n, nxt, actor, alt, dl, amask, acost, astop,
+                                  hout, rules)
+                if kept < 0:
+                    return kept
+                counts[2] += kept
+                n = hout[0]
+                nd = hout[1]
+                if nd:
+                    st = _DK(occ, cell, alive, dl[0, :nd], dl[1, :nd], dl[2, :nd], *D,
+                             amask, acost, astop, no_pen, 0)
+                    if st < 0:
+                        return st
+                    n += keep_answer(dl[0, :nd], dl[1, :nd], amask, acost, astop, usable,
+                                     a_cost, a_stop, a_list, a_n, has_open, opened,
+                                     a_open, slow, a_slow, nxt, actor, alt[n:])
+                cur, alt = alt, cur
+            n_adv = 0
+            # the opponents to move (MovecoreGym._opponents): one draw for the pick
+            n_opp = opponents_rows(opp[:n_opp], over, side, learner, removed, alive,
+                                   side_of, out)
+            if n_opp == 0:
+                break
+            for i in range(n_opp):
+                b = opp[i]
+                u[i] = _draw(rng, b)
+                fs[i] = actor[b]
+                mv[i] = b
+            n_mv = n_opp
+            if greedy:
+                # Match.greedy_row: of the usable ends, those at the least grid
+                # distance from a space of the end's place to a space of an enemy in
+                # play; every usable end where no enemy is in play
+                for i in range(n_opp):
+                    b = opp[i]
+                    f = actor[b]
+                    s = side[b]
+                    enemy = False
+                    for g in range(F):
+                        enemy |= alive[b, g] and side_of[g] != s
+                    low = big
+                    for j in range(a_n[b]):
+                        p = a_list[b, j]
+                        e = big
+                        for x in range(2):
+                            c = pspace[f, p, x]
+                            if c < 0:
+                                continue
+                            for g in range(F):
+                                if not alive[b, g] or side_of[g] == s:
+                                    continue
+                                e0, e1 = _spaces(cell, double, lead, trail, b, g)
+                                if e0 >= 0:
+                                    e = min(e, _grid_distance(coords, kind, c, e0))
+                                if e1 >= 0:
+                                    e = min(e, _grid_distance(coords, kind, c, e1))
+                        dist[j] = e
+                        low = min(low, e)
+                    m = 0
+                    for j in range(a_n[b]):
+                        if not enemy or dist[j] == low:
+                            cl[b, m] = a_list[b, j]
+                            m += 1
+                    cn[b] = m
+                counts[3] += pick_rows(opp[:n_opp], opp[:n_opp], cl, cn, fs[:n_opp],
+                                       u[:n_opp], a_cost, rank, dbl, to)
+            else:
+                counts[3] += pick_rows(opp[:n_opp], opp[:n_opp], a_list, a_n,
+                                       fs[:n_opp], u[:n_opp], a_cost, rank, dbl, to)
+        # the rewards and ends; what the observation reads: who acts, every figure's
+        # spaces
+        for b in range(lo, hi):
+            m = mode[b]
+            if m == 1:
+                reward[b] += pending[b]
+                pending[b] = 0.0
+            elif m == 0:
+                reward[b] = illegal_reward
+            t = over[b] == TERMINATED or out[b] or over[b] == ILLEGAL
+            tr = over[b] == TRUNCATED and not t
+            if m == 2:
+                t = tr = False
+                reward[b] = 0.0
+            term[b] = t
+            trunc[b] = tr
+            done[b] = t or tr
+            acting[b] = over[b] == 0 and not out[b] and side[b] == learner
+            for j in range(F):
+                x0, x1 = _spaces(cell, double, lead, trail, b, j)
+                sp[b, j, 0] = x0
+                sp[b, j, 1] = x1
+        draw_obs(obs[lo:hi], fresh, record, drawn[lo:hi], n_drawn[lo:hi], orec[lo:hi],
+                 static, n_static, HW, d, k_game, alive[lo:hi], cell[lo:hi], large, orient,
+                 swap, hw, rel, acting[lo:hi], actor[lo:hi], moved[lo:hi], a_list[lo:hi],
+                 a_n[lo:hi], a_cost[lo:hi], a_stop[lo:hi], olead, dbl, turn[lo:hi],
+                 max_turns, valid, gmode, sp[lo:hi], sadj, level, height, side_of,
+                 a_roll[lo:hi], over[lo:hi], doors, door_cells)
+        draw_mask(mask[lo:hi], acting[lo:hi], actor[lo:hi], a_list[lo:hi], a_n[lo:hi],
+                  env_base, end_turn, large, orient, swap)
+        for b in range(lo, hi):
+            for a in range(mask.shape[1]):
+                mask_out[b, a] = mask[b, a]
+        return 0
+
+    return hs_env_chunk
+
+
+class HeroscapeEnvStep:
+    """The vector env's step of a Heroscape :class:`movecore.rl._vecnp.BatchedSteps`
+    whose answers are :mod:`._vechs`' (``steps._hs``), in one compiled call per thread
+    (:func:`env_kernel`; see the module docstring). ``copy``: the env's (``True``: the
+    kept buffer updated where it changed, then copied into the step's new array;
+    ``False``: the kept buffer handed out)."""
+
+    def __init__(self, steps, copy: bool):
+        from ..batch import per_thread
+        s = self.steps = steps
+        hs = s._hs
+        G = s.G
+        self.copy = copy
+        C = self.n_chunks = hs.n_chunks
+        B, F, P = s.B, s.F, s.P
+        i64 = np.int64
+        # each thread's scratch (its game lists sized B: a chunk is at most B games)
+        self.W = []
+        counts = per_thread(C, (4,), i64)
+        greedy = s.greedy
+        # the greedy opponent's candidates, by game (rows of a chunk are its own)
+        self.cl = np.zeros((B, P) if greedy else (1, 1), np.int32)
+        self.cn = np.zeros(B if greedy else 1, i64)
+        self.sp = np.full((B, F, 2), -1, i64)
+        self.acting = np.zeros(B, bool)
+        for c in range(C):
+            self.W.append((G._bufs[c], G._ends[c], hs.query[c], hs.bits[c], hs.dl[c],
+                           hs.outs[c], hs.near[c], *(np.zeros(B, i64) for _ in range(9)),
+                           np.zeros(B), np.zeros(B, i64), np.zeros(P, i64), self.cl,
+                           self.cn, counts[c], hs.no_pen, self.sp, self.acting))
+        self.counts = counts
+        self._loaded = C == 1
+        #: the grid distance code the greedy opponent measures with
+        self.kind = _KIND.get(s.kind, 2)
+
+    def _tuples(self):
+        """The kernel's shared arguments, made at each step (the tests swap the plan's
+        tables)."""
+        s = self.steps
+        hs = s._hs
+        G = s.G
+        Q = (s.side_of, s.turn_sides, s.movers, s.n_all, s.max_turns, s.learner,
+             s._usable8, s.adj, s.rank, s.double, s.greedy, self.kind,
+             s.coords, s.pspace, G._occ0, G._cell0, s.P_env, s.end_turn, hs.rules,
+             TERMINATED, *s._open)
+        T = (G.occ, G.cell, G.alive, s.turn, s.side, s.nxt, s.actor, s.over, s.out,
+             s.removed, s.moved, s.pending, s.rng)
+        A = (s.a_cost, s.a_stop, s.a_list, s.a_n, s.a_slow, *s._out)
+        return hs.S, hs.K, hs.consts, Q, T, A
+
+    def step(self, mode, actions, illegal_reward, obs_kept, mask):
+        """One env step of every game (``mode`` as ``_vecgame.step_modes``, ``actions``
+        int64[B]); returns reward, terminated, truncated, done, the observations (a new
+        array with ``copy=True``, else ``obs_kept`` brought up to date) and the masks'
+        copy (``mask`` int8[B, A]: the env's, written)."""
+        s = self.steps
+        B = s.B
+        S, K, M, Q, T, A = self._tuples()
+        # copy=True: the kept buffer updated, then each thread's rows copied into the
+        # new array by numpy (2.4% less CPU a move than each observation drawn whole
+        # into the new array, and 2.5% less than a copy loop in the compiled call:
+        # docs/performance.md)
+        fresh = not s._kept_ready
+        s._kept_ready = True
+        new = np.empty_like(obs_kept) if self.copy else None
+        dst = new.reshape(B, -1) if self.copy else None
+        O = (fresh, True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6,
+             s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid, s._gmode,
+             *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells, s.env_base)
+        results = (float(illegal_reward), np.empty(B), np.empty(B, bool),
+                   np.empty(B, bool), np.empty(B, bool))
+        mask_out = np.empty_like(mask)
+        o = obs_kept.reshape(B, -1)
+        kernel = env_kernel()
+        D = s._hs.D
+        acts = np.ascontiguousarray(actions, np.int64)
+        mode = np.ascontiguousarray(mode, np.int64)
+
+        def run(c, lo, hi):
+            st = kernel(S, K, M, D[c], Q, T, A, self.W[c], O, mode, acts, results, o,
+                        mask, mask_out, lo, hi)
+            if dst is not None:
+                dst[lo:hi] = o[lo:hi]
+            return st
+
+        if self.n_chunks == 1:
+            status = [run(0, 0, B)]
+        else:
+            if not self._loaded:
+                run(0, 0, 0)        # (compiled or loaded once, on this thread)
+                self._loaded = True
+            from ..batch import on_chunks
+            status = on_chunks(B, self.n_chunks, run)[1]
+        if min(status) < 0:  # pragma: no cover (ends hold one column per place)
+            raise RuntimeError(f"movecore: heroscape env step status {min(status)}")
+        got = np.sum(self.counts, axis=0)
+        for c in self.counts:
+            c[:] = 0
+        s.counts[0] += int(got[0])
+        s.counts[1] += int(got[1])
+        s._hs.kept_used += int(got[2])
+        s.double_picks += int(got[3])
+        return (*results[1:], new if self.copy else obs_kept, mask_out)
