@@ -46,8 +46,9 @@ from numba import njit
 from ..games.dark_realms._batch_enemy import _grid_distance
 from ._kept_answer import keep_answer
 from ._vecdr import dr_play, dr_queries
-from ._vecgame import _draw, _kth, _root, _side_in_play
-from ._vecnp import ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs
+from ._vecgame import _draw, _kth, _side_in_play
+from ._vecnp import (ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs,
+                     restart_one)
 
 #: a distance no end reaches (the greedy pick where no enemy is in play)
 _FAR = np.int64(1) << np.int64(40)
@@ -164,15 +165,8 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
                 actor[b] = -1
                 st = DONE
             elif m == 2:
-                _root(b, occ, cell, alive, moved, occ0, cell0)
-                turn[b] = 0
-                side[b] = -1
-                nxt[b] = F
-                actor[b] = -1
-                over[b] = 0
-                out[b] = False
-                removed[b] = False
-                pending[b] = 0.0
+                restart_one(b, occ, cell, alive, moved, occ0, cell0, turn, side, nxt,
+                            actor, over, out, removed, pending)
                 adv = True
             else:
                 # (pending: what the opponents scored since the learner last acted)

@@ -69,7 +69,7 @@ from numba import njit
 
 from ..position import grid_distance
 from ._kept_answer import keep_answer
-from ._vecgame import _draw, _kth, _n_sides, _side_in_play
+from ._vecgame import _draw, _kth, _n_sides, _root, _side_in_play
 
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
 
@@ -119,6 +119,24 @@ def advance_select(rows, alive, side_of, movers, turn_sides, n_all, max_turns, t
             for j in range(F):
                 moved[b, j] = False
     return na
+
+
+@njit(nogil=True, inline="always")
+def restart_one(b, occ, cell, alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
+                removed, pending):
+    """Game ``b`` back at the root as :meth:`BatchedSteps.restart` puts it before its
+    search (the compiled whole steps, ``_vecdr_env`` and ``_vechsenv``): the occupancy
+    and figures (``_vecgame._root``), no side yet and the queue empty (the search
+    starts turn 1), nothing pending."""
+    _root(b, occ, cell, alive, moved, occ0, cell0)
+    turn[b] = 0
+    side[b] = -1
+    nxt[b] = cell.shape[1]
+    actor[b] = -1
+    over[b] = 0
+    out[b] = False
+    removed[b] = False
+    pending[b] = 0.0
 
 
 @njit(cache=True, nogil=True)
