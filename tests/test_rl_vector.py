@@ -674,6 +674,7 @@ def _dr_answers_run(scenario, steps, seed, threads=1, bits=True, mutate=None):
     dr = n._dr
     if dr is None:
         return None
+    dr.whole = False        # (the sub-step path: its answers are the ones checked)
     if not bits:
         dr.use_bits = False
     if mutate is not None:
@@ -810,6 +811,106 @@ def test_dark_realms_fast_env_check_fails_on_a_wrong_move():
 
     with pytest.raises(AssertionError):
         _dr_paths_run(s, 25, seed=1, mutate=no_neighbours)
+
+
+def _dr_whole_run(scenario, steps, seed, threads=1, copy=True, side=None, mutate=None):
+    """Two vector envs of a Dark Realms scenario stepped with the same actions (some
+    illegal; a reset halfway): the whole step in compiled calls per thread chunk of
+    games (``_vecdr_env``) and the sub-step path it replaces (``dr.whole = False``).
+    After every step the observations (``copy=False``: the kept buffer), masks and
+    their copies, rewards, ends, the games' arrays, the turn state and the streams are
+    equal; at the end the counts and the enemy AI's answers and ties. ``mutate
+    (whole_steps)``: a wrong whole step (the check must fail). Returns (moves, enemy
+    AI ties met), or None where the scenario is not in ``_vecdr``'s scope."""
+    from movecore.rl._vecdr_env import WholeSteps
+    kw = dict(num_envs=8, threads=threads, max_turns=(9, 40)[seed % 2], copy=copy,
+              opponent=("random", "greedy", "enemy_ai")[seed % 3])
+    if side is not None:
+        kw["side"] = side
+    fast, slow = rl.vector_env(scenario, **kw), rl.vector_env(scenario, **kw)
+    dr = fast._np._dr
+    if dr is None:
+        return None
+    slow._np._dr.whole = False
+    dr.whole_steps = WholeSteps(fast._np)
+    if mutate is not None:
+        mutate(dr.whole_steps)
+    rng = np.random.default_rng(seed)
+    got = [e.reset(seed=seed) for e in (fast, slow)]
+    state = ("turn", "side", "nxt", "actor", "over", "out", "removed", "moved", "pending",
+             "a_roll", "rng")
+    for t in range(steps):
+        if t == steps // 2:       # (copy=True leaves the kept buffer behind: redrawn)
+            got = [e.reset(seed=seed + 1) for e in (fast, slow)]
+        assert np.array_equal(got[0][0], got[1][0]), t
+        assert np.array_equal(got[0][-1]["action_mask"], got[1][-1]["action_mask"]), t
+        assert np.array_equal(fast._mask, slow._mask), t
+        m = fast._mask
+        a = (rng.random(m.shape, np.float32) * m).argmax(1)
+        a[t % 5::5] = rng.integers(0, m.shape[1], len(a[t % 5::5]))   # (some illegal)
+        got = [e.step(a) for e in (fast, slow)]
+        for x, y in zip(got[0][:4], got[1][:4]):
+            assert np.array_equal(x, y), t
+        for name in ("cell", "alive", "occ"):
+            assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name)), t
+        for name in state:
+            assert np.array_equal(getattr(fast._np, name), getattr(slow._np, name)), \
+                (t, name)
+    assert fast.counts == slow.counts
+    assert dr.ai.answered == slow._np._dr.ai.answered
+    assert fast._np.ai_choices == slow._np.ai_choices
+    return fast.counts["moves"], fast._np.ai_choices
+
+
+def _dr_whole_runs():
+    """Bundled scenarios and random boards (hex, square4, square8; obstacles, traps,
+    flyers, summons; among them boards whose runs meet an enemy AI tie), each side
+    learning in turn, every opponent, 1 and 2 threads, ``copy`` True and False."""
+    from test_batch_dark_realms import _ai_boards, _boards
+    runs = example_scenarios("dark_realms") + _ai_boards(SHORT_DR[::2]) + \
+        _boards(SHORT_DR[1::2]) + _ai_boards(range(60, 64))
+    for k, (name, s) in enumerate(runs):
+        agents = MovecoreGym(s)._s.agents
+        yield name, s, dict(seed=k, threads=1 + k % 2, copy=(k // 2) % 2 == 0,
+                            side=agents[k % len(agents)])
+
+
+def test_dark_realms_whole_step_equals_the_sub_steps():
+    """The whole env step in compiled calls per thread chunk (``_vecdr_env``: the
+    games' moves, answers, picks, rewards, ends, observations and masks; the enemy AI
+    between its rounds; its ties on the sub-step path) equals the sub-step path, which
+    the tests above hold to the general path and to single envs."""
+    moves = ties = runs = 0
+    for name, s, kw in _dr_whole_runs():
+        got = _dr_whole_run(s, 40, **kw)
+        if got is not None:
+            runs += 1
+            moves += got[0]
+            ties += got[1]
+    assert runs >= 14 and moves > 5_000 and ties > 0, (runs, moves, ties)
+
+
+def test_dark_realms_whole_step_check_fails_on_a_wrong_step():
+    """The check above fails when the whole step's opponent picks in a wrong row order,
+    picks greedy where it is random (or random where greedy), or measures the greedy
+    distances on wrong coordinates."""
+    s = dict(example_scenarios("dark_realms"))["dark_realms_die_planning.json"]
+
+    def rule(i, f):
+        def mutate(w):
+            R = list(w.R)
+            R[i] = f(R[i])
+            w.R = tuple(R)
+        return mutate
+
+    wrong_order = rule(10, lambda rank: np.ascontiguousarray(rank[:, ::-1]))
+    wrong_policy = rule(7, lambda greedy: not greedy)
+    # (stretched: a board's own symmetries, turned or mirrored, keep every distance)
+    wrong_coords = rule(8, lambda xy: np.ascontiguousarray(xy * np.array([2, 1])))
+    for mutate, seed in ((wrong_order, 0), (wrong_policy, 0), (wrong_policy, 1),
+                         (wrong_coords, 1)):
+        with pytest.raises(AssertionError):
+            _dr_whole_run(s, 24, seed=seed, side="enemy", mutate=mutate)
 
 
 def _hs_answers_run(scenario, steps, seed, threads=1, mutate=None):

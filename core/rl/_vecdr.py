@@ -16,7 +16,10 @@ the thread's scratch), then the kept answer (``_vecnp.keep_answer``): with ``thr
 each of T threads does all of it on its own chunk of the sub-step's games. The move and
 the removal are one compiled call too (:func:`dr_play`), and the kept observation is
 drawn (and with ``copy=True`` copied) per thread chunk of games
-(``BatchedSteps.observe``).
+(``BatchedSteps.observe``). The env step itself, where :attr:`DarkRealmsAnswers.whole`
+(the default), is :mod:`._vecdr_env`'s: each thread's chunk of games played whole in
+compiled calls (these functions on one game at a time), the sub-step path above left
+for the resets and an enemy AI's ties.
 
 A hero's card move (every step costs 1; every figure blocks; a walker never enters an
 obstacle, a flyer flies over one but never ends on it; no space stops a move; traps
@@ -265,6 +268,10 @@ class DarkRealmsAnswers:
             self.end_bits = bits_of(self.may_end, bpos, W)
             self.work = per_thread(C, (4, W), np.uint64)
         self._loaded = C == 1
+        #: the env step as one compiled call per thread chunk (:mod:`._vecdr_env`);
+        #: False: sub-step by sub-step (the tests compare the two)
+        self.whole = True
+        self.whole_steps = None
 
     def _chunk(self, c, rows, g, mask, cost, stop, again) -> tuple:
         """Games ``rows`` (int64[R]) on thread ``c``'s scratch: their rolls drawn into

@@ -533,6 +533,19 @@ def step_modes(actions, mask, done, mode, illegal):
 
 
 @njit(nogil=True, inline="always")
+def _root(b, occ, cell, alive, moved, occ0, cell0):
+    """Game ``b``'s occupancy and figures back at the root (``occ0`` int32[N],
+    ``cell0`` int32[F]: -1 out of play), none moved (also Dark Realms' whole step,
+    ``_vecdr_env``)."""
+    for c in range(occ.shape[1]):
+        occ[b, c] = occ0[c]
+    for g in range(cell.shape[1]):
+        cell[b, g] = cell0[g]
+        alive[b, g] = cell0[g] >= 0
+        moved[b, g] = False
+
+
+@njit(nogil=True, inline="always")
 def _restart(G, R, Z, b, out, pending):
     """Game ``b`` back to the root, as ``MovecoreVectorEnv._reset_arrays`` (and
     ``BatchedGames.reset``) put it."""
@@ -541,12 +554,8 @@ def _restart(G, R, Z, b, out, pending):
      tteam) = G
     occ0, cell0, mtaken0, tstart0, tteam0 = Z
     F = cell.shape[1]
-    for c in range(occ.shape[1]):
-        occ[b, c] = occ0[c]
+    _root(b, occ, cell, alive, moved, occ0, cell0)
     for g in range(F):
-        cell[b, g] = cell0[g]
-        alive[b, g] = cell0[g] >= 0
-        moved[b, g] = False
         mtaken[b, g] = mtaken0[g]
         tstart[b, g] = tstart0[g]
     turn[b] = 0

@@ -40,7 +40,7 @@ from ._kept_answer import keep_answer
 from ._vecgame import _draw, _grid_distance
 from ._vechs import hs_play, hs_queries
 from ._vecnp import (ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs,
-                     opponents_rows, pick_rows)
+                     opponents_rows, pick_rows, restart_one)
 
 _DK = None   # the layout's double-space call, linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev,
@@ -103,7 +103,6 @@ def env_kernel():
         illegal_reward, reward, term, trunc, done = results
         double, lead, trail = M[0], M[1], M[2]
         F = cell.shape[1]
-        N = occ.shape[1]
         big = np.int64(1) << 40
         # Each game's step is: the restart (back at the root) or the learner's move or
         # end of turn; Match._advance; then while an opponent is to move, its pick,
@@ -122,20 +121,8 @@ def env_kernel():
             opp[n_opp] = b
             n_opp += 1
             if m == 2:              # the restart (BatchedSteps.restart)
-                for c in range(N):
-                    occ[b, c] = occ0[c]
-                for j in range(F):
-                    cell[b, j] = cell0[j]
-                    alive[b, j] = cell0[j] >= 0
-                    moved[b, j] = False
-                turn[b] = 0
-                side[b] = -1
-                nxt[b] = F
-                actor[b] = -1
-                over[b] = 0
-                out[b] = False
-                removed[b] = False
-                pending[b] = 0.0
+                restart_one(b, occ, cell, alive, moved, occ0, cell0, turn, side, nxt,
+                            actor, over, out, removed, pending)
                 adv[n_adv] = b
                 n_adv += 1
                 continue

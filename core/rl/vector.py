@@ -27,7 +27,9 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   (``_vecnp.draw_obs``); a Dark Realms enemy AI's ties (whose row order the batched
   answer does not keep) are asked of the game's position. Heroscape's step, where its
   answers are compiled (``_vechs``: every bundled scenario), is one compiled call per
-  thread as the grid game's (``_vechsenv``).
+  thread as the grid game's (``_vechsenv``); Dark Realms', in the compiled scope of
+  ``_vecdr``, each thread's chunk of games played whole in compiled calls,
+  observations and masks included (``_vecdr_env``).
 * ``"positions"`` (Descent's ``town=True`` or a dungeon its batch does not take; or a
   custom ``reward_fn``/``terminal_fn``/``render_mode``): one live
   :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
@@ -499,6 +501,9 @@ class MovecoreVectorEnv(VectorEnv):
                 self._mask[b] = e._core.masks[e.agent]
             self._done = term | trunc
             return self._obs.copy(), reward, term, trunc, self._info(illegal)
+        dr = None if self._np is None else self._np._dr
+        if dr is not None and dr.whole:    # (Dark Realms: one call per thread chunk)
+            return self._dr_step(dr, mode, a, illegal)
         if self._hsf is not None and self._np._hs is not None:
             reward, term, trunc, done, obs, mask = self._hsf.step(
                 mode, a, self.illegal_reward, self._obs, self._mask)
@@ -521,6 +526,23 @@ class MovecoreVectorEnv(VectorEnv):
                                                        term, trunc, done))
         self._done = done
         return obs, reward, term, trunc, self._info(illegal, mask)
+
+    def _dr_step(self, dr, mode, a, illegal):
+        """Dark Realms' step in the compiled scope of ``_vecdr``: each thread's chunk
+        of games played whole, observations and masks included, in one compiled call
+        (``_vecdr_env``)."""
+        if dr.whole_steps is None:
+            from ._vecdr_env import WholeSteps
+            dr.whole_steps = WholeSteps(self._np)
+        obs = np.empty_like(self._obs) if self.copy else None
+        mask = np.empty_like(self._mask)
+        reward, term, trunc, done = dr.whole_steps.step(mode, a, self.illegal_reward, obs,
+                                                        self._obs, self._mask, mask)
+        self._done = done
+        c = self.counts
+        c["moves"], c["generations"] = self._np.counts
+        return (obs if self.copy else self._obs_ro), reward, term, trunc, \
+            self._info(illegal, mask)
 
     @property
     def positions(self) -> list:
