@@ -145,9 +145,7 @@ def _shared_lock_dir(config):
     """The folder of a pytest-xdist worker's cross-worker file locks (the controller's
     base temp folder, shared by the run's workers), or None where there are none: not a
     worker, one worker, the cache off (nothing to share) or no POSIX file locks."""
-    try:
-        import fcntl    # noqa: F401
-    except ImportError:     # pragma: no cover (not POSIX)
+    if os.name != "posix":      # pragma: no cover (no fcntl file locks)
         return None
     winput = getattr(config, "workerinput", None)
     if winput is None or int(winput.get("workercount", 1)) < 2 or \
