@@ -264,7 +264,7 @@ def test_the_workers_compile_each_function_once(tmp_path, lock):
     """conftest's compile lock (every worker of a run with 2+ workers): two processes that
     need the same cached movecore function at once on a cold cache compile it once, in
     one of them; the other waits for it and loads it from the cache (its callee too).
-    Without the lock (the control case), both compile both. A compile here takes a
+    Without the lock (the control case) both compile it. A compile here takes a
     second (a numba:compile listener sleeps), so the two overlap."""
     import json
     import os
@@ -285,8 +285,8 @@ def test_the_workers_compile_each_function_once(tmp_path, lock):
     if lock:
         assert got == [[], ["inner", "outer"]], got
         assert list(tmp_path.glob("movecore-compile-*.lock")), "the locks are shared"
-    else:
-        assert got == [["inner", "outer"], ["inner", "outer"]], got
+    else:   # (``inner`` too, unless one process started a second late)
+        assert all("outer" in g for g in got), got
 
 
 def test_the_compile_lock_is_off_outside_a_run_of_workers(tmp_path, monkeypatch):
