@@ -7,9 +7,12 @@ subset: it leaves out the long differential and random-play runs listed in :data
 A run of the whole suite (``pytest`` with no file or folder named, quick subset included)
 spreads the tests over one pytest-xdist worker process per CPU (at most
 :data:`MAX_WORKERS`); naming files or folders (``pytest tests/test_x.py``) runs them in
-this process, as does ``-n 0``; ``-n N`` picks the count. Safe on a cold Numba cache: the
-workers compile what their tests need at once, and every cached function of movecore has
-one cache entry, which racing processes write identically (Numba writes each file to a
+this process, as does ``-n 0``; ``-n N`` picks the count. On a cold Numba cache the
+workers compile each cached function of movecore once: a worker that needs a function
+another is compiling waits for it and loads it from the cache (:func:`_lock_compiles`),
+and they share out the compiles of the collection (:func:`_warm_up`). Processes without
+the lock (a test's subprocesses) are safe too: every cached function of movecore has one
+cache entry, which racing processes write identically (Numba writes each file to a
 temporary name and renames it into place; ``test_numba_cache.py``, and
 :func:`_one_numba_cache_entry_per_index` below in every worker).
 """
@@ -104,6 +107,8 @@ SLOW = {
     # the C ABI: every bundled example through mc_solve_json, threads
     "test_capi.py::test_solve_json_answers_every_bundled_example_like_solve": "rest",
     "test_capi.py::test_two_host_threads_query_one_board": "all",
+    # the compile lock's control case (no lock: both processes compile)
+    "test_docs.py::test_the_workers_compile_each_function_once": "rest",
 }
 
 
@@ -138,6 +143,84 @@ def pytest_cmdline_main(config):
     return None
 
 
+def _shared_lock_dir(config):
+    """The folder of a pytest-xdist worker's cross-worker file locks (the controller's
+    base temp folder, shared by the run's workers), or None where there are none: not a
+    worker, one worker, the cache off (nothing to share) or no POSIX file locks."""
+    if os.name != "posix":      # pragma: no cover (no fcntl file locks)
+        return None
+    winput = getattr(config, "workerinput", None)
+    if winput is None or int(winput.get("workercount", 1)) < 2 or \
+            os.environ.get("MOVECORE_NO_CACHE", "") not in ("", "0") or \
+            not getattr(config.option, "basetemp", None):
+        return None
+    from pathlib import Path
+    return Path(config.option.basetemp).parent
+
+
+def _lock_compiles(config) -> None:
+    """In a pytest-xdist worker of a run with 2+ workers: every compile of a cached Numba
+    function of movecore (a lazy first use, an eager signature at import, a callee
+    compiled while its caller is) runs under a file lock per cache index, shared by the
+    run's workers. A worker that needs a function another is compiling waits and then
+    loads it from the cache (numba's ``Dispatcher.compile`` looks in the cache first),
+    instead of compiling it a second time at once: on a cold cache the cache does not
+    help processes that compile the same function at the same moment. (One index per
+    function: ``_one_numba_cache_entry_per_index``.) Locks nest as calls do (a caller's
+    compile holds its lock while its callees compile), which cannot deadlock since no
+    kernel calls its callers; a compile already under its own lock in this process (a
+    recursive signature) does not lock again; the locks are taken inside numba's
+    process-wide compiler lock, so threads compile one at a time as they always do.
+    Every worker installs it in :func:`pytest_configure`, before :func:`_warm_up`."""
+    locks = _shared_lock_dir(config)
+    if locks is None:
+        return
+    import fcntl
+    import hashlib
+    import movecore
+    movecore._import_numba()
+    from numba.core import sigutils
+    from numba.core.caching import NullCache
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.dispatcher import Dispatcher
+
+    plain = Dispatcher.compile
+    if getattr(plain, "movecore_locked", False):
+        return
+    held: dict = {}         # cache index path -> its lock file (open) in this process
+
+    def compile(self, sig):
+        cache = self._cache
+        if isinstance(cache, NullCache) or not movecore._is_movecore_function(self.py_func):
+            return plain(self, sig)
+        with global_compiler_lock:
+            index = cache._cache_file._index_path
+            if index in held or \
+                    tuple(sigutils.normalize_signature(sig)[0]) in self.overloads:
+                return plain(self, sig)
+            name = hashlib.sha1(index.encode()).hexdigest()[:20]
+            f = open(locks / f"movecore-compile-{name}.lock", "a")
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX)
+                held[index] = f
+                return plain(self, sig)
+            finally:
+                held.pop(index, None)
+                f.close()       # (closing the file releases the lock)
+
+    def forget():
+        # a forked child shares the lock files open in the parent at the fork (a thread's
+        # compile): keeping them would hold the parent's locks while the child lives
+        for f in held.values():
+            f.close()
+        held.clear()
+
+    compile.movecore_locked = True
+    compile.__wrapped__ = plain
+    os.register_at_fork(after_in_child=forget)
+    Dispatcher.compile = compile
+
+
 #: The compiles of a test run's collection (every test module imported), which the workers
 #: of a run on a cold Numba cache share out before they collect: :func:`_warm_up`. Each
 #: step is a module to import or a ``module:function`` to call. The first group is every
@@ -167,19 +250,11 @@ def _warm_up(config) -> None:
     import contextlib
     import importlib
     import io
-    from pathlib import Path
 
-    try:
-        import fcntl
-    except ImportError:     # pragma: no cover (not POSIX: no file locks, no warm-up)
+    locks = _shared_lock_dir(config)
+    if locks is None or not config.workerinput.get("movecore_warm_up"):
         return
-    winput = getattr(config, "workerinput", None)
-    if winput is None or not winput.get("movecore_warm_up") or \
-            int(winput.get("workercount", 1)) < 2 or \
-            os.environ.get("MOVECORE_NO_CACHE", "") not in ("", "0") or \
-            not getattr(config.option, "basetemp", None):
-        return
-    locks = Path(config.option.basetemp).parent     # the controller's: shared by the run
+    import fcntl
 
     def run(group):
         # (movecore announces each compile on stderr: the collection's output is captured,
@@ -217,6 +292,7 @@ def _warm_up(config) -> None:
 
 
 def pytest_configure(config):
+    _lock_compiles(config)
     _warm_up(config)
 
 

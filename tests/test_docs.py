@@ -223,3 +223,82 @@ def test_the_workers_share_out_the_collections_compiles(tmp_path, monkeypatch):
     firsts = [min((r for r in runs if r[0] == g), key=lambda r: r[2]) for g in (1, 2)]
     assert firsts[0][1] != firsts[1][1], runs
     assert firsts[0][2] < firsts[1][3] and firsts[1][2] < firsts[0][3], runs
+
+
+_LOCKED_COMPILE = r"""
+import importlib.util, json, sys, time
+from pathlib import Path
+from types import SimpleNamespace
+import conftest
+tmp, me, lock = Path(sys.argv[1]), sys.argv[2], sys.argv[3] == "1"
+if lock:
+    conftest._lock_compiles(SimpleNamespace(
+        workerinput={"workercount": 2}, option=SimpleNamespace(basetemp=str(tmp / me))))
+import movecore
+numba = movecore._import_numba()
+from numba.core import event
+compiled = []
+
+class Slow(event.Listener):     # a compile takes a second: the two would overlap
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__name__)
+        time.sleep(1.0)
+    def on_end(self, ev):
+        pass
+
+event.register("numba:compile", Slow())
+spec = importlib.util.spec_from_file_location("movecore._lock_probe", tmp / "probe.py")
+mod = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+(tmp / f"ready-{me}").touch()
+while not all((tmp / f"ready-{w}").exists() for w in ("gw0", "gw1")):
+    time.sleep(0.01)
+t0 = time.perf_counter()
+assert mod.outer(20) == 20 * 21
+print(json.dumps({"compiled": compiled, "s": time.perf_counter() - t0}))
+"""
+
+
+@pytest.mark.parametrize("lock", [True, False])
+def test_the_workers_compile_each_function_once(tmp_path, lock):
+    """conftest's compile lock (every worker of a run with 2+ workers): two processes that
+    need the same cached movecore function at once on a cold cache compile it once, in
+    one of them; the other waits for it and loads it from the cache (its callee too).
+    Without the lock (the control case) both compile it. A compile here takes a
+    second (a numba:compile listener sleeps), so the two overlap."""
+    import json
+    import os
+    (tmp_path / "probe.py").write_text(
+        "import numba\n\n\n@numba.njit(cache=True)\ndef inner(n):\n    return n + 1\n\n\n"
+        "@numba.njit(cache=True)\ndef outer(n):\n    s = 0\n    for i in range(n):\n"
+        "        s += inner(i)\n    return 2 * s\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR",
+                                                            "MOVECORE_NO_CACHE")}
+    env.update(MOVECORE_CACHE=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), env.get("PYTHONPATH", "")]))
+    procs = [subprocess.Popen([sys.executable, "-c", _LOCKED_COMPILE, str(tmp_path), w,
+                               "1" if lock else "0"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for w in ("gw0", "gw1")]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err[-1500:] for _, err in outs]
+    got = sorted(sorted(json.loads(out)["compiled"]) for out, _ in outs)
+    if lock:
+        assert got == [[], ["inner", "outer"]], got
+        assert list(tmp_path.glob("movecore-compile-*.lock")), "the locks are shared"
+    else:   # (``inner`` too, unless one process started a second late)
+        assert all("outer" in g for g in got), got
+
+
+def test_the_compile_lock_is_off_outside_a_run_of_workers(tmp_path, monkeypatch):
+    """Not a worker, one worker, or MOVECORE_NO_CACHE: numba's compile stays as it is."""
+    from types import SimpleNamespace
+    import conftest
+    from numba.core.dispatcher import Dispatcher
+    plain = Dispatcher.compile
+    monkeypatch.delenv("MOVECORE_NO_CACHE", raising=False)
+    opt = SimpleNamespace(basetemp=str(tmp_path / "gw0"))
+    conftest._lock_compiles(SimpleNamespace(option=opt))
+    conftest._lock_compiles(SimpleNamespace(workerinput={"workercount": 1}, option=opt))
+    monkeypatch.setenv("MOVECORE_NO_CACHE", "1")
+    conftest._lock_compiles(SimpleNamespace(workerinput={"workercount": 2}, option=opt))
+    assert Dispatcher.compile is plain
