@@ -927,6 +927,8 @@ def test_dark_realms_whole_step_check_fails_on_a_wrong_step():
                          (wrong_coords, 1)):
         with pytest.raises(AssertionError):
             _dr_whole_run(s, 24, seed=seed, side="enemy", mutate=mutate)
+
+
 def _descent_paths_run(scenario, steps, seed, threads=1, mutate=None):
     """:func:`_fast_paths_run` on Descent's compiled move and removal (``_vecdescent``),
     both opponents."""

@@ -54,7 +54,8 @@ for the next figure, the kept answer and its list of usable ends, the opponent's
 row, the removal's victim, the mask and the observation are compiled loops: no numpy
 pass per condition, no sort over every place); the batched ``legal_moves`` and the
 game's move are the game's own (Dark Realms: :mod:`._vecdr`'s, Heroscape:
-:mod:`._vechs`'s where they apply).
+:mod:`._vechs`'s where they apply; Descent's move and removal one compiled call per
+sub-step, :mod:`._vecdescent`, where no live position answered).
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
 against single envs after every step (autoresets and illegal actions included), Descent's
