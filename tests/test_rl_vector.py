@@ -512,6 +512,16 @@ def _spy_large(envs) -> list:
         remove(games, figs)
 
     st.G._move_trusted, st.G.remove = move, gone
+    fast = st._dp       # (the compiled move and removal: _vecdescent)
+
+    def spy(rows, to, actor, tables, cell, alive, *rest):
+        got[0] += int((np.asarray(to) > ns).sum())
+        before = alive.copy()
+        k = fast(rows, to, actor, tables, cell, alive, *rest)
+        got[1] += int((before & ~alive)[:, large].sum())
+        return k
+
+    st._dp = spy
     return got
 
 
@@ -779,6 +789,12 @@ def _fast_paths_run(plan, scenario, steps, seed, kw, mutate=None):
             assert np.array_equal(x, y)
         for name in ("cell", "alive", "occ"):
             assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name))
+        if fast._np.game is not None:       # (Descent: squares, doors, orientations)
+            for name in ("sq", "doors", "orient"):
+                assert np.array_equal(getattr(fast._np.game, name),
+                                      getattr(slow._np.game, name)), name
+        for name in ("moved", "removed", "pending", "over", "actor"):
+            assert np.array_equal(getattr(fast._np, name), getattr(slow._np, name)), name
         assert np.array_equal(fast._np.rng, slow._np.rng)
     assert fast.counts == slow.counts
     return fast.counts["moves"]
@@ -911,6 +927,54 @@ def test_dark_realms_whole_step_check_fails_on_a_wrong_step():
                          (wrong_coords, 1)):
         with pytest.raises(AssertionError):
             _dr_whole_run(s, 24, seed=seed, side="enemy", mutate=mutate)
+
+
+def _descent_paths_run(scenario, steps, seed, threads=1, mutate=None):
+    """:func:`_fast_paths_run` on Descent's compiled move and removal (``_vecdescent``),
+    both opponents."""
+    kw = dict(num_envs=8, threads=threads, max_turns=9, copy=True,
+              opponent=("random", "greedy")[seed % 2])
+    return _fast_paths_run("_dp", scenario, steps, seed, kw, mutate)
+
+
+def _descent_fast_runs():
+    from test_batch_descent import _dungeons, _large_dungeons
+    return (example_scenarios("descent")[::2] + list(_dungeons(2, 40)) +
+            list(_large_dungeons(3, 40)))
+
+
+def test_descent_fast_env_equals_the_general_path():
+    """Descent's compiled move and removal (doors opened, large bases and turned
+    ones, removals and their rewards and ends) give the general path's env steps on
+    bundled scenarios and random dungeons (large monsters included), both opponents,
+    1 and 2 threads, illegal actions and autoresets."""
+    moves = sum(_descent_paths_run(s, 20, seed=k, threads=1 + k % 2)
+                for k, (_, s) in enumerate(_descent_fast_runs()))
+    assert moves > 1000
+
+
+def test_descent_fast_env_check_fails_on_a_wrong_move():
+    """The check above fails when the fast move's removal finds no neighbour, and
+    when it forgets the doors the path opens."""
+    from movecore.rl import _vecdescent
+
+    def no_neighbours(n):
+        n.adj = np.zeros_like(n.adj)
+
+    def no_doors(n):
+        fast = n._dp
+
+        def play(rows, to, actor, tables, cell, alive, opened, a_open, *rest):
+            return fast(rows, to, actor, tables, cell, alive, opened,
+                        np.zeros_like(a_open), *rest)
+        n._dp = play
+
+    assert _vecdescent.descent_play is not None
+    runs = dict(example_scenarios("descent"))
+    for name, mutate in (("descent_ogre.json", no_neighbours),
+                         ("descent_door_round.json", no_doors)):
+        with pytest.raises(AssertionError):
+            _descent_paths_run(runs[name], 25, seed=1, mutate=mutate)
 
 
 def _hs_answers_run(scenario, steps, seed, threads=1, mutate=None):

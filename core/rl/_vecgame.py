@@ -950,3 +950,41 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
         _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers, turn,
                           actor, done, max_turns, n_all_sides, b, counts)
     return 0
+
+
+@njit(inline="always")
+def victim_of(b, g, sp, adj, alive, side_of, n_all, rng, near):
+    """Game ``b``'s removal victim of mover ``g`` (its coin came up): of the enemies
+    in play next to a space of the mover (``sp`` int64[F, S] the game's figures'
+    spaces, -1 none), in slot order, the ``int(u * n)``-th (one draw of the game's
+    stream; none drawn where n = 0); ``near`` int64[>= F] scratch. Returns (the
+    victim, -1 none; 1 where fewer than two sides are left in play without it). The
+    numpy-driven env's (``_vecnp.victims``, ``_vecdescent.descent_play``): a figure
+    may hold several spaces."""
+    F, S = sp.shape[0], sp.shape[1]
+    n = 0
+    for j in range(F):
+        if not alive[b, j] or side_of[j] == side_of[g]:
+            continue
+        hit = False
+        for x in range(S):
+            c = sp[g, x]
+            if c < 0:
+                continue
+            for y in range(S):
+                e = sp[j, y]
+                if e >= 0 and adj[c, e]:
+                    hit = True
+        if hit:
+            near[n] = j
+            n += 1
+    if n == 0:
+        return -1, 0
+    gone = near[int(_draw(rng, b) * n)]
+    sides = 0
+    for k in range(n_all):
+        for j in range(F):
+            if alive[b, j] and j != gone and side_of[j] == k:
+                sides += 1
+                break
+    return gone, int(sides < 2)

@@ -54,7 +54,8 @@ for the next figure, the kept answer and its list of usable ends, the opponent's
 row, the removal's victim, the mask and the observation are compiled loops: no numpy
 pass per condition, no sort over every place); the batched ``legal_moves`` and the
 game's move are the game's own (Dark Realms: :mod:`._vecdr`'s, Heroscape:
-:mod:`._vechs`'s where they apply).
+:mod:`._vechs`'s where they apply; Descent's move and removal one compiled call per
+sub-step, :mod:`._vecdescent`, where no live position answered).
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
 against single envs after every step (autoresets and illegal actions included), Descent's
@@ -69,7 +70,8 @@ from numba import njit
 
 from ..position import grid_distance
 from ._kept_answer import keep_answer
-from ._vecgame import _draw, _kth, _n_sides, _root, _side_in_play
+from ._vecgame import (_SMALL, _draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
+                       victim_of)
 
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
 
@@ -161,7 +163,10 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
         for j in range(n):
             p = cand[r, j]
             keys[j] = (np.int64(cost[b, p]) * (P + 1) + rank[g, p]) * P + p
-        to[i] = _kth(keys, n, int(u[i] * n)) % P
+        want = int(u[i] * n)
+        # (a few rows, as a move's usually are: counting, with no mispredicted branch)
+        to[i] = (keys[_kth_small(keys, n, want)] if n <= _SMALL else
+                 _kth(keys, n, want)) % P
         if double[g] and n > 1:
             # two rows of one cost: a bit per cost under 64, else pairs compared
             seen = np.uint64(0)
@@ -191,42 +196,20 @@ def victims(rows, f, sp, adj, alive, side_of, n_all, rng, out):
     figure ``f[i]`` just moved: the enemies in play next to a space of the mover
     (``sp`` int64[R, F, S] every figure's spaces, -1 none; ``adj`` bool[N + 1, N + 1]),
     in slot order; where there are n of them, one draw of the game's stream picks the
-    ``int(u * n)``-th. ``out`` int64[4, >= R]: the games with a victim, their movers,
-    their victims, and 1 where fewer than two sides (of ``n_all``) are left in play
-    without the victim (the game is over); returns how many."""
-    F, S = sp.shape[1], sp.shape[2]
-    near = np.empty(F, np.int64)
+    ``int(u * n)``-th (:func:`._vecgame.victim_of`). ``out`` int64[4, >= R]: the games with a
+    victim, their movers, their victims, and 1 where fewer than two sides (of
+    ``n_all``) are left in play without the victim (the game is over); returns how
+    many."""
+    near = np.empty(alive.shape[1], np.int64)
     m = 0
     for i in range(rows.shape[0]):
         b, g = rows[i], f[i]
-        n = 0
-        for j in range(F):
-            if not alive[b, j] or side_of[j] == side_of[g]:
-                continue
-            hit = False
-            for x in range(S):
-                c = sp[i, g, x]
-                if c < 0:
-                    continue
-                for y in range(S):
-                    e = sp[i, j, y]
-                    if e >= 0 and adj[c, e]:
-                        hit = True
-            if hit:
-                near[n] = j
-                n += 1
-        if n:
-            gone = near[int(_draw(rng, b) * n)]
-            sides = 0
-            for k in range(n_all):
-                for j in range(F):
-                    if alive[b, j] and j != gone and side_of[j] == k:
-                        sides += 1
-                        break
+        gone, end = victim_of(b, g, sp[i], adj, alive, side_of, n_all, rng, near)
+        if gone >= 0:
             out[0, m] = b
             out[1, m] = g
             out[2, m] = gone
-            out[3, m] = sides < 2
+            out[3, m] = end
             m += 1
     return m
 
@@ -688,6 +671,12 @@ class BatchedSteps:
         if s.game == "heroscape":
             from ._vechs import HeroscapeAnswers
             self._hs = HeroscapeAnswers.make(self)
+        #: Descent's move and removal in one compiled call (``_vecdescent``; None: the
+        #: general path, numpy over the batch's ``move``/``remove``)
+        self._dp = None
+        if s.game == "descent":
+            from ._vecdescent import descent_play
+            self._dp = descent_play
         self.counts = [0, 0]             # moves, move generations
         #: enemy AI moves with a choice, picked on the position's rows (the tests)
         self.ai_choices = 0
@@ -821,6 +810,18 @@ class BatchedSteps:
             left = self._hs.play(rows, to)
             self.counts[0] += len(rows)
             self._advance(left)
+            return
+        if self._dp is not None and not self.a_slow[rows].any():
+            # (Descent, every answer on arrays: move and removal compiled, _vecdescent)
+            g = self.game
+            left = np.empty(len(rows), np.int64)
+            k = self._dp(rows, np.ascontiguousarray(to, np.int64), self.actor, g.tables,
+                         G.cell, G.alive, g.opened, self.a_open, g.slow, self.a_slow,
+                         g.last_fig, g.space, g.space_at, self.moved, self.removed,
+                         self.rng, self.adj, self.side_of, self.n_all, self.learner,
+                         self.pending, self.over, left)
+            self.counts[0] += len(rows)
+            self._advance(left[:k])
             return
         f = self.actor[rows]
         if self.game is not None:        # the Descent move reads its answer's doors
