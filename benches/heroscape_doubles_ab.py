@@ -164,7 +164,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     from movecore.games.heroscape._batch_doubles import doubles_kernel
     from movecore.tools import _selfplay_heroscape
-    from movecore.tools.bench_batch import _kernel_queries_per_s
+    from movecore.tools.bench_batch import _query_round, _reference
     from movecore.tools.selfplay import example_scenarios
     old_dk, old_step = _baseline(a.base)
     ex = dict(example_scenarios("heroscape"))
@@ -178,9 +178,8 @@ def main(argv=None) -> int:
               f"game, new {med(per[1]) * 1e6:.2f}: {med(per[0]) / med(per[1]):.3f}x",
               flush=True)
         play, per = _plays([old_step, _selfplay_heroscape.step], sc, a.B, a.rounds)
-        kc = []
-        _kernel_queries_per_s(play, 0.3, kc)
-        q = kc[0]
+        one = _query_round(_reference("heroscape", sc, play))
+        q = med([(lambda r: r[3] / r[0])(one(0.05)) for _ in range(7)])  # CPU s a query
         o, w = med(per[0]), med(per[1])
         print(f"  BatchedPlay move, B={a.B}, 1 thread: old {o * 1e6:.2f} us ({o / q:.2f} "
               f"queries), new {w * 1e6:.2f} us ({w / q:.2f}): {o / w:.3f}x "
