@@ -1059,9 +1059,11 @@ def test_bit_searches_equal_the_neighbour_table_searches():
     table's search it replaces (``_bfs_traps``, ``_bfs``, ``_rev_walk``, ``_rev_fly``,
     the closest target's keys from ``_bfs``) on random boards of one to four words,
     random figures (every figure blocks), starts, budgets 0-8, targets and spaces
-    wanted: the same ends with the same traps and steps, the same costs."""
+    wanted: the same ends with the same traps and steps, the same costs (the forward
+    search's levels past the first, which compute only the layers a trap entry changes,
+    among them)."""
     from movecore.games.dark_realms import _batch_enemy as be
-    n = np.zeros(5, np.int64)
+    n = np.zeros(6, np.int64)
     words = set()
     for pos, rng in _grid_boards(range(30)):
         board = pos.board
@@ -1107,6 +1109,7 @@ def test_bit_searches_equal_the_neighbour_table_searches():
                                ws(budget + 1), ws(budget + 1), ws(1)[0], fc, ft, fs)
             assert {int(fc[j]): (int(ft[j]), int(fs[j])) for j in range(got)} == want
             n[0] += 1
+            n[5] += int((ft[:got] >= 1).any())       # (a second level of traps)
             field, order = np.full(N, -1, np.int32), i32()
             m = be._bfs(nbrf, K, fly, start, budget, field, order)
             want = {int(c): (0, int(field[c])) for c in order[:m] if not obstacle[c]}

@@ -99,7 +99,7 @@ def _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, k, occ,
     return reach1_general(blob, occ, qf, zc, pk, buf, ends, no_queries, start, budget)
 
 
-@njit(i64(I64_2, i64, i64, i64), cache=T.CACHE, nogil=True)
+@njit(i64(I64_2, i64, i64, i64), cache=T.CACHE, nogil=True, _nrt=False)
 def _grid_distance(coords, kind, a, b):
     """Grid distance of cells a and b (hex: axial; square4: orthogonal steps; square8:
     king steps), as :meth:`.rules.Scene.distances_from`."""
@@ -144,7 +144,7 @@ def _flyer_rem(nbr, obstacle, occ, occ2, tg, rem, queue):
             rem[queue[i]] = -1
 
 
-@njit(i64(I64_1, I64_2, I64_1, i64), cache=T.CACHE, nogil=True)
+@njit(i64(I64_1, I64_2, I64_1, i64), cache=T.CACHE, nogil=True, _nrt=False)
 def _closest_fastest(tier, keys, speed, nt):
     """Keep in ``tier[:m]`` the targets of the least ``keys`` row (no route first, then
     steps), then the fastest of them; returns m."""
@@ -398,7 +398,7 @@ def _pick_body(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kin
 _PICK_SIG = (I32_1, I32_1, I32_1, i64, I64_1, b1, i64, f8, B_1, I64_2, i64, i64, I64_1)
 
 
-@njit(types.UniTuple(i64, 2)(*_PICK_SIG), cache=T.CACHE, nogil=True)
+@njit(types.UniTuple(i64, 2)(*_PICK_SIG), cache=T.CACHE, nogil=True, _nrt=False)
 def _pick_fast(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kind, tg,
                rank):
     """:func:`_pick_body` over the costs ``rem`` (int64[N])."""
@@ -407,7 +407,7 @@ def _pick_fast(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kin
 
 
 @njit(types.UniTuple(i64, 2)(I32_1, I32_1, I32_1, i64, I32_1, i64, I64_2, i64, i64,
-                             I64_1), cache=T.CACHE, nogil=True)
+                             I64_1), cache=T.CACHE, nogil=True, _nrt=False)
 def _pick_pk(cells, t_now, s_now, nf, row, bias, coords, kind, tg, rank):
     """:func:`_pick_body`'s answer where each end's traps and steps left are read
     packed from a table's row (int32[N], no copy of it): ``row[c] - bias`` is
@@ -478,7 +478,7 @@ def _tables(nbr, K, free, trap, W, out, rem, fifo, tq, want):
                 out[x, tq[j]] = fifo[tq[j]]
 
 
-@njit(b1(I32_2, I32_2, B_2, i64, i64, i64, i64, i64), cache=T.CACHE, nogil=True)
+@njit(b1(I32_2, I32_2, B_2, i64, i64, i64, i64, i64), cache=T.CACHE, nogil=True, _nrt=False)
 def _no_figure_on_a_route(table, cell, alive, b, skip1, skip2, x, y):
     """True when no figure of game ``b`` (its spaces ``cell[b]``, in play ``alive[b]``)
     but those on ``skip1`` and ``skip2`` stands on any least route of ``table`` (the
@@ -544,7 +544,7 @@ def _has(bits, p):
 
 
 @njit(i64(i64, i64, U64_1, U64_1, i64, U64_1, U64_1, I64_1, I64_1, B_1, b1, U64_2, U64_2,
-          U64_1, I32_1, I32_1, I32_1), cache=T.CACHE, nogil=True)
+          U64_1, I32_1, I32_1, I32_1), cache=T.CACHE, nogil=True, _nrt=False)
 def _fwd_bits(start, budget, free, trapb, max_level, sp, sn, bpos, bat, obstacle, fly, L,
               E, prev, fc, ft, fs):
     """The forward search of :func:`_bfs_traps` (traps ``trapb`` as a second objective;
@@ -563,7 +563,9 @@ def _fwd_bits(start, budget, free, trapb, max_level, sp, sn, bpos, bat, obstacle
     its steps the first layer of that level holding it. The next level is made only
     while a trap one step from this level's layer lies outside it (else it equals
     this one), at most ``max_level`` (a route entering a trap twice has a shortcut
-    with fewer of both). ``E`` and ``prev`` (uint64[W]): workspace; ``sp``, ``sn``:
+    with fewer of both), and it computes only its layers from the first step whose trap
+    entries lie outside the level before (the layers before are that level's). ``E``
+    and ``prev`` (uint64[W]): workspace; ``sp``, ``sn``:
     the directions' bit offsets (:func:`_step_word`); ``bpos``: each space's bit,
     ``bat``: each bit's space (-1 none)."""
     W = free.shape[0]
@@ -575,12 +577,13 @@ def _fwd_bits(start, budget, free, trapb, max_level, sp, sn, bpos, bat, obstacle
         prev[w] = 0
     nf = 0
     level = 0
+    for w in range(W):
+        L[0, w] = 0
+    L[0, p0 >> 6] = _U1 << np.uint64(p0 & 63)
+    s0 = 1              # the first layer this level changes (see below)
     while True:
-        for w in range(W):
-            L[0, w] = 0
-        L[0, p0 >> 6] = _U1 << np.uint64(p0 & 63)
-        more = False
-        for s in range(1, budget + 1):
+        s1 = budget + 1     # the first layer the next level changes
+        for s in range(s0, budget + 1):
             src = L[s - 1]
             for w in range(W):
                 x = _step_word(src, w, sp, sn) & free[w]
@@ -588,9 +591,9 @@ def _fwd_bits(start, budget, free, trapb, max_level, sp, sn, bpos, bat, obstacle
                 v = L[s - 1, w] | (x & ~trapb[w]) | E[s, w]
                 L[s, w] = v
                 E[s, w] = t
-                if t & ~v:
-                    more = True
-        for s in range(budget + 1):
+                if t & ~v and s1 > budget:
+                    s1 = s
+        for s in range(s0 - 1, budget + 1):
             for w in range(W):
                 x = L[s, w] & ~prev[w]
                 if s > 0:
@@ -607,13 +610,19 @@ def _fwd_bits(start, budget, free, trapb, max_level, sp, sn, bpos, bat, obstacle
         for w in range(W):
             prev[w] = L[budget, w]
         level += 1
-        if not more or level > max_level:
+        if s1 > budget or level > max_level:
             break
+        # the next level's layers before s1 are this one's, and so are its trap
+        # entries there (E, kept): level p + 1's L[s] is level p's with E[s] added
+        # (E only grows from level to level: L does), and below s1 every E[s] lies
+        # within level p's L[s] already; so it is computed from s1 on, and only its
+        # layers from s1 - 1 on can hold a space new to it
+        s0 = s1
     return nf
 
 
 @njit(types.void(i64, U64_1, U64_2, I32_2, i64, I64_1, i64, I64_2, I64_2, i64, U64_1,
-                 U64_1, I64_1, U64_1, U64_1), cache=T.CACHE, nogil=True)
+                 U64_1, I64_1, U64_1, U64_1), cache=T.CACHE, nogil=True, _nrt=False)
 def _field_bits(start, free, nbb, cell, b, tier, nt, keys, coords, kind, sp, sn, bpos,
                 cur, g):
     """The closest-target keys of :func:`_closest_fastest` for the targets
@@ -686,7 +695,7 @@ def _count(bits):
 
 
 @njit(i64(i64, U64_1, U64_1, U64_1, i64, i64, U64_1, U64_1, I64_1, I64_1, U64_2, U64_1,
-          U64_1, U64_1, U64_1, I64_1), cache=T.CACHE, nogil=True)
+          U64_1, U64_1, U64_1, I64_1), cache=T.CACHE, nogil=True, _nrt=False)
 def _rev_walk_bits(tg, free, trapb, want, Wt, max_level, sp, sn, bpos, bat, E, cur, nxt,
                    fprev, elast, rem):
     """:func:`_rev_walk` as bit sets, for the spaces of ``want`` (uint64[W]) alone:
@@ -752,7 +761,7 @@ def _rev_walk_bits(tg, free, trapb, want, Wt, max_level, sp, sn, bpos, bat, E, c
 
 
 @njit(types.void(i64, U64_1, U64_1, U64_1, U64_1, U64_1, U64_2, I64_1, U64_1, U64_1,
-                 I64_1), cache=T.CACHE, nogil=True)
+                 I64_1), cache=T.CACHE, nogil=True, _nrt=False)
 def _rev_fly_bits(tg, goal_ok, free, want, sp, sn, nbb, bat, cur, nxt, rem):
     """:func:`_rev_fly` as bit sets, for the spaces of ``want`` alone: ``rem[c]``, the
     fewest steps from a goal (a space next to ``tg`` that ``goal_ok``) to c through
@@ -1076,6 +1085,8 @@ def kernel():
                         # more than the game's, is the game's pick when no figure
                         # stands on a least route to its end (every other end's cost
                         # is at least its table cost, which already loses)
+                        found = False       # (the pick ``best`` made: one write below)
+                        best = np.int64(0)
                         if use_tab:
                             w = np.int64(1) if fly else np.int64(W)
                             ng = 0
@@ -1128,21 +1139,13 @@ def kernel():
                             if fmin:
                                 for j in range(nf):
                                     remf[fc[j]] = -1
-                            if ok:
-                                tab_hits[0] += 1
-                                mask[b, fc[best]] = 1
-                                if costs:
-                                    cost[b, fc[best]] = fs[best]
-                                    stop[b, fc[best]] = 0
-                                if want_pen:
-                                    pen[b, fc[best]] = ft[best]
-                                continue
-                            tab_hits[1] += 1
+                            found = ok
+                            tab_hits[0 if ok else 1] += 1
                         # 3b. the reverse search, stopped once every forward end is
                         # settled: as bit sets (the ends: the forward search's last
                         # reach, ``bw[0]``, less a flyer's obstacles), else over the
                         # neighbour table (the byte rows and the ends marked first)
-                        if use_bits:
+                        if use_bits and not found:
                             wb = bw[3]
                             for x in range(wb.shape[0]):
                                 wb[x] = bw[0, x] & walk_bits[x]
@@ -1161,53 +1164,46 @@ def kernel():
                                 best, routed = _pick_fast(fc, ft, fs, nf, remf, fly, w,
                                                           1.0 / w, trap, coords, kind, tg,
                                                           rank)
-                                for j in range(nf):
-                                    remf[fc[j]] = -1
-                                dest = fc[best]
-                                steps = fs[best]
-                                traps = ft[best]
-                                mask[b, dest] = 1
-                                if costs:
-                                    cost[b, dest] = steps
-                                    stop[b, dest] = 0
-                                if want_pen:
-                                    pen[b, dest] = traps
-                                continue
-                            for j in range(nf):     # (a level longer than brev: the
-                                remf[fc[j]] = -1    # neighbour table's search)
-                        if not rows:
-                            for c in range(N):
-                                wfree[c] = walk_ok[c] & (o[c] == EMPTY)
-                            wfree[ecell] = 1
-                            if fly:
-                                for c in range(N):
-                                    free[c] = o[c] == EMPTY
-                                free[ecell] = 1
-                            rows = True
-                        if not marked_want:
+                                found = True
+                            # (else a level longer than brev: the neighbour table's
+                            # search below)
                             for j in range(nf):
-                                want[fc[j]] = 1
-                            marked_want = True
-                        fifo = fscr[5]
-                        tq = fscr[6]
-                        if fly:
-                            w = np.int64(1)
-                            na = _rev_fly(nbrf, K, wfree, free, tg, want, nf, remf, fifo)
-                            nb = 0
-                        else:
-                            w = np.int64(W)
-                            got = _rev_walk(nbrf, K, free, trap8, tg, w, want, nf, remf,
-                                            fifo, tq)
-                            na = got & 0xFFFFFFFF
-                            nb = got >> 32
-                            remf[tg] = -1
-                        # 3c. the lexicographic pick (the position's, at less cost)
-                        best, routed = _pick_fast(fc, ft, fs, nf, remf, fly, w, 1.0 / w,
-                                                  trap, coords, kind, tg, rank)
-                        for j in range(na):
-                            remf[fifo[j]] = -1
-                        for j in range(nb):
-                            remf[tq[j]] = -1
+                                remf[fc[j]] = -1
+                        if not found:
+                            if not rows:
+                                for c in range(N):
+                                    wfree[c] = walk_ok[c] & (o[c] == EMPTY)
+                                wfree[ecell] = 1
+                                if fly:
+                                    for c in range(N):
+                                        free[c] = o[c] == EMPTY
+                                    free[ecell] = 1
+                                rows = True
+                            if not marked_want:
+                                for j in range(nf):
+                                    want[fc[j]] = 1
+                                marked_want = True
+                            fifo = fscr[5]
+                            tq = fscr[6]
+                            if fly:
+                                w = np.int64(1)
+                                na = _rev_fly(nbrf, K, wfree, free, tg, want, nf, remf,
+                                              fifo)
+                                nb = 0
+                            else:
+                                w = np.int64(W)
+                                got = _rev_walk(nbrf, K, free, trap8, tg, w, want, nf, remf,
+                                                fifo, tq)
+                                na = got & 0xFFFFFFFF
+                                nb = got >> 32
+                                remf[tg] = -1
+                            # 3c. the lexicographic pick (the position's, at less cost)
+                            best, routed = _pick_fast(fc, ft, fs, nf, remf, fly, w, 1.0 / w,
+                                                      trap, coords, kind, tg, rank)
+                            for j in range(na):
+                                remf[fifo[j]] = -1
+                            for j in range(nb):
+                                remf[tq[j]] = -1
                         dest = fc[best]
                         steps = fs[best]
                         traps = ft[best]
