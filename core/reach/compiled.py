@@ -15,7 +15,9 @@ engine's own (``tests/test_reach_tree_api.py`` checks that games import nothing 
   ``CTRL`` the control words at the workspace's start.
 * ``reach1_ordered``: the same with the ends listed in a given order.
 * ``penalty_kernel()``: the packed penalty (lexicographic) kernel, compiled on first use;
-  ``pen_layout_size(n, n_pen, nb)`` and ``pen_out_offset(n, n_pen, nb)`` its workspace.
+  ``pen_layout_size(n, n_pen, nb)`` and ``pen_out_offset(n, n_pen, nb)`` its workspace;
+  ``pen_row_of(buf, n, v)`` the row of cell ``v`` among the last rows-mode query's ends
+  (-1: not an end), read from the search's own stamps.
 * ``penalty_steps_kernel()``: ``(pen_steps, reach_pen_steps)``, its rows mode over a
   table of the mover's steps made once per board and mover (the same rows, in the same
   order; for many queries on one board with per-query occupants, stops and leave masks).
@@ -28,11 +30,12 @@ from __future__ import annotations
 from ..kernels import reach as _reach, reach_pen as _reach_pen
 from ..kernels.reach import (CTRL, fast_layout_size, is_plain, reach1_general,  # noqa: F401
                                reach1_ordered, reach1_plain)
-from ..kernels.reach_pen import pen_layout_size, pen_out_offset  # noqa: F401
+from ..kernels.reach_pen import pen_layout_size, pen_out_offset, pen_row_of  # noqa: F401
 from ._batch import _thread_pool as thread_pool  # noqa: F401
 
 __all__ = ["CTRL", "fast_layout_size", "is_plain", "reach1_general", "reach1_ordered",
-           "reach1_plain", "pen_layout_size", "pen_out_offset", "penalty_kernel",
+           "reach1_plain", "pen_layout_size", "pen_out_offset", "pen_row_of",
+           "penalty_kernel",
            "penalty_steps_kernel",
            "kernel_sources", "thread_pool"]
 

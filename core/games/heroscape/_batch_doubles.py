@@ -44,8 +44,7 @@ from numba import njit, types
 
 from ...kernels import _types as T
 from ...kernels._types import CACHE
-from ...kernels.reach_pen import pen_row_of
-from ...reach.compiled import reach1_ordered
+from ...reach.compiled import pen_row_of, reach1_ordered
 from ._jit import node_value
 
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
