@@ -343,6 +343,26 @@ def _rev_fly(nbr, K, goal_ok, free, tg, want, n_want, rem, queue):
 
 
 @njit(nogil=True, inline="always")
+def _nearest_without_route(cells, t_now, s_now, nf, coords, kind, tg, rank):
+    """Where no end of ``cells[:nf]`` has a route on to the target: the end nearest the
+    target's ``tg`` by grid distance, ties by traps and steps so far and the space's
+    ``rank`` (the position's pick's last rule); shared by :func:`_pick_body` and
+    :func:`_pick_pk`."""
+    best = -1
+    k0 = k1 = k2 = k3 = np.int64(0)
+    for j in range(nf):
+        c = np.int64(cells[j])
+        a0 = _grid_distance(coords, kind, c, tg)
+        a1 = np.int64(t_now[j])
+        a2 = np.int64(s_now[j])
+        a3 = rank[c]
+        if best < 0 or (a0, a1, a2, a3) < (k0, k1, k2, k3):
+            best = j
+            k0, k1, k2, k3 = a0, a1, a2, a3
+    return best
+
+
+@njit(nogil=True, inline="always")
 def _pick_body(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kind, tg,
                rank):
     """The position's pick (:func:`._enemy_pick._enemy_pick`) of the ends ``cells[:nf]``
@@ -383,16 +403,7 @@ def _pick_body(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kin
             k0, k1, k2, k3, k4, k5 = a0, a1, sr, a3, tn, a5
     if best >= 0:
         return best, 1
-    for j in range(nf):
-        c = np.int64(cells[j])
-        a0 = _grid_distance(coords, kind, c, tg)
-        a1 = np.int64(t_now[j])
-        a2 = np.int64(s_now[j])
-        a3 = rank[c]
-        if best < 0 or (a0, a1, a2, a3) < (k0, k1, k2, k3):
-            best = j
-            k0, k1, k2, k3 = a0, a1, a2, a3
-    return best, 0
+    return _nearest_without_route(cells, t_now, s_now, nf, coords, kind, tg, rank), 0
 
 
 _PICK_SIG = (I32_1, I32_1, I32_1, i64, I64_1, b1, i64, f8, B_1, I64_2, i64, i64, I64_1)
@@ -435,17 +446,7 @@ def _pick_pk(cells, t_now, s_now, nf, row, bias, coords, kind, tg, rank):
             bA, k2, k3, k4, k5 = A, sr, a3, tn, a5
     if best >= 0:
         return best, 1
-    k0 = k1 = np.int64(0)
-    for j in range(nf):
-        c = np.int64(cells[j])
-        a0 = _grid_distance(coords, kind, c, tg)
-        a1 = np.int64(t_now[j])
-        a2 = np.int64(s_now[j])
-        a3 = rank[c]
-        if best < 0 or (a0, a1, a2, a3) < (k0, k1, k2, k3):
-            best = j
-            k0, k1, k2, k3 = a0, a1, a2, a3
-    return best, 0
+    return _nearest_without_route(cells, t_now, s_now, nf, coords, kind, tg, rank), 0
 
 
 @njit(types.void(I32_1, i64, U8_1, U8_1, i64, I32_2, I64_1, I32_1, I32_1, U8_1),
