@@ -41,7 +41,7 @@ from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits, kernel
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
 from ._kept_answer import keep_answer
-from ._vecgame import _draw
+from ._vecgame import _draw, _n_sides
 
 #: de Bruijn sequence and table: the index of a word's lowest set bit
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
@@ -192,13 +192,7 @@ def dr_play(rows, to, actor, occ, cell, alive, team, moved, removed, rng, adj, s
                 removed[b] = True
                 pending[b] += np.float64(side_of[f] == learner) - \
                     np.float64(side_of[gone] == learner)
-                sides = 0
-                for s in range(n_all):
-                    for j in range(F):
-                        if alive[b, j] and side_of[j] == s:
-                            sides += 1
-                            break
-                if sides < 2:
+                if _n_sides(alive, side_of, n_all, b) < 2:
                     over[b] = 1             # (TERMINATED)
                     actor[b] = -1
         if over[b] == 0:
