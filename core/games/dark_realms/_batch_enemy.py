@@ -539,6 +539,19 @@ def _step_word(src, w, sp, sn):
 
 
 @njit(nogil=True, inline="always")
+def _new_step(cur, sp, sn, free, out):
+    """``out`` (uint64[W]) = the ``free`` spaces one step from ``cur`` that ``cur``
+    does not hold yet (a breadth-first search's next layer); True where there is one."""
+    grew = False
+    for w in range(cur.shape[0]):
+        x = _step_word(cur, w, sp, sn) & free[w] & ~cur[w]
+        out[w] = x
+        if x:
+            grew = True
+    return grew
+
+
+@njit(nogil=True, inline="always")
 def _has(bits, p):
     """Bit ``p`` of the uint64 words ``bits``."""
     return (bits[p >> 6] >> np.uint64(p & 63)) & _U1 != 0
@@ -654,12 +667,7 @@ def _field_bits(start, free, nbb, cell, b, tier, nt, keys, coords, kind, sp, sn,
                         break
         if left == 0:
             break
-        grew = False
-        for w in range(W):
-            x = _step_word(cur, w, sp, sn) & free[w] & ~cur[w]
-            g[w] = x
-            if x:
-                grew = True
+        grew = _new_step(cur, sp, sn, free, g)
         for w in range(W):
             cur[w] |= g[w]
         if not grew:
@@ -776,12 +784,7 @@ def _rev_fly_bits(tg, goal_ok, free, want, sp, sn, nbb, bat, cur, nxt, rem):
     s = 0
     while left > 0:
         s += 1
-        grew = False
-        for w in range(W):
-            x = _step_word(cur, w, sp, sn) & free[w] & ~cur[w]
-            nxt[w] = x
-            if x:
-                grew = True
+        grew = _new_step(cur, sp, sn, free, nxt)
         if not grew:
             break
         for w in range(W):
