@@ -1315,30 +1315,41 @@ def test_numpy_arrays_kept_check_fails_on_a_wrong_update():
 
 def test_numpy_arrays_pick_is_the_kth_row():
     """``_vecnp.pick_rows`` (the opponent's pick: a selection over each game's usable
-    ends) takes the row a stable sort of the ``Moves`` order takes, the ``int(u * n)``-th
-    by (cost, rank, place), and counts the double-space figures' picks among rows of
-    one cost as ``np.unique`` does (costs over 64 included)."""
+    ends, by counting them by cost) takes the row a stable sort of the ``Moves`` order
+    takes, the ``int(u * n)``-th by (cost, rank, place), and counts the double-space
+    figures' picks among rows of one cost as ``np.unique`` does: few places and many
+    costs (costs over 64 and below 0 included: the counts' outer buckets, whose rows
+    mix costs), and many places of a few costs (over 48 rows of one cost: the
+    quickselect); ranks with ties (a double's two orientations of one pair: the place
+    decides)."""
     from movecore.rl._vecnp import pick_rows
     rng = np.random.default_rng(0)
-    B, P, F = 300, 40, 3
-    cost = rng.integers(0, 70, (B, P)).astype(np.int32)
-    cost[: B // 2] %= 9                  # (many ties of cost: the rank decides)
-    rank = np.array([rng.permutation(P) for _ in range(F)], np.int64)
-    m = rng.random((B, P)) < rng.random((B, 1))
-    n = m.sum(1).astype(np.int64)
-    lists = np.zeros((B, P), np.int32)
-    for b in range(B):
-        lists[b, :n[b]] = np.flatnonzero(m[b])
-    rows = rng.permutation(B).astype(np.int64)
-    f = rng.integers(0, F, B).astype(np.int64)
-    u = rng.random(B)
-    double = np.array([True, False, True])
-    to = np.empty(B, np.int64)
-    picks = pick_rows(rows, rows, lists, n, f, u, cost, rank, double, to)
-    key = np.where(m[rows], cost[rows].astype(np.int64) * (P + 1) + rank[f],
-                   np.iinfo(np.int64).max)
-    want = np.argsort(key, 1, kind="stable")[np.arange(B), (u * n[rows]).astype(np.int64)]
-    want[n[rows] == 0] = 0
-    assert np.array_equal(to, want)
-    assert picks == sum(len(np.unique(cost[b][m[b]])) < n[b] for b, g in zip(rows, f)
-                        if double[g] and n[b] > 1) > 0
+    for P, top, low in ((40, 70, -5), (160, 3, 0)):
+        B, F = 300, 3
+        cost = rng.integers(low, top, (B, P)).astype(np.int32)
+        cost[: B // 2] %= 9              # (many ties of cost: the rank decides)
+        rank = np.array([rng.permutation(P) for _ in range(F)], np.int64)
+        rank[2] //= 2                    # (ties of rank: the place decides)
+        m = rng.random((B, P)) < rng.random((B, 1))
+        n = m.sum(1).astype(np.int64)
+        lists = np.zeros((B, P), np.int32)
+        for b in range(B):
+            lists[b, :n[b]] = np.flatnonzero(m[b])
+        rows = rng.permutation(B).astype(np.int64)
+        f = rng.integers(0, F, B).astype(np.int64)
+        u = rng.random(B)
+        double = np.array([True, False, True])
+        to = np.empty(B, np.int64)
+        picks = pick_rows(rows, rows, lists, n, f, u, cost, rank, double, to)
+        key = np.where(m[rows], (cost[rows].astype(np.int64) * (P + 1) + rank[f]) * P
+                       + np.arange(P), np.iinfo(np.int64).max)
+        want = np.argsort(key, 1, kind="stable")[np.arange(B),
+                                                 (u * n[rows]).astype(np.int64)]
+        want[n[rows] == 0] = 0
+        assert np.array_equal(to, want), P
+        assert picks == sum(len(np.unique(cost[b][m[b]])) < n[b] for b, g in zip(rows, f)
+                            if double[g] and n[b] > 1) > 0
+        # what the runs cover: the outer buckets; a wanted row among over 48 of its cost
+        same = [(cost[b][m[b]] == cost[b, w]).sum() for b, w in zip(rows, want)]
+        assert (low < 0 and (cost[m] < 0).any() and (cost[m] >= 62).any()) or \
+            max(same) > 48, P

@@ -84,7 +84,7 @@ def env_kernel():
                                 _vecnp.__file__, _kept_answer.__file__)
     deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
 
-    @njit(cache=CACHE, nogil=True)
+    @njit(cache=CACHE, nogil=True, _nrt=False)
     def hs_env_chunk(S, K, M, D, Q, T, A, W, O, mode, actions, results, obs, mask,
                      mask_out, lo, hi):
         if deps is None:    # (never: the sources' stamps in the closure, see above)
