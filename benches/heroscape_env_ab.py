@@ -9,6 +9,7 @@ slow spell of a shared machine hits both alike.
     git worktree add --detach /tmp/base BASE_COMMIT
     python benches/heroscape_env_ab.py /tmp/base [--scenario NAME] [--rounds 14]
                                        [--B 1024] [--threads 1,2] [--copy 1]
+                                       [--opponent random]
 
 Each round resets both envs to seed 7 and plays 8 steps of the same actions (a random
 legal action per game, drawn before the clock); after every round the two envs'
@@ -66,6 +67,7 @@ def main() -> None:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--copy", type=int, default=1)
     ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--opponent", default="random")
     args = ap.parse_args()
     import movecore.rl as rl
     from movecore.rl import _vecnp
@@ -76,7 +78,8 @@ def main() -> None:
     envs = {}
     for th in threads:
         for path in ("old", "new"):
-            e = rl.vector_env(args.scenario, num_envs=B, threads=th, copy=copy)
+            e = rl.vector_env(args.scenario, num_envs=B, threads=th, copy=copy,
+                              opponent=args.opponent)
             if path == "old":
                 e._hsf = base["_vechsenv"].HeroscapeEnvStep(e._np, copy)
             envs[th, path] = e
@@ -120,7 +123,7 @@ def main() -> None:
         for th in threads:
             assert last[th, "old"] == last[th, "new"], f"the paths differ ({th} threads)"
     load = open("/proc/loadavg").read().split()[:3]
-    print(f"{args.scenario}, B = {B}, copy={copy}, {STEPS} steps x {args.rounds} rounds "
+    print(f"{args.scenario}, {args.opponent} opponent, B = {B}, copy={copy}, {STEPS} steps x {args.rounds} rounds "
           f"(medians; both paths equal after every step); load {load}")
     print("| threads | path | moves a round | wall µs / move | CPU µs / move (all threads) "
           "| calling thread |")

@@ -1282,6 +1282,55 @@ def test_numpy_arrays_kept_observations_on_two_threads(name):
     assert steps == 50 and cleared > 10
 
 
+
+def test_heroscape_ends_planes_where_placements_share_a_lead_cell():
+    """The acting figure's three ends planes (``_vecnp.draw_obs``: at each end's lead
+    cell 1, its cost over the largest, 1 where it stops) where a two-space figure's
+    placements share a lead cell: the largest cost of them and a stop where any of them
+    stops, whatever their order in the list, drawn from scratch and kept alike. The
+    stops and costs of the kept answers are set so that the first of each pair stops
+    and costs most (the order in which a kept draw's last write would be wrong)."""
+    envs = rl.vector_env("heroscape_engaged_knight", num_envs=8, copy=False,
+                         max_turns=30, backend="arrays")
+    n = envs._np
+    rng = np.random.default_rng(3)
+    envs.reset(seed=3)
+    checked = 0
+    for t in range(40):
+        acting = n.learner_acting()
+        for b in np.flatnonzero(acting):
+            f = n.actor[b]
+            if not n.double[f]:
+                continue
+            ps = n.a_list[b, :n.a_n[b]]
+            lead = n.lead[f, ps]
+            for i in range(len(ps)):        # the first of a lead cell's places: the most
+                first = lead[i] >= 0 and (lead[:i] != lead[i]).all()
+                n.a_stop[b, ps[i]] = 1 if first else 0
+                n.a_cost[b, ps[i]] = 9 if first else rng.integers(1, 9)
+            checked += len(lead) - len(np.unique(lead))
+        B, HW, d = envs.num_envs, n.HW, n.d
+        for kept in (False, True):
+            out = np.zeros((B, n.C, HW), np.float32) if not kept else envs._obs
+            n.observe(out, kept=kept)
+            o = out.reshape(B, n.C, HW)
+            for b in np.flatnonzero(acting):
+                f = n.actor[b]
+                ps = n.a_list[b, :n.a_n[b]]
+                lead, cost = n.lead[f, ps], n.a_cost[b, ps].astype(np.float64)
+                top = cost.max() if len(ps) and cost.max() > 0 else 1.0
+                want = np.zeros((3, HW), np.float32)
+                for h, c, st in zip(lead, cost, n.a_stop[b, ps]):
+                    if h < 0:
+                        continue
+                    want[0, h] = 1.0
+                    want[1, h] = max(want[1, h], np.float32(c * (1.0 / top)))
+                    want[2, h] = max(want[2, h], float(st != 0))
+                assert np.array_equal(o[b, d + 2:d + 5], want), (t, b, kept)
+        m = envs._mask
+        envs.step((rng.random(m.shape, np.float32) * m).argmax(1))
+    assert checked > 20, checked
+
 def test_numpy_arrays_kept_check_fails_on_a_wrong_update():
     """The check above fails when the kept update forgets the places it drew, the
     turn its turn plane shows, or the state its game planes show (Descent's doors,
