@@ -123,7 +123,8 @@ def main() -> None:
         for th in threads:
             assert last[th, "old"] == last[th, "new"], f"the paths differ ({th} threads)"
     load = open("/proc/loadavg").read().split()[:3]
-    print(f"{args.scenario}, {args.opponent} opponent, B = {B}, copy={copy}, {STEPS} steps x {args.rounds} rounds "
+    print(f"{args.scenario}, {args.opponent} opponent, B = {B}, copy={copy}, "
+          f"{STEPS} steps x {args.rounds} rounds "
           f"(medians; both paths equal after every step); load {load}")
     print("| threads | path | moves a round | wall µs / move | CPU µs / move (all threads) "
           "| calling thread |")
