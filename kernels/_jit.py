@@ -1,4 +1,5 @@
-"""Numba options shared by the compiled functions, declared once.
+"""Numba options shared by the compiled functions, and the first build of a compiled
+function made once (:func:`once`), declared once.
 
 :data:`NO_NRT`: the options (``njit(..., **NO_NRT)``) that compile a function without
 Numba's reference counting, for the functions that allocate nothing and keep no array
@@ -22,6 +23,10 @@ the other kind.
 """
 from __future__ import annotations
 
+import functools
+import os
+import threading
+
 
 def accepts_no_nrt() -> bool:
     """True when this Numba's CPU target takes the ``_nrt`` option and ``_nrt=False``
@@ -39,6 +44,60 @@ def accepts_no_nrt() -> bool:
         return False
 
 
-#: ``njit`` keywords for a function compiled without reference counting: ``{"_nrt":
-#: False}`` where this Numba takes the option, else ``{}`` (see the module docstring).
-NO_NRT: dict = {"_nrt": False} if accepts_no_nrt() else {}
+def __getattr__(name):
+    # NO_NRT: ``njit`` keywords for a function compiled without reference counting,
+    # ``{"_nrt": False}`` where this Numba takes the option, else ``{}`` (see the module
+    # docstring). Probed at its first use (``from ._jit import NO_NRT`` in a module that
+    # compiles), not at this module's import: :func:`once` alone imports no numba.
+    if name == "NO_NRT":
+        global NO_NRT
+        NO_NRT = {"_nrt": False} if accepts_no_nrt() else {}
+        return NO_NRT
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: [the lock] of every :func:`once` builder, so that a forked child gets fresh ones
+_ONCE_LOCKS: list = []
+
+
+def once(build):
+    """``functools.cache`` for a builder of compiled functions (a function that makes
+    Numba dispatchers, compiled or loaded from the cache on the spot), whose first call
+    for some arguments is made by one thread: a thread asking while another builds waits
+    for that build and gets what it made. ``functools.cache`` holds no lock while the
+    function runs, so two threads' first calls at once (the pool threads of a batched
+    call, two envs stepped on two threads) each made their own dispatchers and compiled
+    or loaded them twice, and one was dropped. One reentrant lock per builder (a builder
+    may call another, or itself for other arguments), taken on a first call only; later
+    calls read a dict. ``built`` holds what was made, by arguments (tests)."""
+    built: dict = {}
+    lock = [threading.RLock()]
+
+    @functools.wraps(build)
+    def get(*args, **kw):
+        key = args + ((_KW,) + tuple(sorted(kw.items())) if kw else ())
+        try:
+            return built[key]
+        except KeyError:
+            pass
+        with lock[0]:
+            if key not in built:
+                built[key] = build(*args, **kw)
+            return built[key]
+
+    get.built = built
+    _ONCE_LOCKS.append(lock)
+    return get
+
+
+_KW = object()      # (marks where a key's keyword arguments begin)
+
+
+def _fresh_locks():
+    # a thread of the parent may hold a lock at the fork, and no thread of the child
+    # would ever release it
+    for lock in _ONCE_LOCKS:
+        lock[0] = threading.RLock()
+
+
+os.register_at_fork(after_in_child=_fresh_locks)

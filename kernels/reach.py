@@ -52,7 +52,7 @@ import types as pytypes
 import numpy as np
 from numba import njit, prange, types
 
-from ._jit import NO_NRT
+from ._jit import NO_NRT, once
 from ._types import (
     BLOCK, CACHE, CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP, MAX_BUDGET,
     OCC_EMPTY, OCC_WALL, P_ALLY, P_BUDGET, P_CLIMB_FLAT, P_CLIMB_PER_LEVEL, P_CORNER_CUT,
@@ -1080,7 +1080,7 @@ def reach1_ordered(blob, occupant, qflags, zoc, params, buf, ends, queries, orde
     return total
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def prange_batch():
     """``reach1_batch``, compiled (or loaded from the cache) on first use: only a batch
     run with ``BATCH_THREADS = "prange"`` calls it, so an import does not load it."""
@@ -1130,7 +1130,7 @@ def prange_batch():
 # Any other call (tree mode, occupants, per-query layers: a caller that swapped them in)
 # is handed to ``reach1_plain`` / ``reach1_general``, which answer everything.
 # The workspace is ``buf``'s region after ``reach1``'s (see ``fast_layout_size``).
-@functools.lru_cache(maxsize=None)
+@once
 def reach_plain_k(K, CLIMB, FIFO=False):
     """(batch, one) for K neighbours and the climb rule CLIMB (FIFO: every step costs 1,
     the BFS order of ``reach1``'s unit-cost queue), compiled (or loaded from the cache)
