@@ -30,7 +30,6 @@ one query the array backend answers on a live position, never runs here.
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 from numba import njit
@@ -40,6 +39,7 @@ from ..games.heroscape._batch import _move_one, _spaces
 from ..games.heroscape._batch_doubles import NO_KEPT_WALKERS
 from ..games.heroscape._kept import kept_clear, kept_tables
 from ..kernels import _types as T
+from ..kernels._jit import once
 from ..kernels._types import CACHE
 from ..kernels.batch import _clear_row
 from ..reach.compiled import reach1_general
@@ -148,7 +148,7 @@ def _place_distance(coords, kind, cell, alive, side_of, double, lead, trail, b, 
     return d
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def step_kernel():
     """The compiled step (compiled, or loaded from Numba's cache, on first use; the
     two-space figures' call linked in as a global, as ``doubles_kernel`` links the

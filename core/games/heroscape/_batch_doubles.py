@@ -37,12 +37,12 @@ orientations and attacks (``tests/test_batch_heroscape.py``).
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 from numba import njit, types
 
 from ...kernels import _types as T
+from ...kernels._jit import once
 from ...kernels._types import CACHE
 from ...reach.compiled import pen_row_of, reach1_ordered
 from ._jit import node_value
@@ -73,7 +73,7 @@ BREAK_KEPT_WALKERS = 4
 NEAR_BYTES = 1 << 22
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def doubles_kernel():
     """The compiled batch of double-space moves (compiled, or loaded from Numba's cache,
     on first use; the packed penalty kernel linked in as
