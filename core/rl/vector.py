@@ -310,7 +310,8 @@ class MovecoreVectorEnv(VectorEnv):
         every argument at every call (the step's nested tuples: ~4 of its ~5 µs per
         call, the calling thread's time and, on a pool thread, time it holds the GIL
         before its chunk starts); the entry point only unboxes them
-        (docs/performance.md, "The vector env's step called at its entry point")."""
+        (docs/performance.md, "The vector env's step in blocks of games, its chunk called
+        at its entry point")."""
         chunks = self._chunks
         call = kernel if key is None else self._entries.get(key, kernel)
         if len(chunks) == 1:
