@@ -639,11 +639,11 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
                 over[b] = ILLEGAL
             if m != 0:
                 # game b's move: the learner's move ``actions[b]`` (m = 1: legal, the
-                # caller checked; its end turn empties the queue) or a new episode (m = 2:
-                # the game back to the root, ``Z``), then the opponents play as
-                # ``MovecoreGym._opponents`` until the learner is to act or the game is over
-                # (``out[b]``: the learner's figures all removed); the learner's reward
-                # accumulates in ``pending[b]``.
+                # caller checked; its end turn empties the queue) or a new episode
+                # (m = 2: the game back to the root, ``Z``), then the opponents play as
+                # ``MovecoreGym._opponents`` until the learner is to act or the game is
+                # over (``out[b]``: the learner's figures all removed); the learner's
+                # reward accumulates in ``pending[b]``.
                 if m == 2:
                     _restart(G, R, Z, b, out, pending)
                 else:
@@ -670,8 +670,8 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
                         break
                     r = _pick(S, G, R, O, b)
                     pending[b] += _play(S, G, R, b, r)
-            _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
-                    done)
+            _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term,
+                    trunc, done)
         # The block's observations and masks in a second pass: in one loop with the
         # moves, each game's observation writes (2-10 KiB) evicted the board, the
         # kernel's workspace and the answers from the cache between one game's queries
