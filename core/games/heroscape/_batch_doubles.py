@@ -20,7 +20,10 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    reach (:func:`walker_near`), its kept ends from ``s`` on the empty battlefield less
    the placements a figure stands on (:func:`static_ends`: the same ends, in the same
    order; no layers built: each end's occupancy from its two spaces, the first of each
-   pair marked in the kept ends);
+   pair marked in the kept ends); a walker with an enemy in reach takes its kept ends
+   so too where no space next to an enemy is in its reach below the budget
+   (:func:`walker_far`): no step it takes leaves an enemy, so every penalty of the
+   search is 0 and the penalty search is the plain query, state for state;
 3. each pair of spaces once: the first of its two placements in the kernel's order
    (``finish_double``; a penalty row's partner read from the search's own cell stamps,
    ``kernels.reach_pen.pen_row_of``), written densely into the game's row of mask, cost
@@ -68,6 +71,11 @@ NP = T.N_PARAMS
 PENALTY = 1
 NO_KEPT_WALKERS = 2
 BREAK_KEPT_WALKERS = 4
+#: ... the walkers' kept ends with an enemy in reach for leaving attacks never taken
+#: (its penalty search instead: the call before them, for A/B runs), or taken whether or
+#: not a space next to an enemy is within reach (the rule broken)
+NO_LEAVE_FAR = 8
+BREAK_LEAVE_FAR = 16
 #: the largest placement graph (placements x spaces) whose walkers get kept ends (their
 #: reach table, per kind and budget, is uint8[P, N]: 205 KiB on the Shattered Table)
 NEAR_BYTES = 1 << 22
@@ -83,8 +91,8 @@ def doubles_kernel():
     leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs, blob_at,
     qflags, qflags_at, params, codes, pblobs, pblob_at, pparams, node_occ, flags, rowpos,
     lv, nlv, fbuf, ends, query, pbuf, out_at, sqflags, sqflags_at, n_dk, sout_at,
-    touch, tab_at, tab_bud, tab_ptr, tab, near_at, near, mask, cost, stop, penalty,
-    want_pen)``: games
+    touch, tab_at, tab_bud, tab_ptr, tab, near_at, near, near_far, mask, cost, stop,
+    penalty, want_pen)``: games
     ``rows[i]``, figure slot ``figs[i]`` with budget ``budgets[i]``; per slot its team,
     height, kind of mover (``k >= 0``: a double-space kind, the index into the packed
     plain shapes ``blobs``, ...,
@@ -100,11 +108,13 @@ def doubles_kernel():
     ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` (int32[4, M]:
     :func:`static_ends`) for budget
     ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), and of the walkers
-    too, with their reach (``near[near_at[f] + s]``: :func:`walker_near`), the dense
+    too, with their reach (``near[near_at[f] + s]``: :func:`walker_near`) and the least
+    cost ``near_far[f]`` below which a space next to an enemy bars them
+    (:func:`walker_far`), the dense
     outs and, with ``want_pen & PENALTY``, ``penalty`` (each end's leaving attacks: a
     single-space slot's game row gets those alone; the other bits of ``want_pen`` are
-    the tests': ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``). Returns 0 or a kernel
-    status < 0."""
+    for A/B runs and the tests: ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``,
+    ``NO_LEAVE_FAR``, ``BREAK_LEAVE_FAR``). Returns 0 or a kernel status < 0."""
     import os
 
     from ...reach.compiled import kernel_sources, penalty_kernel, penalty_steps_kernel
@@ -117,18 +127,20 @@ def doubles_kernel():
               B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
               U8_1, I64_1, I64_2, I8_2, I32_1, I64_1, I64_2, I32_1, U8_1, I64_1, U64_1,
               U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, i64, I64_2,
-              I64_1, I64_1, I64_1, I32_2, I64_1, U8_2, U8_2A, I32_2A, I8_2A, I32_2A,
-              i64), cache=CACHE, nogil=True)
+              I64_1, I64_1, I64_1, I32_2, I64_1, U8_2, I64_1, U8_2A, I32_2A, I8_2A,
+              I32_2A, i64), cache=CACHE, nogil=True)
     def doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
                 leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs,
                 blob_at, qflags, qflags_at, params, codes, pblobs, pblob_at, pparams,
                 node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, out_at,
                 sqflags, sqflags_at, n_dk, sout_at, touch, tab_at, tab_bud, tab_ptr,
-                tab, near_at, near, mask, cost, stop, penalty, want_pen):
+                tab, near_at, near, near_far, mask, cost, stop, penalty, want_pen):
         dep = deps  # noqa: F841 (in the closure: see doubles_kernel)
         want = (want_pen & PENALTY) != 0
         walkers_kept = (want_pen & NO_KEPT_WALKERS) == 0
         whoever = (want_pen & BREAK_KEPT_WALKERS) != 0
+        leave_far = (want_pen & NO_LEAVE_FAR) == 0
+        any_leave = (want_pen & BREAK_LEAVE_FAR) != 0
         P = lead.shape[0]
         N = level.shape[0]
         F = cell.shape[1]
@@ -162,14 +174,26 @@ def doubles_kernel():
             t = 0 if any_mode else team[f]
             n_rel = _relevant(cell, alive, b, f, c0, c1, bud + 3, team, kind, lead,
                               trail, coords) if leaves[f] else 0
-            kept = n_rel == 0 and tab_at[f] >= 0 and bud == tab_bud[f]
+            kept = tab_at[f] >= 0 and bud == tab_bud[f] and (
+                n_rel == 0 or (leave_far and not any_mode and near_at[f] >= 0))
+            ra = near_at[f] + start
+            if kept and n_rel > 0 and not any_leave:
+                # a walker with an enemy in reach for leaving attacks (its penalty
+                # search) but no space next to an enemy (a leave bit) at a least cost
+                # below near_far (the budget where only flips cost 0): every state it
+                # expands by a step that moves has a least cost below the budget, so
+                # none leaves an enemy; every penalty stays 0, and the penalty search
+                # is its plain query, state for state: its kept ends where no figure
+                # stands in reach either (below)
+                kept = not _leave_near(cell, alive, b, f, team, height, kind, lead,
+                                       trail, level, nbr, near, ra, near_far[f])
             if kept and not any_mode:
-                # a walker (no enemy in reach for leaving attacks: its plain query):
-                # its kept ends too where no figure but friends it passes (their code
-                # its team's: not engaged) has a space at a least cost within the
-                # budget (near: what the search may read), as a flyer's
+                # a walker (no enemy in reach for leaving attacks: its plain query;
+                # or none it can leave, above): its kept ends too where no figure but
+                # friends it passes (their code its team's: not engaged) has a space
+                # at a least cost within the budget (near: what the search may read),
+                # as a flyer's
                 kept = walkers_kept
-                ra = near_at[f] + start
                 for j in range(F):
                     if not kept or whoever:
                         break
@@ -400,6 +424,21 @@ def walker_near(blob, qflags, params, lead, trail, N, budget, fbuf):
     return near
 
 
+def walker_far(near, lead, trail, budget) -> int:
+    """The least cost below which a space of :func:`walker_near`'s table ``near`` (a kind
+    and ``budget``) may be reached by a state the walker's search expands with a step
+    that moves it: ``budget`` where only a flip costs 0 (no space but a start's own at
+    least cost 0 from it), else ``budget + 1`` (a state settled at the budget goes on
+    by its steps of cost 0). ``doubles`` takes a walker's kept ends with an enemy in
+    reach for leaving attacks where no space next to an enemy is nearer than this."""
+    P = near.shape[0]
+    zero = near == 0
+    own = np.arange(P)
+    zero[own, np.asarray(lead)[:P]] = False
+    zero[own, np.asarray(trail)[:P]] = False
+    return budget + 1 if zero.any() else budget
+
+
 @njit(inline="always")
 def _pen_rows(pblobs, pblob_at, pparams, ps, occupant, qflags, zoc, leave, enter_pen,
               pbuf, rows_mode, no_queries, start, bud):
@@ -478,11 +517,39 @@ def _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level, nbr, 
             ce = x0 if e == 0 else x1
             if ce < 0:
                 continue
-            le = level[ce]
             for d in range(nbr.shape[1]):
                 c = nbr[ce, d]
-                if c >= 0 and level[c] - le < height[j] and le - level[c] < h:
+                if _next_to(level, c, ce, height[j], h):
                     lv[c] |= bit
+
+
+@njit(inline="always")
+def _next_to(level, c, ce, hj, h):
+    """Whether a figure of height ``h`` on space ``c`` (-1: none), a neighbour of space
+    ``ce`` of an enemy of height ``hj``, is next to it (heights considered)."""
+    return c >= 0 and level[c] - level[ce] < hj and level[ce] - level[c] < h
+
+
+@njit(inline="always")
+def _leave_near(cell, alive, b, f, team, height, kind, lead, trail, level, nbr, near, ra,
+                far):
+    """Whether slot ``f`` could stand next to an enemy (a space with a leave bit of
+    :func:`_leave_bits`) at a least cost below ``far`` from its start (``near[ra]``:
+    :func:`walker_near`'s row of its kind, budget and start)."""
+    h = height[f]
+    for j in range(cell.shape[1]):
+        if not alive[b, j] or team[j] == team[f]:
+            continue
+        x0, x1 = _other_spaces(cell, kind, lead, trail, b, j)
+        for e in range(2):
+            ce = x0 if e == 0 else x1
+            if ce < 0:
+                continue
+            for d in range(nbr.shape[1]):
+                c = nbr[ce, d]
+                if _next_to(level, c, ce, height[j], h) and near[ra, c] < far:
+                    return True
+    return False
 
 
 @njit(inline="always")
