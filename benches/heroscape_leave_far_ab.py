@@ -1,7 +1,8 @@
 """Before/after speed of the two-space walkers' kept ends with an enemy in reach but no
-space next to an enemy in their reach (``_batch_doubles.walker_far``; the step's
-``LEAVE_FAR`` rule, the call's ``NO_LEAVE_FAR`` bit), in one process: the same tree with
-the rule on and off (off: the penalty search, the code before it), on the same seeded
+space next to an enemy in their reach, and with figures at the budget's least cost
+(``_batch_doubles.walker_far``; the step's ``WALKER_FAR`` rule, the call's
+``NO_LEAVE_FAR | NO_FIGURES_FAR`` bits), in one process: the same tree with the rule on
+and off (off: the penalty search or plain query, the code before it), on the same seeded
 games, rounds alternated in a shuffled order, so that a slow spell of a shared machine
 hits both alike.
 
@@ -29,14 +30,18 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from heroscape_doubles_ab import _walker_calls  # noqa: E402
 
+from movecore.games.heroscape._batch_doubles import NO_FIGURES_FAR, NO_LEAVE_FAR  # noqa: E402
+
+OFF = NO_LEAVE_FAR | NO_FIGURES_FAR     # (the call before walker_far)
+
 
 def _doubles(G, D, calls, rounds):
     """Medians of CPU time a walker game, (rule on, rule off), and the games the rule
     takes (those whose answer the kept ends give where the rule is on)."""
-    from movecore.games.heroscape._batch_doubles import NO_LEAVE_FAR, doubles_kernel
+    from movecore.games.heroscape._batch_doubles import doubles_kernel
     dk = doubles_kernel()
     B, P = G.B, G.n_places
-    bits = (0, NO_LEAVE_FAR)
+    bits = (0, OFF)
     outs = [(np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
              np.zeros((B, P), np.int8)) for _ in bits]
     no_pen = np.zeros((0, 0), np.int32)
@@ -66,13 +71,13 @@ def _doubles(G, D, calls, rounds):
 
 
 def _taken(G, D, calls):
-    """Walker games with an enemy in reach (the penalty search before) that the rule
-    answers from the kept ends: counted by the search's workspace, which a kept answer
-    leaves untouched (its generation stamp does not move)."""
-    from movecore.games.heroscape._batch_doubles import NO_LEAVE_FAR, doubles_kernel
+    """Walker games searched before (the penalty search or the plain query) that the
+    rule answers from the kept ends: counted by the searches' workspaces, which a kept
+    answer leaves untouched (their generation stamps do not move)."""
+    from movecore.games.heroscape._batch_doubles import doubles_kernel
     dk = doubles_kernel()
     B, P = G.B, G.n_places
-    pbuf = D[30]
+    fbuf, pbuf = D[27], D[30]
     out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
            np.zeros((B, P), np.int8))
     no_pen = np.zeros((0, 0), np.int32)
@@ -80,14 +85,14 @@ def _taken(G, D, calls):
     for occ, cell, alive, rows, figs, buds in calls:
         for i in range(len(rows)):
             one = (occ, cell, alive, rows[i:i + 1], figs[i:i + 1], buds[i:i + 1])
-            g0 = int(pbuf[0])
-            dk(*one, *D, *out, no_pen, NO_LEAVE_FAR)
-            if int(pbuf[0]) == g0:
-                continue                    # (no penalty search before either)
+            g0 = int(pbuf[0]) + int(fbuf[0])
+            dk(*one, *D, *out, no_pen, OFF)
+            if int(pbuf[0]) + int(fbuf[0]) == g0:
+                continue                    # (kept ends before too)
             searched += 1
-            g0 = int(pbuf[0])
+            g0 = int(pbuf[0]) + int(fbuf[0])
             dk(*one, *D, *out, no_pen, 0)
-            taken += int(pbuf[0]) == g0
+            taken += int(pbuf[0]) + int(fbuf[0]) == g0
     return searched, taken
 
 
@@ -95,7 +100,7 @@ def _plays(scenario, B, rounds):
     """Medians of (CPU, wall) per move of the compiled step, rule on and off."""
     from movecore.tools import _selfplay_heroscape as H
     from movecore.tools.selfplay_batch import BatchedPlay
-    rules = (H.RULES, H.RULES & ~H.LEAVE_FAR)
+    rules = (H.RULES, H.RULES & ~H.WALKER_FAR)
     plays = []
     keep = H.RULES
     try:
@@ -141,7 +146,7 @@ def main(argv=None) -> int:
         G, D, calls = _walker_calls(sc, a.B)
         searched, taken = _taken(G, D, calls)
         n, per = _doubles(G, D, calls, a.rounds)
-        print(f"{name}: {n} walker games, {searched} with a penalty search before, "
+        print(f"{name}: {n} walker games, {searched} searched before, "
               f"{taken} of them ({100 * taken / max(searched, 1):.1f}%) now kept ends; "
               f"two-space call: off {med(per[1]) * 1e6:.2f} us a game, on "
               f"{med(per[0]) * 1e6:.2f}: {med(per[1]) / med(per[0]):.3f}x", flush=True)

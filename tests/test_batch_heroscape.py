@@ -606,17 +606,21 @@ def test_kept_ends_reach_covers_the_query():
 def test_kept_ends_of_two_space_walkers():
     """A two-space walker with no enemy in reach for leaving attacks and no figure but
     friends it passes (not engaged) on a space within its budget's reach
-    (``_batch_doubles.walker_near``) takes its kind's kept ends: on the bundled
+    (``_batch_doubles.walker_near``; one at the budget is met there, if at all:
+    ``walker_far``) takes its kind's kept ends: on the bundled
     battlefields and big random ones (heights, water, engaged figures, flyers; half of
     them in the basic game: no leaving attacks, enemies in reach of the rule), every
     walker's answer in every game equals the plain query's (the same call with the
     kept ends turned off) and, where the kept ends are taken, its position's
-    ``legal_moves``; the rule broken (kept ends taken whoever stands in reach) gives
-    other answers; the reach is below the cost of every kept end."""
+    ``legal_moves``, and the rule before ``walker_far`` bounded the figures too
+    (``NO_FIGURES_FAR``: none at the budget either); the rule broken (kept ends taken
+    whoever stands in reach) gives other answers; the reach is below the cost of every
+    kept end."""
     from movecore.games.heroscape import _batch_doubles as BD
     from movecore.tools.selfplay import example_scenarios
     from movecore.tools.selfplay_batch import BatchedPlay
-    seen = dict.fromkeys(("queries", "kept", "friends", "broken", "positions"), 0)
+    seen = dict.fromkeys(("queries", "kept", "friends", "broken", "positions", "edge"),
+                         0)
     big = [(f"big_{s}", random_scenario(s, big=True)) for s in range(24)]
     for _, sc in big[1::2]:     # no leaving attacks: enemies near a walker's kept ends
         sc["options"]["mode"] = "basic"
@@ -628,8 +632,8 @@ def test_kept_ends_of_two_space_walkers():
         K, rest = _doubles_arguments(G)
         team, kind, passes, leaves, lead, trail, coords = (rest[i] for i in (0, 2, 3, 4,
                                                                               5, 6, 8))
-        tab_at, tab_ptr, tab, near_at, near = rest[-7], rest[-5], rest[-4], rest[-3], \
-            rest[-2]
+        tab_at, tab_ptr, tab, near_at, near, near_far = rest[-7], rest[-5], rest[-4], \
+            rest[-3], rest[-2], rest[-1]
         walkers = np.flatnonzero((kind >= 0) & ~passes & (near_at >= 0)).tolist()
         P = G.n_places
         for f in walkers:     # the reach is below every kept end's cost, both spaces
@@ -651,14 +655,15 @@ def test_kept_ends_of_two_space_walkers():
                 figs = np.full(len(rows), f, np.int64)
                 buds = np.full(len(rows), int(G._budget[f]), np.int64)
                 outs = []
-                for bits in (0, BD.NO_KEPT_WALKERS, BD.BREAK_KEPT_WALKERS):
+                for bits in (0, BD.NO_KEPT_WALKERS, BD.BREAK_KEPT_WALKERS,
+                             BD.NO_FIGURES_FAR):
                     out = (np.zeros((G.B, P), np.uint8), np.full((G.B, P), -1, np.int32),
                            np.zeros((G.B, P), np.int8))
                     assert K(G.occ, G.cell, G.alive, rows, figs, buds, *rest, *out,
                              np.zeros((0, 0), np.int32), bits) == 0
                     outs.append(out)
-                for a, c in zip(outs[0], outs[1]):
-                    assert np.array_equal(a, c), (name, G.ids[f])
+                for a, c, d in zip(outs[0], outs[1], outs[3]):
+                    assert np.array_equal(a, c) and np.array_equal(a, d), (name, G.ids[f])
                 seen["queries"] += len(rows)
                 seen["broken"] += sum(not np.array_equal(a, c)
                                       for a, c in zip(outs[1], outs[2]))
@@ -672,18 +677,23 @@ def test_kept_ends_of_two_space_walkers():
                             for j, xs in others):
                         continue
                     row = near[near_at[f] + G.cell[b, f]]
-                    within = [x for _, xs in others for x in xs if row[x] <= bud]
+                    within = [x for _, xs in others for x in xs if row[x] < near_far[f]]
                     if any(G.occ[b, x] != team[f] for x in within):
                         continue
                     seen["kept"] += 1
                     seen["friends"] += bool(within)
+                    # (a figure not a friend it passes at the budget: kept since
+                    # walker_far bounds the figures too)
+                    seen["edge"] += any(G.occ[b, x] != team[f] and row[x] <= bud
+                                        for _, xs in others for x in xs)
                     if seen["positions"] < 20 or within and seen["positions"] < 40:
                         want = _dense(G.position(b), G.ids[f], {}, P)
                         assert all(np.array_equal(x[b], y) for x, y in zip(
                             outs[0], want)), (name, b, G.ids[f])
                         seen["positions"] += 1
             play.step()
-    assert seen["kept"] > 100 and seen["friends"] > 10 and seen["broken"] > 0, seen
+    assert seen["kept"] > 100 and seen["friends"] > 10 and seen["broken"] > 0 and \
+        seen["edge"] > 10, seen
 
 
 def _leave_far_scenarios(seeds, cliffs) -> list:
@@ -768,7 +778,7 @@ def _walkers_far_from_enemies(seeds, cliffs, steps, B=8) -> dict:
                                for xs in enemies):
                         continue            # (no enemy in reach: the rule before)
                     row = near[near_at[f] + G.cell[b, f]]
-                    if any(row[x] <= bud and G.occ[b, x] != team[f]
+                    if any(row[x] < near_far[f] and G.occ[b, x] != team[f]
                            for j in range(G.F) if j != f and G.alive[b, j]
                            for x in spaces(b, j)):
                         continue            # a figure in reach: the search

@@ -76,6 +76,9 @@ BREAK_KEPT_WALKERS = 4
 #: not a space next to an enemy is within reach (the rule broken)
 NO_LEAVE_FAR = 8
 BREAK_LEAVE_FAR = 16
+#: ... and the walkers' kept ends barred by a figure at the budget's least cost too (the
+#: rule before ``near_far`` bounded the figures as well, for A/B runs)
+NO_FIGURES_FAR = 32
 #: the largest placement graph (placements x spaces) whose walkers get kept ends (their
 #: reach table, per kind and budget, is uint8[P, N]: 205 KiB on the Shattered Table)
 NEAR_BYTES = 1 << 22
@@ -109,8 +112,8 @@ def doubles_kernel():
     :func:`static_ends`) for budget
     ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), and of the walkers
     too, with their reach (``near[near_at[f] + s]``: :func:`walker_near`) and the least
-    cost ``near_far[f]`` below which a space next to an enemy bars them
-    (:func:`walker_far`), the dense
+    cost ``near_far[f]`` below which a figure's space or a space next to an enemy bars
+    them (:func:`walker_far`), the dense
     outs and, with ``want_pen & PENALTY``, ``penalty`` (each end's leaving attacks: a
     single-space slot's game row gets those alone; the other bits of ``want_pen`` are
     for A/B runs and the tests: ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``,
@@ -141,6 +144,7 @@ def doubles_kernel():
         whoever = (want_pen & BREAK_KEPT_WALKERS) != 0
         leave_far = (want_pen & NO_LEAVE_FAR) == 0
         any_leave = (want_pen & BREAK_LEAVE_FAR) != 0
+        far_edge = (want_pen & NO_FIGURES_FAR) != 0
         P = lead.shape[0]
         N = level.shape[0]
         F = cell.shape[1]
@@ -191,17 +195,21 @@ def doubles_kernel():
                 # a walker (no enemy in reach for leaving attacks: its plain query;
                 # or none it can leave, above): its kept ends too where no figure but
                 # friends it passes (their code its team's: not engaged) has a space
-                # at a least cost within the budget (near: what the search may read),
-                # as a flyer's
+                # at a least cost below near_far (near: what the search may read; a
+                # space at the budget is reached, if at all, at the budget, where only
+                # a flip goes on, onto the same spaces: whoever stands there takes the
+                # placements on it from the ends and nothing else, as below), as a
+                # flyer's
                 kept = walkers_kept
+                far = bud + 1 if far_edge else near_far[f]
                 for j in range(F):
                     if not kept or whoever:
                         break
                     if j == f or not alive[b, j]:
                         continue
                     x0, x1 = _other_spaces(cell, kind, lead, trail, b, j)
-                    if (near[ra, x0] <= bud and occ[b, x0] != t) or \
-                            (x1 >= 0 and near[ra, x1] <= bud and occ[b, x1] != t):
+                    if (near[ra, x0] < far and occ[b, x0] != t) or \
+                            (x1 >= 0 and near[ra, x1] < far and occ[b, x1] != t):
                         kept = False
             if kept:
                 # a mover that passes every figure (or a walker with no one but
@@ -404,9 +412,10 @@ def walker_near(blob, qflags, params, lead, trail, N, budget, fbuf):
     battlefield with nothing that stops a move (:func:`_unstopped`), 255 where none is
     within ``budget``: a bound below the cost of every arrival its query from ``s``
     (the kind's flags, any occupants) tries within the budget, so a figure on a space
-    farther than ``budget`` is never read by it. ``doubles`` takes the walker's kept
+    farther than ``budget`` is never read by it (nor, but for the placements on its
+    space, one at ``budget``: :func:`walker_far`). ``doubles`` takes the walker's kept
     ends (:func:`static_ends`) where no figure but friends it passes (not engaged)
-    stands on a space within the budget."""
+    stands on a space nearer than :func:`walker_far`."""
     P = qflags.shape[0]
     ublob, uqf = _unstopped(blob, qflags)
     lead, trail = np.asarray(lead), np.asarray(trail)
@@ -429,8 +438,13 @@ def walker_far(near, lead, trail, budget) -> int:
     and ``budget``) may be reached by a state the walker's search expands with a step
     that moves it: ``budget`` where only a flip costs 0 (no space but a start's own at
     least cost 0 from it), else ``budget + 1`` (a state settled at the budget goes on
-    by its steps of cost 0). ``doubles`` takes a walker's kept ends with an enemy in
-    reach for leaving attacks where no space next to an enemy is nearer than this."""
+    by its steps of cost 0). ``doubles`` takes a walker's kept ends where no figure but
+    friends it passes stands on a space nearer than this (one on a space at least this
+    far is met, if at all, at the budget by the placements on its space, and takes
+    them from the ends, which the kept ends leave out where a figure stands, and
+    nothing else: only flips go on from the budget, onto the same spaces), and with an
+    enemy in reach for leaving attacks, where no space next to an enemy is nearer
+    either."""
     P = near.shape[0]
     zero = near == 0
     own = np.arange(P)
