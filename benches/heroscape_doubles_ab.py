@@ -106,25 +106,37 @@ def _doubles(kernels, G, D, calls, rounds):
         assert all(np.array_equal(x, y) for x, y in zip(*outs)), "the outs differ"
     n = sum(len(c[3]) for c in calls)
     per = [[], []]
-    for _ in range(rounds):
-        for i in (0, 1):
+    for order in _orders(rounds):
+        for i in order:
             per[i].append(sum(one(i, c) for c in calls) / n)
     return n, per
 
 
-def _plays(steps, scenario, B, rounds):
+def _orders(rounds, seed=1):
+    """The two sides' order in each round: shuffled (seeded), so that neither always
+    runs first."""
+    rng = np.random.default_rng(seed)
+    return [rng.permutation(2).tolist() for _ in range(rounds)]
+
+
+def _plays(steps, scenario, B, rounds, wall=None):
+    """CPU time per move of ``steps[i]`` (a ``_selfplay_heroscape.step``) on its own
+    ``BatchedPlay`` of the same seed, rounds of 10 steps; with ``wall`` (two lists),
+    the wall time per move there too."""
     from movecore.tools.selfplay_batch import BatchedPlay
     plays = [BatchedPlay("heroscape", scenario, B, seed=1, threads=1) for _ in steps]
     for p, s in zip(plays, steps):
         for _ in range(2):
             s(p, 0)
     per = [[], []]
-    for _ in range(rounds):
-        for i in (0, 1):
-            t0, n = time.thread_time(), 0
+    for order in _orders(rounds, 2):
+        for i in order:
+            t0, w0, n = time.thread_time(), time.perf_counter(), 0
             for _ in range(10):
                 n += steps[i](plays[i], 0)
             per[i].append((time.thread_time() - t0) / n)
+            if wall is not None:
+                wall[i].append((time.perf_counter() - w0) / n)
     assert np.array_equal(plays[0].games.cell, plays[1].games.cell) and all(
         np.array_equal(x, y) for x, y in zip(plays[0]._out, plays[1]._out)), "plays differ"
     return plays[1], per
@@ -153,22 +165,39 @@ def _envs(old_kernel, scenario, B, rounds):
     return per
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("base", help="a checkout of the baseline commit")
+def _query_cpu(scenario, play) -> float:
+    """CPU seconds of the bench's reference query (``reach_many`` on the same board),
+    the median of 7 short rounds in this process."""
+    from movecore.tools.bench_batch import _query_round, _reference
+    one = _query_round(_reference("heroscape", scenario, play))
+    return float(np.median([(lambda r: r[3] / r[0])(one(0.05)) for _ in range(7)]))
+
+
+def _load_avg() -> str:
+    return f"load {'/'.join(f'{x:.2f}' for x in os.getloadavg())}"
+
+
+def _parser(doc: str, rounds: int) -> argparse.ArgumentParser:
+    """The options these A/B scripts share: ``--scenarios``, ``--rounds``, ``--B``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--scenarios", default="heroscape_engaged_knight.json,"
                     "heroscape_map_aoa_heshva_basin.json,heroscape_map_aoa_howling_pass.json,"
                     "heroscape_map_aoa_shattered_table.json")
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=rounds)
     ap.add_argument("--B", type=int, default=1024)
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = _parser(__doc__, 7)
+    ap.add_argument("base", help="a checkout of the baseline commit")
     a = ap.parse_args(argv)
     from movecore.games.heroscape._batch_doubles import doubles_kernel
     from movecore.tools import _selfplay_heroscape
-    from movecore.tools.bench_batch import _query_round, _reference
     from movecore.tools.selfplay import example_scenarios
     old_dk, old_step = _baseline(a.base)
     ex = dict(example_scenarios("heroscape"))
-    print(f"load {'/'.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    print(_load_avg(), flush=True)
     med = np.median
     for name in a.scenarios.split(","):
         sc = ex[name]
@@ -178,8 +207,7 @@ def main(argv=None) -> int:
               f"game, new {med(per[1]) * 1e6:.2f}: {med(per[0]) / med(per[1]):.3f}x",
               flush=True)
         play, per = _plays([old_step, _selfplay_heroscape.step], sc, a.B, a.rounds)
-        one = _query_round(_reference("heroscape", sc, play))
-        q = med([(lambda r: r[3] / r[0])(one(0.05)) for _ in range(7)])  # CPU s a query
+        q = _query_cpu(sc, play)
         o, w = med(per[0]), med(per[1])
         print(f"  BatchedPlay move, B={a.B}, 1 thread: old {o * 1e6:.2f} us ({o / q:.2f} "
               f"queries), new {w * 1e6:.2f} us ({w / q:.2f}): {o / w:.3f}x "
@@ -189,7 +217,7 @@ def main(argv=None) -> int:
         print(f"  vector env move, B={a.B}, 1 thread, copy=True: old {o * 1e6:.2f} us "
               f"({o / q:.2f} queries), new {w * 1e6:.2f} us ({w / q:.2f}): {o / w:.3f}x",
               flush=True)
-    print(f"load {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(_load_avg())
     return 0
 
 

@@ -19,55 +19,24 @@ answers from the kept ends.
 """
 from __future__ import annotations
 
-import argparse
 import os
-import random
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from heroscape_doubles_ab import _walker_calls  # noqa: E402
+from heroscape_doubles_ab import (_doubles, _load_avg, _parser, _plays, _query_cpu,  # noqa: E402
+                                  _walker_calls)
 
 from movecore.games.heroscape._batch_doubles import NO_FIGURES_FAR, NO_LEAVE_FAR  # noqa: E402
 
 OFF = NO_LEAVE_FAR | NO_FIGURES_FAR     # (the call before walker_far)
 
 
-def _doubles(G, D, calls, rounds):
-    """Medians of CPU time a walker game, (rule on, rule off), and the games the rule
-    takes (those whose answer the kept ends give where the rule is on)."""
-    from movecore.games.heroscape._batch_doubles import doubles_kernel
-    dk = doubles_kernel()
-    B, P = G.B, G.n_places
-    bits = (0, OFF)
-    outs = [(np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
-             np.zeros((B, P), np.int8)) for _ in bits]
-    no_pen = np.zeros((0, 0), np.int32)
-
-    def one(i, c):
-        m, co, s = outs[i]
-        m[:] = 0
-        co[:] = -1
-        s[:] = 0
-        t0 = time.thread_time()
-        dk(*c[:6], *D, m, co, s, no_pen, bits[i])
-        return time.thread_time() - t0
-
-    for c in calls:
-        for i in (0, 1):
-            one(i, c)
-        assert all(np.array_equal(x, y) for x, y in zip(*outs)), "the outs differ"
-    n = sum(len(c[3]) for c in calls)
-    per = [[], []]
-    rng = random.Random(1)
-    for _ in range(rounds):
-        order = [0, 1]
-        rng.shuffle(order)
-        for i in order:
-            per[i].append(sum(one(i, c) for c in calls) / n)
-    return n, per
+def _sides(dk):
+    """The call with the rule on and off, as ``heroscape_doubles_ab._doubles`` calls its
+    two kernels (its last argument, the bits, replaced)."""
+    return [lambda *a: dk(*a[:-1], 0), lambda *a: dk(*a[:-1], OFF)]
 
 
 def _taken(G, D, calls):
@@ -96,70 +65,51 @@ def _taken(G, D, calls):
     return searched, taken
 
 
-def _plays(scenario, B, rounds):
-    """Medians of (CPU, wall) per move of the compiled step, rule on and off."""
+def _with_rules(rules):
+    """``_selfplay_heroscape.step`` on a play whose step is built under ``rules`` (read
+    when a play builds its step's arguments: its first step)."""
     from movecore.tools import _selfplay_heroscape as H
-    from movecore.tools.selfplay_batch import BatchedPlay
-    rules = (H.RULES, H.RULES & ~H.WALKER_FAR)
-    plays = []
-    keep = H.RULES
-    try:
-        for r in rules:
-            H.RULES = r     # (read when a play builds its step's arguments: its first step)
-            p = BatchedPlay("heroscape", scenario, B, seed=1, threads=1)
-            for _ in range(2):
-                H.step(p, 0)
-            plays.append(p)
-    finally:
-        H.RULES = keep
-    cpu, wall = [[], []], [[], []]
-    rng = random.Random(2)
-    for _ in range(rounds):
-        order = [0, 1]
-        rng.shuffle(order)
-        for i in order:
-            t0, w0, n = time.thread_time(), time.perf_counter(), 0
-            for _ in range(10):
-                n += H.step(plays[i], 0)
-            cpu[i].append((time.thread_time() - t0) / n)
-            wall[i].append((time.perf_counter() - w0) / n)
-    assert np.array_equal(plays[0].games.cell, plays[1].games.cell) and all(
-        np.array_equal(x, y) for x, y in zip(plays[0]._out, plays[1]._out)), "plays differ"
-    return plays[0], cpu, wall
+
+    def step(play, kind):
+        if getattr(play, "_fz", None) is not None:
+            return H.step(play, kind)
+        keep = H.RULES
+        H.RULES = rules
+        try:
+            return H.step(play, kind)
+        finally:
+            H.RULES = keep
+    return step
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--scenarios", default="heroscape_engaged_knight.json,"
-                    "heroscape_map_aoa_heshva_basin.json,heroscape_map_aoa_howling_pass.json,"
-                    "heroscape_map_aoa_shattered_table.json")
-    ap.add_argument("--rounds", type=int, default=9)
-    ap.add_argument("--B", type=int, default=1024)
-    a = ap.parse_args(argv)
-    from movecore.tools.bench_batch import _query_round, _reference
+    a = _parser(__doc__, 9).parse_args(argv)
+    from movecore.games.heroscape._batch_doubles import doubles_kernel
+    from movecore.tools import _selfplay_heroscape as H
     from movecore.tools.selfplay import example_scenarios
     ex = dict(example_scenarios("heroscape"))
-    print(f"load {'/'.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+    print(_load_avg(), flush=True)
     med = np.median
     for name in a.scenarios.split(","):
         sc = ex[name]
         G, D, calls = _walker_calls(sc, a.B)
         searched, taken = _taken(G, D, calls)
-        n, per = _doubles(G, D, calls, a.rounds)
+        n, per = _doubles(_sides(doubles_kernel()), G, D, calls, a.rounds)
         print(f"{name}: {n} walker games, {searched} searched before, "
               f"{taken} of them ({100 * taken / max(searched, 1):.1f}%) now kept ends; "
               f"two-space call: off {med(per[1]) * 1e6:.2f} us a game, on "
               f"{med(per[0]) * 1e6:.2f}: {med(per[1]) / med(per[0]):.3f}x", flush=True)
-        play, cpu, wall = _plays(sc, a.B, a.rounds)
-        one = _query_round(_reference("heroscape", sc, play))
-        q = med([(lambda r: r[3] / r[0])(one(0.05)) for _ in range(7)])  # CPU s a query
+        wall = [[], []]
+        play, cpu = _plays([_with_rules(H.RULES), _with_rules(H.RULES & ~H.WALKER_FAR)],
+                           sc, a.B, a.rounds, wall)
+        q = _query_cpu(sc, play)
         o, w = med(cpu[1]), med(cpu[0])
         ow, ww = med(wall[1]), med(wall[0])
         print(f"  BatchedPlay move, B={a.B}, 1 thread, CPU: off {o * 1e6:.2f} us "
               f"({o / q:.2f} queries), on {w * 1e6:.2f} us ({w / q:.2f}): {o / w:.3f}x; "
               f"wall: off {ow * 1e6:.2f}, on {ww * 1e6:.2f}: {ow / ww:.3f}x "
               f"(query {q * 1e6:.3f} us CPU)", flush=True)
-    print(f"load {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(_load_avg())
     return 0
 
 

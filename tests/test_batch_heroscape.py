@@ -603,6 +603,28 @@ def test_kept_ends_reach_covers_the_query():
     assert checked > 500, checked
 
 
+def _figure_spaces(G, rest, b, j) -> tuple:
+    """The spaces of figure slot ``j`` in game ``b`` (two for a two-space figure);
+    ``rest``: the layout's call arguments (:func:`_doubles_arguments`)."""
+    kind, lead, trail = rest[2], rest[5], rest[6]
+    x = int(G.cell[b, j])
+    return (int(lead[x]), int(trail[x])) if kind[j] >= 0 else (x,)
+
+
+def _enemy_within(G, rest, b, f, reach) -> bool:
+    """Whether an enemy of slot ``f`` in game ``b`` has a space within grid distance
+    ``reach`` of one of ``f``'s (the position's ``relevant``)."""
+    team, coords = rest[0], rest[8]
+    mine = _figure_spaces(G, rest, b, f)
+
+    def hexd(a, c):
+        dq, dr = coords[c] - coords[a]
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+    return any(min(hexd(a, c) for a in mine for c in _figure_spaces(G, rest, b, j))
+               <= reach for j in range(G.F)
+               if j != f and G.alive[b, j] and team[j] != team[f])
+
+
 def test_kept_ends_of_two_space_walkers():
     """A two-space walker with no enemy in reach for leaving attacks and no figure but
     friends it passes (not engaged) on a space within its budget's reach
@@ -630,8 +652,8 @@ def test_kept_ends_of_two_space_walkers():
         play = BatchedPlay("heroscape", sc, 8, seed=3)
         G = play.games
         K, rest = _doubles_arguments(G)
-        team, kind, passes, leaves, lead, trail, coords = (rest[i] for i in (0, 2, 3, 4,
-                                                                              5, 6, 8))
+        team, kind, passes, leaves = (rest[i] for i in (0, 2, 3, 4))
+        lead, trail = rest[5], rest[6]
         tab_at, tab_ptr, tab, near_at, near, near_far = rest[-7], rest[-5], rest[-4], \
             rest[-3], rest[-2], rest[-1]
         walkers = np.flatnonzero((kind >= 0) & ~passes & (near_at >= 0)).tolist()
@@ -641,14 +663,6 @@ def test_kept_ends_of_two_space_walkers():
                 got = tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]
                 for sp in (lead, trail):
                     assert (near[near_at[f] + s, sp[got[0]]] <= got[1]).all(), name
-
-        def spaces(b, j):
-            x = int(G.cell[b, j])
-            return (int(lead[x]), int(trail[x])) if kind[j] >= 0 else (x,)
-
-        def hexd(a, c):
-            dq, dr = coords[c] - coords[a]
-            return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
         for _ in range(8 if walkers else 0):
             for f in walkers:
                 rows = np.flatnonzero(G.alive[:, f] & ~play.done).astype(np.int64)
@@ -669,12 +683,9 @@ def test_kept_ends_of_two_space_walkers():
                                       for a, c in zip(outs[1], outs[2]))
                 bud = int(G._budget[f])
                 for b in rows.tolist():      # the kept ends' rule, worked out here
-                    mine = spaces(b, f)
-                    others = [(j, spaces(b, j)) for j in range(G.F)
+                    others = [(j, _figure_spaces(G, rest, b, j)) for j in range(G.F)
                               if j != f and G.alive[b, j]]
-                    if leaves[f] and any(team[j] != team[f] and min(
-                            hexd(a, c) for a in mine for c in xs) <= bud + 3
-                            for j, xs in others):
+                    if leaves[f] and _enemy_within(G, rest, b, f, bud + 3):
                         continue
                     row = near[near_at[f] + G.cell[b, f]]
                     within = [x for _, xs in others for x in xs if row[x] < near_far[f]]
@@ -736,19 +747,13 @@ def _walkers_far_from_enemies(seeds, cliffs, steps, B=8) -> dict:
         play = BatchedPlay("heroscape", sc, B, seed=5)
         G = play.games
         K, rest = _doubles_arguments(G)
-        team, height, kind, passes, leaves, lead, trail = (rest[i] for i in range(7))
-        coords, level, nbr = rest[8], rest[9], rest[10]
+        team, height, kind, passes, leaves = (rest[i] for i in range(5))
+        level, nbr = rest[9], rest[10]
         near_at, near, near_far = rest[-3], rest[-2], rest[-1]
         walkers = np.flatnonzero((kind >= 0) & ~passes & leaves & (near_at >= 0)).tolist()
         P = G.n_places
-
         def spaces(b, j):
-            x = int(G.cell[b, j])
-            return (int(lead[x]), int(trail[x])) if kind[j] >= 0 else (x,)
-
-        def hexd(a, c):
-            dq, dr = coords[c] - coords[a]
-            return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+            return _figure_spaces(G, rest, b, j)
         for _ in range(steps if walkers else 0):
             for f in walkers:
                 rows = np.flatnonzero(G.alive[:, f] & ~play.done).astype(np.int64)
@@ -771,11 +776,7 @@ def _walkers_far_from_enemies(seeds, cliffs, steps, B=8) -> dict:
                                               for a, c in zip(outs[1], outs[2])).sum())
                 seen["queries"] += len(rows)
                 for b in rows.tolist():      # the rule, worked out here again
-                    mine = spaces(b, f)
-                    enemies = [spaces(b, j) for j in range(G.F) if G.alive[b, j] and
-                               team[j] != team[f]]
-                    if not any(min(hexd(a, c) for a in mine for c in xs) <= bud + 3
-                               for xs in enemies):
+                    if not _enemy_within(G, rest, b, f, bud + 3):
                         continue            # (no enemy in reach: the rule before)
                     row = near[near_at[f] + G.cell[b, f]]
                     if any(row[x] < near_far[f] and G.occ[b, x] != team[f]

@@ -181,6 +181,7 @@ def doubles_kernel():
             kept = tab_at[f] >= 0 and bud == tab_bud[f] and (
                 n_rel == 0 or (leave_far and not any_mode and near_at[f] >= 0))
             ra = near_at[f] + start
+            have_lv = False
             if kept and n_rel > 0 and not any_leave:
                 # a walker with an enemy in reach for leaving attacks (its penalty
                 # search) but no space next to an enemy (a leave bit) at a least cost
@@ -188,9 +189,16 @@ def doubles_kernel():
                 # expands by a step that moves has a least cost below the budget, so
                 # none leaves an enemy; every penalty stays 0, and the penalty search
                 # is its plain query, state for state: its kept ends where no figure
-                # stands in reach either (below)
-                kept = not _leave_near(cell, alive, b, f, team, height, kind, lead,
-                                       trail, level, nbr, near, ra, near_far[f])
+                # stands in reach either (below). (The leave bits: the search's own,
+                # which it reads where the kept ends are not taken.)
+                _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level,
+                            nbr, lv)
+                have_lv = True
+                far = near_far[f]
+                for c in range(N):
+                    if lv[c] != 0 and near[ra, c] < far:
+                        kept = False
+                        break
             if kept and not any_mode:
                 # a walker (no enemy in reach for leaving attacks: its plain query;
                 # or none it can leave, above): its kept ends too where no figure but
@@ -251,8 +259,9 @@ def doubles_kernel():
             # 2. leaving attacks: enemies within reach (budget + 3 of either space,
             # n_rel above)
             if n_rel > 0:
-                _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level,
-                            nbr, lv)
+                if not have_lv:
+                    _leave_bits(cell, alive, b, f, team, height, kind, lead, trail,
+                                level, nbr, lv)
                 # (as above: only the placements touching a space with leave bits)
                 for p in range(P):
                     nlv[p] = 0
@@ -531,39 +540,11 @@ def _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level, nbr, 
             ce = x0 if e == 0 else x1
             if ce < 0:
                 continue
+            le = level[ce]
             for d in range(nbr.shape[1]):
                 c = nbr[ce, d]
-                if _next_to(level, c, ce, height[j], h):
+                if c >= 0 and level[c] - le < height[j] and le - level[c] < h:
                     lv[c] |= bit
-
-
-@njit(inline="always")
-def _next_to(level, c, ce, hj, h):
-    """Whether a figure of height ``h`` on space ``c`` (-1: none), a neighbour of space
-    ``ce`` of an enemy of height ``hj``, is next to it (heights considered)."""
-    return c >= 0 and level[c] - level[ce] < hj and level[ce] - level[c] < h
-
-
-@njit(inline="always")
-def _leave_near(cell, alive, b, f, team, height, kind, lead, trail, level, nbr, near, ra,
-                far):
-    """Whether slot ``f`` could stand next to an enemy (a space with a leave bit of
-    :func:`_leave_bits`) at a least cost below ``far`` from its start (``near[ra]``:
-    :func:`walker_near`'s row of its kind, budget and start)."""
-    h = height[f]
-    for j in range(cell.shape[1]):
-        if not alive[b, j] or team[j] == team[f]:
-            continue
-        x0, x1 = _other_spaces(cell, kind, lead, trail, b, j)
-        for e in range(2):
-            ce = x0 if e == 0 else x1
-            if ce < 0:
-                continue
-            for d in range(nbr.shape[1]):
-                c = nbr[ce, d]
-                if _next_to(level, c, ce, height[j], h) and near[ra, c] < far:
-                    return True
-    return False
 
 
 @njit(inline="always")
