@@ -19,7 +19,10 @@ one thread; the baseline's two-space call swapped into one of two envs of the sa
 seed), the masks checked equal. Prints the medians, their ratio, and (2), (3) in kernel
 queries (the bench's ``reach_many`` query, timed in the same process). Only for changes
 within those three files (the rest of the package is the installed tree's; a baseline's
-tables of steps must read the installed tree's, as they did on 2026-11-27).
+tables of steps must read the installed tree's, as they did on 2026-11-27; and its
+two-space call must take the installed tree's arguments: a baseline before the call took
+``near_far``, 2026-11-27 afternoon, does not -- ``heroscape_leave_far_ab.py`` measures
+that change with its own switch instead).
 """
 from __future__ import annotations
 
@@ -188,20 +191,26 @@ def _parser(doc: str, rounds: int) -> argparse.ArgumentParser:
     return ap
 
 
+def _each_scenario(a):
+    """``(name, scenario, G, D, calls)`` of each of ``a.scenarios`` (``_walker_calls``),
+    the load average printed before the first and after the last."""
+    from movecore.tools.selfplay import example_scenarios
+    ex = dict(example_scenarios("heroscape"))
+    print(_load_avg(), flush=True)
+    for name in a.scenarios.split(","):
+        yield (name, ex[name]) + _walker_calls(ex[name], a.B)
+    print(_load_avg())
+
+
 def main(argv=None) -> int:
     ap = _parser(__doc__, 7)
     ap.add_argument("base", help="a checkout of the baseline commit")
     a = ap.parse_args(argv)
     from movecore.games.heroscape._batch_doubles import doubles_kernel
     from movecore.tools import _selfplay_heroscape
-    from movecore.tools.selfplay import example_scenarios
     old_dk, old_step = _baseline(a.base)
-    ex = dict(example_scenarios("heroscape"))
-    print(_load_avg(), flush=True)
     med = np.median
-    for name in a.scenarios.split(","):
-        sc = ex[name]
-        G, D, calls = _walker_calls(sc, a.B)
+    for name, sc, G, D, calls in _each_scenario(a):
         n, per = _doubles([old_dk, doubles_kernel()], G, D, calls, a.rounds)
         print(f"{name}: two-space call, {n} walker games: old {med(per[0]) * 1e6:.2f} us a "
               f"game, new {med(per[1]) * 1e6:.2f}: {med(per[0]) / med(per[1]):.3f}x",
@@ -217,7 +226,6 @@ def main(argv=None) -> int:
         print(f"  vector env move, B={a.B}, 1 thread, copy=True: old {o * 1e6:.2f} us "
               f"({o / q:.2f} queries), new {w * 1e6:.2f} us ({w / q:.2f}): {o / w:.3f}x",
               flush=True)
-    print(_load_avg())
     return 0
 
 

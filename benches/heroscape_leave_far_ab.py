@@ -25,8 +25,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from heroscape_doubles_ab import (_doubles, _load_avg, _parser, _plays, _query_cpu,  # noqa: E402
-                                  _walker_calls)
+from heroscape_doubles_ab import (_doubles, _each_scenario, _parser, _plays,  # noqa: E402
+                                  _query_cpu)
 
 from movecore.games.heroscape._batch_doubles import NO_FIGURES_FAR, NO_LEAVE_FAR  # noqa: E402
 
@@ -86,13 +86,8 @@ def main(argv=None) -> int:
     a = _parser(__doc__, 9).parse_args(argv)
     from movecore.games.heroscape._batch_doubles import doubles_kernel
     from movecore.tools import _selfplay_heroscape as H
-    from movecore.tools.selfplay import example_scenarios
-    ex = dict(example_scenarios("heroscape"))
-    print(_load_avg(), flush=True)
     med = np.median
-    for name in a.scenarios.split(","):
-        sc = ex[name]
-        G, D, calls = _walker_calls(sc, a.B)
+    for name, sc, G, D, calls in _each_scenario(a):
         searched, taken = _taken(G, D, calls)
         n, per = _doubles(_sides(doubles_kernel()), G, D, calls, a.rounds)
         print(f"{name}: {n} walker games, {searched} searched before, "
@@ -109,7 +104,6 @@ def main(argv=None) -> int:
               f"({o / q:.2f} queries), on {w * 1e6:.2f} us ({w / q:.2f}): {o / w:.3f}x; "
               f"wall: off {ow * 1e6:.2f}, on {ww * 1e6:.2f}: {ow / ww:.3f}x "
               f"(query {q * 1e6:.3f} us CPU)", flush=True)
-    print(_load_avg())
     return 0
 
 
