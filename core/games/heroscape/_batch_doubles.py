@@ -117,7 +117,8 @@ def doubles_kernel():
     outs and, with ``want_pen & PENALTY``, ``penalty`` (each end's leaving attacks: a
     single-space slot's game row gets those alone; the other bits of ``want_pen`` are
     for A/B runs and the tests: ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``,
-    ``NO_LEAVE_FAR``, ``BREAK_LEAVE_FAR``). Returns 0 or a kernel status < 0."""
+    ``NO_LEAVE_FAR``, ``BREAK_LEAVE_FAR``, ``NO_FIGURES_FAR``). Returns 0 or a kernel
+    status < 0."""
     import os
 
     from ...reach.compiled import kernel_sources, penalty_kernel, penalty_steps_kernel
