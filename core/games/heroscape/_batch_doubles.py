@@ -232,12 +232,28 @@ def doubles_kernel():
                     if tab[3, e] != 0:
                         continue              # its flip is listed before it
                     node = tab[0, e]
-                    if _node_value(occ, b, lead[node], trail[node], c0, c1, 0, 1) != \
-                            EMPTY:
-                        continue
                     mask[b, node] = 1
                     cost[b, node] = tab[1, e]
                     stop[b, node] = codes[k, node] if tab[2, e] != 0 else 0
+                # then the placements touching another figure's space put back as
+                # the row arrived (cleared): the occupant row holds a code only where
+                # a figure stands (_batch), so these are the placements whose
+                # occupancy is not empty -- a few figures' dozen placements each,
+                # not an occupancy test per end
+                for j in range(F):
+                    if j == f or not alive[b, j]:
+                        continue
+                    x0, x1 = _other_spaces(cell, kind, lead, trail, b, j)
+                    for e in range(2):
+                        x = x0 if e == 0 else x1
+                        if x < 0:
+                            continue
+                        for m in range(touch.shape[1]):
+                            p = touch[x, m]
+                            if p >= 0:
+                                mask[b, p] = 0
+                                cost[b, p] = -1
+                                stop[b, p] = 0
                 continue
             # 1. the placements' occupancy without the mover, the kind's flags: a
             # placement both of whose spaces are empty (or the mover's) is empty, so
