@@ -16,8 +16,11 @@ self-play steps (one call per captured state, as the vector env calls it), check
 give the same outs; (2) a ``BatchedPlay`` move (the compiled step, one thread), the two
 plays checked to stay equal; (3) a vector env move with its observation (``copy=True``,
 one thread; the baseline's two-space call swapped into one of two envs of the same
-seed), the masks checked equal. Prints the medians, their ratio, and (2), (3) in kernel
-queries (the bench's ``reach_many`` query, timed in the same process). Only for changes
+seed), the masks checked equal -- since the env's step became one compiled call per
+chunk (``_vechsenv``, the installed tree's call linked in), the swapped kernel answers
+only at reset, so (3) compares the same code on both sides. Prints the medians, their
+ratio, and (2), (3) in kernel queries (the bench's ``reach_many`` query, timed in the
+same process). Only for changes
 within those three files (the rest of the package is the installed tree's; a baseline's
 tables of steps must read the installed tree's, as they did on 2026-11-27; and its
 two-space call must take the installed tree's arguments: a baseline before the call took
