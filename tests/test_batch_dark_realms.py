@@ -532,20 +532,16 @@ def test_turning_an_enemy_ai_rule_off_fails(monkeypatch, off):
 
 def _fast_and_kernels(scenarios, steps, B, seed):
     """Self-play of ``scenarios``; at every step every game's enemy AI move (the
-    rolled queries of the step) answered six ways: the fast searches as bit sets with
-    the tables (the default), the same with a walker's table pick refused wherever a
-    figure stands on one of its least routes (``tab_exact`` False: the reverse search
-    then, where the default first looks for a free least route), without the tables
-    (``use_tab`` False), the bit sets'
+    rolled queries of the step) answered five ways: the fast searches as bit sets with
+    the tables (the default), without the tables (``use_tab`` False), the bit sets'
     walker's reverse search cut short (a level of more than two steps: the neighbour
     table's search), the fast searches over the neighbour table (``use_bits`` False,
     the searches the bit sets replace), and the kernels' path (``fast`` False, the
     searches the fast ones replace): the same mask, steps and traps. Returns the table
-    counters summed (pick from the tables, searched; field from the tables, searched;
-    picks taken after a free least route was found)
+    counters summed (pick from the tables, searched; field from the tables, searched)
     and the bit sets' (forward, closest-target, reverse searches), and the enemy moves
     compared."""
-    hits = np.zeros(5, np.int64)
+    hits = np.zeros(4, np.int64)
     bits = np.zeros(3, np.int64)
     n_ai = 0
     for name, sc in scenarios:
@@ -559,9 +555,8 @@ def _fast_and_kernels(scenarios, steps, B, seed):
             qs = play._rolled_queries(act)
             got = []
             short = ai.args["brev"][:3].copy()
-            for cfg in ({}, {"tab_exact": False}, {"use_tab": False},
-                        {"use_tab": False, "brev": short}, {"use_bits": False},
-                        {"fast": False}):
+            for cfg in ({}, {"use_tab": False}, {"use_tab": False, "brev": short},
+                        {"use_bits": False}, {"fast": False}):
                 keep = {k: ai.args[k] for k in cfg}
                 ai.args.update(cfg)
                 h0 = ai.args["tab_hits"].copy()
@@ -594,18 +589,14 @@ def test_fast_searches_equal_the_kernels():
     hits, bits, n_ai = _fast_and_kernels(_ai_boards(range(60, 76)) + [_closest_by_steps()]
                                          + example_scenarios("dark_realms"), steps=24,
                                          B=32, seed=5)
-    # (a free least route beside a figure's is rare on these boards: 0.5-3% of the
-    # refused picks; 17% in the bundled dark_realms_die_planning's self-play)
-    assert n_ai > 3000 and (hits[:4] > 100).all() and hits[4] > 30 and \
-        (bits > 100).all(), (n_ai, hits, bits)
+    assert n_ai > 3000 and (hits > 100).all() and (bits > 100).all(), (n_ai, hits, bits)
 
 
 @pytest.mark.slow
 def test_fast_searches_equal_the_kernels_long():
     hits, bits, n_ai = _fast_and_kernels(_ai_boards(range(100, 124)), steps=40, B=32,
                                          seed=6)
-    assert n_ai > 10000 and (hits[:4] > 500).all() and hits[4] > 10 and \
-        (bits > 300).all(), (n_ai, hits, bits)
+    assert n_ai > 10000 and (hits > 500).all() and (bits > 300).all(), (n_ai, hits, bits)
 
 
 def test_the_tables_are_the_empty_boards_searches():

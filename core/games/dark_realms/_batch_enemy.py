@@ -641,71 +641,6 @@ def _fwd_bits(start, budget, free, trapb, max_level, sp, sn, bpos, bat, obstacle
     return nf
 
 
-@njit(b1(I32_2, i64, i64, i64, U64_1, B_1, I64_1, I64_1, U64_1, U64_1, U64_2),
-      cache=T.CACHE, nogil=True, _nrt=False)
-def _free_least_route(tab, Wt, tg, c, free, trap, bpos, bat, sp, sn, X):
-    """True when a least route of the walker's reverse cost table ``tab`` (the board
-    with no figure on it: :func:`_tables`, ``steps + Wt * traps``) from ``tg`` to ``c``
-    runs through ``free`` spaces alone (uint64[W] bits; ``tg`` itself the start): then
-    the game's reverse cost from ``tg`` to ``c`` is ``tab[tg, c]`` too (it is never
-    less: figures only block). False: there is none, or ``X`` (uint64[R, W]
-    workspace) has fewer than two rows per trap count of the route (undecided: the
-    caller searches).
-
-    The exact form of :func:`_no_figure_on_a_route`'s test (which refuses wherever a
-    figure stands on *some* least route, though another may be free): a breadth-first
-    search from ``tg`` along least routes only. A least route to ``c`` of ``k* =
-    tab[tg, c]`` (``s*`` steps, ``p*`` traps) reaches each space v on it at v's own
-    least cost ``tab[tg, v]`` (a prefix of a least route is a least route) with
-    ``tab[tg, v] + tab[v, c] = k*``; so layer s holds, by traps entered p (rows
-    ``X[p]``), the free spaces v one step from layer s - 1's row p - trap(v) with
-    ``tab[tg, v] = s + Wt * p`` on a least route to ``c``, and such a route exists iff
-    ``c`` is in layer ``s*``'s row ``p*``: every layer's space is reached by a walk
-    through free spaces whose cost is its table cost."""
-    k = np.int64(tab[tg, c])
-    ps = k // Wt
-    ss = k - ps * Wt
-    P1 = ps + 1
-    if k < 0 or 2 * P1 > X.shape[0]:
-        return False
-    W = free.shape[0]
-    for r in range(2 * P1):
-        for w in range(W):
-            X[r, w] = 0
-    p0 = bpos[tg]
-    X[0, p0 >> 6] = _U1 << np.uint64(p0 & 63)
-    cur = 0                 # this layer's rows X[cur:cur + P1], the next one's the others
-    for s in range(1, ss + 1):
-        nxt = P1 - cur
-        grew = False
-        for p in range(P1):
-            src = X[cur + p]
-            for w in range(W):
-                y = _step_word(src, w, sp, sn) & free[w]
-                while y:
-                    v = bat[(w << 6) + trailing_zeros(y)]
-                    y &= y - _U1
-                    q = p + trap[v]
-                    if q > ps:
-                        continue
-                    a = np.int64(tab[tg, v])
-                    if a != s + Wt * q:
-                        continue
-                    d = np.int64(tab[v, c])
-                    if d < 0 or a + d != k:
-                        continue
-                    pv = bpos[v]
-                    X[nxt + q, pv >> 6] |= _U1 << np.uint64(pv & 63)
-                    grew = True
-        for p in range(P1):
-            for w in range(W):
-                X[cur + p, w] = 0
-        cur = nxt
-        if not grew:
-            return False
-    return _has(X[cur + ps], bpos[c])
-
-
 #: :func:`_fwd_bits` inlined where ``enemy_games`` calls it (see :data:`_pick_pk_in`)
 _fwd_bits_in = njit(nogil=True, inline="always")(_fwd_bits.py_func)
 
@@ -974,7 +909,7 @@ def kernel():
               i64, I64_2, B_1, B_1, I64_1, i64, i64, i64, i64, i64, b1, I32_1, I64_1, U8_1,
               I64_1, U64_1, I64_1, I64_2, I32_1, U8_1, U64_1, U64_1, I32_1, I64_1, I32_1,
               I32_1, i64, I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, b1, I32_1, U8_1,
-              U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, b1, I32_2, I32_2, I32_2, I32_2,
+              U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, I32_2, I32_2, I32_2, I32_2,
               I64_1, I64_1, b1, I64_1, I64_1, U64_1, U64_1, U64_1, U64_1, U64_1, U64_2,
               U64_2, U64_2, U64_2, U64_2, U64_2, I64_1, I64_2, I32_2, *a2, b1),
           cache=T.CACHE, nogil=True, _nrt=False)
@@ -984,8 +919,8 @@ def kernel():
                     qflags_at, zoc, zoc_at, params, pblob, pqflags, pzoc, pleave, penter,
                     pparams, buf, pbuf, out_at, ends, scratch, fwd, occ2, tier, keys, fast,
                     nbrf, trap8, walk_ok, fscr, free2, remf, states, want, use_tab,
-                    tab_check, tab_exact, tab_walk, tab_wpk, tab_wstep, tab_fly, goals,
-                    tab_hits, use_bits,
+                    tab_check, tab_walk, tab_wpk, tab_wstep, tab_fly, goals, tab_hits,
+                    use_bits,
                     bpos, bat, sp, sn, walk_bits, all_bits, trap_bits, nbb, bfree, blay,
                     bent, brev, bw, bit_hits, no_queries, rows_mode, mask, cost, stop, pen,
                     want_pen):
@@ -1131,10 +1066,10 @@ def kernel():
                             # 3a. the forward search (once per game)
                             if use_bits:
                                 nf = _fwd_bits_in(ecell, move, fb,
-                                               trap_bits if walker_traps else bw[6],
-                                               min(n_traps, move) if walker_traps else 0,
-                                               sp, sn, bpos, bat, obstacle, fly, blay,
-                                               bent, bw[0], fc, ft, fs)
+                                                  trap_bits if walker_traps else bw[6],
+                                                  min(n_traps, move) if walker_traps
+                                                  else 0, sp, sn, bpos, bat, obstacle,
+                                                  fly, blay, bent, bw[0], fc, ft, fs)
                                 bit_hits[0] += 1
                             elif walker_traps:
                                 least = fscr[2]
@@ -1214,13 +1149,6 @@ def kernel():
                                 else:
                                     ok = _no_figure_on_a_route(tab_walk, cell, alive, b,
                                                                ecell, tg, tg, c)
-                                    if not ok and tab_exact and use_bits:
-                                        # (a figure on a least route: is another one
-                                        # free? then no reverse search is needed)
-                                        ok = _free_least_route(tab_walk, W, tg, c, wfb,
-                                                               trap, bpos, bat, sp, sn,
-                                                               brev)
-                                        tab_hits[4] += ok
                             if fmin:
                                 for j in range(nf):
                                     remf[fc[j]] = -1
@@ -1584,20 +1512,14 @@ class BatchEnemyAI:
         walker's reverse cost ``steps + W * traps`` and its packed form for the pick
         ``tab_wpk``, the walker's steps, the flyer's steps over every space),
         int32[N, N] each, built once per layout; none (an empty table, ``use_tab``
-        False) above :data:`TABLE_CELLS` spaces: those boards search. ``tab_check``:
-        a table's pick is checked (False: taken unchecked, not exact; the tests turn
-        it off); ``tab_exact``: where a figure stands on a least route of the walker's
-        pick, whether another least route is free (:func:`_free_least_route`, on the
-        bit sets) before the reverse search (False: the reverse search, as before);
-        the counters ``tab_hits``: picks taken, searched; closest targets taken,
-        searched; picks taken by ``tab_exact``'s test (counted in the first too)."""
+        False) above :data:`TABLE_CELLS` spaces: those boards search."""
         n = board.n_cells
         K = board.nbr.shape[1]
         use = n <= TABLE_CELLS and (walker is not None or flyer is not None)
         none = np.full((1, 1), -1, np.int32)
-        out = dict(use_tab=use, tab_check=True, tab_exact=True, tab_walk=none, tab_wpk=none,
+        out = dict(use_tab=use, tab_check=True, tab_walk=none, tab_wpk=none,
                    tab_wstep=none, tab_fly=none,
-                   goals=np.zeros(K, np.int64), tab_hits=np.zeros(5, np.int64))
+                   goals=np.zeros(K, np.int64), tab_hits=np.zeros(4, np.int64))
         if not use:
             return out
         nbr = np.ascontiguousarray(board.nbr, np.int32).ravel()
