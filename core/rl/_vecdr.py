@@ -97,7 +97,7 @@ def _hero_bits(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits,
             x &= x - one
 
 
-@njit(nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def hero_kept(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits, end_bits,
               work, usable_bits, a_cost, a_stop, a_list):
     """:func:`_hero_ends` straight into the kept answer, what :func:`_hero_bits` and then
@@ -105,7 +105,9 @@ def hero_kept(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits, 
     end's cost and stop into ``a_cost``/``a_stop`` row ``b``, the ends the figure may
     use (``usable_bits`` uint64[F, W]: ``keep_answer``'s ``usable`` as bits) in place
     order into ``a_list`` row ``b``; returns how many. Only where the bits' order is the
-    places' (``bpos`` increasing: :attr:`DarkRealmsAnswers.kept_bits`)."""
+    places' (``bpos`` increasing: :attr:`DarkRealmsAnswers.bits_in_order`). A call of
+    its own from the whole step, compiled and cached apart (inlined there, it cost the
+    step's compile ~4.5 CPU s more; docs/performance.md)."""
     _hero_ends(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits, end_bits,
                work, a_cost, a_stop)
     ends = work[2]

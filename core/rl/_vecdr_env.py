@@ -63,7 +63,6 @@ _advance = njit(nogil=True, inline="always")(advance_select.py_func)
 _keep = njit(nogil=True, inline="always")(keep_answer.py_func)
 _play = njit(nogil=True, inline="always")(dr_play.py_func)
 _queries = njit(nogil=True, inline="always")(dr_queries.py_func)
-_hero_kept = njit(nogil=True, inline="always")(hero_kept.py_func)
 #: how a game's step stands after a compiled part of it: played through, waiting for
 #: its enemy AI answer (listed for the thread's next enemy AI call), or stopped before
 #: an enemy AI's pick with a choice (the calling thread goes on with it)
@@ -199,9 +198,9 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
                         # row, no scan of every place): what _queries and _keep give
                         roll = roll_d6(rng, b)
                         a_roll[b] = roll
-                        k = _hero_kept(b, f, cell[b, f], np.int64(flying[f]), roll, cell,
-                                       alive, bpos, at, shifts, pass_bits, end_bits, work,
-                                       usable_bits, a_cost, a_stop, a_list)
+                        k = hero_kept(b, f, cell[b, f], np.int64(flying[f]), roll, cell,
+                                      alive, bpos, at, shifts, pass_bits, end_bits, work,
+                                      usable_bits, a_cost, a_stop, a_list)
                         a_n[b] = k
                         nxt[b] = f + 1
                         if k:
