@@ -889,7 +889,8 @@ def _dr_whole_run(scenario, steps, seed, threads=1, copy=True, side=None, mutate
     their copies, rewards, ends, the games' arrays, the turn state and the streams are
     equal; at the end the counts and the enemy AI's answers and ties. ``mutate
     (whole_steps)``: a wrong whole step (the check must fail). Returns (moves, enemy
-    AI ties met), or None where the scenario is not in ``_vecdr``'s scope."""
+    AI ties met, whether the whole step took the heroes' card moves straight into the
+    kept answer), or None where the scenario is not in ``_vecdr``'s scope."""
     from movecore.rl._vecdr_env import WholeSteps
     kw = dict(num_envs=8, threads=threads, max_turns=(9, 40)[seed % 2], copy=copy,
               opponent=("random", "greedy", "enemy_ai")[seed % 3])
@@ -927,7 +928,7 @@ def _dr_whole_run(scenario, steps, seed, threads=1, copy=True, side=None, mutate
     assert fast.counts == slow.counts
     assert dr.ai.answered == slow._np._dr.ai.answered
     assert fast._np.ai_choices == slow._np.ai_choices
-    return fast.counts["moves"], fast._np.ai_choices
+    return fast.counts["moves"], fast._np.ai_choices, dr.whole_steps.Q[0][-2]
 
 
 def _dr_whole_runs():
@@ -948,14 +949,24 @@ def test_dark_realms_whole_step_equals_the_sub_steps():
     games' moves, answers, picks, rewards, ends, observations and masks; the enemy AI
     between its rounds; its ties on the sub-step path) equals the sub-step path, which
     the tests above hold to the general path and to single envs."""
-    moves = ties = runs = 0
-    for name, s, kw in _dr_whole_runs():
-        got = _dr_whole_run(s, 40, **kw)
-        if got is not None:
-            runs += 1
-            moves += got[0]
-            ties += got[1]
-    assert runs >= 14 and moves > 5_000 and ties > 0, (runs, moves, ties)
+    moves = ties = runs = kept = 0
+    for k, (name, s, kw) in enumerate(_dr_whole_runs()):
+        # (the first runs also with a hero's card move through the mask row and
+        # keep_answer, as the sub-step path, where it would go straight into the list)
+        for mutate in (None, _no_hero_kept) if k < 3 else (None,):
+            got = _dr_whole_run(s, 40, mutate=mutate, **kw)
+            if got is not None:
+                runs += 1
+                moves += got[0]
+                ties += got[1]
+                kept += bool(got[2]) and mutate is None
+    assert runs >= 14 and moves > 5_000 and ties > 0 and kept >= 4, \
+        (runs, moves, ties, kept)
+
+
+def _no_hero_kept(w):
+    """The whole step with ``DarkRealmsAnswers.hero_kept`` off (``Q``'s flag)."""
+    w.Q = [q[:-2] + (False, q[-1]) for q in w.Q]
 
 
 def test_dark_realms_whole_step_check_fails_on_a_wrong_step():
