@@ -16,10 +16,16 @@ self-play steps (one call per captured state, as the vector env calls it), check
 give the same outs; (2) a ``BatchedPlay`` move (the compiled step, one thread), the two
 plays checked to stay equal; (3) a vector env move with its observation (``copy=True``,
 one thread; the baseline's two-space call swapped into one of two envs of the same
-seed), the masks checked equal. Prints the medians, their ratio, and (2), (3) in kernel
-queries (the bench's ``reach_many`` query, timed in the same process). Only for changes
+seed), the masks checked equal -- since the env's step became one compiled call per
+chunk (``_vechsenv``, the installed tree's call linked in), the swapped kernel answers
+only at reset, so (3) compares the same code on both sides. Prints the medians, their
+ratio, and (2), (3) in kernel queries (the bench's ``reach_many`` query, timed in the
+same process). Only for changes
 within those three files (the rest of the package is the installed tree's; a baseline's
-tables of steps must read the installed tree's, as they did on 2026-11-27).
+tables of steps must read the installed tree's, as they did on 2026-11-27; and its
+two-space call must take the installed tree's arguments: a baseline before the call took
+``near_far``, 2026-11-27 afternoon, does not -- ``heroscape_leave_far_ab.py`` measures
+that change with its own switch instead).
 """
 from __future__ import annotations
 
@@ -106,25 +112,37 @@ def _doubles(kernels, G, D, calls, rounds):
         assert all(np.array_equal(x, y) for x, y in zip(*outs)), "the outs differ"
     n = sum(len(c[3]) for c in calls)
     per = [[], []]
-    for _ in range(rounds):
-        for i in (0, 1):
+    for order in _orders(rounds):
+        for i in order:
             per[i].append(sum(one(i, c) for c in calls) / n)
     return n, per
 
 
-def _plays(steps, scenario, B, rounds):
+def _orders(rounds, seed=1):
+    """The two sides' order in each round: shuffled (seeded), so that neither always
+    runs first."""
+    rng = np.random.default_rng(seed)
+    return [rng.permutation(2).tolist() for _ in range(rounds)]
+
+
+def _plays(steps, scenario, B, rounds, wall=None):
+    """CPU time per move of ``steps[i]`` (a ``_selfplay_heroscape.step``) on its own
+    ``BatchedPlay`` of the same seed, rounds of 10 steps; with ``wall`` (two lists),
+    the wall time per move there too."""
     from movecore.tools.selfplay_batch import BatchedPlay
     plays = [BatchedPlay("heroscape", scenario, B, seed=1, threads=1) for _ in steps]
     for p, s in zip(plays, steps):
         for _ in range(2):
             s(p, 0)
     per = [[], []]
-    for _ in range(rounds):
-        for i in (0, 1):
-            t0, n = time.thread_time(), 0
+    for order in _orders(rounds, 2):
+        for i in order:
+            t0, w0, n = time.thread_time(), time.perf_counter(), 0
             for _ in range(10):
                 n += steps[i](plays[i], 0)
             per[i].append((time.thread_time() - t0) / n)
+            if wall is not None:
+                wall[i].append((time.perf_counter() - w0) / n)
     assert np.array_equal(plays[0].games.cell, plays[1].games.cell) and all(
         np.array_equal(x, y) for x, y in zip(plays[0]._out, plays[1]._out)), "plays differ"
     return plays[1], per
@@ -153,33 +171,55 @@ def _envs(old_kernel, scenario, B, rounds):
     return per
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("base", help="a checkout of the baseline commit")
+def _query_cpu(scenario, play) -> float:
+    """CPU seconds of the bench's reference query (``reach_many`` on the same board),
+    the median of 7 short rounds in this process."""
+    from movecore.tools.bench_batch import _query_round, _reference
+    one = _query_round(_reference("heroscape", scenario, play))
+    return float(np.median([(lambda r: r[3] / r[0])(one(0.05)) for _ in range(7)]))
+
+
+def _load_avg() -> str:
+    return f"load {'/'.join(f'{x:.2f}' for x in os.getloadavg())}"
+
+
+def _parser(doc: str, rounds: int) -> argparse.ArgumentParser:
+    """The options these A/B scripts share: ``--scenarios``, ``--rounds``, ``--B``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--scenarios", default="heroscape_engaged_knight.json,"
                     "heroscape_map_aoa_heshva_basin.json,heroscape_map_aoa_howling_pass.json,"
                     "heroscape_map_aoa_shattered_table.json")
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=rounds)
     ap.add_argument("--B", type=int, default=1024)
+    return ap
+
+
+def _each_scenario(a):
+    """``(name, scenario, G, D, calls)`` of each of ``a.scenarios`` (``_walker_calls``),
+    the load average printed before the first and after the last."""
+    from movecore.tools.selfplay import example_scenarios
+    ex = dict(example_scenarios("heroscape"))
+    print(_load_avg(), flush=True)
+    for name in a.scenarios.split(","):
+        yield (name, ex[name]) + _walker_calls(ex[name], a.B)
+    print(_load_avg())
+
+
+def main(argv=None) -> int:
+    ap = _parser(__doc__, 7)
+    ap.add_argument("base", help="a checkout of the baseline commit")
     a = ap.parse_args(argv)
     from movecore.games.heroscape._batch_doubles import doubles_kernel
     from movecore.tools import _selfplay_heroscape
-    from movecore.tools.bench_batch import _query_round, _reference
-    from movecore.tools.selfplay import example_scenarios
     old_dk, old_step = _baseline(a.base)
-    ex = dict(example_scenarios("heroscape"))
-    print(f"load {'/'.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     med = np.median
-    for name in a.scenarios.split(","):
-        sc = ex[name]
-        G, D, calls = _walker_calls(sc, a.B)
+    for name, sc, G, D, calls in _each_scenario(a):
         n, per = _doubles([old_dk, doubles_kernel()], G, D, calls, a.rounds)
         print(f"{name}: two-space call, {n} walker games: old {med(per[0]) * 1e6:.2f} us a "
               f"game, new {med(per[1]) * 1e6:.2f}: {med(per[0]) / med(per[1]):.3f}x",
               flush=True)
         play, per = _plays([old_step, _selfplay_heroscape.step], sc, a.B, a.rounds)
-        one = _query_round(_reference("heroscape", sc, play))
-        q = med([(lambda r: r[3] / r[0])(one(0.05)) for _ in range(7)])  # CPU s a query
+        q = _query_cpu(sc, play)
         o, w = med(per[0]), med(per[1])
         print(f"  BatchedPlay move, B={a.B}, 1 thread: old {o * 1e6:.2f} us ({o / q:.2f} "
               f"queries), new {w * 1e6:.2f} us ({w / q:.2f}): {o / w:.3f}x "
@@ -189,7 +229,6 @@ def main(argv=None) -> int:
         print(f"  vector env move, B={a.B}, 1 thread, copy=True: old {o * 1e6:.2f} us "
               f"({o / q:.2f} queries), new {w * 1e6:.2f} us ({w / q:.2f}): {o / w:.3f}x",
               flush=True)
-    print(f"load {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 

@@ -8,7 +8,9 @@ different speeds there).
 
     git worktree add --detach /tmp/base BASE_COMMIT
     python benches/vecenv_ab.py /tmp/base [--games grid,mage_knight] [--B 1024]
-                                          [--threads 1] [--rounds 12]
+                                          [--threads 1] [--rounds 12] [--steps 2]
+    python benches/vecenv_ab.py --entry [--B 64,1024] [--threads 1,2]  (no base: the
+        step's compiled chunk at its entry point against the dispatcher, :func:`run_entry`)
 
 Prints per game and path (vector env ``copy=True``, kept observations ``copy=False``,
 ``BatchedPlay``) the CPU per move of each side (``time.process_time``: the other work of
@@ -89,7 +91,7 @@ def _measure(fn, n):
     return (time.process_time() - c0) / u
 
 
-def run(game, base_vg, B, threads, rounds, log=print) -> None:
+def run(game, base_vg, B, threads, rounds, log=print, steps=None) -> None:
     import movecore.rl as rl
     import movecore.rl._vecgame as new_vg
     from movecore.tools.bench_batch import _query_round, _reference
@@ -132,9 +134,10 @@ def run(game, base_vg, B, threads, rounds, log=print) -> None:
         for f in fns:
             f()
         per = [[], []]
-        for _ in range(rounds):
-            for i, f in enumerate(fns):
-                per[i].append(_measure(f, max(2, 8192 // B)))
+        order = np.random.default_rng(0)     # (a new order each round: on a loaded
+        for _ in range(rounds):                 # machine the second of a fixed pair is
+            for i in order.permutation(2).tolist():     # slowed more often)
+                per[i].append(_measure(fns[i], steps or max(2, 8192 // B)))
             assert same(), f"{game} {path}: the two sides played different games"
         rows.append((path, np.array(per[0]), np.array(per[1])))
     kq = (k0 + query_cpu()) / 2
@@ -145,19 +148,80 @@ def run(game, base_vg, B, threads, rounds, log=print) -> None:
             f"{np.median(new) / kq:.2f} kernel queries", flush=True)
 
 
+def run_entry(game, B, threads, rounds, log=print):
+    """``--entry``: the vector env's step with its compiled chunk called at the overload's
+    entry point (``movecore.rl.vector._ENTRY``, the default) against the dispatcher's
+    call at every step: two envs of the same scenario and seeds stepped in turn (a
+    shuffled order each round), asserted to play the same games; entry/dispatcher by
+    process CPU and by wall clock (< 1: the entry point is faster)."""
+    import movecore.rl as rl
+    import movecore.rl.vector as vector
+    from movecore.tools.selfplay import example_scenarios
+    name, scen = example_scenarios(game)[0]
+    envs, rngs = [], []
+    for entry in (True, False):
+        vector._ENTRY = entry
+        e = rl.vector_env(scen, num_envs=B, threads=threads)
+        e.reset(seed=1)
+        envs.append(e)
+        rngs.append(np.random.default_rng(1))
+    vector._ENTRY = True
+    acts = [None, None]
+
+    def steps(i, n):
+        e, rng = envs[i], rngs[i]
+        c0, t0 = time.process_time(), time.perf_counter()
+        for _ in range(n):
+            m = e._mask
+            a = (rng.random(m.shape, np.float32) * m).argmax(1)
+            vector._ENTRY = i == 0      # (read only when an env's key is not cached)
+            e.step(a)
+        acts[i] = e._mask.copy()
+        return time.process_time() - c0, time.perf_counter() - t0
+
+    n = max(4, 16384 // B)
+    for i in (0, 1):
+        steps(i, 2)
+    cpu, wall = [[], []], [[], []]
+    order = np.random.default_rng(0)
+    for _ in range(rounds):
+        for i in order.permutation(2).tolist():
+            c, w = steps(i, n)
+            cpu[i].append(c / n)
+            wall[i].append(w / n)
+        assert np.array_equal(acts[0], acts[1]), "the two envs played different games"
+    assert envs[0]._entries and not envs[1]._entries       # the entry point was used
+    c, w = np.array(cpu), np.array(wall)
+    log(f"  {game:18s} B={B:5d} threads={threads}: entry/dispatcher CPU "
+        f"{np.median(c[0] / c[1]):.3f}, wall {np.median(w[0] / w[1]):.3f}; CPU per step "
+        f"{np.median(c[0]) * 1e6:.1f} vs {np.median(c[1]) * 1e6:.1f} us", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("base", help="a checkout of the baseline commit")
+    ap.add_argument("base", nargs="?", help="a checkout of the baseline commit")
+    ap.add_argument("--entry", action="store_true", help="the entry point against the "
+                    "dispatcher (run_entry) instead of a base tree")
     ap.add_argument("--games", default="grid,tiny_epic_tactics,mage_knight")
-    ap.add_argument("--B", type=int, default=1024)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--B", default="1024", help="comma list (--entry) or one B")
+    ap.add_argument("--threads", default="1", help="comma list (--entry) or one count")
     ap.add_argument("--rounds", type=int, default=12)
+    ap.add_argument("--steps", type=int, default=None,
+                    help="steps per round (default 8,192 / B); on a loaded machine many "
+                    "short rounds (--steps 2 --rounds 150) pair the sides more closely")
     a = ap.parse_args(argv)
-    base_vg = load_base(a.base)
+    if not a.entry and not a.base:
+        ap.error("a base tree, or --entry")
+    base_vg = None if a.entry else load_base(a.base)
     print(f"B={a.B}, {a.threads} thread(s); load average "
           f"{'/'.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     for game in a.games.split(","):
-        run(game, base_vg, a.B, a.threads, a.rounds)
+        for B in map(int, a.B.split(",")):
+            for t in map(int, a.threads.split(",")):
+                if a.entry:
+                    run_entry(game, B, t, a.rounds)
+                else:
+                    run(game, base_vg, B, t, a.rounds, steps=a.steps)
     print(f"load average at the end {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

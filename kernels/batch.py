@@ -19,11 +19,11 @@ Arrays (``B`` games, ``N`` cells, ``A >= N`` columns of a game's dense answer)
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 from numba import njit, types
 
+from ._jit import once
 from ._types import CACHE
 from .reach import is_plain, reach1_general, reach1_plain
 
@@ -97,7 +97,7 @@ def reach_games(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape, o
     return 0
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def reach_games_pen():
     """The batched penalty kernel (compiled, or loaded from Numba's cache, on first use,
     as :func:`movecore.kernels.reach_pen.kernel`): ``reach_games`` with a penalty

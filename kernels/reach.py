@@ -52,6 +52,7 @@ import types as pytypes
 import numpy as np
 from numba import njit, prange, types
 
+from ._jit import NO_NRT, once
 from ._types import (
     BLOCK, CACHE, CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP, MAX_BUDGET,
     OCC_EMPTY, OCC_WALL, P_ALLY, P_BUDGET, P_CLIMB_FLAT, P_CLIMB_PER_LEVEL, P_CORNER_CUT,
@@ -604,13 +605,14 @@ def fast_layout_size(n, nb_alloc):
     return _reach1_size(n, nb_alloc) + CTRL + n + nb_alloc + 2 * (8 * n + 1)
 
 
-# ``_nrt=False`` (Numba's private option) here and on ``reach1``: compiled with reference
-# counting, a function increments the reference count of every array argument on entry
+# No reference counting (``NO_NRT``: Numba's private ``_nrt=False`` where this Numba
+# takes it, ``kernels/_jit.py``) here and on ``reach1``: compiled with reference counting,
+# a function increments the reference count of every array argument on entry
 # and decrements it on return (a call and an atomic instruction each, which Numba's
 # pruning leaves in place), and the compiled steps call these once per query: 8 pairs
 # per ``reach1`` call, 4 per ``is_plain``. They allocate nothing and keep no array, so
 # they need none (docs/performance.md, "The vector env's step ... reference counts").
-@njit(types.boolean(i32_1, u8_1, u64_1, i64_1), cache=CACHE, nogil=True, _nrt=False)
+@njit(types.boolean(i32_1, u8_1, u64_1, i64_1), cache=CACHE, nogil=True, **NO_NRT)
 def is_plain(blob, qflags, zoc, params):
     """True when ``reach1_plain`` gives the same answer as ``reach1_general``."""
     K = np.int64(blob[1])
@@ -670,7 +672,7 @@ def _make_reach1(GENERAL):
 
     @_variant_jit("general" if GENERAL else "plain", types.int64(
         i32_1, i32_1, u8_1, u64_1, i64_1, i32_1, i32_2, i64_2, types.int64, types.int64),
-        cache=CACHE, nogil=True, _nrt=False)
+        cache=CACHE, nogil=True, **NO_NRT)
     def reach1(blob, occupant, qflags, zoc, params, buf, ends, queries, start, budget):
         """Single-start queries without penalties.
 
@@ -1078,7 +1080,7 @@ def reach1_ordered(blob, occupant, qflags, zoc, params, buf, ends, queries, orde
     return total
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def prange_batch():
     """``reach1_batch``, compiled (or loaded from the cache) on first use: only a batch
     run with ``BATCH_THREADS = "prange"`` calls it, so an import does not load it."""
@@ -1128,7 +1130,7 @@ def prange_batch():
 # Any other call (tree mode, occupants, per-query layers: a caller that swapped them in)
 # is handed to ``reach1_plain`` / ``reach1_general``, which answer everything.
 # The workspace is ``buf``'s region after ``reach1``'s (see ``fast_layout_size``).
-@functools.lru_cache(maxsize=None)
+@once
 def reach_plain_k(K, CLIMB, FIFO=False):
     """(batch, one) for K neighbours and the climb rule CLIMB (FIFO: every step costs 1,
     the BFS order of ``reach1``'s unit-cost queue), compiled (or loaded from the cache)

@@ -31,12 +31,12 @@ penalty levels allocated (>= the query's ``n_pen``) and ``nbA`` buckets:
 """
 from __future__ import annotations
 
-import functools
 import os
 
 import numpy as np
 from numba import njit, types
 
+from ._jit import once
 from ._types import (
     CACHE, CELL_BLOCKED, CELL_NO_END, CELL_STOP, EDGE_BLOCKED, EDGE_STOP, MAX_BUDGET,
     P_ALLY, P_CLIMB_FLAT, P_CLIMB_PER_LEVEL, P_CORNER_CUT,
@@ -92,7 +92,7 @@ def pen_row_of(buf, n, v):
     return np.int64(buf[o_wcell + 2 * v + 1])
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def kernel():
     """``reach_pen``, compiled (or loaded from the cache) on the first penalty query."""
     # ``reach_pen`` inlines parts of the step rule from ``reach.py`` (``_climb``,
@@ -468,7 +468,7 @@ def sorted_pen_ends(cols, n, order):
 _STEP_CAP = 2 * MAX_BUDGET
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def steps_kernel():
     """``(pen_steps, reach_pen_steps)``, compiled (or loaded from the cache) on first use.
 

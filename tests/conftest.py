@@ -107,6 +107,11 @@ SLOW = {
     # the C ABI: every bundled example through mc_solve_json, threads
     "test_capi.py::test_solve_json_answers_every_bundled_example_like_solve": "rest",
     "test_capi.py::test_two_host_threads_query_one_board": "all",
+    # a Numba without the private _nrt option: a fresh process compiles on a cold cache
+    "test_jit_options.py::test_without_the_option_the_kernels_compile_and_answer_alike":
+        "all",
+    # two threads' first batched Descent steps in a fresh process
+    "test_first_build.py::test_two_threads_first_call_builds_once": "rest",
     # the compile lock's control case (no lock: both processes compile)
     "test_docs.py::test_the_workers_compile_each_function_once": "rest",
 }

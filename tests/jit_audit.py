@@ -20,10 +20,16 @@ import sys
 
 
 def cached_dispatchers() -> list:
-    """Every Numba dispatcher of movecore in this process that uses the on-disk cache."""
+    """Every live Numba dispatcher of movecore in this process that uses the on-disk
+    cache. Garbage is collected first (a dropped dispatcher is not counted), and the
+    heap's objects are told apart by their type alone: ``isinstance`` asks a weak proxy
+    for its referent's class, and a dead one raises ReferenceError (numba's finalized
+    LLVM modules stay in the JIT engine with a weak proxy of their code library, which
+    dies with a dropped dispatcher's code)."""
     from numba.core.caching import NullCache
     from numba.core.dispatcher import Dispatcher
-    return [d for d in gc.get_objects() if isinstance(d, Dispatcher)
+    gc.collect()
+    return [d for d in gc.get_objects() if issubclass(type(d), Dispatcher)
             and (getattr(d.py_func, "__module__", None) or "").startswith("movecore.")
             and not isinstance(d._cache, NullCache)]
 

@@ -445,7 +445,7 @@ def test_kept_ends_of_movers_that_pass_every_figure():
         G = play.games
         K, rest = _doubles_arguments(G)
         kind, passes, flip = rest[2], rest[3], rest[7]
-        tab_at, tab_ptr, tab = rest[-6], rest[-4], rest[-3]
+        tab_at, tab_ptr, tab = rest[-7], rest[-5], rest[-4]
         P = G.n_places
         for f in np.flatnonzero((kind >= 0) & passes & (tab_at >= 0)).tolist():
             # the kept flag: 1 exactly where the placement's flip is listed before it
@@ -603,20 +603,46 @@ def test_kept_ends_reach_covers_the_query():
     assert checked > 500, checked
 
 
+def _figure_spaces(G, rest, b, j) -> tuple:
+    """The spaces of figure slot ``j`` in game ``b`` (two for a two-space figure);
+    ``rest``: the layout's call arguments (:func:`_doubles_arguments`)."""
+    kind, lead, trail = rest[2], rest[5], rest[6]
+    x = int(G.cell[b, j])
+    return (int(lead[x]), int(trail[x])) if kind[j] >= 0 else (x,)
+
+
+def _enemy_within(G, rest, b, f, reach) -> bool:
+    """Whether an enemy of slot ``f`` in game ``b`` has a space within grid distance
+    ``reach`` of one of ``f``'s (the position's ``relevant``)."""
+    team, coords = rest[0], rest[8]
+    mine = _figure_spaces(G, rest, b, f)
+
+    def hexd(a, c):
+        dq, dr = coords[c] - coords[a]
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+    return any(min(hexd(a, c) for a in mine for c in _figure_spaces(G, rest, b, j))
+               <= reach for j in range(G.F)
+               if j != f and G.alive[b, j] and team[j] != team[f])
+
+
 def test_kept_ends_of_two_space_walkers():
     """A two-space walker with no enemy in reach for leaving attacks and no figure but
     friends it passes (not engaged) on a space within its budget's reach
-    (``_batch_doubles.walker_near``) takes its kind's kept ends: on the bundled
+    (``_batch_doubles.walker_near``; one at the budget is met there, if at all:
+    ``walker_far``) takes its kind's kept ends: on the bundled
     battlefields and big random ones (heights, water, engaged figures, flyers; half of
     them in the basic game: no leaving attacks, enemies in reach of the rule), every
     walker's answer in every game equals the plain query's (the same call with the
     kept ends turned off) and, where the kept ends are taken, its position's
-    ``legal_moves``; the rule broken (kept ends taken whoever stands in reach) gives
-    other answers; the reach is below the cost of every kept end."""
+    ``legal_moves``, and the rule before ``walker_far`` bounded the figures too
+    (``NO_FIGURES_FAR``: none at the budget either); the rule broken (kept ends taken
+    whoever stands in reach) gives other answers; the reach is below the cost of every
+    kept end."""
     from movecore.games.heroscape import _batch_doubles as BD
     from movecore.tools.selfplay import example_scenarios
     from movecore.tools.selfplay_batch import BatchedPlay
-    seen = dict.fromkeys(("queries", "kept", "friends", "broken", "positions"), 0)
+    seen = dict.fromkeys(("queries", "kept", "friends", "broken", "positions", "edge"),
+                         0)
     big = [(f"big_{s}", random_scenario(s, big=True)) for s in range(24)]
     for _, sc in big[1::2]:     # no leaving attacks: enemies near a walker's kept ends
         sc["options"]["mode"] = "basic"
@@ -626,10 +652,10 @@ def test_kept_ends_of_two_space_walkers():
         play = BatchedPlay("heroscape", sc, 8, seed=3)
         G = play.games
         K, rest = _doubles_arguments(G)
-        team, kind, passes, leaves, lead, trail, coords = (rest[i] for i in (0, 2, 3, 4,
-                                                                              5, 6, 8))
-        tab_at, tab_ptr, tab, near_at, near = rest[-6], rest[-4], rest[-3], rest[-2], \
-            rest[-1]
+        team, kind, passes, leaves = (rest[i] for i in (0, 2, 3, 4))
+        lead, trail = rest[5], rest[6]
+        tab_at, tab_ptr, tab, near_at, near, near_far = rest[-7], rest[-5], rest[-4], \
+            rest[-3], rest[-2], rest[-1]
         walkers = np.flatnonzero((kind >= 0) & ~passes & (near_at >= 0)).tolist()
         P = G.n_places
         for f in walkers:     # the reach is below every kept end's cost, both spaces
@@ -637,50 +663,157 @@ def test_kept_ends_of_two_space_walkers():
                 got = tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]
                 for sp in (lead, trail):
                     assert (near[near_at[f] + s, sp[got[0]]] <= got[1]).all(), name
-
-        def spaces(b, j):
-            x = int(G.cell[b, j])
-            return (int(lead[x]), int(trail[x])) if kind[j] >= 0 else (x,)
-
-        def hexd(a, c):
-            dq, dr = coords[c] - coords[a]
-            return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
         for _ in range(8 if walkers else 0):
             for f in walkers:
                 rows = np.flatnonzero(G.alive[:, f] & ~play.done).astype(np.int64)
                 figs = np.full(len(rows), f, np.int64)
                 buds = np.full(len(rows), int(G._budget[f]), np.int64)
                 outs = []
-                for bits in (0, BD.NO_KEPT_WALKERS, BD.BREAK_KEPT_WALKERS):
+                for bits in (0, BD.NO_KEPT_WALKERS, BD.BREAK_KEPT_WALKERS,
+                             BD.NO_FIGURES_FAR):
                     out = (np.zeros((G.B, P), np.uint8), np.full((G.B, P), -1, np.int32),
                            np.zeros((G.B, P), np.int8))
                     assert K(G.occ, G.cell, G.alive, rows, figs, buds, *rest, *out,
                              np.zeros((0, 0), np.int32), bits) == 0
                     outs.append(out)
-                for a, c in zip(outs[0], outs[1]):
-                    assert np.array_equal(a, c), (name, G.ids[f])
+                for a, c, d in zip(outs[0], outs[1], outs[3]):
+                    assert np.array_equal(a, c) and np.array_equal(a, d), (name, G.ids[f])
                 seen["queries"] += len(rows)
                 seen["broken"] += sum(not np.array_equal(a, c)
                                       for a, c in zip(outs[1], outs[2]))
                 bud = int(G._budget[f])
                 for b in rows.tolist():      # the kept ends' rule, worked out here
-                    mine = spaces(b, f)
-                    others = [(j, spaces(b, j)) for j in range(G.F)
+                    others = [(j, _figure_spaces(G, rest, b, j)) for j in range(G.F)
                               if j != f and G.alive[b, j]]
-                    if leaves[f] and any(team[j] != team[f] and min(
-                            hexd(a, c) for a in mine for c in xs) <= bud + 3
-                            for j, xs in others):
+                    if leaves[f] and _enemy_within(G, rest, b, f, bud + 3):
                         continue
                     row = near[near_at[f] + G.cell[b, f]]
-                    within = [x for _, xs in others for x in xs if row[x] <= bud]
+                    within = [x for _, xs in others for x in xs if row[x] < near_far[f]]
                     if any(G.occ[b, x] != team[f] for x in within):
                         continue
                     seen["kept"] += 1
                     seen["friends"] += bool(within)
+                    # (a figure not a friend it passes at the budget: kept since
+                    # walker_far bounds the figures too)
+                    seen["edge"] += any(G.occ[b, x] != team[f] and row[x] <= bud
+                                        for _, xs in others for x in xs)
                     if seen["positions"] < 20 or within and seen["positions"] < 40:
                         want = _dense(G.position(b), G.ids[f], {}, P)
                         assert all(np.array_equal(x[b], y) for x, y in zip(
                             outs[0], want)), (name, b, G.ids[f])
                         seen["positions"] += 1
             play.step()
-    assert seen["kept"] > 100 and seen["friends"] > 10 and seen["broken"] > 0, seen
+    assert seen["kept"] > 100 and seen["friends"] > 10 and seen["broken"] > 0 and \
+        seen["edge"] > 10, seen
+
+
+def _leave_far_scenarios(seeds, cliffs) -> list:
+    """The bundled battlefields, big random ones (the master game: leaving attacks; room
+    for a walker with an enemy in reach but none next to its reach) and as many again
+    with cliffs (levels 1, 2 and 8, tall figures, no water: an enemy out of a walker's
+    reach with a space next to it in reach, where the rule's second half decides)."""
+    from movecore.tools.selfplay import example_scenarios
+    out = list(example_scenarios("heroscape"))
+    for s in seeds:
+        sc = random_scenario(s, big=True)
+        sc["options"]["mode"] = "master"
+        out.append((f"big_{s}", sc))
+    for s in cliffs:
+        sc = random_scenario(s, big=True)
+        sc["options"]["mode"] = "master"
+        rng = random.Random(s + 7)
+        for c in sc["board"]["cells"]:
+            c["level"] = rng.choice([1, 1, 1, 2, 8])
+            if c["terrain"] in ("water", "lava"):
+                c["terrain"] = "grass"
+        for f in sc["figures"]:
+            f["height"] = rng.choice([5, 8, 9])
+        out.append((f"cliffs_{s}", sc))
+    return [(n, sc) for n, sc in out if len({f["team"] for f in sc["figures"]}) >= 2]
+
+
+def _walkers_far_from_enemies(seeds, cliffs, steps, B=8) -> dict:
+    """Every two-space walker drawing leaving attacks, in every game of ``steps`` steps
+    of seeded self-play on :func:`_leave_far_scenarios`, answered with the kept ends
+    for a walker whose enemies in reach have no space next to them in its reach below
+    the budget (``_batch_doubles.walker_far``), equals the same call without them (its
+    penalty search), with and without leaving attacks asked; where that rule (worked
+    out here again) takes them, its position's ``legal_moves`` too. Counts the games."""
+    from movecore.games.heroscape import _batch_doubles as BD
+    from movecore.tools.selfplay_batch import BatchedPlay
+    seen = dict.fromkeys(("queries", "taken", "broken", "positions"), 0)
+    seen["taken_near_enemies"] = 0
+    for name, sc in _leave_far_scenarios(seeds, cliffs):
+        play = BatchedPlay("heroscape", sc, B, seed=5)
+        G = play.games
+        K, rest = _doubles_arguments(G)
+        team, height, kind, passes, leaves = (rest[i] for i in range(5))
+        level, nbr = rest[9], rest[10]
+        near_at, near, near_far = rest[-3], rest[-2], rest[-1]
+        walkers = np.flatnonzero((kind >= 0) & ~passes & leaves & (near_at >= 0)).tolist()
+        P = G.n_places
+        def spaces(b, j):
+            return _figure_spaces(G, rest, b, j)
+        for _ in range(steps if walkers else 0):
+            for f in walkers:
+                rows = np.flatnonzero(G.alive[:, f] & ~play.done).astype(np.int64)
+                figs = np.full(len(rows), f, np.int64)
+                bud = int(G._budget[f])
+                buds = np.full(len(rows), bud, np.int64)
+                for want in (0, 1):
+                    outs = []
+                    for bits in (0, BD.NO_LEAVE_FAR, BD.BREAK_LEAVE_FAR):
+                        out = (np.zeros((G.B, P), np.uint8),
+                               np.full((G.B, P), -1, np.int32),
+                               np.zeros((G.B, P), np.int8), np.zeros((G.B, P), np.int32))
+                        pen = out[3] if want else np.zeros((0, 0), np.int32)
+                        assert K(G.occ, G.cell, G.alive, rows, figs, buds, *rest,
+                                 *out[:3], pen, bits | want) == 0
+                        outs.append(out)
+                    for a, c in zip(outs[0], outs[1]):
+                        assert np.array_equal(a, c), (name, G.ids[f], want)
+                    seen["broken"] += int(sum((a[rows] != c[rows]).any(axis=1)
+                                              for a, c in zip(outs[1], outs[2])).sum())
+                seen["queries"] += len(rows)
+                for b in rows.tolist():      # the rule, worked out here again
+                    if not _enemy_within(G, rest, b, f, bud + 3):
+                        continue            # (no enemy in reach: the rule before)
+                    row = near[near_at[f] + G.cell[b, f]]
+                    if any(row[x] < near_far[f] and G.occ[b, x] != team[f]
+                           for j in range(G.F) if j != f and G.alive[b, j]
+                           for x in spaces(b, j)):
+                        continue            # a figure in reach: the search
+                    j_h = [(xs, height[j]) for j in range(G.F) for xs in [spaces(b, j)]
+                           if G.alive[b, j] and team[j] != team[f]]
+                    if any(c >= 0 and level[c] - level[ce] < hj and
+                           level[ce] - level[c] < height[f] and row[c] < near_far[f]
+                           for xs, hj in j_h for ce in xs for c in nbr[ce]):
+                        continue            # a space next to an enemy in reach
+                    seen["taken"] += 1
+                    # (an enemy's neighbour within the budget's reach: what the rule's
+                    # second half reads, at or beyond near_far)
+                    seen["taken_near_enemies"] += any(
+                        c >= 0 and row[c] <= bud for xs, _ in j_h for ce in xs
+                        for c in nbr[ce])
+                    if seen["positions"] < 60:
+                        want_ = _dense(G.position(b), G.ids[f], {}, P)
+                        assert all(np.array_equal(x[b], y) for x, y in zip(
+                            outs[0][:3], want_)), (name, b, G.ids[f])
+                        seen["positions"] += 1
+            play.step()
+    return seen
+
+
+def test_two_space_walkers_far_from_enemies_take_kept_ends():
+    """:func:`_walkers_far_from_enemies` on the bundled battlefields, 16 big random ones
+    and 60 with cliffs; the rule broken (the kept ends taken whether or not a space next
+    to an enemy is in reach: ``BREAK_LEAVE_FAR``) gives other answers."""
+    seen = _walkers_far_from_enemies(range(16), range(60), steps=30, B=16)
+    assert seen["taken"] > 500 and seen["taken_near_enemies"] > 20 and \
+        seen["positions"] >= 60 and seen["broken"] > 0, seen
+
+
+@pytest.mark.slow
+def test_two_space_walkers_far_from_enemies_take_kept_ends_long():
+    seen = _walkers_far_from_enemies(range(100, 140), range(100, 240), steps=30, B=16)
+    assert seen["taken"] > 3000 and seen["broken"] > 10, seen

@@ -290,15 +290,33 @@ def test_the_workers_compile_each_function_once(tmp_path, lock):
 
 
 def test_the_compile_lock_is_off_outside_a_run_of_workers(tmp_path, monkeypatch):
-    """Not a worker, one worker, or MOVECORE_NO_CACHE: numba's compile stays as it is."""
+    """Not a worker, one worker, or MOVECORE_NO_CACHE: numba's compile stays as it is;
+    two workers with the cache on: locked (the control case). Each case is checked on
+    its own, and numba's compile is put back after the test whatever happens: a lock
+    installed here by mistake fails this test alone, not the session's later compiles."""
     from types import SimpleNamespace
     import conftest
     from numba.core.dispatcher import Dispatcher
-    plain = Dispatcher.compile
+    # numba's own compile (a whole-suite worker runs with the lock installed), put back
+    # as it was at teardown
+    plain = getattr(Dispatcher.compile, "__wrapped__", Dispatcher.compile)
+    monkeypatch.setattr(Dispatcher, "compile", plain)
     monkeypatch.delenv("MOVECORE_NO_CACHE", raising=False)
     opt = SimpleNamespace(basetemp=str(tmp_path / "gw0"))
-    conftest._lock_compiles(SimpleNamespace(option=opt))
-    conftest._lock_compiles(SimpleNamespace(workerinput={"workercount": 1}, option=opt))
-    monkeypatch.setenv("MOVECORE_NO_CACHE", "1")
+    cases = [("not a worker", SimpleNamespace(option=opt), None),
+             ("one worker", SimpleNamespace(workerinput={"workercount": 1}, option=opt),
+              None),
+             ("MOVECORE_NO_CACHE", SimpleNamespace(workerinput={"workercount": 2},
+                                                   option=opt), "1")]
+    for what, config, no_cache in cases:
+        if no_cache is None:
+            monkeypatch.delenv("MOVECORE_NO_CACHE", raising=False)
+        else:
+            monkeypatch.setenv("MOVECORE_NO_CACHE", no_cache)
+        conftest._lock_compiles(config)
+        assert Dispatcher.compile is plain, what
+    # the control case: two workers with the cache on do lock (undone at teardown)
+    monkeypatch.delenv("MOVECORE_NO_CACHE")
     conftest._lock_compiles(SimpleNamespace(workerinput={"workercount": 2}, option=opt))
-    assert Dispatcher.compile is plain
+    assert getattr(Dispatcher.compile, "movecore_locked", False)
+    assert Dispatcher.compile.__wrapped__ is plain

@@ -20,6 +20,35 @@ def _python(code, env=None, timeout=120):
     return out.stdout
 
 
+def test_the_audit_reads_past_dead_weak_proxies():
+    """jit_audit (run after every test session, tests/conftest.py) on a heap holding a
+    dead weak proxy: numba leaves one in its JIT engine for the code library of every
+    dispatcher dropped (two threads' first build of one kernel, a test's throwaway
+    function), and reading such a proxy's class raises ReferenceError, which showed as
+    an ERROR at the teardown of whatever test ran last. The audit reads past it and
+    still sees the cached dispatchers."""
+    import weakref
+
+    import jit_audit
+    from movecore.kernels import reach
+
+    class Gone:
+        pass
+
+    x = Gone()
+    dead = [weakref.proxy(x)]
+    del x
+    try:
+        dead[0].__class__
+    except ReferenceError:
+        pass
+    else:  # pragma: no cover
+        raise AssertionError("the proxy is alive")
+    names = {d.py_func.__name__ for d in jit_audit.cached_dispatchers()}
+    assert reach.is_plain.py_func.__name__ in names
+    jit_audit.shared_entries()
+
+
 def test_public_api_compiles_one_entry_per_cached_function():
     """The public API on every bundled example (solve, live positions, self-play with
     either policy), in a fresh process: no cache index file gets two entries."""

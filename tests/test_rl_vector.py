@@ -114,6 +114,58 @@ def test_arrays_backend_equals_single_envs(game, name, scenario, threads, oppone
     assert _check_against_singles(envs, singles, 70, rng, seed=5, illegal_every=23) > 300
 
 
+@pytest.mark.parametrize("copy", [True, False])
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game", ARRAY_GAMES)
+def test_arrays_backend_blocks_of_a_chunk_equal_single_envs(game, threads, copy):
+    """``_vecgame.env_chunk`` takes a thread's games in blocks (``_BLOCK``: the block's
+    moves, then its observations): with more games than a block, and a last block
+    shorter than the others in each chunk, every game equals its single env after
+    every step (``copy=False``: the kept buffer, updated in place)."""
+    from movecore.rl._vecgame import _BLOCK
+    B = 2 * _BLOCK + 11
+    name, scenario = example_scenarios(game)[0]
+    envs = rl.vector_env(scenario, num_envs=B, threads=threads, copy=copy, max_turns=9)
+    singles = [MovecoreGym(scenario, max_turns=9) for _ in range(B)]
+    rng = np.random.default_rng(threads + 2 * copy)
+    assert _check_against_singles(envs, singles, 14, rng, seed=3, illegal_every=5) > 700
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game", ARRAY_GAMES)
+def test_step_at_its_entry_point_equals_the_dispatcher(game, threads, monkeypatch):
+    """The step's compiled chunk called at its overload's entry point (after the first
+    step, ``MovecoreVectorEnv._run``) plays what the dispatcher's call plays: the same
+    observations, rewards, ends and masks over seeded runs (copy=True and kept)."""
+    import movecore.rl.vector as vector
+    name, scenario = example_scenarios(game)[0]
+    runs = []
+    for entry in (True, False):
+        monkeypatch.setattr(vector, "_ENTRY", entry)
+        run = []
+        for copy in (True, False):
+            envs = rl.vector_env(scenario, num_envs=13, threads=threads, copy=copy,
+                                 max_turns=9)
+            obs, info = envs.reset(seed=11)
+            rng = np.random.default_rng(4)
+            for t in range(40):
+                m = info["action_mask"]
+                acts = (rng.random(m.shape) * m).argmax(1)
+                if t % 9 == 8:
+                    acts[t % 13] = m.shape[1] - 1 if not m[t % 13, -1] else 0
+                obs, r, te, tr, info = envs.step(acts)
+                run.append((obs.copy(), r, te, tr, info["action_mask"]))
+            called = set(envs._entries.values())
+            from movecore.rl._vecgame import env_chunk
+            # the entry point is used where asked for (a compiled wrapper, not the
+            # dispatcher), the dispatcher where not
+            assert (len(called) == 1 and env_chunk not in called) if entry else not called
+        runs.append(run)
+    assert len(runs[0]) == len(runs[1]) == 80
+    for x, y in zip(*runs):
+        assert all(np.array_equal(u, v) for u, v in zip(x, y))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
                          ids=[n for _, n, _ in _array_scenarios()])
@@ -837,7 +889,8 @@ def _dr_whole_run(scenario, steps, seed, threads=1, copy=True, side=None, mutate
     their copies, rewards, ends, the games' arrays, the turn state and the streams are
     equal; at the end the counts and the enemy AI's answers and ties. ``mutate
     (whole_steps)``: a wrong whole step (the check must fail). Returns (moves, enemy
-    AI ties met), or None where the scenario is not in ``_vecdr``'s scope."""
+    AI ties met, whether the whole step took the heroes' card moves straight into the
+    kept answer), or None where the scenario is not in ``_vecdr``'s scope."""
     from movecore.rl._vecdr_env import WholeSteps
     kw = dict(num_envs=8, threads=threads, max_turns=(9, 40)[seed % 2], copy=copy,
               opponent=("random", "greedy", "enemy_ai")[seed % 3])
@@ -875,7 +928,7 @@ def _dr_whole_run(scenario, steps, seed, threads=1, copy=True, side=None, mutate
     assert fast.counts == slow.counts
     assert dr.ai.answered == slow._np._dr.ai.answered
     assert fast._np.ai_choices == slow._np.ai_choices
-    return fast.counts["moves"], fast._np.ai_choices
+    return fast.counts["moves"], fast._np.ai_choices, dr.whole_steps.Q[0][-2]
 
 
 def _dr_whole_runs():
@@ -896,14 +949,24 @@ def test_dark_realms_whole_step_equals_the_sub_steps():
     games' moves, answers, picks, rewards, ends, observations and masks; the enemy AI
     between its rounds; its ties on the sub-step path) equals the sub-step path, which
     the tests above hold to the general path and to single envs."""
-    moves = ties = runs = 0
-    for name, s, kw in _dr_whole_runs():
-        got = _dr_whole_run(s, 40, **kw)
-        if got is not None:
-            runs += 1
-            moves += got[0]
-            ties += got[1]
-    assert runs >= 14 and moves > 5_000 and ties > 0, (runs, moves, ties)
+    moves = ties = runs = kept = 0
+    for k, (name, s, kw) in enumerate(_dr_whole_runs()):
+        # (the first runs also with a hero's card move through the mask row and
+        # keep_answer, as the sub-step path, where it would go straight into the list)
+        for mutate in (None, _no_hero_kept) if k < 3 else (None,):
+            got = _dr_whole_run(s, 40, mutate=mutate, **kw)
+            if got is not None:
+                runs += 1
+                moves += got[0]
+                ties += got[1]
+                kept += bool(got[2]) and mutate is None
+    assert runs >= 14 and moves > 5_000 and ties > 0 and kept >= 4, \
+        (runs, moves, ties, kept)
+
+
+def _no_hero_kept(w):
+    """The whole step with ``DarkRealmsAnswers.hero_kept`` off (``Q``'s flag)."""
+    w.Q = [q[:-2] + (False, q[-1]) for q in w.Q]
 
 
 def test_dark_realms_whole_step_check_fails_on_a_wrong_step():

@@ -9,13 +9,13 @@ first query with a penalty (:func:`_pen`).
 """
 from __future__ import annotations
 
-import functools
 import threading
 
 import numpy as np
 
 from ..board import Board
 from ..kernels import _types as T
+from ..kernels._jit import once
 from ..kernels.reach import (fast_layout_size, reach1_general, reach1_one_general,
                              reach1_one_plain, reach1_ordered, reach1_plain, reach_plain_k,
                              reach_query)
@@ -127,7 +127,7 @@ def _workspace(board: Board, n_pen: int, n_buckets: int, grow: bool = False) -> 
     return ws
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def _plain_entries(K, climbs, fifo):
     batch, one = reach_plain_k(K, climbs, fifo)
     return (_name_kernel(("plain_k", K, climbs, fifo, 0), _entry_point(batch)),

@@ -27,7 +27,10 @@ cost nothing and never stop: the plain query's ends) is the self-play step's bit
 grown a layer per step over the board's padded grid (:func:`movecore.tools.
 _selfplay_dark_realms.grid_bits`), here with each end's cost: the layer that first
 reached it (breadth-first, unit costs: its least cost); without such a grid, a
-breadth-first search over the neighbour table. ``tests/test_rl_vector.py`` checks the
+breadth-first search over the neighbour table. In the whole step, where the grid's bits
+run in the places' order, it goes straight into the kept answer (:func:`hero_kept`: the
+list of usable ends read off the bits, no mask row cleared, written and scanned over
+every place). ``tests/test_rl_vector.py`` checks the
 answers against the general path's (mask, cost, stop) at every query of seeded runs,
 and that the check fails on a wrong answer.
 """
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros   # (LLVM's cttz: one instruction)
 
 from ..batch import on_chunks
 from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits, kernel
@@ -43,27 +47,25 @@ from ..kernels import _types as T
 from ._kept_answer import keep_answer
 from ._vecgame import _draw, _n_sides
 
-#: de Bruijn sequence and table: the index of a word's lowest set bit
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_DB_TABLE = np.zeros(64, np.int64)
-for _i in range(64):
-    _DB_TABLE[((int(_DEBRUIJN) << _i) & (2 ** 64 - 1)) >> 58] = _i
-del _i
 
-
-@njit(nogil=True)
-def _hero_bits(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits,
-               end_bits, work, db, mask, cost, stop):
+@njit(nogil=True, inline="always")
+def _hero_ends(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits, end_bits,
+               work, cost, stop):
     """Game ``b``'s hero ``f`` (from ``start``) card move of ``roll`` steps on the bit
-    sets (see :func:`dr_queries`) into ``mask``/``cost``/``stop`` row ``b`` (cleared):
-    the reach grown a step at a time (``_hero_bits.hero_layer``), each end's cost the
-    step that first reached it."""
+    sets (see :func:`dr_queries`): the reach grown a step at a time
+    (``_hero_bits.hero_layer``), each end's cost (the step that first reached it) and
+    stop (0) into ``cost``/``stop`` row ``b`` ([B, >= N]), the ends (its own space
+    among them) as bits in ``work[2]``. Each new end's space from its bit by
+    ``trailing_zeros`` (one instruction: a de Bruijn table lookup made each end a chain
+    of dependent loads, ~a third of the search's time)."""
     r = work[0]
     free = work[1]
+    ends = work[2]
     new = work[3]
     hero_start(b, f, start, fly, cell, alive, bpos, pass_bits, r, free)
     small, sp, sn = word_steps(shifts)
-    mask[b, start] = 1
+    for w in range(r.shape[0]):
+        ends[w] = r[w]
     cost[b, start] = 0
     stop[b, start] = 0
     one = np.uint64(1)
@@ -72,13 +74,58 @@ def _hero_bits(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits,
             break
         for w in range(r.shape[0]):
             x = new[w] & end_bits[fly, w]
+            ends[w] |= x
             while x:
-                low = x & (~x + one)
-                c = at[(w << 6) + db[(low * _DEBRUIJN) >> np.uint64(58)]]
-                mask[b, c] = 1
+                c = at[(w << 6) + trailing_zeros(x)]
                 cost[b, c] = k
                 stop[b, c] = 0
-                x ^= low
+                x &= x - one
+
+
+@njit(nogil=True)
+def _hero_bits(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits,
+               end_bits, work, mask, cost, stop):
+    """:func:`_hero_ends` into ``mask``/``cost``/``stop`` row ``b`` (cleared)."""
+    _hero_ends(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits, end_bits,
+               work, cost, stop)
+    ends = work[2]
+    one = np.uint64(1)
+    for w in range(ends.shape[0]):
+        x = ends[w]
+        while x:
+            mask[b, at[(w << 6) + trailing_zeros(x)]] = 1
+            x &= x - one
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def hero_kept(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits, end_bits,
+              work, usable_bits, a_cost, a_stop, a_list):
+    """:func:`_hero_ends` straight into the kept answer, what :func:`_hero_bits` and then
+    ``keep_answer`` make of it without the mask row and its scan over every place: each
+    end's cost and stop into ``a_cost``/``a_stop`` row ``b``, the ends the figure may
+    use (``usable_bits`` uint64[F, W]: ``keep_answer``'s ``usable`` as bits) in place
+    order into ``a_list`` row ``b``; returns how many. Only where the bits' order is the
+    places' (``bpos`` increasing: :attr:`DarkRealmsAnswers.bits_in_order`). A call of
+    its own from the whole step, compiled and cached apart (inlined there, it cost the
+    step's compile ~4.5 CPU s more; docs/performance.md)."""
+    _hero_ends(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits, end_bits,
+               work, a_cost, a_stop)
+    ends = work[2]
+    one = np.uint64(1)
+    n = 0
+    for w in range(ends.shape[0]):
+        x = ends[w] & usable_bits[f, w]
+        while x:
+            a_list[b, n] = at[(w << 6) + trailing_zeros(x)]
+            n += 1
+            x &= x - one
+    return n
+
+
+@njit(nogil=True, inline="always")
+def roll_d6(rng, b):
+    """Game ``b``'s d6: ``int(u * 6) + 1`` of one draw of its stream."""
+    return np.int64(_draw(rng, b) * 6.0) + 1
 
 
 @njit(nogil=True)
@@ -99,7 +146,7 @@ def _hero_bfs(b, start, fly, roll, occ, nbr, passable, may_end, seen, queue, mas
 
 @njit(cache=True, nogil=True, _nrt=False)
 def dr_queries(rows, g, rng, a_roll, hero, flying, cell, alive, occ, use_bits, bpos, at,
-               shifts, pass_bits, end_bits, work, db, nbr, passable, may_end, seen, queue,
+               shifts, pass_bits, end_bits, work, nbr, passable, may_end, seen, queue,
                mask, cost, stop, eg, es, em):
     """The rolled queries of figure slots ``g[i]`` (int64) in games ``rows[i]`` (int64):
     each game's d6, ``int(u * 6) + 1`` of one draw of its stream (``rng`` uint64[B, 4],
@@ -118,14 +165,14 @@ def dr_queries(rows, g, rng, a_roll, hero, flying, cell, alive, occ, use_bits, b
     step: ``bpos`` int64[N] each space's bit, ``at`` int64[64 W] each bit's space (-1:
     padding), ``shifts`` int64[D] each direction's bit offset, ``pass_bits`` /
     ``end_bits`` uint64[2, W] ``passable`` / ``may_end`` as bits, ``work`` uint64[4, W]
-    workspace, ``db`` the de Bruijn table; else a breadth-first search over ``nbr``
+    workspace; else a breadth-first search over ``nbr``
     (``seen`` int32[N], -1 between calls; ``queue`` int32[N]). Allocates nothing."""
     P = mask.shape[1]
     n_e = 0
     for i in range(rows.shape[0]):
         b = rows[i]
         f = g[i]
-        roll = np.int64(_draw(rng, b) * 6.0) + 1
+        roll = roll_d6(rng, b)
         a_roll[b] = roll
         for c in range(P):
             mask[b, c] = 0
@@ -139,7 +186,7 @@ def dr_queries(rows, g, rng, a_roll, hero, flying, cell, alive, occ, use_bits, b
         start = cell[b, f]
         if use_bits:
             _hero_bits(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits,
-                       end_bits, work, db, mask, cost, stop)
+                       end_bits, work, mask, cost, stop)
         else:
             _hero_bfs(b, start, fly, roll, occ, nbr, passable, may_end, seen, queue, mask,
                       cost, stop)
@@ -253,6 +300,8 @@ class DarkRealmsAnswers:
             self.shifts = np.zeros(0, np.int64)
             self.pass_bits = self.end_bits = np.zeros((2, 1), np.uint64)
             self.work = per_thread(C, (4, 1), np.uint64)
+            self.usable_bits = np.zeros((len(G.ids), 1), np.uint64)
+            self.bits_in_order = False
         else:
             bpos, shifts, W = grid
             self.bpos, self.shifts = bpos, shifts
@@ -261,6 +310,15 @@ class DarkRealmsAnswers:
             self.pass_bits = bits_of(self.passable, bpos, W)
             self.end_bits = bits_of(self.may_end, bpos, W)
             self.work = per_thread(C, (4, W), np.uint64)
+            # the places a figure may use as bits (keep_answer's ``usable``), where a
+            # place is a space; the bits' order is the places' where ``bpos`` grows
+            P = steps._usable8.shape[1]
+            self.usable_bits = bits_of(steps._usable8[:, :n], bpos, W)
+            self.bits_in_order = P == n and bool((np.diff(bpos) > 0).all())
+        #: in the whole step, a hero's card move straight into the kept answer
+        #: (:func:`hero_kept`) where :attr:`bits_in_order`; False: :func:`dr_queries`
+        #: then ``keep_answer``, as the sub-step path (the tests compare the two)
+        self.hero_kept = True
         self._loaded = C == 1
         #: the env step as one compiled call per thread chunk (:mod:`._vecdr_env`);
         #: False: sub-step by sub-step (the tests compare the two)
@@ -278,7 +336,7 @@ class DarkRealmsAnswers:
         eg, es, em = self.lists[c]
         n_e = dr_queries(rows, g, s.rng, s.a_roll, self.hero, self.flying, G.cell, G.alive,
                          G.occ, self.use_bits, self.bpos, self.at, self.shifts,
-                         self.pass_bits, self.end_bits, self.work[c], _DB_TABLE, self.nbr,
+                         self.pass_bits, self.end_bits, self.work[c], self.nbr,
                          self.passable, self.may_end, self.seen[c], self.queue[c], mask,
                          cost, stop, eg, es, em)
         if n_e or not len(rows):

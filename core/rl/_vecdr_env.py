@@ -9,7 +9,9 @@ on). :class:`WholeSteps` steps it as the compiled backend does (``_vecgame.
 env_chunk``): each thread takes a contiguous chunk of games and plays each game's
 whole step there, in compiled code: the autoreset, the learner's move (or its end of
 the turn, or its illegal action), ``Match._advance`` (the rolls and the heroes' card
-moves, :func:`._vecdr.dr_queries`; the kept answer), the opponents' picks (random,
+moves, :func:`._vecdr.dr_queries`; the kept answer; a hero's card move straight into
+the kept answer, :func:`._vecdr.hero_kept`, where the padded grid's bits run in the
+places' order), the opponents' picks (random,
 greedy) and moves with the removal coin (:func:`._vecdr.dr_play`), the reward and
 ends, then the observation and mask (:func:`._vecnp.draw_obs`, :func:`._vecnp.
 draw_mask`): in the kept buffer where it changed (``copy=False``), or drawn whole
@@ -45,7 +47,7 @@ from numba import njit
 
 from ..games.dark_realms._batch_enemy import _grid_distance
 from ._kept_answer import keep_answer
-from ._vecdr import dr_play, dr_queries
+from ._vecdr import dr_play, dr_queries, hero_kept, roll_d6
 from ._vecgame import _draw, _kth, _side_in_play
 from ._vecnp import (ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs,
                      restart_one)
@@ -75,7 +77,7 @@ def _draw_rows(x, y, acting, G, T, R, Q, V, obs, fresh, record, rec, mask, mask_
     cell, alive = G[1], G[2]
     turn, side, actor, over, out, moved, a_roll = T[0], T[1], T[3], T[4], T[5], T[7], T[10]
     side_of, max_turns, learner, end_turn = R[0], R[4], R[5], R[12]
-    a_cost, a_stop, a_list, a_n = Q[17], Q[18], Q[19], Q[20]
+    a_cost, a_stop, a_list, a_n = Q[16], Q[17], Q[18], Q[19]
     (static, S, HW, d, k, large, orient, swap, hw, rel, lead, double, valid, gmode, sp,
      sadj, level, height, doors, door_cells, env_base) = V
     drawn, n_drawn, orec = rec
@@ -133,9 +135,9 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
     turn, side, nxt, actor, over, out, removed, moved, pending, rng, a_roll = T
     (side_of, movers, turn_sides, n_all, max_turns, learner, adj, greedy, coords, kind,
      rank, P_env, end_turn, usable8, hero) = R
-    (flying, use_bits, bpos, at, shifts, pass_bits, end_bits, work, db, nbr, passable,
+    (flying, use_bits, bpos, at, shifts, pass_bits, end_bits, work, nbr, passable,
      may_end, seen, queue, qmask, qcost, qstop, a_cost, a_stop, a_list, a_n, has_open,
-     opened, a_open, slow, a_slow) = Q
+     opened, a_open, slow, a_slow, kept_bits, usable_bits) = Q
     one, g1, ask, again, left, to1, keys, dist, cnt = W
     eg, es, em, nl = L
     illegal_reward, reward, term, trunc, done = results
@@ -190,9 +192,24 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
                                       g1) == 0:
                         break
                     cnt[1] += 1             # a move generation
+                    f = g1[0]
+                    if kept_bits and hero[f]:
+                        # a hero's card move straight into the kept answer (no mask
+                        # row, no scan of every place): what _queries and _keep give
+                        roll = roll_d6(rng, b)
+                        a_roll[b] = roll
+                        k = hero_kept(b, f, cell[b, f], np.int64(flying[f]), roll, cell,
+                                      alive, bpos, at, shifts, pass_bits, end_bits, work,
+                                      usable_bits, a_cost, a_stop, a_list)
+                        a_n[b] = k
+                        nxt[b] = f + 1
+                        if k:
+                            actor[b] = f
+                            break
+                        continue
                     if _queries(one, g1, rng, a_roll, hero, flying, cell, alive, occ,
                                   use_bits, bpos, at, shifts, pass_bits, end_bits, work,
-                                  db, nbr, passable, may_end, seen, queue, qmask, qcost,
+                                  nbr, passable, may_end, seen, queue, qmask, qcost,
                                   qstop, eg[nw:], es[nw:], em[nw:]):
                         nw += 1             # (an enemy: its answer is the enemy AI's)
                         st = WAIT
@@ -299,7 +316,6 @@ class WholeSteps:
     def __init__(self, n):
         from ..batch import per_thread
         from ..games.dark_realms._batch_enemy import _KIND, _NO_PEN, kernel
-        from ._vecdr import _DB_TABLE
         dr = n._dr
         G = n.G
         self.n = n
@@ -314,9 +330,10 @@ class WholeSteps:
                   n._usable8, dr.hero)
         mask, cost, stop = n._out
         self.Q = [(dr.flying, dr.use_bits, dr.bpos, dr.at, dr.shifts, dr.pass_bits,
-                   dr.end_bits, dr.work[c], _DB_TABLE, dr.nbr, dr.passable, dr.may_end,
+                   dr.end_bits, dr.work[c], dr.nbr, dr.passable, dr.may_end,
                    dr.seen[c], dr.queue[c], mask, cost, stop, n.a_cost, n.a_stop,
-                   n.a_list, n.a_n, *n._open, n.a_slow) for c in range(C)]
+                   n.a_list, n.a_n, *n._open, n.a_slow,
+                   dr.hero_kept and dr.bits_in_order, dr.usable_bits) for c in range(C)]
         # each thread's one-game lists, pick keys and counters (cache lines of its own)
         self.W = [(*(per_thread(1, (1,), i64)[0] for _ in range(6)),
                    *per_thread(2, (P,), i64), per_thread(1, (3,), i64)[0])

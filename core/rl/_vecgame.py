@@ -221,6 +221,10 @@ def _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
     return rows[0]  # pragma: no cover
 
 
+#: :func:`env_chunk` takes its chunk's games in blocks of this many: the moves of a
+#: block, then their observations (docs/performance.md, "... in blocks")
+_BLOCK = 32
+
 #: :func:`_row_at` selects among at most this many rows by counting, above by quickselect
 _SMALL = 16
 
@@ -626,54 +630,58 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
     rng, nbr, learner, removed = R
     F = cell.shape[1]
     P, end_turn = V[11], V[12]
-    for b in range(lo, hi):
-        m = mode[b]
-        if illegal[b]:
-            over[b] = ILLEGAL
-        if m != 0:
-            # game b's move: the learner's move ``actions[b]`` (m = 1: legal, the
-            # caller checked; its end turn empties the queue) or a new episode (m = 2:
-            # the game back to the root, ``Z``), then the opponents play as
-            # ``MovecoreGym._opponents`` until the learner is to act or the game is over
-            # (``out[b]``: the learner's figures all removed); the learner's reward
-            # accumulates in ``pending[b]``.
-            if m == 2:
-                _restart(G, R, Z, b, out, pending)
-            else:
-                a = actions[b]
-                if a == end_turn:
-                    nxt[b] = F                  # the queue emptied: the next turn
-                    removed[b] = False
+    # The chunk in blocks of _BLOCK games: each block's moves, then its observations
+    for b0 in range(lo, hi, _BLOCK):
+        b1 = min(b0 + _BLOCK, hi)
+        for b in range(b0, b1):
+            m = mode[b]
+            if illegal[b]:
+                over[b] = ILLEGAL
+            if m != 0:
+                # game b's move: the learner's move ``actions[b]`` (m = 1: legal, the
+                # caller checked; its end turn empties the queue) or a new episode
+                # (m = 2: the game back to the root, ``Z``), then the opponents play as
+                # ``MovecoreGym._opponents`` until the learner is to act or the game is
+                # over (``out[b]``: the learner's figures all removed); the learner's
+                # reward accumulates in ``pending[b]``.
+                if m == 2:
+                    _restart(G, R, Z, b, out, pending)
                 else:
-                    k = actor[b] if batch else 0
-                    place = a % P
-                    r = -1
-                    for i in range(n_rows[b]):
-                        if S[15][b, k, rows[b, i]] == place:
-                            r = rows[b, i]
-                            break
+                    a = actions[b]
+                    if a == end_turn:
+                        nxt[b] = F                  # the queue emptied: the next turn
+                        removed[b] = False
+                    else:
+                        k = actor[b] if batch else 0
+                        place = a % P
+                        r = -1
+                        for i in range(n_rows[b]):
+                            if S[15][b, k, rows[b, i]] == place:
+                                r = rows[b, i]
+                                break
+                        pending[b] += _play(S, G, R, b, r)
+                while True:
+                    if over[b] == 0:
+                        _advance(S, G, b)
+                    if not (over[b] == 0 and side[b] != learner):
+                        break
+                    if removed[b] and not _side_in_play(alive, side_of, b, learner):
+                        out[b] = True
+                        break
+                    r = _pick(S, G, R, O, b)
                     pending[b] += _play(S, G, R, b, r)
-            while True:
-                if over[b] == 0:
-                    _advance(S, G, b)
-                if not (over[b] == 0 and side[b] != learner):
-                    break
-                if removed[b] and not _side_in_play(alive, side_of, b, learner):
-                    out[b] = True
-                    break
-                r = _pick(S, G, R, O, b)
-                pending[b] += _play(S, G, R, b, r)
-        _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, trunc,
-                done)
-    # The observations and masks in a second pass over the chunk: in one loop with the
-    # moves, each game's observation writes (2-10 KiB) evicted the board, the kernel's
-    # workspace and the answers from the cache between one game's queries and the
-    # next's (docs/performance.md: 0.84-0.96x the step's CPU)
-    for b in range(lo, hi):
-        _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
-        mk, mo = mask[b], mask_out[b]
-        for j in range(mk.shape[0]):
-            mo[j] = mk[j]
+            _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term,
+                    trunc, done)
+        # The block's observations and masks in a second pass: in one loop with the
+        # moves, each game's observation writes (2-10 KiB) evicted the board, the
+        # kernel's workspace and the answers from the cache between one game's queries
+        # and the next's (docs/performance.md: 0.84-0.96x the step's CPU); after the
+        # whole chunk's moves, the answers and rows the pass reads were evicted by then
+        for b in range(b0, b1):
+            _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
+            mk, mo = mask[b], mask_out[b]
+            for j in range(mk.shape[0]):
+                mo[j] = mk[j]
     return 0
 
 
@@ -778,9 +786,11 @@ def _observe_game(o, mk, b, G, V, drawn, n_drawn, oturn):
             return
         oturn[b] = turn[b]
     tf = np.float32(turn[b] / max_turns)
-    t0 = (d + 5) * HW
+    # (a slice, not o[t0 + j]: Numba's wraparound of a sum it cannot prove non-negative
+    # made this loop a scatter, one lane at a time)
+    tp = o[(d + 5) * HW:(d + 6) * HW]
     for j in range(HW):
-        o[t0 + j] = valid[j] * tf
+        tp[j] = valid[j] * tf
 
 
 # --------------------------------------------------------------------------- self-play

@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 
 from ..games.heroscape._batch import _spaces
+from ..kernels._jit import NO_NRT
 from ..kernels._types import CACHE
 from ._kept_answer import keep_answer
 from ._vecgame import _draw, _grid_distance
@@ -224,7 +225,7 @@ def env_kernel():
     return hs_env_chunk
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_NRT)
 def _nearest_ends(rows, actor, side, alive, side_of, a_list, a_n, pspace, cell, double,
                   lead, trail, coords, kind, dist, cl, cn):
     """``Match.greedy_row``'s candidates in games ``rows`` (int64[R]): of the acting
@@ -232,8 +233,9 @@ def _nearest_ends(rows, actor, side, alive, side_of, a_list, a_n, pspace, cell, 
     (``_vecgame._grid_distance``, ``kind``) from a space of the end's place
     (``pspace`` int64[F, P, 2]) to a space of an enemy in play; every usable end where
     no enemy is in play. Into ``cl[b, :cn[b]]`` (by place id); ``dist`` int64[>= P]
-    scratch. (Out of :func:`env_kernel`'s step, without reference counts: inlined in
-    it, ``_spaces`` and ``_grid_distance`` counted their arrays at every end.)"""
+    scratch. (Out of :func:`env_kernel`'s step, without reference counts,
+    ``NO_NRT``: inlined in it, ``_spaces`` and ``_grid_distance`` counted their arrays
+    at every end.)"""
     F = cell.shape[1]
     big = np.int64(1) << 40
     for i in range(rows.shape[0]):
@@ -270,7 +272,7 @@ def _nearest_ends(rows, actor, side, alive, side_of, a_list, a_n, pspace, cell, 
     return 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_NRT)
 def _results(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, over, out,
              side, learner, acting, cell, double, lead, trail, sp):
     """The end of :func:`env_kernel`'s step for games ``lo <= b < hi``: the rewards

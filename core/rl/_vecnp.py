@@ -305,9 +305,14 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
     for b in range(B):
         nd = 0
         if fresh:
-            # (slice assignments: Numba makes them a copy and a fill that vectorize,
-            # 2.5x the speed of the loops over the floats: a whole draw's most part)
-            o[b, :SHW] = static
+            # the static planes by a loop over the row's own 1-D view: LLVM makes it
+            # a vector copy (the slice assignment ``o[b, :SHW] = static`` compiled
+            # to a scalar loop that clamps every index for broadcasting: half the
+            # speed, ~6% of Dark Realms' env move; docs/performance.md); the rest by
+            # a slice fill (a memset)
+            ob = o[b]
+            for i in range(SHW):
+                ob[i] = static[i]
             o[b, SHW:] = 0.0
         else:
             for j in range(n_drawn[b]):

@@ -67,6 +67,19 @@ _KIND = {"hex": 0, "square4": 1, "square8": 2}
 #: the largest observation (floats per game) that ``copy=False`` draws whole in its kept
 #: buffer at each step rather than updating it where it changed
 _WHOLE = 1024
+#: call the vector env step's compiled chunk at its entry point once its types are known
+#: (``MovecoreVectorEnv._run``); False: through the dispatcher at every call (the tests
+#: compare the two)
+_ENTRY = True
+
+
+def _entry_point(kernel, args):
+    """The entry point of ``kernel``'s compiled overload for ``args`` (as its dispatcher
+    types them), or ``kernel`` itself where the dispatcher found none of those exact
+    types (it converted an argument): a call to it unboxes ``args`` without typing them."""
+    sig = tuple(kernel.typeof_pyval(a) for a in args)
+    cres = kernel.overloads.get(sig)
+    return kernel if cres is None else cres.entry_point
 
 
 class MovecoreVectorEnv(VectorEnv):
@@ -121,6 +134,7 @@ class MovecoreVectorEnv(VectorEnv):
         self._done = np.zeros(B, bool)
         self._state_mode = np.zeros(B, np.int64)      # what step does with each game
         self._has_reset = False
+        self._entries = {}    # compiled steps' entry points (``_run``)
         why = _why_not_arrays(one, kwargs)
         if backend == "arrays" and why:
             raise QueryError(f"no array backend for this environment: {why}")
@@ -286,18 +300,35 @@ class MovecoreVectorEnv(VectorEnv):
                                  st["inc"] & m)
         self._streams[b] = True
 
-    def _run(self, kernel, args) -> None:
-        """``kernel(..., lo, hi)`` over the batch's chunks (threads when more than one)."""
+    def _run(self, kernel, args, key=None) -> None:
+        """``kernel(..., lo, hi)`` over the batch's chunks (threads when more than one).
+
+        ``key``: the call's types are fixed by ``key`` (a hashable the caller picks; the
+        arrays the call is handed are this env's own, or made by the caller with a
+        fixed dtype, layout and flags): after its first call through the dispatcher,
+        the compiled overload's entry point is called directly. The dispatcher types
+        every argument at every call (the step's nested tuples: ~4 of its ~5 µs per
+        call, the calling thread's time and, on a pool thread, time it holds the GIL
+        before its chunk starts); the entry point only unboxes them
+        (docs/performance.md, "The vector env's step in blocks of games, its chunk called
+        at its entry point")."""
         chunks = self._chunks
+        call = kernel if key is None else self._entries.get(key, kernel)
         if len(chunks) == 1:
-            kernel(*args(0), *chunks[0])
+            a = (*args(0), *chunks[0])
+            call(*a)
+            if call is kernel and key is not None:
+                self._entries[key] = _entry_point(kernel, a)
             return
         from ..reach import _thread_pool
         pool = _thread_pool(len(chunks) - 1)
-        futures = [pool.submit(kernel, *args(c), *chunks[c]) for c in range(1, len(chunks))]
-        kernel(*args(0), *chunks[0])
+        futures = [pool.submit(call, *args(c), *chunks[c]) for c in range(1, len(chunks))]
+        a = (*args(0), *chunks[0])
+        call(*a)
         for fu in futures:
             fu.result()
+        if call is kernel and key is not None:
+            self._entries[key] = _entry_point(kernel, a)
 
     def _step_arrays(self, mode, actions, illegal, results, obs_out, mask_out) -> None:
         """One env step of every game, in one compiled call per thread
@@ -308,7 +339,8 @@ class MovecoreVectorEnv(VectorEnv):
         hands off."""
         from ._vecgame import env_chunk
         st = self._state
-        acts = np.ascontiguousarray(actions, np.int64)
+        # (C order, aligned, writeable: the type the step's entry point was found for)
+        acts = np.require(actions, np.int64, "CAW")
         out, pending = st["out"], st["pending"]
         mask = self._mask
         # copy=True draws each game's observation whole into the new array (the static
@@ -320,7 +352,8 @@ class MovecoreVectorEnv(VectorEnv):
             obs, K = self._obs.reshape(self.num_envs, -1), self._K
         self._run(env_chunk, lambda c: (self._S[c], self._G, self._R, self._O, self._Z,
                                         self._V, K, mode, acts, illegal, out, pending,
-                                        results, obs, mask, mask_out))
+                                        results, obs, mask, mask_out),
+                  key=("step", obs_out is None) if _ENTRY else None)
         c = self.counts
         for k in self._counts:
             c["moves"] += int(k[0])

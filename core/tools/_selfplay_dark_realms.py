@@ -27,6 +27,7 @@ from ..batch import per_thread
 from ..games.dark_realms._batch_enemy import bits_of, grid_bits
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
+from ..kernels._jit import NO_NRT
 from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,
                            _selfplay_restart, _uniform)
 
@@ -57,7 +58,7 @@ def _grow_bits(b, f, start, fly, roll, cell, alive, bpos, shifts, pass_bits, rea
             break
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_NRT)
 def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr, passable,
                         may_end, mask, seen, queue, eg, es, em, use_bits, bpos, shifts,
                         pass_bits, end_bits, alive, reach, grow):
@@ -124,7 +125,7 @@ def dark_realms_queries(lo, hi, rolls, done, actor, hero, flying, cell, occ, nbr
     return n_e
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_NRT)
 def dark_realms_chunk(lo, hi, mask, occ, occ0, team, cell, alive, side_of, turn_sides,
                       movers, turn, actor, done, nbr, coords, kind, greedy, key, tick,
                       max_turns, cell0, dist, restarted, counts):

@@ -15,12 +15,11 @@ nearest-to-an-enemy end, the k-th adjacent enemy in slot order;
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from numba import njit
 
 from ..games.descent._batch import _move_one, _remove_one, legal_kernel
+from ..kernels._jit import once
 from ..rl._vecgame import (_adjacent_enemy, _grid_distance, _kth_end, _n_sides, _policy_pick,
                           _selfplay_next_actor, _selfplay_restart)
 
@@ -121,7 +120,7 @@ def _large_adjacent_enemy(nbr, space, space_at, slot_kind, orient, cell, alive, 
 _LG = None          # legal_games, bound by step_kernel()
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def step_kernel():
     """``descent_step``, compiled (or loaded from Numba's cache) on first use, calling
     :func:`movecore.games.descent._batch.legal_kernel`'s ``legal_games`` (the stamps of

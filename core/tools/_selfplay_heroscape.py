@@ -8,7 +8,8 @@ codes (or, where no figure but friends it passes stands within its reach -- a fi
 reached only at the budget counts as out of it -- from its kind's kept ends on the
 empty battlefield less the figures' spaces: :func:`movecore.games.heroscape._kept.kept_tables`); a two-space
 figure's from the layout's compiled call (a walker with no one but friends in reach:
-its kind's kept ends too, ``_batch_doubles.walker_near``)
+its kind's kept ends too, ``_batch_doubles.walker_near``, also with an enemy in reach
+where no space next to one is, and with figures at the budget: ``walker_far``)
 (:func:`movecore.games.heroscape._batch_doubles.doubles_kernel`, linked in, with
 scratch of its own per thread; one call for all the chunk's two-space games, before
 their moves: ``DOUBLES_AT_ONCE``) -- written into the game's row of the step's dense
@@ -30,16 +31,17 @@ one query the array backend answers on a live position, never runs here.
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 from numba import njit
 
 from ..batch import per_thread
 from ..games.heroscape._batch import _move_one, _spaces
-from ..games.heroscape._batch_doubles import NO_KEPT_WALKERS
+from ..games.heroscape._batch_doubles import (NO_FIGURES_FAR, NO_KEPT_WALKERS,
+                                              NO_LEAVE_FAR)
 from ..games.heroscape._kept import kept_clear, kept_tables
 from ..kernels import _types as T
+from ..kernels._jit import once
 from ..kernels._types import CACHE
 from ..kernels.batch import _clear_row
 from ..reach.compiled import reach1_general
@@ -67,8 +69,13 @@ KEPT_WALKERS = 256
 #: a game: a call of the layout's compiled function costs ~2 us of its own (its ~50
 #: arguments, its scratch), about what a Raelin answer costs
 DOUBLES_AT_ONCE = 512
+#: a fast path too (off: the step before it, for A/B runs): a two-space walker takes
+#: its kept ends with a figure at the budget's least cost, and with an enemy in reach
+#: for leaving attacks where no space next to an enemy is in its reach below the
+#: budget (its penalty search is then its plain query); _batch_doubles.walker_far
+WALKER_FAR = 1024
 RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES | KEPT_ENDS | KEPT_FAR | \
-    KEPT_WALKERS | DOUBLES_AT_ONCE
+    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR
 #: the kept ends' rule broken, for the tests that see the differential fail: friends'
 #: spaces kept as ends; kept ends taken whoever stands within reach
 BREAK_FRIENDS = 16
@@ -148,7 +155,7 @@ def _place_distance(coords, kind, cell, alive, side_of, double, lead, trail, b, 
     return d
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def step_kernel():
     """The compiled step (compiled, or loaded from Numba's cache, on first use; the
     two-space figures' call linked in as a global, as ``doubles_kernel`` links the
@@ -197,7 +204,8 @@ def step_kernel():
         any_figure = (rules & BREAK_REACH) != 0
         edge_near = (rules & BREAK_FAR) != 0
         at_far = (rules & KEPT_FAR) != 0
-        walkers = 0 if (rules & KEPT_WALKERS) != 0 else NO_KEPT_WALKERS
+        walkers = (0 if (rules & KEPT_WALKERS) != 0 else NO_KEPT_WALKERS) | \
+            (0 if (rules & WALKER_FAR) != 0 else NO_LEAVE_FAR | NO_FIGURES_FAR)
         N = occ.shape[1]
         F = cell.shape[1]
         B = occ.shape[0]

@@ -449,6 +449,12 @@ def _pick_pk(cells, t_now, s_now, nf, row, bias, coords, kind, tg, rank):
     return _nearest_without_route(cells, t_now, s_now, nf, coords, kind, tg, rank), 0
 
 
+#: :func:`_pick_pk` inlined where ``enemy_games`` calls it (with :func:`_fwd_bits`, its
+#: most frequent call: as a call it passed its arrays field by field, each a struct of
+#: seven words, which cost more than many a pick; docs/performance.md)
+_pick_pk_in = njit(nogil=True, inline="always")(_pick_pk.py_func)
+
+
 @njit(types.void(I32_1, i64, U8_1, U8_1, i64, I32_2, I64_1, I32_1, I32_1, U8_1),
       cache=T.CACHE, nogil=True)
 def _tables(nbr, K, free, trap, W, out, rem, fifo, tq, want):
@@ -633,6 +639,10 @@ def _fwd_bits(start, budget, free, trapb, max_level, sp, sn, bpos, bat, obstacle
         # layers from s1 - 1 on can hold a space new to it
         s0 = s1
     return nf
+
+
+#: :func:`_fwd_bits` inlined where ``enemy_games`` calls it (see :data:`_pick_pk_in`)
+_fwd_bits_in = njit(nogil=True, inline="always")(_fwd_bits.py_func)
 
 
 @njit(types.void(i64, U64_1, U64_2, I32_2, i64, I64_1, i64, I64_2, I64_2, i64, U64_1,
@@ -1055,11 +1065,11 @@ def kernel():
                         if nf < 0:
                             # 3a. the forward search (once per game)
                             if use_bits:
-                                nf = _fwd_bits(ecell, move, fb,
-                                               trap_bits if walker_traps else bw[6],
-                                               min(n_traps, move) if walker_traps else 0,
-                                               sp, sn, bpos, bat, obstacle, fly, blay,
-                                               bent, bw[0], fc, ft, fs)
+                                nf = _fwd_bits_in(ecell, move, fb,
+                                                  trap_bits if walker_traps else bw[6],
+                                                  min(n_traps, move) if walker_traps
+                                                  else 0, sp, sn, bpos, bat, obstacle,
+                                                  fly, blay, bent, bw[0], fc, ft, fs)
                                 bit_hits[0] += 1
                             elif walker_traps:
                                 least = fscr[2]
@@ -1119,12 +1129,11 @@ def kernel():
                                 best, routed = _pick_fast(fc, ft, fs, nf, remf, fly, w,
                                                           1.0 / w, trap, coords, kind, tg,
                                                           rank)
-                            elif fly:   # (a table's row itself: nothing to copy)
-                                best, routed = _pick_pk(fc, ft, fs, nf, tab_fly[tg], 1,
-                                                        coords, kind, tg, rank)
-                            else:
-                                best, routed = _pick_pk(fc, ft, fs, nf, tab_wpk[tg], 0,
-                                                        coords, kind, tg, rank)
+                            else:       # (a table's row itself: nothing to copy)
+                                best, routed = _pick_pk_in(
+                                    fc, ft, fs, nf, tab_fly[tg] if fly else tab_wpk[tg],
+                                    np.int64(1) if fly else np.int64(0), coords, kind,
+                                    tg, rank)
                             ok = routed == 1 and not tab_check
                             if routed == 1 and tab_check:
                                 c = fc[best]

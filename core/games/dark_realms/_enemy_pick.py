@@ -4,11 +4,10 @@ the first enemy AI query (:func:`_pick`); used by the live position's enemy move
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from ...kernels import _types as T
+from ...kernels._jit import once
 
 
 def _enemy_pick(cells, t_now, s_now, rem, flying, w, trap, dist, rank):
@@ -49,7 +48,7 @@ def _enemy_pick(cells, t_now, s_now, rem, flying, w, trap, dist, rank):
     return best, 0
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def _pick():
     """:func:`_enemy_pick` compiled (Numba's cache, or once), on the first enemy AI
     query: numba is imported the package's way by then (the kernels ran before)."""

@@ -61,7 +61,6 @@ equals the position after :meth:`Position.apply_move` (``tests/test_batch.py``,
 """
 from __future__ import annotations
 
-import functools
 import os
 from typing import Mapping
 
@@ -70,6 +69,7 @@ from numba import njit
 
 from ...errors import QueryError
 from ...kernels import _types as T
+from ...kernels._jit import once
 from ...reach.compiled import (CTRL, fast_layout_size, is_plain, kernel_sources,
                                pen_layout_size, penalty_kernel, reach1_general,
                                reach1_plain)
@@ -552,7 +552,7 @@ def _wound_cap(mp, pen_max):
     return min(cap, _MAX_WOUNDS)
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def legal_kernel():
     """:func:`legal_games` (its docstring below), compiled (or loaded from Numba's
     cache) on first use, with the penalty kernel it calls (:mod:`movecore.reach.compiled`;

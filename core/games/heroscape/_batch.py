@@ -171,7 +171,8 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
     compiled caller: the self-play step, one set per thread). None where a query does
     not pack."""
     from ...reach.compiled import fast_layout_size, pen_layout_size, pen_out_offset
-    from ._batch_doubles import NEAR_BYTES, doubles_kernel, static_ends, walker_near
+    from ._batch_doubles import (NEAR_BYTES, doubles_kernel, static_ends, walker_far,
+                                 walker_near)
     st = pos._st
     N = st.n
     dk = list(dict.fromkeys(inf.kind for inf in infos if inf.double))
@@ -212,6 +213,7 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
     tab_at = np.full(len(infos), -1, np.int64)
     tab_bud = np.full(len(infos), -1, np.int64)
     near_at = np.full(len(infos), -1, np.int64)
+    near_far = np.full(len(infos), -1, np.int64)
     blob_at_, qflags_at_ = at([q.blob for q in fast]), at([q.qflags for q in fast])
     kept, ptrs, tabs, n_ptr, n_tab, nears, n_near = {}, [], [], 0, 0, {}, 0
     for g, inf in enumerate(infos):
@@ -227,10 +229,10 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
                     P * N > NEAR_BYTES:
                 continue
             if (k, bud) not in nears:
-                nears[k, bud] = (n_near, walker_near(*kb, st.lead, st.trail, N, bud,
-                                                     fbuf))
+                nr = walker_near(*kb, st.lead, st.trail, N, bud, fbuf)
+                nears[k, bud] = (n_near, nr, walker_far(nr, st.lead, st.trail, bud))
                 n_near += P
-            near_at[g] = nears[k, bud][0]
+            near_at[g], _, near_far[g] = nears[k, bud]
         if (k, bud) not in kept:
             ptr, tab = static_ends(*kb, st.flip, bud, fbuf)
             kept[k, bud] = n_ptr
@@ -241,7 +243,7 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
         tab_at[g], tab_bud[g] = kept[k, bud], bud
     tab_ptr = np.concatenate(ptrs) if ptrs else np.zeros(1, np.int64)
     tab = np.concatenate(tabs, axis=1) if tabs else np.zeros((3, 0), T.INDEX)
-    near = np.ascontiguousarray(np.concatenate([x for _, x in nears.values()])) \
+    near = np.ascontiguousarray(np.concatenate([x for _, x, _ in nears.values()])) \
         if nears else np.zeros((0, N), np.uint8)
     def scratch(fb, pb) -> tuple:
         """The call's scratch (``node_occ`` ... ``pbuf``; workspaces ``fb``, ``pb``):
@@ -261,7 +263,8 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
             pen_out_offset(N, n_pen, pnb),
             np.ascontiguousarray(st.touch, np.int64) if dk else
             np.full((1, 1), -1, np.int64),
-            tab_at, tab_bud, tab_ptr, np.ascontiguousarray(tab, T.INDEX), near_at, near)
+            tab_at, tab_bud, tab_ptr, np.ascontiguousarray(tab, T.INDEX), near_at, near,
+            near_far)
     mine = scratch(fbuf, pbuf)
     rest = head + mine + tail
     no_pen = np.zeros((0, 0), np.int32)

@@ -20,7 +20,10 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    reach (:func:`walker_near`), its kept ends from ``s`` on the empty battlefield less
    the placements a figure stands on (:func:`static_ends`: the same ends, in the same
    order; no layers built: each end's occupancy from its two spaces, the first of each
-   pair marked in the kept ends);
+   pair marked in the kept ends); a walker with an enemy in reach takes its kept ends
+   so too where no space next to an enemy is in its reach below the budget
+   (:func:`walker_far`): no step it takes leaves an enemy, so every penalty of the
+   search is 0 and the penalty search is the plain query, state for state;
 3. each pair of spaces once: the first of its two placements in the kernel's order
    (``finish_double``; a penalty row's partner read from the search's own cell stamps,
    ``kernels.reach_pen.pen_row_of``), written densely into the game's row of mask, cost
@@ -37,12 +40,12 @@ orientations and attacks (``tests/test_batch_heroscape.py``).
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 from numba import njit, types
 
 from ...kernels import _types as T
+from ...kernels._jit import once
 from ...kernels._types import CACHE
 from ...reach.compiled import pen_row_of, reach1_ordered
 from ._jit import node_value
@@ -68,12 +71,20 @@ NP = T.N_PARAMS
 PENALTY = 1
 NO_KEPT_WALKERS = 2
 BREAK_KEPT_WALKERS = 4
+#: ... the walkers' kept ends with an enemy in reach for leaving attacks never taken
+#: (its penalty search instead: the call before them, for A/B runs), or taken whether or
+#: not a space next to an enemy is within reach (the rule broken)
+NO_LEAVE_FAR = 8
+BREAK_LEAVE_FAR = 16
+#: ... and the walkers' kept ends barred by a figure at the budget's least cost too (the
+#: rule before ``near_far`` bounded the figures as well, for A/B runs)
+NO_FIGURES_FAR = 32
 #: the largest placement graph (placements x spaces) whose walkers get kept ends (their
 #: reach table, per kind and budget, is uint8[P, N]: 205 KiB on the Shattered Table)
 NEAR_BYTES = 1 << 22
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def doubles_kernel():
     """The compiled batch of double-space moves (compiled, or loaded from Numba's cache,
     on first use; the packed penalty kernel linked in as
@@ -83,8 +94,8 @@ def doubles_kernel():
     leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs, blob_at,
     qflags, qflags_at, params, codes, pblobs, pblob_at, pparams, node_occ, flags, rowpos,
     lv, nlv, fbuf, ends, query, pbuf, out_at, sqflags, sqflags_at, n_dk, sout_at,
-    touch, tab_at, tab_bud, tab_ptr, tab, near_at, near, mask, cost, stop, penalty,
-    want_pen)``: games
+    touch, tab_at, tab_bud, tab_ptr, tab, near_at, near, near_far, mask, cost, stop,
+    penalty, want_pen)``: games
     ``rows[i]``, figure slot ``figs[i]`` with budget ``budgets[i]``; per slot its team,
     height, kind of mover (``k >= 0``: a double-space kind, the index into the packed
     plain shapes ``blobs``, ...,
@@ -100,10 +111,13 @@ def doubles_kernel():
     ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` (int32[4, M]:
     :func:`static_ends`) for budget
     ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), and of the walkers
-    too, with their reach (``near[near_at[f] + s]``: :func:`walker_near`), the dense
+    too, with their reach (``near[near_at[f] + s]``: :func:`walker_near`) and the least
+    cost ``near_far[f]`` below which a figure's space or a space next to an enemy bars
+    them (:func:`walker_far`), the dense
     outs and, with ``want_pen & PENALTY``, ``penalty`` (each end's leaving attacks: a
     single-space slot's game row gets those alone; the other bits of ``want_pen`` are
-    the tests': ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``). Returns 0 or a kernel
+    for A/B runs and the tests: ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``,
+    ``NO_LEAVE_FAR``, ``BREAK_LEAVE_FAR``, ``NO_FIGURES_FAR``). Returns 0 or a kernel
     status < 0."""
     import os
 
@@ -117,18 +131,21 @@ def doubles_kernel():
               B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
               U8_1, I64_1, I64_2, I8_2, I32_1, I64_1, I64_2, I32_1, U8_1, I64_1, U64_1,
               U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, i64, I64_2,
-              I64_1, I64_1, I64_1, I32_2, I64_1, U8_2, U8_2A, I32_2A, I8_2A, I32_2A,
-              i64), cache=CACHE, nogil=True)
+              I64_1, I64_1, I64_1, I32_2, I64_1, U8_2, I64_1, U8_2A, I32_2A, I8_2A,
+              I32_2A, i64), cache=CACHE, nogil=True)
     def doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
                 leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs,
                 blob_at, qflags, qflags_at, params, codes, pblobs, pblob_at, pparams,
                 node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, out_at,
                 sqflags, sqflags_at, n_dk, sout_at, touch, tab_at, tab_bud, tab_ptr,
-                tab, near_at, near, mask, cost, stop, penalty, want_pen):
+                tab, near_at, near, near_far, mask, cost, stop, penalty, want_pen):
         dep = deps  # noqa: F841 (in the closure: see doubles_kernel)
         want = (want_pen & PENALTY) != 0
         walkers_kept = (want_pen & NO_KEPT_WALKERS) == 0
         whoever = (want_pen & BREAK_KEPT_WALKERS) != 0
+        leave_far = (want_pen & NO_LEAVE_FAR) == 0
+        any_leave = (want_pen & BREAK_LEAVE_FAR) != 0
+        far_edge = (want_pen & NO_FIGURES_FAR) != 0
         P = lead.shape[0]
         N = level.shape[0]
         F = cell.shape[1]
@@ -162,22 +179,46 @@ def doubles_kernel():
             t = 0 if any_mode else team[f]
             n_rel = _relevant(cell, alive, b, f, c0, c1, bud + 3, team, kind, lead,
                               trail, coords) if leaves[f] else 0
-            kept = n_rel == 0 and tab_at[f] >= 0 and bud == tab_bud[f]
+            kept = tab_at[f] >= 0 and bud == tab_bud[f] and (
+                n_rel == 0 or (leave_far and not any_mode and near_at[f] >= 0))
+            ra = near_at[f] + start
+            have_lv = False
+            if kept and n_rel > 0 and not any_leave:
+                # a walker with an enemy in reach for leaving attacks (its penalty
+                # search) but no space next to an enemy (a leave bit) at a least cost
+                # below near_far (the budget where only flips cost 0): every state it
+                # expands by a step that moves has a least cost below the budget, so
+                # none leaves an enemy; every penalty stays 0, and the penalty search
+                # is its plain query, state for state: its kept ends where no figure
+                # stands in reach either (below). (The leave bits: the search's own,
+                # which it reads where the kept ends are not taken.)
+                _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level,
+                            nbr, lv)
+                have_lv = True
+                far = near_far[f]
+                for c in range(N):
+                    if lv[c] != 0 and near[ra, c] < far:
+                        kept = False
+                        break
             if kept and not any_mode:
-                # a walker (no enemy in reach for leaving attacks: its plain query):
-                # its kept ends too where no figure but friends it passes (their code
-                # its team's: not engaged) has a space at a least cost within the
-                # budget (near: what the search may read), as a flyer's
+                # a walker (no enemy in reach for leaving attacks: its plain query;
+                # or none it can leave, above): its kept ends too where no figure but
+                # friends it passes (their code its team's: not engaged) has a space
+                # at a least cost below near_far (near: what the search may read; a
+                # space at the budget is reached, if at all, at the budget, where only
+                # a flip goes on, onto the same spaces: whoever stands there takes the
+                # placements on it from the ends and nothing else, as below), as a
+                # flyer's
                 kept = walkers_kept
-                ra = near_at[f] + start
+                far = bud + 1 if far_edge else near_far[f]
                 for j in range(F):
                     if not kept or whoever:
                         break
                     if j == f or not alive[b, j]:
                         continue
                     x0, x1 = _other_spaces(cell, kind, lead, trail, b, j)
-                    if (near[ra, x0] <= bud and occ[b, x0] != t) or \
-                            (x1 >= 0 and near[ra, x1] <= bud and occ[b, x1] != t):
+                    if (near[ra, x0] < far and occ[b, x0] != t) or \
+                            (x1 >= 0 and near[ra, x1] < far and occ[b, x1] != t):
                         kept = False
             if kept:
                 # a mover that passes every figure (or a walker with no one but
@@ -191,12 +232,28 @@ def doubles_kernel():
                     if tab[3, e] != 0:
                         continue              # its flip is listed before it
                     node = tab[0, e]
-                    if _node_value(occ, b, lead[node], trail[node], c0, c1, 0, 1) != \
-                            EMPTY:
-                        continue
                     mask[b, node] = 1
                     cost[b, node] = tab[1, e]
                     stop[b, node] = codes[k, node] if tab[2, e] != 0 else 0
+                # then the placements touching another figure's space put back as
+                # the row arrived (cleared): the occupant row holds a code only where
+                # a figure stands (_batch), so these are the placements whose
+                # occupancy is not empty -- a few figures' dozen placements each,
+                # not an occupancy test per end
+                for j in range(F):
+                    if j == f or not alive[b, j]:
+                        continue
+                    x0, x1 = _other_spaces(cell, kind, lead, trail, b, j)
+                    for e in range(2):
+                        x = x0 if e == 0 else x1
+                        if x < 0:
+                            continue
+                        for m in range(touch.shape[1]):
+                            p = touch[x, m]
+                            if p >= 0:
+                                mask[b, p] = 0
+                                cost[b, p] = -1
+                                stop[b, p] = 0
                 continue
             # 1. the placements' occupancy without the mover, the kind's flags: a
             # placement both of whose spaces are empty (or the mover's) is empty, so
@@ -219,8 +276,9 @@ def doubles_kernel():
             # 2. leaving attacks: enemies within reach (budget + 3 of either space,
             # n_rel above)
             if n_rel > 0:
-                _leave_bits(cell, alive, b, f, team, height, kind, lead, trail, level,
-                            nbr, lv)
+                if not have_lv:
+                    _leave_bits(cell, alive, b, f, team, height, kind, lead, trail,
+                                level, nbr, lv)
                 # (as above: only the placements touching a space with leave bits)
                 for p in range(P):
                     nlv[p] = 0
@@ -380,9 +438,10 @@ def walker_near(blob, qflags, params, lead, trail, N, budget, fbuf):
     battlefield with nothing that stops a move (:func:`_unstopped`), 255 where none is
     within ``budget``: a bound below the cost of every arrival its query from ``s``
     (the kind's flags, any occupants) tries within the budget, so a figure on a space
-    farther than ``budget`` is never read by it. ``doubles`` takes the walker's kept
+    farther than ``budget`` is never read by it (nor, but for the placements on its
+    space, one at ``budget``: :func:`walker_far`). ``doubles`` takes the walker's kept
     ends (:func:`static_ends`) where no figure but friends it passes (not engaged)
-    stands on a space within the budget."""
+    stands on a space nearer than :func:`walker_far`."""
     P = qflags.shape[0]
     ublob, uqf = _unstopped(blob, qflags)
     lead, trail = np.asarray(lead), np.asarray(trail)
@@ -398,6 +457,26 @@ def walker_near(blob, qflags, params, lead, trail, N, budget, fbuf):
     for v in np.unique(c)[::-1].tolist():
         flat[at[c == v]] = v
     return near
+
+
+def walker_far(near, lead, trail, budget) -> int:
+    """The least cost below which a space of :func:`walker_near`'s table ``near`` (a kind
+    and ``budget``) may be reached by a state the walker's search expands with a step
+    that moves it: ``budget`` where only a flip costs 0 (no space but a start's own at
+    least cost 0 from it), else ``budget + 1`` (a state settled at the budget goes on
+    by its steps of cost 0). ``doubles`` takes a walker's kept ends where no figure but
+    friends it passes stands on a space nearer than this (one on a space at least this
+    far is met, if at all, at the budget by the placements on its space, and takes
+    them from the ends, which the kept ends leave out where a figure stands, and
+    nothing else: only flips go on from the budget, onto the same spaces), and with an
+    enemy in reach for leaving attacks, where no space next to an enemy is nearer
+    either."""
+    P = near.shape[0]
+    zero = near == 0
+    own = np.arange(P)
+    zero[own, np.asarray(lead)[:P]] = False
+    zero[own, np.asarray(trail)[:P]] = False
+    return budget + 1 if zero.any() else budget
 
 
 @njit(inline="always")

@@ -1,0 +1,184 @@
+"""The Numba options declared once in ``kernels/_jit.py``: :data:`NO_NRT` asks for Numba's
+private ``_nrt=False`` only where this Numba takes it, and a Numba without the option
+still imports movecore and gives the same answers."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _allocates(n):
+    return np.zeros(n).sum()
+
+
+def _adds(a):
+    s = 0.0
+    for x in a:
+        s += x
+    return s
+
+
+def test_the_no_nrt_probe_says_what_numba_does():
+    """The probe (compiling nothing) against what this Numba does when compiling: where
+    it says the option is taken, ``_nrt=False`` is a known option that turns reference
+    counting off (a function that allocates is refused); where it says not, Numba
+    refuses the keyword. A function that allocates nothing compiles under NO_NRT and
+    answers as without it."""
+    import movecore
+    numba = movecore._import_numba()
+    from movecore.kernels import _jit
+    taken = _jit.accepts_no_nrt()
+    assert _jit.NO_NRT == ({"_nrt": False} if taken else {})
+    try:
+        numba.njit(_nrt=False)(_allocates)(3)
+        outcome = "compiled"
+    except KeyError:            # "Unrecognized options" (parse_as_flags, at compile)
+        outcome = "unknown option"
+    except numba.core.errors.TypingError:   # np.zeros needs reference counts
+        outcome = "no reference counts"
+    assert outcome == ("no reference counts" if taken else "unknown option")
+    if taken:
+        with pytest.raises(numba.core.errors.TypingError):
+            numba.njit(**_jit.NO_NRT)(_allocates)(3)
+    a = np.arange(7.0)
+    assert numba.njit(**_jit.NO_NRT)(_adds)(a) == numba.njit(_adds)(a) == 21.0
+
+
+# A Numba without the option: it is taken out of the CPU target's options before
+# movecore imports numba's kernels, so that ``_nrt=False`` anywhere is refused at compile
+# (KeyError), as a Numba that dropped it would. A cache folder of its own: Numba's cache
+# key does not hold the options, so a cache of builds with the option would be loaded
+# instead of compiling without it.
+_WITHOUT = r"""
+import json, sys
+import movecore
+numba = movecore._import_numba()
+from numba.core.registry import CPUDispatcher
+for cls in CPUDispatcher.targetdescr.options.__mro__:
+    if "_nrt" in vars(cls):
+        delattr(cls, "_nrt")
+try:
+    numba.njit(_nrt=False)(lambda x: x)(1)
+    sys.exit("the option is still taken")
+except KeyError:
+    pass
+from movecore.kernels import _jit
+assert _jit.NO_NRT == {}, _jit.NO_NRT
+sys.path.insert(0, sys.argv[2])
+import test_jit_options as t
+out = t.ANSWERS[sys.argv[1]]()
+print(json.dumps(out))
+"""
+
+
+def _reach_answers():
+    """``reach`` and ``reach_many`` (1 and 2 threads) on seeded random square and hex
+    boards with friends and foes on them (the plain and the general ``reach1``, and
+    ``is_plain``: the kernels compiled without reference counts), and every grid and
+    Tiny Epic Tactics example solved."""
+    import movecore as mc
+    from movecore.kernels import reach as K
+    from movecore.tools.cli import example_paths
+    for f in (K.is_plain, K.reach1_plain, K.reach1_general):
+        assert f.targetoptions.get("_nrt", True) is (not _jit_taken()), f.targetoptions
+    out = []
+    rng = np.random.default_rng(29)
+    for kind in ("square", "hex"):
+        for _ in range(3):
+            w, h = (int(x) for x in rng.integers(4, 9, 2))
+            board = mc.Board.square(w, h) if kind == "square" else mc.Board.hex(
+                [(q, r) for q in range(w) for r in range(h)])
+            n = board.n_cells
+            occ = np.full(n, mc.OCC_EMPTY, np.int32)
+            occ[rng.choice(n, 3, replace=False)] = [0, 1, mc.OCC_WALL]
+            starts = [int(c) for c in rng.choice(n, 5, replace=False)]
+            budget = int(rng.integers(1, 6))
+            for layer in (None, occ):
+                one = [mc.reach(board, mc.Mover(), board.coords[c], budget,
+                                occupant=layer) for c in starts]
+                out.append([[r.cells.tolist(), r.costs.tolist()] for r in one])
+                for threads in (1, 2):
+                    b = mc.reach_many(board, mc.Mover(), [board.coords[c] for c in starts],
+                                      budget, occupant=layer, threads=threads)
+                    out.append([b.offsets.tolist(), b.cells.tolist(), b.costs.tolist(),
+                                b.stopped.tolist()])
+    for path in example_paths():
+        if path.name.startswith(("grid_", "tiny_epic_tactics_")):
+            out.append(json.loads(json.dumps(mc.solve(json.loads(path.read_text())),
+                                             default=str)))
+    return out
+
+
+def _dark_realms_selfplay():
+    """Batched Dark Realms self-play (``tools._selfplay_dark_realms``' chunked step,
+    compiled without reference counts) from a bundled example, both policies, 2
+    threads: the games' totals and final figure places."""
+    from movecore.tools import _selfplay_dark_realms as S
+    from movecore.tools.selfplay_batch import BatchedPlay
+    from movecore.tools.cli import example_paths
+    assert S.dark_realms_chunk.targetoptions.get("_nrt", True) is (not _jit_taken())
+    path = next(p for p in example_paths() if p.name == "dark_realms_doc_example.json")
+    out = []
+    for policy in ("random", "greedy"):
+        play = BatchedPlay("dark_realms", json.loads(path.read_text()), 16, seed=[7, 1],
+                           policy=policy, max_turns=12, threads=2)
+        assert play.fused
+        res = play.run(40)
+        out.append([policy, {k: v for k, v in sorted(res.items())
+                             if isinstance(v, (int, str, bool))},
+                    play.games.cell.tolist()])
+    return out
+
+
+def _jit_taken() -> bool:
+    from movecore.kernels import _jit
+    return bool(_jit.NO_NRT)
+
+
+ANSWERS = {"reach": _reach_answers, "dark_realms_selfplay": _dark_realms_selfplay}
+
+#: The modules that still pass ``_nrt`` to Numba themselves, to be converted to
+#: ``**NO_NRT`` (they were being edited elsewhere when NO_NRT came); empty once done.
+_AWAITING = {"core/rl/_vecdr.py", "core/rl/_vecdr_env.py", "core/rl/_vecgame.py",
+             "core/rl/_vechs.py", "core/games/dark_realms/_batch_enemy.py",
+             "core/games/heroscape/_batch.py"}
+
+
+def test_only_kernels_jit_asks_for_the_option():
+    """No module passes ``_nrt`` to Numba but through NO_NRT (a Numba without the
+    option would refuse it at compile), besides the ones listed as awaiting it."""
+    asks = re.compile(r"[(,]\s*_nrt\s*=")
+    found = {str(p.relative_to(ROOT)) for top in ("core", "kernels")
+             for p in (ROOT / top).rglob("*.py") if asks.search(p.read_text())}
+    assert found == _AWAITING
+
+
+@pytest.mark.parametrize("what", [
+    "reach",
+    # (not run while its step calls functions that still pass _nrt=False: they would
+    # be refused; test_only_kernels_jit_asks_for_the_option holds the list to the sources)
+    pytest.param("dark_realms_selfplay", marks=pytest.mark.xfail(
+        bool(_AWAITING), run=False,
+        reason="its step calls functions that still pass _nrt=False (_AWAITING)"))])
+def test_without_the_option_the_kernels_compile_and_answer_alike(what, tmp_path):
+    """A fresh process whose Numba has no ``_nrt`` option (taken out, see ``_WITHOUT``)
+    imports the modules that ask for NO_NRT, compiles their functions with reference
+    counting on a cold cache of its own, and answers as this process does with them."""
+    here = _without_answers = ANSWERS[what]()
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR",
+                                                            "MOVECORE_NO_CACHE")}
+    env["MOVECORE_CACHE"] = str(tmp_path / "cache")
+    out = subprocess.run([sys.executable, "-c", _WITHOUT, what, str(ROOT / "tests")],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout) == json.loads(json.dumps(here, default=str))
+    assert _without_answers  # (not empty)
