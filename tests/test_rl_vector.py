@@ -1345,6 +1345,55 @@ def test_numpy_arrays_kept_observations_on_two_threads(name):
     assert steps == 50 and cleared > 10
 
 
+
+def test_heroscape_ends_planes_where_placements_share_a_lead_cell():
+    """The acting figure's three ends planes (``_vecnp.draw_obs``: at each end's lead
+    cell 1, its cost over the largest, 1 where it stops) where a two-space figure's
+    placements share a lead cell: the largest cost of them and a stop where any of them
+    stops, whatever their order in the list, drawn from scratch and kept alike. The
+    stops and costs of the kept answers are set so that the first of each pair stops
+    and costs most (the order in which a kept draw's last write would be wrong)."""
+    envs = rl.vector_env("heroscape_engaged_knight", num_envs=8, copy=False,
+                         max_turns=30, backend="arrays")
+    n = envs._np
+    rng = np.random.default_rng(3)
+    envs.reset(seed=3)
+    checked = 0
+    for t in range(40):
+        acting = n.learner_acting()
+        for b in np.flatnonzero(acting):
+            f = n.actor[b]
+            if not n.double[f]:
+                continue
+            ps = n.a_list[b, :n.a_n[b]]
+            lead = n.lead[f, ps]
+            for i in range(len(ps)):        # the first of a lead cell's places: the most
+                first = lead[i] >= 0 and (lead[:i] != lead[i]).all()
+                n.a_stop[b, ps[i]] = 1 if first else 0
+                n.a_cost[b, ps[i]] = 9 if first else rng.integers(1, 9)
+            checked += len(lead) - len(np.unique(lead))
+        B, HW, d = envs.num_envs, n.HW, n.d
+        for kept in (False, True):
+            out = np.zeros((B, n.C, HW), np.float32) if not kept else envs._obs
+            n.observe(out, kept=kept)
+            o = out.reshape(B, n.C, HW)
+            for b in np.flatnonzero(acting):
+                f = n.actor[b]
+                ps = n.a_list[b, :n.a_n[b]]
+                lead, cost = n.lead[f, ps], n.a_cost[b, ps].astype(np.float64)
+                top = cost.max() if len(ps) and cost.max() > 0 else 1.0
+                want = np.zeros((3, HW), np.float32)
+                for h, c, st in zip(lead, cost, n.a_stop[b, ps]):
+                    if h < 0:
+                        continue
+                    want[0, h] = 1.0
+                    want[1, h] = max(want[1, h], np.float32(c * (1.0 / top)))
+                    want[2, h] = max(want[2, h], float(st != 0))
+                assert np.array_equal(o[b, d + 2:d + 5], want), (t, b, kept)
+        m = envs._mask
+        envs.step((rng.random(m.shape, np.float32) * m).argmax(1))
+    assert checked > 20, checked
+
 def test_numpy_arrays_kept_check_fails_on_a_wrong_update():
     """The check above fails when the kept update forgets the places it drew, the
     turn its turn plane shows, or the state its game planes show (Descent's doors,
@@ -1378,30 +1427,41 @@ def test_numpy_arrays_kept_check_fails_on_a_wrong_update():
 
 def test_numpy_arrays_pick_is_the_kth_row():
     """``_vecnp.pick_rows`` (the opponent's pick: a selection over each game's usable
-    ends) takes the row a stable sort of the ``Moves`` order takes, the ``int(u * n)``-th
-    by (cost, rank, place), and counts the double-space figures' picks among rows of
-    one cost as ``np.unique`` does (costs over 64 included)."""
+    ends, by counting them by cost) takes the row a stable sort of the ``Moves`` order
+    takes, the ``int(u * n)``-th by (cost, rank, place), and counts the double-space
+    figures' picks among rows of one cost as ``np.unique`` does: few places and many
+    costs (costs over 64 and below 0 included: the counts' outer buckets, whose rows
+    mix costs), and many places of a few costs (over 48 rows of one cost: the
+    quickselect); ranks with ties (a double's two orientations of one pair: the place
+    decides)."""
     from movecore.rl._vecnp import pick_rows
     rng = np.random.default_rng(0)
-    B, P, F = 300, 40, 3
-    cost = rng.integers(0, 70, (B, P)).astype(np.int32)
-    cost[: B // 2] %= 9                  # (many ties of cost: the rank decides)
-    rank = np.array([rng.permutation(P) for _ in range(F)], np.int64)
-    m = rng.random((B, P)) < rng.random((B, 1))
-    n = m.sum(1).astype(np.int64)
-    lists = np.zeros((B, P), np.int32)
-    for b in range(B):
-        lists[b, :n[b]] = np.flatnonzero(m[b])
-    rows = rng.permutation(B).astype(np.int64)
-    f = rng.integers(0, F, B).astype(np.int64)
-    u = rng.random(B)
-    double = np.array([True, False, True])
-    to = np.empty(B, np.int64)
-    picks = pick_rows(rows, rows, lists, n, f, u, cost, rank, double, to)
-    key = np.where(m[rows], cost[rows].astype(np.int64) * (P + 1) + rank[f],
-                   np.iinfo(np.int64).max)
-    want = np.argsort(key, 1, kind="stable")[np.arange(B), (u * n[rows]).astype(np.int64)]
-    want[n[rows] == 0] = 0
-    assert np.array_equal(to, want)
-    assert picks == sum(len(np.unique(cost[b][m[b]])) < n[b] for b, g in zip(rows, f)
-                        if double[g] and n[b] > 1) > 0
+    for P, top, low in ((40, 70, -5), (160, 3, 0)):
+        B, F = 300, 3
+        cost = rng.integers(low, top, (B, P)).astype(np.int32)
+        cost[: B // 2] %= 9              # (many ties of cost: the rank decides)
+        rank = np.array([rng.permutation(P) for _ in range(F)], np.int64)
+        rank[2] //= 2                    # (ties of rank: the place decides)
+        m = rng.random((B, P)) < rng.random((B, 1))
+        n = m.sum(1).astype(np.int64)
+        lists = np.zeros((B, P), np.int32)
+        for b in range(B):
+            lists[b, :n[b]] = np.flatnonzero(m[b])
+        rows = rng.permutation(B).astype(np.int64)
+        f = rng.integers(0, F, B).astype(np.int64)
+        u = rng.random(B)
+        double = np.array([True, False, True])
+        to = np.empty(B, np.int64)
+        picks = pick_rows(rows, rows, lists, n, f, u, cost, rank, double, to)
+        key = np.where(m[rows], (cost[rows].astype(np.int64) * (P + 1) + rank[f]) * P
+                       + np.arange(P), np.iinfo(np.int64).max)
+        want = np.argsort(key, 1, kind="stable")[np.arange(B),
+                                                 (u * n[rows]).astype(np.int64)]
+        want[n[rows] == 0] = 0
+        assert np.array_equal(to, want), P
+        assert picks == sum(len(np.unique(cost[b][m[b]])) < n[b] for b, g in zip(rows, f)
+                            if double[g] and n[b] > 1) > 0
+        # what the runs cover: the outer buckets; a wanted row among over 48 of its cost
+        same = [(cost[b][m[b]] == cost[b, w]).sum() for b, w in zip(rows, want)]
+        assert (low < 0 and (cost[m] < 0).any() and (cost[m] >= 62).any()) or \
+            max(same) > 48, P

@@ -13,8 +13,11 @@ Mage Knight): the same sub-steps over the chunk's games, calling the same compil
 pieces (``_vecnp.advance_select``, ``_vechs.hs_queries``, the layout's double-space
 call, ``keep_answer``, ``_vechs.hs_play``, ``_vecnp.opponents_rows``,
 ``_vecnp.pick_rows``, ``_vecnp.draw_obs``, ``_vecnp.draw_mask``), the greedy
-opponent's nearest ends on arrays, each game's draws from its own stream in its single
-env's order; nothing of a step is left on the calling thread but ``step_modes``, the
+opponent's nearest ends on arrays (:func:`_nearest_ends`), the rewards, ends and
+figures' spaces (:func:`_results`: the two per-game loops that call inlined helpers,
+compiled apart without Numba's reference counts, which the step itself keeps since the
+double-space call it links allocates), each game's draws from its own stream in its
+single env's order; nothing of a step is left on the calling thread but ``step_modes``, the
 new arrays and one hand-off. With
 ``copy=True`` the kept buffer is updated where it changed and each thread then copies
 its rows into the new array (numpy's copy, the GIL released: cheaper here than drawing
@@ -35,6 +38,7 @@ import numpy as np
 from numba import njit
 
 from ..games.heroscape._batch import _spaces
+from ..kernels._jit import NO_NRT
 from ..kernels._types import CACHE
 from ._kept_answer import keep_answer
 from ._vecgame import _draw, _grid_distance
@@ -103,7 +107,6 @@ def env_kernel():
         illegal_reward, reward, term, trunc, done = results
         double, lead, trail = M[0], M[1], M[2]
         F = cell.shape[1]
-        big = np.int64(1) << 40
         # Each game's step is: the restart (back at the root) or the learner's move or
         # end of turn; Match._advance; then while an opponent is to move, its pick,
         # move and removal, and Match._advance again (MovecoreGym.step / reset). Games
@@ -195,37 +198,8 @@ def env_kernel():
                 # Match.greedy_row: of the usable ends, those at the least grid
                 # distance from a space of the end's place to a space of an enemy in
                 # play; every usable end where no enemy is in play
-                for i in range(n_opp):
-                    b = opp[i]
-                    f = actor[b]
-                    s = side[b]
-                    enemy = False
-                    for g in range(F):
-                        enemy |= alive[b, g] and side_of[g] != s
-                    low = big
-                    for j in range(a_n[b]):
-                        p = a_list[b, j]
-                        e = big
-                        for x in range(2):
-                            c = pspace[f, p, x]
-                            if c < 0:
-                                continue
-                            for g in range(F):
-                                if not alive[b, g] or side_of[g] == s:
-                                    continue
-                                e0, e1 = _spaces(cell, double, lead, trail, b, g)
-                                if e0 >= 0:
-                                    e = min(e, _grid_distance(coords, kind, c, e0))
-                                if e1 >= 0:
-                                    e = min(e, _grid_distance(coords, kind, c, e1))
-                        dist[j] = e
-                        low = min(low, e)
-                    m = 0
-                    for j in range(a_n[b]):
-                        if not enemy or dist[j] == low:
-                            cl[b, m] = a_list[b, j]
-                            m += 1
-                    cn[b] = m
+                _nearest_ends(opp[:n_opp], actor, side, alive, side_of, a_list, a_n, pspace,
+                              cell, double, lead, trail, coords, kind, dist, cl, cn)
                 counts[3] += pick_rows(opp[:n_opp], opp[:n_opp], cl, cn, fs[:n_opp],
                                        u[:n_opp], a_cost, rank, dbl, to)
             else:
@@ -233,26 +207,8 @@ def env_kernel():
                                        fs[:n_opp], u[:n_opp], a_cost, rank, dbl, to)
         # the rewards and ends; what the observation reads: who acts, every figure's
         # spaces
-        for b in range(lo, hi):
-            m = mode[b]
-            if m == 1:
-                reward[b] += pending[b]
-                pending[b] = 0.0
-            elif m == 0:
-                reward[b] = illegal_reward
-            t = over[b] == TERMINATED or out[b] or over[b] == ILLEGAL
-            tr = over[b] == TRUNCATED and not t
-            if m == 2:
-                t = tr = False
-                reward[b] = 0.0
-            term[b] = t
-            trunc[b] = tr
-            done[b] = t or tr
-            acting[b] = over[b] == 0 and not out[b] and side[b] == learner
-            for j in range(F):
-                x0, x1 = _spaces(cell, double, lead, trail, b, j)
-                sp[b, j, 0] = x0
-                sp[b, j, 1] = x1
+        _results(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, over,
+                 out, side, learner, acting, cell, double, lead, trail, sp)
         draw_obs(obs[lo:hi], fresh, record, drawn[lo:hi], n_drawn[lo:hi], orec[lo:hi],
                  static, n_static, HW, d, k_game, alive[lo:hi], cell[lo:hi], large, orient,
                  swap, hw, rel, acting[lo:hi], actor[lo:hi], moved[lo:hi], a_list[lo:hi],
@@ -267,6 +223,87 @@ def env_kernel():
         return 0
 
     return hs_env_chunk
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def _nearest_ends(rows, actor, side, alive, side_of, a_list, a_n, pspace, cell, double,
+                  lead, trail, coords, kind, dist, cl, cn):
+    """``Match.greedy_row``'s candidates in games ``rows`` (int64[R]): of the acting
+    figure's usable ends (``a_list``/``a_n``), those at the least grid distance
+    (``_vecgame._grid_distance``, ``kind``) from a space of the end's place
+    (``pspace`` int64[F, P, 2]) to a space of an enemy in play; every usable end where
+    no enemy is in play. Into ``cl[b, :cn[b]]`` (by place id); ``dist`` int64[>= P]
+    scratch. (Out of :func:`env_kernel`'s step, without reference counts,
+    ``NO_NRT``: inlined in it, ``_spaces`` and ``_grid_distance`` counted their arrays
+    at every end.)"""
+    F = cell.shape[1]
+    big = np.int64(1) << 40
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        f = actor[b]
+        s = side[b]
+        enemy = False
+        for g in range(F):
+            enemy |= alive[b, g] and side_of[g] != s
+        low = big
+        for j in range(a_n[b]):
+            p = a_list[b, j]
+            e = big
+            for x in range(2):
+                c = pspace[f, p, x]
+                if c < 0:
+                    continue
+                for g in range(F):
+                    if not alive[b, g] or side_of[g] == s:
+                        continue
+                    e0, e1 = _spaces(cell, double, lead, trail, b, g)
+                    if e0 >= 0:
+                        e = min(e, _grid_distance(coords, kind, c, e0))
+                    if e1 >= 0:
+                        e = min(e, _grid_distance(coords, kind, c, e1))
+            dist[j] = e
+            low = min(low, e)
+        m = 0
+        for j in range(a_n[b]):
+            if not enemy or dist[j] == low:
+                cl[b, m] = a_list[b, j]
+                m += 1
+        cn[b] = m
+    return 0
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def _results(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, over, out,
+             side, learner, acting, cell, double, lead, trail, sp):
+    """The end of :func:`env_kernel`'s step for games ``lo <= b < hi``: the rewards
+    (the learner's move's, with what the opponents scored since; ``illegal_reward``;
+    0 on a restart) and ends (``term``/``trunc``/``done`` bool[B]), as
+    ``MovecoreGym.step`` / ``reset``; what the observation reads: whether the learner
+    acts (``acting`` bool[B]) and every figure's spaces (``sp`` int64[B, F, 2]). (Out
+    of the step, without reference counts: ``_spaces`` inlined in it counted its
+    arrays for every figure.)"""
+    F = cell.shape[1]
+    for b in range(lo, hi):
+        m = mode[b]
+        if m == 1:
+            reward[b] += pending[b]
+            pending[b] = 0.0
+        elif m == 0:
+            reward[b] = illegal_reward
+        t = over[b] == TERMINATED or out[b] or over[b] == ILLEGAL
+        tr = over[b] == TRUNCATED and not t
+        if m == 2:
+            t = tr = False
+            reward[b] = 0.0
+        term[b] = t
+        trunc[b] = tr
+        done[b] = t or tr
+        acting[b] = over[b] == 0 and not out[b] and side[b] == learner
+        for j in range(F):
+            x0, x1 = _spaces(cell, double, lead, trail, b, j)
+            sp[b, j, 0] = x0
+            sp[b, j, 1] = x1
+    return 0
 
 
 class HeroscapeEnvStep:

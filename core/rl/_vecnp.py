@@ -70,7 +70,7 @@ from numba import njit
 
 from ..position import grid_distance
 from ._kept_answer import keep_answer
-from ._vecgame import (_SMALL, _draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
+from ._vecgame import (_draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
                        victim_of)
 
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
@@ -141,6 +141,12 @@ def restart_one(b, occ, cell, alive, moved, occ0, cell0, turn, side, nxt, actor,
     pending[b] = 0.0
 
 
+#: :func:`pick_rows` counts a move's rows by cost in this many buckets: one below 0,
+#: one per cost 0 ... _COSTS - 3, one for the costs above (the two outer ones mixed:
+#: their rows compared by whole keys)
+_COSTS = 64
+
+
 @njit(cache=True, nogil=True)
 def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
     """``Match.random_row`` over the ends ``cand[crow[i], :ncand[crow[i]]]`` (int32,
@@ -148,9 +154,19 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
     of its n ends in the ``Moves`` row order (cost, then ``rank[f]``; ties, none
     expected, by place) into ``to[i]``. Returns how many picks were among a
     double-space figure's (``double``) rows, two of them of one cost (the tests'
-    count)."""
+    count).
+
+    By counting, not by sorting the n rows: a move's costs are a few small integers,
+    so the rows are counted by cost (``_COSTS`` buckets), the bucket that holds the
+    wanted row found from the counts, and only that bucket's rows (about n / the
+    budget) ranked by (cost, rank, place) for the row in it; the counts also say
+    whether two rows share a cost. (Keys of all n rows and a quickselect over them
+    cost 2-3x as much: ~75 rows a pick, ~20 of one cost.)"""
     P = cost.shape[1]
     keys = np.empty(max(cand.shape[1], 1), np.int64)
+    cs = np.empty(max(cand.shape[1], 1), np.int64)
+    hist = np.zeros(_COSTS, np.int64)
+    last = _COSTS - 1
     picks = 0
     for i in range(rows.shape[0]):
         b, r, g = rows[i], crow[i], f[i]
@@ -158,36 +174,52 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
         if n == 0:
             to[i] = 0
             continue
-        # (cost, rank, place) in one key, distinct: the k-th smallest (quickselect)
-        # is the k-th row, its place the remainder
+        want = int(u[i] * n)
+        top = 0
+        for j in range(n):
+            c = np.int64(cost[b, cand[r, j]])
+            cs[j] = c
+            k = min(max(c + 1, 0), last)
+            hist[k] += 1
+            top = max(top, k)
+        below = 0
+        kk = 0
+        while kk < last and below + hist[kk] <= want:
+            below += hist[kk]
+            kk += 1
+        dup = False
+        for k in range(top + 1):
+            if hist[k] > 1 and double[g]:
+                # (the outer buckets mix costs: their rows compared, seldom needed)
+                dup |= k != 0 and k != last or _same_cost(cost, cand, b, r, n, k, last)
+            hist[k] = 0
+        # the bucket's rows by (cost, rank, place), in one key: the (want - below)-th
+        m = 0
         for j in range(n):
             p = cand[r, j]
-            keys[j] = (np.int64(cost[b, p]) * (P + 1) + rank[g, p]) * P + p
-        want = int(u[i] * n)
-        # (a few rows, as a move's usually are: counting, with no mispredicted branch)
-        to[i] = (keys[_kth_small(keys, n, want)] if n <= _SMALL else
-                 _kth(keys, n, want)) % P
-        if double[g] and n > 1:
-            # two rows of one cost: a bit per cost under 64, else pairs compared
-            seen = np.uint64(0)
-            dup = big = False
-            for j in range(n):
-                c = keys[j] // P // (P + 1)
-                if c >= 64:
-                    big = True
-                elif (seen >> np.uint64(c)) & np.uint64(1):
-                    dup = True
-                    break
-                else:
-                    seen |= np.uint64(1) << np.uint64(c)
-            if big and not dup:     # (rare: a pair of the costs over 64)
-                for j in range(n):
-                    c = keys[j] // P // (P + 1)
-                    for x in range(j + 1, n):
-                        if c >= 64 and keys[x] // P // (P + 1) == c:
-                            dup = True
-            picks += dup
+            c = cs[j]
+            if min(max(c + 1, 0), last) == kk:
+                keys[m] = (c * (P + 1) + rank[g, p]) * P + p
+                m += 1
+        x = want - below
+        # (a few rows, as a bucket's usually are: counting, with no mispredicted branch)
+        to[i] = (keys[_kth_small(keys, m, x)] if m <= 48 else _kth(keys, m, x)) % P
+        picks += dup
     return picks
+
+
+@njit(nogil=True, inline="always")
+def _same_cost(cost, cand, b, r, n, k, last):
+    """Two of the rows ``cand[r, :n]`` of game ``b`` in :func:`pick_rows`' outer bucket
+    ``k`` (``last``: the costs above its own buckets; 0: those below 0) share a cost."""
+    for j in range(n):
+        c = np.int64(cost[b, cand[r, j]])
+        if min(max(c + 1, 0), last) != k:
+            continue
+        for x in range(j + 1, n):
+            if np.int64(cost[b, cand[r, x]]) == c:
+                return True
+    return False
 
 
 @njit(cache=True, nogil=True)
@@ -250,7 +282,8 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
 
     Kept bookkeeping (written where ``record``): ``drawn`` int32[B, >= 3 F K + K +
     3 HW], the offsets of ``o[b]`` written off zero in the sparse planes (figures,
-    acting, moved, ends, engaged; an end's three planes listed once per lead cell),
+    acting, moved, engaged), and each end's lead cell once, as ``-1 - x`` of its
+    first plane's offset x (its three planes cleared from it: one entry, not three),
     ``n_drawn`` int64[B] how many; ``orec`` int64[B, 2]: the turn the turn plane shows
     and the state the game's dense planes show (Dark Realms: the roll, -1 once over;
     Descent: the doors' bits). A fresh draw lists every place it writes, so a kept
@@ -283,7 +316,14 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
             o[b, SHW:] = 0.0
         else:
             for j in range(n_drawn[b]):
-                o[b, drawn[b, j]] = 0.0
+                x = drawn[b, j]
+                if x >= 0:
+                    o[b, x] = 0.0
+                else:           # (an end's lead cell: its three planes)
+                    x = -1 - x
+                    o[b, x] = 0.0
+                    o[b, x + HW] = 0.0
+                    o[b, x + 2 * HW] = 0.0
         # the figures (every cell of each one's place), by side
         for f in range(F):
             if not alive[b, f]:
@@ -327,18 +367,22 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
                 if lh < 0:
                     continue
                 o2 = (d + 2) * HW + lh
-                if record and o[b, o2] == 0.0:
-                    drawn[b, nd] = o2
-                    drawn[b, nd + 1] = o2 + HW
-                    drawn[b, nd + 2] = o2 + 2 * HW
-                    nd += 3
-                o[b, o2] = 1.0
                 cs = np.float32(a_cost[b, p] * scale)
-                # (places sharing a lead cell come by cost: the last row's, the largest)
-                if not two or cs > o[b, o2 + HW]:
-                    o[b, o2 + HW] = cs
-                if a_stop[b, p] != 0:
-                    o[b, o2 + 2 * HW] = 1.0
+                st = np.float32(1.0) if a_stop[b, p] != 0 else np.float32(0.0)
+                if two:
+                    if record and o[b, o2] == 0.0:
+                        drawn[b, nd] = -1 - o2
+                        nd += 1
+                    # (places sharing a lead cell come by cost: the last row's, the
+                    # largest; a stop of any of them)
+                    cs = max(cs, o[b, o2 + HW])
+                    st = max(st, o[b, o2 + 2 * HW])
+                elif record:            # (a one-space end: its own lead cell)
+                    drawn[b, nd] = -1 - o2
+                    nd += 1
+                o[b, o2] = 1.0
+                o[b, o2 + HW] = cs
+                o[b, o2 + 2 * HW] = st
         if fresh or orec[b, 0] != turn[b]:
             v = np.float32(turn[b] / max_turns)
             # (on the plane's own view: the loop vectorizes, ~8x the speed)

@@ -1,0 +1,151 @@
+"""Before/after speed of a change to Heroscape's vector env step (what it adds to the
+moves: the opponents' pick, the observation, the mask), in one process: a baseline
+tree's ``rl/_kept_answer.py``, ``rl/_vecnp.py``, ``rl/_vechs.py`` and ``rl/_vechsenv.py``
+are loaded beside the installed tree's (as ``movecore.rl._base*`` modules, linked to
+each other), the baseline's one-call step (``HeroscapeEnvStep``) is put into one of two
+vector envs of the same seed, and the two envs step in turn, rounds shuffled, so that a
+slow spell of a shared machine hits both alike.
+
+    git worktree add --detach /tmp/base BASE_COMMIT
+    python benches/heroscape_env_ab.py /tmp/base [--scenario NAME] [--rounds 14]
+                                       [--B 1024] [--threads 1,2] [--copy 1]
+                                       [--opponent random]
+
+Each round resets both envs to seed 7 and plays 8 steps of the same actions (a random
+legal action per game, drawn before the clock); after every round the two envs'
+observations, rewards, ends and masks of every step, their figure moves and their
+games' random streams are checked equal. Prints per env the medians of CPU µs per
+figure move (the process's, and the calling thread's), wall µs per move, and per
+thread count the median and range of the rounds' old / new ratios; with 1 and 2
+threads, 2 threads over 1 (wall, and one thread's CPU over the busiest thread's of
+two). The env's reset draws its observation through the installed tree's
+``BatchedSteps.observe``: for the baseline's env the baseline's ``draw_obs`` is swapped
+in during its resets (its step reads the kept record that draw wrote). Only for changes
+within those four files and what they call.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import random
+import sys
+import time
+
+import numpy as np
+
+MODS = ["_kept_answer", "_vecnp", "_vechs", "_vechsenv"]
+
+
+def load_base(tree: str) -> dict:
+    """The baseline's modules of ``MODS`` from ``tree`` (a checkout), as
+    ``movecore.rl._base<name>``, each importing the others' baseline copies."""
+    import tempfile
+    out = {}
+    folder = tempfile.mkdtemp(prefix="movecore-env-ab-")
+    for m in MODS:
+        src = open(os.path.join(tree, "core", "rl", m + ".py")).read()
+        for o in MODS:
+            src = src.replace(f"from .{o} import", f"from ._base{o} import")
+        path = os.path.join(folder, f"_base{m}.py")
+        with open(path, "w") as fh:
+            fh.write(src)
+        spec = importlib.util.spec_from_file_location(f"movecore.rl._base{m}", path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod
+        spec.loader.exec_module(mod)
+        out[m] = mod
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("base", help="a checkout of the baseline tree")
+    ap.add_argument("--scenario", default="heroscape_engaged_knight")
+    ap.add_argument("--rounds", type=int, default=14)
+    ap.add_argument("--B", type=int, default=1024)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--copy", type=int, default=1)
+    ap.add_argument("--steps", type=int, default=8)
+    ap.add_argument("--opponent", default="random")
+    args = ap.parse_args()
+    import movecore.rl as rl
+    from movecore.rl import _vecnp
+    base = load_base(args.base)
+    threads = [int(x) for x in args.threads.split(",")]
+    copy = bool(args.copy)
+    B, STEPS = args.B, args.steps
+    envs = {}
+    for th in threads:
+        for path in ("old", "new"):
+            e = rl.vector_env(args.scenario, num_envs=B, threads=th, copy=copy,
+                              opponent=args.opponent)
+            if path == "old":
+                e._hsf = base["_vechsenv"].HeroscapeEnvStep(e._np, copy)
+            envs[th, path] = e
+    A = envs[threads[0], "old"]._mask.shape[1]
+    U = np.random.default_rng(0).random((STEPS, B, A), np.float32)
+    draw_new = _vecnp.draw_obs
+    last = {}
+
+    def run(key):
+        e = envs[key]
+        _vecnp.draw_obs = base["_vecnp"].draw_obs if key[1] == "old" else draw_new
+        try:
+            e.reset(seed=7)
+        finally:
+            _vecnp.draw_obs = draw_new
+        m0 = e.counts["moves"]
+        wall = main = tot = 0.0
+        seen = []
+        for s in range(STEPS):
+            a = (U[s] * e._mask).argmax(1)
+            t0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
+            o, r, te, tr, info = e.step(a)
+            wall += time.perf_counter() - t0
+            main += time.thread_time() - c0
+            tot += time.process_time() - p0
+            seen.append(hash((o.tobytes(), r.tobytes(), te.tobytes(), tr.tobytes(),
+                              info["action_mask"].tobytes())))
+        mv = e.counts["moves"] - m0
+        last[key] = (tuple(seen), mv, e._np.rng.tobytes())
+        return mv, wall / mv * 1e6, main / mv * 1e6, tot / mv * 1e6
+
+    for k in envs:
+        run(k)
+    res = {k: [] for k in envs}
+    order = list(envs)
+    rnd = random.Random(1)
+    for _ in range(args.rounds):
+        rnd.shuffle(order)
+        for k in order:
+            res[k].append(run(k))
+        for th in threads:
+            assert last[th, "old"] == last[th, "new"], f"the paths differ ({th} threads)"
+    load = open("/proc/loadavg").read().split()[:3]
+    print(f"{args.scenario}, {args.opponent} opponent, B = {B}, copy={copy}, "
+          f"{STEPS} steps x {args.rounds} rounds "
+          f"(medians; both paths equal after every step); load {load}")
+    print("| threads | path | moves a round | wall µs / move | CPU µs / move (all threads) "
+          "| calling thread |")
+    print("|---:|---|---:|---:|---:|---:|")
+    for (th, path), v in res.items():
+        med = np.median(np.array(v), 0)
+        print(f"| {th} | {path} | {med[0]:.0f} | {med[1]:.3f} | {med[3]:.3f} | {med[2]:.3f} |")
+    for th in threads:
+        o, n = np.array(res[th, "old"]), np.array(res[th, "new"])
+        rc, rw = o[:, 3] / n[:, 3], o[:, 1] / n[:, 1]
+        print(f"{th} thread(s): old / new CPU a move {np.median(rc):.3f} "
+              f"({rc.min():.3f}-{rc.max():.3f}), wall {np.median(rw):.3f} "
+              f"({rw.min():.3f}-{rw.max():.3f})")
+    if 1 in threads and 2 in threads:
+        for path in ("old", "new"):
+            one = np.median(np.array(res[1, path]), 0)
+            two = np.median(np.array(res[2, path]), 0)
+            busy = max(two[2], two[3] - two[2])
+            print(f"{path}: 2 threads / 1, wall {one[1] / two[1]:.2f}x, by CPU (one "
+                  f"thread's over the busiest of two) {one[3] / busy:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
