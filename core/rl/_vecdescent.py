@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from ..games.descent._batch import _move_one, _remove_one
-from ._vecgame import TERMINATED, _draw, victim_of
+from ._vecgame import TERMINATED, _draw, _grid_distance, victim_of
 
 
 @njit(cache=True, nogil=True)
@@ -74,3 +74,28 @@ def descent_play(rows, to, actor, tables, cell, alive, opened, a_open, slow, a_s
             left[k] = b
             k += 1
     return k
+
+
+@njit(inline="always")
+def _base_distance(coords, kind, space, space_at, slot_kind, orient, cell, alive,
+                   side_of, b, s, kk, c):
+    """The least grid distance from a square of the base at action ``c`` of kind
+    ``kk`` to a square of a figure in play not of side ``s`` in game ``b`` (2**40:
+    none); ``space``/``space_at``: the layout's node -> squares table. The greedy
+    opponent's measure: the vector env's (:mod:`._vecdescent_env`) and the compiled
+    self-play step's (``tools._selfplay_descent``)."""
+    K = space.shape[1]
+    d = np.int64(1) << 40
+    for g in range(cell.shape[1]):
+        if not alive[b, g] or side_of[g] == s:
+            continue
+        kg = slot_kind[g, orient[b, g]]
+        for j in range(K):
+            t = space[space_at[kg] + cell[b, g], j]
+            if t < 0:
+                continue
+            for i in range(K):
+                x = space[space_at[kk] + c, i]
+                if x >= 0:
+                    d = min(d, _grid_distance(coords, kind, x, t))
+    return d

@@ -149,6 +149,9 @@ class MovecoreVectorEnv(VectorEnv):
         #: Heroscape's numpy-driven step as one compiled call per thread
         #: (``_vechsenv``; None: the sub-steps from Python)
         self._hsf = None
+        #: Descent's, where every move is answered on arrays (``_vecdescent_env``;
+        #: None: the sub-steps from Python)
+        self._dsf = None
         if self.backend == "arrays" and s_game(one) not in _COMPILED:
             from ._vecnp import BatchedSteps
             self._np = BatchedSteps(self, one)
@@ -156,6 +159,9 @@ class MovecoreVectorEnv(VectorEnv):
             if self._np._hs is not None:    # (Heroscape: the step in one call per thread)
                 from ._vechsenv import HeroscapeEnvStep
                 self._hsf = HeroscapeEnvStep(self._np, copy)
+            from ._vecdescent_env import DescentEnvStep, takes
+            if takes(self._np):             # (Descent: the same, per thread chunk)
+                self._dsf = DescentEnvStep(self._np, copy)
             self._state = {"rng": self._np.rng}
         elif self.backend == "arrays":
             self._init_arrays(one)
@@ -537,8 +543,10 @@ class MovecoreVectorEnv(VectorEnv):
         dr = None if self._np is None else self._np._dr
         if dr is not None and dr.whole:    # (Dark Realms: one call per thread chunk)
             return self._dr_step(dr, mode, a, illegal)
-        if self._hsf is not None and self._np._hs is not None:
-            reward, term, trunc, done, obs, mask = self._hsf.step(
+        one_call = self._hsf if self._hsf is not None and self._np._hs is not None else \
+            self._dsf
+        if one_call is not None:    # (Heroscape, Descent: one compiled call per thread)
+            reward, term, trunc, done, obs, mask = one_call.step(
                 mode, a, self.illegal_reward, self._obs, self._mask)
             self._done = done
             c = self.counts
