@@ -9,7 +9,9 @@ B = 1,024 about a tenth of the env step (``docs/performance.md``, 2026-11-27).
 own (``_DescentBatch``'s :func:`~movecore.games.descent._batch._move_one`,
 ``_remove_one``), the victim :func:`._vecgame.victim_of`, the draws in each game's order
 (the coin, then the victim). Games a live position answered (``a_slow``: a shape not
-packed) keep the general path (their move is the position's).
+packed) keep the general path (their move is the position's). Where every move is
+answered on arrays, the whole env step is one compiled call per thread chunk
+(:mod:`._vecdescent_env`), which calls :func:`descent_play` on its chunk's games.
 """
 from __future__ import annotations
 

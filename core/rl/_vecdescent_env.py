@@ -68,8 +68,8 @@ def env_kernel():
     ``ds_env_chunk(tables, Q, T, A, W, O, mode, actions, results, obs, mask, mask_out,
     lo, hi)``: games ``lo <= b < hi``. ``tables``: ``_DescentBatch.tables`` (its
     ``sq``, ``doors``, ``orient`` the games' own); ``Q``: the env's constants (see
-    :meth:`DescentEnvStep._tuples`); ``T``: the games (``occ, cell, alive``) and their
-    turn state (``BatchedSteps``' ``turn ... rng``); ``A``: the kept answer, the dense
+    :meth:`DescentEnvStep._tuples`); ``T``: the games (``occ``: the squares ``sq``
+    uint8[B, NS + 1], ``cell`` int32[B, F], ``alive`` bool[B, F]) and their turn state (``BatchedSteps``' ``turn ... rng``); ``A``: the kept answer, the dense
     answer rows and what ``legal_games`` and the move write (``opened``, ``slow``,
     ``last_fig``, the asked slots ``figs``); ``W``: this thread's scratch
     (``legal_games``' workspace, game lists sized B, counters int64[2]: moves, move

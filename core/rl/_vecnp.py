@@ -55,7 +55,10 @@ row, the removal's victim, the mask and the observation are compiled loops: no n
 pass per condition, no sort over every place); the batched ``legal_moves`` and the
 game's move are the game's own (Dark Realms: :mod:`._vecdr`'s, Heroscape:
 :mod:`._vechs`'s where they apply; Descent's move and removal one compiled call per
-sub-step, :mod:`._vecdescent`, where no live position answered).
+sub-step, :mod:`._vecdescent`, where no live position answered). Where a game's
+answers stay compiled, the whole step is one compiled call per thread chunk instead,
+this module's sub-steps and helpers called from it (Heroscape: :mod:`._vechsenv`;
+Descent: :mod:`._vecdescent_env`; Dark Realms: :mod:`._vecdr_env`).
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
 against single envs after every step (autoresets and illegal actions included), Descent's

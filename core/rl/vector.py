@@ -27,9 +27,10 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   (``_vecnp.draw_obs``); a Dark Realms enemy AI's ties (whose row order the batched
   answer does not keep) are asked of the game's position. Heroscape's step, where its
   answers are compiled (``_vechs``: every bundled scenario), is one compiled call per
-  thread as the grid game's (``_vechsenv``); Dark Realms', in the compiled scope of
-  ``_vecdr``, each thread's chunk of games played whole in compiled calls,
-  observations and masks included (``_vecdr_env``).
+  thread as the grid game's (``_vechsenv``); so is Descent's where every move is
+  answered on arrays (``_vecdescent_env``: each thread's chunk of games); Dark Realms',
+  in the compiled scope of ``_vecdr``, each thread's chunk of games played whole in
+  compiled calls, observations and masks included (``_vecdr_env``).
 * ``"positions"`` (Descent's ``town=True`` or a dungeon its batch does not take; or a
   custom ``reward_fn``/``terminal_fn``/``render_mode``): one live
   :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
