@@ -574,6 +574,20 @@ def _spy_large(envs) -> list:
         return k
 
     st._dp = spy
+    one_call = envs._dsf        # (the step in one call per thread: _vecdescent_env)
+    if one_call is not None:
+        step = one_call.step
+
+        def spy_step(mode, *rest):
+            # (a base that turned flips its orientation; a restart's are the root's)
+            o, a = st.game.orient.copy(), st.G.alive.copy()
+            out = step(mode, *rest)
+            on = (np.asarray(mode) != 2)[:, None]
+            got[0] += int(((o != st.game.orient) & on).sum())
+            got[1] += int(((a & ~st.G.alive) & on)[:, large].sum())
+            return out
+
+        one_call.step = spy_step
     return got
 
 
@@ -826,6 +840,8 @@ def _fast_paths_run(plan, scenario, steps, seed, kw, mutate=None):
     setattr(slow._np, plan, None)
     if getattr(fast._np, plan) is None:
         return 0
+    for e in (fast, slow):      # (the sub-steps: Descent's one-call step is checked on
+        e._dsf = None           # them below, _descent_one_call_run)
     if mutate is not None:
         mutate(fast._np)
     rng = np.random.default_rng(seed)
@@ -1040,6 +1056,78 @@ def test_descent_fast_env_check_fails_on_a_wrong_move():
             _descent_paths_run(runs[name], 25, seed=1, mutate=mutate)
 
 
+def _descent_one_call_run(scenario, steps, seed, kw, mutate=None):
+    """:func:`_one_call_run` of Descent's step in one compiled call per thread chunk
+    (``_vecdescent_env``) against the sub-steps from Python it replaces, which the
+    tests above hold to the general path and to single envs. Returns the moves
+    checked (0: not on the one-call path)."""
+    run = _one_call_run("_dsf", scenario, steps, seed, kw, mutate)
+    return 0 if run is None else run[0].counts["moves"]
+
+
+def _descent_one_call_runs():
+    """Every bundled Descent scenario, random dungeons (doors, pits, ice, grapplers,
+    auras) and random large-monster dungeons (every base, turning under each option),
+    each side learning in turn, both opponents, 1 and 2 threads, ``copy`` True and
+    False, short and long turn limits."""
+    from test_batch_descent import _dungeons, _large_dungeons
+    runs = example_scenarios("descent") + list(_dungeons(3, 60)) + \
+        list(_large_dungeons(4, 60))
+    for k, (name, s) in enumerate(runs):
+        agents = MovecoreGym(s)._s.agents
+        yield name, s, dict(num_envs=8, threads=1 + k % 2, max_turns=(9, 30)[k % 2],
+                            copy=(k // 2) % 2 == 0,
+                            opponent=("random", "greedy")[(k // 4) % 2],
+                            side=agents[k % len(agents)], backend="arrays")
+
+
+def test_descent_env_in_one_call_equals_the_sub_steps():
+    """Descent's step in one compiled call per thread chunk (``_vecdescent_env``: the
+    restarts, the learner's move or end of turn, the answers of the games that ask,
+    the opponents' picks, moves and removals, the rewards and ends, the kept
+    observation and its copy, the mask) plays what the sub-steps from Python play."""
+    moves = runs = 0
+    for k, (name, s, kw) in enumerate(_descent_one_call_runs()):
+        got = _descent_one_call_run(s, 24, seed=k, kw=kw)
+        assert got > 0, name            # (every one of them on the one-call path)
+        moves += got
+        runs += 1
+    assert runs >= 13 and moves > 2_000, (runs, moves)
+
+
+def test_descent_env_in_one_call_check_fails_on_a_wrong_step():
+    """The check above fails when the one-call step's greedy opponent measures on the
+    wrong grid (hex instead of Chebyshev), or its pick reads a wrong row order;
+    unmutated, the same runs pass."""
+    runs = dict(example_scenarios("descent"))
+    kw = dict(num_envs=8, max_turns=20, opponent="greedy", backend="arrays")
+
+    def hex_grid(one_call):
+        one_call.kind = 0
+
+    def wrong_order(one_call):
+        one_call.steps.rank = np.ascontiguousarray(one_call.steps.rank[:, ::-1])
+
+    for name, mutate in (("descent_door_round.json", hex_grid),
+                         ("descent_ogre.json", wrong_order)):
+        with pytest.raises(AssertionError):
+            _descent_one_call_run(runs[name], 24, seed=1, kw=kw, mutate=mutate)
+        assert _descent_one_call_run(runs[name], 24, seed=1, kw=kw) > 0
+
+
+def test_descent_env_in_one_call_scope():
+    """The one-call step plays Descent where every move is answered on arrays
+    (``all_arrays``); elsewhere the sub-steps do (a live position answers a shape
+    not packed), and ``town=True`` is on positions."""
+    from movecore.rl._vecdescent_env import takes
+    envs = rl.vector_env("descent_ogre", num_envs=2)
+    assert envs._dsf is not None and takes(envs._np)
+    envs._np.game.all_arrays = False
+    assert not takes(envs._np)
+    assert rl.vector_env("descent_ogre", num_envs=2, town=True)._dsf is None
+    assert rl.vector_env("heroscape_engaged_knight", num_envs=2)._dsf is None
+
+
 def _hs_answers_run(scenario, steps, seed, threads=1, mutate=None):
     """Heroscape's fast answers (``_vechs``: one-space figures answered straight into
     the kept answer, double-space ones by the layout's call) against the general path
@@ -1164,27 +1252,32 @@ def test_heroscape_fast_env_check_fails_on_a_wrong_move():
         _hs_paths_run(s, 25, seed=1, mutate=no_neighbours)
 
 
-def _hs_one_call_run(scenario, steps, seed, kw, mutate=None):
+def _one_call_run(attr, scenario, steps, seed, kw, mutate=None):
     """Two vector envs of ``scenario`` (``rl.vector_env(**kw)``) stepped with the same
-    actions (some illegal; autoresets): the step in one compiled call per thread
-    (``_vechsenv``) and the sub-steps from Python it replaces (``_hsf`` removed). After
-    every step the observations, masks, rewards, ends and illegal flags, the games'
-    arrays, their turn state and streams are equal, and at the end the counters
-    (moves, generations, kept-end answers, picks among a double-space figure's rows of
-    one cost). ``mutate(one_call)``: a wrong step (the check must fail). Returns the
-    moves checked (0: not on the fast path)."""
+    actions (some illegal; autoresets; a reset halfway): the step in one compiled call
+    per thread chunk (the env's ``attr``: ``_hsf``, Heroscape's ``_vechsenv``;
+    ``_dsf``, Descent's ``_vecdescent_env``) and the sub-steps from Python it replaces
+    (``attr`` removed). After every step the observations (``copy=False``: the kept
+    buffer), masks and their copies, rewards, ends and illegal flags, the games' arrays
+    (Descent's squares, doors and orientations too), their turn state, kept answers
+    and streams are equal, and at the end the counters. ``mutate(one_call)``: a wrong
+    step (the check must fail). Returns (fast, slow), or None where the env is not on
+    the one-call path."""
     fast, slow = rl.vector_env(scenario, **kw), rl.vector_env(scenario, **kw)
-    if fast._hsf is None:
-        return 0
-    slow._hsf = None
+    if getattr(fast, attr) is None:
+        return None
+    setattr(slow, attr, None)
     if mutate is not None:
-        mutate(fast._hsf)
+        mutate(getattr(fast, attr))
     rng = np.random.default_rng(seed)
     got = [e.reset(seed=seed) for e in (fast, slow)]
     state = ("turn", "side", "nxt", "actor", "over", "out", "removed", "moved",
              "pending", "rng", "a_n")
     for t in range(steps):
+        if t == steps // 2:
+            got = [e.reset(seed=seed + 1) for e in (fast, slow)]
         assert np.array_equal(got[0][0], got[1][0]), t
+        assert np.array_equal(got[0][-1]["action_mask"], got[1][-1]["action_mask"]), t
         assert np.array_equal(fast._mask, slow._mask), t
         m = fast._mask
         a = (rng.random(m.shape, np.float32) * m).argmax(1)
@@ -1192,18 +1285,40 @@ def _hs_one_call_run(scenario, steps, seed, kw, mutate=None):
         got = [e.step(a) for e in (fast, slow)]
         for x, y in zip(got[0][:4], got[1][:4]):
             assert np.array_equal(x, y), t
-        assert np.array_equal(got[0][4]["action_mask"], got[1][4]["action_mask"])
         assert np.array_equal(got[0][4].get("illegal_action", 0),
                               got[1][4].get("illegal_action", 0))
         for name in ("cell", "alive", "occ"):
-            assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name))
+            assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name)), t
+        if fast._np.game is not None:       # (Descent: squares, doors, orientations)
+            for name in ("sq", "doors", "orient"):
+                assert np.array_equal(getattr(fast._np.game, name),
+                                      getattr(slow._np.game, name)), (t, name)
         for name in state:
-            assert np.array_equal(getattr(fast._np, name), getattr(slow._np, name)), name
+            assert np.array_equal(getattr(fast._np, name), getattr(slow._np, name)), \
+                (t, name)
+        n = fast._np.a_n
+        for b in range(len(n)):             # (the kept answers' usable ends)
+            p = fast._np.a_list[b, :n[b]]
+            assert np.array_equal(p, slow._np.a_list[b, :n[b]]), t
+            for name in ("a_cost", "a_stop"):
+                assert np.array_equal(getattr(fast._np, name)[b, p],
+                                      getattr(slow._np, name)[b, p]), (t, name)
     assert fast.counts == slow.counts
-    assert fast._np.double_picks == slow._np.double_picks
-    assert fast._np._hs.kept_used == slow._np._hs.kept_used
     if not kw.get("copy", True):
         assert np.array_equal(got[0][0], fast.observe())     # (the kept buffer)
+    return fast, slow
+
+
+def _hs_one_call_run(scenario, steps, seed, kw, mutate=None):
+    """:func:`_one_call_run` of Heroscape's step in one compiled call per thread
+    (``_vechsenv``), its counters too (kept-end answers, picks among a double-space
+    figure's rows of one cost). Returns the moves checked (0: not on the fast path)."""
+    run = _one_call_run("_hsf", scenario, steps, seed, kw, mutate)
+    if run is None:
+        return 0
+    fast, slow = run
+    assert fast._np.double_picks == slow._np.double_picks
+    assert fast._np._hs.kept_used == slow._np._hs.kept_used
     return fast.counts["moves"]
 
 

@@ -9,7 +9,9 @@ B = 1,024 about a tenth of the env step (``docs/performance.md``, 2026-11-27).
 own (``_DescentBatch``'s :func:`~movecore.games.descent._batch._move_one`,
 ``_remove_one``), the victim :func:`._vecgame.victim_of`, the draws in each game's order
 (the coin, then the victim). Games a live position answered (``a_slow``: a shape not
-packed) keep the general path (their move is the position's).
+packed) keep the general path (their move is the position's). Where every move is
+answered on arrays, the whole env step is one compiled call per thread chunk
+(:mod:`._vecdescent_env`), which calls :func:`descent_play` on its chunk's games.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from ..games.descent._batch import _move_one, _remove_one
-from ._vecgame import TERMINATED, _draw, victim_of
+from ._vecgame import TERMINATED, _draw, _grid_distance, victim_of
 
 
 @njit(cache=True, nogil=True)
@@ -74,3 +76,28 @@ def descent_play(rows, to, actor, tables, cell, alive, opened, a_open, slow, a_s
             left[k] = b
             k += 1
     return k
+
+
+@njit(inline="always")
+def _base_distance(coords, kind, space, space_at, slot_kind, orient, cell, alive,
+                   side_of, b, s, kk, c):
+    """The least grid distance from a square of the base at action ``c`` of kind
+    ``kk`` to a square of a figure in play not of side ``s`` in game ``b`` (2**40:
+    none); ``space``/``space_at``: the layout's node -> squares table. The greedy
+    opponent's measure: the vector env's (:mod:`._vecdescent_env`) and the compiled
+    self-play step's (``tools._selfplay_descent``)."""
+    K = space.shape[1]
+    d = np.int64(1) << 40
+    for g in range(cell.shape[1]):
+        if not alive[b, g] or side_of[g] == s:
+            continue
+        kg = slot_kind[g, orient[b, g]]
+        for j in range(K):
+            t = space[space_at[kg] + cell[b, g], j]
+            if t < 0:
+                continue
+            for i in range(K):
+                x = space[space_at[kk] + c, i]
+                if x >= 0:
+                    d = min(d, _grid_distance(coords, kind, x, t))
+    return d

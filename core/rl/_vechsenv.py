@@ -41,10 +41,10 @@ from ..games.heroscape._batch import _spaces
 from ..kernels._jit import NO_NRT
 from ..kernels._types import CACHE
 from ._kept_answer import keep_answer
-from ._vecgame import _draw, _grid_distance
+from ._vecgame import _grid_distance
 from ._vechs import hs_play, hs_queries
-from ._vecnp import (ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs,
-                     opponents_rows, pick_rows, restart_one)
+from ._vecnp import (STEP_ENDED, TERMINATED, advance_select, draw_obs, mask_rows,
+                     opponents_draw, pick_rows, step_end, step_start)
 
 _DK = None   # the layout's double-space call, linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev,
@@ -106,7 +106,6 @@ def env_kernel():
          door_cells, env_base) = O
         illegal_reward, reward, term, trunc, done = results
         double, lead, trail = M[0], M[1], M[2]
-        F = cell.shape[1]
         # Each game's step is: the restart (back at the root) or the learner's move or
         # end of turn; Match._advance; then while an opponent is to move, its pick,
         # move and removal, and Match._advance again (MovecoreGym.step / reset). Games
@@ -115,31 +114,19 @@ def env_kernel():
         # opponents may play. (One copy of each call: the compile time.)
         n_adv = n_mv = n_opp = 0
         for b in range(lo, hi):
-            reward[b] = 0.0
-            m = mode[b]
-            if m == 0:
-                over[b] = ILLEGAL
-                actor[b] = -1
+            p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
+                           alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
+                           removed)
+            if p == STEP_ENDED:
                 continue
             opp[n_opp] = b
             n_opp += 1
-            if m == 2:              # the restart (BatchedSteps.restart)
-                restart_one(b, occ, cell, alive, moved, occ0, cell0, turn, side, nxt,
-                            actor, over, out, removed, pending)
+            if p < 0:               # restarted, or the turn passed: on to _advance
                 adv[n_adv] = b
                 n_adv += 1
-                continue
-            # the learner's move (its reward: what the opponents scored since it acted)
-            reward[b] = pending[b]
-            pending[b] = 0.0
-            a = actions[b]
-            if a == end_turn:
-                nxt[b] = F                  # the side passes: the next turn
-                adv[n_adv] = b
-                n_adv += 1
-            else:
+            else:                   # the learner's move
                 mv[n_mv] = b
-                to[n_mv] = a % P_env
+                to[n_mv] = p
                 n_mv += 1
         while True:
             if n_mv:                # the moves and removals; the games going on advance
@@ -184,15 +171,10 @@ def env_kernel():
                 cur, alt = alt, cur
             n_adv = 0
             # the opponents to move (MovecoreGym._opponents): one draw for the pick
-            n_opp = opponents_rows(opp[:n_opp], over, side, learner, removed, alive,
-                                   side_of, out)
+            n_opp = opponents_draw(opp[:n_opp], over, side, learner, removed, alive,
+                                   side_of, out, rng, actor, u, fs, mv)
             if n_opp == 0:
                 break
-            for i in range(n_opp):
-                b = opp[i]
-                u[i] = _draw(rng, b)
-                fs[i] = actor[b]
-                mv[i] = b
             n_mv = n_opp
             if greedy:
                 # Match.greedy_row: of the usable ends, those at the least grid
@@ -215,11 +197,8 @@ def env_kernel():
                  a_n[lo:hi], a_cost[lo:hi], a_stop[lo:hi], olead, dbl, turn[lo:hi],
                  max_turns, valid, gmode, sp[lo:hi], sadj, level, height, side_of,
                  a_roll[lo:hi], over[lo:hi], doors, door_cells)
-        draw_mask(mask[lo:hi], acting[lo:hi], actor[lo:hi], a_list[lo:hi], a_n[lo:hi],
-                  env_base, end_turn, large, orient, swap)
-        for b in range(lo, hi):
-            for a in range(mask.shape[1]):
-                mask_out[b, a] = mask[b, a]
+        mask_rows(lo, hi, mask, mask_out, acting, actor, a_list, a_n, env_base, end_turn,
+                  large, orient, swap)
         return 0
 
     return hs_env_chunk
@@ -283,22 +262,9 @@ def _results(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, o
     of the step, without reference counts: ``_spaces`` inlined in it counted its
     arrays for every figure.)"""
     F = cell.shape[1]
+    step_end(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, over, out,
+             side, learner, acting)
     for b in range(lo, hi):
-        m = mode[b]
-        if m == 1:
-            reward[b] += pending[b]
-            pending[b] = 0.0
-        elif m == 0:
-            reward[b] = illegal_reward
-        t = over[b] == TERMINATED or out[b] or over[b] == ILLEGAL
-        tr = over[b] == TRUNCATED and not t
-        if m == 2:
-            t = tr = False
-            reward[b] = 0.0
-        term[b] = t
-        trunc[b] = tr
-        done[b] = t or tr
-        acting[b] = over[b] == 0 and not out[b] and side[b] == learner
         for j in range(F):
             x0, x1 = _spaces(cell, double, lead, trail, b, j)
             sp[b, j, 0] = x0

@@ -55,7 +55,10 @@ row, the removal's victim, the mask and the observation are compiled loops: no n
 pass per condition, no sort over every place); the batched ``legal_moves`` and the
 game's move are the game's own (Dark Realms: :mod:`._vecdr`'s, Heroscape:
 :mod:`._vechs`'s where they apply; Descent's move and removal one compiled call per
-sub-step, :mod:`._vecdescent`, where no live position answered).
+sub-step, :mod:`._vecdescent`, where no live position answered). Where a game's
+answers stay compiled, the whole step is one compiled call per thread chunk instead,
+this module's sub-steps and helpers called from it (Heroscape: :mod:`._vechsenv`;
+Descent: :mod:`._vecdescent_env`; Dark Realms: :mod:`._vecdr_env`).
 
 ``tests/test_rl_vector.py`` checks every game's observation, mask, reward and ends
 against single envs after every step (autoresets and illegal actions included), Descent's
@@ -139,6 +142,78 @@ def restart_one(b, occ, cell, alive, moved, occ0, cell0, turn, side, nxt, actor,
     out[b] = False
     removed[b] = False
     pending[b] = 0.0
+
+
+#: what :func:`step_start` leaves a game to (else the env place of the learner's move):
+#: over (an illegal action), back at the root, its side's turn passed
+STEP_ENDED, STEP_RESTARTED, STEP_PASSED = -3, -2, -1
+
+
+@njit(nogil=True, inline="always")
+def step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell, alive, moved,
+               occ0, cell0, turn, side, nxt, actor, over, out, removed):
+    """The start of game ``b``'s env step in the compiled whole steps (``_vechsenv``,
+    ``_vecdescent_env``; ``BatchedSteps.step``): ``mode[b]`` 0 ends it ILLEGAL
+    (STEP_ENDED), 2 restarts it (:func:`restart_one`; STEP_RESTARTED: the game's own
+    state is the caller's), 1 plays the learner's action ``actions[b]``, its reward
+    first what the opponents scored since it acted (``pending``): its end of the turn
+    (STEP_PASSED: the queue emptied) or the env place of its move (``% P_env``),
+    returned. ``reward[b]`` is written."""
+    reward[b] = 0.0
+    m = mode[b]
+    if m == 0:
+        over[b] = ILLEGAL
+        actor[b] = -1
+        return STEP_ENDED
+    if m == 2:
+        restart_one(b, occ, cell, alive, moved, occ0, cell0, turn, side, nxt, actor, over,
+                    out, removed, pending)
+        return STEP_RESTARTED
+    reward[b] = pending[b]
+    pending[b] = 0.0
+    a = actions[b]
+    if a == end_turn:
+        nxt[b] = cell.shape[1]          # the side passes: the next turn
+        return STEP_PASSED
+    return a % P_env
+
+
+@njit(nogil=True, inline="always")
+def step_end(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, over, out,
+             side, learner, acting):
+    """The end of the env step of games ``lo <= b < hi`` (``BatchedSteps.step``): the
+    rewards (a played game's: what the opponents scored since, added; an illegal
+    action's: ``illegal_reward``; a restart's: 0) and ends (``term``/``trunc``/``done``
+    bool[B]; a restart's none), and ``acting`` (bool[B]: the learner is to act, what
+    the observation and the mask read)."""
+    for b in range(lo, hi):
+        m = mode[b]
+        if m == 1:
+            reward[b] += pending[b]
+            pending[b] = 0.0
+        elif m == 0:
+            reward[b] = illegal_reward
+        t = over[b] == TERMINATED or out[b] or over[b] == ILLEGAL
+        tr = over[b] == TRUNCATED and not t
+        if m == 2:
+            t = tr = False
+            reward[b] = 0.0
+        term[b] = t
+        trunc[b] = tr
+        done[b] = t or tr
+        acting[b] = over[b] == 0 and not out[b] and side[b] == learner
+
+
+@njit(nogil=True, inline="always")
+def mask_rows(lo, hi, mask, mask_out, acting, actor, a_list, a_n, env_base, end_turn,
+              large, orient, swap):
+    """Games ``lo <= b < hi``' masks (:func:`draw_mask`, ``orient``: the chunk's rows
+    where ``large``) and their copy ``mask_out`` (int8[B, A])."""
+    draw_mask(mask[lo:hi], acting[lo:hi], actor[lo:hi], a_list[lo:hi], a_n[lo:hi],
+              env_base, end_turn, large, orient, swap)
+    for b in range(lo, hi):
+        for a in range(mask.shape[1]):
+            mask_out[b, a] = mask[b, a]
 
 
 #: :func:`pick_rows` counts a move's rows by cost in this many buckets: one below 0,
@@ -262,6 +337,22 @@ def opponents_rows(rows, over, side, learner, removed, alive, side_of, out):
             continue
         rows[k] = b
         k += 1
+    return k
+
+
+@njit(nogil=True, inline="always")
+def opponents_draw(rows, over, side, learner, removed, alive, side_of, out, rng, actor, u,
+                   f, mv):
+    """:func:`opponents_rows` in the compiled whole steps (``_vechsenv``,
+    ``_vecdescent_env``), then each game's draw for its opponent's pick (``u[i]``,
+    ``MovecoreGym._opponents``), its acting figure (``f[i]``) and the games to move
+    (``mv``); returns how many."""
+    k = opponents_rows(rows, over, side, learner, removed, alive, side_of, out)
+    for i in range(k):
+        b = rows[i]
+        u[i] = _draw(rng, b)
+        f[i] = actor[b]
+        mv[i] = b
     return k
 
 

@@ -27,9 +27,10 @@ Two backends, one API (``envs.backend``; ``envs.why`` says why a game is not on 
   (``_vecnp.draw_obs``); a Dark Realms enemy AI's ties (whose row order the batched
   answer does not keep) are asked of the game's position. Heroscape's step, where its
   answers are compiled (``_vechs``: every bundled scenario), is one compiled call per
-  thread as the grid game's (``_vechsenv``); Dark Realms', in the compiled scope of
-  ``_vecdr``, each thread's chunk of games played whole in compiled calls,
-  observations and masks included (``_vecdr_env``).
+  thread as the grid game's (``_vechsenv``); so is Descent's where every move is
+  answered on arrays (``_vecdescent_env``: each thread's chunk of games); Dark Realms',
+  in the compiled scope of ``_vecdr``, each thread's chunk of games played whole in
+  compiled calls, observations and masks included (``_vecdr_env``).
 * ``"positions"`` (Descent's ``town=True`` or a dungeon its batch does not take; or a
   custom ``reward_fn``/``terminal_fn``/``render_mode``): one live
   :class:`~movecore.rl.envs.MovecoreGym` per game, stepped in turn.
@@ -149,6 +150,9 @@ class MovecoreVectorEnv(VectorEnv):
         #: Heroscape's numpy-driven step as one compiled call per thread
         #: (``_vechsenv``; None: the sub-steps from Python)
         self._hsf = None
+        #: Descent's, where every move is answered on arrays (``_vecdescent_env``;
+        #: None: the sub-steps from Python)
+        self._dsf = None
         if self.backend == "arrays" and s_game(one) not in _COMPILED:
             from ._vecnp import BatchedSteps
             self._np = BatchedSteps(self, one)
@@ -156,6 +160,9 @@ class MovecoreVectorEnv(VectorEnv):
             if self._np._hs is not None:    # (Heroscape: the step in one call per thread)
                 from ._vechsenv import HeroscapeEnvStep
                 self._hsf = HeroscapeEnvStep(self._np, copy)
+            from ._vecdescent_env import DescentEnvStep, takes
+            if takes(self._np):             # (Descent: the same, per thread chunk)
+                self._dsf = DescentEnvStep(self._np, copy)
             self._state = {"rng": self._np.rng}
         elif self.backend == "arrays":
             self._init_arrays(one)
@@ -537,8 +544,10 @@ class MovecoreVectorEnv(VectorEnv):
         dr = None if self._np is None else self._np._dr
         if dr is not None and dr.whole:    # (Dark Realms: one call per thread chunk)
             return self._dr_step(dr, mode, a, illegal)
-        if self._hsf is not None and self._np._hs is not None:
-            reward, term, trunc, done, obs, mask = self._hsf.step(
+        one_call = self._hsf if self._hsf is not None and self._np._hs is not None else \
+            self._dsf
+        if one_call is not None:    # (Heroscape, Descent: one compiled call per thread)
+            reward, term, trunc, done, obs, mask = one_call.step(
                 mode, a, self.illegal_reward, self._obs, self._mask)
             self._done = done
             c = self.counts

@@ -20,31 +20,9 @@ from numba import njit
 
 from ..games.descent._batch import _move_one, _remove_one, legal_kernel
 from ..kernels._jit import once
-from ..rl._vecgame import (_adjacent_enemy, _grid_distance, _kth_end, _n_sides, _policy_pick,
+from ..rl._vecdescent import _base_distance
+from ..rl._vecgame import (_adjacent_enemy, _kth_end, _n_sides, _policy_pick,
                           _selfplay_next_actor, _selfplay_restart)
-
-
-@njit(inline="always")
-def _base_distance(coords, kind, space, space_at, slot_kind, orient, cell, alive,
-                   side_of, b, s, kk, c):
-    """The least grid distance from a square of the base at action ``c`` of kind
-    ``kk`` to a square of a figure in play not of side ``s`` in game ``b`` (2**40:
-    none); ``space``/``space_at``: the layout's node -> squares table."""
-    K = space.shape[1]
-    d = np.int64(1) << 40
-    for g in range(cell.shape[1]):
-        if not alive[b, g] or side_of[g] == s:
-            continue
-        kg = slot_kind[g, orient[b, g]]
-        for j in range(K):
-            t = space[space_at[kg] + cell[b, g], j]
-            if t < 0:
-                continue
-            for i in range(K):
-                x = space[space_at[kk] + c, i]
-                if x >= 0:
-                    d = min(d, _grid_distance(coords, kind, x, t))
-    return d
 
 
 @njit(inline="always")
@@ -129,17 +107,17 @@ def step_kernel():
 
     from ..games.descent import _batch
     from ..reach.compiled import kernel_sources
-    from ..rl import _vecgame
+    from ..rl import _vecdescent, _vecgame
     global _LG
     _LG = legal_kernel()
-    files = kernel_sources() + (_batch.__file__, _vecgame.__file__)
+    files = kernel_sources() + (_batch.__file__, _vecdescent.__file__, _vecgame.__file__)
     deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
 
     @njit(cache=True, nogil=True)
     def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, turn,
                      actor, done, nbr, coords, kind, greedy, u, max_turns, cell0, bufs,
-                     ends_s, occ, tbits, lay, pscr, no_pen, figs, slow, mask, cost, stop,
-                     opened, dist, lo, hi, counts, large, space, space_at):
+                     ends_s, occ, tbits, lay, pscr, no_pen, figs, all_rows, slow, mask, cost,
+                     stop, opened, dist, lo, hi, counts, large, space, space_at):
         """One move in every unfinished game ``lo <= b < hi`` (see the module docstring);
         ``counts``: move generations, moves, turns begun, games finished (added to).
         ``large``: some figure has a base of many squares (its orientation, turned action
@@ -158,8 +136,8 @@ def step_kernel():
         # every unfinished game's legal ends first (games are independent)
         for b in range(lo, hi):
             figs[b] = -1 if done[b] else actor[b]
-        _LG(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, lay, pscr, mask,
-            cost, stop, no_pen, opened, slow)
+        _LG(tables, cell, alive, figs, all_rows, lo, hi, bufs, ends_s, occ, tbits, lay, pscr,
+            mask, cost, stop, no_pen, opened, slow)
         for b in range(lo, hi):
             if done[b]:
                 continue
@@ -241,8 +219,8 @@ def step(play, kind: int) -> int:
                 play.policy == "greedy", u, play.max_turns, G._cell0)
         figs = np.zeros(B, np.int64)
         calls = [args + (g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], g.lay[c],
-                         g.pscr[c], g.no_pen, figs, g.slow, mask, cost, stop, g.opened,
-                         dists[c], (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
+                         g.pscr[c], g.no_pen, figs, g.all_rows, g.slow, mask, cost, stop,
+                         g.opened, dists[c], (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
                          counts[c], g.large, g.space, g.space_at)
                  for c in range(n_chunks)]
         fz = play._fz = (counts, u, calls)

@@ -343,6 +343,8 @@ class _DescentBatch:
         self.opened = np.zeros((B, G.n_places), np.int64)
         self.slow = np.zeros(B, np.bool_)
         self.last_fig = np.full(B, -1, np.int64)
+        #: int64[B]: every game, the rows ``legal_games`` answers a chunk of
+        self.all_rows = np.arange(B, dtype=np.int64)
         n_chunks = threads_or(G.threads, B)
         n = self.n_max
         # one kernel workspace per kind (its stamps are laid out by its node count: a
@@ -403,13 +405,13 @@ class _DescentBatch:
         n_chunks = len(self.bufs)
         kernel = legal_kernel()
         if n_chunks == 1:
-            kernel(*args, 0, B, self.bufs[0], self.ends_s[0], self.occ_s[0],
+            kernel(*args, self.all_rows, 0, B, self.bufs[0], self.ends_s[0], self.occ_s[0],
                    self.tbits[0], self.lay[0], self.pscr[0], *outs)
         else:
             from ...reach.compiled import thread_pool as _thread_pool
 
             def run(c):
-                kernel(*args, (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
+                kernel(*args, self.all_rows, (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
                        self.bufs[c], self.ends_s[c], self.occ_s[c], self.tbits[c],
                        self.lay[c], self.pscr[c], *outs)
 
@@ -563,8 +565,8 @@ def legal_kernel():
     deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, kernel_sources()))
 
     @njit(cache=T.CACHE, nogil=True)
-    def legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, lay, pscr,
-                    mask, cost, stop, pen_out, opened, slow):
+    def legal_games(tables, cell, alive, figs, rows, lo, hi, bufs, ends_s, occ, tbits, lay,
+                    pscr, mask, cost, stop, pen_out, opened, slow):
         dep = deps  # noqa: F841 (in the closure: see above)
         (blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dptr, dptr_at,
          dstep_v, dstep_bits, dstep_at, kind_n, kind_k, foot, foot_at, lut, ice, ice_at,
@@ -577,7 +579,8 @@ def legal_kernel():
         ns = sq.shape[1] - 1
         flags = lay[0]
         gripped = lay[1]
-        for b in range(lo, hi):
+        for i in range(lo, hi):
+            b = rows[i]
             for a in range(A):
                 mask[b, a] = 0
                 cost[b, a] = -1
@@ -763,8 +766,10 @@ def legal_kernel():
 
 
 legal_kernel.__doc__ += """
-    ``legal_games(tables, cell, alive, figs, lo, hi, bufs, ends_s, occ, tbits, lay, pscr,
-    mask, cost, stop, pen_out, opened, slow)``: games ``lo <= b < hi``, figure slot
+    ``legal_games(tables, cell, alive, figs, rows, lo, hi, bufs, ends_s, occ, tbits, lay,
+    pscr, mask, cost, stop, pen_out, opened, slow)``: games ``b = rows[i]`` for ``lo <= i
+    < hi`` (``rows`` int64: :attr:`_DescentBatch.all_rows` for a chunk of the batch, or
+    the vector env's list of the games asking, ``_vecdescent_env``), figure slot
     ``figs[b]`` (-1: none): its ends in its kind for its orientation in that game (see
     the module docstring) into row ``b`` of ``mask``/``cost``/``stop`` (every column
     written), each end's wounds into ``pen_out[b]`` (int32[B, >= P], zeros; shape

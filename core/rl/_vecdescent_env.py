@@ -1,0 +1,332 @@
+"""Descent's vector env step in one compiled call per thread chunk of games.
+
+The numpy-driven backend (:class:`movecore.rl._vecnp.BatchedSteps`) steps Descent as
+~5 sub-steps over the batch at B = 1,024, each a Python call: the restarts, the
+learner's moves, then while an opponent is to move its pick, its move and removal
+(:func:`._vecdescent.descent_play`), the search for the next figure and its answer
+(``_DescentBatch.legal``: one batched ``legal_moves`` over every game, its rows of the
+games not asked cleared too); then the mask and the kept observation. With
+``threads=T`` only the batched answers ran per thread; the rest (the moves, the picks,
+the searches, the kept answers, the mask and the observation) on the calling thread,
+a serial part the other threads waited on (2 threads 1.18x one by wall,
+``docs/performance.md``).
+
+:func:`env_kernel` is the whole step of a chunk of games in one compiled call, as
+:mod:`._vechsenv` for Heroscape: each thread takes a contiguous chunk of games and
+plays their sub-steps together (the restarts, back at the root with the root's
+squares, doors and orientations; the learner's move, its end of the turn or its
+illegal action; ``Match._advance``: :func:`._vecnp.advance_select`, the answers of the
+chunk's games that ask by one call of ``legal_games`` on their list
+(:func:`movecore.games.descent._batch.legal_kernel`, linked in as the compiled
+self-play step links it), :func:`.keep_answer`; the opponents: :func:`._vecnp.
+opponents_rows`, one draw for the pick, the greedy opponent's nearest ends over every
+square of the bases (:func:`._vecdescent._base_distance`), :func:`._vecnp.pick_rows`,
+:func:`._vecdescent.descent_play`), then the rewards and ends, the kept observation
+(:func:`._vecnp.draw_obs`), the mask (:func:`._vecnp.draw_mask`) and its copy; with
+``copy=True`` the thread then copies its rows of the kept buffer into the new array
+(numpy's copy, the GIL released). Every game is independent (its own arrays, its own
+stream, drawn in its single env's order), so 1 and T threads play the same games as
+the sub-step path.
+
+Scope: where every move of the batch is answered on arrays (``_DescentBatch.
+all_arrays``: every query shape a move may ask packed; the compiled self-play step's
+condition). Elsewhere (a shape the packed kernels cannot hold: a live position
+answers) the sub-step path plays, as before; the games the arrays do not take at all
+(``town=True``, door-scoped dungeons, more than ``DOOR_STATES_MAX`` door states) are
+on the positions backend.
+
+``tests/test_rl_vector.py`` holds this step to the sub-step path after every step
+(observations, masks, rewards, ends, illegal flags, the games' arrays, Descent's
+squares, doors and orientations, the turn state, the streams, the counts) on bundled
+scenarios and random dungeons (large monsters, turning bases, doors, pits, auras,
+grapplers), 1 and 2 threads, both opponents, ``copy`` True and False, illegal actions
+and autoresets.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..kernels._jit import once
+from ._kept_answer import keep_answer
+from ._vecdescent import _base_distance, descent_play
+from ._vecnp import (STEP_ENDED, STEP_RESTARTED, advance_select, draw_obs, mask_rows,
+                     opponents_draw, pick_rows, step_end, step_start)
+
+_LG = None   # legal_games (``_batch.legal_kernel()``), linked in by env_kernel()
+#: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev)
+_KIND = {"hex": 0, "square4": 1}
+
+
+@once
+def env_kernel():
+    """The compiled step of a chunk of games (compiled, or loaded from Numba's cache,
+    on first use; ``legal_games`` linked in as a global, as
+    ``tools._selfplay_descent.step_kernel`` links it: a dispatcher held in the closure
+    would make Numba's cache key differ in every process).
+
+    ``ds_env_chunk(tables, Q, T, A, W, O, mode, actions, results, obs, mask, mask_out,
+    lo, hi)``: games ``lo <= b < hi``. ``tables``: ``_DescentBatch.tables`` (its
+    ``sq``, ``doors``, ``orient`` the games' own); ``Q``: the env's constants (see
+    :meth:`DescentEnvStep._tuples`); ``T``: the games (``occ``: the squares ``sq``
+    uint8[B, NS + 1], ``cell`` int32[B, F], ``alive`` bool[B, F]) and their turn state (``BatchedSteps``' ``turn ... rng``); ``A``: the kept answer, the dense
+    answer rows and what ``legal_games`` and the move write (``opened``, ``slow``,
+    ``last_fig``, the asked slots ``figs``); ``W``: this thread's scratch
+    (``legal_games``' workspace, game lists sized B, counters int64[2]: moves, move
+    generations, added to); ``O``: :func:`draw_obs`' arguments (``fresh``: the first
+    kept draw); ``mode`` int64[B] (``_vecgame.step_modes``: 0 illegal, 1 played, 2
+    restarted), ``actions`` int64[B]; ``results`` = ``(illegal_reward, reward, term,
+    trunc, done)``; ``obs`` float32[B, C * HW] the kept buffer, updated where it
+    changed; ``mask``/``mask_out`` int8[B, A] (the env's, and its copy).
+    Returns 0, or -1 where a game's answer needs a live position (never where
+    ``all_arrays`` holds: the caller raises)."""
+    import os
+
+    from ..games.descent import _batch
+    from ..reach.compiled import kernel_sources
+    from . import _kept_answer, _vecdescent, _vecgame, _vecnp
+    global _LG
+    _LG = _batch.legal_kernel()
+    # what is linked or inlined in here: an edit there must recompile this one (Numba's
+    # cache knows only this file)
+    files = kernel_sources() + (_batch.__file__, _kept_answer.__file__,
+                                _vecdescent.__file__, _vecgame.__file__, _vecnp.__file__)
+    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+
+    @njit(cache=True, nogil=True)
+    def ds_env_chunk(tables, Q, T, A, W, O, mode, actions, results, obs, mask, mask_out,
+                     lo, hi):
+        if deps is None:    # (never: the sources' stamps in the closure, see above)
+            return -1
+        occ, cell, alive, turn, side, nxt, actor, over, out, removed, moved, pending, \
+            rng = T
+        (side_of, turn_sides, movers, n_all, max_turns, learner, usable, adj, rank, dbl,
+         greedy, kind, coords, occ0, cell0, doors0, P_env, end_turn, large, swap,
+         space, space_at, has_open) = Q
+        (a_cost, a_stop, a_list, a_n, a_open, a_slow, amask, acost, astop, opened, slow,
+         last_fig, figs) = A
+        (bufs, ends_s, occ_s, tbits, lay, pscr, no_pen, rA, rB, adv, opp, mv, ask, gq,
+         left, to, u, fs, dist, cl, cn, counts, acting) = W
+        (fresh, record, drawn, n_drawn, orec, static, n_static, HW, d, k_game, hw, rel,
+         lead, valid, gmode, no_sp, sadj, level, height, a_roll, door_cells,
+         env_base) = O
+        illegal_reward, reward, term, trunc, done = results
+        slot_kind, doors, orient = tables[19], tables[29], tables[31]
+        F = cell.shape[1]
+        big = np.int64(1) << 40
+        # (no literal arguments to the cached callees: a ``True`` or a ``0`` would
+        # compile them a second signature, beside the one the sub-step path calls)
+        zero = np.int64(0)
+        # Each game's step: the restart (back at the root) or the learner's move or end
+        # of turn; Match._advance; then while an opponent is to move, its pick, move and
+        # removal, and Match._advance again (MovecoreGym.step / reset). Games are
+        # independent, so the chunk's games go through it together: ``adv`` the games
+        # to advance, ``mv`` those to move (to ``to``: the batch's place ids), ``opp``
+        # those whose opponents may play. (One copy of each call: the compile time.)
+        n_adv = n_mv = n_opp = 0
+        for b in range(lo, hi):
+            # (``occ`` is the game's squares, ``sq``: a restart writes the root's)
+            p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
+                           alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
+                           removed)
+            if p == STEP_ENDED:
+                continue
+            opp[n_opp] = b
+            n_opp += 1
+            if p < 0:               # restarted, or the turn passed: on to _advance
+                if p == STEP_RESTARTED:     # (BatchedGames.reset: the root's doors)
+                    doors[b] = doors0
+                    for g in range(F):
+                        orient[b, g] = 0
+                adv[n_adv] = b
+                n_adv += 1
+            else:
+                # the learner's move (the env numbers a turned base's places in the
+                # root's orientation, the batch in its kind of now: _env_places)
+                f = actor[b]
+                if large and orient[b, f] != 0:
+                    p = swap[f, p]
+                mv[n_mv] = b
+                to[n_mv] = p
+                n_mv += 1
+        while True:
+            if n_mv:                # the moves and removals; the games going on advance
+                k = descent_play(mv[:n_mv], to[:n_mv], actor, tables, cell, alive, opened,
+                                 a_open, slow, a_slow, last_fig, space, space_at, moved,
+                                 removed, rng, adj, side_of, n_all, learner, pending,
+                                 over, left)
+                counts[0] += n_mv
+                for i in range(k):
+                    adv[n_adv + i] = left[i]
+                n_adv += k
+            # Match._advance: the next figure with a usable end, its answer kept
+            cur = rA
+            alt = rB
+            for i in range(n_adv):
+                cur[i] = adv[i]
+            n = n_adv
+            while n:
+                na = advance_select(cur[:n], alive, side_of, movers, turn_sides, n_all,
+                                    max_turns, turn, side, nxt, actor, over, moved, ask,
+                                    gq)
+                if na == 0:
+                    break
+                counts[1] += na
+                for i in range(na):
+                    figs[ask[i]] = gq[i]
+                _LG(tables, cell, alive, figs, ask, zero, na, bufs, ends_s, occ_s, tbits, lay,
+                    pscr, amask, acost, astop, no_pen, opened, slow)
+                for i in range(na):
+                    if slow[ask[i]]:    # pragma: no cover (all_arrays: never)
+                        return -1
+                n = keep_answer(ask[:na], gq[:na], amask, acost, astop, usable, a_cost,
+                                a_stop, a_list, a_n, has_open, opened, a_open, slow, a_slow,
+                                nxt, actor, alt)
+                cur, alt = alt, cur
+            n_adv = 0
+            # the opponents to move (MovecoreGym._opponents): one draw for the pick
+            n_opp = opponents_draw(opp[:n_opp], over, side, learner, removed, alive,
+                                   side_of, out, rng, actor, u, fs, mv)
+            if n_opp == 0:
+                break
+            n_mv = n_opp
+            if greedy:
+                # Match.greedy_row: of the usable ends, those at the least grid
+                # distance from a square of the end's base to a square of an enemy's
+                # (BatchedSteps._nearest; every usable end where no enemy is in play:
+                # all at 2**40)
+                for i in range(n_opp):
+                    b = opp[i]
+                    f = actor[b]
+                    kk = slot_kind[f, orient[b, f]]
+                    low = big
+                    for j in range(a_n[b]):
+                        e = _base_distance(coords, kind, space, space_at, slot_kind,
+                                           orient, cell, alive, side_of, b, side[b], kk,
+                                           a_list[b, j])
+                        dist[j] = e
+                        low = min(low, e)
+                    m = 0
+                    for j in range(a_n[b]):
+                        if dist[j] == low:
+                            cl[b, m] = a_list[b, j]
+                            m += 1
+                    cn[b] = m
+                pick_rows(opp[:n_opp], opp[:n_opp], cl, cn, fs[:n_opp], u[:n_opp],
+                          a_cost, rank, dbl, to)
+            else:
+                pick_rows(opp[:n_opp], opp[:n_opp], a_list, a_n, fs[:n_opp], u[:n_opp],
+                          a_cost, rank, dbl, to)
+        # the rewards and ends (BatchedSteps.step); who acts (the observation, the mask)
+        step_end(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, over,
+                 out, side, learner, acting)
+        draw_obs(obs[lo:hi], fresh, record, drawn[lo:hi], n_drawn[lo:hi], orec[lo:hi],
+                 static, n_static, HW, d, k_game, alive[lo:hi], cell[lo:hi], large,
+                 orient[lo:hi], swap, hw, rel, acting[lo:hi], actor[lo:hi], moved[lo:hi],
+                 a_list[lo:hi], a_n[lo:hi], a_cost[lo:hi], a_stop[lo:hi], lead, dbl,
+                 turn[lo:hi], max_turns, valid, gmode, no_sp, sadj, level, height,
+                 side_of, a_roll[lo:hi], over[lo:hi], doors[lo:hi], door_cells)
+        mask_rows(lo, hi, mask, mask_out, acting, actor, a_list, a_n, env_base, end_turn,
+                  large, orient[lo:hi], swap)
+        return 0
+
+    return ds_env_chunk
+
+
+def takes(steps) -> bool:
+    """Whether :class:`DescentEnvStep` plays the Descent games of ``steps`` (a
+    :class:`._vecnp.BatchedSteps`): every move answered on arrays."""
+    g = steps.game
+    return steps.s.game == "descent" and g is not None and g.all_arrays
+
+
+class DescentEnvStep:
+    """The vector env's step of a Descent :class:`movecore.rl._vecnp.BatchedSteps`
+    whose moves are all answered on arrays (:func:`takes`), in one compiled call per
+    thread chunk (:func:`env_kernel`; see the module docstring). ``copy``: the env's
+    (``True``: the kept buffer updated where it changed, then each thread's rows copied
+    into the step's new array; ``False``: the kept buffer handed out)."""
+
+    def __init__(self, steps, copy: bool):
+        from ..batch import per_thread
+        s = self.steps = steps
+        g = s.game
+        self.copy = copy
+        C = self.n_chunks = len(g.bufs)
+        B, P = s.B, s.P
+        i64 = np.int64
+        greedy = s.greedy
+        # the greedy opponent's candidates, by game (a chunk's rows are its own)
+        self.cl = np.zeros((B, P) if greedy else (1, 1), np.int32)
+        self.cn = np.zeros(B if greedy else 1, i64)
+        self.acting = np.zeros(B, bool)
+        #: the figure slot each game asks ``legal_games`` for (its rows: ``ask``)
+        self.figs = np.full(B, -1, i64)
+        self.counts = per_thread(C, (2,), i64)
+        # each thread's scratch (its game lists sized B: a chunk is at most B games)
+        self.W = [(g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], g.lay[c], g.pscr[c],
+                   g.no_pen, *(np.zeros(B, i64) for _ in range(9)), np.zeros(B),
+                   np.zeros(B, i64), np.zeros(P, i64), self.cl, self.cn, self.counts[c],
+                   self.acting) for c in range(C)]
+        self.kind = _KIND.get(s.kind, 2)
+        self._loaded = C == 1
+
+    def _tuples(self):
+        """The kernel's shared arguments, made at each step (the tests swap the
+        steps' tables)."""
+        s = self.steps
+        g = s.game
+        G = s.G
+        Q = (s.side_of, s.turn_sides, s.movers, s.n_all, s.max_turns, s.learner,
+             s._usable8, s.adj, s.rank, s.double, s.greedy, self.kind, s.coords,
+             g.sq0, G._cell0, np.int64(g.doors0), s.P_env, s.end_turn, s.large,
+             s.swap, g.space, g.space_at, s._open[0])
+        T = (G.occ, G.cell, G.alive, s.turn, s.side, s.nxt, s.actor, s.over, s.out,
+             s.removed, s.moved, s.pending, s.rng)
+        A = (s.a_cost, s.a_stop, s.a_list, s.a_n, s.a_open, s.a_slow, *s._out, g.opened,
+             g.slow, g.last_fig, self.figs)
+        return g.tables, Q, T, A
+
+    def step(self, mode, actions, illegal_reward, obs_kept, mask):
+        """One env step of every game (``mode`` as ``_vecgame.step_modes``, ``actions``
+        int64[B]); returns reward, terminated, truncated, done, the observations (a new
+        array with ``copy=True``, else ``obs_kept`` brought up to date) and the masks'
+        copy (``mask`` int8[B, A]: the env's, written)."""
+        s = self.steps
+        B = s.B
+        tables, Q, T, A = self._tuples()
+        fresh = not s._kept_ready
+        s._kept_ready = True
+        new = np.empty_like(obs_kept) if self.copy else None
+        dst = new.reshape(B, -1) if self.copy else None
+        O = (fresh, True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6, s.hw,
+             s.rel, s.lead, s.valid, s._gmode, s._no_sp, *s._eng_tables, s.a_roll,
+             s._door_cells, s.env_base)
+        results = (float(illegal_reward), np.empty(B), np.empty(B, bool),
+                   np.empty(B, bool), np.empty(B, bool))
+        mask_out = np.empty_like(mask)
+        o = obs_kept.reshape(B, -1)
+        kernel = env_kernel()
+        acts = np.ascontiguousarray(actions, np.int64)
+        mode = np.ascontiguousarray(mode, np.int64)
+
+        def run(c, lo, hi):
+            st = kernel(tables, Q, T, A, self.W[c], O, mode, acts, results, o, mask,
+                        mask_out, lo, hi)
+            if dst is not None:
+                dst[lo:hi] = o[lo:hi]
+            return st
+
+        if not self._loaded:
+            run(0, 0, 0)        # (compiled or loaded once, on this thread)
+            self._loaded = True
+        from ..batch import on_chunks
+        status = on_chunks(B, self.n_chunks, run)[1]
+        if min(status) < 0:  # pragma: no cover (all_arrays: no live position answers)
+            raise RuntimeError("movecore: a Descent env step asked a live position")
+        got = np.sum(self.counts, axis=0)
+        for c in self.counts:
+            c[:] = 0
+        s.counts[0] += int(got[0])
+        s.counts[1] += int(got[1])
+        return (*results[1:], new if self.copy else obs_kept, mask_out)
