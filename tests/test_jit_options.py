@@ -146,29 +146,16 @@ def _jit_taken() -> bool:
 
 ANSWERS = {"reach": _reach_answers, "dark_realms_selfplay": _dark_realms_selfplay}
 
-#: The modules that still pass ``_nrt`` to Numba themselves, to be converted to
-#: ``**NO_NRT`` (they were being edited elsewhere when NO_NRT came); empty once done.
-_AWAITING = {"core/rl/_vecdr.py", "core/rl/_vecdr_env.py", "core/rl/_vecgame.py",
-             "core/rl/_vechs.py", "core/games/dark_realms/_batch_enemy.py",
-             "core/games/heroscape/_batch.py"}
-
-
 def test_only_kernels_jit_asks_for_the_option():
     """No module passes ``_nrt`` to Numba but through NO_NRT (a Numba without the
-    option would refuse it at compile), besides the ones listed as awaiting it."""
+    option would refuse it at compile)."""
     asks = re.compile(r"[(,]\s*_nrt\s*=")
     found = {str(p.relative_to(ROOT)) for top in ("core", "kernels")
              for p in (ROOT / top).rglob("*.py") if asks.search(p.read_text())}
-    assert found == _AWAITING
+    assert found == set()
 
 
-@pytest.mark.parametrize("what", [
-    "reach",
-    # (not run while its step calls functions that still pass _nrt=False: they would
-    # be refused; test_only_kernels_jit_asks_for_the_option holds the list to the sources)
-    pytest.param("dark_realms_selfplay", marks=pytest.mark.xfail(
-        bool(_AWAITING), run=False,
-        reason="its step calls functions that still pass _nrt=False (_AWAITING)"))])
+@pytest.mark.parametrize("what", ["reach", "dark_realms_selfplay"])
 def test_without_the_option_the_kernels_compile_and_answer_alike(what, tmp_path):
     """A fresh process whose Numba has no ``_nrt`` option (taken out, see ``_WITHOUT``)
     imports the modules that ask for NO_NRT, compiles their functions with reference

@@ -44,6 +44,7 @@ from ..batch import on_chunks
 from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits, kernel
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
+from ..kernels._jit import NO_NRT
 from ._kept_answer import keep_answer
 from ._vecgame import _draw, _n_sides
 
@@ -97,7 +98,7 @@ def _hero_bits(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits,
             x &= x - one
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_NRT)
 def hero_kept(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits, end_bits,
               work, usable_bits, a_cost, a_stop, a_list):
     """:func:`_hero_ends` straight into the kept answer, what :func:`_hero_bits` and then
@@ -144,7 +145,7 @@ def _hero_bfs(b, start, fly, roll, occ, nbr, passable, may_end, seen, queue, mas
         seen[c] = -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_NRT)
 def dr_queries(rows, g, rng, a_roll, hero, flying, cell, alive, occ, use_bits, bpos, at,
                shifts, pass_bits, end_bits, work, nbr, passable, may_end, seen, queue,
                mask, cost, stop, eg, es, em):
@@ -193,7 +194,7 @@ def dr_queries(rows, g, rng, a_roll, hero, flying, cell, alive, occ, use_bits, b
     return n_e
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_NRT)
 def dr_play(rows, to, actor, occ, cell, alive, team, moved, removed, rng, adj, side_of,
             n_all, learner, pending, over, left):
     """``BatchedSteps._play``'s move and removal in games ``rows`` (int64[R]) where

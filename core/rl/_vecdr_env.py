@@ -39,13 +39,13 @@ on 1 and 2 threads, every opponent, illegal actions and autoresets.
 """
 from __future__ import annotations
 
-import functools
 import os
 
 import numpy as np
 from numba import njit
 
 from ..games.dark_realms._batch_enemy import _grid_distance
+from ..kernels._jit import NO_NRT, once
 from ._kept_answer import keep_answer
 from ._vecdr import dr_play, dr_queries, hero_kept, roll_d6
 from ._vecgame import _draw, _kth, _side_in_play
@@ -285,7 +285,7 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
     return nw
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def env_kernel():
     """:func:`_env_chunk` compiled (or loaded from Numba's cache) on first use,
     without Numba's reference counting (it allocates nothing; as ``_vecgame``'s
@@ -304,7 +304,7 @@ def env_kernel():
                           T, R, Q, W, L, V, obs, fresh, record, rec, mask, mask_out)
 
     env_chunk.__doc__ = _env_chunk.__doc__
-    return njit(cache=True, nogil=True, _nrt=False)(env_chunk)
+    return njit(cache=True, nogil=True, **NO_NRT)(env_chunk)
 
 
 class WholeSteps:

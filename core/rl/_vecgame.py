@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..kernels._jit import NO_NRT
 from ..kernels.reach import is_plain, reach1_general, reach1_plain
 
 TERMINATED = 1
@@ -51,20 +52,20 @@ ILLEGAL = 3
 #: gives each env): the 128-bit LCG's multiplier, high and low 64 bits
 _PCG_MUL_HI = np.uint64(0x2360ED051FC65DA4)
 _PCG_MUL_LO = np.uint64(0x4385DF649FCCF645)
-#: the steps are compiled without Numba's reference counting (its private ``_nrt``
-#: option; they allocate nothing, and the arrays come from the caller, which keeps them
-#: alive for the call). With it, every array a helper takes from the step's tuples
-#: (``S``, ``G``, ``R``) or is handed costs an atomic increment and a decrement (a
-#: call each, about 2,000 call sites in the step) that Numba's pruning cannot remove
-#: inside the loops: a vector env step cost 2.9x (grid) and 1.8x (Tiny Epic Tactics)
-#: its time without (docs/performance.md, "The vector environment's move"). The helpers
-#: the steps call out of line take it too (a function compiled with it pays an increment
-#: and a decrement per array argument at every call), as do the kernels they call
-#: (``reach1``, ``is_plain``).
-_NRT = False
+# The steps are compiled without Numba's reference counting (its private ``_nrt``
+# option; they allocate nothing, and the arrays come from the caller, which keeps them
+# alive for the call). With it, every array a helper takes from the step's tuples
+# (``S``, ``G``, ``R``) or is handed costs an atomic increment and a decrement (a
+# call each, about 2,000 call sites in the step) that Numba's pruning cannot remove
+# inside the loops: a vector env step cost 2.9x (grid) and 1.8x (Tiny Epic Tactics)
+# its time without (docs/performance.md, "The vector environment's move"). The helpers
+# the steps call out of line take it too (a function compiled with it pays an increment
+# and a decrement per array argument at every call), as do the kernels they call
+# (``reach1``, ``is_plain``). ``NO_NRT`` (``kernels._jit``) asks for it only where this
+# Numba takes the option; without it the steps give the same answers, with the counts.
 
 
-@njit(nogil=True, _nrt=_NRT)
+@njit(nogil=True, **NO_NRT)
 def _n_sides(alive, side_of, n_all, b):
     n = 0
     for s in range(n_all):
@@ -174,7 +175,7 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
     counts[1] += 1                          # a move generation
 
 
-@njit(nogil=True, _nrt=_NRT)
+@njit(nogil=True, **NO_NRT)
 def _kth(keys, n, want):
     """The ``want``-th smallest of the distinct ``keys[:n]`` (reordered; quickselect)."""
     lo = 0
@@ -203,7 +204,7 @@ def _kth(keys, n, want):
     return keys[want]
 
 
-@njit(nogil=True, _nrt=_NRT)
+@njit(nogil=True, **NO_NRT)
 def _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
     """The row of the ``want``-th of the ``n`` rows ``rows[:n]`` of answer ``k`` in the
     single env's row order (cost, then the cell's coordinate rank). (The arrays it
@@ -229,7 +230,7 @@ _BLOCK = 32
 _SMALL = 16
 
 
-@njit(nogil=True, _nrt=_NRT)
+@njit(nogil=True, **NO_NRT)
 def _kth_small(keys, n, want):
     """The index ``i`` of the ``want``-th smallest of the distinct ``keys[:n]`` (left in
     place): the one with ``want`` keys below it. Counting, n x n compares without a
@@ -514,7 +515,7 @@ def _adjacent_enemy(nbr, cell, alive, side_of, b, f, at, r):
     return -1
 
 
-@njit(cache=True, nogil=True, _nrt=_NRT)
+@njit(cache=True, nogil=True, **NO_NRT)
 def step_modes(actions, mask, done, mode, illegal):
     """What ``MovecoreVectorEnv.step`` does with each game ``b``: ``mode[b]`` 2 (it
     ended on the last step: next-step autoreset), 1 (``actions[b]`` is in its mask
@@ -598,7 +599,7 @@ def _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, 
     done[b] = te or tr
 
 
-@njit(cache=True, nogil=True, _nrt=_NRT)
+@njit(cache=True, nogil=True, **NO_NRT)
 def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results, obs, mask,
               mask_out, lo, hi):
     """A whole env step of games ``lo <= b < hi``, in one call per thread: the game's
@@ -695,7 +696,7 @@ def _put(o, HW, c, h, v, drawn, b, n):
     return n + 1
 
 
-@njit(cache=True, nogil=True, _nrt=_NRT)
+@njit(cache=True, nogil=True, **NO_NRT)
 def observe(obs, mask, G, V, K, lo, hi):
     """The learner's observation ``obs[b]`` (float32[C * HW]: ``spaces.encode``'s planes)
     and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, from the arrays
@@ -826,7 +827,7 @@ def selfplay_uniforms(key, tick, out):
     return 0
 
 
-@njit(nogil=True, _nrt=_NRT)
+@njit(nogil=True, **NO_NRT)
 def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
                          max_turns, n_all_sides, b, new_turn, counts):
     """The next figure to move in game ``b`` (``BatchedPlay._next_actor``)."""
@@ -853,7 +854,7 @@ def _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, 
     done[b] = True  # no side had a figure to move for a whole round
 
 
-@njit(nogil=True, _nrt=_NRT)
+@njit(nogil=True, **NO_NRT)
 def _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers, turn,
                       actor, done, max_turns, n_all_sides, b, counts):
     """Game ``b``, finished, back at the root: its occupant row ``occ[b]`` = ``occ0``,
@@ -874,7 +875,7 @@ def _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers
                          max_turns, n_all_sides, b, False, counts)
 
 
-@njit(cache=True, nogil=True, _nrt=_NRT)
+@njit(cache=True, nogil=True, **NO_NRT)
 def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers,
                   turn, actor, done, nbr, coords, kind, greedy, key, tick, max_turns,

@@ -41,6 +41,7 @@ from ..batch import on_chunks
 from ..games.heroscape._batch import _move_one, _spaces
 from ..games.heroscape._kept import kept_clear
 from ..kernels import _types as T
+from ..kernels._jit import NO_NRT
 from ..kernels.batch import _clear_row
 from ..reach.compiled import reach1_general
 from ._kept_answer import keep_answer
@@ -51,7 +52,7 @@ EMPTY = T.OCC_EMPTY
 BREAK_STOP = 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_NRT)
 def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, query,
                bits, usable, a_cost, a_stop, a_list, a_n, nxt, actor, again, dl,
                mask, cost, stop, out, rules):
@@ -158,7 +159,7 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
     return n_kept
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, **NO_NRT)
 def hs_play(rows, to, actor, occ, cell, alive, moved, removed, rng, adj, side_of, n_all,
             learner, pending, over, ended, left, near, double, lead, trail, team, height,
             level, nbr, n_teams, master):

@@ -32,13 +32,12 @@ and False, and against single ``gym_env`` s.
 """
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 from numba import njit
 
 from ..games.heroscape._batch import _spaces
-from ..kernels._jit import NO_NRT
+from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
 from ._kept_answer import keep_answer
 from ._vecgame import _grid_distance
@@ -52,7 +51,7 @@ _DK = None   # the layout's double-space call, linked in by env_kernel()
 _KIND = {"hex": 0, "square4": 1}
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def env_kernel():
     """The compiled step of a chunk of games (compiled, or loaded from Numba's cache, on
     first use; the layout's double-space call linked in as a global, as

@@ -46,7 +46,6 @@ path (``_EnemyMoves._enemy_turn``); the rest is answered there by the reference 
 """
 from __future__ import annotations
 
-import functools
 import os
 
 import numpy as np
@@ -54,6 +53,7 @@ from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros   # (LLVM's cttz: one instruction)
 
 from ...kernels import _types as T
+from ...kernels._jit import NO_NRT, once
 from ...reach.compiled import (fast_layout_size, is_plain, kernel_sources, pen_layout_size,
                                pen_out_offset, penalty_kernel, reach1_general, reach1_plain)
 from .rules import ENEMIES, MAX_MOVE, MAX_TRAPS_TRACKED, PLAYERS
@@ -99,7 +99,7 @@ def _plain_query(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, k, occ,
     return reach1_general(blob, occ, qf, zc, pk, buf, ends, no_queries, start, budget)
 
 
-@njit(i64(I64_2, i64, i64, i64), cache=T.CACHE, nogil=True, _nrt=False)
+@njit(i64(I64_2, i64, i64, i64), cache=T.CACHE, nogil=True, **NO_NRT)
 def _grid_distance(coords, kind, a, b):
     """Grid distance of cells a and b (hex: axial; square4: orthogonal steps; square8:
     king steps), as :meth:`.rules.Scene.distances_from`."""
@@ -144,7 +144,7 @@ def _flyer_rem(nbr, obstacle, occ, occ2, tg, rem, queue):
             rem[queue[i]] = -1
 
 
-@njit(i64(I64_1, I64_2, I64_1, i64), cache=T.CACHE, nogil=True, _nrt=False)
+@njit(i64(I64_1, I64_2, I64_1, i64), cache=T.CACHE, nogil=True, **NO_NRT)
 def _closest_fastest(tier, keys, speed, nt):
     """Keep in ``tier[:m]`` the targets of the least ``keys`` row (no route first, then
     steps), then the fastest of them; returns m."""
@@ -409,7 +409,7 @@ def _pick_body(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kin
 _PICK_SIG = (I32_1, I32_1, I32_1, i64, I64_1, b1, i64, f8, B_1, I64_2, i64, i64, I64_1)
 
 
-@njit(types.UniTuple(i64, 2)(*_PICK_SIG), cache=T.CACHE, nogil=True, _nrt=False)
+@njit(types.UniTuple(i64, 2)(*_PICK_SIG), cache=T.CACHE, nogil=True, **NO_NRT)
 def _pick_fast(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kind, tg,
                rank):
     """:func:`_pick_body` over the costs ``rem`` (int64[N])."""
@@ -418,7 +418,7 @@ def _pick_fast(cells, t_now, s_now, nf, rem, flying, w, inv_w, trap, coords, kin
 
 
 @njit(types.UniTuple(i64, 2)(I32_1, I32_1, I32_1, i64, I32_1, i64, I64_2, i64, i64,
-                             I64_1), cache=T.CACHE, nogil=True, _nrt=False)
+                             I64_1), cache=T.CACHE, nogil=True, **NO_NRT)
 def _pick_pk(cells, t_now, s_now, nf, row, bias, coords, kind, tg, rank):
     """:func:`_pick_body`'s answer where each end's traps and steps left are read
     packed from a table's row (int32[N], no copy of it): ``row[c] - bias`` is
@@ -485,7 +485,7 @@ def _tables(nbr, K, free, trap, W, out, rem, fifo, tq, want):
                 out[x, tq[j]] = fifo[tq[j]]
 
 
-@njit(b1(I32_2, I32_2, B_2, i64, i64, i64, i64, i64), cache=T.CACHE, nogil=True, _nrt=False)
+@njit(b1(I32_2, I32_2, B_2, i64, i64, i64, i64, i64), cache=T.CACHE, nogil=True, **NO_NRT)
 def _no_figure_on_a_route(table, cell, alive, b, skip1, skip2, x, y):
     """True when no figure of game ``b`` (its spaces ``cell[b]``, in play ``alive[b]``)
     but those on ``skip1`` and ``skip2`` stands on any least route of ``table`` (the
@@ -564,7 +564,7 @@ def _has(bits, p):
 
 
 @njit(i64(i64, i64, U64_1, U64_1, i64, U64_1, U64_1, I64_1, I64_1, B_1, b1, U64_2, U64_2,
-          U64_1, I32_1, I32_1, I32_1), cache=T.CACHE, nogil=True, _nrt=False)
+          U64_1, I32_1, I32_1, I32_1), cache=T.CACHE, nogil=True, **NO_NRT)
 def _fwd_bits(start, budget, free, trapb, max_level, sp, sn, bpos, bat, obstacle, fly, L,
               E, prev, fc, ft, fs):
     """The forward search of :func:`_bfs_traps` (traps ``trapb`` as a second objective;
@@ -646,7 +646,7 @@ _fwd_bits_in = njit(nogil=True, inline="always")(_fwd_bits.py_func)
 
 
 @njit(types.void(i64, U64_1, U64_2, I32_2, i64, I64_1, i64, I64_2, I64_2, i64, U64_1,
-                 U64_1, I64_1, U64_1, U64_1), cache=T.CACHE, nogil=True, _nrt=False)
+                 U64_1, I64_1, U64_1, U64_1), cache=T.CACHE, nogil=True, **NO_NRT)
 def _field_bits(start, free, nbb, cell, b, tier, nt, keys, coords, kind, sp, sn, bpos,
                 cur, g):
     """The closest-target keys of :func:`_closest_fastest` for the targets
@@ -714,7 +714,7 @@ def _count(bits):
 
 
 @njit(i64(i64, U64_1, U64_1, U64_1, i64, i64, U64_1, U64_1, I64_1, I64_1, U64_2, U64_1,
-          U64_1, U64_1, U64_1, I64_1), cache=T.CACHE, nogil=True, _nrt=False)
+          U64_1, U64_1, U64_1, I64_1), cache=T.CACHE, nogil=True, **NO_NRT)
 def _rev_walk_bits(tg, free, trapb, want, Wt, max_level, sp, sn, bpos, bat, E, cur, nxt,
                    fprev, elast, rem):
     """:func:`_rev_walk` as bit sets, for the spaces of ``want`` (uint64[W]) alone:
@@ -780,7 +780,7 @@ def _rev_walk_bits(tg, free, trapb, want, Wt, max_level, sp, sn, bpos, bat, E, c
 
 
 @njit(types.void(i64, U64_1, U64_1, U64_1, U64_1, U64_1, U64_2, I64_1, U64_1, U64_1,
-                 I64_1), cache=T.CACHE, nogil=True, _nrt=False)
+                 I64_1), cache=T.CACHE, nogil=True, **NO_NRT)
 def _rev_fly_bits(tg, goal_ok, free, want, sp, sn, nbb, bat, cur, nxt, rem):
     """:func:`_rev_fly` as bit sets, for the spaces of ``want`` alone: ``rem[c]``, the
     fewest steps from a goal (a space next to ``tg`` that ``goal_ok``) to c through
@@ -869,7 +869,7 @@ def bits_of(rows, bpos, W) -> np.ndarray:
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def kernel():
     """``enemy_games``, compiled (or loaded from Numba's cache) on first use: it links
     the packed penalty kernel and the position's compiled pick, both compiled on first
@@ -912,7 +912,7 @@ def kernel():
               U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, I32_2, I32_2, I32_2, I32_2,
               I64_1, I64_1, b1, I64_1, I64_1, U64_1, U64_1, U64_1, U64_1, U64_1, U64_2,
               U64_2, U64_2, U64_2, U64_2, U64_2, I64_1, I64_2, I32_2, *a2, b1),
-          cache=T.CACHE, nogil=True, _nrt=False)
+          cache=T.CACHE, nogil=True, **NO_NRT)
     def enemy_games(games, slots, moves, occ, cell, alive, team, marked, summon, speed,
                     flying, coords, kind, nbr, obstacle, trap, rank, n_traps, W,
                     rev_budget, field_budget, rev_slack, rev_check, blobs, blob_at, qflags,

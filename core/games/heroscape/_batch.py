@@ -55,6 +55,7 @@ import numpy as np
 from numba import njit, types
 
 from ...kernels import _types as T
+from ...kernels._jit import NO_NRT
 from ...kernels._types import CACHE
 from ._layers import _MAX_BITS
 
@@ -392,7 +393,7 @@ def _codes(occ, cell, alive, figs, double, lead, trail, team, height, level, nbr
                    n_teams, master, 0, g)
 
 
-@njit(cache=CACHE, nogil=True, _nrt=False)
+@njit(cache=CACHE, nogil=True, **NO_NRT)
 def _move_one(occ, cell, alive, b, f, to, near, rewrite, double, lead, trail, team,
               height, level, nbr, n_teams, master):
     """Game ``b``: figure slot ``f`` to place ``to`` (-1: out of play), and (``rewrite``)
