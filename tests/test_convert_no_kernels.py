@@ -32,7 +32,8 @@ for args in json.loads(sys.argv[1]):
             rc = exc.code
     runs.append({"rc": rc, "out": out.getvalue(), "err": err.getvalue()})
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("numba", "llvmlite")
-                or (m.startswith("movecore.kernels.") and m != "movecore.kernels._types")
+                or (m.startswith("movecore.kernels.")
+                    and m not in ("movecore.kernels._types", "movecore.kernels._jit"))
                 or m == "movecore.reach" or m.startswith("movecore.reach.")
                 or m.startswith("movecore.games")
                 and m.endswith((".position", ".reference")))

@@ -207,8 +207,10 @@ def test_positions_rows_into_general_kernel(monkeypatch):
 # ------------------------------------------------------------ layering
 GAMES = pathlib.Path(mc.__file__).resolve().parent / "games"
 ENGINE = ("movecore.reach", "movecore.kernels")
-#: the one module of the kernels a game may import: the declared dtypes and sentinels
-TYPES = "movecore.kernels._types"
+#: the modules of the kernels a game may import: the declared dtypes and sentinels, and
+#: how to compile (``_jit``: Numba's options asked for once, a builder made once; it
+#: imports no kernel and no numba at import)
+DECLARED = ("movecore.kernels._types", "movecore.kernels._jit")
 
 
 def _private_imports(path: pathlib.Path) -> list[str]:
@@ -227,7 +229,7 @@ def _private_imports(path: pathlib.Path) -> list[str]:
                 mod = node.module or ""
             for alias in node.names:
                 full = f"{mod}.{alias.name}"
-                if full == TYPES or mod == TYPES:
+                if full in DECLARED or mod in DECLARED:
                     continue
                 if mod.startswith(ENGINE) and (alias.name.startswith("_") or
                                                mod.startswith("movecore.kernels")):
@@ -236,7 +238,7 @@ def _private_imports(path: pathlib.Path) -> list[str]:
                     found.append(f"{path.name}: from movecore import kernels")
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.startswith("movecore.kernels") and alias.name != TYPES:
+                if alias.name.startswith("movecore.kernels") and alias.name not in DECLARED:
                     found.append(f"{path.name}: import {alias.name}")
     return found
 
