@@ -46,7 +46,6 @@ Outputs
 from __future__ import annotations
 
 import functools
-import threading
 import types as pytypes
 
 import numpy as np
@@ -82,17 +81,17 @@ def _at_first_use(sig, **kw):
     instead of at import: for the kernels only some programs call (batches, distance
     fields), so that the others (a solve, the demo) do not compile them on a cold cache.
     The same one signature and cache entry as an eager ``njit(sig)``; a call costs one
-    Python call more (these kernels run once per batch or field)."""
+    Python call more (these kernels run once per batch or field). Two threads' first
+    calls at once make one dispatcher (:func:`._jit.once`, whose lock a forked child
+    gets afresh)."""
     def deco(fn):
         made = []
-        lock = threading.Lock()
+        build = once(lambda: njit(sig, **kw)(fn))
 
         @functools.wraps(fn)
         def kernel(*args):
             if not made:
-                with lock:
-                    if not made:
-                        made.append(njit(sig, **kw)(fn))
+                made[:] = [build()]     # (the same dispatcher whichever thread sets it)
             return made[0](*args)
         kernel.compiled = made      # ([the dispatcher] once compiled: tests, jit_audit)
         return kernel

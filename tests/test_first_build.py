@@ -127,9 +127,34 @@ def _two_descent_plays() -> bool:
     return got == {s: play(s) for s in (1, 2)}
 
 
-CHECKS = {"reach_many": _reach_many_with_penalties, "descent": _two_descent_plays}
+def _two_distance_fields() -> bool:
+    """Two threads each ask a ``distance_field`` (its kernel is compiled at its first
+    call: ``kernels.reach._at_first_use``): their fields equal the same fields asked one
+    after the other on this thread."""
+    import numpy as np
+    import movecore as mc
+    board = mc.Board.square(12, 12)
+    sources = {1: [(0, 0)], 2: [(5, 7), (11, 2)]}
+
+    def field(k):
+        return mc.distance_field(board, mc.Mover(), sources[k]).tolist()
+
+    got = {}
+    threads = [threading.Thread(target=lambda k=k: got.setdefault(k, field(k)))
+               for k in sources]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    want = {k: field(k) for k in sources}
+    return bool(got == want and np.array(want[1]).max() > 0)
+
+
+CHECKS = {"reach_many": _reach_many_with_penalties, "descent": _two_descent_plays,
+          "distance_field": _two_distance_fields}
 #: the builders' functions each check reaches first from two threads at once
-WATCH = {"reach_many": "reach_pen", "descent": "legal_games,descent_step"}
+WATCH = {"reach_many": "reach_pen", "descent": "legal_games,descent_step",
+         "distance_field": "field_query"}
 
 
 @pytest.mark.parametrize("check", list(CHECKS))
