@@ -131,6 +131,20 @@ def test_arrays_backend_blocks_of_a_chunk_equal_single_envs(game, threads, copy)
     assert _check_against_singles(envs, singles, 14, rng, seed=3, illegal_every=5) > 700
 
 
+def test_env_chunks_cover_every_game_once_the_calling_thread_first():
+    """The vector env's thread chunks: contiguous, non-empty, covering 0..B once, the
+    calling thread's (chunk 0) the largest (its head start, ``vector._HEAD``)."""
+    from movecore.rl.vector import _env_chunks
+    for B in range(1, 200):
+        for n in range(1, min(B, 6) + 1):
+            c = _env_chunks(B, n)
+            assert len(c) == n and c[0][0] == 0 and c[-1][1] == B
+            assert all(lo < hi for lo, hi in c)
+            assert all(c[i][1] == c[i + 1][0] for i in range(n - 1))
+            assert c[0][1] - c[0][0] >= max(hi - lo for lo, hi in c) - 1
+    assert _env_chunks(1024, 2) == [(0, 532), (532, 1024)]
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("game", ARRAY_GAMES)
 def test_step_at_its_entry_point_equals_the_dispatcher(game, threads, monkeypatch):

@@ -68,10 +68,34 @@ _KIND = {"hex": 0, "square4": 1, "square8": 2}
 #: the largest observation (floats per game) that ``copy=False`` draws whole in its kept
 #: buffer at each step rather than updating it where it changed
 _WHOLE = 1024
+#: the share of the games the calling thread's chunk of a vector env step takes beyond
+#: its even share (``_env_chunks``): 0.02 (1024 games on 2 threads: 532 / 492) ran
+#: grid's and Mage Knight's 2-thread step 1.03-1.04x faster than even chunks (0.01 and
+#: 0.03-0.04 less), Tiny Epic Tactics' (a 4x longer step) the same
+_HEAD = 0.02
 #: call the vector env step's compiled chunk at its entry point once its types are known
 #: (``MovecoreVectorEnv._run``); False: through the dispatcher at every call (the tests
 #: compare the two)
 _ENTRY = True
+
+
+def _env_chunks(B: int, n_chunks: int) -> list:
+    """The ``(lo, hi)`` games of each thread's chunk of a vector env step: contiguous,
+    every one non-empty (``n_chunks <= B``), the calling thread's (chunk 0) larger by
+    :data:`_HEAD` of the games. The calling thread starts its chunk before a pool thread
+    does (~30 µs of a ~770 µs grid step: the hand-off), so with even chunks it idled
+    at the end while the pool thread finished (docs/performance.md, "The vector env's
+    step in blocks of games ..."; the head start measured in "The batch after the second
+    afternoon ...").
+
+    >>> _env_chunks(1024, 2), _env_chunks(3, 3), _env_chunks(100, 1)
+    ([(0, 532), (532, 1024)], [(0, 1), (1, 2), (2, 3)], [(0, 100)])
+    """
+    if n_chunks == 1:
+        return [(0, B)]
+    first = min(B - (n_chunks - 1), max(1, round(B / n_chunks + B * _HEAD)))
+    cut = [0] + [first + ((B - first) * c) // (n_chunks - 1) for c in range(n_chunks)]
+    return list(zip(cut[:-1], cut[1:]))
 
 
 def _entry_point(kernel, args):
@@ -285,8 +309,7 @@ class MovecoreVectorEnv(VectorEnv):
         coords = np.ascontiguousarray(root.board.coords, np.int64)
         self._O = (one.opponent == "greedy", coords, _KIND.get(rules.kind, 0))
         self._ans = (st["ans_cell"], st["ans_cost"], st["ans_stop"])
-        self._chunks = [((B * c) // n_chunks, (B * (c + 1)) // n_chunks)
-                        for c in range(n_chunks)]
+        self._chunks = _env_chunks(B, n_chunks)
         # the observation's view of the arrays (``_vecgame.observe``), and its kept part
         self._V = (self._base, *self._ans, lead, self._side_of, self._n_all,
                    self._learner, self._d, self._max_turns, self._valid, self._P,
