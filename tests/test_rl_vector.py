@@ -911,6 +911,41 @@ def test_dark_realms_fast_env_check_fails_on_a_wrong_move():
         _dr_paths_run(s, 25, seed=1, mutate=no_neighbours)
 
 
+def _lockstep(fast, slow, steps, seed, state=(), illegal_from=4, also=None):
+    """Steps two vector envs (a fast path and the one it replaces) with the same seeded
+    actions, every fifth game's from ``illegal_from``'s offset drawn at random (some
+    illegal), and both reset again halfway (``copy=True`` leaves the kept buffer behind:
+    redrawn). Before each step their observations, masks and mask copies are equal;
+    after it their rewards, ends, the games' cells, lives and occupancy, and the turn
+    state (plus the names in ``state``) of their ``_np`` sub-step driver.
+    ``also(t, got)``: more checks after each step. Returns the last step's results."""
+    names = ("turn", "side", "nxt", "actor", "over", "out", "removed", "moved",
+             "pending", "rng") + tuple(state)
+    rng = np.random.default_rng(seed)
+    got = [e.reset(seed=seed) for e in (fast, slow)]
+    for t in range(steps):
+        if t == steps // 2:
+            got = [e.reset(seed=seed + 1) for e in (fast, slow)]
+        assert np.array_equal(got[0][0], got[1][0]), t
+        assert np.array_equal(got[0][-1]["action_mask"], got[1][-1]["action_mask"]), t
+        assert np.array_equal(fast._mask, slow._mask), t
+        m = fast._mask
+        a = (rng.random(m.shape, np.float32) * m).argmax(1)
+        k = t % illegal_from
+        a[k::5] = rng.integers(0, m.shape[1], len(a[k::5]))   # (some illegal)
+        got = [e.step(a) for e in (fast, slow)]
+        for x, y in zip(got[0][:4], got[1][:4]):
+            assert np.array_equal(x, y), t
+        for name in ("cell", "alive", "occ"):
+            assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name)), t
+        for name in names:
+            assert np.array_equal(getattr(fast._np, name), getattr(slow._np, name)), \
+                (t, name)
+        if also is not None:
+            also(t, got)
+    return got
+
+
 def _dr_whole_run(scenario, steps, seed, threads=1, copy=True, side=None, mutate=None):
     """Two vector envs of a Dark Realms scenario stepped with the same actions (some
     illegal; a reset halfway): the whole step in compiled calls per thread chunk of
@@ -934,27 +969,7 @@ def _dr_whole_run(scenario, steps, seed, threads=1, copy=True, side=None, mutate
     dr.whole_steps = WholeSteps(fast._np)
     if mutate is not None:
         mutate(dr.whole_steps)
-    rng = np.random.default_rng(seed)
-    got = [e.reset(seed=seed) for e in (fast, slow)]
-    state = ("turn", "side", "nxt", "actor", "over", "out", "removed", "moved", "pending",
-             "a_roll", "rng")
-    for t in range(steps):
-        if t == steps // 2:       # (copy=True leaves the kept buffer behind: redrawn)
-            got = [e.reset(seed=seed + 1) for e in (fast, slow)]
-        assert np.array_equal(got[0][0], got[1][0]), t
-        assert np.array_equal(got[0][-1]["action_mask"], got[1][-1]["action_mask"]), t
-        assert np.array_equal(fast._mask, slow._mask), t
-        m = fast._mask
-        a = (rng.random(m.shape, np.float32) * m).argmax(1)
-        a[t % 5::5] = rng.integers(0, m.shape[1], len(a[t % 5::5]))   # (some illegal)
-        got = [e.step(a) for e in (fast, slow)]
-        for x, y in zip(got[0][:4], got[1][:4]):
-            assert np.array_equal(x, y), t
-        for name in ("cell", "alive", "occ"):
-            assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name)), t
-        for name in state:
-            assert np.array_equal(getattr(fast._np, name), getattr(slow._np, name)), \
-                (t, name)
+    _lockstep(fast, slow, steps, seed, ("a_roll",), illegal_from=5)
     assert fast.counts == slow.counts
     assert dr.ai.answered == slow._np._dr.ai.answered
     assert fast._np.ai_choices == slow._np.ai_choices
@@ -1283,33 +1298,14 @@ def _one_call_run(attr, scenario, steps, seed, kw, mutate=None):
     setattr(slow, attr, None)
     if mutate is not None:
         mutate(getattr(fast, attr))
-    rng = np.random.default_rng(seed)
-    got = [e.reset(seed=seed) for e in (fast, slow)]
-    state = ("turn", "side", "nxt", "actor", "over", "out", "removed", "moved",
-             "pending", "rng", "a_n")
-    for t in range(steps):
-        if t == steps // 2:
-            got = [e.reset(seed=seed + 1) for e in (fast, slow)]
-        assert np.array_equal(got[0][0], got[1][0]), t
-        assert np.array_equal(got[0][-1]["action_mask"], got[1][-1]["action_mask"]), t
-        assert np.array_equal(fast._mask, slow._mask), t
-        m = fast._mask
-        a = (rng.random(m.shape, np.float32) * m).argmax(1)
-        a[t % 4::5] = rng.integers(0, m.shape[1], len(a[t % 4::5]))   # (some illegal)
-        got = [e.step(a) for e in (fast, slow)]
-        for x, y in zip(got[0][:4], got[1][:4]):
-            assert np.array_equal(x, y), t
+
+    def also(t, got):
         assert np.array_equal(got[0][4].get("illegal_action", 0),
                               got[1][4].get("illegal_action", 0))
-        for name in ("cell", "alive", "occ"):
-            assert np.array_equal(getattr(fast.games, name), getattr(slow.games, name)), t
         if fast._np.game is not None:       # (Descent: squares, doors, orientations)
             for name in ("sq", "doors", "orient"):
                 assert np.array_equal(getattr(fast._np.game, name),
                                       getattr(slow._np.game, name)), (t, name)
-        for name in state:
-            assert np.array_equal(getattr(fast._np, name), getattr(slow._np, name)), \
-                (t, name)
         n = fast._np.a_n
         for b in range(len(n)):             # (the kept answers' usable ends)
             p = fast._np.a_list[b, :n[b]]
@@ -1317,6 +1313,8 @@ def _one_call_run(attr, scenario, steps, seed, kw, mutate=None):
             for name in ("a_cost", "a_stop"):
                 assert np.array_equal(getattr(fast._np, name)[b, p],
                                       getattr(slow._np, name)[b, p]), (t, name)
+
+    got = _lockstep(fast, slow, steps, seed, ("a_n",), illegal_from=4, also=also)
     assert fast.counts == slow.counts
     if not kw.get("copy", True):
         assert np.array_equal(got[0][0], fast.observe())     # (the kept buffer)
