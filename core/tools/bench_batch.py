@@ -39,10 +39,12 @@ envs, only their 1- and 2-thread rounds, in turn as above). Per window the media
 paired rounds (a 2-thread round's units/s over the 1-thread round's of the same pass);
 the figure is the median of the windows' (:func:`_over_windows`), printed with each
 window's and the quartiles of all paired rounds. A spell of a second or two in which
-another process holds the second core leaves the 1-thread rounds at full speed and the
-2-thread rounds at about one core's, for every round of a window: one process read
-1.10-1.18x in one game where the same game read 1.7x in its other runs (docs/performance.md,
-"The bench's 2-thread figure"). The rows are printed once every window is taken.
+the second core is taken (another process, likely) leaves the 1-thread rounds at full
+speed and the 2-thread rounds at about one core's, for every round of a window: one
+process read 1.10-1.18x in one game where the same game read 1.7x in its other runs
+(docs/performance.md, "The bench's 2-thread figure"). The env windows replay the same
+seeded games (``_env_steps_per_s`` resets them); the plays go on with theirs. The rows
+are printed once every window is taken.
 """
 from __future__ import annotations
 
