@@ -7,8 +7,9 @@ from pytest import approx
 
 from movecore.tools import bench_batch
 from movecore.tools.bench_batch import (REF_QUERIES, Figures, Schedule, _interleaved,
-                                        _moves_per_s, _paired, _query_round, _quartiles,
-                                        _reference)
+                                        _moves_per_s, _over_windows, _paired,
+                                        _query_round, _quartiles, _reference,
+                                        _thread_ratio)
 
 
 def test_interleaved_takes_rounds_in_turn_until_every_contestant_has_a_figure():
@@ -96,6 +97,45 @@ def test_paired_ratios_are_round_by_round_by_wall_and_by_cpu():
     # the units to count can be given (the vector env's moves per round, not its steps)
     got = _paired(play, ref, moves=[50, 50, 0, 100])
     assert got["wall"][0] == approx(16.0)
+
+
+def test_thread_ratio_pairs_each_2_thread_round_with_the_1_thread_round_of_its_pass():
+    # (units, wall, process CPU, this thread's CPU) per round
+    one = _figs([(100, 1.0, 1.0, 1.0), (100, 1.0, 1.0, 1.0), (100, 2.0, 1.0, 1.0),
+                 (0, 1.0, 1.0, 1.0), (100, 1.0, 1.0, 1.0)])
+    two = _figs([(200, 1.0, 1.2, 0.5), (100, 1.0, 1.0, 0.4), (200, 1.0, 1.0, 0.7),
+                 (200, 1.0, 1.0, 0.5), (0, 1.0, 1.0, 0.5)])
+    got = _thread_ratio(one, two)
+    # by wall: units/s of the 2-thread round over the 1-thread round's, the same pass;
+    # passes where either round has no units are left out
+    wall = [2.0, 1.0, 4.0]
+    # by CPU: the 1-thread round's process CPU per unit over the 2-thread round's
+    # busiest thread's (this thread's, or the process's less this thread's)
+    cpu = [(1.0 / 100) / (0.7 / 200), (1.0 / 100) / (0.6 / 100),
+           (1.0 / 100) / (0.7 / 200)]
+    assert got["n"] == 3 and got["rounds"] == approx(wall)
+    assert got["wall"] == approx(_quartiles(wall)) and got["wall"][0] == approx(2.0)
+    assert got["cpu"] == approx(_quartiles(cpu))
+    # a pass that reads a spell of a shared second core moves the median little
+    spell = _figs([(100, 1.0, 1.0, 1.0)] * 3)
+    got = _thread_ratio(spell, _figs([(190, 1.0, 1.0, 0.5), (110, 1.0, 1.0, 0.5),
+                                      (185, 1.0, 1.0, 0.5)]))
+    assert got["wall"][0] == approx(1.85)
+
+
+def test_over_windows_is_the_median_window_so_one_spell_does_not_set_it():
+    windows = [{"wall": (1.80, 1.7, 1.9), "cpu": (1.90, 1.8, 2.0), "rounds": [1.7, 1.8, 1.9]},
+               {"wall": (1.10, 1.0, 1.2), "cpu": (1.85, 1.8, 1.9), "rounds": [1.0, 1.1, 1.2]},
+               {"wall": (1.84, 1.8, 1.9), "cpu": (1.88, 1.8, 1.9), "rounds": [1.8, 1.84, 1.9]}]
+    got = _over_windows(windows)
+    # the window that met the spell (1.10) leaves the figure at the nearer other window
+    assert got["wall"] == approx(1.80) and got["cpu"] == approx(1.88)
+    assert got["windows"] == [1.80, 1.10, 1.84]       # each window's, in order taken
+    # the spread: quartiles of every paired round of every window
+    allr = [1.7, 1.8, 1.9, 1.0, 1.1, 1.2, 1.8, 1.84, 1.9]
+    assert got["rounds"] == approx(_quartiles(allr)) and got["n"] == 9
+    # one window: its own figure
+    assert _over_windows(windows[1:2])["wall"] == approx(1.10)
 
 
 def test_quartiles():
@@ -227,6 +267,7 @@ def test_batch_report_prints_paired_medians(monkeypatch):
     order, and the printed lines show them."""
     monkeypatch.setattr(bench_batch, "ENV_BATCHES", (4, 8))
     monkeypatch.setattr(bench_batch, "BENCH", Schedule(2, 0.0, True))
+    monkeypatch.setattr(bench_batch, "WINDOW", Schedule(3, 0.0, True))
     monkeypatch.setattr(bench_batch, "memory_4096", lambda game: 1.0)
     paired, real = [], bench_batch._paired
 
@@ -234,7 +275,12 @@ def test_batch_report_prints_paired_medians(monkeypatch):
         paired.append(moves)
         return real(figs, ref, moves)
     monkeypatch.setattr(bench_batch, "_paired", spy)
-    lines = []
+    lines, ratios, real_ratio = [], [], bench_batch._thread_ratio
+
+    def spy_ratio(one, two):
+        ratios.append((one, two, len(lines)))
+        return real_ratio(one, two)
+    monkeypatch.setattr(bench_batch, "_thread_ratio", spy_ratio)
     out = bench_batch.batch_report(["grid"], min_time=0.0, selfplay_games=2,
                                    batches=(1, 64), log=lambda *a, **k: lines.append(a[0]))
     row = out["grid"]
@@ -264,3 +310,25 @@ def test_batch_report_prints_paired_medians(monkeypatch):
     # kept observations at B = 8), the plays' their own units (2 B)
     assert sum(m is not None for m in paired) == 3 and paired.count(None) == 2
     assert "kernel queries (paired rounds, wall)" in text
+    # 2 threads / 1 (B = 64, the env at B = 8): one window in the game's own rounds, then
+    # one per pass over the games; every window 1- and 2-thread rounds of the same passes
+    W = bench_batch.THREAD_WINDOWS
+    assert W == 3 and len(ratios) == 2 * W
+    for k, (one, two, _) in enumerate(ratios):
+        # (the game's own window: BENCH's rounds; the further ones: WINDOW's)
+        assert len(one.rounds) == len(two.rounds) >= (2 if k < 2 else 3)
+    assert all(len(one.rounds) == 3 for one, _, _ in ratios[2:])
+    # the further windows come after the game's rows are taken, announced, and before
+    # the rows are printed
+    passes = [i for i, line in enumerate(lines) if "2 threads / 1: window" in line]
+    assert len(passes) == W - 1
+    assert [at for _, _, at in ratios] == [passes[0]] * 2 + [passes[0] + 1] * 2 + \
+        [passes[1] + 1] * 2
+    printed = next(i for i, line in enumerate(lines) if line.startswith("  grid ["))
+    assert printed > passes[-1]
+    for key in (("threads", 64), ("threads", "env", 8)):
+        t = row[key]
+        assert len(t["windows"]) == W and t["n"] >= 2 * W
+        assert t["wall"] == approx(float(np.median(t["windows"]))) and t["cpu"] > 0
+        assert t["rounds"][1] <= t["rounds"][0] <= t["rounds"][2]
+        assert f"{t['wall']:.2f}x (median of {W} windows: " in text

@@ -31,6 +31,20 @@ query's starts are a fixed sample, not the cells of whatever game the run stoppe
 The machine is shared: on a core shared with another process a round's wall time doubles
 or triples while its CPU time does not (docs/performance.md, "The bench's two speeds");
 the row prints the share of wall time the process ran.
+
+**2 threads over 1** (``BatchedPlay`` at the largest B, the vector env at B = 1,024) is
+taken in :data:`THREAD_WINDOWS` windows spread over the run: the game's own rounds, then
+as many passes over every game once the last game's rounds are taken (the same plays and
+envs, only their 1- and 2-thread rounds, in turn as above). Per window the median of its
+paired rounds (a 2-thread round's units/s over the 1-thread round's of the same pass);
+the figure is the median of the windows' (:func:`_over_windows`), printed with each
+window's and the quartiles of all paired rounds. A spell of a second or two in which
+the second core is taken (another process, likely) leaves the 1-thread rounds at full
+speed and the 2-thread rounds at about one core's, for every round of a window: one
+process read 1.10-1.18x in one game where the same game read 1.7x in its other runs
+(docs/performance.md, "The bench's 2-thread figure"). The env windows replay the same
+seeded games (``_env_steps_per_s`` resets them); the plays go on with theirs. The rows
+are printed once every window is taken.
 """
 from __future__ import annotations
 
@@ -63,6 +77,14 @@ class Schedule(NamedTuple):
 
 #: ``movecore bench --batch``'s schedule
 BENCH = Schedule(min_rounds=7, round_seconds=0.03, shuffle=True)
+
+#: windows of the 2-thread / 1-thread figures: the game's own rounds, then one pass over
+#: every game per further window (see the module docstring); an odd count, so that the
+#: median is a window's figure
+THREAD_WINDOWS = 3
+#: the further windows' schedule: :data:`BENCH`'s with 5 rounds (the 1- and 2-thread
+#: plays or envs alone; the window's figure is the median of its paired rounds)
+WINDOW = BENCH._replace(min_rounds=5)
 
 
 class Figures(NamedTuple):
@@ -197,6 +219,37 @@ def _quartiles(xs) -> tuple:
     return float(med), float(q1), float(q3)
 
 
+def _thread_ratio(one: Figures, two: Figures) -> dict:
+    """2 threads over 1, round by round (round k of each from the same pass of
+    :func:`_interleaved`): by wall, the 2-thread round's units/s over the 1-thread
+    round's; by CPU, the 1-thread round's process CPU seconds per unit over the 2-thread
+    round's busiest thread's (what two free cores would give: CPU time does not count
+    the waits of a thread that shares a core). ``{"wall": (median, lower quartile, upper
+    quartile), "cpu": (...), "n": rounds, "rounds": [wall ratio per round]}``; rounds
+    where either has no units are left out."""
+    wall, cpu = [], []
+    for (u1, w1, c1, _), (u2, w2, c2, m2) in zip(one.rounds, two.rounds):
+        if u1 and u2:
+            wall.append((u2 / w2) / (u1 / w1))
+            cpu.append((c1 / u1) / (max(m2, c2 - m2) / u2))
+    return {"wall": _quartiles(wall), "cpu": _quartiles(cpu), "n": len(wall),
+            "rounds": wall}
+
+
+def _over_windows(windows) -> dict:
+    """The 2-thread figure over :func:`_thread_ratio`'s ``windows`` (one per window, in
+    the order taken): ``"wall"`` and ``"cpu"`` the median of the windows' medians (with
+    three windows, a window that met a spell of a shared core moves it to the nearer of
+    the other two, not below them), ``"windows"`` each window's wall median, ``"rounds"``
+    the (median, lower, upper quartile) of every paired round of every window, ``"n"``
+    their count."""
+    rounds = [r for w in windows for r in w["rounds"]]
+    return {"wall": float(np.median([w["wall"][0] for w in windows])),
+            "cpu": float(np.median([w["cpu"][0] for w in windows])),
+            "windows": [w["wall"][0] for w in windows],
+            "rounds": _quartiles(rounds), "n": len(rounds)}
+
+
 def _vector_env(scenario, B: int, threads: int, copy: bool = True):
     try:
         import movecore.rl as rl
@@ -317,6 +370,10 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
     log(f"[batch] load average {'/'.join(f'{x:.2f}' for x in load) if load else '?'} "
         f"({os.cpu_count()} cores)", flush=True)
     out["load"] = load
+    Bl, Be = batches[-1], ENV_BATCHES[-1]
+    # per game, the 1- and 2-thread plays at B = Bl and envs at B = Be, kept for the
+    # further windows of their 2-thread figure, beside their windows' _thread_ratio's
+    kept = {}
     for game in games or GAMES:
         scen = example_scenarios(game)
         name, scenario = scen[0]
@@ -338,11 +395,13 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
                 row[("cpu", B, threads)] = (f.cpu, f.busiest)
             row[("ratio", B)] = _paired(got[0], ref)
             refs.append(ref)
+            if B == Bl:
+                kept[game] = {"play": (plays, [_thread_ratio(*got)])}
             del plays, got
         for B in ENV_BATCHES:
             # 1 and 2 threads; at the largest B also the kept observations (copy=False)
             envs = [_vector_env(scenario, B, t) for t in (1, 2)]
-            if B == ENV_BATCHES[-1]:
+            if B == Be:
                 envs.append(_vector_env(scenario, B, 1, copy=False))
             if any(e is None for e in envs):     # (no rl extra)
                 continue
@@ -365,6 +424,8 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
                 if i in ref:
                     row[("env ratio", B, key)] = _paired(f, ref[i], moves)
             row["env_backend"] = envs[0].backend
+            if B == Be:
+                kept[game]["env"] = (envs[:2], [_thread_ratio(got[0][0], got[1][0])])
             del envs, got
         # the reference over every group's rounds
         rounds = [r for f in refs for r in f.rounds]
@@ -379,7 +440,24 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
         rep = run_selfplay(game, selfplay_games, 1, scenarios=[(name, scenario)])
         row["position"] = rep["moves_per_s"]
         out[game] = row
-        _print_row(game, row, batches, log)
+    # the 2-thread figures' further windows: a pass over every game each, so that a
+    # game's windows lie the other games' rounds apart
+    for w in range(2, THREAD_WINDOWS + 1):
+        log(f"[batch] 2 threads / 1: window {w} of {THREAD_WINDOWS}, every game ...",
+            flush=True)
+        for game, k in kept.items():
+            plays, ws = k["play"]
+            ws.append(_thread_ratio(*_moves_per_s(plays, min_time, (), WINDOW)))
+            if "env" in k:
+                envs, ws = k["env"]
+                ws.append(_thread_ratio(*(f for f, _ in _env_steps_per_s(
+                    envs, min_time, (), WINDOW))))
+    for game, k in kept.items():
+        out[game][("threads", Bl)] = _over_windows(k["play"][1])
+        if "env" in k:
+            out[game][("threads", "env", Be)] = _over_windows(k["env"][1])
+        _print_row(game, out[game], batches, log)
+    del kept
     log("[batch] memory: 4,096 games of each game's largest bundled scenario ...",
         flush=True)
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
@@ -410,8 +488,8 @@ def _print_row(game, row, batches, log) -> None:
         f"{row['position']:,.0f} moves/s\n"
         f"    move / query, 1 thread, median of paired rounds (quartiles): by wall {wall}\n"
         f"      by CPU {cpu}\n"
-        f"    2 threads / 1 at B={Bl:,}: {row[(Bl, 2)] / row[(Bl, 1)]:.2f}x (CPU time: "
-        f"{_cpu_ratio(row, Bl):.2f}x, one thread's CPU per move over the "
+        f"    2 threads / 1 at B={Bl:,}: {_threads(row[('threads', Bl)])} (CPU time: "
+        f"{row[('threads', Bl)]['cpu']:.2f}x, one thread's CPU per move over the "
         f"busiest thread's with two; 2 threads use {_cpu_total(row, Bl):.2f}x "
         f"the CPU of 1); this process ran {share:.0%} of the wall time"
         f"{'' if share > 0.9 else ' (it shared a core: read the CPU figures)'}")
@@ -419,11 +497,10 @@ def _print_row(game, row, batches, log) -> None:
         env = "  ".join(f"B={B:,}: {row[('env', B, 1)]:,.0f} / {row[('env', B, 2)]:,.0f}"
                         for B in ENV_BATCHES)
         B = ENV_BATCHES[-1]
-        cpu1, cpu2 = row[("cpu", "env", B, 1)], row[("cpu", "env", B, 2)]
+        t = row[("threads", "env", B)]
         log(f"    vector env [{row['env_backend']}] env steps/s, median round (1 / 2 "
-            f"threads): {env}; 2 threads / 1 at B={B:,}: "
-            f"{row[('env', B, 2)] / row[('env', B, 1)]:.2f}x (CPU time: "
-            f"{cpu1[0] / cpu2[1]:.2f}x)")
+            f"threads): {env}; 2 threads / 1 at B={B:,}: {_threads(t)} (CPU time: "
+            f"{t['cpu']:.2f}x)")
         if row.get(("env moves", B, 1)):
             mv, kept = row[("env moves", B, 1)], row[("env moves", B, "kept")]
             r, rk = row[("env ratio", B, 1)], row[("env ratio", B, "kept")]
@@ -434,9 +511,12 @@ def _print_row(game, row, batches, log) -> None:
                 f"moves/s = {ratio(rk, 'wall')}, by CPU {ratio(rk, 'cpu')}")
 
 
-def _cpu_ratio(row, B) -> float:
-    """What two threads would give over one on two free cores, from CPU time alone."""
-    return row[("cpu", B, 1)][0] / row[("cpu", B, 2)][1]
+def _threads(t) -> str:
+    """:func:`_over_windows`' figure as the row prints it."""
+    _, q1, q3 = t["rounds"]
+    return (f"{t['wall']:.2f}x (median of {len(t['windows'])} windows: "
+            f"{' '.join(f'{w:.2f}' for w in t['windows'])}; paired rounds "
+            f"{q1:.2f}-{q3:.2f})")
 
 
 def _cpu_total(row, B) -> float:
