@@ -41,7 +41,7 @@ from ..games.heroscape._batch_doubles import (NO_FIGURES_FAR, NO_KEPT_WALKERS,
                                               NO_LEAVE_FAR)
 from ..games.heroscape._kept import kept_clear, kept_tables
 from ..kernels import _types as T
-from ..kernels._jit import once
+from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
 from ..kernels.batch import _clear_row
 from ..reach.compiled import reach1_general
@@ -87,7 +87,7 @@ _DK = None   # the two-space figures' compiled call, linked in by step_kernel()
 EMPTY = T.OCC_EMPTY
 
 
-@njit(nogil=True)
+@njit(nogil=True, **NO_NRT)
 def _touching_enemy(nbr, cell, alive, side_of, double, lead, trail, b, f, r, both):
     """The removal coin's victim in game ``b``: the k-th figure (slot order) in play,
     not of figure ``f``'s side, with a space next to one of ``f``'s (both spaces of a
@@ -126,7 +126,7 @@ def _touching_enemy(nbr, cell, alive, side_of, double, lead, trail, b, f, r, bot
     return -1
 
 
-@njit(nogil=True)
+@njit(nogil=True, **NO_NRT)
 def _place_distance(coords, kind, cell, alive, side_of, double, lead, trail, b, f, p, both):
     """The least grid distance from place ``p`` of figure slot ``f`` (its spaces) to a
     space of a figure in play not of ``f``'s side (1 << 40: none), as
@@ -153,6 +153,146 @@ def _place_distance(coords, kind, cell, alive, side_of, double, lead, trail, b, 
                 if x >= 0:
                     d = min(d, _grid_distance(coords, kind, c, x))
     return d
+
+
+@njit(nogil=True, **NO_NRT)
+def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dist, best,
+           near, lo, hi, counts, n_all_sides):
+    """The step's games ``lo <= b < hi`` (``heroscape_step``'s arguments; returns 0 or a
+    kernel status < 0) but their restarts, their two-space figures' ends already in
+    their rows (the caller runs the layout's call, which allocates). Compiled without
+    Numba's reference counts (it allocates nothing; the caller keeps every array
+    alive): in the step, compiled with them, each game's views (the kernel's five
+    arguments, the policy's row) and each inlined helper handed an array (the row
+    clear, the kept ends' test, the policy, the draws) counted their arrays at every
+    game, ~10% of a ``BatchedPlay`` move's samples (docs/performance.md)."""
+    (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
+     budget, stop_code) = S
+    double, lead, trail, team, height, level, hnbr, n_teams, master = M
+    (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,
+     tick, max_turns, occ0, cell0, rules) = Q
+    kept_at, kept_code, kept_ptr, kept, near_k, kept_far = K
+    use_kept = (rules & KEPT_ENDS) != 0
+    keep_friends = (rules & BREAK_FRIENDS) != 0
+    any_figure = (rules & BREAK_REACH) != 0
+    edge_near = (rules & BREAK_FAR) != 0
+    at_far = (rules & KEPT_FAR) != 0
+    rewrite = (rules & NEIGHBOUR_CODES) != 0
+    both_r = (rules & REMOVAL_SPACES) != 0
+    both_g = (rules & GREEDY_SPACES) != 0
+    N = occ.shape[1]
+    B = occ.shape[0]
+    P = mask.shape[1]
+    t = tick[0]     # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
+    gone = np.int64(-1)     # (a removal's place; not a literal: one compile)
+    for b in range(lo, hi):
+        # ------------------------------------------------------ the legal ends
+        if done[b] or not double[actor[b]]:   # (a two-space figure's: the caller's)
+            _clear_row(mask, cost, stop, b)   # (as BatchedGames answers)
+        if done[b]:
+            continue
+        f = actor[b]
+        start = np.int64(cell[b, f])
+        counts[0] += 1                      # a move generation
+        n = 0
+        ka = np.int64(-1)
+        if double[f]:           # the layout's compiled call answered it (the caller)
+            for a in range(P):
+                n += mask[b, a]
+        elif use_kept:
+            ka = kept_at[f]
+            if ka >= 0 and occ[b, start] != kept_code[ka]:
+                ka = -1                     # (engaged: a wall to its friends)
+            if ka >= 0:
+                # no figure nearer than the budget but friends it passes (their
+                # code, the mover's own: not engaged)? the search reads no cell
+                # farther, and one at the budget ends it (kept_tables), so it is
+                # the empty battlefield's but for the figures' spaces, which it
+                # passes (friends) or which end it there (the rest) and may not
+                # end on
+                far = (kept_far[ka] if at_far else budget[f] + 1) - \
+                    (1 if edge_near else 0)
+                if not any_figure and not kept_clear(
+                        near_k, ka * N + start, far, kept_code[ka], occ, cell,
+                        double, lead, trail, alive, b, f):
+                    ka = -1
+        if not double[f] and ka >= 0:   # the kept ends, less the friends' spaces
+            counts[4] += 1
+            sh = shape_of[f]
+            at = ka * N + start
+            for e in range(kept_ptr[at], kept_ptr[at + 1]):
+                c = kept[0, e]
+                if c != start and occ[b, c] != EMPTY and not keep_friends:
+                    continue
+                n += 1
+                mask[b, c] = 1
+                cost[b, c] = kept[1, e]
+                if kept[2, e] != 0:
+                    stop[b, c] = stop_code[sh, c]
+        elif not double[f]:     # its kind's packed query on the game's row
+            sh = shape_of[f] + shape_cell[start]
+            query[0, 0] = start
+            query[0, 1] = budget[f]
+            blob = blobs[blob_at[sh]:blob_at[sh + 1]]
+            qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
+            zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
+            pk = params[sh]
+            # (the general kernel, for a plain query too: the same ends and
+            # costs, no stop; one kernel linked in, not two: compile time)
+            m = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+            if m < 0:
+                return m
+            for i in range(m):
+                c = ends[0, i]
+                if mask[b, c] == 0:
+                    n += 1
+                mask[b, c] = 1
+                cost[b, c] = ends[1, i]
+                if ends[2, i] != 0:
+                    stop[b, c] = stop_code[sh, c]
+        # ------------------------------------------------------ the policy
+        s = side_of[f]
+        row = mask[b]
+        if greedy and n > 0:    # the nearest ends, then one of them as random picks
+            low = np.int64(1) << 40
+            n_low = 0
+            for a in range(P):
+                if mask[b, a] == 0:
+                    continue
+                d = _place_distance(coords, kind, cell, alive, side_of, double, lead,
+                                    trail, b, f, a, both_g)
+                dist[a] = d
+                if d < low:
+                    low = d
+                    n_low = 0
+                if d == low:
+                    n_low += 1
+            for a in range(P):
+                best[a] = 1 if mask[b, a] != 0 and dist[a] == low else 0
+            row = best
+            n = n_low
+        pick = _policy_pick(row, n, False, _uniform(key, (t * B + b) * 3), dist,
+                            coords, cell, alive, side_of, kind, b, s)
+        # ------------------------------------------------------ the move
+        if pick >= 0:
+            _move_one(occ, cell, alive, b, f, pick, near, rewrite, double, lead,
+                      trail, team, height, level, hnbr, n_teams, master)
+            counts[1] += 1
+            if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove a touching enemy
+                g = _touching_enemy(nbr, cell, alive, side_of, double, lead, trail,
+                                    b, f, _uniform(key, (t * B + b) * 3 + 2), both_r)
+                if g >= 0:
+                    _move_one(occ, cell, alive, b, g, gone, near, rewrite, double,
+                              lead, trail, team, height, level, hnbr, n_teams,
+                              master)
+                    # fewer than two sides left: the game is over at once
+                    if _n_sides(alive, side_of, n_all_sides, b) < 2:
+                        done[b] = True
+                        continue
+        # ------------------------------------------------------ next actor
+        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
+                             done, max_turns, n_all_sides, b, False, counts)
+    return 0
 
 
 @once
@@ -192,30 +332,15 @@ def step_kernel():
     def heroscape_step(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
                        D, one, dist, best, near, lo, hi, counts):
         dep = deps  # noqa: F841 (in the closure: see above)
-        (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
-         budget, stop_code) = S
-        double, lead, trail, team, height, level, hnbr, n_teams, master = M
+        budget = S[9]
+        double = M[0]
         (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,
          tick, max_turns, occ0, cell0, rules) = Q
         rows1, figs1, bud1 = one
-        kept_at, kept_code, kept_ptr, kept, near_k, kept_far = K
-        use_kept = (rules & KEPT_ENDS) != 0
-        keep_friends = (rules & BREAK_FRIENDS) != 0
-        any_figure = (rules & BREAK_REACH) != 0
-        edge_near = (rules & BREAK_FAR) != 0
-        at_far = (rules & KEPT_FAR) != 0
         walkers = (0 if (rules & KEPT_WALKERS) != 0 else NO_KEPT_WALKERS) | \
             (0 if (rules & WALKER_FAR) != 0 else NO_LEAVE_FAR | NO_FIGURES_FAR)
-        N = occ.shape[1]
         F = cell.shape[1]
-        B = occ.shape[0]
-        P = mask.shape[1]
-        t = tick[0]     # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
-        rewrite = (rules & NEIGHBOUR_CODES) != 0
-        both_r = (rules & REMOVAL_SPACES) != 0
-        both_g = (rules & GREEDY_SPACES) != 0
         no_pen = np.zeros((0, 0), np.int32)
-        gone = np.int64(-1)     # (a removal's place; not a literal: one compile)
         n_all_sides = 0
         for g in range(F):
             n_all_sides = max(n_all_sides, side_of[g] + 1)
@@ -237,121 +362,25 @@ def step_kernel():
                           cost, stop, no_pen, walkers)
                 if st_ < 0:
                     return st_
-        for b in range(lo, hi):
-            # ------------------------------------------------------ the legal ends
-            if not (at_once and not done[b] and double[actor[b]]):
-                _clear_row(mask, cost, stop, b)   # (as BatchedGames answers)
-            if done[b]:
-                continue
-            f = actor[b]
-            start = np.int64(cell[b, f])
-            counts[0] += 1                      # a move generation
-            n = 0
-            ka = np.int64(-1)
-            if double[f]:           # the layout's compiled call (above, or this game's)
-                if not at_once:
+            st_ = _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
+                         dist, best, near, lo, hi, counts, n_all_sides)
+            if st_ < 0:
+                return st_
+        else:
+            for b in range(lo, hi):     # one call a game (the step before at_once)
+                if not done[b] and double[actor[b]]:
+                    _clear_row(mask, cost, stop, b)
                     rows1[0] = b
-                    figs1[0] = f
-                    bud1[0] = budget[f]
+                    figs1[0] = actor[b]
+                    bud1[0] = budget[actor[b]]
                     st_ = _DK(occ, cell, alive, rows1[:1], figs1[:1], bud1[:1], *D, mask,
                               cost, stop, no_pen, walkers)
                     if st_ < 0:
                         return st_
-                for a in range(P):
-                    n += mask[b, a]
-            elif use_kept:
-                ka = kept_at[f]
-                if ka >= 0 and occ[b, start] != kept_code[ka]:
-                    ka = -1                     # (engaged: a wall to its friends)
-                if ka >= 0:
-                    # no figure nearer than the budget but friends it passes (their
-                    # code, the mover's own: not engaged)? the search reads no cell
-                    # farther, and one at the budget ends it (kept_tables), so it is
-                    # the empty battlefield's but for the figures' spaces, which it
-                    # passes (friends) or which end it there (the rest) and may not
-                    # end on
-                    far = (kept_far[ka] if at_far else budget[f] + 1) - \
-                        (1 if edge_near else 0)
-                    if not any_figure and not kept_clear(
-                            near_k, ka * N + start, far, kept_code[ka], occ, cell,
-                            double, lead, trail, alive, b, f):
-                        ka = -1
-            if not double[f] and ka >= 0:   # the kept ends, less the friends' spaces
-                counts[4] += 1
-                sh = shape_of[f]
-                at = ka * N + start
-                for e in range(kept_ptr[at], kept_ptr[at + 1]):
-                    c = kept[0, e]
-                    if c != start and occ[b, c] != EMPTY and not keep_friends:
-                        continue
-                    n += 1
-                    mask[b, c] = 1
-                    cost[b, c] = kept[1, e]
-                    if kept[2, e] != 0:
-                        stop[b, c] = stop_code[sh, c]
-            elif not double[f]:     # its kind's packed query on the game's row
-                sh = shape_of[f] + shape_cell[start]
-                query[0, 0] = start
-                query[0, 1] = budget[f]
-                blob = blobs[blob_at[sh]:blob_at[sh + 1]]
-                qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
-                zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
-                pk = params[sh]
-                # (the general kernel, for a plain query too: the same ends and
-                # costs, no stop; one kernel linked in, not two: compile time)
-                m = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
-                if m < 0:
-                    return m
-                for i in range(m):
-                    c = ends[0, i]
-                    if mask[b, c] == 0:
-                        n += 1
-                    mask[b, c] = 1
-                    cost[b, c] = ends[1, i]
-                    if ends[2, i] != 0:
-                        stop[b, c] = stop_code[sh, c]
-            # ------------------------------------------------------ the policy
-            s = side_of[f]
-            row = mask[b]
-            if greedy and n > 0:    # the nearest ends, then one of them as random picks
-                low = np.int64(1) << 40
-                n_low = 0
-                for a in range(P):
-                    if mask[b, a] == 0:
-                        continue
-                    d = _place_distance(coords, kind, cell, alive, side_of, double, lead,
-                                        trail, b, f, a, both_g)
-                    dist[a] = d
-                    if d < low:
-                        low = d
-                        n_low = 0
-                    if d == low:
-                        n_low += 1
-                for a in range(P):
-                    best[a] = 1 if mask[b, a] != 0 and dist[a] == low else 0
-                row = best
-                n = n_low
-            pick = _policy_pick(row, n, False, _uniform(key, (t * B + b) * 3), dist,
-                                coords, cell, alive, side_of, kind, b, s)
-            # ------------------------------------------------------ the move
-            if pick >= 0:
-                _move_one(occ, cell, alive, b, f, pick, near, rewrite, double, lead,
-                          trail, team, height, level, hnbr, n_teams, master)
-                counts[1] += 1
-                if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove a touching enemy
-                    g = _touching_enemy(nbr, cell, alive, side_of, double, lead, trail,
-                                        b, f, _uniform(key, (t * B + b) * 3 + 2), both_r)
-                    if g >= 0:
-                        _move_one(occ, cell, alive, b, g, gone, near, rewrite, double,
-                                  lead, trail, team, height, level, hnbr, n_teams,
-                                  master)
-                        # fewer than two sides left: the game is over at once
-                        if _n_sides(alive, side_of, n_all_sides, b) < 2:
-                            done[b] = True
-                            continue
-            # ------------------------------------------------------ next actor
-            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
-                                 done, max_turns, n_all_sides, b, False, counts)
+                st_ = _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends,
+                             query, dist, best, near, b, b + 1, counts, n_all_sides)
+                if st_ < 0:
+                    return st_
         # ---------------------------------------------------------- autoreset
         for b in range(lo, hi):   # finished games restart from the root at once
             if not done[b]:
