@@ -37,6 +37,7 @@ from numba import njit
 
 from ..batch import per_thread
 from ..games.heroscape._batch import _move_one, _spaces
+from ..games.heroscape._bits import bit_tables, one_bits, scratch_words
 from ..games.heroscape._batch_doubles import (NO_FIGURES_FAR, NO_KEPT_WALKERS,
                                               NO_LEAVE_FAR)
 from ..games.heroscape._kept import kept_clear, kept_tables
@@ -74,8 +75,13 @@ DOUBLES_AT_ONCE = 512
 #: for leaving attacks where no space next to an enemy is in its reach below the
 #: budget (its penalty search is then its plain query); _batch_doubles.walker_far
 WALKER_FAR = 1024
+#: a fast path too (off: the kernel, for A/B runs and the differential): a one-space
+#: figure's query as bit sets over the padded grid where its kind's query allows
+#: (:func:`movecore.games.heroscape._bits.one_bits`: the same ends, costs and stops
+#: as ``reach1_general``)
+ONE_BITS = 2048
 RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES | KEPT_ENDS | KEPT_FAR | \
-    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR
+    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR | ONE_BITS
 #: the kept ends' rule broken, for the tests that see the differential fail: friends'
 #: spaces kept as ends; kept ends taken whoever stands within reach
 BREAK_FRIENDS = 16
@@ -157,7 +163,7 @@ def _place_distance(coords, kind, cell, alive, side_of, double, lead, trail, b, 
 
 @njit(nogil=True, **NO_NRT)
 def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dist, best,
-           near, lo, hi, counts, n_all_sides):
+           near, lay, lo, hi, counts, n_all_sides):
     """The step's games ``lo <= b < hi`` (``heroscape_step``'s arguments; returns 0 or a
     kernel status < 0) but their restarts, their two-space figures' ends already in
     their rows (the caller runs the layout's call, which allocates). Compiled without
@@ -167,7 +173,7 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
     clear, the kept ends' test, the policy, the draws) counted their arrays at every
     game, ~10% of a ``BatchedPlay`` move's samples (docs/performance.md)."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
-     budget, stop_code) = S
+     budget, stop_code, Z) = S
     double, lead, trail, team, height, level, hnbr, n_teams, master = M
     (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,
      tick, max_turns, occ0, cell0, rules) = Q
@@ -177,6 +183,8 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
     any_figure = (rules & BREAK_REACH) != 0
     edge_near = (rules & BREAK_FAR) != 0
     at_far = (rules & KEPT_FAR) != 0
+    bits = (rules & ONE_BITS) != 0
+    bits_ok = Z[0]
     rewrite = (rules & NEIGHBOUR_CODES) != 0
     both_r = (rules & REMOVAL_SPACES) != 0
     both_g = (rules & GREEDY_SPACES) != 0
@@ -237,9 +245,12 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
             qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
             zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
             pk = params[sh]
-            # (the general kernel, for a plain query too: the same ends and
-            # costs, no stop; one kernel linked in, not two: compile time)
-            m = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+            if bits and bits_ok[sh]:
+                m = one_bits(Z, sh, occ[b], pk, start, budget[f], lay, ends)
+            else:
+                # (the general kernel, for a plain query too: the same ends and
+                # costs, no stop; one kernel linked in, not two: compile time)
+                m = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
             if m < 0:
                 return m
             for i in range(m):
@@ -302,9 +313,10 @@ def step_kernel():
     penalty kernel).
 
     ``heroscape_step(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
-    D, one, dist, best, near, lo, hi, counts)``: games ``lo <= b < hi``. ``S`` = the
+    D, one, dist, best, near, lay, lo, hi, counts)``: games ``lo <= b < hi``. ``S`` = the
     one-space kinds' packed queries (``blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
-    params, shape_of, shape_cell, budget, stop_code``: ``BatchedGames``'); ``M`` = the
+    params, shape_of, shape_cell, budget, stop_code``: ``BatchedGames``'; then ``Z``,
+    their bit tables: :func:`movecore.games.heroscape._bits.bit_tables`); ``M`` = the
     move's constants (``double, lead, trail, team, height, level, nbr, n_teams,
     master``: the layout's); ``Q`` = the play (``side_of, turn_sides, movers, turn,
     actor, done, nbr, coords, kind, greedy, key, tick, max_turns, occ0, cell0,
@@ -313,11 +325,11 @@ def step_kernel():
     ends, written; per thread: the kernel's ``buf`` and ``ends``, ``query`` int64[1, 3],
     ``D`` (the two-space call's arguments: ``_batch`` ``doubles()``), ``one`` (three
     int64[hi - lo]: its rows, figures, budgets), scratch ``dist`` int64[P], ``best`` uint8[P],
-    ``near`` bool[F]; ``counts`` int64[5]: move generations, moves, turns begun, games
+    ``near`` bool[F], ``lay`` uint64 (``_bits.scratch_words``); ``counts`` int64[5]: move generations, moves, turns begun, games
     finished, generations answered from the kept ends (added to). Returns 0 or a kernel status < 0."""
     import os
 
-    from ..games.heroscape import _batch, _batch_doubles, _jit
+    from ..games.heroscape import _batch, _batch_doubles, _bits, _jit, _kept
     from ..reach.compiled import kernel_sources
     from ..rl import _vecgame
     global _DK
@@ -325,12 +337,12 @@ def step_kernel():
     # what is linked or inlined in here: an edit there must recompile this one (Numba's
     # cache knows only this file)
     files = kernel_sources() + (_batch_doubles.__file__, _batch.__file__, _jit.__file__,
-                                _vecgame.__file__)
+                                _vecgame.__file__, _bits.__file__, _kept.__file__)
     deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
 
     @njit(cache=CACHE, nogil=True)
     def heroscape_step(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
-                       D, one, dist, best, near, lo, hi, counts):
+                       D, one, dist, best, near, lay, lo, hi, counts):
         dep = deps  # noqa: F841 (in the closure: see above)
         budget = S[9]
         double = M[0]
@@ -363,7 +375,7 @@ def step_kernel():
                 if st_ < 0:
                     return st_
             st_ = _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
-                         dist, best, near, lo, hi, counts, n_all_sides)
+                         dist, best, near, lay, lo, hi, counts, n_all_sides)
             if st_ < 0:
                 return st_
         else:
@@ -378,7 +390,7 @@ def step_kernel():
                     if st_ < 0:
                         return st_
                 st_ = _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends,
-                             query, dist, best, near, b, b + 1, counts, n_all_sides)
+                             query, dist, best, near, lay, b, b + 1, counts, n_all_sides)
                 if st_ < 0:
                     return st_
         # ---------------------------------------------------------- autoreset
@@ -406,8 +418,10 @@ def step(play, kind: int) -> int:
         N = G.occ.shape[1]
         stop_code = np.zeros((len(G._params), N), np.int8) if G._stop_code is None \
             else G._stop_code
+        Z = bit_tables(G, play.coords)
         S = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
-             G._params, G._shape_of, G._shape_cell, G._budget, stop_code)
+             G._params, G._shape_of, G._shape_cell, G._budget, stop_code, Z)
+        n_lay = scratch_words(Z, int(np.max(G._budget, initial=0)))
         M = tuple(sp["consts"])
         Q = (play.side_of, play.turn_sides, play.movers, play.turn, play.actor, play.done,
              np.ascontiguousarray(play.nbr), np.ascontiguousarray(play.coords), kind,
@@ -420,7 +434,7 @@ def step(play, kind: int) -> int:
                   tuple(np.zeros(max(1, (B * (c + 1)) // n_chunks - (B * c) // n_chunks),
                                  np.int64) for _ in range(3)),
                   np.zeros(P, np.int64), np.zeros(P, np.uint8), np.zeros(F, np.bool_),
-                  (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
+                  np.zeros(n_lay, np.uint64), (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
                  for c in range(n_chunks)]
         fz = play._fz = (counts, calls)
     counts, calls = fz
