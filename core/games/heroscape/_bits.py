@@ -209,9 +209,8 @@ def one_bits(Z, sh, occupant, params, start, bud, lay, ends):
     ally = params[T.P_ALLY]
     enemy = params[T.P_ENEMY]
     if params[T.P_HAS_OCC] != 0:
-        # the figures: barred where they may not be passed (and, on a stopping cell,
-        # where they may not be ended on: the arrival must end there); never an end
-        # where they may not be ended on
+        # the figures: barred where they may not be passed; never an end where they
+        # may not be ended on
         for c in range(N):
             o = occupant[c]
             if o == EMPTY:
@@ -223,8 +222,8 @@ def one_bits(Z, sh, occupant, params, start, bud, lay, ends):
                 lay[BAR + (x >> 6)] |= bit
             if mode != T.PASS_END:
                 lay[FIG + (x >> 6)] |= bit
-    for w in range(W):      # a stopping cell no arrival may end on: barred too
-        lay[BAR + w] |= stp[sh, w] & (noend[sh, w] | lay[FIG + w])
+    # (the kernel drops an arrival that must stop where it may not end; here it is
+    # settled, neither grown from nor an end: the same)
     x = pidx[start]
     lay[SET + (x >> 6)] = one << np.uint64(x & 63)
     lay[FR + (x >> 6)] = one << np.uint64(x & 63)   # (a start grows, stopping or not)
