@@ -39,12 +39,11 @@ from numba import njit
 
 from ..batch import on_chunks
 from ..games.heroscape._batch import _move_one, _spaces
-from ..games.heroscape._bits import one_bits
+from ..games.heroscape._bits import query_ends
 from ..games.heroscape._kept import kept_clear
 from ..kernels import _types as T
 from ..kernels._jit import NO_NRT
 from ..kernels.batch import _clear_row
-from ..reach.compiled import reach1_general
 from ._kept_answer import keep_answer
 from ._vecgame import TERMINATED, _draw, _n_sides
 
@@ -92,7 +91,6 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
     nw = (N + 63) >> 6
     lay = bits[nw:]     # (one_bits' scratch)
     use_bits = (rules & NO_BITS) == 0
-    bits_ok = Z[0]
     one = np.uint64(1)
     k = 0
     nd = 0
@@ -134,13 +132,7 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
             sh = shape_of[f] + shape_cell[start]
             query[0, 0] = start
             query[0, 1] = bud
-            if use_bits and bits_ok[sh]:
-                m = one_bits(Z, sh, occ[b], params[sh], start, bud, lay, ends)
-            else:
-                m = reach1_general(blobs[blob_at[sh]:blob_at[sh + 1]], occ[b],
-                                   qflags[qflags_at[sh]:qflags_at[sh + 1]],
-                                   zoc[zoc_at[sh]:zoc_at[sh + 1]], params[sh], buf, ends,
-                                   query, 0, 0)
+            m = query_ends(S, sh, occ[b], start, bud, buf, ends, query, lay, use_bits)
             if m < 0:
                 return m
             for e in range(m):

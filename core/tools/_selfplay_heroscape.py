@@ -37,7 +37,7 @@ from numba import njit
 
 from ..batch import per_thread
 from ..games.heroscape._batch import _move_one, _spaces
-from ..games.heroscape._bits import bit_tables, one_bits, scratch_words
+from ..games.heroscape._bits import bit_tables, query_ends, scratch_words
 from ..games.heroscape._batch_doubles import (NO_FIGURES_FAR, NO_KEPT_WALKERS,
                                               NO_LEAVE_FAR)
 from ..games.heroscape._kept import kept_clear, kept_tables
@@ -45,7 +45,6 @@ from ..kernels import _types as T
 from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
 from ..kernels.batch import _clear_row
-from ..reach.compiled import reach1_general
 from ..rl._vecgame import (_adjacent, _grid_distance, _n_sides, _policy_pick,
                            _selfplay_next_actor, _selfplay_restart, _uniform)
 
@@ -184,7 +183,6 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
     edge_near = (rules & BREAK_FAR) != 0
     at_far = (rules & KEPT_FAR) != 0
     bits = (rules & ONE_BITS) != 0
-    bits_ok = Z[0]
     rewrite = (rules & NEIGHBOUR_CODES) != 0
     both_r = (rules & REMOVAL_SPACES) != 0
     both_g = (rules & GREEDY_SPACES) != 0
@@ -239,18 +237,7 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
                     stop[b, c] = stop_code[sh, c]
         elif not double[f]:     # its kind's packed query on the game's row
             sh = shape_of[f] + shape_cell[start]
-            query[0, 0] = start
-            query[0, 1] = budget[f]
-            blob = blobs[blob_at[sh]:blob_at[sh + 1]]
-            qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
-            zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
-            pk = params[sh]
-            if bits and bits_ok[sh]:
-                m = one_bits(Z, sh, occ[b], pk, start, budget[f], lay, ends)
-            else:
-                # (the general kernel, for a plain query too: the same ends and
-                # costs, no stop; one kernel linked in, not two: compile time)
-                m = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+            m = query_ends(S, sh, occ[b], start, budget[f], buf, ends, query, lay, bits)
             if m < 0:
                 return m
             for i in range(m):

@@ -28,6 +28,7 @@ from numba import njit
 from ...kernels import _types as T
 from ...kernels._jit import NO_NRT
 from ...kernels._types import CACHE
+from ...reach.compiled import reach1_general
 
 EMPTY = T.OCC_EMPTY
 WALL = T.OCC_WALL
@@ -262,3 +263,26 @@ def one_bits(Z, sh, occupant, params, start, bud, lay, ends):
                     for w in range(W):
                         lay[at + w] |= lay[TMP + w] & dst[sh, j, s, w]
     return m
+
+
+@njit(cache=CACHE, nogil=True, **NO_NRT)
+def query_ends(S, sh, occupant, start, bud, buf, ends, query, lay, bits):
+    """A one-space figure's ends from ``start`` within ``bud`` by its packed query
+    ``sh`` of ``S`` (``BatchedGames``' ``blobs, blob_at, qflags, qflags_at, zoc,
+    zoc_at, params, ...``, then ``Z``: :func:`bit_tables`) on the occupant row
+    ``occupant``, into ``ends[:, :m]``; returns ``m`` (or a kernel status < 0): as bit
+    sets (:func:`one_bits`, scratch ``lay``) where ``bits`` and ``Z`` allow, else by
+    ``reach1_general`` (workspace ``buf``, ``query`` int64[1, 3]; the general kernel
+    for a plain query too: the same ends and costs, no stop, and one kernel linked
+    into the callers, not two: compile time). The self-play step's and the vector
+    env's one call for it."""
+    blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params = S[:7]
+    Z = S[11]
+    if bits and Z[0][sh]:
+        return one_bits(Z, sh, occupant, params[sh], start, bud, lay, ends)
+    query[0, 0] = start
+    query[0, 1] = bud
+    return reach1_general(blobs[blob_at[sh]:blob_at[sh + 1]], occupant,
+                          qflags[qflags_at[sh]:qflags_at[sh + 1]],
+                          zoc[zoc_at[sh]:zoc_at[sh + 1]], params[sh], buf, ends, query,
+                          0, 0)
