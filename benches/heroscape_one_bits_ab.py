@@ -3,7 +3,8 @@ and of the self-play step's games compiled without reference counts, in one proc
 
     git worktree add --detach /tmp/base BASE_COMMIT      # (or a copy of its tree)
     python benches/heroscape_one_bits_ab.py /tmp/base [--scenarios a.json,b.json]
-                                            [--rounds 15] [--B 1024]
+                                            [--rounds 15] [--B 1024] [--no-env]
+                                            [--off ONE_BITS,KTH_BLOCKS]
 
 Per bundled scenario (default: the bench's battlefield and the three published ones),
 CPU time of this thread per move, medians of rounds taken in a shuffled order (a slow
@@ -12,8 +13,9 @@ spell of a shared machine hits every contestant alike), the games checked equal:
 1. a ``BatchedPlay`` move (the compiled step, one thread, rounds of 10 steps): the
    baseline tree's step (``heroscape_doubles_ab._baseline``: its
    ``_selfplay_heroscape``, ``_batch_doubles`` and penalty search loaded beside this
-   tree's), this tree's with ``ONE_BITS`` off (the one-space queries by the kernel),
-   and this tree's;
+   tree's), this tree's with each of ``--off`` turned off (``ONE_BITS``: the
+   one-space queries by the kernel; ``KTH_BLOCKS``: the policy's scan place by
+   place), and this tree's;
 2. a vector env move with its observation (``copy=True``, one thread, rounds of 8
    steps of the same actions from seed 7): this tree's env with ``_vechs.NO_BITS``
    (the kernel) and without (the bit sets); the observations, rewards, ends and masks
@@ -107,6 +109,9 @@ def _envs(name, B, rounds, steps=8):
 def main(argv=None) -> int:
     ap = H._parser(__doc__, 15)
     ap.add_argument("base", help="a checkout of the baseline commit")
+    ap.add_argument("--off", default="ONE_BITS,KTH_BLOCKS",
+                    help="the step's fast paths to time turned off, one at a time")
+    ap.add_argument("--no-env", action="store_true", help="the BatchedPlay move only")
     a = ap.parse_args(argv)
     from movecore.tools import _selfplay_heroscape as S
     from movecore.tools.selfplay import example_scenarios
@@ -115,17 +120,21 @@ def main(argv=None) -> int:
     med = np.median
     print(H._load_avg(), flush=True)
     for name in a.scenarios.split(","):
-        play, per = _plays([old_step, S.step, S.step], ex[name], a.B, a.rounds,
-                           [None, S.RULES & ~S.ONE_BITS, None])
+        offs = [x for x in a.off.split(",") if x]
+        play, per = _plays([old_step] + [S.step] * (len(offs) + 1), ex[name], a.B,
+                           a.rounds, [None] + [S.RULES & ~getattr(S, x) for x in offs] +
+                           [None])
         q = H._query_cpu(ex[name], play)
         m = [med(p) for p in per]
-        r0 = np.array(per[0]) / np.array(per[2])
-        r1 = np.array(per[1]) / np.array(per[2])
-        print(f"{name}: BatchedPlay move, B={a.B}, 1 thread, CPU us (queries): base "
-              f"{m[0] * 1e6:.3f} ({m[0] / q:.2f}), kernel {m[1] * 1e6:.3f} "
-              f"({m[1] / q:.2f}), bit sets {m[2] * 1e6:.3f} ({m[2] / q:.2f}); base / new "
-              f"{med(r0):.3f} ({r0.min():.3f}-{r0.max():.3f}), kernel / bit sets "
-              f"{med(r1):.3f} ({r1.min():.3f}-{r1.max():.3f})", flush=True)
+        print(f"{name}: BatchedPlay move, B={a.B}, 1 thread, CPU us (queries), and "
+              f"each over this tree's:", flush=True)
+        for label, i in [("base", 0)] + [(f"{x} off", k + 1) for k, x in enumerate(offs)]:
+            r = np.array(per[i]) / np.array(per[-1])
+            print(f"  {label}: {m[i] * 1e6:.3f} ({m[i] / q:.2f}): {med(r):.3f} "
+                  f"({r.min():.3f}-{r.max():.3f})")
+        print(f"  this tree: {m[-1] * 1e6:.3f} ({m[-1] / q:.2f})", flush=True)
+        if a.no_env:
+            continue
         per = _envs(name[:-5], a.B, a.rounds)
         r = np.array(per[0]) / np.array(per[1])
         print(f"  vector env move, copy=True, 1 thread: kernel {med(per[0]) * 1e6:.3f} us "

@@ -920,9 +920,11 @@ def test_bit_set_check_fails_on_broken_tables(how):
                         mutate=mutate)
 
 
-def test_the_step_with_one_space_queries_by_the_kernel_equals_the_array_path(monkeypatch):
-    """The step's one-space queries by the kernel (``ONE_BITS`` off: the step before the
-    bit sets, kept for A/B runs) plays as the array path too."""
+@pytest.mark.parametrize("path", ["ONE_BITS", "KTH_BLOCKS"])
+def test_the_step_without_a_fast_path_equals_the_array_path(monkeypatch, path):
+    """The step with its one-space queries by the kernel (``ONE_BITS`` off) or its
+    policy's scan place by place (``KTH_BLOCKS`` off) -- the step before each, kept for
+    A/B runs -- plays as the array path too."""
     from movecore.tools import _selfplay_heroscape as H
-    monkeypatch.setattr(H, "RULES", H.RULES & ~H.ONE_BITS)
+    monkeypatch.setattr(H, "RULES", H.RULES & ~getattr(H, path))
     _compiled_vs_array(_step_scenarios(range(4)), "random", 1, steps=20)

@@ -79,8 +79,11 @@ WALKER_FAR = 1024
 #: (:func:`movecore.games.heroscape._bits.one_bits`: the same ends, costs and stops
 #: as ``reach1_general``)
 ONE_BITS = 2048
+#: a fast path too (off: ``_vecgame._policy_pick``'s scan, for A/B runs): the policy's
+#: k-th end found by blocks of 64 places counted first (:func:`_kth_set`)
+KTH_BLOCKS = 4096
 RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES | KEPT_ENDS | KEPT_FAR | \
-    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR | ONE_BITS
+    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR | ONE_BITS | KTH_BLOCKS
 #: the kept ends' rule broken, for the tests that see the differential fail: friends'
 #: spaces kept as ends; kept ends taken whoever stands within reach
 BREAK_FRIENDS = 16
@@ -158,6 +161,36 @@ def _place_distance(coords, kind, cell, alive, side_of, double, lead, trail, b, 
                 if x >= 0:
                     d = min(d, _grid_distance(coords, kind, c, x))
     return d
+
+
+@njit(nogil=True, inline="always")
+def _kth_set(row, n, r):
+    """``_vecgame._policy_pick``'s random pick (``greedy`` False): of the ``n`` legal
+    ends of ``row`` (uint8[P], each 0 or 1), the ``int(r * n)``-th in place order (-1
+    where ``n`` is 0). The places are counted by blocks of 64 first (a sum LLVM
+    vectorizes), then the block holding it scanned: a two-space figure's row is P =
+    746 places on the bench's battlefield, whose ends lie anywhere in it, and the scan
+    place by place (a branch at each) was a good part of the step's own code."""
+    if n <= 0:
+        return np.int64(-1)
+    want = np.int64(r * n)
+    P = row.shape[0]
+    seen = np.int64(0)
+    base = 0
+    while base + 64 <= P:
+        k = np.int64(0)
+        for i in range(64):
+            k += row[base + i]
+        if seen + k > want:
+            break
+        seen += k
+        base += 64
+    for c in range(base, P):
+        if row[c] != 0:
+            if seen == want:
+                return np.int64(c)
+            seen += 1
+    return np.int64(-1)
 
 
 @njit(nogil=True, **NO_NRT)
@@ -269,8 +302,12 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
                 best[a] = 1 if mask[b, a] != 0 and dist[a] == low else 0
             row = best
             n = n_low
-        pick = _policy_pick(row, n, False, _uniform(key, (t * B + b) * 3), dist,
-                            coords, cell, alive, side_of, kind, b, s)
+        r = _uniform(key, (t * B + b) * 3)
+        if (rules & KTH_BLOCKS) != 0:
+            pick = _kth_set(row, n, r)
+        else:
+            pick = _policy_pick(row, n, False, r, dist, coords, cell, alive, side_of,
+                                kind, b, s)
         # ------------------------------------------------------ the move
         if pick >= 0:
             _move_one(occ, cell, alive, b, f, pick, near, rewrite, double, lead,
