@@ -381,17 +381,21 @@ def step_kernel():
         for g in range(F):
             n_all_sides = max(n_all_sides, side_of[g] + 1)
         at_once = (rules & DOUBLES_AT_ONCE) != 0
-        nd = 0
-        if at_once:
-            # the two-space figures' ends first, the chunk's games in one call (each
-            # game's from its own rows, which no other game's move below writes)
-            for b in range(lo, hi):
-                if done[b] or not double[actor[b]]:
+        b = lo
+        while b < hi:
+            # the two-space figures' ends first: the chunk's games in one call (each
+            # game's from its own rows, which no other game's move writes), or without
+            # at_once (the step before it) one call a game, right before its move;
+            # then the games' moves (one call site each: each is linked in whole)
+            e = hi if at_once else b + 1
+            nd = 0
+            for g in range(b, e):
+                if done[g] or not double[actor[g]]:
                     continue
-                _clear_row(mask, cost, stop, b)
-                rows1[nd] = b
-                figs1[nd] = actor[b]
-                bud1[nd] = budget[actor[b]]
+                _clear_row(mask, cost, stop, g)
+                rows1[nd] = g
+                figs1[nd] = actor[g]
+                bud1[nd] = budget[actor[g]]
                 nd += 1
             if nd > 0:
                 st_ = _DK(occ, cell, alive, rows1[:nd], figs1[:nd], bud1[:nd], *D, mask,
@@ -399,24 +403,10 @@ def step_kernel():
                 if st_ < 0:
                     return st_
             st_ = _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
-                         dist, best, near, lay, lo, hi, counts, n_all_sides)
+                         dist, best, near, lay, b, e, counts, n_all_sides)
             if st_ < 0:
                 return st_
-        else:
-            for b in range(lo, hi):     # one call a game (the step before at_once)
-                if not done[b] and double[actor[b]]:
-                    _clear_row(mask, cost, stop, b)
-                    rows1[0] = b
-                    figs1[0] = actor[b]
-                    bud1[0] = budget[actor[b]]
-                    st_ = _DK(occ, cell, alive, rows1[:1], figs1[:1], bud1[:1], *D, mask,
-                              cost, stop, no_pen, walkers)
-                    if st_ < 0:
-                        return st_
-                st_ = _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends,
-                             query, dist, best, near, lay, b, b + 1, counts, n_all_sides)
-                if st_ < 0:
-                    return st_
+            b = e
         # ---------------------------------------------------------- autoreset
         for b in range(lo, hi):   # finished games restart from the root at once
             if not done[b]:
