@@ -12,7 +12,8 @@ Move, the layout's stop codes, no one-figure or no-end spaces), :func:`hs_querie
 instead answers each one-space figure as that step does -- its kind's kept ends on the
 empty battlefield less the figures' spaces where no figure but friends it passes stands
 nearer than its budget (``games.heroscape._kept.kept_tables``), else its kind's packed query on the game's
-row (``reach1_general``), each end's stop its kind's stop code -- writing the usable
+row (``games.heroscape._bits.query_ends``: as bit sets over the padded grid where the
+query allows, else ``reach1_general``), each end's stop its kind's stop code -- writing the usable
 ends straight into the kept answer (listed by place id through a bit set over the
 cells: no pass over every place), and lists the double-space figures' games for the
 layout's compiled call (``_batch_doubles.doubles_kernel``, on the thread's scratch),

@@ -2,9 +2,11 @@
 
 :class:`movecore.tools.selfplay_batch.BatchedPlay` runs this step on Heroscape's arrays
 (:mod:`movecore.games.heroscape._batch`): per game, in one compiled call per thread
-(:func:`step_kernel`), the acting figure's legal ends -- a one-space figure's from the
-packed kernel of its kind of mover on the game's occupant row, with its kind's stop
-codes (or, where no figure but friends it passes stands within its reach -- a figure
+(:func:`step_kernel`; the games' moves in :func:`_games`, compiled without reference
+counts), the acting figure's legal ends -- a one-space figure's from its kind's packed
+query on the game's occupant row (as bit sets over the padded grid where the query
+allows: :func:`movecore.games.heroscape._bits.one_bits`, the kernel's answer; else
+the kernel), with its kind's stop codes (or, where no figure but friends it passes stands within its reach -- a figure
 reached only at the budget counts as out of it -- from its kind's kept ends on the
 empty battlefield less the figures' spaces: :func:`movecore.games.heroscape._kept.kept_tables`); a two-space
 figure's from the layout's compiled call (a walker with no one but friends in reach:
@@ -14,7 +16,8 @@ where no space next to one is, and with figures at the budget: ``walker_far``)
 scratch of its own per thread; one call for all the chunk's two-space games, before
 their moves: ``DOUBLES_AT_ONCE``) -- written into the game's row of the step's dense
 answer (``BatchedPlay._out``: what ``BatchedGames.legal_moves`` answers), the policy's
-choice (:func:`movecore.rl._vecgame._policy_pick`: the k-th legal end in place order;
+choice (:func:`movecore.rl._vecgame._policy_pick`'s: the k-th legal end in place order,
+found by blocks of places, :func:`_kth_set`;
 greedy: the k-th of those nearest to an enemy, over both spaces of a two-space figure
 and of the enemies), the move with its engagement codes (the codes of the figures next
 to the old and the new spaces written again: ``_batch._move_one``), the removal coin
