@@ -817,3 +817,114 @@ def test_two_space_walkers_far_from_enemies_take_kept_ends():
 def test_two_space_walkers_far_from_enemies_take_kept_ends_long():
     seen = _walkers_far_from_enemies(range(100, 140), range(100, 240), steps=30, B=16)
     assert seen["taken"] > 3000 and seen["broken"] > 10, seen
+
+
+def _bits_vs_kernel(scenarios, steps=6, B=32, seed=5, mutate=None) -> dict:
+    """A one-space query as bit sets (``_bits.one_bits``) against the kernel it stands
+    in for (``reach1_general``): from every one-space figure's space in every game of
+    ``steps`` self-play steps (the compiled step's states), with the games' own rows and
+    with their figures' codes shuffled over the battlefield (figures on water, glyphs,
+    next to obstacles), budgets 0, 1, the figure's and 3 more; the same ends, costs and
+    stops, each end listed once. ``mutate(Z)`` -> Z: broken tables (the check must
+    fail). Returns counts (queries, ends, shapes taken / not)."""
+    from movecore.games.heroscape._bits import bit_tables, one_bits, scratch_words
+    from movecore.kernels._types import OCC_EMPTY
+    from movecore.reach.compiled import reach1_general
+    from movecore.tools.selfplay_batch import BatchedPlay
+    rng = np.random.default_rng(seed)
+    seen = dict.fromkeys(("queries", "ends", "stopped", "taken", "not_taken"), 0)
+    for name, sc in scenarios:
+        try:
+            play = BatchedPlay("heroscape", sc, B, seed=seed, threads=1)
+        except mc.errors.MovecoreError:
+            continue
+        G = play.games
+        Z = bit_tables(G, play.coords)
+        if mutate is not None:
+            Z = mutate(Z)
+        ok = Z[0]
+        seen["taken"] += int(ok.sum())
+        seen["not_taken"] += int(len(ok) - ok.sum())
+        N = G.occ.shape[1]
+        double = np.asarray(G._selfplay["consts"][0], bool)
+        budget = np.asarray(G._budget, np.int64)
+        lay = np.zeros(scratch_words(Z, int(budget.max()) + 3), np.uint64)
+        buf, ends = G._bufs[0], np.zeros((3, N), np.int32)
+        query = np.zeros((1, 3), np.int64)
+        for _ in range(steps):
+            play.step()
+            for b in range(B):
+                rows = [G.occ[b].copy()]
+                shuffled = np.full(N, OCC_EMPTY, np.int32)
+                shuffled[rng.permutation(N)] = rows[0]
+                rows.append(shuffled)
+                for f in range(G.F):
+                    if double[f] or not G.alive[b, f] or budget[f] < 0:
+                        continue
+                    start = int(G.cell[b, f])
+                    sh = int(G._shape_of[f] + G._shape_cell[start])
+                    if not ok[sh]:
+                        continue
+                    blob = G._blobs[G._blob_at[sh]:G._blob_at[sh + 1]]
+                    qf = G._qflags[G._qflags_at[sh]:G._qflags_at[sh + 1]]
+                    zc = G._zoc[G._zoc_at[sh]:G._zoc_at[sh + 1]]
+                    for occ in rows:
+                        for bud in sorted({0, 1, int(budget[f]), int(budget[f]) + 3}):
+                            query[0, :2] = start, bud
+                            m = reach1_general(blob, occ, qf, zc, G._params[sh], buf,
+                                               ends, query, 0, 0)
+                            want = sorted(map(tuple, ends[:, :m].T.tolist()))
+                            m = one_bits(Z, sh, occ, G._params[sh], start, bud, lay, ends)
+                            got = sorted(map(tuple, ends[:, :m].T.tolist()))
+                            assert got == want, (name, b, f, bud)
+                            seen["queries"] += 1
+                            seen["ends"] += m
+                            seen["stopped"] += sum(e[2] for e in got)
+    return seen
+
+
+def test_one_space_queries_as_bit_sets_equal_the_kernel():
+    """``_bits.one_bits`` gives ``reach1_general``'s ends, costs and stops on every
+    bundled battlefield and random ones (levels with drops, water, lava, glyphs,
+    obstacles; Ghost Walk; both climb limits), and its tables take the bundled kinds."""
+    from movecore.tools.selfplay import example_scenarios
+    bundled = example_scenarios("heroscape")
+    seen = _bits_vs_kernel(bundled + _scenarios(range(10)))
+    assert seen["queries"] > 40_000 and seen["stopped"] > 50_000, seen
+    assert seen["taken"] >= 2 * len(bundled), seen
+
+
+@pytest.mark.parametrize("how", ["offset", "cost", "stop", "no_end"])
+def test_bit_set_check_fails_on_broken_tables(how):
+    """The check above fails with the tables broken: a direction's offset one bit off,
+    every step's cost class moved one up, the stopping cells forgotten, the cells
+    never ended on forgotten."""
+    from movecore.tools.selfplay import example_scenarios
+
+    def mutate(Z):
+        Z = list(Z)
+        if how == "offset":
+            Z[1] = Z[1].copy()
+            Z[1][0] += 1
+        elif how == "cost":
+            Z[2] = np.concatenate([np.zeros_like(Z[2][:, :, :1]), Z[2]], axis=2)
+            Z[7] = np.concatenate([np.zeros_like(Z[7][:, :, :1]), Z[7]], axis=2)
+        elif how == "stop":
+            Z[3] = np.zeros_like(Z[3])
+        else:
+            Z[4] = np.zeros_like(Z[4])
+        return tuple(Z)
+
+    with pytest.raises(AssertionError):
+        _bits_vs_kernel(example_scenarios("heroscape") + _scenarios(range(10)), steps=4,
+                        mutate=mutate)
+
+
+@pytest.mark.parametrize("path", ["ONE_BITS", "KTH_BLOCKS"])
+def test_the_step_without_a_fast_path_equals_the_array_path(monkeypatch, path):
+    """The step with its one-space queries by the kernel (``ONE_BITS`` off) or its
+    policy's scan place by place (``KTH_BLOCKS`` off) -- the step before each, kept for
+    A/B runs -- plays as the array path too."""
+    from movecore.tools import _selfplay_heroscape as H
+    monkeypatch.setattr(H, "RULES", H.RULES & ~getattr(H, path))
+    _compiled_vs_array(_step_scenarios(range(4)), "random", 1, steps=20)

@@ -1249,6 +1249,27 @@ def test_heroscape_fast_answers_check_fails_on_a_wrong_answer():
             _hs_answers_run(s, 20, seed=1, mutate=mutate)
 
 
+def test_heroscape_fast_answers_by_the_kernel_or_broken_bit_sets():
+    """The fast answers with every one-space query by the kernel (``_vechs.NO_BITS``:
+    the path before the bit sets, kept for A/B runs) are the general path's too; the
+    check fails with the bit sets' stopping cells forgotten."""
+    from movecore.rl._vechs import NO_BITS
+    ex = dict(example_scenarios("heroscape"))
+
+    def kernel(hs):
+        hs.rules = NO_BITS
+
+    def no_stop(hs):
+        Z = list(hs.S[-1])
+        Z[3] = np.zeros_like(Z[3])
+        hs.S = hs.S[:-1] + (tuple(Z),)
+
+    got = _hs_answers_run(ex["heroscape_engaged_knight.json"], 8, seed=0, mutate=kernel)
+    assert got is not None and got[0] > 50, got
+    with pytest.raises(AssertionError):
+        _hs_answers_run(ex["heroscape_river_crossing.json"], 20, seed=1, mutate=no_stop)
+
+
 def _hs_paths_run(scenario, steps, seed, threads=1, mutate=None):
     """:func:`_fast_paths_run` on Heroscape's fast path (``_vechs``), both opponents."""
     kw = dict(num_envs=8, threads=threads, max_turns=9, copy=True,

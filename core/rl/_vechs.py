@@ -12,7 +12,8 @@ Move, the layout's stop codes, no one-figure or no-end spaces), :func:`hs_querie
 instead answers each one-space figure as that step does -- its kind's kept ends on the
 empty battlefield less the figures' spaces where no figure but friends it passes stands
 nearer than its budget (``games.heroscape._kept.kept_tables``), else its kind's packed query on the game's
-row (``reach1_general``), each end's stop its kind's stop code -- writing the usable
+row (``games.heroscape._bits.query_ends``: as bit sets over the padded grid where the
+query allows, else ``reach1_general``), each end's stop its kind's stop code -- writing the usable
 ends straight into the kept answer (listed by place id through a bit set over the
 cells: no pass over every place), and lists the double-space figures' games for the
 layout's compiled call (``_batch_doubles.doubles_kernel``, on the thread's scratch),
@@ -39,17 +40,20 @@ from numba import njit
 
 from ..batch import on_chunks
 from ..games.heroscape._batch import _move_one, _spaces
+from ..games.heroscape._bits import query_ends
 from ..games.heroscape._kept import kept_clear
 from ..kernels import _types as T
 from ..kernels._jit import NO_NRT
 from ..kernels.batch import _clear_row
-from ..reach.compiled import reach1_general
 from ._kept_answer import keep_answer
 from ._vecgame import TERMINATED, _draw, _n_sides
 
 EMPTY = T.OCC_EMPTY
 #: a broken rule for the tests' mutation check: a kept end's stop code dropped
 BREAK_STOP = 1
+#: the one-space queries by the kernel, not as bit sets (``_bits.one_bits``), for A/B
+#: runs and the tests' differential
+NO_BITS = 2
 
 
 @njit(cache=True, nogil=True, **NO_NRT)
@@ -68,19 +72,26 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
     (not engaged) and every other figure nearer than ``kept_far`` (``near``; one at the
     budget only takes its cell from the ends) is a friend with that code; else its kind's packed query (``S``: ``blobs, blob_at,
     qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell, budget,
-    stop_code``) on the game's row ``occ[b]`` (``buf``/``ends``/``query``: the kernel's
-    workspace). A stopped end's stop is ``stop_code[shape, cell]``, else 0 (the
-    general path's end rule). ``bits`` uint64[>= ceil(N / 64)], zero between calls.
+    stop_code``, then ``Z``: their bit tables, ``_bits.bit_tables``) on the game's row
+    ``occ[b]``: as bit sets (``_bits.one_bits``) where ``Z`` allows, else by the
+    kernel (``buf``/``ends``/``query``: its workspace). A stopped end's stop is
+    ``stop_code[shape, cell]``, else 0 (the general path's end rule). ``bits``
+    uint64[>= ceil(N / 64) + _bits.scratch_words]: its first ceil(N / 64) words zero
+    between calls, the rest ``one_bits``' scratch.
 
     A double-space figure's game: its rows of ``mask``/``cost``/``stop`` (uint8 /
     int32 / int8[B, P]) cleared (0, -1, 0) and the game, slot and budget listed in
     ``dl`` (int64[3, >= R]) for the layout's compiled call. ``out`` int64[2]: how many
     games went to ``again``, how many to ``dl``; returns how many one-space answers
-    were the kept ends. ``rules``: 0 (``BREAK_STOP``: the tests' broken rule)."""
+    were the kept ends. ``rules``: 0, or bits: ``BREAK_STOP`` (the tests' broken rule),
+    ``NO_BITS`` (every query by the kernel)."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
-     budget, stop_code) = S
+     budget, stop_code, Z) = S
     kept_at, kept_code, kept_ptr, kept, near_k, kept_far = K
     N = occ.shape[1]
+    nw = (N + 63) >> 6
+    lay = bits[nw:]     # (one_bits' scratch)
+    use_bits = (rules & NO_BITS) == 0
     one = np.uint64(1)
     k = 0
     nd = 0
@@ -117,15 +128,12 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
                     bits[c >> 6] |= one << np.uint64(c & 63)
                     a_cost[b, c] = kept[1, e]
                     a_stop[b, c] = stop_code[sh, c] \
-                        if kept[2, e] != 0 and rules != BREAK_STOP else 0
+                        if kept[2, e] != 0 and (rules & BREAK_STOP) == 0 else 0
         else:
             sh = shape_of[f] + shape_cell[start]
             query[0, 0] = start
             query[0, 1] = bud
-            m = reach1_general(blobs[blob_at[sh]:blob_at[sh + 1]], occ[b],
-                               qflags[qflags_at[sh]:qflags_at[sh + 1]],
-                               zoc[zoc_at[sh]:zoc_at[sh + 1]], params[sh], buf, ends,
-                               query, 0, 0)
+            m = query_ends(S, sh, occ[b], start, bud, buf, ends, query, lay, use_bits)
             if m < 0:
                 return m
             for e in range(m):
@@ -135,7 +143,7 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
                     a_cost[b, c] = ends[1, e]
                     a_stop[b, c] = stop_code[sh, c] if ends[2, e] != 0 else 0
         n = 0
-        for w in range((N + 63) >> 6):  # the listed ends by place id; the bits cleared
+        for w in range(nw):     # the listed ends by place id; the bits cleared
             x = bits[w]
             if not x:
                 continue
@@ -248,6 +256,7 @@ class HeroscapeAnswers:
     def __init__(self, steps):
         from ..batch import per_thread
         from ..games.heroscape._batch_doubles import doubles_kernel
+        from ..games.heroscape._bits import bit_tables, scratch_words
         from ..games.heroscape._kept import kept_tables
         G = steps.G
         self.steps = steps
@@ -255,8 +264,9 @@ class HeroscapeAnswers:
         C = self.n_chunks = len(G._bufs)
         B, F = steps.B, steps.F
         N = G.occ.shape[1]
+        Z = bit_tables(G, steps.coords)
         self.S = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
-                  G._params, G._shape_of, G._shape_cell, G._budget, G._stop_code)
+                  G._params, G._shape_of, G._shape_cell, G._budget, G._stop_code, Z)
         self.K = kept_tables(G)
         self.consts = tuple(G._selfplay["consts"])
         self.double = np.ascontiguousarray(self.consts[0], np.bool_)
@@ -265,7 +275,8 @@ class HeroscapeAnswers:
         # are the general path's (never called during these calls)
         self.D = [G._selfplay["doubles"](c > 0) for c in range(C)]
         self.query = per_thread(C, (1, 3), np.int64)
-        self.bits = per_thread(C, ((N + 63) // 64,), np.uint64)
+        self.bits = per_thread(C, ((N + 63) // 64 + scratch_words(
+            Z, int(np.max(G._budget, initial=0))),), np.uint64)
         self.dl = [per_thread(1, (3, B), np.int64)[0] for _ in range(C)]
         self.outs = per_thread(C, (2,), np.int64)
         self.near = per_thread(C, (F,), np.bool_)

@@ -75,7 +75,7 @@ def env_kernel():
     Returns 0 or a kernel status < 0."""
     import os
 
-    from ..games.heroscape import _batch, _batch_doubles, _jit, _kept
+    from ..games.heroscape import _batch, _batch_doubles, _bits, _jit, _kept
     from ..reach.compiled import kernel_sources
     from . import _kept_answer, _vecgame, _vechs, _vecnp
     global _DK
@@ -83,7 +83,8 @@ def env_kernel():
     # what is linked or inlined in here: an edit there must recompile this one (Numba's
     # cache knows only this file)
     files = kernel_sources() + (_batch_doubles.__file__, _batch.__file__, _jit.__file__,
-                                _kept.__file__, _vecgame.__file__, _vechs.__file__,
+                                _kept.__file__, _bits.__file__, _vecgame.__file__,
+                                _vechs.__file__,
                                 _vecnp.__file__, _kept_answer.__file__)
     deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
 

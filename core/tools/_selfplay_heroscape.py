@@ -2,9 +2,11 @@
 
 :class:`movecore.tools.selfplay_batch.BatchedPlay` runs this step on Heroscape's arrays
 (:mod:`movecore.games.heroscape._batch`): per game, in one compiled call per thread
-(:func:`step_kernel`), the acting figure's legal ends -- a one-space figure's from the
-packed kernel of its kind of mover on the game's occupant row, with its kind's stop
-codes (or, where no figure but friends it passes stands within its reach -- a figure
+(:func:`step_kernel`; the games' moves in :func:`_games`, compiled without reference
+counts), the acting figure's legal ends -- a one-space figure's from its kind's packed
+query on the game's occupant row (as bit sets over the padded grid where the query
+allows: :func:`movecore.games.heroscape._bits.one_bits`, the kernel's answer; else
+the kernel), with its kind's stop codes (or, where no figure but friends it passes stands within its reach -- a figure
 reached only at the budget counts as out of it -- from its kind's kept ends on the
 empty battlefield less the figures' spaces: :func:`movecore.games.heroscape._kept.kept_tables`); a two-space
 figure's from the layout's compiled call (a walker with no one but friends in reach:
@@ -14,7 +16,8 @@ where no space next to one is, and with figures at the budget: ``walker_far``)
 scratch of its own per thread; one call for all the chunk's two-space games, before
 their moves: ``DOUBLES_AT_ONCE``) -- written into the game's row of the step's dense
 answer (``BatchedPlay._out``: what ``BatchedGames.legal_moves`` answers), the policy's
-choice (:func:`movecore.rl._vecgame._policy_pick`: the k-th legal end in place order;
+choice (:func:`movecore.rl._vecgame._policy_pick`'s: the k-th legal end in place order,
+found by blocks of places, :func:`_kth_set`;
 greedy: the k-th of those nearest to an enemy, over both spaces of a two-space figure
 and of the enemies), the move with its engagement codes (the codes of the figures next
 to the old and the new spaces written again: ``_batch._move_one``), the removal coin
@@ -37,14 +40,14 @@ from numba import njit
 
 from ..batch import per_thread
 from ..games.heroscape._batch import _move_one, _spaces
+from ..games.heroscape._bits import bit_tables, query_ends, scratch_words
 from ..games.heroscape._batch_doubles import (NO_FIGURES_FAR, NO_KEPT_WALKERS,
                                               NO_LEAVE_FAR)
 from ..games.heroscape._kept import kept_clear, kept_tables
 from ..kernels import _types as T
-from ..kernels._jit import once
+from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
 from ..kernels.batch import _clear_row
-from ..reach.compiled import reach1_general
 from ..rl._vecgame import (_adjacent, _grid_distance, _n_sides, _policy_pick,
                            _selfplay_next_actor, _selfplay_restart, _uniform)
 
@@ -74,8 +77,16 @@ DOUBLES_AT_ONCE = 512
 #: for leaving attacks where no space next to an enemy is in its reach below the
 #: budget (its penalty search is then its plain query); _batch_doubles.walker_far
 WALKER_FAR = 1024
+#: a fast path too (off: the kernel, for A/B runs and the differential): a one-space
+#: figure's query as bit sets over the padded grid where its kind's query allows
+#: (:func:`movecore.games.heroscape._bits.one_bits`: the same ends, costs and stops
+#: as ``reach1_general``)
+ONE_BITS = 2048
+#: a fast path too (off: ``_vecgame._policy_pick``'s scan, for A/B runs): the policy's
+#: k-th end found by blocks of 64 places counted first (:func:`_kth_set`)
+KTH_BLOCKS = 4096
 RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES | KEPT_ENDS | KEPT_FAR | \
-    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR
+    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR | ONE_BITS | KTH_BLOCKS
 #: the kept ends' rule broken, for the tests that see the differential fail: friends'
 #: spaces kept as ends; kept ends taken whoever stands within reach
 BREAK_FRIENDS = 16
@@ -87,7 +98,7 @@ _DK = None   # the two-space figures' compiled call, linked in by step_kernel()
 EMPTY = T.OCC_EMPTY
 
 
-@njit(nogil=True)
+@njit(nogil=True, **NO_NRT)
 def _touching_enemy(nbr, cell, alive, side_of, double, lead, trail, b, f, r, both):
     """The removal coin's victim in game ``b``: the k-th figure (slot order) in play,
     not of figure ``f``'s side, with a space next to one of ``f``'s (both spaces of a
@@ -126,7 +137,7 @@ def _touching_enemy(nbr, cell, alive, side_of, double, lead, trail, b, f, r, bot
     return -1
 
 
-@njit(nogil=True)
+@njit(nogil=True, **NO_NRT)
 def _place_distance(coords, kind, cell, alive, side_of, double, lead, trail, b, f, p, both):
     """The least grid distance from place ``p`` of figure slot ``f`` (its spaces) to a
     space of a figure in play not of ``f``'s side (1 << 40: none), as
@@ -155,6 +166,173 @@ def _place_distance(coords, kind, cell, alive, side_of, double, lead, trail, b, 
     return d
 
 
+@njit(nogil=True, inline="always")
+def _kth_set(row, n, r):
+    """``_vecgame._policy_pick``'s random pick (``greedy`` False): of the ``n`` legal
+    ends of ``row`` (uint8[P], each 0 or 1), the ``int(r * n)``-th in place order (-1
+    where ``n`` is 0). The places are counted by blocks of 64 first (a sum LLVM
+    vectorizes), then the block holding it scanned: a two-space figure's row is P =
+    746 places on the bench's battlefield, whose ends lie anywhere in it, and the scan
+    place by place (a branch at each) was a good part of the step's own code."""
+    if n <= 0:
+        return np.int64(-1)
+    want = np.int64(r * n)
+    P = row.shape[0]
+    seen = np.int64(0)
+    base = 0
+    while base + 64 <= P:
+        k = np.int64(0)
+        for i in range(64):
+            k += row[base + i]
+        if seen + k > want:
+            break
+        seen += k
+        base += 64
+    for c in range(base, P):
+        if row[c] != 0:
+            if seen == want:
+                return np.int64(c)
+            seen += 1
+    return np.int64(-1)
+
+
+@njit(nogil=True, **NO_NRT)
+def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dist, best,
+           near, lay, lo, hi, counts, n_all_sides):
+    """The step's games ``lo <= b < hi`` (``heroscape_step``'s arguments; returns 0 or a
+    kernel status < 0) but their restarts, their two-space figures' ends already in
+    their rows (the caller runs the layout's call, which allocates). Compiled without
+    Numba's reference counts (it allocates nothing; the caller keeps every array
+    alive): in the step, compiled with them, each game's views (the kernel's five
+    arguments, the policy's row) and each inlined helper handed an array (the row
+    clear, the kept ends' test, the policy, the draws) counted their arrays at every
+    game, ~10% of a ``BatchedPlay`` move's samples (docs/performance.md)."""
+    (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
+     budget, stop_code, Z) = S
+    double, lead, trail, team, height, level, hnbr, n_teams, master = M
+    (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,
+     tick, max_turns, occ0, cell0, rules) = Q
+    kept_at, kept_code, kept_ptr, kept, near_k, kept_far = K
+    use_kept = (rules & KEPT_ENDS) != 0
+    keep_friends = (rules & BREAK_FRIENDS) != 0
+    any_figure = (rules & BREAK_REACH) != 0
+    edge_near = (rules & BREAK_FAR) != 0
+    at_far = (rules & KEPT_FAR) != 0
+    bits = (rules & ONE_BITS) != 0
+    rewrite = (rules & NEIGHBOUR_CODES) != 0
+    both_r = (rules & REMOVAL_SPACES) != 0
+    both_g = (rules & GREEDY_SPACES) != 0
+    N = occ.shape[1]
+    B = occ.shape[0]
+    P = mask.shape[1]
+    t = tick[0]     # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
+    gone = np.int64(-1)     # (a removal's place; not a literal: one compile)
+    for b in range(lo, hi):
+        # ------------------------------------------------------ the legal ends
+        if done[b] or not double[actor[b]]:   # (a two-space figure's: the caller's)
+            _clear_row(mask, cost, stop, b)   # (as BatchedGames answers)
+        if done[b]:
+            continue
+        f = actor[b]
+        start = np.int64(cell[b, f])
+        counts[0] += 1                      # a move generation
+        n = 0
+        ka = np.int64(-1)
+        if double[f]:           # the layout's compiled call answered it (the caller)
+            for a in range(P):
+                n += mask[b, a]
+        elif use_kept:
+            ka = kept_at[f]
+            if ka >= 0 and occ[b, start] != kept_code[ka]:
+                ka = -1                     # (engaged: a wall to its friends)
+            if ka >= 0:
+                # no figure nearer than the budget but friends it passes (their
+                # code, the mover's own: not engaged)? the search reads no cell
+                # farther, and one at the budget ends it (kept_tables), so it is
+                # the empty battlefield's but for the figures' spaces, which it
+                # passes (friends) or which end it there (the rest) and may not
+                # end on
+                far = (kept_far[ka] if at_far else budget[f] + 1) - \
+                    (1 if edge_near else 0)
+                if not any_figure and not kept_clear(
+                        near_k, ka * N + start, far, kept_code[ka], occ, cell,
+                        double, lead, trail, alive, b, f):
+                    ka = -1
+        if not double[f] and ka >= 0:   # the kept ends, less the friends' spaces
+            counts[4] += 1
+            sh = shape_of[f]
+            at = ka * N + start
+            for e in range(kept_ptr[at], kept_ptr[at + 1]):
+                c = kept[0, e]
+                if c != start and occ[b, c] != EMPTY and not keep_friends:
+                    continue
+                n += 1
+                mask[b, c] = 1
+                cost[b, c] = kept[1, e]
+                if kept[2, e] != 0:
+                    stop[b, c] = stop_code[sh, c]
+        elif not double[f]:     # its kind's packed query on the game's row
+            sh = shape_of[f] + shape_cell[start]
+            m = query_ends(S, sh, occ[b], start, budget[f], buf, ends, query, lay, bits)
+            if m < 0:
+                return m
+            for i in range(m):
+                c = ends[0, i]
+                if mask[b, c] == 0:
+                    n += 1
+                mask[b, c] = 1
+                cost[b, c] = ends[1, i]
+                if ends[2, i] != 0:
+                    stop[b, c] = stop_code[sh, c]
+        # ------------------------------------------------------ the policy
+        s = side_of[f]
+        row = mask[b]
+        if greedy and n > 0:    # the nearest ends, then one of them as random picks
+            low = np.int64(1) << 40
+            n_low = 0
+            for a in range(P):
+                if mask[b, a] == 0:
+                    continue
+                d = _place_distance(coords, kind, cell, alive, side_of, double, lead,
+                                    trail, b, f, a, both_g)
+                dist[a] = d
+                if d < low:
+                    low = d
+                    n_low = 0
+                if d == low:
+                    n_low += 1
+            for a in range(P):
+                best[a] = 1 if mask[b, a] != 0 and dist[a] == low else 0
+            row = best
+            n = n_low
+        r = _uniform(key, (t * B + b) * 3)
+        if (rules & KTH_BLOCKS) != 0:
+            pick = _kth_set(row, n, r)
+        else:
+            pick = _policy_pick(row, n, False, r, dist, coords, cell, alive, side_of,
+                                kind, b, s)
+        # ------------------------------------------------------ the move
+        if pick >= 0:
+            _move_one(occ, cell, alive, b, f, pick, near, rewrite, double, lead,
+                      trail, team, height, level, hnbr, n_teams, master)
+            counts[1] += 1
+            if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove a touching enemy
+                g = _touching_enemy(nbr, cell, alive, side_of, double, lead, trail,
+                                    b, f, _uniform(key, (t * B + b) * 3 + 2), both_r)
+                if g >= 0:
+                    _move_one(occ, cell, alive, b, g, gone, near, rewrite, double,
+                              lead, trail, team, height, level, hnbr, n_teams,
+                              master)
+                    # fewer than two sides left: the game is over at once
+                    if _n_sides(alive, side_of, n_all_sides, b) < 2:
+                        done[b] = True
+                        continue
+        # ------------------------------------------------------ next actor
+        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
+                             done, max_turns, n_all_sides, b, False, counts)
+    return 0
+
+
 @once
 def step_kernel():
     """The compiled step (compiled, or loaded from Numba's cache, on first use; the
@@ -162,9 +340,10 @@ def step_kernel():
     penalty kernel).
 
     ``heroscape_step(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
-    D, one, dist, best, near, lo, hi, counts)``: games ``lo <= b < hi``. ``S`` = the
+    D, one, dist, best, near, lay, lo, hi, counts)``: games ``lo <= b < hi``. ``S`` = the
     one-space kinds' packed queries (``blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
-    params, shape_of, shape_cell, budget, stop_code``: ``BatchedGames``'); ``M`` = the
+    params, shape_of, shape_cell, budget, stop_code``: ``BatchedGames``'; then ``Z``,
+    their bit tables: :func:`movecore.games.heroscape._bits.bit_tables`); ``M`` = the
     move's constants (``double, lead, trail, team, height, level, nbr, n_teams,
     master``: the layout's); ``Q`` = the play (``side_of, turn_sides, movers, turn,
     actor, done, nbr, coords, kind, greedy, key, tick, max_turns, occ0, cell0,
@@ -173,11 +352,11 @@ def step_kernel():
     ends, written; per thread: the kernel's ``buf`` and ``ends``, ``query`` int64[1, 3],
     ``D`` (the two-space call's arguments: ``_batch`` ``doubles()``), ``one`` (three
     int64[hi - lo]: its rows, figures, budgets), scratch ``dist`` int64[P], ``best`` uint8[P],
-    ``near`` bool[F]; ``counts`` int64[5]: move generations, moves, turns begun, games
+    ``near`` bool[F], ``lay`` uint64 (``_bits.scratch_words``); ``counts`` int64[5]: move generations, moves, turns begun, games
     finished, generations answered from the kept ends (added to). Returns 0 or a kernel status < 0."""
     import os
 
-    from ..games.heroscape import _batch, _batch_doubles, _jit
+    from ..games.heroscape import _batch, _batch_doubles, _bits, _jit, _kept
     from ..reach.compiled import kernel_sources
     from ..rl import _vecgame
     global _DK
@@ -185,173 +364,52 @@ def step_kernel():
     # what is linked or inlined in here: an edit there must recompile this one (Numba's
     # cache knows only this file)
     files = kernel_sources() + (_batch_doubles.__file__, _batch.__file__, _jit.__file__,
-                                _vecgame.__file__)
+                                _vecgame.__file__, _bits.__file__, _kept.__file__)
     deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
 
     @njit(cache=CACHE, nogil=True)
     def heroscape_step(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
-                       D, one, dist, best, near, lo, hi, counts):
+                       D, one, dist, best, near, lay, lo, hi, counts):
         dep = deps  # noqa: F841 (in the closure: see above)
-        (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
-         budget, stop_code) = S
-        double, lead, trail, team, height, level, hnbr, n_teams, master = M
+        budget = S[9]
+        double = M[0]
         (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,
          tick, max_turns, occ0, cell0, rules) = Q
         rows1, figs1, bud1 = one
-        kept_at, kept_code, kept_ptr, kept, near_k, kept_far = K
-        use_kept = (rules & KEPT_ENDS) != 0
-        keep_friends = (rules & BREAK_FRIENDS) != 0
-        any_figure = (rules & BREAK_REACH) != 0
-        edge_near = (rules & BREAK_FAR) != 0
-        at_far = (rules & KEPT_FAR) != 0
         walkers = (0 if (rules & KEPT_WALKERS) != 0 else NO_KEPT_WALKERS) | \
             (0 if (rules & WALKER_FAR) != 0 else NO_LEAVE_FAR | NO_FIGURES_FAR)
-        N = occ.shape[1]
         F = cell.shape[1]
-        B = occ.shape[0]
-        P = mask.shape[1]
-        t = tick[0]     # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
-        rewrite = (rules & NEIGHBOUR_CODES) != 0
-        both_r = (rules & REMOVAL_SPACES) != 0
-        both_g = (rules & GREEDY_SPACES) != 0
         no_pen = np.zeros((0, 0), np.int32)
-        gone = np.int64(-1)     # (a removal's place; not a literal: one compile)
         n_all_sides = 0
         for g in range(F):
             n_all_sides = max(n_all_sides, side_of[g] + 1)
         at_once = (rules & DOUBLES_AT_ONCE) != 0
-        nd = 0
-        if at_once:
-            # the two-space figures' ends first, the chunk's games in one call (each
-            # game's from its own rows, which no other game's move below writes)
-            for b in range(lo, hi):
-                if done[b] or not double[actor[b]]:
+        b = lo
+        while b < hi:
+            # the two-space figures' ends first: the chunk's games in one call (each
+            # game's from its own rows, which no other game's move writes), or without
+            # at_once (the step before it) one call a game, right before its move;
+            # then the games' moves (one call site each: each is linked in whole)
+            e = hi if at_once else b + 1
+            nd = 0
+            for g in range(b, e):
+                if done[g] or not double[actor[g]]:
                     continue
-                _clear_row(mask, cost, stop, b)
-                rows1[nd] = b
-                figs1[nd] = actor[b]
-                bud1[nd] = budget[actor[b]]
+                _clear_row(mask, cost, stop, g)
+                rows1[nd] = g
+                figs1[nd] = actor[g]
+                bud1[nd] = budget[actor[g]]
                 nd += 1
             if nd > 0:
                 st_ = _DK(occ, cell, alive, rows1[:nd], figs1[:nd], bud1[:nd], *D, mask,
                           cost, stop, no_pen, walkers)
                 if st_ < 0:
                     return st_
-        for b in range(lo, hi):
-            # ------------------------------------------------------ the legal ends
-            if not (at_once and not done[b] and double[actor[b]]):
-                _clear_row(mask, cost, stop, b)   # (as BatchedGames answers)
-            if done[b]:
-                continue
-            f = actor[b]
-            start = np.int64(cell[b, f])
-            counts[0] += 1                      # a move generation
-            n = 0
-            ka = np.int64(-1)
-            if double[f]:           # the layout's compiled call (above, or this game's)
-                if not at_once:
-                    rows1[0] = b
-                    figs1[0] = f
-                    bud1[0] = budget[f]
-                    st_ = _DK(occ, cell, alive, rows1[:1], figs1[:1], bud1[:1], *D, mask,
-                              cost, stop, no_pen, walkers)
-                    if st_ < 0:
-                        return st_
-                for a in range(P):
-                    n += mask[b, a]
-            elif use_kept:
-                ka = kept_at[f]
-                if ka >= 0 and occ[b, start] != kept_code[ka]:
-                    ka = -1                     # (engaged: a wall to its friends)
-                if ka >= 0:
-                    # no figure nearer than the budget but friends it passes (their
-                    # code, the mover's own: not engaged)? the search reads no cell
-                    # farther, and one at the budget ends it (kept_tables), so it is
-                    # the empty battlefield's but for the figures' spaces, which it
-                    # passes (friends) or which end it there (the rest) and may not
-                    # end on
-                    far = (kept_far[ka] if at_far else budget[f] + 1) - \
-                        (1 if edge_near else 0)
-                    if not any_figure and not kept_clear(
-                            near_k, ka * N + start, far, kept_code[ka], occ, cell,
-                            double, lead, trail, alive, b, f):
-                        ka = -1
-            if not double[f] and ka >= 0:   # the kept ends, less the friends' spaces
-                counts[4] += 1
-                sh = shape_of[f]
-                at = ka * N + start
-                for e in range(kept_ptr[at], kept_ptr[at + 1]):
-                    c = kept[0, e]
-                    if c != start and occ[b, c] != EMPTY and not keep_friends:
-                        continue
-                    n += 1
-                    mask[b, c] = 1
-                    cost[b, c] = kept[1, e]
-                    if kept[2, e] != 0:
-                        stop[b, c] = stop_code[sh, c]
-            elif not double[f]:     # its kind's packed query on the game's row
-                sh = shape_of[f] + shape_cell[start]
-                query[0, 0] = start
-                query[0, 1] = budget[f]
-                blob = blobs[blob_at[sh]:blob_at[sh + 1]]
-                qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
-                zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
-                pk = params[sh]
-                # (the general kernel, for a plain query too: the same ends and
-                # costs, no stop; one kernel linked in, not two: compile time)
-                m = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
-                if m < 0:
-                    return m
-                for i in range(m):
-                    c = ends[0, i]
-                    if mask[b, c] == 0:
-                        n += 1
-                    mask[b, c] = 1
-                    cost[b, c] = ends[1, i]
-                    if ends[2, i] != 0:
-                        stop[b, c] = stop_code[sh, c]
-            # ------------------------------------------------------ the policy
-            s = side_of[f]
-            row = mask[b]
-            if greedy and n > 0:    # the nearest ends, then one of them as random picks
-                low = np.int64(1) << 40
-                n_low = 0
-                for a in range(P):
-                    if mask[b, a] == 0:
-                        continue
-                    d = _place_distance(coords, kind, cell, alive, side_of, double, lead,
-                                        trail, b, f, a, both_g)
-                    dist[a] = d
-                    if d < low:
-                        low = d
-                        n_low = 0
-                    if d == low:
-                        n_low += 1
-                for a in range(P):
-                    best[a] = 1 if mask[b, a] != 0 and dist[a] == low else 0
-                row = best
-                n = n_low
-            pick = _policy_pick(row, n, False, _uniform(key, (t * B + b) * 3), dist,
-                                coords, cell, alive, side_of, kind, b, s)
-            # ------------------------------------------------------ the move
-            if pick >= 0:
-                _move_one(occ, cell, alive, b, f, pick, near, rewrite, double, lead,
-                          trail, team, height, level, hnbr, n_teams, master)
-                counts[1] += 1
-                if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove a touching enemy
-                    g = _touching_enemy(nbr, cell, alive, side_of, double, lead, trail,
-                                        b, f, _uniform(key, (t * B + b) * 3 + 2), both_r)
-                    if g >= 0:
-                        _move_one(occ, cell, alive, b, g, gone, near, rewrite, double,
-                                  lead, trail, team, height, level, hnbr, n_teams,
-                                  master)
-                        # fewer than two sides left: the game is over at once
-                        if _n_sides(alive, side_of, n_all_sides, b) < 2:
-                            done[b] = True
-                            continue
-            # ------------------------------------------------------ next actor
-            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
-                                 done, max_turns, n_all_sides, b, False, counts)
+            st_ = _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
+                         dist, best, near, lay, b, e, counts, n_all_sides)
+            if st_ < 0:
+                return st_
+            b = e
         # ---------------------------------------------------------- autoreset
         for b in range(lo, hi):   # finished games restart from the root at once
             if not done[b]:
@@ -377,8 +435,10 @@ def step(play, kind: int) -> int:
         N = G.occ.shape[1]
         stop_code = np.zeros((len(G._params), N), np.int8) if G._stop_code is None \
             else G._stop_code
+        Z = bit_tables(G, play.coords)
         S = (G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
-             G._params, G._shape_of, G._shape_cell, G._budget, stop_code)
+             G._params, G._shape_of, G._shape_cell, G._budget, stop_code, Z)
+        n_lay = scratch_words(Z, int(np.max(G._budget, initial=0)))
         M = tuple(sp["consts"])
         Q = (play.side_of, play.turn_sides, play.movers, play.turn, play.actor, play.done,
              np.ascontiguousarray(play.nbr), np.ascontiguousarray(play.coords), kind,
@@ -391,7 +451,7 @@ def step(play, kind: int) -> int:
                   tuple(np.zeros(max(1, (B * (c + 1)) // n_chunks - (B * c) // n_chunks),
                                  np.int64) for _ in range(3)),
                   np.zeros(P, np.int64), np.zeros(P, np.uint8), np.zeros(F, np.bool_),
-                  (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
+                  np.zeros(n_lay, np.uint64), (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
                  for c in range(n_chunks)]
         fz = play._fz = (counts, calls)
     counts, calls = fz
