@@ -718,8 +718,9 @@ def steps_kernel():
                 continue  # stale entry
             if stopped_s and _at_most(buf[U(o_state + 2 * sf + 1)], base, cur):
                 continue  # a free arrival at most as dear settled: it wins
-            dominated = False   # (as reach_pen's ends and rows modes)
-            for p2 in range(pen + 1):
+            dominated = False   # (as reach_pen's ends and rows modes; its own level
+            # never dominates: the tests above took that state's words)
+            for p2 in range(pen):
                 t2 = p2 * N + u
                 if _below(buf[U(o_state + 2 * t2 + 1)], base, cur):
                     dominated = True
