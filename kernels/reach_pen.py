@@ -19,7 +19,8 @@ penalty-free query never runs it (``reach1`` has no penalty dimension at all).
 
 ``buf`` int32: one thread's workspace (see ``pen_layout_size``), for N cells, ``Pa``
 penalty levels allocated (>= the query's ``n_pen``) and ``nbA`` buckets:
-    [0] generation  [1] tree rows k of the last query  [2] nbA  [3] Pa; then
+    [0] generation  [1] tree rows k of the last query  [2] nbA  [3] Pa  [4] the next
+    cost base of ``reach_pen_steps`` (below); then
     state[2S, 2] (stamp, cost) of state s (S = N * Pa free states s = p * N + v, then
     S stopped ones S + p * N + v: each penalty level a layer of N, the low levels -- the
     ones a move mostly uses -- side by side), parent[2S], cell[N, 2] (stamp, end index),
@@ -28,6 +29,14 @@ penalty levels allocated (>= the query's ``n_pen``) and ``nbA`` buckets:
     8N]: the query's tree[k, 4] (cell, cost, penalty * 2 + stopped, parent row), then its
     ends[8, n] column-major, exactly as ``reach1``'s tree mode (``Reach._packed`` reads
     both).
+
+``reach_pen_steps`` (the rows mode over a table of steps, below) keeps a state in its
+second word alone: ``base + cost``, ``base`` a number above ``MAX_BUDGET`` that each of
+its queries takes past the last one's ``base + budget`` (``buf[4]``): a word below the
+query's base is a state it has not reached (one of an earlier query's, or ``reach_pen``'s
+cost, which is at most ``MAX_BUDGET``), so one load and one unsigned compare test a state.
+It never writes the first word, the stamp ``reach_pen`` tests first, so the two kernels
+may share a workspace.
 """
 from __future__ import annotations
 
@@ -54,6 +63,8 @@ _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01 = np.uint64(0x0101010101010101)
 _PEN_SHIFT = 24           # cells < 2**24 (MAX_CELLS), penalties < 64 (MAX_PENALTY_LEVELS)
 _CELL_MASK = (1 << _PEN_SHIFT) - 1
+_BASE_LO = MAX_BUDGET + 1   # reach_pen_steps' cost bases: above every cost reach_pen keeps
+_INT32_MAX = 2147483647
 
 
 def pen_layout_size(n: int, n_pen: int, nb_alloc: int) -> int:
@@ -77,6 +88,20 @@ def _popcount(x):
     x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
     x = (x + (x >> np.uint64(4))) & _M4
     return np.int64((x * _H01) >> np.uint64(56))
+
+
+@njit(inline="always")
+def _at_most(word, base, c):
+    """State word ``word`` (``reach_pen_steps``: ``base + cost`` where this query reached
+    the state, below ``base`` where it did not) holds a cost at most ``c`` (>= 0): one
+    unsigned compare (a word below ``base`` wraps to a huge number)."""
+    return np.uint64(np.int64(word) - base) <= np.uint64(c)
+
+
+@njit(inline="always")
+def _below(word, base, c):
+    """As :func:`_at_most`, a cost strictly below ``c`` (>= 0; none below 0)."""
+    return np.uint64(np.int64(word) - base) < np.uint64(c)
 
 
 @njit(inline="always")
@@ -487,7 +512,11 @@ def steps_kernel():
     ``CELL_BLOCKED`` bits are the table's (empty if and only if the table's were): the
     same n rows in the same order, ``buf[1]`` the states settled; the rows are left in
     ``buf``'s rows block only (row-major, eight fields a row, at ``pen_out_offset - 8 *
-    N``), not copied column-major to the out block as ``reach_pen`` does."""
+    N``), not copied column-major to the out block as ``reach_pen`` does. Its states are
+    one word each (``base + cost``: the module's docstring), and it pushes no arrival that
+    a strictly cheaper free one at a lower penalty dominates (``reach_pen`` pushes it and
+    drops it where it is taken): fewer pushes, the same states settled, in the same order
+    (``tests/test_reach_pen.py``)."""
     st = os.stat(_reach_file)
     deps = (st.st_mtime_ns, st.st_size)
 
@@ -643,12 +672,18 @@ def steps_kernel():
                 buf[o_wcell + 2 * i] = 0
             gen = 1
         buf[0] = gen
+        # the states' cost base (see the module's docstring): past every word an earlier
+        # query wrote; one O(S) reset where base + budget would not fit an int32
+        base = max(np.int64(buf[4]), _BASE_LO)
+        if base + bud >= _INT32_MAX:
+            for i in range(S):
+                buf[o_state + 2 * i + 1] = 0
+            base = _BASE_LO
+        buf[4] = base + bud + 1
         for i in range(2 * nb):
             buf[o_count + i] = 0
         s0 = src
-        buf[o_state + 2 * s0] = gen
-        buf[o_state + 2 * s0 + 1] = 0
-        buf[o_par + s0] = -1
+        buf[o_state + 2 * s0 + 1] = base
         buf[o_stack] = s0
         buf[o_count] = 1
         pending = 1
@@ -675,23 +710,22 @@ def steps_kernel():
             pending -= 1
             u = entry & _CELL_MASK
             pen = entry >> _PEN_SHIFT
-            sf = pen * N + u
+            at_pen = pen * N      # (the level's first state: at_pen + v is v's)
+            sf = at_pen + u
             stopped_s = phase
             s = sf + SF if stopped_s else sf
-            if buf[U(o_state + 2 * s + 1)] != cur:
+            if buf[U(o_state + 2 * s + 1)] != base + cur:
                 continue  # stale entry
-            if stopped_s and buf[U(o_state + 2 * sf)] == gen and \
-                    buf[U(o_state + 2 * sf + 1)] <= cur:
+            if stopped_s and _at_most(buf[U(o_state + 2 * sf + 1)], base, cur):
                 continue  # a free arrival at most as dear settled: it wins
-            dominated = False   # (as reach_pen's ends and rows modes)
-            for p2 in range(pen + 1):
+            dominated = False   # (as reach_pen's ends and rows modes; its own level
+            # never dominates: the tests above took that state's words)
+            for p2 in range(pen):
                 t2 = p2 * N + u
-                if buf[U(o_state + 2 * t2)] == gen and \
-                        buf[U(o_state + 2 * t2 + 1)] < cur:
+                if _below(buf[U(o_state + 2 * t2 + 1)], base, cur):
                     dominated = True
                     break
-                if stopped_s and buf[U(o_state + 2 * (t2 + SF))] == gen and \
-                        buf[U(o_state + 2 * (t2 + SF) + 1)] < cur:
+                if stopped_s and _below(buf[U(o_state + 2 * (t2 + SF) + 1)], base, cur):
                     dominated = True
                     break
             if dominated:
@@ -745,20 +779,21 @@ def steps_kernel():
                 if c > bud:
                     continue
                 p = pen
+                t = at_pen + v
                 if has_leave and lv_u != 0:
                     x = lv_u & ~leave[U(v)]
                     if x:
                         p += _popcount(x) * leave_w
                 if has_enter:
                     p += enter_pen[U(v)]
-                if p > p_top:
-                    p = p_top
-                t = p * N + v
+                if p != pen:    # (most steps stay at their level: no product)
+                    if p > p_top:
+                        p = p_top
+                    t = p * N + v
                 # a free arrival as cheap at this penalty bars this one, free or stopped:
                 # tested first, as most tried steps end here (pure tests: their order
                 # changes no push)
-                if buf[U(o_state + 2 * t)] == gen and \
-                        buf[U(o_state + 2 * t + 1)] <= c:
+                if _at_most(buf[U(o_state + 2 * t + 1)], base, c):
                     continue
                 may_end = True
                 if has_occ:
@@ -776,11 +811,22 @@ def steps_kernel():
                     continue
                 if stopped:
                     t += SF
-                    if buf[U(o_state + 2 * t)] == gen and \
-                            buf[U(o_state + 2 * t + 1)] <= c:
+                    if _at_most(buf[U(o_state + 2 * t + 1)], base, c):
                         continue
-                buf[U(o_state + 2 * t)] = gen
-                buf[U(o_state + 2 * t + 1)] = c
+                if p > 0:
+                    # a free arrival strictly cheaper at a lower penalty: the arrival
+                    # would be dropped where it is taken (it is dominated: the lower
+                    # state's cost only falls, and it settles first), so it is not
+                    # pushed -- nor its state written, whose later tests the lower state
+                    # answers alike (every arrival there as dear is dominated too)
+                    dominated = False
+                    for p2 in range(p):
+                        if _below(buf[U(o_state + 2 * (p2 * N + v) + 1)], base, c):
+                            dominated = True
+                            break
+                    if dominated:
+                        continue
+                buf[U(o_state + 2 * t + 1)] = base + c
                 b2 = b + step
                 if b2 >= nb:
                     b2 -= nb

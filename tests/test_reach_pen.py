@@ -393,3 +393,65 @@ def test_penalty_steps_kernel_equals_the_penalty_kernel():
 def test_penalty_steps_kernel_equals_the_penalty_kernel_on_more_boards():
     seen = _steps_block(range(2, N_BOARDS, 4))     # (other boards than the short run's)
     assert all(v > 20 for v in seen.values()), str(seen)
+
+
+def test_penalty_steps_kernel_on_a_workspace_it_shares():
+    """``reach_pen_steps`` keeps a state in one word (``base + cost``, the base past every
+    word an earlier query wrote, ``buf[4]``) and pushes no arrival that a strictly
+    cheaper one at a lower penalty already dominates: on a workspace shared with
+    ``reach_pen``'s queries (its levels 64, not the query's), across the base's reset
+    near the int32 limit and the stamps' wrap, its rows, their order, its settled states
+    and each cell's row (``pen_row_of``) are the penalty kernel's on a workspace of its
+    own; and ``reach_pen``'s stay its own after it."""
+    from movecore.kernels.reach_pen import kernel, pen_layout_size, pen_out_offset, \
+        pen_row_of, steps_kernel
+    RP, (pen_steps, RPS) = kernel(), steps_kernel()
+    top = np.iinfo(np.int32).max
+    seen = dict(queries=0, rows=0, penalised=0, resets=0, wraps=0, shared=0)
+    ctrl = (0, 0)       # (the stamps and the base, carried from board to board)
+    for seed in range(1, N_BOARDS, 6):
+        spec, board, mover, layers, start, budget, rng, q = penalty_case(seed)
+        n, n_pen = q.n, int(q.params[T.P_N_PEN])
+        nb = max(int(q.params[T.P_N_BUCKETS]), 8)
+        table = pen_steps(q.pblob, q.qflags, q.params)
+        own = np.zeros(pen_layout_size(n, n_pen, nb), np.int32)
+        own[2], own[3] = nb, n_pen
+        shared = np.zeros(pen_layout_size(n, T.MAX_PENALTY_LEVELS, nb), np.int32)
+        shared[2], shared[3] = nb, T.MAX_PENALTY_LEVELS
+        shared[0], shared[4] = ctrl
+        at, at_s = pen_out_offset(n, n_pen, nb), pen_out_offset(n, shared[3], nb)
+        no_ends, no_queries = np.empty((8, 0), np.int32), np.empty((0, 3), np.int64)
+        for s in (start, rng.randrange(n), rng.randrange(n)):
+            # (moved on, never back: a base or stamp taken back may meet its old words)
+            if rng.random() < 0.2:      # the next base near the int32 limit: a reset
+                shared[4] = max(shared[4], top - rng.randrange(2 * budget + 2))
+            if rng.random() < 0.05:     # the stamps about to wrap
+                shared[0] = max(shared[0], top - 1 - rng.randrange(2))
+            base = int(shared[4])
+            want = RP(q.pblob, q.occupant, q.qflags, q.zoc, q.leave, q.enter_pen, q.params,
+                      own, no_ends, no_queries, s, budget)
+            got = RPS(q.pblob, table, q.occupant, q.qflags, q.zoc, q.leave, q.enter_pen,
+                      q.params, shared, s, budget)
+            assert got == want >= 0, (spec, s)
+            rows = shared[at_s - 8 * n:at_s - 8 * n + 8 * got].reshape(got, 8)
+            assert np.array_equal(rows.T.ravel(), own[at:at + 8 * want]), (spec, s)
+            assert shared[1] == own[1], (spec, s)      # the same states settled
+            row_of = np.full(n, -1)
+            row_of[rows[:, 0]] = np.arange(got)
+            assert [pen_row_of(shared, n, v) for v in range(n)] == row_of.tolist()
+            seen["resets"] += int(shared[4]) < base
+            seen["wraps"] += int(shared[0]) < 3
+            seen["queries"] += 1
+            seen["rows"] += got
+            seen["penalised"] += int((rows[:, 4] > 0).sum())
+            if rng.random() < 0.5:
+                continue        # (the next query on its words, or on reach_pen's)
+            # reach_pen on the workspace after it: its own answer
+            again = RP(q.pblob, q.occupant, q.qflags, q.zoc, q.leave, q.enter_pen,
+                       q.params, shared, no_ends, no_queries, s, budget)
+            assert again == want and np.array_equal(shared[at_s:at_s + 8 * want],
+                                                    own[at:at + 8 * want]), (spec, s)
+            seen["shared"] += 1
+        ctrl = (shared[0], shared[4])
+    assert seen["rows"] > 4000 and seen["penalised"] > 500 and seen["resets"] > 20 and \
+        seen["wraps"] > 5 and seen["shared"] > 400, seen
