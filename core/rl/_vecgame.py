@@ -624,7 +624,6 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
     opponent's): one call at the top of the loop compiled ~2 s faster but made Mage
     Knight's env step ~1.5% slower."""
     illegal_reward, reward, term, trunc, done = results
-    drawn, n_drawn, oturn = K
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
@@ -677,12 +676,11 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
         # moves, each game's observation writes (2-10 KiB) evicted the board, the
         # kernel's workspace and the answers from the cache between one game's queries
         # and the next's (docs/performance.md: 0.84-0.96x the step's CPU); after the
-        # whole chunk's moves, the answers and rows the pass reads were evicted by then
-        for b in range(b0, b1):
-            _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
-            mk, mo = mask[b], mask_out[b]
-            for j in range(mk.shape[0]):
-                mo[j] = mk[j]
+        # whole chunk's moves, the answers and rows the pass reads were evicted by then.
+        # A call, not inlined: the step's register allocation then covers the moves
+        # alone (fewer spills in the giant loop; docs/performance.md, "... the
+        # observation pass out of line")
+        observe(obs, mask, mask_out, G, V, K, b0, b1)
     return 0
 
 
@@ -697,9 +695,10 @@ def _put(o, HW, c, h, v, drawn, b, n):
 
 
 @njit(cache=True, nogil=True, **NO_NRT)
-def observe(obs, mask, G, V, K, lo, hi):
+def observe(obs, mask, mask_out, G, V, K, lo, hi):
     """The learner's observation ``obs[b]`` (float32[C * HW]: ``spaces.encode``'s planes)
-    and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, from the arrays
+    and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, and the mask's copy
+    ``mask_out[b]`` (int8[B, A]; shape ``(0, A)``: none), from the arrays
     ``G`` and the view ``V`` = ``(base, ans_cell, ans_cost, ans_stop, lead, fig_side,
     n_sides, learner, d, max_turns, valid, P, end_turn, slot_of)``: ``base``
     (float32[C * HW]) holds the static planes and the game's constant planes (the rest
@@ -722,8 +721,13 @@ def observe(obs, mask, G, V, K, lo, hi):
       every step).
     """
     drawn, n_drawn, oturn = K
+    copy = mask_out.shape[0] > 0
     for b in range(lo, hi):
         _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
+        if copy:
+            mk, mo = mask[b], mask_out[b]
+            for j in range(mk.shape[0]):
+                mo[j] = mk[j]
     return 0
 
 
