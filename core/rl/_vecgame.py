@@ -208,7 +208,43 @@ def _kth(keys, n, want):
 def _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
     """The row of the ``want``-th of the ``n`` rows ``rows[:n]`` of answer ``k`` in the
     single env's row order (cost, then the cell's coordinate rank). (The arrays it
-    reads, not the step's tuple: a call pays a reference count per array passed.)"""
+    reads, not the step's tuple: a call pays a reference count per array passed.)
+
+    The kernel lists its ends in cost order (its search settles them so) and ``rows``
+    keeps that order: where the rows' costs do not fall, the ``want``-th row is the
+    ``(want - lo)``-th by rank of the run ``[lo, hi)`` of rows of its own cost, and only
+    that run (a few rows) is ranked; where they do fall anywhere, every row is keyed
+    by (cost, rank) (:func:`_row_by_keys`)."""
+    cw = ans_cost[b, k, rows[want]]
+    lo = 0
+    hi = n
+    prev = ans_cost[b, k, rows[0]]
+    for i in range(n):
+        c = ans_cost[b, k, rows[i]]
+        if c < prev:
+            return _row_by_keys(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n,
+                                want)
+        prev = c
+        if c < cw:
+            lo = i + 1
+        elif c > cw and hi == n:
+            hi = i
+    m = hi - lo
+    for i in range(m):
+        keys[i] = rank[ans_cell[b, k, rows[lo + i]]]
+    if m <= _SMALL:
+        return rows[lo + _kth_small(keys, m, want - lo)]
+    c = unrank[_kth(keys, m, want - lo)]
+    for i in range(lo, hi):
+        if ans_cell[b, k, rows[i]] == c:
+            return rows[i]
+    return rows[lo]  # pragma: no cover
+
+
+@njit(nogil=True, **NO_NRT)
+def _row_by_keys(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
+    """:func:`_row_at` for rows in any order: each keyed by cost * N + rank, the
+    ``want``-th key selected."""
     N = rank.shape[0]
     for i in range(n):
         r = rows[i]
