@@ -465,6 +465,45 @@ def test_opponent_pick_by_counting_equals_a_sort():
     assert 8 <= _SMALL <= 64
 
 
+def test_fetch_ahead_is_a_hint_on_large_answers_only():
+    """``_vecgame._fetch_ahead`` (cache hints for the next game's rows and answer)
+    changes no array and is issued where a game's answers are large (Tiny Epic
+    Tactics: its differentials above run with it) and not for the grid game or Mage
+    Knight (whose step it slowed); ``prefetch`` itself compiles for any 1-D dtype."""
+    from numba import njit
+
+    from movecore.kernels._prefetch import prefetch
+    from movecore.rl._vecgame import _fetch_ahead, _fetches_ahead
+
+    @njit
+    def touch(a, b):
+        for i in range(a.shape[0]):
+            prefetch(a, i)
+            prefetch(b, i)
+        return a.sum() + b.sum()
+
+    assert touch(np.arange(5, dtype=np.int8), np.arange(5.0)) == 20.0
+    ahead = {}
+    for name in ("tiny_epic_tactics_knock_back", "grid_hex_skirmish",
+                 "mage_knight_first_turns"):
+        e = rl.vector_env(name, num_envs=5)
+        e.reset(seed=2)
+        for _ in range(3):
+            e.step(np.array([np.argmax(m) for m in e.action_masks()]))
+        st = e._state
+        ahead[name] = bool(_fetches_ahead(st["ans_cell"]))
+        arrays = (st["ans_cell"], st["ans_cost"], st["ans_stop"], st["ans_n"], st["rows"],
+                  st["n_rows"], st["actor"])
+        before = [a.copy() for a in arrays]
+        for b in range(5):
+            for whole in (False, True):
+                _fetch_ahead(*arrays, e._batch, b, whole)
+                _fetch_ahead(*arrays[:3], None, *arrays[4:], e._batch, b, whole)
+        assert all(np.array_equal(x, y) for x, y in zip(before, arrays))
+    assert ahead == {"tiny_epic_tactics_knock_back": True, "grid_hex_skirmish": False,
+                     "mage_knight_first_turns": False}
+
+
 def test_opponent_row_from_its_cost_run_equals_a_sort():
     """``_vecgame._row_at``: the ``want``-th of a move's rows in the single env's order
     (cost, then coordinate rank), ranked within the run of its cost where the rows come
