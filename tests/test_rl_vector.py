@@ -465,6 +465,84 @@ def test_opponent_pick_by_counting_equals_a_sort():
     assert 8 <= _SMALL <= 64
 
 
+def test_fetch_ahead_is_a_hint_on_large_answers_only():
+    """``_vecgame._fetch_ahead`` (cache hints for the next game's rows and answer)
+    changes no array and is issued where a game's answers are large (Tiny Epic
+    Tactics: its differentials above run with it) and not for the grid game or Mage
+    Knight (whose step it slowed); ``prefetch`` itself compiles for any 1-D dtype."""
+    from numba import njit
+
+    from movecore.kernels._prefetch import prefetch
+    from movecore.rl._vecgame import _fetch_ahead, _fetches_ahead
+
+    @njit
+    def touch(a, b):
+        for i in range(a.shape[0]):
+            prefetch(a, i)
+            prefetch(b, i)
+        return a.sum() + b.sum()
+
+    assert touch(np.arange(5, dtype=np.int8), np.arange(5.0)) == 20.0
+    ahead = {}
+    for name in ("tiny_epic_tactics_knock_back", "grid_hex_skirmish",
+                 "mage_knight_first_turns"):
+        e = rl.vector_env(name, num_envs=5)
+        e.reset(seed=2)
+        for _ in range(3):
+            e.step(np.array([np.argmax(m) for m in e.action_masks()]))
+        st = e._state
+        ahead[name] = bool(_fetches_ahead(st["ans_cell"]))
+        arrays = (st["ans_cell"], st["ans_cost"], st["ans_stop"], st["ans_n"], st["rows"],
+                  st["n_rows"], st["actor"])
+        before = [a.copy() for a in arrays]
+        for b in range(5):
+            for whole in (False, True):
+                _fetch_ahead(*arrays, e._batch, b, whole)
+                _fetch_ahead(*arrays[:3], None, *arrays[4:], e._batch, b, whole)
+        assert all(np.array_equal(x, y) for x, y in zip(before, arrays))
+    assert ahead == {"tiny_epic_tactics_knock_back": True, "grid_hex_skirmish": False,
+                     "mage_knight_first_turns": False}
+
+
+def test_opponent_row_from_its_cost_run_equals_a_sort():
+    """``_vecgame._row_at``: the ``want``-th of a move's rows in the single env's order
+    (cost, then coordinate rank), ranked within the run of its cost where the rows come
+    in cost order (the kernel's), keyed whole where they do not (``_row_by_keys``),
+    against a sort: answers of up to 70 rows (runs longer and shorter than ``_SMALL``,
+    so both the counting and the quickselect), rows a subset in answer order."""
+    from movecore.rl._vecgame import _SMALL, _row_at
+    rng = np.random.default_rng(5)
+    N = 90
+    rank = rng.permutation(N).astype(np.int64)
+    unrank = np.argsort(rank).astype(np.int64)
+    keys = np.zeros(N, np.int64)
+    seen = {True: 0, False: 0}
+    long_runs = 0
+    for trial in range(600):
+        m = int(rng.integers(1, 71))
+        cells = rng.choice(N, m, replace=False)
+        cost = np.sort(rng.integers(0, int(rng.integers(1, 6)), m))
+        in_order = trial % 3 != 0
+        if not in_order:
+            rng.shuffle(cost)
+        in_order = bool(np.all(np.diff(cost) >= 0))
+        ans_cell = np.zeros((2, 2, N), np.int32)
+        ans_cost = np.zeros((2, 2, N), np.int32)
+        ans_cell[1, 1, :m] = cells
+        ans_cost[1, 1, :m] = cost
+        rows = np.sort(rng.choice(m, int(rng.integers(1, m + 1)), replace=False))
+        n = len(rows)
+        rows = np.concatenate([rows, np.full(N - n, -1)]).astype(np.int64)
+        order = sorted(rows[:n], key=lambda r: (cost[r], rank[cells[r]]))
+        for want in {0, n - 1, int(rng.integers(n))}:
+            got = _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, 1, 1, n, want)
+            assert got == order[want], (trial, n, want)
+        seen[in_order] += 1
+        run = np.bincount(cost[rows[:n]]).max()
+        long_runs += in_order and run > _SMALL
+    assert seen[True] > 100 and seen[False] > 100 and long_runs > 20, (seen, long_runs)
+
+
 @pytest.mark.parametrize("seed", [np.int64(3), [np.int64(1), 2], (np.uint8(4), None)])
 def test_reset_takes_numpy_integer_seeds(seed):
     """A numpy integer seed (what ``np.random`` gives) seeds like the same Python int."""

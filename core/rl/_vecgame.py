@@ -43,6 +43,7 @@ import numpy as np
 from numba import njit
 
 from ..kernels._jit import NO_NRT
+from ..kernels._prefetch import prefetch
 from ..kernels.reach import is_plain, reach1_general, reach1_plain
 
 TERMINATED = 1
@@ -208,7 +209,43 @@ def _kth(keys, n, want):
 def _row_at(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
     """The row of the ``want``-th of the ``n`` rows ``rows[:n]`` of answer ``k`` in the
     single env's row order (cost, then the cell's coordinate rank). (The arrays it
-    reads, not the step's tuple: a call pays a reference count per array passed.)"""
+    reads, not the step's tuple: a call pays a reference count per array passed.)
+
+    The kernel lists its ends in cost order (its search settles them so) and ``rows``
+    keeps that order: where the rows' costs do not fall, the ``want``-th row is the
+    ``(want - lo)``-th by rank of the run ``[lo, hi)`` of rows of its own cost, and only
+    that run (a few rows) is ranked; where they do fall anywhere, every row is keyed
+    by (cost, rank) (:func:`_row_by_keys`)."""
+    cw = ans_cost[b, k, rows[want]]
+    lo = 0
+    hi = n
+    prev = ans_cost[b, k, rows[0]]
+    for i in range(n):
+        c = ans_cost[b, k, rows[i]]
+        if c < prev:
+            return _row_by_keys(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n,
+                                want)
+        prev = c
+        if c < cw:
+            lo = i + 1
+        elif c > cw and hi == n:
+            hi = i
+    m = hi - lo
+    for i in range(m):
+        keys[i] = rank[ans_cell[b, k, rows[lo + i]]]
+    if m <= _SMALL:
+        return rows[lo + _kth_small(keys, m, want - lo)]
+    c = unrank[_kth(keys, m, want - lo)]
+    for i in range(lo, hi):
+        if ans_cell[b, k, rows[i]] == c:
+            return rows[i]
+    return rows[lo]  # pragma: no cover
+
+
+@njit(nogil=True, **NO_NRT)
+def _row_by_keys(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
+    """:func:`_row_at` for rows in any order: each keyed by cost * N + rank, the
+    ``want``-th key selected."""
     N = rank.shape[0]
     for i in range(n):
         r = rows[i]
@@ -599,6 +636,48 @@ def _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, 
     done[b] = te or tr
 
 
+#: :func:`_fetch_ahead` is issued where a game's answers hold at least this many cells
+#: (``ans_cell.shape[1] * shape[2]``: Tiny Epic Tactics 6 x 140, its step 0.93-0.95x
+#: with it; the grid game's 35 and Mage Knight's, whose games' arrays stay in the
+#: cache from one step to the next, 1.04-1.06x with it: docs/performance.md)
+_AHEAD_CELLS = 256
+
+
+@njit(nogil=True, inline="always")
+def _fetches_ahead(ans_cell):
+    return ans_cell.shape[1] * ans_cell.shape[2] >= _AHEAD_CELLS
+
+
+@njit(nogil=True, **NO_NRT)
+def _fetch_ahead(ans_cell, ans_cost, ans_stop, ans_n, rows, n_rows, actor, batch, b,
+                 whole):
+    """Hints (:func:`movecore.kernels._prefetch.prefetch`) that game ``b``'s acting
+    figure's usable rows (``rows[b, :n_rows[b]]``) and its answer's cells (its first
+    ``ans_n[b, k]``; ``ans_n`` None: all N) and, where ``whole``, also its costs and
+    stops will be read soon: the first reads of a game's answer in
+    a step miss the cache (a step's games, 2-25 KiB each, are a pass over L2 or more
+    apart), and the loop over the games issues them for the next game while it works
+    on this one. No value changes."""
+    f = actor[b]
+    if f < 0:
+        return
+    k = f if batch else 0
+    rb = rows[b]
+    for i in range(0, n_rows[b], 8):           # (int64: 8 a line)
+        prefetch(rb, i)
+    ac = ans_cell[b, k]
+    n = ac.shape[0] if ans_n is None else ans_n[b, k]
+    for i in range(0, n, 16):                  # (int32: 16 a line)
+        prefetch(ac, i)
+    if whole:
+        ak = ans_cost[b, k]
+        ast = ans_stop[b, k]
+        for i in range(0, n, 16):
+            prefetch(ak, i)
+        for i in range(0, n, 64):
+            prefetch(ast, i)
+
+
 @njit(cache=True, nogil=True, **NO_NRT)
 def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results, obs, mask,
               mask_out, lo, hi):
@@ -624,18 +703,21 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
     opponent's): one call at the top of the loop compiled ~2 s faster but made Mage
     Knight's env step ~1.5% slower."""
     illegal_reward, reward, term, trunc, done = results
-    drawn, n_drawn, oturn = K
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
      tteam) = G
     rng, nbr, learner, removed = R
     F = cell.shape[1]
     P, end_turn = V[11], V[12]
+    ahead = _fetches_ahead(S[15])
     # The chunk in blocks of _BLOCK games: each block's moves, then its observations
     for b0 in range(lo, hi, _BLOCK):
         b1 = min(b0 + _BLOCK, hi)
         for b in range(b0, b1):
             m = mode[b]
+            if ahead and b + 1 < hi and mode[b + 1] == 1:   # (the next learner's row)
+                _fetch_ahead(S[15], S[16], S[17], S[18], rows, n_rows, actor, batch, b + 1,
+                             False)
             if illegal[b]:
                 over[b] = ILLEGAL
             if m != 0:
@@ -677,12 +759,11 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
         # moves, each game's observation writes (2-10 KiB) evicted the board, the
         # kernel's workspace and the answers from the cache between one game's queries
         # and the next's (docs/performance.md: 0.84-0.96x the step's CPU); after the
-        # whole chunk's moves, the answers and rows the pass reads were evicted by then
-        for b in range(b0, b1):
-            _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
-            mk, mo = mask[b], mask_out[b]
-            for j in range(mk.shape[0]):
-                mo[j] = mk[j]
+        # whole chunk's moves, the answers and rows the pass reads were evicted by then.
+        # A call, not inlined: the step's register allocation then covers the moves
+        # alone (fewer spills in the giant loop; docs/performance.md, "... the
+        # observation pass out of line")
+        observe(obs, mask, mask_out, G, V, K, b0, b1)
     return 0
 
 
@@ -697,9 +778,10 @@ def _put(o, HW, c, h, v, drawn, b, n):
 
 
 @njit(cache=True, nogil=True, **NO_NRT)
-def observe(obs, mask, G, V, K, lo, hi):
+def observe(obs, mask, mask_out, G, V, K, lo, hi):
     """The learner's observation ``obs[b]`` (float32[C * HW]: ``spaces.encode``'s planes)
-    and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, from the arrays
+    and action mask ``mask[b]`` (int8[A]) of games ``lo <= b < hi``, and the mask's copy
+    ``mask_out[b]`` (int8[B, A]; shape ``(0, A)``: none), from the arrays
     ``G`` and the view ``V`` = ``(base, ans_cell, ans_cost, ans_stop, lead, fig_side,
     n_sides, learner, d, max_turns, valid, P, end_turn, slot_of)``: ``base``
     (float32[C * HW]) holds the static planes and the game's constant planes (the rest
@@ -722,8 +804,17 @@ def observe(obs, mask, G, V, K, lo, hi):
       every step).
     """
     drawn, n_drawn, oturn = K
+    copy = mask_out.shape[0] > 0
+    rows, n_rows, actor, batch = G[16], G[17], G[12], G[8]
+    ahead = _fetches_ahead(V[1])
     for b in range(lo, hi):
+        if ahead and b + 1 < hi:
+            _fetch_ahead(V[1], V[2], V[3], None, rows, n_rows, actor, batch, b + 1, True)
         _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
+        if copy:
+            mk, mo = mask[b], mask_out[b]
+            for j in range(mk.shape[0]):
+                mo[j] = mk[j]
     return 0
 
 

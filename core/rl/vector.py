@@ -439,7 +439,7 @@ class MovecoreVectorEnv(VectorEnv):
         self._oturn)``: ``_vecgame.observe``)."""
         from ._vecgame import observe
         o = obs.reshape(obs.shape[0], -1)
-        self._run(observe, lambda c: (o, mask, self._G, self._V, kept))
+        self._run(observe, lambda c: (o, mask, mask[:0], self._G, self._V, kept))
 
     def _kept_step(self, mode, actions, illegal, results):
         """``_step_arrays``; returns what ``step`` and ``reset`` return (a new array,
