@@ -25,7 +25,9 @@ def prefetch(typingctx, a, i):
                                        wraparound=False)
         i32, byte_ptr = ir.IntType(32), ir.IntType(8).as_pointer()
         fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # The name's pointer suffix from llvmlite (``p0i8`` with typed pointers, as
+        # Numba names ``llvm.memcpy``), not spelled here: it differs across LLVM versions.
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [byte_ptr], fnty)
         # (read, keep in every cache level, data; one declaration for every dtype)
         builder.call(fn, [builder.bitcast(ptr, byte_ptr), i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
