@@ -1051,9 +1051,7 @@ def _dr_whole_run(scenario, steps, seed, threads=1, copy=True, side=None, mutate
     assert fast.counts == slow.counts
     assert dr.ai.answered == slow._np._dr.ai.answered
     assert fast._np.ai_choices == slow._np.ai_choices
-    from movecore.rl._vecdr_env import Q_BY_WORDS, Q_KEPT_BITS
-    q = dr.whole_steps.Q[0]
-    return fast.counts["moves"], fast._np.ai_choices, q[Q_KEPT_BITS], q[Q_BY_WORDS]
+    return fast.counts["moves"], fast._np.ai_choices, dr.whole_steps.Q[0][-2]
 
 
 def _dr_whole_runs():
@@ -1074,87 +1072,24 @@ def test_dark_realms_whole_step_equals_the_sub_steps():
     games' moves, answers, picks, rewards, ends, observations and masks; the enemy AI
     between its rounds; its ties on the sub-step path) equals the sub-step path, which
     the tests above hold to the general path and to single envs."""
-    moves = ties = runs = kept = words = 0
+    moves = ties = runs = kept = 0
     for k, (name, s, kw) in enumerate(_dr_whole_runs()):
         # (the first runs also with a hero's card move through the mask row and
-        # keep_answer, as the sub-step path, where it would go straight into the list;
-        # and with every answer kept by keep_answer's scan, not a word at a time)
-        for mutate in (None, _no_hero_kept, _no_keep_words) if k < 3 else (None,):
+        # keep_answer, as the sub-step path, where it would go straight into the list)
+        for mutate in (None, _no_hero_kept) if k < 3 else (None,):
             got = _dr_whole_run(s, 40, mutate=mutate, **kw)
             if got is not None:
                 runs += 1
                 moves += got[0]
                 ties += got[1]
                 kept += bool(got[2]) and mutate is None
-                words += bool(got[3]) and mutate is None
-    assert runs >= 14 and moves > 5_000 and ties > 0 and kept >= 4 and words >= 14, \
-        (runs, moves, ties, kept, words)
-
-
-def _q_switch_off(w, i):
-    w.Q = [q[:i] + (False,) + q[i + 1:] for q in w.Q]
+    assert runs >= 14 and moves > 5_000 and ties > 0 and kept >= 4, \
+        (runs, moves, ties, kept)
 
 
 def _no_hero_kept(w):
     """The whole step with ``DarkRealmsAnswers.hero_kept`` off (``Q``'s flag)."""
-    from movecore.rl._vecdr_env import Q_KEPT_BITS
-    _q_switch_off(w, Q_KEPT_BITS)
-
-
-def _no_keep_words(w):
-    """The whole step with ``DarkRealmsAnswers.keep_words`` off (``Q``'s flag): every
-    answer kept by ``keep_answer``'s scan of the row."""
-    from movecore.rl._vecdr_env import Q_BY_WORDS
-    _q_switch_off(w, Q_BY_WORDS)
-
-
-def test_dark_realms_keep_words_equals_keep_answer():
-    """``_vecdr_env._keep_words`` (the answer's mask row read a word at a time) keeps
-    what ``keep_answer`` keeps: on random rows (every density, P not a multiple of 8,
-    usable places a random subset, the padding 0), the same list, costs, stops, count,
-    ``nxt`` and ``actor``. (Dark Realms' figures may use every place, so the whole
-    step above cannot tell a missed ``usable``; this can.)"""
-    from movecore.rl._kept_answer import keep_answer
-    from movecore.rl._vecdr_env import _keep_words
-    rng = np.random.default_rng(5)
-    kept = 0
-    for P in (1, 7, 8, 9, 37, 91, 128):
-        B, F, W = 6, 3, -(-P // 8)
-        for density in (0.0, 0.05, 0.3, 1.0):
-            mask = np.zeros((B, 8 * W), np.uint8)
-            mask[:, :P] = rng.random((B, P)) < density
-            usable = np.zeros((F, 8 * W), np.uint8)
-            usable[:, :P] = rng.random((F, P)) < 0.8
-            cost = rng.integers(0, 9, (B, P)).astype(np.int32)
-            stop = rng.integers(0, 2, (B, P)).astype(np.int8)
-            outs = []
-            for words in (False, True):
-                a = (np.full((B, P), -7, np.int32), np.full((B, P), -7, np.int8),
-                     np.full((B, P), -7, np.int32), np.zeros(B, np.int64),
-                     np.full(B, -3, np.int64), np.full(B, -3, np.int64))
-                a_cost, a_stop, a_list, a_n, nxt, actor = a
-                g = rng.integers(0, F, B) if not words else outs[0][1]
-                if words:
-                    for b in range(B):
-                        _keep_words(b, g[b], mask.view(np.uint64), usable.view(np.uint64),
-                                    cost, stop, a_cost, a_stop, a_list, a_n, nxt, actor)
-                else:
-                    no = np.zeros((1, 1), np.int64)
-                    keep_answer(np.arange(B), g, mask, cost, stop,
-                                np.ascontiguousarray(usable[:, :P]), a_cost,
-                                a_stop, a_list, a_n, False, no, no, np.zeros(1, bool),
-                                np.zeros(B, bool), nxt, actor, np.zeros(B, np.int64))
-                outs.append((a, g))
-            (x, _), (y, _) = outs
-            for b in range(B):
-                n = x[3][b]
-                assert n == y[3][b] and x[4][b] == y[4][b] and x[5][b] == y[5][b], (P, b)
-                assert np.array_equal(x[2][b, :n], y[2][b, :n]), (P, b)
-                on = x[2][b, :n]
-                assert np.array_equal(x[0][b, on], y[0][b, on]), (P, b)
-                assert np.array_equal(x[1][b, on], y[1][b, on]), (P, b)
-            kept += int(x[3].sum())
-    assert kept > 500, kept
+    w.Q = [q[:-2] + (False, q[-1]) for q in w.Q]
 
 
 def test_dark_realms_whole_step_check_fails_on_a_wrong_step():

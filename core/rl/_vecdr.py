@@ -320,10 +320,6 @@ class DarkRealmsAnswers:
         #: (:func:`hero_kept`) where :attr:`bits_in_order`; False: :func:`dr_queries`
         #: then ``keep_answer``, as the sub-step path (the tests compare the two)
         self.hero_kept = True
-        #: in the whole step, each answer kept by reading its mask row a word (eight
-        #: places) at a time (``_vecdr_env._keep_words``); False: ``keep_answer``'s
-        #: scan of every place, as the sub-step path (the tests compare the two)
-        self.keep_words = True
         self._loaded = C == 1
         #: the env step as one compiled call per thread chunk (:mod:`._vecdr_env`);
         #: False: sub-step by sub-step (the tests compare the two)

@@ -43,7 +43,6 @@ import os
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros   # (LLVM's cttz: one instruction)
 
 from ..games.dark_realms._batch_enemy import _grid_distance
 from ..kernels._jit import NO_NRT, once
@@ -68,44 +67,6 @@ _queries = njit(nogil=True, inline="always")(dr_queries.py_func)
 #: its enemy AI answer (listed for the thread's next enemy AI call), or stopped before
 #: an enemy AI's pick with a choice (the calling thread goes on with it)
 DONE, WAIT, TIE = 0, 1, 2
-#: where the per-thread tuple ``WholeSteps.Q`` holds its switches (the tests turn
-#: them off): a hero's card move straight into the kept answer; the kept answer read
-#: a word at a time
-Q_KEPT_BITS, Q_BY_WORDS = 25, 27
-
-
-@njit(nogil=True, inline="always")
-def _keep_words(b, g, words, usable_words, cost, stop, a_cost, a_stop, a_list, a_n, nxt,
-                actor):
-    """``keep_answer`` for game ``b``'s figure slot ``g``, reading the answer's mask
-    row eight places a word: ``words`` uint64[B, W] the mask (uint8[B, 8 W], places
-    past P always 0) as words, ``usable_words`` uint64[F, W] the figure's usable
-    places likewise (``keep_answer``'s ``usable``); a word with no usable end costs
-    one load and test, an end one ``trailing_zeros``. The same list (in place order:
-    bytes are little-endian, so a word's lowest set byte is its first place), costs,
-    stops, ``a_n``, ``nxt`` and ``actor``; no ``has_open`` (Dark Realms opens no
-    door). Returns how many ends (0: the figure has no usable end).
-
-    Why: an enemy AI answer is one end a target (a few in a tie), and ``keep_answer``
-    scanned all P places of the row for it (P = 91 on ``dark_realms_die_planning``:
-    ~18% of the step's own loop; docs/performance.md)."""
-    c = 0
-    one = np.uint64(0xFF)
-    for w in range(words.shape[1]):
-        x = words[b, w] & usable_words[g, w]
-        while x:
-            t = trailing_zeros(x)
-            p = (w << 3) + (t >> 3)
-            a_list[b, c] = p
-            a_cost[b, p] = cost[b, p]
-            a_stop[b, p] = stop[b, p]
-            c += 1
-            x &= ~(one << np.uint64(t & 56))
-    a_n[b] = c
-    nxt[b] = g + 1
-    if c:
-        actor[b] = g
-    return c
 
 
 @njit(nogil=True)
@@ -176,8 +137,7 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
      rank, P_env, end_turn, usable8, hero) = R
     (flying, use_bits, bpos, at, shifts, pass_bits, end_bits, work, nbr, passable,
      may_end, seen, queue, qmask, qcost, qstop, a_cost, a_stop, a_list, a_n, has_open,
-     opened, a_open, slow, a_slow, kept_bits, usable_bits, by_words, q_words,
-     u_words) = Q
+     opened, a_open, slow, a_slow, kept_bits, usable_bits) = Q
     one, g1, ask, again, left, to1, keys, dist, cnt = W
     eg, es, em, nl = L
     illegal_reward, reward, term, trunc, done = results
@@ -197,13 +157,9 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
             st = DONE
         elif phase == 1:
             g1[0] = back[1][i]
-            if by_words:
-                adv = _keep_words(b, g1[0], q_words, u_words, qcost, qstop, a_cost,
-                                  a_stop, a_list, a_n, nxt, actor) == 0
-            else:
-                adv = _keep(one, g1, qmask, qcost, qstop, usable8, a_cost, a_stop,
-                            a_list, a_n, has_open, opened, a_open, slow, a_slow, nxt,
-                            actor, again) != 0
+            adv = _keep(one, g1, qmask, qcost, qstop, usable8, a_cost, a_stop,
+                              a_list, a_n, has_open, opened, a_open, slow, a_slow, nxt,
+                              actor, again) != 0
         else:
             paused[b] = False
             if m == 0:
@@ -258,13 +214,9 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
                         nw += 1             # (an enemy: its answer is the enemy AI's)
                         st = WAIT
                         break
-                    if by_words:
-                        if _keep_words(b, f, q_words, u_words, qcost, qstop, a_cost,
-                                       a_stop, a_list, a_n, nxt, actor):
-                            break
-                    elif _keep(one, g1, qmask, qcost, qstop, usable8, a_cost, a_stop,
-                               a_list, a_n, has_open, opened, a_open, slow, a_slow, nxt,
-                               actor, again) == 0:
+                    if _keep(one, g1, qmask, qcost, qstop, usable8, a_cost, a_stop,
+                                   a_list, a_n, has_open, opened, a_open, slow, a_slow,
+                                   nxt, actor, again) == 0:
                         break
                 if st >= 0:
                     break
@@ -376,20 +328,12 @@ class WholeSteps:
         self.R = (n.side_of, n.movers, n.turn_sides, n.n_all, n.max_turns, n.learner,
                   n.adj, n.greedy, n.coords, _KIND.get(n.kind, 2), n.rank, n.P_env, n.end_turn,
                   n._usable8, dr.hero)
-        _, cost, stop = n._out
-        # the answers' mask (uint8[B, 8 W]) with its rows padded to whole words, read
-        # as uint64[B, W] by _keep_words (the padding is never written: places < P),
-        # and the figures' usable places as words likewise
-        Wd = -(-P // 8)
-        mask = np.zeros((B, 8 * Wd), np.uint8)
-        usable = np.zeros((n._usable8.shape[0], 8 * Wd), np.uint8)
-        usable[:, :P] = n._usable8
+        mask, cost, stop = n._out
         self.Q = [(dr.flying, dr.use_bits, dr.bpos, dr.at, dr.shifts, dr.pass_bits,
                    dr.end_bits, dr.work[c], dr.nbr, dr.passable, dr.may_end,
                    dr.seen[c], dr.queue[c], mask, cost, stop, n.a_cost, n.a_stop,
                    n.a_list, n.a_n, *n._open, n.a_slow,
-                   dr.hero_kept and dr.bits_in_order, dr.usable_bits, dr.keep_words,
-                   mask.view(np.uint64), usable.view(np.uint64)) for c in range(C)]
+                   dr.hero_kept and dr.bits_in_order, dr.usable_bits) for c in range(C)]
         # each thread's one-game lists, pick keys and counters (cache lines of its own)
         self.W = [(*(per_thread(1, (1,), i64)[0] for _ in range(6)),
                    *per_thread(2, (P,), i64), per_thread(1, (3,), i64)[0])
