@@ -400,11 +400,16 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
             # a vector copy (the slice assignment ``o[b, :SHW] = static`` compiled
             # to a scalar loop that clamps every index for broadcasting: half the
             # speed, ~6% of Dark Realms' env move; docs/performance.md); the rest by
-            # a slice fill (a memset)
+            # a slice fill (a memset). Dark Realms: not its last two planes, the
+            # turn and the roll, drawn whole below (2 of its 10 dynamic planes were
+            # zeroed to be overwritten: the draw alone 1.07x; docs/performance.md)
             ob = o[b]
             for i in range(SHW):
                 ob[i] = static[i]
-            o[b, SHW:] = 0.0
+            if gmode == 2:
+                o[b, SHW:(d + 5) * HW] = 0.0
+            else:
+                o[b, SHW:] = 0.0
         else:
             for j in range(n_drawn[b]):
                 x = drawn[b, j]
