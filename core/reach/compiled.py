@@ -14,6 +14,9 @@ engine's own (``tests/test_reach_tree_api.py`` checks that games import nothing 
   which one a query takes, ``fast_layout_size(n, nb)`` the workspace it needs and
   ``CTRL`` the control words at the workspace's start.
 * ``reach1_ordered``: the same with the ends listed in a given order.
+* ``H_HILLY``: the slot of a packed blob's header that says whether its board has more
+  than one height (a game's own tables built from the blob, e.g. Heroscape's bit sets,
+  skip the climb's price where it does not).
 * ``penalty_kernel()``: the packed penalty (lexicographic) kernel, compiled on first use;
   ``pen_layout_size(n, n_pen, nb)`` and ``pen_out_offset(n, n_pen, nb)`` its workspace;
   ``pen_row_of(buf, n, v)`` the row of cell ``v`` among the last rows-mode query's ends
@@ -28,12 +31,13 @@ engine's own (``tests/test_reach_tree_api.py`` checks that games import nothing 
 from __future__ import annotations
 
 from ..kernels import reach as _reach, reach_pen as _reach_pen
-from ..kernels.reach import (CTRL, fast_layout_size, is_plain, reach1_general,  # noqa: F401
-                               reach1_ordered, reach1_plain)
+from ..kernels.reach import (CTRL, H_HILLY, fast_layout_size, is_plain,  # noqa: F401
+                               reach1_general, reach1_ordered, reach1_plain)
 from ..kernels.reach_pen import pen_layout_size, pen_out_offset, pen_row_of  # noqa: F401
 from ._batch import _thread_pool as thread_pool  # noqa: F401
 
-__all__ = ["CTRL", "fast_layout_size", "is_plain", "reach1_general", "reach1_ordered",
+__all__ = ["CTRL", "H_HILLY", "fast_layout_size", "is_plain", "reach1_general",
+           "reach1_ordered",
            "reach1_plain", "pen_layout_size", "pen_out_offset", "pen_row_of",
            "penalty_kernel",
            "penalty_steps_kernel",

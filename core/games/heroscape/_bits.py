@@ -28,7 +28,7 @@ from numba import njit
 from ...kernels import _types as T
 from ...kernels._jit import NO_NRT
 from ...kernels._types import CACHE
-from ...reach.compiled import reach1_general
+from ...reach.compiled import H_HILLY, reach1_general
 
 EMPTY = T.OCC_EMPTY
 WALL = T.OCC_WALL
@@ -70,7 +70,6 @@ def bit_tables(G, coords) -> tuple:
       which may not be ended on (``CELL_NO_END``), of the board and the query's flags.
 
     Built once per layout, in Python (the tables of a few shapes)."""
-    from ...kernels.reach import H_HILLY
     N = G.occ.shape[1]
     S = len(G._params)
     xy = np.asarray(coords, np.int64)[:N]
