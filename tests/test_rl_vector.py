@@ -1468,6 +1468,86 @@ def test_heroscape_env_in_one_call_check_fails_on_a_wrong_step():
     assert _hs_one_call_run(s, 25, seed=1, kw=kw) > 0        # (unmutated: equal)
 
 
+def _kept_both_ways(seed, B, P, F, density, mutate=None):
+    """``keep_answer`` and ``keep_answer_words`` on the same random answers (mask
+    bytes 0 or 1, ``density`` of them set; random usable tables; rows in a random
+    order): the same kept lists, costs, stops, counts, ``nxt``/``actor`` and games sent
+    on. ``mutate(words)``: a wrong word view. Returns the ends kept."""
+    from movecore.rl._kept_answer import keep_answer, keep_answer_words
+    rng = np.random.default_rng(seed)
+    mask = (rng.random((B, P)) < density).astype(np.uint8)
+    cost = rng.integers(-2, 40, (B, P)).astype(np.int32)
+    stop = rng.integers(0, 2, (B, P)).astype(np.int8)
+    usable = (rng.random((F, P)) < 0.8).astype(np.uint8)
+    usable[0] = 1
+    rows = rng.permutation(B)[:max(1, B - 2)].astype(np.int64)
+    g = rng.integers(0, F, len(rows)).astype(np.int64)
+    out = []
+    for words in (False, True):
+        a_cost, a_stop = np.zeros((B, P), np.int32), np.zeros((B, P), np.int8)
+        a_list, a_n = np.zeros((B, P), np.int32), np.zeros(B, np.int64)
+        nxt, actor, again = np.zeros(B, np.int64), np.full(B, -1, np.int64), \
+            np.zeros(B, np.int64)
+        if words:
+            w = mask.reshape(-1).view(np.uint64)
+            if mutate is not None:
+                w = mutate(w)
+            k = keep_answer_words(rows, g, w, P, usable, cost, stop, a_cost, a_stop,
+                                  a_list, a_n, nxt, actor, again)
+        else:
+            z = np.zeros((1, 1), np.int64)
+            k = keep_answer(rows, g, mask, cost, stop, usable, a_cost, a_stop, a_list,
+                            a_n, False, z, z, np.zeros(1, bool), np.zeros(B, bool), nxt,
+                            actor, again)
+        out.append((a_list, a_n, a_cost, a_stop, nxt, actor, again[:k]))
+    (l0, n0, c0, s0, *rest0), (l1, n1, c1, s1, *rest1) = out
+    assert np.array_equal(n0, n1)
+    for b in range(B):
+        p = l0[b, :n0[b]]
+        assert np.array_equal(p, l1[b, :n1[b]]), b
+        assert np.array_equal(c0[b, p], c1[b, p]) and np.array_equal(s0[b, p], s1[b, p])
+    for x, y in zip(rest0, rest1):
+        assert np.array_equal(x, y)
+    return int(n0.sum())
+
+
+def test_kept_answer_by_words_equals_the_scan():
+    """``_kept_answer.keep_answer_words`` (the double-space answers' mask read eight
+    places a word, ``_vechsenv.HeroscapeEnvStep.KEEP_BY_WORDS``) keeps what
+    ``keep_answer``'s scan keeps: row widths that are and are not whole words (rows
+    straddling words), sparse and dense masks, empty answers; and the check fails on
+    a word view one byte off."""
+    ends = 0
+    for seed, (B, P) in enumerate([(8, 746), (16, 8), (24, 13), (8, 1), (40, 140),
+                                   (64, 67)]):
+        for density in (0.0, 0.05, 0.15, 0.6, 1.0):
+            ends += _kept_both_ways(seed, B, P, 3, density)
+    assert ends > 10000, ends
+
+    def shifted(w):     # (every byte read one place later)
+        return np.ascontiguousarray((w >> np.uint64(8)) | (np.roll(w, -1) << np.uint64(56)))
+
+    with pytest.raises(AssertionError):
+        _kept_both_ways(0, 8, 746, 3, 0.15, mutate=shifted)
+
+
+def test_heroscape_env_in_one_call_kept_answer_by_words_or_scan():
+    """Heroscape's one-call step with a double-space figure's kept answer by words
+    (``KEEP_BY_WORDS``, the default, checked with the sub-steps above) and by the old
+    scan: both play what the sub-steps play, and the words were read (the flag on)."""
+    from movecore.rl._vechsenv import HeroscapeEnvStep
+    s = dict(example_scenarios("heroscape"))["heroscape_engaged_knight.json"]
+    kw = dict(num_envs=8, max_turns=20, opponent="random", backend="arrays")
+    try:
+        HeroscapeEnvStep.KEEP_BY_WORDS = False
+        assert _hs_one_call_run(s, 20, seed=3, kw=kw) > 0
+    finally:
+        HeroscapeEnvStep.KEEP_BY_WORDS = True
+    e = rl.vector_env(s, **kw)
+    assert e._hsf._words()[1]           # (B * P a whole number of words: on)
+    assert _hs_one_call_run(s, 20, seed=3, kw=kw) > 0
+
+
 def _random_heroscape_runs(seeds, steps, rank=None, only=None):
     """Random battlefields (levels, water, lava, glyphs, trees; two or three teams;
     single- and double-space figures, flyers, phantom and ghost walkers; the master and
