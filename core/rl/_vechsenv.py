@@ -32,7 +32,6 @@ and False, and against single ``gym_env`` s.
 """
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 from numba import njit
@@ -40,7 +39,7 @@ from numba import njit
 from ..games.heroscape._batch import _spaces
 from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
-from ._kept_answer import keep_answer, keep_answer_words
+from ._kept_answer import keep_answer
 from ._vecgame import _grid_distance
 from ._vechs import hs_play, hs_queries
 from ._vecnp import (STEP_ENDED, TERMINATED, advance_select, draw_obs, mask_rows,
@@ -99,7 +98,7 @@ def env_kernel():
         (side_of, turn_sides, movers, n_all, max_turns, learner, usable, adj, rank, dbl,
          greedy, kind, coords, pspace, occ0, cell0, P_env, end_turn, rules, ended,
          has_open, opened, a_open, slow) = Q
-        a_cost, a_stop, a_list, a_n, a_slow, amask, acost, astop, awords, by_words = A
+        a_cost, a_stop, a_list, a_n, a_slow, amask, acost, astop = A
         (buf, ends, query, bits, dl, hout, near, rA, rB, adv, opp, mv, ask, gq, left,
          to, u, fs, dist, cl, cn, counts, no_pen, sp, acting) = W
         (fresh, record, drawn, n_drawn, orec, static, n_static, HW, d, k_game, large,
@@ -166,16 +165,9 @@ def env_kernel():
                              amask, acost, astop, no_pen, 0)
                     if st < 0:
                         return st
-                    if by_words:    # (KEEP_BY_WORDS: the sparse rows by words)
-                        n += keep_answer_words(dl[0, :nd], dl[1, :nd], awords,
-                                               amask.shape[1], usable, acost, astop,
-                                               a_cost, a_stop, a_list, a_n, nxt, actor,
-                                               alt[n:])
-                    else:
-                        n += keep_answer(dl[0, :nd], dl[1, :nd], amask, acost, astop,
-                                         usable, a_cost, a_stop, a_list, a_n, has_open,
-                                         opened, a_open, slow, a_slow, nxt, actor,
-                                         alt[n:])
+                    n += keep_answer(dl[0, :nd], dl[1, :nd], amask, acost, astop, usable,
+                                     a_cost, a_stop, a_list, a_n, has_open, opened,
+                                     a_open, slow, a_slow, nxt, actor, alt[n:])
                 cur, alt = alt, cur
             n_adv = 0
             # the opponents to move (MovecoreGym._opponents): one draw for the pick
@@ -287,18 +279,12 @@ class HeroscapeEnvStep:
     kept buffer updated where it changed, then copied into the step's new array;
     ``False``: the kept buffer handed out)."""
 
-    #: a double-space figure's answer kept by :func:`._kept_answer.keep_answer_words`
-    #: (its mask read eight places a word; False: :func:`keep_answer`'s scan of every
-    #: place, the old path)
-    KEEP_BY_WORDS = True
-
     def __init__(self, steps, copy: bool):
         from ..batch import per_thread
         s = self.steps = steps
         hs = s._hs
         G = s.G
         self.copy = copy
-        self._no_words = np.zeros(1, np.uint64)
         C = self.n_chunks = hs.n_chunks
         B, F, P = s.B, s.F, s.P
         i64 = np.int64
@@ -333,18 +319,8 @@ class HeroscapeEnvStep:
              TERMINATED, *s._open)
         T = (G.occ, G.cell, G.alive, s.turn, s.side, s.nxt, s.actor, s.over, s.out,
              s.removed, s.moved, s.pending, s.rng)
-        A = (s.a_cost, s.a_stop, s.a_list, s.a_n, s.a_slow, *s._out, *self._words())
+        A = (s.a_cost, s.a_stop, s.a_list, s.a_n, s.a_slow, *s._out)
         return hs.S, hs.K, hs.consts, Q, T, A
-
-    def _words(self):
-        """The double-space answers' mask (``steps._out[0]`` uint8[B, P]) as uint64
-        words and whether the kept answer reads it so (:data:`KEEP_BY_WORDS`, on a
-        little-endian machine with rows a whole number of words in all)."""
-        m = self.steps._out[0]
-        if self.KEEP_BY_WORDS and sys.byteorder == "little" and m.size % 8 == 0 and \
-                m.flags.c_contiguous and m.ctypes.data % 8 == 0:
-            return m.reshape(-1).view(np.uint64), True
-        return self._no_words, False
 
     def step(self, mode, actions, illegal_reward, obs_kept, mask):
         """One env step of every game (``mode`` as ``_vecgame.step_modes``, ``actions``
