@@ -15,7 +15,7 @@ order, the games checked equal after every round:
 2. a vector env move with its observation (``copy=True``, one thread, rounds of 8
    steps of the same actions): an env built with the baseline's ``rl._vechs``,
    ``rl._vechsenv`` and ``_bits`` in place of this tree's, against this tree's
-   (``heroscape_one_bits_ab._envs``'s rounds).
+   (``heroscape_one_bits_ab._envs``).
 
 Prints the medians and each ratio baseline / this tree (median of the rounds' ratios,
 their range).
@@ -65,9 +65,6 @@ def main(argv=None) -> int:
     ap.add_argument("base", help="a checkout of the baseline commit")
     ap.add_argument("--no-env", action="store_true", help="the BatchedPlay move only")
     a = ap.parse_args(argv)
-    import random
-    import time
-
     import movecore.rl as rl
     from movecore.tools import _selfplay_heroscape as S
     from movecore.tools.selfplay import example_scenarios
@@ -89,35 +86,7 @@ def main(argv=None) -> int:
                                                      copy=True)),
                 rl.vector_env(name[:-5], num_envs=a.B, threads=1, copy=True)]
         assert type(envs[0]._np._hs).__module__.endswith("_base")
-        steps = 8
-        U = np.random.default_rng(0).random((steps, a.B, envs[0]._mask.shape[1]),
-                                            np.float32)
-        last = [None, None]
-
-        def run(i):
-            e = envs[i]
-            e.reset(seed=7)
-            m0, dt, seen = e.counts["moves"], 0.0, []
-            for s in range(steps):
-                act = (U[s] * e._mask).argmax(1)
-                t0 = time.thread_time()
-                o, rw, te, tr, info = e.step(act)
-                dt += time.thread_time() - t0
-                seen.append(hash((o.tobytes(), rw.tobytes(), te.tobytes(), tr.tobytes(),
-                                  info["action_mask"].tobytes())))
-            last[i] = tuple(seen)
-            return dt / (e.counts["moves"] - m0)
-
-        for i in (0, 1):
-            run(i)
-        pe = [[], []]
-        rnd = random.Random(3)
-        for _ in range(a.rounds):
-            order = [0, 1]
-            rnd.shuffle(order)
-            for i in order:
-                pe[i].append(run(i))
-            assert last[0] == last[1], "the envs differ"
+        pe = O._envs(name[:-5], a.B, a.rounds, envs=envs)
         r = np.array(pe[0]) / np.array(pe[1])
         print(f"  vector env move, copy=True, 1 thread, CPU us: base {med(pe[0]) * 1e6:.3f}, "
               f"this tree {med(pe[1]) * 1e6:.3f}; base / this tree {med(r):.3f} "
