@@ -38,26 +38,34 @@ def _base_modules(base: str) -> dict:
     """The baseline's ``_bits``, ``_vechs`` and ``_vechsenv``, loaded beside this tree's
     (each imports the ones before it under this tree's names: swapped in while it loads)."""
     import importlib
-    keep = {n: importlib.import_module(n) for n in _SWAP}
+    for n in _SWAP:     # (this tree's first: each swap puts them back)
+        importlib.import_module(n)
     paths = (("core", "games", "heroscape", "_bits.py"), ("core", "rl", "_vechs.py"),
              ("core", "rl", "_vechsenv.py"))
     out = {}
-    try:
-        for n, p in zip(_SWAP, paths):
-            out[n] = H._load(n + "_base", os.path.join(base, *p))
-            sys.modules[n] = out[n]
-    finally:
-        sys.modules.update(keep)
+    for n, p in zip(_SWAP, paths):
+        out[n] = _swapped(dict(out), lambda: H._load(n + "_base", os.path.join(base, *p)))
     return out
 
 
 def _swapped(mods, make):
+    """``make()`` with ``mods`` (name -> module) in place of this tree's, in
+    ``sys.modules`` and as their packages' attributes: the baseline's step then names
+    the baseline's ``_bits`` in its closure of its dependencies' stamps too, so that its
+    cache entry is not the one ``heroscape_one_bits_ab`` writes (the baseline's step
+    with this tree's ``_bits``)."""
     keep = {n: sys.modules[n] for n in mods}
-    sys.modules.update(mods)
+
+    def put(ms):
+        for n, m in ms.items():
+            sys.modules[n] = m
+            pkg, _, attr = n.rpartition(".")
+            setattr(sys.modules[pkg], attr, m)
+    put(mods)
     try:
         return make()
     finally:
-        sys.modules.update(keep)
+        put(keep)
 
 
 def main(argv=None) -> int:
