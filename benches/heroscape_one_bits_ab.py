@@ -68,13 +68,15 @@ def _plays(steps, scenario, B, rounds, rules):
     return plays[-1], per
 
 
-def _envs(name, B, rounds, steps=8):
+def _envs(name, B, rounds, steps=8, envs=None):
     """CPU seconds per move of the vector env with the one-space queries by the kernel
-    (``_vechs.NO_BITS``) and as bit sets, rounds from seed 7 in a shuffled order."""
-    import movecore.rl as rl
-    from movecore.rl._vechs import NO_BITS
-    envs = [rl.vector_env(name, num_envs=B, threads=1, copy=True) for _ in range(2)]
-    envs[0]._np._hs.rules |= NO_BITS
+    (``_vechs.NO_BITS``) and as bit sets (or of the two ``envs`` given), rounds from
+    seed 7 in a shuffled order, the envs checked equal."""
+    if envs is None:
+        import movecore.rl as rl
+        from movecore.rl._vechs import NO_BITS
+        envs = [rl.vector_env(name, num_envs=B, threads=1, copy=True) for _ in range(2)]
+        envs[0]._np._hs.rules |= NO_BITS
     A = envs[0]._mask.shape[1]
     U = np.random.default_rng(0).random((steps, B, A), np.float32)
     last = [None, None]

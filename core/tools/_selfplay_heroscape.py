@@ -2,8 +2,8 @@
 
 :class:`movecore.tools.selfplay_batch.BatchedPlay` runs this step on Heroscape's arrays
 (:mod:`movecore.games.heroscape._batch`): per game, in one compiled call per thread
-(:func:`step_kernel`; the games' moves in :func:`_games`, compiled without reference
-counts), the acting figure's legal ends -- a one-space figure's from its kind's packed
+(:func:`step_kernel`, compiled without reference counts; the games' moves in
+:func:`_games`, inlined into it), the acting figure's legal ends -- a one-space figure's from its kind's packed
 query on the game's occupant row (as bit sets over the padded grid where the query
 allows: :func:`movecore.games.heroscape._bits.one_bits`, the kernel's answer; else
 the kernel), with its kind's stop codes (or, where no figure but friends it passes stands within its reach -- a figure
@@ -196,17 +196,19 @@ def _kth_set(row, n, r):
     return np.int64(-1)
 
 
-@njit(nogil=True, **NO_NRT)
+@njit(nogil=True, inline="always")
 def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dist, best,
            near, lay, lo, hi, counts, n_all_sides):
     """The step's games ``lo <= b < hi`` (``heroscape_step``'s arguments; returns 0 or a
     kernel status < 0) but their restarts, their two-space figures' ends already in
-    their rows (the caller runs the layout's call, which allocates). Compiled without
-    Numba's reference counts (it allocates nothing; the caller keeps every array
-    alive): in the step, compiled with them, each game's views (the kernel's five
+    their rows (the caller runs the layout's call). Inlined (Numba IR) into the step,
+    which is compiled without Numba's reference counts (it allocates nothing; the
+    caller keeps every array alive): with them, each game's views (the kernel's five
     arguments, the policy's row) and each inlined helper handed an array (the row
     clear, the kept ends' test, the policy, the draws) counted their arrays at every
-    game, ~10% of a ``BatchedPlay`` move's samples (docs/performance.md)."""
+    game, ~10% of a ``BatchedPlay`` move's samples. Inlined, not a compiled function of
+    its own: Numba optimizes a callee's module and makes its machine code on its own,
+    then again inside its caller's, ~0.6 s of a cold compile (docs/performance.md)."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
      budget, stop_code, Z) = S
     double, lead, trail, team, height, level, hnbr, n_teams, master = M
@@ -337,7 +339,8 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
 def step_kernel():
     """The compiled step (compiled, or loaded from Numba's cache, on first use; the
     two-space figures' call linked in as a global, as ``doubles_kernel`` links the
-    penalty kernel).
+    penalty kernel; without Numba's reference counts: the step allocates nothing, the
+    two-space call, which allocates, counts its own).
 
     ``heroscape_step(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
     D, one, dist, best, near, lay, lo, hi, counts)``: games ``lo <= b < hi``. ``S`` = the
@@ -367,7 +370,7 @@ def step_kernel():
                                 _vecgame.__file__, _bits.__file__, _kept.__file__)
     deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
 
-    @njit(cache=CACHE, nogil=True)
+    @njit(cache=CACHE, nogil=True, **NO_NRT)
     def heroscape_step(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
                        D, one, dist, best, near, lay, lo, hi, counts):
         dep = deps  # noqa: F841 (in the closure: see above)
@@ -379,8 +382,10 @@ def step_kernel():
         walkers = (0 if (rules & KEPT_WALKERS) != 0 else NO_KEPT_WALKERS) | \
             (0 if (rules & WALKER_FAR) != 0 else NO_LEAVE_FAR | NO_FIGURES_FAR)
         F = cell.shape[1]
-        no_pen = np.zeros((0, 0), np.int32)
-        n_all_sides = 0
+        no_pen = cost[:0, :0]   # (no penalty rows asked: an empty view, no allocation)
+        # (an int64 from the start, not the literal 0: Numba types the call of _games
+        # with the literal first and compiled all of it a second time for it)
+        n_all_sides = np.int64(0)
         for g in range(F):
             n_all_sides = max(n_all_sides, side_of[g] + 1)
         at_once = (rules & DOUBLES_AT_ONCE) != 0

@@ -264,7 +264,7 @@ def one_bits(Z, sh, occupant, params, start, bud, lay, ends):
     return m
 
 
-@njit(cache=CACHE, nogil=True, **NO_NRT)
+@njit(nogil=True, inline="always")
 def query_ends(S, sh, occupant, start, bud, buf, ends, query, lay, bits):
     """A one-space figure's ends from ``start`` within ``bud`` by its packed query
     ``sh`` of ``S`` (``BatchedGames``' ``blobs, blob_at, qflags, qflags_at, zoc,
@@ -274,7 +274,9 @@ def query_ends(S, sh, occupant, start, bud, buf, ends, query, lay, bits):
     ``reach1_general`` (workspace ``buf``, ``query`` int64[1, 3]; the general kernel
     for a plain query too: the same ends and costs, no stop, and one kernel linked
     into the callers, not two: compile time). The self-play step's and the vector
-    env's one call for it."""
+    env's one call for it, inlined (Numba IR) into both: compiled as a function of its
+    own it was optimized and made machine code of once more, ~1 s of a cold compile of
+    the step (docs/performance.md)."""
     blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params = S[:7]
     Z = S[11]
     if bits and Z[0][sh]:
