@@ -984,7 +984,9 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
     F = cell.shape[1]
     B = occ.shape[0]
     t = tick[0]         # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
-    n_all_sides = 0
+    # (an int64 from the start: with the literal 0 Numba compiled the helpers
+    # it is passed to a second time, for Literal[int](0))
+    n_all_sides = np.int64(0)
     for f in range(F):
         n_all_sides = max(n_all_sides, side_of[f] + 1)
     for b in range(lo, hi):

@@ -138,7 +138,9 @@ def dark_realms_chunk(lo, hi, mask, occ, occ0, team, cell, alive, side_of, turn_
     N = occ.shape[1]
     F = cell.shape[1]
     B = occ.shape[0]
-    n_all_sides = 0
+    # (an int64 from the start: with the literal 0 Numba compiled the helpers
+    # it is passed to a second time, for Literal[int](0))
+    n_all_sides = np.int64(0)
     for f in range(F):
         n_all_sides = max(n_all_sides, side_of[f] + 1)
     for b in range(lo, hi):

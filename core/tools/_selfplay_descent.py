@@ -130,7 +130,9 @@ def step_kernel():
         orient = tables[31]
         N = mask.shape[1]                   # (the places: a turned base's too)
         F = cell.shape[1]
-        n_all_sides = 0
+        # (an int64 from the start: with the literal 0 Numba compiled the helpers
+        # it is passed to a second time, for Literal[int](0))
+        n_all_sides = np.int64(0)
         for f in range(F):
             n_all_sides = max(n_all_sides, side_of[f] + 1)
         # every unfinished game's legal ends first (games are independent)
