@@ -398,3 +398,15 @@ def test_an_edited_callee_in_another_file_recompiles_its_callers(tmp_path, where
     for name in ("toymiddle", "toycaller"):        # a reinstall: new mtimes, same sources
         os.utime(tmp_path / f"{name}.py", ns=(10**18, 10**18))
     assert run(2) == f"60 6 {hit} {hit}"
+
+
+def test_every_kernel_file_is_in_every_stamp():
+    """The kernels' constants (``from movecore.kernels._types import NONE``: a global,
+    baked into the code) leave no trace in the importer's globals, so every file of
+    movecore/kernels is in the stamp of every cached movecore function, with its own."""
+    import movecore
+    kernels = Path(movecore.__file__).parent / "kernels"
+    files = movecore._dependency_files({"__name__": "movecore.toyalone"}, "/x/toyalone.py")
+    names = {Path(f).name for f in files if Path(f).parent == kernels}
+    assert "/x/toyalone.py" in files and "_types.py" in names and "reach.py" in names
+    assert names == {p.name for p in kernels.glob("*.py")}
