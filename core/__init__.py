@@ -28,8 +28,9 @@ def kernel_cache_dir() -> str:
     install tree, so ``pip install -e .`` (which rebuilds ``build/__editable__*``) and
     reinstalls of the same version keep the compiled kernels. ``NUMBA_CACHE_DIR``, when
     set, wins over both (numba's own setting, for every cached function of the process);
-    ``MOVECORE_NO_CACHE=1`` turns the cache off. Numba checks each entry against a hash of
-    its source file, so an edited module recompiles only itself. When the folder cannot
+    ``MOVECORE_NO_CACHE=1`` turns the cache off. Each entry is checked against a digest of its
+    source file, the kernels' and those of the movecore modules its module imports
+    (:func:`_dependency_files`), so an edit recompiles what may hold the edited code. When the folder cannot
     be written, numba falls back to ``__pycache__`` beside the sources.
 
     >>> import movecore
@@ -52,10 +53,127 @@ def _is_movecore_function(py_func) -> bool:
     return mod == __name__ or mod.startswith(__name__ + ".")
 
 
+#: module name -> (its global names scanned, the movecore modules they hold by name)
+_DIRECT_DEPS: "dict[str, tuple[set, dict]]" = {}
+_ALL: set = set()     # (as the names scanned: the module is imported, its list final)
+#: (source file, the movecore modules its module depends on) -> the files of its stamp
+_FILES: "dict[tuple, list]" = {}
+#: the source files of movecore.kernels (listed once per process)
+_KERNEL_FILES: "list[str] | None" = None
+
+
+_PLAIN = frozenset((int, float, bool, str, bytes, tuple, list, dict, set, type(None)))
+
+
+def _movecore_module_of(value):
+    """The movecore module ``value`` is (a module) or was defined in (a function, a numba
+    dispatcher, a class), or None."""
+    if type(value) in _PLAIN:
+        return None
+    if isinstance(value, _types.ModuleType):
+        name = value.__name__
+    else:
+        try:
+            name = getattr(getattr(value, "py_func", value), "__module__", None)
+        except Exception:       # an object whose attributes raise
+            return None
+    if not isinstance(name, str) or not name.startswith(__name__ + "."):
+        return None     # (the package itself is the lazy loader: no compiled code)
+    return _sys.modules.get(name)
+
+
+def _direct_deps(glb: dict) -> dict:
+    """The movecore modules (name -> module) a module's globals ``glb`` hold: imported
+    modules, and the modules of the functions, dispatchers and classes it imported. A
+    package's own submodules (attributes the import system sets on it) are left out: they
+    are not what the package's code calls. Memoized by module; a module still executing
+    (the one whose functions are being decorated) has only its new names scanned."""
+    own = glb.get("__name__", "")
+    seen, out = _DIRECT_DEPS.setdefault(own, (set(), {}))
+    if seen is _ALL:
+        return out
+    new = glb.keys() - seen
+    if new:
+        sub = own + "." if glb.get("__path__") is not None else None
+        for key in new:
+            value = glb.get(key)
+            mod = _movecore_module_of(value)
+            if mod is not None and mod.__name__ != own and not (
+                    sub and isinstance(value, _types.ModuleType) and
+                    mod.__name__.startswith(sub)):
+                out[mod.__name__] = mod
+        seen.update(new)
+    spec = glb.get("__spec__")
+    if spec is not None and not getattr(spec, "_initializing", True):
+        _DIRECT_DEPS[own] = (_ALL, out)           # imported: its globals are all there
+    return out
+
+
+def _dependency_files(glb: dict, own_file: str) -> "list[str]":
+    """The source files a cached movecore function's compiled code may hold code of: every
+    file of ``movecore/kernels`` (their constants and functions are baked into the code
+    of most callers) and the files of the movecore modules its module's globals ``glb``
+    hold at its decoration (:func:`_direct_deps`), closed over those modules' globals in
+    turn, e.g. ``rl._vechs`` -> ``games.heroscape._bits`` -> ``kernels.reach``. Numba's
+    stamp (a digest of the function's own file) misses them: a caller would load its old
+    code after a callee's file changed. Over-approximates (a module imported for one
+    Python helper counts whole); a constant imported by name from a module outside
+    ``kernels`` that gives the importer nothing else is not seen."""
+    global _KERNEL_FILES
+    if _KERNEL_FILES is None:
+        kernels = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "kernels")
+        try:
+            _KERNEL_FILES = [_os.path.join(kernels, n) for n in sorted(_os.listdir(kernels))
+                             if n.endswith(".py")]
+        except OSError:
+            _KERNEL_FILES = []
+    seen: set = set()
+    todo = list(_direct_deps(glb).values())
+    while todo:
+        mod = todo.pop()
+        if mod.__name__ not in seen:
+            seen.add(mod.__name__)
+            todo.extend(_direct_deps(vars(mod)).values())
+    key = (own_file, frozenset(seen))
+    out = _FILES.get(key)
+    if out is None:
+        files = {own_file, *_KERNEL_FILES}
+        files.update(f for f in (getattr(_sys.modules.get(m), "__file__", None)
+                                 for m in seen) if f)
+        out = _FILES[key] = sorted(files)
+    return out
+
+
+#: source file -> the digest of its contents, read once per process
+_DIGESTS: "dict[str, bytes]" = {}
+
+
+def _files_digest(files) -> str:
+    """A digest of the contents of ``files``: a reinstall that rewrites the
+    same sources (new mtimes) keeps it. Each file is read once per process, as the code
+    the process imported was (a missing file counts as empty)."""
+    import hashlib
+    h = hashlib.sha256()
+    for path in files:
+        digest = _DIGESTS.get(path)
+        if digest is None:
+            try:
+                with open(path, "rb") as f:
+                    digest = hashlib.sha256(f.read()).digest()
+            except OSError:
+                digest = b"-"
+            _DIGESTS[path] = digest
+        h.update(digest)
+    return h.hexdigest()
+
+
 def _install_cache_locator(numba) -> None:
     """Put movecore's cached functions (and only them) in :func:`kernel_cache_dir`: a numba
     cache locator, first after numba's ``NUMBA_CACHE_DIR`` one, that answers for functions
-    whose module is ``movecore`` or below. Works whether or not numba was imported first."""
+    whose module is ``movecore`` or below. And, first of all, one that stamps the entries
+    of movecore's functions, wherever they go (that folder, ``NUMBA_CACHE_DIR``, numba's
+    ``__pycache__`` fallback), with their dependency files too (:func:`_add_dependencies`).
+    Works whether or not numba was imported first."""
     from numba.core import caching
     impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
     classes = impl._locator_classes
@@ -81,8 +199,41 @@ def _install_cache_locator(numba) -> None:
                 return None
             return super(user, cls).from_function(py_func, py_file)
 
+    class MovecoreStamps:
+        """For movecore's functions: the locator the next classes pick, its stamp with
+        the dependency files added."""
+        _movecore = True
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not _is_movecore_function(py_func):
+                return None
+            for other in classes[classes.index(cls) + 1:]:
+                locator = other.from_function(py_func, py_file)
+                if locator is not None:
+                    _add_dependencies(locator, py_func, py_file)
+                    return locator
+            return None
+
     at = classes.index(user) + 1 if user in classes else 0
     classes.insert(at, MovecoreCacheLocator)
+    classes.insert(0, MovecoreStamps)
+
+
+def _add_dependencies(locator, py_func, py_file) -> None:
+    """Adds to ``locator``'s stamp (numba's: a digest of the function's own file) a digest
+    of the files :func:`_dependency_files` lists: the entry also holds the code of the
+    compiled functions it calls from other files (numba links them in), and a caller
+    would load its old code after a callee's file changed."""
+    own = locator.get_source_stamp
+
+    def get_source_stamp():
+        stamp = own()
+        if getattr(_sys, "frozen", False):
+            return stamp
+        return stamp, _files_digest(_dependency_files(py_func.__globals__, py_file))
+
+    locator.get_source_stamp = get_source_stamp
 
 
 def _import_numba():

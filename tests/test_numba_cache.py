@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -310,3 +312,101 @@ def test_compile_estimates_name_the_game():
         "movecore.kernels.reach_pen.kernel.<locals>.reach_pen")
     assert what == "movecore.kernels.reach_pen.kernel.reach_pen" and about == \
         ", about 4-13 s"
+
+
+# A cached function that calls a compiled function of another file: numba links the
+# callee's code into the caller's cache entry, and numba's own stamp of that entry is
+# the caller's file only. A pair of toy modules under movecore's name, loaded the way
+# the package loads them.
+_TOY_CALLEE = """
+from numba import njit
+
+@njit(cache=True)
+def step(x):
+    return x + {step}
+"""
+
+_TOY_MIDDLE = """
+from numba import njit
+
+from movecore import toycallee as callee
+
+
+@njit(cache=True)
+def twice(x):
+    return 2 * callee.step(x)
+"""
+
+_TOY_CALLER = """
+from numba import njit
+
+from movecore.toymiddle import twice
+
+
+@njit(cache=True)
+def scaled(x):
+    return 10 * twice(x)
+"""
+
+_TOY_CALLING = """
+import importlib.util, os, sys
+import movecore
+movecore._import_numba()
+here = os.path.dirname(__file__)
+for name in ("toycallee", "toymiddle", "toycaller"):
+    spec = importlib.util.spec_from_file_location("movecore." + name,
+                                                  os.path.join(here, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["movecore." + name] = module
+    spec.loader.exec_module(module)
+f = sys.modules["movecore.toycaller"].scaled
+g = sys.modules["movecore.toymiddle"].twice
+print(f(1), g(1), dict(f.stats.cache_hits), dict(g.stats.cache_hits))
+"""
+
+
+@pytest.mark.parametrize("where", ["movecore", "numba", "fallback"])
+def test_an_edited_callee_in_another_file_recompiles_its_callers(tmp_path, where):
+    """A developer edits a kernel (or a user installs another commit of the same version
+    over the last one): the next process must not load a caller's cache entry that holds
+    the old callee's code, directly (toymiddle) or through another module (toycaller).
+    movecore's cache locator stamps each entry with the sources of the movecore modules
+    the caller's module takes compiled code from, transitively, and the kernels; a
+    reinstall that rewrites the same sources (new mtimes) still loads the cache. The same
+    in movecore's folder, in NUMBA_CACHE_DIR and in numba's __pycache__ fallback."""
+    (tmp_path / "toycalling.py").write_text(_TOY_CALLING)
+    (tmp_path / "toymiddle.py").write_text(_TOY_MIDDLE)
+    (tmp_path / "toycaller.py").write_text(_TOY_CALLER)
+    blocker = tmp_path / "file"
+    blocker.write_text("")                      # a file: no folder can be made under it
+    env = _clean_env(**{"movecore": {"MOVECORE_CACHE": str(tmp_path / "cache")},
+                        "numba": {"NUMBA_CACHE_DIR": str(tmp_path / "cache")},
+                        "fallback": {"MOVECORE_CACHE": str(blocker / "cache")}}[where])
+
+    def run(step):
+        (tmp_path / "toycallee.py").write_text(_TOY_CALLEE.format(step=step))
+        return _python(f"exec(open({str(tmp_path / 'toycalling.py')!r}).read(), "
+                       f"{{'__file__': {str(tmp_path / 'toycalling.py')!r}}})",
+                       env=env).strip()
+
+    hit = "{(int64,): 1}"
+    assert run(1) == "40 4 {} {}"                  # cold: compiled
+    assert run(1) == f"40 4 {hit} {hit}"           # warm: loaded
+    assert run(2) == "60 6 {} {}"                  # the callee edited: both recompiled
+    if where != "movecore":                        # (the same stamps: CI time)
+        return
+    for name in ("toymiddle", "toycaller"):        # a reinstall: new mtimes, same sources
+        os.utime(tmp_path / f"{name}.py", ns=(10**18, 10**18))
+    assert run(2) == f"60 6 {hit} {hit}"
+
+
+def test_every_kernel_file_is_in_every_stamp():
+    """The kernels' constants (``from movecore.kernels._types import NONE``: a global,
+    baked into the code) leave no trace in the importer's globals, so every file of
+    movecore/kernels is in the stamp of every cached movecore function, with its own."""
+    import movecore
+    kernels = Path(movecore.__file__).parent / "kernels"
+    files = movecore._dependency_files({"__name__": "movecore.toyalone"}, "/x/toyalone.py")
+    names = {Path(f).name for f in files if Path(f).parent == kernels}
+    assert "/x/toyalone.py" in files and "_types.py" in names and "reach.py" in names
+    assert names == {p.name for p in kernels.glob("*.py")}
