@@ -1,8 +1,13 @@
 """``movecore bench --batch``'s measuring loop (not a timing: what it measures, in what
 order, and how its figures are put together)."""
 import math
+import os
+import subprocess
+import sys
+import time
 
 import numpy as np
+import pytest
 from pytest import approx
 
 from movecore.tools import bench_batch
@@ -121,6 +126,67 @@ def test_thread_ratio_pairs_each_2_thread_round_with_the_1_thread_round_of_its_p
     got = _thread_ratio(spell, _figs([(190, 1.0, 1.0, 0.5), (110, 1.0, 1.0, 0.5),
                                       (185, 1.0, 1.0, 0.5)]))
     assert got["wall"][0] == approx(1.85)
+
+
+def test_thread_ratio_reports_the_share_of_thread_time_that_waited_for_a_core():
+    # (units, wall, process CPU, this thread's CPU, seconds waited for a core)
+    one = _figs([(100, 1.0, 1.0, 1.0, 0.02), (100, 1.0, 1.0, 1.0, 0.0)])
+    two = _figs([(200, 1.0, 1.0, 0.5, 0.9), (200, 1.0, 1.0, 0.5, 0.7)])
+    # the 2-thread rounds: 1.6 s waited over 2 threads x 2 s
+    assert _thread_ratio(one, two)["waited"] == approx(0.4)
+    # the 1-thread rounds' share where it is the larger: 0.3 s over 1 thread x 2 s
+    two = _figs([(200, 1.0, 1.0, 0.5, 0.0)] * 2)
+    one = _figs([(100, 1.0, 1.0, 1.0, 0.1), (100, 1.0, 1.0, 1.0, 0.2)])
+    assert _thread_ratio(one, two)["waited"] == approx(0.15)
+    # rounds that recorded no waits (4 fields): none
+    assert _thread_ratio(_figs([(100, 1.0, 1.0, 1.0)]),
+                         _figs([(200, 1.0, 1.0, 0.5)]))["waited"] == 0.0
+
+
+def test_over_windows_leaves_out_windows_that_waited_for_a_core():
+    w = lambda wall, waited: {"wall": (wall, wall, wall), "cpu": (1.9, 1.9, 1.9),  # noqa
+                              "rounds": [wall], "waited": waited}
+    S = bench_batch.SPELL
+    windows = [w(1.80, 0.0), w(1.20, S + 0.01), w(1.84, S), w(1.76, 0.01)]
+    got = _over_windows(windows)
+    # the window that waited over SPELL is printed, not counted: the median of the rest
+    assert got["counted"] == [True, False, True, True]
+    assert got["wall"] == approx(1.80) and got["n"] == 3
+    assert got["windows"] == [1.80, 1.20, 1.84, 1.76]
+    assert got["waited"] == [0.0, S + 0.01, S, 0.01]
+    assert bench_batch._windows_short(windows) == 0
+    assert bench_batch._windows_short(windows[:3]) == 1
+    # every window waited: every window counts (a busy machine's figure), and the
+    # printed figure says so
+    busy = [w(1.2, 0.5), w(1.3, 0.4), w(1.1, 0.6)]
+    got = _over_windows(busy)
+    assert got["counted"] == [True] * 3 and got["wall"] == approx(1.2)
+    assert bench_batch._windows_short(busy) == 3
+    assert "busy machine" in bench_batch._threads(got)
+    assert "[1.20: waited 11%]" in bench_batch._threads(_over_windows(windows))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task") or
+                    not hasattr(os, "sched_setaffinity"), reason="Linux only")
+def test_waited_counts_the_time_a_thread_waits_for_a_core_another_process_holds():
+    """Two busy processes on one core: each waits for about half the time, and
+    ``_waited`` sees it; alone on a core, this thread waits little."""
+    cpu = min(os.sched_getaffinity(0))
+    before = os.sched_getaffinity(0)
+    spin = "import time\nt = time.perf_counter()\nwhile time.perf_counter() - t < 0.6: pass"
+    os.sched_setaffinity(0, {cpu})
+    try:
+        other = subprocess.Popen([sys.executable, "-c", spin],
+                                 preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+        time.sleep(0.05)
+        w0, t0 = bench_batch._waited(), time.perf_counter()
+        while time.perf_counter() - t0 < 0.4:
+            pass
+        shared = (bench_batch._waited() - w0) / (time.perf_counter() - t0)
+        other.wait()
+    finally:
+        os.sched_setaffinity(0, before)
+    assert shared > 0.25          # ~0.5: the other process ran half the time
 
 
 def test_over_windows_is_the_median_window_so_one_spell_does_not_set_it():
@@ -279,7 +345,11 @@ def test_batch_report_prints_paired_medians(monkeypatch):
 
     def spy_ratio(one, two):
         ratios.append((one, two, len(lines)))
-        return real_ratio(one, two)
+        got = real_ratio(one, two)
+        # the play's second window (the third ratio taken) met a spell of a busy
+        # machine: it must be retaken; every other window waited for nothing
+        got["waited"] = 0.5 if len(ratios) == 3 else 0.0
+        return got
     monkeypatch.setattr(bench_batch, "_thread_ratio", spy_ratio)
     out = bench_batch.batch_report(["grid"], min_time=0.0, selfplay_games=2,
                                    batches=(1, 64), log=lambda *a, **k: lines.append(a[0]))
@@ -313,22 +383,29 @@ def test_batch_report_prints_paired_medians(monkeypatch):
     # 2 threads / 1 (B = 64, the env at B = 8): one window in the game's own rounds, then
     # one per pass over the games; every window 1- and 2-thread rounds of the same passes
     W = bench_batch.THREAD_WINDOWS
-    assert W == 3 and len(ratios) == 2 * W
+    # W windows of the play and of the env, then one retake of the play's
+    assert W == 3 and len(ratios) == 2 * W + 1
     for k, (one, two, _) in enumerate(ratios):
         # (the game's own window: BENCH's rounds; the further ones: WINDOW's)
         assert len(one.rounds) == len(two.rounds) >= (2 if k < 2 else 3)
+        # every round records the seconds its threads waited for a core
+        assert all(len(r) == 5 and r[4] >= 0 for r in one.rounds + two.rounds)
     assert all(len(one.rounds) == 3 for one, _, _ in ratios[2:])
     # the further windows come after the game's rows are taken, announced, and before
-    # the rows are printed
+    # the rows are printed; then the retake, announced, of the play's window alone
     passes = [i for i, line in enumerate(lines) if "2 threads / 1: window" in line]
-    assert len(passes) == W - 1
+    retakes = [i for i, line in enumerate(lines) if "2 threads / 1: retake" in line]
+    assert len(passes) == W - 1 and len(retakes) == 1 and "grid play ..." in lines[retakes[0]]
     assert [at for _, _, at in ratios] == [passes[0]] * 2 + [passes[0] + 1] * 2 + \
-        [passes[1] + 1] * 2
+        [passes[1] + 1] * 2 + [retakes[0] + 1]
     printed = next(i for i, line in enumerate(lines) if line.startswith("  grid ["))
-    assert printed > passes[-1]
-    for key in (("threads", 64), ("threads", "env", 8)):
+    assert printed > retakes[-1]
+    for key, n, counted in ((("threads", 64), W + 1, [True, False, True, True]),
+                            (("threads", "env", 8), W, [True] * W)):
         t = row[key]
-        assert len(t["windows"]) == W and t["n"] >= 2 * W
-        assert t["wall"] == approx(float(np.median(t["windows"]))) and t["cpu"] > 0
+        assert len(t["windows"]) == n and t["counted"] == counted and t["n"] >= 2 * W
+        kept = [w for w, c in zip(t["windows"], counted) if c]
+        assert t["wall"] == approx(float(np.median(kept))) and t["cpu"] > 0
         assert t["rounds"][1] <= t["rounds"][0] <= t["rounds"][2]
         assert f"{t['wall']:.2f}x (median of {W} windows: " in text
+    assert f"[{row[('threads', 64)]['windows'][1]:.2f}: waited 50%]" in text

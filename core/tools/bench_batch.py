@@ -42,9 +42,14 @@ window's and the quartiles of all paired rounds. A spell of a second or two in w
 the second core is taken (another process, likely) leaves the 1-thread rounds at full
 speed and the 2-thread rounds at about one core's, for every round of a window: one
 process read 1.10-1.18x in one game where the same game read 1.7x in its other runs
-(docs/performance.md, "The bench's 2-thread figure"). The env windows replay the same
-seeded games (``_env_steps_per_s`` resets them); the plays go on with theirs. The rows
-are printed once every window is taken.
+(docs/performance.md, "The bench's 2-thread figure"). So every round also records how
+long the process's threads waited for a core they were ready to run on (run-queue waits
+and the hypervisor's steal, :func:`_waited`), and a window whose threads waited more
+than :data:`SPELL` of their time measured the machine, not the step: it is printed in
+brackets, not counted, and retaken in up to :data:`RETAKES` further passes over the
+games that have one. The choice reads only the machine's waits, never the ratios. The
+env windows replay the same seeded games (``_env_steps_per_s`` resets them); the plays
+go on with theirs. The rows are printed once every window is taken.
 """
 from __future__ import annotations
 
@@ -85,6 +90,13 @@ THREAD_WINDOWS = 3
 #: the further windows' schedule: :data:`BENCH`'s with 5 rounds (the 1- and 2-thread
 #: plays or envs alone; the window's figure is the median of its paired rounds)
 WINDOW = BENCH._replace(min_rounds=5)
+#: a window whose threads waited for a core more than this share of their time (run-queue
+#: waits and the hypervisor's steal, :func:`_waited`) measured the machine, not the
+#: step: it is printed but not counted, and a further window is taken in its place
+SPELL = 0.10
+#: at most this many further passes retake such windows (where every window of a figure
+#: waited, the figure is the median of them all, and the row says so)
+RETAKES = 3
 
 
 class Figures(NamedTuple):
@@ -102,7 +114,7 @@ class Figures(NamedTuple):
     @property
     def median(self) -> float:
         """The median round's units/s (wall clock)."""
-        return float(np.median([u / w for u, w, _, _ in self.rounds if u]))
+        return float(np.median([u / w for u, w, *_ in self.rounds if u]))
 
     @property
     def share(self) -> float:
@@ -141,6 +153,7 @@ def _env_steps_per_s(envs, min_time: float, extra=(), schedule: Schedule = Sched
         dt = cpu = main = 0.0
         steps = 0
         m0 = e.counts["moves"]
+        lost0 = _waited()
         while steps < max(1, 4096 // e.num_envs) or dt < schedule.round_seconds:
             a = _random_actions(e, rngs[i])
             c0, t1 = time.process_time(), time.thread_time()
@@ -152,7 +165,9 @@ def _env_steps_per_s(envs, min_time: float, extra=(), schedule: Schedule = Sched
             steps += 1
         moves[i].append(None if m0 is None else e.counts["moves"] - m0)
         last[i] = dt
-        return steps * e.num_envs, dt, cpu, main
+        # (the wait counts the picks of actions between steps too: they run on this
+        # thread alone and take a small share of the round)
+        return steps * e.num_envs, dt, cpu, main, _waited() - lost0
 
     got = _interleaved(len(envs) + len(extra), one_round, min_time, schedule,
                        seconds=len(envs) * min_time)
@@ -188,9 +203,9 @@ def _interleaved(n: int, one_round, min_time: float, schedule: Schedule = Schedu
                 all(any(r[0] for r in rs) for rs in rounds):
             out = []
             for rs in rounds:
-                best = max(u / w for u, w, _, _ in rs if u)
-                cpu = np.median([c / u for u, _, c, _ in rs if u])
-                busiest = np.median([max(m, c - m) / u for u, _, c, m in rs if u])
+                best = max(u / w for u, w, *_ in rs if u)
+                cpu = np.median([c / u for u, _, c, *_ in rs if u])
+                busiest = np.median([max(m, c - m) / u for u, _, c, m, *_ in rs if u])
                 out.append(Figures(best, float(cpu), float(busiest), rs))
             return out
 
@@ -204,7 +219,7 @@ def _paired(figs: Figures, ref: Figures, moves=None) -> dict:
     rounds with no units are left out."""
     moves = [r[0] for r in figs.rounds] if moves is None else moves
     wall, cpu = [], []
-    for (u, w, c, _), m, (q, qw, qc, _) in zip(figs.rounds, moves, ref.rounds):
+    for (u, w, c, *_), m, (q, qw, qc, *_) in zip(figs.rounds, moves, ref.rounds):
         if m and q:
             wall.append((w / m) / (qw / q))
             cpu.append((c / m) / (qc / q))
@@ -219,35 +234,86 @@ def _quartiles(xs) -> tuple:
     return float(med), float(q1), float(q3)
 
 
+def _waited() -> float:
+    """Seconds this process's threads have waited so far for a core they were ready to
+    run on: their run-queue waits (Linux, ``/proc/self/task/*/schedstat``) and the
+    hypervisor's steal time on the cores this process may use (``/proc/stat``; the
+    vCPU taken from under whatever ran on it). A difference of two calls is a round's
+    wait: near 0 on a free machine, about half a 2-thread round's thread time where
+    another process holds one of two cores. 0.0 where neither can be read."""
+    import os
+    ns = 0
+    try:
+        for task in os.listdir("/proc/self/task"):
+            try:
+                with open(f"/proc/self/task/{task}/schedstat") as f:
+                    ns += int(f.read().split()[1])
+            except (OSError, IndexError, ValueError):     # (a thread that just ended)
+                pass
+    except OSError:
+        pass
+    steal = 0
+    try:
+        cpus = {f"cpu{c}" for c in os.sched_getaffinity(0)}
+        with open("/proc/stat") as f:
+            for line in f:
+                field = line.split()
+                if field and field[0] in cpus and len(field) > 8:
+                    steal += int(field[8])
+        steal /= os.sysconf("SC_CLK_TCK")
+    except (OSError, AttributeError, ValueError):
+        steal = 0
+    return ns * 1e-9 + steal
+
+
 def _thread_ratio(one: Figures, two: Figures) -> dict:
     """2 threads over 1, round by round (round k of each from the same pass of
     :func:`_interleaved`): by wall, the 2-thread round's units/s over the 1-thread
     round's; by CPU, the 1-thread round's process CPU seconds per unit over the 2-thread
     round's busiest thread's (what two free cores would give: CPU time does not count
     the waits of a thread that shares a core). ``{"wall": (median, lower quartile, upper
-    quartile), "cpu": (...), "n": rounds, "rounds": [wall ratio per round]}``; rounds
-    where either has no units are left out."""
+    quartile), "cpu": (...), "n": rounds, "rounds": [wall ratio per round], "waited":
+    share}``, ``share`` the larger of the 1-thread rounds' and the 2-thread rounds'
+    waits for a core (:func:`_waited`, the rounds' 5th field; 0 where they have none)
+    over their thread time (one thread's wall, or two threads'); rounds where either
+    has no units are left out."""
     wall, cpu = [], []
-    for (u1, w1, c1, _), (u2, w2, c2, m2) in zip(one.rounds, two.rounds):
+    for (u1, w1, c1, *_), (u2, w2, c2, m2, *_) in zip(one.rounds, two.rounds):
         if u1 and u2:
             wall.append((u2 / w2) / (u1 / w1))
             cpu.append((c1 / u1) / (max(m2, c2 - m2) / u2))
+    waits = lambda rounds, threads: (  # noqa: E731
+        sum(r[4] for r in rounds if len(r) > 4) /
+        max(threads * sum(r[1] for r in rounds), 1e-12))
     return {"wall": _quartiles(wall), "cpu": _quartiles(cpu), "n": len(wall),
-            "rounds": wall}
+            "rounds": wall, "waited": max(waits(one.rounds, 1), waits(two.rounds, 2))}
 
 
 def _over_windows(windows) -> dict:
     """The 2-thread figure over :func:`_thread_ratio`'s ``windows`` (one per window, in
-    the order taken): ``"wall"`` and ``"cpu"`` the median of the windows' medians (with
-    three windows, a window that met a spell of a shared core moves it to the nearer of
-    the other two, not below them), ``"windows"`` each window's wall median, ``"rounds"``
-    the (median, lower, upper quartile) of every paired round of every window, ``"n"``
-    their count."""
-    rounds = [r for w in windows for r in w["rounds"]]
-    return {"wall": float(np.median([w["wall"][0] for w in windows])),
-            "cpu": float(np.median([w["cpu"][0] for w in windows])),
+    the order taken): ``"wall"`` and ``"cpu"`` the median of the counted windows'
+    medians: those whose threads waited for a core at most :data:`SPELL` of their time
+    (every window where none did so little; with three, a window that met a spell
+    nothing measured still moves the figure to the nearer of the other two, not below
+    them). ``"windows"`` each window's wall median, ``"waited"`` each one's share of
+    waits, ``"counted"`` whether it counts, ``"rounds"`` the (median, lower, upper
+    quartile) of every paired round of the counted windows, ``"n"`` their count."""
+    counted = [w.get("waited", 0.0) <= SPELL for w in windows]
+    if not any(counted):
+        counted = [True] * len(windows)
+    use = [w for w, c in zip(windows, counted) if c]
+    rounds = [r for w in use for r in w["rounds"]]
+    return {"wall": float(np.median([w["wall"][0] for w in use])),
+            "cpu": float(np.median([w["cpu"][0] for w in use])),
             "windows": [w["wall"][0] for w in windows],
+            "waited": [w.get("waited", 0.0) for w in windows], "counted": counted,
             "rounds": _quartiles(rounds), "n": len(rounds)}
+
+
+def _windows_short(windows) -> int:
+    """How many more windows :func:`_over_windows` needs for :data:`THREAD_WINDOWS`
+    counted ones (windows that waited for a core at most :data:`SPELL`)."""
+    return max(0, THREAD_WINDOWS - sum(w.get("waited", 0.0) <= SPELL for w in windows))
 
 
 def _vector_env(scenario, B: int, threads: int, copy: bool = True):
@@ -277,6 +343,7 @@ def _moves_per_s(plays, min_time: float, extra=(), schedule: Schedule = Schedule
             return extra[i - len(plays)](last[0])
         play = plays[i]
         n = steps = 0
+        lost0 = _waited()
         c0, m0 = time.process_time(), time.thread_time()
         t0 = time.perf_counter()
         while True:
@@ -287,7 +354,8 @@ def _moves_per_s(plays, min_time: float, extra=(), schedule: Schedule = Schedule
                 break
         if i == 0:
             last[0] = dt
-        return n, dt, time.process_time() - c0, time.thread_time() - m0
+        return (n, dt, time.process_time() - c0, time.thread_time() - m0,
+                _waited() - lost0)
 
     return _interleaved(len(plays) + len(extra), one_round, min_time, schedule,
                         seconds=len(plays) * min_time)
@@ -348,6 +416,7 @@ def _query_round(ref):
 
     def one_round(seconds: float = 0.0):
         n = 0
+        lost0 = _waited()
         c0, m0 = time.process_time(), time.thread_time()
         t0 = time.perf_counter()
         while True:
@@ -355,7 +424,8 @@ def _query_round(ref):
             n += len(starts)
             dt = time.perf_counter() - t0
             if dt >= seconds:
-                return n, dt, time.process_time() - c0, time.thread_time() - m0
+                return (n, dt, time.process_time() - c0, time.thread_time() - m0,
+                        _waited() - lost0)
     return one_round
 
 
@@ -452,6 +522,28 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
                 envs, ws = k["env"]
                 ws.append(_thread_ratio(*(f for f, _ in _env_steps_per_s(
                     envs, min_time, (), WINDOW))))
+    # windows that waited for a core (SPELL) measured the machine: retake them, in
+    # further passes over the games that have some, at most RETAKES passes
+    for r in range(1, RETAKES + 1):
+        short = {game: [key for key in ("play", "env")
+                        if key in k and _windows_short(k[key][1])]
+                 for game, k in kept.items()}
+        short = {game: keys for game, keys in short.items() if keys}
+        if not short:
+            break
+        log(f"[batch] 2 threads / 1: retake {r} of at most {RETAKES}, for windows that "
+            f"waited for a core over {SPELL:.0%} of their time: "
+            f"{', '.join(f'{g} ' + '+'.join(keys) for g, keys in short.items())} ...",
+            flush=True)
+        for game, keys in short.items():
+            k = kept[game]
+            if "play" in keys:
+                plays, ws = k["play"]
+                ws.append(_thread_ratio(*_moves_per_s(plays, min_time, (), WINDOW)))
+            if "env" in keys:
+                envs, ws = k["env"]
+                ws.append(_thread_ratio(*(f for f, _ in _env_steps_per_s(
+                    envs, min_time, (), WINDOW))))
     for game, k in kept.items():
         out[game][("threads", Bl)] = _over_windows(k["play"][1])
         if "env" in k:
@@ -514,9 +606,16 @@ def _print_row(game, row, batches, log) -> None:
 def _threads(t) -> str:
     """:func:`_over_windows`' figure as the row prints it."""
     _, q1, q3 = t["rounds"]
-    return (f"{t['wall']:.2f}x (median of {len(t['windows'])} windows: "
-            f"{' '.join(f'{w:.2f}' for w in t['windows'])}; paired rounds "
-            f"{q1:.2f}-{q3:.2f})")
+    counted = t.get("counted", [True] * len(t["windows"]))
+    waited = t.get("waited", [0.0] * len(t["windows"]))
+    shown = " ".join(f"{w:.2f}" if c else f"[{w:.2f}: waited {x:.0%}]"
+                     for w, c, x in zip(t["windows"], counted, waited))
+    # (every window counted though one waited: none waited little enough)
+    note = (f"; every window waited for a core, {min(waited):.0%}-{max(waited):.0%} of "
+            f"its threads' time: a busy machine's figure"
+            if all(counted) and any(x > SPELL for x in waited) else "")
+    return (f"{t['wall']:.2f}x (median of {sum(counted)} windows: {shown}; paired "
+            f"rounds {q1:.2f}-{q3:.2f}{note})")
 
 
 def _cpu_total(row, B) -> float:
