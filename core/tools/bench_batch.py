@@ -515,13 +515,8 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
     for w in range(2, THREAD_WINDOWS + 1):
         log(f"[batch] 2 threads / 1: window {w} of {THREAD_WINDOWS}, every game ...",
             flush=True)
-        for game, k in kept.items():
-            plays, ws = k["play"]
-            ws.append(_thread_ratio(*_moves_per_s(plays, min_time, (), WINDOW)))
-            if "env" in k:
-                envs, ws = k["env"]
-                ws.append(_thread_ratio(*(f for f, _ in _env_steps_per_s(
-                    envs, min_time, (), WINDOW))))
+        for k in kept.values():
+            _window(k, [key for key in ("play", "env") if key in k], min_time)
     # windows that waited for a core (SPELL) measured the machine: retake them, in
     # further passes over the games that have some, at most RETAKES passes
     for r in range(1, RETAKES + 1):
@@ -536,14 +531,7 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
             f"{', '.join(f'{g} ' + '+'.join(keys) for g, keys in short.items())} ...",
             flush=True)
         for game, keys in short.items():
-            k = kept[game]
-            if "play" in keys:
-                plays, ws = k["play"]
-                ws.append(_thread_ratio(*_moves_per_s(plays, min_time, (), WINDOW)))
-            if "env" in keys:
-                envs, ws = k["env"]
-                ws.append(_thread_ratio(*(f for f, _ in _env_steps_per_s(
-                    envs, min_time, (), WINDOW))))
+            _window(kept[game], keys, min_time)
     for game, k in kept.items():
         out[game][("threads", Bl)] = _over_windows(k["play"][1])
         if "env" in k:
@@ -559,6 +547,20 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
         out[game]["memory_mib"] = memory_4096(game)
         log(f"  {game}: {out[game]['memory_mib']:.1f} MiB")
     return out
+
+
+def _window(k: dict, keys, min_time: float) -> None:
+    """One further window of a game's 2-thread figures: for each of ``keys`` ("play",
+    "env") of ``k`` (the game's kept 1- and 2-thread plays or envs and their windows so
+    far), their rounds in turn (:data:`WINDOW`) and the window's :func:`_thread_ratio`
+    appended to the windows."""
+    if "play" in keys:
+        plays, ws = k["play"]
+        ws.append(_thread_ratio(*_moves_per_s(plays, min_time, (), WINDOW)))
+    if "env" in keys:
+        envs, ws = k["env"]
+        ws.append(_thread_ratio(*(f for f, _ in _env_steps_per_s(
+            envs, min_time, (), WINDOW))))
 
 
 def _print_row(game, row, batches, log) -> None:
