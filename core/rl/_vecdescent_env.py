@@ -80,24 +80,16 @@ def env_kernel():
     changed; ``mask``/``mask_out`` int8[B, A] (the env's, and its copy).
     Returns 0, or -1 where a game's answer needs a live position (never where
     ``all_arrays`` holds: the caller raises)."""
-    import os
-
     from ..games.descent import _batch
-    from ..reach.compiled import kernel_sources
-    from . import _kept_answer, _vecdescent, _vecgame, _vecnp
     global _LG
     _LG = _batch.legal_kernel()
-    # what is linked or inlined in here: an edit there must recompile this one (Numba's
-    # cache knows only this file)
-    files = kernel_sources() + (_batch.__file__, _kept_answer.__file__,
-                                _vecdescent.__file__, _vecgame.__file__, _vecnp.__file__)
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+    # (an edit of what is linked or inlined here recompiles this one: movecore's cache
+    # stamp follows the modules this one imports at its level, and their imports, and
+    # every kernel file; ``movecore._dependency_files``)
 
     @njit(cache=True, nogil=True)
     def ds_env_chunk(tables, Q, T, A, W, O, mode, actions, results, obs, mask, mask_out,
                      lo, hi):
-        if deps is None:    # (never: the sources' stamps in the closure, see above)
-            return -1
         occ, cell, alive, turn, side, nxt, actor, over, out, removed, moved, pending, \
             rng = T
         (side_of, turn_sides, movers, n_all, max_turns, learner, usable, adj, rank, dbl,

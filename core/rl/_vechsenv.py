@@ -73,26 +73,16 @@ def env_kernel():
     changed, or drawn whole on ``O``'s ``fresh``); ``mask``/``mask_out`` int8[B, A]
     (the env's, and its copy).
     Returns 0 or a kernel status < 0."""
-    import os
-
-    from ..games.heroscape import _batch, _batch_doubles, _bits, _jit, _kept
-    from ..reach.compiled import kernel_sources
-    from . import _kept_answer, _vecgame, _vechs, _vecnp
+    from ..games.heroscape import _batch_doubles
     global _DK
     _DK = _batch_doubles.doubles_kernel()
-    # what is linked or inlined in here: an edit there must recompile this one (Numba's
-    # cache knows only this file)
-    files = kernel_sources() + (_batch_doubles.__file__, _batch.__file__, _jit.__file__,
-                                _kept.__file__, _bits.__file__, _vecgame.__file__,
-                                _vechs.__file__,
-                                _vecnp.__file__, _kept_answer.__file__)
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+    # (an edit of what is linked or inlined here recompiles this one: movecore's cache
+    # stamp follows the modules this one imports at its level, and their imports, and
+    # every kernel file; ``movecore._dependency_files``)
 
     @njit(cache=CACHE, nogil=True)
     def hs_env_chunk(S, K, M, D, Q, T, A, W, O, mode, actions, results, obs, mask,
                      mask_out, lo, hi):
-        if deps is None:    # (never: the sources' stamps in the closure, see above)
-            return -1
         occ, cell, alive, turn, side, nxt, actor, over, out, removed, moved, pending, \
             rng = T
         (side_of, turn_sides, movers, n_all, max_turns, learner, usable, adj, rank, dbl,
