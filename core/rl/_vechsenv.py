@@ -42,8 +42,8 @@ from ..kernels._types import CACHE
 from ._kept_answer import keep_answer
 from ._vecgame import _grid_distance
 from ._vechs import hs_play, hs_queries
-from ._vecnp import (STEP_ENDED, TERMINATED, advance_select, draw_obs, mask_rows,
-                     opponents_draw, pick_rows, step_end, step_start)
+from ._vecnp import (STEP_ENDED, TERMINATED, WholeStep, advance_select, draw_obs,
+                     mask_rows, opponents_draw, pick_rows, step_end, step_start)
 
 _DK = None   # the layout's double-space call, linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev,
@@ -262,7 +262,7 @@ def _results(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, o
     return 0
 
 
-class HeroscapeEnvStep:
+class HeroscapeEnvStep(WholeStep):
     """The vector env's step of a Heroscape :class:`movecore.rl._vecnp.BatchedSteps`
     whose answers are :mod:`._vechs`' (``steps._hs``), in one compiled call per thread
     (:func:`env_kernel`; see the module docstring). ``copy``: the env's (``True``: the
@@ -318,50 +318,20 @@ class HeroscapeEnvStep:
         array with ``copy=True``, else ``obs_kept`` brought up to date) and the masks'
         copy (``mask`` int8[B, A]: the env's, written)."""
         s = self.steps
-        B = s.B
         S, K, M, Q, T, A = self._tuples()
         # copy=True: the kept buffer updated, then each thread's rows copied into the
         # new array by numpy (2.4% less CPU a move than each observation drawn whole
         # into the new array, and 2.5% less than a copy loop in the compiled call:
         # docs/performance.md)
-        fresh = not s._kept_ready
-        s._kept_ready = True
-        new = np.empty_like(obs_kept) if self.copy else None
-        dst = new.reshape(B, -1) if self.copy else None
-        O = (fresh, True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6,
-             s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid, s._gmode,
-             *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells, s.env_base)
-        results = (float(illegal_reward), np.empty(B), np.empty(B, bool),
-                   np.empty(B, bool), np.empty(B, bool))
-        mask_out = np.empty_like(mask)
-        o = obs_kept.reshape(B, -1)
-        kernel = env_kernel()
+        O = (self._fresh(), True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d,
+             s.d + 6, s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid,
+             s._gmode, *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells,
+             s.env_base)
         D = s._hs.D
-        acts = np.ascontiguousarray(actions, np.int64)
-        mode = np.ascontiguousarray(mode, np.int64)
-
-        def run(c, lo, hi):
-            st = kernel(S, K, M, D[c], Q, T, A, self.W[c], O, mode, acts, results, o,
-                        mask, mask_out, lo, hi)
-            if dst is not None:
-                dst[lo:hi] = o[lo:hi]
-            return st
-
-        if self.n_chunks == 1:
-            status = [run(0, 0, B)]
-        else:
-            if not self._loaded:
-                run(0, 0, 0)        # (compiled or loaded once, on this thread)
-                self._loaded = True
-            from ..batch import on_chunks
-            status = on_chunks(B, self.n_chunks, run)[1]
-        if min(status) < 0:  # pragma: no cover (ends hold one column per place)
-            raise RuntimeError(f"movecore: heroscape env step status {min(status)}")
-        got = np.sum(self.counts, axis=0)
-        for c in self.counts:
-            c[:] = 0
-        s.counts[0] += int(got[0])
-        s.counts[1] += int(got[1])
+        heads = [(S, K, M, D[c], Q, T, A, self.W[c], O) for c in range(self.n_chunks)]
+        # (a status < 0: never, the ends hold one column per place)
+        out, got = self._run(env_kernel(), heads, mode, actions, illegal_reward, obs_kept,
+                             mask, "heroscape")
         s._hs.kept_used += int(got[2])
         s.double_picks += int(got[3])
-        return (*results[1:], new if self.copy else obs_kept, mask_out)
+        return out
