@@ -118,7 +118,9 @@ def _dependency_files(glb: dict, own_file: str) -> "list[str]":
     stamp (a digest of the function's own file) misses them: a caller would load its old
     code after a callee's file changed. Over-approximates (a module imported for one
     Python helper counts whole); a constant imported by name from a module outside
-    ``kernels`` that gives the importer nothing else is not seen."""
+    ``kernels`` that gives the importer nothing else is not seen, nor a module imported
+    inside a function (the builders of compiled functions import at their module's level
+    what those link: ``test_numba_cache.py::test_builders_links_are_in_their_stamps``)."""
     global _KERNEL_FILES
     if _KERNEL_FILES is None:
         kernels = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "kernels")

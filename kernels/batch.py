@@ -115,16 +115,13 @@ def reach_games_pen():
     ``reach_pen`` workspace (``pen_layout_size`` for the largest ``n_pen`` and bucket
     count of the shapes; ``buf[2]``, ``buf[3]`` set), ``out_at`` its out block's offset
     (``pen_out_offset``). Returns 0 or a STATUS_* < 0 of ``reach_pen``."""
-    import os
-
-    from . import reach as _reach, reach_pen as _reach_pen
+    from . import reach_pen as _reach_pen
     global _RP
     _RP = _reach_pen.kernel()
     # the penalty kernel is linked into this one: a global (a dispatcher in a closure
-    # would change Numba's cache key every process), and the stamps of the files it is
-    # written in ride in the closure, so that an edit there recompiles this one too
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in
-                 (os.stat(_reach_pen.__file__), os.stat(_reach.__file__)))
+    # would change Numba's cache key every process); an edit of its files recompiles
+    # this one too (every kernel file is in the cache stamp of every movecore entry:
+    # ``movecore._dependency_files``)
     u64_2 = types.uint64[:, ::1]
 
     @njit(types.int64(i32_1, i64_1, u8_1, i64_1, u64_1, i64_1, u64_2, i32_2, i64_1, i64_2,
@@ -133,7 +130,6 @@ def reach_games_pen():
     def reach_games_pen(pblobs, pblob_at, qflags, qflags_at, zoc, zoc_at, leave,
                         enter_pen, layer, params, shape, occ, buf, out_at, queries, lo, hi,
                         mask, cost, stop, pen):
-        dep = deps  # noqa: F841 (in the closure: see above)
         rows_mode = np.empty((8, 0), np.int32)    # reach_pen: the ends' fields, no tree
         no_queries = np.empty((0, 3), np.int64)
         for b in range(lo, hi):

@@ -40,8 +40,6 @@ may share a workspace.
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from numba import njit, types
 
@@ -55,7 +53,6 @@ from ._types import (
 from .reach import (
     CTRL, H_HILLY, U, _climb, _occupant_rule, i32_1, i32_2, i64_1, i64_2, u8_1, u64_1,
 )
-from .reach import __file__ as _reach_file
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -120,13 +117,9 @@ def pen_row_of(buf, n, v):
 @once
 def kernel():
     """``reach_pen``, compiled (or loaded from the cache) on the first penalty query."""
-    # ``reach_pen`` inlines parts of the step rule from ``reach.py`` (``_climb``,
-    # ``_occupant_rule``), but Numba's cache checks only the stamp of the file a kernel is
-    # written in: the stamp of ``reach.py`` rides in the closure (the cache key hashes a
-    # closure's values), so that an edit there recompiles this kernel, not load it stale.
-    st = os.stat(_reach_file)
-    deps = (st.st_mtime_ns, st.st_size)
-
+    # (``reach_pen`` inlines parts of the step rule from ``reach.py``, ``_climb`` and
+    # ``_occupant_rule``: movecore's cache stamp of every entry holds a digest of every
+    # kernel file, so an edit there recompiles this kernel; ``movecore._dependency_files``)
     @njit(types.int64(i32_1, i32_1, u8_1, u64_1, u64_1, i32_1, i64_1, i32_1, i32_2, i64_2,
                       types.int64, types.int64), cache=CACHE, nogil=True)
     def reach_pen(blob, occupant, qflags, zoc, leave, enter_pen, params, buf, ends, queries,
@@ -139,7 +132,6 @@ def kernel():
         block; returns ``n | (k << 32)``. Rows mode (``ends`` int32[8, 0], one query): no
         tree; the n ends' eight fields in ``buf``'s rows block, row-major, and at the start
         of its out block, column-major, the tree rows (fields 3 and 6) -1; returns n."""
-        dep = deps  # noqa: F841 (in the closure: see above)
         N = np.int64(blob[0])
         K = np.int64(blob[1])
         L = np.int64(blob[2])
@@ -517,12 +509,9 @@ def steps_kernel():
     a strictly cheaper free one at a lower penalty dominates (``reach_pen`` pushes it and
     drops it where it is taken): fewer pushes, the same states settled, in the same order
     (``tests/test_reach_pen.py``)."""
-    st = os.stat(_reach_file)
-    deps = (st.st_mtime_ns, st.st_size)
 
     @njit(i32_1(i32_1, u8_1, i64_1), cache=CACHE, nogil=True)
     def pen_steps(blob, qflags, params):
-        dep = deps  # noqa: F841 (in the closure: see kernel())
         N = np.int64(blob[0])
         K = np.int64(blob[1])
         L = np.int64(blob[2])
@@ -631,7 +620,6 @@ def steps_kernel():
                       types.int64, types.int64), cache=CACHE, nogil=True)
     def reach_pen_steps(blob, table, occupant, qflags, zoc, leave, enter_pen, params, buf,
                         start, budget):
-        dep = deps  # noqa: F841 (in the closure: see kernel())
         N = np.int64(blob[0])
         o_cell = np.int64(blob[12])
         o_tab = N + 1

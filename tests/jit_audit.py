@@ -34,6 +34,43 @@ def cached_dispatchers() -> list:
             and not isinstance(d._cache, NullCache)]
 
 
+def movecore_dispatchers() -> list:
+    """Every live Numba dispatcher of movecore in this process, cached or not (as
+    :func:`cached_dispatchers`)."""
+    from numba.core.dispatcher import Dispatcher
+    gc.collect()
+    return [d for d in gc.get_objects() if issubclass(type(d), Dispatcher)
+            and (getattr(d.py_func, "__module__", None) or "").startswith("movecore.")]
+
+
+#: the turn helpers the compiled self-play steps share (``n_all_sides`` passed to each)
+TURN_HELPERS = frozenset(f"movecore.rl._vecgame.{n}" for n in (
+    "_n_sides", "_selfplay_next_actor", "_selfplay_restart"))
+
+
+def name_of(d) -> str:
+    """A dispatcher's function, by module and qualified name."""
+    return f"{d.py_func.__module__}.{d.py_func.__qualname__}"
+
+
+def literal_twins(dispatchers=None) -> dict:
+    """{qualified name: [signatures]} of the movecore functions this process compiled
+    for a signature and again for the same one but with a literal argument
+    (``Literal[int](0)``, ``Literal[bool](True)``): a caller that passes a constant, or
+    a variable that starts as one (``n = 0`` then ``n = max(n, ...)`` in a loop: Numba
+    types the call with the literal before the loop's type settles), compiles the
+    callee, and whatever it inlines, twice (the self-play steps' ``n_all_sides`` did).
+    Only compiles are seen: a caller loaded from the cache compiles no callee."""
+    from numba.core import types
+    out: dict = {}
+    for d in movecore_dispatchers() if dispatchers is None else dispatchers:
+        sigs = list(d.signatures)
+        plain = {tuple(types.unliteral(a) for a in sig) for sig in sigs}
+        if len(plain) < len(sigs):
+            out[name_of(d)] = [str(s) for s in sigs]
+    return out
+
+
 def index_entries() -> dict:
     """{cache index file: {entry key: signature}} over this process's compiled (or
     loaded) overloads of movecore's cached functions."""

@@ -124,6 +124,37 @@ def test_fused_step_equals_array_path(game, policy, threads):
         assert a.counts == b.counts
 
 
+def test_selfplay_steps_compile_their_helpers_once():
+    """The compiled self-play steps (the generic one, Heroscape's, Descent's, Dark
+    Realms') pass ``n_all_sides`` to the turn helpers they share (``_n_sides``,
+    ``_selfplay_next_actor``, ``_selfplay_restart``) as an int64 from the start: with the
+    literal ``0`` Numba typed those calls with ``Literal[int](0)`` before the loop's
+    type settled and compiled the helpers, and what it inlines there, twice. A step
+    loaded from the cache compiles no helper, so this sees the steps compiled in this
+    process (any edit of a step or of the helpers' module recompiles it: its cache stamp
+    holds both files; ``tests/conftest.py`` checks the helpers after every session too)."""
+    import jit_audit
+
+    from movecore.rl import _vecgame as V
+    from movecore.tools import _selfplay_dark_realms as R
+    from movecore.tools import _selfplay_descent as D
+    from movecore.tools import _selfplay_heroscape as H
+    for game in ("grid", "heroscape", "descent", "dark_realms"):
+        scenario = next(s for _, s in example_scenarios(game)
+                        if BatchedPlay(game, s, 1).fused)
+        play = BatchedPlay(game, scenario, 4, seed=0)
+        for _ in range(3):
+            play.step()
+    steps = {"grid": V.selfplay_step, "heroscape": H.step_kernel(),
+             "descent": D.step_kernel(), "dark_realms": R.dark_realms_chunk}
+    assert all(d.signatures for d in steps.values())       # (each game's step ran)
+    if not any(d.stats.cache_misses for d in steps.values()):
+        pytest.skip("every step loaded from the cache: no helper compiled to check")
+    helpers = (V._n_sides, V._selfplay_next_actor, V._selfplay_restart)
+    assert all(h.signatures for h in helpers)
+    assert jit_audit.literal_twins(helpers) == {}
+
+
 def test_selfplay_random_numbers_are_uniform_per_game_and_step():
     """The compiled step's numbers (a counter-based stream per run, drawn per game inside
     each thread's chunk): in [0, 1), uniform (chi-square over 20 bins), uncorrelated

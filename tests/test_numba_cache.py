@@ -348,12 +348,31 @@ def scaled(x):
     return 10 * twice(x)
 """
 
+_TOY_BUILDER = """
+from numba import njit
+
+from movecore import toycallee
+
+_LINKED = None      # toycallee.step, linked in by build() (as the builders link theirs)
+
+
+def build():
+    global _LINKED
+    _LINKED = toycallee.step
+    k = 100
+
+    @njit(cache=True)
+    def built(x):
+        return k + _LINKED(x)
+    return built
+"""
+
 _TOY_CALLING = """
 import importlib.util, os, sys
 import movecore
 movecore._import_numba()
 here = os.path.dirname(__file__)
-for name in ("toycallee", "toymiddle", "toycaller"):
+for name in ("toycallee", "toymiddle", "toycaller", "toybuilder"):
     spec = importlib.util.spec_from_file_location("movecore." + name,
                                                   os.path.join(here, name + ".py"))
     module = importlib.util.module_from_spec(spec)
@@ -361,7 +380,9 @@ for name in ("toycallee", "toymiddle", "toycaller"):
     spec.loader.exec_module(module)
 f = sys.modules["movecore.toycaller"].scaled
 g = sys.modules["movecore.toymiddle"].twice
-print(f(1), g(1), dict(f.stats.cache_hits), dict(g.stats.cache_hits))
+h = sys.modules["movecore.toybuilder"].build()
+print(f(1), g(1), h(1), dict(f.stats.cache_hits), dict(g.stats.cache_hits),
+      dict(h.stats.cache_hits))
 """
 
 
@@ -373,10 +394,13 @@ def test_an_edited_callee_in_another_file_recompiles_its_callers(tmp_path, where
     movecore's cache locator stamps each entry with the sources of the movecore modules
     the caller's module takes compiled code from, transitively, and the kernels; a
     reinstall that rewrites the same sources (new mtimes) still loads the cache. The same
+    for a builder's function (toybuilder: a closure, decorated at the builder's call,
+    linking a callee the builder binds to a global; its stamp, its closure). The same
     in movecore's folder, in NUMBA_CACHE_DIR and in numba's __pycache__ fallback."""
     (tmp_path / "toycalling.py").write_text(_TOY_CALLING)
     (tmp_path / "toymiddle.py").write_text(_TOY_MIDDLE)
     (tmp_path / "toycaller.py").write_text(_TOY_CALLER)
+    (tmp_path / "toybuilder.py").write_text(_TOY_BUILDER)
     blocker = tmp_path / "file"
     blocker.write_text("")                      # a file: no folder can be made under it
     env = _clean_env(**{"movecore": {"MOVECORE_CACHE": str(tmp_path / "cache")},
@@ -390,14 +414,14 @@ def test_an_edited_callee_in_another_file_recompiles_its_callers(tmp_path, where
                        env=env).strip()
 
     hit = "{(int64,): 1}"
-    assert run(1) == "40 4 {} {}"                  # cold: compiled
-    assert run(1) == f"40 4 {hit} {hit}"           # warm: loaded
-    assert run(2) == "60 6 {} {}"                  # the callee edited: both recompiled
+    assert run(1) == "40 4 102 {} {} {}"           # cold: compiled
+    assert run(1) == f"40 4 102 {hit} {hit} {hit}"  # warm: loaded
+    assert run(2) == "60 6 103 {} {} {}"           # the callee edited: all recompiled
     if where != "movecore":                        # (the same stamps: CI time)
         return
-    for name in ("toymiddle", "toycaller"):        # a reinstall: new mtimes, same sources
-        os.utime(tmp_path / f"{name}.py", ns=(10**18, 10**18))
-    assert run(2) == f"60 6 {hit} {hit}"
+    for name in ("toymiddle", "toycaller", "toybuilder"):  # a reinstall: new mtimes,
+        os.utime(tmp_path / f"{name}.py", ns=(10**18, 10**18))  # the same sources
+    assert run(2) == f"60 6 103 {hit} {hit} {hit}"
 
 
 def test_every_kernel_file_is_in_every_stamp():
@@ -410,3 +434,89 @@ def test_every_kernel_file_is_in_every_stamp():
     names = {Path(f).name for f in files if Path(f).parent == kernels}
     assert "/x/toyalone.py" in files and "_types.py" in names and "reach.py" in names
     assert names == {p.name for p in kernels.glob("*.py")}
+
+
+# The builders of compiled functions (``once``-made dispatchers of a function defined in
+# the builder: ``kernels.reach_pen.kernel``, ``tools._selfplay_heroscape.step_kernel``,
+# ``rl._vechsenv.env_kernel`` ...) link compiled functions of other files, some of them
+# through a module the builder imports in its body. The cache stamp of the built entry
+# (``_dependency_files``) follows the movecore modules its module holds at its level:
+# every module a builder imports in its body and that compiles code must be among them.
+_BUILDERS_CHECK = r"""
+import ast, importlib, importlib.util, pathlib, sys
+import movecore
+movecore._import_numba()
+root = pathlib.Path(movecore.__file__).parent
+COMPILES = {"njit", "jit", "vectorize", "guvectorize", "cfunc"}
+
+
+def names(tree):
+    return {getattr(n, "id", None) or getattr(n, "attr", None) for n in ast.walk(tree)
+            if isinstance(n, (ast.Name, ast.Attribute))}
+
+
+def module_name(path):
+    parts = ("movecore",) + path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+builders = []
+for path in sorted(root.rglob("*.py")):
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for fn in ast.parse(path.read_text()).body:
+        if not isinstance(fn, ast.FunctionDef) or "njit" not in names(fn) or not any(
+                isinstance(n, ast.FunctionDef) and n is not fn for n in ast.walk(fn)):
+            continue
+        imports = set()
+        for n in ast.walk(fn):
+            if isinstance(n, ast.ImportFrom):
+                base = importlib.util.resolve_name("." * n.level + (n.module or ""),
+                                                   package)
+                if not base.startswith("movecore."):
+                    continue
+                pkg = importlib.import_module(base)
+                for a in n.names:
+                    sub = base + "." + a.name
+                    is_sub = hasattr(pkg, "__path__") and importlib.util.find_spec(sub)
+                    imports.add(sub if is_sub else base)
+            elif isinstance(n, ast.Import):
+                imports.update(a.name for a in n.names if a.name.startswith("movecore."))
+        # a builder reading a file's stamps (mtimes): a reinstall of the same sources
+        # would recompile what it builds
+        stamps = {"st_mtime", "st_mtime_ns", "getmtime", "stat"} & names(fn)
+        builders.append((name, fn.name, sorted(imports), sorted(stamps)))
+for name, *_ in builders:
+    importlib.import_module(name)
+for name, builder, imports, stamps in builders:
+    mod = sys.modules[name]
+    files = set(movecore._dependency_files(vars(mod), mod.__file__))
+    for imp in imports:
+        m = importlib.import_module(imp)
+        if COMPILES & names(ast.parse(pathlib.Path(m.__file__).read_text())) and \
+                m.__file__ not in files:
+            print("not in the stamp:", name, builder, imp)
+    if stamps:
+        print("reads file stamps:", name, builder, stamps)
+print("builders:", " ".join(sorted(f"{n}.{b}" for n, b, *_ in builders)))
+"""
+
+
+def test_builders_links_are_in_their_stamps():
+    """Every builder of compiled functions: each module it imports in its body that
+    compiles code is in the cache stamp of its module's entries (else an edit there
+    would leave the built function's entry stale: move the import to the module's level),
+    and it stamps nothing with mtimes (a reinstall of the same sources would recompile).
+    In a fresh process: what a builder already run links (``_DK = ...``) may reach the
+    stamp too, depending on the order of the calls; the imports alone must."""
+    out = _python(_BUILDERS_CHECK).splitlines()
+    assert out[:-1] == [], "\n".join(out)
+    found = set(out[-1].split()[1:])
+    assert {"movecore.kernels.reach_pen.kernel", "movecore.kernels.batch.reach_games_pen",
+            "movecore.games.heroscape._batch_doubles.doubles_kernel",
+            "movecore.games.descent._batch.legal_kernel",
+            "movecore.games.dark_realms._batch_enemy.kernel",
+            "movecore.tools._selfplay_descent.step_kernel",
+            "movecore.tools._selfplay_heroscape.step_kernel",
+            "movecore.rl._vechsenv.env_kernel", "movecore.rl._vecdescent_env.env_kernel",
+            "movecore.rl._vecdr_env.env_kernel"} <= found, found

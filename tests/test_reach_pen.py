@@ -309,16 +309,20 @@ def test_with_layers_refuses_what_it_cannot_bind():
         q.with_layers(enter_penalty=frozen)
 
 
-def test_penalty_kernel_cache_key_follows_reach_py():
-    """``reach_pen`` inlines step-rule helpers from ``kernels/reach.py``; Numba's cache
-    checks only ``reach_pen.py``'s stamp, so ``reach.py``'s stamp must be among the
-    closure values the cache key hashes: an edit to the shared rule recompiles it."""
-    import os
-
+def test_penalty_kernel_cache_stamp_follows_reach_py():
+    """``reach_pen`` inlines step-rule helpers from ``kernels/reach.py``; Numba's own
+    stamp of its cache entry is ``reach_pen.py``'s alone: movecore's adds a digest of the
+    contents of every kernel file (``movecore._dependency_files``), ``reach.py`` among
+    them, so an edit to the shared rule recompiles it. Its closure holds no file stamps
+    (mtimes), which a reinstall of the same sources would change."""
+    import movecore
     from movecore.kernels import reach, reach_pen
-    st = os.stat(reach.__file__)
-    cells = reach_pen.kernel().py_func.__closure__ or ()
-    assert (st.st_mtime_ns, st.st_size) in [c.cell_contents for c in cells]
+    d = reach_pen.kernel()
+    files = movecore._dependency_files(d.py_func.__globals__, reach_pen.__file__)
+    assert reach.__file__ in files
+    if T.CACHE:
+        assert d._cache._cache_file._source_stamp[1] == movecore._files_digest(files)
+    assert d.py_func.__closure__ is None
 
 
 def _steps_block(seeds) -> dict:

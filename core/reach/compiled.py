@@ -24,13 +24,11 @@ engine's own (``tests/test_reach_tree_api.py`` checks that games import nothing 
 * ``penalty_steps_kernel()``: ``(pen_steps, reach_pen_steps)``, its rows mode over a
   table of the mover's steps made once per board and mover (the same rows, in the same
   order; for many queries on one board with per-query occupants, stops and leave masks).
-* ``kernel_sources()``: the kernel files a cached compiled caller depends on (a change
-  to them must invalidate that caller's cache).
 * ``thread_pool(workers)``: the engine's shared pool of worker threads (``threads=``).
 """
 from __future__ import annotations
 
-from ..kernels import reach as _reach, reach_pen as _reach_pen
+from ..kernels import reach_pen as _reach_pen
 from ..kernels.reach import (CTRL, H_HILLY, fast_layout_size, is_plain,  # noqa: F401
                                reach1_general, reach1_ordered, reach1_plain)
 from ..kernels.reach_pen import pen_layout_size, pen_out_offset, pen_row_of  # noqa: F401
@@ -41,7 +39,7 @@ __all__ = ["CTRL", "H_HILLY", "fast_layout_size", "is_plain", "reach1_general",
            "reach1_plain", "pen_layout_size", "pen_out_offset", "pen_row_of",
            "penalty_kernel",
            "penalty_steps_kernel",
-           "kernel_sources", "thread_pool"]
+           "thread_pool"]
 
 
 def penalty_kernel():
@@ -54,7 +52,3 @@ def penalty_steps_kernel():
     see :func:`movecore.kernels.reach_pen.steps_kernel`."""
     return _reach_pen.steps_kernel()
 
-
-def kernel_sources() -> tuple[str, str]:
-    """The source files of the kernels above (for a caller's own cache key)."""
-    return _reach.__file__, _reach_pen.__file__

@@ -50,8 +50,8 @@ from numba import njit
 from ..kernels._jit import once
 from ._kept_answer import keep_answer
 from ._vecdescent import _base_distance, descent_play
-from ._vecnp import (STEP_ENDED, STEP_RESTARTED, advance_select, draw_obs, mask_rows,
-                     opponents_draw, pick_rows, step_end, step_start)
+from ._vecnp import (STEP_ENDED, STEP_RESTARTED, WholeStep, advance_select, draw_obs,
+                     mask_rows, opponents_draw, pick_rows, step_end, step_start)
 
 _LG = None   # legal_games (``_batch.legal_kernel()``), linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev)
@@ -80,24 +80,16 @@ def env_kernel():
     changed; ``mask``/``mask_out`` int8[B, A] (the env's, and its copy).
     Returns 0, or -1 where a game's answer needs a live position (never where
     ``all_arrays`` holds: the caller raises)."""
-    import os
-
     from ..games.descent import _batch
-    from ..reach.compiled import kernel_sources
-    from . import _kept_answer, _vecdescent, _vecgame, _vecnp
     global _LG
     _LG = _batch.legal_kernel()
-    # what is linked or inlined in here: an edit there must recompile this one (Numba's
-    # cache knows only this file)
-    files = kernel_sources() + (_batch.__file__, _kept_answer.__file__,
-                                _vecdescent.__file__, _vecgame.__file__, _vecnp.__file__)
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+    # (an edit of what is linked or inlined here recompiles this one: movecore's cache
+    # stamp follows the modules this one imports at its level, and their imports, and
+    # every kernel file; ``movecore._dependency_files``)
 
     @njit(cache=True, nogil=True)
     def ds_env_chunk(tables, Q, T, A, W, O, mode, actions, results, obs, mask, mask_out,
                      lo, hi):
-        if deps is None:    # (never: the sources' stamps in the closure, see above)
-            return -1
         occ, cell, alive, turn, side, nxt, actor, over, out, removed, moved, pending, \
             rng = T
         (side_of, turn_sides, movers, n_all, max_turns, learner, usable, adj, rank, dbl,
@@ -240,7 +232,7 @@ def takes(steps) -> bool:
     return steps.s.game == "descent" and g is not None and g.all_arrays
 
 
-class DescentEnvStep:
+class DescentEnvStep(WholeStep):
     """The vector env's step of a Descent :class:`movecore.rl._vecnp.BatchedSteps`
     whose moves are all answered on arrays (:func:`takes`), in one compiled call per
     thread chunk (:func:`env_kernel`; see the module docstring). ``copy``: the env's
@@ -293,40 +285,11 @@ class DescentEnvStep:
         array with ``copy=True``, else ``obs_kept`` brought up to date) and the masks'
         copy (``mask`` int8[B, A]: the env's, written)."""
         s = self.steps
-        B = s.B
         tables, Q, T, A = self._tuples()
-        fresh = not s._kept_ready
-        s._kept_ready = True
-        new = np.empty_like(obs_kept) if self.copy else None
-        dst = new.reshape(B, -1) if self.copy else None
-        O = (fresh, True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6, s.hw,
-             s.rel, s.lead, s.valid, s._gmode, s._no_sp, *s._eng_tables, s.a_roll,
+        O = (self._fresh(), True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6,
+             s.hw, s.rel, s.lead, s.valid, s._gmode, s._no_sp, *s._eng_tables, s.a_roll,
              s._door_cells, s.env_base)
-        results = (float(illegal_reward), np.empty(B), np.empty(B, bool),
-                   np.empty(B, bool), np.empty(B, bool))
-        mask_out = np.empty_like(mask)
-        o = obs_kept.reshape(B, -1)
-        kernel = env_kernel()
-        acts = np.ascontiguousarray(actions, np.int64)
-        mode = np.ascontiguousarray(mode, np.int64)
-
-        def run(c, lo, hi):
-            st = kernel(tables, Q, T, A, self.W[c], O, mode, acts, results, o, mask,
-                        mask_out, lo, hi)
-            if dst is not None:
-                dst[lo:hi] = o[lo:hi]
-            return st
-
-        if not self._loaded:
-            run(0, 0, 0)        # (compiled or loaded once, on this thread)
-            self._loaded = True
-        from ..batch import on_chunks
-        status = on_chunks(B, self.n_chunks, run)[1]
-        if min(status) < 0:  # pragma: no cover (all_arrays: no live position answers)
-            raise RuntimeError("movecore: a Descent env step asked a live position")
-        got = np.sum(self.counts, axis=0)
-        for c in self.counts:
-            c[:] = 0
-        s.counts[0] += int(got[0])
-        s.counts[1] += int(got[1])
-        return (*results[1:], new if self.copy else obs_kept, mask_out)
+        heads = [(tables, Q, T, A, self.W[c], O) for c in range(self.n_chunks)]
+        # (a status < 0, a game's answer needing a live position: never, all_arrays)
+        return self._run(env_kernel(), heads, mode, actions, illegal_reward, obs_kept,
+                         mask, "descent")[0]

@@ -39,8 +39,6 @@ on 1 and 2 threads, every opponent, illegal actions and autoresets.
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from numba import njit
 
@@ -289,17 +287,11 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
 def env_kernel():
     """:func:`_env_chunk` compiled (or loaded from Numba's cache) on first use,
     without Numba's reference counting (it allocates nothing; as ``_vecgame``'s
-    steps). The stamps of the files its callees are written in ride in the closure:
-    an edit there recompiles it (Numba's cache key reads this file's alone)."""
-    from ..games.dark_realms import _hero_bits
-    from . import _kept_answer, _vecdr, _vecgame, _vecnp
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in
-                 (os.stat(m.__file__) for m in (_hero_bits, _kept_answer, _vecdr,
-                                                _vecgame, _vecnp)))
-
+    steps). An edit of the files its callees are written in recompiles it: Numba's own
+    stamp reads this file alone, movecore's adds the modules this one imports, their
+    imports and the kernels (``movecore._dependency_files``)."""
     def env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T, R,
                   Q, W, L, V, obs, fresh, record, rec, mask, mask_out):
-        deps  # (in the closure: see above)
         return _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G,
                           T, R, Q, W, L, V, obs, fresh, record, rec, mask, mask_out)
 

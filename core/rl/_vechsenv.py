@@ -42,8 +42,8 @@ from ..kernels._types import CACHE
 from ._kept_answer import keep_answer
 from ._vecgame import _grid_distance
 from ._vechs import hs_play, hs_queries
-from ._vecnp import (STEP_ENDED, TERMINATED, advance_select, draw_obs, mask_rows,
-                     opponents_draw, pick_rows, step_end, step_start)
+from ._vecnp import (STEP_ENDED, TERMINATED, WholeStep, advance_select, draw_obs,
+                     mask_rows, opponents_draw, pick_rows, step_end, step_start)
 
 _DK = None   # the layout's double-space call, linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev,
@@ -73,26 +73,16 @@ def env_kernel():
     changed, or drawn whole on ``O``'s ``fresh``); ``mask``/``mask_out`` int8[B, A]
     (the env's, and its copy).
     Returns 0 or a kernel status < 0."""
-    import os
-
-    from ..games.heroscape import _batch, _batch_doubles, _bits, _jit, _kept
-    from ..reach.compiled import kernel_sources
-    from . import _kept_answer, _vecgame, _vechs, _vecnp
+    from ..games.heroscape import _batch_doubles
     global _DK
     _DK = _batch_doubles.doubles_kernel()
-    # what is linked or inlined in here: an edit there must recompile this one (Numba's
-    # cache knows only this file)
-    files = kernel_sources() + (_batch_doubles.__file__, _batch.__file__, _jit.__file__,
-                                _kept.__file__, _bits.__file__, _vecgame.__file__,
-                                _vechs.__file__,
-                                _vecnp.__file__, _kept_answer.__file__)
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+    # (an edit of what is linked or inlined here recompiles this one: movecore's cache
+    # stamp follows the modules this one imports at its level, and their imports, and
+    # every kernel file; ``movecore._dependency_files``)
 
     @njit(cache=CACHE, nogil=True)
     def hs_env_chunk(S, K, M, D, Q, T, A, W, O, mode, actions, results, obs, mask,
                      mask_out, lo, hi):
-        if deps is None:    # (never: the sources' stamps in the closure, see above)
-            return -1
         occ, cell, alive, turn, side, nxt, actor, over, out, removed, moved, pending, \
             rng = T
         (side_of, turn_sides, movers, n_all, max_turns, learner, usable, adj, rank, dbl,
@@ -272,7 +262,7 @@ def _results(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, o
     return 0
 
 
-class HeroscapeEnvStep:
+class HeroscapeEnvStep(WholeStep):
     """The vector env's step of a Heroscape :class:`movecore.rl._vecnp.BatchedSteps`
     whose answers are :mod:`._vechs`' (``steps._hs``), in one compiled call per thread
     (:func:`env_kernel`; see the module docstring). ``copy``: the env's (``True``: the
@@ -328,50 +318,20 @@ class HeroscapeEnvStep:
         array with ``copy=True``, else ``obs_kept`` brought up to date) and the masks'
         copy (``mask`` int8[B, A]: the env's, written)."""
         s = self.steps
-        B = s.B
         S, K, M, Q, T, A = self._tuples()
         # copy=True: the kept buffer updated, then each thread's rows copied into the
         # new array by numpy (2.4% less CPU a move than each observation drawn whole
         # into the new array, and 2.5% less than a copy loop in the compiled call:
         # docs/performance.md)
-        fresh = not s._kept_ready
-        s._kept_ready = True
-        new = np.empty_like(obs_kept) if self.copy else None
-        dst = new.reshape(B, -1) if self.copy else None
-        O = (fresh, True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6,
-             s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid, s._gmode,
-             *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells, s.env_base)
-        results = (float(illegal_reward), np.empty(B), np.empty(B, bool),
-                   np.empty(B, bool), np.empty(B, bool))
-        mask_out = np.empty_like(mask)
-        o = obs_kept.reshape(B, -1)
-        kernel = env_kernel()
+        O = (self._fresh(), True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d,
+             s.d + 6, s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid,
+             s._gmode, *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells,
+             s.env_base)
         D = s._hs.D
-        acts = np.ascontiguousarray(actions, np.int64)
-        mode = np.ascontiguousarray(mode, np.int64)
-
-        def run(c, lo, hi):
-            st = kernel(S, K, M, D[c], Q, T, A, self.W[c], O, mode, acts, results, o,
-                        mask, mask_out, lo, hi)
-            if dst is not None:
-                dst[lo:hi] = o[lo:hi]
-            return st
-
-        if self.n_chunks == 1:
-            status = [run(0, 0, B)]
-        else:
-            if not self._loaded:
-                run(0, 0, 0)        # (compiled or loaded once, on this thread)
-                self._loaded = True
-            from ..batch import on_chunks
-            status = on_chunks(B, self.n_chunks, run)[1]
-        if min(status) < 0:  # pragma: no cover (ends hold one column per place)
-            raise RuntimeError(f"movecore: heroscape env step status {min(status)}")
-        got = np.sum(self.counts, axis=0)
-        for c in self.counts:
-            c[:] = 0
-        s.counts[0] += int(got[0])
-        s.counts[1] += int(got[1])
+        heads = [(S, K, M, D[c], Q, T, A, self.W[c], O) for c in range(self.n_chunks)]
+        # (a status < 0: never, the ends hold one column per place)
+        out, got = self._run(env_kernel(), heads, mode, actions, illegal_reward, obs_kept,
+                             mask, "heroscape")
         s._hs.kept_used += int(got[2])
         s.double_picks += int(got[3])
-        return (*results[1:], new if self.copy else obs_kept, mask_out)
+        return out

@@ -71,6 +71,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..batch import on_chunks
 from ..position import grid_distance
 from ._kept_answer import keep_answer
 from ._vecgame import (_draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
@@ -560,6 +561,63 @@ def draw_mask(out, acting, actor, a_list, a_n, env_base, end_turn, large, orient
             p = a_list[b, j]
             out[b, env_base[f] + (swap[f, p] if turned else p)] = 1
     return 0
+
+
+class WholeStep:
+    """The Python side of a game's vector env step in one compiled call per thread chunk
+    (:class:`._vechsenv.HeroscapeEnvStep`, :class:`._vecdescent_env.DescentEnvStep`):
+    the new arrays, the chunks on the engine's pool, the copy of each chunk's rows of the
+    kept observations (``copy=True``) and the kernel's counters. A subclass sets
+    ``steps`` (the :class:`BatchedSteps`), ``copy``, ``n_chunks``, ``counts`` (one
+    int64[K] a thread, K >= 2: moves, move generations, then the game's own, added to by
+    the kernel) and ``_loaded`` (``n_chunks == 1``)."""
+
+    def _fresh(self) -> bool:
+        """Whether the kept observations are drawn whole this step (the first one)."""
+        s = self.steps
+        fresh = not s._kept_ready
+        s._kept_ready = True
+        return fresh
+
+    def _run(self, kernel, heads, mode, actions, illegal_reward, obs_kept, mask, what):
+        """Calls ``kernel(*heads[c], mode, actions, results, obs, mask, mask_out, lo,
+        hi)`` on each chunk ``c`` (its games ``lo <= b < hi``); ``what`` names the step in
+        the error raised on a status < 0. Returns ((reward, terminated, truncated, done,
+        the observations: a new array with ``copy``, else ``obs_kept``, the mask's
+        copy), the counters summed over the threads, int64[K]); ``steps.counts[:2]``
+        added to, the threads' counters cleared."""
+        s = self.steps
+        B = s.B
+        new = np.empty_like(obs_kept) if self.copy else None
+        dst = new.reshape(B, -1) if self.copy else None
+        results = (float(illegal_reward), np.empty(B), np.empty(B, bool),
+                   np.empty(B, bool), np.empty(B, bool))
+        mask_out = np.empty_like(mask)
+        o = obs_kept.reshape(B, -1)
+        acts = np.ascontiguousarray(actions, np.int64)
+        mode = np.ascontiguousarray(mode, np.int64)
+
+        def run(c, lo, hi):
+            st = kernel(*heads[c], mode, acts, results, o, mask, mask_out, lo, hi)
+            if dst is not None:
+                dst[lo:hi] = o[lo:hi]
+            return st
+
+        if self.n_chunks == 1:      # (on_chunks' own path, without its cut: 1 us)
+            status = [run(0, 0, B)]
+        else:
+            if not self._loaded:
+                run(0, 0, 0)        # (compiled or loaded once, on this thread)
+                self._loaded = True
+            status = on_chunks(B, self.n_chunks, run)[1]
+        if min(status) < 0:  # pragma: no cover (each step says why it cannot be)
+            raise RuntimeError(f"movecore: {what} env step status {min(status)}")
+        got = np.sum(self.counts, axis=0)
+        for c in self.counts:
+            c[:] = 0
+        s.counts[0] += int(got[0])
+        s.counts[1] += int(got[1])
+        return (*results[1:], new if self.copy else obs_kept, mask_out), got
 
 
 def why_not(one, kwargs) -> str | None:

@@ -101,17 +101,11 @@ _LG = None          # legal_games, bound by step_kernel()
 @once
 def step_kernel():
     """``descent_step``, compiled (or loaded from Numba's cache) on first use, calling
-    :func:`movecore.games.descent._batch.legal_kernel`'s ``legal_games`` (the stamps of
-    the files it links ride in the closure: an edit there recompiles this one)."""
-    import os
-
-    from ..games.descent import _batch
-    from ..reach.compiled import kernel_sources
-    from ..rl import _vecdescent, _vecgame
+    :func:`movecore.games.descent._batch.legal_kernel`'s ``legal_games`` (an edit of the
+    files it links recompiles this one: movecore's cache stamp follows the modules this
+    one imports, ``movecore._dependency_files``)."""
     global _LG
     _LG = legal_kernel()
-    files = kernel_sources() + (_batch.__file__, _vecdescent.__file__, _vecgame.__file__)
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
 
     @njit(cache=True, nogil=True)
     def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, turn,
@@ -122,7 +116,6 @@ def step_kernel():
         ``counts``: move generations, moves, turns begun, games finished (added to).
         ``large``: some figure has a base of many squares (its orientation, turned action
         ids, and every square of a base in the policy and the removal: ``space``)."""
-        dep = deps  # noqa: F841 (in the closure: see step_kernel)
         side = tables[21]                   # (the Descent side code: its bit in ``sq``)
         slot_kind = tables[19]
         sq = tables[28]

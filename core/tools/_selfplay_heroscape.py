@@ -357,23 +357,16 @@ def step_kernel():
     int64[hi - lo]: its rows, figures, budgets), scratch ``dist`` int64[P], ``best`` uint8[P],
     ``near`` bool[F], ``lay`` uint64 (``_bits.scratch_words``); ``counts`` int64[5]: move generations, moves, turns begun, games
     finished, generations answered from the kept ends (added to). Returns 0 or a kernel status < 0."""
-    import os
-
-    from ..games.heroscape import _batch, _batch_doubles, _bits, _jit, _kept
-    from ..reach.compiled import kernel_sources
-    from ..rl import _vecgame
+    from ..games.heroscape import _batch_doubles
     global _DK
     _DK = _batch_doubles.doubles_kernel()
-    # what is linked or inlined in here: an edit there must recompile this one (Numba's
-    # cache knows only this file)
-    files = kernel_sources() + (_batch_doubles.__file__, _batch.__file__, _jit.__file__,
-                                _vecgame.__file__, _bits.__file__, _kept.__file__)
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+    # (an edit of what is linked or inlined here recompiles this one: movecore's cache
+    # stamp follows the modules this one imports at its level, and their imports, and
+    # every kernel file; ``movecore._dependency_files``)
 
     @njit(cache=CACHE, nogil=True, **NO_NRT)
     def heroscape_step(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
                        D, one, dist, best, near, lay, lo, hi, counts):
-        dep = deps  # noqa: F841 (in the closure: see above)
         budget = S[9]
         double = M[0]
         (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,

@@ -46,16 +46,18 @@ path (``_EnemyMoves._enemy_turn``); the rest is answered there by the reference 
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros   # (LLVM's cttz: one instruction)
 
 from ...kernels import _types as T
 from ...kernels._jit import NO_NRT, once
-from ...reach.compiled import (fast_layout_size, is_plain, kernel_sources, pen_layout_size,
-                               pen_out_offset, penalty_kernel, reach1_general, reach1_plain)
+from ...reach.compiled import (fast_layout_size, is_plain, pen_layout_size, pen_out_offset,
+                               penalty_kernel, reach1_general, reach1_plain)
+# (at module level, not in kernel(): the cache stamp of this module's compiled functions
+# follows the modules imported here, and enemy_games links _enemy_pick's compiled pick;
+# ``movecore._dependency_files``)
+from . import _enemy_pick
 from .rules import ENEMIES, MAX_MOVE, MAX_TRAPS_TRACKED, PLAYERS
 
 #: the plain query shapes, packed one after another (an empty one: not needed)
@@ -874,9 +876,10 @@ def kernel():
     """``enemy_games``, compiled (or loaded from Numba's cache) on first use: it links
     the packed penalty kernel and the position's compiled pick, both compiled on first
     use themselves (globals, as :func:`movecore.kernels.batch.reach_games_pen`: a
-    dispatcher in a closure would change Numba's cache key every process; the stamps
-    of the files they are written in ride in the closure, so an edit there recompiles
-    this one).
+    dispatcher in a closure would change Numba's cache key every process; an edit of
+    the files they are written in recompiles this one: ``_enemy_pick`` is imported at
+    the module's level, which movecore's cache stamp follows, and every kernel file is
+    in it).
 
     ``enemy_games(games, slots, moves, occ, cell, alive, *BatchEnemyAI.args.values(),
     mask, cost, stop, pen, want_pen)``: for ``i < len(games)``, the enemy AI's move of
@@ -894,13 +897,9 @@ def kernel():
     :mod:`movecore.rl._vecgame`'s steps): it allocates nothing (its empty inputs come
     in ``args``), and every array view it takes (a game's row, the ends ``fc[:nf]``)
     would otherwise cost an atomic increment and decrement."""
-    from . import _enemy_pick
     global _RP, _PICK
     _RP = penalty_kernel()
     _PICK = _enemy_pick._pick()
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in
-                 (*map(os.stat, kernel_sources()),
-                  os.stat(_enemy_pick.__file__)))
 
     # the dense outputs may be a column block of a wider array: any layout
     a2 = (types.uint8[:, :], types.int32[:, :], types.int8[:, :], types.int32[:, :])
@@ -924,7 +923,6 @@ def kernel():
                     bpos, bat, sp, sn, walk_bits, all_bits, trap_bits, nbb, bfree, blay,
                     bent, brev, bw, bit_hits, no_queries, rows_mode, mask, cost, stop, pen,
                     want_pen):
-        dep = deps  # noqa: F841 (in the closure: see above)
         costs = cost.shape[0] > 0 and stop.shape[0] > 0   # (else only the mask)
         N = occ.shape[1]
         F = cell.shape[1]

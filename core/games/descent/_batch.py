@@ -61,7 +61,6 @@ equals the position after :meth:`Position.apply_move` (``tests/test_batch.py``,
 """
 from __future__ import annotations
 
-import os
 from typing import Mapping
 
 import numpy as np
@@ -70,9 +69,8 @@ from numba import njit
 from ...errors import QueryError
 from ...kernels import _types as T
 from ...kernels._jit import once
-from ...reach.compiled import (CTRL, fast_layout_size, is_plain, kernel_sources,
-                               pen_layout_size, penalty_kernel, reach1_general,
-                               reach1_plain)
+from ...reach.compiled import (CTRL, fast_layout_size, is_plain, pen_layout_size,
+                               penalty_kernel, reach1_general, reach1_plain)
 from . import rules as D
 from ._dungeon import STOP_GRAPPLE, STOP_GRAPPLED
 from ._layers import wound_cap
@@ -558,16 +556,14 @@ def _wound_cap(mp, pen_max):
 def legal_kernel():
     """:func:`legal_games` (its docstring below), compiled (or loaded from Numba's
     cache) on first use, with the penalty kernel it calls (:mod:`movecore.reach.compiled`;
-    the stamps of the kernels' files ride in the closure: an edit there recompiles
-    this one)."""
+    an edit of the kernels' files recompiles this one: movecore's cache stamp,
+    ``movecore._dependency_files``)."""
     global _RP
     _RP = penalty_kernel()
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, kernel_sources()))
 
     @njit(cache=T.CACHE, nogil=True)
     def legal_games(tables, cell, alive, figs, rows, lo, hi, bufs, ends_s, occ, tbits, lay,
                     pscr, mask, cost, stop, pen_out, opened, slow):
-        dep = deps  # noqa: F841 (in the closure: see above)
         (blobs, blob_at, qflags, qflags_at, params, plain, shape_ok, dptr, dptr_at,
          dstep_v, dstep_bits, dstep_at, kind_n, kind_k, foot, foot_at, lut, ice, ice_at,
          slot_kind, budget, side, n_states, closed, aura, no_zoc, tree_ends, no_queries,

@@ -119,13 +119,10 @@ def doubles_kernel():
     for A/B runs and the tests: ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``,
     ``NO_LEAVE_FAR``, ``BREAK_LEAVE_FAR``, ``NO_FIGURES_FAR``). Returns 0 or a kernel
     status < 0."""
-    import os
-
-    from ...reach.compiled import kernel_sources, penalty_kernel, penalty_steps_kernel
+    from ...reach.compiled import penalty_kernel, penalty_steps_kernel
     global _RP, _RPS
     _RP = penalty_kernel()
     _RPS = penalty_steps_kernel()[1]
-    deps = tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, kernel_sources()))
 
     @njit(i64(I32_2, I32_2, B_2, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, B_1,
               B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
@@ -139,7 +136,6 @@ def doubles_kernel():
                 node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, out_at,
                 sqflags, sqflags_at, n_dk, sout_at, touch, tab_at, tab_bud, tab_ptr,
                 tab, near_at, near, near_far, mask, cost, stop, penalty, want_pen):
-        dep = deps  # noqa: F841 (in the closure: see doubles_kernel)
         want = (want_pen & PENALTY) != 0
         walkers_kept = (want_pen & NO_KEPT_WALKERS) == 0
         whoever = (want_pen & BREAK_KEPT_WALKERS) != 0
