@@ -42,7 +42,7 @@ from ..batch import per_thread
 from ..games.heroscape._batch import _move_one, _spaces
 from ..games.heroscape._bits import bit_tables, query_ends, scratch_words
 from ..games.heroscape._batch_doubles import (NO_FIGURES_FAR, NO_KEPT_WALKERS,
-                                              NO_LEAVE_FAR)
+                                              NO_LEAVE_FAR, NO_PACKED_KEPT)
 from ..games.heroscape._kept import kept_clear, kept_tables
 from ..kernels import _types as T
 from ..kernels._jit import NO_NRT, once
@@ -85,8 +85,11 @@ ONE_BITS = 2048
 #: a fast path too (off: ``_vecgame._policy_pick``'s scan, for A/B runs): the policy's
 #: k-th end found by blocks of 64 places counted first (:func:`_kth_set`)
 KTH_BLOCKS = 4096
+#: a fast path too (off: the two-space call's four rows of kept ends, for A/B runs):
+#: the kept ends from their packed row (_batch_doubles.NO_PACKED_KEPT off)
+PACKED_KEPT = 8192
 RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES | KEPT_ENDS | KEPT_FAR | \
-    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR | ONE_BITS | KTH_BLOCKS
+    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR | ONE_BITS | KTH_BLOCKS | PACKED_KEPT
 #: the kept ends' rule broken, for the tests that see the differential fail: friends'
 #: spaces kept as ends; kept ends taken whoever stands within reach
 BREAK_FRIENDS = 16
@@ -380,7 +383,8 @@ def step_kernel():
          tick, max_turns, occ0, cell0, rules) = Q
         rows1, figs1, bud1 = one
         walkers = (0 if (rules & KEPT_WALKERS) != 0 else NO_KEPT_WALKERS) | \
-            (0 if (rules & WALKER_FAR) != 0 else NO_LEAVE_FAR | NO_FIGURES_FAR)
+            (0 if (rules & WALKER_FAR) != 0 else NO_LEAVE_FAR | NO_FIGURES_FAR) | \
+            (0 if (rules & PACKED_KEPT) != 0 else NO_PACKED_KEPT)
         F = cell.shape[1]
         no_pen = cost[:0, :0]   # (no penalty rows asked: an empty view, no allocation)
         # (an int64 from the start, not the literal 0: Numba types the call of _games
