@@ -5,7 +5,7 @@ them, then each run again on the installed search and its rows read):
 
     python benches/heroscape_pair_ties.py [--scenarios a.json,b.json] [--B 1024]
 
-Per search: its rows (ends), the pairs with both placements among them, and of those the
+Per search: its rows (ends) and whether any is attacked (leaving attacks > 0), the pairs with both placements among them, and of those the
 *ties*: both settled first at the same cost and both free or both stopped, so that only
 the bucket queue's order (LIFO within a cost, pushes in the order of the states that
 pushed them) says which comes first; of the ties, those settled one right after the
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
             (occ, qf, lv, st, pblobs, pblob_at, pparams), ws = _searches(G, D, calls)
             flip = np.asarray(D[7])
             n_s = len(st)
-            tot = dict.fromkeys(("rows", "pairs", "ties", "next", "pen"), 0)
+            tot = dict.fromkeys(("rows", "pairs", "ties", "next", "pen", "calm"), 0)
             for j in range(n_s):
                 ps = int(st[j, 2])
                 n = new[1](pblobs[pblob_at[ps]:pblob_at[ps + 1]],
@@ -63,6 +63,7 @@ def main(argv=None) -> int:
                 stamp = ws[o_wc:o_wc + 2 * N].reshape(N, 2)
                 tot["rows"] += n
                 tot["pen"] += int((rows[:, 4] > 0).sum())
+                tot["calm"] += not (rows[:, 4] > 0).any()
                 for r in range(n):
                     v = int(flip[rows[r, 0]])
                     q = int(stamp[v, 1]) if stamp[v, 0] == ws[0] else -1
@@ -72,7 +73,7 @@ def main(argv=None) -> int:
                     if rows[r, 1] == rows[q, 1] and rows[r, 2] == rows[q, 2]:
                         tot["ties"] += 1
                         tot["next"] += q == r + 1
-            print(f"{name}: {n_s} searches; a search: {tot['rows'] / n_s:.1f} rows "
+            print(f"{name}: {n_s} searches, {tot['calm']} with no end attacked; a search: {tot['rows'] / n_s:.1f} rows "
                   f"({tot['pen'] / n_s:.1f} with leaving attacks), {tot['pairs'] / n_s:.1f} "
                   f"pairs with both placements ends, {tot['ties'] / n_s:.1f} of them ties "
                   f"({100 * tot['ties'] / max(1, tot['pairs']):.1f}%): "
