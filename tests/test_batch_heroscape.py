@@ -654,11 +654,14 @@ def test_turning_a_rule_of_the_step_off_fails(monkeypatch, rule):
         _compiled_vs_array(_step_scenarios(range(12)), policy, 1, steps=40)
 
 
-@pytest.mark.parametrize("bit", ["BREAK_FRIENDS", "BREAK_REACH", "BREAK_FAR"])
+@pytest.mark.parametrize("bit", ["BREAK_FRIENDS", "BREAK_REACH", "BREAK_FAR",
+                                 "NO_WALKER_SEARCH"])
 def test_breaking_the_kept_ends_rule_fails(monkeypatch, bit):
     """The kept ends' rule broken makes the differential above fail (it can fail): the
     friends' spaces kept as ends, the kept ends taken whoever stands within reach, or
-    with a figure one cost nearer than the budget."""
+    with a figure one cost nearer than the budget; or a two-space walker's (the
+    timing-only switch of ``benches/heroscape_search_bound.py``: it does answer
+    otherwise)."""
     from movecore.tools import _selfplay_heroscape as H
     monkeypatch.setattr(H, "RULES", H.RULES | getattr(H, bit))
     with pytest.raises(AssertionError):
