@@ -236,9 +236,9 @@ def doubles_kernel():
                 at = tab_at[f] + start
                 if packed:
                     # the first of each pair alone, by placement, one word each (row
-                    # 4; -1 after the last): a quarter of the four rows' bytes, read
-                    # in order, and the row's writes in place order -- the rows are
-                    # ~10 MiB a kind on the bench's battlefield, their reads missed
+                    # 4; -1 after the last): a fifth of the bytes the four rows' loop
+                    # reads, and the row's writes in place order -- the four rows are
+                    # ~5.7 MiB on the bench's battlefield, their reads missed
                     for e in range(tab_ptr[at], tab_ptr[at + 1]):
                         w = np.int64(tab[4, e])
                         if w < 0:
@@ -418,8 +418,9 @@ def _packed_row(out, ptr, st, P):
     each pair) by placement, one word each -- placement (bits 0-15), cost (16-29),
     stopped (bit 30) -- in the first of the start's own columns, -1 in the column after
     the last where they are fewer. ``doubles`` reads that row instead of the four: a
-    quarter of the bytes (the rows are ~10 MiB a kind on the bench's battlefield, its
-    reads missed the caches), and its writes into a game's row in place order."""
+    fifth of the bytes (the four: each end's flag, each kept end's three words; ~5.7 MiB
+    on the bench's battlefield, whose reads missed the caches), and its writes into a
+    game's row in place order."""
     if P > 1 << 16 or out.shape[1] and int(out[1].max()) >= 1 << 14:
         return out
     full = np.full((5, out.shape[1]), -1, np.int64)
