@@ -465,6 +465,105 @@ def test_kept_ends_of_movers_that_pass_every_figure():
     assert checked > 40, checked
 
 
+def _packed_vs_rows(scenarios, steps=(0, 8, 20), B=8, mutate=None) -> dict:
+    """Every two-space figure in play that takes kept ends (flyers, phantom walkers,
+    walkers with no one but friends in reach), in games of ``scenarios`` after each
+    of ``steps`` self-play steps: the call reading the kept ends' packed row (bits 0)
+    against the same call reading their four rows (``NO_PACKED_KEPT``, the path
+    before it): mask, cost and stop; counted where the packed row was read (a packed
+    row one cost dearer changes the answer). ``mutate(tab)`` breaks the packed row."""
+    from movecore.games.heroscape import _batch_doubles as BD
+    from movecore.tools.selfplay_batch import BatchedPlay
+    seen = dict.fromkeys(("answers", "kept", "flyers", "walkers", "starts"), 0)
+    for name, sc in scenarios:
+        if len({f["team"] for f in sc["figures"]}) < 2:
+            continue
+        play = BatchedPlay("heroscape", sc, B, seed=5)
+        G = play.games
+        K, rest = _doubles_arguments(G)
+        kind, passes = rest[2], rest[3]
+        flip, tab_at, tab_ptr, tab = rest[7], rest[-7], rest[-5], rest[-4]
+        figs_k = np.flatnonzero((kind >= 0) & (tab_at >= 0)).tolist()
+        if not figs_k:
+            continue
+        assert tab.shape[0] == 5, name
+        P = G.n_places
+        # the packed row, worked out again from the four: each start's ends kept (row
+        # 3 is 0) by placement, -1 after them where fewer
+        for f in figs_k:
+            for s in range(0, P, 5):
+                lo, hi = tab_ptr[tab_at[f] + s], tab_ptr[tab_at[f] + s + 1]
+                keep = tab[3, lo:hi] == 0
+                want = sorted(zip(tab[0, lo:hi][keep].tolist(), tab[1, lo:hi][keep].tolist(),
+                                  tab[2, lo:hi][keep].tolist()))
+                word = [int(w) for w in tab[4, lo:hi]]
+                got = [(w & 0xFFFF, (w >> 16) & 0x3FFF, w >> 30) for w in word[:len(want)]]
+                assert got == [(a, c, int(d != 0)) for a, c, d in want], (name, f, s)
+                assert word[len(want):len(want) + 1] in ([], [-1]), (name, f, s)
+                # (each pair once: no kept end's flip is kept too)
+                kept_nodes = {a for a, _, _ in want}
+                assert not any(flip[a] in kept_nodes and flip[a] != a for a in kept_nodes)
+                seen["starts"] += 1
+        # (the packed row with every end one cost dearer: the answers it changes are
+        # the ones read from the packed row)
+        dear = rest[:-4] + (_cost_off(tab.copy()),) + rest[-3:]
+        if mutate is not None:
+            rest = rest[:-4] + (mutate(tab.copy()),) + rest[-3:]
+        for t in range(max(steps) + 1):
+            if t in steps:
+                for f in figs_k:
+                    rows = np.flatnonzero(G.alive[:, f] & ~play.done).astype(np.int64)
+                    if not len(rows):
+                        continue
+                    figs = np.full(len(rows), f, np.int64)
+                    buds = np.full(len(rows), int(G._budget[f]), np.int64)
+                    outs = []
+                    for bits, args in ((0, rest), (BD.NO_PACKED_KEPT, rest), (0, dear)):
+                        out = (np.zeros((G.B, P), np.uint8),
+                               np.full((G.B, P), -1, np.int32), np.zeros((G.B, P), np.int8))
+                        assert K(G.occ, G.cell, G.alive, rows, figs, buds, *args, *out,
+                                 np.zeros((0, 0), np.int32), bits) == 0
+                        outs.append(out)
+                    for a, c in zip(outs[0], outs[1]):
+                        assert np.array_equal(a[rows], c[rows]), (name, t, G.ids[f])
+                    seen["answers"] += len(rows)
+                    kept = int((outs[0][1][rows] != outs[2][1][rows]).any(1).sum())
+                    seen["kept"] += kept
+                    seen["flyers" if passes[f] else "walkers"] += kept
+            play.step()
+    return seen
+
+
+def _cost_off(tab):
+    """``tab`` (``static_ends``' rows) with every packed kept end one cost dearer."""
+    tab[4, tab[4] >= 0] += 1 << 16
+    return tab
+
+
+def test_packed_kept_ends_equal_the_four_rows():
+    """The two-space call's kept ends read from their packed row (one word an end, the
+    first of each pair alone, by placement) answer what the four rows in the kernel's
+    order answer (the path before it, ``NO_PACKED_KEPT``), for the flyers and the
+    walkers that take them on the bundled battlefields and random big ones; the packed
+    row is the four rows' kept ends; and a packed row broken gives other answers."""
+    from movecore.tools.selfplay import example_scenarios
+    big = [(f"big_{s}", random_scenario(s, big=True)) for s in range(12)]
+    for _, sc in big[1::2]:     # (no leaving attacks: more walkers take kept ends)
+        sc["options"]["mode"] = "basic"
+    scen = example_scenarios("heroscape") + big
+    seen = _packed_vs_rows(scen, steps=(0, 6, 14, 24, 36), B=16)
+    assert seen["flyers"] > 600 and seen["walkers"] > 300 and seen["starts"] > 2000, seen
+
+    def last_lost(tab):         # (each start's last kept end dropped)
+        for e in range(1, tab.shape[1]):
+            if tab[4, e] == -1 and tab[4, e - 1] >= 0:
+                tab[4, e - 1] = -1
+        return tab
+    for mutate in (_cost_off, last_lost):
+        with pytest.raises(AssertionError):
+            _packed_vs_rows(scen[:1], steps=(0,), mutate=mutate)
+
+
 # ---------------------------------------------------------------- the compiled step
 def _compiled_vs_array(scenarios, policy, threads, steps, B=16, seed=7) -> dict:
     """Plays every scenario on the compiled step (:mod:`movecore.tools._selfplay_heroscape`)
@@ -555,11 +654,14 @@ def test_turning_a_rule_of_the_step_off_fails(monkeypatch, rule):
         _compiled_vs_array(_step_scenarios(range(12)), policy, 1, steps=40)
 
 
-@pytest.mark.parametrize("bit", ["BREAK_FRIENDS", "BREAK_REACH", "BREAK_FAR"])
+@pytest.mark.parametrize("bit", ["BREAK_FRIENDS", "BREAK_REACH", "BREAK_FAR",
+                                 "NO_WALKER_SEARCH"])
 def test_breaking_the_kept_ends_rule_fails(monkeypatch, bit):
     """The kept ends' rule broken makes the differential above fail (it can fail): the
     friends' spaces kept as ends, the kept ends taken whoever stands within reach, or
-    with a figure one cost nearer than the budget."""
+    with a figure one cost nearer than the budget; or a two-space walker's (the
+    timing-only switch of ``benches/heroscape_search_bound.py``: it does answer
+    otherwise)."""
     from movecore.tools import _selfplay_heroscape as H
     monkeypatch.setattr(H, "RULES", H.RULES | getattr(H, bit))
     with pytest.raises(AssertionError):
@@ -920,7 +1022,7 @@ def test_bit_set_check_fails_on_broken_tables(how):
                         mutate=mutate)
 
 
-@pytest.mark.parametrize("path", ["ONE_BITS", "KTH_BLOCKS"])
+@pytest.mark.parametrize("path", ["ONE_BITS", "KTH_BLOCKS", "PACKED_KEPT"])
 def test_the_step_without_a_fast_path_equals_the_array_path(monkeypatch, path):
     """The step with its one-space queries by the kernel (``ONE_BITS`` off) or its
     policy's scan place by place (``KTH_BLOCKS`` off) -- the step before each, kept for

@@ -41,8 +41,9 @@ from numba import njit
 from ..batch import per_thread
 from ..games.heroscape._batch import _move_one, _spaces
 from ..games.heroscape._bits import bit_tables, query_ends, scratch_words
-from ..games.heroscape._batch_doubles import (NO_FIGURES_FAR, NO_KEPT_WALKERS,
-                                              NO_LEAVE_FAR)
+from ..games.heroscape._batch_doubles import (BREAK_KEPT_WALKERS, BREAK_LEAVE_FAR,
+                                              NO_FIGURES_FAR, NO_KEPT_WALKERS,
+                                              NO_LEAVE_FAR, NO_PACKED_KEPT)
 from ..games.heroscape._kept import kept_clear, kept_tables
 from ..kernels import _types as T
 from ..kernels._jit import NO_NRT, once
@@ -85,14 +86,22 @@ ONE_BITS = 2048
 #: a fast path too (off: ``_vecgame._policy_pick``'s scan, for A/B runs): the policy's
 #: k-th end found by blocks of 64 places counted first (:func:`_kth_set`)
 KTH_BLOCKS = 4096
+#: a fast path too (off: the two-space call's four rows of kept ends, for A/B runs):
+#: the kept ends from their packed row (_batch_doubles.NO_PACKED_KEPT off)
+PACKED_KEPT = 8192
 RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES | KEPT_ENDS | KEPT_FAR | \
-    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR | ONE_BITS | KTH_BLOCKS
+    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR | ONE_BITS | KTH_BLOCKS | PACKED_KEPT
 #: the kept ends' rule broken, for the tests that see the differential fail: friends'
 #: spaces kept as ends; kept ends taken whoever stands within reach
 BREAK_FRIENDS = 16
 BREAK_REACH = 32
 #: ... and figures one cost nearer than the budget taken for far (kept_far - 1)
 BREAK_FAR = 64
+#: (timing only: wrong answers) every two-space walker takes its kept ends whoever
+#: stands in reach (the call's BREAK_KEPT_WALKERS | BREAK_LEAVE_FAR): what a move
+#: would cost if a walker's searched answer cost what its kept ends do
+#: (benches/heroscape_search_bound.py)
+NO_WALKER_SEARCH = 1 << 15
 
 _DK = None   # the two-space figures' compiled call, linked in by step_kernel()
 EMPTY = T.OCC_EMPTY
@@ -373,7 +382,10 @@ def step_kernel():
          tick, max_turns, occ0, cell0, rules) = Q
         rows1, figs1, bud1 = one
         walkers = (0 if (rules & KEPT_WALKERS) != 0 else NO_KEPT_WALKERS) | \
-            (0 if (rules & WALKER_FAR) != 0 else NO_LEAVE_FAR | NO_FIGURES_FAR)
+            (0 if (rules & WALKER_FAR) != 0 else NO_LEAVE_FAR | NO_FIGURES_FAR) | \
+            (0 if (rules & PACKED_KEPT) != 0 else NO_PACKED_KEPT) | \
+            (BREAK_KEPT_WALKERS | BREAK_LEAVE_FAR if (rules & NO_WALKER_SEARCH) != 0
+             else 0)
         F = cell.shape[1]
         no_pen = cost[:0, :0]   # (no penalty rows asked: an empty view, no allocation)
         # (an int64 from the start, not the literal 0: Numba types the call of _games

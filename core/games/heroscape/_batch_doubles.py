@@ -53,6 +53,8 @@ from ._jit import node_value
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
 NOT_STOP = np.uint8(0xFF ^ int(T.CELL_STOP))
 PEN_TOP = T.MAX_PENALTY_LEVELS - 1
+#: static_ends' packed row: placement (bits 0-15), cost (16-29), stopped (bit 30)
+_STOP_BIT = 1 << 30
 
 i64, i32 = types.int64, types.int32
 I64_1, I64_2 = types.int64[::1], types.int64[:, ::1]
@@ -79,6 +81,9 @@ BREAK_LEAVE_FAR = 16
 #: ... and the walkers' kept ends barred by a figure at the budget's least cost too (the
 #: rule before ``near_far`` bounded the figures as well, for A/B runs)
 NO_FIGURES_FAR = 32
+#: ... and (for A/B runs and the tests) the kept ends read from their four rows in the
+#: kernel's order, not from their packed row (``static_ends``' row 4)
+NO_PACKED_KEPT = 64
 #: the largest placement graph (placements x spaces) whose walkers get kept ends (their
 #: reach table, per kind and budget, is uint8[P, N]: 205 KiB on the Shattered Table)
 NEAR_BYTES = 1 << 22
@@ -108,7 +113,7 @@ def doubles_kernel():
     figure, draws leaving attacks; then the placement graph, the battlefield, per-call
     scratch, ``touch`` (the placements touching each space, -1 padded), the kept ends
     of the movers that pass every figure (slot ``f``'s from start ``s`` at
-    ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` (int32[4, M]:
+    ``tab[:, tab_ptr[tab_at[f] + s]:tab_ptr[tab_at[f] + s + 1]]`` (int32[5, M] or [4, M]:
     :func:`static_ends`) for budget
     ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), and of the walkers
     too, with their reach (``near[near_at[f] + s]``: :func:`walker_near`) and the least
@@ -117,8 +122,8 @@ def doubles_kernel():
     outs and, with ``want_pen & PENALTY``, ``penalty`` (each end's leaving attacks: a
     single-space slot's game row gets those alone; the other bits of ``want_pen`` are
     for A/B runs and the tests: ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``,
-    ``NO_LEAVE_FAR``, ``BREAK_LEAVE_FAR``, ``NO_FIGURES_FAR``). Returns 0 or a kernel
-    status < 0."""
+    ``NO_LEAVE_FAR``, ``BREAK_LEAVE_FAR``, ``NO_FIGURES_FAR``, ``NO_PACKED_KEPT``).
+    Returns 0 or a kernel status < 0."""
     from ...reach.compiled import penalty_kernel, penalty_steps_kernel
     global _RP, _RPS
     _RP = penalty_kernel()
@@ -142,6 +147,7 @@ def doubles_kernel():
         leave_far = (want_pen & NO_LEAVE_FAR) == 0
         any_leave = (want_pen & BREAK_LEAVE_FAR) != 0
         far_edge = (want_pen & NO_FIGURES_FAR) != 0
+        packed = tab.shape[0] > 4 and (want_pen & NO_PACKED_KEPT) == 0
         P = lead.shape[0]
         N = level.shape[0]
         F = cell.shape[1]
@@ -220,17 +226,31 @@ def doubles_kernel():
                 # a mover that passes every figure (or a walker with no one but
                 # friends in reach, above): its kept ends from this start on the empty
                 # battlefield, less the placements it may not end on here (see
-                # static_ends; its start, whose spaces are its own, is empty), in the
-                # kernel's order, each pair once (a placement and its flip are
-                # occupied alike: the first of the pair kept is the first listed)
+                # static_ends; its start, whose spaces are its own, is empty), each
+                # pair once (a placement and its flip are occupied alike: the first of
+                # the pair kept is the first listed)
                 at = tab_at[f] + start
-                for e in range(tab_ptr[at], tab_ptr[at + 1]):
-                    if tab[3, e] != 0:
-                        continue              # its flip is listed before it
-                    node = tab[0, e]
-                    mask[b, node] = 1
-                    cost[b, node] = tab[1, e]
-                    stop[b, node] = codes[k, node] if tab[2, e] != 0 else 0
+                if packed:
+                    # the first of each pair alone, by placement, one word each (row
+                    # 4; -1 after the last): a fifth of the bytes the four rows' loop
+                    # reads, and the row's writes in place order -- the four rows are
+                    # ~5.7 MiB on the bench's battlefield, their reads missed
+                    for e in range(tab_ptr[at], tab_ptr[at + 1]):
+                        w = np.int64(tab[4, e])
+                        if w < 0:
+                            break
+                        node = w & 0xFFFF
+                        mask[b, node] = 1
+                        cost[b, node] = (w >> 16) & 0x3FFF
+                        stop[b, node] = codes[k, node] if w >= _STOP_BIT else 0
+                else:
+                    for e in range(tab_ptr[at], tab_ptr[at + 1]):
+                        if tab[3, e] != 0:
+                            continue              # its flip is listed before it
+                        node = tab[0, e]
+                        mask[b, node] = 1
+                        cost[b, node] = tab[1, e]
+                        stop[b, node] = codes[k, node] if tab[2, e] != 0 else 0
                 # then the placements touching another figure's space put back as
                 # the row arrived (cleared): the occupant row holds a code only where
                 # a figure stands (_batch), so these are the placements whose
@@ -343,14 +363,15 @@ def doubles_kernel():
 
 
 def static_ends(blob, qflags, params, flip, budget, fbuf):
-    """(ptr int64[P + 1], ends int32[4, M]): for each start placement ``s`` of a kind
+    """(ptr int64[P + 1], ends int32[5, M]): for each start placement ``s`` of a kind
     that passes every figure (a flyer, a phantom walker), the ends of its plain query
     (budget ``budget``, the kind's flags with the stops of ``s`` and its flip cleared) on
     the empty battlefield, in the kernel's order, at ``ends[:, ptr[s]:ptr[s + 1]]``:
     rows placement, cost, stopped, and 1 where the placement's flip is an end listed
     before it (a placement and its flip lie on the same two spaces, so a figure on
     them takes both or neither: the first of a pair that a game keeps is the first of
-    the pair here).
+    the pair here); row 4 (where they pack: else four rows) those first ones again,
+    by placement, one word each (:func:`_packed_row`).
 
     Such a mover passes every placement a figure stands on and only may not end there,
     and whether a placement may be an end never changes the search (a stopped arrival
@@ -383,7 +404,31 @@ def static_ends(blob, qflags, params, flip, budget, fbuf):
     rows[st * P + out[0]] = row
     other = rows[st * P + flip[out[0]]]
     out[3] = (other >= 0) & (other < row)
-    return ptr, np.ascontiguousarray(out, T.INDEX)
+    return ptr, np.ascontiguousarray(_packed_row(out, ptr, st, P), T.INDEX)
+
+
+def _packed_row(out, ptr, st, P):
+    """``out`` (int32[4, M]: :func:`static_ends`' rows; ``st`` each column's start) with
+    a fifth row where it packs (``P`` <= 2**16 placements, costs below 2**14; else
+    ``out`` as it is): each start's ends that a game keeps (row 3 is 0: the first of
+    each pair) by placement, one word each -- placement (bits 0-15), cost (16-29),
+    stopped (bit 30) -- in the first of the start's own columns, -1 in the column after
+    the last where they are fewer. ``doubles`` reads that row instead of the four: a
+    fifth of the bytes (the four: each end's flag, each kept end's three words; ~5.7 MiB
+    on the bench's battlefield, whose reads missed the caches), and its writes into a
+    game's row in place order."""
+    if P > 1 << 16 or out.shape[1] and int(out[1].max()) >= 1 << 14:
+        return out
+    full = np.full((5, out.shape[1]), -1, np.int64)
+    full[:4] = out
+    sel = np.flatnonzero(out[3] == 0)
+    sel = sel[np.lexsort((out[0, sel], st[sel]))]        # by start, then placement
+    word = out[0, sel].astype(np.int64) | (out[1, sel].astype(np.int64) << 16) | \
+        (out[2, sel] != 0).astype(np.int64) << 30
+    n_kept = np.bincount(st[sel], minlength=P)
+    first = np.cumsum(n_kept) - n_kept                   # (each start's first in sel)
+    full[4, ptr[st[sel]] + np.arange(len(sel)) - first[st[sel]]] = word
+    return full
 
 
 def _by_start(blob, qflags, params, budget, fbuf, starts) -> list:
