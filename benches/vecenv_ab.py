@@ -11,15 +11,22 @@ different speeds there).
                                           [--threads 1] [--rounds 12] [--steps 2]
     python benches/vecenv_ab.py --entry [--B 64,1024] [--threads 1,2]  (no base: the
         step's compiled chunk at its entry point against the dispatcher, :func:`run_entry`)
+    python benches/vecenv_ab.py /tmp/base --vector ...   (the baseline's ``vector.py``
+        too: its env class drives its side, for changes to the env's Python or arrays)
 
 Prints per game and path (vector env ``copy=True``, kept observations ``copy=False``,
 ``BatchedPlay``) the CPU per move of each side (``time.process_time``: the other work of
-the machine not counted), the median over the rounds of new/old (< 1: faster), and the
+the machine not counted; the env's step alone, its random actions drawn outside the
+clock, as ``bench --batch`` times it), the median over the rounds of new/old (< 1: faster), and the
 move over one kernel query (the reference query of ``movecore bench --batch``, its CPU
 per query measured in the same process before and after the rounds).
 Asserts after every round that both sides played the same games. Only for changes
 inside those two files whose calls keep their arguments (the rest is the installed
-tree's: its ``vector.py`` and ``selfplay_batch.py`` drive both sides).
+tree's: its ``vector.py`` and ``selfplay_batch.py`` drive both sides); with ``--vector``
+the baseline's ``core/rl/vector.py`` is loaded too and its env class builds and steps
+the baseline's envs (its step, arrays and Python wrapper; ``BatchedPlay`` as before):
+needed wherever the two trees' steps take other arguments (a baseline before the step's
+``S[27]``, ``vector._FETCH_GAME``, fails to compile without it).
 """
 from __future__ import annotations
 
@@ -56,6 +63,35 @@ def load_base(base: str):
         sys.modules[key] = new
 
 
+def load_base_vector(base: str):
+    """The baseline's ``core/rl/vector.py`` (its relative imports: the installed
+    package's modules; its ``_vecgame`` calls swapped to the baseline's by
+    :func:`_on_base_whole`)."""
+    return _load(os.path.join(base, "core", "rl", "vector.py"), "vector_base", "movecore.rl")
+
+
+def _on_base_whole(env, vg) -> None:
+    """``env`` (the baseline's env class) reset and stepped with the baseline's compiled
+    functions: ``_vecgame``'s ``env_chunk``, ``observe`` and ``step_modes`` swapped to
+    ``vg``'s for the duration of each call (its methods import them at call time)."""
+    import movecore.rl._vecgame as mod
+    names = ("env_chunk", "observe", "step_modes")
+
+    def swapped(fn):
+        def call(*args, **kwargs):
+            keep = [getattr(mod, n) for n in names]
+            for n in names:
+                setattr(mod, n, getattr(vg, n))
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                for n, f in zip(names, keep):
+                    setattr(mod, n, f)
+        return call
+    env.step = swapped(env.step)
+    env.reset = swapped(env.reset)
+
+
 def _on_base(env, vg) -> None:
     """``env``'s step on the baseline's ``env_chunk`` (the installed ``_step_arrays``, with
     the baseline's compiled call)."""
@@ -85,32 +121,51 @@ def _play_on(play, vg):
 
 
 def _measure(fn, n):
-    c0, u = time.process_time(), 0
+    """CPU seconds per unit of ``n`` calls of ``fn``: each returns its units, or (units,
+    CPU seconds) where it times itself (the env's step alone, its actions drawn outside)."""
+    c0, u, spent = time.process_time(), 0, 0.0
     for _ in range(n):
-        u += fn()
-    return (time.process_time() - c0) / u
+        r = fn()
+        if isinstance(r, tuple):
+            u += r[0]
+            spent += r[1]
+        else:
+            u += r
+    return ((time.process_time() - c0) if not spent else spent) / u
 
 
-def run(game, base_vg, B, threads, rounds, log=print, steps=None) -> None:
-    import movecore.rl as rl
-    import movecore.rl._vecgame as new_vg
+def reference_cpu(game):
+    """``game``'s first bundled scenario, and a function timing ``bench --batch``'s
+    reference query on it: CPU seconds a query over 0.3 s of its rounds."""
     from movecore.tools.bench_batch import _query_round, _reference
     from movecore.tools.selfplay import example_scenarios
     from movecore.tools.selfplay_batch import BatchedPlay
-    name, scen = example_scenarios(game)[0]
+    scen = example_scenarios(game)[0][1]
     ref = _query_round(_reference(game, scen, BatchedPlay(game, scen, 1, seed=1)))
 
     def query_cpu():
-        n, _, cpu, _ = ref(0.3)
+        n, _, cpu = ref(0.3)[:3]        # (units, wall, process CPU, ...)
         return cpu / n
+    return scen, query_cpu
 
+
+def run(game, base_vg, B, threads, rounds, log=print, steps=None, base_vector=None) -> None:
+    import movecore.rl as rl
+    import movecore.rl._vecgame as new_vg
+    from movecore.tools.selfplay_batch import BatchedPlay
+    scen, query_cpu = reference_cpu(game)
     k0 = query_cpu()
     rows = []
     for path in ("env copy=True", "env copy=False", "BatchedPlay"):
         if path.startswith("env"):
             envs = [rl.vector_env(scen, num_envs=B, threads=threads,
                                   copy=path.endswith("True")) for _ in range(2)]
-            _on_base(envs[0], base_vg)
+            if base_vector is None:
+                _on_base(envs[0], base_vg)
+            else:
+                envs[0] = base_vector.MovecoreVectorEnv(scen, B, threads=threads,
+                                                        copy=path.endswith("True"))
+                _on_base_whole(envs[0], base_vg)
             rngs = [np.random.default_rng(1) for _ in envs]
             for e in envs:
                 e.reset(seed=1)
@@ -120,8 +175,9 @@ def run(game, base_vg, B, threads, rounds, log=print, steps=None) -> None:
                     e, m = envs[i], envs[i]._mask
                     a = (rngs[i].random(m.shape, np.float32) * m).argmax(1)
                     m0 = e.counts["moves"]
+                    c0 = time.process_time()         # (the step alone, as bench --batch)
                     e.step(a)
-                    return e.counts["moves"] - m0
+                    return e.counts["moves"] - m0, time.process_time() - c0
                 return f
             fns = [stepper(0), stepper(1)]
             same = lambda envs=envs: np.array_equal(envs[0]._mask, envs[1]._mask)  # noqa
@@ -205,6 +261,8 @@ def main(argv=None) -> int:
     ap.add_argument("--games", default="grid,tiny_epic_tactics,mage_knight")
     ap.add_argument("--B", default="1024", help="comma list (--entry) or one B")
     ap.add_argument("--threads", default="1", help="comma list (--entry) or one count")
+    ap.add_argument("--vector", action="store_true", help="the baseline's vector.py "
+                    "drives its envs too (load_base_vector)")
     ap.add_argument("--rounds", type=int, default=12)
     ap.add_argument("--steps", type=int, default=None,
                     help="steps per round (default 8,192 / B); on a loaded machine many "
@@ -213,6 +271,7 @@ def main(argv=None) -> int:
     if not a.entry and not a.base:
         ap.error("a base tree, or --entry")
     base_vg = None if a.entry else load_base(a.base)
+    base_vector = load_base_vector(a.base) if a.vector and not a.entry else None
     print(f"B={a.B}, {a.threads} thread(s); load average "
           f"{'/'.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     for game in a.games.split(","):
@@ -221,7 +280,8 @@ def main(argv=None) -> int:
                 if a.entry:
                     run_entry(game, B, t, a.rounds)
                 else:
-                    run(game, base_vg, B, t, a.rounds, steps=a.steps)
+                    run(game, base_vg, B, t, a.rounds, steps=a.steps,
+                        base_vector=base_vector)
     print(f"load average at the end {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 

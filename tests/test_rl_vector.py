@@ -180,6 +180,42 @@ def test_step_at_its_entry_point_equals_the_dispatcher(game, threads, monkeypatc
         assert all(np.array_equal(u, v) for u, v in zip(x, y))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game", ARRAY_GAMES)
+def test_next_game_hint_changes_nothing(game, threads, monkeypatch):
+    """The step's hint that the next game's occupancy row and answers will be read
+    (``_vecgame._fetch_game``, ``vector._FETCH_GAME``; on where answers are large:
+    Tiny Epic Tactics) plays what the step without it plays: the same observations,
+    rewards, ends, masks and occupancy after every step of seeded runs with illegal
+    actions (copy=True and kept), more games than a block."""
+    import movecore.rl.vector as vector
+    from movecore.rl._vecgame import _BLOCK
+    name, scenario = example_scenarios(game)[0]
+    runs, flags = [], []
+    for hint in (True, False):
+        monkeypatch.setattr(vector, "_FETCH_GAME", hint)
+        run = []
+        for copy in (True, False):
+            envs = rl.vector_env(scenario, num_envs=_BLOCK + 7, threads=threads, copy=copy,
+                                 max_turns=12)
+            flags.append(envs._S[0][27])
+            obs, info = envs.reset(seed=7)
+            rng = np.random.default_rng(len(name) + threads)
+            for t in range(40):
+                m = info["action_mask"]
+                acts = (rng.random(m.shape) * m).argmax(1)
+                if t % 10 == 9:
+                    acts[t % 11] = 0 if not m[t % 11, 0] else m.shape[1]
+                obs, r, te, tr, info = envs.step(acts)
+                run.append((obs.copy(), r, te, tr, info["action_mask"], envs.games.occ.copy()))
+        runs.append(run)
+    on = game == "tiny_epic_tactics"
+    assert flags == [on, on, False, False]
+    assert len(runs[0]) == len(runs[1]) == 80
+    for x, y in zip(*runs):
+        assert all(np.array_equal(u, v) for u, v in zip(x, y))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
                          ids=[n for _, n, _ in _array_scenarios()])
@@ -466,14 +502,15 @@ def test_opponent_pick_by_counting_equals_a_sort():
 
 
 def test_fetch_ahead_is_a_hint_on_large_answers_only():
-    """``_vecgame._fetch_ahead`` (cache hints for the next game's rows and answer)
-    changes no array and is issued where a game's answers are large (Tiny Epic
-    Tactics: its differentials above run with it) and not for the grid game or Mage
-    Knight (whose step it slowed); ``prefetch`` itself compiles for any 1-D dtype."""
+    """``_vecgame._fetch_ahead`` (cache hints for the next game's rows and answer) and
+    ``_fetch_game`` (its occupancy row and answers) change no array; the first is
+    issued where a game's answers are large (Tiny Epic Tactics: its differentials above
+    run with it) and not for the grid game or Mage Knight (whose step it slowed);
+    ``prefetch`` itself compiles for any 1-D dtype."""
     from numba import njit
 
     from movecore.kernels._prefetch import prefetch
-    from movecore.rl._vecgame import _fetch_ahead, _fetches_ahead
+    from movecore.rl._vecgame import _fetch_ahead, _fetch_game, _fetches_ahead
 
     @njit
     def touch(a, b):
@@ -494,11 +531,13 @@ def test_fetch_ahead_is_a_hint_on_large_answers_only():
         ahead[name] = bool(_fetches_ahead(st["ans_cell"]))
         arrays = (st["ans_cell"], st["ans_cost"], st["ans_stop"], st["ans_n"], st["rows"],
                   st["n_rows"], st["actor"])
+        arrays += (e.games.occ,)
         before = [a.copy() for a in arrays]
         for b in range(5):
             for whole in (False, True):
-                _fetch_ahead(*arrays, e._batch, b, whole)
-                _fetch_ahead(*arrays[:3], None, *arrays[4:], e._batch, b, whole)
+                _fetch_ahead(*arrays[:7], e._batch, b, whole)
+                _fetch_ahead(*arrays[:3], None, *arrays[4:7], e._batch, b, whole)
+            _fetch_game(arrays[7], *arrays[:4], b)
         assert all(np.array_equal(x, y) for x, y in zip(before, arrays))
     assert ahead == {"tiny_epic_tactics_knock_back": True, "grid_hex_skirmish": False,
                      "mage_knight_first_turns": False}

@@ -136,7 +136,7 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
     codes per shape), as ``BatchedGames`` answers."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell, budget,
      rank, occ, buf, ends, query, ans_cell, ans_cost, ans_stop, ans_n, keys, unrank,
-     near, end_rules, one_figure, no_end, stop_code, counts) = S
+     near, end_rules, one_figure, no_end, stop_code, counts, fetch_occ) = S
     sh = shape_of[f] + shape_cell[began]
     query[0, 0] = start_cell
     query[0, 1] = budget[f]
@@ -678,6 +678,29 @@ def _fetch_ahead(ans_cell, ans_cost, ans_stop, ans_n, rows, n_rows, actor, batch
             prefetch(ast, i)
 
 
+@njit(nogil=True, **NO_NRT)
+def _fetch_game(occ, ans_cell, ans_cost, ans_stop, ans_n, b):
+    """Hints (:func:`movecore.kernels._prefetch.prefetch`) that game ``b``'s occupancy
+    row ``occ[b]`` (int32[N]) and its answers (every slot's cells, costs and stops up
+    to its last count ``ans_n[b, k]``) will be read or written soon: its queries read
+    the row a cell at a time and write the answers, its moves and observation read
+    them, and where a game's arrays are large they are evicted by the other games'
+    between one step and the next (Tiny Epic Tactics: the row's 9 lines, answers of 6 x
+    140 cells; :func:`env_chunk` issues it for the next game where ``S[27]``,
+    ``vector._FETCH_GAME``). No value changes."""
+    o = occ[b]
+    for i in range(0, o.shape[0], 64 // o.itemsize):   # (a line each)
+        prefetch(o, i)
+    for k in range(ans_cell.shape[1]):
+        n = ans_n[b, k]
+        ac, ak, ast = ans_cell[b, k], ans_cost[b, k], ans_stop[b, k]
+        for i in range(0, n, 64 // ac.itemsize):
+            prefetch(ac, i)
+            prefetch(ak, i)
+        for i in range(0, n, 64 // ast.itemsize):
+            prefetch(ast, i)
+
+
 @njit(cache=True, nogil=True, **NO_NRT)
 def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results, obs, mask,
               mask_out, lo, hi):
@@ -718,6 +741,8 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
             if ahead and b + 1 < hi and mode[b + 1] == 1:   # (the next learner's row)
                 _fetch_ahead(S[15], S[16], S[17], S[18], rows, n_rows, actor, batch, b + 1,
                              False)
+            if S[27] and b + 1 < hi:        # (the next game's board and answers)
+                _fetch_game(S[11], S[15], S[16], S[17], S[18], b + 1)
             if illegal[b]:
                 over[b] = ILLEGAL
             if m != 0:

@@ -77,6 +77,11 @@ _HEAD = 0.02
 #: (``MovecoreVectorEnv._run``); False: through the dispatcher at every call (the tests
 #: compare the two)
 _ENTRY = True
+#: the vector env step hints that the next game's occupancy row and answers will be read
+#: (``_vecgame._fetch_game``) where a game's answers are large (``_vecgame.
+#: _fetches_ahead``: Tiny Epic Tactics); False: never (the tests compare the two;
+#: docs/performance.md, "The vector env's move by part ...")
+_FETCH_GAME = True
 
 
 def _env_chunks(B: int, n_chunks: int) -> list:
@@ -204,6 +209,7 @@ class MovecoreVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ arrays backend
     def _init_arrays(self, one) -> None:
         from ..batch import BatchedGames, per_thread
+        from ._vecgame import _fetches_ahead
         from .spaces import COMMON_DYNAMIC
         s = one._s
         root, rules = s.root, s.rules
@@ -300,7 +306,8 @@ class MovecoreVectorEnv(VectorEnv):
                     G._params, G._shape_of, G._shape_cell, G._budget, rank, G.occ,
                     G._bufs[c], G._ends[c], queries[c], st["ans_cell"],
                     st["ans_cost"], st["ans_stop"], st["ans_n"], keys[c], unrank, near[c],
-                    bool(G._end_rules), G._one_figure, no_end, stop_code, self._counts[c])
+                    bool(G._end_rules), G._one_figure, no_end, stop_code, self._counts[c],
+                    _FETCH_GAME and bool(_fetches_ahead.py_func(st["ans_cell"])))
                    for c in range(n_chunks)]
         nbr = np.ascontiguousarray(root.board.nbr, np.int64)
         self._R = (st["rng"], nbr, self._learner, st["removed"])
