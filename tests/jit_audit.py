@@ -27,16 +27,12 @@ def cached_dispatchers() -> list:
     LLVM modules stay in the JIT engine with a weak proxy of their code library, which
     dies with a dropped dispatcher's code)."""
     from numba.core.caching import NullCache
-    from numba.core.dispatcher import Dispatcher
-    gc.collect()
-    return [d for d in gc.get_objects() if issubclass(type(d), Dispatcher)
-            and (getattr(d.py_func, "__module__", None) or "").startswith("movecore.")
-            and not isinstance(d._cache, NullCache)]
+    return [d for d in movecore_dispatchers() if not isinstance(d._cache, NullCache)]
 
 
 def movecore_dispatchers() -> list:
-    """Every live Numba dispatcher of movecore in this process, cached or not (as
-    :func:`cached_dispatchers`)."""
+    """Every live Numba dispatcher of movecore in this process, cached or not (garbage
+    collected first, told apart by type as :func:`cached_dispatchers` says)."""
     from numba.core.dispatcher import Dispatcher
     gc.collect()
     return [d for d in gc.get_objects() if issubclass(type(d), Dispatcher)
