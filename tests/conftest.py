@@ -326,18 +326,18 @@ def pytest_collection_modifyitems(config, items):
 def _one_numba_cache_entry_per_index():
     """After the session: no cached Numba function of movecore was compiled in this process
     for two signatures (or as two variants under one qualname), which races on a cold cache
-    when processes compile them at once (see jit_audit); and the self-play steps' turn
-    helpers (:data:`jit_audit.TURN_HELPERS`) were not compiled again for a literal
-    argument (whichever worker compiled a step: ``test_batch.py::
-    test_selfplay_steps_compile_their_helpers_once`` sees its own process only)."""
+    when processes compile them at once (see jit_audit); and no compiled function of
+    movecore, cached or not, was compiled again for a literal argument
+    (:func:`jit_audit.literal_twins`: a compiled caller passing a constant, or a variable
+    that starts as one, compiles the callee twice; only compiles in this worker are
+    seen, so CI's cold cache checks them all)."""
     yield
     shared = jit_audit.shared_entries()
     assert not shared, (
         "cached Numba functions compiled for more than one signature (call them with the "
         "dtypes of kernels/_types.py, contiguous, as the package does):\n" +
         "\n".join(f"{path}: {sigs}" for path, sigs in shared.items()))
-    twins = jit_audit.literal_twins([d for d in jit_audit.movecore_dispatchers() if
-                                     jit_audit.name_of(d) in jit_audit.TURN_HELPERS])
+    twins = jit_audit.literal_twins()
     assert not twins, (
         "compiled again for a literal argument (pass an int64, np.int64(0), not 0):\n" +
         "\n".join(f"{name}: {sigs}" for name, sigs in twins.items()))

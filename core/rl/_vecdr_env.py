@@ -247,7 +247,7 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
                     dist[j] = dd
                     if dd < low:
                         low = dd
-            nk = 0
+            nk = np.int64(0)        # (not a literal 0: _kth compiled once)
             for j in range(a_n[b]):
                 if not greedy or dist[j] == low:
                     p = a_list[b, j]

@@ -454,7 +454,9 @@ def _pick(S, G, R, O, b):
         return _row_at(S[10], S[15], S[16], S[19], S[20], rows[b], b, k, n,
                        np.int64(u * n))
     best = np.int64(1) << 40
-    n_best = 0
+    # an int64 from the start: a literal 0 types the call below Literal[int](0) before
+    # the loop's type settles, compiling _row_at (and what it calls) twice
+    n_best = np.int64(0)
     near = S[21]
     for i in range(n):
         c = ans_cell[b, k, rows[b, i]]

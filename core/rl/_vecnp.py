@@ -270,7 +270,8 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
                 dup |= k != 0 and k != last or _same_cost(cost, cand, b, r, n, k, last)
             hist[k] = 0
         # the bucket's rows by (cost, rank, place), in one key: the (want - below)-th
-        m = 0
+        # (m an int64 from the start: a literal 0 compiles the calls below twice)
+        m = np.int64(0)
         for j in range(n):
             p = cand[r, j]
             c = cs[j]
