@@ -216,6 +216,52 @@ def test_next_game_hint_changes_nothing(game, threads, monkeypatch):
         assert all(np.array_equal(u, v) for u, v in zip(x, y))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
+                         ids=[n for _, n, _ in _array_scenarios()])
+def test_kept_ends_equal_the_kernel(game, name, scenario, threads, monkeypatch):
+    """The kernel's ends kept per (figure, start) where no figure ever blocks
+    (``vector._KEPT_BYTES``, ``MovecoreVectorEnv._kept_ends``: Mage Knight only) play
+    what the step asking the kernel plays: the same observations, rewards, ends,
+    masks and answers (cells, costs, stops, counts, in order) after every step of
+    seeded runs with illegal actions, both opponents, copy=True and kept, more games
+    than a block; and the end rules' counts of the figures' one-figure spaces
+    (``_vecgame._answer``'s ``no_end``) are back to the layout's no-end spaces after
+    every step."""
+    import movecore.rl.vector as vector
+    from movecore.rl._vecgame import _BLOCK
+    runs, kept = [], []
+    for on in (True, False):
+        monkeypatch.setattr(vector, "_KEPT_BYTES", vector._KEPT_BYTES if on else 0)
+        run = []
+        for copy, opponent in ((True, "random"), (False, "greedy")):
+            envs = rl.vector_env(scenario, num_envs=_BLOCK + 7, threads=threads,
+                                 copy=copy, max_turns=12, opponent=opponent)
+            kept.append(envs._S[0][29].shape[0] > 0)
+            no_end = np.zeros(envs._N, np.int32)
+            no_end[envs.games._no_end] = 1
+            st = envs._state
+            obs, info = envs.reset(seed=7)
+            rng = np.random.default_rng(len(name) + threads)
+            for t in range(40):
+                m = info["action_mask"]
+                acts = (rng.random(m.shape) * m).argmax(1)
+                if t % 10 == 9:
+                    acts[t % 11] = 0 if not m[t % 11, 0] else m.shape[1]
+                obs, r, te, tr, info = envs.step(acts)
+                assert all(np.array_equal(S[24], no_end) for S in envs._S)
+                ans = [np.where(np.arange(st["ans_cell"].shape[2]) < st["ans_n"][..., None],
+                                st[x], 0) for x in ("ans_cell", "ans_cost", "ans_stop")]
+                run.append((obs.copy(), r, te, tr, info["action_mask"], *ans,
+                            st["ans_n"].copy()))
+        runs.append(run)
+    mine = game == "mage_knight"
+    assert kept == [mine, mine, False, False]
+    assert len(runs[0]) == len(runs[1]) == 80
+    for x, y in zip(*runs):
+        assert all(np.array_equal(u, v) for u, v in zip(x, y))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
                          ids=[n for _, n, _ in _array_scenarios()])
