@@ -199,21 +199,74 @@ def test_next_game_hint_changes_nothing(game, threads, monkeypatch):
             envs = rl.vector_env(scenario, num_envs=_BLOCK + 7, threads=threads, copy=copy,
                                  max_turns=12)
             flags.append(envs._S[0][27])
-            obs, info = envs.reset(seed=7)
-            rng = np.random.default_rng(len(name) + threads)
-            for t in range(40):
-                m = info["action_mask"]
-                acts = (rng.random(m.shape) * m).argmax(1)
-                if t % 10 == 9:
-                    acts[t % 11] = 0 if not m[t % 11, 0] else m.shape[1]
-                obs, r, te, tr, info = envs.step(acts)
-                run.append((obs.copy(), r, te, tr, info["action_mask"], envs.games.occ.copy()))
+            run += _seeded_steps(envs, np.random.default_rng(len(name) + threads),
+                                 lambda e: (e.games.occ.copy(),))
         runs.append(run)
     on = game == "tiny_epic_tactics"
     assert flags == [on, on, False, False]
-    assert len(runs[0]) == len(runs[1]) == 80
+    _same_runs(runs, 80)
+
+
+def _seeded_steps(envs, rng, extra) -> list:
+    """40 steps of ``envs`` from ``reset(seed=7)``, random legal actions of ``rng`` and
+    an illegal one every tenth step: after each, (observations, rewards, ends, masks,
+    ``*extra(envs)``)."""
+    run = []
+    obs, info = envs.reset(seed=7)
+    for t in range(40):
+        m = info["action_mask"]
+        acts = (rng.random(m.shape) * m).argmax(1)
+        if t % 10 == 9:
+            acts[t % 11] = 0 if not m[t % 11, 0] else m.shape[1]
+        obs, r, te, tr, info = envs.step(acts)
+        run.append((obs.copy(), r, te, tr, info["action_mask"], *extra(envs)))
+    return run
+
+
+def _same_runs(runs, n) -> None:
+    assert len(runs[0]) == len(runs[1]) == n
     for x, y in zip(*runs):
         assert all(np.array_equal(u, v) for u, v in zip(x, y))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
+                         ids=[n for _, n, _ in _array_scenarios()])
+def test_kept_ends_equal_the_kernel(game, name, scenario, threads, monkeypatch):
+    """The kernel's ends kept per (figure, start) where no figure ever blocks
+    (``vector._KEPT_BYTES``, ``MovecoreVectorEnv._kept_ends``: Mage Knight only) play
+    what the step asking the kernel plays: the same observations, rewards, ends,
+    masks and answers (cells, costs, stops, counts, in order) after every step of
+    seeded runs with illegal actions, both opponents, copy=True and kept, more games
+    than a block; and the end rules' counts of the figures' one-figure spaces
+    (``_vecgame._answer``'s ``no_end``) are back to the layout's no-end spaces after
+    every step."""
+    import movecore.rl.vector as vector
+    from movecore.rl._vecgame import _BLOCK
+    runs, kept = [], []
+    for on in (True, False):
+        monkeypatch.setattr(vector, "_KEPT_BYTES", vector._KEPT_BYTES if on else 0)
+        run = []
+        for copy, opponent in ((True, "random"), (False, "greedy")):
+            envs = rl.vector_env(scenario, num_envs=_BLOCK + 7, threads=threads,
+                                 copy=copy, max_turns=12, opponent=opponent)
+            kept.append(envs._S[0][29].shape[0] > 0)
+            no_end = np.zeros(envs._N, np.int32)
+            no_end[envs.games._no_end] = 1
+
+            def answers(e):
+                assert all(np.array_equal(S[24], no_end) for S in e._S)
+                st = e._state
+                used = np.arange(st["ans_cell"].shape[2]) < st["ans_n"][..., None]
+                return (*[np.where(used, st[x], 0) for x in ("ans_cell", "ans_cost",
+                                                             "ans_stop")],
+                        st["ans_n"].copy())
+            run += _seeded_steps(envs, np.random.default_rng(len(name) + threads),
+                                 answers)
+        runs.append(run)
+    mine = game == "mage_knight"
+    assert kept == [mine, mine, False, False]
+    _same_runs(runs, 80)
 
 
 @pytest.mark.slow

@@ -133,46 +133,60 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
     (the single env's row order, by cost then the position's coordinate rank, matters
     only where a row is picked by its place in it: :func:`_kth`), less the layout's end
     rules (``BatchLayout``: one-figure spaces another figure holds, no-end spaces; stop
-    codes per shape), as ``BatchedGames`` answers."""
+    codes per shape), as ``BatchedGames`` answers.
+
+    The ends are the kernel's, or where the env keeps them (``kept_n`` non-empty:
+    ``MovecoreVectorEnv._kept_ends``, where no figure ever blocks, so a query's ends are
+    a function of its figure and start alone) the kept ends of ``(f, start_cell)``:
+    no kernel is asked. ``no_end`` (int32[N], the thread's own) holds 1 on the
+    layout's no-end spaces; the other figures in play on one-figure spaces are counted
+    into it for the ends' loop and taken out after it, so an end is tested by one load
+    instead of a scan of the figures (the single env's holder test: equal)."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell, budget,
      rank, occ, buf, ends, query, ans_cell, ans_cost, ans_stop, ans_n, keys, unrank,
-     near, end_rules, one_figure, no_end, stop_code, counts, fetch_occ) = S
+     near, end_rules, one_figure, no_end, stop_code, counts, fetch_occ, kept,
+     kept_n) = S
     sh = shape_of[f] + shape_cell[began]
-    query[0, 0] = start_cell
-    query[0, 1] = budget[f]
-    blob = blobs[blob_at[sh]:blob_at[sh + 1]]
-    qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
-    zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
-    pk = params[sh]
-    plain = is_plain(blob, qf, zc, pk)
-    if plain:
-        n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+    if kept_n.shape[0] > 0:     # the kernel's ends of (f, start), asked once per env
+        src = kept[f, start_cell]
+        n = kept_n[f, start_cell]
+        plain = False           # (a plain shape's kept stopped row is 0)
     else:
-        n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
-    if n < 0:
-        n = 0
+        query[0, 0] = start_cell
+        query[0, 1] = budget[f]
+        blob = blobs[blob_at[sh]:blob_at[sh + 1]]
+        qf = qflags[qflags_at[sh]:qflags_at[sh + 1]]
+        zc = zoc[zoc_at[sh]:zoc_at[sh + 1]]
+        pk = params[sh]
+        plain = is_plain(blob, qf, zc, pk)
+        if plain:
+            n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+        else:
+            n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+        if n < 0:
+            n = 0
+        src = ends
+    if end_rules:       # the other figures' one-figure spaces counted into ``no_end``
+        for g in range(cell.shape[1]):
+            if g != f and alive[b, g] and one_figure[cell[b, g]]:
+                no_end[cell[b, g]] += 1
     m = 0
     for i in range(n):
-        c = ends[0, i]
-        if end_rules and c != start_cell:
-            if no_end[c]:
-                continue
-            if one_figure[c]:
-                held = False
-                for g in range(cell.shape[1]):
-                    if g != f and alive[b, g] and cell[b, g] == c:
-                        held = True
-                        break
-                if held:
-                    continue
+        c = src[0, i]
+        if end_rules and c != start_cell and no_end[c] != 0:
+            continue
         ans_cell[b, k, m] = c
-        ans_cost[b, k, m] = ends[1, i]
-        code = 0 if plain else ends[2, i]
+        ans_cost[b, k, m] = src[1, i]
+        code = 0 if plain else src[2, i]
         if code != 0 and stop_code.shape[0] > 0:
             code = stop_code[sh, c]
         ans_stop[b, k, m] = code
         m += 1
     ans_n[b, k] = m
+    if end_rules:       # (back to the layout's own no-end spaces)
+        for g in range(cell.shape[1]):
+            if g != f and alive[b, g] and one_figure[cell[b, g]]:
+                no_end[cell[b, g]] -= 1
     counts[1] += 1                          # a move generation
 
 

@@ -82,6 +82,10 @@ _ENTRY = True
 #: _fetches_ahead``: Tiny Epic Tactics); False: never (the tests compare the two;
 #: docs/performance.md, "The vector env's move by part ...")
 _FETCH_GAME = True
+#: the kernel's ends kept per (figure, start) where no figure ever blocks
+#: (``MovecoreVectorEnv._kept_ends``: Mage Knight) when the table takes at most this many
+#: bytes; False: never (the tests compare the two)
+_KEPT_BYTES = 16 << 20
 
 
 def _env_chunks(B: int, n_chunks: int) -> list:
@@ -297,17 +301,22 @@ class MovecoreVectorEnv(VectorEnv):
         keys = per_thread(n_chunks, (N,), np.int64)
         near = per_thread(n_chunks, (N,), np.int64)
         self._counts = per_thread(n_chunks, (2,), np.int64)   # moves, move generations
-        # the layout's end rules (Mage Knight), as BatchedGames applies them
-        no_end = np.zeros(N, np.uint8)
-        no_end[G._no_end] = 1
+        # the layout's end rules (Mage Knight), as BatchedGames applies them: the
+        # no-end spaces, one row per thread (``_answer`` counts the other figures'
+        # one-figure spaces into it during a query, and takes them out after)
+        no_end = per_thread(n_chunks, (N,), np.int32)
+        for x in no_end:
+            x[G._no_end] = 1
         stop_code = np.zeros((0, N), np.int8) if G._stop_code is None else \
             np.ascontiguousarray(G._stop_code, np.int8)
+        kept, kept_n = self._kept_ends(G, N, F)
         self._S = [(G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
                     G._params, G._shape_of, G._shape_cell, G._budget, rank, G.occ,
                     G._bufs[c], G._ends[c], queries[c], st["ans_cell"],
                     st["ans_cost"], st["ans_stop"], st["ans_n"], keys[c], unrank, near[c],
-                    bool(G._end_rules), G._one_figure, no_end, stop_code, self._counts[c],
-                    _FETCH_GAME and bool(_fetches_ahead.py_func(st["ans_cell"])))
+                    bool(G._end_rules), G._one_figure, no_end[c], stop_code, self._counts[c],
+                    _FETCH_GAME and bool(_fetches_ahead.py_func(st["ans_cell"])), kept,
+                    kept_n)
                    for c in range(n_chunks)]
         nbr = np.ascontiguousarray(root.board.nbr, np.int64)
         self._R = (st["rng"], nbr, self._learner, st["removed"])
@@ -327,6 +336,44 @@ class MovecoreVectorEnv(VectorEnv):
         # larger one (Tiny Epic Tactics: 18 x 140 floats) is updated where it changed
         self._K = self._scratch if C * HW <= _WHOLE else \
             (self._drawn, self._n_drawn, self._oturn)
+
+    def _kept_ends(self, G, N: int, F: int) -> tuple:
+        """(``kept`` int32[F, N, 3, N], ``kept_n`` int64[F, N]): the kernel's ends of
+        figure ``f``'s query from cell ``c`` (cell, cost, stopped rows, kernel order: what
+        ``_vecgame._answer`` reads from the kernel's ``ends``; a plain shape's stopped
+        row 0), ``kept_n[f, c]`` of them, asked once here, where a query's answer is a
+        function of its figure and start alone: every figure's team is
+        ``OCC_EMPTY`` and the root's occupancy is empty, so no game's occupancy row
+        ever holds anything (a move writes ``OCC_EMPTY`` where the figure was and where
+        it went), and the figures start where they began (not Tiny Epic Tactics'
+        ``batch`` answers, whose shape is chosen by where a unit began its turn).
+        Mage Knight: heroes pass each other freely (``mage_knight._batch``), and the
+        step then asks no kernel (docs/performance.md, "Mage Knight's env move").
+        Shape ``(0, 0, 3, 0)`` and ``(0, 0)``: not kept (other games, or a table
+        over :data:`_KEPT_BYTES`)."""
+        from ..kernels import _types as T
+        from ..kernels.reach import is_plain, reach1_general, reach1_plain
+        if not _KEPT_BYTES or self._batch or F * N * N * 12 > _KEPT_BYTES or \
+                (G.team != T.OCC_EMPTY).any() or (G._occ0 != T.OCC_EMPTY).any():
+            return np.zeros((0, 0, 3, 0), np.int32), np.zeros((0, 0), np.int64)
+        kept = np.zeros((F, N, 3, N), np.int32)
+        kept_n = np.zeros((F, N), np.int64)
+        buf, ends = G._bufs[0], G._ends[0]
+        query = np.zeros((1, 3), np.int64)
+        for f in range(F):
+            for c in range(N):
+                sh = int(G._shape_of[f] + G._shape_cell[c])
+                args = (G._blobs[G._blob_at[sh]:G._blob_at[sh + 1]],
+                        G._qflags[G._qflags_at[sh]:G._qflags_at[sh + 1]],
+                        G._zoc[G._zoc_at[sh]:G._zoc_at[sh + 1]], G._params[sh])
+                plain = is_plain(*args)
+                query[0, :2] = c, G._budget[f]
+                blob, qf, zc, pk = args
+                n = max(int((reach1_plain if plain else reach1_general)(
+                    blob, G._occ0, qf, zc, pk, buf, ends, query, 0, 0)), 0)
+                kept[f, c, :2 if plain else 3, :n] = ends[:2 if plain else 3, :n]
+                kept_n[f, c] = n
+        return kept, kept_n
 
     def _seed_stream(self, b, seed) -> None:
         """Game ``b``'s random stream: a new ``np_random`` (``gymnasium.utils.seeding``,
