@@ -300,9 +300,12 @@ def test_flying_is_a_choice_for_a_double_space_flyer():
             fig("orc", "blue", [1, 0])]
     r = by_at(solve(patch(3), figs, "wyrm", paths=True))
     e = r[frozenset({(0, 1), (0, 0)})]       # the lead steps round the orc: no attack
+    # (then flips for free: the pair is listed lead (0, 0), its lower placement node --
+    # placement_key -- and a path ends in the listed placement where that does as well)
     assert (e["cost"], e["flies"], e["leaving_attacks"], e["leaving_attacks_flies"],
-            e["leaving_attacks_path"]) == (1, True, 0, False,
-                                           [[[0, 0], [-1, 0]], [[0, 1], [0, 0]]])
+            e["at"], e["leaving_attacks_path"]) == (
+        1, True, 0, False, [[0, 0], [0, 1]],
+        [[[0, 0], [-1, 0]], [[0, 1], [0, 0]], [[0, 0], [0, 1]]])
     e = r[frozenset({(1, 2), (1, 1)})]       # flown over the orc, or walked round it
     assert e["path"][1] == [[1, 0], [0, 0]] and e["flies"]
     assert (e["cost"], e["leaving_attacks"], e["leaving_attacks_cost"]) == (3, 0, 3)

@@ -18,18 +18,20 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    (``reach1_ordered``, kernel order), or, for a mover that passes every figure, and
    for a walker with no figure but friends it passes (not engaged) on a space it may
    reach (:func:`walker_near`), its kept ends from ``s`` on the empty battlefield less
-   the placements a figure stands on (:func:`static_ends`: the same ends, in the same
-   order; no layers built: each end's occupancy from its two spaces, the first of each
-   pair marked in the kept ends); a walker with an enemy in reach takes its kept ends
+   the placements a figure stands on (:func:`static_ends`: the same ends with the same
+   labels; no layers built: each end's occupancy from its two spaces, the listed
+   placement of each pair marked in the kept ends); a walker with an enemy in reach
+   takes its kept ends
    so too where no space next to an enemy is in its reach below the budget
    (:func:`walker_far`): no step it takes leaves an enemy, so every penalty of the
    search is 0 and the penalty search is the plain query, state for state;
-3. each pair of spaces once: the first of its two placements in the kernel's order
-   (``finish_double``; a penalty row's partner read from the search's own cell stamps,
-   ``kernels.reach_pen.pen_row_of``), written densely into the game's row of mask, cost
-   and stop
-   (stop codes of placements: water, lava, glyph); with ``penalty`` asked, its leaving
-   attacks: the least (attacks, cost) of the pair's two placements.
+3. each pair of spaces once: its placement with the least ``rules.placement_key``
+   (least cost, a free arrival before a stopped one, then the lower placement node;
+   ``finish_double``'s rule, whatever order the search settled the two in), written
+   densely into the game's row of mask, cost and stop (stop codes of placements:
+   water, lava, glyph) in one pass over the rows: a row whose flip is already in the
+   game's row is the second of its pair, and the pair keeps the lesser key; with
+   ``penalty`` asked, its leaving attacks: the least of the pair's two placements.
 
 With ``penalty`` asked, a single-space walker's game row gets its leaving attacks too
 (its ends, costs and stops are the batched kernel's): the spaces' leave bits and the
@@ -47,8 +49,9 @@ from numba import njit, types
 from ...kernels import _types as T
 from ...kernels._jit import once
 from ...kernels._types import CACHE
-from ...reach.compiled import pen_row_of, reach1_ordered
-from ._jit import node_value
+from ...reach.compiled import reach1_ordered
+from . import rules as _rules
+from ._jit import node_value, placement_key
 
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
 NOT_STOP = np.uint8(0xFF ^ int(T.CELL_STOP))
@@ -123,7 +126,9 @@ def doubles_kernel():
     single-space slot's game row gets those alone; the other bits of ``want_pen`` are
     for A/B runs and the tests: ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``,
     ``NO_LEAVE_FAR``, ``BREAK_LEAVE_FAR``, ``NO_FIGURES_FAR``, ``NO_PACKED_KEPT``).
-    Returns 0 or a kernel status < 0."""
+    ``rowpos`` is not read since each pair's placement is picked by its key, not by
+    its rows' order (kept in the signature, so that the A/B scripts run an older
+    call on this tree's arguments). Returns 0 or a kernel status < 0."""
     from ...reach.compiled import penalty_kernel, penalty_steps_kernel
     global _RP, _RPS
     _RP = penalty_kernel()
@@ -227,12 +232,12 @@ def doubles_kernel():
                 # friends in reach, above): its kept ends from this start on the empty
                 # battlefield, less the placements it may not end on here (see
                 # static_ends; its start, whose spaces are its own, is empty), each
-                # pair once (a placement and its flip are occupied alike: the first of
-                # the pair kept is the first listed)
+                # pair once (a placement and its flip are occupied alike: a pair kept
+                # is listed as here)
                 at = tab_at[f] + start
                 if packed:
-                    # the first of each pair alone, by placement, one word each (row
-                    # 4; -1 after the last): a fifth of the bytes the four rows' loop
+                    # the listed one of each pair alone, by placement, one word each
+                    # (row 4; -1 after the last): a fifth of the bytes the four rows' loop
                     # reads, and the row's writes in place order -- the four rows are
                     # ~5.7 MiB on the bench's battlefield, their reads missed
                     for e in range(tab_ptr[at], tab_ptr[at + 1]):
@@ -246,7 +251,7 @@ def doubles_kernel():
                 else:
                     for e in range(tab_ptr[at], tab_ptr[at + 1]):
                         if tab[3, e] != 0:
-                            continue              # its flip is listed before it
+                            continue              # its flip is listed
                         node = tab[0, e]
                         mask[b, node] = 1
                         cost[b, node] = tab[1, e]
@@ -327,36 +332,39 @@ def doubles_kernel():
                 o_cell, o_cost, o_stop = 0, ends.shape[1], 2 * ends.shape[1]
                 o_pen, wr = -1, 1
                 nq = np.int64(P)
-            # 3. each pair of spaces once, the first placement in kernel order (the
-            # game's row arrives cleared: BatchLayout.answer)
+            # 3. each pair of spaces once, as its placement with the least
+            # placement_key (whatever the order of the rows), in one pass: the game's
+            # row arrives cleared (BatchLayout.answer), so a row whose flip is already
+            # written there is the second of its pair -- it takes the pair's place if
+            # its key is the lesser (the flip's put back as the row arrived), and the
+            # pair keeps the least attacks of both (the least (attacks, cost)'s
+            # attacks). A stop code is never 0 (water, lava, glyph): 0 is free.
             # (row r's field at o_field + wr * r: the plain query's ends column-major,
-            # wr 1; the penalty rows row-major, wr 8, its least penalty's cost next to
-            # the penalty)
-            # (a penalty row's partner from the search's own cell stamps: pen_row_of;
-            # the plain query's through rowpos, set here and cleared below)
-            if o_pen < 0:
-                for r in range(n):
-                    rowpos[src[o_cell + wr * r]] = r
+            # wr 1; the penalty rows row-major, wr 8)
             for r in range(n):
                 node = src[o_cell + wr * r]
-                partner = rowpos[flip[node]] if o_pen < 0 else \
-                    pen_row_of(pbuf, nq, flip[node])
-                if partner >= 0 and partner < r:
-                    continue
+                c = src[o_cost + wr * r]
+                sc = codes[k, node] if src[o_stop + wr * r] != 0 else 0
+                p = src[o_pen + wr * r] if want and o_pen >= 0 else 0
+                f = flip[node]
+                if mask[b, f] != 0:
+                    if want and o_pen >= 0:
+                        p = min(p, penalty[b, f])
+                    if placement_key(cost[b, f], stop[b, f], f) < \
+                            placement_key(c, sc, node):
+                        if want and o_pen >= 0:
+                            penalty[b, f] = p
+                        continue
+                    mask[b, f] = 0
+                    cost[b, f] = -1
+                    stop[b, f] = 0
+                    if want and o_pen >= 0:
+                        penalty[b, f] = 0
                 mask[b, node] = 1
-                cost[b, node] = src[o_cost + wr * r]
-                stop[b, node] = codes[k, node] if src[o_stop + wr * r] != 0 else 0
-                if want and o_pen >= 0:  # the least (attacks, cost) of both
-                    p = src[o_pen + wr * r]
-                    if partner >= 0:
-                        pc = src[o_pen + 1 + wr * r]
-                        p2 = src[o_pen + wr * partner]
-                        if p2 < p or (p2 == p and src[o_pen + 1 + wr * partner] < pc):
-                            p = p2
+                cost[b, node] = c
+                stop[b, node] = sc
+                if want and o_pen >= 0:
                     penalty[b, node] = p
-            if o_pen < 0:
-                for r in range(n):
-                    rowpos[src[o_cell + wr * r]] = -1
         return 0
 
     return doubles
@@ -368,16 +376,17 @@ def static_ends(blob, qflags, params, flip, budget, fbuf):
     (budget ``budget``, the kind's flags with the stops of ``s`` and its flip cleared) on
     the empty battlefield, in the kernel's order, at ``ends[:, ptr[s]:ptr[s + 1]]``:
     rows placement, cost, stopped, and 1 where the placement's flip is an end listed
-    before it (a placement and its flip lie on the same two spaces, so a figure on
-    them takes both or neither: the first of a pair that a game keeps is the first of
-    the pair here); row 4 (where they pack: else four rows) those first ones again,
-    by placement, one word each (:func:`_packed_row`).
+    in its place (the pair's least ``placement_key``; a placement and its flip lie on
+    the same two spaces, so a figure on them takes both or neither: the placement of
+    a pair that a game keeps is the one listed here); row 4 (where they pack: else
+    four rows) the listed ones again, by placement, one word each
+    (:func:`_packed_row`).
 
     Such a mover passes every placement a figure stands on and only may not end there,
     and whether a placement may be an end never changes the search (a stopped arrival
     where it may not end is never pushed, and a stopped state is never expanded): so
     its ends on a game's battlefield are these, less the placements where a figure
-    stands, in the same order -- what :func:`doubles_kernel`
+    stands, with the same labels -- what :func:`doubles_kernel`
     reads instead of searching."""
     P = qflags.shape[0]
     flip = np.asarray(flip)
@@ -397,21 +406,24 @@ def static_ends(blob, qflags, params, flip, budget, fbuf):
     ptr[1:] = np.cumsum(n)
     out = np.zeros((4, int(ptr[-1])), T.INDEX)
     out[:3] = np.concatenate([got[s] for s in range(P)], axis=1)
-    # each end's row in its start's list, and its flip's (-1: not an end there)
+    # each end's column, and its flip's (-1: not an end from that start): 1 where the
+    # flip is the pair's listed placement (the lesser placement_key)
     st = np.repeat(np.arange(P), n)
-    row = np.arange(len(st)) - ptr[st]
-    rows = np.full(P * P, -1, np.int64)
-    rows[st * P + out[0]] = row
-    other = rows[st * P + flip[out[0]]]
-    out[3] = (other >= 0) & (other < row)
+    col = np.full(P * P, -1, np.int64)
+    col[st * P + out[0]] = np.arange(len(st))
+    other = col[st * P + flip[out[0]]]
+    o = np.maximum(other, 0)
+    key = _rules.placement_key
+    out[3] = (other >= 0) & (key(out[1, o], out[2, o], out[0, o]) <
+                             key(out[1], out[2], out[0]))
     return ptr, np.ascontiguousarray(_packed_row(out, ptr, st, P), T.INDEX)
 
 
 def _packed_row(out, ptr, st, P):
     """``out`` (int32[4, M]: :func:`static_ends`' rows; ``st`` each column's start) with
     a fifth row where it packs (``P`` <= 2**16 placements, costs below 2**14; else
-    ``out`` as it is): each start's ends that a game keeps (row 3 is 0: the first of
-    each pair) by placement, one word each -- placement (bits 0-15), cost (16-29),
+    ``out`` as it is): each start's ends that a game keeps (row 3 is 0: the listed
+    placement of each pair) by placement, one word each -- placement (bits 0-15), cost (16-29),
     stopped (bit 30) -- in the first of the start's own columns, -1 in the column after
     the last where they are fewer. ``doubles`` reads that row instead of the four: a
     fifth of the bytes (the four: each end's flag, each kept end's three words; ~5.7 MiB
