@@ -27,11 +27,11 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    search is 0 and the penalty search is the plain query, state for state;
 3. each pair of spaces once: its placement with the least ``rules.placement_key``
    (least cost, a free arrival before a stopped one, then the lower placement node;
-   ``finish_double``'s rule, whatever order the search settled the two in), written
-   densely into the game's row of mask, cost and stop (stop codes of placements:
-   water, lava, glyph) in one pass over the rows: a row whose flip is already in the
-   game's row is the second of its pair, and the pair keeps the lesser key; with
-   ``penalty`` asked, its leaving attacks: the least of the pair's two placements.
+   ``finish_double``'s rule, whatever order the search settled the two in; a penalty
+   row's partner read from the search's own cell stamps,
+   ``kernels.reach_pen.pen_row_of``), written densely into the game's row of mask,
+   cost and stop (stop codes of placements: water, lava, glyph); with ``penalty``
+   asked, its leaving attacks: the least of the pair's two placements.
 
 With ``penalty`` asked, a single-space walker's game row gets its leaving attacks too
 (its ends, costs and stops are the batched kernel's): the spaces' leave bits and the
@@ -49,7 +49,7 @@ from numba import njit, types
 from ...kernels import _types as T
 from ...kernels._jit import once
 from ...kernels._types import CACHE
-from ...reach.compiled import reach1_ordered
+from ...reach.compiled import pen_row_of, reach1_ordered
 from . import rules as _rules
 from ._jit import node_value, placement_key
 
@@ -126,9 +126,7 @@ def doubles_kernel():
     single-space slot's game row gets those alone; the other bits of ``want_pen`` are
     for A/B runs and the tests: ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``,
     ``NO_LEAVE_FAR``, ``BREAK_LEAVE_FAR``, ``NO_FIGURES_FAR``, ``NO_PACKED_KEPT``).
-    ``rowpos`` is not read since each pair's placement is picked by its key, not by
-    its rows' order (kept in the signature, so that the A/B scripts run an older
-    call on this tree's arguments). Returns 0 or a kernel status < 0."""
+    Returns 0 or a kernel status < 0."""
     from ...reach.compiled import penalty_kernel, penalty_steps_kernel
     global _RP, _RPS
     _RP = penalty_kernel()
@@ -333,38 +331,44 @@ def doubles_kernel():
                 o_pen, wr = -1, 1
                 nq = np.int64(P)
             # 3. each pair of spaces once, as its placement with the least
-            # placement_key (whatever the order of the rows), in one pass: the game's
-            # row arrives cleared (BatchLayout.answer), so a row whose flip is already
-            # written there is the second of its pair -- it takes the pair's place if
-            # its key is the lesser (the flip's put back as the row arrived), and the
-            # pair keeps the least attacks of both (the least (attacks, cost)'s
-            # attacks). A stop code is never 0 (water, lava, glyph): 0 is free.
+            # placement_key (whatever the order of the rows; the game's row arrives
+            # cleared: BatchLayout.answer), with the least attacks of both
             # (row r's field at o_field + wr * r: the plain query's ends column-major,
             # wr 1; the penalty rows row-major, wr 8)
+            # (a penalty row's partner from the search's own cell stamps: pen_row_of;
+            # the plain query's through rowpos, set here and cleared below)
+            if o_pen < 0:
+                for r in range(n):
+                    rowpos[src[o_cell + wr * r]] = r
             for r in range(n):
                 node = src[o_cell + wr * r]
-                c = src[o_cost + wr * r]
-                sc = codes[k, node] if src[o_stop + wr * r] != 0 else 0
-                p = src[o_pen + wr * r] if want and o_pen >= 0 else 0
                 f = flip[node]
-                if mask[b, f] != 0:
-                    if want and o_pen >= 0:
-                        p = min(p, penalty[b, f])
-                    if placement_key(cost[b, f], stop[b, f], f) < \
-                            placement_key(c, sc, node):
-                        if want and o_pen >= 0:
-                            penalty[b, f] = p
+                partner = rowpos[f] if o_pen < 0 else pen_row_of(pbuf, nq, f)
+                c = src[o_cost + wr * r]
+                st = src[o_stop + wr * r]
+                if partner >= 0:
+                    # (branched on the nodes first, known early: the two placements
+                    # of a pair mostly tie, so the test of their labels after it is
+                    # rarely the other way, and a mispredicted branch never waits for
+                    # the partner's label -- one test of the keys read 1.03-1.05x
+                    # slower a call)
+                    pc, ps = src[o_cost + wr * partner], src[o_stop + wr * partner]
+                    if f < node:
+                        if not placement_key(c, st, node) < placement_key(pc, ps, f):
+                            continue
+                    elif placement_key(pc, ps, f) < placement_key(c, st, node):
                         continue
-                    mask[b, f] = 0
-                    cost[b, f] = -1
-                    stop[b, f] = 0
-                    if want and o_pen >= 0:
-                        penalty[b, f] = 0
                 mask[b, node] = 1
                 cost[b, node] = c
-                stop[b, node] = sc
-                if want and o_pen >= 0:
+                stop[b, node] = codes[k, node] if st != 0 else 0
+                if want and o_pen >= 0:  # the least attacks of both
+                    p = src[o_pen + wr * r]
+                    if partner >= 0:
+                        p = min(p, src[o_pen + wr * partner])
                     penalty[b, node] = p
+            if o_pen < 0:
+                for r in range(n):
+                    rowpos[src[o_cell + wr * r]] = -1
         return 0
 
     return doubles
@@ -423,9 +427,9 @@ def _packed_row(out, ptr, st, P):
     """``out`` (int32[4, M]: :func:`static_ends`' rows; ``st`` each column's start) with
     a fifth row where it packs (``P`` <= 2**16 placements, costs below 2**14; else
     ``out`` as it is): each start's ends that a game keeps (row 3 is 0: the listed
-    placement of each pair) by placement, one word each -- placement (bits 0-15), cost (16-29),
-    stopped (bit 30) -- in the first of the start's own columns, -1 in the column after
-    the last where they are fewer. ``doubles`` reads that row instead of the four: a
+    placement of each pair) by placement, one word each -- placement (bits 0-15), cost
+    (16-29), stopped (bit 30) -- in the first of the start's own columns, -1 in the
+    column after the last where they are fewer. ``doubles`` reads that row instead of the four: a
     fifth of the bytes (the four: each end's flag, each kept end's three words; ~5.7 MiB
     on the bench's battlefield, whose reads missed the caches), and its writes into a
     game's row in place order."""

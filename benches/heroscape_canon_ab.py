@@ -1,0 +1,126 @@
+"""Before/after speed of Heroscape's two-space ends listed by ``rules.placement_key`` (each
+pair of spaces as its least (cost, stopped, placement), not the first the search settled),
+in one process against a baseline tree (``heroscape_doubles_ab._baseline``: its two-space
+call, step and penalty search loaded beside this tree's).
+
+    git -C /work/main archive main | tar -x -C /tmp/base      # (or a worktree of it)
+    python benches/heroscape_canon_ab.py /tmp/base [--scenarios a.json,b.json]
+                                         [--rounds 21] [--B 1024]
+
+Per bundled scenario (default: the dragon's battlefield and the three published ones),
+CPU time of this thread, medians of rounds taken in a shuffled order, and the medians
+(min-max) of the rounds' ratios:
+
+1. the two-space call (``_batch_doubles.doubles_kernel``) on every two-space walker's
+   game of 40 self-play steps (``heroscape_doubles_ab._walker_calls``), the baseline's
+   and this tree's on the same states; their answers checked equal pair by pair (each
+   pair of spaces listed once by both, at the same cost, stopped alike: the placement
+   listed may differ, which is the change). Both read this tree's kept ends (the tables
+   are built outside the call, by ``_batch.py``), so the calls differ in the pass over a
+   search's rows alone;
+2. a ``BatchedPlay`` move (the compiled step, one thread, rounds of 10 steps): the
+   baseline's step and this tree's, each on its own play of the same seed. The plays
+   drift apart (the listed placement is the action the policy's k-th pick counts), so
+   this is timing only, over the games each reaches; in kernel queries too (the bench's
+   reference query, timed in the same process).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import heroscape_doubles_ab as H  # noqa: E402
+
+
+def _pairs(out, b, lead, trail) -> list:
+    """Game ``b``'s ends as (space, space, cost, stopped), each pair's spaces sorted."""
+    m, c, s = out
+    return sorted((min(int(lead[p]), int(trail[p])), max(int(lead[p]), int(trail[p])),
+                   int(c[b, p]), int(s[b, p] != 0)) for p in np.flatnonzero(m[b]))
+
+
+def _calls(kernels, G, D, calls, rounds):
+    """CPU seconds per game of each of the two calls ``kernels`` on ``calls``, per round;
+    the answers checked equal pair by pair on every call first."""
+    B, P = G.B, G.n_places
+    lead, trail = D[5], D[6]
+    outs = [(np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
+             np.zeros((B, P), np.int8)) for _ in kernels]
+    no_pen = np.zeros((0, 0), np.int32)
+
+    def one(i, c):
+        m, co, s = outs[i]
+        m[:] = 0
+        co[:] = -1
+        s[:] = 0
+        t0 = time.thread_time()
+        kernels[i](*c[:6], *D, m, co, s, no_pen, 0)
+        return time.thread_time() - t0
+
+    moved = 0
+    for c in calls:
+        for i in (0, 1):
+            one(i, c)
+        for b in c[3].tolist():
+            a, n = _pairs(outs[0], b, lead, trail), _pairs(outs[1], b, lead, trail)
+            assert a == n, "the answers differ"
+            moved += int((outs[0][0][b] != outs[1][0][b]).any())
+    n = sum(len(c[3]) for c in calls)
+    per = [[], []]
+    for order in H._orders(rounds):
+        for i in order:
+            per[i].append(sum(one(i, c) for c in calls) / n)
+    return n, moved, per
+
+
+def _plays(steps, scenario, B, rounds):
+    """CPU seconds per move of each of the two ``steps`` on its own ``BatchedPlay`` of
+    the same seed, rounds of 10 steps in a shuffled order (the plays not compared)."""
+    from movecore.tools.selfplay_batch import BatchedPlay
+    plays = [BatchedPlay("heroscape", scenario, B, seed=1, threads=1) for _ in steps]
+    for p, s in zip(plays, steps):
+        for _ in range(2):
+            s(p, 0)
+    per = [[], []]
+    for order in H._orders(rounds, 2):
+        for i in order:
+            t0, n = time.thread_time(), 0
+            for _ in range(10):
+                n += steps[i](plays[i], 0)
+            per[i].append((time.thread_time() - t0) / n)
+    return plays[1], per
+
+
+def _ratio(per) -> str:
+    r = np.array(per[0]) / np.array(per[1])
+    return f"{np.median(r):.3f} ({r.min():.3f}-{r.max():.3f})"
+
+
+def main(argv=None) -> int:
+    ap = H._parser(__doc__, 21)
+    ap.add_argument("base", help="a checkout of the baseline tree")
+    a = ap.parse_args(argv)
+    from movecore.games.heroscape._batch_doubles import doubles_kernel
+    from movecore.tools import _selfplay_heroscape as S
+    old_dk, old_step = H._baseline(a.base)
+    med = np.median
+    for name, sc, G, D, calls in H._each_scenario(a):
+        n, moved, per = _calls([old_dk, doubles_kernel()], G, D, calls, a.rounds)
+        print(f"{name}: two-space call, {n} walker games ({moved} listed otherwise): "
+              f"base {med(per[0]) * 1e6:.3f} us a game, this tree "
+              f"{med(per[1]) * 1e6:.3f}: base / this {_ratio(per)}", flush=True)
+        play, per = _plays([old_step, S.step], sc, a.B, a.rounds)
+        q = H._query_cpu(sc, play)
+        o, w = med(per[0]), med(per[1])
+        print(f"  BatchedPlay move, B={a.B}, 1 thread: base {o * 1e6:.3f} us "
+              f"({o / q:.2f} queries), this tree {w * 1e6:.3f} ({w / q:.2f}): base / "
+              f"this {_ratio(per)} (query {q * 1e6:.3f} us)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
