@@ -429,10 +429,10 @@ def _packed_row(out, ptr, st, P):
     ``out`` as it is): each start's ends that a game keeps (row 3 is 0: the listed
     placement of each pair) by placement, one word each -- placement (bits 0-15), cost
     (16-29), stopped (bit 30) -- in the first of the start's own columns, -1 in the
-    column after the last where they are fewer. ``doubles`` reads that row instead of the four: a
-    fifth of the bytes (the four: each end's flag, each kept end's three words; ~5.7 MiB
-    on the bench's battlefield, whose reads missed the caches), and its writes into a
-    game's row in place order."""
+    column after the last where they are fewer. ``doubles`` reads that row instead of
+    the four: a fifth of the bytes (the four: each end's flag, each kept end's three
+    words; ~5.7 MiB on the bench's battlefield, whose reads missed the caches), and its
+    writes into a game's row in place order."""
     if P > 1 << 16 or out.shape[1] and int(out[1].max()) >= 1 << 14:
         return out
     full = np.full((5, out.shape[1]), -1, np.int64)
