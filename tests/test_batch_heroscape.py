@@ -544,8 +544,8 @@ def _cost_off(tab):
 
 def test_packed_kept_ends_equal_the_four_rows():
     """The two-space call's kept ends read from their packed row (one word an end, the
-    listed placement of each pair alone, by placement) answer what the four rows in the kernel's
-    order answer (the path before it, ``NO_PACKED_KEPT``), for the flyers and the
+    listed placement of each pair alone, by placement) answer what the four rows in the
+    kernel's order answer (the path before it, ``NO_PACKED_KEPT``), for the flyers and the
     walkers that take them on the bundled battlefields and random big ones; the packed
     row is the four rows' kept ends; and a packed row broken gives other answers."""
     from movecore.tools.selfplay import example_scenarios
