@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -44,55 +43,19 @@ def _pairs(out, b, lead, trail) -> list:
 
 
 def _calls(kernels, G, D, calls, rounds):
-    """CPU seconds per game of each of the two calls ``kernels`` on ``calls``, per round;
-    the answers checked equal pair by pair on every call first."""
-    B, P = G.B, G.n_places
+    """``heroscape_doubles_ab._doubles`` with the answers checked equal pair by pair;
+    also returns the games whose listed placements differ."""
     lead, trail = D[5], D[6]
-    outs = [(np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
-             np.zeros((B, P), np.int8)) for _ in kernels]
-    no_pen = np.zeros((0, 0), np.int32)
+    moved = [0]
 
-    def one(i, c):
-        m, co, s = outs[i]
-        m[:] = 0
-        co[:] = -1
-        s[:] = 0
-        t0 = time.thread_time()
-        kernels[i](*c[:6], *D, m, co, s, no_pen, 0)
-        return time.thread_time() - t0
-
-    moved = 0
-    for c in calls:
-        for i in (0, 1):
-            one(i, c)
+    def check(outs, c):
         for b in c[3].tolist():
-            a, n = _pairs(outs[0], b, lead, trail), _pairs(outs[1], b, lead, trail)
-            assert a == n, "the answers differ"
-            moved += int((outs[0][0][b] != outs[1][0][b]).any())
-    n = sum(len(c[3]) for c in calls)
-    per = [[], []]
-    for order in H._orders(rounds):
-        for i in order:
-            per[i].append(sum(one(i, c) for c in calls) / n)
-    return n, moved, per
+            assert _pairs(outs[0], b, lead, trail) == _pairs(outs[1], b, lead, trail), \
+                "the answers differ"
+            moved[0] += int((outs[0][0][b] != outs[1][0][b]).any())
 
-
-def _plays(steps, scenario, B, rounds):
-    """CPU seconds per move of each of the two ``steps`` on its own ``BatchedPlay`` of
-    the same seed, rounds of 10 steps in a shuffled order (the plays not compared)."""
-    from movecore.tools.selfplay_batch import BatchedPlay
-    plays = [BatchedPlay("heroscape", scenario, B, seed=1, threads=1) for _ in steps]
-    for p, s in zip(plays, steps):
-        for _ in range(2):
-            s(p, 0)
-    per = [[], []]
-    for order in H._orders(rounds, 2):
-        for i in order:
-            t0, n = time.thread_time(), 0
-            for _ in range(10):
-                n += steps[i](plays[i], 0)
-            per[i].append((time.thread_time() - t0) / n)
-    return plays[1], per
+    n, per = H._doubles(kernels, G, D, calls, rounds, check)
+    return n, moved[0], per
 
 
 def _ratio(per) -> str:
@@ -113,7 +76,7 @@ def main(argv=None) -> int:
         print(f"{name}: two-space call, {n} walker games ({moved} listed otherwise): "
               f"base {med(per[0]) * 1e6:.3f} us a game, this tree "
               f"{med(per[1]) * 1e6:.3f}: base / this {_ratio(per)}", flush=True)
-        play, per = _plays([old_step, S.step], sc, a.B, a.rounds)
+        play, per = H._plays([old_step, S.step], sc, a.B, a.rounds, same=False)
         q = H._query_cpu(sc, play)
         o, w = med(per[0]), med(per[1])
         print(f"  BatchedPlay move, B={a.B}, 1 thread: base {o * 1e6:.3f} us "
