@@ -23,6 +23,10 @@ CPU time of this thread, medians of rounds taken in a shuffled order, and the me
    drift apart (the listed placement is the action the policy's k-th pick counts), so
    this is timing only, over the games each reaches; in kernel queries too (the bench's
    reference query, timed in the same process).
+
+``--sizes``: instead, what a layered bit-set search of the two-space walkers would hold
+(words a plane, the ends and the most leaving attacks of a game: the sketch in
+``docs/performance.md``).
 """
 from __future__ import annotations
 
@@ -63,12 +67,47 @@ def _ratio(per) -> str:
     return f"{np.median(r):.3f} ({r.min():.3f}-{r.max():.3f})"
 
 
+def _sizes(name, sc, G, D, calls) -> None:
+    """What a layered bit-set search of the two-space walkers would hold (the sketch in
+    ``docs/performance.md``): the padded grid's words per plane (``_bits``' grid: a row
+    a line, a pad column), and over every fourth step's walker games the ends and the
+    most leaving attacks among their least."""
+    import movecore
+    from movecore.games.heroscape._batch_doubles import PENALTY, doubles_kernel
+    xy = movecore.position(sc)._st.coords
+    span = xy.max(0) - xy.min(0) + 1
+    bits = int((span[0] + 1) * span[1])
+    B, P = G.B, G.n_places
+    top, ends = [], []
+    for c in calls[::4]:
+        out = (np.zeros((B, P), np.uint8), np.full((B, P), -1, np.int32),
+               np.zeros((B, P), np.int8))
+        pen = np.zeros((B, P), np.int32)
+        doubles_kernel()(*c[:6], *D, *out, pen, PENALTY)
+        for b in c[3].tolist():
+            e = np.flatnonzero(out[0][b])
+            ends.append(len(e))
+            top.append(int(pen[b, e].max()) if len(e) else 0)
+    top = np.array(top)
+    print(f"{name}: {len(xy)} spaces, {P} placements, a grid of {bits} bits: "
+          f"{(bits + 63) // 64} words a plane; {len(top)} walker games: {np.mean(ends):.1f} "
+          f"ends, the most least attacks over their ends " + ", ".join(
+              f"{k}: {np.mean(top == k):.2f}" for k in range(3)) +
+          f", more: {np.mean(top > 2):.2f}", flush=True)
+
+
 def main(argv=None) -> int:
     ap = H._parser(__doc__, 21)
     ap.add_argument("base", help="a checkout of the baseline tree")
+    ap.add_argument("--sizes", action="store_true",
+                    help="the sizes of a layered bit-set search instead (no timing)")
     a = ap.parse_args(argv)
     from movecore.games.heroscape._batch_doubles import doubles_kernel
     from movecore.tools import _selfplay_heroscape as S
+    if a.sizes:
+        for x in H._each_scenario(a):
+            _sizes(*x)
+        return 0
     old_dk, old_step = H._baseline(a.base)
     med = np.median
     for name, sc, G, D, calls in H._each_scenario(a):
