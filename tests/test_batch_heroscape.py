@@ -434,7 +434,7 @@ def test_two_space_walkers_in_reach_equal_the_slow_search():
 
 def test_kept_ends_of_movers_that_pass_every_figure():
     """A two-space flyer's or phantom walker's moves from its kind's kept ends (each pair
-    of spaces once by the kept flag of which orientation comes first, the occupied
+    of spaces once by the kept flag of which orientation is listed, the occupied
     placements left out) equal its position's ``legal_moves``: every such figure in
     play of random games, and what the kept ends of one start hold."""
     checked = 0
@@ -448,13 +448,15 @@ def test_kept_ends_of_movers_that_pass_every_figure():
         tab_at, tab_ptr, tab = rest[-7], rest[-5], rest[-4]
         P = G.n_places
         for f in np.flatnonzero((kind >= 0) & passes & (tab_at >= 0)).tolist():
-            # the kept flag: 1 exactly where the placement's flip is listed before it
+            # the kept flag: 1 exactly where the placement's flip is an end with a
+            # lesser (cost, stopped, placement) -- the listed one of the pair (the
+            # rule written out here, not rules.placement_key)
             for s in range(0, P, 37):
                 lo, hi = tab_ptr[tab_at[f] + s], tab_ptr[tab_at[f] + s + 1]
-                nodes = tab[0, lo:hi].tolist()
-                where = {n: i for i, n in enumerate(nodes)}
-                assert [int(where.get(int(flip[n]), hi) < i) for i, n in
-                        enumerate(nodes)] == tab[3, lo:hi].tolist()
+                label = {int(n): (int(c), int(st != 0), int(n)) for n, c, st in
+                         zip(tab[0, lo:hi], tab[1, lo:hi], tab[2, lo:hi])}
+                assert [int(label.get(int(flip[n]), (1 << 30,)) < label[n]) for n in
+                        label] == tab[3, lo:hi].tolist()
             figs = np.where(G.alive[:, f], f, -1)
             mask, cost, stop = G.legal_moves(figs)
             for b in np.flatnonzero(figs >= 0).tolist():
@@ -542,8 +544,8 @@ def _cost_off(tab):
 
 def test_packed_kept_ends_equal_the_four_rows():
     """The two-space call's kept ends read from their packed row (one word an end, the
-    first of each pair alone, by placement) answer what the four rows in the kernel's
-    order answer (the path before it, ``NO_PACKED_KEPT``), for the flyers and the
+    listed placement of each pair alone, by placement) answer what the four rows in the
+    kernel's order answer (the path before it, ``NO_PACKED_KEPT``), for the flyers and the
     walkers that take them on the bundled battlefields and random big ones; the packed
     row is the four rows' kept ends; and a packed row broken gives other answers."""
     from movecore.tools.selfplay import example_scenarios

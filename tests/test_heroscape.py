@@ -300,9 +300,12 @@ def test_flying_is_a_choice_for_a_double_space_flyer():
             fig("orc", "blue", [1, 0])]
     r = by_at(solve(patch(3), figs, "wyrm", paths=True))
     e = r[frozenset({(0, 1), (0, 0)})]       # the lead steps round the orc: no attack
+    # (then flips for free: the pair is listed lead (0, 0), its lower placement node --
+    # placement_key -- and a path ends in the listed placement where that does as well)
     assert (e["cost"], e["flies"], e["leaving_attacks"], e["leaving_attacks_flies"],
-            e["leaving_attacks_path"]) == (1, True, 0, False,
-                                           [[[0, 0], [-1, 0]], [[0, 1], [0, 0]]])
+            e["at"], e["leaving_attacks_path"]) == (
+        1, True, 0, False, [[0, 0], [0, 1]],
+        [[[0, 0], [-1, 0]], [[0, 1], [0, 0]], [[0, 0], [0, 1]]])
     e = r[frozenset({(1, 2), (1, 1)})]       # flown over the orc, or walked round it
     assert e["path"][1] == [[1, 0], [0, 0]] and e["flies"]
     assert (e["cost"], e["leaving_attacks"], e["leaving_attacks_cost"]) == (3, 0, 3)
@@ -828,14 +831,19 @@ def test_single_space_matches_oracle_on_random_boards():
     assert checked > 650 and chose_walk > 100
 
 
-def brute_force_double(info, figs, options, objective="attacks", fly=None):
+def brute_force_double(info, figs, options, objective="attacks", fly=None,
+                       per_placement=False):
     """Every end of a double-space move by the rules, literally: Dijkstra over (lead,
     trail, attacks, stopped) where a step moves the lead to a neighbouring space other than
     the trail and the trail into the lead's old space, and a flip swaps the ends for
     free. Returns {frozenset(spaces): (cost, stopped, least attacks, its cost)}; with
     ``objective="fall"`` the second objective is the worst fall of the lead's steps
     (0 none, 1 minor, 2 major; none into water, none on a flip) instead. ``fly``
-    False: a flyer that walks."""
+    False: a flyer that walks. ``per_placement``: {(lead, trail): (cost, stopped)}
+    instead, the least label of each placement (orientation) that is an end, stopped
+    as the search labels it: on a placement that stops a move (lead on a glyph, both
+    spaces wet; not the start's two) even where a free flip put it there (which
+    changes no pair's label: the flip's source is then free at that cost)."""
     mover = figs[0]
     occupant, mask, takeoff, master = literal_world(info, figs, options)
     flyer = mover["flying"] if fly is None else fly
@@ -904,6 +912,14 @@ def brute_force_double(info, figs, options, objective="attacks", fly=None):
         pair = frozenset((a, b))
         if pair != start and not may_end(a, b):
             continue
+        if per_placement:
+            # (the start placement is an end even on two levels; its flip then not)
+            if may_end(a, b) or (a, b) == (s0, s1):
+                stopped = stopped or (pair != start and (
+                    (wet_stops and info[a]["wet"] and info[b]["wet"]) or
+                    (glyph_stops and info[a]["glyph"])))
+                out[a, b] = min(out.get((a, b), (c, stopped)), (c, stopped))
+            continue
         if not use_masks and objective != "fall":
             p = takeoff if pair != start else 0
         cur = out.get(pair)
@@ -915,6 +931,96 @@ def brute_force_double(info, figs, options, objective="attacks", fly=None):
         if (p, c) < (cur[2], cur[3]):
             cur[2], cur[3] = p, c
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _literal(sc):
+    """``(cells, info, figs, options)`` of a scenario, as ``random_battlefield`` makes
+    them (defaults filled in)."""
+    cells = sc["board"]["cells"]
+    info = {tuple(c["at"]): dict(level=c.get("level", 1),
+                                 wet=c.get("terrain") in ("water", "lava"),
+                                 obstacle=bool(c.get("obstacle")),
+                                 glyph=bool(c.get("glyph"))) for c in cells}
+    figs = [dict({"move": 5, "height": 5, "flying": False, "stealth_flying": False},
+                 **{k: v for k, v in f.items() if k != "abilities"},
+                 **{a: True for a in f.get("abilities", ())}) for f in sc["figures"]]
+    options = dict({"mode": "master", "climb_limit": "below_height",
+                    "flyers_stop_in_water": False, "flyers_stop_on_glyphs": False},
+                   **sc.get("options", {}))
+    return cells, info, figs, options
+
+
+def _listed_by_the_key(cells, figs, options, labels, tag) -> int:
+    """The double-space mover ``figs[0]``'s ends from ``solve()`` (the position) and
+    from the reference ``heroscape.moves``, paths asked: each pair of spaces listed as
+    its placement with the least (cost, stopped, placement node) -- the decision
+    written out, not ``rules.placement_key`` -- among the search's labels ``labels``
+    (brute force, {(lead, trail): (cost, stopped)}), and its least-cost path ending
+    there. Returns the pairs whose two placements tie in (cost, stopped)."""
+    field = hs.build_battlefield({"cells": cells})
+    pl, idx = hs.placement_graph(field), field.board.index
+
+    def node(lead, trail):
+        return pl.node(idx(lead), idx(trail))
+
+    o = {k: options[k] for k in ("mode", "climb_limit", "flyers_stop_in_water",
+                                 "flyers_stop_on_glyphs")}
+    got = solve(cells, figs, figs[0]["id"], options, paths=True)["ends"]
+    ref = hs.moves(field, hs.read_army(field, figs), figs[0]["id"], rules=hs.Rules(**o),
+                   paths=True)
+    assert got == ref, tag
+    ties = 0
+    for e in got:
+        lead, trail = (tuple(c) for c in e["at"])
+        key = labels[lead, trail] + (node(lead, trail),)
+        assert (e["cost"], e["stop"] is not None) == key[:2], (tag, e["at"])
+        flip = labels.get((trail, lead))
+        if flip is not None:
+            assert key < flip + (node(trail, lead),), (tag, e["at"])
+            ties += flip == key[:2]
+        assert e["path"][-1] == e["at"], (tag, e["at"])
+    return ties
+
+
+def test_double_space_lists_each_pair_by_the_placement_key():
+    """Which orientation of a pair of spaces is listed (decision, docs/heroscape.md
+    "Which orientation is listed"): the placement with the least (cost, stopped, node)
+    of a literal search's labels, never the kernel's order, for walkers, flyers and
+    engaged flyers (their flight's labels) on random battlefields and every two-space
+    figure of the bundled ones, after a few moves too; the position and the reference
+    alike. The batch and the vector env answer as the position
+    (``tests/test_batch_heroscape.py``)."""
+    ties = checked = 0
+    for seed in range(400):
+        rng = random.Random(70_000 + seed)
+        made = random_battlefield(rng, True)
+        if made is not None and seed % 4 == 3:
+            made = engaged_flyer(rng, made)
+        if made is None:
+            continue
+        cells, info, figs, options = made
+        labels = brute_force_double(info, figs, options, per_placement=True)
+        ties += _listed_by_the_key(cells, figs, options, labels, seed)
+        checked += 1
+    from movecore.tools.selfplay import example_scenarios
+    bundled = 0
+    for name, sc in example_scenarios("heroscape"):
+        pos = mc.position(sc)
+        rng = random.Random(name)
+        for step in range(3):
+            s = pos.to_scenario()
+            for f in s["figures"]:
+                if not isinstance(f["at"][0], list):
+                    continue
+                cells, info, figs, options = _literal(dict(s, figures=[f] + [
+                    g for g in s["figures"] if g is not f]))
+                labels = brute_force_double(info, figs, options, per_placement=True)
+                ties += _listed_by_the_key(cells, figs, options, labels, (name, step))
+                bundled += 1
+            f = rng.choice(pos.ids)
+            m = pos.legal_moves(f)
+            pos.apply_move(f, int(m.actions[rng.randrange(len(m.actions))]))
+    assert checked > 300 and bundled >= 20 and ties > 2000, (checked, bundled, ties)
 
 
 def test_double_space_matches_brute_force_on_random_boards():

@@ -652,8 +652,8 @@ def row_rank(root, figs, cell_rank) -> np.ndarray:
     one-space place's, x then y). A Heroscape double-space figure's rows come by cost,
     then by the pair of spaces its placement covers (the position's ``pair_rank``:
     ``_figure_moves.finish_double``), so its order is the batched answer's mask and costs
-    alone: which orientation of a pair is listed, the search's order decides, and
-    the batched call keeps it (``tests/test_batch_heroscape.py``)."""
+    alone: which orientation of a pair is listed, ``rules.placement_key`` decides,
+    and the batched call lists the same (``tests/test_batch_heroscape.py``)."""
     rank = np.array(cell_rank, np.int64)
     if root.game != "heroscape":
         return rank

@@ -31,9 +31,9 @@ What one query answers:
   (``BatchLayout.own``, ``answer``: :mod:`._batch_doubles`): per game the placement
   graph's query as the position runs it -- its own placements freed, the stops of its
   start and of its flip cleared, the plain query, or the penalty kernel on the
-  placements' leave bits for a walker with an enemy in reach (whose row order decides
-  which orientation of a pair of spaces is listed; run over a table of the kind's
-  steps made once: :func:`_pen_shapes`) -- each pair of spaces once; a
+  placements' leave bits for a walker with an enemy in reach (run over a table of the
+  kind's steps made once: :func:`_pen_shapes`) -- each pair of spaces once, as its
+  placement with the least ``rules.placement_key`` (the position's rule); a
   flyer's or phantom walker's plain query is read from its kind's kept ends on the
   empty battlefield, less the occupied placements (:func:`._batch_doubles.static_ends`);
 * the **leaving attacks** (``legal_moves(penalty=)``) come from the same call (each

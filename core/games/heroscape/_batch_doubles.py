@@ -18,18 +18,20 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    (``reach1_ordered``, kernel order), or, for a mover that passes every figure, and
    for a walker with no figure but friends it passes (not engaged) on a space it may
    reach (:func:`walker_near`), its kept ends from ``s`` on the empty battlefield less
-   the placements a figure stands on (:func:`static_ends`: the same ends, in the same
-   order; no layers built: each end's occupancy from its two spaces, the first of each
-   pair marked in the kept ends); a walker with an enemy in reach takes its kept ends
+   the placements a figure stands on (:func:`static_ends`: the same ends with the same
+   labels; no layers built: each end's occupancy from its two spaces, the listed
+   placement of each pair marked in the kept ends); a walker with an enemy in reach
+   takes its kept ends
    so too where no space next to an enemy is in its reach below the budget
    (:func:`walker_far`): no step it takes leaves an enemy, so every penalty of the
    search is 0 and the penalty search is the plain query, state for state;
-3. each pair of spaces once: the first of its two placements in the kernel's order
-   (``finish_double``; a penalty row's partner read from the search's own cell stamps,
-   ``kernels.reach_pen.pen_row_of``), written densely into the game's row of mask, cost
-   and stop
-   (stop codes of placements: water, lava, glyph); with ``penalty`` asked, its leaving
-   attacks: the least (attacks, cost) of the pair's two placements.
+3. each pair of spaces once: its placement with the least ``rules.placement_key``
+   (least cost, a free arrival before a stopped one, then the lower placement node;
+   ``finish_double``'s rule, whatever order the search settled the two in; a penalty
+   row's partner read from the search's own cell stamps,
+   ``kernels.reach_pen.pen_row_of``), written densely into the game's row of mask,
+   cost and stop (stop codes of placements: water, lava, glyph); with ``penalty``
+   asked, its leaving attacks: the least of the pair's two placements.
 
 With ``penalty`` asked, a single-space walker's game row gets its leaving attacks too
 (its ends, costs and stops are the batched kernel's): the spaces' leave bits and the
@@ -48,7 +50,8 @@ from ...kernels import _types as T
 from ...kernels._jit import once
 from ...kernels._types import CACHE
 from ...reach.compiled import pen_row_of, reach1_ordered
-from ._jit import node_value
+from . import rules as _rules
+from ._jit import node_value, placement_key
 
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
 NOT_STOP = np.uint8(0xFF ^ int(T.CELL_STOP))
@@ -227,12 +230,12 @@ def doubles_kernel():
                 # friends in reach, above): its kept ends from this start on the empty
                 # battlefield, less the placements it may not end on here (see
                 # static_ends; its start, whose spaces are its own, is empty), each
-                # pair once (a placement and its flip are occupied alike: the first of
-                # the pair kept is the first listed)
+                # pair once (a placement and its flip are occupied alike: a pair kept
+                # is listed as here)
                 at = tab_at[f] + start
                 if packed:
-                    # the first of each pair alone, by placement, one word each (row
-                    # 4; -1 after the last): a fifth of the bytes the four rows' loop
+                    # the listed one of each pair alone, by placement, one word each
+                    # (row 4; -1 after the last): a fifth of the bytes the four rows' loop
                     # reads, and the row's writes in place order -- the four rows are
                     # ~5.7 MiB on the bench's battlefield, their reads missed
                     for e in range(tab_ptr[at], tab_ptr[at + 1]):
@@ -246,7 +249,7 @@ def doubles_kernel():
                 else:
                     for e in range(tab_ptr[at], tab_ptr[at + 1]):
                         if tab[3, e] != 0:
-                            continue              # its flip is listed before it
+                            continue              # its flip is listed
                         node = tab[0, e]
                         mask[b, node] = 1
                         cost[b, node] = tab[1, e]
@@ -327,11 +330,11 @@ def doubles_kernel():
                 o_cell, o_cost, o_stop = 0, ends.shape[1], 2 * ends.shape[1]
                 o_pen, wr = -1, 1
                 nq = np.int64(P)
-            # 3. each pair of spaces once, the first placement in kernel order (the
-            # game's row arrives cleared: BatchLayout.answer)
+            # 3. each pair of spaces once, as its placement with the least
+            # placement_key (whatever the order of the rows; the game's row arrives
+            # cleared: BatchLayout.answer), with the least attacks of both
             # (row r's field at o_field + wr * r: the plain query's ends column-major,
-            # wr 1; the penalty rows row-major, wr 8, its least penalty's cost next to
-            # the penalty)
+            # wr 1; the penalty rows row-major, wr 8)
             # (a penalty row's partner from the search's own cell stamps: pen_row_of;
             # the plain query's through rowpos, set here and cleared below)
             if o_pen < 0:
@@ -339,20 +342,29 @@ def doubles_kernel():
                     rowpos[src[o_cell + wr * r]] = r
             for r in range(n):
                 node = src[o_cell + wr * r]
-                partner = rowpos[flip[node]] if o_pen < 0 else \
-                    pen_row_of(pbuf, nq, flip[node])
-                if partner >= 0 and partner < r:
-                    continue
+                f = flip[node]
+                partner = rowpos[f] if o_pen < 0 else pen_row_of(pbuf, nq, f)
+                c = src[o_cost + wr * r]
+                st = src[o_stop + wr * r]
+                if partner >= 0:
+                    # (branched on the nodes first, known early: the two placements
+                    # of a pair mostly tie, so the test of their labels after it is
+                    # rarely the other way, and a mispredicted branch never waits for
+                    # the partner's label -- one test of the keys read 1.03-1.05x
+                    # slower a call)
+                    pc, ps = src[o_cost + wr * partner], src[o_stop + wr * partner]
+                    if f < node:
+                        if not placement_key(c, st, node) < placement_key(pc, ps, f):
+                            continue
+                    elif placement_key(pc, ps, f) < placement_key(c, st, node):
+                        continue
                 mask[b, node] = 1
-                cost[b, node] = src[o_cost + wr * r]
-                stop[b, node] = codes[k, node] if src[o_stop + wr * r] != 0 else 0
-                if want and o_pen >= 0:  # the least (attacks, cost) of both
+                cost[b, node] = c
+                stop[b, node] = codes[k, node] if st != 0 else 0
+                if want and o_pen >= 0:  # the least attacks of both
                     p = src[o_pen + wr * r]
                     if partner >= 0:
-                        pc = src[o_pen + 1 + wr * r]
-                        p2 = src[o_pen + wr * partner]
-                        if p2 < p or (p2 == p and src[o_pen + 1 + wr * partner] < pc):
-                            p = p2
+                        p = min(p, src[o_pen + wr * partner])
                     penalty[b, node] = p
             if o_pen < 0:
                 for r in range(n):
@@ -368,16 +380,17 @@ def static_ends(blob, qflags, params, flip, budget, fbuf):
     (budget ``budget``, the kind's flags with the stops of ``s`` and its flip cleared) on
     the empty battlefield, in the kernel's order, at ``ends[:, ptr[s]:ptr[s + 1]]``:
     rows placement, cost, stopped, and 1 where the placement's flip is an end listed
-    before it (a placement and its flip lie on the same two spaces, so a figure on
-    them takes both or neither: the first of a pair that a game keeps is the first of
-    the pair here); row 4 (where they pack: else four rows) those first ones again,
-    by placement, one word each (:func:`_packed_row`).
+    in its place (the pair's least ``placement_key``; a placement and its flip lie on
+    the same two spaces, so a figure on them takes both or neither: the placement of
+    a pair that a game keeps is the one listed here); row 4 (where they pack: else
+    four rows) the listed ones again, by placement, one word each
+    (:func:`_packed_row`).
 
     Such a mover passes every placement a figure stands on and only may not end there,
     and whether a placement may be an end never changes the search (a stopped arrival
     where it may not end is never pushed, and a stopped state is never expanded): so
     its ends on a game's battlefield are these, less the placements where a figure
-    stands, in the same order -- what :func:`doubles_kernel`
+    stands, with the same labels -- what :func:`doubles_kernel`
     reads instead of searching."""
     P = qflags.shape[0]
     flip = np.asarray(flip)
@@ -397,26 +410,29 @@ def static_ends(blob, qflags, params, flip, budget, fbuf):
     ptr[1:] = np.cumsum(n)
     out = np.zeros((4, int(ptr[-1])), T.INDEX)
     out[:3] = np.concatenate([got[s] for s in range(P)], axis=1)
-    # each end's row in its start's list, and its flip's (-1: not an end there)
+    # each end's column, and its flip's (-1: not an end from that start): 1 where the
+    # flip is the pair's listed placement (the lesser placement_key)
     st = np.repeat(np.arange(P), n)
-    row = np.arange(len(st)) - ptr[st]
-    rows = np.full(P * P, -1, np.int64)
-    rows[st * P + out[0]] = row
-    other = rows[st * P + flip[out[0]]]
-    out[3] = (other >= 0) & (other < row)
+    col = np.full(P * P, -1, np.int64)
+    col[st * P + out[0]] = np.arange(len(st))
+    other = col[st * P + flip[out[0]]]
+    o = np.maximum(other, 0)
+    key = _rules.placement_key
+    out[3] = (other >= 0) & (key(out[1, o], out[2, o], out[0, o]) <
+                             key(out[1], out[2], out[0]))
     return ptr, np.ascontiguousarray(_packed_row(out, ptr, st, P), T.INDEX)
 
 
 def _packed_row(out, ptr, st, P):
     """``out`` (int32[4, M]: :func:`static_ends`' rows; ``st`` each column's start) with
     a fifth row where it packs (``P`` <= 2**16 placements, costs below 2**14; else
-    ``out`` as it is): each start's ends that a game keeps (row 3 is 0: the first of
-    each pair) by placement, one word each -- placement (bits 0-15), cost (16-29),
-    stopped (bit 30) -- in the first of the start's own columns, -1 in the column after
-    the last where they are fewer. ``doubles`` reads that row instead of the four: a
-    fifth of the bytes (the four: each end's flag, each kept end's three words; ~5.7 MiB
-    on the bench's battlefield, whose reads missed the caches), and its writes into a
-    game's row in place order."""
+    ``out`` as it is): each start's ends that a game keeps (row 3 is 0: the listed
+    placement of each pair) by placement, one word each -- placement (bits 0-15), cost
+    (16-29), stopped (bit 30) -- in the first of the start's own columns, -1 in the
+    column after the last where they are fewer. ``doubles`` reads that row instead of
+    the four: a fifth of the bytes (the four: each end's flag, each kept end's three
+    words; ~5.7 MiB on the bench's battlefield, whose reads missed the caches), and its
+    writes into a game's row in place order."""
     if P > 1 << 16 or out.shape[1] and int(out[1].max()) >= 1 << 14:
         return out
     full = np.full((5, out.shape[1]), -1, np.int64)

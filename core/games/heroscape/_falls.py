@@ -107,8 +107,9 @@ def limited_costs(ends, n, actions, double, flip, pos, out):
 def pick_rows(end_cell, k1, k2, sel, n, actions, double, flip, pos, out):
     """Per end ``actions[e]``: ``sel`` of its end row (a tree row), -1 if none; for a
     placement (``double``) of the row of it or of its flip with the least
-    (``k1``, ``k2``, kernel order), as the reference picks it. ``pos`` as in
-    :func:`end_falls`."""
+    (``k1``, ``k2``), it (the listed placement) on a tie, as the reference picks it: so
+    a path ends in the listed placement wherever that does as well, whatever order the
+    search settled the two in. ``pos`` as in :func:`end_falls`."""
     for r in range(n):
         pos[end_cell[r]] = r
     for e in range(actions.shape[0]):
@@ -116,8 +117,8 @@ def pick_rows(end_cell, k1, k2, sel, n, actions, double, flip, pos, out):
         r = pos[a]
         if double:
             f = pos[flip[a]]
-            if f >= 0 and (r < 0 or k1[f] < k1[r] or (k1[f] == k1[r] and (
-                    k2[f] < k2[r] or (k2[f] == k2[r] and f < r)))):
+            if f >= 0 and (r < 0 or k1[f] < k1[r] or (k1[f] == k1[r] and
+                                                      k2[f] < k2[r])):
                 r = f
         out[e] = sel[r] if r >= 0 else -1
     for r in range(n):

@@ -9,6 +9,7 @@ from numba import njit, types
 
 from ...kernels import _types as T
 from ...kernels._types import CACHE
+from . import rules as _rules
 
 i64, i32, u64 = types.int64, types.int32, types.uint64
 I64_1, I64_2 = types.int64[::1], types.int64[:, ::1]
@@ -18,6 +19,9 @@ U64_1, B_1, I8_1 = types.uint64[::1], types.boolean[::1], types.int8[::1]
 U8_1 = types.uint8[::1]
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
 CELL_STOP = np.uint8(T.CELL_STOP)
+#: which placement of a pair of spaces an answer lists (the least key), compiled: the
+#: one rule of :func:`.rules.placement_key`, for the position's and the batch's calls
+placement_key = njit(inline="always")(_rules.placement_key)
 
 
 @njit(i64(I64_2, I64_2, I64_1, B_1, i64, i64), cache=CACHE, nogil=True)
@@ -273,10 +277,11 @@ def finish_fast(ends, lo, hi, code, start, takeoff, out):
       cache=CACHE, nogil=True)
 def finish_double(rows, n, pen_rows, flip, pair_rank, code, rowpos, start, fstart,
                   takeoff, out):
-    """Each pair of spaces once: the first of its placements in kernel order (the
-    least cost, a free arrival before a stopped one), the least (attacks, cost) of
-    both; sorted by (cost, pair). ``rows``: the kernel's end rows (``pen_rows``) or
-    its (cell, cost, stopped) columns. Returns the ends written to ``out``."""
+    """Each pair of spaces once: the placement with the least :func:`placement_key`
+    (the least cost, a free arrival before a stopped one, then the lower node: not the
+    kernel's order), with the least (attacks, cost) of both; sorted by (cost, pair).
+    ``rows``: the kernel's end rows (``pen_rows``) or its (cell, cost, stopped)
+    columns. Returns the ends written to ``out``."""
     for r in range(n):
         rowpos[rows[r, 0] if pen_rows else rows[0, r]] = r
     k = 0
@@ -285,9 +290,15 @@ def finish_double(rows, n, pen_rows, flip, pair_rank, code, rowpos, start, fstar
             node, cost, st = rows[r, 0], rows[r, 1], rows[r, 2]
         else:
             node, cost, st = rows[0, r], rows[1, r], rows[2, r]
-        partner = rowpos[flip[node]]
-        if partner >= 0 and partner < r:
-            continue
+        f = flip[node]
+        partner = rowpos[f]
+        if partner >= 0:
+            if pen_rows:
+                fc, fst = rows[partner, 1], rows[partner, 2]
+            else:
+                fc, fst = rows[1, partner], rows[2, partner]
+            if placement_key(fc, fst, f) < placement_key(cost, st, node):
+                continue
         if pen_rows:
             p, pc = rows[r, 4], rows[r, 5]
             if partner >= 0:
@@ -397,7 +408,8 @@ def who_bits(rows, n, tree, leave, actions, flip, double, mode, start, fstart, r
     none; 1 those left on its least-attack path, walked back through the penalty
     kernel's ``tree`` from the end row's least-penalty arrival (column 6),
     ``leave[u] & ~leave[v]`` per step u -> v (a double-space end uses the row of its
-    placement or of its flip, as ``finish_double`` does); 2 those engaged at
+    placement, or of its flip where that has fewer (attacks, cost): the listed
+    placement on a tie, as ``_falls.pick_rows`` and the reference); 2 those engaged at
     ``start`` (a flyer's take-off), on every end but the start (or its flip)."""
     E = actions.shape[0]
     for e in range(E):

@@ -73,7 +73,8 @@ class Position(_Layers, _FigureMoves, _Position):
     :class:`~movecore.position.Moves` of a figure: ``actions`` are spaces (cell indices)
     for a single-space figure, placement nodes ``(lead, trail)`` of
     :func:`~movecore.games.heroscape.placement_graph` for a double-space one (each end
-    pair once, in the orientation ``solve()`` reports); ``stop`` codes index
+    pair once, in the orientation ``solve()`` reports: the placement with the least
+    ``rules.placement_key``, not the search's order); ``stop`` codes index
     :attr:`STOP_REASONS` (0 none, 1 water, 2 lava, 3 glyph); ``penalty`` is
     ``leaving_attacks``; ``columns``: ``leaving_attacks_cost`` (int32), ``fall`` and
     ``least_fall`` (int32 index in :data:`~movecore.games.heroscape.FALLS`),
@@ -451,11 +452,11 @@ class Position(_Layers, _FigureMoves, _Position):
         ...     {"at": [q, 0]} for q in range(5)]}, "figures": [
         ...     {"id": "wyrm", "team": "red", "at": [[1, 0], [0, 0]], "move": 2}]})
         >>> m = pos.legal_moves("wyrm")
-        >>> m.coords.tolist()[-1]                  # lead first
-        [[3, 0], [2, 0]]
-        >>> pos.apply_move("wyrm", [[2, 0], [3, 0]])   # that end, the other way round
+        >>> m.coords.tolist()[-1]        # lead first (the lower placement of a tie)
+        [[2, 0], [3, 0]]
+        >>> pos.apply_move("wyrm", [[3, 0], [2, 0]])   # that end, the other way round
         >>> pos.where("wyrm")
-        [(2, 0), (3, 0)]
+        [(3, 0), (2, 0)]
         >>> pos.apply_move("wyrm", [[0, 0], [4, 0]])
         Traceback (most recent call last):
         ...

@@ -22,7 +22,7 @@ from ...mover import Mover
 from ...reach import reach
 from .rules import (CLIMB_LIMITS, FALLS, MODES, STOPPING, TERRAINS, Battlefield, HSFigure,
                     Rules, _fall_limited, _max_penalty, adjacency_layer, engaged_with, fall_of,
-                    levels_allow_adjacency, placement_graph)
+                    levels_allow_adjacency, placement_graph, placement_key)
 
 def _occupants(field_: Battlefield, army: list[HSFigure], mover: HSFigure,
                rules: Rules, team_id: dict) -> np.ndarray:
@@ -321,7 +321,7 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
               leave=node_leave, max_penalty=max_pen)
     board = field_.board
     start_pair = frozenset(mover.cells)
-    best: dict = {}
+    found: dict = {}       # each pair's placements that are ends, with their labels
     for row in range(len(r)):
         node = int(r.cells[row])
         pair = frozenset((int(lead[node]), int(trail[node])))
@@ -331,18 +331,20 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
         else:
             pen = takeoff_attacks if pair != start_pair else 0
             pen_cost = cost
-        prev = best.get(pair)
-        if prev is None:
-            best[pair] = dict(node=node, cost=cost, stopped=stopped, pen=pen,
-                              pen_cost=pen_cost, pen_node=node)
-            continue
-        if (cost, stopped) < (prev["cost"], prev["stopped"]):
-            prev.update(node=node, cost=cost, stopped=stopped)
-        if (pen, pen_cost) < (prev["pen"], prev["pen_cost"]):
-            prev.update(pen=pen, pen_cost=pen_cost, pen_node=node)
+        found.setdefault(pair, []).append(dict(node=node, cost=cost, stopped=stopped,
+                                               pen=pen, pen_cost=pen_cost))
+    # the pair listed as its placement with the least placement_key (decision: not
+    # the search's order); its least attacks those of either placement, and their
+    # path the listed one's where it draws as few for as little
+    best: dict = {}
+    for pair, xs in found.items():
+        v = min(xs, key=lambda x: placement_key(x["cost"], x["stopped"], x["node"]))
+        w = min(xs, key=lambda x: (x["pen"], x["pen_cost"], x["node"] != v["node"]))
+        best[pair] = dict(v, pen=w["pen"], pen_cost=w["pen_cost"], pen_node=w["node"])
 
     falls = master and not flyer and field_.deepest_drop >= mover.height
     # least fall per pair: the first fall-limited search reaching either orientation
+    # (its path the listed placement's where that costs as little)
     limited = _least_falls(pl.board, field_.level[lead], field_.wet[lead], mover.height,
                            lambda b: reach(b, walker, start, budget, occupant=node_occ,
                                            cell_flags=qflags)) if falls else []
@@ -351,7 +353,8 @@ def _double_moves(field_, mover, occ, team, leave, max_pen, max_climb, stop_wet,
         got: dict = {}
         for node, c in zip(x.cells.tolist(), x.costs.tolist()):
             pair = frozenset((int(lead[node]), int(trail[node])))
-            if pair not in got or c < got[pair][0]:
+            if pair not in got or (c, node != best[pair]["node"]) < \
+                    (got[pair][0], got[pair][1] != best[pair]["node"]):
                 got[pair] = (c, node, x)
         least_of.append(got)
 
