@@ -280,6 +280,76 @@ def test_kept_ends_equal_the_kernel(game, name, scenario, threads, monkeypatch):
         assert (used > 0).all(), used
 
 
+_ANSWER_AT = []
+
+
+def _answer_at():
+    """A compiled call of ``_vecgame._answer`` (inlined there) for one query of game 0
+    into answer slot 0 (made once per process, for the test below)."""
+    if not _ANSWER_AT:
+        from numba import njit
+
+        from movecore.rl._vecgame import _answer
+
+        @njit
+        def answer_at(S, f, start, began, cell, alive):
+            _answer(S, 0, f, 0, start, began, cell, alive)
+        _ANSWER_AT.append(answer_at)
+    return _ANSWER_AT[0]
+
+
+@pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
+                         ids=[n for _, n, _ in _array_scenarios()])
+def test_kept_ends_equal_the_kernel_anywhere(game, name, scenario):
+    """The kept ends (``MovecoreVectorEnv._kept_ends``, read by ``_vecgame._answer``)
+    equal the kernel's answer on random boards: the figures in play (a random subset)
+    on random distinct cells, each query from a figure's cell with its shape by a random
+    cell where it began (Tiny Epic Tactics' ballistas: shapes the seeded runs of the
+    test above seldom reach); the same cells, costs, stops and count in order, and
+    ``no_end`` back after each query. Each way is taken (kept as they are, kept less
+    held cells, the kernel asked) in the bench's scenario where figures block."""
+    envs = rl.vector_env(scenario, num_envs=1)
+    S = envs._S[0]
+    if S[29].shape[0] == 0:
+        pytest.skip("no kept ends")
+    asked = S[:28] + (S[28][:0], S[29][:0], S[30][:0])     # the kernel path
+    answer_at = _answer_at()
+    occ, cell, alive, team = envs.games.occ, envs.games.cell, envs.games.alive, \
+        envs.games.team
+    no_end = S[24].copy()
+    ans = envs._state["ans_cell"], envs._state["ans_cost"], envs._state["ans_stop"]
+    rng = np.random.default_rng(5)
+    N, F = occ.shape[1], cell.shape[1]
+    before = S[26].copy()
+    # the cells of a shape of their own (ballistas): often a figure's, often where one
+    # began (a unit that began there may not end there, and may pass it)
+    special = np.flatnonzero(envs.games._shape_cell > 0)
+    for _ in range(600):
+        occ[0] = -1
+        alive[0] = rng.random(F) < 0.8
+        at = rng.permutation(N)
+        if special.size and rng.random() < 0.5:
+            at = np.concatenate([rng.permutation(special), at[~np.isin(at, special)]])
+            at[:F] = rng.permutation(at[:F])
+        cell[0] = np.where(alive[0], at[:F], -1)
+        occ[0, cell[0, alive[0]]] = team[alive[0]]
+        for f in np.flatnonzero(alive[0]):
+            began = int(cell[0, f]) if not envs._batch else int(rng.choice(special)) \
+                if special.size and rng.random() < 0.5 else int(rng.integers(N))
+            got = []
+            for s in (S, asked):
+                answer_at(s, f, cell[0, f], began, cell, alive)
+                n = envs._state["ans_n"][0, 0]
+                got.append((n, *[a[0, 0, :n].copy() for a in ans]))
+                assert np.array_equal(S[24], no_end)
+            assert all(np.array_equal(x, y) for x, y in zip(*got))
+    d = S[26] - before          # (generations of both paths, kept, held)
+    if game == "mage_knight":
+        assert d[2] * 2 == d[1] > 0 and d[3] == 0
+    elif name == example_scenarios(game)[0][0]:
+        assert (np.array([d[2] - d[3], d[3], d[1] / 2 - d[2]]) > 0).all(), d
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
                          ids=[n for _, n, _ in _array_scenarios()])
