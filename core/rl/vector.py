@@ -82,9 +82,10 @@ _ENTRY = True
 #: _fetches_ahead``: Tiny Epic Tactics); False: never (the tests compare the two;
 #: docs/performance.md, "The vector env's move by part ...")
 _FETCH_GAME = True
-#: the kernel's ends kept per (figure, start) where no figure ever blocks
-#: (``MovecoreVectorEnv._kept_ends``: Mage Knight) when the table takes at most this many
-#: bytes; False: never (the tests compare the two)
+#: the kernel's ends kept per (figure, shape, start) on the board with no figure on it
+#: (``MovecoreVectorEnv._kept_ends``; read where no other figure stands in their search's
+#: reach: Mage Knight always, the grid game and Tiny Epic Tactics ~46% of the queries)
+#: when the table takes at most this many bytes; False: never (the tests compare the two)
 _KEPT_BYTES = 16 << 20
 
 
@@ -353,7 +354,11 @@ class MovecoreVectorEnv(VectorEnv):
         that search settled, its start left out.
 
         A query's answer on a game's occupancy row equals the kept one wherever no
-        other figure in play stands on a ``kept_in`` cell. The kernel (``reach1``,
+        other figure in play stands on a ``kept_in`` cell, or only ones that the
+        query's occupant rule lets it pass (``_vecgame._held``; those it may not end on
+        are dropped from the kept ends: a free arrival passes them as an empty cell,
+        and a stopped arrival there, which the kernel then drops, ends nowhere
+        else). The kernel (``reach1``,
         both builds) reads the occupant of a cell ``v`` only (a) when it relaxes an
         arrival at ``v`` (within the budget, past the terrain) and (b) when it
         settles ``v`` (may it end there); the start's occupant is never read to any
