@@ -235,8 +235,9 @@ def _same_runs(runs, n) -> None:
 def test_kept_ends_equal_the_kernel(game, name, scenario, threads, monkeypatch):
     """The kernel's ends kept per (figure, shape, start) on the board with no figure
     on it (``vector._KEPT_BYTES``, ``MovecoreVectorEnv._kept_ends``), read wherever no
-    other figure stands on a cell the kept search settled, or only ones the mover
-    passes but does not end on (their cells dropped: ``_vecgame._held``), play what the
+    other figure stands on a cell the kept search settled, or only on ones the mover
+    passes, or on the search's leaves (the cells it may not end on dropped:
+    ``_vecgame._held``), play what the
     step asking the kernel plays: the same observations, rewards, ends, masks and
     answers (cells, costs, stops, counts, in order) after every step of seeded runs
     with illegal actions, both opponents, copy=True and kept, more games than a block;

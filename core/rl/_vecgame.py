@@ -138,11 +138,13 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
 
     The ends are the kernel's, or where the env keeps them (``kept_n`` non-empty:
     ``MovecoreVectorEnv._kept_ends``) the kept ends of ``(f, shape, start_cell)``, asked
-    once on the board with no figure on it, wherever no other figure in play stands on
-    a cell that search settled (``kept_in``'s bits; none to test where no figure ever
-    blocks: Mage Knight): the kernel would read no occupant there that the kept
-    search did not, so its ends are the same and it is not asked (``counts[2]``
-    counts these answers). ``no_end`` (int32[N], the thread's own) holds 1 on the
+    once on the board with no figure on it, wherever each other figure in play stands
+    off the cells that search settled (``kept_in[.., 0]``'s bits; none to test where no
+    figure ever blocks: Mage Knight), or where the query may pass, or on a leaf of the
+    search (:func:`_held`): the kernel's search is the kept one, less the ends on the
+    cells of those it may not end on (counted into ``no_end`` for the ends' loop), and
+    it is not asked (``counts[2]`` counts these answers, ``counts[3]`` those of them
+    with cells dropped). ``no_end`` (int32[N], the thread's own) holds 1 on the
     layout's no-end spaces; the other figures in play on one-figure spaces are counted
     into it for the ends' loop and taken out after it, so an end is tested by one load
     instead of a scan of the figures (the single env's holder test: equal)."""
@@ -156,7 +158,7 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
     held = False        # another figure stands on a cell the kept search settled
     if use_kept:        # the kept search's row: (figure, shape) then the start
         row = f * (kept_n.shape[0] // cell.shape[1]) + shape_cell[began]
-        if kept_in.shape[2] > 0:
+        if kept_in.shape[3] > 0:
             pk = params[sh]
             for g in range(cell.shape[1]):
                 if g != f and alive[b, g]:
@@ -227,18 +229,25 @@ _HELD_SEARCH = 2        # the search may differ: the kernel is asked
 def _held(kept_in, row, start_cell, occ, pk, b, c):
     """What game ``b``'s occupant of cell ``c`` does to the kept search ``(row,
     start_cell)`` (``MovecoreVectorEnv._kept_ends``): :data:`_HELD_NONE` where the
-    search did not settle ``c`` (its bit in ``kept_in``) or the kernel's occupant rule
-    (``kernels.reach._occupant_rule``, for the query's team and modes ``pk``) lets it
-    pass and end there; :data:`_HELD_NO_END` where it may pass but not end (the search
-    is the same: a free arrival passes as on an empty cell, and a stopped arrival there,
-    dropped now, ends nowhere else; only that end goes); :data:`_HELD_SEARCH` where it
-    may not pass."""
-    if not (kept_in[row, start_cell, c >> 6] >> np.uint64(c & 63)) & np.uint64(1):
+    search did not settle ``c`` (its bit in ``kept_in[row, start_cell, 0]``) or the
+    kernel's occupant rule (``kernels.reach._occupant_rule``, for the query's team and
+    modes ``pk``) lets it pass and end there; :data:`_HELD_NO_END` where it may pass but
+    not end (the search is the same: a free arrival passes as on an empty cell, and a
+    stopped arrival there, dropped now, ends nowhere else; only that end goes), or may
+    not pass a cell the search went on from to no state it kept (a leaf: no bit in
+    ``kept_in[row, start_cell, 1]``; its pushes were all superseded or skipped, so the
+    others' states, pushes and order are the same without them; only that end goes);
+    :data:`_HELD_SEARCH` where it may not pass a cell some kept state came through."""
+    w = c >> 6
+    bit = np.uint64(1) << np.uint64(c & 63)
+    if not kept_in[row, start_cell, 0, w] & bit:
         return _HELD_NONE
     may_pass, may_end = _occupant_rule(occ[b, c], pk[P_TEAM], pk[P_ALLY], pk[P_ENEMY])
-    if not may_pass:
-        return _HELD_SEARCH
-    return _HELD_NONE if may_end else _HELD_NO_END
+    if may_end:
+        return _HELD_NONE
+    if may_pass or not kept_in[row, start_cell, 1, w] & bit:
+        return _HELD_NO_END
+    return _HELD_SEARCH
 
 
 @njit(nogil=True, inline="always")

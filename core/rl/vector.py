@@ -343,22 +343,28 @@ class MovecoreVectorEnv(VectorEnv):
 
     def _kept_ends(self, G, N: int, F: int) -> tuple:
         """(``kept`` int32[F * M, N, 3, N], ``kept_n`` int64[F * M, N], ``kept_in``
-        uint64[F * M, N, W]): the kernel's ends of figure ``f``'s query from cell ``c``
-        on shape ``shape_of[f] + m`` (``m`` = ``shape_cell[began]``, ``M`` its values; 1
-        but in Tiny Epic Tactics, whose ``batch`` answers pick a shape by where a unit
-        began its turn) at row ``f * M + m`` (cell, cost, stopped rows, kernel order:
-        what ``_vecgame._answer`` reads from the kernel's ``ends``; a plain shape's
-        stopped row 0), ``kept_n`` of them, asked once here on the board with no figure
-        on it (``occ0`` less the figures' root cells); and ``kept_in``, the bit set
-        (``W`` = ceil(N / 64) words, bit ``v % 64`` of word ``v // 64``) of the cells
-        that search settled, its start left out.
+        uint64[F * M, N, 2, W]): the kernel's ends of figure ``f``'s query from cell
+        ``c`` on shape ``shape_of[f] + m`` (``m`` = ``shape_cell[began]``, ``M`` its
+        values; 1 but in Tiny Epic Tactics, whose ``batch`` answers pick a shape by where
+        a unit began its turn) at row ``f * M + m`` (cell, cost, stopped rows, kernel
+        order: what ``_vecgame._answer`` reads from the kernel's ``ends``; a plain
+        shape's stopped row 0), ``kept_n`` of them, asked once here on the board with no
+        figure on it (``occ0`` less the figures' root cells); and ``kept_in``, two bit
+        sets (``W`` = ceil(N / 64) words, bit ``v % 64`` of word ``v // 64``), the start
+        left out of both: ``[.., 0]`` the cells that search settled (its tree rows, the
+        kernel's tree mode), ``[.., 1]`` those some settled state came through (a tree
+        row's parent; the others are the search's leaves).
 
-        A query's answer on a game's occupancy row equals the kept one wherever no
-        other figure in play stands on a ``kept_in`` cell, or only ones that the
-        query's occupant rule lets it pass (``_vecgame._held``; those it may not end on
-        are dropped from the kept ends: a free arrival passes them as an empty cell,
-        and a stopped arrival there, which the kernel then drops, ends nowhere
-        else). The kernel (``reach1``,
+        A query's answer on a game's occupancy row is the kept one, less the cells of
+        the holders named below, wherever each other figure in play stands off the
+        settled cells, or where the query's occupant rule lets it pass, or on a leaf
+        (``_vecgame._held``). A passable holder the query may not end on: a free
+        arrival passes it as an empty cell, and a stopped arrival there, which the
+        kernel then drops, ends nowhere else; its end goes. A holder it may not pass on
+        a leaf: the leaf's pushes were all superseded by cheaper ones or skipped (a
+        stopped state beaten by a free one), so without them the other states, their
+        pushes and the order they settle in (the kernel's bucket stacks keep the
+        others' relative order) are the same; its end goes. The kernel (``reach1``,
         both builds) reads the occupant of a cell ``v`` only (a) when it relaxes an
         arrival at ``v`` (within the budget, past the terrain) and (b) when it
         settles ``v`` (may it end there); the start's occupant is never read to any
@@ -377,7 +383,7 @@ class MovecoreVectorEnv(VectorEnv):
         ``OCC_EMPTY``: Mage Knight's heroes pass each other freely) ``W`` is 0 and
         the kept ends always apply (docs/performance.md, "Mage Knight's env move",
         "The grid game's and Tiny Epic Tactics' env move: kept ends ...").
-        Shapes ``(0, 0, 3, 0)``, ``(0, 0)``, ``(0, 0, 0)``: not kept (the root holds
+        Shapes ``(0, 0, 3, 0)``, ``(0, 0)``, ``(0, 0, 2, 0)``: not kept (the root holds
         more than figures, or a table over :data:`_KEPT_BYTES`)."""
         from ..kernels import _types as T
         from ..kernels.reach import CTRL, is_plain, reach1_general, reach1_plain
@@ -386,13 +392,13 @@ class MovecoreVectorEnv(VectorEnv):
         empty = G._occ0.copy()
         at = G._cell0[G._cell0 >= 0]
         empty[at] = T.OCC_EMPTY
-        if not _KEPT_BYTES or F * M * N * (N * 12 + W * 8) > _KEPT_BYTES or \
+        if not _KEPT_BYTES or F * M * N * (N * 12 + W * 16) > _KEPT_BYTES or \
                 (empty != T.OCC_EMPTY).any():
             return (np.zeros((0, 0, 3, 0), np.int32), np.zeros((0, 0), np.int64),
-                    np.zeros((0, 0, 0), np.uint64))
+                    np.zeros((0, 0, 2, 0), np.uint64))
         kept = np.zeros((F * M, N, 3, N), np.int32)
         kept_n = np.zeros((F * M, N), np.int64)
-        kept_in = np.zeros((F * M, N, W), np.uint64)
+        kept_in = np.zeros((F * M, N, 2, W), np.uint64)
         buf, ends = G._bufs[0], G._ends[0]
         query = np.zeros((1, 3), np.int64)
         none = np.zeros((3, 0), np.int32)       # (no ends' room: the kernel's tree mode)
@@ -418,10 +424,12 @@ class MovecoreVectorEnv(VectorEnv):
                     if W:   # the settled cells: the tree rows of the same search
                         k = int(reach(blob, empty, qf, zc, pk, buf, none, query[:0], c,
                                       int(G._budget[f]))) >> 32
-                        cells = buf[o_out:o_out + 4 * k:4].astype(np.int64)
-                        cells = cells[cells != c]
-                        np.bitwise_or.at(kept_in[f * M + m, c], cells >> 6,
-                                         np.uint64(1) << (cells & 63).astype(np.uint64))
+                        tree = buf[o_out:o_out + 4 * k].reshape(k, 4).astype(np.int64)
+                        par = tree[:, 3]
+                        for i, cells in enumerate((tree[:, 0], tree[par[par >= 0], 0])):
+                            cells = cells[cells != c]
+                            np.bitwise_or.at(kept_in[f * M + m, c, i], cells >> 6,
+                                             np.uint64(1) << (cells & 63).astype(np.uint64))
         return kept, kept_n, kept_in
 
     def _seed_stream(self, b, seed) -> None:
