@@ -233,17 +233,23 @@ def _same_runs(runs, n) -> None:
 @pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
                          ids=[n for _, n, _ in _array_scenarios()])
 def test_kept_ends_equal_the_kernel(game, name, scenario, threads, monkeypatch):
-    """The kernel's ends kept per (figure, start) where no figure ever blocks
-    (``vector._KEPT_BYTES``, ``MovecoreVectorEnv._kept_ends``: Mage Knight only) play
-    what the step asking the kernel plays: the same observations, rewards, ends,
-    masks and answers (cells, costs, stops, counts, in order) after every step of
-    seeded runs with illegal actions, both opponents, copy=True and kept, more games
-    than a block; and the end rules' counts of the figures' one-figure spaces
-    (``_vecgame._answer``'s ``no_end``) are back to the layout's no-end spaces after
-    every step."""
+    """The kernel's ends kept per (figure, shape, start) on the board with no figure
+    on it (``vector._KEPT_BYTES``, ``MovecoreVectorEnv._kept_ends``), read wherever no
+    other figure stands on a cell the kept search settled, or only on ones the mover
+    passes, or on the search's leaves (the cells it may not end on dropped:
+    ``_vecgame._held``), play what the
+    step asking the kernel plays: the same observations, rewards, ends, masks and
+    answers (cells, costs, stops, counts, in order) after every step of seeded runs
+    with illegal actions, both opponents, copy=True and kept, more games than a block;
+    and the end rules' counts of the figures' one-figure spaces and of the dropped
+    cells (``_vecgame._answer``'s ``no_end``) are back to the layout's no-end spaces
+    after every step. Where figures block (grid, Tiny Epic Tactics) the runs of the
+    bench's scenario (the game's first) take each way: kept ends as they are, kept ends
+    less held cells, the kernel asked (elsewhere some may not: the grid issue's example,
+    3 spaces, never keeps)."""
     import movecore.rl.vector as vector
     from movecore.rl._vecgame import _BLOCK
-    runs, kept = [], []
+    runs, kept, used = [], [], np.zeros(3, np.int64)
     for on in (True, False):
         monkeypatch.setattr(vector, "_KEPT_BYTES", vector._KEPT_BYTES if on else 0)
         run = []
@@ -263,10 +269,86 @@ def test_kept_ends_equal_the_kernel(game, name, scenario, threads, monkeypatch):
                         st["ans_n"].copy())
             run += _seeded_steps(envs, np.random.default_rng(len(name) + threads),
                                  answers)
+            if on:      # (kept as they are, kept less held cells, the kernel asked)
+                n_kept, n_held = envs._n_kept
+                used += (n_kept - n_held, n_held, envs.counts["generations"] - n_kept)
         runs.append(run)
-    mine = game == "mage_knight"
-    assert kept == [mine, mine, False, False]
+    assert kept == [True, True, False, False]
     _same_runs(runs, 80)
+    if game == "mage_knight":           # (no figure ever blocks: always kept)
+        assert used[0] > 0 and used[1] == used[2] == 0
+    elif name == example_scenarios(game)[0][0]:
+        assert (used > 0).all(), used
+
+
+_ANSWER_AT = []
+
+
+def _answer_at():
+    """A compiled call of ``_vecgame._answer`` (inlined there) for one query of game 0
+    into answer slot 0 (made once per process, for the test below)."""
+    if not _ANSWER_AT:
+        from numba import njit
+
+        from movecore.rl._vecgame import _answer
+
+        @njit
+        def answer_at(S, f, start, began, cell, alive):
+            _answer(S, 0, f, 0, start, began, cell, alive)
+        _ANSWER_AT.append(answer_at)
+    return _ANSWER_AT[0]
+
+
+@pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
+                         ids=[n for _, n, _ in _array_scenarios()])
+def test_kept_ends_equal_the_kernel_anywhere(game, name, scenario):
+    """The kept ends (``MovecoreVectorEnv._kept_ends``, read by ``_vecgame._answer``)
+    equal the kernel's answer on random boards: the figures in play (a random subset)
+    on random distinct cells, each query from a figure's cell with its shape by a random
+    cell where it began (Tiny Epic Tactics' ballistas: shapes the seeded runs of the
+    test above seldom reach); the same cells, costs, stops and count in order, and
+    ``no_end`` back after each query. Each way is taken (kept as they are, kept less
+    held cells, the kernel asked) in the bench's scenario where figures block."""
+    envs = rl.vector_env(scenario, num_envs=1)
+    S = envs._S[0]
+    if S[29].shape[0] == 0:
+        pytest.skip("no kept ends")
+    asked = S[:28] + (S[28][:0], S[29][:0], S[30][:0])     # the kernel path
+    answer_at = _answer_at()
+    occ, cell, alive, team = envs.games.occ, envs.games.cell, envs.games.alive, \
+        envs.games.team
+    no_end = S[24].copy()
+    ans = envs._state["ans_cell"], envs._state["ans_cost"], envs._state["ans_stop"]
+    rng = np.random.default_rng(5)
+    N, F = occ.shape[1], cell.shape[1]
+    before = S[26].copy()
+    # the cells of a shape of their own (ballistas): often a figure's, often where one
+    # began (a unit that began there may not end there, and may pass it)
+    special = np.flatnonzero(envs.games._shape_cell > 0)
+    for _ in range(600):
+        occ[0] = -1
+        alive[0] = rng.random(F) < 0.8
+        at = rng.permutation(N)
+        if special.size and rng.random() < 0.5:
+            at = np.concatenate([rng.permutation(special), at[~np.isin(at, special)]])
+            at[:F] = rng.permutation(at[:F])
+        cell[0] = np.where(alive[0], at[:F], -1)
+        occ[0, cell[0, alive[0]]] = team[alive[0]]
+        for f in np.flatnonzero(alive[0]):
+            began = int(cell[0, f]) if not envs._batch else int(rng.choice(special)) \
+                if special.size and rng.random() < 0.5 else int(rng.integers(N))
+            got = []
+            for s in (S, asked):
+                answer_at(s, f, cell[0, f], began, cell, alive)
+                n = envs._state["ans_n"][0, 0]
+                got.append((n, *[a[0, 0, :n].copy() for a in ans]))
+                assert np.array_equal(S[24], no_end)
+            assert all(np.array_equal(x, y) for x, y in zip(*got))
+    d = S[26] - before          # (generations of both paths, kept, held)
+    if game == "mage_knight":
+        assert d[2] * 2 == d[1] > 0 and d[3] == 0
+    elif name == example_scenarios(game)[0][0]:
+        assert (np.array([d[2] - d[3], d[3], d[1] / 2 - d[2]]) > 0).all(), d
 
 
 @pytest.mark.slow

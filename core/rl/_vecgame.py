@@ -44,7 +44,8 @@ from numba import njit
 
 from ..kernels._jit import NO_NRT
 from ..kernels._prefetch import prefetch
-from ..kernels.reach import is_plain, reach1_general, reach1_plain
+from ..kernels._types import P_ALLY, P_ENEMY, P_TEAM
+from ..kernels.reach import _occupant_rule, is_plain, reach1_general, reach1_plain
 
 TERMINATED = 1
 TRUNCATED = 2
@@ -136,21 +137,46 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
     codes per shape), as ``BatchedGames`` answers.
 
     The ends are the kernel's, or where the env keeps them (``kept_n`` non-empty:
-    ``MovecoreVectorEnv._kept_ends``, where no figure ever blocks, so a query's ends are
-    a function of its figure and start alone) the kept ends of ``(f, start_cell)``:
-    no kernel is asked. ``no_end`` (int32[N], the thread's own) holds 1 on the
+    ``MovecoreVectorEnv._kept_ends``) the kept ends of ``(f, shape, start_cell)``, asked
+    once on the board with no figure on it, wherever each other figure in play stands
+    off the cells that search settled (``kept_in[.., 0]``'s bits; none to test where no
+    figure ever blocks: Mage Knight), or where the query may pass, or on a leaf of the
+    search (:func:`_held`): the kernel's search is the kept one, less the ends on the
+    cells of those it may not end on (counted into ``no_end`` for the ends' loop), and
+    it is not asked (``counts[2]`` counts these answers, ``counts[3]`` those of them
+    with cells dropped). ``no_end`` (int32[N], the thread's own) holds 1 on the
     layout's no-end spaces; the other figures in play on one-figure spaces are counted
     into it for the ends' loop and taken out after it, so an end is tested by one load
     instead of a scan of the figures (the single env's holder test: equal)."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell, budget,
      rank, occ, buf, ends, query, ans_cell, ans_cost, ans_stop, ans_n, keys, unrank,
      near, end_rules, one_figure, no_end, stop_code, counts, fetch_occ, kept,
-     kept_n) = S
+     kept_n, kept_in) = S
     sh = shape_of[f] + shape_cell[began]
-    if kept_n.shape[0] > 0:     # the kernel's ends of (f, start), asked once per env
-        src = kept[f, start_cell]
-        n = kept_n[f, start_cell]
+    use_kept = kept_n.shape[0] > 0
+    row = 0
+    held = False        # another figure stands on a cell the kept search settled
+    if use_kept:        # the kept search's row: (figure, shape) then the start
+        row = f * (kept_n.shape[0] // cell.shape[1]) + shape_cell[began]
+        if kept_in.shape[3] > 0:
+            pk = params[sh]
+            for g in range(cell.shape[1]):
+                if g != f and alive[b, g]:
+                    rule = _held(kept_in, row, start_cell, occ, pk, b, cell[b, g])
+                    if rule == _HELD_SEARCH:
+                        use_kept = False
+                        held = False
+                        break
+                    if rule == _HELD_NO_END:
+                        held = True
+    if held:            # their cells are no ends: counted into ``no_end`` (as below)
+        _count_held(kept_in, row, start_cell, occ, params[sh], cell, alive, no_end, b, f, 1)
+        counts[3] += 1
+    if use_kept:        # the kernel's ends, asked once per env
+        src = kept[row, start_cell]
+        n = kept_n[row, start_cell]
         plain = False           # (a plain shape's kept stopped row is 0)
+        counts[2] += 1
     else:
         query[0, 0] = start_cell
         query[0, 1] = budget[f]
@@ -170,10 +196,11 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
         for g in range(cell.shape[1]):
             if g != f and alive[b, g] and one_figure[cell[b, g]]:
                 no_end[cell[b, g]] += 1
+    filt = end_rules or held
     m = 0
     for i in range(n):
         c = src[0, i]
-        if end_rules and c != start_cell and no_end[c] != 0:
+        if filt and c != start_cell and no_end[c] != 0:
             continue
         ans_cell[b, k, m] = c
         ans_cost[b, k, m] = src[1, i]
@@ -187,7 +214,50 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
         for g in range(cell.shape[1]):
             if g != f and alive[b, g] and one_figure[cell[b, g]]:
                 no_end[cell[b, g]] -= 1
+    if held:
+        _count_held(kept_in, row, start_cell, occ, params[sh], cell, alive, no_end, b, f, -1)
     counts[1] += 1                          # a move generation
+
+
+#: what another figure standing on a cell does to a kept search (:func:`_held`)
+_HELD_NONE = 0          # nothing (not a cell it settled, no occupant, or pass and end)
+_HELD_NO_END = 1        # the cell is no end; the search is the same
+_HELD_SEARCH = 2        # the search may differ: the kernel is asked
+
+
+@njit(nogil=True, inline="always")
+def _held(kept_in, row, start_cell, occ, pk, b, c):
+    """What game ``b``'s occupant of cell ``c`` does to the kept search ``(row,
+    start_cell)`` (``MovecoreVectorEnv._kept_ends``): :data:`_HELD_NONE` where the
+    search did not settle ``c`` (its bit in ``kept_in[row, start_cell, 0]``) or the
+    kernel's occupant rule (``kernels.reach._occupant_rule``, for the query's team and
+    modes ``pk``) lets it pass and end there; :data:`_HELD_NO_END` where it may pass but
+    not end (the search is the same: a free arrival passes as on an empty cell, and a
+    stopped arrival there, dropped now, ends nowhere else; only that end goes), or may
+    not pass a cell the search went on from to no state it kept (a leaf: no bit in
+    ``kept_in[row, start_cell, 1]``; its pushes were all superseded or skipped, so the
+    others' states, pushes and order are the same without them; only that end goes);
+    :data:`_HELD_SEARCH` where it may not pass a cell some kept state came through."""
+    w = c >> 6
+    bit = np.uint64(1) << np.uint64(c & 63)
+    if not kept_in[row, start_cell, 0, w] & bit:
+        return _HELD_NONE
+    may_pass, may_end = _occupant_rule(occ[b, c], pk[P_TEAM], pk[P_ALLY], pk[P_ENEMY])
+    if may_end:
+        return _HELD_NONE
+    if may_pass or not kept_in[row, start_cell, 1, w] & bit:
+        return _HELD_NO_END
+    return _HELD_SEARCH
+
+
+@njit(nogil=True, inline="always")
+def _count_held(kept_in, row, start_cell, occ, pk, cell, alive, no_end, b, f, step):
+    """``no_end[c] += step`` at each cell ``c`` of another figure in play of game ``b``
+    that is no end of the kept search (:data:`_HELD_NO_END`)."""
+    for g in range(cell.shape[1]):
+        if g != f and alive[b, g] and \
+                _held(kept_in, row, start_cell, occ, pk, b, cell[b, g]) == _HELD_NO_END:
+            no_end[cell[b, g]] += step
 
 
 @njit(nogil=True, **NO_NRT)
