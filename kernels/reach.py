@@ -598,6 +598,14 @@ def _reach1_size(n, nb_alloc):
     return CTRL + 2 * n * 4 + n * 2 + nb_alloc * 2 * n + nb_alloc * 2 + 2 * n * 4 + 8 * n
 
 
+def reach1_out_block(n: int, nb_alloc: int) -> int:
+    """Where ``reach1``'s out block starts in its ``buf`` (``buf[2]`` = ``nb_alloc``):
+    in tree mode (ends of no columns) the settled states' tree rows, ``(cell, cost,
+    stopped, parent row)`` each, ``buf[1]`` of them; ``reach1_one``'s ends. (The compiled
+    code works the same offset out in place: ``o_out``.)"""
+    return CTRL + 2 * n * 4 + n * 2 + nb_alloc * 2 * n + nb_alloc * 2
+
+
 def fast_layout_size(n, nb_alloc):
     """int32 words of a ``reach1`` workspace for N cells and nb_alloc buckets (then the
     region of ``reach_plain_k``: base, dist[N], heads[nb_alloc], pool[2 * (8N + 1)])."""

@@ -386,7 +386,7 @@ class MovecoreVectorEnv(VectorEnv):
         Shapes ``(0, 0, 3, 0)``, ``(0, 0)``, ``(0, 0, 2, 0)``: not kept (the root holds
         more than figures, or a table over :data:`_KEPT_BYTES`)."""
         from ..kernels import _types as T
-        from ..kernels.reach import CTRL, is_plain, reach1_general, reach1_plain
+        from ..kernels.reach import is_plain, reach1_general, reach1_out_block, reach1_plain
         M = int(G._shape_cell.max()) + 1 if N else 1
         W = (N + 63) // 64 if (G.team != T.OCC_EMPTY).any() else 0
         empty = G._occ0.copy()
@@ -403,8 +403,8 @@ class MovecoreVectorEnv(VectorEnv):
         query = np.zeros((1, 3), np.int64)
         none = np.zeros((3, 0), np.int32)       # (no ends' room: the kernel's tree mode)
         # the tree rows' place in ``buf``: (cell, cost, stopped, parent) from there
-        # (``reach1``'s ``o_out``, as ``reach1_one`` reads it)
-        o_out = CTRL + 2 * N * 4 + N * 2 + int(buf[2]) * 2 * N + int(buf[2]) * 2
+        # (``reach1``'s out block)
+        o_out = reach1_out_block(N, int(buf[2]))
         for f in range(F):
             for m in range(M):
                 sh = int(G._shape_of[f]) + m
