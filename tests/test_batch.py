@@ -111,7 +111,8 @@ def test_fused_step_chunks_cover_every_game_once_the_calling_thread_ahead():
     covering 0..B once; the calling thread's head start (``_head_start``) grows with
     the share a pool thread's wake is of its chunk, and every chunk keeps at least half
     an even share."""
-    from movecore.tools.selfplay_batch import _WAKE, _calls, _head_start
+    from movecore.batch import _WAKE, _head_start
+    from movecore.tools.selfplay_batch import _calls
     parts = [((c,), ("tail",)) for c in range(3)]
     for B in (3, 10, 97, 4096):
         for first in range(1, B - 1):

@@ -57,11 +57,14 @@ give for the same actions (``tests/test_rl_vector.py``).
 """
 from __future__ import annotations
 
+from time import perf_counter
+
 import numpy as np
 from gymnasium.spaces import Box, MultiDiscrete
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from ..batch import _head_start
 from ..errors import IllegalMoveError, QueryError, describe, is_sequence
 
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
@@ -73,6 +76,10 @@ _WHOLE = 1024
 #: grid's and Mage Knight's 2-thread step 1.03-1.04x faster than even chunks (0.01 and
 #: 0.03-0.04 less), Tiny Epic Tactics' (a 4x longer step) the same
 _HEAD = 0.02
+#: after each multi-thread call of the step, the calling thread's chunk is set ahead by
+#: what a pool thread's wake is worth at the rate it just played (``batch.
+#: _head_start``, as ``BatchedPlay``'s compiled step does); False: ``_HEAD`` stays
+_HEAD_BY_RATE = True
 #: call the vector env step's compiled chunk at its entry point once its types are known
 #: (``MovecoreVectorEnv._run``); False: through the dispatcher at every call (the tests
 #: compare the two)
@@ -89,10 +96,11 @@ _FETCH_GAME = True
 _KEPT_BYTES = 16 << 20
 
 
-def _env_chunks(B: int, n_chunks: int) -> list:
+def _env_chunks(B: int, n_chunks: int, first: int | None = None) -> list:
     """The ``(lo, hi)`` games of each thread's chunk of a vector env step: contiguous,
     every one non-empty (``n_chunks <= B``), the calling thread's (chunk 0) larger by
-    :data:`_HEAD` of the games. The calling thread starts its chunk before a pool thread
+    :data:`_HEAD` of the games (or ``first`` games: after a step, the head start its
+    rate gives, ``batch._head_start``). The calling thread starts its chunk before a pool thread
     does (~30 µs of a ~770 µs grid step: the hand-off), so with even chunks it idled
     at the end while the pool thread finished (docs/performance.md, "The vector env's
     step in blocks of games ..."; the head start measured in "The batch after the second
@@ -103,7 +111,9 @@ def _env_chunks(B: int, n_chunks: int) -> list:
     """
     if n_chunks == 1:
         return [(0, B)]
-    first = min(B - (n_chunks - 1), max(1, round(B / n_chunks + B * _HEAD)))
+    if first is None:
+        first = round(B / n_chunks + B * _HEAD)
+    first = min(B - (n_chunks - 1), max(1, first))
     cut = [0] + [first + ((B - first) * c) // (n_chunks - 1) for c in range(n_chunks)]
     return list(zip(cut[:-1], cut[1:]))
 
@@ -374,11 +384,18 @@ class MovecoreVectorEnv(VectorEnv):
         pool = _thread_pool(len(chunks) - 1)
         futures = [pool.submit(call, *args(c), *chunks[c]) for c in range(1, len(chunks))]
         a = (*args(0), *chunks[0])
+        t0 = perf_counter()
         call(*a)
+        took = perf_counter() - t0
         for fu in futures:
             fu.result()
         if call is kernel and key is not None:
             self._entries[key] = _entry_point(kernel, a)
+        if _HEAD_BY_RATE:   # the calling thread ahead by what a pool thread's wake is worth
+            B, first = self.num_envs, chunks[0][1]
+            want = _head_start(B, len(chunks), first, took)
+            if abs(want - first) >= max(1, B // 256):
+                self._chunks = _env_chunks(B, len(chunks), want)
 
     def _step_arrays(self, mode, actions, illegal, results, obs_out, mask_out) -> None:
         """One env step of every game, in one compiled call per thread
