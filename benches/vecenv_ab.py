@@ -110,10 +110,17 @@ def _on_base(env, vg) -> None:
 
 def _play_on(play, vg):
     """One ``BatchedPlay`` step on ``vg.selfplay_step`` (its calls as the installed tree
-    builds them)."""
+    builds them; a baseline's step from before the kept ends, whose signature ends at
+    ``counts``, is called without the three kept arrays, which it does not read)."""
+    import inspect
+
     import movecore.tools.selfplay_batch as spb
     keep = spb._fused_kernel
-    spb._fused_kernel = lambda: vg.selfplay_step
+    step = vg.selfplay_step
+    if "kept_in" not in inspect.signature(step.py_func).parameters:
+        spb._fused_kernel = lambda: lambda *a: step(*a[:-3])
+    else:
+        spb._fused_kernel = lambda: step
     try:
         return play.step()
     finally:

@@ -909,6 +909,28 @@ def _indices(name: str, values, n: int, lo: int = 0) -> np.ndarray:
     return a.astype(np.int64)
 
 
+#: how long after its submit a pool thread starts its chunk of the compiled step, in
+#: seconds (a wake of a sleeping thread: 27-30 us here, `benches/pool_wake.py` 30-70 us)
+_WAKE = 30e-6
+
+
+def _head_start(B: int, n_chunks: int, first: int, took: float) -> int:
+    """The games the calling thread's chunk takes next step (``first``; the pool threads
+    share the rest evenly): at the rate it played ``first`` games in ``took`` seconds,
+    more than its even share by what a pool thread's :data:`_WAKE` is worth, so that
+    the threads end together (where the step is short, a few hundred us, the wake is
+    ~10% of a chunk). At least half an even share each.
+
+    >>> _head_start(4096, 2, 2048, 150e-6)      # 2048 games in 150 us: 410 a wake
+    2253
+    """
+    share = B // (2 * n_chunks)
+    if took <= 0.0:
+        return first
+    want = round(B / n_chunks + (n_chunks - 1) / n_chunks * _WAKE * first / took)
+    return min(max(want, max(1, share)), B - (n_chunks - 1) * max(1, share))
+
+
 def on_chunks(n: int, n_chunks: int, run) -> tuple:
     """``run(c, lo, hi)`` over ``n`` items cut into ``n_chunks`` contiguous chunks
     (``lo = n * c // n_chunks``), one per thread of the shared pool, the calling thread

@@ -106,9 +106,60 @@ def test_batched_ten_thousand_moves(game):
     assert _run_differential(game, steps=160, B=64, seed=11) >= 10_000
 
 
+def test_fused_step_chunks_cover_every_game_once_the_calling_thread_ahead():
+    """The compiled step's thread chunks (``selfplay_batch._calls``): contiguous,
+    covering 0..B once; the calling thread's head start (``_head_start``) grows with
+    the share a pool thread's wake is of its chunk, and every chunk keeps at least half
+    an even share."""
+    from movecore.batch import _WAKE, _head_start
+    from movecore.tools.selfplay_batch import _calls
+    parts = [((c,), ("tail",)) for c in range(3)]
+    for B in (3, 10, 97, 4096):
+        for first in range(1, B - 1):
+            calls = _calls(parts[:2], B, first)
+            assert [c[1:3] for c in calls] == [(0, first), (first, B)]
+        calls = _calls(parts, B, B // 3)
+        assert calls[0][1] == 0 and calls[-1][2] == B
+        assert all(calls[i][2] == calls[i + 1][1] for i in range(2))
+    assert _head_start(4096, 2, 2048, 2048 * 1e-7) > _head_start(4096, 2, 2048, 2048 * 1e-6)
+    assert _head_start(4096, 2, 2048, 2048 * 1e-6) == round(2048 + _WAKE / 1e-6 / 2)
+    assert _head_start(4096, 2, 2048, 1e-9) == 4096 - 1024        # at most 1.5 shares
+    assert _head_start(100, 4, 25, 1e-9) == 100 - 3 * 12
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game", ["grid", "tiny_epic_tactics", "mage_knight"])
+def test_fused_step_kept_ends_equal_the_kernel(game, threads, monkeypatch):
+    """The compiled step reading the kernel's kept ends (``selfplay_batch._KEPT_BYTES``,
+    ``movecore.rl._vecgame.kept_ends``, where no other figure can change the search,
+    as the vector env's step does) plays what it plays asking the kernel: the same
+    cells, occupancy, actors, turns and counters after every step of every bundled
+    scenario, both policies; and the table is made (the kept path taken)."""
+    from movecore.tools import selfplay_batch as SB
+    cap = SB._KEPT_BYTES
+    for name, scenario in example_scenarios(game):
+        for policy in ("random", "greedy"):
+            plays = []
+            for kb in (cap, 0):
+                monkeypatch.setattr(SB, "_KEPT_BYTES", kb)
+                p = BatchedPlay(game, scenario, 24, seed=5, policy=policy, threads=threads)
+                assert p.fused
+                p.step()
+                plays.append(p)
+            a, b = plays
+            assert a._fz[2][0][-2].shape[0] > 0 and b._fz[2][0][-2].shape[0] == 0, name
+            for _ in range(60):
+                a.step()
+                b.step()
+                assert np.array_equal(a.games.cell, b.games.cell), name
+                assert np.array_equal(a.games.occ, b.games.occ), name
+                assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
+            assert a.counts == b.counts
+
+
 @pytest.mark.parametrize("policy", ["random", "greedy"])
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("game", ["grid", "tiny_epic_tactics"])
+@pytest.mark.parametrize("game", ["grid", "tiny_epic_tactics", "mage_knight"])
 def test_fused_step_equals_array_path(game, policy, threads):
     """The compiled step makes the array path's choices for the same random numbers."""
     for name, scenario in example_scenarios(game):

@@ -145,6 +145,27 @@ def test_env_chunks_cover_every_game_once_the_calling_thread_first():
     assert _env_chunks(1024, 2) == [(0, 532), (532, 1024)]
 
 
+@pytest.mark.parametrize("copy", [True, False])
+@pytest.mark.parametrize("game", ARRAY_GAMES)
+def test_moving_cut_changes_nothing(game, copy, monkeypatch):
+    """Where a game is played (which thread's chunk) changes nothing it plays: a 2-thread
+    env whose cut moves after every call (``vector._HEAD_BY_RATE``; here to a random
+    place, through blocks and to its bounds) equals a 1-thread env after every step of
+    seeded runs (observations, rewards, ends, masks); and the cut does move."""
+    import movecore.rl.vector as vector
+    name, scenario = example_scenarios(game)[0]
+    cuts = np.random.default_rng(1)
+    monkeypatch.setattr(vector, "_head_start",
+                        lambda B, n, first, took: int(cuts.integers(1, B)))
+    runs, seen = [], set()
+    for threads in (1, 2):
+        envs = rl.vector_env(scenario, num_envs=70, threads=threads, copy=copy)
+        runs.append(_seeded_steps(envs, np.random.default_rng(4),
+                                  lambda e: seen.add(e._chunks[0][1]) or ()))
+    _same_runs(runs, 40)
+    assert len(seen) > 20
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("game", ARRAY_GAMES)
 def test_step_at_its_entry_point_equals_the_dispatcher(game, threads, monkeypatch):

@@ -137,7 +137,7 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
     codes per shape), as ``BatchedGames`` answers.
 
     The ends are the kernel's, or where the env keeps them (``kept_n`` non-empty:
-    ``MovecoreVectorEnv._kept_ends``) the kept ends of ``(f, shape, start_cell)``, asked
+    :func:`kept_ends`) the kept ends of ``(f, shape, start_cell)``, asked
     once on the board with no figure on it, wherever each other figure in play stands
     off the cells that search settled (``kept_in[.., 0]``'s bits; none to test where no
     figure ever blocks: Mage Knight), or where the query may pass, or on a leaf of the
@@ -219,6 +219,98 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
     counts[1] += 1                          # a move generation
 
 
+def kept_ends(G, N: int, F: int, max_bytes: int) -> tuple:
+    """(``kept`` int32[F * M, N, 3, N], ``kept_n`` int64[F * M, N], ``kept_in``
+    uint64[F * M, N, 2, W]): the kernel's ends of figure ``f``'s query from cell
+    ``c`` on shape ``shape_of[f] + m`` (``m`` = ``shape_cell[began]``, ``M`` its
+    values; 1 but in Tiny Epic Tactics, whose ``batch`` answers pick a shape by where
+    a unit began its turn) at row ``f * M + m`` (cell, cost, stopped rows, kernel
+    order: what ``_vecgame._answer`` reads from the kernel's ``ends``; a plain
+    shape's stopped row 0), ``kept_n`` of them, asked once here on the board with no
+    figure on it (``occ0`` less the figures' root cells); and ``kept_in``, two bit
+    sets (``W`` = ceil(N / 64) words, bit ``v % 64`` of word ``v // 64``), the start
+    left out of both: ``[.., 0]`` the cells that search settled (its tree rows, the
+    kernel's tree mode), ``[.., 1]`` those some settled state came through (a tree
+    row's parent; the others are the search's leaves).
+
+    A query's answer on a game's occupancy row is the kept one, less the cells of
+    the holders named below, wherever each other figure in play stands off the
+    settled cells, or where the query's occupant rule lets it pass, or on a leaf
+    (``_vecgame._held``). A passable holder the query may not end on: a free
+    arrival passes it as an empty cell, and a stopped arrival there, which the
+    kernel then drops, ends nowhere else; its end goes. A holder it may not pass on
+    a leaf: the leaf's pushes were all superseded by cheaper ones or skipped (a
+    stopped state beaten by a free one), so without them the other states, their
+    pushes and the order they settle in (the kernel's bucket stacks keep the
+    others' relative order) are the same; its end goes. The kernel (``reach1``,
+    both builds) reads the occupant of a cell ``v`` only (a) when it relaxes an
+    arrival at ``v`` (within the budget, past the terrain) and (b) when it
+    settles ``v`` (may it end there); the start's occupant is never read to any
+    effect (a start is always an end, and an arrival back at it never beats its
+    cost 0). Every (b) is a settled cell. An arrival of (a) at a cell that the
+    empty search never settles was dropped there after the occupant read, and
+    only because it is stopped on a no-end cell (a free arrival, or a stopped one
+    on an endable cell, is queued and settles ``v``); with any occupant it is
+    dropped as well (not passable, or stopped where it may not end). So while
+    every read returns what the empty search read the searches run alike, and a
+    game's row differs from the empty one only at its figures' cells: the root's
+    occupancy holds nothing but the figures (else nothing is kept), a move writes
+    the team where a figure went and ``OCC_EMPTY`` where it was, a removal
+    ``OCC_EMPTY``. Shapes, zones and cell flags are the shape's own (no occupancy
+    in them). Where no figure ever writes the occupancy (every team
+    ``OCC_EMPTY``: Mage Knight's heroes pass each other freely) ``W`` is 0 and
+    the kept ends always apply (docs/performance.md, "Mage Knight's env move",
+    "The grid game's and Tiny Epic Tactics' env move: kept ends ...").
+    Shapes ``(0, 0, 3, 0)``, ``(0, 0)``, ``(0, 0, 2, 0)``: not kept (the root holds
+    more than figures, or a table over ``max_bytes`` (the vector env's ``vector._KEPT_BYTES``))."""
+    from ..kernels import _types as T
+    from ..kernels.reach import reach1_out_block
+    M = int(G._shape_cell.max()) + 1 if N else 1
+    W = (N + 63) // 64 if (G.team != T.OCC_EMPTY).any() else 0
+    empty = G._occ0.copy()
+    at = G._cell0[G._cell0 >= 0]
+    empty[at] = T.OCC_EMPTY
+    if not max_bytes or F * M * N * (N * 12 + W * 16) > max_bytes or \
+            (empty != T.OCC_EMPTY).any():
+        return (np.zeros((0, 0, 3, 0), np.int32), np.zeros((0, 0), np.int64),
+                np.zeros((0, 0, 2, 0), np.uint64))
+    kept = np.zeros((F * M, N, 3, N), np.int32)
+    kept_n = np.zeros((F * M, N), np.int64)
+    kept_in = np.zeros((F * M, N, 2, W), np.uint64)
+    buf, ends = G._bufs[0], G._ends[0]
+    query = np.zeros((1, 3), np.int64)
+    none = np.zeros((3, 0), np.int32)       # (no ends' room: the kernel's tree mode)
+    # the tree rows' place in ``buf``: (cell, cost, stopped, parent) from there
+    # (``reach1``'s out block)
+    o_out = reach1_out_block(N, int(buf[2]))
+    for f in range(F):
+        for m in range(M):
+            sh = int(G._shape_of[f]) + m
+            if sh >= G._params.shape[0]:
+                continue
+            args = (G._blobs[G._blob_at[sh]:G._blob_at[sh + 1]],
+                    G._qflags[G._qflags_at[sh]:G._qflags_at[sh + 1]],
+                    G._zoc[G._zoc_at[sh]:G._zoc_at[sh + 1]], G._params[sh])
+            blob, qf, zc, pk = args
+            plain = is_plain(*args)
+            reach = reach1_plain if plain else reach1_general
+            for c in range(N):
+                query[0, :2] = c, G._budget[f]
+                n = max(int(reach(blob, empty, qf, zc, pk, buf, ends, query, 0, 0)), 0)
+                kept[f * M + m, c, :2 if plain else 3, :n] = ends[:2 if plain else 3, :n]
+                kept_n[f * M + m, c] = n
+                if W:   # the settled cells: the tree rows of the same search
+                    k = int(reach(blob, empty, qf, zc, pk, buf, none, query[:0], c,
+                                  int(G._budget[f]))) >> 32
+                    tree = buf[o_out:o_out + 4 * k].reshape(k, 4).astype(np.int64)
+                    par = tree[:, 3]
+                    for i, cells in enumerate((tree[:, 0], tree[par[par >= 0], 0])):
+                        cells = cells[cells != c]
+                        np.bitwise_or.at(kept_in[f * M + m, c, i], cells >> 6,
+                                         np.uint64(1) << (cells & 63).astype(np.uint64))
+    return kept, kept_n, kept_in
+
+
 #: what another figure standing on a cell does to a kept search (:func:`_held`)
 _HELD_NONE = 0          # nothing (not a cell it settled, no occupant, or pass and end)
 _HELD_NO_END = 1        # the cell is no end; the search is the same
@@ -228,7 +320,7 @@ _HELD_SEARCH = 2        # the search may differ: the kernel is asked
 @njit(nogil=True, inline="always")
 def _held(kept_in, row, start_cell, occ, pk, b, c):
     """What game ``b``'s occupant of cell ``c`` does to the kept search ``(row,
-    start_cell)`` (``MovecoreVectorEnv._kept_ends``): :data:`_HELD_NONE` where the
+    start_cell)`` (:func:`kept_ends`): :data:`_HELD_NONE` where the
     search did not settle ``c`` (its bit in ``kept_in[row, start_cell, 0]``) or the
     kernel's occupant rule (``kernels.reach._occupant_rule``, for the query's team and
     modes ``pk``) lets it pass and end there; :data:`_HELD_NO_END` where it may pass but
@@ -1082,13 +1174,16 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers,
                   turn, actor, done, nbr, coords, kind, greedy, key, tick, max_turns,
                   end_rules, one_figure, no_end, occ0, cell0, buf, ends, row, dist, query,
-                  lo, hi, counts):
+                  lo, hi, counts, kept, kept_n, kept_in):
     """One move in every unfinished game ``lo <= b < hi`` of batched self-play (legal
     ends less the layout's end rules (``end_rules``: ``one_figure`` cells another figure
     holds, ``no_end`` cells; Mage Knight), the policy's choice, the move,
     the removal coin, the next actor), then every finished game restarts from the root
     (``occ0``, ``cell0``). ``counts``: move generations, moves, turns begun, games
-    finished (added to). The random numbers are drawn here, per game, from the
+    finished (added to). ``kept``, ``kept_n``, ``kept_in``: :func:`kept_ends`' table
+    (empty: none), read as the vector env's step reads it (:func:`_answer`: the kept
+    search's ends wherever no other figure in play can change it, the cells of those
+    that only drop an end dropped; else the kernel asked). The random numbers are drawn here, per game, from the
     counter-based stream ``key`` at step ``tick[0]`` (:func:`selfplay_uniforms`): no
     draw is left to the calling thread, and 1 and 2 threads play the same games."""
     N = occ.shape[1]
@@ -1105,16 +1200,38 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
             continue
         f = actor[b]
         k = shape_of[f] + shape_cell[cell[b, f]]
-        blob = blobs[blob_at[k]:blob_at[k + 1]]
-        qf = qflags[qflags_at[k]:qflags_at[k + 1]]
-        zc = zoc[zoc_at[k]:zoc_at[k + 1]]
         pk = params[k]
-        query[0, 0] = cell[b, f]
-        query[0, 1] = budget[f]
-        if is_plain(blob, qf, zc, pk):
-            n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+        start = cell[b, f]
+        # the kept search's ends where no other figure changes it (as _answer)
+        use_kept = kept_n.shape[0] > 0
+        held = False
+        kr = 0
+        if use_kept:
+            kr = f * (kept_n.shape[0] // F) + shape_cell[start]
+            if kept_in.shape[3] > 0:
+                for g in range(F):
+                    if g != f and alive[b, g]:
+                        rule = _held(kept_in, kr, start, occ, pk, b, cell[b, g])
+                        if rule == _HELD_SEARCH:
+                            use_kept = False
+                            held = False
+                            break
+                        if rule == _HELD_NO_END:
+                            held = True
+        if use_kept:
+            src = kept[kr, start]
+            n = kept_n[kr, start]
         else:
-            n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+            blob = blobs[blob_at[k]:blob_at[k + 1]]
+            qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+            zc = zoc[zoc_at[k]:zoc_at[k + 1]]
+            query[0, 0] = start
+            query[0, 1] = budget[f]
+            if is_plain(blob, qf, zc, pk):
+                n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+            else:
+                n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+            src = ends
         counts[0] += 1                      # a move generation
         if n <= 0:
             n = 0
@@ -1122,7 +1239,13 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
         for c in range(N):
             row[c] = 0
         for i in range(n):
-            row[ends[0, i]] = 1
+            row[src[0, i]] = 1
+        if held:        # the cells of figures that only drop an end (_held)
+            for g in range(F):
+                if g != f and alive[b, g] and row[cell[b, g]] != 0 and _held(
+                        kept_in, kr, start, occ, pk, b, cell[b, g]) == _HELD_NO_END:
+                    row[cell[b, g]] = 0
+                    n -= 1
         if end_rules:   # BatchLayout's one_figure and no_end (as BatchedGames)
             start = cell[b, f]
             for g in range(F):

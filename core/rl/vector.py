@@ -57,11 +57,14 @@ give for the same actions (``tests/test_rl_vector.py``).
 """
 from __future__ import annotations
 
+from time import perf_counter
+
 import numpy as np
 from gymnasium.spaces import Box, MultiDiscrete
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from ..batch import _head_start
 from ..errors import IllegalMoveError, QueryError, describe, is_sequence
 
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
@@ -73,6 +76,10 @@ _WHOLE = 1024
 #: grid's and Mage Knight's 2-thread step 1.03-1.04x faster than even chunks (0.01 and
 #: 0.03-0.04 less), Tiny Epic Tactics' (a 4x longer step) the same
 _HEAD = 0.02
+#: after each multi-thread call of the step, the calling thread's chunk is set ahead by
+#: what a pool thread's wake is worth at the rate it just played (``batch.
+#: _head_start``, as ``BatchedPlay``'s compiled step does); False: ``_HEAD`` stays
+_HEAD_BY_RATE = True
 #: call the vector env step's compiled chunk at its entry point once its types are known
 #: (``MovecoreVectorEnv._run``); False: through the dispatcher at every call (the tests
 #: compare the two)
@@ -83,16 +90,17 @@ _ENTRY = True
 #: docs/performance.md, "The vector env's move by part ...")
 _FETCH_GAME = True
 #: the kernel's ends kept per (figure, shape, start) on the board with no figure on it
-#: (``MovecoreVectorEnv._kept_ends``; read where no other figure stands in their search's
+#: (``_vecgame.kept_ends``; read where no other figure stands in their search's
 #: reach, or cannot change it: Mage Knight always, grid ~78%, Tiny Epic Tactics ~70%)
 #: when the table takes at most this many bytes; False: never (the tests compare the two)
 _KEPT_BYTES = 16 << 20
 
 
-def _env_chunks(B: int, n_chunks: int) -> list:
+def _env_chunks(B: int, n_chunks: int, first: int | None = None) -> list:
     """The ``(lo, hi)`` games of each thread's chunk of a vector env step: contiguous,
     every one non-empty (``n_chunks <= B``), the calling thread's (chunk 0) larger by
-    :data:`_HEAD` of the games. The calling thread starts its chunk before a pool thread
+    :data:`_HEAD` of the games (or ``first`` games: after a step, the head start its
+    rate gives, ``batch._head_start``). The calling thread starts its chunk before a pool thread
     does (~30 µs of a ~770 µs grid step: the hand-off), so with even chunks it idled
     at the end while the pool thread finished (docs/performance.md, "The vector env's
     step in blocks of games ..."; the head start measured in "The batch after the second
@@ -103,7 +111,9 @@ def _env_chunks(B: int, n_chunks: int) -> list:
     """
     if n_chunks == 1:
         return [(0, B)]
-    first = min(B - (n_chunks - 1), max(1, round(B / n_chunks + B * _HEAD)))
+    if first is None:
+        first = round(B / n_chunks + B * _HEAD)
+    first = min(B - (n_chunks - 1), max(1, first))
     cut = [0] + [first + ((B - first) * c) // (n_chunks - 1) for c in range(n_chunks)]
     return list(zip(cut[:-1], cut[1:]))
 
@@ -214,7 +224,7 @@ class MovecoreVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ arrays backend
     def _init_arrays(self, one) -> None:
         from ..batch import BatchedGames, per_thread
-        from ._vecgame import _fetches_ahead
+        from ._vecgame import _fetches_ahead, kept_ends
         from .spaces import COMMON_DYNAMIC
         s = one._s
         root, rules = s.root, s.rules
@@ -313,7 +323,7 @@ class MovecoreVectorEnv(VectorEnv):
             x[G._no_end] = 1
         stop_code = np.zeros((0, N), np.int8) if G._stop_code is None else \
             np.ascontiguousarray(G._stop_code, np.int8)
-        kept, kept_n, kept_in = self._kept_ends(G, N, F)
+        kept, kept_n, kept_in = kept_ends(G, N, F, _KEPT_BYTES)
         self._S = [(G._blobs, G._blob_at, G._qflags, G._qflags_at, G._zoc, G._zoc_at,
                     G._params, G._shape_of, G._shape_cell, G._budget, rank, G.occ,
                     G._bufs[c], G._ends[c], queries[c], st["ans_cell"],
@@ -340,97 +350,6 @@ class MovecoreVectorEnv(VectorEnv):
         # larger one (Tiny Epic Tactics: 18 x 140 floats) is updated where it changed
         self._K = self._scratch if C * HW <= _WHOLE else \
             (self._drawn, self._n_drawn, self._oturn)
-
-    def _kept_ends(self, G, N: int, F: int) -> tuple:
-        """(``kept`` int32[F * M, N, 3, N], ``kept_n`` int64[F * M, N], ``kept_in``
-        uint64[F * M, N, 2, W]): the kernel's ends of figure ``f``'s query from cell
-        ``c`` on shape ``shape_of[f] + m`` (``m`` = ``shape_cell[began]``, ``M`` its
-        values; 1 but in Tiny Epic Tactics, whose ``batch`` answers pick a shape by where
-        a unit began its turn) at row ``f * M + m`` (cell, cost, stopped rows, kernel
-        order: what ``_vecgame._answer`` reads from the kernel's ``ends``; a plain
-        shape's stopped row 0), ``kept_n`` of them, asked once here on the board with no
-        figure on it (``occ0`` less the figures' root cells); and ``kept_in``, two bit
-        sets (``W`` = ceil(N / 64) words, bit ``v % 64`` of word ``v // 64``), the start
-        left out of both: ``[.., 0]`` the cells that search settled (its tree rows, the
-        kernel's tree mode), ``[.., 1]`` those some settled state came through (a tree
-        row's parent; the others are the search's leaves).
-
-        A query's answer on a game's occupancy row is the kept one, less the cells of
-        the holders named below, wherever each other figure in play stands off the
-        settled cells, or where the query's occupant rule lets it pass, or on a leaf
-        (``_vecgame._held``). A passable holder the query may not end on: a free
-        arrival passes it as an empty cell, and a stopped arrival there, which the
-        kernel then drops, ends nowhere else; its end goes. A holder it may not pass on
-        a leaf: the leaf's pushes were all superseded by cheaper ones or skipped (a
-        stopped state beaten by a free one), so without them the other states, their
-        pushes and the order they settle in (the kernel's bucket stacks keep the
-        others' relative order) are the same; its end goes. The kernel (``reach1``,
-        both builds) reads the occupant of a cell ``v`` only (a) when it relaxes an
-        arrival at ``v`` (within the budget, past the terrain) and (b) when it
-        settles ``v`` (may it end there); the start's occupant is never read to any
-        effect (a start is always an end, and an arrival back at it never beats its
-        cost 0). Every (b) is a settled cell. An arrival of (a) at a cell that the
-        empty search never settles was dropped there after the occupant read, and
-        only because it is stopped on a no-end cell (a free arrival, or a stopped one
-        on an endable cell, is queued and settles ``v``); with any occupant it is
-        dropped as well (not passable, or stopped where it may not end). So while
-        every read returns what the empty search read the searches run alike, and a
-        game's row differs from the empty one only at its figures' cells: the root's
-        occupancy holds nothing but the figures (else nothing is kept), a move writes
-        the team where a figure went and ``OCC_EMPTY`` where it was, a removal
-        ``OCC_EMPTY``. Shapes, zones and cell flags are the shape's own (no occupancy
-        in them). Where no figure ever writes the occupancy (every team
-        ``OCC_EMPTY``: Mage Knight's heroes pass each other freely) ``W`` is 0 and
-        the kept ends always apply (docs/performance.md, "Mage Knight's env move",
-        "The grid game's and Tiny Epic Tactics' env move: kept ends ...").
-        Shapes ``(0, 0, 3, 0)``, ``(0, 0)``, ``(0, 0, 2, 0)``: not kept (the root holds
-        more than figures, or a table over :data:`_KEPT_BYTES`)."""
-        from ..kernels import _types as T
-        from ..kernels.reach import is_plain, reach1_general, reach1_out_block, reach1_plain
-        M = int(G._shape_cell.max()) + 1 if N else 1
-        W = (N + 63) // 64 if (G.team != T.OCC_EMPTY).any() else 0
-        empty = G._occ0.copy()
-        at = G._cell0[G._cell0 >= 0]
-        empty[at] = T.OCC_EMPTY
-        if not _KEPT_BYTES or F * M * N * (N * 12 + W * 16) > _KEPT_BYTES or \
-                (empty != T.OCC_EMPTY).any():
-            return (np.zeros((0, 0, 3, 0), np.int32), np.zeros((0, 0), np.int64),
-                    np.zeros((0, 0, 2, 0), np.uint64))
-        kept = np.zeros((F * M, N, 3, N), np.int32)
-        kept_n = np.zeros((F * M, N), np.int64)
-        kept_in = np.zeros((F * M, N, 2, W), np.uint64)
-        buf, ends = G._bufs[0], G._ends[0]
-        query = np.zeros((1, 3), np.int64)
-        none = np.zeros((3, 0), np.int32)       # (no ends' room: the kernel's tree mode)
-        # the tree rows' place in ``buf``: (cell, cost, stopped, parent) from there
-        # (``reach1``'s out block)
-        o_out = reach1_out_block(N, int(buf[2]))
-        for f in range(F):
-            for m in range(M):
-                sh = int(G._shape_of[f]) + m
-                if sh >= G._params.shape[0]:
-                    continue
-                args = (G._blobs[G._blob_at[sh]:G._blob_at[sh + 1]],
-                        G._qflags[G._qflags_at[sh]:G._qflags_at[sh + 1]],
-                        G._zoc[G._zoc_at[sh]:G._zoc_at[sh + 1]], G._params[sh])
-                blob, qf, zc, pk = args
-                plain = is_plain(*args)
-                reach = reach1_plain if plain else reach1_general
-                for c in range(N):
-                    query[0, :2] = c, G._budget[f]
-                    n = max(int(reach(blob, empty, qf, zc, pk, buf, ends, query, 0, 0)), 0)
-                    kept[f * M + m, c, :2 if plain else 3, :n] = ends[:2 if plain else 3, :n]
-                    kept_n[f * M + m, c] = n
-                    if W:   # the settled cells: the tree rows of the same search
-                        k = int(reach(blob, empty, qf, zc, pk, buf, none, query[:0], c,
-                                      int(G._budget[f]))) >> 32
-                        tree = buf[o_out:o_out + 4 * k].reshape(k, 4).astype(np.int64)
-                        par = tree[:, 3]
-                        for i, cells in enumerate((tree[:, 0], tree[par[par >= 0], 0])):
-                            cells = cells[cells != c]
-                            np.bitwise_or.at(kept_in[f * M + m, c, i], cells >> 6,
-                                             np.uint64(1) << (cells & 63).astype(np.uint64))
-        return kept, kept_n, kept_in
 
     def _seed_stream(self, b, seed) -> None:
         """Game ``b``'s random stream: a new ``np_random`` (``gymnasium.utils.seeding``,
@@ -465,11 +384,18 @@ class MovecoreVectorEnv(VectorEnv):
         pool = _thread_pool(len(chunks) - 1)
         futures = [pool.submit(call, *args(c), *chunks[c]) for c in range(1, len(chunks))]
         a = (*args(0), *chunks[0])
+        t0 = perf_counter()
         call(*a)
+        took = perf_counter() - t0
         for fu in futures:
             fu.result()
         if call is kernel and key is not None:
             self._entries[key] = _entry_point(kernel, a)
+        if _HEAD_BY_RATE:   # the calling thread ahead by what a pool thread's wake is worth
+            B, first = self.num_envs, chunks[0][1]
+            want = _head_start(B, len(chunks), first, took)
+            if abs(want - first) >= max(1, B // 256):
+                self._chunks = _env_chunks(B, len(chunks), want)
 
     def _step_arrays(self, mode, actions, illegal, results, obs_out, mask_out) -> None:
         """One env step of every game, in one compiled call per thread

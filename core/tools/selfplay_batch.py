@@ -24,7 +24,7 @@ import time
 import numpy as np
 from numba import njit
 
-from ..batch import BatchedGames, QueryColumns, per_thread
+from ..batch import BatchedGames, QueryColumns, _head_start, per_thread
 from ..errors import QueryError, describe
 from ..rl._vecgame import _grid_distance
 from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game
@@ -33,6 +33,11 @@ from ..position import grid_distance
 
 _BIG = np.int64(1) << 40
 POLICIES = ("random", "greedy")
+#: the largest table of kept kernel ends (bytes) the compiled step of the grid game,
+#: Tiny Epic Tactics and Mage Knight reads instead of asking the kernel where no other
+#: figure can change its search (``movecore.rl._vecgame.kept_ends``, as the vector
+#: env's ``_KEPT_BYTES``); 0: never (the tests compare the two)
+_KEPT_BYTES = 16 << 20
 #: grid distance kinds of the fused step (as :func:`movecore.position.grid_distance`)
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
 
@@ -48,6 +53,17 @@ def _fused_kernel():
     return selfplay_step
 
 
+
+
+def _calls(parts, B: int, first: int) -> list:
+    """Each thread's arguments of the compiled step (``parts[c]``: its arguments before
+    and after the chunk's ``lo, hi``): the calling thread's chunk ``[0, first)``, the
+    pool threads' the rest in even contiguous chunks."""
+    n = len(parts)
+    cut = [0] + [first + ((B - first) * c) // max(1, n - 1) for c in range(n)]
+    if n == 1:
+        cut = [0, B]
+    return [head + (cut[c], cut[c + 1]) + tail for c, (head, tail) in enumerate(parts)]
 
 
 class BatchedPlay:
@@ -298,11 +314,14 @@ class BatchedPlay:
                     self.policy == "greedy", self._key, self._tick, self.max_turns,
                     G._end_rules,
                     G._one_figure, G._no_end, G._occ0, G._cell0)
-            calls = [args + (G._bufs[c], G._ends[c], rows[c], dists[c], queries[c],
-                             (B * c) // n_chunks, (B * (c + 1)) // n_chunks, counts[c])
-                     for c in range(n_chunks)]
-            fz = self._fz = (counts, calls)
-        counts, calls = fz
+            # the kernel's ends kept per (figure, shape, start), as the vector env's
+            # step reads them (movecore.rl._vecgame.kept_ends; _KEPT_BYTES 0: none)
+            from ..rl._vecgame import kept_ends
+            kept = kept_ends(G, n, G.cell.shape[1], _KEPT_BYTES)
+            parts = [(args + (G._bufs[c], G._ends[c], rows[c], dists[c], queries[c]),
+                      (counts[c], *kept)) for c in range(n_chunks)]
+            fz = self._fz = [counts, parts, _calls(parts, B, B // n_chunks)]
+        counts, parts, calls = fz
         kernel = _fused_kernel()
         for c in counts:
             c[:] = 0
@@ -312,9 +331,15 @@ class BatchedPlay:
             from ..reach import _thread_pool
             pool = _thread_pool(len(calls) - 1)
             futures = [pool.submit(kernel, *a) for a in calls[1:]]
+            t0 = time.perf_counter()
             kernel(*calls[0])
+            took = time.perf_counter() - t0
             for fu in futures:
                 fu.result()
+            # (the calling thread's chunk ends at calls[0][-5]: its hi, then the tail)
+            first = _head_start(self.B, len(calls), calls[0][-5], took)
+            if abs(first - calls[0][-5]) >= max(1, self.B // 256):
+                fz[2] = _calls(parts, self.B, first)
         self._tick[0] += 1
         gens, moves, turns, games = np.sum(counts, axis=0).tolist()
         return self._tally(gens, moves, turns, games)
