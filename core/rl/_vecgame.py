@@ -153,22 +153,10 @@ def _answer(S, b, f, k, start_cell, began, cell, alive):
      near, end_rules, one_figure, no_end, stop_code, counts, fetch_occ, kept,
      kept_n, kept_in) = S
     sh = shape_of[f] + shape_cell[began]
-    use_kept = kept_n.shape[0] > 0
-    row = 0
-    held = False        # another figure stands on a cell the kept search settled
-    if use_kept:        # the kept search's row: (figure, shape) then the start
-        row = f * (kept_n.shape[0] // cell.shape[1]) + shape_cell[began]
-        if kept_in.shape[3] > 0:
-            pk = params[sh]
-            for g in range(cell.shape[1]):
-                if g != f and alive[b, g]:
-                    rule = _held(kept_in, row, start_cell, occ, pk, b, cell[b, g])
-                    if rule == _HELD_SEARCH:
-                        use_kept = False
-                        held = False
-                        break
-                    if rule == _HELD_NO_END:
-                        held = True
+    # the kept search's row, whether it stands for the kernel's, whether some of its
+    # ends are held (another figure stands on a cell the kept search settled)
+    row, use_kept, held = _kept_use(kept_n, kept_in, f, shape_cell[began], start_cell,
+                                    occ, params[sh], cell, alive, b)
     if held:            # their cells are no ends: counted into ``no_end`` (as below)
         _count_held(kept_in, row, start_cell, occ, params[sh], cell, alive, no_end, b, f, 1)
         counts[3] += 1
@@ -340,6 +328,28 @@ def _held(kept_in, row, start_cell, occ, pk, b, c):
     if may_pass or not kept_in[row, start_cell, 1, w] & bit:
         return _HELD_NO_END
     return _HELD_SEARCH
+
+
+@njit(nogil=True, inline="always")
+def _kept_use(kept_n, kept_in, f, m, start, occ, pk, cell, alive, b):
+    """``(row, use, held)``: the row of :func:`kept_ends`' table for figure ``f`` on
+    shape value ``m`` (``shape_cell``), whether its search from ``start`` stands for
+    the kernel's in game ``b`` (no other figure in play changes it: :func:`_held` is
+    never :data:`_HELD_SEARCH`; False where there is no table), and whether some of
+    its ends are no ends there (a figure on :data:`_HELD_NO_END`)."""
+    if kept_n.shape[0] == 0:
+        return 0, False, False
+    row = f * (kept_n.shape[0] // cell.shape[1]) + m
+    held = False
+    if kept_in.shape[3] > 0:
+        for g in range(cell.shape[1]):
+            if g != f and alive[b, g]:
+                rule = _held(kept_in, row, start, occ, pk, b, cell[b, g])
+                if rule == _HELD_SEARCH:
+                    return row, False, False
+                if rule == _HELD_NO_END:
+                    held = True
+    return row, True, held
 
 
 @njit(nogil=True, inline="always")
@@ -1203,21 +1213,8 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
         pk = params[k]
         start = cell[b, f]
         # the kept search's ends where no other figure changes it (as _answer)
-        use_kept = kept_n.shape[0] > 0
-        held = False
-        kr = 0
-        if use_kept:
-            kr = f * (kept_n.shape[0] // F) + shape_cell[start]
-            if kept_in.shape[3] > 0:
-                for g in range(F):
-                    if g != f and alive[b, g]:
-                        rule = _held(kept_in, kr, start, occ, pk, b, cell[b, g])
-                        if rule == _HELD_SEARCH:
-                            use_kept = False
-                            held = False
-                            break
-                        if rule == _HELD_NO_END:
-                            held = True
+        kr, use_kept, held = _kept_use(kept_n, kept_in, f, shape_cell[start], start, occ,
+                                       pk, cell, alive, b)
         if use_kept:
             src = kept[kr, start]
             n = kept_n[kr, start]
