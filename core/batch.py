@@ -931,6 +931,28 @@ def _head_start(B: int, n_chunks: int, first: int, took: float) -> int:
     return min(max(want, max(1, share)), B - (n_chunks - 1) * max(1, share))
 
 
+def _moved_head(B: int, n_chunks: int, first: int, took: float) -> int | None:
+    """:func:`_head_start`'s next ``first`` where it moves the cut by at least B/256
+    games (or one), else None: what a step's caller recuts its chunks by."""
+    want = _head_start(B, n_chunks, first, took)
+    return want if abs(want - first) >= max(1, B // 256) else None
+
+
+def _cut_chunks(B: int, n_chunks: int, first: int) -> list:
+    """The ``(lo, hi)`` of ``n_chunks`` contiguous chunks covering ``0..B``: the calling
+    thread's ``[0, first)`` (``first`` kept to leave every chunk a game), the rest cut
+    evenly among the pool threads.
+
+    >>> _cut_chunks(10, 2, 6), _cut_chunks(10, 3, 4), _cut_chunks(10, 1, 3)
+    ([(0, 6), (6, 10)], [(0, 4), (4, 7), (7, 10)], [(0, 10)])
+    """
+    if n_chunks == 1:
+        return [(0, B)]
+    first = min(B - (n_chunks - 1), max(1, first))
+    cut = [0] + [first + ((B - first) * c) // (n_chunks - 1) for c in range(n_chunks)]
+    return list(zip(cut[:-1], cut[1:]))
+
+
 def on_chunks(n: int, n_chunks: int, run) -> tuple:
     """``run(c, lo, hi)`` over ``n`` items cut into ``n_chunks`` contiguous chunks
     (``lo = n * c // n_chunks``), one per thread of the shared pool, the calling thread

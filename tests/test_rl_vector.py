@@ -155,7 +155,7 @@ def test_moving_cut_changes_nothing(game, copy, monkeypatch):
     import movecore.rl.vector as vector
     name, scenario = example_scenarios(game)[0]
     cuts = np.random.default_rng(1)
-    monkeypatch.setattr(vector, "_head_start",
+    monkeypatch.setattr(vector, "_moved_head",
                         lambda B, n, first, took: int(cuts.integers(1, B)))
     runs, seen = [], set()
     for threads in (1, 2):

@@ -44,8 +44,9 @@ from numba import njit
 
 from ..kernels._jit import NO_NRT
 from ..kernels._prefetch import prefetch
-from ..kernels._types import P_ALLY, P_ENEMY, P_TEAM
-from ..kernels.reach import _occupant_rule, is_plain, reach1_general, reach1_plain
+from ..kernels._types import OCC_EMPTY, P_ALLY, P_ENEMY, P_TEAM
+from ..kernels.reach import (_occupant_rule, is_plain, reach1_general, reach1_out_block,
+                             reach1_plain)
 
 TERMINATED = 1
 TRUNCATED = 2
@@ -251,15 +252,13 @@ def kept_ends(G, N: int, F: int, max_bytes: int) -> tuple:
     "The grid game's and Tiny Epic Tactics' env move: kept ends ...").
     Shapes ``(0, 0, 3, 0)``, ``(0, 0)``, ``(0, 0, 2, 0)``: not kept (the root holds
     more than figures, or a table over ``max_bytes`` (the vector env's ``vector._KEPT_BYTES``))."""
-    from ..kernels import _types as T
-    from ..kernels.reach import reach1_out_block
     M = int(G._shape_cell.max()) + 1 if N else 1
-    W = (N + 63) // 64 if (G.team != T.OCC_EMPTY).any() else 0
+    W = (N + 63) // 64 if (G.team != OCC_EMPTY).any() else 0
     empty = G._occ0.copy()
     at = G._cell0[G._cell0 >= 0]
-    empty[at] = T.OCC_EMPTY
+    empty[at] = OCC_EMPTY
     if not max_bytes or F * M * N * (N * 12 + W * 16) > max_bytes or \
-            (empty != T.OCC_EMPTY).any():
+            (empty != OCC_EMPTY).any():
         return (np.zeros((0, 0, 3, 0), np.int32), np.zeros((0, 0), np.int64),
                 np.zeros((0, 0, 2, 0), np.uint64))
     kept = np.zeros((F * M, N, 3, N), np.int32)
@@ -1244,7 +1243,6 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
                     row[cell[b, g]] = 0
                     n -= 1
         if end_rules:   # BatchLayout's one_figure and no_end (as BatchedGames)
-            start = cell[b, f]
             for g in range(F):
                 c = cell[b, g]
                 if g != f and alive[b, g] and c != start and one_figure[c] != 0 \

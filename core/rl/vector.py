@@ -64,7 +64,7 @@ from gymnasium.spaces import Box, MultiDiscrete
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ..batch import _head_start
+from ..batch import _cut_chunks, _moved_head
 from ..errors import IllegalMoveError, QueryError, describe, is_sequence
 
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
@@ -100,7 +100,7 @@ def _env_chunks(B: int, n_chunks: int, first: int | None = None) -> list:
     """The ``(lo, hi)`` games of each thread's chunk of a vector env step: contiguous,
     every one non-empty (``n_chunks <= B``), the calling thread's (chunk 0) larger by
     :data:`_HEAD` of the games (or ``first`` games: after a step, the head start its
-    rate gives, ``batch._head_start``). The calling thread starts its chunk before a pool thread
+    rate gives, ``batch._head_start``; the cut: ``batch._cut_chunks``). The calling thread starts its chunk before a pool thread
     does (~30 µs of a ~770 µs grid step: the hand-off), so with even chunks it idled
     at the end while the pool thread finished (docs/performance.md, "The vector env's
     step in blocks of games ..."; the head start measured in "The batch after the second
@@ -109,13 +109,9 @@ def _env_chunks(B: int, n_chunks: int, first: int | None = None) -> list:
     >>> _env_chunks(1024, 2), _env_chunks(3, 3), _env_chunks(100, 1)
     ([(0, 532), (532, 1024)], [(0, 1), (1, 2), (2, 3)], [(0, 100)])
     """
-    if n_chunks == 1:
-        return [(0, B)]
     if first is None:
         first = round(B / n_chunks + B * _HEAD)
-    first = min(B - (n_chunks - 1), max(1, first))
-    cut = [0] + [first + ((B - first) * c) // (n_chunks - 1) for c in range(n_chunks)]
-    return list(zip(cut[:-1], cut[1:]))
+    return _cut_chunks(B, n_chunks, first)
 
 
 def _entry_point(kernel, args):
@@ -392,10 +388,9 @@ class MovecoreVectorEnv(VectorEnv):
         if call is kernel and key is not None:
             self._entries[key] = _entry_point(kernel, a)
         if _HEAD_BY_RATE:   # the calling thread ahead by what a pool thread's wake is worth
-            B, first = self.num_envs, chunks[0][1]
-            want = _head_start(B, len(chunks), first, took)
-            if abs(want - first) >= max(1, B // 256):
-                self._chunks = _env_chunks(B, len(chunks), want)
+            first = _moved_head(self.num_envs, len(chunks), chunks[0][1], took)
+            if first is not None:
+                self._chunks = _env_chunks(self.num_envs, len(chunks), first)
 
     def _step_arrays(self, mode, actions, illegal, results, obs_out, mask_out) -> None:
         """One env step of every game, in one compiled call per thread

@@ -24,7 +24,7 @@ import time
 import numpy as np
 from numba import njit
 
-from ..batch import BatchedGames, QueryColumns, _head_start, per_thread
+from ..batch import BatchedGames, QueryColumns, _cut_chunks, _moved_head, per_thread
 from ..errors import QueryError, describe
 from ..rl._vecgame import _grid_distance
 from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game
@@ -59,11 +59,8 @@ def _calls(parts, B: int, first: int) -> list:
     """Each thread's arguments of the compiled step (``parts[c]``: its arguments before
     and after the chunk's ``lo, hi``): the calling thread's chunk ``[0, first)``, the
     pool threads' the rest in even contiguous chunks."""
-    n = len(parts)
-    cut = [0] + [first + ((B - first) * c) // max(1, n - 1) for c in range(n)]
-    if n == 1:
-        cut = [0, B]
-    return [head + (cut[c], cut[c + 1]) + tail for c, (head, tail) in enumerate(parts)]
+    return [head + lo_hi + tail
+            for (head, tail), lo_hi in zip(parts, _cut_chunks(B, len(parts), first))]
 
 
 class BatchedPlay:
@@ -337,8 +334,8 @@ class BatchedPlay:
             for fu in futures:
                 fu.result()
             # (the calling thread's chunk ends at calls[0][-5]: its hi, then the tail)
-            first = _head_start(self.B, len(calls), calls[0][-5], took)
-            if abs(first - calls[0][-5]) >= max(1, self.B // 256):
+            first = _moved_head(self.B, len(calls), calls[0][-5], took)
+            if first is not None:
                 fz[2] = _calls(parts, self.B, first)
         self._tick[0] += 1
         gens, moves, turns, games = np.sum(counts, axis=0).tolist()
