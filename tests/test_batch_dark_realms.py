@@ -532,16 +532,18 @@ def test_turning_an_enemy_ai_rule_off_fails(monkeypatch, off):
 
 def _fast_and_kernels(scenarios, steps, B, seed):
     """Self-play of ``scenarios``; at every step every game's enemy AI move (the
-    rolled queries of the step) answered five ways: the fast searches as bit sets with
-    the tables (the default), without the tables (``use_tab`` False), the bit sets'
+    rolled queries of the step) answered six ways: the fast searches as bit sets with
+    the tables and the kept answers (the default), without the kept answers
+    (``kept_top`` 0: searched), without the tables (``use_tab`` False), the bit sets'
     walker's reverse search cut short (a level of more than two steps: the neighbour
     table's search), the fast searches over the neighbour table (``use_bits`` False,
     the searches the bit sets replace), and the kernels' path (``fast`` False, the
-    searches the fast ones replace): the same mask, steps and traps. Returns the table
-    counters summed (pick from the tables, searched; field from the tables, searched)
-    and the bit sets' (forward, closest-target, reverse searches), and the enemy moves
+    searches the fast ones replace): the same mask, steps and traps (the kept answers
+    both on the bit sets and, with ``use_bits`` False, on the byte rows). Returns the
+    table counters summed (pick from the tables, searched; field from the tables,
+    searched; kept answers taken, refused) and the bit sets' (forward, closest-target, reverse searches), and the enemy moves
     compared."""
-    hits = np.zeros(4, np.int64)
+    hits = np.zeros(6, np.int64)
     bits = np.zeros(3, np.int64)
     n_ai = 0
     for name, sc in scenarios:
@@ -555,8 +557,9 @@ def _fast_and_kernels(scenarios, steps, B, seed):
             qs = play._rolled_queries(act)
             got = []
             short = ai.args["brev"][:3].copy()
-            for cfg in ({}, {"use_tab": False}, {"use_tab": False, "brev": short},
-                        {"use_bits": False}, {"fast": False}):
+            for cfg in ({}, {"kept_top": 0}, {"use_tab": False},
+                        {"use_tab": False, "brev": short}, {"use_bits": False},
+                        {"fast": False}):
                 keep = {k: ai.args[k] for k in cfg}
                 ai.args.update(cfg)
                 h0 = ai.args["tab_hits"].copy()
@@ -641,6 +644,63 @@ def test_the_tables_are_the_empty_boards_searches():
                     q, r = divmod(int(k[x, c]), n + 1)
                     want = (q - trap[c]) * 65536 + r - 1 if k[x, c] >= 0 and r else -1
                     assert a["tab_wpk"][x, c] == want, (name, x, c)
+
+
+def test_the_kept_answers_are_the_two_figure_boards():
+    """Each kept answer (``BatchEnemyAI.keep``) is the rules' reference answer
+    (``rules.enemy_turn``) on the board where only the mover and the target stand
+    (destination, steps, traps), and holds what ``_kept_answer`` assumes of it: its
+    destination has a route on to the target (the walker's packed table; the flyer's
+    least steps from a space next to the target, no obstacle) and its forward steps
+    and traps are the least of the board with no figure (``tab_walk``, ``tab_fly``:
+    not kept where the move is too short for those)."""
+    from movecore.games.dark_realms.rules import PLAYERS, enemy_turn
+    rng = random.Random(3)
+    n_kept = 0
+    for name, sc in _ai_boards(range(60, 72)) + example_scenarios("dark_realms"):
+        G = BatchedGames(mc.position(sc), 1)
+        ai = G._compiled
+        if ai is None or ai.args["kept_top"] == 0:
+            continue
+        ai.keep()
+        a = ai.args
+        kept, W = a["kept"], a["W"]
+        h = int(np.flatnonzero(a["team"] == PLAYERS)[0])
+        board = G.root.board
+        for fly in (0, 1):
+            slots = np.flatnonzero(ai.slot_ok & (a["flying"] == bool(fly)))
+            if not len(slots):
+                continue
+            e = int(slots[0])
+            figs = {f["id"]: f for f in sc["figures"]}
+            got = np.argwhere(kept[fly] >= 0)
+            # every kept entry: its forward steps and traps the least of the board
+            # with no figure, its destination with a route on
+            move, E, T = got.T
+            v = kept[fly][move, E, T].astype(np.int64)
+            dest, steps, traps = v & 0xFFFF, (v >> 16) & 0xFF, v >> 24
+            assert (steps <= move).all(), name
+            if fly:
+                nb = board.nbr[T]
+                x = a["tab_fly"][np.maximum(nb, 0), dest[:, None]]
+                x = np.where((nb >= 0) & ~a["obstacle"][np.maximum(nb, 0)], x, -1)
+                assert (x.max(1) >= 0).all() and (traps == 0).all() and \
+                    (steps == a["tab_fly"][E, dest]).all(), name
+            else:
+                assert (a["tab_wpk"][T, dest] >= 0).all() and \
+                    (steps + W * traps == a["tab_walk"][E, dest]).all(), name
+            for move, E, T in rng.sample(got.tolist(), min(40, len(got))):
+                v = int(kept[fly, move, E, T])
+                dest, steps, traps = v & 0xFFFF, (v >> 16) & 0xFF, v >> 24
+                two = {**sc, "figures": [
+                    {**figs[G.ids[e]], "at": list(board.coord(E))},
+                    {**figs[G.ids[h]], "at": list(board.coord(T))}]}
+                pos = mc.position(two)
+                want = enemy_turn(pos.scene, pos._fig(G.ids[e]), move)["moves"]
+                assert [(board.find(tuple(m["at"])), m["steps"], m["traps"])
+                        for m in want] == [(dest, steps, traps)], (name, fly, move, E, T)
+                n_kept += 1
+    assert n_kept > 300, n_kept
 
 
 @pytest.mark.parametrize("slack", [0, 1, -1])

@@ -41,7 +41,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros   # (LLVM's cttz: one instruction)
 
 from ..batch import on_chunks
-from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits, kernel
+from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
 from ..kernels._jit import NO_NRT
@@ -343,7 +343,7 @@ class DarkRealmsAnswers:
         if n_e or not len(rows):
             # (the enemy AI's games, on this thread's scratch: as the self-play chunked
             # step calls it; every Move 1-6 is in its scope: make)
-            st = kernel()(eg[:n_e], es[:n_e], em[:n_e], G.occ, G.cell, G.alive,
+            st = self.ai.ready()(eg[:n_e], es[:n_e], em[:n_e], G.occ, G.cell, G.alive,
                           *self.ai._thread_args(c).values(), mask, cost, stop, _NO_PEN,
                           False)
             if st < 0:  # pragma: no cover (ends hold one column per cell)

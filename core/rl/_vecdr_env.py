@@ -307,7 +307,7 @@ class WholeSteps:
 
     def __init__(self, n):
         from ..batch import per_thread
-        from ..games.dark_realms._batch_enemy import _KIND, _NO_PEN, kernel
+        from ..games.dark_realms._batch_enemy import _KIND, _NO_PEN
         dr = n._dr
         G = n.G
         self.n = n
@@ -336,7 +336,7 @@ class WholeSteps:
 
         self.L = [(lists(), lists()) for _ in range(C)]
         # each thread's enemy AI call on its own scratch (as _vecdr's chunks)
-        self._ai = kernel()
+        self._ai = dr.ai.ready()
         self._ai_args = [(G.occ, G.cell, G.alive, *dr.ai._thread_args(c).values(), mask,
                           cost, stop, _NO_PEN, False) for c in range(C)]
         self.V = (n.static.reshape(-1), n.S, n.HW, n.d, n.d + 6, n.large, n._no_orient,

@@ -258,7 +258,7 @@ def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
     into ``play._out``'s mask (the mask alone: no costs or stops, the heroes' as the
     enemies'): the heroes' by :func:`dark_realms_queries`, the enemies' by the compiled
     enemy AI on thread ``c``'s scratch. Returns the enemy moves."""
-    from ..games.dark_realms._batch_enemy import kernel, _NO_PEN, NO_COST, NO_STOP
+    from ..games.dark_realms._batch_enemy import _NO_PEN, NO_COST, NO_STOP
     G = play.games
     ai = G._compiled
     B, n_chunks = play.B, plan["n_chunks"]
@@ -273,7 +273,7 @@ def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
                              plan["pass_bits"], plan["end_bits"], G.alive, plan["reach"][c],
                              plan["grow"][c])
     if ne or lo == hi:
-        st = kernel()(eg[:ne], es[:ne], em[:ne], G.occ, G.cell, G.alive,
+        st = ai.ready()(eg[:ne], es[:ne], em[:ne], G.occ, G.cell, G.alive,
                       *ai._thread_args(c).values(), mask, NO_COST, NO_STOP, _NO_PEN, False)
         if st < 0:  # pragma: no cover (ends hold one column per cell)
             raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")

@@ -77,6 +77,9 @@ TABLE_CELLS = 1024
 #: this many rows: up to REV_ROWS - 1 steps a level (a longer one searches the
 #: neighbour table instead)
 REV_ROWS = 65
+#: the kept answers (:meth:`BatchEnemyAI.keep`: int32[2, Moves + 1, N, N]) only within
+#: this many bytes (2 MiB at N = 362 and Moves 1-6; 0.45 MiB at the bundled 91)
+KEPT_BYTES = 2 << 20
 
 
 i64, i32, u8, i8, b1 = types.int64, types.int32, types.uint8, types.int8, types.boolean
@@ -84,6 +87,7 @@ f8 = types.float64
 I64_1, I64_2, I32_1, I32_2 = i64[::1], i64[:, ::1], i32[::1], i32[:, ::1]
 U8_1, U64_1, B_1, B_2 = u8[::1], types.uint64[::1], b1[::1], b1[:, ::1]
 U8_2, U64_2 = u8[:, ::1], types.uint64[:, ::1]
+I32_4 = i32[:, :, :, ::1]
 
 
 @njit(i64(I32_1, I64_1, U8_1, I64_1, U64_1, I64_1, I64_2, i64, I32_1, I32_1, I32_2, I64_2,
@@ -510,6 +514,76 @@ def _no_figure_on_a_route(table, cell, alive, b, skip1, skip2, x, y):
     return True
 
 
+@njit(nogil=True, inline="always")
+def _route_free(tab, cell, alive, b, ecell, skip2, x, y, nbr):
+    """True where game ``b`` has a least route of ``tab`` (the board with no figure on
+    it; -1: no route) from x to y that no figure holds (but the mover's space
+    ``ecell``, free, and ``skip2``): no figure on any (:func:`_no_figure_on_a_route`),
+    or none on any from a space next to x on a least route (a figure there is on
+    every one from it: ``tab[a, a]`` is 0). Either is such a route: its cost in the
+    game is the table's (figures only block, so never less)."""
+    if _no_figure_on_a_route(tab, cell, alive, b, ecell, skip2, x, y):
+        return True
+    k = tab[x, y]
+    for d in range(nbr.shape[1]):
+        a = nbr[x, d]
+        if a < 0:
+            continue
+        u = tab[x, a]
+        v = tab[a, y]
+        if u >= 0 and v >= 0 and u + v == k and \
+                _no_figure_on_a_route(tab, cell, alive, b, ecell, skip2, a, y):
+            return True
+    return False
+
+
+@njit(nogil=True, inline="always")
+def _kept_answer(kept, fly, move, ecell, tg, cell, alive, b, tab_walk, tab_fly, nbr,
+                 obstacle, use_bits, wfb, wfree, bpos):
+    """The enemy's answer kept for (its kind ``fly``, ``move``, its space ``ecell``, the
+    target's ``tg``) where game ``b``'s figures leave it as it is, else -1.
+
+    ``kept[fly, move, ecell, tg]`` (int32, -1: none; see :meth:`BatchEnemyAI.keep`)
+    packs ``dest | steps << 16 | traps << 24``: the pick on the board where only the
+    target stands (the mover's own space free), kept where the destination has a
+    route on to the target and its forward steps and traps are the least from
+    ``ecell`` on the board with no figure on it (``tab_walk`` for a walker, the scalar
+    ``steps + W * traps``; ``tab_fly`` for a flyer: steps). Every figure only blocks,
+    so in a game every forward end's and every reverse cost's keys of the pick are at
+    least that board's (no fewer traps; as few and no fewer steps), and an end of
+    equal (traps, steps) in all has the same keys: where the destination keeps its
+    keys, it still wins. It keeps them where a least route (on the board with no
+    figure) from ``ecell`` to it is free this move (:func:`_route_free`: its forward
+    steps and traps, within the move as kept), and one from the target's space to it
+    (a walker's reverse cost; a flyer's: from a goal of the game, a space next to the
+    target that no figure holds and no obstacle (``use_bits``: ``wfb``'s bit, else
+    ``wfree``: the mover's space free), whose steps there are the least of every space
+    next to the target with no obstacle on the board with no figure)."""
+    v = np.int64(kept[np.int64(fly), move, ecell, tg])
+    c = v & 0xFFFF
+    if not fly:
+        if _route_free(tab_walk, cell, alive, b, ecell, -1, ecell, c, nbr) and \
+                _route_free(tab_walk, cell, alive, b, ecell, tg, tg, c, nbr):
+            return v
+        return np.int64(-1)
+    if not _route_free(tab_fly, cell, alive, b, ecell, -1, ecell, c, nbr):
+        return np.int64(-1)
+    kb = np.int64(-1)
+    for d in range(nbr.shape[1]):
+        a = nbr[tg, d]
+        if a >= 0 and not obstacle[a]:
+            x = np.int64(tab_fly[a, c])
+            if x >= 0 and (kb < 0 or x < kb):
+                kb = x
+    for d in range(nbr.shape[1]):
+        a = nbr[tg, d]
+        if a >= 0 and tab_fly[a, c] == kb and (_has(wfb, bpos[a]) if use_bits else
+                                               wfree[a] != 0) and \
+                _route_free(tab_fly, cell, alive, b, ecell, -1, a, c, nbr):
+            return v
+    return np.int64(-1)
+
+
 # ------------------------------------------------------------------ the bit sets
 # Where the board's neighbours are exactly its grid's (:func:`grid_layout`), a space is
 # one bit of the padded grid (each column one bit longer than the board, so a step off
@@ -909,7 +983,8 @@ def kernel():
               I64_1, U64_1, I64_1, I64_2, I32_1, U8_1, U64_1, U64_1, I32_1, I64_1, I32_1,
               I32_1, i64, I32_2, I64_2, I32_2, I32_1, I64_1, I64_2, b1, I32_1, U8_1,
               U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, I32_2, I32_2, I32_2, I32_2,
-              I64_1, I64_1, b1, I64_1, I64_1, U64_1, U64_1, U64_1, U64_1, U64_1, U64_2,
+              I64_1, I64_1, I32_4, i64, b1, I64_1, I64_1, U64_1, U64_1, U64_1, U64_1,
+              U64_1, U64_2,
               U64_2, U64_2, U64_2, U64_2, U64_2, I64_1, I64_2, I32_2, *a2, b1),
           cache=T.CACHE, nogil=True, **NO_NRT)
     def enemy_games(games, slots, moves, occ, cell, alive, team, marked, summon, speed,
@@ -918,11 +993,10 @@ def kernel():
                     qflags_at, zoc, zoc_at, params, pblob, pqflags, pzoc, pleave, penter,
                     pparams, buf, pbuf, out_at, ends, scratch, fwd, occ2, tier, keys, fast,
                     nbrf, trap8, walk_ok, fscr, free2, remf, states, want, use_tab,
-                    tab_check, tab_walk, tab_wpk, tab_wstep, tab_fly, goals, tab_hits,
-                    use_bits,
-                    bpos, bat, sp, sn, walk_bits, all_bits, trap_bits, nbb, bfree, blay,
-                    bent, brev, bw, bit_hits, no_queries, rows_mode, mask, cost, stop, pen,
-                    want_pen):
+                    tab_check, tab_walk, tab_wpk, tab_wstep, tab_fly, goals, tab_hits, kept,
+                    kept_top, use_bits, bpos, bat, sp, sn, walk_bits, all_bits, trap_bits,
+                    nbb, bfree, blay, bent, brev, bw, bit_hits, no_queries, rows_mode, mask,
+                    cost, stop, pen, want_pen):
         costs = cost.shape[0] > 0 and stop.shape[0] > 0   # (else only the mask)
         N = occ.shape[1]
         F = cell.shape[1]
@@ -1057,9 +1131,23 @@ def kernel():
                 marked_want = False
                 for t in range(nt):
                     tg = np.int64(cell[b, tier[t]])
-                    if _grid_distance(coords, kind, ecell, tg) <= 1:
+                    kv = np.int64(-1)
+                    near = _grid_distance(coords, kind, ecell, tg) <= 1
+                    if near:
                         dest, steps, traps = ecell, 0, 0
-                    else:
+                    elif use_tab and move <= kept_top and \
+                            kept[np.int64(fly), move, ecell, tg] >= 0:
+                        # 3. the answer kept for (kind, move, start, target) where no
+                        # figure changes it (:func:`_kept_answer`)
+                        kv = _kept_answer(kept, fly, move, ecell, tg, cell, alive, b,
+                                          tab_walk, tab_fly, nbr, obstacle, use_bits,
+                                          wfb, wfree, bpos)
+                        tab_hits[4 if kv >= 0 else 5] += 1
+                    if kv >= 0:
+                        dest = kv & 0xFFFF
+                        steps = (kv >> 16) & 0xFF
+                        traps = kv >> 24
+                    elif not near:
                         if nf < 0:
                             # 3a. the forward search (once per game)
                             if use_bits:
@@ -1503,6 +1591,101 @@ class BatchEnemyAI:
             **self._bits(pos, max(self.top, 0)),
             # (empty inputs of the kernels' path: the kernel allocates nothing)
             no_queries=np.empty((0, 3), np.int64), rows_mode=np.empty((8, 0), np.int32))
+        # the answers kept per (kind, move, start, target): allocated here, made at the
+        # first call (:meth:`ready`, :meth:`keep`), for the Moves a die rolls
+        self._kept = False
+        top = min(self.top, self.faces, 255)
+        if self.args["use_tab"] and top > 0 and 2 * (top + 1) * n * n * 4 <= KEPT_BYTES:
+            self.args["kept"] = np.full((2, top + 1, n, n), -1, np.int32)
+            self.args["kept_top"] = top
+
+    def ready(self):
+        """The compiled enemy AI (:func:`kernel`), the kept answers made first
+        (:meth:`keep`): what every caller of the kernel with :attr:`args` calls."""
+        self.keep()
+        return kernel()
+
+    def keep(self) -> None:
+        """Make the kept answers (``args["kept"]``, read by :func:`_kept_answer`), once:
+        for each kind of enemy (walker, flyer: its first slot the compiled path
+        answers), each Move 1..``kept_top``, each start and target's space more than
+        one step apart and neither an obstacle, the kernel's own answer (``kept_top``
+        0: searched) on a game where only the mover and one hero stand; kept where its
+        destination has a route on to the target (the walker's ``tab_wpk``; the
+        flyer's least steps from a space next to the target, no obstacle, on
+        ``tab_fly``) and its forward steps and traps are the least of the board with no
+        figure (``tab_walk``'s scalar, ``tab_fly``'s steps): what
+        :func:`_kept_answer` checks a game against. (The second always holds of the
+        pick's winner: where the move is too short for an end's least route, it
+        reaches the end over more traps, and the last space within the move on that
+        route has fewer traps in all; the test stays, as a guard.) The counters are
+        left as they were. 2 x ``kept_top`` x N**2 answers (~0.1 s at N = 91)."""
+        if self._kept:
+            return
+        self._kept = True
+        a = dict(self.args, kept_top=0)
+        top = self.args["kept_top"]
+        heroes = np.flatnonzero(a["team"] == PLAYERS)
+        if top <= 0 or not len(heroes):
+            return
+        kept = self.args["kept"]
+        n = self.n_cells
+        F = len(a["team"])
+        W = a["W"]
+        obstacle = a["obstacle"]
+        nbr = a["nbr"]
+        xy = a["coords"]
+        d = xy[:, None, :] - xy[None, :, :]
+        dq, dr = d[..., 0], d[..., 1]
+        dist = {0: (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2,
+                1: np.abs(dq) + np.abs(dr)}.get(a["kind"], np.maximum(np.abs(dq),
+                                                                       np.abs(dr)))
+        start, goal = np.nonzero((dist > 1) & ~obstacle[:, None] & ~obstacle[None, :])
+        counters = {k: a[k].copy() for k in ("tab_hits", "bit_hits")}
+        k = kernel()
+        h = heroes[0]
+        for fly in (0, 1):
+            slots = np.flatnonzero(self.slot_ok & (a["flying"] == bool(fly)))
+            if not len(slots):
+                continue
+            e = slots[0]
+            for lo in range(0, len(start), 4096):
+                E, G = start[lo:lo + 4096], goal[lo:lo + 4096]
+                R = len(E)
+                rows = np.arange(R, dtype=np.int64)
+                occ = np.full((R, n), T.OCC_EMPTY, np.int32)
+                occ[rows, E] = a["team"][e]
+                occ[rows, G] = a["team"][h]
+                cell = np.full((R, F), -1, np.int32)
+                cell[:, e], cell[:, h] = E, G
+                alive = np.zeros((R, F), bool)
+                alive[:, [e, h]] = True
+                for move in range(1, top + 1):
+                    mask = np.zeros((R, n), np.uint8)
+                    cost = np.zeros((R, n), np.int32)
+                    stop = np.zeros((R, n), np.int8)
+                    pen = np.zeros((R, n), np.int32)
+                    st = k(rows, np.full(R, e, np.int64), np.full(R, move, np.int64), occ,
+                           cell, alive, *a.values(), mask, cost, stop, pen, True)
+                    if st < 0:  # pragma: no cover (ends hold one column per cell)
+                        raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
+                    assert (mask.sum(1) == 1).all()
+                    dest = mask.argmax(1)
+                    steps, traps = cost[rows, dest], pen[rows, dest]
+                    if fly:
+                        nb = nbr[G]
+                        x = a["tab_fly"][np.maximum(nb, 0), dest[:, None]]
+                        x = np.where((nb >= 0) & ~obstacle[np.maximum(nb, 0)] & (x >= 0),
+                                     x, n + 1)
+                        ok = (x.min(1) <= n) & (traps == 0) & \
+                            (steps == a["tab_fly"][E, dest])
+                    else:
+                        ok = (a["tab_wpk"][G, dest] >= 0) & \
+                            (steps + W * traps == a["tab_walk"][E, dest])
+                    kept[fly, move, E, G] = np.where(
+                        ok, dest | (steps << 16) | (traps << 24), -1)
+        for key, v in counters.items():
+            a[key][:] = v
 
     def _tables(self, board, scene, walker, flyer, n_traps) -> dict:
         """The kernel's table inputs: per kind of enemy on the board, its least costs
@@ -1517,7 +1700,8 @@ class BatchEnemyAI:
         none = np.full((1, 1), -1, np.int32)
         out = dict(use_tab=use, tab_check=True, tab_walk=none, tab_wpk=none,
                    tab_wstep=none, tab_fly=none,
-                   goals=np.zeros(K, np.int64), tab_hits=np.zeros(4, np.int64))
+                   goals=np.zeros(K, np.int64), tab_hits=np.zeros(6, np.int64),
+                   kept=np.full((1, 1, 1, 1), -1, np.int32), kept_top=0)
         if not use:
             return out
         nbr = np.ascontiguousarray(board.nbr, np.int32).ravel()
@@ -1639,7 +1823,7 @@ class BatchEnemyAI:
             rows = np.ascontiguousarray(games[ok], np.int64)
             figs = np.ascontiguousarray(slots[ok], np.int64)
             mv = mv[ok]
-            k = kernel()
+            k = self.ready()
             chunks = max(1, min(threads, n))
             if chunks == 1:
                 st = k(rows, figs, mv, occ, cell, alive, *self.args.values(), mask, cost,
