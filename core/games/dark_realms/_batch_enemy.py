@@ -558,14 +558,21 @@ def _kept_answer(kept, fly, move, ecell, tg, cell, alive, b, tab_walk, tab_fly, 
     (a walker's reverse cost; a flyer's: from a goal of the game, a space next to the
     target that no figure holds and no obstacle (``use_bits``: ``wfb``'s bit, else
     ``wfree``: the mover's space free), whose steps there are the least of every space
-    next to the target with no obstacle on the board with no figure)."""
+    next to the target with no obstacle on the board with no figure).
+
+    -2 where a walker's forward route is free and its route back is not: then the
+    tables' pick over the game's forward ends (the reverse costs of the board with no
+    figure, which are this board's) is this destination again (its keys the same, every
+    other end's no less), and the tables' check of it (no figure on a least route
+    back) fails: the caller goes straight to the reverse search."""
     v = np.int64(kept[np.int64(fly), move, ecell, tg])
     c = v & 0xFFFF
     if not fly:
-        if _route_free(tab_walk, cell, alive, b, ecell, -1, ecell, c, nbr) and \
-                _route_free(tab_walk, cell, alive, b, ecell, tg, tg, c, nbr):
+        if not _route_free(tab_walk, cell, alive, b, ecell, -1, ecell, c, nbr):
+            return np.int64(-1)
+        if _route_free(tab_walk, cell, alive, b, ecell, tg, tg, c, nbr):
             return v
-        return np.int64(-1)
+        return np.int64(-2)
     if not _route_free(tab_fly, cell, alive, b, ecell, -1, ecell, c, nbr):
         return np.int64(-1)
     kb = np.int64(-1)
@@ -1135,7 +1142,7 @@ def kernel():
                     near = _grid_distance(coords, kind, ecell, tg) <= 1
                     if near:
                         dest, steps, traps = ecell, 0, 0
-                    elif use_tab and move <= kept_top and \
+                    elif use_tab and tab_check and move <= kept_top and \
                             kept[np.int64(fly), move, ecell, tg] >= 0:
                         # 3. the answer kept for (kind, move, start, target) where no
                         # figure changes it (:func:`_kept_answer`)
@@ -1187,7 +1194,11 @@ def kernel():
                         # is at least its table cost, which already loses)
                         found = False       # (the pick ``best`` made: one write below)
                         best = np.int64(0)
-                        if use_tab:
+                        if kv == -2:
+                            # (the kept answer's forward route free, its route back
+                            # not: the tables' pick is that destination, refused)
+                            tab_hits[1] += 1
+                        elif use_tab:
                             w = np.int64(1) if fly else np.int64(W)
                             ng = 0
                             nv = 0
