@@ -519,34 +519,24 @@ def _route_free(tab, cell, alive, b, ecell, skip2, x, y, nbr):
     """True where game ``b`` has a least route of ``tab`` (the board with no figure on
     it; -1: no route) from x to y that no figure holds (but the mover's space
     ``ecell``, free, and ``skip2``): no figure on any (:func:`_no_figure_on_a_route`),
-    or none on any from a space next to x on a least route (a figure there is on
-    every one from it: ``tab[a, a]`` is 0), or, y itself free, none on any from x to
-    a space next to y on a least route. Each is such a route: its cost in the game is
-    the table's (figures only block, so never less)."""
+    or a space next to x or to y on a least route with no figure on any from x to it
+    nor from it to y. Either is such a route: its cost in the game is the table's
+    (figures only block, so never less)."""
     if _no_figure_on_a_route(tab, cell, alive, b, ecell, skip2, x, y):
         return True
     k = tab[x, y]
-    for d in range(nbr.shape[1]):
-        a = nbr[x, d]
-        if a < 0:
-            continue
-        u = tab[x, a]
-        v = tab[a, y]
-        if u >= 0 and v >= 0 and u + v == k and \
-                _no_figure_on_a_route(tab, cell, alive, b, ecell, skip2, a, y):
-            return True
-    for s in range(cell.shape[1]):
-        if alive[b, s] and cell[b, s] == y and y != ecell:
-            return False
-    for d in range(nbr.shape[1]):
-        a = nbr[y, d]
-        if a < 0:
-            continue
-        u = tab[x, a]
-        v = tab[a, y]
-        if u >= 0 and v >= 0 and u + v == k and \
-                _no_figure_on_a_route(tab, cell, alive, b, ecell, skip2, x, a):
-            return True
+    for end in range(2):
+        z = x if end == 0 else y
+        for d in range(nbr.shape[1]):
+            a = nbr[z, d]
+            if a < 0:
+                continue
+            u = tab[x, a]
+            v = tab[a, y]
+            if u >= 0 and v >= 0 and u + v == k and \
+                    _no_figure_on_a_route(tab, cell, alive, b, ecell, skip2, x, a) and \
+                    _no_figure_on_a_route(tab, cell, alive, b, ecell, skip2, a, y):
+                return True
     return False
 
 
