@@ -30,7 +30,10 @@ the padded grid where the board's neighbours are its grid's, ``use_bits``: "the 
 sets"), and the pick and
 the closest target are first read from tables of the empty board's costs, kept per
 layout (:func:`_tables`, boards up to :data:`TABLE_CELLS` spaces), wherever no figure
-stands on a least route; with ``fast`` False the library's kernels (``reach1``, the
+stands on a least route; before any search, the whole answer is read from one kept per
+(kind of enemy, Move, start, target) on the board where only the mover and the target
+stand (:meth:`BatchEnemyAI.keep`), wherever a least route there and back is free of
+figures (:func:`_kept_answer`); with ``fast`` False the library's kernels (``reach1``, the
 packed penalty kernel ``reach_pen``) on query shapes prepared once from the root
 position run them, the reference the tests hold the fast path to. Either way each game's
 occupant row is read, nothing is allocated per game and no Python object is made per
@@ -570,28 +573,31 @@ def _kept_answer(kept, fly, move, ecell, tg, cell, alive, b, tab_walk, tab_fly, 
     back) fails: the caller goes straight to the reverse search."""
     v = np.int64(kept[np.int64(fly), move, ecell, tg])
     c = v & 0xFFFF
-    if not fly:
-        if not _route_free(tab_walk, cell, alive, b, ecell, -1, ecell, c, nbr):
-            return np.int64(-1)
-        if _route_free(tab_walk, cell, alive, b, ecell, tg, tg, c, nbr):
-            return v
-        return np.int64(-2)
-    if not _route_free(tab_fly, cell, alive, b, ecell, -1, ecell, c, nbr):
+    # (one call site per route: each is inlined, and every copy adds to the compile)
+    tab = tab_fly if fly else tab_walk
+    if not _route_free(tab, cell, alive, b, ecell, -1, ecell, c, nbr):
         return np.int64(-1)
     kb = np.int64(-1)
-    for d in range(nbr.shape[1]):
-        a = nbr[tg, d]
-        if a >= 0 and not obstacle[a]:
-            x = np.int64(tab_fly[a, c])
-            if x >= 0 and (kb < 0 or x < kb):
-                kb = x
-    for d in range(nbr.shape[1]):
-        a = nbr[tg, d]
-        if a >= 0 and tab_fly[a, c] == kb and (_has(wfb, bpos[a]) if use_bits else
-                                               wfree[a] != 0) and \
-                _route_free(tab_fly, cell, alive, b, ecell, -1, a, c, nbr):
+    if fly:
+        for d in range(nbr.shape[1]):
+            a = nbr[tg, d]
+            if a >= 0 and not obstacle[a]:
+                x = np.int64(tab_fly[a, c])
+                if x >= 0 and (kb < 0 or x < kb):
+                    kb = x
+    # the route back: the walker's from the target's space, the flyer's from a goal
+    for d in range(nbr.shape[1] if fly else 1):
+        x = tg
+        skip = tg
+        if fly:
+            x = nbr[tg, d]
+            skip = -1
+            if x < 0 or tab_fly[x, c] != kb or not (_has(wfb, bpos[x]) if use_bits else
+                                                    wfree[x] != 0):
+                continue
+        if _route_free(tab, cell, alive, b, ecell, skip, x, c, nbr):
             return v
-    return np.int64(-1)
+    return np.int64(-1) if fly else np.int64(-2)
 
 
 # ------------------------------------------------------------------ the bit sets
