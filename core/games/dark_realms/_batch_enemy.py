@@ -1638,12 +1638,14 @@ class BatchEnemyAI:
         :func:`_kept_answer` checks a game against. (The second always holds of the
         pick's winner: where the move is too short for an end's least route, it
         reaches the end over more traps, and the last space within the move on that
-        route has fewer traps in all; the test stays, as a guard.) The counters are
-        left as they were. 2 x ``kept_top`` x N**2 answers (~0.1 s at N = 91)."""
+        route has fewer traps in all; the test stays, as a guard.) On scratch of its
+        own: the counters are left as they were. 2 x ``kept_top`` x N**2 answers (~0.1 s at N = 91)."""
         if self._kept:
             return
         self._kept = True
-        a = dict(self.args, kept_top=0)
+        # (scratch and counters of its own: a thread may call the kernel meanwhile,
+        # on a table still being made, whose entries are -1 or made: either is exact)
+        a = dict(self.args, kept_top=0, **{k: self.args[k].copy() for k in _SCRATCH})
         top = self.args["kept_top"]
         heroes = np.flatnonzero(a["team"] == PLAYERS)
         if top <= 0 or not len(heroes):
@@ -1661,7 +1663,6 @@ class BatchEnemyAI:
                 1: np.abs(dq) + np.abs(dr)}.get(a["kind"], np.maximum(np.abs(dq),
                                                                        np.abs(dr)))
         start, goal = np.nonzero((dist > 1) & ~obstacle[:, None] & ~obstacle[None, :])
-        counters = {k: a[k].copy() for k in ("tab_hits", "bit_hits")}
         k = kernel()
         h = heroes[0]
         for fly in (0, 1):
@@ -1704,8 +1705,6 @@ class BatchEnemyAI:
                             (steps + W * traps == a["tab_walk"][E, dest])
                     kept[fly, move, E, G] = np.where(
                         ok, dest | (steps << 16) | (traps << 24), -1)
-        for key, v in counters.items():
-            a[key][:] = v
 
     def _tables(self, board, scene, walker, flyer, n_traps) -> dict:
         """The kernel's table inputs: per kind of enemy on the board, its least costs
