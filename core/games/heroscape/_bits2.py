@@ -54,7 +54,7 @@ def pair_bit_tables(blobs, blob_at, qflags, qflags_at, params, lead, trail, flip
     other figure -- whose placement graph is the grid's: K = 6 steps of the lead, never
     onto its trail, each costing at least 1 and fixed by the placement it enters; one
     link a placement, to its flip, at cost 0; no side edges, zone of control or corner
-    rule), ``pidx[N]``, ``cell_of[64 W]``, ``node_of[N * 6]``. ``btab``: per kind
+    rule), ``pidx[N]``, ``cell_of[64 W]``, ``node_of[N * 6]``, ``nbr[N * 6]``. ``btab``: per kind
     ``(3 + smax) * 6`` planes of W words, plane ``a * 6 + d``: ``a`` 0 the placements
     of direction ``d`` that may be entered (not impassable, not blocked), 1 whose
     arrivals stop (``CELL_STOP``), 2 that may be ended on (no ``CELL_NO_END``), ``2 +
@@ -138,14 +138,25 @@ def pair_bit_tables(blobs, blob_at, qflags, qflags_at, params, lead, trail, flip
             for p in np.flatnonzero(cin == s).tolist():
                 btab[k, 2 + s, opp[ddir[p]], word[p]] |= bit[p]
     bat = np.concatenate([[W if ok.any() else 0, smax, nk, N, P], off, ok, pidx, cell_of,
-                          node_of.reshape(-1)]).astype(np.int64)
+                          node_of.reshape(-1), nbr.reshape(-1)]).astype(np.int64)
     return bat, np.ascontiguousarray(btab.reshape(-1))
 
 
+#: the attack levels :func:`pair_bits_pen` keeps (a search that needs more: the kernel)
+LEVELS = 16
+
+
+def _plain_words(W, smax):
+    """uint64 words of :func:`pair_bits`' scratch (``pair_bits_pen``'s follow them)."""
+    return (smax + 1 + 6) * HEX * W + 4 * W
+
+
 def scratch_words(bat) -> int:
-    """uint64 words of :func:`pair_bits`' ``lay`` for the tables ``bat``."""
+    """uint64 words of :func:`pair_bits`' and :func:`pair_bits_pen`'s ``lay`` for the
+    tables ``bat`` (zeros: ``pair_bits_pen`` keeps its planes by level zero between
+    calls)."""
     W, smax = int(bat[0]), int(bat[1])
-    return max(1, (smax + 1 + 6) * HEX * W + 4 * W)
+    return max(1, _plain_words(W, smax) + ((smax + 1 + 2) * LEVELS + 8) * HEX * W + 4 * W)
 
 
 @njit(nogil=True)
@@ -284,3 +295,283 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
         else:
             mask[b, f], cost[b, f], stop[b, f] = 0, -1, 0
     return n
+
+
+@njit(nogil=True)
+def pair_bits_pen(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, lv,
+                  leave_w, top, mask, cost, stop, penalty, plist, pbit):
+    """:func:`pair_bits` with the penalty search's attack levels: ``lv`` uint64[N] (bit j
+    on the spaces next to enemy j, ``_batch_doubles._leave_bits``), a step's attacks
+    ``popcount(leaves of the placement left & ~leaves of the placement entered) *
+    leave_w``, a state's count capped at ``top``; each end's least attacks (the least
+    of a pair's two, for the listed one) into ``penalty[b]`` besides mask, cost, stop.
+    The states (placement, attacks, stopped) as planes per level: a level's new free
+    arrivals less those settled free at that level or below (the search's dominance:
+    the same least costs, stops and least attacks). Returns the ends found, or -1 where
+    a count reaches ``LEVELS`` below ``top`` (the rows then as they arrived: the
+    caller runs the kernel). ``plist``, ``pbit`` int32[>= P]: scratch (the ends, their
+    bits and planes)."""
+    W = bat[0]
+    smax = bat[1]
+    nk = bat[2]
+    N = bat[3]
+    o_pidx = _HEAD + nk
+    o_cell = o_pidx + N
+    o_node = o_cell + 64 * W
+    o_nbr = o_node + HEX * N
+    # (its planes after pair_bits' own, whose scratch that one clears on entry; its
+    # planes by level are zero on entry and left zero: only the levels it used are
+    # cleared, at its end)
+    lay = lay[(smax + 1 + 6) * HEX * W + 4 * W:]          # (_plain_words)
+    A = 3 + smax
+    base = k * A * HEX * W
+    R = smax + 1
+    HW = HEX * W
+    L = LEVELS
+    LHW = L * HW
+    RING = 0                                # [R][L][6][W]: arrivals by cost, level
+    SETF = R * LHW                          # [L][6][W]: settled free, by level
+    ARR = SETF + LHW                        # [L][6][W]: any arrival, by level
+    PAS, ENDP, STP, NEWF, CUM, ANY, REACH, LEAVE = ARR + LHW, ARR + LHW + HW, \
+        ARR + LHW + 2 * HW, ARR + LHW + 3 * HW, ARR + LHW + 4 * HW, ARR + LHW + 5 * HW, \
+        ARR + LHW + 6 * HW, ARR + LHW + 7 * HW
+    BLK = ARR + LHW + 8 * HW
+    FR, TMP, TMP2 = BLK + W, BLK + 2 * W, BLK + 3 * W
+    one = np.uint64(1)
+    zero = np.uint64(0)
+    for i in range(PAS, BLK + 4 * W):
+        lay[i] = 0
+    for c in range(N):
+        o = occ[b, c]
+        if o == EMPTY or c == c0 or c == c1:
+            continue
+        x = bat[o_pidx + c]
+        if o == t:
+            lay[FR + (x >> 6)] |= one << np.uint64(x & 63)
+        else:
+            lay[BLK + (x >> 6)] |= one << np.uint64(x & 63)
+    for d in range(HEX):
+        for i in range(2 * W):
+            lay[TMP + i] = 0
+        _shift_or(BLK, -bat[5 + d], lay, TMP, W)
+        _shift_or(FR, -bat[5 + d], lay, TMP2, W)
+        for i in range(W):
+            pas = btab[base + d * W + i] & ~lay[BLK + i] & ~lay[TMP + i]
+            lay[PAS + d * W + i] = pas
+            lay[ENDP + d * W + i] = pas & btab[base + (2 * HEX + d) * W + i] & \
+                ~lay[FR + i] & ~lay[TMP2 + i]
+            lay[STP + d * W + i] = btab[base + (HEX + d) * W + i]
+    # the placements whose step may leave an enemy: the trail's space next to one that
+    # the lead's is not (a step's lead then may or may not be): stepped one by one
+    for w_ in range(N):
+        if lv[w_] == 0:
+            continue
+        for d in range(HEX):
+            x = bat[o_nbr + HEX * w_ + (d + HEX // 2) % HEX]   # (the lead: trail w_)
+            if x >= 0 and (lv[w_] & ~lv[x]) != 0:
+                y = bat[o_pidx + x]
+                lay[LEAVE + d * W + (y >> 6)] |= one << np.uint64(y & 63)
+    d0 = 0
+    for d in range(HEX):
+        if bat[o_node + HEX * c0 + d] == start:
+            d0 = d
+    x0 = bat[o_pidx + c0]
+    x1 = bat[o_pidx + c1]
+    e0 = (d0 + HEX // 2) % HEX
+    lay[STP + d0 * W + (x0 >> 6)] &= ~(one << np.uint64(x0 & 63))
+    lay[STP + e0 * W + (x1 >> 6)] &= ~(one << np.uint64(x1 & 63))
+    lay[ENDP + d0 * W + (x0 >> 6)] |= one << np.uint64(x0 & 63)
+    lay[RING + d0 * W + (x0 >> 6)] = one << np.uint64(x0 & 63)
+    n = 0
+    top_l = 0                               # the highest level with an arrival
+    bail = False
+    for c in range(bud + 1):
+        slot = (c % R) * LHW
+        for i in range(HW):
+            lay[CUM + i] = 0
+            lay[ANY + i] = 0
+        lvl = 0
+        while lvl <= top_l and not bail:
+            at = RING + slot + lvl * HW
+            sf = SETF + lvl * HW
+            ar = ARR + lvl * HW
+            any_ = zero
+            for i in range(HW):
+                lay[CUM + i] |= lay[sf + i]
+                any_ |= lay[at + i]
+            if any_ == 0:
+                lvl += 1
+                continue
+            for i in range(HW):
+                cand = lay[at + i]
+                lay[at + i] = 0
+                st_ = cand & lay[STP + i]
+                lay[ar + i] |= st_
+                lay[ANY + i] |= st_
+                lay[NEWF + i] = cand & ~lay[STP + i] & ~lay[CUM + i]
+            for d in range(HEX):        # the flips (cost 0, no attack)
+                e = (d + HEX // 2) % HEX
+                nz = zero
+                for i in range(W):
+                    lay[TMP + i] = 0
+                    nz |= lay[NEWF + d * W + i]
+                if nz == 0:
+                    continue            # (a level's planes are mostly empty above 0)
+                _shift_or(NEWF + d * W, bat[5 + d], lay, TMP, W)
+                for i in range(W):
+                    f2 = lay[TMP + i] & lay[PAS + e * W + i] & ~lay[CUM + e * W + i] & \
+                        ~lay[NEWF + e * W + i]
+                    st_ = f2 & lay[STP + e * W + i]
+                    lay[ar + e * W + i] |= st_
+                    lay[ANY + e * W + i] |= st_
+                    lay[NEWF + e * W + i] |= f2 & ~lay[STP + e * W + i]
+            dirs = 0                    # (the directions with a new free arrival)
+            for d in range(HEX):
+                for i in range(W):
+                    nw = lay[NEWF + d * W + i]
+                    lay[sf + d * W + i] |= nw
+                    lay[CUM + d * W + i] |= nw
+                    lay[ar + d * W + i] |= nw
+                    lay[ANY + d * W + i] |= nw
+                    if nw:
+                        dirs |= 1 << d
+            if c < bud and dirs != 0:
+                tl = min(smax, bud - c)
+                # the quiet arrivals (no enemy to leave, whatever the step): one shift
+                # per step direction, at this level
+                for j in range(HEX):
+                    if (dirs & ~(1 << j)) == 0:
+                        continue
+                    any_ = zero
+                    for i in range(W):
+                        u = zero
+                        for d in range(HEX):
+                            if d != j and (dirs >> d) & 1:
+                                u |= lay[NEWF + d * W + i] & ~lay[LEAVE + d * W + i]
+                        lay[TMP2 + i] = u
+                        lay[TMP + i] = 0
+                        any_ |= u
+                    if any_ == 0:
+                        continue
+                    _shift_or(TMP2, bat[5 + j], lay, TMP, W)
+                    e = (j + HEX // 2) % HEX
+                    for s in range(1, tl + 1):
+                        to = RING + ((c + s) % R) * LHW + lvl * HW + e * W
+                        src = base + ((2 + s) * HEX + j) * W
+                        for i in range(W):
+                            lay[to + i] |= lay[TMP + i] & btab[src + i] & \
+                                lay[PAS + e * W + i]
+                # the others one by one: their steps' attacks counted
+                for d in range(HEX):
+                    if not (dirs >> d) & 1:
+                        continue
+                    for i in range(W):
+                        w = lay[NEWF + d * W + i] & lay[LEAVE + d * W + i]
+                        while w:
+                            low = w & (~w + one)
+                            w ^= low
+                            xb = 64 * i + _LOW[(low * _DEBRUIJN) >> np.uint64(58)]
+                            u0 = bat[o_cell + xb]
+                            tr = bat[o_nbr + HEX * u0 + d]
+                            for j in range(HEX):
+                                v = bat[o_nbr + HEX * u0 + j]
+                                if j == d or v < 0:
+                                    continue
+                                y = bat[o_pidx + v]
+                                e = (j + HEX // 2) % HEX
+                                yb = one << np.uint64(y & 63)
+                                if not (lay[PAS + e * W + (y >> 6)] & yb):
+                                    continue
+                                s = 0
+                                for s2 in range(1, tl + 1):
+                                    if btab[base + ((2 + s2) * HEX + j) * W + (y >> 6)] & yb:
+                                        s = s2
+                                        break
+                                if s == 0:
+                                    continue
+                                x_ = lv[tr] & ~lv[u0] & ~lv[v]
+                                nl = lvl
+                                while x_:
+                                    x_ &= x_ - one
+                                    nl += leave_w
+                                if nl > top:
+                                    nl = top
+                                if nl >= L:
+                                    bail = True
+                                    break
+                                if nl > top_l:
+                                    top_l = nl
+                                lay[RING + ((c + s) % R) * LHW + nl * HW + e * W +
+                                    (y >> 6)] |= yb
+            lvl += 1
+        if bail:
+            break
+        # this cost's arrivals first reached: their least cost c; the ends among them
+        for d in range(HEX):
+            for i in range(W):
+                nw = lay[ANY + d * W + i] & ~lay[REACH + d * W + i]
+                lay[REACH + d * W + i] |= nw
+                w = nw & lay[ENDP + d * W + i]
+                while w:
+                    low = w & (~w + one)
+                    p = bat[o_node + HEX * bat[o_cell + 64 * i + _LOW[
+                        (low * _DEBRUIJN) >> np.uint64(58)]] + d]
+                    mask[b, p] = 1
+                    cost[b, p] = c
+                    stop[b, p] = codes_k[p] if (lay[STP + d * W + i] & low) else 0
+                    plist[n] = p
+                    pbit[n] = (64 * i + _LOW[(low * _DEBRUIJN) >> np.uint64(58)]) * 8 + d
+                    n += 1
+                    w ^= low
+    for lvl in range(min(top_l, L - 1) + 1):    # (the levels used, left zero)
+        for sl in range(R):
+            at = RING + sl * LHW + lvl * HW
+            for i in range(HW):
+                lay[at + i] = 0
+        for i in range(HW):
+            lay[SETF + lvl * HW + i] = 0
+    if bail:
+        for lvl in range(min(top_l, L - 1) + 1):
+            for i in range(HW):
+                lay[ARR + lvl * HW + i] = 0
+        for r in range(n):
+            p = np.int64(plist[r])
+            mask[b, p], cost[b, p], stop[b, p] = 0, -1, 0
+        return -1
+    # each pair once: the least placement_key, with the least attacks of the two (a
+    # placement's: its lowest level with an arrival)
+    for r in range(n):
+        p = np.int64(plist[r])
+        f = flip[p]
+        if mask[b, f] != 0 and f < p:
+            continue                        # (the pair is f's)
+        xb = np.int64(pbit[r]) >> 3
+        d = np.int64(pbit[r]) & 7
+        pen = _least_level(lay, ARR, HW, W, top_l, xb, d)
+        q = p
+        if mask[b, f] != 0:
+            e = (d + HEX // 2) % HEX
+            pen = min(pen, _least_level(lay, ARR, HW, W, top_l, xb + bat[5 + d], e))
+            if placement_key(cost[b, f], stop[b, f], f) < placement_key(cost[b, p],
+                                                                          stop[b, p], p):
+                mask[b, p], cost[b, p], stop[b, p] = 0, -1, 0
+                q = f
+            else:
+                mask[b, f], cost[b, f], stop[b, f] = 0, -1, 0
+        penalty[b, q] = pen
+    for lvl in range(top_l + 1):
+        for i in range(HW):
+            lay[ARR + lvl * HW + i] = 0
+    return n
+
+
+@njit(inline="always")
+def _least_level(lay, ARR, HW, W, top_l, x, d):
+    """The lowest level (<= ``top_l``) of :func:`pair_bits_pen`'s arrival planes at
+    ``ARR`` holding bit ``x`` of plane ``d``."""
+    bit = np.uint64(1) << np.uint64(x & 63)
+    at = ARR + d * W + (x >> 6)
+    for lvl in range(top_l + 1):
+        if lay[at + lvl * HW] & bit:
+            return lvl
+    return top_l
