@@ -58,7 +58,7 @@ from ...kernels._types import CACHE
 from ...reach.compiled import pen_row_of, reach1_ordered
 from . import rules as _rules
 from . import _bits2
-from ._bits2 import pair_bits, pair_bits_pen
+from ._bits2 import pair_bits
 from ._jit import node_value, placement_key
 
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
@@ -310,20 +310,6 @@ def doubles_kernel():
                 pair_bits(bat, btab, blay, k, occ, b, c0, c1, t, start, bud, flip,
                           codes[k], mask, cost, stop, ends[0])
                 continue
-            if n_rel > 0 and want and pair_bits_on and bat[_bits2._HEAD + k] != 0:
-                # (its penalty search as bit-set layers, a plane set per attack level:
-                # the same ends, costs, stops, listed placements and least attacks;
-                # where a count passes _bits2.LEVELS, the search below)
-                if not have_lv:
-                    _leave_bits(cell, alive, b, f, team, height, kind, lead, trail,
-                                level, nbr, lv)
-                    have_lv = True
-                ps = 2 * k + (1 if n_rel * bud > 15 else 0)
-                if pair_bits_pen(bat, btab, blay, k, occ, b, c0, c1, t, start, bud, flip,
-                                 codes[k], lv, pparams[ps, T.P_LEAVE_WEIGHT],
-                                 pparams[ps, T.P_N_PEN] - 1, mask, cost, stop, penalty,
-                                 ends[0], ends[1]) >= 0:
-                    continue
             # 1. the placements' occupancy without the mover, the kind's flags: a
             # placement both of whose spaces are empty (or the mover's) is empty, so
             # only the placements touching an occupied space are worked out
