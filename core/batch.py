@@ -559,7 +559,7 @@ class BatchedGames:
             st = reach_games(*args, self._bufs[0], self._ends[0], q, 0, B, mask, cost,
                              stop)
         else:
-            from .reach import _thread_pool
+            from .reach import _hand_pool
             status = np.zeros(n_chunks, np.int64)
 
             def run(c):
@@ -567,7 +567,7 @@ class BatchedGames:
                                         (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
                                         mask, cost, stop)
 
-            pool = _thread_pool(n_chunks - 1)
+            pool = _hand_pool(n_chunks - 1)
             futures = [pool.submit(run, c) for c in range(1, n_chunks)]
             run(0)
             for fu in futures:
@@ -965,8 +965,8 @@ def on_chunks(n: int, n_chunks: int, run) -> tuple:
     cut = [(n * c) // n_chunks for c in range(n_chunks + 1)]
     if n_chunks == 1:
         return cut, [run(0, 0, n)]
-    from .reach import _thread_pool
-    pool = _thread_pool(n_chunks - 1)
+    from .reach import _hand_pool
+    pool = _hand_pool(n_chunks - 1)
     futures = [pool.submit(run, c, cut[c], cut[c + 1]) for c in range(1, n_chunks)]
     first = run(0, cut[0], cut[1])
     return cut, [first] + [fu.result() for fu in futures]

@@ -217,7 +217,8 @@ def _chunks_pooled(q: _Query, queries, bufs, ends, status) -> int:
 
     futures = []
     if n_chunks > 1:
-        pool = _thread_pool(n_chunks - 1)
+        from ._handoff import _hand_pool
+        pool = _hand_pool(n_chunks - 1)
         futures = [pool.submit(run, c) for c in range(1, n_chunks)]
     run(0)
     for f in futures:
