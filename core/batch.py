@@ -910,24 +910,34 @@ def _indices(name: str, values, n: int, lo: int = 0) -> np.ndarray:
 
 
 #: how long after its submit a pool thread starts its chunk of the compiled step, in
-#: seconds (a wake of a sleeping thread: 27-30 us here, `benches/pool_wake.py` 30-70 us)
+#: seconds, by hand-off (``movecore.reach.HAND_OFF``): "executor", a wake of a sleeping
+#: thread (27-30 us here, `benches/pool_wake.py` 30-70 us); "spin", a worker spinning
+#: for its chunk, which then waits for the caller to give the GIL up (`benches/
+#: pool_wake.py --step`)
 _WAKE = 30e-6
+_SPIN_WAKE = 8e-6
+
+
+def _wake() -> float:
+    """:data:`_WAKE` or :data:`_SPIN_WAKE`, as the pool hands chunks over now."""
+    from .reach._handoff import _settings   # (movecore.reach: HAND_OFF, read each call)
+    return _SPIN_WAKE if _settings.HAND_OFF == "spin" else _WAKE
 
 
 def _head_start(B: int, n_chunks: int, first: int, took: float) -> int:
     """The games the calling thread's chunk takes next step (``first``; the pool threads
     share the rest evenly): at the rate it played ``first`` games in ``took`` seconds,
-    more than its even share by what a pool thread's :data:`_WAKE` is worth, so that
+    more than its even share by what a pool thread's wake (:func:`_wake`) is worth, so that
     the threads end together (where the step is short, a few hundred us, the wake is
     ~10% of a chunk). At least half an even share each.
 
-    >>> _head_start(4096, 2, 2048, 150e-6)      # 2048 games in 150 us: 410 a wake
-    2253
+    >>> _head_start(4096, 2, 2048, 150e-6) - 2048 == round(_wake() * 2048 / 150e-6 / 2)
+    True
     """
     share = B // (2 * n_chunks)
     if took <= 0.0:
         return first
-    want = round(B / n_chunks + (n_chunks - 1) / n_chunks * _WAKE * first / took)
+    want = round(B / n_chunks + (n_chunks - 1) / n_chunks * _wake() * first / took)
     return min(max(want, max(1, share)), B - (n_chunks - 1) * max(1, share))
 
 

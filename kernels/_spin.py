@@ -40,6 +40,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 #: the spin's ``pause``: x86 only (elsewhere the loop reads without a hint)
+YIELD_MASK = 0
 _X86 = _llvm.get_process_triple().split("-")[0] in ("x86_64", "i386", "i686")
 
 
@@ -77,37 +78,31 @@ def _store(typingctx, a, i, v):
     return types.none(a, i, v), codegen
 
 
-@intrinsic
-def _pause(typingctx):
-    def codegen(context, builder, sig, args):
-        if _X86:
-            fnty = ir.FunctionType(ir.VoidType(), [])
-            fn = cgutils.get_or_insert_function(builder.module, fnty,
-                                                "llvm.x86.sse2.pause")
-            builder.call(fn, [])
-        return context.get_dummy_value()
-    return types.none(), codegen
+def _no_args_call(name: str, ret: ir.Type, result, keep: bool = True):
+    """An intrinsic that calls the function (or LLVM intrinsic) ``name`` of no
+    arguments returning ``ret``; its value is the call's (``result``: the Numba type)
+    or none (``result`` None). ``keep`` False: the intrinsic emits nothing."""
+    @intrinsic
+    def call(typingctx):
+        def codegen(context, builder, sig, args):
+            if keep:
+                fn = cgutils.get_or_insert_function(builder.module,
+                                                    ir.FunctionType(ret, []), name)
+                value = builder.call(fn, [])
+                if result is not None:
+                    return value
+            return context.get_dummy_value()
+        return (types.none if result is None else result)(), codegen
+    return call
 
 
-@intrinsic
-def _cycles(typingctx):
-    # LLVM's portable cycle counter (x86: rdtsc); the pool checks it advances before
-    # it spins (a target where it reads 0 would never end a spin: no spinning there)
-    def codegen(context, builder, sig, args):
-        fnty = ir.FunctionType(ir.IntType(64), [])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.readcyclecounter")
-        return builder.call(fn, [])
-    return types.int64(), codegen
-
-
-@intrinsic
-def _sched_yield(typingctx):
-    def codegen(context, builder, sig, args):
-        fnty = ir.FunctionType(ir.IntType(32), [])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "sched_yield")
-        builder.call(fn, [])
-        return context.get_dummy_value()
-    return types.none(), codegen
+#: x86's ``pause`` (elsewhere nothing)
+_pause = _no_args_call("llvm.x86.sse2.pause", ir.VoidType(), None, keep=_X86)
+#: LLVM's portable cycle counter (x86: rdtsc); the pool checks it advances before it
+#: spins (a target where it reads 0 would never end a spin: no spinning there)
+_cycles = _no_args_call("llvm.readcyclecounter", ir.IntType(64), types.int64)
+#: the C library's ``sched_yield`` (its int result dropped)
+_sched_yield = _no_args_call("sched_yield", ir.IntType(32), None)
 
 
 @numba.njit(cache=True)
@@ -130,7 +125,7 @@ def spin_until(flags, i, target, budget, store_i, store_v, delay, mark_i):
             if v >= target:
                 break
             k += 1
-            if k & 63 == 0:
+            if k & YIELD_MASK == 0:
                 if _cycles() - t0 > budget:
                     return v
                 _sched_yield()

@@ -53,7 +53,7 @@ from ._validate import (Budgets, Cell, Cells, _budget, _budgets_array, _cell, _n
 # thread pool), the tests and the benches import as movecore.reach.<name>, kept at that
 # path (the kernels' entry points, workspaces, the penalty kernel's runs), and _Query,
 # which positions pickled before the split name there.
-from ._batch import _thread_pool  # noqa: F401
+from ._handoff import _thread_pool  # noqa: F401
 from ._handoff import _hand_pool  # noqa: F401
 from ._kernels import _REACH1, _REACH1_ONE, _fast_workspace  # noqa: F401
 from ._query import _Query  # noqa: F401

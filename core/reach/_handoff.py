@@ -75,7 +75,7 @@ class _Job:
 
 
 class _Worker:
-    __slots__ = ("flags", "owner", "job", "event", "seq", "thread", "pool")
+    __slots__ = ("flags", "owner", "job", "event", "seq", "thread", "pool", "delay")
 
     def __init__(self, pool):
         raw = np.zeros(24 + 8, np.int64)
@@ -85,6 +85,7 @@ class _Worker:
         self.event = threading.Event()
         self.job = None
         self.seq = 0                            # (the owner's: the last REQ published)
+        self.delay = 0      # (the worker's: its spin after it saw a job, cycle ticks)
         self.pool = pool
         self.thread = threading.Thread(target=_serve, args=(self,), daemon=True,
                                        name="movecore-spin")
@@ -109,7 +110,6 @@ class _HandPool:
             if w.owner.acquire(False):
                 break
         else:
-            from ._batch import _thread_pool
             return _thread_pool(len(self.workers)).submit(fn, *args)
         w.seq += 1
         job = w.job = _Job(fn, args, w.flags, w.seq, self.spin_ticks())
@@ -147,6 +147,7 @@ def _serve(w: _Worker) -> None:
             delay = min(delay + 2 * step, int(pool.rate * _settings.GIL_DELAY_MAX_S))
         elif delay:
             delay = max(0, delay - step // 4)
+        w.delay = delay
         last = seq
         job = w.job
         w.job = None
@@ -158,6 +159,26 @@ def _serve(w: _Worker) -> None:
         w.owner.release()
         job.lock.release()
         done = DONE
+
+
+_executor = (None, 0)  # (ThreadPoolExecutor, its workers), made on first need
+_executor_lock = threading.Lock()
+
+
+def _thread_pool(workers: int):
+    """The shared pool of at least ``workers`` threads (made larger when asked for
+    more). A smaller pool it replaces is not shut down: a caller on another thread may
+    hold it between this call and its ``submit`` (which would raise on a shut-down
+    pool); its idle threads end once it is no longer referenced."""
+    global _executor
+    with _executor_lock:
+        size = _executor[1]
+        if size < workers:
+            from concurrent.futures import ThreadPoolExecutor
+            _executor = (ThreadPoolExecutor(workers, thread_name_prefix="movecore"), workers)
+        return _executor[0]
+
+
 
 
 _pool = None
@@ -182,7 +203,6 @@ def _hand_pool(workers: int):
     ``"executor"`` or the cycle counter does not advance."""
     global _pool
     if _settings.HAND_OFF != "spin":
-        from ._batch import _thread_pool
         return _thread_pool(workers)
     pool = _pool
     if pool is None or len(pool.workers) < workers:
@@ -191,12 +211,10 @@ def _hand_pool(workers: int):
                 _pool = _HandPool(_rate())
             pool = _pool
             if pool.rate <= 0.0:
-                from ._batch import _thread_pool
-                return _thread_pool(workers)
+                    return _thread_pool(workers)
             while len(pool.workers) < workers:
                 pool.workers.append(_Worker(pool))
     elif pool.rate <= 0.0:
-        from ._batch import _thread_pool
         return _thread_pool(workers)
     return pool
 
@@ -217,9 +235,10 @@ def _stop() -> None:
 atexit.register(_stop)
 
 
-def _forget_pool() -> None:   # a forked child has the pool object but not its threads
-    global _pool, _pool_lock
+def _forget_pool() -> None:   # a forked child has the pools' objects but not their threads
+    global _pool, _pool_lock, _executor, _executor_lock
     _pool, _pool_lock = None, threading.Lock()
+    _executor, _executor_lock = (None, 0), threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_pool)

@@ -35,7 +35,7 @@ from ..kernels import reach_pen as _reach_pen
 from ..kernels.reach import (CTRL, H_HILLY, fast_layout_size, is_plain,  # noqa: F401
                                reach1_general, reach1_ordered, reach1_plain)
 from ..kernels.reach_pen import pen_layout_size, pen_out_offset, pen_row_of  # noqa: F401
-from ._batch import _thread_pool as thread_pool  # noqa: F401
+from ._handoff import _thread_pool as thread_pool  # noqa: F401
 from ._handoff import _hand_pool as hand_pool  # noqa: F401
 
 __all__ = ["CTRL", "H_HILLY", "fast_layout_size", "is_plain", "reach1_general",
