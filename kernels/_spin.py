@@ -4,31 +4,33 @@ spinning after its last chunk (``movecore.reach._handoff``; docs/performance.md,
 hand-off that does not sleep between steps").
 
 ``flags`` is an int64[k] array (C order; the caller keeps each flag a writer updates
-on a cache line of its own). Every flag is a counter that only grows.
+on a cache line of its own).
 
 * :func:`publish` ``(flags, i, value, j)``: store ``flags[i] = value`` with sequentially
   consistent ordering (x86: ``xchg``, a full barrier), then read ``flags[j]`` and return
   it: every write this thread made before the store is seen by a thread that reads the
   new value (release), and the load is not moved before the store (the sleep
   protocol's store-then-load on both sides needs that, see ``_handoff``). Holds the GIL.
-* :func:`spin_until` ``(flags, i, target, budget, store_i, store_v, delay, mark_i)``: first, where
-  ``store_i`` >= 0, the store ``flags[store_i] = store_v`` as :func:`publish` makes it;
-  then read ``flags[i]`` (a sequentially consistent atomic load: acquire, and never
-  hoisted out of the loop by LLVM) until it is at least ``target`` or ``budget`` ticks of
-  the CPU's cycle counter have passed; returns the last value read. Between reads a
-  ``pause`` (x86; a hint that this is a spin, which frees the core's shared resources
-  for its sibling) and every 64 reads a ``sched_yield``, so that a spinning thread that
-  shares its core with a runnable one (the machine is loaded) lets it run. ``budget``
-  <= 0: one read. Where the value reached ``target`` and ``delay`` > 0, it spins
-  ``delay`` ticks more before it returns (a pool worker's wait for the caller to give
-  the GIL up, see ``_handoff``), and where ``mark_i`` >= 0 it writes the cycle counter
-  then to ``flags[mark_i]`` (a plain store: the same thread reads it, for how long its
-  return waited for the GIL). Runs without the GIL, the store included: a worker that publishes
-  its chunk's end this way has given the GIL up before the caller can see it, so the
-  caller that leaves its own spin never waits for the GIL (a wait for the GIL is a
-  sleep on a condition variable: the wake this module exists to avoid).
+* :func:`spin_until` ``(flags, i, target, budget, store_i, store_v, delay, mark_i)``:
+  first, where ``store_i`` >= 0, the store ``flags[store_i] = store_v`` as
+  :func:`publish` makes it; then read ``flags[i]`` (a sequentially consistent atomic
+  load: acquire, and never hoisted out of the loop by LLVM) until it is at least
+  ``target`` or ``budget`` ticks of the CPU's cycle counter have passed (``budget`` <= 0:
+  one read); returns the last value read. Between reads a ``pause`` (x86; a hint that
+  this is a spin, which frees the core's shared resources for its sibling) and a
+  ``sched_yield`` (every ``YIELD_MASK + 1`` reads), so that a spinning thread that shares
+  its core with a runnable one (the machine is loaded) lets it run. Where the value
+  reached ``target``, it spins ``delay`` ticks more before it returns (a pool worker's
+  wait for the caller to give the GIL up, see ``_handoff``), and where ``mark_i`` >= 0
+  it then writes the cycle counter to ``flags[mark_i]`` (a plain store: the same thread
+  reads it, for how long its return waited for the GIL). Runs without the GIL, the
+  store included: a worker that publishes its chunk's end this way has given the GIL
+  up before the caller can see it, so the caller that leaves its own spin never waits
+  for the GIL (a wait for the GIL is a sleep on a condition variable: the wake this
+  module exists to avoid).
+* :func:`cycles_now` ``()``: the cycle counter.
 
-Both raise nothing and touch only ``flags[i]`` (``i`` in range: the caller's duty).
+They raise nothing and touch only the slots named (in range: the caller's duty).
 """
 from __future__ import annotations
 
@@ -39,8 +41,13 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-#: the spin's ``pause``: x86 only (elsewhere the loop reads without a hint)
+#: ``spin_until`` yields the core every ``YIELD_MASK + 1`` reads (a power of two less
+#: one): at every read, since yielding every 64 (~3-5 us of ``pause``) took half the
+#: executor's speed where the caller and the worker shared one core (docs/performance.md,
+#: "A hand-off that does not sleep between steps"); with no other thread ready the call
+#: returns at once
 YIELD_MASK = 0
+#: the spin's ``pause``: x86 only (elsewhere the loop reads without a hint)
 _X86 = _llvm.get_process_triple().split("-")[0] in ("x86_64", "i386", "i686")
 
 
