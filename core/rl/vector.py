@@ -376,8 +376,8 @@ class MovecoreVectorEnv(VectorEnv):
             if call is kernel and key is not None:
                 self._entries[key] = _entry_point(kernel, a)
             return
-        from ..reach import _thread_pool
-        pool = _thread_pool(len(chunks) - 1)
+        from ..reach import _hand_pool
+        pool = _hand_pool(len(chunks) - 1)
         futures = [pool.submit(call, *args(c), *chunks[c]) for c in range(1, len(chunks))]
         a = (*args(0), *chunks[0])
         t0 = perf_counter()

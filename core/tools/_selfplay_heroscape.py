@@ -482,8 +482,8 @@ def step(play, kind: int) -> int:
     if len(calls) == 1:
         status = [kernel(*calls[0])]
     else:
-        from ..reach import _thread_pool
-        pool = _thread_pool(len(calls) - 1)
+        from ..reach import _hand_pool
+        pool = _hand_pool(len(calls) - 1)
         futures = [pool.submit(kernel, *a) for a in calls[1:]]
         status = [kernel(*calls[0])] + [fu.result() for fu in futures]
     if min(status) < 0:  # pragma: no cover (ends hold one column per place)

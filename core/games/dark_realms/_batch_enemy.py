@@ -1645,7 +1645,7 @@ class BatchEnemyAI:
                 st = k(rows, figs, mv, occ, cell, alive, *self.args.values(), mask, cost,
                        stop, pen, want)
             else:
-                from ...reach.compiled import thread_pool as _thread_pool
+                from ...reach.compiled import hand_pool as _hand_pool
                 status = np.zeros(chunks, np.int64)
                 self._thread_args(chunks - 1)     # (every thread's, made here first)
 
@@ -1655,7 +1655,7 @@ class BatchEnemyAI:
                                   *self._thread_args(c).values(), mask, cost, stop, pen,
                                   want)
 
-                pool = _thread_pool(chunks - 1)
+                pool = _hand_pool(chunks - 1)
                 futures = [pool.submit(run, c) for c in range(1, chunks)]
                 run(0)
                 for fu in futures:
