@@ -1,5 +1,5 @@
 """The batched steps' hand-off to the pool thread, old against new, in one process
-(docs/performance.md, "A hand-off that does not sleep between steps"): ``BatchedPlay``
+(docs/performance_log.md, "A hand-off that does not sleep between steps"): ``BatchedPlay``
 at B = 4,096 and the vector env at B = 1,024, on 1 thread and on 2 threads with each
 hand-off (``movecore.reach.HAND_OFF``: "executor", the ``ThreadPoolExecutor`` whose
 thread sleeps between steps; "spin", the workers that spin for the next chunk), their

@@ -13,7 +13,7 @@ self-play steps: the call's answers (mask, cost, stopped) and the sketch's check
 then CPU time of this thread per game, medians of rounds in a shuffled order: the call
 (set-up, the packed kernel's plain query, the pairs' pass) against the sketch (its
 per-game planes, the layers, the dense rows and the pairs' listing). What it leaves out
-(see ``docs/performance.md``, the ``hscanon`` section): penalty levels, falls, flyers.
+(see ``docs/performance_log.md``, the ``hscanon`` section): penalty levels, falls, flyers.
 """
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """How soon the shared pool's worker starts a job after its submit, while the calling
 thread runs ~1 ms of GIL-free compiled work (as a batched step's chunk 0 does), per
 half second of a run: a spell of slow wakes of an idle core would show as half-seconds
-whose median is far above the rest (docs/performance.md, "The batch after the fifth
+whose median is far above the rest (docs/performance_log.md, "The batch after the fifth
 session").
 
-``--step S``: the hand-off of a batched step instead (docs/performance.md, "A hand-off
+``--step S``: the hand-off of a batched step instead (docs/performance_log.md, "A hand-off
 that does not sleep between steps"): the worker's job is as long as the caller's (S
 seconds of compiled work each, as in a step of two even chunks), submitted through
 ``movecore.reach._hand_pool`` with each hand-off in turn ("executor": the

@@ -1,6 +1,6 @@
 """A flag in shared memory that one thread sets and another waits on without the GIL and
 without sleeping: the hand-off of a batched step's chunk to a pool thread that is still
-spinning after its last chunk (``movecore.reach._handoff``; docs/performance.md, "A
+spinning after its last chunk (``movecore.reach._handoff``; docs/performance_log.md, "A
 hand-off that does not sleep between steps").
 
 ``flags`` is an int64[k] array (C order; the caller keeps each flag a writer updates
@@ -43,7 +43,7 @@ from numba.extending import intrinsic
 
 #: ``spin_until`` yields the core every ``YIELD_MASK + 1`` reads (a power of two less
 #: one): at every read, since yielding every 64 (~3-5 us of ``pause``) took half the
-#: executor's speed where the caller and the worker shared one core (docs/performance.md,
+#: executor's speed where the caller and the worker shared one core (docs/performance_log.md,
 #: "A hand-off that does not sleep between steps"); with no other thread ready the call
 #: returns at once
 YIELD_MASK = 0

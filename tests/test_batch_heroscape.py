@@ -1117,7 +1117,7 @@ def test_two_space_walkers_plain_query_as_bit_sets_equal_the_kernel():
 @pytest.mark.slow
 def test_two_space_walkers_plain_query_as_bit_sets_equal_the_kernel_long():
     # (~1,000 more battlefields, ~10 s: each one's layout is most of it; a run over
-    # 2,500 seeds, 1,657 layouts, 68,092 queries, passed once: docs/performance.md)
+    # 2,500 seeds, 1,657 layouts, 68,092 queries, passed once: docs/performance_log.md)
     seen = _pair_bits_vs_kernel(_scenarios(range(1000, 2500)), steps=1, B=4)
     assert seen["layouts"] > 900 and seen["not_taken"] == 0, seen
 

@@ -79,7 +79,7 @@ BATCH_THREADS = os.environ.get("MOVECORE_BATCH_THREADS", "pool")
 #: workers that wait for the next chunk spinning on a flag, without the GIL, for up to
 #: :data:`SPIN_S` seconds before they sleep (the caller's wait for a chunk likewise), or
 #: "executor", a ``ThreadPoolExecutor`` whose idle threads sleep (a wake of ~30 us a
-#: step). Same chunks, same answers (docs/performance.md, "A hand-off that does not
+#: step). Same chunks, same answers (docs/performance_log.md, "A hand-off that does not
 #: sleep between steps"). Environment: ``MOVECORE_HAND_OFF``.
 HAND_OFF = os.environ.get("MOVECORE_HAND_OFF", "spin")
 

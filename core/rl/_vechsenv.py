@@ -322,7 +322,7 @@ class HeroscapeEnvStep(WholeStep):
         # copy=True: the kept buffer updated, then each thread's rows copied into the
         # new array by numpy (2.4% less CPU a move than each observation drawn whole
         # into the new array, and 2.5% less than a copy loop in the compiled call:
-        # docs/performance.md)
+        # docs/performance_log.md)
         O = (self._fresh(), True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d,
              s.d + 6, s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid,
              s._gmode, *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells,

@@ -226,7 +226,7 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
     clear, the kept ends' test, the policy, the draws) counted their arrays at every
     game, ~10% of a ``BatchedPlay`` move's samples. Inlined, not a compiled function of
     its own: Numba optimizes a callee's module and makes its machine code on its own,
-    then again inside its caller's, ~0.6 s of a cold compile (docs/performance.md)."""
+    then again inside its caller's, ~0.6 s of a cold compile (docs/performance_log.md)."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
      budget, stop_code, Z) = S
     double, lead, trail, team, height, level, hnbr, n_teams, master = M

@@ -453,7 +453,7 @@ def _pick_pk(cells, t_now, s_now, nf, row, bias, coords, kind, tg, rank):
 
 #: :func:`_pick_pk` inlined where ``enemy_games`` calls it (with :func:`_fwd_bits`, its
 #: most frequent call: as a call it passed its arrays field by field, each a struct of
-#: seven words, which cost more than many a pick; docs/performance.md)
+#: seven words, which cost more than many a pick; docs/performance_log.md)
 _pick_pk_in = njit(nogil=True, inline="always")(_pick_pk.py_func)
 
 

@@ -415,7 +415,7 @@ def _move_one(occ, cell, alive, b, f, to, near, rewrite, double, lead, trail, te
     (it allocates nothing; its callers keep the arrays alive): an atomic increment and
     decrement of each of its eleven arrays at every move and removal; with the vector
     env's ``hs_queries`` and ``hs_play`` compiled likewise, that env's sub-step path
-    ran 1.12x faster (docs/performance.md)."""
+    ran 1.12x faster (docs/performance_log.md)."""
     F = cell.shape[1]
     for g in range(F):
         near[g] = False

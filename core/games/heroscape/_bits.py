@@ -304,7 +304,7 @@ def query_ends(S, sh, occupant, start, bud, buf, ends, query, lay, bits):
     into the callers, not two: compile time). The self-play step's and the vector
     env's one call for it, inlined (Numba IR) into both: compiled as a function of its
     own it was optimized and made machine code of once more, ~1 s of a cold compile of
-    the step (docs/performance.md)."""
+    the step (docs/performance_log.md)."""
     blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params = S[:7]
     Z = S[11]
     if bits and Z[0][sh]:
