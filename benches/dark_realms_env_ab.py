@@ -2,7 +2,7 @@
 ``movecore.rl._vecdr_env``) against the sub-step path it replaces (old, ``dr.whole =
 False``), in one process, steps of the same seeded games in turn; CPU time per figure
 move (the process's and the calling thread's), wall moves/s, 1 and 2 threads,
-``copy=True`` and ``copy=False`` (docs/performance.md).
+``copy=True`` and ``copy=False`` (docs/performance_log.md).
 
     python benches/dark_realms_env_ab.py [scenario] [rounds]
 """

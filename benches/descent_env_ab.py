@@ -3,7 +3,7 @@
 path before them (``_dp = None``, and the quickselect ``pick_rows`` of a copy of the
 old ``_vecnp.py``), in one process, rounds of 30 env steps of the same seeded games in
 turn (alternating order); CPU time per figure move, the median of the rounds' ratios
-(docs/performance.md).
+(docs/performance_log.md).
 
     git show main:core/rl/_vecnp.py > /tmp/old_vecnp.py    # (a commit before the change)
     python benches/descent_env_ab.py /tmp/old_vecnp.py [scenario] [rounds]

@@ -4,7 +4,7 @@
 threads, the four envs stepped in a shuffled order each round (rounds of ``steps`` env
 steps, the same actions for old and new); per figure move the CPU time of the process
 (all its threads) and the wall time, medians of the rounds; 2 threads over 1 by wall,
-paired within each round (docs/performance.md).
+paired within each round (docs/performance_log.md).
 
     python benches/descent_env_whole_ab.py [scenario] [rounds] [steps] [copy]
 """

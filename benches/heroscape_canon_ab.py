@@ -26,7 +26,7 @@ CPU time of this thread, medians of rounds taken in a shuffled order, and the me
 
 ``--sizes``: instead, what a layered bit-set search of the two-space walkers would hold
 (words a plane, the ends and the most leaving attacks of a game: the sketch in
-``docs/performance.md``).
+``docs/performance_log.md``).
 """
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def _ratio(per) -> str:
 
 def _sizes(name, sc, G, D, calls) -> None:
     """What a layered bit-set search of the two-space walkers would hold (the sketch in
-    ``docs/performance.md``): the padded grid's words per plane (``_bits``' grid: a row
+    ``docs/performance_log.md``): the padded grid's words per plane (``_bits``' grid: a row
     a line, a pad column), and over every fourth step's walker games the ends and the
     most leaving attacks among their least."""
     import movecore

@@ -108,6 +108,36 @@ def _envs(name, B, rounds, steps=8, envs=None):
     return per
 
 
+def _moves(old_step, offs, scenario, B, rounds, indent="  ") -> float:
+    """Prints :func:`_plays`' medians of the baseline's step ``old_step``, this tree's
+    with each of the step's rules ``offs`` off, and this tree's (CPU us a move, kernel
+    queries, the rounds' ratios); returns the reference query's CPU seconds."""
+    from movecore.tools import _selfplay_heroscape as S
+    med = np.median
+    play, per = _plays([old_step] + [S.step] * (len(offs) + 1), scenario, B, rounds,
+                       [None] + [S.RULES & ~getattr(S, x) for x in offs] + [None])
+    q = H._query_cpu(scenario, play)
+    m = [med(p) for p in per]
+    print(f"BatchedPlay move, B={B}, 1 thread, CPU us (queries), and each over this "
+          f"tree's:", flush=True)
+    for label, i in [("base", 0)] + [(f"{x} off", k + 1) for k, x in enumerate(offs)]:
+        r = np.array(per[i]) / np.array(per[-1])
+        print(f"{indent}{label}: {m[i] * 1e6:.3f} ({m[i] / q:.2f}): {med(r):.3f} "
+              f"({r.min():.3f}-{r.max():.3f})")
+    print(f"{indent}this tree: {m[-1] * 1e6:.3f} ({m[-1] / q:.2f})", flush=True)
+    return q
+
+
+def _env_line(per, q, labels=("kernel", "bit sets")) -> str:
+    """The vector env's two medians (us, kernel queries ``q``) and their rounds' ratio."""
+    med = np.median
+    r = np.array(per[0]) / np.array(per[1])
+    return (f"  vector env move, copy=True, 1 thread: {labels[0]} "
+            f"{med(per[0]) * 1e6:.3f} us ({med(per[0]) / q:.2f} queries), {labels[1]} "
+            f"{med(per[1]) * 1e6:.3f} ({med(per[1]) / q:.2f}): {med(r):.3f} "
+            f"({r.min():.3f}-{r.max():.3f})")
+
+
 def main(argv=None) -> int:
     ap = H._parser(__doc__, 15)
     ap.add_argument("base", help="a checkout of the baseline commit")
@@ -115,34 +145,17 @@ def main(argv=None) -> int:
                     help="the step's fast paths to time turned off, one at a time")
     ap.add_argument("--no-env", action="store_true", help="the BatchedPlay move only")
     a = ap.parse_args(argv)
-    from movecore.tools import _selfplay_heroscape as S
     from movecore.tools.selfplay import example_scenarios
     ex = dict(example_scenarios("heroscape"))
     _, old_step = H._baseline(a.base)
-    med = np.median
     print(H._load_avg(), flush=True)
     for name in a.scenarios.split(","):
         offs = [x for x in a.off.split(",") if x]
-        play, per = _plays([old_step] + [S.step] * (len(offs) + 1), ex[name], a.B,
-                           a.rounds, [None] + [S.RULES & ~getattr(S, x) for x in offs] +
-                           [None])
-        q = H._query_cpu(ex[name], play)
-        m = [med(p) for p in per]
-        print(f"{name}: BatchedPlay move, B={a.B}, 1 thread, CPU us (queries), and "
-              f"each over this tree's:", flush=True)
-        for label, i in [("base", 0)] + [(f"{x} off", k + 1) for k, x in enumerate(offs)]:
-            r = np.array(per[i]) / np.array(per[-1])
-            print(f"  {label}: {m[i] * 1e6:.3f} ({m[i] / q:.2f}): {med(r):.3f} "
-                  f"({r.min():.3f}-{r.max():.3f})")
-        print(f"  this tree: {m[-1] * 1e6:.3f} ({m[-1] / q:.2f})", flush=True)
+        print(f"{name}: ", end="")
+        q = _moves(old_step, offs, ex[name], a.B, a.rounds)
         if a.no_env:
             continue
-        per = _envs(name[:-5], a.B, a.rounds)
-        r = np.array(per[0]) / np.array(per[1])
-        print(f"  vector env move, copy=True, 1 thread: kernel {med(per[0]) * 1e6:.3f} us "
-              f"({med(per[0]) / q:.2f} queries), bit sets {med(per[1]) * 1e6:.3f} "
-              f"({med(per[1]) / q:.2f}): {med(r):.3f} ({r.min():.3f}-{r.max():.3f})",
-              flush=True)
+        print(_env_line(_envs(name[:-5], a.B, a.rounds), q), flush=True)
     print(H._load_avg())
     return 0
 

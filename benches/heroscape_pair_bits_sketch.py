@@ -1,5 +1,6 @@
-"""A sketch, not the engine's path: a two-space walker's plain query (no leaving attacks:
-the basic game) as bit-set layers, one plane per direction of the trail, each pair of
+"""A sketch, not the engine's path (that is ``games.heroscape._bits2`` now, made from
+it: ``benches/heroscape_pair_bits_ab.py``): a two-space walker's plain query (no
+leaving attacks: the basic game) as bit-set layers, one plane per direction of the trail, each pair of
 spaces listed by ``rules.placement_key``; checked against the batch's two-space call and
 timed beside it, in one process.
 
@@ -12,7 +13,7 @@ self-play steps: the call's answers (mask, cost, stopped) and the sketch's check
 then CPU time of this thread per game, medians of rounds in a shuffled order: the call
 (set-up, the packed kernel's plain query, the pairs' pass) against the sketch (its
 per-game planes, the layers, the dense rows and the pairs' listing). What it leaves out
-(see ``docs/performance.md``, the ``hscanon`` section): penalty levels, falls, flyers.
+(see ``docs/performance_log.md``, the ``hscanon`` section): penalty levels, falls, flyers.
 """
 from __future__ import annotations
 
@@ -249,7 +250,8 @@ def main(argv=None) -> int:
     ap = H._parser(__doc__, 11)
     a = ap.parse_args(argv)
     import movecore as mc
-    from movecore.games.heroscape._batch_doubles import NO_KEPT_WALKERS, doubles_kernel
+    from movecore.games.heroscape._batch_doubles import (NO_KEPT_WALKERS, NO_PAIR_BITS,
+                                                         doubles_kernel)
     from movecore.tools.selfplay import example_scenarios
     ex = dict(example_scenarios("heroscape"))
     dk = doubles_kernel()
@@ -276,7 +278,7 @@ def main(argv=None) -> int:
                                 m, co, s)
 
         def call(*args):
-            dk(*args[:-1], NO_KEPT_WALKERS)
+            dk(*args[:-1], NO_KEPT_WALKERS | NO_PAIR_BITS)   # (the kernel's plain query)
 
         def check(outs, c):
             for b in c[3].tolist():

@@ -1,18 +1,30 @@
 """How soon the shared pool's worker starts a job after its submit, while the calling
 thread runs ~1 ms of GIL-free compiled work (as a batched step's chunk 0 does), per
 half second of a run: a spell of slow wakes of an idle core would show as half-seconds
-whose median is far above the rest (docs/performance.md, "The batch after the fifth
+whose median is far above the rest (docs/performance_log.md, "The batch after the fifth
 session").
 
+``--step S``: the hand-off of a batched step instead (docs/performance_log.md, "A hand-off
+that does not sleep between steps"): the worker's job is as long as the caller's (S
+seconds of compiled work each, as in a step of two even chunks), submitted through
+``movecore.reach._hand_pool`` with each hand-off in turn ("executor": the
+``ThreadPoolExecutor``, whose thread sleeps between jobs; "spin"), rounds of 200 jobs
+shuffled; prints per hand-off the median over rounds of the wake (submit to the job's
+first line), of the wait in ``result()`` after the caller's own work, and of the step's
+wall and process CPU.
+
     python benches/pool_wake.py [seconds]
+    python benches/pool_wake.py --step 150e-6 [seconds]
 """
+import importlib
+import random
 import sys
 import time
 
 import numba
 import numpy as np
 
-from movecore.reach import _thread_pool
+from movecore.reach import _hand_pool, _thread_pool
 
 
 @numba.njit(nogil=True, cache=False)
@@ -27,11 +39,15 @@ def _started(t0: float) -> float:
     return time.perf_counter() - t0
 
 
-def main(seconds: float = 30.0) -> None:
+def _spins(seconds: float) -> int:
     _spin(10)
     t = time.perf_counter()
     _spin(10**6)
-    n = int(0.001 / ((time.perf_counter() - t) / 1e6))   # ~1 ms of spinning
+    return int(seconds / ((time.perf_counter() - t) / 1e6))
+
+
+def main(seconds: float = 30.0) -> None:
+    n = _spins(0.001)       # ~1 ms of spinning
     pool = _thread_pool(1)
     at, wake = [], []
     t_end = time.perf_counter() + seconds
@@ -51,5 +67,42 @@ def main(seconds: float = 30.0) -> None:
           f"of {len(meds)}; their medians (us): {' '.join(f'{m:.0f}' for m in meds)}")
 
 
+def _job(t0: float, n: int) -> float:
+    s = time.perf_counter() - t0
+    _spin(n)
+    return s
+
+
+def step(chunk: float, seconds: float) -> None:
+    R = importlib.import_module("movecore.reach")
+    n = _spins(chunk)
+    got = {"executor": [], "spin": []}
+    t_end = time.perf_counter() + seconds
+    while time.perf_counter() < t_end:
+        for mode in random.sample(list(got), 2):
+            R.HAND_OFF = mode
+            time.sleep(2 * R.SPIN_S)    # (the last round's spin ends off the clock)
+            pool = _hand_pool(1)
+            wake, wait = [], []
+            c0, w0 = time.process_time(), time.perf_counter()
+            for _ in range(200):
+                f = pool.submit(_job, time.perf_counter(), n)
+                _spin(n)
+                t = time.perf_counter()
+                wake.append(f.result())
+                wait.append(time.perf_counter() - t)
+            got[mode].append((np.median(wake), np.median(wait),
+                              (time.perf_counter() - w0) / 200,
+                              (time.process_time() - c0) / 200))
+    for mode, v in got.items():
+        w, r, s, c = np.median(np.array(v), axis=0) * 1e6
+        print(f"{mode:8s} ({len(v)} rounds): wake {w:.1f} us, result() wait {r:.1f} us, "
+              f"step {s:.1f} us wall, {c:.1f} us CPU")
+
+
 if __name__ == "__main__":
-    main(float(sys.argv[1]) if len(sys.argv) > 1 else 30.0)
+    args = sys.argv[1:]
+    if args[:1] == ["--step"]:
+        step(float(args[1]), float(args[2]) if len(args) > 2 else 10.0)
+    else:
+        main(float(args[0]) if args else 30.0)

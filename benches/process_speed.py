@@ -13,7 +13,7 @@ process); ``cpu0`` / ``cpu1`` (``taskset -c``: pinned to one core); ``thp_off``
 (``NUMPY_MADVISE_HUGEPAGE=0``: numpy's large arrays on 4 KiB pages); ``cold`` (an empty
 ``MOVECORE_CACHE``: the kernels compiled in the process, not loaded from the cache).
 
-Results and what they showed: docs/performance.md, "The bench's two speeds".
+Results and what they showed: docs/performance_log.md, "The bench's two speeds".
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ of grid's BatchedPlay at B = 4,096 on 1 and 2 threads, each beside a compiled ar
 loop (numba ``prange``, no memory traffic, no Python between its threads) on 1 and 2
 threads, for 90 s; prints each 10 rounds' medians of the play's 2T/1T and the loop's
 (the loop's figure is its own 2-thread rate over its 1-thread one, times 2; compare it
-with itself across windows, not with 2). docs/performance.md, "The batch after the fifth
+with itself across windows, not with 2). docs/performance_log.md, "The batch after the fifth
 session".
 
     python benches/thread_dips.py

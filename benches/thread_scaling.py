@@ -6,7 +6,7 @@ spend the CPU that one thread does not? (issue 29: 2 threads at least 1.7x 1 thr
     python benches/thread_scaling.py --repeat 5 [--min-time 0.1]   # bench --batch's figures
     python benches/thread_scaling.py --handoff [--swap]            # a 2-thread step's wall
 
-Results and what they showed: docs/performance.md, "Two threads on a quiet machine".
+Results and what they showed: docs/performance_log.md, "Two threads on a quiet machine".
 
 Every figure is ``CPU(2 threads, both workers summed) / CPU(1 thread)`` for the same work
 (1.00 = no contention; ``time.thread_time`` inside each worker, the kernel call alone),

@@ -12,7 +12,7 @@ The parts taken out: ``noobs`` every observation write (the mask and its copy ke
 copy into ``info``. ``same`` is an unmodified copy loaded the same way: read the parts
 against it (a module loaded beside the installed one runs a few % off it: its code is
 placed elsewhere). The kernel's share is not a part to take out (the games would
-change); ``perf record`` gives it (docs/performance.md, "The vector env's move by part").
+change); ``perf record`` gives it (docs/performance_log.md, "The vector env's move by part").
 """
 from __future__ import annotations
 

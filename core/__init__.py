@@ -326,6 +326,7 @@ _COMPILE_ESTIMATES = {
     "descent": (1, 6),
     "dark_realms": (1, 4),
     "dark_realms._batch_enemy": (5, 20),            # the batched enemy AI, first use
+    "kernels._spin": (0, 1),                        # the pool's hand-off flags
 }
 _COMPILE_ESTIMATES_DEFAULT = (1, 10)
 _GAMES = ("heroscape", "mage_knight", "descent", "dark_realms", "tiny_epic_tactics", "grid")

@@ -559,7 +559,7 @@ class BatchedGames:
             st = reach_games(*args, self._bufs[0], self._ends[0], q, 0, B, mask, cost,
                              stop)
         else:
-            from .reach import _thread_pool
+            from .reach import _hand_pool
             status = np.zeros(n_chunks, np.int64)
 
             def run(c):
@@ -567,7 +567,7 @@ class BatchedGames:
                                         (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
                                         mask, cost, stop)
 
-            pool = _thread_pool(n_chunks - 1)
+            pool = _hand_pool(n_chunks - 1)
             futures = [pool.submit(run, c) for c in range(1, n_chunks)]
             run(0)
             for fu in futures:
@@ -910,24 +910,34 @@ def _indices(name: str, values, n: int, lo: int = 0) -> np.ndarray:
 
 
 #: how long after its submit a pool thread starts its chunk of the compiled step, in
-#: seconds (a wake of a sleeping thread: 27-30 us here, `benches/pool_wake.py` 30-70 us)
+#: seconds, by hand-off (``movecore.reach.HAND_OFF``): "executor", a wake of a sleeping
+#: thread (27-30 us here, `benches/pool_wake.py` 30-70 us); "spin", a worker spinning
+#: for its chunk, which then waits for the caller to give the GIL up (`benches/
+#: pool_wake.py --step`)
 _WAKE = 30e-6
+_SPIN_WAKE = 8e-6
+
+
+def _wake() -> float:
+    """:data:`_WAKE` or :data:`_SPIN_WAKE`, as the pool hands chunks over now."""
+    from .reach._handoff import _settings   # (movecore.reach: HAND_OFF, read each call)
+    return _SPIN_WAKE if _settings.HAND_OFF == "spin" else _WAKE
 
 
 def _head_start(B: int, n_chunks: int, first: int, took: float) -> int:
     """The games the calling thread's chunk takes next step (``first``; the pool threads
     share the rest evenly): at the rate it played ``first`` games in ``took`` seconds,
-    more than its even share by what a pool thread's :data:`_WAKE` is worth, so that
+    more than its even share by what a pool thread's wake (:func:`_wake`) is worth, so that
     the threads end together (where the step is short, a few hundred us, the wake is
     ~10% of a chunk). At least half an even share each.
 
-    >>> _head_start(4096, 2, 2048, 150e-6)      # 2048 games in 150 us: 410 a wake
-    2253
+    >>> _head_start(4096, 2, 2048, 150e-6) - 2048 == round(_wake() * 2048 / 150e-6 / 2)
+    True
     """
     share = B // (2 * n_chunks)
     if took <= 0.0:
         return first
-    want = round(B / n_chunks + (n_chunks - 1) / n_chunks * _WAKE * first / took)
+    want = round(B / n_chunks + (n_chunks - 1) / n_chunks * _wake() * first / took)
     return min(max(want, max(1, share)), B - (n_chunks - 1) * max(1, share))
 
 
@@ -965,8 +975,8 @@ def on_chunks(n: int, n_chunks: int, run) -> tuple:
     cut = [(n * c) // n_chunks for c in range(n_chunks + 1)]
     if n_chunks == 1:
         return cut, [run(0, 0, n)]
-    from .reach import _thread_pool
-    pool = _thread_pool(n_chunks - 1)
+    from .reach import _hand_pool
+    pool = _hand_pool(n_chunks - 1)
     futures = [pool.submit(run, c, cut[c], cut[c + 1]) for c in range(1, n_chunks)]
     first = run(0, cut[0], cut[1])
     return cut, [first] + [fu.result() for fu in futures]

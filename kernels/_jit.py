@@ -6,7 +6,7 @@ Numba's reference counting, for the functions that allocate nothing and keep no 
 (the arrays come from the caller, which keeps them alive for the call). Compiled with
 reference counting, such a function pays an atomic increment and decrement for every
 array it is handed or takes a view of, which Numba's pruning leaves inside the loops
-(docs/performance.md, "The vector env's step ... reference counts"). Numba's option for
+(docs/performance_log.md, "The vector env's step ... reference counts"). Numba's option for
 it, ``_nrt``, is private: a Numba that drops it would refuse the keyword at compile time
 (at import, for a function compiled eagerly), so it is asked for only where this Numba
 takes it (:func:`accepts_no_nrt`); elsewhere the functions compile with reference

@@ -2,7 +2,7 @@
 (``a`` a 1-D array, ``i`` in range: the caller's duty) will be read soon (LLVM's
 ``llvm.prefetch``: x86's ``prefetcht0``). It changes no value and raises nothing; a
 loop over the games of a batch issues it for the next game's rows while it works on
-this one, so that their misses overlap the work (docs/performance.md, "The vector
+this one, so that their misses overlap the work (docs/performance_log.md, "The vector
 env's step: ... the next game's answer fetched ahead")."""
 from __future__ import annotations
 

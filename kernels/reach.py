@@ -551,7 +551,7 @@ def field_query(nbr, link_ptr, link_data, cell_data, edges, diag_sides, terrain_
 # cell flags, zones of control, side edges, corner rule or links (``is_plain``). In the
 # plain build those features are the constant False, so LLVM drops their tests from the
 # inner loop, and with them the second (stopped) stack of every bucket and the link loop
-# (which, merely present, cost 7-25% of a query: docs/performance.md).
+# (which, merely present, cost 7-25% of a query: docs/performance_log.md).
 #
 # Two ways to report, one search:
 #   ends mode  the ends (cell, cost, stopped) are written to ``ends[:, pos..]`` as they
@@ -618,7 +618,7 @@ def fast_layout_size(n, nb_alloc):
 # and decrements it on return (a call and an atomic instruction each, which Numba's
 # pruning leaves in place), and the compiled steps call these once per query: 8 pairs
 # per ``reach1`` call, 4 per ``is_plain``. They allocate nothing and keep no array, so
-# they need none (docs/performance.md, "The vector env's step ... reference counts").
+# they need none (docs/performance_log.md, "The vector env's step ... reference counts").
 @njit(types.boolean(i32_1, u8_1, u64_1, i64_1), cache=CACHE, nogil=True, **NO_NRT)
 def is_plain(blob, qflags, zoc, params):
     """True when ``reach1_plain`` gives the same answer as ``reach1_general``."""

@@ -111,7 +111,7 @@ def test_fused_step_chunks_cover_every_game_once_the_calling_thread_ahead():
     covering 0..B once; the calling thread's head start (``_head_start``) grows with
     the share a pool thread's wake is of its chunk, and every chunk keeps at least half
     an even share."""
-    from movecore.batch import _WAKE, _head_start
+    from movecore.batch import _head_start, _wake
     from movecore.tools.selfplay_batch import _calls
     parts = [((c,), ("tail",)) for c in range(3)]
     for B in (3, 10, 97, 4096):
@@ -122,7 +122,7 @@ def test_fused_step_chunks_cover_every_game_once_the_calling_thread_ahead():
         assert calls[0][1] == 0 and calls[-1][2] == B
         assert all(calls[i][2] == calls[i + 1][1] for i in range(2))
     assert _head_start(4096, 2, 2048, 2048 * 1e-7) > _head_start(4096, 2, 2048, 2048 * 1e-6)
-    assert _head_start(4096, 2, 2048, 2048 * 1e-6) == round(2048 + _WAKE / 1e-6 / 2)
+    assert _head_start(4096, 2, 2048, 2048 * 1e-6) == round(2048 + _wake() / 1e-6 / 2)
     assert _head_start(4096, 2, 2048, 1e-9) == 4096 - 1024        # at most 1.5 shares
     assert _head_start(100, 4, 25, 1e-9) == 100 - 3 * 12
 

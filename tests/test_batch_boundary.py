@@ -95,10 +95,10 @@ def test_a_pool_held_while_a_larger_one_is_made_still_runs():
     """``reach.compiled.thread_pool``: a caller that got the pool, then (another thread)
     a larger one is asked for, still submits to the pool it holds (it was shut down:
     RuntimeError 'cannot schedule new futures after shutdown')."""
-    from movecore.reach import _batch
+    from movecore.reach import _handoff
     from movecore.reach.compiled import thread_pool
     held = thread_pool(1)
-    size = _batch._pool[1]
+    size = _handoff._executor[1]
     bigger = thread_pool(size + 1)
     assert bigger is not held and thread_pool(size + 1) is bigger
     assert held.submit(lambda: 7).result() == 7

@@ -76,6 +76,47 @@ def test_docs_cite_only_public_sources(page):
     assert bad == [], f"{page.name} cites {sorted(set(bad))}"
 
 
+def _heading_anchors(text: str) -> set:
+    """The anchors a renderer gives ``text``'s headings, as GitHub makes them: the
+    heading's words lower-cased, punctuation but ``-`` and ``_`` dropped, spaces made
+    ``-``, a repeated one suffixed ``-1``, ``-2``, ...; headings in code blocks are not."""
+    seen: dict = {}
+    out = set()
+    in_code = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        m = None if in_code else re.match(r"#{1,6}\s+(.*)", line)
+        if m:
+            words = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", m.group(1).strip())
+            slug = re.sub(r"[^\w\- ]", "", words.lower()).replace(" ", "-")
+            out.add(slug + (f"-{seen[slug]}" if slug in seen else ""))
+            seen[slug] = seen.get(slug, 0) + 1
+    return out
+
+
+def test_docs_links_resolve():
+    """Every relative link in the README and docs names a file that exists, and every
+    ``#anchor`` a heading of the page it points into (a section renamed or moved must
+    take its links along)."""
+    anchors = {p.resolve(): _heading_anchors(p.read_text()) for p in USER_DOCS}
+    bad, checked = [], 0
+    for page in USER_DOCS:
+        text = re.sub(r"```.*?```|`[^`\n]*`", "", page.read_text(), flags=re.S)
+        for href in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", href):
+                continue
+            path, _, frag = href.partition("#")
+            target = (page.parent / path).resolve() if path else page.resolve()
+            if not target.exists():
+                bad.append(f"{page.name}: {href} (no such file)")
+            elif frag and target in anchors:
+                checked += 1
+                if frag not in anchors[target]:
+                    bad.append(f"{page.name}: {href} (no such heading)")
+    assert checked >= 50 and bad == [], bad
+
+
 def test_grid_page_lists_every_key_the_game_reads():
     src = (ROOT / "core" / "games" / "grid" / "rules.py").read_text()
     keys = set()

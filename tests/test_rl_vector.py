@@ -1524,9 +1524,10 @@ def test_heroscape_fast_answers_check_fails_on_a_wrong_answer():
 
 def test_heroscape_fast_answers_by_the_kernel_or_broken_bit_sets():
     """The fast answers with every one-space query by the kernel (``_vechs.NO_BITS``:
-    the path before the bit sets, kept for A/B runs) are the general path's too; the
+    the path before the bit sets, kept for A/B runs), or the two-space walkers' as
+    before ``_bits2`` (``NO_PAIRS``), are the general path's too; the
     check fails with the bit sets' stopping cells forgotten."""
-    from movecore.rl._vechs import NO_BITS
+    from movecore.rl._vechs import NO_BITS, NO_PAIRS
     ex = dict(example_scenarios("heroscape"))
 
     def kernel(hs):
@@ -1538,6 +1539,11 @@ def test_heroscape_fast_answers_by_the_kernel_or_broken_bit_sets():
         hs.S = hs.S[:-1] + (tuple(Z),)
 
     got = _hs_answers_run(ex["heroscape_engaged_knight.json"], 8, seed=0, mutate=kernel)
+    assert got is not None and got[0] > 50, got
+    # (and the two-space walkers' answer as before the plain answer where no leaving
+    # attacks are asked and its bit sets: _vechs.NO_PAIRS)
+    got = _hs_answers_run(ex["heroscape_engaged_knight.json"], 8, seed=0,
+                          mutate=lambda hs: setattr(hs, "rules", NO_PAIRS))
     assert got is not None and got[0] > 50, got
     with pytest.raises(AssertionError):
         _hs_answers_run(ex["heroscape_river_crossing.json"], 20, seed=1, mutate=no_stop)

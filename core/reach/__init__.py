@@ -53,7 +53,8 @@ from ._validate import (Budgets, Cell, Cells, _budget, _budgets_array, _cell, _n
 # thread pool), the tests and the benches import as movecore.reach.<name>, kept at that
 # path (the kernels' entry points, workspaces, the penalty kernel's runs), and _Query,
 # which positions pickled before the split name there.
-from ._batch import _thread_pool  # noqa: F401
+from ._handoff import _thread_pool  # noqa: F401
+from ._handoff import _hand_pool  # noqa: F401
 from ._kernels import _REACH1, _REACH1_ONE, _fast_workspace  # noqa: F401
 from ._query import _Query  # noqa: F401
 from ._result import _pen_ends, _pen_rows, _pen_tree  # noqa: F401
@@ -73,6 +74,25 @@ _FAST_MAX_STACK = 1 << 23
 #: ``movecore bench`` measures both (docs/performance.md). Environment:
 #: ``MOVECORE_BATCH_THREADS``.
 BATCH_THREADS = os.environ.get("MOVECORE_BATCH_THREADS", "pool")
+
+#: How a batched step hands its chunks to the pool threads: "spin" (default), to
+#: workers that wait for the next chunk spinning on a flag, without the GIL, for up to
+#: :data:`SPIN_S` seconds before they sleep (the caller's wait for a chunk likewise), or
+#: "executor", a ``ThreadPoolExecutor`` whose idle threads sleep (a wake of ~30 us a
+#: step). Same chunks, same answers (docs/performance_log.md, "A hand-off that does not
+#: sleep between steps"). Environment: ``MOVECORE_HAND_OFF``.
+HAND_OFF = os.environ.get("MOVECORE_HAND_OFF", "spin")
+
+#: The longest a spinning worker (or a caller waiting for a chunk) spins, in seconds:
+#: the CPU a pool thread burns after a batch's last step.
+SPIN_S = 1e-3
+
+#: A spinning worker that sees its chunk waits for the caller to give the GIL up (the
+#: caller holds it until its own chunk's kernel starts): it counts its wait for the GIL
+#: as a sleep where it took over GIL_SLEPT_S seconds, and then spins a little longer
+#: after the next chunk is handed over, up to GIL_DELAY_MAX_S.
+GIL_SLEPT_S = 8e-6
+GIL_DELAY_MAX_S = 20e-6
 
 
 def reach(board: Board, mover: Mover, start: Cell, budget: int, *, occupant: Layer = None,

@@ -3,9 +3,7 @@ parallel region or a pool of Python threads (``movecore.reach.BATCH_THREADS``).
 """
 from __future__ import annotations
 
-import os
 import sys
-import threading
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -13,6 +11,7 @@ from numpy.typing import NDArray
 
 from ..kernels import _types as T
 from ..kernels.reach import fast_layout_size, gather_batch, prange_batch, reach_batch
+from ._handoff import _hand_pool
 from ._kernels import _PLAIN, _parallel_lock, _pen, _pen_kernel, _thread_cache
 from ._query import _Query
 
@@ -174,30 +173,6 @@ def _batch_fast(q: _Query, starts: np.ndarray, budgets: np.ndarray,
     return ReachBatch(offsets, cells, costs, stopped)
 
 
-_pool = (None, 0)  # (ThreadPoolExecutor, its workers), made on first need
-_pool_lock = threading.Lock()
-
-
-def _thread_pool(workers: int):
-    """The shared pool of at least ``workers`` threads (made larger when asked for
-    more). A smaller pool it replaces is not shut down: a caller on another thread may
-    hold it between this call and its ``submit`` (which would raise on a shut-down
-    pool); its idle threads end once it is no longer referenced."""
-    global _pool
-    with _pool_lock:
-        size = _pool[1]
-        if size < workers:
-            from concurrent.futures import ThreadPoolExecutor
-            _pool = (ThreadPoolExecutor(workers, thread_name_prefix="movecore"), workers)
-        return _pool[0]
-
-
-def _forget_pool():  # a forked child has the pool object but not its threads
-    global _pool, _pool_lock
-    _pool, _pool_lock = (None, 0), threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_pool)
 
 
 def _chunks_pooled(q: _Query, queries, bufs, ends, status) -> int:
@@ -217,7 +192,7 @@ def _chunks_pooled(q: _Query, queries, bufs, ends, status) -> int:
 
     futures = []
     if n_chunks > 1:
-        pool = _thread_pool(n_chunks - 1)
+        pool = _hand_pool(n_chunks - 1)
         futures = [pool.submit(run, c) for c in range(1, n_chunks)]
     run(0)
     for f in futures:

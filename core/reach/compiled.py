@@ -24,7 +24,10 @@ engine's own (``tests/test_reach_tree_api.py`` checks that games import nothing 
 * ``penalty_steps_kernel()``: ``(pen_steps, reach_pen_steps)``, its rows mode over a
   table of the mover's steps made once per board and mover (the same rows, in the same
   order; for many queries on one board with per-query occupants, stops and leave masks).
-* ``thread_pool(workers)``: the engine's shared pool of worker threads (``threads=``).
+* ``thread_pool(workers)``: the engine's shared pool of worker threads (``threads=``),
+  a ``ThreadPoolExecutor``; ``hand_pool(workers)``: what a batched step hands its
+  chunks to (``submit(fn, *args)``, then ``result()``): workers that spin for the next
+  chunk before they sleep (``movecore.reach.HAND_OFF``).
 """
 from __future__ import annotations
 
@@ -32,14 +35,15 @@ from ..kernels import reach_pen as _reach_pen
 from ..kernels.reach import (CTRL, H_HILLY, fast_layout_size, is_plain,  # noqa: F401
                                reach1_general, reach1_ordered, reach1_plain)
 from ..kernels.reach_pen import pen_layout_size, pen_out_offset, pen_row_of  # noqa: F401
-from ._batch import _thread_pool as thread_pool  # noqa: F401
+from ._handoff import _thread_pool as thread_pool  # noqa: F401
+from ._handoff import _hand_pool as hand_pool  # noqa: F401
 
 __all__ = ["CTRL", "H_HILLY", "fast_layout_size", "is_plain", "reach1_general",
            "reach1_ordered",
            "reach1_plain", "pen_layout_size", "pen_out_offset", "pen_row_of",
            "penalty_kernel",
            "penalty_steps_kernel",
-           "thread_pool"]
+           "thread_pool", "hand_pool"]
 
 
 def penalty_kernel():

@@ -4,7 +4,7 @@ compiled call per sub-step.
 ``BatchedSteps._play`` for Descent was a dozen numpy passes and Python calls over the
 games of each sub-step (the doors the move reads, ``_DescentBatch.move``, the coin,
 ``victims`` on ``G.spaces``, ``BatchedGames.remove``, the rewards and ends), at
-B = 1,024 about a tenth of the env step (``docs/performance.md``, 2026-11-27).
+B = 1,024 about a tenth of the env step (``docs/performance_log.md``, 2026-11-27).
 :func:`descent_play` is the same in one loop over the games: the move is the batch's
 own (``_DescentBatch``'s :func:`~movecore.games.descent._batch._move_one`,
 ``_remove_one``), the victim :func:`._vecgame.victim_of`, the draws in each game's order

@@ -9,7 +9,7 @@ games not asked cleared too); then the mask and the kept observation. With
 ``threads=T`` only the batched answers ran per thread; the rest (the moves, the picks,
 the searches, the kept answers, the mask and the observation) on the calling thread,
 a serial part the other threads waited on (2 threads 1.18x one by wall,
-``docs/performance.md``).
+``docs/performance_log.md``).
 
 :func:`env_kernel` is the whole step of a chunk of games in one compiled call, as
 :mod:`._vechsenv` for Heroscape: each thread takes a contiguous chunk of games and

@@ -108,7 +108,7 @@ def hero_kept(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits, 
     order into ``a_list`` row ``b``; returns how many. Only where the bits' order is the
     places' (``bpos`` increasing: :attr:`DarkRealmsAnswers.bits_in_order`). A call of
     its own from the whole step, compiled and cached apart (inlined there, it cost the
-    step's compile ~4.5 CPU s more; docs/performance.md)."""
+    step's compile ~4.5 CPU s more; docs/performance_log.md)."""
     _hero_ends(b, f, start, fly, roll, cell, alive, bpos, at, shifts, pass_bits, end_bits,
                work, a_cost, a_stop)
     ends = work[2]

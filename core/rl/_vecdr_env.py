@@ -56,7 +56,7 @@ _FAR = np.int64(1) << np.int64(40)
 # The sub-steps' compiled loops over games, here called on one game at a time, are
 # inlined into the step (the same source, compiled inline): as calls they passed
 # their 15-28 arguments, arrays field by field, for a game's worth of work each,
-# ~8% of a move (docs/performance.md)
+# ~8% of a move (docs/performance_log.md)
 _advance = njit(nogil=True, inline="always")(advance_select.py_func)
 _keep = njit(nogil=True, inline="always")(keep_answer.py_func)
 _play = njit(nogil=True, inline="always")(dr_play.py_func)

@@ -61,7 +61,7 @@ _PCG_MUL_LO = np.uint64(0x4385DF649FCCF645)
 # (``S``, ``G``, ``R``) or is handed costs an atomic increment and a decrement (a
 # call each, about 2,000 call sites in the step) that Numba's pruning cannot remove
 # inside the loops: a vector env step cost 2.9x (grid) and 1.8x (Tiny Epic Tactics)
-# its time without (docs/performance.md, "The vector environment's move"). The helpers
+# its time without (docs/performance_log.md, "The vector environment's move"). The helpers
 # the steps call out of line take it too (a function compiled with it pays an increment
 # and a decrement per array argument at every call), as do the kernels they call
 # (``reach1``, ``is_plain``). ``NO_NRT`` (``kernels._jit``) asks for it only where this
@@ -248,7 +248,7 @@ def kept_ends(G, N: int, F: int, max_bytes: int) -> tuple:
     ``OCC_EMPTY``. Shapes, zones and cell flags are the shape's own (no occupancy
     in them). Where no figure ever writes the occupancy (every team
     ``OCC_EMPTY``: Mage Knight's heroes pass each other freely) ``W`` is 0 and
-    the kept ends always apply (docs/performance.md, "Mage Knight's env move",
+    the kept ends always apply (docs/performance_log.md, "Mage Knight's env move",
     "The grid game's and Tiny Epic Tactics' env move: kept ends ...").
     Shapes ``(0, 0, 3, 0)``, ``(0, 0)``, ``(0, 0, 2, 0)``: not kept (the root holds
     more than figures, or a table over ``max_bytes`` (the vector env's ``vector._KEPT_BYTES``))."""
@@ -445,7 +445,7 @@ def _row_by_keys(rank, ans_cell, ans_cost, keys, unrank, rows, b, k, n, want):
 
 
 #: :func:`env_chunk` takes its chunk's games in blocks of this many: the moves of a
-#: block, then their observations (docs/performance.md, "... in blocks")
+#: block, then their observations (docs/performance_log.md, "... in blocks")
 _BLOCK = 32
 
 #: :func:`_row_at` selects among at most this many rows by counting, above by quickselect
@@ -826,7 +826,7 @@ def _result(b, mode, illegal, illegal_reward, pending, over, out, reward, term, 
 #: :func:`_fetch_ahead` is issued where a game's answers hold at least this many cells
 #: (``ans_cell.shape[1] * shape[2]``: Tiny Epic Tactics 6 x 140, its step 0.93-0.95x
 #: with it; the grid game's 35 and Mage Knight's, whose games' arrays stay in the
-#: cache from one step to the next, 1.04-1.06x with it: docs/performance.md)
+#: cache from one step to the next, 1.04-1.06x with it: docs/performance_log.md)
 _AHEAD_CELLS = 256
 
 
@@ -907,7 +907,7 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
     copy costs about blocks x variables, and a helper that holds other inlined helpers
     is copied with all of them. The game's move is therefore written here, not as a
     helper (inlined, its 306 blocks x 3,707 variables were ~40% of a cold compile:
-    ~33 CPU s before, ~19 s now, docs/performance.md), and ``_advance`` (``Match._advance`` after a restart, an ended
+    ~33 CPU s before, ~19 s now, docs/performance_log.md), and ``_advance`` (``Match._advance`` after a restart, an ended
     turn or a move that did not end the game: two kernel calls) is written once, in the
     loop: four copies cost ~60 s. ``_play`` keeps its two calls (the learner's move, each
     opponent's): one call at the top of the loop compiled ~2 s faster but made Mage
@@ -970,10 +970,10 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
         # The block's observations and masks in a second pass: in one loop with the
         # moves, each game's observation writes (2-10 KiB) evicted the board, the
         # kernel's workspace and the answers from the cache between one game's queries
-        # and the next's (docs/performance.md: 0.84-0.96x the step's CPU); after the
+        # and the next's (docs/performance_log.md: 0.84-0.96x the step's CPU); after the
         # whole chunk's moves, the answers and rows the pass reads were evicted by then.
         # A call, not inlined: the step's register allocation then covers the moves
-        # alone (fewer spills in the giant loop; docs/performance.md, "... the
+        # alone (fewer spills in the giant loop; docs/performance_log.md, "... the
         # observation pass out of line")
         observe(obs, mask, mask_out, G, V, K, b0, b1)
     return 0

@@ -40,6 +40,7 @@ from numba import njit
 
 from ..batch import on_chunks
 from ..games.heroscape._batch import _move_one, _spaces
+from ..games.heroscape._batch_doubles import NO_PAIR_BITS, NO_PLAIN_UNASKED
 from ..games.heroscape._bits import query_ends
 from ..games.heroscape._kept import kept_clear
 from ..kernels import _types as T
@@ -54,6 +55,16 @@ BREAK_STOP = 1
 #: the one-space queries by the kernel, not as bit sets (``_bits.one_bits``), for A/B
 #: runs and the tests' differential
 NO_BITS = 2
+#: ... and the two-space walkers' answer as the call gave it before the plain answer
+#: where no leaving attacks are asked and its bit sets (the call's ``NO_PLAIN_UNASKED |
+#: NO_PAIR_BITS``: the same answers, for A/B runs)
+NO_PAIRS = 4
+
+
+@njit(inline="always")
+def pair_call_bits(rules):
+    """The two-space call's bits for the env's ``rules`` (``NO_PAIRS``)."""
+    return (NO_PLAIN_UNASKED | NO_PAIR_BITS) if (rules & NO_PAIRS) != 0 else 0
 
 
 @njit(cache=True, nogil=True, **NO_NRT)
@@ -308,7 +319,7 @@ class HeroscapeAnswers:
         if nd:
             dr, df = dl[0, :nd], dl[1, :nd]
             st = self.kernel(G.occ, G.cell, G.alive, dr, df, dl[2, :nd], *self.D[c], mask,
-                             cost, stop, self.no_pen, 0)
+                             cost, stop, self.no_pen, pair_call_bits(self.rules))
             if st < 0:  # pragma: no cover (ends hold one column per placement)
                 raise RuntimeError(f"movecore: batched double-space kernel status {st}")
             k2 = keep_answer(dr, df, mask, cost, stop, s._usable8, s.a_cost, s.a_stop,

@@ -41,7 +41,7 @@ from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
 from ._kept_answer import keep_answer
 from ._vecgame import _grid_distance
-from ._vechs import hs_play, hs_queries
+from ._vechs import hs_play, hs_queries, pair_call_bits
 from ._vecnp import (STEP_ENDED, TERMINATED, WholeStep, advance_select, draw_obs,
                      mask_rows, opponents_draw, pick_rows, step_end, step_start)
 
@@ -152,7 +152,7 @@ def env_kernel():
                 nd = hout[1]
                 if nd:
                     st = _DK(occ, cell, alive, dl[0, :nd], dl[1, :nd], dl[2, :nd], *D,
-                             amask, acost, astop, no_pen, 0)
+                             amask, acost, astop, no_pen, pair_call_bits(rules))
                     if st < 0:
                         return st
                     n += keep_answer(dl[0, :nd], dl[1, :nd], amask, acost, astop, usable,
@@ -322,7 +322,7 @@ class HeroscapeEnvStep(WholeStep):
         # copy=True: the kept buffer updated, then each thread's rows copied into the
         # new array by numpy (2.4% less CPU a move than each observation drawn whole
         # into the new array, and 2.5% less than a copy loop in the compiled call:
-        # docs/performance.md)
+        # docs/performance_log.md)
         O = (self._fresh(), True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d,
              s.d + 6, s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid,
              s._gmode, *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells,

@@ -401,10 +401,10 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
             # the static planes by a loop over the row's own 1-D view: LLVM makes it
             # a vector copy (the slice assignment ``o[b, :SHW] = static`` compiled
             # to a scalar loop that clamps every index for broadcasting: half the
-            # speed, ~6% of Dark Realms' env move; docs/performance.md); the rest by
+            # speed, ~6% of Dark Realms' env move; docs/performance_log.md); the rest by
             # a slice fill (a memset). Dark Realms: not its last two planes, the
             # turn and the roll, drawn whole below (2 of its 10 dynamic planes were
-            # zeroed to be overwritten: the draw alone 1.07x; docs/performance.md)
+            # zeroed to be overwritten: the draw alone 1.07x; docs/performance_log.md)
             ob = o[b]
             for i in range(SHW):
                 ob[i] = static[i]

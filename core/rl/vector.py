@@ -87,7 +87,7 @@ _ENTRY = True
 #: the vector env step hints that the next game's occupancy row and answers will be read
 #: (``_vecgame._fetch_game``) where a game's answers are large (``_vecgame.
 #: _fetches_ahead``: Tiny Epic Tactics); False: never (the tests compare the two;
-#: docs/performance.md, "The vector env's move by part ...")
+#: docs/performance_log.md, "The vector env's move by part ...")
 _FETCH_GAME = True
 #: the kernel's ends kept per (figure, shape, start) on the board with no figure on it
 #: (``_vecgame.kept_ends``; read where no other figure stands in their search's
@@ -102,7 +102,7 @@ def _env_chunks(B: int, n_chunks: int, first: int | None = None) -> list:
     :data:`_HEAD` of the games (or ``first`` games: after a step, the head start its
     rate gives, ``batch._head_start``; the cut: ``batch._cut_chunks``). The calling thread starts its chunk before a pool thread
     does (~30 µs of a ~770 µs grid step: the hand-off), so with even chunks it idled
-    at the end while the pool thread finished (docs/performance.md, "The vector env's
+    at the end while the pool thread finished (docs/performance_log.md, "The vector env's
     step in blocks of games ..."; the head start measured in "The batch after the second
     afternoon ...").
 
@@ -366,7 +366,7 @@ class MovecoreVectorEnv(VectorEnv):
         every argument at every call (the step's nested tuples: ~4 of its ~5 µs per
         call, the calling thread's time and, on a pool thread, time it holds the GIL
         before its chunk starts); the entry point only unboxes them
-        (docs/performance.md, "The vector env's step in blocks of games, its chunk called
+        (docs/performance_log.md, "The vector env's step in blocks of games, its chunk called
         at its entry point")."""
         chunks = self._chunks
         call = kernel if key is None else self._entries.get(key, kernel)
@@ -376,8 +376,8 @@ class MovecoreVectorEnv(VectorEnv):
             if call is kernel and key is not None:
                 self._entries[key] = _entry_point(kernel, a)
             return
-        from ..reach import _thread_pool
-        pool = _thread_pool(len(chunks) - 1)
+        from ..reach import _hand_pool
+        pool = _hand_pool(len(chunks) - 1)
         futures = [pool.submit(call, *args(c), *chunks[c]) for c in range(1, len(chunks))]
         a = (*args(0), *chunks[0])
         t0 = perf_counter()
@@ -407,7 +407,7 @@ class MovecoreVectorEnv(VectorEnv):
         mask = self._mask
         # copy=True draws each game's observation whole into the new array (the static
         # planes copied, the dynamic places written): cheaper than updating the kept
-        # buffer where it changed and copying it (docs/performance.md)
+        # buffer where it changed and copying it (docs/performance_log.md)
         if obs_out is not None:
             obs, K = obs_out.reshape(self.num_envs, -1), self._scratch
         else:

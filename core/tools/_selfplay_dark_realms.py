@@ -311,8 +311,8 @@ def _step_chunked(play, kind: int, plan) -> int:
     if n_chunks == 1:
         run(0)
     else:
-        from ..reach import _thread_pool
-        pool = _thread_pool(n_chunks - 1)
+        from ..reach import _hand_pool
+        pool = _hand_pool(n_chunks - 1)
         futures = [pool.submit(run, c) for c in range(1, n_chunks)]
         run(0)
         for fu in futures:

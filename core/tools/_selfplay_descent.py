@@ -227,8 +227,8 @@ def step(play, kind: int) -> int:
     if len(calls) == 1:
         descent_step(*calls[0])
     else:
-        from ..reach import _thread_pool
-        pool = _thread_pool(len(calls) - 1)
+        from ..reach import _hand_pool
+        pool = _hand_pool(len(calls) - 1)
         futures = [pool.submit(descent_step, *a) for a in calls[1:]]
         descent_step(*calls[0])
         for fu in futures:

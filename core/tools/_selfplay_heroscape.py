@@ -43,7 +43,8 @@ from ..games.heroscape._batch import _move_one, _spaces
 from ..games.heroscape._bits import bit_tables, query_ends, scratch_words
 from ..games.heroscape._batch_doubles import (BREAK_KEPT_WALKERS, BREAK_LEAVE_FAR,
                                               NO_FIGURES_FAR, NO_KEPT_WALKERS,
-                                              NO_LEAVE_FAR, NO_PACKED_KEPT)
+                                              NO_LEAVE_FAR, NO_PACKED_KEPT, NO_PAIR_BITS,
+                                              NO_PLAIN_UNASKED)
 from ..games.heroscape._kept import kept_clear, kept_tables
 from ..kernels import _types as T
 from ..kernels._jit import NO_NRT, once
@@ -89,8 +90,16 @@ KTH_BLOCKS = 4096
 #: a fast path too (off: the two-space call's four rows of kept ends, for A/B runs):
 #: the kept ends from their packed row (_batch_doubles.NO_PACKED_KEPT off)
 PACKED_KEPT = 8192
+#: fast paths too (off: the call's path before each, for A/B runs): a two-space walker
+#: with an enemy in reach answered by its plain query (or kept ends), not its penalty
+#: search, since self-play asks no leaving attacks (_batch_doubles.NO_PLAIN_UNASKED
+#: off: the same ends, costs, stops and listed placements), and that plain query as
+#: bit-set layers (_bits2.pair_bits; NO_PAIR_BITS off)
+PLAIN_UNASKED = 1 << 16
+PAIR_BITS = 1 << 17
 RULES = NEIGHBOUR_CODES | REMOVAL_SPACES | GREEDY_SPACES | KEPT_ENDS | KEPT_FAR | \
-    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR | ONE_BITS | KTH_BLOCKS | PACKED_KEPT
+    KEPT_WALKERS | DOUBLES_AT_ONCE | WALKER_FAR | ONE_BITS | KTH_BLOCKS | PACKED_KEPT | \
+    PLAIN_UNASKED | PAIR_BITS
 #: the kept ends' rule broken, for the tests that see the differential fail: friends'
 #: spaces kept as ends; kept ends taken whoever stands within reach
 BREAK_FRIENDS = 16
@@ -217,7 +226,7 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
     clear, the kept ends' test, the policy, the draws) counted their arrays at every
     game, ~10% of a ``BatchedPlay`` move's samples. Inlined, not a compiled function of
     its own: Numba optimizes a callee's module and makes its machine code on its own,
-    then again inside its caller's, ~0.6 s of a cold compile (docs/performance.md)."""
+    then again inside its caller's, ~0.6 s of a cold compile (docs/performance_log.md)."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
      budget, stop_code, Z) = S
     double, lead, trail, team, height, level, hnbr, n_teams, master = M
@@ -384,6 +393,8 @@ def step_kernel():
         walkers = (0 if (rules & KEPT_WALKERS) != 0 else NO_KEPT_WALKERS) | \
             (0 if (rules & WALKER_FAR) != 0 else NO_LEAVE_FAR | NO_FIGURES_FAR) | \
             (0 if (rules & PACKED_KEPT) != 0 else NO_PACKED_KEPT) | \
+            (0 if (rules & PLAIN_UNASKED) != 0 else NO_PLAIN_UNASKED) | \
+            (0 if (rules & PAIR_BITS) != 0 else NO_PAIR_BITS) | \
             (BREAK_KEPT_WALKERS | BREAK_LEAVE_FAR if (rules & NO_WALKER_SEARCH) != 0
              else 0)
         F = cell.shape[1]
@@ -471,8 +482,8 @@ def step(play, kind: int) -> int:
     if len(calls) == 1:
         status = [kernel(*calls[0])]
     else:
-        from ..reach import _thread_pool
-        pool = _thread_pool(len(calls) - 1)
+        from ..reach import _hand_pool
+        pool = _hand_pool(len(calls) - 1)
         futures = [pool.submit(kernel, *a) for a in calls[1:]]
         status = [kernel(*calls[0])] + [fu.result() for fu in futures]
     if min(status) < 0:  # pragma: no cover (ends hold one column per place)

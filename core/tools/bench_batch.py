@@ -29,7 +29,7 @@ median over **paired rounds** (a play's round over the reference round of the sa
 as long as it) by wall clock and by process CPU time, with the quartiles. The reference
 query's starts are a fixed sample, not the cells of whatever game the run stopped at.
 The machine is shared: on a core shared with another process a round's wall time doubles
-or triples while its CPU time does not (docs/performance.md, "The bench's two speeds");
+or triples while its CPU time does not (docs/performance_log.md, "The bench's two speeds");
 the row prints the share of wall time the process ran.
 
 **2 threads over 1** (``BatchedPlay`` at the largest B, the vector env at B = 1,024) is
@@ -42,7 +42,7 @@ window's and the quartiles of all paired rounds. A spell of a second or two in w
 the second core is taken (another process, likely) leaves the 1-thread rounds at full
 speed and the 2-thread rounds at about one core's, for every round of a window: one
 process read 1.10-1.18x in one game where the same game read 1.7x in its other runs
-(docs/performance.md, "The bench's 2-thread figure"). So every round also records how
+(docs/performance_log.md, "The bench's 2-thread figure"). So every round also records how
 long the process's threads waited for a core they were ready to run on (run-queue waits
 and the hypervisor's steal, :func:`_waited`), and a window whose threads waited more
 than :data:`SPELL` of their time measured the machine, not the step: it is printed in

@@ -325,8 +325,8 @@ class BatchedPlay:
         if len(calls) == 1:
             kernel(*calls[0])
         else:
-            from ..reach import _thread_pool
-            pool = _thread_pool(len(calls) - 1)
+            from ..reach import _hand_pool
+            pool = _hand_pool(len(calls) - 1)
             futures = [pool.submit(kernel, *a) for a in calls[1:]]
             t0 = time.perf_counter()
             kernel(*calls[0])

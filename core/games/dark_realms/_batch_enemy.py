@@ -460,7 +460,7 @@ def _pick_pk(cells, t_now, s_now, nf, row, bias, coords, kind, tg, rank):
 
 #: :func:`_pick_pk` inlined where ``enemy_games`` calls it (with :func:`_fwd_bits`, its
 #: most frequent call: as a call it passed its arrays field by field, each a struct of
-#: seven words, which cost more than many a pick; docs/performance.md)
+#: seven words, which cost more than many a pick; docs/performance_log.md)
 _pick_pk_in = njit(nogil=True, inline="always")(_pick_pk.py_func)
 
 
@@ -1848,7 +1848,7 @@ class BatchEnemyAI:
                 st = k(rows, figs, mv, occ, cell, alive, *self.args.values(), mask, cost,
                        stop, pen, want)
             else:
-                from ...reach.compiled import thread_pool as _thread_pool
+                from ...reach.compiled import hand_pool as _hand_pool
                 status = np.zeros(chunks, np.int64)
                 self._thread_args(chunks - 1)     # (every thread's, made here first)
 
@@ -1858,7 +1858,7 @@ class BatchEnemyAI:
                                   *self._thread_args(c).values(), mask, cost, stop, pen,
                                   want)
 
-                pool = _thread_pool(chunks - 1)
+                pool = _hand_pool(chunks - 1)
                 futures = [pool.submit(run, c) for c in range(1, chunks)]
                 run(0)
                 for fu in futures:

@@ -406,14 +406,14 @@ class _DescentBatch:
             kernel(*args, self.all_rows, 0, B, self.bufs[0], self.ends_s[0], self.occ_s[0],
                    self.tbits[0], self.lay[0], self.pscr[0], *outs)
         else:
-            from ...reach.compiled import thread_pool as _thread_pool
+            from ...reach.compiled import hand_pool as _hand_pool
 
             def run(c):
                 kernel(*args, self.all_rows, (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
                        self.bufs[c], self.ends_s[c], self.occ_s[c], self.tbits[c],
                        self.lay[c], self.pscr[c], *outs)
 
-            pool = _thread_pool(n_chunks - 1)
+            pool = _hand_pool(n_chunks - 1)
             futures = [pool.submit(run, c) for c in range(1, n_chunks)]
             run(0)
             for fu in futures:

@@ -174,6 +174,7 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
     from ...reach.compiled import fast_layout_size, pen_layout_size, pen_out_offset
     from ._batch_doubles import (NEAR_BYTES, doubles_kernel, static_ends, walker_far,
                                  walker_near)
+    from ._bits2 import pair_bit_tables, scratch_words as pair_scratch_words
     st = pos._st
     N = st.n
     dk = list(dict.fromkeys(inf.kind for inf in infos if inf.double))
@@ -246,19 +247,27 @@ def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
     tab = np.concatenate(tabs, axis=1) if tabs else np.zeros((3, 0), T.INDEX)
     near = np.ascontiguousarray(np.concatenate([x for _, x, _ in nears.values()])) \
         if nears else np.zeros((0, N), np.uint8)
+    # the walkers' plain query as bit-set layers (_bits2; bat[0] 0: none answered so)
+    bat, btab = pair_bit_tables(blobs, blob_at_, qflags, qflags_at_, params, st.lead,
+                                st.trail, st.flip, st.pl.node_of, st.coords,
+                                st.nbr64) if dk else (np.zeros(12, np.int64),
+                                                      np.zeros(1, np.uint64))
+    n_blay = pair_scratch_words(bat)
+
     def scratch(fb, pb) -> tuple:
-        """The call's scratch (``node_occ`` ... ``pbuf``; workspaces ``fb``, ``pb``):
-        one set per thread that calls the kernel at the same time."""
+        """The call's scratch (``node_occ`` ... ``pbuf``, ``blay``; workspaces ``fb``,
+        ``pb``): one set per thread that calls the kernel at the same time."""
         return (np.empty(P, T.INDEX), np.empty(P, np.uint8), np.full(P, -1, np.int64),
                 np.zeros(N, np.uint64), np.zeros(P, np.uint64), fb,
-                np.zeros((3, P), T.INDEX), np.zeros((1, 3), np.int64), pb)
+                np.zeros((3, P), T.INDEX), np.zeros((1, 3), np.int64), pb,
+                np.zeros(n_blay, np.uint64))
 
     head = (team, height, kind, passes, leaves,
             *((np.ascontiguousarray(x, np.int64) for x in (st.lead, st.trail, st.flip))
               if dk else (np.zeros(1, np.int64),) * 3), st.coords, st.level64, st.nbr64,
             n_teams, master, blobs, blob_at_, qflags, qflags_at_, params, codes, pblobs,
             at([q.pblob for q in pens]), pparams)
-    tail = (pen_out_offset(max(P, N), n_pen, pnb),
+    tail = (bat, btab, pen_out_offset(max(P, N), n_pen, pnb),
             np.concatenate([k.qflags for k in skinds] or [np.zeros(0)]).astype(np.uint8),
             at([k.qflags for k in skinds]), len(dk),
             pen_out_offset(N, n_pen, pnb),
@@ -406,7 +415,7 @@ def _move_one(occ, cell, alive, b, f, to, near, rewrite, double, lead, trail, te
     (it allocates nothing; its callers keep the arrays alive): an atomic increment and
     decrement of each of its eleven arrays at every move and removal; with the vector
     env's ``hs_queries`` and ``hs_play`` compiled likewise, that env's sub-step path
-    ran 1.12x faster (docs/performance.md)."""
+    ran 1.12x faster (docs/performance_log.md)."""
     F = cell.shape[1]
     for g in range(F):
         near[g] = False

@@ -25,6 +25,12 @@ Per game ``b`` whose acting figure stands on placement ``s`` (spaces ``c0``, ``c
    so too where no space next to an enemy is in its reach below the budget
    (:func:`walker_far`): no step it takes leaves an enemy, so every penalty of the
    search is 0 and the penalty search is the plain query, state for state;
+   and without leaving attacks asked (self-play, the vector env), a walker's answer is
+   its plain query's whoever stands in reach (its penalty search lists the same ends,
+   costs, stops and placements: ``NO_PLAIN_UNASKED``), so its kept ends too where no
+   figure but friends is in reach; a walker's plain query runs as bit-set layers where
+   its kind's tables take it (:func:`._bits2.pair_bits`: the same answer, pairs' pass
+   included), else by the kernel;
 3. each pair of spaces once: its placement with the least ``rules.placement_key``
    (least cost, a free arrival before a stopped one, then the lower placement node;
    ``finish_double``'s rule, whatever order the search settled the two in; a penalty
@@ -51,6 +57,8 @@ from ...kernels._jit import once
 from ...kernels._types import CACHE
 from ...reach.compiled import pen_row_of, reach1_ordered
 from . import rules as _rules
+from . import _bits2
+from ._bits2 import pair_bits
 from ._jit import node_value, placement_key
 
 EMPTY, WALL = T.OCC_EMPTY, T.OCC_WALL
@@ -87,6 +95,19 @@ NO_FIGURES_FAR = 32
 #: ... and (for A/B runs and the tests) the kept ends read from their four rows in the
 #: kernel's order, not from their packed row (``static_ends``' row 4)
 NO_PACKED_KEPT = 64
+#: ... and without leaving attacks asked, a two-space walker with an enemy in reach still
+#: runs its penalty search (the call before PLAIN_UNASKED, for A/B runs and the tests).
+#: PLAIN_UNASKED (this bit off): a walker's ends, costs and stops are its plain
+#: query's whatever its penalties -- the penalty search's states are (placement,
+#: attacks, stopped), its steps the plain query's, each attack count only capped, never
+#: refused, so a placement's least cost over its states and whether a free arrival
+#: has it are the plain query's; the order its states settle in differs, and no
+#: longer counts (each pair listed by placement_key). So it takes its kept ends where
+#: no figure but friends stands in its reach, whether or not an enemy does.
+NO_PLAIN_UNASKED = 128
+#: ... and the walkers' plain query by the kernel (reach1_ordered), not as bit-set
+#: layers (_bits2.pair_bits: the same answers), for A/B runs and the tests
+NO_PAIR_BITS = 256
 #: the largest placement graph (placements x spaces) whose walkers get kept ends (their
 #: reach table, per kind and budget, is uint8[P, N]: 205 KiB on the Shattered Table)
 NEAR_BYTES = 1 << 22
@@ -101,9 +122,9 @@ def doubles_kernel():
     ``doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
     leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs, blob_at,
     qflags, qflags_at, params, codes, pblobs, pblob_at, pparams, node_occ, flags, rowpos,
-    lv, nlv, fbuf, ends, query, pbuf, out_at, sqflags, sqflags_at, n_dk, sout_at,
-    touch, tab_at, tab_bud, tab_ptr, tab, near_at, near, near_far, mask, cost, stop,
-    penalty, want_pen)``: games
+    lv, nlv, fbuf, ends, query, pbuf, blay, bat, btab, out_at, sqflags, sqflags_at,
+    n_dk, sout_at, touch, tab_at, tab_bud, tab_ptr, tab, near_at, near, near_far, mask,
+    cost, stop, penalty, want_pen)``: games
     ``rows[i]``, figure slot ``figs[i]`` with budget ``budgets[i]``; per slot its team,
     height, kind of mover (``k >= 0``: a double-space kind, the index into the packed
     plain shapes ``blobs``, ...,
@@ -121,11 +142,13 @@ def doubles_kernel():
     ``tab_bud[f]``; ``tab_at[f]`` -1: none; :func:`static_ends`), and of the walkers
     too, with their reach (``near[near_at[f] + s]``: :func:`walker_near`) and the least
     cost ``near_far[f]`` below which a figure's space or a space next to an enemy bars
-    them (:func:`walker_far`), the dense
+    them (:func:`walker_far`), the walkers' bit-set tables ``bat``, ``btab`` and scratch
+    ``blay`` (:func:`._bits2.pair_bit_tables`: their plain query as layers), the dense
     outs and, with ``want_pen & PENALTY``, ``penalty`` (each end's leaving attacks: a
     single-space slot's game row gets those alone; the other bits of ``want_pen`` are
     for A/B runs and the tests: ``NO_KEPT_WALKERS``, ``BREAK_KEPT_WALKERS``,
-    ``NO_LEAVE_FAR``, ``BREAK_LEAVE_FAR``, ``NO_FIGURES_FAR``, ``NO_PACKED_KEPT``).
+    ``NO_LEAVE_FAR``, ``BREAK_LEAVE_FAR``, ``NO_FIGURES_FAR``, ``NO_PACKED_KEPT``,
+    ``NO_PLAIN_UNASKED``, ``NO_PAIR_BITS``).
     Returns 0 or a kernel status < 0."""
     from ...reach.compiled import penalty_kernel, penalty_steps_kernel
     global _RP, _RPS
@@ -135,15 +158,17 @@ def doubles_kernel():
     @njit(i64(I32_2, I32_2, B_2, I64_1, I64_1, I64_1, I64_1, I64_1, I64_1, B_1,
               B_1, I64_1, I64_1, I64_1, I64_2, I64_1, I64_2, i64, i64, I32_1, I64_1,
               U8_1, I64_1, I64_2, I8_2, I32_1, I64_1, I64_2, I32_1, U8_1, I64_1, U64_1,
-              U64_1, I32_1, I32_2, I64_2, I32_1, i64, U8_1, I64_1, i64, i64, I64_2,
+              U64_1, I32_1, I32_2, I64_2, I32_1, U64_1, I64_1, U64_1, i64, U8_1, I64_1, i64,
+              i64, I64_2,
               I64_1, I64_1, I64_1, I32_2, I64_1, U8_2, I64_1, U8_2A, I32_2A, I8_2A,
               I32_2A, i64), cache=CACHE, nogil=True)
     def doubles(occ, cell, alive, rows, figs, budgets, team, height, kind, passes,
                 leaves, lead, trail, flip, coords, level, nbr, n_teams, master, blobs,
                 blob_at, qflags, qflags_at, params, codes, pblobs, pblob_at, pparams,
-                node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, out_at,
-                sqflags, sqflags_at, n_dk, sout_at, touch, tab_at, tab_bud, tab_ptr,
-                tab, near_at, near, near_far, mask, cost, stop, penalty, want_pen):
+                node_occ, flags, rowpos, lv, nlv, fbuf, ends, query, pbuf, blay, bat,
+                btab, out_at, sqflags, sqflags_at, n_dk, sout_at, touch, tab_at, tab_bud,
+                tab_ptr, tab, near_at, near, near_far, mask, cost, stop, penalty,
+                want_pen):
         want = (want_pen & PENALTY) != 0
         walkers_kept = (want_pen & NO_KEPT_WALKERS) == 0
         whoever = (want_pen & BREAK_KEPT_WALKERS) != 0
@@ -151,6 +176,11 @@ def doubles_kernel():
         any_leave = (want_pen & BREAK_LEAVE_FAR) != 0
         far_edge = (want_pen & NO_FIGURES_FAR) != 0
         packed = tab.shape[0] > 4 and (want_pen & NO_PACKED_KEPT) == 0
+        # without leaving attacks asked, a walker's penalty search answers its plain
+        # query's ends, costs and stops (see PLAIN_UNASKED): the plain query, or its
+        # kept ends where no figure but friends stands in its reach
+        plain_unasked = not want and (want_pen & NO_PLAIN_UNASKED) == 0
+        pair_bits_on = bat[0] > 0 and (want_pen & NO_PAIR_BITS) == 0
         P = lead.shape[0]
         N = level.shape[0]
         F = cell.shape[1]
@@ -183,7 +213,7 @@ def doubles_kernel():
             any_mode = passes[f]
             t = 0 if any_mode else team[f]
             n_rel = _relevant(cell, alive, b, f, c0, c1, bud + 3, team, kind, lead,
-                              trail, coords) if leaves[f] else 0
+                              trail, coords) if leaves[f] and not plain_unasked else 0
             kept = tab_at[f] >= 0 and bud == tab_bud[f] and (
                 n_rel == 0 or (leave_far and not any_mode and near_at[f] >= 0))
             ra = near_at[f] + start
@@ -273,6 +303,12 @@ def doubles_kernel():
                                 mask[b, p] = 0
                                 cost[b, p] = -1
                                 stop[b, p] = 0
+                continue
+            if n_rel == 0 and pair_bits_on and bat[_bits2._HEAD + k] != 0:
+                # (a walker's plain query as bit-set layers: the same ends, costs,
+                # stops and listed placements; _bits2)
+                pair_bits(bat, btab, blay, k, occ, b, c0, c1, t, start, bud, flip,
+                          codes[k], mask, cost, stop, ends[0])
                 continue
             # 1. the placements' occupancy without the mover, the kind's flags: a
             # placement both of whose spaces are empty (or the mover's) is empty, so

@@ -72,29 +72,13 @@ def bit_tables(G, coords) -> tuple:
     Built once per layout, in Python (the tables of a few shapes)."""
     N = G.occ.shape[1]
     S = len(G._params)
-    xy = np.asarray(coords, np.int64)[:N]
-    if N == 0 or xy.shape != (N, 2):
-        return _none(S)
-    lo = xy.min(axis=0)
-    span = xy.max(axis=0) - lo + 1
-    width = int(span[0]) + 1             # (a pad column: no cell beside a row's end)
-    pidx = (xy[:, 1] - lo[1]) * width + (xy[:, 0] - lo[0])
-    n_bits = int(pidx.max()) + 1
-    if n_bits > MAX_BITS or len(np.unique(pidx)) != N:
-        return _none(S)
-    W = (n_bits + 63) // 64
-    cell_of = np.full(64 * W, -1, np.int64)
-    cell_of[pidx] = np.arange(N)
     blob0 = np.asarray(G._blobs[G._blob_at[0]:G._blob_at[1]])
     K = int(blob0[1])
     nbr = blob0[blob0[5]:blob0[5] + N * K].reshape(N, K).astype(np.int64)
-    off = np.zeros(K, np.int64)
-    for j in range(K):
-        u = np.nonzero(nbr[:, j] >= 0)[0]
-        d = np.unique(pidx[nbr[u, j]] - pidx[u])
-        if len(d) > 1 or (len(d) == 1 and abs(int(d[0])) >= 64 * W):
-            return _none(S)     # (no grid on which the direction is one offset)
-        off[j] = d[0] if len(d) else 0
+    grid = padded_grid(coords, nbr)
+    if grid is None:
+        return _none(S)
+    W, pidx, cell_of, off = grid
     ok = np.zeros(S, np.uint8)
     steps = {}
     smax = 1
@@ -109,31 +93,7 @@ def bit_tables(G, coords) -> tuple:
         diag = blob[blob[10]:blob[10] + 2 * K].reshape(K, 2)
         if pk[T.P_CORNER_CUT] == 0 and K > 0 and diag[K - 1, 0] >= 0:
             continue                            # (the corner rule)
-        cinfo = blob[blob[12]:blob[12] + 4 * N].reshape(N, 4)
-        fl = cinfo[:, 1] | (qf if len(qf) else 0)
-        cpl, flat = int(pk[T.P_CLIMB_PER_LEVEL]), int(pk[T.P_CLIMB_FLAT])
-        dpl, max_climb = int(pk[T.P_DESCEND_PER_LEVEL]), int(pk[T.P_MAX_CLIMB])
-        climbs = blob[H_HILLY] != 0 and (cpl != 0 or flat != 0 or dpl != 0 or
-                                          max_climb >= 0)
-        per_level_only = flat == 0 and dpl == 0 and max_climb < 0
-        max_up = max_climb if max_climb >= 0 else T.MAX_BUDGET
-        cost = np.full((N, K), -1, np.int64)    # each step's cost (-1: not taken)
-        for u in range(N):
-            for j in range(K):
-                v = nbr[u, j]
-                if v < 0 or cinfo[v, 0] < 0 or fl[v] & T.CELL_BLOCKED:
-                    continue
-                step = int(cinfo[v, 0])
-                if climbs:                      # (the kernel's _climb)
-                    rise = int(cinfo[v, 2] - cinfo[u, 2])
-                    up = max(rise, 0)
-                    if per_level_only:
-                        step += cpl * up
-                    elif up > max_up:
-                        continue
-                    else:
-                        step += cpl * up + (flat if up > 0 else 0) + dpl * max(-rise, 0)
-                cost[u, j] = step
+        cost, fl = step_costs(blob, pk, qf, nbr)
         if (cost == 0).any() or (cost > 4 * MAX_BITS).any():
             continue                            # (a free step: not layers)
         ok[sh] = 1
@@ -157,6 +117,74 @@ def bit_tables(G, coords) -> tuple:
         put(stp[sh], np.nonzero(fl & T.CELL_STOP)[0])
         put(noend[sh], np.nonzero(fl & T.CELL_NO_END)[0])
     return ok, off, dst, stp, noend, pidx, cell_of, live
+
+
+def padded_grid(coords, nbr):
+    """``(W, pidx, cell_of, off)``: the battlefield's N cells (``coords`` int[N, 2], two
+    integer coordinates in which each direction of the neighbour table ``nbr``
+    int[N, K] is one step) on a padded grid of W uint64 words where a direction is one
+    bit offset: ``pidx`` int64[N] each cell's bit, ``cell_of`` int64[64 W] each bit's
+    cell or -1, ``off`` int64[K] direction ``j``'s offset (``pidx[nbr[u, j]] -
+    pidx[u]``); None where the cells take more than ``MAX_BITS`` or a direction is no
+    one offset. (One-space queries here; the two-space walkers' in ``_bits2``.)"""
+    N, K = nbr.shape
+    xy = np.asarray(coords, np.int64)[:N]
+    if N == 0 or xy.shape != (N, 2):
+        return None
+    lo = xy.min(axis=0)
+    span = xy.max(axis=0) - lo + 1
+    width = int(span[0]) + 1             # (a pad column: no cell beside a row's end)
+    pidx = (xy[:, 1] - lo[1]) * width + (xy[:, 0] - lo[0])
+    n_bits = int(pidx.max()) + 1
+    if n_bits > MAX_BITS or len(np.unique(pidx)) != N:
+        return None
+    W = (n_bits + 63) // 64
+    cell_of = np.full(64 * W, -1, np.int64)
+    cell_of[pidx] = np.arange(N)
+    off = np.zeros(K, np.int64)
+    for j in range(K):
+        u = np.nonzero(nbr[:, j] >= 0)[0]
+        d = np.unique(pidx[nbr[u, j]] - pidx[u])
+        if len(d) > 1 or (len(d) == 1 and abs(int(d[0])) >= 64 * W):
+            return None     # (no grid on which the direction is one offset)
+        off[j] = d[0] if len(d) else 0
+    return W, pidx, cell_of, off
+
+
+def step_costs(blob, pk, qf, nbr) -> tuple:
+    """``(cost int64[N, K], fl)``: each step's cost of a packed query (``blob``,
+    ``params`` ``pk``, query flags ``qf``) over its K directions (``nbr``: the blob's
+    neighbour table), -1 where the kernel does not take it (no neighbour, impassable
+    or blocked, the climb refused; the kernel's ``_climb``), and its cells' flags
+    (the board's and the query's). Its side edges, links, zone of control and corner
+    rule are the caller's to rule out."""
+    N, K = nbr.shape
+    cinfo = blob[blob[12]:blob[12] + 4 * N].reshape(N, 4)
+    fl = cinfo[:, 1] | (qf if len(qf) else 0)
+    cpl, flat = int(pk[T.P_CLIMB_PER_LEVEL]), int(pk[T.P_CLIMB_FLAT])
+    dpl, max_climb = int(pk[T.P_DESCEND_PER_LEVEL]), int(pk[T.P_MAX_CLIMB])
+    climbs = blob[H_HILLY] != 0 and (cpl != 0 or flat != 0 or dpl != 0 or
+                                      max_climb >= 0)
+    per_level_only = flat == 0 and dpl == 0 and max_climb < 0
+    max_up = max_climb if max_climb >= 0 else T.MAX_BUDGET
+    cost = np.full((N, K), -1, np.int64)    # each step's cost (-1: not taken)
+    for u in range(N):
+        for j in range(K):
+            v = nbr[u, j]
+            if v < 0 or cinfo[v, 0] < 0 or fl[v] & T.CELL_BLOCKED:
+                continue
+            step = int(cinfo[v, 0])
+            if climbs:                      # (the kernel's _climb)
+                rise = int(cinfo[v, 2] - cinfo[u, 2])
+                up = max(rise, 0)
+                if per_level_only:
+                    step += cpl * up
+                elif up > max_up:
+                    continue
+                else:
+                    step += cpl * up + (flat if up > 0 else 0) + dpl * max(-rise, 0)
+            cost[u, j] = step
+    return cost, fl
 
 
 def scratch_words(Z, max_budget: int) -> int:
@@ -276,7 +304,7 @@ def query_ends(S, sh, occupant, start, bud, buf, ends, query, lay, bits):
     into the callers, not two: compile time). The self-play step's and the vector
     env's one call for it, inlined (Numba IR) into both: compiled as a function of its
     own it was optimized and made machine code of once more, ~1 s of a cold compile of
-    the step (docs/performance.md)."""
+    the step (docs/performance_log.md)."""
     blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params = S[:7]
     Z = S[11]
     if bits and Z[0][sh]:

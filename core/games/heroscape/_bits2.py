@@ -1,0 +1,286 @@
+"""A two-space walker's plain query as bit sets over the battlefield's padded grid.
+
+:func:`._batch_doubles.doubles_kernel` answers a two-space walker that its kept ends do
+not answer with its kind's packed query on the placement graph (``reach1_ordered``:
+~650-1,060 placements a search, settled one at a time). Since each pair of spaces is
+listed by ``rules.placement_key`` (least cost, a free arrival before a stopped one, the
+lower placement node: ``hscanon``), the answer no longer depends on the order a search
+settles placements in, so it may come from layers: the placements first reached at cost
+``c`` are the arrivals at ``c`` less those settled, each arrival a shift of a layer by a
+direction's bit offset.
+
+A placement (lead ``u``, trail ``u``'s neighbour in direction ``d``) is bit ``pidx[u]``
+of plane ``d`` (six planes of W words: :func:`._bits.padded_grid` of the spaces). A step
+of the lead in direction ``j != d`` (never onto its trail) enters placement (``u +
+off[j]``, direction ``opp(j)``): plane ``d`` shifted by ``off[j]`` into plane
+``opp(j)``, so the six planes' union less plane ``j`` is shifted once per ``j``; its
+cost is fixed by the placement it enters (the lead's climb from the trail's level:
+``dst``, per direction and cost). A flip (the placement graph's link, cost 0) is plane
+``d`` shifted by ``off[d]`` into plane ``opp(d)``. Whether an arrival stops, may end
+there or may be entered at all is fixed by the placement (its flags) and the figures on
+its two spaces (a walker passes friends, may not end on them, and is blocked by every
+other figure: ``_jit.node_value``).
+
+Same ends, costs and stops as the plain query (``tests/test_batch_heroscape.py``); its
+leaving attacks are not made here (``doubles`` runs its penalty search where they are
+asked)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...kernels import _types as T
+from ._bits import _DEBRUIJN, _LOW, _shift_or, padded_grid, step_costs
+from ._jit import placement_key
+
+EMPTY = T.OCC_EMPTY
+HEX = 6
+#: ``bat``'s header: W, smax, kinds, N (spaces), P (placements), off[6], then ok[kinds]
+_HEAD = 11
+
+
+def pair_bit_tables(blobs, blob_at, qflags, qflags_at, params, lead, trail, flip, node_of,
+                    coords, nbr) -> tuple:
+    """``(bat int64[...], btab uint64[...])``: the tables of :func:`pair_bits` for the
+    layout's double-space kinds (their plain packed queries on the placement graph:
+    ``blobs[blob_at[k]:blob_at[k + 1]]``, ``qflags``, ``params[k]``) on the battlefield
+    of spaces ``coords`` int[N, 2], ``nbr`` int64[N, 6], placements ``lead``, ``trail``,
+    ``flip`` int64[P], ``node_of`` int[N, 6] (the placement with lead ``u`` and trail in
+    direction ``d``, -1).
+
+    ``bat``: W, smax (the dearest step), the kinds' count, N, P, ``off[6]`` (the
+    directions' bit offsets), ``ok[kind]`` (1: :func:`pair_bits` answers the kind as its
+    plain query: a walker -- passes friends without ending on them, blocked by every
+    other figure -- whose placement graph is the grid's: K = 6 steps of the lead, never
+    onto its trail, each costing at least 1 and fixed by the placement it enters; one
+    link a placement, to its flip, at cost 0; no side edges, zone of control or corner
+    rule), ``pidx[N]``, ``cell_of[64 W]``, ``node_of[N * 6]``. ``btab``: per kind
+    ``(3 + smax) * 6`` planes of W words, plane ``a * 6 + d``: ``a`` 0 the placements
+    of direction ``d`` that may be entered (not impassable, not blocked), 1 whose
+    arrivals stop (``CELL_STOP``), 2 that may be ended on (no ``CELL_NO_END``), ``2 +
+    s`` the placements a step of the lead in direction ``d`` enters at cost ``s``
+    (their direction ``opp(d)``). ``bat[0]`` 0 (no kind answered): no grid."""
+    nbr = np.asarray(nbr, np.int64)
+    N = nbr.shape[0]
+    P = len(lead)
+    nk = len(blob_at) - 1
+    grid = padded_grid(coords, nbr) if nbr.shape[1] == HEX and P > 0 else None
+    if grid is None:
+        return np.zeros(_HEAD + max(nk, 1), np.int64), np.zeros(1, np.uint64)
+    W, pidx, cell_of, off = grid
+    lead, trail, flip = (np.asarray(x, np.int64) for x in (lead, trail, flip))
+    node_of = np.asarray(node_of, np.int64)
+    opp = (np.arange(HEX) + HEX // 2) % HEX
+    ddir = np.full(P, -1, np.int64)          # each placement's trail direction
+    for d in range(HEX):
+        has = node_of[:, d] >= 0
+        ddir[node_of[has, d]] = d
+    geo = (ddir >= 0).all() and np.array_equal(off[opp], -off) and \
+        np.array_equal(node_of[lead, ddir], np.arange(P)) and \
+        np.array_equal(nbr[lead, ddir], trail)
+    # each placement's K steps as the grid makes them: lead u -> nbr[u, j] (j not its
+    # trail's direction), the new trail u
+    want = np.full((P, HEX), -1, np.int64)
+    for j in range(HEX):
+        v = nbr[lead, j]
+        okj = (v >= 0) & (j != ddir)
+        want[okj, j] = node_of[v[okj], opp[j]]
+    ok = np.zeros(nk, np.int64)
+    got = {}
+    smax = 1
+    for k in range(nk if geo else 0):
+        blob = np.asarray(blobs[blob_at[k]:blob_at[k + 1]], np.int64)
+        pk = np.asarray(params[k], np.int64)
+        qf = np.asarray(qflags[qflags_at[k]:qflags_at[k + 1]], np.int64)
+        if blob[0] != P or blob[1] != HEX or blob[2] != P or blob[4] != 0 or \
+                pk[T.P_ALLY] != T.PASS_NO_END or pk[T.P_ENEMY] != T.BLOCK:
+            continue
+        bn = blob[blob[5]:blob[5] + P * HEX].reshape(P, HEX)
+        diag = blob[blob[10]:blob[10] + 2 * HEX].reshape(HEX, 2)
+        lptr = blob[blob[6]:blob[6] + P + 1]
+        link = blob[blob[7]:blob[7] + 3 * P].reshape(P, 3)
+        if not np.array_equal(bn, want) or \
+                (pk[T.P_CORNER_CUT] == 0 and diag[HEX - 1, 0] >= 0) or \
+                not np.array_equal(lptr, np.arange(P + 1)) or \
+                not np.array_equal(link[:, 0], flip) or (link[:, 1] != 0).any() or \
+                not ((pk[T.P_LINK_MASK] >> link[:, 2]) & 1).all():
+            continue
+        cost, fl = step_costs(blob, pk, qf, bn)
+        # a step's cost fixed by the placement it enters (or none taken into it)
+        cin = np.full(P, -1, np.int64)
+        for j in range(HEX):
+            src = np.flatnonzero(bn[:, j] >= 0)
+            np.maximum.at(cin, bn[src, j], cost[src, j])
+        fixed = all((cost[bn[:, j] >= 0, j] == cin[bn[bn[:, j] >= 0, j]]).all()
+                    for j in range(HEX))
+        cinfo = blob[blob[12]:blob[12] + 4 * P].reshape(P, 4)
+        enter = (cinfo[:, 0] >= 0) & ((fl & T.CELL_BLOCKED) == 0)
+        if not fixed or (cost == 0).any() or (cin > 64).any() or \
+                (enter[cin >= 0] == 0).any():
+            continue
+        ok[k] = 1
+        got[k] = (cin, fl, enter)
+        smax = max(smax, int(cin.max()))
+    A = 3 + smax
+    btab = np.zeros((max(nk, 1), A, HEX, W), np.uint64)
+    bit = np.uint64(1) << (pidx[lead] & 63).astype(np.uint64)
+    word = pidx[lead] >> 6
+
+    def put(k, a, sel):
+        for p in np.flatnonzero(sel).tolist():
+            btab[k, a, ddir[p], word[p]] |= bit[p]
+
+    for k, (cin, fl, enter) in got.items():
+        put(k, 0, enter)
+        put(k, 1, (fl & T.CELL_STOP) != 0)
+        put(k, 2, (fl & T.CELL_NO_END) == 0)
+        for s in range(1, smax + 1):     # (entered by the lead's direction opp(ddir))
+            for p in np.flatnonzero(cin == s).tolist():
+                btab[k, 2 + s, opp[ddir[p]], word[p]] |= bit[p]
+    bat = np.concatenate([[W if ok.any() else 0, smax, nk, N, P], off, ok, pidx, cell_of,
+                          node_of.reshape(-1)]).astype(np.int64)
+    return bat, np.ascontiguousarray(btab.reshape(-1))
+
+
+def scratch_words(bat) -> int:
+    """uint64 words of :func:`pair_bits`' ``lay`` for the tables ``bat``."""
+    W, smax = int(bat[0]), int(bat[1])
+    return max(1, (smax + 1 + 6) * HEX * W + 4 * W)
+
+
+@njit(nogil=True)
+def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, mask,
+              cost, stop, plist):
+    """Game ``b``'s two-space walker of kind ``k`` (``bat``'s ``ok[k]``: the tables of
+    :func:`pair_bit_tables`) and team ``t`` on placement ``start`` (lead ``c0``, trail
+    ``c1``) within budget ``bud``, on the occupant row ``occ[b]`` (int32[B, N]): its
+    plain query's ends, each pair of spaces once as its placement with the least
+    ``placement_key``, written into the game's rows of ``mask``, ``cost``, ``stop``
+    (uint8/int32/int8[B, P], arriving cleared: mask 0, cost -1, stop 0; a stopped end's
+    code from ``codes_k`` int8[P]), as the plain query and ``doubles``' pairs' pass
+    write them; ``plist`` int32[>= P] (scratch: the ends found), ``lay`` uint64
+    (:func:`scratch_words`). Returns the ends found (both of a pair counted)."""
+    W = bat[0]
+    smax = bat[1]
+    nk = bat[2]
+    N = bat[3]
+    o_pidx = _HEAD + nk
+    o_cell = o_pidx + N
+    o_node = o_cell + 64 * W
+    A = 3 + smax
+    base = k * A * HEX * W
+    R = smax + 1
+    HW = HEX * W
+    RING, SET, PAS, ENDP, STP, NEW, FREE = 0, R * HW, (R + 1) * HW, (R + 2) * HW, \
+        (R + 3) * HW, (R + 4) * HW, (R + 5) * HW
+    BLK = (R + 6) * HW
+    FR, TMP, TMP2 = BLK + W, BLK + 2 * W, BLK + 3 * W
+    one = np.uint64(1)
+    zero = np.uint64(0)
+    for i in range(BLK + 4 * W):
+        lay[i] = 0
+    # the figures' spaces but the mover's: friends (passed, never ended on), the rest
+    # (blocking: enemies, engaged friends)
+    for c in range(N):
+        o = occ[b, c]
+        if o == EMPTY or c == c0 or c == c1:
+            continue
+        x = bat[o_pidx + c]
+        if o == t:
+            lay[FR + (x >> 6)] |= one << np.uint64(x & 63)
+        else:
+            lay[BLK + (x >> 6)] |= one << np.uint64(x & 63)
+    # per direction d: a placement is blocked where either space is (its trail's bit
+    # is its lead's plus off[d]), not an end where either holds a friend
+    for d in range(HEX):
+        for i in range(2 * W):
+            lay[TMP + i] = 0
+        _shift_or(BLK, -bat[5 + d], lay, TMP, W)
+        _shift_or(FR, -bat[5 + d], lay, TMP2, W)
+        for i in range(W):
+            pas = btab[base + d * W + i] & ~lay[BLK + i] & ~lay[TMP + i]
+            lay[PAS + d * W + i] = pas
+            lay[ENDP + d * W + i] = pas & btab[base + (2 * HEX + d) * W + i] & \
+                ~lay[FR + i] & ~lay[TMP2 + i]
+            lay[STP + d * W + i] = btab[base + (HEX + d) * W + i]
+    d0 = 0
+    for d in range(HEX):
+        if bat[o_node + HEX * c0 + d] == start:
+            d0 = d
+    x0 = bat[o_pidx + c0]
+    x1 = bat[o_pidx + c1]
+    e0 = (d0 + HEX // 2) % HEX
+    # the start and its flip never stop; the start is an end whoever stands there
+    lay[STP + d0 * W + (x0 >> 6)] &= ~(one << np.uint64(x0 & 63))
+    lay[STP + e0 * W + (x1 >> 6)] &= ~(one << np.uint64(x1 & 63))
+    lay[ENDP + d0 * W + (x0 >> 6)] |= one << np.uint64(x0 & 63)
+    lay[RING + d0 * W + (x0 >> 6)] = one << np.uint64(x0 & 63)
+    n = 0
+    for c in range(bud + 1):
+        at = RING + (c % R) * HW
+        for i in range(HW):
+            nw = lay[at + i] & ~lay[SET + i]
+            lay[at + i] = 0
+            lay[NEW + i] = nw
+            lay[FREE + i] = nw & ~lay[STP + i]
+        for d in range(HEX):        # the flips (cost 0) of this layer's free arrivals
+            e = (d + HEX // 2) % HEX
+            for i in range(W):
+                lay[TMP + i] = 0
+            _shift_or(FREE + d * W, bat[5 + d], lay, TMP, W)
+            for i in range(W):
+                f2 = lay[TMP + i] & lay[PAS + e * W + i] & ~lay[SET + e * W + i] & \
+                    ~lay[NEW + e * W + i]
+                lay[NEW + e * W + i] |= f2
+                lay[FREE + e * W + i] |= f2 & ~lay[STP + e * W + i]
+        for d in range(HEX):        # settled; the ends among them
+            for i in range(W):
+                nw = lay[NEW + d * W + i]
+                lay[SET + d * W + i] |= nw
+                w = nw & lay[ENDP + d * W + i]
+                while w:
+                    low = w & (~w + one)
+                    p = bat[o_node + HEX * bat[o_cell + 64 * i + _LOW[
+                        (low * _DEBRUIJN) >> np.uint64(58)]] + d]
+                    mask[b, p] = 1
+                    cost[b, p] = c
+                    stop[b, p] = codes_k[p] if (lay[STP + d * W + i] & low) else 0
+                    plist[n] = p
+                    n += 1
+                    w ^= low
+        if c == bud:
+            break
+        top = min(smax, bud - c)
+        for j in range(HEX):
+            # the free arrivals of every direction but j (the lead never steps onto its
+            # trail), shifted once
+            any_ = zero
+            for i in range(W):
+                u = zero
+                for d in range(HEX):
+                    if d != j:
+                        u |= lay[FREE + d * W + i]
+                lay[TMP2 + i] = u
+                lay[TMP + i] = 0
+                any_ |= u
+            if any_ == 0:
+                continue
+            _shift_or(TMP2, bat[5 + j], lay, TMP, W)
+            e = (j + HEX // 2) % HEX
+            for s in range(1, top + 1):
+                to = RING + ((c + s) % R) * HW + e * W
+                src = base + ((2 + s) * HEX + j) * W
+                for i in range(W):
+                    lay[to + i] |= lay[TMP + i] & btab[src + i] & lay[PAS + e * W + i]
+    # each pair of spaces once: the least placement_key of the two
+    for r in range(n):
+        p = np.int64(plist[r])
+        f = flip[p]
+        if f < p or mask[b, f] == 0:
+            continue
+        if placement_key(cost[b, f], stop[b, f], f) < placement_key(cost[b, p], stop[b, p],
+                                                                      p):
+            mask[b, p], cost[b, p], stop[b, p] = 0, -1, 0
+        else:
+            mask[b, f], cost[b, f], stop[b, f] = 0, -1, 0
+    return n
