@@ -822,7 +822,10 @@ class BatchedSteps:
                                    np.int64)
         for j, c in enumerate(dc):
             self._door_cells[j, :len(c)] = c
-        room = 3 * F * K + K     # (sides, moved, engaged: F K each; acting: K)
+        # (sides, moved, engaged: F K each; acting: K. The 3 HW more that the ends
+        # took before they were zeroed by plane stay: an older draw_obs, loaded beside
+        # this one by the A/B benches, still lists its ends here)
+        room = 3 * F * K + K + 3 * self.HW
 
         def rec():      # offsets written off zero, how many, (turn, game planes) shown
             return (np.zeros((B, room), np.int32), np.zeros(B, np.int64),
