@@ -370,15 +370,16 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
     """Every game's observation into ``o`` (float32[B, C * HW]; see the module
     docstring for the planes), from scratch (``fresh``: the static planes written, the
     rest zeroed) or **kept** (``record``, not ``fresh``: ``o`` holds what this call
-    drew last time; the places it listed then are cleared and the new ones written,
-    the turn plane and the game's dense planes rewritten where what they show changed).
+    drew last time; the places it listed then are cleared, the ends' three planes
+    zeroed whole and the new ones written, the turn plane and the game's dense planes
+    rewritten where what they show changed).
 
-    Kept bookkeeping (written where ``record``): ``drawn`` int32[B, >= 3 F K + K +
-    3 HW], the offsets of ``o[b]`` written off zero in the sparse planes (figures,
-    acting, moved, engaged), and each end's lead cell once, as ``-1 - x`` of its
-    first plane's offset x (its three planes cleared from it: one entry, not three),
-    ``n_drawn`` int64[B] how many; ``orec`` int64[B, 2]: the turn the turn plane shows
-    and the state the game's dense planes show (Dark Realms: the roll, -1 once over;
+    Kept bookkeeping (written where ``record``): ``drawn`` int32[B, >= 3 F K + K],
+    the offsets of ``o[b]`` written off zero in the sparse planes (figures, acting,
+    moved, engaged; not the ends' planes ``d + 2 ... d + 4``, which hold the ends
+    alone: 3 HW floats, zeroed whole in a kept draw, cheaper than a listed clear of
+    their ~100 ends), ``n_drawn`` int64[B] how many; ``orec`` int64[B, 2]: the turn
+    the turn plane shows and the state the game's dense planes show (Dark Realms: the roll, -1 once over;
     Descent: the doors' bits). A fresh draw lists every place it writes, so a kept
     draw can follow it.
 
@@ -414,14 +415,12 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
                 o[b, SHW:] = 0.0
         else:
             for j in range(n_drawn[b]):
-                x = drawn[b, j]
-                if x >= 0:
-                    o[b, x] = 0.0
-                else:           # (an end's lead cell: its three planes)
-                    x = -1 - x
-                    o[b, x] = 0.0
-                    o[b, x + HW] = 0.0
-                    o[b, x + 2 * HW] = 0.0
+                o[b, drawn[b, j]] = 0.0
+            # the ends' three planes (they hold the ends alone) zeroed whole, on their
+            # own view (a vector fill): cheaper than listing and clearing each end
+            ends = o[b, (d + 2) * HW:(d + 5) * HW]
+            for i in range(3 * HW):
+                ends[i] = 0.0
         # the figures (every cell of each one's place), by side
         for f in range(F):
             if not alive[b, f]:
@@ -468,16 +467,10 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
                 cs = np.float32(a_cost[b, p] * scale)
                 st = np.float32(1.0) if a_stop[b, p] != 0 else np.float32(0.0)
                 if two:
-                    if record and o[b, o2] == 0.0:
-                        drawn[b, nd] = -1 - o2
-                        nd += 1
                     # (places sharing a lead cell come by cost: the last row's, the
                     # largest; a stop of any of them)
                     cs = max(cs, o[b, o2 + HW])
                     st = max(st, o[b, o2 + 2 * HW])
-                elif record:            # (a one-space end: its own lead cell)
-                    drawn[b, nd] = -1 - o2
-                    nd += 1
                 o[b, o2] = 1.0
                 o[b, o2 + HW] = cs
                 o[b, o2 + 2 * HW] = st
@@ -829,6 +822,9 @@ class BatchedSteps:
                                    np.int64)
         for j, c in enumerate(dc):
             self._door_cells[j, :len(c)] = c
+        # (sides, moved, engaged: F K each; acting: K. The 3 HW more that the ends
+        # took before they were zeroed by plane stay: an older draw_obs, loaded beside
+        # this one by the A/B benches, still lists its ends here)
         room = 3 * F * K + K + 3 * self.HW
 
         def rec():      # offsets written off zero, how many, (turn, game planes) shown
