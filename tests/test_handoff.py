@@ -153,7 +153,10 @@ def test_the_spin_ends_the_worker_sleeps_and_wakes(monkeypatch):
     c0 = _thread_cpu(w.thread)
     time.sleep(0.2)
     assert _thread_cpu(w.thread) - c0 < 0.02    # (asleep: no CPU)
-    assert _within(lambda: pool.submit(lambda: 2).result()) == 2   # woken
+    # woken; its next spin (read after the job) long enough that SLEEP = 0 stays
+    # for the look below even where this thread waits for a core
+    monkeypatch.setattr(R, "SPIN_S", 1.0)
+    assert _within(lambda: pool.submit(lambda: 2).result()) == 2
     assert w.flags[H.SLEEP] == 0
 
     monkeypatch.setattr(R, "SPIN_S", 1e-6)
