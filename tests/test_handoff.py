@@ -172,6 +172,23 @@ def test_the_spin_ends_the_worker_sleeps_and_wakes(monkeypatch):
     assert len(done) == 600 and all(done)
 
 
+@pytest.mark.skipif(not hasattr(time, "pthread_getcpuclockid"), reason="Linux")
+def test_no_spin_at_all(monkeypatch):
+    """``SPIN_S = 0`` (a program whose own threads need the cores between steps): no
+    spin on either side, every job still runs once and its value comes back, and the
+    idle worker sleeps without burning CPU."""
+    monkeypatch.setattr(R, "HAND_OFF", "spin")
+    monkeypatch.setattr(R, "SPIN_S", 0.0)
+    pool = R._hand_pool(1)
+    w = pool.workers[0]
+    got = _within(lambda: [pool.submit(lambda k=k: k * k).result() for k in range(300)])
+    assert got == [k * k for k in range(300)]
+    time.sleep(0.05)
+    c0 = _thread_cpu(w.thread)
+    time.sleep(0.1)
+    assert _thread_cpu(w.thread) - c0 < 0.01
+
+
 def _busy(seconds):
     t = time.perf_counter() + seconds
     while time.perf_counter() < t:
