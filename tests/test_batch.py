@@ -165,13 +165,14 @@ def test_fused_step_equals_array_path(game, policy, threads):
 
 
 def _step_alike(a, b, steps, name) -> None:
-    """Step plays ``a`` and ``b`` ``steps`` times: the same cells, occupancy, actors and
-    turns after every step, and the same counters at the end."""
+    """Step plays ``a`` and ``b`` ``steps`` times: the same cells, occupancy, figures in
+    play, actors and turns after every step, and the same counters at the end."""
     for _ in range(steps):
         a.step()
         b.step()
         assert np.array_equal(a.games.cell, b.games.cell), name
         assert np.array_equal(a.games.occ, b.games.occ), name
+        assert np.array_equal(a.games.alive, b.games.alive), name
         assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
     assert a.counts == b.counts, name
 

@@ -21,7 +21,7 @@ from movecore.batch import BatchedGames
 from movecore.games import mage_knight as mk
 from movecore.tools.selfplay import example_scenarios
 from movecore.tools.selfplay_batch import BatchedPlay
-from test_batch import _run_differential
+from test_batch import _run_differential, _step_alike
 from test_position_mage_knight import _random_map_scenario, _with_random_walls
 
 #: per seed, the options a random map is played under (beside its own time and pvp)
@@ -122,13 +122,7 @@ def test_fused_step_equals_array_path(policy, threads):
                         threads=threads)
         b = BatchedPlay("mage_knight", scenario, 16, seed=7, policy=policy, fused=False)
         assert a.fused and not b.fused and b.games.backend == "arrays"
-        for _ in range(80):
-            a.step()
-            b.step()
-            assert np.array_equal(a.games.cell, b.games.cell), name
-            assert np.array_equal(a.games.alive, b.games.alive), name
-            assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
-        assert a.counts == b.counts, name
+        _step_alike(a, b, 80, name)
 
 
 @pytest.mark.slow

@@ -1504,6 +1504,7 @@ class BatchEnemyAI:
         figs = list(scene.figures)
         n = board.n_cells
         self.n_cells = n
+        self._distances_from = scene.distances_from     # (for :meth:`keep`)
         n_traps = pos._n_traps
         W = n + 1
         self.faces = pos._faces
@@ -1656,12 +1657,7 @@ class BatchEnemyAI:
         W = a["W"]
         obstacle = a["obstacle"]
         nbr = a["nbr"]
-        xy = a["coords"]
-        d = xy[:, None, :] - xy[None, :, :]
-        dq, dr = d[..., 0], d[..., 1]
-        dist = {0: (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2,
-                1: np.abs(dq) + np.abs(dr)}.get(a["kind"], np.maximum(np.abs(dq),
-                                                                       np.abs(dr)))
+        dist = np.stack([self._distances_from(c) for c in range(n)])
         start, goal = np.nonzero((dist > 1) & ~obstacle[:, None] & ~obstacle[None, :])
         k = kernel()
         h = heroes[0]
