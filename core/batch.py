@@ -919,9 +919,11 @@ _SPIN_WAKE = 8e-6
 
 
 def _wake() -> float:
-    """:data:`_WAKE` or :data:`_SPIN_WAKE`, as the pool hands chunks over now."""
-    from .reach._handoff import _settings   # (movecore.reach: HAND_OFF, read each call)
-    return _SPIN_WAKE if _settings.HAND_OFF == "spin" else _WAKE
+    """:data:`_SPIN_WAKE` where the pool's workers spin for their chunks now
+    (:func:`movecore.reach._handoff.spinning`), else :data:`_WAKE` (the executor, the
+    spin turned off, or a platform whose cycle counter does not advance)."""
+    from .reach._handoff import spinning   # (movecore.reach's settings, read each call)
+    return _SPIN_WAKE if spinning() else _WAKE
 
 
 def _head_start(B: int, n_chunks: int, first: int, took: float) -> int:

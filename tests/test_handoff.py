@@ -265,3 +265,24 @@ def test_executor_switch_and_a_full_pool_fall_back_to_futures(monkeypatch):
         for w in held:
             w.owner.release()
     assert isinstance(pool.submit(int, 8), H._Job)
+
+
+def test_the_steps_head_start_reads_the_wake_the_pool_has(monkeypatch):
+    """``batch._wake()`` (the calling thread's head start) is the spin's short wake only
+    where a handed chunk finds its worker spinning: not with the executor, not with the
+    spin turned off, not where the cycle counter does not advance (the pool falls back
+    to the executor)."""
+    from movecore.batch import _SPIN_WAKE, _WAKE, _wake
+    monkeypatch.setattr(R, "HAND_OFF", "spin")
+    R._hand_pool(1)
+    assert H.spinning() and _wake() == _SPIN_WAKE
+    monkeypatch.setattr(R, "SPIN_S", 0.0)
+    assert not H.spinning() and _wake() == _WAKE
+    monkeypatch.setattr(R, "SPIN_S", 1e-3)
+    monkeypatch.setattr(R, "HAND_OFF", "executor")
+    assert not H.spinning() and _wake() == _WAKE
+    monkeypatch.setattr(R, "HAND_OFF", "spin")
+    monkeypatch.setattr(H._pool, "rate", 0.0)          # a counter that does not advance
+    assert not H.spinning() and _wake() == _WAKE
+    from concurrent.futures import Future
+    assert isinstance(R._hand_pool(1).submit(int, 3), Future)

@@ -219,12 +219,21 @@ def _hand_pool(workers: int):
                 _pool = _HandPool(_rate())
             pool = _pool
             if pool.rate <= 0.0:
-                    return _thread_pool(workers)
+                return _thread_pool(workers)
             while len(pool.workers) < workers:
                 pool.workers.append(_Worker(pool))
     elif pool.rate <= 0.0:
         return _thread_pool(workers)
     return pool
+
+
+def spinning() -> bool:
+    """Whether a chunk handed over now finds its worker spinning (a wake of a few us):
+    :data:`movecore.reach.HAND_OFF` is ``"spin"``, :data:`movecore.reach.SPIN_S` > 0,
+    and the cycle counter advances (known once the pool is made; assumed until then)."""
+    pool = _pool
+    return (_settings.HAND_OFF == "spin" and _settings.SPIN_S > 0
+            and (pool is None or pool.rate > 0.0))
 
 
 def _stop() -> None:

@@ -319,7 +319,8 @@ class HeroscapeAnswers:
         if nd:
             dr, df = dl[0, :nd], dl[1, :nd]
             st = self.kernel(G.occ, G.cell, G.alive, dr, df, dl[2, :nd], *self.D[c], mask,
-                             cost, stop, self.no_pen, pair_call_bits(self.rules))
+                             cost, stop, self.no_pen,
+                             pair_call_bits.py_func(self.rules))
             if st < 0:  # pragma: no cover (ends hold one column per placement)
                 raise RuntimeError(f"movecore: batched double-space kernel status {st}")
             k2 = keep_answer(dr, df, mask, cost, stop, s._usable8, s.a_cost, s.a_stop,
