@@ -965,6 +965,49 @@ def _cut_chunks(B: int, n_chunks: int, first: int) -> list:
     return list(zip(cut[:-1], cut[1:]))
 
 
+def entry_for(kernel, args):
+    """The entry point of ``kernel``'s compiled overload for ``args`` (as its dispatcher
+    types them; or one declared with 'A' arrays where they are arrays of another layout),
+    or ``kernel`` itself where none fits (the dispatcher would convert an argument): a
+    call to it unboxes ``args`` without typing them.
+
+    Only for a call whose argument types never change (the batched steps' argument
+    lists, built once: the same arrays, or arrays of a fixed dtype, layout and flags,
+    and ints): Numba's dispatcher types every argument at every call (a step's nested
+    tuples of constant arrays: ~2-4 us a call), the entry point only unboxes them."""
+    sig = tuple(kernel.typeof_pyval(a) for a in args)
+    cres = kernel.overloads.get(sig)
+    if cres is None:   # (a declared signature's 'A' arrays take these C arrays as such)
+        cres = next((c for s, c in kernel.overloads.items() if len(s) == len(sig) and
+                     all(map(_takes, s, sig))), None)
+    return kernel if cres is None else cres.entry_point
+
+
+def _takes(want, have) -> bool:
+    """A compiled argument of type ``want`` unboxes a value Numba types ``have`` as it
+    is (no conversion): the same type, or an array of any layout for an 'A' array of
+    its dtype and dimensions (writable and aligned where those are asked)."""
+    if want == have:
+        return True
+    from numba.core import types
+    return (isinstance(want, types.Array) and isinstance(have, types.Array) and
+            want.layout == "A" and want.dtype == have.dtype and want.ndim == have.ndim
+            and (have.mutable or not want.mutable) and (have.aligned or not want.aligned))
+
+
+def summed(counts) -> list:
+    """The per-thread counters ``counts`` (int64 arrays of one length) added up, as
+    Python ints: ``np.sum(counts, axis=0).tolist()`` without its ~2 us of numpy on the
+    few threads a step has.
+
+    >>> summed([np.array([1, 2]), np.array([3, 4])])
+    [4, 6]
+    """
+    if len(counts) == 1:
+        return counts[0].tolist()
+    return [sum(x) for x in zip(*[c.tolist() for c in counts])]
+
+
 def on_chunks(n: int, n_chunks: int, run) -> tuple:
     """``run(c, lo, hi)`` over ``n`` items cut into ``n_chunks`` contiguous chunks
     (``lo = n * c // n_chunks``), one per thread of the shared pool, the calling thread

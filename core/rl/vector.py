@@ -65,6 +65,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..batch import _cut_chunks, _moved_head
+from ..batch import entry_for as _entry_point
 from ..errors import IllegalMoveError, QueryError, describe, is_sequence
 
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
@@ -112,15 +113,6 @@ def _env_chunks(B: int, n_chunks: int, first: int | None = None) -> list:
     if first is None:
         first = round(B / n_chunks + B * _HEAD)
     return _cut_chunks(B, n_chunks, first)
-
-
-def _entry_point(kernel, args):
-    """The entry point of ``kernel``'s compiled overload for ``args`` (as its dispatcher
-    types them), or ``kernel`` itself where the dispatcher found none of those exact
-    types (it converted an argument): a call to it unboxes ``args`` without typing them."""
-    sig = tuple(kernel.typeof_pyval(a) for a in args)
-    cres = kernel.overloads.get(sig)
-    return kernel if cres is None else cres.entry_point
 
 
 class MovecoreVectorEnv(VectorEnv):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..batch import per_thread
+from ..batch import entry_for, per_thread, summed
 from ..games.dark_realms._batch_enemy import bits_of, grid_bits
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
@@ -215,7 +215,8 @@ def chunked_plan(play):
         ai._thread_args(c)          # (each thread's enemy AI scratch, made here)
     plan = dict(hero=hero, flying=flying, passable=passable, may_end=may_end, nbr=nbr,
                 seen=seen, queue=queue, lists=lists, counts=counts, dists=dists,
-                n_chunks=n_chunks, rolls=np.full(B, np.nan), restarted=np.zeros(B, bool),
+                n_chunks=n_chunks, rolls=np.full(B, np.nan), acting=np.zeros(B, bool),
+                restarted=np.zeros(B, bool),
                 grid=grid_bits(root.board, G._occ0, G._cell0))
     plan.update(plan_bits(plan))
     return plan
@@ -244,13 +245,68 @@ def plan_bits(plan) -> dict:
                 grow=[np.zeros((2, W), np.uint64) for _ in range(n_chunks)])
 
 
+_ZERO = np.zeros((), np.int64)
+
+
 def draw_rolls(play, plan) -> np.ndarray:
     """float64[B]: this step's roll draw of every acting game (NaN elsewhere), one draw
     of ``play.rng`` per acting game in game order: ``query_columns``' draws."""
-    act = ~play.done & (play.actor >= 0)
+    act = plan["acting"]
+    # (into a kept row, against a 0-d zero: a Python 0 converted at every call and a
+    # new array per operation were half of this draw's ~2 us at B = 1)
+    np.greater_equal(play.actor, _ZERO, act)
+    np.greater(act, play.done, act)           # (and not done)
     rolls = plan["rolls"]
-    rolls[act] = play.rng.random(int(np.count_nonzero(act)))
+    n = int(np.count_nonzero(act))
+    if n == len(rolls):     # (every game acts, as most steps: no scatter)
+        play.rng.random(out=rolls)
+    else:
+        rolls[act] = play.rng.random(n)
     return rolls
+
+
+def _query_args(play, plan, c: int, rolls, lo: int, hi: int) -> tuple:
+    """The arguments of :func:`dark_realms_queries` for chunk ``c``'s games ``lo <= b <
+    hi`` on thread ``c``'s scratch."""
+    G = play.games
+    return (lo, hi, rolls, play.done, play.actor, plan["hero"], plan["flying"], G.cell,
+            G.occ, plan["nbr"], plan["passable"], plan["may_end"], play._out[0],
+            plan["seen"][c], plan["queue"][c], *plan["lists"][c], plan["use_bits"],
+            plan["bpos"], plan["shifts"], plan["pass_bits"], plan["end_bits"], G.alive,
+            plan["reach"][c], plan["grow"][c])
+
+
+def _enemy_tail(play, c: int) -> tuple:
+    """The compiled enemy AI's arguments after its games, slots and Moves, on thread
+    ``c``'s scratch: the mask alone asked (no costs, stops or leaving attacks)."""
+    from ..games.dark_realms._batch_enemy import _NO_PEN, NO_COST, NO_STOP
+    G = play.games
+    return (G.occ, G.cell, G.alive, *G._compiled._thread_args(c).values(), play._out[0],
+            NO_COST, NO_STOP, _NO_PEN, False)
+
+
+def _chunk_args(play, plan, c: int, kind: int, lo: int, hi: int) -> tuple:
+    """:func:`dark_realms_chunk`'s arguments for chunk ``c``'s games ``lo <= b < hi``:
+    those before the step's tick, and those after it."""
+    G = play.games
+    return ((lo, hi, play._out[0], G.occ, G._occ0, G.team, G.cell, G.alive, play.side_of,
+             play.turn_sides, play.movers, play.turn, play.actor, play.done, play.nbr,
+             play.coords, kind, play.policy == "greedy", play._key),
+            (play.max_turns, G._cell0, plan["dists"][c], plan["restarted"],
+             plan["counts"][c]))
+
+
+def _answer(plan, c: int, queries, qargs, enemy, etail) -> int:
+    """Chunk ``c``'s legal ends: ``queries(*qargs)`` (:func:`dark_realms_queries`, or
+    its entry point), then the enemies it listed by ``enemy`` (the compiled enemy AI)
+    on ``etail`` (:func:`_enemy_tail`). Returns the enemy moves."""
+    ne = queries(*qargs)
+    if ne or qargs[0] == qargs[1]:   # (lo == hi: the load before the threads' first)
+        eg, es, em = plan["lists"][c]
+        st = enemy(eg[:ne], es[:ne], em[:ne], *etail)
+        if st < 0:  # pragma: no cover (ends hold one column per cell)
+            raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
+    return ne
 
 
 def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
@@ -258,26 +314,11 @@ def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
     into ``play._out``'s mask (the mask alone: no costs or stops, the heroes' as the
     enemies'): the heroes' by :func:`dark_realms_queries`, the enemies' by the compiled
     enemy AI on thread ``c``'s scratch. Returns the enemy moves."""
-    from ..games.dark_realms._batch_enemy import _NO_PEN, NO_COST, NO_STOP
-    G = play.games
-    ai = G._compiled
     B, n_chunks = play.B, plan["n_chunks"]
     if lo is None:
         lo, hi = (B * c) // n_chunks, (B * (c + 1)) // n_chunks
-    mask = play._out[0]
-    eg, es, em = plan["lists"][c]
-    ne = dark_realms_queries(lo, hi, rolls, play.done, play.actor, plan["hero"],
-                             plan["flying"], G.cell, G.occ, plan["nbr"], plan["passable"],
-                             plan["may_end"], mask, plan["seen"][c], plan["queue"][c], eg,
-                             es, em, plan["use_bits"], plan["bpos"], plan["shifts"],
-                             plan["pass_bits"], plan["end_bits"], G.alive, plan["reach"][c],
-                             plan["grow"][c])
-    if ne or lo == hi:
-        st = ai.ready()(eg[:ne], es[:ne], em[:ne], G.occ, G.cell, G.alive,
-                      *ai._thread_args(c).values(), mask, NO_COST, NO_STOP, _NO_PEN, False)
-        if st < 0:  # pragma: no cover (ends hold one column per cell)
-            raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
-    return ne
+    return _answer(plan, c, dark_realms_queries, _query_args(play, plan, c, rolls, lo, hi),
+                   play.games._compiled.ready(), _enemy_tail(play, c))
 
 
 def _step_chunked(play, kind: int, plan) -> int:
@@ -285,28 +326,37 @@ def _step_chunked(play, kind: int, plan) -> int:
     B = play.B
     n_chunks = plan["n_chunks"]
     rolls = draw_rolls(play, plan)
-    mask = play._out[0]
     tick = int(play._tick[0])
-    greedy = play.policy == "greedy"
     answered = [0] * n_chunks
+    calls = plan.get("calls")
+    if calls is None:
+        # every chunk's arguments, built once (its arrays are the play's, the plan's
+        # and the enemy AI's, never replaced): the step's tick alone changes
+        G._compiled.ready()     # (the enemy AI's kept answers made: its args final)
+        cuts = [((B * c) // n_chunks, (B * (c + 1)) // n_chunks) for c in range(n_chunks)]
+        calls = plan["calls"] = [
+            (_query_args(play, plan, c, rolls, lo, hi), _enemy_tail(play, c),
+             *_chunk_args(play, plan, c, kind, lo, hi)) for c, (lo, hi) in enumerate(cuts)]
+    # after the first step, each chunk's three compiled calls at their entry points
+    # (movecore.batch.entry_for: the dispatcher typed their ~25-60 arguments at every
+    # call, ~3 us of a step)
+    fns = plan.get("entries") or [(dark_realms_queries, G._compiled.ready(),
+                                    dark_realms_chunk)] * n_chunks
 
-    def run(c, lo=None, hi=None):
-        if lo is None:
-            lo, hi = (B * c) // n_chunks, (B * (c + 1)) // n_chunks
-        answered[c] = answer_chunk(play, plan, c, rolls, lo, hi)
-        cnt = plan["counts"][c]
-        cnt[:] = 0
-        dark_realms_chunk(lo, hi, mask, G.occ, G._occ0, G.team, G.cell, G.alive,
-                          play.side_of, play.turn_sides, play.movers, play.turn,
-                          play.actor, play.done, play.nbr, play.coords, kind, greedy,
-                          play._key, tick, play.max_turns, G._cell0, plan["dists"][c],
-                          plan["restarted"], cnt)
+    def run(c):
+        q, e, chunk = fns[c]
+        qargs, etail, head, tail = calls[c]
+        answered[c] = _answer(plan, c, q, qargs, e, etail)
+        tail[-1].fill(0)      # (the chunk's counters)
+        chunk(*head, tick, *tail)
 
     if n_chunks > 1 and not plan.get("loaded"):
         # the compiled calls made (or loaded from the cache) once on this thread, on
         # no game, before the threads call them at once: two threads' first calls
         # would each load them, and the code one of them loads is thrown away
-        run(0, 0, 0)
+        answer_chunk(play, plan, 0, rolls, 0, 0)
+        head, tail = _chunk_args(play, plan, 0, kind, 0, 0)
+        dark_realms_chunk(*head, tick, *tail)
         plan["loaded"] = True
     if n_chunks == 1:
         run(0)
@@ -317,9 +367,16 @@ def _step_chunked(play, kind: int, plan) -> int:
         run(0)
         for fu in futures:
             fu.result()
+    if "entries" not in plan:
+        ai = G._compiled.ready()
+        plan["entries"] = [
+            (entry_for(dark_realms_queries, qargs),
+             entry_for(ai, (eg[:0], es[:0], em[:0], *etail)),
+             entry_for(dark_realms_chunk, head + (tick,) + tail))
+            for (qargs, etail, head, tail), (eg, es, em) in zip(calls, plan["lists"])]
     play._tick[0] += 1
     G._compiled.answered += sum(answered)
-    gens, moves, turns, games = np.sum(plan["counts"], axis=0).tolist()
+    gens, moves, turns, games = summed(plan["counts"])
     if games and G._live:   # (live positions a caller's own queries made: a restarted
         for b in np.flatnonzero(plan["restarted"]).tolist():   # game's figures come
             G._live.pop(b, None)                               # back, as ``G.reset``

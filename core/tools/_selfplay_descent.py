@@ -18,9 +18,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..batch import per_thread, summed
 from ..games.descent._batch import _move_one, _remove_one, legal_kernel
 from ..kernels._jit import once
 from ..rl._vecdescent import _base_distance
+from .selfplay_batch import run_chunks
 from ..rl._vecgame import (_adjacent_enemy, _kth_end, _n_sides, _policy_pick,
                           _selfplay_next_actor, _selfplay_restart)
 
@@ -201,7 +203,6 @@ def step(play, kind: int) -> int:
     g = G._game
     fz = getattr(play, "_fz", None)
     if fz is None:
-        from ..batch import per_thread
         n_chunks = len(g.bufs)
         B = play.B
         counts = per_thread(n_chunks, (4,), np.int64)
@@ -220,18 +221,7 @@ def step(play, kind: int) -> int:
                  for c in range(n_chunks)]
         fz = play._fz = (counts, u, calls)
     counts, u, calls = fz
-    for c in counts:
-        c[:] = 0
     u[:] = play._uniforms()     # the step's numbers, as the array path reads them
-    descent_step = step_kernel()
-    if len(calls) == 1:
-        descent_step(*calls[0])
-    else:
-        from ..reach import _hand_pool
-        pool = _hand_pool(len(calls) - 1)
-        futures = [pool.submit(descent_step, *a) for a in calls[1:]]
-        descent_step(*calls[0])
-        for fu in futures:
-            fu.result()
-    gens, moves, turns, games = np.sum(counts, axis=0).tolist()
+    run_chunks(play, step_kernel(), calls, counts)
+    gens, moves, turns, games = summed(counts)
     return play._tally(gens, moves, turns, games)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..batch import per_thread
+from ..batch import per_thread, summed
 from ..games.heroscape._batch import _move_one, _spaces
 from ..games.heroscape._bits import bit_tables, query_ends, scratch_words
 from ..games.heroscape._batch_doubles import (BREAK_KEPT_WALKERS, BREAK_LEAVE_FAR,
@@ -50,6 +50,7 @@ from ..kernels import _types as T
 from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
 from ..kernels.batch import _clear_row
+from .selfplay_batch import run_chunks
 from ..rl._vecgame import (_adjacent, _grid_distance, _n_sides, _policy_pick,
                            _selfplay_next_actor, _selfplay_restart, _uniform)
 
@@ -476,19 +477,10 @@ def step(play, kind: int) -> int:
                  for c in range(n_chunks)]
         fz = play._fz = (counts, calls)
     counts, calls = fz
-    kernel = step_kernel()
-    for c in counts:
-        c[:] = 0
-    if len(calls) == 1:
-        status = [kernel(*calls[0])]
-    else:
-        from ..reach import _hand_pool
-        pool = _hand_pool(len(calls) - 1)
-        futures = [pool.submit(kernel, *a) for a in calls[1:]]
-        status = [kernel(*calls[0])] + [fu.result() for fu in futures]
+    status, _ = run_chunks(play, step_kernel(), calls, counts)
     if min(status) < 0:  # pragma: no cover (ends hold one column per place)
         raise RuntimeError(f"movecore: heroscape self-play step status {min(status)}")
     play._tick[0] += 1
-    gens, moves, turns, games, kept = np.sum(counts, axis=0).tolist()
+    gens, moves, turns, games, kept = summed(counts)
     play.kept_ends_used = getattr(play, "kept_ends_used", 0) + kept
     return play._tally(gens, moves, turns, games)

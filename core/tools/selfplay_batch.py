@@ -24,7 +24,8 @@ import time
 import numpy as np
 from numba import njit
 
-from ..batch import BatchedGames, QueryColumns, _cut_chunks, _moved_head, per_thread
+from ..batch import (BatchedGames, QueryColumns, _cut_chunks, _moved_head, entry_for,
+                     per_thread, summed)
 from ..errors import QueryError, describe
 from ..rl._vecgame import _grid_distance
 from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game
@@ -49,8 +50,14 @@ def _fused_kernel():
     the choices of :meth:`BatchedPlay.step`'s array path for the same random numbers:
     the k-th legal end in cell order, the k-th nearest-to-an-enemy end, the k-th
     adjacent enemy in slot order (see ``tests/test_batch.py``)."""
-    from ..rl._vecgame import selfplay_step
-    return selfplay_step
+    global _FUSED
+    if _FUSED is None:      # (imported once: an import a step costs ~0.5 us)
+        from ..rl._vecgame import selfplay_step
+        _FUSED = selfplay_step
+    return _FUSED
+
+
+_FUSED = None
 
 
 
@@ -61,6 +68,38 @@ def _calls(parts, B: int, first: int) -> list:
     pool threads' the rest in even contiguous chunks."""
     return [head + lo_hi + tail
             for (head, tail), lo_hi in zip(parts, _cut_chunks(B, len(parts), first))]
+
+
+def run_chunks(play, kernel, calls, counts) -> tuple:
+    """``kernel(*calls[c])`` for every chunk ``c`` of a compiled step (chunk 0 on the
+    calling thread, the rest on the pool's), its per-thread ``counts`` zeroed first;
+    returns (the calls' values in chunk order, the calling thread's seconds in its
+    chunk; 0.0 on one thread).
+
+    After the first step the chunks call ``kernel``'s compiled entry point
+    (:func:`movecore.batch.entry_for`, kept in ``play._entries``): the calls' arguments
+    are built once (their arrays fixed; only ``lo``, ``hi`` ints change when chunks are
+    recut), and the dispatcher's typing of their ~30-90 arrays, nested tuples among
+    them, was ~2-3 us of a step (docs/performance_log.md, "The self-play step's fixed
+    cost")."""
+    for c in counts:
+        c.fill(0)
+    ent = play._entries
+    fresh = ent is None or ent[0] is not kernel
+    run = [kernel] * len(calls) if fresh else ent[1]
+    if len(calls) == 1:
+        out, took = [run[0](*calls[0])], 0.0
+    else:
+        from ..reach import _hand_pool
+        pool = _hand_pool(len(calls) - 1)
+        futures = [pool.submit(f, *a) for f, a in zip(run[1:], calls[1:])]
+        t0 = time.perf_counter()
+        first = run[0](*calls[0])
+        took = time.perf_counter() - t0
+        out = [first] + [fu.result() for fu in futures]
+    if fresh:   # (typed once, as the dispatcher typed them)
+        play._entries = (kernel, [entry_for(kernel, a) for a in calls])
+    return out, took
 
 
 class BatchedPlay:
@@ -145,6 +184,9 @@ class BatchedPlay:
         # every game (finished or not), games finished
         self.counts = {"turns": 0, "moves": 0, "generations": 0, "games": 0}
         self._hero = None        # Dark Realms: bool[F], the figure slot is a hero's
+        #: (the compiled step, its entry point per chunk: :func:`run_chunks`)
+        self._entries = None
+        self._own_step = None    # (a game's own compiled step, False: none; found once)
         self._start(np.arange(B))
 
     # ------------------------------------------------------------------ turn order
@@ -284,16 +326,21 @@ class BatchedPlay:
         """The array backend's step: one compiled call per thread over its games (legal
         ends, policy, move and its random numbers, removal, next actor, and the restart
         of finished games); what is left here is the hand-off."""
+        own = self._own_step
+        if own is None:     # (found once: an import a step costs ~1 us)
+            G = self.games
+            if G._selfplay is not None:   # (the layout's own step: Heroscape)
+                from ._selfplay_heroscape import step
+            elif G._game is not None:   # (a game's own batch engine: Descent)
+                from ._selfplay_descent import step
+            elif self.rolled:           # (rolled queries: Dark Realms)
+                from ._selfplay_dark_realms import step
+            else:
+                step = False
+            own = self._own_step = step
+        if own is not False:
+            return own(self, _KIND.get(self.kind, 0))
         G = self.games
-        if G._selfplay is not None:   # (the layout's own step: Heroscape)
-            from ._selfplay_heroscape import step
-            return step(self, _KIND.get(self.kind, 0))
-        if G._game is not None:   # (a game's own batch engine: Descent)
-            from ._selfplay_descent import step
-            return step(self, _KIND.get(self.kind, 0))
-        if self.rolled:           # (rolled queries: Dark Realms)
-            from ._selfplay_dark_realms import step
-            return step(self, _KIND.get(self.kind, 0))
         fz = getattr(self, "_fz", None)
         if fz is None:
             n_chunks = len(G._bufs)
@@ -319,26 +366,14 @@ class BatchedPlay:
                       (counts[c], *kept)) for c in range(n_chunks)]
             fz = self._fz = [counts, parts, _calls(parts, B, B // n_chunks)]
         counts, parts, calls = fz
-        kernel = _fused_kernel()
-        for c in counts:
-            c[:] = 0
-        if len(calls) == 1:
-            kernel(*calls[0])
-        else:
-            from ..reach import _hand_pool
-            pool = _hand_pool(len(calls) - 1)
-            futures = [pool.submit(kernel, *a) for a in calls[1:]]
-            t0 = time.perf_counter()
-            kernel(*calls[0])
-            took = time.perf_counter() - t0
-            for fu in futures:
-                fu.result()
+        _, took = run_chunks(self, _fused_kernel(), calls, counts)
+        if len(calls) > 1:
             # (the calling thread's chunk ends at calls[0][-5]: its hi, then the tail)
             first = _moved_head(self.B, len(calls), calls[0][-5], took)
             if first is not None:
                 fz[2] = _calls(parts, self.B, first)
         self._tick[0] += 1
-        gens, moves, turns, games = np.sum(counts, axis=0).tolist()
+        gens, moves, turns, games = summed(counts)
         return self._tally(gens, moves, turns, games)
 
     def _tally(self, gens: int, moves: int, turns: int, games: int) -> int:
