@@ -232,6 +232,38 @@ def test_selfplay_random_numbers_are_uniform_per_game_and_step():
     assert len(np.unique(x)) == len(x)
 
 
+def test_entry_for_only_where_the_types_fit():
+    """``batch.entry_for``: a compiled overload's entry point (called without the
+    dispatcher typing its arguments) only for arguments it takes as they are; else the
+    dispatcher itself (which converts, or compiles anew)."""
+    from numba import njit
+
+    from movecore.batch import entry_for
+
+    @njit
+    def f(a, b):
+        return a[0] + b
+
+    x = np.arange(3, dtype=np.int64)
+    f(x, 1)
+    e = entry_for(f, (x, 1))
+    assert e is not f and e(x, 2) == 2
+    assert entry_for(f, (x.astype(np.int32), 1)) is f     # (not compiled for int32)
+    assert entry_for(f, (x[::2], 1)) is f                  # (nor for a strided array)
+
+    @njit("int64(int64[:], int64)")
+    def g(a, b):
+        return a[0] + b
+
+    assert entry_for(g, (x, 1)) is not g            # a declared 'A' array takes a C one
+    assert entry_for(g, (x[::2], 1)) is not g       # ... or a strided one
+    assert entry_for(g, (x.astype(np.int32), 1)) is g
+    assert entry_for(g, (x.reshape(1, 3), 1)) is g
+    ro = x.copy()
+    ro.setflags(write=False)
+    assert entry_for(g, (ro, 1)) is g               # (declared writable)
+
+
 def test_docstring_examples():
     import doctest
     import importlib

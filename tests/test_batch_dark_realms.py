@@ -901,6 +901,29 @@ def test_compiled_step_equals_array_path(policy, threads):
     assert chunked >= 6, chunked
 
 
+def test_chunked_step_with_games_not_acting_equals_array_path():
+    """Games that do not act at a step's start (finished from outside: ``done`` set
+    before the step) draw no roll: the chunked step's draw (only the acting games', in
+    game order, as ``query_columns``; its whole-batch draw where every game acts) keeps
+    the array path's stream, and both restart those games alike."""
+    seen = 0
+    for name, s in example_scenarios("dark_realms") + _ai_boards(range(30, 33)):
+        a = BatchedPlay("dark_realms", s, 12, seed=5)
+        b = BatchedPlay("dark_realms", s, 12, seed=5, fused=False)
+        for i in range(40):
+            if i % 7 == 3:          # (a few games end from outside, as a caller may)
+                for x in (a, b):
+                    x.done[i % 5::5] = True
+            a.step()
+            b.step()
+            assert np.array_equal(a.games.cell, b.games.cell), (name, i)
+            assert np.array_equal(a.games.occ, b.games.occ), (name, i)
+            assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
+        assert a.counts == b.counts, name
+        seen += a._drplan is not None
+    assert seen >= 2, seen
+
+
 # ---------------------------------------------------------------- the chunked step
 def _chunked_answers(scenarios, steps, B, seed, threads=1, bits=True):
     """Self-play on the chunked step (``_selfplay_dark_realms``: the whole step per
