@@ -22,7 +22,7 @@ from ..batch import per_thread, summed
 from ..games.descent._batch import _move_one, _remove_one, legal_kernel
 from ..kernels._jit import once
 from ..rl._vecdescent import _base_distance
-from .selfplay_batch import run_chunks
+from ._chunks import run_chunks
 from ..rl._vecgame import (_adjacent_enemy, _kth_end, _n_sides, _policy_pick,
                           _selfplay_next_actor, _selfplay_restart)
 

@@ -50,7 +50,7 @@ from ..kernels import _types as T
 from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
 from ..kernels.batch import _clear_row
-from .selfplay_batch import run_chunks
+from ._chunks import run_chunks
 from ..rl._vecgame import (_adjacent, _grid_distance, _n_sides, _policy_pick,
                            _selfplay_next_actor, _selfplay_restart, _uniform)
 
