@@ -38,7 +38,6 @@ _COMPILED = {"_selfplay_heroscape": ("step_kernel",),
 def load_base(base: str):
     """The baseline's ``selfplay_batch`` (its games' steps the baseline's too, their
     compiled functions the installed tree's)."""
-    import importlib
     out = {}
     for name in _MODULES:
         path = os.path.join(base, "core", "tools", name + ".py")
