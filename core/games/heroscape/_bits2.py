@@ -244,9 +244,10 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
                     low = w & (~w + one)
                     p = bat[U(o_node + HEX * bat[U(o_cell + 64 * i + _LOW[
                         (low * _DEBRUIJN) >> np.uint64(58)])] + d)]
-                    mask[b, p] = 1
-                    cost[b, p] = c
-                    stop[b, p] = codes_k[p] if (lay[U(STP + d * W + i)] & low) else 0
+                    up = U(p)
+                    mask[b, up] = 1
+                    cost[b, up] = c
+                    stop[b, up] = codes_k[up] if (lay[U(STP + d * W + i)] & low) else 0
                     plist[n] = p
                     n += 1
                     w ^= low
@@ -284,12 +285,14 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
     # each pair of spaces once: the least placement_key of the two
     for r in range(n):
         p = np.int64(plist[r])
-        f = flip[p]
-        if f < p or mask[b, f] == 0:
+        up = U(p)
+        f = flip[up]
+        uf = U(f)
+        if f < p or mask[b, uf] == 0:
             continue
-        if placement_key(cost[b, f], stop[b, f], f) < placement_key(cost[b, p], stop[b, p],
-                                                                      p):
-            mask[b, p], cost[b, p], stop[b, p] = 0, -1, 0
+        if placement_key(cost[b, uf], stop[b, uf], f) < placement_key(cost[b, up],
+                                                                        stop[b, up], p):
+            mask[b, up], cost[b, up], stop[b, up] = 0, -1, 0
         else:
-            mask[b, f], cost[b, f], stop[b, f] = 0, -1, 0
+            mask[b, uf], cost[b, uf], stop[b, uf] = 0, -1, 0
     return n
