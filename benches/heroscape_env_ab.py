@@ -21,7 +21,9 @@ threads, 2 threads over 1 (wall, and one thread's CPU over the busiest thread's 
 two). The env's reset draws its observation through the installed tree's
 ``BatchedSteps.observe``: for the baseline's env the baseline's ``draw_obs`` is swapped
 in during its resets (its step reads the kept record that draw wrote). Only for changes
-within those four files and what they call.
+within those four files and what they call; with ``--game-mods`` the baseline's
+``games/heroscape/_bits.py``, ``_bits2.py`` and ``_batch_doubles.py`` are loaded and
+linked into its step too (a change to the moves' own queries).
 
 ``--no-check``: the paths are not checked equal, for a part's share of the step: the
 baseline is a copy of this tree's four files with that part taken out (the observation's
@@ -40,16 +42,47 @@ import time
 import numpy as np
 
 MODS = ["_kept_answer", "_vecnp", "_vechs", "_vechsenv"]
+#: with ``--game-mods``: the game's modules the env step links in, loaded from the
+#: baseline too (as ``movecore.games.heroscape._base<name>``), in this order
+GAME_MODS = ["_bits", "_bits2", "_batch_doubles"]
 
 
-def load_base(tree: str) -> dict:
+def _game_imports(src: str) -> str:
+    """``src`` importing the baseline copies of ``GAME_MODS``."""
+    for o in GAME_MODS:
+        for a, b in ((f"from ..games.heroscape.{o} import",
+                      f"from ..games.heroscape._base{o} import"),
+                     (f"from ..games.heroscape import {o}\n",
+                      f"from ..games.heroscape import _base{o} as {o}\n"),
+                     (f"from .{o} import", f"from ._base{o} import"),
+                     (f"from . import {o}\n", f"from . import _base{o} as {o}\n")):
+            src = src.replace(a, b)
+    return src
+
+
+def load_base(tree: str, game_mods: bool = False) -> dict:
     """The baseline's modules of ``MODS`` from ``tree`` (a checkout), as
-    ``movecore.rl._base<name>``, each importing the others' baseline copies."""
+    ``movecore.rl._base<name>``, each importing the others' baseline copies (and with
+    ``game_mods`` the baseline's ``GAME_MODS``, loaded first)."""
     import tempfile
     out = {}
     folder = tempfile.mkdtemp(prefix="movecore-env-ab-")
+    for m in GAME_MODS if game_mods else []:
+        src = _game_imports(open(os.path.join(tree, "core", "games", "heroscape",
+                                              m + ".py")).read())
+        path = os.path.join(folder, f"_base{m}.py")
+        with open(path, "w") as fh:
+            fh.write(src)
+        spec = importlib.util.spec_from_file_location(
+            f"movecore.games.heroscape._base{m}", path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod
+        spec.loader.exec_module(mod)
+        out[m] = mod
     for m in MODS:
         src = open(os.path.join(tree, "core", "rl", m + ".py")).read()
+        if game_mods:
+            src = _game_imports(src)
         for o in MODS:
             src = src.replace(f"from .{o} import", f"from ._base{o} import")
         path = os.path.join(folder, f"_base{m}.py")
@@ -73,12 +106,14 @@ def main() -> None:
     ap.add_argument("--copy", type=int, default=1)
     ap.add_argument("--steps", type=int, default=8)
     ap.add_argument("--opponent", default="random")
+    ap.add_argument("--game-mods", action="store_true",
+                    help="the baseline's _bits, _bits2 and _batch_doubles too")
     ap.add_argument("--no-check", action="store_true",
                     help="do not assert the paths equal (a baseline with a part taken out)")
     args = ap.parse_args()
     import movecore.rl as rl
     from movecore.rl import _vecnp
-    base = load_base(args.base)
+    base = load_base(args.base, args.game_mods)
     threads = [int(x) for x in args.threads.split(",")]
     copy = bool(args.copy)
     B, STEPS = args.B, args.steps

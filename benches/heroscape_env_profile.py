@@ -15,6 +15,11 @@ samples: leave them out (``FLOAT_multiply``, ``_aligned_contig_cast_byte_to_floa
     perf report -i /tmp/env.perf --no-children --sort symbol
 
 (docs/performance_log.md, ``hsenv4``: the shares of the step by function.)
+
+``--play``: ``BatchedPlay``'s compiled step instead (same scenario and B, one thread;
+``hsmove``). ``DUMP_CODE=NAME``: each mapped function whose name holds NAME also has its
+machine code written to ``/tmp/code-ADDR.bin``, to read the samples' addresses against
+(``perf script -F ip``; ``objdump -D -b binary -mi386:x86-64 /tmp/code-ADDR.bin``).
 """
 from __future__ import annotations
 
@@ -49,6 +54,13 @@ def write_perf_map(path: str | None = None) -> int:
                 if a:
                     seen.setdefault(a, fn.name)
     at = sorted(seen)
+    dump = os.environ.get("DUMP_CODE")    # (a name's part: its machine code to a file,
+    if dump and at:                       # for objdump -b binary --adjust-vma=ADDR)
+        import ctypes
+        for a, nx in zip(at, at[1:] + [at[-1] + 4096]):
+            if dump in seen[a]:
+                with open(f"/tmp/code-{a:x}.bin", "wb") as fh:
+                    fh.write(ctypes.string_at(a, min(nx - a, 1 << 16)))
     with open(path or f"/tmp/perf-{os.getpid()}.map", "w") as fh:
         for a, nx in zip(at, at[1:] + [at[-1] + 4096] if at else []):
             fh.write(f"{a:x} {min(nx - a, 1 << 20):x} {seen[a]}\n")
@@ -61,7 +73,11 @@ def main() -> None:
     ap.add_argument("--B", type=int, default=1024)
     ap.add_argument("--seconds", type=float, default=40.0)
     ap.add_argument("--copy", type=int, default=1)
+    ap.add_argument("--play", action="store_true",
+                    help="profile BatchedPlay's step instead of the env's")
     args = ap.parse_args()
+    if args.play:
+        return _play(args)
     import movecore.rl as rl
     B, STEPS = args.B, 8
     e = rl.vector_env(args.scenario, num_envs=B, threads=1, copy=bool(args.copy),
@@ -78,6 +94,23 @@ def main() -> None:
             e.step((U[s] * e._mask).argmax(1))
     print(f"CPU µs a move (with the resets and the action picks): "
           f"{(time.process_time() - c0) / (e.counts['moves'] - m0) * 1e6:.3f}")
+
+
+def _play(args) -> None:
+    """``--play``: ``BatchedPlay``'s compiled step on the same scenario, B, one thread."""
+    from movecore.tools import _selfplay_heroscape as S
+    from movecore.tools.selfplay import example_scenarios
+    from movecore.tools.selfplay_batch import BatchedPlay
+    sc = dict(example_scenarios("heroscape"))[args.scenario + ".json"]
+    p = BatchedPlay("heroscape", sc, args.B, seed=1, threads=1)
+    for _ in range(3):
+        S.step(p, 0)
+    print("pid", os.getpid(), "functions mapped", write_perf_map(), flush=True)
+    t0, c0, m0 = time.time(), time.process_time(), p.counts["moves"]
+    while time.time() - t0 < args.seconds:
+        S.step(p, 0)
+    print(f"CPU µs a move: "
+          f"{(time.process_time() - c0) / (p.counts['moves'] - m0) * 1e6:.3f}")
 
 
 if __name__ == "__main__":

@@ -195,24 +195,26 @@ def scratch_words(Z, max_budget: int) -> int:
 @njit(nogil=True, inline="always")
 def _shift_or(x, k, out, at, W):
     """``out[at:at + W] |= out[x:x + W]`` shifted by ``k`` bits (towards higher bits
-    for k > 0), bits shifted past either end dropped (W uint64 words each)."""
+    for k > 0), bits shifted past either end dropped (W uint64 words each). (Its
+    indices are made unsigned: Numba tests a signed index for a negative one at each
+    access, two more instructions in the bit-set queries' innermost loops.)"""
     if k >= 0:
         ws = k >> 6
         bs = np.uint64(k & 63)
         for w in range(W - 1, ws - 1, -1):
-            v = out[x + w - ws] << bs
+            v = out[np.uint64(x + w - ws)] << bs
             if bs and w - ws - 1 >= 0:
-                v |= out[x + w - ws - 1] >> (np.uint64(64) - bs)
-            out[at + w] |= v
+                v |= out[np.uint64(x + w - ws - 1)] >> (np.uint64(64) - bs)
+            out[np.uint64(at + w)] |= v
     else:
         k = -k
         ws = k >> 6
         bs = np.uint64(k & 63)
         for w in range(0, W - ws):
-            v = out[x + w + ws] >> bs
+            v = out[np.uint64(x + w + ws)] >> bs
             if bs and w + ws + 1 < W:
-                v |= out[x + w + ws + 1] << (np.uint64(64) - bs)
-            out[at + w] |= v
+                v |= out[np.uint64(x + w + ws + 1)] << (np.uint64(64) - bs)
+            out[np.uint64(at + w)] |= v
 
 
 @njit(cache=CACHE, nogil=True, **NO_NRT)
@@ -230,6 +232,7 @@ def one_bits(Z, sh, occupant, params, start, bud, lay, ends):
     smax = dst.shape[2] - 1
     N = occupant.shape[0]
     one = np.uint64(1)
+    U = np.uint64  # (the layers' indices as unsigned: no wraparound test at each)
     SET, BAR, FIG, FR, TMP, ARR = 0, W, 2 * W, 3 * W, 4 * W, 5 * W
     for i in range((5 + bud + smax + 1) * W):
         lay[i] = 0
@@ -264,17 +267,17 @@ def one_bits(Z, sh, occupant, params, start, bud, lay, ends):
         if c > 0:
             at = ARR + c * W
             for w in range(W):
-                new = lay[at + w] & ~lay[BAR + w] & ~lay[SET + w]
-                lay[SET + w] |= new
-                lay[FR + w] = new & ~stp[sh, w]
-                any_fr = any_fr or lay[FR + w] != 0
-                e = new & ~noend[sh, w] & ~lay[FIG + w]
+                new = lay[U(at + w)] & ~lay[U(BAR + w)] & ~lay[U(SET + w)]
+                lay[U(SET + w)] |= new
+                lay[U(FR + w)] = new & ~stp[U(sh), U(w)]
+                any_fr = any_fr or lay[U(FR + w)] != 0
+                e = new & ~noend[U(sh), U(w)] & ~lay[U(FIG + w)]
                 while e:
                     low = e & (~e + one)
-                    c_ = cell_of[(w << 6) + _LOW[(low * _DEBRUIJN) >> np.uint64(58)]]
+                    c_ = cell_of[U((w << 6) + _LOW[(low * _DEBRUIJN) >> np.uint64(58)])]
                     ends[0, m] = c_
                     ends[1, m] = c
-                    ends[2, m] = 1 if stp[sh, w] & low else 0
+                    ends[2, m] = 1 if stp[U(sh), U(w)] & low else 0
                     m += 1
                     e ^= low
         if not any_fr or c == bud:
@@ -282,13 +285,13 @@ def one_bits(Z, sh, occupant, params, start, bud, lay, ends):
         top = min(smax, bud - c)
         for j in range(K):      # the layer shifted a step, then split by its cost
             for w in range(W):
-                lay[TMP + w] = 0
+                lay[U(TMP + w)] = 0
             _shift_or(FR, off[j], lay, TMP, W)
             for s in range(1, top + 1):
                 if live[sh, j, s]:
                     at = ARR + (c + s) * W
                     for w in range(W):
-                        lay[at + w] |= lay[TMP + w] & dst[sh, j, s, w]
+                        lay[U(at + w)] |= lay[U(TMP + w)] & dst[U(sh), U(j), U(s), U(w)]
     return m
 
 

@@ -177,32 +177,33 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
     FR, TMP, TMP2 = BLK + W, BLK + 2 * W, BLK + 3 * W
     one = np.uint64(1)
     zero = np.uint64(0)
+    U = np.uint64  # (the layers' indices as unsigned: no wraparound test at each)
     for i in range(BLK + 4 * W):
         lay[i] = 0
     # the figures' spaces but the mover's: friends (passed, never ended on), the rest
     # (blocking: enemies, engaged friends)
     for c in range(N):
-        o = occ[b, c]
+        o = occ[b, U(c)]
         if o == EMPTY or c == c0 or c == c1:
             continue
-        x = bat[o_pidx + c]
+        x = bat[U(o_pidx + c)]
         if o == t:
-            lay[FR + (x >> 6)] |= one << np.uint64(x & 63)
+            lay[U(FR + (x >> 6))] |= one << np.uint64(x & 63)
         else:
-            lay[BLK + (x >> 6)] |= one << np.uint64(x & 63)
+            lay[U(BLK + (x >> 6))] |= one << np.uint64(x & 63)
     # per direction d: a placement is blocked where either space is (its trail's bit
     # is its lead's plus off[d]), not an end where either holds a friend
     for d in range(HEX):
         for i in range(2 * W):
-            lay[TMP + i] = 0
-        _shift_or(BLK, -bat[5 + d], lay, TMP, W)
-        _shift_or(FR, -bat[5 + d], lay, TMP2, W)
+            lay[U(TMP + i)] = 0
+        _shift_or(BLK, -bat[U(5 + d)], lay, TMP, W)
+        _shift_or(FR, -bat[U(5 + d)], lay, TMP2, W)
         for i in range(W):
-            pas = btab[base + d * W + i] & ~lay[BLK + i] & ~lay[TMP + i]
-            lay[PAS + d * W + i] = pas
-            lay[ENDP + d * W + i] = pas & btab[base + (2 * HEX + d) * W + i] & \
-                ~lay[FR + i] & ~lay[TMP2 + i]
-            lay[STP + d * W + i] = btab[base + (HEX + d) * W + i]
+            pas = btab[U(base + d * W + i)] & ~lay[U(BLK + i)] & ~lay[U(TMP + i)]
+            lay[U(PAS + d * W + i)] = pas
+            lay[U(ENDP + d * W + i)] = pas & btab[U(base + (2 * HEX + d) * W + i)] & \
+                ~lay[U(FR + i)] & ~lay[U(TMP2 + i)]
+            lay[U(STP + d * W + i)] = btab[U(base + (HEX + d) * W + i)]
     d0 = 0
     for d in range(HEX):
         if bat[o_node + HEX * c0 + d] == start:
@@ -216,35 +217,37 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
     lay[ENDP + d0 * W + (x0 >> 6)] |= one << np.uint64(x0 & 63)
     lay[RING + d0 * W + (x0 >> 6)] = one << np.uint64(x0 & 63)
     n = 0
+    cr = 0      # c % R, kept as the layers go (a division each was ~3% of the query)
     for c in range(bud + 1):
-        at = RING + (c % R) * HW
+        at = RING + cr * HW
         for i in range(HW):
-            nw = lay[at + i] & ~lay[SET + i]
-            lay[at + i] = 0
-            lay[NEW + i] = nw
-            lay[FREE + i] = nw & ~lay[STP + i]
+            nw = lay[U(at + i)] & ~lay[U(SET + i)]
+            lay[U(at + i)] = 0
+            lay[U(NEW + i)] = nw
+            lay[U(FREE + i)] = nw & ~lay[U(STP + i)]
         for d in range(HEX):        # the flips (cost 0) of this layer's free arrivals
             e = (d + HEX // 2) % HEX
             for i in range(W):
-                lay[TMP + i] = 0
+                lay[U(TMP + i)] = 0
             _shift_or(FREE + d * W, bat[5 + d], lay, TMP, W)
             for i in range(W):
-                f2 = lay[TMP + i] & lay[PAS + e * W + i] & ~lay[SET + e * W + i] & \
-                    ~lay[NEW + e * W + i]
-                lay[NEW + e * W + i] |= f2
-                lay[FREE + e * W + i] |= f2 & ~lay[STP + e * W + i]
+                f2 = lay[U(TMP + i)] & lay[U(PAS + e * W + i)] & \
+                    ~lay[U(SET + e * W + i)] & ~lay[U(NEW + e * W + i)]
+                lay[U(NEW + e * W + i)] |= f2
+                lay[U(FREE + e * W + i)] |= f2 & ~lay[U(STP + e * W + i)]
         for d in range(HEX):        # settled; the ends among them
             for i in range(W):
-                nw = lay[NEW + d * W + i]
-                lay[SET + d * W + i] |= nw
-                w = nw & lay[ENDP + d * W + i]
+                nw = lay[U(NEW + d * W + i)]
+                lay[U(SET + d * W + i)] |= nw
+                w = nw & lay[U(ENDP + d * W + i)]
                 while w:
                     low = w & (~w + one)
-                    p = bat[o_node + HEX * bat[o_cell + 64 * i + _LOW[
-                        (low * _DEBRUIJN) >> np.uint64(58)]] + d]
-                    mask[b, p] = 1
-                    cost[b, p] = c
-                    stop[b, p] = codes_k[p] if (lay[STP + d * W + i] & low) else 0
+                    p = bat[U(o_node + HEX * bat[U(o_cell + 64 * i + _LOW[
+                        (low * _DEBRUIJN) >> np.uint64(58)])] + d)]
+                    up = U(p)
+                    mask[b, up] = 1
+                    cost[b, up] = c
+                    stop[b, up] = codes_k[up] if (lay[U(STP + d * W + i)] & low) else 0
                     plist[n] = p
                     n += 1
                     w ^= low
@@ -259,28 +262,37 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
                 u = zero
                 for d in range(HEX):
                     if d != j:
-                        u |= lay[FREE + d * W + i]
-                lay[TMP2 + i] = u
-                lay[TMP + i] = 0
+                        u |= lay[U(FREE + d * W + i)]
+                lay[U(TMP2 + i)] = u
+                lay[U(TMP + i)] = 0
                 any_ |= u
             if any_ == 0:
                 continue
             _shift_or(TMP2, bat[5 + j], lay, TMP, W)
             e = (j + HEX // 2) % HEX
             for s in range(1, top + 1):
-                to = RING + ((c + s) % R) * HW + e * W
+                to = cr + s    # ((c + s) % R: s <= smax < R)
+                if to >= R:
+                    to -= R
+                to = RING + to * HW + e * W
                 src = base + ((2 + s) * HEX + j) * W
                 for i in range(W):
-                    lay[to + i] |= lay[TMP + i] & btab[src + i] & lay[PAS + e * W + i]
+                    lay[U(to + i)] |= lay[U(TMP + i)] & btab[U(src + i)] & \
+                        lay[U(PAS + e * W + i)]
+        cr += 1
+        if cr == R:
+            cr = 0
     # each pair of spaces once: the least placement_key of the two
     for r in range(n):
         p = np.int64(plist[r])
-        f = flip[p]
-        if f < p or mask[b, f] == 0:
+        up = U(p)
+        f = flip[up]
+        uf = U(f)
+        if f < p or mask[b, uf] == 0:
             continue
-        if placement_key(cost[b, f], stop[b, f], f) < placement_key(cost[b, p], stop[b, p],
-                                                                      p):
-            mask[b, p], cost[b, p], stop[b, p] = 0, -1, 0
+        if placement_key(cost[b, uf], stop[b, uf], f) < placement_key(cost[b, up],
+                                                                        stop[b, up], p):
+            mask[b, up], cost[b, up], stop[b, up] = 0, -1, 0
         else:
-            mask[b, f], cost[b, f], stop[b, f] = 0, -1, 0
+            mask[b, uf], cost[b, uf], stop[b, uf] = 0, -1, 0
     return n
