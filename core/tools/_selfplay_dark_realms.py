@@ -258,7 +258,7 @@ def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
     into ``play._out``'s mask (the mask alone: no costs or stops, the heroes' as the
     enemies'): the heroes' by :func:`dark_realms_queries`, the enemies' by the compiled
     enemy AI on thread ``c``'s scratch. Returns the enemy moves."""
-    from ..games.dark_realms._batch_enemy import _NO_PEN, NO_COST, NO_STOP
+    from ..games.dark_realms._batch_enemy import _NO_PEN, NO_COST, NO_LIST, NO_STOP
     G = play.games
     ai = G._compiled
     B, n_chunks = play.B, plan["n_chunks"]
@@ -274,7 +274,8 @@ def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
                              plan["grow"][c])
     if ne or lo == hi:
         st = ai.ready()(eg[:ne], es[:ne], em[:ne], G.occ, G.cell, G.alive,
-                      *ai._thread_args(c).values(), mask, NO_COST, NO_STOP, _NO_PEN, False)
+                      *ai._thread_args(c).values(), mask, NO_COST, NO_STOP, _NO_PEN, False,
+                      *NO_LIST)
         if st < 0:  # pragma: no cover (ends hold one column per cell)
             raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
     return ne
