@@ -624,6 +624,24 @@ def _put_end(b, e, dest, steps, a_list, a_cost, a_stop, a_n, usable):
     a_stop[b, dest] = 0
 
 
+@njit(nogil=True, inline="always")
+def _write_end(b, e, dest, steps, traps, lists, costs, want_pen, mask, cost, stop, pen,
+               a_list, a_cost, a_stop, a_n, usable):
+    """Game ``b``'s enemy ``e``'s answer ``dest`` (``steps``, ``traps``) written where
+    the kernel's call wants it (see :func:`kernel`): the kept answer
+    (:func:`_put_end`) or the rows (``mask``, and ``cost``/``stop`` where ``costs``),
+    and the traps (``pen``) where ``want_pen``."""
+    if lists:
+        _put_end(b, e, dest, steps, a_list, a_cost, a_stop, a_n, usable)
+    else:
+        mask[b, dest] = 1
+        if costs:
+            cost[b, dest] = steps
+            stop[b, dest] = 0
+    if want_pen:
+        pen[b, dest] = traps
+
+
 # ------------------------------------------------------------------ the bit sets
 # Where the board's neighbours are exactly its grid's (:func:`grid_layout`), a space is
 # one bit of the padded grid (each column one bit longer than the board, so a step off
@@ -1358,15 +1376,8 @@ def kernel():
                         dest = fc[best]
                         steps = fs[best]
                         traps = ft[best]
-                    if lists:
-                        _put_end(b, e, dest, steps, a_list, a_cost, a_stop, a_n, usable)
-                    else:
-                        mask[b, dest] = 1
-                        if costs:
-                            cost[b, dest] = steps
-                            stop[b, dest] = 0
-                    if want_pen:
-                        pen[b, dest] = traps
+                    _write_end(b, e, dest, steps, traps, lists, costs, want_pen, mask,
+                               cost, stop, pen, a_list, a_cost, a_stop, a_n, usable)
                 if marked_want:
                     for j in range(nf):
                         want[fc[j]] = 0
@@ -1509,15 +1520,8 @@ def kernel():
                     dest = fc[best]
                     steps = fs[best]
                     traps = ft[best]
-                if lists:
-                    _put_end(b, e, dest, steps, a_list, a_cost, a_stop, a_n, usable)
-                else:
-                    mask[b, dest] = 1
-                    if costs:
-                        cost[b, dest] = steps
-                        stop[b, dest] = 0
-                if want_pen:
-                    pen[b, dest] = traps
+                _write_end(b, e, dest, steps, traps, lists, costs, want_pen, mask, cost,
+                           stop, pen, a_list, a_cost, a_stop, a_n, usable)
         return 0
 
     return enemy_games
