@@ -1,6 +1,6 @@
 """Before/after speed of a change to Dark Realms' vector env step
 (``movecore.rl._vecdr_env`` with the observation ``_vecnp.draw_obs``, the heroes'
-answers ``_vecdr`` and the enemy AI ``_batch_enemy``), in one process: a baseline
+answers ``_vecdr`` and their bit sets ``_hero_bits``, the enemy AI ``_batch_enemy``), in one process: a baseline
 tree's four modules are loaded beside the installed ones (under names of their own, so
 Numba compiles them apart), and
 
@@ -33,8 +33,8 @@ import time
 import numpy as np
 
 #: the baseline's modules, loaded as ``<name>_ab``, and the imports rewritten to them
-_MODS = (("games.dark_realms", "_batch_enemy"), ("rl", "_vecnp"), ("rl", "_vecdr"),
-         ("rl", "_vecdr_env"))
+_MODS = (("games.dark_realms", "_batch_enemy"), ("games.dark_realms", "_hero_bits"),
+         ("rl", "_vecnp"), ("rl", "_vecdr"), ("rl", "_vecdr_env"))
 
 
 def load_base(base: str) -> dict:
@@ -59,17 +59,19 @@ def load_base(base: str) -> dict:
 
 class _BaseAI:
     """The baseline's enemy AI kernel called with the installed layout's inputs less
-    the ones it does not take (the installed ``WholeSteps`` passes them all)."""
+    the ones it does not take (the installed ``WholeSteps`` passes them all), and less
+    any trailing ones past its own (the installed kernel's ``lists``)."""
 
     def __init__(self, kern, names):
         params = list(inspect.signature(kern.py_func).parameters)
         self.k = kern
+        self.n = len(params)
         self.drop = [6 + i for i, n in enumerate(names) if n not in params]
 
     def __call__(self, *a):
         for i in reversed(self.drop):
             a = a[:i] + a[i + 1:]
-        return self.k(*a)
+        return self.k(*a[:self.n])
 
 
 def _ratio(res) -> str:
@@ -102,7 +104,8 @@ def main(argv=None) -> None:
     for e in envs:
         n = e._np
         ws = base["_vecdr_env"].WholeSteps(n)
-        ai = _BaseAI(ws._ai, list(n._dr.ai.args))
+        # (the baseline's step on the baseline's enemy AI kernel)
+        ai = _BaseAI(base["_batch_enemy"].kernel(), list(n._dr.ai.args))
         ws._ai = ai
         # (each thread's inputs: occ, cell, alive, then the layout's, ...)
         ws._ai_args = [tuple(x for i, x in enumerate(args) if i + 3 not in ai.drop)

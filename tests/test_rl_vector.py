@@ -1282,6 +1282,85 @@ def test_dark_realms_whole_step_equals_the_sub_steps():
         (runs, moves, ties, kept)
 
 
+def _dr_lists_run(scenario, steps, seed, mutate=None):
+    """The enemy AI's answers of one Dark Realms vector env's games (every enemy the
+    compiled path answers, every Move 1-6, after each of ``steps`` random steps) both
+    ways: straight into the kept answer (the whole step's ``lists``,
+    ``_batch_enemy._put_end``) and as rows (mask, cost, stop) made into it by
+    ``keep_answer`` (the sub-step path's); some places made unusable at random, the
+    lists' stale entries and counts garbage first. Asserts the two equal (the count,
+    the list, each listed place's cost and stop); ``mutate(args)``: the lists' call's
+    layout inputs changed (the check must fail). Returns (answers, ties, ends left
+    out as unusable), or None where the scenario is not in ``_vecdr``'s scope."""
+    from movecore.games.dark_realms._batch_enemy import _NO_PEN, NO_LIST
+    from movecore.rl._kept_answer import keep_answer
+    e = rl.vector_env(scenario, num_envs=16, threads=1, max_turns=40)
+    n = e._np
+    if n is None or n._dr is None:
+        return None
+    ai, G = n._dr.ai, n.G
+    k = ai.ready()
+    args = dict(ai.args)
+    if mutate is not None:
+        mutate(args)
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    B, P = n.B, n.a_cost.shape[1]
+    usable = (n._usable8 & (rng.random(n._usable8.shape) > 0.1)).astype(np.uint8)
+    answers = ties = left_out = 0
+    for _ in range(steps):
+        e.step((rng.random(e._mask.shape) * e._mask).argmax(1))
+        for f in np.flatnonzero(ai.slot_ok).tolist():
+            games = np.flatnonzero(G.alive[:, f]).astype(np.int64)
+            if not len(games):
+                continue
+            slots = np.full(len(games), f, np.int64)
+            for move in range(1, min(ai.top, 6) + 1):
+                moves = np.full(len(games), move, np.int64)
+                mask = np.zeros((B, P), np.uint8)
+                cost = np.zeros((B, P), np.int32)
+                stop = np.zeros((B, P), np.int8)
+                assert k(games, slots, moves, G.occ, G.cell, G.alive, *ai.args.values(),
+                         mask, cost, stop, _NO_PEN, False, *NO_LIST) == 0
+                want = (np.zeros((B, P), np.int32), np.zeros((B, P), np.int8),
+                        np.zeros((B, P), np.int32), np.zeros(B, np.int64))
+                keep_answer(games, slots, mask, cost, stop, usable, *want, False,
+                            np.zeros((1, 1), np.int64), np.zeros((1, 1), np.int64),
+                            np.zeros(1, bool), np.zeros(1, bool), np.zeros(B, np.int64),
+                            np.zeros(B, n.actor.dtype), np.zeros(B, np.int64))
+                got = (np.full((B, P), -5, np.int32), np.full((B, P), 9, np.int8),
+                       np.full((B, P), -3, np.int32), np.full(B, 7, np.int64))
+                assert k(games, slots, moves, G.occ, G.cell, G.alive, *args.values(),
+                         mask * 0, cost, stop, _NO_PEN, False, got[2], got[0], got[1],
+                         got[3], usable) == 0
+                for b in games.tolist():
+                    c = int(want[3][b])
+                    assert got[3][b] == c
+                    at = want[2][b, :c]
+                    assert (got[2][b, :c] == at).all()
+                    assert (got[0][b, at] == want[0][b, at]).all()
+                    assert (got[1][b, at] == want[1][b, at]).all()
+                    answers += 1
+                    ties += c > 1
+                    left_out += int((mask[b] & (usable[f] == 0)).sum())
+    return answers, ties, left_out
+
+
+def test_dark_realms_enemy_ai_lists_equal_the_rows_kept():
+    """The enemy AI's answers written straight into the kept answer (what the whole
+    step's phase 1 reads: no mask row written and scanned) equal its rows made into the
+    kept answer by ``keep_answer``, on the bundled scenarios and random boards whose
+    runs meet enemy AI ties (:func:`_dr_lists_run`)."""
+    from test_batch_dark_realms import _ai_boards
+    total = [0, 0, 0]
+    for k, (name, s) in enumerate(example_scenarios("dark_realms") +
+                                  _ai_boards(range(60, 64))):
+        got = _dr_lists_run(s, 6, seed=k)
+        if got is not None:
+            total = [a + b for a, b in zip(total, got)]
+    assert total[0] > 5_000 and total[1] > 0 and total[2] > 0, total
+
+
 def _no_hero_kept(w):
     """The whole step with ``DarkRealmsAnswers.hero_kept`` off (``Q``'s flag)."""
     w.Q = [q[:-2] + (False, q[-1]) for q in w.Q]

@@ -41,7 +41,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros   # (LLVM's cttz: one instruction)
 
 from ..batch import on_chunks
-from ..games.dark_realms._batch_enemy import _NO_PEN, bits_of, grid_bits
+from ..games.dark_realms._batch_enemy import _NO_PEN, NO_LIST, bits_of, grid_bits
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
 from ..kernels._jit import NO_NRT
@@ -345,7 +345,7 @@ class DarkRealmsAnswers:
             # step calls it; every Move 1-6 is in its scope: make)
             st = self.ai.ready()(eg[:n_e], es[:n_e], em[:n_e], G.occ, G.cell, G.alive,
                           *self.ai._thread_args(c).values(), mask, cost, stop, _NO_PEN,
-                          False)
+                          False, *NO_LIST)
             if st < 0:  # pragma: no cover (ends hold one column per cell)
                 raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
         k = keep_answer(rows, g, mask, cost, stop, s._usable8, s.a_cost, s.a_stop,

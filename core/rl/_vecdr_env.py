@@ -23,9 +23,11 @@ same.
 The enemy AI (``_batch_enemy.kernel()``) is not called from that code: linked into
 it, its ~20 s of compile time would be optimized again with it. A game whose next
 figure is an enemy is listed and left there; the thread then answers its chunk's
-list in one call of the enemy AI on its own scratch, as the sub-step path does, and
-goes on with those games from their answers (:func:`_env_chunk`'s phases): a few
-rounds a step (about the enemies that move in it), each a pair of calls per thread.
+list in one call of the enemy AI on its own scratch, as the sub-step path does (but
+its answers written straight into the kept answer: no mask row written and then
+scanned over every place, ``_batch_enemy._put_end``), and goes on with those games
+from their answers (:func:`_env_chunk`'s phases): a few rounds a step (about the
+enemies that move in it), each a pair of calls per thread.
 
 One case leaves the compiled scope: an enemy AI answer with a choice (two targets tied,
 their ends differ; rare), whose rows the batched answer does not keep in the
@@ -114,7 +116,8 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
     ``L`` (games, slots, Moves, ``L[3][0]`` how many) for the thread's enemy AI call
     and left there; one stopped before an enemy AI's pick with a choice is marked in
     ``paused`` (bool[B]). 1: the games listed in ``back`` (the last call's ``L``, their
-    answers written since into ``Q``'s mask, cost and stop), each on from its answer.
+    answers written since by the enemy AI straight into the kept answer: ``a_list``,
+    ``a_n``, ``a_cost``, ``a_stop``), each on from its answer.
     2: the games marked in ``paused`` (played on by the caller since): their results,
     observations and masks. 3: the observations and masks of the chunk
     (:func:`_draw_rows`: ``obs`` float32[B, C * HW], kept or drawn whole; ``mask``
@@ -154,10 +157,13 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
                 continue
             st = DONE
         elif phase == 1:
-            g1[0] = back[1][i]
-            adv = _keep(one, g1, qmask, qcost, qstop, usable8, a_cost, a_stop,
-                              a_list, a_n, has_open, opened, a_open, slow, a_slow, nxt,
-                              actor, again) != 0
+            # (the enemy AI wrote its answer into the kept answer: _keep's step alone)
+            fe = back[1][i]
+            nxt[b] = fe + 1
+            if a_n[b]:
+                actor[b] = fe
+            else:
+                adv = True
         else:
             paused[b] = False
             if m == 0:
@@ -337,8 +343,10 @@ class WholeSteps:
         self.L = [(lists(), lists()) for _ in range(C)]
         # each thread's enemy AI call on its own scratch (as _vecdr's chunks)
         self._ai = dr.ai.ready()
+        # (its answers straight into the kept answer: the step's phase 1 reads no rows)
         self._ai_args = [(G.occ, G.cell, G.alive, *dr.ai._thread_args(c).values(), mask,
-                          cost, stop, _NO_PEN, False) for c in range(C)]
+                          cost, stop, _NO_PEN, False, n.a_list, n.a_cost, n.a_stop, n.a_n,
+                          n._usable8) for c in range(C)]
         self.V = (n.static.reshape(-1), n.S, n.HW, n.d, n.d + 6, n.large, n._no_orient,
                   n.swap, n.hw, n.rel, n.lead, n.double, n.valid, n._gmode, n._no_sp,
                   *n._eng_tables, n._no_doors, n._door_cells, n.env_base)

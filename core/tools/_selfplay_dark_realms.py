@@ -278,11 +278,12 @@ def _query_args(play, plan, c: int, rolls, lo: int, hi: int) -> tuple:
 
 def _enemy_tail(play, c: int) -> tuple:
     """The compiled enemy AI's arguments after its games, slots and Moves, on thread
-    ``c``'s scratch: the mask alone asked (no costs, stops or leaving attacks)."""
-    from ..games.dark_realms._batch_enemy import _NO_PEN, NO_COST, NO_STOP
+    ``c``'s scratch: the mask alone asked (no costs, stops or leaving attacks; the rows,
+    no kept answer's lists: ``NO_LIST``)."""
+    from ..games.dark_realms._batch_enemy import _NO_PEN, NO_COST, NO_LIST, NO_STOP
     G = play.games
     return (G.occ, G.cell, G.alive, *G._compiled._thread_args(c).values(), play._out[0],
-            NO_COST, NO_STOP, _NO_PEN, False)
+            NO_COST, NO_STOP, _NO_PEN, False, *NO_LIST)
 
 
 def _chunk_args(play, plan, c: int, kind: int, lo: int, hi: int) -> tuple:

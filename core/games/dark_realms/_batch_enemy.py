@@ -91,6 +91,7 @@ I64_1, I64_2, I32_1, I32_2 = i64[::1], i64[:, ::1], i32[::1], i32[:, ::1]
 U8_1, U64_1, B_1, B_2 = u8[::1], types.uint64[::1], b1[::1], b1[:, ::1]
 U8_2, U64_2 = u8[:, ::1], types.uint64[:, ::1]
 I32_4 = i32[:, :, :, ::1]
+I8_2 = i8[:, ::1]
 
 
 @njit(i64(I32_1, I64_1, U8_1, I64_1, U64_1, I64_1, I64_2, i64, I32_1, I32_1, I32_2, I64_2,
@@ -600,6 +601,47 @@ def _kept_answer(kept, fly, move, ecell, tg, cell, alive, b, tab_walk, tab_fly, 
     return np.int64(-1) if fly else np.int64(-2)
 
 
+@njit(nogil=True, inline="always")
+def _put_end(b, e, dest, steps, a_list, a_cost, a_stop, a_n, usable):
+    """Game ``b``'s enemy ``e``'s end ``dest`` (``steps``; stop 0) into the kept answer
+    (``keep_answer``'s form: ``a_list`` int32[B, P] the usable ends of the row, by
+    place, ``a_n`` int64[B] how many, ``a_cost``/``a_stop`` [B, P] at those places),
+    where the figure may use it (``usable`` uint8[F, P]): what the mask row's entry
+    and the step's scan of it made, without the row (a tie's later target's entry over
+    an earlier one's on the same space, as the rows are written)."""
+    if usable[e, dest] == 0:
+        return
+    n = a_n[b]
+    j = 0
+    while j < n and a_list[b, j] < dest:
+        j += 1
+    if j == n or a_list[b, j] != dest:
+        for k in range(n, j, -1):
+            a_list[b, k] = a_list[b, k - 1]
+        a_list[b, j] = dest
+        a_n[b] = n + 1
+    a_cost[b, dest] = steps
+    a_stop[b, dest] = 0
+
+
+@njit(nogil=True, inline="always")
+def _write_end(b, e, dest, steps, traps, lists, costs, want_pen, mask, cost, stop, pen,
+               a_list, a_cost, a_stop, a_n, usable):
+    """Game ``b``'s enemy ``e``'s answer ``dest`` (``steps``, ``traps``) written where
+    the kernel's call wants it (see :func:`kernel`): the kept answer
+    (:func:`_put_end`) or the rows (``mask``, and ``cost``/``stop`` where ``costs``),
+    and the traps (``pen``) where ``want_pen``."""
+    if lists:
+        _put_end(b, e, dest, steps, a_list, a_cost, a_stop, a_n, usable)
+    else:
+        mask[b, dest] = 1
+        if costs:
+            cost[b, dest] = steps
+            stop[b, dest] = 0
+    if want_pen:
+        pen[b, dest] = traps
+
+
 # ------------------------------------------------------------------ the bit sets
 # Where the board's neighbours are exactly its grid's (:func:`grid_layout`), a space is
 # one bit of the padded grid (each column one bit longer than the board, so a step off
@@ -972,7 +1014,7 @@ def kernel():
     in it).
 
     ``enemy_games(games, slots, moves, occ, cell, alive, *BatchEnemyAI.args.values(),
-    mask, cost, stop, pen, want_pen)``: for ``i < len(games)``, the enemy AI's move of
+    mask, cost, stop, pen, want_pen, *lists)``: for ``i < len(games)``, the enemy AI's move of
     figure slot ``slots[i]`` with Move ``moves[i]`` (attack range 1) in game ``b =
     games[i]`` (its ``occ[b]``, ``cell[b]``, ``alive[b]``), written into row ``b`` of
     ``mask``, ``cost`` (steps), ``stop`` (0) and, with ``want_pen``, ``pen`` (traps on
@@ -980,8 +1022,12 @@ def kernel():
     on the same space (as a live position's rows are written). The rows must be
     cleared before. ``cost`` and ``stop`` both with no rows (:data:`NO_COST`,
     :data:`NO_STOP`): the mask alone is written (the chunked self-play step reads no
-    more; two rows a game fewer to bring into the cache). Returns 0, or a kernel
-    STATUS_* < 0.
+    more; two rows a game fewer to bring into the cache). ``lists`` (``a_list, a_cost,
+    a_stop, a_n, usable``; :data:`NO_LIST`: none): each game's answer written straight
+    into the vector env's kept answer instead of ``mask``/``cost``/``stop``
+    (:func:`_put_end`: ``a_n[b]`` set, 0 where there is no target), what the whole
+    step's scan of each answer's mask row made (``keep_answer``); the rows are then
+    neither read nor written (nor need clearing). Returns 0, or a kernel STATUS_* < 0.
 
     Compiled without Numba's reference counting (its private ``_nrt`` option, as
     :mod:`movecore.rl._vecgame`'s steps): it allocates nothing (its empty inputs come
@@ -1001,7 +1047,8 @@ def kernel():
               U8_1, I32_2, U8_2, I64_1, I64_1, U8_1, b1, b1, I32_2, I32_2, I32_2, I32_2,
               I64_1, I64_1, I32_4, i64, b1, I64_1, I64_1, U64_1, U64_1, U64_1, U64_1,
               U64_1, U64_2,
-              U64_2, U64_2, U64_2, U64_2, U64_2, I64_1, I64_2, I32_2, *a2, b1),
+              U64_2, U64_2, U64_2, U64_2, U64_2, I64_1, I64_2, I32_2, *a2, b1, I32_2,
+              I32_2, I8_2, I64_1, U8_2),
           cache=T.CACHE, nogil=True, **NO_NRT)
     def enemy_games(games, slots, moves, occ, cell, alive, team, marked, summon, speed,
                     flying, coords, kind, nbr, obstacle, trap, rank, n_traps, W,
@@ -1012,8 +1059,9 @@ def kernel():
                     tab_check, tab_walk, tab_wpk, tab_wstep, tab_fly, goals, tab_hits, kept,
                     kept_top, use_bits, bpos, bat, sp, sn, walk_bits, all_bits, trap_bits,
                     nbb, bfree, blay, bent, brev, bw, bit_hits, no_queries, rows_mode, mask,
-                    cost, stop, pen, want_pen):
+                    cost, stop, pen, want_pen, a_list, a_cost, a_stop, a_n, usable):
         costs = cost.shape[0] > 0 and stop.shape[0] > 0   # (else only the mask)
+        lists = a_n.shape[0] > 0    # (the kept answer instead of the rows: NO_LIST)
         N = occ.shape[1]
         F = cell.shape[1]
         K = nbr.shape[1]
@@ -1031,6 +1079,8 @@ def kernel():
             ecell = np.int64(cell[b, e])
             fly = flying[e]
             o = occ[b]
+            if lists:
+                a_n[b] = 0
             # 1. the tier: marked characters, else summons, else heroes (slot order)
             nt = 0
             for s in range(F):
@@ -1326,12 +1376,8 @@ def kernel():
                         dest = fc[best]
                         steps = fs[best]
                         traps = ft[best]
-                    mask[b, dest] = 1
-                    if costs:
-                        cost[b, dest] = steps
-                        stop[b, dest] = 0
-                    if want_pen:
-                        pen[b, dest] = traps
+                    _write_end(b, e, dest, steps, traps, lists, costs, want_pen, mask,
+                               cost, stop, pen, a_list, a_cost, a_stop, a_n, usable)
                 if marked_want:
                     for j in range(nf):
                         want[fc[j]] = 0
@@ -1474,12 +1520,8 @@ def kernel():
                     dest = fc[best]
                     steps = fs[best]
                     traps = ft[best]
-                mask[b, dest] = 1
-                if costs:
-                    cost[b, dest] = steps
-                    stop[b, dest] = 0
-                if want_pen:
-                    pen[b, dest] = traps
+                _write_end(b, e, dest, steps, traps, lists, costs, want_pen, mask, cost,
+                           stop, pen, a_list, a_cost, a_stop, a_n, usable)
         return 0
 
     return enemy_games
@@ -1683,7 +1725,7 @@ class BatchEnemyAI:
                     stop = np.zeros((R, n), np.int8)
                     pen = np.zeros((R, n), np.int32)
                     st = k(rows, np.full(R, e, np.int64), np.full(R, move, np.int64), occ,
-                           cell, alive, *a.values(), mask, cost, stop, pen, True)
+                           cell, alive, *a.values(), mask, cost, stop, pen, True, *NO_LIST)
                     if st < 0:  # pragma: no cover (ends hold one column per cell)
                         raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
                     assert (mask.sum(1) == 1).all()
@@ -1842,7 +1884,7 @@ class BatchEnemyAI:
             chunks = max(1, min(threads, n))
             if chunks == 1:
                 st = k(rows, figs, mv, occ, cell, alive, *self.args.values(), mask, cost,
-                       stop, pen, want)
+                       stop, pen, want, *NO_LIST)
             else:
                 from ...reach.compiled import hand_pool as _hand_pool
                 status = np.zeros(chunks, np.int64)
@@ -1852,7 +1894,7 @@ class BatchEnemyAI:
                     lo, hi = (n * c) // chunks, (n * (c + 1)) // chunks
                     status[c] = k(rows[lo:hi], figs[lo:hi], mv[lo:hi], occ, cell, alive,
                                   *self._thread_args(c).values(), mask, cost, stop, pen,
-                                  want)
+                                  want, *NO_LIST)
 
                 pool = _hand_pool(chunks - 1)
                 futures = [pool.submit(run, c) for c in range(1, chunks)]
@@ -1884,6 +1926,10 @@ _NO_PEN = np.zeros((1, 1), np.int32)
 #: ``cost`` and ``stop`` for a call that wants the mask alone (see :func:`kernel`)
 NO_COST = np.zeros((0, 0), np.int32)
 NO_STOP = np.zeros((0, 0), np.int8)
+#: ``a_list, a_cost, a_stop, a_n, usable`` of a call that writes the rows (every caller
+#: but the vector env's whole step, :mod:`movecore.rl._vecdr_env`; see :func:`kernel`)
+NO_LIST = (np.zeros((0, 0), np.int32), np.zeros((0, 0), np.int32),
+           np.zeros((0, 0), np.int8), np.zeros(0, np.int64), np.zeros((0, 0), np.uint8))
 
 
 def _fast_scratch(n: int) -> np.ndarray:
