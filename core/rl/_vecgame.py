@@ -926,8 +926,10 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
         for b in range(b0, b1):
             m = mode[b]
             if ahead and b + 1 < hi and mode[b + 1] == 1:   # (the next learner's row)
+                # (np.bool_: a literal False would be a second signature beside the
+                # test's and observe's; tests/conftest.py's literal-twin check)
                 _fetch_ahead(S[15], S[16], S[17], S[18], rows, n_rows, actor, batch, b + 1,
-                             False)
+                             np.bool_(False))
             if S[27] and b + 1 < hi:        # (the next game's board and answers)
                 _fetch_game(S[11], S[15], S[16], S[17], S[18], b + 1)
             if illegal[b]:
@@ -1021,7 +1023,8 @@ def observe(obs, mask, mask_out, G, V, K, lo, hi):
     ahead = _fetches_ahead(V[1])
     for b in range(lo, hi):
         if ahead and b + 1 < hi:
-            _fetch_ahead(V[1], V[2], V[3], None, rows, n_rows, actor, batch, b + 1, True)
+            _fetch_ahead(V[1], V[2], V[3], None, rows, n_rows, actor, batch, b + 1,
+                         np.bool_(True))
         _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
         if copy:
             mk, mo = mask[b], mask_out[b]
