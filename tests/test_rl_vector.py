@@ -201,6 +201,64 @@ def test_step_at_its_entry_point_equals_the_dispatcher(game, threads, monkeypatc
         assert all(np.array_equal(u, v) for u, v in zip(x, y))
 
 
+def _whole_entries(envs) -> dict:
+    """The entry points an env's whole step (one compiled call per thread chunk) keeps:
+    Dark Realms' ``_vecdr_env.WholeSteps``, Heroscape's or Descent's ``WholeStep``."""
+    dr = envs._np._dr
+    if dr is not None:
+        return dr.whole_steps._entries
+    return (envs._hsf if envs._hsf is not None else envs._dsf)._entries
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", ["heroscape_engaged_knight", "descent_door_round",
+                                  "dark_realms_die_planning"])
+def test_whole_step_at_its_entry_point_equals_the_dispatcher(name, threads,
+                                                             monkeypatch):
+    """Heroscape's, Descent's and Dark Realms' whole step called at its compiled
+    overload's entry point after its first call (``_vecnp.entry_call``) plays what the
+    dispatcher's call plays: the same observations, rewards, ends, masks and counts
+    over seeded runs with illegal actions, autoresets and a reset halfway (copy=True
+    and kept), each step's arrays new (the caller's); the entry points are used
+    (compiled wrappers, not the dispatcher)."""
+    from movecore.rl import _vecnp
+    runs = []
+    for entry in (True, False):
+        monkeypatch.setattr(_vecnp, "ENTRY", entry)
+        run = []
+        for copy in (True, False):
+            envs = rl.vector_env(name, num_envs=13, threads=threads, copy=copy,
+                                 max_turns=9)
+            obs, info = envs.reset(seed=11)
+            rng = np.random.default_rng(4)
+            last = ()
+            for t in range(40):
+                if t == 20:
+                    obs, info = envs.reset(seed=12)
+                m = info["action_mask"]
+                acts = (rng.random(m.shape) * m).argmax(1)
+                if t % 9 == 8:
+                    acts[t % 13] = m.shape[1] - 1 if not m[t % 13, -1] else 0
+                got = envs.step(acts)
+                # (each step's arrays are new, the caller's: none is a buffer kept
+                # and written again; copy=False hands out the kept observations)
+                new = (*got[:4], got[4]["action_mask"])[0 if copy else 1:]
+                assert not any(np.shares_memory(u, v) for u in new for v in last), t
+                last = new
+                obs, r, te, tr, info = got
+                run.append((obs.copy(), r, te, tr, info["action_mask"],
+                            info.get("illegal_action", np.zeros(0, bool))))
+            run.append(tuple(envs.counts.values()))
+            called = _whole_entries(envs)
+            assert (called and all(hasattr(c, "__call__") and not hasattr(c, "overloads")
+                                   for c in called.values())) if entry else not called
+        runs.append(run)
+    assert len(runs[0]) == len(runs[1]) == 82
+    for x, y in zip(*runs):
+        assert len(x) == len(y)
+        assert all(np.array_equal(u, v) for u, v in zip(x, y))
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("game", ARRAY_GAMES)
 def test_next_game_hint_changes_nothing(game, threads, monkeypatch):

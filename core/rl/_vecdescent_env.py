@@ -262,6 +262,7 @@ class DescentEnvStep(WholeStep):
                    self.acting) for c in range(C)]
         self.kind = _KIND.get(s.kind, 2)
         self._loaded = C == 1
+        self._entries = {}
 
     def _tuples(self):
         """The kernel's shared arguments, made at each step (the tests swap the

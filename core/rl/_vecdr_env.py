@@ -44,13 +44,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..batch import on_chunks
 from ..games.dark_realms._batch_enemy import _grid_distance
 from ..kernels._jit import NO_NRT, once
 from ._kept_answer import keep_answer
 from ._vecdr import dr_play, dr_queries, hero_kept, roll_d6
 from ._vecgame import _draw, _kth, _side_in_play
 from ._vecnp import (ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs,
-                     restart_one)
+                     entry_call, restart_one)
 
 #: a distance no end reaches (the greedy pick where no enemy is in play)
 _FAR = np.int64(1) << np.int64(40)
@@ -354,6 +355,8 @@ class WholeSteps:
         self.acting = np.zeros(B, bool)
         self.answered = [0] * C         # the enemy AI answers of each thread's last step
         self._loaded = C == 1
+        #: the compiled step's entry points, by (kernel, chunk, kept draw)
+        self._entries = {}
 
     def step(self, mode, actions, illegal_reward, obs, kept, mask, mask_out):
         """One env step of every game (``mode`` as ``_vecgame.step_modes``), each
@@ -384,12 +387,17 @@ class WholeSteps:
                 n.G._live.pop(b, None)
         run = env_kernel()
         C = self.n_chunks if B >= 2 * self.n_chunks else 1
-        acts = np.ascontiguousarray(actions, np.int64)
+        # (C order, aligned, writeable: the types the entry point was found for)
+        acts = np.require(actions, np.int64, "CAW")
+        entries = self._entries
+        kept_draw = obs is None
 
         def call(c, phase, lo, hi, back, out):
-            return run(phase, lo, hi, back, mode, acts, results, self.paused, self.acting,
-                       self.G, self.T, self.R, self.Q[c], self.W[c], out, self.V, o, fresh,
-                       record, rec, mask, mask_out)
+            # (at its entry point after the first call: _vecnp.entry_call)
+            return entry_call(entries, (run, c, kept_draw), run, (
+                phase, lo, hi, back, mode, acts, results, self.paused, self.acting, self.G,
+                self.T, self.R, self.Q[c], self.W[c], out, self.V, o, fresh, record, rec,
+                mask, mask_out))
 
         def chunk(c, lo, hi):
             out, back = self.L[c]
@@ -411,7 +419,6 @@ class WholeSteps:
             # call it at once)
             call(0, 0, 0, 0, *self.L[0])
             self._loaded = True
-        from ..batch import on_chunks
         _, got = on_chunks(B, C, chunk)
         n._dr.ai.answered += sum(got)
         paused = 0

@@ -294,6 +294,7 @@ class HeroscapeEnvStep(WholeStep):
                            self.cn, counts[c], hs.no_pen, self.sp, self.acting))
         self.counts = counts
         self._loaded = C == 1
+        self._entries = {}
         #: the grid distance code the greedy opponent measures with
         self.kind = _KIND.get(s.kind, 2)
 
