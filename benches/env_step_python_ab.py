@@ -23,6 +23,7 @@ import numpy as np
 
 import movecore.rl as rl
 from movecore.rl import _vecdescent_env, _vechsenv
+from whole_step_entry_ab import one_round, paired   # (shared with that A/B)
 
 OLD = Path(sys.argv[1])
 R = int(sys.argv[2]) if len(sys.argv) > 2 else 30
@@ -59,19 +60,6 @@ for g, p, t in labs:
     envs[g, p, t] = e
     e.reset(seed=0)                     # (compiled or loaded before the rounds)
     e.step(np.zeros(B, np.int64))
-def one_round(e, seed):
-    """``S`` env steps of ``e`` from a reset with ``seed`` (seeded random legal actions):
-    the CPU and wall seconds per step, and the env's moves so far."""
-    e.reset(seed=seed)
-    pick = np.random.default_rng(seed)
-    c = w = 0.0
-    for _ in range(S):
-        a = (pick.random(e._mask.shape, np.float32) * e._mask).argmax(1)
-        c0, w0 = time.process_time(), time.perf_counter()
-        e.step(a)
-        c += time.process_time() - c0
-        w += time.perf_counter() - w0
-    return c / S, w / S, e.counts["moves"]
 
 
 cpu = {k: [] for k in labs}
@@ -80,7 +68,7 @@ moves_end = {}
 shuffled = random.Random(1)
 for rnd in range(R):
     for k in shuffled.sample(labs, len(labs)):
-        c, w, moves_end[k] = one_round(envs[k], rnd)
+        c, w, moves_end[k] = one_round(envs[k], rnd, S)
         cpu[k].append(c)
         wall[k].append(w)
 print(f"B={B} copy=True, {R} rounds x {S} steps, µs per env step (median): CPU / wall;"
@@ -90,14 +78,7 @@ for g in games:
         # (the same games: old and new played the same moves)
         assert moves_end[g, "old", t] == moves_end[g, "new", t], moves_end
         o, n = (g, "old", t), (g, "new", t)
-        qc = np.array(cpu[o]) / np.array(cpu[n])
-        qw = np.array(wall[o]) / np.array(wall[n])
-        print(f"  {g} {t}T: old {np.median(cpu[o]) * 1e6:.1f} / "
-              f"{np.median(wall[o]) * 1e6:.1f}, new {np.median(cpu[n]) * 1e6:.1f} / "
-              f"{np.median(wall[n]) * 1e6:.1f}; old/new CPU {np.median(qc):.3f} "
-              f"({np.percentile(qc, 25):.3f}-{np.percentile(qc, 75):.3f}), wall "
-              f"{np.median(qw):.3f} ({np.percentile(qw, 25):.3f}-"
-              f"{np.percentile(qw, 75):.3f})")
+        print(paired(f"{g} {t}T", cpu[o], wall[o], cpu[n], wall[n], new_over_old=False))
 
 
 def no_op(*args):

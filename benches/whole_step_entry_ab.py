@@ -55,6 +55,8 @@ def make(game, B, old, olds):
 
 
 def one_round(e, seed, steps):
+    """``steps`` env steps of ``e`` from a reset with ``seed`` (seeded random legal
+    actions): the CPU and wall seconds per step, and the env's moves so far."""
     e.reset(seed=seed)
     pick = np.random.default_rng(seed)
     c = w = 0.0
@@ -65,6 +67,21 @@ def one_round(e, seed, steps):
         c += time.process_time() - c0
         w += time.perf_counter() - w0
     return c / steps, w / steps, e.counts["moves"]
+
+
+def paired(label, cpu_o, wall_o, cpu_n, wall_n, new_over_old=True) -> str:
+    """A result line: old's and new's median CPU / wall seconds a step (in us) and
+    their ratio paired by round (new/old, or old/new), median (quartiles)."""
+    num, den = (1, 0) if new_over_old else (0, 1)
+    sides = ((cpu_o, cpu_n), (wall_o, wall_n))
+    qc, qw = (np.array(x[num]) / np.array(x[den]) for x in sides)
+    what = "new/old" if new_over_old else "old/new"
+    return (f"  {label}: old {np.median(cpu_o) * 1e6:.1f} / "
+            f"{np.median(wall_o) * 1e6:.1f}, new {np.median(cpu_n) * 1e6:.1f} / "
+            f"{np.median(wall_n) * 1e6:.1f}; {what} CPU {np.median(qc):.3f} "
+            f"({np.percentile(qc, 25):.3f}-{np.percentile(qc, 75):.3f}), wall "
+            f"{np.median(qw):.3f} ({np.percentile(qw, 25):.3f}-"
+            f"{np.percentile(qw, 75):.3f})")
 
 
 def main():
@@ -79,7 +96,7 @@ def main():
     Bs = [int(x) for x in a.B.split(",")]
     labs = [(g, B, p) for g in a.games.split(",") for B in Bs for p in ("old", "new")]
     envs = {k: make(k[0], k[1], k[2] == "old", olds) for k in labs}
-    steps = {B: max(4, 3000 // (B + 10)) for B in Bs}
+    steps = {B: max(16, 3000 // (B + 10)) for B in Bs}
     cpu = {k: [] for k in labs}
     wall = {k: [] for k in labs}
     moves = {}
@@ -97,14 +114,7 @@ def main():
         if p == "old":
             continue
         o, n = (g, B, "old"), (g, B, "new")
-        qc = np.array(cpu[n]) / np.array(cpu[o])
-        qw = np.array(wall[n]) / np.array(wall[o])
-        print(f"  {g} B={B}: old {np.median(cpu[o]) * 1e6:.1f} / "
-              f"{np.median(wall[o]) * 1e6:.1f}, new {np.median(cpu[n]) * 1e6:.1f} / "
-              f"{np.median(wall[n]) * 1e6:.1f}; new/old CPU {np.median(qc):.3f} "
-              f"({np.percentile(qc, 25):.3f}-{np.percentile(qc, 75):.3f}), wall "
-              f"{np.median(qw):.3f} ({np.percentile(qw, 25):.3f}-"
-              f"{np.percentile(qw, 75):.3f})")
+        print(paired(f"{g} B={B}", cpu[o], wall[o], cpu[n], wall[n]))
 
 
 if __name__ == "__main__":

@@ -166,6 +166,55 @@ def test_moving_cut_changes_nothing(game, copy, monkeypatch):
     assert len(seen) > 20
 
 
+def _entry_run(envs, copy, reset_at=None, owned=False) -> list:
+    """40 seeded steps of ``envs`` from ``reset(seed=11)`` (random legal actions, one
+    illegal every 9th step; ``reset_at``: a ``reset(seed=12)`` before that step): each
+    step's (observations' copy, reward, terminated, truncated, mask, illegal flags),
+    then the env's counts.
+    ``owned``: each step's arrays are new, the caller's (none shares memory with the
+    last step's: no buffer kept and written again; ``copy=False`` hands out the kept
+    observations)."""
+    obs, info = envs.reset(seed=11)
+    rng = np.random.default_rng(4)
+    run, last = [], ()
+    for t in range(40):
+        if t == reset_at:
+            obs, info = envs.reset(seed=12)
+        m = info["action_mask"]
+        acts = (rng.random(m.shape) * m).argmax(1)
+        if t % 9 == 8:
+            acts[t % 13] = m.shape[1] - 1 if not m[t % 13, -1] else 0
+        got = envs.step(acts)
+        if owned:
+            new = (*got[:4], got[4]["action_mask"])[0 if copy else 1:]
+            assert not any(np.shares_memory(u, v) for u in new for v in last), t
+            last = new
+        obs, r, te, tr, info = got
+        run.append((obs.copy(), r, te, tr, info["action_mask"],
+                    info.get("illegal_action", np.zeros(0, bool))))
+    run.append(tuple(envs.counts.values()))
+    return run
+
+
+def _entry_vs_dispatcher(monkeypatch, module, flag, make, used, **kw):
+    """:func:`_entry_run` (``kw``) of ``make(copy)``'s envs, copy=True and kept, with
+    ``module.flag`` (call the compiled step at its entry point) on, then off: the runs
+    equal; ``used(envs, flag)`` checks which calls each env made."""
+    runs = []
+    for entry in (True, False):
+        monkeypatch.setattr(module, flag, entry)
+        run = []
+        for copy in (True, False):
+            envs = make(copy)
+            run += _entry_run(envs, copy, **kw)
+            used(envs, entry)
+        runs.append(run)
+    assert len(runs[0]) == len(runs[1]) == 82
+    for x, y in zip(*runs):
+        assert len(x) == len(y)
+        assert all(np.array_equal(u, v) for u, v in zip(x, y))
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("game", ARRAY_GAMES)
 def test_step_at_its_entry_point_equals_the_dispatcher(game, threads, monkeypatch):
@@ -173,32 +222,17 @@ def test_step_at_its_entry_point_equals_the_dispatcher(game, threads, monkeypatc
     step, ``MovecoreVectorEnv._run``) plays what the dispatcher's call plays: the same
     observations, rewards, ends and masks over seeded runs (copy=True and kept)."""
     import movecore.rl.vector as vector
-    name, scenario = example_scenarios(game)[0]
-    runs = []
-    for entry in (True, False):
-        monkeypatch.setattr(vector, "_ENTRY", entry)
-        run = []
-        for copy in (True, False):
-            envs = rl.vector_env(scenario, num_envs=13, threads=threads, copy=copy,
-                                 max_turns=9)
-            obs, info = envs.reset(seed=11)
-            rng = np.random.default_rng(4)
-            for t in range(40):
-                m = info["action_mask"]
-                acts = (rng.random(m.shape) * m).argmax(1)
-                if t % 9 == 8:
-                    acts[t % 13] = m.shape[1] - 1 if not m[t % 13, -1] else 0
-                obs, r, te, tr, info = envs.step(acts)
-                run.append((obs.copy(), r, te, tr, info["action_mask"]))
-            called = set(envs._entries.values())
-            from movecore.rl._vecgame import env_chunk
-            # the entry point is used where asked for (a compiled wrapper, not the
-            # dispatcher), the dispatcher where not
-            assert (len(called) == 1 and env_chunk not in called) if entry else not called
-        runs.append(run)
-    assert len(runs[0]) == len(runs[1]) == 80
-    for x, y in zip(*runs):
-        assert all(np.array_equal(u, v) for u, v in zip(x, y))
+    from movecore.rl._vecgame import env_chunk
+    scenario = example_scenarios(game)[0][1]
+
+    def used(envs, entry):
+        # the entry point is used where asked for (a compiled wrapper, not the
+        # dispatcher), the dispatcher where not
+        called = set(envs._entries.values())
+        assert (len(called) == 1 and env_chunk not in called) if entry else not called
+
+    _entry_vs_dispatcher(monkeypatch, vector, "_ENTRY", lambda copy: rl.vector_env(
+        scenario, num_envs=13, threads=threads, copy=copy, max_turns=9), used)
 
 
 def _whole_entries(envs) -> dict:
@@ -222,41 +256,15 @@ def test_whole_step_at_its_entry_point_equals_the_dispatcher(name, threads,
     and kept), each step's arrays new (the caller's); the entry points are used
     (compiled wrappers, not the dispatcher)."""
     from movecore.rl import _vecnp
-    runs = []
-    for entry in (True, False):
-        monkeypatch.setattr(_vecnp, "ENTRY", entry)
-        run = []
-        for copy in (True, False):
-            envs = rl.vector_env(name, num_envs=13, threads=threads, copy=copy,
-                                 max_turns=9)
-            obs, info = envs.reset(seed=11)
-            rng = np.random.default_rng(4)
-            last = ()
-            for t in range(40):
-                if t == 20:
-                    obs, info = envs.reset(seed=12)
-                m = info["action_mask"]
-                acts = (rng.random(m.shape) * m).argmax(1)
-                if t % 9 == 8:
-                    acts[t % 13] = m.shape[1] - 1 if not m[t % 13, -1] else 0
-                got = envs.step(acts)
-                # (each step's arrays are new, the caller's: none is a buffer kept
-                # and written again; copy=False hands out the kept observations)
-                new = (*got[:4], got[4]["action_mask"])[0 if copy else 1:]
-                assert not any(np.shares_memory(u, v) for u in new for v in last), t
-                last = new
-                obs, r, te, tr, info = got
-                run.append((obs.copy(), r, te, tr, info["action_mask"],
-                            info.get("illegal_action", np.zeros(0, bool))))
-            run.append(tuple(envs.counts.values()))
-            called = _whole_entries(envs)
-            assert (called and all(hasattr(c, "__call__") and not hasattr(c, "overloads")
-                                   for c in called.values())) if entry else not called
-        runs.append(run)
-    assert len(runs[0]) == len(runs[1]) == 82
-    for x, y in zip(*runs):
-        assert len(x) == len(y)
-        assert all(np.array_equal(u, v) for u, v in zip(x, y))
+
+    def used(envs, entry):
+        called = _whole_entries(envs)
+        assert (called and all(not hasattr(c, "overloads") for c in called.values())) \
+            if entry else not called
+
+    _entry_vs_dispatcher(monkeypatch, _vecnp, "ENTRY", lambda copy: rl.vector_env(
+        name, num_envs=13, threads=threads, copy=copy, max_turns=9), used,
+        reset_at=20, owned=True)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
