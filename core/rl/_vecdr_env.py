@@ -355,7 +355,8 @@ class WholeSteps:
         self.acting = np.zeros(B, bool)
         self.answered = [0] * C         # the enemy AI answers of each thread's last step
         self._loaded = C == 1
-        #: the compiled step's entry points, by (kernel, chunk, kept draw)
+        #: the compiled step's entry points, by (kernel, chunk, kept draw), and the enemy
+        #: AI's, by (kernel, chunk)
         self._entries = {}
 
     def step(self, mode, actions, illegal_reward, obs, kept, mask, mask_out):
@@ -405,7 +406,8 @@ class WholeSteps:
             answered = 0
             while k:
                 # the listed enemies' answers, in one call of the enemy AI
-                st = self._ai(out[0][:k], out[1][:k], out[2][:k], *self._ai_args[c])
+                st = entry_call(entries, (self._ai, c), self._ai, (
+                    out[0][:k], out[1][:k], out[2][:k], *self._ai_args[c]))
                 if st < 0:  # pragma: no cover (ends hold one column per cell)
                     raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
                 answered += k
