@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..batch import entry_for, per_thread, summed
+from ..batch import entry_for, on_chunks, per_thread, summed
 from ..games.dark_realms._batch_enemy import bits_of, grid_bits
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
@@ -359,15 +359,7 @@ def _step_chunked(play, kind: int, plan) -> int:
         head, tail = _chunk_args(play, plan, 0, kind, 0, 0)
         dark_realms_chunk(*head, tick, *tail)
         plan["loaded"] = True
-    if n_chunks == 1:
-        run(0)
-    else:
-        from ..reach import _hand_pool
-        pool = _hand_pool(n_chunks - 1)
-        futures = [pool.submit(run, c) for c in range(1, n_chunks)]
-        run(0)
-        for fu in futures:
-            fu.result()
+    on_chunks(B, n_chunks, lambda c, lo, hi: run(c))   # (each chunk's bounds: calls[c])
     if "entries" not in plan:
         ai = G._compiled.ready()
         plan["entries"] = [
