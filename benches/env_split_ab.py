@@ -25,7 +25,7 @@ def make(name: str, threads: int, share: float | None = None):
     env.reset(seed=1)
     if share is not None:       # two chunks: the calling thread's first
         cut = int(B * share)
-        env._chunks = [(0, cut), (cut, B)]
+        env._set_chunks([(0, cut), (cut, B)])
     return env
 
 

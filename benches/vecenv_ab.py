@@ -213,22 +213,22 @@ def run(game, base_vg, B, threads, rounds, log=print, steps=None, base_vector=No
 
 def run_entry(game, B, threads, rounds, log=print):
     """``--entry``: the vector env's step with its compiled chunk called at the overload's
-    entry point (``movecore.rl.vector._ENTRY``, the default) against the dispatcher's
+    entry point (``movecore.batch.ENTRY``, the default) against the dispatcher's
     call at every step: two envs of the same scenario and seeds stepped in turn (a
     shuffled order each round), asserted to play the same games; entry/dispatcher by
     process CPU and by wall clock (< 1: the entry point is faster)."""
     import movecore.rl as rl
-    import movecore.rl.vector as vector
+    import movecore.batch as batch
     from movecore.tools.selfplay import example_scenarios
     name, scen = example_scenarios(game)[0]
     envs, rngs = [], []
     for entry in (True, False):
-        vector._ENTRY = entry
+        batch.ENTRY = entry
         e = rl.vector_env(scen, num_envs=B, threads=threads)
         e.reset(seed=1)
         envs.append(e)
         rngs.append(np.random.default_rng(1))
-    vector._ENTRY = True
+    batch.ENTRY = True
     acts = [None, None]
 
     def steps(i, n):
@@ -237,7 +237,7 @@ def run_entry(game, B, threads, rounds, log=print):
         for _ in range(n):
             m = e._mask
             a = (rng.random(m.shape, np.float32) * m).argmax(1)
-            vector._ENTRY = i == 0      # (read only when an env's key is not cached)
+            batch.ENTRY = i == 0      # (read only when an env's key is not cached)
             e.step(a)
         acts[i] = e._mask.copy()
         return time.process_time() - c0, time.perf_counter() - t0

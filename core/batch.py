@@ -42,6 +42,7 @@ state; ``tests/test_batch.py`` checks it after every step of seeded random runs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from time import perf_counter
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -965,6 +966,41 @@ def _cut_chunks(B: int, n_chunks: int, first: int) -> list:
     return list(zip(cut[:-1], cut[1:]))
 
 
+#: call a batched step's compiled kernel at its overload's entry point after its first
+#: call (:func:`entry_call`: the vector env's steps, the self-play steps); False: through
+#: the dispatcher at every call (the tests compare the two)
+ENTRY = True
+
+
+def entry_call(entries: dict, key, kernel, args):
+    """``kernel(*args)``: through the dispatcher at the first call of ``key``, then at
+    the entry point of the overload it picked (:func:`entry_for`, kept in
+    ``entries[key]``), where the dispatcher typed a step's ~15-30 arguments, nested
+    tuples of ~30-100 arrays, at every call (2-4 us a call: docs/performance_log.md,
+    "The self-play step's fixed cost" and "The vector env's whole step at its entry
+    point"). With :data:`ENTRY` False, or a ``kernel`` that is no Numba dispatcher (the
+    benches' and tests' stand-ins), every call is ``kernel``'s own.
+
+    ``key`` names the call (a hashable the caller picks: the kernel, the thread chunk,
+    ...): the types of its arguments never change. They are the caller's own arrays
+    (made once with a fixed dtype, layout and flags, never reallocated into another
+    type), arrays made at each call by ``np.empty``/``np.empty_like`` of those, inputs
+    brought to one type (``np.require(..., "CAW")``), and Python bools, ints and floats,
+    each of one type for the caller's life.
+
+    >>> calls = {}
+    >>> entry_call(calls, "k", max, (1, 2)), calls     # (no dispatcher: none kept)
+    (2, {})
+    """
+    call = entries.get(key)
+    if call is not None:
+        return call(*args)
+    out = kernel(*args)
+    if ENTRY and hasattr(kernel, "overloads"):
+        entries[key] = entry_for(kernel, args)
+    return out
+
+
 def entry_for(kernel, args):
     """The entry point of ``kernel``'s compiled overload for ``args`` (as its dispatcher
     types them; or one declared with 'A' arrays where they are arrays of another layout),
@@ -1012,19 +1048,35 @@ def on_chunks(n: int, n_chunks: int, run) -> tuple:
     """``run(c, lo, hi)`` over ``n`` items cut into ``n_chunks`` contiguous chunks
     (``lo = n * c // n_chunks``), one per thread of the shared pool, the calling thread
     taking chunk 0; waits for all. Returns ``(cut, results)``: the ``n_chunks + 1``
-    chunk bounds and each chunk's return value, in chunk order.
+    chunk bounds and each chunk's return value, in chunk order (:func:`on_cut` on the
+    even cut).
 
     >>> on_chunks(5, 2, lambda c, lo, hi: hi - lo)
     ([0, 2, 5], [2, 3])
     """
     cut = [(n * c) // n_chunks for c in range(n_chunks + 1)]
-    if n_chunks == 1:
-        return cut, [run(0, 0, n)]
+    return cut, on_cut(cut, run)[0]
+
+
+def on_cut(cut, run) -> tuple:
+    """``run(c, cut[c], cut[c + 1])`` for every chunk ``c`` of the bounds ``cut`` (a
+    list of ``n_chunks + 1`` ints), one per thread of the shared pool, the calling
+    thread taking chunk 0; waits for all. Returns (each chunk's return value in chunk
+    order, the calling thread's seconds in chunk 0: 0.0 with one chunk), the time a
+    caller sets its next cut's head start by (:func:`_moved_head`).
+
+    >>> on_cut([0, 3, 4, 9], lambda c, lo, hi: (c, hi - lo))[0]
+    [(0, 3), (1, 1), (2, 5)]
+    """
+    if len(cut) == 2:
+        return [run(0, cut[0], cut[1])], 0.0
     from .reach import _hand_pool
-    pool = _hand_pool(n_chunks - 1)
-    futures = [pool.submit(run, c, cut[c], cut[c + 1]) for c in range(1, n_chunks)]
+    pool = _hand_pool(len(cut) - 2)
+    futures = [pool.submit(run, c, cut[c], cut[c + 1]) for c in range(1, len(cut) - 1)]
+    t0 = perf_counter()
     first = run(0, cut[0], cut[1])
-    return cut, [first] + [fu.result() for fu in futures]
+    took = perf_counter() - t0
+    return [first] + [fu.result() for fu in futures], took
 
 
 def per_thread(n: int, shape, dtype) -> list:

@@ -264,6 +264,86 @@ def test_entry_for_only_where_the_types_fit():
     assert entry_for(g, (ro, 1)) is g               # (declared writable)
 
 
+def test_entry_call_keeps_the_entry_point_after_the_first_call(monkeypatch):
+    """``batch.entry_call``: the first call of a key through the dispatcher, then its
+    overload's entry point, kept by key; with ``batch.ENTRY`` off, or a kernel that is
+    no dispatcher, nothing is kept (every call the kernel's own)."""
+    from numba import njit
+
+    import movecore.batch as batch
+
+    @njit
+    def f(a, b):
+        a[0] += b
+        return a[0]
+
+    x = np.zeros(2, np.int64)
+    calls = {}
+    assert batch.entry_call(calls, "k", f, (x, 2)) == 2
+    assert list(calls) == ["k"] and calls["k"] is not f
+    assert calls["k"] is batch.entry_for(f, (x, 2))
+    assert batch.entry_call(calls, "k", f, (x, 3)) == 5 and x[0] == 5   # (its own x)
+    monkeypatch.setattr(batch, "ENTRY", False)
+    off = {}
+    assert batch.entry_call(off, "k", f, (x, 1)) == 6 and off == {}
+    assert batch.entry_call(calls, "k", f, (x, 1)) == 7    # (kept: still its entry)
+
+
+def test_on_cut_runs_every_chunk_and_times_the_calling_threads():
+    """``batch.on_cut``: every chunk of the cut once, in chunk order, the calling
+    thread's chunk 0 timed (0.0 on one chunk); ``on_chunks`` is it on the even cut."""
+    import threading
+    import time
+
+    from movecore.batch import on_chunks, on_cut
+    me = threading.get_ident()
+
+    def run(c, lo, hi):
+        if c == 0:
+            time.sleep(0.002)
+        return c, lo, hi, threading.get_ident() == me
+
+    got, took = on_cut([0, 5, 6, 10], run)
+    assert got == [(0, 0, 5, True), (1, 5, 6, False), (2, 6, 10, False)]
+    assert 0.002 <= took < 1.0
+    assert on_cut([3, 7], run) == ([(0, 3, 7, True)], 0.0)
+    assert on_chunks(10, 3, lambda c, lo, hi: (lo, hi)) == ([0, 3, 6, 10],
+                                                            [(0, 3), (3, 6), (6, 10)])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game", ["grid", "heroscape", "descent", "dark_realms"])
+def test_selfplay_step_at_its_entry_points_equals_the_dispatcher(game, threads,
+                                                                monkeypatch):
+    """The compiled self-play steps called at their overloads' entry points after
+    their first calls (``batch.entry_call``: ``_chunks.run_chunks``, Dark Realms'
+    chunked step) play what the dispatcher's calls play (``batch.ENTRY`` off): the same
+    cells, occupancy, figures in play and counters after every step; the entry points
+    kept where asked for (compiled wrappers, not the dispatcher), none where not."""
+    import movecore.batch as batch
+    name, scenario = example_scenarios(game)[0]
+    plays = []
+    for entry in (True, False):
+        monkeypatch.setattr(batch, "ENTRY", entry)
+        plays.append(BatchedPlay(game, scenario, 9, seed=3, threads=threads))
+        assert plays[-1].fused
+    for _ in range(40):
+        for entry, p in zip((True, False), plays):
+            monkeypatch.setattr(batch, "ENTRY", entry)
+            p.step()
+        a, b = plays
+        assert np.array_equal(a.games.cell, b.games.cell), name
+        assert np.array_equal(a.games.occ, b.games.occ), name
+        assert np.array_equal(a.games.alive, b.games.alive), name
+    assert a.counts == b.counts
+    for entry, p in zip((True, False), plays):
+        plan = getattr(p, "_drplan", None)
+        kept = p._entries if plan is None else plan["entries"]
+        assert (len(kept) >= threads and
+                all(not hasattr(e, "overloads") for e in kept.values())) \
+            if entry else not kept
+
+
 def test_docstring_examples():
     import doctest
     import importlib

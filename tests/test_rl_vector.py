@@ -221,17 +221,20 @@ def test_step_at_its_entry_point_equals_the_dispatcher(game, threads, monkeypatc
     """The step's compiled chunk called at its overload's entry point (after the first
     step, ``MovecoreVectorEnv._run``) plays what the dispatcher's call plays: the same
     observations, rewards, ends and masks over seeded runs (copy=True and kept)."""
-    import movecore.rl.vector as vector
+    import movecore.batch as batch
     from movecore.rl._vecgame import env_chunk
     scenario = example_scenarios(game)[0][1]
 
     def used(envs, entry):
-        # the entry point is used where asked for (a compiled wrapper, not the
-        # dispatcher), the dispatcher where not
-        called = set(envs._entries.values())
-        assert (len(called) == 1 and env_chunk not in called) if entry else not called
+        # the entry points are used where asked for (compiled wrappers, not the
+        # dispatchers: the step's chunk, its modes), the dispatchers where not
+        called = envs._entries
+        assert (set(called) == {"modes", ("step", not envs.copy)} and
+                env_chunk not in called.values() and
+                all(not hasattr(c, "overloads") for c in called.values())) \
+            if entry else not called
 
-    _entry_vs_dispatcher(monkeypatch, vector, "_ENTRY", lambda copy: rl.vector_env(
+    _entry_vs_dispatcher(monkeypatch, batch, "ENTRY", lambda copy: rl.vector_env(
         scenario, num_envs=13, threads=threads, copy=copy, max_turns=9), used)
 
 
@@ -250,19 +253,19 @@ def _whole_entries(envs) -> dict:
 def test_whole_step_at_its_entry_point_equals_the_dispatcher(name, threads,
                                                              monkeypatch):
     """Heroscape's, Descent's and Dark Realms' whole step called at its compiled
-    overload's entry point after its first call (``_vecnp.entry_call``) plays what the
+    overload's entry point after its first call (``batch.entry_call``) plays what the
     dispatcher's call plays: the same observations, rewards, ends, masks and counts
     over seeded runs with illegal actions, autoresets and a reset halfway (copy=True
     and kept), each step's arrays new (the caller's); the entry points are used
     (compiled wrappers, not the dispatcher)."""
-    from movecore.rl import _vecnp
+    import movecore.batch as batch
 
     def used(envs, entry):
         called = _whole_entries(envs)
         assert (called and all(not hasattr(c, "overloads") for c in called.values())) \
             if entry else not called
 
-    _entry_vs_dispatcher(monkeypatch, _vecnp, "ENTRY", lambda copy: rl.vector_env(
+    _entry_vs_dispatcher(monkeypatch, batch, "ENTRY", lambda copy: rl.vector_env(
         name, num_envs=13, threads=threads, copy=copy, max_turns=9), used,
         reset_at=20, owned=True)
 

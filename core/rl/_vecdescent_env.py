@@ -263,10 +263,11 @@ class DescentEnvStep(WholeStep):
         self.kind = _KIND.get(s.kind, 2)
         self._loaded = C == 1
         self._entries = {}
+        self._heads = {}    # the chunks' leading arguments, by fresh draw (``step``)
 
     def _tuples(self):
-        """The kernel's shared arguments, made at each step (the tests swap the
-        steps' tables)."""
+        """The kernel's shared arguments, made at the first steps (``step``: the tests
+        swap the steps' tables before them)."""
         s = self.steps
         g = s.game
         G = s.G
@@ -286,11 +287,15 @@ class DescentEnvStep(WholeStep):
         array with ``copy=True``, else ``obs_kept`` brought up to date) and the masks'
         copy (``mask`` int8[B, A]: the env's, written)."""
         s = self.steps
-        tables, Q, T, A = self._tuples()
-        O = (self._fresh(), True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6,
-             s.hw, s.rel, s.lead, s.valid, s._gmode, s._no_sp, *s._eng_tables, s.a_roll,
-             s._door_cells, s.env_base)
-        heads = [(tables, Q, T, A, self.W[c], O) for c in range(self.n_chunks)]
+        fresh = self._fresh()
+        heads = self._heads.get(fresh)
+        if heads is None:   # (made at the first steps, fresh and not: after the tests'
+            tables, Q, T, A = self._tuples()      # swaps; their arrays never replaced)
+            O = (fresh, True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6,
+                 s.hw, s.rel, s.lead, s.valid, s._gmode, s._no_sp, *s._eng_tables,
+                 s.a_roll, s._door_cells, s.env_base)
+            heads = self._heads[fresh] = [(tables, Q, T, A, self.W[c], O)
+                                          for c in range(self.n_chunks)]
         # (a status < 0, a game's answer needing a live position: never, all_arrays)
         return self._run(env_kernel(), heads, mode, actions, illegal_reward, obs_kept,
                          mask, "descent")[0]

@@ -388,8 +388,9 @@ class WholeSteps:
                 n.G._live.pop(b, None)
         run = env_kernel()
         C = self.n_chunks if B >= 2 * self.n_chunks else 1
-        # (C order, aligned, writeable: the types the entry point was found for)
-        acts = np.require(actions, np.int64, "CAW")
+        # (C order, aligned, writeable, the types the entry point was found for: the
+        # env step's copy of the actions)
+        acts = actions
         entries = self._entries
         kept_draw = obs is None
 

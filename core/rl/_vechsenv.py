@@ -295,12 +295,13 @@ class HeroscapeEnvStep(WholeStep):
         self.counts = counts
         self._loaded = C == 1
         self._entries = {}
+        self._heads = {}    # the chunks' leading arguments, by fresh draw (``step``)
         #: the grid distance code the greedy opponent measures with
         self.kind = _KIND.get(s.kind, 2)
 
     def _tuples(self):
-        """The kernel's shared arguments, made at each step (the tests swap the plan's
-        tables)."""
+        """The kernel's shared arguments, made at the first steps (``step``: the tests
+        swap the steps' tables before them)."""
         s = self.steps
         hs = s._hs
         G = s.G
@@ -319,17 +320,21 @@ class HeroscapeEnvStep(WholeStep):
         array with ``copy=True``, else ``obs_kept`` brought up to date) and the masks'
         copy (``mask`` int8[B, A]: the env's, written)."""
         s = self.steps
-        S, K, M, Q, T, A = self._tuples()
-        # copy=True: the kept buffer updated, then each thread's rows copied into the
-        # new array by numpy (2.4% less CPU a move than each observation drawn whole
-        # into the new array, and 2.5% less than a copy loop in the compiled call:
-        # docs/performance_log.md)
-        O = (self._fresh(), True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d,
-             s.d + 6, s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid,
-             s._gmode, *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells,
-             s.env_base)
-        D = s._hs.D
-        heads = [(S, K, M, D[c], Q, T, A, self.W[c], O) for c in range(self.n_chunks)]
+        fresh = self._fresh()
+        heads = self._heads.get(fresh)
+        if heads is None:   # (made at the first steps, fresh and not: after the tests'
+            S, K, M, Q, T, A = self._tuples()       # swaps; their arrays never replaced)
+            # copy=True: the kept buffer updated, then each thread's rows copied into the
+            # new array by numpy (2.4% less CPU a move than each observation drawn whole
+            # into the new array, and 2.5% less than a copy loop in the compiled call:
+            # docs/performance_log.md)
+            O = (fresh, True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d,
+                 s.d + 6, s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid,
+                 s._gmode, *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells,
+                 s.env_base)
+            D = s._hs.D
+            heads = self._heads[fresh] = [(S, K, M, D[c], Q, T, A, self.W[c], O)
+                                          for c in range(self.n_chunks)]
         # (a status < 0: never, the ends hold one column per place)
         out, got = self._run(env_kernel(), heads, mode, actions, illegal_reward, obs_kept,
                              mask, "heroscape")

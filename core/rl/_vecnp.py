@@ -71,7 +71,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..batch import entry_for, on_chunks, summed
+from ..batch import entry_call, on_chunks, summed
 from ..position import grid_distance
 from ._kept_answer import keep_answer
 from ._vecgame import (_draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
@@ -557,35 +557,6 @@ def draw_mask(out, acting, actor, a_list, a_n, env_base, end_turn, large, orient
     return 0
 
 
-#: call a whole env step's compiled chunk (:class:`WholeStep`, ``_vecdr_env.WholeSteps``)
-#: at its overload's entry point after its first call (:func:`entry_call`); False:
-#: through the dispatcher at every call (the tests compare the two)
-ENTRY = True
-
-
-def entry_call(entries: dict, key, kernel, args):
-    """``kernel(*args)``: through the dispatcher at the first call of ``key``, then at
-    the entry point of the overload it picked (:func:`movecore.batch.entry_for`, kept
-    in ``entries[key]``), where the dispatcher typed the step's ~15-25 arguments, nested
-    tuples of ~100 arrays, at every call (3-4 us a call: docs/performance_log.md, "The
-    vector env's whole step at its entry point").
-
-    ``key`` names the call (the kernel, the thread chunk: its scratch; whether the
-    observations go to the kept buffer): its arguments' types never change. The
-    argument lists are still made at each call, of the env's own arrays (made once with
-    a fixed dtype, layout and flags, never reallocated into another type), arrays made
-    at each step by ``np.empty``/``np.empty_like`` of those, the actions as
-    ``np.require(..., "CAW")``, and Python bools, ints and floats, each of one type
-    for the env's life (``large``, ``copy``, the doors: fixed when it is made)."""
-    call = entries.get(key)
-    if call is not None:
-        return call(*args)
-    st = kernel(*args)
-    if ENTRY and hasattr(kernel, "overloads"):  # (a Numba dispatcher: the benches' and
-        entries[key] = entry_for(kernel, args)  # tests' stand-ins are not)
-    return st
-
-
 class WholeStep:
     """The Python side of a game's vector env step in one compiled call per thread chunk
     (:class:`._vechsenv.HeroscapeEnvStep`, :class:`._vecdescent_env.DescentEnvStep`):
@@ -607,7 +578,9 @@ class WholeStep:
 
     def _run(self, kernel, heads, mode, actions, illegal_reward, obs_kept, mask, what):
         """Calls ``kernel(*heads[c], mode, actions, results, obs, mask, mask_out, lo,
-        hi)`` on each chunk ``c`` (its games ``lo <= b < hi``); ``what`` names the step in
+        hi)`` on each chunk ``c`` (its games ``lo <= b < hi``; ``mode`` and ``actions``
+        int64[B], C order, aligned, writeable: the env's ``mode`` and ``step``'s copy of
+        the actions, the types the entry points were found for); ``what`` names the step in
         the error raised on a status < 0. Returns ((reward, terminated, truncated, done,
         the observations: a new array with ``copy``, else ``obs_kept``, the mask's
         copy), the counters summed over the threads, K ints); ``steps.counts[:2]``
@@ -621,14 +594,11 @@ class WholeStep:
                    np.empty(B, bool), np.empty(B, bool))
         mask_out = np.empty_like(mask)
         o = obs_kept.reshape(B, -1)
-        # (C order, aligned, writeable: the types the entry point was found for)
-        acts = np.require(actions, np.int64, "CAW")
-        mode = np.require(mode, np.int64, "CAW")
         entries = self._entries
 
         def run(c, lo, hi):
             st = entry_call(entries, (kernel, c), kernel,
-                            (*heads[c], mode, acts, results, o, mask, mask_out, lo, hi))
+                            (*heads[c], mode, actions, results, o, mask, mask_out, lo, hi))
             if dst is not None:
                 dst[lo:hi] = o[lo:hi]
             return st

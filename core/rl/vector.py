@@ -57,15 +57,13 @@ give for the same actions (``tests/test_rl_vector.py``).
 """
 from __future__ import annotations
 
-from time import perf_counter
 
 import numpy as np
 from gymnasium.spaces import Box, MultiDiscrete
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ..batch import _cut_chunks, _moved_head
-from ..batch import entry_for as _entry_point
+from ..batch import _cut_chunks, _moved_head, entry_call, on_cut, summed
 from ..errors import IllegalMoveError, QueryError, describe, is_sequence
 
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
@@ -81,10 +79,6 @@ _HEAD = 0.02
 #: what a pool thread's wake is worth at the rate it just played (``batch.
 #: _head_start``, as ``BatchedPlay``'s compiled step does); False: ``_HEAD`` stays
 _HEAD_BY_RATE = True
-#: call the vector env step's compiled chunk at its entry point once its types are known
-#: (``MovecoreVectorEnv._run``); False: through the dispatcher at every call (the tests
-#: compare the two)
-_ENTRY = True
 #: the vector env step hints that the next game's occupancy row and answers will be read
 #: (``_vecgame._fetch_game``) where a game's answers are large (``_vecgame.
 #: _fetches_ahead``: Tiny Epic Tactics); False: never (the tests compare the two;
@@ -167,7 +161,11 @@ class MovecoreVectorEnv(VectorEnv):
         self._done = np.zeros(B, bool)
         self._state_mode = np.zeros(B, np.int64)      # what step does with each game
         self._has_reset = False
-        self._entries = {}    # compiled steps' entry points (``_run``)
+        self._entries = {}    # compiled calls' entry points (``batch.entry_call``)
+        self._heads = {}      # the step's leading arguments, by kept draw (``_step_arrays``)
+        self._ones = np.ones(B, bool)       # (info's ``_action_mask``, copied)
+        from ._vecgame import step_modes
+        self._step_modes = step_modes
         why = _why_not_arrays(one, kwargs)
         if backend == "arrays" and why:
             raise QueryError(f"no array backend for this environment: {why}")
@@ -212,11 +210,12 @@ class MovecoreVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ arrays backend
     def _init_arrays(self, one) -> None:
         from ..batch import BatchedGames, per_thread
-        from ._vecgame import _fetches_ahead, kept_ends
+        from ._vecgame import _fetches_ahead, env_chunk, kept_ends
         from .spaces import COMMON_DYNAMIC
         s = one._s
         root, rules = s.root, s.rules
         B, F = self.num_envs, len(s.figs)
+        self._env_chunk = env_chunk
         q = dict(rules.query(root, s.figs[0], np.random.default_rng(0)))
         self.games = G = BatchedGames(root, B, query=q, threads=self.threads,
                                       backend="arrays")
@@ -327,7 +326,7 @@ class MovecoreVectorEnv(VectorEnv):
         coords = np.ascontiguousarray(root.board.coords, np.int64)
         self._O = (one.opponent == "greedy", coords, _KIND.get(rules.kind, 0))
         self._ans = (st["ans_cell"], st["ans_cost"], st["ans_stop"])
-        self._chunks = _env_chunks(B, n_chunks)
+        self._set_chunks(_env_chunks(B, n_chunks))
         # the observation's view of the arrays (``_vecgame.observe``), and its kept part
         self._V = (self._base, *self._ans, lead, self._side_of, self._n_all,
                    self._learner, self._d, self._max_turns, self._valid, self._P,
@@ -348,41 +347,43 @@ class MovecoreVectorEnv(VectorEnv):
                                  st["inc"] & m)
         self._streams[b] = True
 
-    def _run(self, kernel, args, key=None) -> None:
-        """``kernel(..., lo, hi)`` over the batch's chunks (threads when more than one).
+    def _run(self, kernel, heads, tail, key=None) -> None:
+        """``kernel(*heads[c], *tail, lo, hi)`` over the batch's chunks ``c`` (threads
+        when more than one: ``batch.on_cut``).
 
         ``key``: the call's types are fixed by ``key`` (a hashable the caller picks; the
         arrays the call is handed are this env's own, or made by the caller with a
         fixed dtype, layout and flags): after its first call through the dispatcher,
-        the compiled overload's entry point is called directly. The dispatcher types
-        every argument at every call (the step's nested tuples: ~4 of its ~5 µs per
-        call, the calling thread's time and, on a pool thread, time it holds the GIL
-        before its chunk starts); the entry point only unboxes them
-        (docs/performance_log.md, "The vector env's step in blocks of games, its chunk called
-        at its entry point")."""
-        chunks = self._chunks
-        call = kernel if key is None else self._entries.get(key, kernel)
-        if len(chunks) == 1:
-            a = (*args(0), *chunks[0])
-            call(*a)
-            if call is kernel and key is not None:
-                self._entries[key] = _entry_point(kernel, a)
+        the compiled overload's entry point is called directly (``batch.entry_call``).
+        The dispatcher types every argument at every call (the step's nested tuples:
+        ~4 of its ~5 µs per call, the calling thread's time and, on a pool thread, time
+        it holds the GIL before its chunk starts); the entry point only unboxes them
+        (docs/performance_log.md, "The vector env's step in blocks of games, its chunk
+        called at its entry point")."""
+        cut = self._cut
+        if key is None:
+            def run(c, lo, hi):
+                return kernel(*heads[c], *tail, lo, hi)
+        elif len(cut) == 2:     # (one chunk: no closure, no pool; on_cut's own path)
+            entry_call(self._entries, key, kernel, (*heads[0], *tail, cut[0], cut[1]))
             return
-        from ..reach import _hand_pool
-        pool = _hand_pool(len(chunks) - 1)
-        futures = [pool.submit(call, *args(c), *chunks[c]) for c in range(1, len(chunks))]
-        a = (*args(0), *chunks[0])
-        t0 = perf_counter()
-        call(*a)
-        took = perf_counter() - t0
-        for fu in futures:
-            fu.result()
-        if call is kernel and key is not None:
-            self._entries[key] = _entry_point(kernel, a)
-        if _HEAD_BY_RATE:   # the calling thread ahead by what a pool thread's wake is worth
-            first = _moved_head(self.num_envs, len(chunks), chunks[0][1], took)
+        else:
+            entries = self._entries
+
+            def run(c, lo, hi):
+                return entry_call(entries, key, kernel, (*heads[c], *tail, lo, hi))
+        took = on_cut(cut, run)[1]
+        if _HEAD_BY_RATE and len(cut) > 2:
+            # the calling thread ahead by what a pool thread's wake is worth
+            first = _moved_head(self.num_envs, len(cut) - 1, cut[1], took)
             if first is not None:
-                self._chunks = _env_chunks(self.num_envs, len(chunks), first)
+                self._set_chunks(_env_chunks(self.num_envs, len(cut) - 1, first))
+
+    def _set_chunks(self, chunks) -> None:
+        """The threads' chunks of the next steps: ``(lo, hi)`` pairs (``_chunks``) and
+        their bounds (``_cut``, what ``batch.on_cut`` takes)."""
+        self._chunks = chunks
+        self._cut = [lo for lo, _ in chunks] + [chunks[-1][1]]
 
     def _step_arrays(self, mode, actions, illegal, results, obs_out, mask_out) -> None:
         """One env step of every game, in one compiled call per thread
@@ -390,30 +391,33 @@ class MovecoreVectorEnv(VectorEnv):
         ends into ``results``, the masks and their copies into ``mask_out``, and the
         observations: drawn whole into ``obs_out``, a new array (``copy=True``), or,
         where ``obs_out`` is None, updated in the kept buffer); the calling thread only
-        hands off."""
-        from ._vecgame import env_chunk
-        st = self._state
-        # (C order, aligned, writeable: the type the step's entry point was found for)
-        acts = np.require(actions, np.int64, "CAW")
-        out, pending = st["out"], st["pending"]
-        mask = self._mask
-        # copy=True draws each game's observation whole into the new array (the static
-        # planes copied, the dynamic places written): cheaper than updating the kept
-        # buffer where it changed and copying it (docs/performance_log.md)
-        if obs_out is not None:
-            obs, K = obs_out.reshape(self.num_envs, -1), self._scratch
-        else:
-            obs, K = self._obs.reshape(self.num_envs, -1), self._K
-        self._run(env_chunk, lambda c: (self._S[c], self._G, self._R, self._O, self._Z,
-                                        self._V, K, mode, acts, illegal, out, pending,
-                                        results, obs, mask, mask_out),
-                  key=("step", obs_out is None) if _ENTRY else None)
-        c = self.counts
+        hands off. ``actions``: int64[B], C order, aligned, writeable (``step``'s copy:
+        the type the step's entry point was found for)."""
+        kept = obs_out is None
+        heads = self._heads.get(kept)
+        if heads is None:
+            # each chunk's leading arguments, the env's own (made once: its arrays are
+            # never replaced); copy=True draws each game's observation whole into the
+            # new array (the static planes copied, the dynamic places written): cheaper
+            # than updating the kept buffer where it changed and copying it
+            # (docs/performance_log.md)
+            K = self._K if kept else self._scratch
+            st = self._state
+            heads = self._heads[kept] = [
+                (S, self._G, self._R, self._O, self._Z, self._V, K) for S in self._S]
+            self._tail = (st["out"], st["pending"])
+        obs = (self._obs if kept else obs_out).reshape(self.num_envs, -1)
+        self._run(self._env_chunk, heads, (mode, actions, illegal, *self._tail, results,
+                                           obs, self._mask, mask_out), key=("step", kept))
+        got = summed(self._counts)
         for k in self._counts:
-            c["moves"] += int(k[0])
-            c["generations"] += int(k[1])
-            self._n_kept += k[2:4]
-            k[:] = 0
+            k.fill(0)
+        c = self.counts
+        c["moves"] += got[0]
+        c["generations"] += got[1]
+        n = self._n_kept
+        n[0] += got[2]
+        n[1] += got[3]
 
     def _reset_arrays(self, rows) -> None:
         G, st = self.games, self._state
@@ -464,7 +468,8 @@ class MovecoreVectorEnv(VectorEnv):
         self._oturn)``: ``_vecgame.observe``)."""
         from ._vecgame import observe
         o = obs.reshape(obs.shape[0], -1)
-        self._run(observe, lambda c: (o, mask, mask[:0], self._G, self._V, kept))
+        self._run(observe, [()] * (len(self._cut) - 1),
+                  (o, mask, mask[:0], self._G, self._V, kept))
 
     def _kept_step(self, mode, actions, illegal, results):
         """``_step_arrays``; returns what ``step`` and ``reset`` return (a new array,
@@ -550,11 +555,12 @@ class MovecoreVectorEnv(VectorEnv):
             return self._obs.copy(), self._info(None)
         return obs, self._info(None, mask)
 
-    def _info(self, illegal, mask=None) -> dict:
-        """The step's info: ``mask``, the masks' copy (None: made here)."""
+    def _info(self, illegal, mask=None, bad=None) -> dict:
+        """The step's info: ``mask``, the masks' copy (None: made here); ``bad``: the
+        illegal actions' count (None: counted here)."""
         info = {"action_mask": self._mask.copy() if mask is None else mask,
-                "_action_mask": np.ones(self.num_envs, bool)}
-        if illegal is not None and illegal.any():
+                "_action_mask": self._ones.copy()}
+        if illegal is not None and (illegal.any() if bad is None else bad):
             info["illegal_action"] = illegal.copy()
             info["_illegal_action"] = illegal.copy()
         return info
@@ -567,11 +573,14 @@ class MovecoreVectorEnv(VectorEnv):
         if a.shape != (B,) or a.dtype.kind not in "iu":
             raise IllegalMoveError(f"actions must be B={B} integers (one per game); got "
                                    f"{describe(actions)}")
-        from ._vecgame import step_modes
-        a = np.ascontiguousarray(a, np.int64)
+        # (a copy: C order, aligned, writeable, the type the compiled steps' entry
+        # points were found for)
+        a = np.array(a, np.int64)
         auto = self._done                     # next-step autoreset: these games restart
         mode, illegal = self._state_mode, np.empty(B, bool)
-        if step_modes(a, self._mask, auto, mode, illegal) and self.illegal == "raise":
+        bad = entry_call(self._entries, "modes", self._step_modes,
+                         (a, self._mask, auto, mode, illegal))
+        if bad and self.illegal == "raise":
             b = int(np.flatnonzero(illegal)[0])
             raise IllegalMoveError(f"game {b}: action {int(a[b])} is not legal now "
                                    f"(agent {self.agent!r})")
@@ -591,7 +600,7 @@ class MovecoreVectorEnv(VectorEnv):
             return self._obs.copy(), reward, term, trunc, self._info(illegal)
         dr = None if self._np is None else self._np._dr
         if dr is not None and dr.whole:    # (Dark Realms: one call per thread chunk)
-            return self._dr_step(dr, mode, a, illegal)
+            return self._dr_step(dr, mode, a, illegal, bad)
         one_call = self._hsf if self._hsf is not None and self._np._hs is not None else \
             self._dsf
         if one_call is not None:    # (Heroscape, Descent: one compiled call per thread)
@@ -601,7 +610,7 @@ class MovecoreVectorEnv(VectorEnv):
             c = self.counts
             c["moves"], c["generations"] = self._np.counts
             return (obs if self.copy else self._obs_ro), reward, term, trunc, \
-                self._info(illegal, mask)
+                self._info(illegal, mask, bad)
         if self._np is not None:
             reward, term, trunc, done = self._np.step(mode, a, self.illegal_reward)
             self._done = done
@@ -615,9 +624,9 @@ class MovecoreVectorEnv(VectorEnv):
         obs, mask = self._kept_step(mode, a, illegal, (float(self.illegal_reward), reward,
                                                        term, trunc, done))
         self._done = done
-        return obs, reward, term, trunc, self._info(illegal, mask)
+        return obs, reward, term, trunc, self._info(illegal, mask, bad)
 
-    def _dr_step(self, dr, mode, a, illegal):
+    def _dr_step(self, dr, mode, a, illegal, bad):
         """Dark Realms' step in the compiled scope of ``_vecdr``: each thread's chunk
         of games played whole, observations and masks included, in one compiled call
         (``_vecdr_env``)."""
@@ -632,7 +641,7 @@ class MovecoreVectorEnv(VectorEnv):
         c = self.counts
         c["moves"], c["generations"] = self._np.counts
         return (obs if self.copy else self._obs_ro), reward, term, trunc, \
-            self._info(illegal, mask)
+            self._info(illegal, mask, bad)
 
     @property
     def positions(self) -> list:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..batch import entry_for, on_chunks, per_thread, summed
+from ..batch import entry_call, on_chunks, per_thread, summed
 from ..games.dark_realms._batch_enemy import bits_of, grid_bits
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
@@ -297,14 +297,16 @@ def _chunk_args(play, plan, c: int, kind: int, lo: int, hi: int) -> tuple:
              plan["counts"][c]))
 
 
-def _answer(plan, c: int, queries, qargs, enemy, etail) -> int:
-    """Chunk ``c``'s legal ends: ``queries(*qargs)`` (:func:`dark_realms_queries`, or
-    its entry point), then the enemies it listed by ``enemy`` (the compiled enemy AI)
-    on ``etail`` (:func:`_enemy_tail`). Returns the enemy moves."""
-    ne = queries(*qargs)
+def _answer(plan, c: int, qargs, enemy, etail, entries) -> int:
+    """Chunk ``c``'s legal ends: :func:`dark_realms_queries` on ``qargs``, then the
+    enemies it listed by ``enemy`` (the compiled enemy AI) on ``etail``
+    (:func:`_enemy_tail`), each at its entry point after its first call
+    (:func:`movecore.batch.entry_call`, kept in ``entries`` by (call, chunk)). Returns
+    the enemy moves."""
+    ne = entry_call(entries, (0, c), dark_realms_queries, qargs)
     if ne or qargs[0] == qargs[1]:   # (lo == hi: the load before the threads' first)
         eg, es, em = plan["lists"][c]
-        st = enemy(eg[:ne], es[:ne], em[:ne], *etail)
+        st = entry_call(entries, (1, c), enemy, (eg[:ne], es[:ne], em[:ne], *etail))
         if st < 0:  # pragma: no cover (ends hold one column per cell)
             raise RuntimeError(f"movecore: batched enemy AI kernel status {st}")
     return ne
@@ -318,8 +320,8 @@ def answer_chunk(play, plan, c: int, rolls, lo=None, hi=None) -> int:
     B, n_chunks = play.B, plan["n_chunks"]
     if lo is None:
         lo, hi = (B * c) // n_chunks, (B * (c + 1)) // n_chunks
-    return _answer(plan, c, dark_realms_queries, _query_args(play, plan, c, rolls, lo, hi),
-                   play.games._compiled.ready(), _enemy_tail(play, c))
+    return _answer(plan, c, _query_args(play, plan, c, rolls, lo, hi),
+                   play.games._compiled.ready(), _enemy_tail(play, c), {})
 
 
 def _step_chunked(play, kind: int, plan) -> int:
@@ -339,17 +341,16 @@ def _step_chunked(play, kind: int, plan) -> int:
             (_query_args(play, plan, c, rolls, lo, hi), _enemy_tail(play, c),
              *_chunk_args(play, plan, c, kind, lo, hi)) for c, (lo, hi) in enumerate(cuts)]
     # after the first step, each chunk's three compiled calls at their entry points
-    # (movecore.batch.entry_for: the dispatcher typed their ~25-60 arguments at every
-    # call, ~3 us of a step)
-    fns = plan.get("entries") or [(dark_realms_queries, G._compiled.ready(),
-                                    dark_realms_chunk)] * n_chunks
+    # (movecore.batch.entry_call: the dispatcher typed their ~25-60 arguments at every
+    # call, ~3 us of a step), kept by (call, chunk)
+    entries = plan.setdefault("entries", {})
+    ai = G._compiled.ready()
 
     def run(c):
-        q, e, chunk = fns[c]
         qargs, etail, head, tail = calls[c]
-        answered[c] = _answer(plan, c, q, qargs, e, etail)
+        answered[c] = _answer(plan, c, qargs, ai, etail, entries)
         tail[-1].fill(0)      # (the chunk's counters)
-        chunk(*head, tick, *tail)
+        entry_call(entries, (2, c), dark_realms_chunk, (*head, tick, *tail))
 
     if n_chunks > 1 and not plan.get("loaded"):
         # the compiled calls made (or loaded from the cache) once on this thread, on
@@ -360,13 +361,6 @@ def _step_chunked(play, kind: int, plan) -> int:
         dark_realms_chunk(*head, tick, *tail)
         plan["loaded"] = True
     on_chunks(B, n_chunks, lambda c, lo, hi: run(c))   # (each chunk's bounds: calls[c])
-    if "entries" not in plan:
-        ai = G._compiled.ready()
-        plan["entries"] = [
-            (entry_for(dark_realms_queries, qargs),
-             entry_for(ai, (eg[:0], es[:0], em[:0], *etail)),
-             entry_for(dark_realms_chunk, head + (tick,) + tail))
-            for (qargs, etail, head, tail), (eg, es, em) in zip(calls, plan["lists"])]
     play._tick[0] += 1
     G._compiled.answered += sum(answered)
     gens, moves, turns, games = summed(plan["counts"])
