@@ -63,9 +63,9 @@ def _time_call(env):
     acc = [0.0]
     real = env._run.__func__
 
-    def run(self, kernel, args, key=None):
+    def run(self, *args, **kw):
         c0 = time.process_time()
-        real(self, kernel, args, key)
+        real(self, *args, **kw)
         acc[0] += time.process_time() - c0
     env._run = types.MethodType(run, env)
     return acc

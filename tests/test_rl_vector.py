@@ -271,6 +271,47 @@ def test_whole_step_at_its_entry_point_equals_the_dispatcher(name, threads,
 
 
 @pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", ["grid_hex_skirmish", "mage_knight_first_turns",
+                                  "heroscape_engaged_knight", "descent_door_round",
+                                  "dark_realms_die_planning"])
+def test_actions_of_any_integer_array_play_as_int64(name, threads):
+    """The step's compiled calls, at their entry points found for int64 C arrays
+    (``batch.entry_call``), get the actions as such whatever the caller hands: int32,
+    strided, big-endian and read-only arrays and lists of ints play what int64 arrays
+    play (the same observations, rewards, ends, masks and illegal flags after every
+    step, legal and illegal actions, autoresets); the caller's array is not written."""
+    forms = (lambda a: a, lambda a: a.astype(np.int32),
+             lambda a: np.repeat(a, 2)[::2], lambda a: a.astype(np.uint16).tolist(),
+             lambda a: np.require(a, np.int64, "C").view(">i8").byteswap().view(">i8"))
+
+    def ro(a):
+        a = a.copy()
+        a.flags.writeable = False
+        return a
+
+    runs = []
+    for k in range(2):
+        envs = rl.vector_env(name, num_envs=5, threads=threads, max_turns=9)
+        envs.reset(seed=2)
+        rng = np.random.default_rng(9)
+        run = []
+        for t in range(36):
+            m = envs._mask
+            a = (rng.random(m.shape) * m).argmax(1).astype(np.int64)
+            if t % 7 == 3:
+                a[t % 5] = m.shape[1] + 1 if t % 2 else 0      # (illegal, or maybe)
+            given = a.copy() if k == 0 else \
+                (ro(a) if t % 6 == 5 else forms[t % len(forms)](a.copy()))
+            keep = np.array(given, copy=True)
+            obs, r, term, trunc, info = envs.step(given)
+            assert np.array_equal(np.asarray(given), keep)
+            run.append((obs.copy(), r, term, trunc, info["action_mask"],
+                        info.get("illegal_action", np.zeros(5, bool))))
+        runs.append(run)
+    _same_runs(runs, 36)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("game", ARRAY_GAMES)
 def test_next_game_hint_changes_nothing(game, threads, monkeypatch):
     """The step's hint that the next game's occupancy row and answers will be read

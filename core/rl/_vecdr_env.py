@@ -369,7 +369,7 @@ class WholeSteps:
         n = self.n
         B = n.B
         reward = np.empty(B)
-        term, trunc, done = (np.empty(B, bool) for _ in range(3))
+        term, trunc, done = np.empty(B, bool), np.empty(B, bool), np.empty(B, bool)
         results = (float(illegal_reward), reward, term, trunc, done)
         if obs is None:
             o, fresh, record, rec = kept, not n._kept_ready, True, n._rec
