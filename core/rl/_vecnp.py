@@ -614,7 +614,7 @@ class WholeStep:
             raise RuntimeError(f"movecore: {what} env step status {min(status)}")
         got = summed(self.counts)
         for c in self.counts:
-            c[:] = 0
+            c.fill(0)
         s.counts[0] += got[0]
         s.counts[1] += got[1]
         return (*results[1:], new if self.copy else obs_kept, mask_out), got
