@@ -57,7 +57,6 @@ give for the same actions (``tests/test_rl_vector.py``).
 """
 from __future__ import annotations
 
-
 import numpy as np
 from gymnasium.spaces import Box, MultiDiscrete
 from gymnasium.utils import seeding
