@@ -1131,12 +1131,12 @@ def test_pair_bit_set_check_fails_on_broken_tables(how):
 
     def mutate(bat, btab):
         W, smax, nk = int(bat[0]), int(bat[1]), int(bat[2])
-        planes = btab.reshape(max(nk, 1), 3 + smax, 6, W)
+        planes = btab.reshape(max(nk, 1), 5 + smax, 6, W)
         if how == "offset":
             bat[5] += 1
         elif how == "cost":
-            planes[:, 3:] = np.concatenate([np.zeros_like(planes[:, 3:4]),
-                                            planes[:, 3:-1]], axis=1)
+            planes[:, 3:3 + smax] = np.concatenate([np.zeros_like(planes[:, 3:4]),
+                                                    planes[:, 3:2 + smax]], axis=1)
         elif how == "stop":
             planes[:, 1] = 0
         elif how == "no_end":

@@ -121,7 +121,7 @@ def pair_bit_tables(blobs, blob_at, qflags, qflags_at, params, lead, trail, flip
         ok[k] = 1
         got[k] = (cin, fl, enter)
         smax = max(smax, int(cin.max()))
-    A = 3 + smax
+    A = 5 + smax
     btab = np.zeros((max(nk, 1), A, HEX, W), np.uint64)
     bit = np.uint64(1) << (pidx[lead] & 63).astype(np.uint64)
     word = pidx[lead] >> 6
@@ -132,11 +132,19 @@ def pair_bit_tables(blobs, blob_at, qflags, qflags_at, params, lead, trail, flip
 
     for k, (cin, fl, enter) in got.items():
         put(k, 0, enter)
-        put(k, 1, (fl & T.CELL_STOP) != 0)
+        stp = (fl & T.CELL_STOP) != 0
+        endok = enter & ((fl & T.CELL_NO_END) == 0)
+        put(k, 1, stp)
         put(k, 2, (fl & T.CELL_NO_END) == 0)
         for s in range(1, smax + 1):     # (entered by the lead's direction opp(ddir))
             for p in np.flatnonzero(cin == s).tolist():
                 btab[k, 2 + s, opp[ddir[p]], word[p]] |= bit[p]
+        # the pairs a layer settles as ties (see pair_bits): neither stops, both may be
+        # ended on; the one of higher node loses (placement_key: the lower node first)
+        free = endok & ~stp
+        put(k, 3 + smax, free & free[flip] & (flip < np.arange(P)))
+        # the pairs whose order the pairs' pass decides: either stops
+        put(k, 4 + smax, stp | stp[flip])
     bat = np.concatenate([[W if ok.any() else 0, smax, nk, N, P], off, ok, pidx, cell_of,
                           node_of.reshape(-1)]).astype(np.int64)
     return bat, np.ascontiguousarray(btab.reshape(-1))
@@ -145,7 +153,7 @@ def pair_bit_tables(blobs, blob_at, qflags, qflags_at, params, lead, trail, flip
 def scratch_words(bat) -> int:
     """uint64 words of :func:`pair_bits`' ``lay`` for the tables ``bat``."""
     W, smax = int(bat[0]), int(bat[1])
-    return max(1, (smax + 1 + 6) * HEX * W + 4 * W)
+    return max(1, (smax + 1 + 7) * HEX * W + 4 * W)
 
 
 @njit(nogil=True)
@@ -167,13 +175,14 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
     o_pidx = _HEAD + nk
     o_cell = o_pidx + N
     o_node = o_cell + 64 * W
-    A = 3 + smax
+    A = 5 + smax
     base = k * A * HEX * W
     R = smax + 1
     HW = HEX * W
-    RING, SET, PAS, ENDP, STP, NEW, FREE = 0, R * HW, (R + 1) * HW, (R + 2) * HW, \
-        (R + 3) * HW, (R + 4) * HW, (R + 5) * HW
-    BLK = (R + 6) * HW
+    RING, SET, PAS, ENDP, STP, NEW, FREE, NPL = 0, R * HW, (R + 1) * HW, \
+        (R + 2) * HW, (R + 3) * HW, (R + 4) * HW, (R + 5) * HW, (R + 6) * HW
+    BLK = (R + 7) * HW
+    TIE, NPS = base + (3 + smax) * HW, base + (4 + smax) * HW
     FR, TMP, TMP2 = BLK + W, BLK + 2 * W, BLK + 3 * W
     one = np.uint64(1)
     zero = np.uint64(0)
@@ -191,8 +200,20 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
             lay[U(FR + (x >> 6))] |= one << np.uint64(x & 63)
         else:
             lay[U(BLK + (x >> 6))] |= one << np.uint64(x & 63)
+    d0 = 0
+    for d in range(HEX):
+        if bat[o_node + HEX * c0 + d] == start:
+            d0 = d
+    x0 = bat[o_pidx + c0]
+    x1 = bat[o_pidx + c1]
+    e0 = (d0 + HEX // 2) % HEX
     # per direction d: a placement is blocked where either space is (its trail's bit
-    # is its lead's plus off[d]), not an end where either holds a friend
+    # is its lead's plus off[d]), not an end where either holds a friend; of a pair
+    # that a layer settles as a tie (TIE: neither stops, both may be ended on -- and
+    # one is settled free at c only where its flip is too, at c: cost 0 -- the same
+    # figures on both), the placement of higher node is no end (placement_key); the
+    # pairs where either stops (NPS), and the start's (its stops cleared, an end
+    # whoever stands there), to the pairs' pass
     for d in range(HEX):
         for i in range(2 * W):
             lay[U(TMP + i)] = 0
@@ -201,22 +222,25 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
         for i in range(W):
             pas = btab[U(base + d * W + i)] & ~lay[U(BLK + i)] & ~lay[U(TMP + i)]
             lay[U(PAS + d * W + i)] = pas
+            tie = btab[U(TIE + d * W + i)]
+            nps = btab[U(NPS + d * W + i)]
+            if d == d0 and i == x0 >> 6:
+                tie &= ~(one << np.uint64(x0 & 63))
+                nps |= one << np.uint64(x0 & 63)
+            if d == e0 and i == x1 >> 6:
+                tie &= ~(one << np.uint64(x1 & 63))
+                nps |= one << np.uint64(x1 & 63)
             lay[U(ENDP + d * W + i)] = pas & btab[U(base + (2 * HEX + d) * W + i)] & \
-                ~lay[U(FR + i)] & ~lay[U(TMP2 + i)]
+                ~lay[U(FR + i)] & ~lay[U(TMP2 + i)] & ~tie
+            lay[U(NPL + d * W + i)] = nps
             lay[U(STP + d * W + i)] = btab[U(base + (HEX + d) * W + i)]
-    d0 = 0
-    for d in range(HEX):
-        if bat[o_node + HEX * c0 + d] == start:
-            d0 = d
-    x0 = bat[o_pidx + c0]
-    x1 = bat[o_pidx + c1]
-    e0 = (d0 + HEX // 2) % HEX
     # the start and its flip never stop; the start is an end whoever stands there
     lay[STP + d0 * W + (x0 >> 6)] &= ~(one << np.uint64(x0 & 63))
     lay[STP + e0 * W + (x1 >> 6)] &= ~(one << np.uint64(x1 & 63))
     lay[ENDP + d0 * W + (x0 >> 6)] |= one << np.uint64(x0 & 63)
     lay[RING + d0 * W + (x0 >> 6)] = one << np.uint64(x0 & 63)
     n = 0
+    m = 0
     cr = 0      # c % R, kept as the layers go (a division each was ~3% of the query)
     for c in range(bud + 1):
         at = RING + cr * HW
@@ -248,8 +272,10 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
                     mask[b, up] = 1
                     cost[b, up] = c
                     stop[b, up] = codes_k[up] if (lay[U(STP + d * W + i)] & low) else 0
-                    plist[n] = p
-                    n += 1
+                    if lay[U(NPL + d * W + i)] & low:
+                        plist[n] = p
+                        n += 1
+                    m += 1
                     w ^= low
         if c == bud:
             break
@@ -295,4 +321,5 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
             mask[b, up], cost[b, up], stop[b, up] = 0, -1, 0
         else:
             mask[b, uf], cost[b, uf], stop[b, uf] = 0, -1, 0
-    return n
+        m -= 1
+    return m
