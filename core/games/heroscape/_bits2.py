@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros   # (LLVM's cttz)
 
 from ...kernels import _types as T
-from ._bits import _DEBRUIJN, _LOW, _shift_or, padded_grid, step_costs
+from ._bits import _shift_or, padded_grid, step_costs
 from ._jit import placement_key
 
 EMPTY = T.OCC_EMPTY
@@ -54,12 +55,17 @@ def pair_bit_tables(blobs, blob_at, qflags, qflags_at, params, lead, trail, flip
     other figure -- whose placement graph is the grid's: K = 6 steps of the lead, never
     onto its trail, each costing at least 1 and fixed by the placement it enters; one
     link a placement, to its flip, at cost 0; no side edges, zone of control or corner
-    rule), ``pidx[N]``, ``cell_of[64 W]``, ``node_of[N * 6]``. ``btab``: per kind
-    ``(3 + smax) * 6`` planes of W words, plane ``a * 6 + d``: ``a`` 0 the placements
+    rule), ``pidx[N]``, ``cell_of[64 W]``, ``node_of[N * 6]``, ``pof[6 * 64 W]`` (bit
+    ``x`` of plane ``d``'s placement, -1). ``btab``: per kind
+    ``(5 + smax) * 6`` planes of W words, plane ``a * 6 + d``: ``a`` 0 the placements
     of direction ``d`` that may be entered (not impassable, not blocked), 1 whose
     arrivals stop (``CELL_STOP``), 2 that may be ended on (no ``CELL_NO_END``), ``2 +
     s`` the placements a step of the lead in direction ``d`` enters at cost ``s``
-    (their direction ``opp(d)``). ``bat[0]`` 0 (no kind answered): no grid."""
+    (their direction ``opp(d)``), ``3 + smax`` the pairs' placements that a tie gives
+    to their flip (neither of the two stops, both may be entered and ended on, the
+    flip's node the lower: :func:`pair_bits` never lists them), ``4 + smax`` the
+    placements of pairs where either stops (the pairs' pass orders them). ``bat[0]`` 0
+    (no kind answered): no grid."""
     nbr = np.asarray(nbr, np.int64)
     N = nbr.shape[0]
     P = len(lead)
@@ -145,8 +151,13 @@ def pair_bit_tables(blobs, blob_at, qflags, qflags_at, params, lead, trail, flip
         put(k, 3 + smax, free & free[flip] & (flip < np.arange(P)))
         # the pairs whose order the pairs' pass decides: either stops
         put(k, 4 + smax, stp | stp[flip])
+    # each plane's bit's placement (-1: none): the ends' read-out, one load an end
+    pof = np.full((HEX, 64 * W), -1, np.int64)
+    has = cell_of >= 0
+    for d in range(HEX):
+        pof[d, has] = node_of[cell_of[has], d]
     bat = np.concatenate([[W if ok.any() else 0, smax, nk, N, P], off, ok, pidx, cell_of,
-                          node_of.reshape(-1)]).astype(np.int64)
+                          node_of.reshape(-1), pof.reshape(-1)]).astype(np.int64)
     return bat, np.ascontiguousarray(btab.reshape(-1))
 
 
@@ -175,6 +186,7 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
     o_pidx = _HEAD + nk
     o_cell = o_pidx + N
     o_node = o_cell + 64 * W
+    o_pof = o_node + HEX * N
     A = 5 + smax
     base = k * A * HEX * W
     R = smax + 1
@@ -187,8 +199,12 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
     one = np.uint64(1)
     zero = np.uint64(0)
     U = np.uint64  # (the layers' indices as unsigned: no wraparound test at each)
-    for i in range(BLK + 4 * W):
-        lay[i] = 0
+    # (cleared: the ring and the settled, the figures' planes; every other plane is
+    # written whole before it is read)
+    for i in range((R + 1) * HW):
+        lay[U(i)] = 0
+    for i in range(2 * W):
+        lay[U(BLK + i)] = 0
     # the figures' spaces but the mover's: friends (passed, never ended on), the rest
     # (blocking: enemies, engaged friends)
     for c in range(N):
@@ -264,15 +280,19 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
                 nw = lay[U(NEW + d * W + i)]
                 lay[U(SET + d * W + i)] |= nw
                 w = nw & lay[U(ENDP + d * W + i)]
+                if w == 0:
+                    continue
+                stw = lay[U(STP + d * W + i)]
+                npw = lay[U(NPL + d * W + i)]
+                pat = o_pof + (d * W + i) * 64
                 while w:
                     low = w & (~w + one)
-                    p = bat[U(o_node + HEX * bat[U(o_cell + 64 * i + _LOW[
-                        (low * _DEBRUIJN) >> np.uint64(58)])] + d)]
+                    p = bat[U(pat + trailing_zeros(w))]
                     up = U(p)
                     mask[b, up] = 1
                     cost[b, up] = c
-                    stop[b, up] = codes_k[up] if (lay[U(STP + d * W + i)] & low) else 0
-                    if lay[U(NPL + d * W + i)] & low:
+                    stop[b, up] = codes_k[up] if (stw & low) else 0
+                    if npw & low:
                         plist[n] = p
                         n += 1
                     m += 1
