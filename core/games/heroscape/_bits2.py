@@ -240,8 +240,7 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
             lay[U(PAS + d * W + i)] = pas
             tie = btab[U(TIE + d * W + i)]
             nps = btab[U(NPS + d * W + i)]
-            if d == d0 and i == x0 >> 6:
-                tie &= ~(one << np.uint64(x0 & 63))
+            if d == d0 and i == x0 >> 6:     # (the start: an end, set below)
                 nps |= one << np.uint64(x0 & 63)
             if d == e0 and i == x1 >> 6:
                 tie &= ~(one << np.uint64(x1 & 63))
@@ -300,31 +299,32 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
         if c == bud:
             break
         top = min(smax, bud - c)
-        for j in range(HEX):
-            # the free arrivals of every direction but j (the lead never steps onto its
-            # trail), shifted once
-            any_ = zero
-            for i in range(W):
-                u = zero
-                for d in range(HEX):
-                    if d != j:
-                        u |= lay[U(FREE + d * W + i)]
-                lay[U(TMP2 + i)] = u
-                lay[U(TMP + i)] = 0
-                any_ |= u
-            if any_ == 0:
-                continue
-            _shift_or(TMP2, bat[5 + j], lay, TMP, W)
-            e = (j + HEX // 2) % HEX
-            for s in range(1, top + 1):
-                to = cr + s    # ((c + s) % R: s <= smax < R)
-                if to >= R:
-                    to -= R
-                to = RING + to * HW + e * W
-                src = base + ((2 + s) * HEX + j) * W
+        # the free arrivals of every direction, ORed once (a step of the lead onto its
+        # trail, in the placement's own direction, enters its flip: settled in this
+        # layer already where it may be entered, at cost 0, so that arrival is dropped
+        # as settled; else the entry planes drop it), shifted once per direction j
+        any_ = zero
+        for i in range(W):
+            u = zero
+            for d in range(HEX):
+                u |= lay[U(FREE + d * W + i)]
+            lay[U(TMP2 + i)] = u
+            any_ |= u
+        if any_ != 0:
+            for j in range(HEX):
                 for i in range(W):
-                    lay[U(to + i)] |= lay[U(TMP + i)] & btab[U(src + i)] & \
-                        lay[U(PAS + e * W + i)]
+                    lay[U(TMP + i)] = 0
+                _shift_or(TMP2, bat[5 + j], lay, TMP, W)
+                e = (j + HEX // 2) % HEX
+                for s in range(1, top + 1):
+                    to = cr + s    # ((c + s) % R: s <= smax < R)
+                    if to >= R:
+                        to -= R
+                    to = RING + to * HW + e * W
+                    src = base + ((2 + s) * HEX + j) * W
+                    for i in range(W):
+                        lay[U(to + i)] |= lay[U(TMP + i)] & btab[U(src + i)] & \
+                            lay[U(PAS + e * W + i)]
         cr += 1
         if cr == R:
             cr = 0
