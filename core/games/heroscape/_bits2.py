@@ -311,20 +311,25 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
             lay[U(TMP2 + i)] = u
             any_ |= u
         if any_ != 0:
+            to1 = cr + 1    # (the ring's slot of cost c + 1: (c + s) % R, s <= smax < R)
+            if to1 >= R:
+                to1 -= R
             for j in range(HEX):
                 for i in range(W):
                     lay[U(TMP + i)] = 0
                 _shift_or(TMP2, bat[5 + j], lay, TMP, W)
                 e = (j + HEX // 2) % HEX
-                for s in range(1, top + 1):
-                    to = cr + s    # ((c + s) % R: s <= smax < R)
-                    if to >= R:
-                        to -= R
-                    to = RING + to * HW + e * W
-                    src = base + ((2 + s) * HEX + j) * W
-                    for i in range(W):
-                        lay[U(to + i)] |= lay[U(TMP + i)] & btab[U(src + i)] & \
-                            lay[U(PAS + e * W + i)]
+                for i in range(W):
+                    a = lay[U(TMP + i)] & lay[U(PAS + e * W + i)]
+                    if a == 0:
+                        continue
+                    to = to1
+                    for s in range(1, top + 1):
+                        lay[U(RING + to * HW + e * W + i)] |= a & btab[U(
+                            base + ((2 + s) * HEX + j) * W + i)]
+                        to += 1
+                        if to == R:
+                            to = 0
         cr += 1
         if cr == R:
             cr = 0
