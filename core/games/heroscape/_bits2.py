@@ -13,8 +13,10 @@ A placement (lead ``u``, trail ``u``'s neighbour in direction ``d``) is bit ``pi
 of plane ``d`` (six planes of W words: :func:`._bits.padded_grid` of the spaces). A step
 of the lead in direction ``j != d`` (never onto its trail) enters placement (``u +
 off[j]``, direction ``opp(j)``): plane ``d`` shifted by ``off[j]`` into plane
-``opp(j)``, so the six planes' union less plane ``j`` is shifted once per ``j``; its
-cost is fixed by the placement it enters (the lead's climb from the trail's level:
+``opp(j)``, so the six planes' union is shifted once per ``j`` (plane ``j`` in it too:
+a step onto the trail enters the placement's flip, which its flip link reached at cost
+0, so that arrival is dropped as settled, or by the flip's entry plane); its cost is
+fixed by the placement it enters (the lead's climb from the trail's level:
 ``dst``, per direction and cost). A flip (the placement graph's link, cost 0) is plane
 ``d`` shifted by ``off[d]`` into plane ``opp(d)``. Whether an arrival stops, may end
 there or may be entered at all is fixed by the placement (its flags) and the figures on
@@ -177,8 +179,16 @@ def pair_bits(bat, btab, lay, k, occ, b, c0, c1, t, start, bud, flip, codes_k, m
     ``placement_key``, written into the game's rows of ``mask``, ``cost``, ``stop``
     (uint8/int32/int8[B, P], arriving cleared: mask 0, cost -1, stop 0; a stopped end's
     code from ``codes_k`` int8[P]), as the plain query and ``doubles``' pairs' pass
-    write them; ``plist`` int32[>= P] (scratch: the ends found), ``lay`` uint64
-    (:func:`scratch_words`). Returns the ends found (both of a pair counted)."""
+    write them; ``plist`` int32[>= P] (scratch: the ends whose pair the pass orders),
+    ``lay`` uint64 (:func:`scratch_words`). Returns the ends written.
+
+    Each pair once without a pass for most pairs: where neither of a pair's placements
+    stops and both may be ended on (``btab``'s plane ``3 + smax`` marks the one of
+    higher node), one is settled free at cost ``c`` only where the other is too, at
+    ``c`` (their flip link costs 0; the same figures stand on both), so their keys tie
+    in (cost, stopped) and the lower node is listed: the other is never written. The
+    pairs where either stops (plane ``4 + smax``; their costs may differ) and the
+    start's (its stops cleared, an end whoever stands there) go through the pass."""
     W = bat[0]
     smax = bat[1]
     nk = bat[2]
