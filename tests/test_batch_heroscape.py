@@ -1122,25 +1122,32 @@ def test_two_space_walkers_plain_query_as_bit_sets_equal_the_kernel_long():
     assert seen["layouts"] > 900 and seen["not_taken"] == 0, seen
 
 
-@pytest.mark.parametrize("how", ["offset", "cost", "stop", "no_end", "enter"])
+@pytest.mark.parametrize("how", ["offset", "cost", "stop", "no_end", "enter", "ties",
+                                 "pass"])
 def test_pair_bit_set_check_fails_on_broken_tables(how):
     """The check above fails with the tables broken: a direction's offset one bit off,
     every step's cost class moved one up, the stopping placements forgotten, the
-    placements never ended on forgotten, one placement that may be entered dropped."""
+    placements never ended on forgotten, one placement that may be entered dropped, the
+    pairs settled as ties forgotten (both listed), the pairs where either stops kept
+    from the pairs' pass."""
     from movecore.tools.selfplay import example_scenarios
 
     def mutate(bat, btab):
         W, smax, nk = int(bat[0]), int(bat[1]), int(bat[2])
-        planes = btab.reshape(max(nk, 1), 3 + smax, 6, W)
+        planes = btab.reshape(max(nk, 1), 5 + smax, 6, W)
         if how == "offset":
             bat[5] += 1
         elif how == "cost":
-            planes[:, 3:] = np.concatenate([np.zeros_like(planes[:, 3:4]),
-                                            planes[:, 3:-1]], axis=1)
+            planes[:, 3:3 + smax] = np.concatenate([np.zeros_like(planes[:, 3:4]),
+                                                    planes[:, 3:2 + smax]], axis=1)
         elif how == "stop":
             planes[:, 1] = 0
         elif how == "no_end":
             planes[:, 2] = ~np.uint64(0)
+        elif how == "ties":
+            planes[:, 3 + smax] = 0
+        elif how == "pass":
+            planes[:, 4 + smax] = 0
         else:
             w = np.flatnonzero(planes[0, 0, 0])[0]
             planes[:, 0, 0, w] &= planes[:, 0, 0, w] - np.uint64(1)
