@@ -102,22 +102,10 @@ def env_kernel():
         # are independent, so the chunk's games go through it together: ``adv`` the
         # games to advance, ``mv`` those to move (to ``to``), ``opp`` those whose
         # opponents may play. (One copy of each call: the compile time.)
-        n_adv = n_mv = n_opp = 0
-        for b in range(lo, hi):
-            p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
-                           alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
-                           removed)
-            if p == STEP_ENDED:
-                continue
-            opp[n_opp] = b
-            n_opp += 1
-            if p < 0:               # restarted, or the turn passed: on to _advance
-                adv[n_adv] = b
-                n_adv += 1
-            else:                   # the learner's move
-                mv[n_mv] = b
-                to[n_mv] = p
-                n_mv += 1
+        n_adv, n_mv, n_opp = _starts(lo, hi, mode, actions, end_turn, P_env, reward,
+                                     pending, occ, cell, alive, moved, occ0, cell0, turn,
+                                     side, nxt, actor, over, out, removed, opp, adv, mv,
+                                     to)
         while True:
             if n_mv:                # the moves and removals; the games going on advance
                 k = hs_play(mv[:n_mv], to[:n_mv], actor, occ, cell, alive, moved,
@@ -192,6 +180,36 @@ def env_kernel():
         return 0
 
     return hs_env_chunk
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def _starts(lo, hi, mode, actions, end_turn, P_env, reward, pending, occ, cell, alive,
+            moved, occ0, cell0, turn, side, nxt, actor, over, out, removed, opp, adv, mv,
+            to):
+    """The start of :func:`env_kernel`'s step for games ``lo <= b < hi``
+    (``_vecnp.step_start``): the games going on into ``opp``, those to advance (back
+    at the root, or their side's turn passed) into ``adv``, those where the learner
+    moves into ``mv`` (to env place ``to``); returns how many of each (``adv``, ``mv``,
+    ``opp``). Out of the step, without reference counts: inlined in it, ``step_start``
+    (and ``restart_one`` in it) counted its ~14 arrays at every game, ~1% of the env
+    move's samples (docs/performance_log.md, ``hsfloor``)."""
+    n_adv = n_mv = n_opp = 0
+    for b in range(lo, hi):
+        p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
+                       alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
+                       removed)
+        if p == STEP_ENDED:
+            continue
+        opp[n_opp] = b
+        n_opp += 1
+        if p < 0:               # restarted, or the turn passed: on to _advance
+            adv[n_adv] = b
+            n_adv += 1
+        else:                   # the learner's move
+            mv[n_mv] = b
+            to[n_mv] = p
+            n_mv += 1
+    return n_adv, n_mv, n_opp
 
 
 @njit(cache=True, nogil=True, **NO_NRT)

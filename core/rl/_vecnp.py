@@ -72,6 +72,7 @@ import numpy as np
 from numba import njit
 
 from ..batch import entry_for, on_chunks, summed
+from ..kernels._jit import NO_NRT
 from ..position import grid_distance
 from ._kept_answer import keep_answer
 from ._vecgame import (_draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
@@ -342,13 +343,15 @@ def opponents_rows(rows, over, side, learner, removed, alive, side_of, out):
     return k
 
 
-@njit(nogil=True, inline="always")
+@njit(cache=True, nogil=True, **NO_NRT)
 def opponents_draw(rows, over, side, learner, removed, alive, side_of, out, rng, actor, u,
                    f, mv):
     """:func:`opponents_rows` in the compiled whole steps (``_vechsenv``,
     ``_vecdescent_env``), then each game's draw for its opponent's pick (``u[i]``,
     ``MovecoreGym._opponents``), its acting figure (``f[i]``) and the games to move
-    (``mv``); returns how many."""
+    (``mv``); returns how many. A function of its own, without reference counts, as
+    the steps' other loops over their games (inlined, a loop's arrays may be counted at
+    every game)."""
     k = opponents_rows(rows, over, side, learner, removed, alive, side_of, out)
     for i in range(k):
         b = rows[i]
@@ -362,7 +365,7 @@ def opponents_draw(rows, over, side, learner, removed, alive, side_of, out, rng,
 PLANES_NONE, PLANES_ENGAGED, PLANES_ROLL, PLANES_DOORS = 0, 1, 2, 3
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_NRT)
 def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive, cell,
              large, orient, swap, hw, rel, acting, actor, moved, a_list, a_n, a_cost,
              a_stop, lead, double, turn, max_turns, valid, gmode, sp, sadj, level, height, side_of,
@@ -391,7 +394,10 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
     drawn); ``valid`` float32[HW]; ``gmode`` the game's planes from plane ``k``
     (``PLANES_*``): engaged (``sp`` int64[B, F, 2] spaces, ``sadj``, ``level``,
     ``height``), the roll (``a_roll``, ``over``) or the doors (``doors`` int64[B]
-    bits, ``door_cells`` int64[n_doors, m], -1 padded). Allocates nothing."""
+    bits, ``door_cells`` int64[n_doors, m], -1 padded). Allocates nothing, and is
+    compiled without reference counts: with them, its views of a game's row (the static
+    planes, the ends' planes, the turn plane) were counted at every game, ~4% of
+    Heroscape's env move's samples (docs/performance_log.md, ``hsfloor``)."""
     B = o.shape[0]
     F = alive.shape[1]
     K = hw.shape[2]
