@@ -222,6 +222,19 @@ def mask_rows(lo, hi, mask, mask_out, acting, actor, a_list, a_n, env_base, end_
 #: one per cost 0 ... _COSTS - 3, one for the costs above (the two outer ones mixed:
 #: their rows compared by whole keys)
 _COSTS = 64
+#: :func:`pick_rows`' bit sets: one per cost 0 ... _BIT_COSTS - 1 (a pick whose rows
+#: hold another cost is counted as before)
+_BIT_COSTS = 16
+
+
+@njit(nogil=True, inline="always")
+def _popcount(x):
+    """The set bits of uint64 ``x`` (SWAR: no branch)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + \
+        ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, nogil=True)
@@ -233,17 +246,29 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
     double-space figure's (``double``) rows, two of them of one cost (the tests'
     count).
 
-    By counting, not by sorting the n rows: a move's costs are a few small integers,
-    so the rows are counted by cost (``_COSTS`` buckets), the bucket that holds the
-    wanted row found from the counts, and only that bucket's rows (about n / the
-    budget) ranked by (cost, rank, place) for the row in it; the counts also say
-    whether two rows share a cost. (Keys of all n rows and a quickselect over them
-    cost 2-3x as much: ~75 rows a pick, ~20 of one cost.)"""
+    By bit sets, not by sorting the n rows: a move's costs are a few small integers and
+    a figure's places have distinct ranks (< P; a Heroscape double's two orientations
+    of a pair share one, and its answer lists one of them), so one pass over the rows
+    sets each row's rank's bit in its cost's bit set (``_BIT_COSTS`` of ``ceil(P /
+    64)`` words) and counts the costs; the counts name the cost that holds the wanted
+    row, and the popcounts of that cost's words the rank, whose place the pass noted.
+    Where a row's cost is outside the bit sets or two rows share a rank (ties: the
+    place decides), the pick is counted as before: the rows by cost (``_COSTS``
+    buckets), then that bucket's rows ranked by (cost, rank, place). The bit sets
+    take one pass and no data-dependent branch; the counting took two passes, the
+    second with a branch on the bucket at every row, and a count of each of the
+    bucket's keys' rank among the others (docs/performance_log.md, ``hsfloor``)."""
     P = cost.shape[1]
     keys = np.empty(max(cand.shape[1], 1), np.int64)
     cs = np.empty(max(cand.shape[1], 1), np.int64)
     hist = np.zeros(_COSTS, np.int64)
     last = _COSTS - 1
+    W = (P + 63) >> 6
+    bits = np.zeros(_BIT_COSTS * W, np.uint64)
+    seen = np.zeros(W, np.uint64)
+    who = np.empty(max(P, 1), np.int64)
+    cnt = np.zeros(_BIT_COSTS, np.int64)
+    one = np.uint64(1)
     picks = 0
     for i in range(rows.shape[0]):
         b, r, g = rows[i], crow[i], f[i]
@@ -252,6 +277,57 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
             to[i] = 0
             continue
         want = int(u[i] * n)
+        # the bit sets: each row's rank under its cost (a tie or a cost outside: off)
+        ok = True
+        top = np.int64(-1)
+        for j in range(n):
+            p = cand[r, j]
+            c = np.int64(cost[b, p])
+            rk = rank[g, p]
+            if c < 0 or c >= _BIT_COSTS or rk < 0 or rk >= P:
+                ok = False
+                break
+            w = rk >> 6
+            bit = one << np.uint64(rk & 63)
+            if seen[w] & bit:
+                ok = False
+                break
+            seen[w] |= bit
+            bits[c * W + w] |= bit
+            who[rk] = p
+            cnt[c] += 1
+            top = max(top, c)
+        if ok:
+            below = 0
+            c = 0
+            while below + cnt[c] <= want:
+                below += cnt[c]
+                c += 1
+            x = want - below
+            rk = 0
+            for w in range(W):      # the x-th set bit of cost c's set: the rank
+                y = bits[c * W + w]
+                k = _popcount(y)
+                if x < k:
+                    for _ in range(x):
+                        y &= y - one
+                    rk = (w << 6) + _popcount((y & (~y + one)) - one)
+                    break
+                x -= k
+            to[i] = who[rk]
+        # (the sets cleared for the next pick; two rows of one cost?)
+        dup = False
+        for c in range(top + 1):
+            if cnt[c]:
+                dup |= cnt[c] > 1
+                for w in range(c * W, (c + 1) * W):
+                    bits[w] = 0
+                cnt[c] = 0
+        for w in range(W):
+            seen[w] = 0
+        if ok:
+            picks += dup and double[g]
+            continue
         top = 0
         for j in range(n):
             c = np.int64(cost[b, cand[r, j]])
