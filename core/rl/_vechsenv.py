@@ -11,7 +11,7 @@ calling thread. :func:`env_kernel` is the whole step of a chunk of games in one
 compiled call (as ``_vecgame.env_chunk`` is for the grid game, Tiny Epic Tactics and
 Mage Knight): the same sub-steps over the chunk's games, calling the same compiled
 pieces (``_vecnp.advance_select``, ``_vechs.hs_queries``, the layout's double-space
-call, ``keep_answer``, ``_vechs.hs_play``, ``_vecnp.opponents_rows``,
+call, ``_kept_answer.keep_list``, ``_vechs.hs_play``, ``_vecnp.opponents_rows``,
 ``_vecnp.pick_rows``, ``_vecnp.draw_obs``, ``_vecnp.draw_mask``), the greedy
 opponent's nearest ends on arrays (:func:`_nearest_ends`), the rewards, ends and
 figures' spaces (:func:`_results`: the two per-game loops that call inlined helpers,
@@ -39,7 +39,7 @@ from numba import njit
 from ..games.heroscape._batch import _spaces
 from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
-from ._kept_answer import keep_answer
+from ._kept_answer import keep_list
 from ._vecgame import _grid_distance
 from ._vechs import hs_play, hs_queries, pair_call_bits
 from ._vecnp import (STEP_ENDED, TERMINATED, WholeStep, advance_select, draw_obs,
@@ -116,7 +116,7 @@ def env_kernel():
                     adv[n_adv + i] = left[i]
                 n_adv += k
             # Match._advance: the next figure with a usable end, its answer kept (one-
-            # space figures: hs_queries; double-space: the layout's call, keep_answer)
+            # space figures: hs_queries; double-space: the layout's call, keep_list)
             cur = rA
             alt = rB
             for i in range(n_adv):
@@ -129,9 +129,11 @@ def env_kernel():
                 if na == 0:
                     break
                 counts[1] += na
+                # (a double-space figure's rows: the dense mask, and the kept answer's
+                # own costs and stops, which its call writes: keep_list lists them)
                 kept = hs_queries(ask[:na], gq[:na], S, K, double, lead, trail, occ, cell,
                                   alive, buf, ends, query, bits, usable, a_cost, a_stop,
-                                  a_list, a_n, nxt, actor, alt, dl, amask, acost, astop,
+                                  a_list, a_n, nxt, actor, alt, dl, amask, a_cost, a_stop,
                                   hout, rules)
                 if kept < 0:
                     return kept
@@ -140,12 +142,11 @@ def env_kernel():
                 nd = hout[1]
                 if nd:
                     st = _DK(occ, cell, alive, dl[0, :nd], dl[1, :nd], dl[2, :nd], *D,
-                             amask, acost, astop, no_pen, pair_call_bits(rules))
+                             amask, a_cost, a_stop, no_pen, pair_call_bits(rules))
                     if st < 0:
                         return st
-                    n += keep_answer(dl[0, :nd], dl[1, :nd], amask, acost, astop, usable,
-                                     a_cost, a_stop, a_list, a_n, has_open, opened,
-                                     a_open, slow, a_slow, nxt, actor, alt[n:])
+                    n += keep_list(dl[0, :nd], dl[1, :nd], amask, usable, a_list, a_n,
+                                   nxt, actor, alt[n:])
                 cur, alt = alt, cur
             n_adv = 0
             # the opponents to move (MovecoreGym._opponents): one draw for the pick
