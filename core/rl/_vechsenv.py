@@ -13,10 +13,11 @@ Mage Knight): the same sub-steps over the chunk's games, calling the same compil
 pieces (``_vecnp.advance_select``, ``_vechs.hs_queries``, the layout's double-space
 call, ``_kept_answer.keep_list``, ``_vechs.hs_play``, ``_vecnp.opponents_rows``,
 ``_vecnp.pick_rows``, ``_vecnp.draw_obs``, ``_vecnp.draw_mask``), the greedy
-opponent's nearest ends on arrays (:func:`_nearest_ends`), the rewards, ends and
-figures' spaces (:func:`_results`: the two per-game loops that call inlined helpers,
-compiled apart without Numba's reference counts, which the step itself keeps since the
-double-space call it links allocates), each game's draws from its own stream in its
+opponent's nearest ends on arrays (:func:`_nearest_ends`), the step's start
+(:func:`_starts`), the rewards, ends and figures' spaces (:func:`_results`: the
+per-game loops that call inlined helpers, compiled apart without Numba's reference
+counts, which the step itself keeps since the double-space call it links allocates),
+each game's draws from its own stream in its
 single env's order; nothing of a step is left on the calling thread but ``step_modes``, the
 new arrays and one hand-off. With
 ``copy=True`` the kept buffer is updated where it changed and each thread then copies
