@@ -72,8 +72,8 @@ import numpy as np
 from numba import njit
 
 from ..batch import entry_for, on_chunks, summed
-from ..kernels._jit import NO_NRT
 from ..position import grid_distance
+from ..kernels._jit import NO_NRT
 from ._kept_answer import keep_answer
 from ._vecgame import (_draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
                        victim_of)
