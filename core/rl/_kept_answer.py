@@ -9,8 +9,36 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..kernels._jit import NO_NRT
 
-@njit(cache=True, nogil=True)
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def keep_list(rows, g, mask, usable, a_list, a_n, nxt, actor, again):
+    """:func:`keep_answer` without its costs and stops: where the answer's call wrote
+    them into the kept answer's own rows (``_vechsenv``: the double-space call writes
+    its costs and stops into ``a_cost``/``a_stop``), only the list of the usable ends
+    of games ``rows``' answers (``mask`` [B, >= P], ``usable`` uint8[F, P], figure
+    slots ``g``) into ``a_list``/``a_n``, and ``Match._advance``'s step (see
+    :func:`keep_answer`); returns how many games went to ``again``."""
+    P = a_list.shape[1]
+    k = 0
+    for i in range(rows.shape[0]):
+        b, gi = rows[i], g[i]
+        c = 0
+        for p in range(P):          # (no branch: the list's next slot written anyway)
+            a_list[b, c] = p
+            c += (mask[b, p] & usable[gi, p]) != 0
+        a_n[b] = c
+        nxt[b] = gi + 1
+        if c:
+            actor[b] = gi
+        else:
+            again[k] = b
+            k += 1
+    return k
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
 def keep_answer(rows, g, mask, cost, stop, usable, a_cost, a_stop, a_list, a_n, has_open,
                 opened, a_open, slow, a_slow, nxt, actor, again):
     """Games ``rows``' answers (``mask``/``cost``/``stop``: ``legal_moves``' rows, [B,
@@ -23,28 +51,16 @@ def keep_answer(rows, g, mask, cost, stop, usable, a_cost, a_stop, a_list, a_n, 
     what its move reads, into ``a_open``/``a_slow``. Then ``Match._advance``'s step:
     ``nxt`` = the slot after ``g``, and the figure acts (``actor``) where it has a
     usable end; the games where it has none go to ``again`` (int64[>= R]); returns how
-    many."""
-    P = a_list.shape[1]
-    k = 0
+    many. (The list: :func:`keep_list`. Allocates nothing: no reference counts.)"""
+    k = keep_list(rows, g, mask, usable, a_list, a_n, nxt, actor, again)
     for i in range(rows.shape[0]):
-        b, gi = rows[i], g[i]
-        c = 0
-        for p in range(P):          # (no branch: the list's next slot written anyway)
-            a_list[b, c] = p
-            c += (mask[b, p] & usable[gi, p]) != 0
-        for j in range(c):
+        b = rows[i]
+        for j in range(a_n[b]):
             p = a_list[b, j]
             a_cost[b, p] = cost[b, p]
             a_stop[b, p] = stop[b, p]
             if has_open:
                 a_open[b, p] = opened[b, p]
-        a_n[b] = c
         if has_open:
             a_slow[b] = slow[b]
-        nxt[b] = gi + 1
-        if c:
-            actor[b] = gi
-        else:
-            again[k] = b
-            k += 1
     return k

@@ -11,12 +11,13 @@ calling thread. :func:`env_kernel` is the whole step of a chunk of games in one
 compiled call (as ``_vecgame.env_chunk`` is for the grid game, Tiny Epic Tactics and
 Mage Knight): the same sub-steps over the chunk's games, calling the same compiled
 pieces (``_vecnp.advance_select``, ``_vechs.hs_queries``, the layout's double-space
-call, ``keep_answer``, ``_vechs.hs_play``, ``_vecnp.opponents_rows``,
+call, ``_kept_answer.keep_list``, ``_vechs.hs_play``, ``_vecnp.opponents_rows``,
 ``_vecnp.pick_rows``, ``_vecnp.draw_obs``, ``_vecnp.draw_mask``), the greedy
-opponent's nearest ends on arrays (:func:`_nearest_ends`), the rewards, ends and
-figures' spaces (:func:`_results`: the two per-game loops that call inlined helpers,
-compiled apart without Numba's reference counts, which the step itself keeps since the
-double-space call it links allocates), each game's draws from its own stream in its
+opponent's nearest ends on arrays (:func:`_nearest_ends`), the step's start
+(:func:`_starts`), the rewards, ends and figures' spaces (:func:`_results`: the
+per-game loops that call inlined helpers, compiled apart without Numba's reference
+counts, which the step itself keeps since the double-space call it links allocates),
+each game's draws from its own stream in its
 single env's order; nothing of a step is left on the calling thread but ``step_modes``, the
 new arrays and one hand-off. With
 ``copy=True`` the kept buffer is updated where it changed and each thread then copies
@@ -39,7 +40,7 @@ from numba import njit
 from ..games.heroscape._batch import _spaces
 from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
-from ._kept_answer import keep_answer
+from ._kept_answer import keep_list
 from ._vecgame import _grid_distance
 from ._vechs import hs_play, hs_queries, pair_call_bits
 from ._vecnp import (STEP_ENDED, TERMINATED, WholeStep, advance_select, draw_obs,
@@ -102,22 +103,10 @@ def env_kernel():
         # are independent, so the chunk's games go through it together: ``adv`` the
         # games to advance, ``mv`` those to move (to ``to``), ``opp`` those whose
         # opponents may play. (One copy of each call: the compile time.)
-        n_adv = n_mv = n_opp = 0
-        for b in range(lo, hi):
-            p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
-                           alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
-                           removed)
-            if p == STEP_ENDED:
-                continue
-            opp[n_opp] = b
-            n_opp += 1
-            if p < 0:               # restarted, or the turn passed: on to _advance
-                adv[n_adv] = b
-                n_adv += 1
-            else:                   # the learner's move
-                mv[n_mv] = b
-                to[n_mv] = p
-                n_mv += 1
+        n_adv, n_mv, n_opp = _starts(lo, hi, mode, actions, end_turn, P_env, reward,
+                                     pending, occ, cell, alive, moved, occ0, cell0, turn,
+                                     side, nxt, actor, over, out, removed, opp, adv, mv,
+                                     to)
         while True:
             if n_mv:                # the moves and removals; the games going on advance
                 k = hs_play(mv[:n_mv], to[:n_mv], actor, occ, cell, alive, moved,
@@ -128,7 +117,7 @@ def env_kernel():
                     adv[n_adv + i] = left[i]
                 n_adv += k
             # Match._advance: the next figure with a usable end, its answer kept (one-
-            # space figures: hs_queries; double-space: the layout's call, keep_answer)
+            # space figures: hs_queries; double-space: the layout's call, keep_list)
             cur = rA
             alt = rB
             for i in range(n_adv):
@@ -141,9 +130,11 @@ def env_kernel():
                 if na == 0:
                     break
                 counts[1] += na
+                # (a double-space figure's rows: the dense mask, and the kept answer's
+                # own costs and stops, which its call writes: keep_list lists them)
                 kept = hs_queries(ask[:na], gq[:na], S, K, double, lead, trail, occ, cell,
                                   alive, buf, ends, query, bits, usable, a_cost, a_stop,
-                                  a_list, a_n, nxt, actor, alt, dl, amask, acost, astop,
+                                  a_list, a_n, nxt, actor, alt, dl, amask, a_cost, a_stop,
                                   hout, rules)
                 if kept < 0:
                     return kept
@@ -152,12 +143,11 @@ def env_kernel():
                 nd = hout[1]
                 if nd:
                     st = _DK(occ, cell, alive, dl[0, :nd], dl[1, :nd], dl[2, :nd], *D,
-                             amask, acost, astop, no_pen, pair_call_bits(rules))
+                             amask, a_cost, a_stop, no_pen, pair_call_bits(rules))
                     if st < 0:
                         return st
-                    n += keep_answer(dl[0, :nd], dl[1, :nd], amask, acost, astop, usable,
-                                     a_cost, a_stop, a_list, a_n, has_open, opened,
-                                     a_open, slow, a_slow, nxt, actor, alt[n:])
+                    n += keep_list(dl[0, :nd], dl[1, :nd], amask, usable, a_list, a_n,
+                                   nxt, actor, alt[n:])
                 cur, alt = alt, cur
             n_adv = 0
             # the opponents to move (MovecoreGym._opponents): one draw for the pick
@@ -192,6 +182,36 @@ def env_kernel():
         return 0
 
     return hs_env_chunk
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def _starts(lo, hi, mode, actions, end_turn, P_env, reward, pending, occ, cell, alive,
+            moved, occ0, cell0, turn, side, nxt, actor, over, out, removed, opp, adv, mv,
+            to):
+    """The start of :func:`env_kernel`'s step for games ``lo <= b < hi``
+    (``_vecnp.step_start``): the games going on into ``opp``, those to advance (back
+    at the root, or their side's turn passed) into ``adv``, those where the learner
+    moves into ``mv`` (to env place ``to``); returns how many of each (``adv``, ``mv``,
+    ``opp``). Out of the step, without reference counts: inlined in it, ``step_start``
+    (and ``restart_one`` in it) counted its ~14 arrays at every game, ~1% of the env
+    move's samples (docs/performance_log.md, ``hsfloor``)."""
+    n_adv = n_mv = n_opp = 0
+    for b in range(lo, hi):
+        p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
+                       alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
+                       removed)
+        if p == STEP_ENDED:
+            continue
+        opp[n_opp] = b
+        n_opp += 1
+        if p < 0:               # restarted, or the turn passed: on to _advance
+            adv[n_adv] = b
+            n_adv += 1
+        else:                   # the learner's move
+            mv[n_mv] = b
+            to[n_mv] = p
+            n_mv += 1
+    return n_adv, n_mv, n_opp
 
 
 @njit(cache=True, nogil=True, **NO_NRT)

@@ -73,6 +73,7 @@ from numba import njit
 
 from ..batch import entry_call, on_chunks, summed
 from ..position import grid_distance
+from ..kernels._jit import NO_NRT
 from ._kept_answer import keep_answer
 from ._vecgame import (_draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
                        victim_of)
@@ -221,6 +222,19 @@ def mask_rows(lo, hi, mask, mask_out, acting, actor, a_list, a_n, env_base, end_
 #: one per cost 0 ... _COSTS - 3, one for the costs above (the two outer ones mixed:
 #: their rows compared by whole keys)
 _COSTS = 64
+#: :func:`pick_rows`' bit sets: one per cost 0 ... _BIT_COSTS - 1 (a pick whose rows
+#: hold another cost is counted as before)
+_BIT_COSTS = 16
+
+
+@njit(nogil=True, inline="always")
+def _popcount(x):
+    """The set bits of uint64 ``x`` (SWAR: no branch)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + \
+        ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True, nogil=True)
@@ -232,17 +246,29 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
     double-space figure's (``double``) rows, two of them of one cost (the tests'
     count).
 
-    By counting, not by sorting the n rows: a move's costs are a few small integers,
-    so the rows are counted by cost (``_COSTS`` buckets), the bucket that holds the
-    wanted row found from the counts, and only that bucket's rows (about n / the
-    budget) ranked by (cost, rank, place) for the row in it; the counts also say
-    whether two rows share a cost. (Keys of all n rows and a quickselect over them
-    cost 2-3x as much: ~75 rows a pick, ~20 of one cost.)"""
+    By bit sets, not by sorting the n rows: a move's costs are a few small integers and
+    a figure's places have distinct ranks (< P; a Heroscape double's two orientations
+    of a pair share one, and its answer lists one of them), so one pass over the rows
+    sets each row's rank's bit in its cost's bit set (``_BIT_COSTS`` of ``ceil(P /
+    64)`` words) and counts the costs; the counts name the cost that holds the wanted
+    row, and the popcounts of that cost's words the rank, whose place the pass noted.
+    Where a row's cost is outside the bit sets or two rows share a rank (ties: the
+    place decides), the pick is counted as before: the rows by cost (``_COSTS``
+    buckets), then that bucket's rows ranked by (cost, rank, place). The bit sets
+    take one pass and no data-dependent branch; the counting took two passes, the
+    second with a branch on the bucket at every row, and a count of each of the
+    bucket's keys' rank among the others (docs/performance_log.md, ``hsfloor``)."""
     P = cost.shape[1]
     keys = np.empty(max(cand.shape[1], 1), np.int64)
     cs = np.empty(max(cand.shape[1], 1), np.int64)
     hist = np.zeros(_COSTS, np.int64)
     last = _COSTS - 1
+    W = (P + 63) >> 6
+    bits = np.zeros(_BIT_COSTS * W, np.uint64)
+    seen = np.zeros(W, np.uint64)
+    who = np.empty(max(P, 1), np.int64)
+    cnt = np.zeros(_BIT_COSTS, np.int64)
+    one = np.uint64(1)
     picks = 0
     for i in range(rows.shape[0]):
         b, r, g = rows[i], crow[i], f[i]
@@ -251,6 +277,57 @@ def pick_rows(rows, crow, cand, ncand, f, u, cost, rank, double, to):
             to[i] = 0
             continue
         want = int(u[i] * n)
+        # the bit sets: each row's rank under its cost (a tie or a cost outside: off)
+        ok = True
+        top = np.int64(-1)
+        for j in range(n):
+            p = cand[r, j]
+            c = np.int64(cost[b, p])
+            rk = rank[g, p]
+            if c < 0 or c >= _BIT_COSTS or rk < 0 or rk >= P:
+                ok = False
+                break
+            w = rk >> 6
+            bit = one << np.uint64(rk & 63)
+            if seen[w] & bit:
+                ok = False
+                break
+            seen[w] |= bit
+            bits[c * W + w] |= bit
+            who[rk] = p
+            cnt[c] += 1
+            top = max(top, c)
+        if ok:
+            below = 0
+            c = 0
+            while below + cnt[c] <= want:
+                below += cnt[c]
+                c += 1
+            x = want - below
+            rk = 0
+            for w in range(W):      # the x-th set bit of cost c's set: the rank
+                y = bits[c * W + w]
+                k = _popcount(y)
+                if x < k:
+                    for _ in range(x):
+                        y &= y - one
+                    rk = (w << 6) + _popcount((y & (~y + one)) - one)
+                    break
+                x -= k
+            to[i] = who[rk]
+        # (the sets cleared for the next pick; two rows of one cost?)
+        dup = False
+        for c in range(top + 1):
+            if cnt[c]:
+                dup |= cnt[c] > 1
+                for w in range(c * W, (c + 1) * W):
+                    bits[w] = 0
+                cnt[c] = 0
+        for w in range(W):
+            seen[w] = 0
+        if ok:
+            picks += dup and double[g]
+            continue
         top = 0
         for j in range(n):
             c = np.int64(cost[b, cand[r, j]])
@@ -342,13 +419,15 @@ def opponents_rows(rows, over, side, learner, removed, alive, side_of, out):
     return k
 
 
-@njit(nogil=True, inline="always")
+@njit(cache=True, nogil=True, **NO_NRT)
 def opponents_draw(rows, over, side, learner, removed, alive, side_of, out, rng, actor, u,
                    f, mv):
     """:func:`opponents_rows` in the compiled whole steps (``_vechsenv``,
     ``_vecdescent_env``), then each game's draw for its opponent's pick (``u[i]``,
     ``MovecoreGym._opponents``), its acting figure (``f[i]``) and the games to move
-    (``mv``); returns how many."""
+    (``mv``); returns how many. A function of its own, without reference counts, as
+    the steps' other loops over their games (inlined, a loop's arrays may be counted at
+    every game)."""
     k = opponents_rows(rows, over, side, learner, removed, alive, side_of, out)
     for i in range(k):
         b = rows[i]
@@ -362,7 +441,7 @@ def opponents_draw(rows, over, side, learner, removed, alive, side_of, out, rng,
 PLANES_NONE, PLANES_ENGAGED, PLANES_ROLL, PLANES_DOORS = 0, 1, 2, 3
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_NRT)
 def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive, cell,
              large, orient, swap, hw, rel, acting, actor, moved, a_list, a_n, a_cost,
              a_stop, lead, double, turn, max_turns, valid, gmode, sp, sadj, level, height, side_of,
@@ -391,7 +470,10 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
     drawn); ``valid`` float32[HW]; ``gmode`` the game's planes from plane ``k``
     (``PLANES_*``): engaged (``sp`` int64[B, F, 2] spaces, ``sadj``, ``level``,
     ``height``), the roll (``a_roll``, ``over``) or the doors (``doors`` int64[B]
-    bits, ``door_cells`` int64[n_doors, m], -1 padded). Allocates nothing."""
+    bits, ``door_cells`` int64[n_doors, m], -1 padded). Allocates nothing, and is
+    compiled without reference counts: with them, its views of a game's row (the static
+    planes, the ends' planes, the turn plane) were counted at every game, ~4% of
+    Heroscape's env move's samples (docs/performance_log.md, ``hsfloor``)."""
     B = o.shape[0]
     F = alive.shape[1]
     K = hw.shape[2]
