@@ -2082,3 +2082,42 @@ def test_numpy_arrays_pick_is_the_kth_row():
         same = [(cost[b][m[b]] == cost[b, w]).sum() for b, w in zip(rows, want)]
         assert (low < 0 and (cost[m] < 0).any() and (cost[m] >= 62).any()) or \
             max(same) > 48, P
+
+
+def _arrays(x):
+    """Every numpy array in ``x`` and its nested tuples and lists."""
+    if isinstance(x, np.ndarray):
+        yield x
+    elif isinstance(x, (tuple, list)):
+        for y in x:
+            yield from _arrays(y)
+
+
+@pytest.mark.parametrize("name", ["grid_hex_skirmish", "mage_knight_first_turns",
+                                  "heroscape_engaged_knight", "descent_door_round"])
+def test_each_thread_chunk_writes_its_own_scratch(name):
+    """The step's per-chunk argument lists, built once and kept (``_heads``), give each
+    thread chunk scratch of its own: beside the env's shared arrays (the same object in
+    every chunk; each chunk writes its own games' rows), every chunk holds writable
+    arrays no other chunk holds, and those never overlap another chunk's in memory.
+    Two chunks handed one chunk's scratch would race on it: a test of answers cannot
+    show that (at a few games the pool thread's chunk starts after the calling
+    thread's has ended), this one does."""
+    for copy in (True, False):
+        envs = rl.vector_env(name, num_envs=13, threads=2, copy=copy, max_turns=9)
+        envs.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for _ in range(3):
+            mask = envs.action_masks()
+            envs.step((rng.random(mask.shape) * mask).argmax(1))
+        whole = envs._hsf if envs._hsf is not None else envs._dsf
+        kept = (whole if whole is not None else envs)._heads
+        assert kept, "no argument lists kept"
+        for heads in kept.values():
+            assert len(heads) == 2
+            per = [{id(a): a for a in _arrays(h) if a.flags.writeable} for h in heads]
+            own = [[a for k, a in per[c].items() if k not in per[1 - c]] for c in (0, 1)]
+            assert own[0] and own[1], "a chunk with no scratch of its own"
+            for a in own[0]:
+                for b in own[1]:
+                    assert not np.may_share_memory(a, b)
