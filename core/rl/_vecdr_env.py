@@ -395,7 +395,7 @@ class WholeSteps:
         kept_draw = obs is None
 
         def call(c, phase, lo, hi, back, out):
-            # (at its entry point after the first call: _vecnp.entry_call)
+            # (at its entry point after the first call: batch.entry_call)
             return entry_call(entries, (run, c, kept_draw), run, (
                 phase, lo, hi, back, mode, acts, results, self.paused, self.acting, self.G,
                 self.T, self.R, self.Q[c], self.W[c], out, self.V, o, fresh, record, rec,
