@@ -25,6 +25,12 @@ within those four files and what they call; with ``--game-mods`` the baseline's
 ``games/heroscape/_bits.py``, ``_bits2.py`` and ``_batch_doubles.py`` are loaded and
 linked into its step too (a change to the moves' own queries).
 
+With ``--batch`` the baseline's ``games/heroscape/_batch.py`` is loaded too (as
+``movecore.games.heroscape._base_batch``; the four files import its ``_move_one``), and
+the baseline's envs are built on its layout (its ``batch_layout`` swapped in while they
+are made: the move's constants, ``move`` and codes): a change to the batched move or to
+the layout's constants the step reads.
+
 ``--no-check``: the paths are not checked equal, for a part's share of the step: the
 baseline is a copy of this tree's four files with that part taken out (the observation's
 parts: its observations then differ, its games do not; docs/performance_log.md,
@@ -47,9 +53,9 @@ MODS = ["_kept_answer", "_vecnp", "_vechs", "_vechsenv"]
 GAME_MODS = ["_bits", "_bits2", "_batch_doubles"]
 
 
-def _game_imports(src: str) -> str:
-    """``src`` importing the baseline copies of ``GAME_MODS``."""
-    for o in GAME_MODS:
+def _game_imports(src: str, mods=GAME_MODS) -> str:
+    """``src`` importing the baseline copies of ``mods``."""
+    for o in mods:
         for a, b in ((f"from ..games.heroscape.{o} import",
                       f"from ..games.heroscape._base{o} import"),
                      (f"from ..games.heroscape import {o}\n",
@@ -60,16 +66,18 @@ def _game_imports(src: str) -> str:
     return src
 
 
-def load_base(tree: str, game_mods: bool = False) -> dict:
+def load_base(tree: str, game_mods: bool = False, batch: bool = False) -> dict:
     """The baseline's modules of ``MODS`` from ``tree`` (a checkout), as
     ``movecore.rl._base<name>``, each importing the others' baseline copies (and with
-    ``game_mods`` the baseline's ``GAME_MODS``, loaded first)."""
+    ``game_mods`` the baseline's ``GAME_MODS``, with ``batch`` its ``_batch``, loaded
+    first)."""
     import tempfile
     out = {}
     folder = tempfile.mkdtemp(prefix="movecore-env-ab-")
-    for m in GAME_MODS if game_mods else []:
+    mods = (GAME_MODS if game_mods else []) + (["_batch"] if batch else [])
+    for m in mods:
         src = _game_imports(open(os.path.join(tree, "core", "games", "heroscape",
-                                              m + ".py")).read())
+                                              m + ".py")).read(), mods)
         path = os.path.join(folder, f"_base{m}.py")
         with open(path, "w") as fh:
             fh.write(src)
@@ -81,8 +89,7 @@ def load_base(tree: str, game_mods: bool = False) -> dict:
         out[m] = mod
     for m in MODS:
         src = open(os.path.join(tree, "core", "rl", m + ".py")).read()
-        if game_mods:
-            src = _game_imports(src)
+        src = _game_imports(src, mods)
         for o in MODS:
             src = src.replace(f"from .{o} import", f"from ._base{o} import")
         path = os.path.join(folder, f"_base{m}.py")
@@ -108,20 +115,29 @@ def main() -> None:
     ap.add_argument("--opponent", default="random")
     ap.add_argument("--game-mods", action="store_true",
                     help="the baseline's _bits, _bits2 and _batch_doubles too")
+    ap.add_argument("--batch", action="store_true",
+                    help="the baseline's _batch too, its envs on its layout")
     ap.add_argument("--no-check", action="store_true",
                     help="do not assert the paths equal (a baseline with a part taken out)")
     args = ap.parse_args()
     import movecore.rl as rl
     from movecore.rl import _vecnp
-    base = load_base(args.base, args.game_mods)
+    base = load_base(args.base, args.game_mods, args.batch)
+    layout = importlib.import_module("movecore.games.heroscape._batch")
+    new_layout = layout.batch_layout
     threads = [int(x) for x in args.threads.split(",")]
     copy = bool(args.copy)
     B, STEPS = args.B, args.steps
     envs = {}
     for th in threads:
         for path in ("old", "new"):
-            e = rl.vector_env(args.scenario, num_envs=B, threads=th, copy=copy,
-                              opponent=args.opponent)
+            if path == "old" and args.batch:
+                layout.batch_layout = base["_batch"].batch_layout
+            try:
+                e = rl.vector_env(args.scenario, num_envs=B, threads=th, copy=copy,
+                                  opponent=args.opponent)
+            finally:
+                layout.batch_layout = new_layout
             if path == "old":
                 e._hsf = base["_vechsenv"].HeroscapeEnvStep(e._np, copy)
             envs[th, path] = e

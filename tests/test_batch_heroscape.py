@@ -1167,3 +1167,177 @@ def test_the_step_without_a_fast_path_equals_the_array_path(monkeypatch, path):
     from movecore.tools import _selfplay_heroscape as H
     monkeypatch.setattr(H, "RULES", H.RULES & ~getattr(H, path))
     _compiled_vs_array(_step_scenarios(range(4)), "random", 1, steps=20)
+
+
+def _codes_from_rows(nbr, cell, alive, consts, b) -> np.ndarray:
+    """Game ``b``'s occupant row made from scratch, neighbours read from the
+    neighbour rows ``nbr`` (int[N, K], -1 none): each figure in play's team on its
+    spaces, plus the number of teams where it is engaged (master game: an enemy on a
+    space next to one of its own, the height exception applied)."""
+    from movecore.kernels._types import OCC_EMPTY
+    double, lead, trail, team, height, level, _, n_teams, master = consts
+
+    def spaces(g):
+        x = int(cell[b, g])
+        return (int(lead[x]), int(trail[x])) if double[g] else (x,)
+
+    occ = np.full(nbr.shape[0], OCC_EMPTY, np.int32)
+    F = cell.shape[1]
+    for i in range(F):
+        if not alive[b, i]:
+            continue
+        engaged = master and any(
+            x in nbr[c].tolist() and level[c] - level[x] < height[j] and
+            level[x] - level[c] < height[i]
+            for j in range(F) if j != i and alive[b, j] and team[j] != team[i]
+            for c in spaces(i) for x in spaces(j))
+        for c in spaces(i):
+            occ[c] = team[i] + (n_teams if engaged else 0)
+    return occ
+
+
+def _touching_from_rows(nbr, cell, alive, side_of, consts, b, f, r) -> int:
+    """The removal coin's victim (``_selfplay_heroscape._touching_enemy``, both
+    spaces), neighbours read from the rows ``nbr``."""
+    double, lead, trail = consts[:3]
+
+    def spaces(g):
+        x = int(cell[b, g])
+        return (int(lead[x]), int(trail[x])) if double[g] else (x,)
+
+    hits = [g for g in range(cell.shape[1]) if alive[b, g] and side_of[g] != side_of[f]
+            and any(x in nbr[c].tolist() for c in spaces(f) for x in spaces(g))]
+    return hits[int(r * len(hits))] if hits else -1
+
+
+def _adjacency_vs_rows(scenarios, steps=4, B=8, seed=11, tries=12, mutate=None) -> dict:
+    """The moves' neighbour tests by the layout's adjacency bits
+    (``_batch.adjacency_bits``: ``_move_one``, ``_engaged``, ``_touching_enemy``)
+    against the same tests read from the neighbour rows: in every game of ``steps``
+    self-play steps (the compiled step's states), and from ``tries`` random positions a
+    game (each figure in or out of play, on random free spaces or placements, the
+    codes written whole by ``_batch._codes``, then a random figure moved or taken out
+    by ``_batch._move``): every occupant row equals the rows' (:func:`_codes_from_rows`)
+    and every removal victim the rows' (:func:`_touching_from_rows`). ``mutate(adj)``
+    -> adj: broken bits (the check must fail). Returns counts."""
+    from movecore.games.heroscape._batch import _codes, _move, adjacency_bits
+    from movecore.kernels._types import OCC_EMPTY
+    from movecore.tools._selfplay_heroscape import _touching_enemy
+    rng = np.random.default_rng(seed)
+    seen = dict.fromkeys(("rows", "engaged", "moves", "victims", "touching"), 0)
+    for name, play in _built(scenarios, B, seed):
+        G = play.games
+        nbr = np.asarray(G.root._st.nbr64)
+        consts = list(G._selfplay["consts"])
+        want = adjacency_bits(nbr)
+        assert consts[6].dtype == np.uint64 and np.array_equal(consts[6], want), name
+        if mutate is not None:
+            consts[6] = mutate(consts[6].copy())
+        consts = tuple(consts)
+        double, lead, trail = consts[:3]
+        n_teams = consts[7]
+        N = nbr.shape[0]
+        P = len(lead)
+        for _ in range(steps):
+            play.step()
+            states = [(G.occ.copy(), G.cell.copy(), G.alive.copy())]
+            for _ in range(tries):      # random positions of every game
+                cell = np.full((B, G.F), -1, np.int32)
+                alive = np.zeros((B, G.F), bool)
+                for b in range(B):
+                    free = np.ones(N, bool)
+                    for g in rng.permutation(G.F).tolist():
+                        if rng.random() < 0.15:
+                            continue
+                        if double[g]:
+                            ok = np.flatnonzero(free[lead] & free[trail]) if P else []
+                            if not len(ok):
+                                continue
+                            p = int(rng.choice(ok))
+                            free[lead[p]] = free[trail[p]] = False
+                        else:
+                            p = int(rng.choice(np.flatnonzero(free)))
+                            free[p] = False
+                        cell[b, g], alive[b, g] = p, True
+                occ = np.full((B, N), OCC_EMPTY, np.int32)
+                for b in range(B):        # (_codes writes one game's rows: game 0's)
+                    o = occ[b:b + 1].copy()
+                    _codes(o, cell[b:b + 1].copy(), alive[b:b + 1].copy(),
+                           np.arange(G.F, dtype=np.int64), *consts)
+                    occ[b] = o[0]
+                states.append((occ, cell, alive))
+            for occ, cell, alive in states:
+                for b in range(B):
+                    row = _codes_from_rows(nbr, cell, alive, consts, b)
+                    assert np.array_equal(occ[b], row), (name, b)
+                    seen["rows"] += 1
+                    seen["engaged"] += int((row >= n_teams).sum())
+                    for f in np.flatnonzero(alive[b]).tolist():
+                        r = float(rng.random())
+                        got = _touching_enemy(consts[6], cell, alive, play.side_of,
+                                              double, lead, trail, b, f, r, True)
+                        assert got == _touching_from_rows(nbr, cell, alive, play.side_of,
+                                                          consts, b, f, r), (name, b, f)
+                        seen["victims"] += 1
+                        seen["touching"] += got >= 0
+                # one random figure of each game moved (or taken out), codes rewritten
+                occ, cell, alive = occ.copy(), cell.copy(), alive.copy()
+                rows, figs, to = [], [], []
+                for b in range(B):
+                    ins = np.flatnonzero(alive[b])
+                    if not len(ins):
+                        continue
+                    f = int(rng.choice(ins))
+                    free = np.ones(N, bool)   # (the mover's own spaces free too)
+                    for g in ins.tolist():
+                        x = int(cell[b, g])
+                        for s in ((lead[x], trail[x]) if double[g] else (x,)):
+                            free[s] = g == f
+                    if double[f]:
+                        ok = np.flatnonzero(free[lead] & free[trail])
+                    else:
+                        ok = np.flatnonzero(free)
+                    t = -1 if rng.random() < 0.2 or not len(ok) else int(rng.choice(ok))
+                    rows.append(b)
+                    figs.append(f)
+                    to.append(t)
+                _move(occ, cell, alive, np.array(rows, np.int64), np.array(figs, np.int64),
+                      np.array(to, np.int64), *consts)
+                for b in rows:
+                    assert np.array_equal(occ[b], _codes_from_rows(nbr, cell, alive,
+                                                                   consts, b)), (name, b)
+                    seen["moves"] += 1
+    return seen
+
+
+def test_move_codes_by_adjacency_bits_equal_the_neighbour_rows():
+    """The layout's adjacency bits hold exactly the neighbour rows, and the engagement
+    codes a move writes (``_batch._move_one``, ``_engaged``: the compiled step's and
+    ``BatchedGames.apply``'s) and the removal coin's victims (``_touching_enemy``),
+    tested by those bits, are the ones the neighbour rows give: on the bundled
+    battlefields and random ones, in self-play states and random positions."""
+    from movecore.tools.selfplay import example_scenarios
+    seen = _adjacency_vs_rows(example_scenarios("heroscape") + _scenarios(range(10)))
+    assert seen["rows"] > 5_000 and seen["engaged"] > 5_000, seen
+    assert seen["moves"] > 5_000 and seen["touching"] > 2_000, seen
+
+
+@pytest.mark.parametrize("how", ["one_direction", "bit_shift"])
+def test_adjacency_bit_check_fails_on_broken_bits(how):
+    """The check above fails with broken adjacency bits: one neighbour of every space
+    forgotten (its lowest bit), or every bit one space up (a bit's index one off)."""
+    from movecore.tools.selfplay import example_scenarios
+
+    def mutate(adj):
+        if how == "one_direction":
+            for c in range(adj.shape[0]):
+                for w in range(adj.shape[1]):
+                    if adj[c, w]:
+                        adj[c, w] &= adj[c, w] - np.uint64(1)
+                        break
+            return adj
+        return adj << np.uint64(1)
+
+    with pytest.raises(AssertionError):
+        _adjacency_vs_rows(example_scenarios("heroscape") + _scenarios(range(4)),
+                           steps=2, tries=3, mutate=mutate)

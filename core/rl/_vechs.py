@@ -182,10 +182,11 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
 @njit(cache=True, nogil=True, **NO_NRT)
 def hs_play(rows, to, actor, occ, cell, alive, moved, removed, rng, adj, side_of, n_all,
             learner, pending, over, ended, left, near, double, lead, trail, team, height,
-            level, nbr, n_teams, master):
+            level, adj_bits, n_teams, master):
     """``BatchedSteps._play``'s move and removal in Heroscape games ``rows``
     (int64[R]): the acting figure ``actor[b]`` moves to place ``to[i]`` with its
-    engagement codes (``_batch._move_one``: the layout's ``double ... master``; ``near``
+    engagement codes (``_batch._move_one``: the layout's ``double ... master``, its
+    neighbours by ``adj_bits``, ``_batch.adjacency_bits``; ``near``
     bool[F] scratch), is marked ``moved``; then the removal coin (one draw of the
     game's stream ``rng``): under 0.5, the enemies in play with a space next to a
     space of the mover (``adj`` bool[N + 1, N + 1]), in slot order, and where there
@@ -202,7 +203,7 @@ def hs_play(rows, to, actor, occ, cell, alive, moved, removed, rng, adj, side_of
         b = rows[i]
         f = actor[b]
         _move_one(occ, cell, alive, b, f, to[i], near, rewrite, double, lead, trail, team,
-                  height, level, nbr, n_teams, master)
+                  height, level, adj_bits, n_teams, master)
         moved[b, f] = True
         removed[b] = False
         if _draw(rng, b) < 0.5:
@@ -226,8 +227,8 @@ def hs_play(rows, to, actor, occ, cell, alive, moved, removed, rng, adj, side_of
                         n += 1
                     elif x == 0:
                         _move_one(occ, cell, alive, b, j, gone, near, rewrite,
-                                  double, lead, trail, team, height, level, nbr,
-                                  n_teams, master)
+                                  double, lead, trail, team, height, level,
+                                  adj_bits, n_teams, master)
                         removed[b] = True
                         pending[b] += np.float64(side_of[f] == learner) - \
                             np.float64(side_of[j] == learner)

@@ -61,7 +61,8 @@ def env_kernel():
     ``hs_env_chunk(S, K, M, D, Q, T, A, W, O, mode, actions, results, obs, mask,
     mask_out, lo, hi)``: games ``lo <= b < hi``. ``S``, ``K``: :func:`._vechs.hs_queries`'
     packed queries and kept tables; ``M``: the layout's move constants (``double, lead,
-    trail, team, height, level, nbr, n_teams, master``); ``D``: this thread's
+    trail, team, height, level, adj_bits, n_teams, master``: ``adj_bits`` the
+    neighbours as bit sets, ``_batch.adjacency_bits``); ``D``: this thread's
     arguments of the double-space call; ``Q``: the env's constants (see
     :meth:`HeroscapeEnvStep._tuples`); ``T``: the games (``occ, cell, alive``) and their
     turn state (``BatchedSteps``' ``turn ... rng``); ``A``: the kept answer and the

@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from ..batch import per_thread, summed
-from ..games.heroscape._batch import _move_one, _spaces
+from ..games.heroscape._batch import _move_one, _near, _spaces
 from ..games.heroscape._bits import bit_tables, query_ends, scratch_words
 from ..games.heroscape._batch_doubles import (BREAK_KEPT_WALKERS, BREAK_LEAVE_FAR,
                                               NO_FIGURES_FAR, NO_KEPT_WALKERS,
@@ -51,7 +51,7 @@ from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
 from ..kernels.batch import _clear_row
 from ._chunks import run_chunks
-from ..rl._vecgame import (_adjacent, _grid_distance, _n_sides, _policy_pick,
+from ..rl._vecgame import (_grid_distance, _n_sides, _policy_pick,
                            _selfplay_next_actor, _selfplay_restart, _uniform)
 
 #: the rules of the step, one bit each; all on. The differential test turns each off
@@ -118,10 +118,11 @@ EMPTY = T.OCC_EMPTY
 
 
 @njit(nogil=True, **NO_NRT)
-def _touching_enemy(nbr, cell, alive, side_of, double, lead, trail, b, f, r, both):
+def _touching_enemy(adj, cell, alive, side_of, double, lead, trail, b, f, r, both):
     """The removal coin's victim in game ``b``: the k-th figure (slot order) in play,
     not of figure ``f``'s side, with a space next to one of ``f``'s (both spaces of a
-    two-space figure: ``both``; else its first), for ``r`` uniform in [0, 1); -1: none
+    two-space figure: ``both``; else its first; neighbours by the layout's
+    ``_batch.adjacency_bits`` ``adj``), for ``r`` uniform in [0, 1); -1: none
     touches it. (:func:`movecore.rl._vecgame._adjacent_enemy` over places of two
     spaces, as ``BatchedPlay._remove_near``.)"""
     a0, a1 = _spaces(cell, double, lead, trail, b, f)
@@ -138,8 +139,7 @@ def _touching_enemy(nbr, cell, alive, side_of, double, lead, trail, b, f, r, bot
             hit = False
             for a in range(2):
                 c = a0 if a == 0 else a1
-                if c >= 0 and (_adjacent(nbr, c, x0) or
-                               (x1 >= 0 and _adjacent(nbr, c, x1))):
+                if c >= 0 and (_near(adj, c, x0) or (x1 >= 0 and _near(adj, c, x1))):
                     hit = True
             if not hit:
                 continue
@@ -230,7 +230,7 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
     then again inside its caller's, ~0.6 s of a cold compile (docs/performance_log.md)."""
     (blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of, shape_cell,
      budget, stop_code, Z) = S
-    double, lead, trail, team, height, level, hnbr, n_teams, master = M
+    double, lead, trail, team, height, level, adj, n_teams, master = M
     (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,
      tick, max_turns, occ0, cell0, rules) = Q
     kept_at, kept_code, kept_ptr, kept, near_k, kept_far = K
@@ -335,14 +335,14 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
         # ------------------------------------------------------ the move
         if pick >= 0:
             _move_one(occ, cell, alive, b, f, pick, near, rewrite, double, lead,
-                      trail, team, height, level, hnbr, n_teams, master)
+                      trail, team, height, level, adj, n_teams, master)
             counts[1] += 1
             if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove a touching enemy
-                g = _touching_enemy(nbr, cell, alive, side_of, double, lead, trail,
+                g = _touching_enemy(adj, cell, alive, side_of, double, lead, trail,
                                     b, f, _uniform(key, (t * B + b) * 3 + 2), both_r)
                 if g >= 0:
                     _move_one(occ, cell, alive, b, g, gone, near, rewrite, double,
-                              lead, trail, team, height, level, hnbr, n_teams,
+                              lead, trail, team, height, level, adj, n_teams,
                               master)
                     # fewer than two sides left: the game is over at once
                     if _n_sides(alive, side_of, n_all_sides, b) < 2:
@@ -366,8 +366,8 @@ def step_kernel():
     one-space kinds' packed queries (``blobs, blob_at, qflags, qflags_at, zoc, zoc_at,
     params, shape_of, shape_cell, budget, stop_code``: ``BatchedGames``'; then ``Z``,
     their bit tables: :func:`movecore.games.heroscape._bits.bit_tables`); ``M`` = the
-    move's constants (``double, lead, trail, team, height, level, nbr, n_teams,
-    master``: the layout's); ``Q`` = the play (``side_of, turn_sides, movers, turn,
+    move's constants (``double, lead, trail, team, height, level, adj, n_teams,
+    master``: the layout's; ``adj``: ``_batch.adjacency_bits``); ``Q`` = the play (``side_of, turn_sides, movers, turn,
     actor, done, nbr, coords, kind, greedy, key, tick, max_turns, occ0, cell0,
     rules``); ``K`` = the layout's kept ends (:func:`movecore.games.heroscape._kept.kept_tables`);
     ``mask``, ``cost``, ``stop`` (uint8/int32/int8[B, P]): each game's legal

@@ -104,7 +104,8 @@ def batch_layout(pos, query: Mapping):
                      for i, d in zip(idx.tolist(), double.tolist())], np.int32)
     occ = np.full(st.n, EMPTY, np.int32)
     alive = np.ones(len(ids), bool)
-    consts = (double, lead, trail, team, height, st.level64, st.nbr64, n_teams, master)
+    consts = (double, lead, trail, team, height, st.level64, adjacency_bits(st.nbr64),
+              n_teams, master)
     _codes(occ[None], cell[None], alive[None], np.arange(len(ids), dtype=np.int64),
            *consts)
 
@@ -160,6 +161,20 @@ def batch_layout(pos, query: Mapping):
                        own=double if answer is not None else None, answer=answer,
                        selfplay=None if answer is None else
                        {"consts": consts, "doubles": arguments}), None
+
+
+def adjacency_bits(nbr) -> np.ndarray:
+    """uint64[N, W] (W = ceil(N / 64), at least 1) of the neighbour table ``nbr``
+    (int[N, K], -1: none): row c has bit ``x % 64`` of word ``x // 64`` set where space
+    x is a neighbour of c. The move's test of a space next to another (:func:`_near`):
+    one load and a shift, where a scan of the row read up to K entries."""
+    nbr = np.asarray(nbr, np.int64)
+    N = nbr.shape[0]
+    out = np.zeros((N, max(1, (N + 63) // 64)), np.uint64)
+    c, d = np.nonzero(nbr >= 0)
+    x = nbr[c, d]
+    np.bitwise_or.at(out, (c, x >> 6), np.left_shift(np.uint64(1), (x & 63).astype(np.uint64)))
+    return out
 
 
 def _answer(pos, infos, skinds, team, height, n_teams, master, budget):
@@ -345,9 +360,16 @@ def _spaces(cell, double, lead, trail, b, g):
 
 
 @njit(inline="always")
-def _engaged(cell, alive, double, lead, trail, team, height, level, nbr, b, i):
+def _near(adj, c, x):
+    """Space ``x`` next to space ``c`` (both >= 0): bit x of ``adj``'s row c
+    (:func:`adjacency_bits`)."""
+    return (adj[c, x >> 6] >> np.uint64(x & 63)) & np.uint64(1) != 0
+
+
+@njit(inline="always")
+def _engaged(cell, alive, double, lead, trail, team, height, level, adj, b, i):
     """Figure ``i`` of game ``b`` adjacent to an enemy (the height exception applied),
-    as the position's ``adjacent``."""
+    as the position's ``adjacent``; ``adj``: the layout's :func:`adjacency_bits`."""
     F = cell.shape[1]
     a0, a1 = _spaces(cell, double, lead, trail, b, i)
     for a in range(2):
@@ -360,26 +382,19 @@ def _engaged(cell, alive, double, lead, trail, team, height, level, nbr, b, i):
             x0, x1 = _spaces(cell, double, lead, trail, b, j)
             for e in range(2):
                 x = x0 if e == 0 else x1
-                if x < 0:
-                    continue
-                near = False
-                for d in range(nbr.shape[1]):
-                    if nbr[c, d] == x:
-                        near = True
-                        break
-                if near and level[c] - level[x] < height[j] and \
+                if x >= 0 and _near(adj, c, x) and level[c] - level[x] < height[j] and \
                         level[x] - level[c] < height[i]:
                     return True
     return False
 
 
 @njit(inline="always")
-def _write(occ, cell, alive, double, lead, trail, team, height, level, nbr, n_teams,
+def _write(occ, cell, alive, double, lead, trail, team, height, level, adj, n_teams,
            master, b, g):
     """The code of figure ``g`` of game ``b`` on its spaces: its team, plus
     ``n_teams`` when engaged (master game)."""
     code = team[g]
-    if master and _engaged(cell, alive, double, lead, trail, team, height, level, nbr,
+    if master and _engaged(cell, alive, double, lead, trail, team, height, level, adj,
                            b, g):
         code += n_teams
     a0, a1 = _spaces(cell, double, lead, trail, b, g)
@@ -388,26 +403,28 @@ def _write(occ, cell, alive, double, lead, trail, team, height, level, nbr, n_te
         occ[b, a1] = code
 
 
-_SIG = (I32_2, I32_2, B_2, I64_1, B_1, I64_1, I64_1, I64_1, I64_1, I64_1, I64_2, i64,
+U64_2 = types.uint64[:, ::1]
+_SIG = (I32_2, I32_2, B_2, I64_1, B_1, I64_1, I64_1, I64_1, I64_1, I64_1, U64_2, i64,
         i64)
 
 
 @njit(types.void(*_SIG), cache=CACHE, nogil=True)
-def _codes(occ, cell, alive, figs, double, lead, trail, team, height, level, nbr,
+def _codes(occ, cell, alive, figs, double, lead, trail, team, height, level, adj,
            n_teams, master):
     """Every figure of ``figs`` of game 0 (one game's rows) written on its spaces."""
     for g in figs:
         if alive[0, g]:
-            _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
+            _write(occ, cell, alive, double, lead, trail, team, height, level, adj,
                    n_teams, master, 0, g)
 
 
 @njit(cache=CACHE, nogil=True, **NO_NRT)
 def _move_one(occ, cell, alive, b, f, to, near, rewrite, double, lead, trail, team,
-              height, level, nbr, n_teams, master):
+              height, level, adj, n_teams, master):
     """Game ``b``: figure slot ``f`` to place ``to`` (-1: out of play), and (``rewrite``)
     the codes of the figures next to its old and new spaces written again (their
-    engagement may change). ``near``: bool[F] scratch. (``rewrite`` False is a rule
+    engagement may change), neighbours by the layout's :func:`adjacency_bits` ``adj``.
+    ``near``: bool[F] scratch. (``rewrite`` False is a rule
     turned off, for the tests of the compiled self-play step.) A function of its own,
     cached, not inlined: :func:`_move` and the self-play step
     (:mod:`movecore.tools._selfplay_heroscape`) call one compiled copy (inlined, it cost
@@ -437,23 +454,21 @@ def _move_one(occ, cell, alive, b, f, to, near, rewrite, double, lead, trail, te
                 if g == f or not alive[b, g]:
                     continue
                 x0, x1 = _spaces(cell, double, lead, trail, b, g)
-                for d in range(nbr.shape[1]):
-                    y = nbr[c, d]
-                    if y >= 0 and (y == x0 or y == x1):
-                        near[g] = True
+                if _near(adj, c, x0) or (x1 >= 0 and _near(adj, c, x1)):
+                    near[g] = True
     if to >= 0:
-        _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
+        _write(occ, cell, alive, double, lead, trail, team, height, level, adj,
                n_teams, master, b, f)
     if rewrite:
         for g in range(F):
             if near[g]:
-                _write(occ, cell, alive, double, lead, trail, team, height, level, nbr,
+                _write(occ, cell, alive, double, lead, trail, team, height, level, adj,
                        n_teams, master, b, g)
 
 
 @njit(types.void(*_SIG[:3], I64_1, I64_1, *_SIG[3:]), cache=CACHE, nogil=True)
 def _move(occ, cell, alive, rows, figs, to, double, lead, trail, team, height, level,
-          nbr, n_teams, master):
+          adj, n_teams, master):
     """Games ``rows[k]``: figure ``figs[k]`` to place ``to[k]`` (-1: out of play), and
     the codes of the figures next to its old and new spaces written again
     (:func:`_move_one`)."""
@@ -461,4 +476,4 @@ def _move(occ, cell, alive, rows, figs, to, double, lead, trail, team, height, l
     rewrite = rows.shape[0] >= 0    # (True, typed as a bool: the step's signature)
     for k in range(rows.shape[0]):
         _move_one(occ, cell, alive, rows[k], figs[k], to[k], near, rewrite, double, lead,
-                  trail, team, height, level, nbr, n_teams, master)
+                  trail, team, height, level, adj, n_teams, master)
