@@ -141,6 +141,12 @@ def main() -> None:
             if path == "old":
                 e._hsf = base["_vechsenv"].HeroscapeEnvStep(e._np, copy)
             envs[th, path] = e
+    if args.batch:
+        M = [envs[threads[0], p]._np._hs.consts for p in ("old", "new")]
+        print("the layouts' move constants "
+              + ("the same" if len(M[0]) == len(M[1]) and all(
+                  np.asarray(x).dtype == np.asarray(y).dtype and
+                  np.array_equal(x, y) for x, y in zip(*M)) else "differ"))
     A = envs[threads[0], "old"]._mask.shape[1]
     U = np.random.default_rng(0).random((STEPS, B, A), np.float32)
     draw_new = _vecnp.draw_obs
