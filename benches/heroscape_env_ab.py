@@ -4,7 +4,10 @@ tree's ``rl/_kept_answer.py``, ``rl/_vecnp.py``, ``rl/_vechs.py`` and ``rl/_vech
 are loaded beside the installed tree's (as ``movecore.rl._base*`` modules, linked to
 each other), the baseline's one-call step (``HeroscapeEnvStep``) is put into one of two
 vector envs of the same seed, and the two envs step in turn, rounds shuffled, so that a
-slow spell of a shared machine hits both alike.
+slow spell of a shared machine hits both alike. A Descent scenario (``--scenario
+descent_door_round``: a name starting ``descent``) does the same for Descent's one-call
+step (``_vecdescent_env.DescentEnvStep``, the env's ``_dsf``), the baseline's
+``_kept_answer``, ``_vecnp``, ``_vecdescent`` and ``_vecdescent_env`` loaded.
 
     git worktree add --detach /tmp/base BASE_COMMIT
     python benches/heroscape_env_ab.py /tmp/base [--scenario NAME] [--rounds 14]
@@ -42,6 +45,8 @@ import time
 import numpy as np
 
 MODS = ["_kept_answer", "_vecnp", "_vechs", "_vechsenv"]
+#: a Descent scenario's (its one-call step: ``_vecdescent_env``)
+DESCENT_MODS = ["_kept_answer", "_vecnp", "_vecdescent", "_vecdescent_env"]
 #: with ``--game-mods``: the game's modules the env step links in, loaded from the
 #: baseline too (as ``movecore.games.heroscape._base<name>``), in this order
 GAME_MODS = ["_bits", "_bits2", "_batch_doubles"]
@@ -60,8 +65,8 @@ def _game_imports(src: str) -> str:
     return src
 
 
-def load_base(tree: str, game_mods: bool = False) -> dict:
-    """The baseline's modules of ``MODS`` from ``tree`` (a checkout), as
+def load_base(tree: str, game_mods: bool = False, mods=MODS) -> dict:
+    """The baseline's modules of ``mods`` from ``tree`` (a checkout), as
     ``movecore.rl._base<name>``, each importing the others' baseline copies (and with
     ``game_mods`` the baseline's ``GAME_MODS``, loaded first)."""
     import tempfile
@@ -79,11 +84,11 @@ def load_base(tree: str, game_mods: bool = False) -> dict:
         sys.modules[spec.name] = mod
         spec.loader.exec_module(mod)
         out[m] = mod
-    for m in MODS:
+    for m in mods:
         src = open(os.path.join(tree, "core", "rl", m + ".py")).read()
         if game_mods:
             src = _game_imports(src)
-        for o in MODS:
+        for o in mods:
             src = src.replace(f"from .{o} import", f"from ._base{o} import")
         path = os.path.join(folder, f"_base{m}.py")
         with open(path, "w") as fh:
@@ -113,7 +118,9 @@ def main() -> None:
     args = ap.parse_args()
     import movecore.rl as rl
     from movecore.rl import _vecnp
-    base = load_base(args.base, args.game_mods)
+    descent = args.scenario.startswith("descent")
+    assert not (descent and args.game_mods), "--game-mods: Heroscape's"
+    base = load_base(args.base, args.game_mods, DESCENT_MODS if descent else MODS)
     threads = [int(x) for x in args.threads.split(",")]
     copy = bool(args.copy)
     B, STEPS = args.B, args.steps
@@ -122,7 +129,10 @@ def main() -> None:
         for path in ("old", "new"):
             e = rl.vector_env(args.scenario, num_envs=B, threads=th, copy=copy,
                               opponent=args.opponent)
-            if path == "old":
+            if path == "old" and descent:
+                assert e._dsf is not None, "not on Descent's one-call step"
+                e._dsf = base["_vecdescent_env"].DescentEnvStep(e._np, copy)
+            elif path == "old":
                 e._hsf = base["_vechsenv"].HeroscapeEnvStep(e._np, copy)
             envs[th, path] = e
     A = envs[threads[0], "old"]._mask.shape[1]
