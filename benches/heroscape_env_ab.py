@@ -4,7 +4,10 @@ tree's ``rl/_kept_answer.py``, ``rl/_vecnp.py``, ``rl/_vechs.py`` and ``rl/_vech
 are loaded beside the installed tree's (as ``movecore.rl._base*`` modules, linked to
 each other), the baseline's one-call step (``HeroscapeEnvStep``) is put into one of two
 vector envs of the same seed, and the two envs step in turn, rounds shuffled, so that a
-slow spell of a shared machine hits both alike.
+slow spell of a shared machine hits both alike. A Descent scenario (``--scenario
+descent_door_round``: a name starting ``descent``) does the same for Descent's one-call
+step (``_vecdescent_env.DescentEnvStep``, the env's ``_dsf``), the baseline's
+``_kept_answer``, ``_vecnp``, ``_vecdescent`` and ``_vecdescent_env`` loaded.
 
     git worktree add --detach /tmp/base BASE_COMMIT
     python benches/heroscape_env_ab.py /tmp/base [--scenario NAME] [--rounds 14]
@@ -48,6 +51,8 @@ import time
 import numpy as np
 
 MODS = ["_kept_answer", "_vecnp", "_vechs", "_vechsenv"]
+#: a Descent scenario's (its one-call step: ``_vecdescent_env``)
+DESCENT_MODS = ["_kept_answer", "_vecnp", "_vecdescent", "_vecdescent_env"]
 #: with ``--game-mods``: the game's modules the env step links in, loaded from the
 #: baseline too (as ``movecore.games.heroscape._base<name>``), in this order
 GAME_MODS = ["_bits", "_bits2", "_batch_doubles"]
@@ -66,18 +71,19 @@ def _game_imports(src: str, mods=GAME_MODS) -> str:
     return src
 
 
-def load_base(tree: str, game_mods: bool = False, batch: bool = False) -> dict:
-    """The baseline's modules of ``MODS`` from ``tree`` (a checkout), as
+def load_base(tree: str, game_mods: bool = False, batch: bool = False,
+              rl_mods=MODS) -> dict:
+    """The baseline's modules of ``rl_mods`` from ``tree`` (a checkout), as
     ``movecore.rl._base<name>``, each importing the others' baseline copies (and with
     ``game_mods`` the baseline's ``GAME_MODS``, with ``batch`` its ``_batch``, loaded
     first)."""
     import tempfile
     out = {}
     folder = tempfile.mkdtemp(prefix="movecore-env-ab-")
-    mods = (GAME_MODS if game_mods else []) + (["_batch"] if batch else [])
-    for m in mods:
+    gmods = (GAME_MODS if game_mods else []) + (["_batch"] if batch else [])
+    for m in gmods:
         src = _game_imports(open(os.path.join(tree, "core", "games", "heroscape",
-                                              m + ".py")).read(), mods)
+                                              m + ".py")).read(), gmods)
         path = os.path.join(folder, f"_base{m}.py")
         with open(path, "w") as fh:
             fh.write(src)
@@ -87,10 +93,10 @@ def load_base(tree: str, game_mods: bool = False, batch: bool = False) -> dict:
         sys.modules[spec.name] = mod
         spec.loader.exec_module(mod)
         out[m] = mod
-    for m in MODS:
+    for m in rl_mods:
         src = open(os.path.join(tree, "core", "rl", m + ".py")).read()
-        src = _game_imports(src, mods)
-        for o in MODS:
+        src = _game_imports(src, gmods)
+        for o in rl_mods:
             src = src.replace(f"from .{o} import", f"from ._base{o} import")
         path = os.path.join(folder, f"_base{m}.py")
         with open(path, "w") as fh:
@@ -122,7 +128,10 @@ def main() -> None:
     args = ap.parse_args()
     import movecore.rl as rl
     from movecore.rl import _vecnp
-    base = load_base(args.base, args.game_mods, args.batch)
+    descent = args.scenario.startswith("descent")
+    assert not (descent and (args.game_mods or args.batch)), "--game-mods, --batch: Heroscape's"
+    base = load_base(args.base, args.game_mods, args.batch,
+                     DESCENT_MODS if descent else MODS)
     layout = importlib.import_module("movecore.games.heroscape._batch")
     new_layout = layout.batch_layout
     threads = [int(x) for x in args.threads.split(",")]
@@ -138,7 +147,10 @@ def main() -> None:
                                   opponent=args.opponent)
             finally:
                 layout.batch_layout = new_layout
-            if path == "old":
+            if path == "old" and descent:
+                assert e._dsf is not None, "not on Descent's one-call step"
+                e._dsf = base["_vecdescent_env"].DescentEnvStep(e._np, copy)
+            elif path == "old":
                 e._hsf = base["_vechsenv"].HeroscapeEnvStep(e._np, copy)
             envs[th, path] = e
     if args.batch:

@@ -13,9 +13,10 @@ a serial part the other threads waited on (2 threads 1.18x one by wall,
 
 :func:`env_kernel` is the whole step of a chunk of games in one compiled call, as
 :mod:`._vechsenv` for Heroscape: each thread takes a contiguous chunk of games and
-plays their sub-steps together (the restarts, back at the root with the root's
-squares, doors and orientations; the learner's move, its end of the turn or its
-illegal action; ``Match._advance``: :func:`._vecnp.advance_select`, the answers of the
+plays their sub-steps together (:func:`_starts`: the restarts, back at the root with
+the root's squares, doors and orientations; the learner's move, its end of the turn or
+its illegal action; a loop compiled apart without Numba's reference counts, which the
+step keeps; ``Match._advance``: :func:`._vecnp.advance_select`, the answers of the
 chunk's games that ask by one call of ``legal_games`` on their list
 (:func:`movecore.games.descent._batch.legal_kernel`, linked in as the compiled
 self-play step links it), :func:`.keep_answer`; the opponents: :func:`._vecnp.
@@ -47,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..kernels._jit import once
+from ..kernels._jit import NO_NRT, once
 from ._kept_answer import keep_answer
 from ._vecdescent import _base_distance, descent_play
 from ._vecnp import (STEP_ENDED, STEP_RESTARTED, WholeStep, advance_select, draw_obs,
@@ -104,7 +105,6 @@ def env_kernel():
          env_base) = O
         illegal_reward, reward, term, trunc, done = results
         slot_kind, doors, orient = tables[19], tables[29], tables[31]
-        F = cell.shape[1]
         big = np.int64(1) << 40
         # (no literal arguments to the cached callees: a ``True`` or a ``0`` would
         # compile them a second signature, beside the one the sub-step path calls)
@@ -114,33 +114,12 @@ def env_kernel():
         # removal, and Match._advance again (MovecoreGym.step / reset). Games are
         # independent, so the chunk's games go through it together: ``adv`` the games
         # to advance, ``mv`` those to move (to ``to``: the batch's place ids), ``opp``
-        # those whose opponents may play. (One copy of each call: the compile time.)
-        n_adv = n_mv = n_opp = 0
-        for b in range(lo, hi):
-            # (``occ`` is the game's squares, ``sq``: a restart writes the root's)
-            p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
-                           alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
-                           removed)
-            if p == STEP_ENDED:
-                continue
-            opp[n_opp] = b
-            n_opp += 1
-            if p < 0:               # restarted, or the turn passed: on to _advance
-                if p == STEP_RESTARTED:     # (BatchedGames.reset: the root's doors)
-                    doors[b] = doors0
-                    for g in range(F):
-                        orient[b, g] = 0
-                adv[n_adv] = b
-                n_adv += 1
-            else:
-                # the learner's move (the env numbers a turned base's places in the
-                # root's orientation, the batch in its kind of now: _env_places)
-                f = actor[b]
-                if large and orient[b, f] != 0:
-                    p = swap[f, p]
-                mv[n_mv] = b
-                to[n_mv] = p
-                n_mv += 1
+        # those whose opponents may play (:func:`_starts`). (One copy of each call: the
+        # compile time.)
+        n_adv, n_mv, n_opp = _starts(lo, hi, mode, actions, end_turn, P_env, reward,
+                                     pending, occ, cell, alive, moved, occ0, cell0, turn,
+                                     side, nxt, actor, over, out, removed, doors, doors0,
+                                     orient, large, swap, opp, adv, mv, to)
         while True:
             if n_mv:                # the moves and removals; the games going on advance
                 k = descent_play(mv[:n_mv], to[:n_mv], actor, tables, cell, alive, opened,
@@ -223,6 +202,49 @@ def env_kernel():
         return 0
 
     return ds_env_chunk
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def _starts(lo, hi, mode, actions, end_turn, P_env, reward, pending, occ, cell, alive,
+            moved, occ0, cell0, turn, side, nxt, actor, over, out, removed, doors, doors0,
+            orient, large, swap, opp, adv, mv, to):
+    """The start of :func:`env_kernel`'s step for games ``lo <= b < hi``
+    (``_vecnp.step_start``): the games going on into ``opp``, those to advance (back
+    at the root, its doors and orientations the root's, or their side's turn passed)
+    into ``adv``, those where the learner moves into ``mv`` (to the batch's place id
+    ``to``: a turned base's env place swapped, ``_env_places``); returns how many of
+    each (``adv``, ``mv``, ``opp``). Out of the step, without reference counts: inlined
+    in it (a chunk compiled with them), ``step_start`` (and ``restart_one`` in it)
+    counted its ~14 arrays at every game (as ``_vechsenv._starts``;
+    docs/performance_log.md, ``hsfloor``, ``descobs``)."""
+    F = cell.shape[1]
+    n_adv = n_mv = n_opp = 0
+    for b in range(lo, hi):
+        # (``occ`` is the game's squares, ``sq``: a restart writes the root's)
+        p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
+                       alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
+                       removed)
+        if p == STEP_ENDED:
+            continue
+        opp[n_opp] = b
+        n_opp += 1
+        if p < 0:               # restarted, or the turn passed: on to _advance
+            if p == STEP_RESTARTED:     # (BatchedGames.reset: the root's doors)
+                doors[b] = doors0
+                for g in range(F):
+                    orient[b, g] = 0
+            adv[n_adv] = b
+            n_adv += 1
+        else:
+            # the learner's move (the env numbers a turned base's places in the
+            # root's orientation, the batch in its kind of now: _env_places)
+            f = actor[b]
+            if large and orient[b, f] != 0:
+                p = swap[f, p]
+            mv[n_mv] = b
+            to[n_mv] = p
+            n_mv += 1
+    return n_adv, n_mv, n_opp
 
 
 def takes(steps) -> bool:
