@@ -767,6 +767,54 @@ def test_opponent_pick_by_counting_equals_a_sort():
     assert 8 <= _SMALL <= 64
 
 
+def test_list_and_lists_the_set_places_as_a_scan():
+    """``kernels._bytes.list_and`` (the kept answer's list, ``_kept_answer.keep_list``:
+    32 places a step, eight slots a vector store) lists the places where two byte rows'
+    AND is not 0, ascending, as a place-at-a-time scan does: rows of every density,
+    lengths on and off the 32-place step, bytes other than 0/1 (an AND of 2 and 1 is
+    0), bool and int8 rows, a row's last place, and the scalar path (an int64 list);
+    and it writes no slot at or past ``n``. ``hs_queries``' listing from bit sets
+    (``put8`` a byte of cells) is held to the general path by the Heroscape env tests
+    above."""
+    from numba import njit
+
+    from movecore.kernels._bytes import SET_BITS, list_and
+
+    @njit
+    def run(x, y, g, dst, n):
+        c = np.zeros(x.shape[0], np.int64)
+        for b in range(x.shape[0]):
+            c[b] = list_and(x, b, y, g[b], dst, b, n)
+        return c
+
+    for m in range(256):
+        assert list(SET_BITS[8 * m:8 * m + bin(m).count("1")]) == \
+            [h for h in range(8) if m >> h & 1]
+    rng = np.random.default_rng(5)
+    for P in (1, 7, 31, 32, 33, 64, 95, 746):
+        for dens in (0.0, 0.02, 0.14, 0.5, 1.0):
+            R = 40
+            x = (rng.random((R, P)) < dens).astype(np.uint8)
+            x[::3] *= rng.integers(1, 4, (len(x[::3]), P)).astype(np.uint8)
+            x[1, -1] = 1
+            y = rng.integers(0, 3, (4, P)).astype(np.uint8)
+            y[0] = 1
+            g = rng.integers(0, 4, R)
+            g[1] = 0
+            for xx, yy, dt in ((x, y, np.int32), (x != 0, y, np.int32),
+                               (x.astype(np.int8), y != 0, np.int32),
+                               (x, y, np.int64)):
+                for n in (P, P - 1):
+                    dst = np.full((R, P + 1), -7, dt)
+                    c = run(xx, yy, g, dst, n)
+                    for b in range(R):
+                        want = np.flatnonzero((xx[b, :n].astype(np.uint8) &
+                                               yy[g[b], :n].astype(np.uint8)) != 0)
+                        assert c[b] == len(want), (P, dens, b)
+                        assert (dst[b, :c[b]] == want).all(), (P, dens, b)
+                        assert (dst[b, n:] == -7).all()
+
+
 def test_fetch_ahead_is_a_hint_on_large_answers_only():
     """``_vecgame._fetch_ahead`` (cache hints for the next game's rows and answer) and
     ``_fetch_game`` (its occupancy row and answers) change no array; the first is

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from numba import njit
 
+from ..kernels._bytes import list_and
 from ..kernels._jit import NO_NRT
 
 
@@ -19,15 +20,15 @@ def keep_list(rows, g, mask, usable, a_list, a_n, nxt, actor, again):
     its costs and stops into ``a_cost``/``a_stop``), only the list of the usable ends
     of games ``rows``' answers (``mask`` [B, >= P], ``usable`` uint8[F, P], figure
     slots ``g``) into ``a_list``/``a_n``, and ``Match._advance``'s step (see
-    :func:`keep_answer`); returns how many games went to ``again``."""
+    :func:`keep_answer`); returns how many games went to ``again``. (The list by
+    ``kernels._bytes.list_and``: 32 places a step where the rows are C-contiguous
+    one-byte rows and ``a_list`` int32, else a branch-free scan of the P places; slots
+    past ``a_n`` stale.)"""
     P = a_list.shape[1]
     k = 0
     for i in range(rows.shape[0]):
         b, gi = rows[i], g[i]
-        c = 0
-        for p in range(P):          # (no branch: the list's next slot written anyway)
-            a_list[b, c] = p
-            c += (mask[b, p] & usable[gi, p]) != 0
+        c = list_and(mask, b, usable, gi, a_list, b, P)
         a_n[b] = c
         nxt[b] = gi + 1
         if c:

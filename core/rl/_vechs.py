@@ -44,12 +44,14 @@ from ..games.heroscape._batch_doubles import NO_PAIR_BITS, NO_PLAIN_UNASKED
 from ..games.heroscape._bits import query_ends
 from ..games.heroscape._kept import kept_clear
 from ..kernels import _types as T
+from ..kernels._bytes import SET_BITS, popcount, put8
 from ..kernels._jit import NO_NRT
 from ..kernels.batch import _clear_row
 from ._kept_answer import keep_answer
 from ._vecgame import TERMINATED, _draw, _n_sides
 
 EMPTY = T.OCC_EMPTY
+BYTE = np.uint64(0xFF)
 #: a broken rule for the tests' mutation check: a kept end's stop code dropped
 BREAK_STOP = 1
 #: the one-space queries by the kernel, not as bit sets (``_bits.one_bits``), for A/B
@@ -100,6 +102,7 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
      budget, stop_code, Z) = S
     kept_at, kept_code, kept_ptr, kept, near_k, kept_far = K
     N = occ.shape[1]
+    P = a_list.shape[1]
     nw = (N + 63) >> 6
     lay = bits[nw:]     # (one_bits' scratch)
     use_bits = (rules & NO_BITS) == 0
@@ -159,15 +162,25 @@ def hs_queries(rows, g, S, K, double, lead, trail, occ, cell, alive, buf, ends, 
             if not x:
                 continue
             bits[w] = 0
-            # (no branch on a bit: the list's next slot written at every cell, the
-            # count moved on by its bit; the slot, the count of the cells before it,
-            # is below N <= P, and a slot past the count is stale, never read. A
-            # branch a bit mispredicted on the ends' irregular bits: ~20% of this
-            # function's samples)
+            # (no branch on a bit: a branch a bit mispredicted on the ends' irregular
+            # bits, ~20% of this function's samples. A slot past the count is stale,
+            # never read)
             base = w << 6
-            for h in range(min(64, N - base)):
-                a_list[b, n] = base + h
-                n += np.int64((x >> np.uint64(h)) & one)
+            if base + 64 <= P:
+                # a byte of cells a step: its cells' next eight slots in one store
+                # (kernels._bytes.put8; slots n ... n + 7, n the count of the cells
+                # before them, below base + 64 <= P), the count moved on by its bits
+                for j in range(8):
+                    y = (x >> np.uint64(8 * j)) & BYTE
+                    put8(a_list, b, n, SET_BITS, y, base + 8 * j)
+                    n += popcount(y)
+            else:
+                # (a cell a step: the list's next slot written at every cell, the
+                # count moved on by its bit; the slot, the count of the cells before
+                # it, is below N <= P)
+                for h in range(min(64, N - base)):
+                    a_list[b, n] = base + h
+                    n += np.int64((x >> np.uint64(h)) & one)
         a_n[b] = n
         if n:
             actor[b] = f
