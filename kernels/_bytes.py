@@ -26,7 +26,7 @@ import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic, overload, register_jitable
 
 #: uint8[256 * 8]: row ``m`` (``8 m ... 8 m + 7``) the positions of the set bits of
 #: byte ``m``, ascending, then zeros
@@ -135,10 +135,17 @@ def list_and(x, bx, y, by, dst, bd, n):
     32 places a step (:func:`and32`, four :func:`put8`) where ``x``, ``y`` are
     C-contiguous 2-D arrays of a one-byte dtype and ``dst`` a C-contiguous int32[R, >=
     n] (the last ``n % 32`` places, and other types, a place a step, as the scan)."""
-    c = 0
-    for p in range(n):
+    return _scan(x, bx, y, by, dst, bd, 0, 0, n)
+
+
+@register_jitable
+def _scan(x, bx, y, by, dst, bd, p, c, n):
+    """:func:`list_and` a place a step from place ``p`` (``c`` listed before it) to
+    ``n``; returns the count listed."""
+    while p < n:                        # (no branch: the next slot written anyway)
         dst[bd, c] = p
         c += (x[bx, p] & y[by, p]) != 0
+        p += 1
     return c
 
 
@@ -146,11 +153,7 @@ def list_and(x, bx, y, by, dst, bd, n):
 def _list_and(x, bx, y, by, dst, bd, n):
     if not (bytes_rows(x) and bytes_rows(y) and list_rows(dst)):
         def scalar(x, bx, y, by, dst, bd, n):
-            c = 0
-            for p in range(n):          # (no branch: the next slot written anyway)
-                dst[bd, c] = p
-                c += (x[bx, p] & y[by, p]) != 0
-            return c
+            return _scan(x, bx, y, by, dst, bd, 0, 0, n)
         return scalar
 
     def eight(x, bx, y, by, dst, bd, n):
@@ -164,9 +167,5 @@ def _list_and(x, bx, y, by, dst, bd, n):
                 put8(dst, bd, c, SET_BITS, h, p + 8 * j)
                 c += popcount(h)
             p += 32
-        while p < n:
-            dst[bd, c] = p
-            c += (x[bx, p] & y[by, p]) != 0
-            p += 1
-        return c
+        return _scan(x, bx, y, by, dst, bd, p, c, n)
     return eight

@@ -813,6 +813,10 @@ def test_list_and_lists_the_set_places_as_a_scan():
                         assert c[b] == len(want), (P, dens, b)
                         assert (dst[b, :c[b]] == want).all(), (P, dens, b)
                         assert (dst[b, n:] == -7).all()
+                    # (uncompiled, the same scan)
+                    py = np.full((R, P + 1), -7, dt)
+                    assert list_and(xx, 2, yy, g[2], py, 2, n) == c[2]
+                    assert (py[2, :c[2]] == dst[2, :c[2]]).all()
 
 
 def test_fetch_ahead_is_a_hint_on_large_answers_only():

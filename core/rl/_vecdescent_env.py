@@ -51,8 +51,8 @@ from numba import njit
 from ..kernels._jit import NO_NRT, once
 from ._kept_answer import keep_answer
 from ._vecdescent import _base_distance, descent_play
-from ._vecnp import (STEP_ENDED, STEP_RESTARTED, WholeStep, advance_select, draw_obs,
-                     mask_rows, opponents_draw, pick_rows, step_end, step_start)
+from ._vecnp import (WholeStep, advance_select, draw_obs, mask_rows, opponents_draw,
+                     pick_rows, sort_starts, step_end)
 
 _LG = None   # legal_games (``_batch.legal_kernel()``), linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev)
@@ -119,7 +119,7 @@ def env_kernel():
         n_adv, n_mv, n_opp = _starts(lo, hi, mode, actions, end_turn, P_env, reward,
                                      pending, occ, cell, alive, moved, occ0, cell0, turn,
                                      side, nxt, actor, over, out, removed, doors, doors0,
-                                     orient, large, swap, opp, adv, mv, to)
+                                     orient, large, swap, opp, adv, mv, to, left)
         while True:
             if n_mv:                # the moves and removals; the games going on advance
                 k = descent_play(mv[:n_mv], to[:n_mv], actor, tables, cell, alive, opened,
@@ -207,43 +207,32 @@ def env_kernel():
 @njit(cache=True, nogil=True, **NO_NRT)
 def _starts(lo, hi, mode, actions, end_turn, P_env, reward, pending, occ, cell, alive,
             moved, occ0, cell0, turn, side, nxt, actor, over, out, removed, doors, doors0,
-            orient, large, swap, opp, adv, mv, to):
+            orient, large, swap, opp, adv, mv, to, restarted):
     """The start of :func:`env_kernel`'s step for games ``lo <= b < hi``
-    (``_vecnp.step_start``): the games going on into ``opp``, those to advance (back
-    at the root, its doors and orientations the root's, or their side's turn passed)
-    into ``adv``, those where the learner moves into ``mv`` (to the batch's place id
-    ``to``: a turned base's env place swapped, ``_env_places``); returns how many of
-    each (``adv``, ``mv``, ``opp``). Out of the step, without reference counts: inlined
-    in it (a chunk compiled with them), ``step_start`` (and ``restart_one`` in it)
-    counted its ~14 arrays at every game (as ``_vechsenv._starts``;
-    docs/performance_log.md, ``hsfloor``, ``descobs``)."""
+    (``_vecnp.sort_starts``: the games going on into ``opp``, those to advance into
+    ``adv``, those where the learner moves into ``mv``), then Descent's own: a game back
+    at the root gets the root's doors and orientations (``BatchedGames.reset``), and a
+    learner's move goes to the batch's place id ``to`` (the env numbers a turned base's
+    places in the root's orientation, the batch in its kind of now: ``_env_places``);
+    returns how many of each (``adv``, ``mv``, ``opp``). Without reference counts, as
+    ``sort_starts`` (docs/performance_log.md, ``descobs``)."""
     F = cell.shape[1]
-    n_adv = n_mv = n_opp = 0
-    for b in range(lo, hi):
-        # (``occ`` is the game's squares, ``sq``: a restart writes the root's)
-        p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
-                       alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
-                       removed)
-        if p == STEP_ENDED:
-            continue
-        opp[n_opp] = b
-        n_opp += 1
-        if p < 0:               # restarted, or the turn passed: on to _advance
-            if p == STEP_RESTARTED:     # (BatchedGames.reset: the root's doors)
-                doors[b] = doors0
-                for g in range(F):
-                    orient[b, g] = 0
-            adv[n_adv] = b
-            n_adv += 1
-        else:
-            # the learner's move (the env numbers a turned base's places in the
-            # root's orientation, the batch in its kind of now: _env_places)
+    # (``occ`` is the game's squares, ``sq``: a restart writes the root's)
+    n_adv, n_mv, n_opp, n_rs = sort_starts(lo, hi, mode, actions, end_turn, P_env,
+                                           reward, pending, occ, cell, alive, moved,
+                                           occ0, cell0, turn, side, nxt, actor, over,
+                                           out, removed, opp, adv, mv, to, restarted)
+    for i in range(n_rs):
+        b = restarted[i]
+        doors[b] = doors0
+        for g in range(F):
+            orient[b, g] = 0
+    if large:
+        for i in range(n_mv):
+            b = mv[i]
             f = actor[b]
-            if large and orient[b, f] != 0:
-                p = swap[f, p]
-            mv[n_mv] = b
-            to[n_mv] = p
-            n_mv += 1
+            if orient[b, f] != 0:
+                to[i] = swap[f, to[i]]
     return n_adv, n_mv, n_opp
 
 

@@ -43,8 +43,8 @@ from ..kernels._types import CACHE
 from ._kept_answer import keep_list
 from ._vecgame import _grid_distance
 from ._vechs import hs_play, hs_queries, pair_call_bits
-from ._vecnp import (STEP_ENDED, TERMINATED, WholeStep, advance_select, draw_obs,
-                     mask_rows, opponents_draw, pick_rows, step_end, step_start)
+from ._vecnp import (TERMINATED, WholeStep, advance_select, draw_obs, mask_rows,
+                     opponents_draw, pick_rows, sort_starts, step_end)
 
 _DK = None   # the layout's double-space call, linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev,
@@ -107,7 +107,7 @@ def env_kernel():
         n_adv, n_mv, n_opp = _starts(lo, hi, mode, actions, end_turn, P_env, reward,
                                      pending, occ, cell, alive, moved, occ0, cell0, turn,
                                      side, nxt, actor, over, out, removed, opp, adv, mv,
-                                     to)
+                                     to, left)
         while True:
             if n_mv:                # the moves and removals; the games going on advance
                 k = hs_play(mv[:n_mv], to[:n_mv], actor, occ, cell, alive, moved,
@@ -186,36 +186,6 @@ def env_kernel():
 
 
 @njit(cache=True, nogil=True, **NO_NRT)
-def _starts(lo, hi, mode, actions, end_turn, P_env, reward, pending, occ, cell, alive,
-            moved, occ0, cell0, turn, side, nxt, actor, over, out, removed, opp, adv, mv,
-            to):
-    """The start of :func:`env_kernel`'s step for games ``lo <= b < hi``
-    (``_vecnp.step_start``): the games going on into ``opp``, those to advance (back
-    at the root, or their side's turn passed) into ``adv``, those where the learner
-    moves into ``mv`` (to env place ``to``); returns how many of each (``adv``, ``mv``,
-    ``opp``). Out of the step, without reference counts: inlined in it, ``step_start``
-    (and ``restart_one`` in it) counted its ~14 arrays at every game, ~1% of the env
-    move's samples (docs/performance_log.md, ``hsfloor``)."""
-    n_adv = n_mv = n_opp = 0
-    for b in range(lo, hi):
-        p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
-                       alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
-                       removed)
-        if p == STEP_ENDED:
-            continue
-        opp[n_opp] = b
-        n_opp += 1
-        if p < 0:               # restarted, or the turn passed: on to _advance
-            adv[n_adv] = b
-            n_adv += 1
-        else:                   # the learner's move
-            mv[n_mv] = b
-            to[n_mv] = p
-            n_mv += 1
-    return n_adv, n_mv, n_opp
-
-
-@njit(cache=True, nogil=True, **NO_NRT)
 def _nearest_ends(rows, actor, side, alive, side_of, a_list, a_n, pspace, cell, double,
                   lead, trail, coords, kind, dist, cl, cn):
     """``Match.greedy_row``'s candidates in games ``rows`` (int64[R]): of the acting
@@ -260,6 +230,22 @@ def _nearest_ends(rows, actor, side, alive, side_of, a_list, a_n, pspace, cell, 
                 m += 1
         cn[b] = m
     return 0
+
+
+@njit(cache=True, nogil=True, **NO_NRT)
+def _starts(lo, hi, mode, actions, end_turn, P_env, reward, pending, occ, cell, alive,
+            moved, occ0, cell0, turn, side, nxt, actor, over, out, removed, opp, adv, mv,
+            to, restarted):
+    """The start of :func:`env_kernel`'s step for games ``lo <= b < hi``
+    (``_vecnp.sort_starts``: the games going on into ``opp``, those to advance into
+    ``adv``, those where the learner moves into ``mv``, to env place ``to``); returns
+    how many of each (``adv``, ``mv``, ``opp``). Compiled apart, without reference
+    counts."""
+    n_adv, n_mv, n_opp, _ = sort_starts(lo, hi, mode, actions, end_turn, P_env, reward,
+                                        pending, occ, cell, alive, moved, occ0, cell0,
+                                        turn, side, nxt, actor, over, out, removed, opp,
+                                        adv, mv, to, restarted)
+    return n_adv, n_mv, n_opp
 
 
 @njit(cache=True, nogil=True, **NO_NRT)

@@ -419,6 +419,42 @@ def opponents_rows(rows, over, side, learner, removed, alive, side_of, out):
     return k
 
 
+@njit(nogil=True, inline="always")
+def sort_starts(lo, hi, mode, actions, end_turn, P_env, reward, pending, occ, cell, alive,
+                moved, occ0, cell0, turn, side, nxt, actor, over, out, removed, opp, adv,
+                mv, to, restarted):
+    """:func:`step_start` for games ``lo <= b < hi`` of the compiled whole steps
+    (``_vechsenv``, ``_vecdescent_env``), its games sorted: those going on into ``opp``,
+    those to advance (back at the root, or their side's turn passed) into ``adv``, those
+    where the learner moves into ``mv`` (to the env place ``to``), and those back at the
+    root also into ``restarted`` (the game's own state is the caller's); returns how many
+    of each (``adv``, ``mv``, ``opp``, ``restarted``). All int64[>= hi - lo]. Inlined
+    in each game's ``_starts``, compiled apart without reference counts (its arrays'
+    dtypes are the game's: one cached signature each): inlined in a step, ``step_start``
+    (and ``restart_one`` in it) counted its ~14 arrays at every game, ~1% of the
+    Heroscape env move's samples (docs/performance_log.md, ``hsfloor``)."""
+    n_adv = n_mv = n_opp = n_rs = 0
+    for b in range(lo, hi):
+        p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
+                       alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
+                       removed)
+        if p == STEP_ENDED:
+            continue
+        opp[n_opp] = b
+        n_opp += 1
+        if p < 0:               # restarted, or the turn passed: on to _advance
+            if p == STEP_RESTARTED:
+                restarted[n_rs] = b
+                n_rs += 1
+            adv[n_adv] = b
+            n_adv += 1
+        else:                   # the learner's move
+            mv[n_mv] = b
+            to[n_mv] = p
+            n_mv += 1
+    return n_adv, n_mv, n_opp, n_rs
+
+
 @njit(cache=True, nogil=True, **NO_NRT)
 def opponents_draw(rows, over, side, learner, removed, alive, side_of, out, rng, actor, u,
                    f, mv):
