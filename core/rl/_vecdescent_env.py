@@ -214,8 +214,9 @@ def _starts(lo, hi, mode, actions, end_turn, P_env, reward, pending, occ, cell, 
     at the root gets the root's doors and orientations (``BatchedGames.reset``), and a
     learner's move goes to the batch's place id ``to`` (the env numbers a turned base's
     places in the root's orientation, the batch in its kind of now: ``_env_places``);
-    returns how many of each (``adv``, ``mv``, ``opp``). Without reference counts, as
-    ``sort_starts`` (docs/performance_log.md, ``descobs``)."""
+    returns how many of each (``adv``, ``mv``, ``opp``). Compiled apart without
+    reference counts, ``sort_starts`` inlined in it (docs/performance_log.md,
+    ``descobs``)."""
     F = cell.shape[1]
     # (``occ`` is the game's squares, ``sq``: a restart writes the root's)
     n_adv, n_mv, n_opp, n_rs = sort_starts(lo, hi, mode, actions, end_turn, P_env,
