@@ -37,7 +37,8 @@ def _run_differential(game, steps, B, seed, policy="random", backend="auto",
                            record=True)
         G = play.games
         singles = [G.root.copy() for _ in range(B)]
-        for _ in range(steps):
+        state = _States(G, singles)
+        for step in range(steps):
             play.step()
             mask, cost, stop = play.last_answer
             qs = play.last_queries
@@ -53,13 +54,17 @@ def _run_differential(game, steps, B, seed, policy="random", backend="auto",
             for b in np.flatnonzero(figs >= 0).tolist():
                 q = play.queries[int(figs[b])] if qs is None else qs[b]
                 singles[b].apply_move(G.ids[int(figs[b])], int(to[b]), **q)
+                state.read(b, singles[b], [int(figs[b])])
                 checked += 1
             for b, g in zip(rg, rf):
                 singles[b].remove_figure(G.ids[g])
+                state.read(b, singles[b], [int(g)])
             for b in reset:                          # finished, restarted from the root
                 singles[b] = G.root.copy()
-            for b in range(B):
-                _same_state(G, b, singles[b])
+                state.read(b, singles[b])
+            if step % _States.EVERY == _States.EVERY - 1 or step == steps - 1:
+                state.read_all(singles)
+            state.check(G)
             # a position made from a game's arrays answers as the single one
             for b in range(min(B, 2)):
                 a = int(play.actor[b])
@@ -74,18 +79,52 @@ def _run_differential(game, steps, B, seed, policy="random", backend="auto",
     return checked
 
 
-def _same_state(G, b, single):
-    if hasattr(single, "doors"):                     # Descent: the doors a move opened
-        assert G.position(b).doors == single.doors, b
-    alive = set(single.figures)
-    for f, fid in enumerate(G.ids):
-        assert G.alive[b, f] == (fid in alive), (b, fid)
-        if fid in alive:
-            where = single.where(fid)
-            if isinstance(where, str):
-                assert G.cell[b, f] == -1, (b, fid)
-                continue
-            assert G.cell[b, f] == single.action_of(fid, where), (b, fid)
+class _States:
+    """What every game of the batch ``G`` must hold, read from its single positions:
+    ``alive`` bool[B, F], ``cell`` int64[B, F] (the action index of each figure in play),
+    ``doors`` int64[B] (Descent's open door bits; else 0). :meth:`read` reads a game's
+    figures that a step changed in its single position (the one moved or removed; every
+    one where it restarted), :meth:`read_all` every figure of every game, and
+    :meth:`check` compares the whole batch with it: a figure the batch changed that its
+    single position did not (or did not change as the single did) fails, as a check of
+    every figure after every step would, at the cost of the figures a step changes. A
+    single position's move changes no other figure; that is still read every
+    :data:`EVERY` steps and at the end."""
+
+    EVERY = 16
+
+    def __init__(self, G, singles):
+        F = len(G.ids)
+        self.alive = np.zeros((G.B, F), bool)
+        self.cell = np.full((G.B, F), -1, np.int64)
+        self.doors = np.zeros(G.B, np.int64)
+        self.ids = G.ids
+        self.read_all(singles)
+        self.check(G)
+
+    def read_all(self, singles) -> None:
+        for b, single in enumerate(singles):
+            self.read(b, single)
+
+    def read(self, b, single, figs=None) -> None:
+        alive = single.figures
+        for f in range(len(self.ids)) if figs is None else figs:
+            fid = self.ids[f]
+            self.alive[b, f] = fid in alive
+            where = single.where(fid) if fid in alive else None
+            self.cell[b, f] = -1 if where is None or isinstance(where, str) else \
+                single.action_of(fid, where)
+        if hasattr(single, "door_open"):             # Descent: the doors a move opened
+            self.doors[b] = sum(1 << k for k, o in enumerate(single.door_open) if o)
+
+    def check(self, G) -> None:
+        assert np.array_equal(G.alive, self.alive), np.argwhere(G.alive != self.alive)
+        cell = np.where(self.alive, G.cell, -1)      # (a figure out of play: any cell)
+        assert np.array_equal(cell, self.cell), np.argwhere(cell != self.cell)
+        if G._game is not None and hasattr(G._game, "doors"):
+            # (game b's door bits, which ``G.position(b)`` opens its doors from)
+            assert np.array_equal(G._game.doors, self.doors), \
+                np.flatnonzero(G._game.doors != self.doors)
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -104,6 +143,26 @@ def test_grid_arrays_backend_equals_positions(policy):
 @pytest.mark.parametrize("game", GAMES)
 def test_batched_ten_thousand_moves(game):
     assert _run_differential(game, steps=160, B=64, seed=11) >= 10_000
+
+
+@pytest.mark.parametrize("game", ["grid", "descent"])
+def test_the_state_check_sees_what_only_the_batch_changed(game):
+    """:class:`_States` fails where the batch changed a figure (or a door) that no single
+    position changed: the differential reads only what a step changed in the singles."""
+    play = BatchedPlay(game, example_scenarios(game)[0][1], 3, seed=1)
+    G = play.games
+    state = _States(G, [G.root.copy() for _ in range(G.B)])
+    b, f = (int(x) for x in np.argwhere(G.alive)[-1])
+    cell = int(G.cell[b, f])
+    G.cell[b, f] = (cell + 1) % G.n_places
+    with pytest.raises(AssertionError):
+        state.check(G)
+    G.cell[b, f] = cell
+    state.check(G)
+    if game == "descent":
+        G._game.doors[b] ^= 1
+        with pytest.raises(AssertionError):
+            state.check(G)
 
 
 def test_fused_step_chunks_cover_every_game_once_the_calling_thread_ahead():

@@ -22,7 +22,7 @@ from movecore.batch import BatchedGames
 from movecore.games.dark_realms import _batch as drb
 from movecore.tools.selfplay import example_scenarios
 from movecore.tools.selfplay_batch import BatchedPlay
-from test_batch import _dense, _run_differential, _same_state
+from test_batch import _States, _dense, _run_differential
 from test_dark_realms import random_board, random_figures
 from test_position_dark_realms import random_query
 
@@ -109,7 +109,8 @@ def _queries_differential(scenarios, steps, B, seed, query=random_query, counts=
         assert G.backend == "arrays", name
         ai = G._compiled
         singles = [root.copy() for _ in range(B)]
-        for _ in range(steps):
+        state = _States(G, singles)
+        for step in range(steps):
             figs = np.full(B, -1, np.int64)
             qs = [None] * B
             for b in range(B):
@@ -146,6 +147,7 @@ def _queries_differential(scenarios, steps, B, seed, query=random_query, counts=
             G.apply(figs, to, queries=qs)
             for b in np.flatnonzero(figs >= 0).tolist():
                 singles[b].apply_move(G.ids[int(figs[b])], int(to[b]), **qs[b])
+                state.read(b, singles[b], [int(figs[b])])
                 moved += 1
             for b in range(B):
                 alive = np.flatnonzero(G.alive[b])
@@ -154,10 +156,14 @@ def _queries_differential(scenarios, steps, B, seed, query=random_query, counts=
                     f = int(rng.choice(alive.tolist()))
                     G.remove([b], [f])
                     singles[b].remove_figure(G.ids[f])
+                    state.read(b, singles[b], [f])
                 elif r < 0.13:
                     G.reset([b])
                     singles[b] = root.copy()
-                _same_state(G, b, singles[b])
+                    state.read(b, singles[b])
+            if step % _States.EVERY == _States.EVERY - 1 or step == steps - 1:
+                state.read_all(singles)
+            state.check(G)
             # a position made from a game's arrays answers as the single one
             b = rng.randrange(B)
             alive = np.flatnonzero(G.alive[b])

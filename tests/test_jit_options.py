@@ -174,12 +174,17 @@ def _jit_taken() -> bool:
     return bool(_jit.NO_NRT)
 
 
-ANSWERS = {"reach": _reach_answers, "dark_realms_selfplay": _dark_realms_selfplay}
-#: the cases left out of the suite for their compile time in the subprocess's cold cache
-#: (Heroscape's step, its layout's calls and the two-space call: ~28 CPU s on top of the
-#: ~37 of the others, 2026-11-27); ``MOVECORE_NO_NRT_ALL=1`` runs them too (they answered
-#: alike then)
-MORE_ANSWERS = {"heroscape_selfplay": _heroscape_selfplay}
+ANSWERS = {"reach": _reach_answers}
+#: the cases left out of the suite for their compile time in the subprocess's cold cache,
+#: which CI pays in full: Dark Realms' self-play (its enemy AI and chunked step, ~28 CPU
+#: s on top of the kernels' ~16 on a quick host, 2026-11-25; about twice that on a slow
+#: one) and Heroscape's (its step, its layout's calls and the two-space call: ~28 CPU s,
+#: 2026-11-27). ``MOVECORE_NO_NRT_ALL=1`` runs them too (they answered alike when last
+#: run). The kernels' case stays: it compiles every function of the kernels that asks
+#: for NO_NRT (``is_plain``, the ``reach1`` builds, the batch kernels), and what compiles
+#: without reference counts compiles with them (the option only refuses code).
+MORE_ANSWERS = {"dark_realms_selfplay": _dark_realms_selfplay,
+                "heroscape_selfplay": _heroscape_selfplay}
 
 
 def _answers() -> dict:
@@ -199,11 +204,9 @@ def test_without_the_option_the_kernels_compile_and_answer_alike(tmp_path):
     """A fresh process whose Numba has no ``_nrt`` option (taken out, see ``_WITHOUT``)
     imports the modules that ask for NO_NRT, compiles their functions with reference
     counting on a cold cache of its own, and answers as this process does with them:
-    every case of :data:`ANSWERS` (the kernels, then Dark Realms' self-play, which
-    compiles its enemy AI and chunked step on top of the kernels; with
-    ``MOVECORE_NO_NRT_ALL=1`` :data:`MORE_ANSWERS` too) in one process, so that the
-    kernels compile once (two processes, one per case, compiled them twice: 17 + 41
-    CPU s on a cold cache against 43 in one)."""
+    every case of :data:`ANSWERS` (the kernels; with ``MOVECORE_NO_NRT_ALL=1``
+    :data:`MORE_ANSWERS` too: Dark Realms' and Heroscape's self-play, which compile their
+    steps on top of the kernels) in one process, so that the kernels compile once."""
     cases = _answers()
     here = {what: answers() for what, answers in cases.items()}
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR",
