@@ -1,6 +1,8 @@
 """movecore.rl.vector_env: B games stepped together equal B single Gymnasium envs."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -926,10 +928,12 @@ def rl_query_error():
     return mc.QueryError
 
 
+@functools.lru_cache(maxsize=None)
 def _np_scenarios():
     """Bundled scenarios the numpy-driven arrays backend plays, two per game (Descent's
     door round and hell hound; Heroscape's with a double-space figure,
-    ``backend="arrays"``); the random boards below cover the rest."""
+    ``backend="arrays"``); the random boards below cover the rest. (Made once per
+    process: the collection asks twice and each env built here costs its layout.)"""
     out = []
     for game in ("heroscape", "descent", "dark_realms"):
         for name, s in example_scenarios(game)[::3]:

@@ -475,7 +475,10 @@ class Position(_EnemyMoves, CellActions, _Position):
     def to_scenario(self, query: Mapping | None = None) -> dict:
         """The scenario of this position (``solve()`` of it answers as this position)."""
         base = self._scenario or {}
-        s = {k: _copy.deepcopy(v) for k, v in base.items() if k not in ("figures", "query")}
+        # (the board is written below: not copied first, a large board's deep copy costs
+        # milliseconds; its key keeps its place)
+        s = {k: None if k == "board" else _copy.deepcopy(v) for k, v in base.items()
+             if k not in ("figures", "query")}
         s.setdefault("game", "dark_realms")
         board = self.board
         grid = board.kind if board.kind == "hex" else f"square{board.nbr.shape[1]}"
