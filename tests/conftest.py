@@ -332,12 +332,13 @@ def _one_numba_cache_entry_per_index():
     that starts as one, compiles the callee twice; only compiles in this worker are
     seen, so CI's cold cache checks them all)."""
     yield
-    shared = jit_audit.shared_entries()
+    dispatchers = jit_audit.movecore_dispatchers()     # (the heap walked once for both)
+    shared = jit_audit.shared_entries(dispatchers)
     assert not shared, (
         "cached Numba functions compiled for more than one signature (call them with the "
         "dtypes of kernels/_types.py, contiguous, as the package does):\n" +
         "\n".join(f"{path}: {sigs}" for path, sigs in shared.items()))
-    twins = jit_audit.literal_twins()
+    twins = jit_audit.literal_twins(dispatchers)
     assert not twins, (
         "compiled again for a literal argument (pass an int64, np.int64(0), not 0):\n" +
         "\n".join(f"{name}: {sigs}" for name, sigs in twins.items()))

@@ -19,15 +19,17 @@ import json
 import sys
 
 
-def cached_dispatchers() -> list:
+def cached_dispatchers(dispatchers=None) -> list:
     """Every live Numba dispatcher of movecore in this process that uses the on-disk
-    cache. Garbage is collected first (a dropped dispatcher is not counted), and the
-    heap's objects are told apart by their type alone: ``isinstance`` asks a weak proxy
-    for its referent's class, and a dead one raises ReferenceError (numba's finalized
-    LLVM modules stay in the JIT engine with a weak proxy of their code library, which
-    dies with a dropped dispatcher's code)."""
+    cache (of ``dispatchers``, :func:`movecore_dispatchers`' list, where given). Garbage
+    is collected first (a dropped dispatcher is not counted), and the heap's objects are
+    told apart by their type alone: ``isinstance`` asks a weak proxy for its referent's
+    class, and a dead one raises ReferenceError (numba's finalized LLVM modules stay in
+    the JIT engine with a weak proxy of their code library, which dies with a dropped
+    dispatcher's code)."""
     from numba.core.caching import NullCache
-    return [d for d in movecore_dispatchers() if not isinstance(d._cache, NullCache)]
+    return [d for d in (movecore_dispatchers() if dispatchers is None else dispatchers)
+            if not isinstance(d._cache, NullCache)]
 
 
 def movecore_dispatchers() -> list:
@@ -67,11 +69,11 @@ def literal_twins(dispatchers=None) -> dict:
     return out
 
 
-def index_entries() -> dict:
+def index_entries(dispatchers=None) -> dict:
     """{cache index file: {entry key: signature}} over this process's compiled (or
-    loaded) overloads of movecore's cached functions."""
+    loaded) overloads of movecore's cached functions (of ``dispatchers`` where given)."""
     out: dict = {}
-    for d in cached_dispatchers():
+    for d in cached_dispatchers(dispatchers):
         cache = d._cache
         entries = out.setdefault(cache._cache_file._index_path, {})
         for sig in d.signatures:
@@ -80,9 +82,12 @@ def index_entries() -> dict:
     return out
 
 
-def shared_entries() -> dict:
-    """{index file: [signatures]} of the index files with more than one entry."""
-    return {path: sorted(e.values()) for path, e in index_entries().items() if len(e) > 1}
+def shared_entries(dispatchers=None) -> dict:
+    """{index file: [signatures]} of the index files with more than one entry (over
+    ``dispatchers``, :func:`movecore_dispatchers`' list, where given: a long session's
+    heap takes seconds to walk)."""
+    return {path: sorted(e.values()) for path, e in index_entries(dispatchers).items()
+            if len(e) > 1}
 
 
 def exercise(games: int = 3) -> None:

@@ -340,15 +340,14 @@ class _FigureMoves:
     def _end_dicts(self, moves: Moves) -> list[dict]:
         if moves._extra is not None:   # made with the query (paths, a crowd's who)
             return moves._extra
-        board = self.board
         i = self.index[moves.figure]
-        coord = board.coord
+        xy = self.board.coords          # (int32[N, 2]: each end's pair by one gather)
         if self.double[i]:
             st = self._st
-            ats = [[list(coord(a)), list(coord(b))] for a, b in
-                   zip(st.lead[moves.actions].tolist(), st.trail[moves.actions].tolist())]
+            ats = [list(ab) for ab in zip(xy[st.lead[moves.actions]].tolist(),
+                                          xy[st.trail[moves.actions]].tolist())]
         else:
-            ats = [list(coord(c)) for c in moves.actions.tolist()]
+            ats = xy[moves.actions].tolist()
         reasons = self.STOP_REASONS
         falls = hs.FALLS
         ids_of = self.ids_of

@@ -639,7 +639,15 @@ class Position(_Layers, _FigureMoves, _Position):
         """
         m = int(mask)
         ids = self.ids
-        return [ids[j] for j in range(len(ids)) if m >> j & 1]
+        out = []
+        while m:            # (the set bits only, low to high: most masks are 0 or 1 bit)
+            low = m & -m
+            j = low.bit_length() - 1
+            if j >= len(ids):
+                break
+            out.append(ids[j])
+            m ^= low
+        return out
 
     @locked
     def legal_moves_side(self, side, **query) -> dict:
