@@ -71,16 +71,23 @@ def register_game(name: str, *, read: "Callable[[dict], Any] | None" = None
     return deco
 
 
+#: the game packages' module names (``movecore.games``' listing, made at the first
+#: :func:`_load_games`)
+_game_names: "list[str] | None" = None
+
+
 def _load_games(game: object = None) -> None:
     """Import the game modules (each registers itself). With ``game``: only the module
     of that name (``movecore.games.<game>``) when it registers the game, so solving one
     game's scenario loads no other game (nor their kernels); every module otherwise."""
-    global _loaded
+    global _loaded, _game_names
     if _loaded:
         return
     games = importlib.import_module(__name__.rpartition(".")[0] + ".games")  # (above: found by name)
-    names = [m.name for m in pkgutil.iter_modules(games.__path__)
-             if not m.name.startswith("_")]
+    names = _game_names
+    if names is None:   # (listed once: a solve() of one game's scenario comes here each time)
+        names = _game_names = [m.name for m in pkgutil.iter_modules(games.__path__)
+                               if not m.name.startswith("_")]
     if isinstance(game, str) and game in names:
         # a game package registers its solve() and its live position on import
         if game not in _GAMES:
