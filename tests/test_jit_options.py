@@ -180,9 +180,10 @@ ANSWERS = {"reach": _reach_answers}
 #: s on top of the kernels' ~16 on a quick host, 2026-11-25; about twice that on a slow
 #: one) and Heroscape's (its step, its layout's calls and the two-space call: ~28 CPU s,
 #: 2026-11-27). ``MOVECORE_NO_NRT_ALL=1`` runs them too (all three cases answered alike
-#: on 2026-11-29: 280 s for the file on the slower host, against ~35 s without). The kernels' case stays: it compiles every function of the kernels that asks
-#: for NO_NRT (``is_plain``, the ``reach1`` builds, the batch kernels), and what compiles
-#: without reference counts compiles with them (the option only refuses code).
+#: on 2026-11-29: 280 s for the file on the slower host, against ~35 s without). The
+#: kernels' case stays: it compiles every function of the kernels that asks for NO_NRT
+#: (``is_plain``, the ``reach1`` builds, the batch kernels), and what compiles without
+#: reference counts compiles with them (the option only refuses code).
 MORE_ANSWERS = {"dark_realms_selfplay": _dark_realms_selfplay,
                 "heroscape_selfplay": _heroscape_selfplay}
 
