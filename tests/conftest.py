@@ -1,10 +1,15 @@
-"""Session-wide checks, which tests are ``slow``, and the worker processes of a whole run.
+"""Session-wide checks, the soak tier (``slow``), and the worker processes of a whole run.
 
-``pytest`` (and CI, ``.ci/run``) runs everything; ``pytest -m "not slow"`` is the quick
-subset: it leaves out the long differential and random-play runs listed in :data:`SLOW`
-(and the tests marked ``@pytest.mark.slow`` in place), and still checks every game.
+``pytest`` (and CI, ``.ci/run``) runs every test: each long random run on its first
+seed or example, the runs the standards size by count in full (the kernels against the
+oracle on thousands of random boards, ``test_differential.py``; 10,000 batched moves per
+game against single positions, ``test_batch.py``). ``pytest --soak`` (or
+``MOVECORE_SOAK=1``) adds the soak tier: every seed and example after the first of each
+long run, and the long variants, listed in :data:`SLOW` (and marked
+``@pytest.mark.slow`` in place). A ``-m`` expression picks for itself (``-m slow``: the
+soak tier alone), and a test named by its id (``file::test``) runs whatever its tier.
 
-A run of the whole suite (``pytest`` with no file or folder named, quick subset included)
+A run of the whole suite (``pytest`` with no file or folder named)
 spreads the tests over one pytest-xdist worker process per CPU (at most
 :data:`MAX_WORKERS`); naming files or folders (``pytest tests/test_x.py``) runs them in
 this process, as does ``-n 0``; ``-n N`` picks the count. On a cold Numba cache the
@@ -24,60 +29,44 @@ import pytest
 
 import jit_audit
 
-#: The long runs (measured with ``pytest FILE --durations=50``, one file at a time):
-#: ``"all"`` marks every case of the test slow; ``"rest"`` all but its first case (one
-#: seed / example per game stays in the quick subset). Kept here, not as decorators, so
-#: that the list is one place to read and to keep up to date.
+#: The soak tier (``pytest --soak``; measured with ``pytest FILE --durations=50``, one
+#: file at a time): ``"all"`` marks every case of the test slow; ``"rest"`` all but its
+#: first case (one seed / example of each long run stays in what ``pytest`` and CI run).
+#: Kept here, not as decorators, so that the list is one place to read and to keep up
+#: to date. A test whose only work is its one check (a fresh process, a thread race)
+#: is not here: it is no longer by being run more.
 SLOW = {
-    # kernels against the oracle over thousands of seeded random boards
-    "test_differential.py::test_plain_queries_match_oracle": "all",
-    "test_differential.py::test_reach_matches_oracle": "rest",
-    "test_differential.py::test_every_implementation_matches_oracle": "rest",
-    "test_differential.py::test_reach_many_matches_reach": "rest",
-    "test_differential.py::test_unit_cost_bfs_path_is_taken_and_agrees": "all",
+    # kernels against the oracle: more seeds (test_differential.py runs its thousands of
+    # random boards in full, outside this list)
     "test_reach_pen.py::test_penalty_kernel_equals_general_kernel_exactly": "rest",
     "test_reach_tree_api.py::test_tree_accessors_match_path": "rest",
     # live positions: random move sequences checked against solve() / a rebuilt position
-    "test_position_heroscape.py::test_random_move_sequences_from_every_example": "all",
-    "test_position_heroscape.py::test_random_move_sequences_on_random_battlefields": "all",
+    "test_position_heroscape.py::test_random_move_sequences_from_every_example": "rest",
     "test_heroscape_threads.py::test_four_threads_on_copies_answer_as_one": "rest",
-    "test_position_heroscape.py::test_random_move_sequences_with_deep_drops": "all",
-    "test_position_heroscape.py::test_paths_on_real_and_deep_battlefields": "all",
     "test_position_descent.py::test_random_sequences_match_a_rebuilt_position": "rest",
-    "test_position_dark_realms.py::test_random_play_matches_solve": "all",
-    "test_position_dark_realms.py::test_random_play_with_a_trap_detour_limit": "all",
+    "test_position_dark_realms.py::test_random_play_matches_solve": "rest",
+    "test_position_dark_realms.py::test_random_play_with_a_trap_detour_limit": "rest",
     "test_position_tiny_epic_tactics.py::test_random_play_matches_solve": "rest",
     "test_position_mage_knight.py::test_random_games_from_bundled_examples": "rest",
     "test_position_mage_knight.py::test_random_games_on_shaped_maps": "rest",
-    "test_position_mage_knight.py::test_random_games_revealing_lost_legion_tiles": "all",
+    "test_position_mage_knight.py::test_random_games_revealing_lost_legion_tiles": "rest",
     "test_position_mage_knight.py::test_random_games_on_random_maps": "rest",
     "test_position_mage_knight.py::test_random_games_on_walled_maps": "rest",
-    "test_position_grid.py::test_random_move_sequences_on_random_boards": "all",
     "test_position_grid.py::test_random_move_sequences_from_every_example": "rest",
     # rules against brute force on many random rooms
     "test_descent.py::test_rooms_with_a_door_line_match_brute_force": "rest",
     "test_descent.py::test_rooms_with_doors_match_brute_force": "rest",
     "test_descent.py::test_large_monsters_match_brute_force": "rest",
-    "test_descent.py::test_pit_rooms_match_brute_force": "all",
-    "test_descent.py::test_random_boards_match_the_oracle": "all",
-    "test_heroscape.py::test_a_crowd_of_more_than_64_enemies_matches_the_oracles": "all",
+    "test_descent.py::test_pit_rooms_match_brute_force": "rest",
     "test_undo_key.py::test_undo_takes_back_every_change_exactly": "rest",
-    "test_rl.py::test_docs_training_example_beats_random": "all",
     "test_dark_realms.py::test_trap_detour_limit_matches_brute_force": "rest",
     # JSON Schema against the readers on random nested mutations of every example
     "test_schema_values.py::test_schema_and_reader_agree_on_random_nested_mutations": "rest",
     "test_schemas.py::test_schema_and_reader_agree_on_structural_mutations": "rest",
-    # fresh processes: every game module imported first, the cache audit, racing writers
-    "test_packaging.py::test_every_game_module_imports_first": "all",
-    "test_numba_cache.py::test_public_api_compiles_one_entry_per_cached_function": "all",
-    "test_numba_cache.py::test_audit_sees_a_second_signature": "all",
-    "test_numba_cache.py::test_racing_writers_of_one_entry_leave_a_right_cache": "all",
-    "test_perf.py::test_a_second_import_loads_every_kernel_from_the_cache": "all",
-    "test_selfplay.py::test_workers_show_progress_and_ctrl_c_keeps_the_finished_games": "all",
-    "test_selfplay.py::test_seeded_per_game_so_worker_count_does_not_matter": "all",
+    # a broken layer contract caught by lint-imports: one case runs, each a fresh process
     "test_architecture.py::test_a_broken_contract_fails": "rest",
-    # this session's suites: the first case of each stays quick, the rest run in CI
-    "test_descent.py::test_door_pit_rooms_match_brute_force": "all",
+    # the first case of each runs in every run, the rest in the soak
+    "test_descent.py::test_door_pit_rooms_match_brute_force": "rest",
     "test_descent_reach_cost.py::test_scoped_rooms_with_doors_match_brute_force": "rest",
     "test_descent_reach_cost.py::test_scoped_door_line_rooms_match_brute_force": "rest",
     "test_descent_reach_cost.py::test_scoped_door_pit_rooms_match_brute_force": "rest",
@@ -104,10 +93,10 @@ SLOW = {
     "test_heroscape_threads.py::test_first_queries_of_fresh_copies_from_four_threads": "rest",
     "test_position_mage_knight.py::test_random_games_under_movement_rule_effects": "rest",
     "test_capi.py::test_build_writes_library_and_header_only": "rest",
-    # the C ABI: every bundled example through mc_solve_json, threads
+    # the C ABI: every bundled example through mc_solve_json
     "test_capi.py::test_solve_json_answers_every_bundled_example_like_solve": "rest",
-    "test_capi.py::test_two_host_threads_query_one_board": "all",
-    # a Numba without the private _nrt option: a fresh process compiles on a cold cache
+    # a Numba without the private _nrt option: a fresh process compiles every kernel again
+    # on a cold cache (~40 CPU s; a guard against a future Numba, not a rule)
     "test_jit_options.py::test_without_the_option_the_kernels_compile_and_answer_alike":
         "all",
     # two threads' first batched Descent steps in a fresh process
@@ -315,11 +304,59 @@ def _first_case(item) -> bool:
     return spec is None or not any(getattr(spec, "indices", {}).values())
 
 
+#: How many soak-tier cases this process's collection left out.
+_SOAK_LEFT = pytest.StashKey[int]()
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--soak", action="store_true", default=False,
+        help="also run the soak tier (tests/conftest.py, SLOW): every seed and example "
+             "of the long random runs after the first, and their long variants "
+             "(MOVECORE_SOAK=1 does the same)")
+
+
+def _soak(config) -> bool:
+    """Whether this run includes the soak tier: ``--soak``, ``MOVECORE_SOAK`` set to
+    anything but ``""`` or ``"0"``, or a ``-m`` expression (which picks for itself)."""
+    return bool(config.getoption("soak") or os.environ.get("MOVECORE_SOAK", "0") not in
+                ("", "0") or config.option.markexpr)
+
+
+def _named(config, item) -> bool:
+    """Whether ``item`` was asked for by its id (``tests/test_x.py::test_y[case]``)."""
+    ids = [a.replace("\\", "/") for a in config.args if "::" in a]
+    return any(item.nodeid == a or item.nodeid.startswith((a + "[", a + "::")) or
+               item.nodeid.endswith("/" + a) for a in ids)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         rule = SLOW.get(f"{item.path.name}::{getattr(item, 'originalname', item.name)}")
         if rule == "all" or (rule == "rest" and not _first_case(item)):
             item.add_marker(pytest.mark.slow)
+    if _soak(config):
+        return
+    left = [i for i in items if i.get_closest_marker("slow") and not _named(config, i)]
+    if left:
+        config.hook.pytest_deselected(items=left)
+        gone = set(map(id, left))
+        items[:] = [i for i in items if id(i) not in gone]
+        config.stash[_SOAK_LEFT] = len(left)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Say that a run without the soak tier left it out (with the count where this process
+    collected: a whole-suite run's controller leaves collecting to its workers)."""
+    if _soak(config) or hasattr(config, "workerinput"):
+        return
+    left = config.stash.get(_SOAK_LEFT, 0)
+    if left:
+        terminalreporter.write_line(f"movecore: {left} soak-tier case{'s' * (left != 1)} "
+                                    f"left out (pytest --soak runs them too)")
+    elif getattr(config.option, "numprocesses", None):
+        terminalreporter.write_line("movecore: the soak tier left out (pytest --soak runs "
+                                    "it too)")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -146,17 +146,77 @@ def test_readme_lists_every_command():
     assert listed == {"solve", "games", "examples", *cli._COMMAND_MODULES}
 
 
-def test_the_slow_list_names_real_tests_and_the_readme_gives_the_quick_subset():
-    """conftest.SLOW (the tests `pytest -m "not slow"` leaves out) names test functions
-    that exist; the README documents the quick subset."""
+def test_the_slow_list_names_real_tests_and_the_readme_gives_the_soak_tier():
+    """conftest.SLOW (the soak tier, which `pytest` leaves out and `pytest --soak` runs)
+    names test functions that exist, none of the runs the standards size by count; the
+    README documents the soak tier."""
     import conftest
     for key in conftest.SLOW:
         name, func = key.split("::")
         path = ROOT / "tests" / name
         assert path.exists(), key
         assert re.search(rf"^def {func}\(", path.read_text(), re.M), key
+        assert name != "test_differential.py", key      # thousands of boards, every run
     assert set(conftest.SLOW.values()) <= {"all", "rest"}
-    assert 'pytest -m "not slow"' in (ROOT / "README.md").read_text()
+    batch = (ROOT / "tests" / "test_batch.py").read_text()
+    ten_thousand = batch.split("def test_batched_ten_thousand_moves")[0].rsplit("\n\n", 1)[1]
+    assert "mark.slow" not in ten_thousand              # issue 29's 10,000 moves per game
+    assert "pytest --soak" in (ROOT / "README.md").read_text()
+
+
+def test_pytest_leaves_the_soak_tier_out_unless_asked():
+    """`pytest` deselects the soak tier's cases (SLOW's, and those marked slow in place);
+    --soak, MOVECORE_SOAK=1 or a -m expression keep them (-m picks for itself); a case
+    named by its id runs whatever its tier. The real hooks on stand-in items."""
+    from types import SimpleNamespace
+    import conftest
+
+    class Item:
+        def __init__(self, func, index=None, slow=False):
+            self.path = Path("tests/test_x.py")
+            self.originalname = func
+            self.name = func if index is None else f"{func}[{index}]"
+            self.nodeid = f"tests/test_x.py::{self.name}"
+            if index is not None:
+                self.callspec = SimpleNamespace(indices={"seed": index})
+            self.marks = ["slow"] if slow else []
+
+        def add_marker(self, mark):
+            self.marks.append(mark.name)
+
+        def get_closest_marker(self, name):
+            return name if name in self.marks else None
+
+    def run(monkeypatch, soak=False, markexpr="", args=(), env=None):
+        monkeypatch.setattr(conftest, "SLOW", {"test_x.py::test_seeds": "rest",
+                                               "test_x.py::test_long": "all"})
+        if env is None:
+            monkeypatch.delenv("MOVECORE_SOAK", raising=False)
+        else:
+            monkeypatch.setenv("MOVECORE_SOAK", env)
+        items = [Item("test_seeds", 0), Item("test_seeds", 1), Item("test_long"),
+                 Item("test_marked", slow=True), Item("test_quick")]
+        gone = []
+        cfg = SimpleNamespace(
+            getoption=lambda name: soak, option=SimpleNamespace(markexpr=markexpr),
+            args=list(args), stash={},
+            hook=SimpleNamespace(pytest_deselected=lambda items: gone.extend(items)))
+        conftest.pytest_collection_modifyitems(cfg, items)
+        assert {i.name for i in gone}.isdisjoint(i.name for i in items)
+        return [i.name for i in items], [i.name for i in gone]
+
+    with pytest.MonkeyPatch.context() as mp:
+        every = ["test_seeds[0]", "test_seeds[1]", "test_long", "test_marked", "test_quick"]
+        assert run(mp) == (["test_seeds[0]", "test_quick"],
+                           ["test_seeds[1]", "test_long", "test_marked"])
+        assert run(mp, soak=True) == (every, [])
+        assert run(mp, env="1") == (every, [])
+        assert run(mp, env="0")[1] == ["test_seeds[1]", "test_long", "test_marked"]
+        assert run(mp, markexpr="slow") == (every, [])      # -m filters after this hook
+        kept, _ = run(mp, args=["tests/test_x.py::test_seeds", "test_x.py::test_long"])
+        assert kept == ["test_seeds[0]", "test_seeds[1]", "test_long", "test_quick"]
+        kept, _ = run(mp, args=["tests/test_x.py::test_seeds[1]"])
+        assert kept == ["test_seeds[0]", "test_seeds[1]", "test_quick"]
 
 
 def test_the_whole_suite_runs_on_workers_and_named_files_in_process():

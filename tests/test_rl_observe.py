@@ -17,7 +17,7 @@ from movecore.tools.selfplay import example_scenarios  # noqa: E402
 
 SCENARIOS = [(g, n, s) for g in GAMES for n, s in example_scenarios(g)]
 _FIRST = {g: n for g, n, _ in reversed(SCENARIOS)}
-# the quick subset (-m "not slow") plays one example per game, the full run all of them
+# `pytest` plays one example per game, the soak tier (`pytest --soak`) all of them
 CASES = [pytest.param(g, n, s, id=n[:-5], marks=() if _FIRST[g] == n else pytest.mark.slow)
          for g, n, s in SCENARIOS]
 

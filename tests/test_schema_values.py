@@ -419,8 +419,8 @@ def test_schema_and_reader_agree_on_random_nested_mutations(name):
     rng = random.Random(name)
     game = EXAMPLES[name]["game"]
     v = _validator(game)
-    # two wrong values per site for the first example (the quick subset's), one for the
-    # rest (the suite's time; every site of every example is still mutated)
+    # two wrong values per site for the first example (the one `pytest` runs), one for the
+    # rest (the soak tier's time; every site of every example is still mutated there)
     k = 2 if name == min(EXAMPLES) else 1
     for form in (EXAMPLES[name], to_common(EXAMPLES[name])):
         for path, value in _random_mutations(form, rng, k):
