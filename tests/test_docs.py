@@ -164,6 +164,15 @@ def test_the_slow_list_names_real_tests_and_the_readme_gives_the_soak_tier():
     assert "pytest --soak" in (ROOT / "README.md").read_text()
 
 
+def test_ci_runs_the_readmes_test_command():
+    """.ci/run runs the README's second set-up command as written (its arguments passed
+    on to pytest: `.ci/run --soak`)."""
+    readme = (ROOT / "README.md").read_text()
+    command = re.search(r"^(pip install -e '\.\[test\]' && pytest) +#", readme, re.M)
+    assert command, "the README's set-up block lost its test command"
+    assert f'{command.group(1)} "$@"\n' in (ROOT / ".ci" / "run").read_text()
+
+
 def test_pytest_leaves_the_soak_tier_out_unless_asked():
     """`pytest` deselects the soak tier's cases (SLOW's, and those marked slow in place);
     --soak, MOVECORE_SOAK=1 or a -m expression keep them (-m picks for itself); a case
