@@ -36,9 +36,8 @@ import jit_audit
 #: to date. A test whose only work is its one check (a fresh process, a thread race)
 #: is not here: it is no longer by being run more.
 SLOW = {
-    # kernels against the oracle: more seeds (test_differential.py runs its thousands of
-    # random boards in full, outside this list)
-    "test_reach_pen.py::test_penalty_kernel_equals_general_kernel_exactly": "rest",
+    # kernels against the oracle: more seeds (test_differential.py and test_reach_pen.py
+    # run their thousands of random boards in full, outside this list)
     "test_reach_tree_api.py::test_tree_accessors_match_path": "rest",
     # live positions: random move sequences checked against solve() / a rebuilt position
     "test_position_heroscape.py::test_random_move_sequences_from_every_example": "rest",

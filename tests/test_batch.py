@@ -69,13 +69,11 @@ def _run_differential(game, steps, B, seed, policy="random", backend="auto",
             for b in range(min(B, 2)):
                 a = int(play.actor[b])
                 if not play.done[b] and a >= 0 and play.queries is not None:
-                    q = play.queries[a]
-                    if True:
-                        fid = G.ids[a]
-                        got = _dense(G.position(b), fid, q, G.n_places)
-                        want = _dense(singles[b], fid, q, G.n_places)
-                        assert all(np.array_equal(x, y) for x, y in zip(got, want)), \
-                            (name, b, fid)
+                    q, fid = play.queries[a], G.ids[a]
+                    got = _dense(G.position(b), fid, q, G.n_places)
+                    want = _dense(singles[b], fid, q, G.n_places)
+                    assert all(np.array_equal(x, y) for x, y in zip(got, want)), \
+                        (name, b, fid)
     return checked
 
 

@@ -156,8 +156,11 @@ def test_the_slow_list_names_real_tests_and_the_readme_gives_the_soak_tier():
         path = ROOT / "tests" / name
         assert path.exists(), key
         assert re.search(rf"^def {func}\(", path.read_text(), re.M), key
-        assert name != "test_differential.py", key      # thousands of boards, every run
+        # thousands of random boards per kernel, in every run
+        assert name not in ("test_differential.py", "test_reach_pen.py"), key
     assert set(conftest.SLOW.values()) <= {"all", "rest"}
+    for name in ("test_differential.py", "test_reach_pen.py"):
+        assert "mark.slow" not in (ROOT / "tests" / name).read_text(), name
     batch = (ROOT / "tests" / "test_batch.py").read_text()
     ten_thousand = batch.split("def test_batched_ten_thousand_moves")[0].rsplit("\n\n", 1)[1]
     assert "mark.slow" not in ten_thousand              # issue 29's 10,000 moves per game

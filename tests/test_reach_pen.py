@@ -393,7 +393,6 @@ def test_penalty_steps_kernel_equals_the_penalty_kernel():
     assert all(v > 20 for v in seen.values()), str(seen)
 
 
-@pytest.mark.slow
 def test_penalty_steps_kernel_equals_the_penalty_kernel_on_more_boards():
     seen = _steps_block(range(2, N_BOARDS, 4))     # (other boards than the short run's)
     assert all(v > 20 for v in seen.values()), str(seen)
