@@ -323,10 +323,20 @@ def _soak(config) -> bool:
 
 
 def _named(config, item) -> bool:
-    """Whether ``item`` was asked for by its id (``tests/test_x.py::test_y[case]``)."""
-    ids = [a.replace("\\", "/") for a in config.args if "::" in a]
-    return any(item.nodeid == a or item.nodeid.startswith((a + "[", a + "::")) or
-               item.nodeid.endswith("/" + a) for a in ids)
+    """Whether ``item`` was asked for by its id (``tests/test_x.py::test_y[case]``, from
+    any folder)."""
+    for arg in config.args:
+        path, sep, rest = arg.partition("::")
+        if not sep:
+            continue
+        where = (config.invocation_params.dir / path).resolve()
+        try:
+            asked = f"{where.relative_to(config.rootpath).as_posix()}::{rest}"
+        except ValueError:          # (outside the rootdir: not one of ours)
+            continue
+        if item.nodeid == asked or item.nodeid.startswith((asked + "[", asked + "::")):
+            return True
+    return False
 
 
 def pytest_collection_modifyitems(config, items):

@@ -211,7 +211,8 @@ def test_pytest_leaves_the_soak_tier_out_unless_asked():
         gone = []
         cfg = SimpleNamespace(
             getoption=lambda name: soak, option=SimpleNamespace(markexpr=markexpr),
-            args=list(args), stash={},
+            args=list(args), stash={}, rootpath=ROOT,
+            invocation_params=SimpleNamespace(dir=ROOT / "tests"),
             hook=SimpleNamespace(pytest_deselected=lambda items: gone.extend(items)))
         conftest.pytest_collection_modifyitems(cfg, items)
         assert {i.name for i in gone}.isdisjoint(i.name for i in items)
@@ -225,9 +226,10 @@ def test_pytest_leaves_the_soak_tier_out_unless_asked():
         assert run(mp, env="1") == (every, [])
         assert run(mp, env="0")[1] == ["test_seeds[1]", "test_long", "test_marked"]
         assert run(mp, markexpr="slow") == (every, [])      # -m filters after this hook
-        kept, _ = run(mp, args=["tests/test_x.py::test_seeds", "test_x.py::test_long"])
+        # (ids from the invocation folder, tests/ here, or absolute)
+        kept, _ = run(mp, args=["test_x.py::test_seeds", str(ROOT / "tests/test_x.py::test_long")])
         assert kept == ["test_seeds[0]", "test_seeds[1]", "test_long", "test_quick"]
-        kept, _ = run(mp, args=["tests/test_x.py::test_seeds[1]"])
+        kept, _ = run(mp, args=["test_x.py::test_seeds[1]", "tests/test_x.py::test_marked"])
         assert kept == ["test_seeds[0]", "test_seeds[1]", "test_quick"]
 
 
