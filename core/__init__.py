@@ -308,10 +308,11 @@ def _cache_dir_has_index(source: str) -> "bool | None":
     return None
 
 
-#: Compiles a user waits for, measured on a quiet 2-core machine (cold cache, seconds):
-#: the announcement's estimate. Keys: a module (its import compiles eagerly: one line for
-#: the module) or a function's qualname (compiled lazily, at its first use); matched by
-#: suffix of the dotted name.
+#: Compiles a user waits for, measured on a quiet 2-core machine (cold cache, seconds;
+#: the one-call steps' upper bounds on a host ~3x slower at compiling, 2026-11-29,
+#: docs/performance_log.md "The soak tier"): the announcement's estimate. Keys: a module
+#: (its import compiles eagerly: one line for the module) or a function's qualname
+#: (compiled lazily, at its first use); matched by suffix of the dotted name.
 _KERNELS_ESTIMATE = (20, 60)        # the import of movecore.kernels (module reach)
 _COMPILE_ESTIMATES = {
     "kernels.reach_pen": (3, 8),                    # its import: sorted_pen_ends
@@ -325,7 +326,19 @@ _COMPILE_ESTIMATES = {
     "mage_knight": (1, 4),
     "descent": (1, 6),
     "dark_realms": (1, 4),
-    "dark_realms._batch_enemy": (5, 20),            # the batched enemy AI, first use
+    "dark_realms._batch_enemy": (10, 45),           # the batched enemy AI, first use
+    # the batched games' and vector envs' one-call steps (a game's whole move, inlined)
+    "rl._vecgame.env_chunk": (15, 60),              # grid, Tiny Epic Tactics, Mage Knight
+    "rl._vecgame.selfplay_step": (3, 15),
+    "rl._vecdr_env": (10, 45),
+    "rl._vechsenv": (10, 40),
+    "rl._vecdescent_env": (8, 35),
+    "rl._vecdr": (3, 12),
+    "tools._selfplay_heroscape": (8, 35),
+    "tools._selfplay_descent": (5, 25),
+    "heroscape._batch_doubles": (8, 35),
+    "descent._batch": (3, 15),
+    "kernels.reach.prange_batch": (3, 15),          # reach_many's threaded batch
     "kernels._spin": (0, 1),                        # the pool's hand-off flags
 }
 _COMPILE_ESTIMATES_DEFAULT = (1, 10)

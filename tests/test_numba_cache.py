@@ -312,6 +312,14 @@ def test_compile_estimates_name_the_game():
         "movecore.kernels.reach_pen.kernel.<locals>.reach_pen")
     assert what == "movecore.kernels.reach_pen.kernel.reach_pen" and about == \
         ", about 4-13 s"
+    # the one-call steps (tens of seconds, not the default's 1-10), each by its own key
+    for name, about in [
+            ("movecore.rl._vecgame.env_chunk", ", about 15-60 s"),
+            ("movecore.rl._vecdr_env.env_kernel.<locals>.env_chunk", ", about 10-45 s"),
+            ("movecore.rl._vecdr.dr_queries", ", about 3-12 s"),
+            ("movecore.tools._selfplay_descent.step_kernel.<locals>.descent_step",
+             ", about 5-25 s")]:
+        assert movecore._describe(name)[1] == about, name
 
 
 # A cached function that calls a compiled function of another file: numba links the
