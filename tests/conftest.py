@@ -3,11 +3,10 @@
 ``pytest`` (and CI, ``.ci/run``) runs every test: each long random run on its first
 seed or example, the runs the standards size by count in full (the kernels against the
 oracle on thousands of random boards, ``test_differential.py`` and ``test_reach_pen.py``;
-10,000 batched moves per game against single positions, ``test_batch.py``). ``pytest
---soak`` (or
-``MOVECORE_SOAK=1``) adds the soak tier: every seed and example after the first of each
-long run, and the long variants, listed in :data:`SLOW` (and marked
-``@pytest.mark.slow`` in place). A ``-m`` expression picks for itself (``-m slow``: the
+10,000 batched moves per game against single positions, ``test_batch.py``).
+``pytest --soak`` (or ``MOVECORE_SOAK=1``) adds the soak tier: every seed and example
+after the first of each long run, and the long variants, listed in :data:`SLOW` (and
+marked ``@pytest.mark.slow`` in place). A ``-m`` expression picks for itself (``-m slow``: the
 soak tier alone), and a test named by its id (``file::test``) runs whatever its tier.
 
 A run of the whole suite (``pytest`` with no file or folder named)
