@@ -233,13 +233,14 @@ WARM_UP = (
 
 def _warm_up(config) -> None:
     """In a pytest-xdist worker of a whole-suite run with 2+ workers: compile (or load)
-    the groups of :data:`WARM_UP` before collecting, each group under a file lock shared by the run's
-    workers (in the run's base temp folder), so that each group is compiled by one worker
-    and loaded from the cache by the others. Without it every worker compiles all of them
-    at once during its collection (~65 CPU s each on a cold cache: the cache does not help
-    processes that compile the same function at the same moment). A worker takes the
-    first group it can lock without waiting (the first group: waits), and waits for a
-    locked one only when none is free; on a warm cache every step is a load."""
+    the groups of :data:`WARM_UP` before collecting, each group under a file lock shared
+    by the run's workers (in the run's base temp folder), so that each group is compiled
+    by one worker and loaded from the cache by the others. Without it every worker
+    compiles all of them at once during its collection (~65 CPU s each on a cold cache:
+    the cache does not help processes that compile the same function at the same
+    moment). A worker takes the first group it can lock without waiting (the first
+    group: waits), and waits for a locked one only when none is free; on a warm cache
+    every step is a load."""
     import contextlib
     import importlib
     import io
