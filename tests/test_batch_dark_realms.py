@@ -547,8 +547,8 @@ def _fast_and_kernels(scenarios, steps, B, seed):
     searches the fast ones replace): the same mask, steps and traps (the kept answers
     both on the bit sets and, with ``use_bits`` False, on the byte rows). Returns the
     table counters summed (pick from the tables, searched; field from the tables,
-    searched; kept answers taken, refused) and the bit sets' (forward, closest-target, reverse searches), and the enemy moves
-    compared."""
+    searched; kept answers taken, refused) and the bit sets' (forward, closest-target,
+    reverse searches), and the enemy moves compared."""
     hits = np.zeros(6, np.int64)
     bits = np.zeros(3, np.int64)
     n_ai = 0

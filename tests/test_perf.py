@@ -5,7 +5,6 @@ benchmark command and workloads work. Timing targets are measured by ``movecore 
 from __future__ import annotations
 
 import importlib
-import gc
 import sys
 import threading
 import weakref
@@ -470,9 +469,10 @@ def _plain_dial_case(seed):
 
 def test_plain_kernel_at_the_limit_equals_reach1_exactly():
     """``reach_plain_k`` (neighbour count compiled in, padded cell words, stamped
-    distances, pooled bucket lists or a BFS queue) gives prepare().reach and reach_many the same ends in
-    the same order as ``reach1_plain``, over seeded random boards, budgets and starts, on
-    one and two threads, also across the wrap of its distance stamps."""
+    distances, pooled bucket lists or a BFS queue) gives prepare().reach and reach_many
+    the same ends in the same order as ``reach1_plain``, over seeded random boards,
+    budgets and starts, on one and two threads, also across the wrap of its distance
+    stamps."""
     from movecore.kernels import _types as T
     from movecore.kernels.reach import _reach1_size
     checked, fifo = 0, 0

@@ -2103,9 +2103,10 @@ def test_numpy_arrays_kept_check_fails_on_a_wrong_update():
 def test_numpy_arrays_pick_is_the_kth_row():
     """``_vecnp.pick_rows`` (the opponent's pick: a selection over each game's usable
     ends, by bit sets of their ranks by cost where the ranks are distinct and the
-    costs within the sets', else by counting them by cost) takes the row a stable sort of the ``Moves`` order
-    takes, the ``int(u * n)``-th by (cost, rank, place), and counts the double-space
-    figures' picks among rows of one cost as ``np.unique`` does: few places and many
+    costs within the sets', else by counting them by cost) takes the row a stable sort
+    of the ``Moves`` order takes, the ``int(u * n)``-th by (cost, rank, place), and
+    counts the double-space figures' picks among rows of one cost as ``np.unique``
+    does: few places and many
     costs (costs over 64 and below 0 included: the counts' outer buckets, whose rows
     mix costs), and many places of a few costs (over 48 rows of one cost: the
     quickselect); ranks with ties (a double's two orientations of one pair: the place

@@ -177,8 +177,10 @@ def _dark_realms_change(pos, rng):
             int(rng.integers(3))], at, speed=int(rng.integers(0, 4)))
 
 
-CHANGES = {"dark_realms": _dark_realms_change, "tiny_epic_tactics": _tiny_epic_tactics_change, "grid": _grid_change, "mage_knight": _mage_knight_change,
-           "descent": _descent_change, "heroscape": _heroscape_change}
+CHANGES = {"dark_realms": _dark_realms_change,
+           "tiny_epic_tactics": _tiny_epic_tactics_change, "grid": _grid_change,
+           "mage_knight": _mage_knight_change, "descent": _descent_change,
+           "heroscape": _heroscape_change}
 
 
 def _walk(game, scenario, seed, steps, change_rate=0.3):
