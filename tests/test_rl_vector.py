@@ -55,6 +55,30 @@ def test_vector_env_seeding_and_bad_input():
         rl.vector_env("grid_hex_skirmish", num_envs=2, opponent="nobody")
 
 
+def test_vector_env_observe_and_render_need_a_reset_and_render_mode():
+    """``observe()`` before the first ``reset()`` is refused (no state to observe yet,
+    as ``step``); ``render()`` draws each game's position (a tuple of B, as
+    ``SyncVectorEnv.render``) where ``render_mode`` is given, and is refused
+    otherwise."""
+    import movecore as mc
+    envs = rl.vector_env("grid_hex_skirmish", num_envs=2)
+    with pytest.raises(mc.QueryError, match="before reset"):
+        envs.observe()
+    with pytest.raises(mc.QueryError, match="render_mode"):
+        envs.render()
+    assert envs.metadata["render_modes"] == []
+    drawn = rl.vector_env("grid_hex_skirmish", num_envs=2, render_mode="ansi")
+    assert drawn.backend == "positions" and drawn.metadata["render_modes"] == ["ansi", "svg"]
+    with pytest.raises(mc.QueryError, match="before reset"):
+        drawn.render()
+    drawn.reset(seed=4)
+    one = rl.gym_env("grid_hex_skirmish", render_mode="ansi")
+    one.reset(seed=5)
+    pictures = drawn.render()
+    assert isinstance(pictures, tuple) and len(pictures) == 2
+    assert pictures[1] == one.render() and isinstance(pictures[0], str)
+
+
 # ---------------------------------------------------------------- the arrays backend
 def _check_against_singles(envs, singles, steps, rng, seed, illegal_every=0, until=None):
     """Step ``envs`` and the single envs with the same actions; every game's observation,

@@ -5,7 +5,7 @@
   agent moves one figure per step.
 * :func:`gym_env` — a Gymnasium environment: one side against a built-in opponent.
 * :func:`vector_env` — ``num_envs`` of those as one Gymnasium ``VectorEnv``
-  (next-step autoreset, ``info["action_mask"]`` [B, A]).
+  (Gymnasium's autoreset modes, next-step by default; ``info["action_mask"]`` [B, A]).
 * :mod:`movecore.rl.turns` — the movement-only game both play (and ``movecore
   selfplay``): turn order, queries, end of game.
 * :mod:`movecore.rl.spaces` — the fixed action space of a side and the observation
@@ -87,7 +87,9 @@ def gym_env(name_or_scenario, side=None, opponent="random", render_mode=None, **
 
 def vector_env(name_or_scenario, num_envs: int = 8, **kwargs):
     """A Gymnasium vector environment of ``num_envs`` games (one side against a built-in
-    opponent each), next-step autoreset, ``info["action_mask"]`` [B, A] and
-    ``action_masks()``. See :class:`movecore.rl.vector.MovecoreVectorEnv`."""
+    opponent each): ``autoreset_mode`` Gymnasium's next-step (the default), same-step
+    or disabled, partial resets by ``reset(options={"reset_mask": m})``,
+    ``info["action_mask"]`` [B, A] and ``action_masks()``. See
+    :class:`movecore.rl.vector.MovecoreVectorEnv`."""
     from .vector import vector_env as make
     return make(name_or_scenario, num_envs, **kwargs)

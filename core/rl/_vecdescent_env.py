@@ -52,7 +52,7 @@ from ..kernels._jit import NO_NRT, once
 from ._kept_answer import keep_answer
 from ._vecdescent import _base_distance, descent_play
 from ._vecnp import (WholeStep, advance_select, draw_obs, mask_rows, opponents_draw,
-                     pick_rows, sort_starts, step_end)
+                     pick_rows, run_end, sort_starts, step_end)
 
 _LG = None   # legal_games (``_batch.legal_kernel()``), linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev)
@@ -191,14 +191,19 @@ def env_kernel():
         # the rewards and ends (BatchedSteps.step); who acts (the observation, the mask)
         step_end(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, over,
                  out, side, learner, acting)
-        draw_obs(obs[lo:hi], fresh, record, drawn[lo:hi], n_drawn[lo:hi], orec[lo:hi],
-                 static, n_static, HW, d, k_game, alive[lo:hi], cell[lo:hi], large,
-                 orient[lo:hi], swap, hw, rel, acting[lo:hi], actor[lo:hi], moved[lo:hi],
-                 a_list[lo:hi], a_n[lo:hi], a_cost[lo:hi], a_stop[lo:hi], lead, dbl,
-                 turn[lo:hi], max_turns, valid, gmode, no_sp, sadj, level, height,
-                 side_of, a_roll[lo:hi], over[lo:hi], doors[lo:hi], door_cells)
-        mask_rows(lo, hi, mask, mask_out, acting, actor, a_list, a_n, env_base, end_turn,
-                  large, orient[lo:hi], swap)
+        i = lo      # (each run of games not left as they are: all of them in a step)
+        while i < hi:
+            j = run_end(mode, i, hi)
+            if j > i:
+                draw_obs(obs[i:j], fresh, record, drawn[i:j], n_drawn[i:j], orec[i:j],
+                         static, n_static, HW, d, k_game, alive[i:j], cell[i:j], large,
+                         orient[i:j], swap, hw, rel, acting[i:j], actor[i:j], moved[i:j],
+                         a_list[i:j], a_n[i:j], a_cost[i:j], a_stop[i:j], lead, dbl,
+                         turn[i:j], max_turns, valid, gmode, no_sp, sadj, level, height,
+                         side_of, a_roll[i:j], over[i:j], doors[i:j], door_cells)
+                mask_rows(i, j, mask, mask_out, acting, actor, a_list, a_n, env_base,
+                          end_turn, large, orient[i:j], swap)
+            i = j + 1
         return 0
 
     return ds_env_chunk
@@ -298,6 +303,13 @@ class DescentEnvStep(WholeStep):
         int64[B]); returns reward, terminated, truncated, done, the observations (a new
         array with ``copy=True``, else ``obs_kept`` brought up to date) and the masks'
         copy (``mask`` int8[B, A]: the env's, written)."""
+        # (a status < 0, a game's answer needing a live position: never, all_arrays)
+        return self._run(*self._call(), mode, actions, illegal_reward, obs_kept, mask,
+                         "descent")[0]
+
+    def _call(self):
+        """The compiled step and each chunk's leading arguments (its kept draw fresh
+        or not: ``_fresh``)."""
         s = self.steps
         fresh = self._fresh()
         heads = self._heads.get(fresh)
@@ -308,6 +320,4 @@ class DescentEnvStep(WholeStep):
                  s.a_roll, s._door_cells, s.env_base)
             heads = self._heads[fresh] = [(tables, Q, T, A, self.W[c], O)
                                           for c in range(self.n_chunks)]
-        # (a status < 0, a game's answer needing a live position: never, all_arrays)
-        return self._run(env_kernel(), heads, mode, actions, illegal_reward, obs_kept,
-                         mask, "descent")[0]
+        return env_kernel(), heads

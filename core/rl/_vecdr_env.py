@@ -49,9 +49,9 @@ from ..games.dark_realms._batch_enemy import _grid_distance
 from ..kernels._jit import NO_NRT, once
 from ._kept_answer import keep_answer
 from ._vecdr import dr_play, dr_queries, hero_kept, roll_d6
-from ._vecgame import _draw, _kth, _side_in_play
+from ._vecgame import LEFT, _draw, _kth, _side_in_play
 from ._vecnp import (ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs,
-                     entry_call, restart_one)
+                     entry_call, restart_one, run_end)
 
 #: a distance no end reaches (the greedy pick where no enemy is in play)
 _FAR = np.int64(1) << np.int64(40)
@@ -130,8 +130,13 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
     counters ``W[8]`` add the figure moves, the move generations and the games marked.
     Returns how many games ``L`` lists. Allocates nothing."""
     if phase == 3:
-        _draw_rows(lo, hi, acting, G, T, R, Q, V, obs, fresh, record, rec, mask,
-                   mask_out)
+        i = lo      # (each run of games not left as they are: all of them in a step)
+        while i < hi:
+            j = run_end(mode, i, hi)
+            if j > i:
+                _draw_rows(i, j, acting, G, T, R, Q, V, obs, fresh, record, rec, mask,
+                           mask_out)
+            i = j + 1
         return 0
     occ, cell, alive, team, occ0, cell0 = G
     turn, side, nxt, actor, over, out, removed, moved, pending, rng, a_roll = T
@@ -167,6 +172,8 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
                 adv = True
         else:
             paused[b] = False
+            if m == LEFT:   # (left as it is: a same-step autoreset's other games)
+                continue
             if m == 0:
                 over[b] = ILLEGAL
                 actor[b] = -1

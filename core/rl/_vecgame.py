@@ -739,6 +739,11 @@ def _adjacent_enemy(nbr, cell, alive, side_of, b, f, at, r):
     return -1
 
 
+#: ``env_chunk``'s mode of a game it leaves as it is (the step's modes: 0 illegal, 1
+#: played, 2 restarted; ``MovecoreVectorEnv._restart_rows``)
+LEFT = 3
+
+
 @njit(cache=True, nogil=True, **NO_NRT)
 def step_modes(actions, mask, done, mode, illegal):
     """What ``MovecoreVectorEnv.step`` does with each game ``b``: ``mode[b]`` 2 (it
@@ -893,7 +898,9 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
               mask_out, lo, hi):
     """A whole env step of games ``lo <= b < hi``, in one call per thread: the game's
     move (``mode[b]``: 1 played, 2 restarted, 0 not played, its action illegal:
-    ``illegal[b]``, its game ended ``ILLEGAL``; its random numbers drawn here from its
+    ``illegal[b]``, its game ended ``ILLEGAL``; :data:`LEFT`: the game, its results,
+    observation and mask left as they are: a same-step autoreset's restarts, the other
+    games; its random numbers drawn here from its
     own stream, ``R[0]``), its reward and ends (``results`` =
     ``(illegal_reward, reward, term, trunc, done)``), its observation and mask (``obs``:
     float32[B, C * HW], ``mask``: int8[B, A]; ``V``, ``K``: :func:`observe`'s view and
@@ -923,8 +930,12 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
     # The chunk in blocks of _BLOCK games: each block's moves, then its observations
     for b0 in range(lo, hi, _BLOCK):
         b1 = min(b0 + _BLOCK, hi)
+        left = False
         for b in range(b0, b1):
             m = mode[b]
+            if m == LEFT:
+                left = True
+                continue
             if ahead and b + 1 < hi and mode[b + 1] == 1:   # (the next learner's row)
                 # (np.bool_: a literal False would be a second signature beside the
                 # test's and observe's; tests/conftest.py's literal-twin check)
@@ -977,7 +988,17 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
         # A call, not inlined: the step's register allocation then covers the moves
         # alone (fewer spills in the giant loop; docs/performance_log.md, "... the
         # observation pass out of line")
-        observe(obs, mask, mask_out, G, V, K, b0, b1)
+        if not left:
+            observe(obs, mask, mask_out, G, V, K, b0, b1)
+            continue
+        i = b0          # (the runs of games not left as they are)
+        while i < b1:
+            j = i
+            while j < b1 and mode[j] != LEFT:
+                j += 1
+            if j > i:
+                observe(obs, mask, mask_out, G, V, K, i, j)
+            i = j + 1
     return 0
 
 

@@ -44,7 +44,7 @@ from ._kept_answer import keep_list
 from ._vecgame import _grid_distance
 from ._vechs import hs_play, hs_queries, pair_call_bits
 from ._vecnp import (TERMINATED, WholeStep, advance_select, draw_obs, mask_rows,
-                     opponents_draw, pick_rows, sort_starts, step_end)
+                     opponents_draw, pick_rows, run_end, sort_starts, step_end)
 
 _DK = None   # the layout's double-space call, linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev,
@@ -172,14 +172,19 @@ def env_kernel():
         # spaces
         _results(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, over,
                  out, side, learner, acting, cell, double, lead, trail, sp)
-        draw_obs(obs[lo:hi], fresh, record, drawn[lo:hi], n_drawn[lo:hi], orec[lo:hi],
-                 static, n_static, HW, d, k_game, alive[lo:hi], cell[lo:hi], large, orient,
-                 swap, hw, rel, acting[lo:hi], actor[lo:hi], moved[lo:hi], a_list[lo:hi],
-                 a_n[lo:hi], a_cost[lo:hi], a_stop[lo:hi], olead, dbl, turn[lo:hi],
-                 max_turns, valid, gmode, sp[lo:hi], sadj, level, height, side_of,
-                 a_roll[lo:hi], over[lo:hi], doors, door_cells)
-        mask_rows(lo, hi, mask, mask_out, acting, actor, a_list, a_n, env_base, end_turn,
-                  large, orient, swap)
+        i = lo      # (each run of games not left as they are: all of them in a step)
+        while i < hi:
+            j = run_end(mode, i, hi)
+            if j > i:
+                draw_obs(obs[i:j], fresh, record, drawn[i:j], n_drawn[i:j], orec[i:j],
+                         static, n_static, HW, d, k_game, alive[i:j], cell[i:j], large,
+                         orient, swap, hw, rel, acting[i:j], actor[i:j], moved[i:j],
+                         a_list[i:j], a_n[i:j], a_cost[i:j], a_stop[i:j], olead, dbl,
+                         turn[i:j], max_turns, valid, gmode, sp[i:j], sadj, level, height,
+                         side_of, a_roll[i:j], over[i:j], doors, door_cells)
+                mask_rows(i, j, mask, mask_out, acting, actor, a_list, a_n, env_base,
+                          end_turn, large, orient, swap)
+            i = j + 1
         return 0
 
     return hs_env_chunk
@@ -326,6 +331,25 @@ class HeroscapeEnvStep(WholeStep):
         int64[B]); returns reward, terminated, truncated, done, the observations (a new
         array with ``copy=True``, else ``obs_kept`` brought up to date) and the masks'
         copy (``mask`` int8[B, A]: the env's, written)."""
+        # (a status < 0: never, the ends hold one column per place)
+        out, got = self._run(*self._call(), mode, actions, illegal_reward, obs_kept, mask,
+                             "heroscape")
+        self._tally(got)
+        return out
+
+    def restart_rows(self, rows, mode, obs_kept, mask, mask_out, dst=None):
+        got = super().restart_rows(rows, mode, obs_kept, mask, mask_out, dst)
+        self._tally(got)
+        return got
+
+    def _tally(self, got) -> None:
+        s = self.steps
+        s._hs.kept_used += int(got[2])
+        s.double_picks += int(got[3])
+
+    def _call(self):
+        """The compiled step and each chunk's leading arguments (its kept draw fresh
+        or not: ``_fresh``)."""
         s = self.steps
         fresh = self._fresh()
         heads = self._heads.get(fresh)
@@ -342,9 +366,4 @@ class HeroscapeEnvStep(WholeStep):
             D = s._hs.D
             heads = self._heads[fresh] = [(S, K, M, D[c], Q, T, A, self.W[c], O)
                                           for c in range(self.n_chunks)]
-        # (a status < 0: never, the ends hold one column per place)
-        out, got = self._run(env_kernel(), heads, mode, actions, illegal_reward, obs_kept,
-                             mask, "heroscape")
-        s._hs.kept_used += int(got[2])
-        s.double_picks += int(got[3])
-        return out
+        return env_kernel(), heads

@@ -75,10 +75,22 @@ from ..batch import entry_call, on_chunks, summed
 from ..position import grid_distance
 from ..kernels._jit import NO_NRT
 from ._kept_answer import keep_answer
-from ._vecgame import (_draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
+from ._vecgame import (LEFT, _draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
                        victim_of)
 
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
+
+
+@njit(nogil=True, inline="always")
+def run_end(mode, i, hi):
+    """The end ``j`` of the run of games ``i <= b < j < hi`` that a step does not leave
+    as they are (``mode[b] != LEFT``; ``j == i`` where game ``i`` is left): the compiled
+    whole steps draw each run's observations and masks, a same-step autoreset's call
+    only its restarted games'."""
+    j = i
+    while j < hi and mode[j] != LEFT:
+        j += 1
+    return j
 
 
 @njit("int64(uint64[:, ::1], int64[::1], float64[::1])", cache=True, nogil=True)
@@ -435,6 +447,8 @@ def sort_starts(lo, hi, mode, actions, end_turn, P_env, reward, pending, occ, ce
     Heroscape env move's samples (docs/performance_log.md, ``hsfloor``)."""
     n_adv = n_mv = n_opp = n_rs = 0
     for b in range(lo, hi):
+        if mode[b] == LEFT:     # (left as it is: a same-step autoreset's other games)
+            continue
         p = step_start(b, mode, actions, end_turn, P_env, reward, pending, occ, cell,
                        alive, moved, occ0, cell0, turn, side, nxt, actor, over, out,
                        removed)
@@ -736,6 +750,46 @@ class WholeStep:
         s.counts[0] += got[0]
         s.counts[1] += got[1]
         return (*results[1:], new if self.copy else obs_kept, mask_out), got
+
+
+    def restart_rows(self, rows, mode, obs_kept, mask, mask_out, dst=None):
+        """Games ``rows`` (int64[K]) back at the root in one call of the step's kernel
+        per chunk (``mode``: 2 there, ``LEFT`` elsewhere: the other games, their
+        observations and masks left as they are; the vector env's same-step autoreset
+        and partial reset): their kept observations (``obs_kept``) and masks (``mask``
+        and ``mask_out``) rewritten, and copied into ``dst`` too (where not None).
+        Returns the counters summed (K ints), ``steps.counts[:2]`` added to."""
+        kernel, heads = self._call()
+        s = self.steps
+        B = s.B
+        mode.fill(LEFT)
+        mode[rows] = 2
+        results = (0.0, np.empty(B), np.empty(B, bool), np.empty(B, bool),
+                   np.empty(B, bool))
+        o = obs_kept.reshape(B, -1)
+        args = (mode, np.zeros(B, np.int64), results, o, mask, mask_out)
+        entries = self._entries
+
+        def run(c, lo, hi):
+            return entry_call(entries, (kernel, c), kernel, (*heads[c], *args, lo, hi))
+
+        if self.n_chunks == 1:
+            status = [run(0, 0, B)]
+        else:
+            if not self._loaded:
+                run(0, 0, 0)
+                self._loaded = True
+            status = on_chunks(B, self.n_chunks, run)[1]
+        if min(status) < 0:  # pragma: no cover (as step)
+            raise RuntimeError(f"movecore: env step status {min(status)}")
+        if dst is not None:
+            dst[rows] = obs_kept[rows]
+        got = summed(self.counts)
+        for c in self.counts:
+            c.fill(0)
+        s.counts[0] += got[0]
+        s.counts[1] += got[1]
+        return got
 
 
 def why_not(one, kwargs) -> str | None:

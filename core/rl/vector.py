@@ -3,7 +3,9 @@
 :func:`movecore.rl.vector_env` returns a :class:`MovecoreVectorEnv`: a Gymnasium
 ``VectorEnv`` of ``num_envs`` games, each exactly a
 :class:`~movecore.rl.envs.MovecoreGym` (one side against a built-in opponent), with
-Gymnasium's next-step autoreset, seeding (``reset(seed=s)`` seeds game ``i`` with
+Gymnasium's autoreset modes (``autoreset_mode``: next-step by default, same-step, or
+none) and partial resets (``reset(options={"reset_mask": m})``), seeding
+(``reset(seed=s)`` seeds game ``i`` with
 ``s + i``, as ``SyncVectorEnv``), batched observations ``float32[B, C, H, W]``
 (:meth:`MovecoreVectorEnv.observe`), ``info["action_mask"]`` ``int8[B, A]`` and
 ``action_masks()`` (``bool[B, A]``, what MaskablePPO reads).
@@ -114,9 +116,10 @@ class MovecoreVectorEnv(VectorEnv):
     Keywords: those of :class:`~movecore.rl.envs.MovecoreGym` (``side``, ``opponent``,
     ``max_turns``, ``reward_fn``, ``terminal_fn``, ``town``, ``illegal``,
     ``illegal_reward``), plus ``threads`` (threads of a batched step, arrays backend),
-    ``backend`` ("auto", "arrays" or "positions") and ``copy`` (False: ``step`` and
+    ``backend`` ("auto", "arrays" or "positions"), ``copy`` (False: ``step`` and
     ``reset`` return the kept observations, read-only, overwritten by the next step;
-    see the module docstring).
+    see the module docstring) and ``autoreset_mode`` (Gymnasium's ``AutoresetMode``, or
+    its value or name: ``NEXT_STEP`` by default; see :meth:`step`).
 
     An illegal action (outside the game's mask) ends that game as the single
     environment does (``illegal="terminate"``: ``terminated``, ``illegal_reward``,
@@ -126,7 +129,9 @@ class MovecoreVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, name_or_scenario, num_envs: int, *, threads: int = 1,
-                 backend: str = "auto", copy: bool = True, **kwargs):
+                 backend: str = "auto", copy: bool = True,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP, **kwargs):
+        autoreset_mode = _autoreset_mode(autoreset_mode)
         if type(num_envs) is not int or num_envs < 1:
             raise QueryError(f"num_envs must be a positive integer; got {describe(num_envs)}")
         if type(threads) is not int or threads < 1:
@@ -143,6 +148,10 @@ class MovecoreVectorEnv(VectorEnv):
         self.num_envs = B = num_envs
         self.threads = threads
         self.copy = copy
+        #: Gymnasium's ``AutoresetMode`` of this env (also ``metadata["autoreset_mode"]``,
+        #: what Gymnasium's vector wrappers read)
+        self.autoreset_mode = autoreset_mode
+        self.metadata = {**type(self).metadata, "autoreset_mode": autoreset_mode}
         #: figure moves played (the learners' and the opponents') and move generations
         #: answered since construction (arrays backend; the positions backend: None)
         self.counts = {"moves": 0, "generations": 0}
@@ -152,6 +161,11 @@ class MovecoreVectorEnv(VectorEnv):
                                      np.float32)
         self.action_space = MultiDiscrete(np.full(B, one.action_space.n, np.int64))
         self.agent = one.agent
+        #: the games' render mode (``render_mode=``: each game's live position drawn,
+        #: the positions backend); ``render()`` returns one picture per game
+        self.render_mode = one.render_mode
+        if one.render_mode is not None:
+            self.metadata["render_modes"] = list(one.metadata["render_modes"])
         self.illegal = one.illegal
         self.illegal_reward = one.illegal_reward
         self._kwargs = kwargs
@@ -346,9 +360,10 @@ class MovecoreVectorEnv(VectorEnv):
                                  st["inc"] & m)
         self._streams[b] = True
 
-    def _run(self, kernel, heads, tail, key=None) -> None:
+    def _run(self, kernel, heads, tail, key=None, retime: bool = True) -> None:
         """``kernel(*heads[c], *tail, lo, hi)`` over the batch's chunks ``c`` (threads
-        when more than one: ``batch.on_cut``).
+        when more than one: ``batch.on_cut``); ``retime``: the chunks are cut again by
+        the rate this call played at (a whole step's; not a call on a few games).
 
         ``key``: the call's types are fixed by ``key`` (a hashable the caller picks; the
         arrays the call is handed are this env's own, or made by the caller with a
@@ -372,7 +387,7 @@ class MovecoreVectorEnv(VectorEnv):
             def run(c, lo, hi):
                 return entry_call(entries, key, kernel, (*heads[c], *tail, lo, hi))
         took = on_cut(cut, run)[1]
-        if _HEAD_BY_RATE and len(cut) > 2:
+        if retime and _HEAD_BY_RATE and len(cut) > 2:
             # the calling thread ahead by what a pool thread's wake is worth
             first = _moved_head(self.num_envs, len(cut) - 1, cut[1], took)
             if first is not None:
@@ -393,6 +408,15 @@ class MovecoreVectorEnv(VectorEnv):
         hands off. ``actions``: int64[B], C order, aligned, writeable (``step``'s copy:
         the type the step's entry point was found for)."""
         kept = obs_out is None
+        heads = self._step_heads(kept)
+        obs = (self._obs if kept else obs_out).reshape(self.num_envs, -1)
+        self._run(self._env_chunk, heads, (mode, actions, illegal, *self._tail, results,
+                                           obs, self._mask, mask_out), key=("step", kept))
+        self._count_arrays()
+
+    def _step_heads(self, kept: bool) -> list:
+        """Each chunk's leading arguments of ``_vecgame.env_chunk`` (``kept``: the
+        observations updated in the kept buffer, else drawn whole into a new array)."""
         heads = self._heads.get(kept)
         if heads is None:
             # each chunk's leading arguments, the env's own (made once: its arrays are
@@ -405,9 +429,11 @@ class MovecoreVectorEnv(VectorEnv):
             heads = self._heads[kept] = [
                 (S, self._G, self._R, self._O, self._Z, self._V, K) for S in self._S]
             self._tail = (st["out"], st["pending"])
-        obs = (self._obs if kept else obs_out).reshape(self.num_envs, -1)
-        self._run(self._env_chunk, heads, (mode, actions, illegal, *self._tail, results,
-                                           obs, self._mask, mask_out), key=("step", kept))
+        return heads
+
+    def _count_arrays(self) -> None:
+        """The compiled steps' counters (moves, move generations, kept-end answers) added
+        to ``counts`` and cleared."""
         got = summed(self._counts)
         for k in self._counts:
             k.fill(0)
@@ -436,12 +462,80 @@ class MovecoreVectorEnv(VectorEnv):
         st["removed"][rows] = False
         st["pending"][rows] = 0.0
 
+    def _restart_rows(self, rows, obs, mask_out, seeds=None) -> None:
+        """Games ``rows`` (int64[K], distinct) back at the root now, as a next-step
+        autoreset restarts them (their streams go on; the opponents move until the
+        learner is to act), the other games untouched: for the same-step autoreset and
+        ``reset(options={"reset_mask": ...})``. Each restarted game's observation is
+        written into ``obs`` (float32[B, ...]: the kept buffer ``_obs``, or a new array
+        of the step's), its mask into ``_mask`` and ``mask_out`` (int8[B, A], or None).
+        ``seeds``: the positions backend's seed of each game (or None); the arrays
+        backend's streams are the caller's to seed.
+
+        The grid game, Tiny Epic Tactics and Mage Knight restart them in one call of the
+        step's compiled chunks (mode 2, the others ``_vecgame.LEFT``); Heroscape,
+        Descent and Dark Realms in one call of their compiled whole step likewise; on
+        their sub-step path, by its restart, then one kept draw of every game's
+        observation and mask."""
+        if not len(rows):
+            return
+        B = self.num_envs
+        if self.backend == "positions":
+            for b in rows.tolist():
+                e = self.envs[b]
+                o, _ = e.reset(seed=None if seeds is None else seeds[b])
+                self._obs[b] = o
+                obs[b] = o
+                self._mask[b] = e._core.masks[e.agent]
+        elif self._np is not None:
+            n = self._np
+            kept = obs is self._obs
+            out = np.empty_like(self._mask) if mask_out is None else mask_out
+            mode = self._state_mode
+            dr, one_call = n._dr, self._one_call()
+            if dr is not None and dr.whole:
+                from ._vecgame import LEFT
+                mode.fill(LEFT)
+                mode[rows] = 2
+                self._dr_whole(dr).step(mode, np.zeros(B, np.int64), 0.0,
+                                        None if kept else obs, self._obs, self._mask, out)
+            elif one_call is not None:
+                one_call.restart_rows(rows, mode, self._obs, self._mask, out,
+                                      None if kept else obs)
+            else:       # (the sub-step path: its restart, then one kept draw of all)
+                n.restart(rows)     # (BatchedGames.reset: Dark Realms' positions too)
+                n.mask(self._mask)
+                n.observe(self._obs, kept=True)
+                if not kept:
+                    obs[rows] = self._obs[rows]
+            c = self.counts
+            c["moves"], c["generations"] = n.counts
+        else:
+            # one call of the step's chunks, the other games left as they are
+            from ._vecgame import LEFT
+            kept = obs is self._obs
+            mode = self._state_mode
+            mode.fill(LEFT)
+            mode[rows] = 2
+            no = np.zeros(B, bool)
+            results = (0.0, np.zeros(B), no.copy(), no.copy(), no.copy())
+            out = np.empty_like(self._mask) if mask_out is None else mask_out
+            self._run(self._env_chunk, self._step_heads(kept),
+                      (mode, np.zeros(B, np.int64), no, *self._tail, results,
+                       obs.reshape(B, -1), self._mask, out), key=("step", kept),
+                      retime=False)
+            self._count_arrays()
+        if mask_out is not None:
+            mask_out[rows] = self._mask[rows]
+
     # ------------------------------------------------------------------ observations
     def observe(self, out: np.ndarray | None = None) -> np.ndarray:
         """float32[B, C, H, W]: every game's observation now (the learner's; what
         ``MovecoreGym`` returns for each game's state), in one compiled call on the
         arrays backend (one ``observe`` per game on the positions backend). ``out``:
         an array of that shape and dtype to write into."""
+        if not self._has_reset:
+            raise QueryError("observe() before reset(): call envs.reset() first")
         B = self.num_envs
         shape = (B, *self.single_observation_space.shape)
         if out is None:
@@ -523,7 +617,17 @@ class MovecoreVectorEnv(VectorEnv):
         return [one(s, f"seed[{b}]") for b, s in enumerate(seeds)]
 
     def reset(self, *, seed=None, options=None):
+        """Every game back at the root (Gymnasium's ``VectorEnv.reset``): ``seed`` None
+        (the games' streams go on, or are seeded from the OS on the first reset), an
+        integer (game ``b`` seeded ``seed + b``) or one seed (or None) per game.
+        ``options={"reset_mask": m}`` (``m`` bool[B], at least one True): only the games
+        of ``m`` (each with its own seed, if given), the others left as they are; the
+        info then holds the reset games' rows (``info["_action_mask"]`` is ``m``), as
+        Gymnasium's ``SyncVectorEnv`` gives it. Returns the observations and the info."""
         seeds = self._seed_games(seed)          # validated before anything changes
+        mask = self._reset_mask(options)
+        if mask is not None:
+            return self._reset_some(np.flatnonzero(mask), seeds)
         super().reset(seed=seeds[0] if isinstance(seed, (int, np.integer)) else None)
         B = self.num_envs
         if self.backend == "positions":
@@ -554,6 +658,58 @@ class MovecoreVectorEnv(VectorEnv):
             return self._obs.copy(), self._info(None)
         return obs, self._info(None, mask)
 
+    def _reset_mask(self, options):
+        """``options``' ``reset_mask`` (bool[B], checked as ``SyncVectorEnv`` checks it,
+        with typed errors), or None; any other key is refused (a mistyped key would
+        otherwise reset every game)."""
+        if options is None:
+            return None
+        if not isinstance(options, dict):
+            raise QueryError(f"options must be a dict or None; got {describe(options)}")
+        other = sorted(map(str, set(options) - {"reset_mask"}))
+        if other:
+            raise QueryError(f"options: unknown key(s) {other}; the vector env reads "
+                             f"'reset_mask' (bool[B], the games to reset)")
+        if "reset_mask" not in options:
+            return None
+        m = options["reset_mask"]
+        B = self.num_envs
+        if not isinstance(m, np.ndarray) or m.dtype != np.bool_ or m.shape != (B,):
+            raise QueryError(f"options['reset_mask'] must be a numpy bool array of shape "
+                             f"({B},); got {describe(m)}")
+        if not m.any():
+            raise QueryError("options['reset_mask'] must hold at least one True (a game "
+                             "to reset)")
+        return m
+
+    def _reset_some(self, rows, seeds):
+        """``reset(options={"reset_mask": ...})``: games ``rows`` back at the root (their
+        streams seeded where ``seeds`` says), the others as they are."""
+        if not self._has_reset:
+            raise QueryError("reset(options={'reset_mask': ...}) before a first reset(): "
+                             "reset every game first")
+        if self.backend != "positions":
+            for b in rows.tolist():             # (unseeded: the stream goes on)
+                sd = seeds[b]
+                if sd is not None or not self._streams[b]:
+                    self._seed_stream(b, sd)
+        mask_out = np.zeros_like(self._mask)
+        # copy=False: the restarts into the kept buffer, which step hands out; else
+        # into a scratch array, then every game's observation drawn anew (on the
+        # arrays backend with copy=True the kept buffer need not be up to date)
+        positions = self.backend == "positions"
+        kept = positions or not self.copy
+        self._restart_rows(rows, self._obs if kept else np.empty_like(self._obs),
+                           mask_out, seeds)
+        self._done[rows] = False
+        if positions:
+            obs = self._obs.copy()
+        else:
+            obs = self.observe() if self.copy else self._obs_ro
+        m = np.zeros(self.num_envs, bool)
+        m[rows] = True
+        return obs, {"action_mask": mask_out, "_action_mask": m}
+
     def _info(self, illegal, mask=None, bad=None) -> dict:
         """The step's info: ``mask``, the masks' copy (None: made here); ``bad``: the
         illegal actions' count (None: counted here)."""
@@ -565,6 +721,15 @@ class MovecoreVectorEnv(VectorEnv):
         return info
 
     def step(self, actions):
+        """One move of the learner in every game (``actions`` int[B]: an action of each
+        game's ``info["action_mask"]``), then the opponents' until the learner is to act
+        again (Gymnasium's ``VectorEnv.step``); returns the observations, rewards,
+        terminated, truncated and the info. A game that ends is reset by the autoreset
+        mode: ``NEXT_STEP`` (the default) on the next step, whose action for it is not
+        played (reward 0, not ended); ``SAME_STEP`` now, its last observation and info in
+        ``info["final_obs"]`` / ``info["final_info"]`` (rows where
+        ``info["_final_obs"]``), the reset's in the observations and masks; ``DISABLED``
+        never: reset it with ``reset(options={"reset_mask": m})`` before the next step."""
         if not self._has_reset:
             raise QueryError("step() before reset(): call envs.reset() first")
         B = self.num_envs
@@ -572,6 +737,63 @@ class MovecoreVectorEnv(VectorEnv):
         if a.shape != (B,) or a.dtype.kind not in "iu":
             raise IllegalMoveError(f"actions must be B={B} integers (one per game); got "
                                    f"{describe(actions)}")
+        if self.autoreset_mode is AutoresetMode.DISABLED and self._done.any():
+            ended = np.flatnonzero(self._done)
+            raise QueryError(f"games {ended[:8].tolist()}{' ...' if len(ended) > 8 else ''}"
+                             f" ended on an earlier step and autoreset_mode is DISABLED: "
+                             f"reset them first, envs.reset(options={{'reset_mask': "
+                             f"envs.ended}})")
+        out = self._step(a)
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and self._done.any():
+            return self._same_step(*out)
+        return out
+
+    @property
+    def ended(self) -> np.ndarray:
+        """bool[B]: the games that ended on the last step and are not reset yet (with
+        ``autoreset_mode`` ``NEXT_STEP`` the next step resets them; ``DISABLED``: yours
+        to reset, ``reset(options={"reset_mask": envs.ended})``; ``SAME_STEP``: none)."""
+        return self._done.copy()
+
+    def _same_step(self, obs, reward, term, trunc, info):
+        """The same-step autoreset of the games that ended on this step: their last
+        observations and infos into ``info["final_obs"]`` (object[B]: float32[C, H, W]
+        where the game ended, None elsewhere) and ``info["final_info"]`` (its arrays'
+        other rows zero; ``info["_final_obs"]`` / ``["_final_info"]``: the games),
+        then each restarted, its observation and mask written over its row (as
+        ``SyncVectorEnv(autoreset_mode=SAME_STEP)`` of single envs gives them)."""
+        done = self._done.copy()
+        rows = np.flatnonzero(done)
+        # (one array per ended game, None elsewhere: Gymnasium's own form, "easier for
+        # users to access ... in the unbatched array")
+        final_obs = np.full(self.num_envs, None, object)
+        for b, o in zip(rows.tolist(), obs[rows]):     # (one copy; each row a view)
+            final_obs[b] = o
+        mask = info["action_mask"]
+        final_mask = np.zeros_like(mask)
+        final_mask[rows] = mask[rows]
+        final_info = {"action_mask": final_mask, "_action_mask": done.copy()}
+        illegal = info.pop("illegal_action", None)
+        info.pop("_illegal_action", None)
+        if illegal is not None:     # (an illegal action ends its game: all rows done)
+            final_info["illegal_action"] = illegal
+            final_info["_illegal_action"] = illegal.copy()
+        if self.backend != "positions" and not self.copy:
+            self._restart_rows(rows, self._obs, mask)
+            obs = self._obs_ro
+        else:
+            self._restart_rows(rows, obs, mask)
+        self._done[:] = False
+        info["final_obs"] = final_obs
+        info["_final_obs"] = done
+        info["final_info"] = final_info
+        info["_final_info"] = done.copy()
+        return obs, reward, term, trunc, info
+
+    def _step(self, a):
+        """``step`` of validated actions ``a`` (the next-step autoreset of the games that
+        ended on the last step)."""
+        B = self.num_envs
         # (a copy: C order, aligned, writeable, the type the compiled steps' entry
         # points were found for)
         a = np.array(a, np.int64)
@@ -600,8 +822,7 @@ class MovecoreVectorEnv(VectorEnv):
         dr = None if self._np is None else self._np._dr
         if dr is not None and dr.whole:    # (Dark Realms: one call per thread chunk)
             return self._dr_step(dr, mode, a, illegal, bad)
-        one_call = self._hsf if self._hsf is not None and self._np._hs is not None else \
-            self._dsf
+        one_call = self._one_call()
         if one_call is not None:    # (Heroscape, Descent: one compiled call per thread)
             reward, term, trunc, done, obs, mask = one_call.step(
                 mode, a, self.illegal_reward, self._obs, self._mask)
@@ -625,16 +846,27 @@ class MovecoreVectorEnv(VectorEnv):
         self._done = done
         return obs, reward, term, trunc, self._info(illegal, mask, bad)
 
+    def _one_call(self):
+        """Heroscape's or Descent's step in one compiled call per thread (None: not
+        this env's)."""
+        if self._hsf is not None and self._np._hs is not None:
+            return self._hsf
+        return self._dsf
+
+    def _dr_whole(self, dr):
+        """Dark Realms' compiled whole steps (``_vecdr_env.WholeSteps``), made once."""
+        if dr.whole_steps is None:
+            from ._vecdr_env import WholeSteps
+            dr.whole_steps = WholeSteps(self._np)
+        return dr.whole_steps
+
     def _dr_step(self, dr, mode, a, illegal, bad):
         """Dark Realms' step in the compiled scope of ``_vecdr``: each thread's chunk
         of games played whole, observations and masks included, in one compiled call
         (``_vecdr_env``)."""
-        if dr.whole_steps is None:
-            from ._vecdr_env import WholeSteps
-            dr.whole_steps = WholeSteps(self._np)
         obs = np.empty_like(self._obs) if self.copy else None
         mask = np.empty_like(self._mask)
-        reward, term, trunc, done = dr.whole_steps.step(mode, a, self.illegal_reward, obs,
+        reward, term, trunc, done = self._dr_whole(dr).step(mode, a, self.illegal_reward, obs,
                                                         self._obs, self._mask, mask)
         self._done = done
         c = self.counts
@@ -651,12 +883,39 @@ class MovecoreVectorEnv(VectorEnv):
             return [e.position for e in self.envs]
         return [self.games.position(b) for b in range(self.num_envs)]
 
+    def render(self):
+        """One picture per game (a tuple of B, as ``SyncVectorEnv.render``), each its
+        ``gym_env``'s ``render()``: needs ``vector_env(..., render_mode="ansi" or
+        "svg")``, which plays the games on the positions backend."""
+        if self.render_mode is None:
+            raise QueryError("render() needs vector_env(..., render_mode='ansi' or 'svg')")
+        if not self._has_reset:
+            raise QueryError("render() before reset(): call envs.reset() first")
+        return tuple(e.render() for e in self.envs)
+
     def close_extras(self, **kwargs) -> None:
         pass
 
 
 #: the games whose whole step is one compiled call (``_vecgame.env_chunk``)
 _COMPILED = ("grid", "tiny_epic_tactics", "mage_knight")
+
+
+def _autoreset_mode(value) -> AutoresetMode:
+    """``autoreset_mode`` as Gymnasium's ``AutoresetMode``: the enum, or its value or
+    name as a string (``"NextStep"`` / ``"next_step"``, ``"SameStep"``, ``"Disabled"``).
+
+    >>> _autoreset_mode("same_step"), _autoreset_mode(AutoresetMode.DISABLED)
+    (<AutoresetMode.SAME_STEP: 'SameStep'>, <AutoresetMode.DISABLED: 'Disabled'>)
+    """
+    if isinstance(value, AutoresetMode):
+        return value
+    if isinstance(value, str):
+        for m in AutoresetMode:
+            if value in (m.value, m.name) or value.upper() == m.name:
+                return m
+    raise QueryError(f"autoreset_mode must be a gymnasium.vector.AutoresetMode or one of "
+                     f"{[m.value for m in AutoresetMode]}; got {describe(value)}")
 
 
 def s_game(one) -> str:
