@@ -54,6 +54,18 @@ def test_ai_guide_example_runs():
             assert "refused:" in out.stdout
 
 
+def test_selfplay_page_python_runs():
+    """docs/selfplay.md's batched example runs as printed and prints its counters."""
+    text = (ROOT / "docs" / "selfplay.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks
+    for code in blocks:
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                             text=True)
+        assert out.returncode == 0, out.stderr[-3000:]
+        assert "moves_per_s" in out.stdout
+
+
 def test_readme_python_examples_run():
     text = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)

@@ -426,16 +426,73 @@ def test_nothing_else_imports_pettingzoo_or_gymnasium():
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
+def test_without_the_rl_extra_the_envs_and_the_cli_name_it():
+    """Where Gymnasium is not installed (``pip install -e .`` alone; here hidden by a
+    None in ``sys.modules``), the env functions raise a ``ModuleNotFoundError`` that
+    names the ``rl`` extra, and ``movecore bench --rl`` says so in one line (exit 2),
+    not with a traceback."""
+    hide = "import sys; sys.modules['gymnasium'] = None; "
+    for call in ("rl.env('grid_hex_skirmish')", "rl.gym_env('grid_hex_skirmish')",
+                 "rl.vector_env('grid_hex_skirmish', 2)"):
+        code = hide + ("import movecore.rl as rl\ntry:\n    " + call +
+                       "\nexcept ModuleNotFoundError as x:\n    print(x.name, x)")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             cwd=ROOT)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.startswith("gymnasium ") and "movecore[rl]" in out.stdout, \
+            (call, out.stdout)
+    code = hide + ("from movecore.tools.cli import main; "
+                   "sys.exit(main(['bench', '--rl', 'grid', '--rl-steps', '10']))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert out.returncode == 2, (out.returncode, out.stderr[-2000:])
+    assert "Traceback" not in out.stderr and "movecore[rl]" in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def test_every_bundled_example_makes_an_env_or_is_one_sided():
+    """What docs/rl.md says: an env of every bundled example (those of no game's
+    self-play list too, the C ABI's), but the two one-sided rule examples it names,
+    which are refused with a ScenarioError."""
+    import movecore as mc
+    from movecore import examples
+    one_sided = {"grid_ally_pass", "mage_knight_walls"}
+    refused = set()
+    for name in examples.names():
+        try:
+            e = rl.env(name)
+        except mc.ScenarioError as x:
+            assert "two sides" in str(x), (name, x)
+            refused.add(name)
+            continue
+        e.reset(seed=0)
+        assert len(e.possible_agents) >= 2, name
+    assert refused == one_sided
+    text = (ROOT / "docs" / "rl.md").read_text()
+    assert all(f"`{n}`" in text for n in one_sided)
+
+
 # ------------------------------------------------------------------ docs/rl.md
 def test_docs_training_example_beats_random():
+    """docs/rl.md's examples run as printed; the training one (at 1,500 steps) prints
+    the returns the page gives for 1,500 steps (within 0.05: another machine's floating
+    point may move a seeded run a little; a changed game moves it more)."""
     text = (ROOT / "docs" / "rl.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
     assert blocks
+    said = re.search(r"with 1,500 steps, `([+-][0-9.]+)` against\s+`([+-][0-9.]+)`", text)
+    assert said, "docs/rl.md no longer gives the 1,500-step returns"
+    printed = None
     for code in blocks:
         code = code.replace("STEPS = 4000", "STEPS = 1500")
         out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                              text=True, timeout=600)
         assert out.returncode == 0, out.stderr[-3000:]
+        printed = re.search(r"trained ([+-][0-9.]+), random ([+-][0-9.]+)",
+                            out.stdout) or printed
+    assert printed, "the training example printed no returns"
+    for doc, got in zip(said.groups(), printed.groups()):
+        assert abs(float(doc) - float(got)) <= 0.05, (said.groups(), printed.groups())
 
 
 @pytest.mark.parametrize("game", GAMES)

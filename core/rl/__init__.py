@@ -58,11 +58,24 @@ def examples(game: str | None = None) -> list[str]:
     return out
 
 
+def _rl_extra() -> None:
+    """A ``ModuleNotFoundError`` that names the ``rl`` extra where Gymnasium or PettingZoo
+    is not installed (``pip install -e .`` alone), before ``movecore.rl.envs`` imports
+    them."""
+    from importlib.util import find_spec
+    for name in ("gymnasium", "pettingzoo"):
+        if find_spec(name) is None:
+            raise ModuleNotFoundError(
+                f"movecore.rl needs {name}, the rl extra: pip install 'movecore[rl]' (from "
+                f"a clone: pip install -e '.[rl]')", name=name)
+
+
 def env(name_or_scenario, render_mode=None, **kwargs):
     """The PettingZoo AEC environment of a bundled example (its file name, with or
     without ``.json``) or a scenario dict. Bad input is handled as PettingZoo's classic
     environments' wrappers do (an illegal action ends the game, -1 to its agent).
     Keywords: see :class:`movecore.rl.envs.MovecoreAEC`."""
+    _rl_extra()
     from .envs import aec_env
     return aec_env(name_or_scenario, render_mode=render_mode, **kwargs)
 
@@ -70,6 +83,7 @@ def env(name_or_scenario, render_mode=None, **kwargs):
 def raw_env(name_or_scenario, render_mode=None, **kwargs):
     """:func:`env` that raises :class:`movecore.IllegalMoveError` on an illegal action
     (position unchanged) instead of ending the game."""
+    _rl_extra()
     from .envs import MovecoreAEC
     kwargs.setdefault("illegal", "raise")
     return MovecoreAEC(name_or_scenario, render_mode=render_mode, **kwargs)
@@ -77,9 +91,11 @@ def raw_env(name_or_scenario, render_mode=None, **kwargs):
 
 def gym_env(name_or_scenario, side=None, opponent="random", render_mode=None, **kwargs):
     """The Gymnasium environment: ``side`` (the first side to move by default) against
-    a built-in ``opponent`` ("random", "greedy"; in Dark Realms the enemy AI's own
-    choice is what the enemies' legal set already is). See
+    a built-in ``opponent`` ("random", "greedy", "enemy_ai": in Dark Realms the enemy
+    AI's choice, elsewhere as "random"). Keywords: ``max_turns``, ``reward_fn``,
+    ``terminal_fn``, ``town``, ``illegal``, ``illegal_reward``. See
     :class:`movecore.rl.envs.MovecoreGym`."""
+    _rl_extra()
     from .envs import MovecoreGym
     return MovecoreGym(name_or_scenario, side=side, opponent=opponent,
                        render_mode=render_mode, **kwargs)
@@ -89,7 +105,10 @@ def vector_env(name_or_scenario, num_envs: int = 8, **kwargs):
     """A Gymnasium vector environment of ``num_envs`` games (one side against a built-in
     opponent each): ``autoreset_mode`` Gymnasium's next-step (the default), same-step
     or disabled, partial resets by ``reset(options={"reset_mask": m})``,
-    ``info["action_mask"]`` [B, A] and ``action_masks()``. See
+    ``info["action_mask"]`` [B, A] and ``action_masks()``. Keywords: ``threads``,
+    ``backend`` ("auto", "arrays", "positions"), ``copy``, ``autoreset_mode``, and
+    those of :func:`gym_env` (``side``, ``opponent``, ``max_turns``, ...). See
     :class:`movecore.rl.vector.MovecoreVectorEnv`."""
+    _rl_extra()
     from .vector import vector_env as make
     return make(name_or_scenario, num_envs, **kwargs)

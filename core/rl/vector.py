@@ -866,8 +866,8 @@ class MovecoreVectorEnv(VectorEnv):
         (``_vecdr_env``)."""
         obs = np.empty_like(self._obs) if self.copy else None
         mask = np.empty_like(self._mask)
-        reward, term, trunc, done = self._dr_whole(dr).step(mode, a, self.illegal_reward, obs,
-                                                        self._obs, self._mask, mask)
+        reward, term, trunc, done = self._dr_whole(dr).step(
+            mode, a, self.illegal_reward, obs, self._obs, self._mask, mask)
         self._done = done
         c = self.counts
         c["moves"], c["generations"] = self._np.counts

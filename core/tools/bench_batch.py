@@ -616,7 +616,8 @@ def _threads(t) -> str:
     note = (f"; every window waited for a core, {min(waited):.0%}-{max(waited):.0%} of "
             f"its threads' time: a busy machine's figure"
             if all(counted) and any(x > SPELL for x in waited) else "")
-    return (f"{t['wall']:.2f}x (median of {sum(counted)} windows: {shown}; paired "
+    n = sum(counted)
+    return (f"{t['wall']:.2f}x (median of {n} window{'s' * (n != 1)}: {shown}; paired "
             f"rounds {q1:.2f}-{q3:.2f}{note})")
 
 

@@ -179,6 +179,16 @@ def main(argv=None) -> int:
         return _fail(f"cannot write the answer: {exc.strerror or exc}")
     except MemoryError:
         return _fail("out of memory")
+    except ModuleNotFoundError as exc:     # an optional extra is missing: say which
+        extra = _EXTRA_OF.get((exc.name or "").split(".")[0])
+        if extra is None:
+            raise
+        return _fail(f"{exc.name} is not installed: pip install 'movecore[{extra}]' "
+                     f"(from a clone: pip install -e '.[{extra}]')")
+
+
+#: the optional extra that installs each module a command may need
+_EXTRA_OF = {"gymnasium": "rl", "pettingzoo": "rl", "ray": "scale"}
 
 
 def _fail(message: str) -> int:
