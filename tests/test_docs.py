@@ -41,39 +41,36 @@ def test_readme_solve_examples_are_real(page, least):
         assert out == shown, command
 
 
-def test_ai_guide_example_runs():
-    """docs/ai.md's example is a complete program: it runs as printed."""
-    text = (ROOT / "docs" / "ai.md").read_text()
+def _run_python_blocks(page: str, least: int = 1) -> list:
+    """Each ```python block of ``page`` (a path under the repository) run as printed in
+    a fresh interpreter; each must exit 0. Returns their outputs (stdout)."""
+    text = (ROOT / page).read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert blocks
+    assert len(blocks) >= least, page
+    outs = []
     for code in blocks:
         out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                              text=True)
-        assert out.returncode == 0, out.stderr
+        assert out.returncode == 0, (page, out.stderr[-3000:])
+        outs.append((code, out.stdout))
+    return outs
+
+
+def test_ai_guide_example_runs():
+    """docs/ai.md's example is a complete program: it runs as printed."""
+    for code, out in _run_python_blocks("docs/ai.md"):
         if "refused:" in code:
-            assert "refused:" in out.stdout
+            assert "refused:" in out
 
 
 def test_selfplay_page_python_runs():
     """docs/selfplay.md's batched example runs as printed and prints its counters."""
-    text = (ROOT / "docs" / "selfplay.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert blocks
-    for code in blocks:
-        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                             text=True)
-        assert out.returncode == 0, out.stderr[-3000:]
-        assert "moves_per_s" in out.stdout
+    for _, out in _run_python_blocks("docs/selfplay.md"):
+        assert "moves_per_s" in out
 
 
 def test_readme_python_examples_run():
-    text = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
-    assert len(blocks) >= 2
-    for code in blocks:
-        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                             text=True)
-        assert out.returncode == 0, out.stderr
+    _run_python_blocks("README.md", least=2)
 
 
 USER_DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
