@@ -105,7 +105,6 @@ def _note(e: dict) -> str:
 
 
 def _ends(game: str, scenario: dict, result: dict, figures: list) -> list:
-    sizes = {f.id: f.cells for f in figures}
     mover = next((f for f in figures if f.mover), None)
 
     def foot(v) -> list:
