@@ -47,7 +47,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .errors import IllegalMoveError, QueryError, describe
+from .errors import IllegalMoveError, QueryError, describe, is_sequence
 from .kernels import _types as T
 
 __all__ = ["BatchLayout", "BatchedGames", "QueryColumns"]
@@ -239,6 +239,10 @@ class BatchedGames:
 
     def __init__(self, root, num_games: int, *, query: Mapping | None = None,
                  threads: int = 1, backend: str = "auto"):
+        if not callable(getattr(root, "legal_moves", None)) or \
+                not callable(getattr(root, "copy", None)) or isinstance(root, Mapping):
+            raise QueryError(f"root must be a live position: pass "
+                             f"movecore.position(scenario); got {describe(root)}")
         if type(num_games) is not int or num_games < 1:
             raise QueryError(f"num_games must be a positive integer; got "
                              f"{describe(num_games)}")
@@ -456,6 +460,13 @@ class BatchedGames:
         mask, cost, stop = out
         if isinstance(queries, Mapping):
             queries = QueryColumns(queries, B)
+        elif queries is not None and not isinstance(queries, QueryColumns):
+            if is_sequence(queries):
+                queries = list(queries)
+            if not isinstance(queries, list) or not all(
+                    q is None or isinstance(q, Mapping) for q in queries):
+                raise QueryError(f"queries: one dict (or None) per game (B={B}), or one "
+                                 f"array per keyword; got {describe(queries)}")
         if queries is not None and (len(queries) != self.B or (
                 self.backend == "arrays" and self._query_budget is None)):
             raise QueryError(f"queries: one per game (B={self.B}), on the positions "
@@ -658,7 +669,7 @@ class BatchedGames:
             if f < 0:
                 self._moves[b] = None
                 continue
-            q = self.queries[f] if queries is None else queries[b]
+            q = self.queries[f] if queries is None or queries[b] is None else queries[b]
             self._moves[b] = m = self.positions[b].legal_moves(self.ids[f], **q)
             _write_row(b, m, mask, cost, stop, penalty)
 
@@ -736,6 +747,18 @@ class BatchedGames:
         figs = _indices("remove: figures", figures, self.F)
         if games.shape != figs.shape:
             raise QueryError("remove: games and figures must have the same length")
+        # (checked before any game changes, on both backends)
+        out = np.flatnonzero(~self.alive[games, figs])
+        if len(out):
+            b, f = int(games[out[0]]), int(figs[out[0]])
+            raise QueryError(f"remove: figure slot {f} ({describe(self.ids[f])}) of game "
+                             f"{b} is not in play")
+        pair = games * self.F + figs
+        if len(np.unique(pair)) != len(pair):
+            _, first, n = np.unique(pair, return_index=True, return_counts=True)
+            k = int(first[n > 1].min())
+            raise QueryError(f"remove: figure slot {int(figs[k])} of game {int(games[k])} "
+                             f"is named twice")
         if self.backend == "positions":
             for b, f in zip(games.tolist(), figs.tolist()):
                 self.positions[b].remove_figure(self.ids[f])
@@ -743,8 +766,6 @@ class BatchedGames:
                 self.cell[b, f] = -1
                 self.alive[b, f] = False
             return
-        if not self.alive[games, figs].all():
-            raise QueryError("remove: a figure is not in play")
         if self._game is not None:
             self._game.remove(self, games, figs)
         elif self._move is not None:

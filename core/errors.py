@@ -117,3 +117,18 @@ def is_sequence(value) -> bool:
     if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
         return False
     return not (isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+def seed_value(value, what: str = "seed", none: bool = True):
+    """A seed read at the boundary: a non-negative integer (Python's or NumPy's; not a
+    bool) as a Python ``int``, or None where ``none``; :class:`QueryError` naming
+    ``what`` and the value otherwise. The one rule of every seed movecore takes (the
+    environments' ``reset(seed=)``, self-play's ``seed``)."""
+    import numpy as np
+    if value is None and none:
+        return None
+    if value is None or isinstance(value, (bool, np.bool_)) or \
+            not isinstance(value, (int, np.integer)) or value < 0:
+        raise QueryError(f"{what}: a non-negative integer{' or None' if none else ''}; got "
+                         f"{describe(value)}")
+    return int(value)

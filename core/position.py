@@ -417,6 +417,11 @@ class Position:
     def copy(self) -> "Position":  # pragma: no cover
         raise NotImplementedError
 
+    def __copy__(self) -> "Position":
+        """``copy.copy(position)`` is :meth:`copy` (a shallow copy would share the
+        occupancy and figure arrays: moving it would move the original)."""
+        return self.copy()
+
     # -------------------------------------------------------------- figures
     @property
     def figures(self) -> list[str]:  # pragma: no cover

@@ -13,12 +13,14 @@ module in :mod:`movecore.games` registers itself with :func:`register_game`.
 """
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 import os
 import pkgutil
 import sys
 from pathlib import Path
+from collections import OrderedDict
 from typing import Any, Callable, Iterable, Mapping, TypedDict
 
 from .errors import MovecoreError, ScenarioError, UnknownGameError, describe
@@ -480,3 +482,68 @@ def read_scenario(path: str) -> dict:
         raise ScenarioError(f"{where} holds {describe(scenario)}; a scenario is a JSON "
                             f"object")
     return scenario
+
+
+# ----------------------------------------------------------- what is built per scenario
+class ScenarioCache:
+    """At most ``size`` values built from scenario dicts, the least recently used
+    dropped first. Each entry keeps a deep copy of the dict it was built from: a hit
+    (the same dict, or one at the same address, and the same ``extra`` key) is answered
+    only while the dict still equals that copy (values of the same types, compared with
+    ``==``); a dict edited since, or another dict, is built anew."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._entries: OrderedDict = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def get(self, scenario, extra, build: Callable[[], object]):
+        """The value built from ``scenario`` (``build()`` when none is kept for it)."""
+        key = (id(scenario), extra)
+        hit = self._entries.get(key)
+        if hit is not None and _same(hit[0], scenario):
+            self._entries.move_to_end(key)
+            return hit[1]
+        try:
+            kept = copy.deepcopy(scenario)
+        except Exception:        # (not copyable: built every time, never kept)
+            kept = _UNKEPT
+        value = build()
+        if kept is not _UNKEPT:
+            self._entries[key] = (kept, value)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        else:
+            self._entries.pop(key, None)
+        return value
+
+
+_UNKEPT = object()
+
+
+def _same(a, b) -> bool:
+    """Whether ``b`` still holds what ``a`` (a deep copy) holds: the same types (True is
+    not 1, 1.0 is not 1) and equal values, nested dicts, lists and arrays walked."""
+    import numpy as np
+    try:
+        return _eq(a, b, np.ndarray)
+    except Exception:            # (an odd value, a nesting too deep: build anew)
+        return False
+
+
+def _eq(a, b, ndarray) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_eq(v, b[k], ndarray) for k, v in a.items())
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_eq(x, y, ndarray) for x, y in zip(a, b))
+    if isinstance(a, ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and bool((a == b).all())
+    return bool(a == b)

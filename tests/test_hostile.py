@@ -287,3 +287,298 @@ def test_every_value_as_an_unhashable_or_odd_value_is_a_typed_error(name):
                     fn(m)
                 except mc.MovecoreError:
                     pass
+
+
+# ================================================= the RL environments, batches, self-play
+def _rl():
+    pytest.importorskip("pettingzoo")
+    pytest.importorskip("gymnasium")
+    import movecore.rl as rl
+    return rl
+
+
+def _grid() -> dict:
+    return copy.deepcopy(EXAMPLES["grid_hex_skirmish"])
+
+
+def _main(argv) -> int:
+    from movecore.tools.cli import main
+    return main(argv)
+
+
+# ----------------------------------------------------- a scenario dict read when it is used
+def test_an_edited_scenario_dict_makes_an_environment_of_what_it_holds_now():
+    """The set-ups were kept by the dict's id: an edited dict played the old scenario."""
+    rl = _rl()
+    d = _grid()
+    for make in (rl.gym_env, rl.env):
+        make(d).reset(seed=0)
+    d["figures"][0]["at"] = [3, 2]
+    for make in (rl.gym_env, rl.env):
+        e = make(d)
+        e.reset(seed=0)
+        assert e.position.where("scout") == (3, 2)
+    d["figures"].pop(2)                      # the only enemy
+    with pytest.raises(mc.ScenarioError, match="two sides"):
+        rl.gym_env(d)
+
+
+def test_the_scenario_caches_are_bounded_and_compare_what_they_keep():
+    from movecore.rl._core import _SETUPS
+    from movecore.scenario import ScenarioCache
+    from movecore.tools._roots import _ROOTS
+    c = ScenarioCache(2)
+    built = []
+    d = {"a": [1, 2]}
+    assert c.get(d, 0, lambda: built.append(1) or 1) == 1
+    assert c.get(d, 0, lambda: built.append(2) or 2) == 1          # unchanged: kept
+    d["a"][1] = 3
+    assert c.get(d, 0, lambda: built.append(3) or 3) == 3          # edited: anew
+    d["a"][1] = True                          # True == 1 but is not the same value
+    assert c.get(d, 0, lambda: 4) == 4
+    kept = [{"k": k} for k in range(5)]
+    for k, s in enumerate(kept):
+        c.get(s, 0, lambda: k)
+    assert len(c) == 2
+    assert _SETUPS.size <= 64 and _ROOTS.size <= 64
+
+
+def test_self_play_roots_follow_an_edited_dict_and_check_the_game():
+    from movecore.tools._roots import _root
+    from movecore.tools.selfplay_batch import BatchedPlay
+    d = _grid()
+    assert _root("grid", d)[0].where("scout") == (0, 1)
+    d["figures"][0]["at"] = [3, 2]
+    assert _root("grid", d)[0].where("scout") == (3, 2)
+    hs = _first_example("heroscape")
+    with pytest.raises(mc.UnknownGameError, match="chess"):
+        BatchedPlay("chess", d, 2)
+    with pytest.raises(mc.ScenarioError, match="'heroscape', not 'grid'"):
+        BatchedPlay("grid", hs, 2)
+    with pytest.raises(mc.ScenarioError, match="'grid', not 'heroscape'"):
+        BatchedPlay("heroscape", d, 2)
+
+
+# ----------------------------------------------------------------- copy.copy(position)
+@pytest.mark.parametrize("name", sorted(n for n, s in EXAMPLES.items() if "query" in s))
+def test_copy_copy_of_a_position_is_a_copy_that_moves_alone(name):
+    """``copy.copy`` shared the arrays: moving the copy moved the original."""
+    s = EXAMPLES[name]
+    fig, kw = s["query"].get("figure") or s["query"].get("enemy"), _kw(s)
+    p = mc.position(s)
+    before = {f: p.where(f) for f in p.figures}
+    q = copy.copy(p)
+    assert type(q) is type(p) and q is not p
+    try:
+        m = q.legal_moves(fig, **kw)
+        far = np.flatnonzero(m.costs > 0)
+        if not len(far):
+            pytest.skip("the queried figure has nowhere to go")
+        q.apply_row(m, int(far[-1]))
+    except (mc.MovecoreError, TypeError):
+        pytest.skip("the scenario's query is not one legal_moves call and its move")
+    assert q.where(fig) != before[fig]
+    assert {f: p.where(f) for f in p.figures} == before and p.undo_depth == 0
+    fresh = mc.position(s)      # (Dark Realms: the occupancy was shared, not the place)
+    assert p.key() == fresh.key() and p.to_scenario() == fresh.to_scenario()
+    assert p.legal_moves(fig, **kw).actions.tolist() == \
+        fresh.legal_moves(fig, **kw).actions.tolist()
+
+
+# ----------------------------------------------------------------- seeds
+@pytest.mark.parametrize("seed", [-1, 1.5, "x", True, None, [1, 2]])
+def test_a_bad_self_play_seed_is_a_query_error(seed):
+    from movecore.tools.selfplay import run_selfplay
+    from movecore.tools.selfplay_batch import BatchedPlay, run_batched
+    d = _grid()
+    if seed is not None and not isinstance(seed, list):
+        with pytest.raises(mc.QueryError, match="seed"):
+            BatchedPlay("grid", d, 2, seed=seed)
+    with pytest.raises(mc.QueryError, match="seed"):
+        run_batched("grid", 2, [("g", d)], seed, batch=2)
+    with pytest.raises(mc.QueryError, match="seed"):
+        run_selfplay("grid", 2, seed)
+
+
+def test_batched_play_takes_numpy_and_sequence_seeds():
+    from movecore.tools.selfplay_batch import BatchedPlay
+    d = _grid()
+    a = BatchedPlay("grid", d, 2, seed=np.int64(4))
+    assert a._key == BatchedPlay("grid", d, 2, seed=4)._key
+    BatchedPlay("grid", d, 2, seed=[1, 2])
+    for bad in ([1, -2], [], [None]):
+        with pytest.raises(mc.QueryError, match="seed"):
+            BatchedPlay("grid", d, 2, seed=bad)
+
+
+@pytest.mark.parametrize("batch", [[], ["--batch", "2"]])
+def test_the_cli_refuses_a_negative_seed_and_huge_turns_in_one_line(batch, capsys):
+    for extra in (["--seed", "-1"], ["--turns", str(2 ** 63)]):
+        assert _main(["selfplay", "--game", "grid", "--games", "2", *batch, *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("movecore: error: QueryError") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, [1, 2], True, "x", np.float64(2)])
+def test_single_env_seeds_follow_the_vector_envs_rule(seed):
+    rl = _rl()
+    for make in (rl.gym_env, rl.env):
+        with pytest.raises(mc.QueryError, match="seed"):
+            make("grid_hex_skirmish").reset(seed=seed)
+
+
+def test_single_envs_take_numpy_integer_seeds():
+    rl = _rl()
+    for make in (rl.gym_env, rl.env):
+        a, b = make("grid_hex_skirmish"), make("grid_hex_skirmish")
+        a.reset(seed=np.int64(3))
+        b.reset(seed=3)
+        assert a.position.key() == b.position.key()
+
+
+# ----------------------------------------------------------------- bench arguments
+@pytest.mark.parametrize("args", [["--rl", "grid", "--rl-steps", "0"],
+                                  ["--rl", "grid", "--rl-steps", "-5"],
+                                  ["--rl", "grid", "--rounds", "0"],
+                                  ["--queries", "0"], ["--games", "grid",
+                                                       "--selfplay-games", "0"],
+                                  ["--min-time", "nan"], ["--min-time", "inf"],
+                                  ["--min-time", "-1"], ["--memory", "-1"]])
+def test_bench_counts_out_of_range_are_one_line_errors(args, capsys):
+    assert _main(["bench", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("movecore: error: QueryError: --") and err.count("\n") == 1
+
+
+# ----------------------------------------------------------------- BatchedGames
+def test_batched_games_positions_backend_reads_a_none_query_as_the_slots_own():
+    from movecore.batch import BatchedGames
+    root = mc.position(_grid())
+    G = BatchedGames(root, 2, backend="positions")
+    want = G.legal_moves([0, 0])
+    got = G.legal_moves([0, 0], queries=[None, None])
+    assert all((a == b).all() for a, b in zip(want, got))
+    for bad in ("ab", [1, 2], [None, "x"]):
+        with pytest.raises(mc.QueryError, match="queries"):
+            G.legal_moves([0, 0], queries=bad)
+
+
+@pytest.mark.parametrize("backend", ["positions", "arrays"])
+def test_batched_remove_checks_every_pair_before_changing_a_game(backend):
+    from movecore.batch import BatchedGames
+    root = mc.position(_grid())
+    G = BatchedGames(root, 3, backend=backend)
+    G.remove([0], [1])
+    with pytest.raises(mc.QueryError, match="slot 1 .* of game 0 is not in play"):
+        G.remove([1, 0], [1, 1])
+    assert G.alive[1, 1]
+    if backend == "positions":
+        assert "guard" in G.positions[1].figures
+    with pytest.raises(mc.QueryError, match="slot 2 of game 0 is named twice"):
+        G.remove([0, 0], [2, 2])
+    assert G.alive[0, 2]
+    G.remove([0, 1], [2, 2])
+    assert not G.alive[0, 2] and not G.alive[1, 2]
+
+
+@pytest.mark.parametrize("root", [None, "grid", 3])
+def test_batched_games_of_a_scenario_dict_says_to_make_a_position(root):
+    from movecore.batch import BatchedGames
+    for r in (_grid(), root):
+        with pytest.raises(mc.QueryError, match=r"movecore\.position\(scenario\)"):
+            BatchedGames(r, 2)
+
+
+def test_batched_play_run_checks_its_count():
+    from movecore.tools.selfplay_batch import BatchedPlay
+    bp = BatchedPlay("grid", _grid(), 2)
+    for bad in ("x", None, -1, 2.5, True):
+        with pytest.raises(mc.QueryError, match="n_games"):
+            bp.run(bad)
+    assert bp.run(0)["games"] == 0
+
+
+# ----------------------------------------------------------------- max_turns
+@pytest.mark.parametrize("turns", [2 ** 31, 2 ** 63, 2 ** 64 + 1])
+def test_max_turns_has_an_upper_bound(turns):
+    rl = _rl()
+    from movecore.rl.turns import MAX_TURNS
+    from movecore.tools.selfplay_batch import BatchedPlay
+    for make in (rl.gym_env, rl.env, rl.raw_env, lambda n, **k: rl.vector_env(n, 2, **k)):
+        with pytest.raises(mc.QueryError, match="max_turns"):
+            make("grid_hex_skirmish", max_turns=turns)
+    with pytest.raises(mc.QueryError, match="turns"):
+        BatchedPlay("grid", _grid(), 2, max_turns=turns)
+    rl.gym_env("grid_hex_skirmish", max_turns=MAX_TURNS)
+
+
+# ----------------------------------------------------------------- before reset
+def test_render_and_position_before_reset_are_query_errors():
+    rl = _rl()
+    for make in (rl.gym_env, rl.env, rl.raw_env):
+        e = make("grid_hex_skirmish", render_mode="ansi")
+        for what in (e.render, lambda: e.position):
+            with pytest.raises(mc.QueryError, match="reset"):
+                what()
+        e.reset(seed=0)
+        assert isinstance(e.render(), str)
+
+
+# ----------------------------------------------------------------- keywords
+@pytest.mark.parametrize("value", ["x", "1", None, [1], True, float("nan"), float("inf")])
+def test_illegal_reward_is_a_finite_number(value):
+    rl = _rl()
+    for make in (rl.gym_env, rl.env, lambda n, **k: rl.vector_env(n, 2, **k)):
+        with pytest.raises(mc.QueryError, match="illegal_reward"):
+            make("grid_hex_skirmish", illegal_reward=value)
+    assert rl.gym_env("grid_hex_skirmish", illegal_reward=np.int64(-3)).illegal_reward == -3.0
+
+
+@pytest.mark.parametrize("value", ["no", "False", 1, None])
+def test_town_is_true_or_false(value):
+    rl = _rl()
+    for make in (rl.gym_env, rl.env):
+        with pytest.raises(mc.QueryError, match="town"):
+            make("grid_hex_skirmish", town=value)
+
+
+def test_an_unhashable_agent_is_a_query_error():
+    rl = _rl()
+    e = rl.env("grid_hex_skirmish")
+    e.reset(seed=0)
+    for fn in (e.observe, e.action_space, e.observation_space, e.action_layout,
+               e.action_cells):
+        for agent in ([1], {}, {"red"}):
+            with pytest.raises(mc.QueryError, match="unknown agent"):
+                fn(agent)
+
+
+@pytest.mark.parametrize("kw", [{"reward_fn": lambda *a: None},
+                                {"reward_fn": lambda *a: {"red": "1"}},
+                                {"terminal_fn": lambda pos: np.zeros(3)},
+                                {"terminal_fn": lambda pos: None}])
+def test_a_callback_answer_of_the_wrong_type_is_a_query_error(kw):
+    rl = _rl()
+    for make in (rl.gym_env, rl.env):
+        e = make("grid_hex_skirmish", **kw)
+        e.reset(seed=0)
+        mask = e.action_masks() if make is rl.gym_env else e.last()[0]["action_mask"]
+        a = int(np.flatnonzero(mask)[0])
+        name = next(iter(kw))
+        with pytest.raises(mc.QueryError, match=name):
+            e.step(a)
+        with pytest.raises(mc.QueryError, match="reset"):        # the episode stopped
+            e.step(a)
+        e.reset(seed=0)                                           # and starts again
+
+
+def test_an_observation_too_large_is_a_limit_error():
+    rl = _rl()
+    from movecore.rl.spaces import MAX_OBSERVATION_BYTES, check_observations
+    d = _grid()
+    d["board"]["cells"].append({"at": [4000, 4000]})
+    with pytest.raises(mc.LimitError, match="MiB"):
+        rl.gym_env(d)
+    with pytest.raises(mc.LimitError, match="num_envs"):
+        check_observations((15, 10, 10), 10 ** 30)
+    check_observations((1, 1, MAX_OBSERVATION_BYTES // 4), 1)

@@ -12,11 +12,12 @@ from typing import Mapping
 import numpy as np
 
 from ..errors import IllegalMoveError, QueryError, ScenarioError, describe
+from ..scenario import ScenarioCache
 from ._encode import encode_common_fast as encode_common
 from ._encode import fill_and_encode_fast as fill_and_encode
 from ._encode import fill_mask_fast as fill_mask
 from .spaces import ActionLayout, BoardLayout
-from .turns import GAMES, Match, game_rules, roster_of, turn_sides
+from .turns import GAMES, MAX_TURNS, Match, game_rules, roster_of, turn_sides
 
 OPPONENTS = ("random", "greedy", "enemy_ai")
 
@@ -43,7 +44,8 @@ def _example(name: str) -> dict:
     return out
 
 
-_SETUPS: dict = {}
+#: each scenario's set-up (:func:`_setup`), by the dict and ``town``
+_SETUPS = ScenarioCache(64)
 
 
 def removal_reward(pos, side, figure, removed) -> dict:
@@ -159,11 +161,9 @@ class _Setup:
 
 
 def _setup(scenario: Mapping, town: bool) -> _Setup:
-    key = (id(scenario), town)
-    hit = _SETUPS.get(key)
-    if hit is None or hit[0] is not scenario:
-        hit = _SETUPS[key] = (scenario, _Setup(scenario, town))
-    return hit[1]
+    """The scenario's set-up, made once per scenario dict while it is not changed (an
+    edited dict, or an equal one at another address, is set up anew)."""
+    return _SETUPS.get(scenario, town, lambda: _Setup(scenario, town))
 
 
 def _scenario(name_or_scenario) -> Mapping:
@@ -371,6 +371,9 @@ class _Core:
     def act(self, agent, action) -> dict:
         """Play ``action`` for ``agent`` (checked against the mask first: on error the
         position is unchanged); returns the rewards ``{side: r}``."""
+        if self.over == "broken":
+            raise QueryError("a reward_fn or terminal_fn answered with a value of the "
+                             "wrong type: call reset()")
         st = self._agents[agent]
         if type(action) is not int:
             if isinstance(action, np.ndarray) and action.shape == ():
@@ -410,12 +413,29 @@ class _Core:
         for f, _ in removed:
             self.fig_hw[s.row[f]] = -1
         self.removed = removed
-        if self.terminal_fn is not None and not m.over and self.terminal_fn(self.pos):
-            self.over = "terminated"
-        rewards = self.reward_fn(self.pos, side, fid, removed) if (
-            removed or self.reward_fn is not removal_reward) else {}
+        if self.terminal_fn is not None and not m.over:
+            end = self.terminal_fn(self.pos)
+            if not isinstance(end, (bool, np.bool_)):
+                self._broken("terminal_fn must return True or False", end)
+            if end:
+                self.over = "terminated"
+        if self.reward_fn is removal_reward:
+            rewards = removal_reward(self.pos, side, fid, removed) if removed else {}
+        else:
+            rewards = self.reward_fn(self.pos, side, fid, removed)
+            if not isinstance(rewards, Mapping) or not all(
+                    isinstance(r, (int, float, np.integer, np.floating))
+                    for r in rewards.values()):
+                self._broken("reward_fn must return a dict {side: number}", rewards)
         self._refresh()
         return rewards
+
+    def _broken(self, what: str, got) -> None:
+        """A callback answered a move with a value of the wrong type, after the move
+        was made: the episode is over (every step raises until the next reset)."""
+        self.over = "broken"
+        self._refresh()
+        raise QueryError(f"{what}; got {describe(got)} (the move was made: call reset())")
 
     # ---------------------------------------------------------------- observation
     def observe(self, agent, out=None) -> np.ndarray:
@@ -558,13 +578,25 @@ def _render(core: _Core, mode: str):
     return render.render_text(scenario, result)
 
 
-def _check_common(max_turns, render_mode, reward_fn, terminal_fn) -> None:
+def _check_common(max_turns, render_mode, reward_fn, terminal_fn, town=False,
+                  illegal_reward=-1.0) -> float:
+    """Check the keywords every environment takes; returns ``illegal_reward`` as a
+    float."""
     if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or \
-            max_turns < 1:
-        raise QueryError(f"max_turns must be a positive integer; got {describe(max_turns)}")
+            not 1 <= max_turns <= MAX_TURNS:
+        raise QueryError(f"max_turns must be a positive integer up to {MAX_TURNS}; got "
+                         f"{describe(max_turns)}")
+    if not isinstance(town, bool):
+        raise QueryError(f"town must be True or False; got {describe(town)}")
+    if isinstance(illegal_reward, (bool, np.bool_)) or \
+            not isinstance(illegal_reward, (int, float, np.integer, np.floating)) or \
+            not np.isfinite(illegal_reward):
+        raise QueryError(f"illegal_reward must be a finite number; got "
+                         f"{describe(illegal_reward)}")
     if render_mode not in (None, "ansi", "svg"):
         raise QueryError(f"render_mode must be None, 'ansi' or 'svg'; got "
                          f"{describe(render_mode)}")
     for name, fn in (("reward_fn", reward_fn), ("terminal_fn", terminal_fn)):
         if fn is not None and not callable(fn):
             raise QueryError(f"{name} must be callable; got {describe(fn)}")
+    return float(illegal_reward)

@@ -20,7 +20,7 @@ from gymnasium import spaces as gs
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..errors import IllegalMoveError, QueryError, describe
+from ..errors import IllegalMoveError, QueryError, describe, seed_value
 from .spaces import ActionLayout
 from .turns import DEFAULT_TURNS
 # the engine of the environments; _example, _setup, _scenario, removal_reward and
@@ -45,7 +45,9 @@ class MovecoreAEC(AECEnv):
     ``[(figure, side)]`` taken off by its removal coin; default
     :func:`removal_reward`); ``terminal_fn(position) -> bool``: an extra end of the
     game, asked after every move (the game always ends when fewer than two sides have
-    figures); ``town`` (Descent: allow the glyph to town as a special action);
+    figures); either callback answering with a value of the wrong type raises
+    :class:`movecore.QueryError` after the move (reset the episode then); ``town``
+    (Descent: allow the glyph to town as a special action, True or False);
     ``render_mode`` "ansi" (text) or "svg".
 
     Bad input, as PettingZoo's classic environments wrap theirs (built in here: the
@@ -55,9 +57,10 @@ class MovecoreAEC(AECEnv):
     (-1) to the agent that played it, 0 to the others, ``infos[agent]["illegal_action"]``
     True, and leaves the position unchanged; with ``illegal="raise"`` it raises
     :class:`movecore.IllegalMoveError` and changes nothing. ``step``/``observe``/
-    ``last`` before ``reset`` raise :class:`movecore.QueryError` (PettingZoo's
-    ``OrderEnforcingWrapper``); a step with an action other than None for an agent
-    whose episode is over raises ``ValueError`` (PettingZoo's ``_was_dead_step``);
+    ``last``/``render``/``position`` before ``reset`` raise
+    :class:`movecore.QueryError` (PettingZoo's ``OrderEnforcingWrapper``); a step with
+    an action other than None for an agent whose episode is over raises ``ValueError``
+    (PettingZoo's ``_was_dead_step``);
     ``observe`` of an unknown agent raises :class:`movecore.QueryError`.
     """
 
@@ -69,14 +72,15 @@ class MovecoreAEC(AECEnv):
                  town: bool = False, illegal: str = "terminate",
                  illegal_reward: float = -1.0):
         super().__init__()
-        _check_common(max_turns, render_mode, reward_fn, terminal_fn)
+        reward = _check_common(max_turns, render_mode, reward_fn, terminal_fn, town,
+                               illegal_reward)
         if illegal not in ("terminate", "raise"):
             raise QueryError(f"illegal must be 'terminate' or 'raise'; got {describe(illegal)}")
         self.illegal = illegal
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = reward
         self._has_reset = False
         self.scenario = _scenario(name_or_scenario)
-        self._s = _setup(self.scenario, bool(town))
+        self._s = _setup(self.scenario, town)
         self.render_mode = render_mode
         self.possible_agents = list(self._s.agents)
         lay = self._s.layout
@@ -118,16 +122,19 @@ class MovecoreAEC(AECEnv):
         """The live position of the episode (read it; change it only through step). A
         reset may take it back to the start in place (a short episode is undone), so
         keep a ``copy()`` of a position you mean to keep."""
+        if not self._has_reset:
+            self._reset_first("position")
         return self._core.pos
 
     def _agent(self, agent):
-        if agent not in self._s.actions:
+        if not isinstance(agent, str) or agent not in self._s.actions:
             raise QueryError(f"unknown agent {describe(agent)}; agents: "
                              f"{self.possible_agents}")
         return agent
 
     # ---------------------------------------------------------------- episode
     def reset(self, seed=None, options=None):
+        seed = seed_value(seed)
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         core = self._core
@@ -245,6 +252,8 @@ class MovecoreAEC(AECEnv):
         if self.render_mode is None:
             gymnasium.logger.warn("render() without render_mode: nothing to render")
             return None
+        if not self._has_reset:
+            self._reset_first("render()")
         return _render(self._core, self.render_mode)
 
     def close(self):
@@ -253,9 +262,12 @@ class MovecoreAEC(AECEnv):
 
 def aec_env(name_or_scenario, render_mode=None, **kwargs):
     """:class:`MovecoreAEC` with PettingZoo's classic rules for bad input built in
-    (``illegal="terminate"``); ``wrappers=True`` wraps it in PettingZoo's own
-    ``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper`` and
-    ``OrderEnforcingWrapper`` instead (the same behaviour, slower per step)."""
+    (``illegal="terminate"``); ``wrappers=True`` wraps it (``illegal="raise"``) in
+    PettingZoo's own ``TerminateIllegalWrapper`` (reward -1), ``AssertOutOfBoundsWrapper``
+    and ``OrderEnforcingWrapper`` instead, slower per step. Those differ in two cases:
+    an action outside the space fails an ``assert`` (``AssertionError``; unchecked under
+    ``python -O``) instead of ending the game, and a step before ``reset`` raises the
+    wrapper's ``AssertionError`` instead of :class:`movecore.QueryError`."""
     if kwargs.pop("wrappers", False):
         env = MovecoreAEC(name_or_scenario, render_mode=render_mode, illegal="raise",
                           **kwargs)
@@ -293,16 +305,17 @@ class MovecoreGym(gymnasium.Env):
                  render_mode=None, *, max_turns: int = DEFAULT_TURNS,
                  reward_fn: Callable | None = None, terminal_fn: Callable | None = None,
                  town: bool = False, illegal: str = "terminate", illegal_reward: float = -1.0):
-        _check_common(max_turns, render_mode, reward_fn, terminal_fn)
+        reward = _check_common(max_turns, render_mode, reward_fn, terminal_fn, town,
+                               illegal_reward)
         if illegal not in ("terminate", "raise"):
             raise QueryError(f"illegal must be 'terminate' or 'raise'; got {describe(illegal)}")
         self.illegal = illegal
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = reward
         if opponent not in OPPONENTS:
             raise QueryError(f"opponent must be one of {list(OPPONENTS)}; got "
                              f"{describe(opponent)}")
         self.scenario = _scenario(name_or_scenario)
-        self._s = s = _setup(self.scenario, bool(town))
+        self._s = s = _setup(self.scenario, town)
         agents = s.agents
         if side is None:
             side = agents[0]
@@ -334,10 +347,17 @@ class MovecoreGym(gymnasium.Env):
     @property
     def position(self):
         """As :attr:`MovecoreAEC.position`."""
+        self._before_reset("position")
         return self._core.pos
 
+    def _before_reset(self, what: str) -> None:
+        if self._core.match is None:
+            raise QueryError(f"{what} before reset(): call env.reset() first")
+
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
+        # (movecore's seed rule, as the vector env's: Gymnasium's own refuses NumPy
+        # integers and takes True)
+        super().reset(seed=seed_value(seed))
         # the game's dice and the opponent draw from the env's np_random (seeded above)
         core = self._core
         core.reset(self.np_random)
@@ -402,4 +422,5 @@ class MovecoreGym(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() without render_mode: nothing to render")
             return None
+        self._before_reset("render()")
         return _render(self._core, self.render_mode)

@@ -50,6 +50,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import LimitError, describe
+
 
 # --------------------------------------------------------------------------- boards
 def board_cells(game: str, pos) -> np.ndarray:
@@ -152,11 +154,12 @@ class BoardLayout:
         W, H = (int(v) + 1 for v in xy.max(axis=0) - (x0, y0))
         hw = (xy[:, 1] - y0) * W + (xy[:, 0] - x0)
         planes = [("valid", np.ones(len(xy), np.float32))] + _static_planes(game, pos)
+        names = [n for n, _ in planes] + [f"side:{k}" for k in range(n_sides)] + \
+            list(COMMON_DYNAMIC) + list(GAME_PLANES[game])
+        check_observations((len(names), H, W))
         static = np.zeros((len(planes), H * W), np.float32)
         for k, (_, v) in enumerate(planes):
             static[k, hw] = v
-        names = [n for n, _ in planes] + [f"side:{k}" for k in range(n_sides)] + \
-            list(COMMON_DYNAMIC) + list(GAME_PLANES[game])
         lay = cls(game, H, W, x0, y0, hw.astype(np.int64), static, names, n_sides)
         if game == "descent":
             # the squares on either side of each door
@@ -185,6 +188,28 @@ class BoardLayout:
         bad = (xy[..., 0] < self.x0) | (xy[..., 0] >= self.x0 + self.W) | \
             (xy[..., 1] < self.y0) | (xy[..., 1] >= self.y0 + self.H)
         return np.where(bad, -1, out)
+
+
+#: the largest observation of one environment, in bytes (float32[C, H, W]: the board's
+#: bounding rectangle, so a few cells far apart make a large one)
+MAX_OBSERVATION_BYTES = 64 << 20
+#: the largest observations of a whole batch of environments together, in bytes
+MAX_BATCH_OBSERVATION_BYTES = 16 << 30
+
+
+def check_observations(shape: tuple, num_envs: int = 1) -> None:
+    """:class:`movecore.LimitError` when one observation of ``shape`` (C, H, W) is
+    larger than :data:`MAX_OBSERVATION_BYTES`, or ``num_envs`` of them together larger
+    than :data:`MAX_BATCH_OBSERVATION_BYTES` (checked before anything is allocated)."""
+    one = 4 * int(np.prod(shape, dtype=object))
+    if one > MAX_OBSERVATION_BYTES:
+        raise LimitError(f"an observation float32{list(shape)} would take {one / 2**20:.0f} "
+                         f"MiB, more than {MAX_OBSERVATION_BYTES >> 20} MiB (the board's "
+                         f"bounding rectangle is too large)")
+    if one * num_envs > MAX_BATCH_OBSERVATION_BYTES:
+        raise LimitError(f"num_envs={describe(num_envs)} observations float32"
+                         f"{list(shape)} would take more than "
+                         f"{MAX_BATCH_OBSERVATION_BYTES >> 30} GiB together")
 
 
 def encode(out: np.ndarray, static: np.ndarray, fig_hw: np.ndarray, fig_side: np.ndarray,

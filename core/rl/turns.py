@@ -46,6 +46,9 @@ GAMES = ("grid", "heroscape", "mage_knight", "descent", "tiny_epic_tactics", "da
 REMOVE_CHANCE = 0.5
 #: turns a game lasts at most unless told otherwise
 DEFAULT_TURNS = 40
+#: the most turns a game may last (``max_turns``, ``--turns``; a QueryError past it):
+#: the compiled steps take the limit as a 64-bit integer
+MAX_TURNS = 2**31 - 1
 
 
 class Game:

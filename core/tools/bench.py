@@ -503,9 +503,25 @@ def phase(what: str) -> float:
     return time.perf_counter()
 
 
+def check_args(args) -> None:
+    """QueryError naming the first count or time out of range (before anything runs)."""
+    from ..errors import QueryError, describe
+    for flag, least in (("queries", 1), ("rounds", 1), ("rl_steps", 1),
+                        ("selfplay_games", 1), ("memory", 0)):
+        v = getattr(args, flag, None)
+        if v is not None and (type(v) is not int or v < least):
+            raise QueryError(f"--{flag.replace('_', '-')} must be an integer >= {least}; "
+                             f"got {describe(v)}")
+    t = getattr(args, "min_time", None)
+    if t is not None and not (isinstance(t, (int, float)) and 0 <= t < float("inf")):
+        raise QueryError(f"--min-time must be a finite number of seconds >= 0; got "
+                         f"{describe(t)}")
+
+
 def run_bench(args) -> int:
     from ..reach import warmup
 
+    check_args(args)
     print(load_note(), flush=True)
     t0 = phase("loading the kernels (compiling them on a cold cache)")
     warmup()

@@ -37,10 +37,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import MovecoreError, QueryError, ScenarioError, describe
+from ..errors import MovecoreError, QueryError, ScenarioError, describe, seed_value
 from ..position import grid_distance as _distance  # noqa: F401
-from ..rl.turns import (DEFAULT_TURNS, GAME_CLASSES, GAMES, REMOVE_CHANCE, Game,  # noqa: F401
-                        Match, _cells, turn_sides)
+from ..rl.turns import (DEFAULT_TURNS, GAME_CLASSES, GAMES, MAX_TURNS,  # noqa: F401
+                        REMOVE_CHANCE, Game, Match, _cells, turn_sides)
 
 POLICIES = ("random", "greedy")
 
@@ -236,6 +236,10 @@ def run_selfplay(game: str, n_games: int, seed: int = 0, *, policy: str = "rando
     for what, v in (("games", n_games), ("workers", workers), ("turns", max_turns)):
         if not isinstance(v, int) or isinstance(v, bool) or v < (0 if what == "games" else 1):
             raise QueryError(f"{what} must be a positive integer; got {describe(v)}")
+    if max_turns > MAX_TURNS:
+        raise QueryError(f"turns must be a positive integer up to {MAX_TURNS}; got "
+                         f"{describe(max_turns)}")
+    seed_value(seed, none=False)
     parts = _chunks(n_games, workers) if n_games else []
     interrupted = False
     if not use_ray and (workers == 1 or len(parts) <= 1):

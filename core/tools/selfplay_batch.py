@@ -25,9 +25,9 @@ import numpy as np
 from numba import njit
 
 from ..batch import BatchedGames, QueryColumns, _cut_chunks, _moved_head, per_thread, summed
-from ..errors import QueryError, describe
+from ..errors import QueryError, describe, is_sequence, seed_value
 from ..rl._vecgame import _grid_distance
-from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game
+from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, MAX_TURNS, Game
 from ._chunks import run_chunks
 from ._roots import _root
 from ..position import grid_distance
@@ -62,6 +62,20 @@ _FUSED = None
 
 
 
+def _seed(seed):
+    """A run's seed: None, a non-negative integer, or a non-empty sequence of them (as
+    :func:`numpy.random.default_rng` takes); QueryError naming it otherwise."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if not is_sequence(seed):
+        return seed_value(seed)
+    seeds = list(seed)
+    if not seeds:
+        raise QueryError(f"seed: a non-negative integer or a sequence of them; got "
+                         f"{describe(seed)}")
+    return [seed_value(s, f"seed[{k}]", none=False) for k, s in enumerate(seeds)]
+
+
 def _calls(parts, B: int, first: int) -> list:
     """Each thread's arguments of the compiled step (``parts[c]``: its arguments before
     and after the chunk's ``lo, hi``): the calling thread's chunk ``[0, first)``, the
@@ -82,8 +96,10 @@ class BatchedPlay:
         if policy not in POLICIES:
             raise QueryError(f"policy must be one of {list(POLICIES)}; got "
                              f"{describe(policy)}")
-        if type(max_turns) is not int or max_turns < 1:
-            raise QueryError(f"turns must be a positive integer; got {describe(max_turns)}")
+        if type(max_turns) is not int or not 1 <= max_turns <= MAX_TURNS:
+            raise QueryError(f"turns must be a positive integer up to {MAX_TURNS}; got "
+                             f"{describe(max_turns)}")
+        seed = _seed(seed)
         root, sides = _root(game, scenario)
         self.g = g = GAME_CLASSES[game](root)
         self.game = game
@@ -466,6 +482,9 @@ class BatchedPlay:
     # ------------------------------------------------------------------ a run
     def run(self, n_games: int) -> dict:
         """Step until ``n_games`` games have finished; returns counters and rates."""
+        if type(n_games) is not int or n_games < 0:
+            raise QueryError(f"n_games must be a non-negative integer; got "
+                             f"{describe(n_games)}")
         t0 = time.perf_counter()
         while self.counts["games"] < n_games:
             self.step()
@@ -531,6 +550,7 @@ def run_batched(game: str, n_games: int, scenarios: list, seed: int = 0, *,
     for what, v in (("games", n_games), ("batch", batch), ("threads", threads)):
         if type(v) is not int or v < (0 if what == "games" else 1):
             raise QueryError(f"{what} must be a positive integer; got {describe(v)}")
+    seed_value(seed, none=False)      # (each scenario's share is seeded [seed, j])
     scen = scenarios
     shares = [len(range(j, n_games, len(scen))) for j in range(len(scen))]
     plays = [(BatchedPlay(game, s, min(batch, n), seed=[seed, j], policy=policy,
