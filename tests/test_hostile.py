@@ -582,3 +582,23 @@ def test_an_observation_too_large_is_a_limit_error():
     with pytest.raises(mc.LimitError, match="num_envs"):
         check_observations((15, 10, 10), 10 ** 30)
     check_observations((1, 1, MAX_OBSERVATION_BYTES // 4), 1)
+
+
+def test_vector_env_refuses_a_batch_of_observations_too_large_before_allocating():
+    rl = _rl()
+    with pytest.raises(mc.LimitError, match="num_envs"):
+        rl.vector_env("grid_hex_skirmish", num_envs=10 ** 12)
+
+
+def test_a_gym_step_before_the_first_reset_says_so():
+    """Before any reset a step says "before reset()" (not "after the episode ended",
+    which it says once an episode is over)."""
+    rl = _rl()
+    e = rl.gym_env("grid_hex_skirmish")
+    with pytest.raises(mc.QueryError, match=r"step\(\) before reset\(\)"):
+        e.step(0)
+    e.reset(seed=0)
+    *_, info = e.step(e.action_space.n)           # outside the space: the game ends
+    assert info["illegal_action"]
+    with pytest.raises(mc.QueryError, match="after the episode ended"):
+        e.step(0)

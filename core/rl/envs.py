@@ -397,6 +397,7 @@ class MovecoreGym(gymnasium.Env):
 
     def step(self, action):
         if self._done:
+            self._before_reset("step()")
             raise QueryError("step() after the episode ended: call reset() first")
         core = self._core
         try:

@@ -65,7 +65,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..batch import _cut_chunks, _moved_head, entry_call, on_cut, summed
-from ..errors import IllegalMoveError, QueryError, describe, is_sequence
+from ..errors import IllegalMoveError, QueryError, describe, is_sequence, seed_value
 
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
 #: the largest observation (floats per game) that ``copy=False`` draws whole in its kept
@@ -144,6 +144,8 @@ class MovecoreVectorEnv(VectorEnv):
         from .envs import MovecoreGym, _scenario
         scenario = _scenario(name_or_scenario)
         one = MovecoreGym(scenario, **kwargs)     # bad keywords fail here, once, typed
+        from .spaces import check_observations
+        check_observations(one.observation_space.shape, num_envs)   # (before any [B, ...])
         self.scenario = scenario
         self.num_envs = B = num_envs
         self.threads = threads
@@ -596,25 +598,17 @@ class MovecoreVectorEnv(VectorEnv):
         integer (game b gets ``seed + b``) or a sequence of B such seeds (or None)."""
         B = self.num_envs
 
-        def one(s, what):
-            if s is None:
-                return None
-            if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)) \
-                    or s < 0:
-                raise QueryError(f"{what}: a non-negative integer or None; got {describe(s)}")
-            return int(s)
-
         if seed is None:
             return [None] * B
         if isinstance(seed, (int, np.integer, bool, np.bool_, float)) or \
                 not is_sequence(seed):
-            s = one(seed, "seed")
+            s = seed_value(seed)
             return [s + i for i in range(B)]
         seeds = list(seed)
         if len(seeds) != B:
             raise QueryError(f"seed: an integer or one per game (B={B}); got "
                              f"{describe(seed)}")
-        return [one(s, f"seed[{b}]") for b, s in enumerate(seeds)]
+        return [seed_value(s, f"seed[{b}]") for b, s in enumerate(seeds)]
 
     def reset(self, *, seed=None, options=None):
         """Every game back at the root (Gymnasium's ``VectorEnv.reset``): ``seed`` None

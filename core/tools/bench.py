@@ -93,7 +93,7 @@ def make_peers(w, wanted):
             import scipy.sparse as sp
             from scipy.sparse.csgraph import dijkstra
         except ImportError:
-            notes.append("scipy: not installed (pip install movecore[bench])")
+            notes.append("scipy: not installed (pip install 'movecore[bench]')")
         else:
             G = sp.csr_matrix((c.astype(np.float64), (u, v)), shape=(n, n))
 
@@ -123,7 +123,7 @@ def make_peers(w, wanted):
         try:
             import tcod.path
         except ImportError:
-            notes.append("tcod: not installed (pip install movecore[bench])")
+            notes.append("tcod: not installed (pip install 'movecore[bench]')")
         else:
             fn = _tcod_peer(w, tcod.path)
             if fn is None:
@@ -134,7 +134,7 @@ def make_peers(w, wanted):
         try:
             import networkx as nx
         except ImportError:
-            notes.append("networkx: not installed (pip install movecore[bench])")
+            notes.append("networkx: not installed (pip install 'movecore[bench]')")
         else:
             g = nx.DiGraph()
             g.add_nodes_from(range(n))
