@@ -597,7 +597,9 @@ def run_bench(args) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("bench", help="time movecore against scipy / tcod / networkx / "
-                                     "heapq and a C yardstick; print a table")
+                                     "heapq and a C yardstick; or the game layer "
+                                     "(--games), batched self-play (--batch), the RL "
+                                     "envs (--rl), 100,000-cell boards (--big)")
     p.add_argument("--workloads", default="",
                    help=f"comma-separated, from {', '.join(NAMES)} (default: the four "
                         f"peer workloads; double-space is always compared to single)")

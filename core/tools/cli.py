@@ -36,7 +36,8 @@ from ..scenario import read_scenario as _read
 _COMMAND_MODULES = {
     "demo": ("movecore.tools.demo", "solve and draw one bundled example per game"),
     "render": ("movecore.render", "draw a scenario and its reach (SVG and/or text)"),
-    "bench": ("movecore.tools.bench", "time movecore against scipy / tcod / networkx"),
+    "bench": ("movecore.tools.bench", "time movecore against scipy / tcod / networkx; "
+              "or --games, --batch, --rl, --big"),
     "selfplay": ("movecore.tools.selfplay", "bulk seeded movement-only self-play"),
     "capi": ("movecore.bindings.capi", "build the C ABI (libmovecore.so + movecore.h)"),
     "schema": ("movecore.tools.vocab_cli", "print a game's scenario JSON Schema"),
