@@ -79,6 +79,26 @@ def test_vector_env_observe_and_render_need_a_reset_and_render_mode():
     assert pictures[1] == one.render() and isinstance(pictures[0], str)
 
 
+def test_vector_env_refuses_pickle_by_name_and_deep_copies_apart():
+    """``pickle`` says in one sentence that a vector env does not pickle (not Python's
+    "Can't pickle local object" from deep inside); ``copy.deepcopy`` still makes an
+    independent copy that steps as the original does, its parent untouched."""
+    import copy
+    import pickle
+    for name in ("grid_hex_skirmish", "heroscape_engaged_knight"):
+        envs = rl.vector_env(name, num_envs=3)
+        envs.reset(seed=2)
+        with pytest.raises(TypeError, match="does not pickle"):
+            pickle.dumps(envs)
+        twin = copy.deepcopy(envs)
+        a = np.array([np.flatnonzero(m)[0] for m in envs.action_masks()])
+        before = envs.observe()
+        got = twin.step(a)
+        assert np.array_equal(envs.observe(), before)          # the parent untouched
+        for x, y in zip(envs.step(a)[:4], got[:4]):
+            assert np.array_equal(x, y)
+
+
 # ---------------------------------------------------------------- the arrays backend
 def _check_against_singles(envs, singles, steps, rng, seed, illegal_every=0, until=None):
     """Step ``envs`` and the single envs with the same actions; every game's observation,

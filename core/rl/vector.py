@@ -887,6 +887,22 @@ class MovecoreVectorEnv(VectorEnv):
             raise QueryError("render() before reset(): call envs.reset() first")
         return tuple(e.render() for e in self.envs)
 
+    def __reduce_ex__(self, protocol):
+        # (its compiled steps' closures and entry points do not pickle: say so, rather
+        # than Python's "Can't pickle local object ..." from deep inside)
+        raise TypeError("a movecore vector env does not pickle (its compiled steps): "
+                        "pickle envs.scenario and the keywords and make it again, or "
+                        "copy.deepcopy it in this process")
+
+    def __deepcopy__(self, memo):
+        """An independent copy of every game (as ``copy.deepcopy`` of its attributes:
+        the pickling refusal above does not apply)."""
+        import copy
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
     def close_extras(self, **kwargs) -> None:
         pass
 
