@@ -839,6 +839,22 @@ class BatchedGames:
         return out
 
     # ------------------------------------------------------------------ checking
+    def __reduce_ex__(self, protocol):
+        # (its compiled layout's closures do not pickle: say so, rather than Python's
+        # "Can't pickle local object ..." from deep inside)
+        raise TypeError("a movecore BatchedGames does not pickle (its compiled layout): "
+                        "pickle its games' positions (position(b)) or the scenario and "
+                        "make it again, or copy.deepcopy it in this process")
+
+    def __deepcopy__(self, memo):
+        """An independent copy of every game (``copy.deepcopy`` of its attributes: the
+        pickling refusal above does not apply)."""
+        import copy
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
     def position(self, b: int):
         """A live position equal to game ``b`` (a copy: changing it changes no game)."""
         if not isinstance(b, (int, np.integer)) or isinstance(b, (bool, np.bool_)) or \

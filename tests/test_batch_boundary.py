@@ -133,3 +133,25 @@ def test_position_takes_a_numpy_game_index(game, backend):
     for bad in (True, 4, -1, 1.0, np.int64(4)):
         with pytest.raises(QueryError, match="is not an integer in"):
             G.position(bad)
+
+
+@pytest.mark.parametrize("game", ("grid", "heroscape"))
+def test_batched_games_refuse_pickle_by_name_and_deep_copy_apart(game):
+    """``pickle`` says in one sentence that a BatchedGames does not pickle;
+    ``copy.deepcopy`` makes games that move apart from the original's."""
+    import copy
+    import pickle
+    import movecore as mc
+    from movecore.batch import BatchedGames
+    G = BatchedGames(mc.position(example_scenarios(game)[0][1]), 3)
+    with pytest.raises(TypeError, match="does not pickle"):
+        pickle.dumps(G)
+    twin = copy.deepcopy(G)
+    f0 = int(np.flatnonzero(G.alive[0])[0])
+    figs = np.full(3, f0)
+    mask = twin.legal_moves(figs)[0]
+    cells = G.cell.copy()
+    places = np.array([np.flatnonzero(m)[-1] for m in mask])
+    twin.apply(figs, places)
+    assert np.array_equal(G.cell, cells) and not np.array_equal(twin.cell, cells)
+    assert np.array_equal(G.legal_moves(figs)[0], mask)
