@@ -203,7 +203,28 @@ class BatchLayout:
     game: Any = None
 
 
-class BatchedGames:
+class NotPickled:
+    """A batch whose compiled parts (closures, entry points) do not pickle: ``pickle``
+    raises a ``TypeError`` saying so and what to do (``_INSTEAD``), rather than Python's
+    "Can't pickle local object ..." from deep inside; ``copy.deepcopy`` copies every
+    attribute, as it would without the refusal."""
+
+    #: what to pickle instead (the subclass's)
+    _INSTEAD = "copy.deepcopy it in this process"
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(f"a movecore {type(self).__name__} does not pickle (its compiled "
+                        f"parts): {self._INSTEAD}")
+
+    def __deepcopy__(self, memo):
+        import copy
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
+
+class BatchedGames(NotPickled):
     """B games of the position ``root`` (each a copy of it), for batched self-play.
 
     Figures are named by their *slot*: the index of their id in ``root.figures`` (the
@@ -225,6 +246,9 @@ class BatchedGames:
         alive bool[B, F]   figure in play.
         occ   int32[B, N]  each game's occupant layer (array backend only).
     """
+
+    _INSTEAD = ("pickle its games' positions (position(b)) or the scenario and make it "
+                "again, or copy.deepcopy it in this process")
 
     # (the array backend's optional layout hooks, unset: see BatchLayout)
     _move = None
@@ -753,9 +777,9 @@ class BatchedGames:
             b, f = int(games[out[0]]), int(figs[out[0]])
             raise QueryError(f"remove: figure slot {f} ({describe(self.ids[f])}) of game "
                              f"{b} is not in play")
-        pair = games * self.F + figs
-        if len(np.unique(pair)) != len(pair):
-            _, first, n = np.unique(pair, return_index=True, return_counts=True)
+        _, first, n = np.unique(games * self.F + figs, return_index=True,
+                                return_counts=True)
+        if (n > 1).any():
             k = int(first[n > 1].min())
             raise QueryError(f"remove: figure slot {int(figs[k])} of game {int(games[k])} "
                              f"is named twice")
@@ -839,22 +863,6 @@ class BatchedGames:
         return out
 
     # ------------------------------------------------------------------ checking
-    def __reduce_ex__(self, protocol):
-        # (its compiled layout's closures do not pickle: say so, rather than Python's
-        # "Can't pickle local object ..." from deep inside)
-        raise TypeError("a movecore BatchedGames does not pickle (its compiled layout): "
-                        "pickle its games' positions (position(b)) or the scenario and "
-                        "make it again, or copy.deepcopy it in this process")
-
-    def __deepcopy__(self, memo):
-        """An independent copy of every game (``copy.deepcopy`` of its attributes: the
-        pickling refusal above does not apply)."""
-        import copy
-        new = object.__new__(type(self))
-        memo[id(self)] = new
-        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
-        return new
-
     def position(self, b: int):
         """A live position equal to game ``b`` (a copy: changing it changes no game)."""
         if not isinstance(b, (int, np.integer)) or isinstance(b, (bool, np.bool_)) or \

@@ -19,8 +19,8 @@ import json
 import os
 import pkgutil
 import sys
-from pathlib import Path
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, TypedDict
 
 from .errors import MovecoreError, ScenarioError, UnknownGameError, describe

@@ -51,8 +51,9 @@ from numba import njit
 from ..kernels._jit import NO_NRT, once
 from ._kept_answer import keep_answer
 from ._vecdescent import _base_distance, descent_play
+from ._vecgame import run_end
 from ._vecnp import (WholeStep, advance_select, draw_obs, mask_rows, opponents_draw,
-                     pick_rows, run_end, sort_starts, step_end)
+                     pick_rows, sort_starts, step_end)
 
 _LG = None   # legal_games (``_batch.legal_kernel()``), linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev)

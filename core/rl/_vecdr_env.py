@@ -49,9 +49,9 @@ from ..games.dark_realms._batch_enemy import _grid_distance
 from ..kernels._jit import NO_NRT, once
 from ._kept_answer import keep_answer
 from ._vecdr import dr_play, dr_queries, hero_kept, roll_d6
-from ._vecgame import LEFT, _draw, _kth, _side_in_play
+from ._vecgame import LEFT, _draw, _kth, _side_in_play, run_end
 from ._vecnp import (ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs,
-                     entry_call, restart_one, run_end)
+                     entry_call, restart_one)
 
 #: a distance no end reaches (the greedy pick where no enemy is in play)
 _FAR = np.int64(1) << np.int64(40)

@@ -744,6 +744,18 @@ def _adjacent_enemy(nbr, cell, alive, side_of, b, f, at, r):
 LEFT = 3
 
 
+@njit(nogil=True, inline="always")
+def run_end(mode, i, hi):
+    """The end ``j`` of the run of games ``i <= b < j <= hi`` that a step does not leave
+    as they are (``mode[b] != LEFT``; ``j == i`` where game ``i`` is left): the compiled
+    steps draw each run's observations and masks, a same-step autoreset's call only its
+    restarted games'."""
+    j = i
+    while j < hi and mode[j] != LEFT:
+        j += 1
+    return j
+
+
 @njit(cache=True, nogil=True, **NO_NRT)
 def step_modes(actions, mask, done, mode, illegal):
     """What ``MovecoreVectorEnv.step`` does with each game ``b``: ``mode[b]`` 2 (it
@@ -993,9 +1005,7 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
             continue
         i = b0          # (the runs of games not left as they are)
         while i < b1:
-            j = i
-            while j < b1 and mode[j] != LEFT:
-                j += 1
+            j = run_end(mode, i, b1)
             if j > i:
                 observe(obs, mask, mask_out, G, V, K, i, j)
             i = j + 1

@@ -41,10 +41,10 @@ from ..games.heroscape._batch import _spaces
 from ..kernels._jit import NO_NRT, once
 from ..kernels._types import CACHE
 from ._kept_answer import keep_list
-from ._vecgame import _grid_distance
+from ._vecgame import _grid_distance, run_end
 from ._vechs import hs_play, hs_queries, pair_call_bits
 from ._vecnp import (TERMINATED, WholeStep, advance_select, draw_obs, mask_rows,
-                     opponents_draw, pick_rows, run_end, sort_starts, step_end)
+                     opponents_draw, pick_rows, sort_starts, step_end)
 
 _DK = None   # the layout's double-space call, linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev,

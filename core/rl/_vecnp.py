@@ -81,18 +81,6 @@ from ._vecgame import (LEFT, _draw, _kth, _kth_small, _n_sides, _root, _side_in_
 TERMINATED, TRUNCATED, ILLEGAL = 1, 2, 3
 
 
-@njit(nogil=True, inline="always")
-def run_end(mode, i, hi):
-    """The end ``j`` of the run of games ``i <= b < j < hi`` that a step does not leave
-    as they are (``mode[b] != LEFT``; ``j == i`` where game ``i`` is left): the compiled
-    whole steps draw each run's observations and masks, a same-step autoreset's call
-    only its restarted games'."""
-    j = i
-    while j < hi and mode[j] != LEFT:
-        j += 1
-    return j
-
-
 @njit("int64(uint64[:, ::1], int64[::1], float64[::1])", cache=True, nogil=True)
 def draw_rows(rng, rows, out):
     """``out[i]`` = game ``rows[i]``'s next ``np_random.random()`` (one draw each)."""
@@ -718,19 +706,48 @@ class WholeStep:
         copy), the counters summed over the threads, K ints); ``steps.counts[:2]``
         added to, the threads' counters cleared. Each chunk's call at its entry point
         after its first (:func:`entry_call`, ``self._entries``)."""
-        s = self.steps
-        B = s.B
+        B = self.steps.B
         new = np.empty_like(obs_kept) if self.copy else None
-        dst = new.reshape(B, -1) if self.copy else None
         results = (float(illegal_reward), np.empty(B), np.empty(B, bool),
                    np.empty(B, bool), np.empty(B, bool))
         mask_out = np.empty_like(mask)
-        o = obs_kept.reshape(B, -1)
+        got = self._chunks(kernel, heads, (mode, actions, results,
+                                           obs_kept.reshape(B, -1), mask, mask_out),
+                           None if new is None else new.reshape(B, -1), what)
+        return (*results[1:], new if self.copy else obs_kept, mask_out), got
+
+    def restart_rows(self, rows, mode, obs_kept, mask, mask_out, dst=None):
+        """Games ``rows`` (int64[K]) back at the root in one call of the step's kernel
+        per chunk (``mode``: 2 there, ``LEFT`` elsewhere: the other games, their
+        observations and masks left as they are; the vector env's same-step autoreset
+        and partial reset): their kept observations (``obs_kept``) and masks (``mask``
+        and ``mask_out``) rewritten, and copied into ``dst`` too (where not None).
+        Returns the counters summed (K ints), ``steps.counts[:2]`` added to."""
+        B = self.steps.B
+        mode.fill(LEFT)
+        mode[rows] = 2
+        results = (0.0, np.empty(B), np.empty(B, bool), np.empty(B, bool),
+                   np.empty(B, bool))
+        got = self._chunks(*self._call(), (mode, np.zeros(B, np.int64), results,
+                                           obs_kept.reshape(B, -1), mask, mask_out),
+                           None, "restart")
+        if dst is not None:
+            dst[rows] = obs_kept[rows]
+        return got
+
+    def _chunks(self, kernel, heads, args, dst, what):
+        """``kernel(*heads[c], *args, lo, hi)`` on each chunk ``c`` (its entry point
+        after its first call; ``args[3]`` the kept observations, whose chunk rows are
+        copied into ``dst`` where not None); a status < 0 raises naming ``what``.
+        Returns the threads' counters summed (``steps.counts[:2]`` added to, the
+        threads' cleared)."""
+        s = self.steps
+        B = s.B
+        o = args[3]
         entries = self._entries
 
         def run(c, lo, hi):
-            st = entry_call(entries, (kernel, c), kernel,
-                            (*heads[c], mode, actions, results, o, mask, mask_out, lo, hi))
+            st = entry_call(entries, (kernel, c), kernel, (*heads[c], *args, lo, hi))
             if dst is not None:
                 dst[lo:hi] = o[lo:hi]
             return st
@@ -744,46 +761,6 @@ class WholeStep:
             status = on_chunks(B, self.n_chunks, run)[1]
         if min(status) < 0:  # pragma: no cover (each step says why it cannot be)
             raise RuntimeError(f"movecore: {what} env step status {min(status)}")
-        got = summed(self.counts)
-        for c in self.counts:
-            c.fill(0)
-        s.counts[0] += got[0]
-        s.counts[1] += got[1]
-        return (*results[1:], new if self.copy else obs_kept, mask_out), got
-
-
-    def restart_rows(self, rows, mode, obs_kept, mask, mask_out, dst=None):
-        """Games ``rows`` (int64[K]) back at the root in one call of the step's kernel
-        per chunk (``mode``: 2 there, ``LEFT`` elsewhere: the other games, their
-        observations and masks left as they are; the vector env's same-step autoreset
-        and partial reset): their kept observations (``obs_kept``) and masks (``mask``
-        and ``mask_out``) rewritten, and copied into ``dst`` too (where not None).
-        Returns the counters summed (K ints), ``steps.counts[:2]`` added to."""
-        kernel, heads = self._call()
-        s = self.steps
-        B = s.B
-        mode.fill(LEFT)
-        mode[rows] = 2
-        results = (0.0, np.empty(B), np.empty(B, bool), np.empty(B, bool),
-                   np.empty(B, bool))
-        o = obs_kept.reshape(B, -1)
-        args = (mode, np.zeros(B, np.int64), results, o, mask, mask_out)
-        entries = self._entries
-
-        def run(c, lo, hi):
-            return entry_call(entries, (kernel, c), kernel, (*heads[c], *args, lo, hi))
-
-        if self.n_chunks == 1:
-            status = [run(0, 0, B)]
-        else:
-            if not self._loaded:
-                run(0, 0, 0)
-                self._loaded = True
-            status = on_chunks(B, self.n_chunks, run)[1]
-        if min(status) < 0:  # pragma: no cover (as step)
-            raise RuntimeError(f"movecore: env step status {min(status)}")
-        if dst is not None:
-            dst[rows] = obs_kept[rows]
         got = summed(self.counts)
         for c in self.counts:
             c.fill(0)

@@ -64,7 +64,7 @@ from gymnasium.spaces import Box, MultiDiscrete
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ..batch import _cut_chunks, _moved_head, entry_call, on_cut, summed
+from ..batch import NotPickled, _cut_chunks, _moved_head, entry_call, on_cut, summed
 from ..errors import IllegalMoveError, QueryError, describe, is_sequence, seed_value
 
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
@@ -110,7 +110,7 @@ def _env_chunks(B: int, n_chunks: int, first: int | None = None) -> list:
     return _cut_chunks(B, n_chunks, first)
 
 
-class MovecoreVectorEnv(VectorEnv):
+class MovecoreVectorEnv(NotPickled, VectorEnv):
     """``num_envs`` movement games of one scenario (see the module docstring).
 
     Keywords: those of :class:`~movecore.rl.envs.MovecoreGym` (``side``, ``opponent``,
@@ -127,6 +127,8 @@ class MovecoreVectorEnv(VectorEnv):
     :class:`movecore.IllegalMoveError` naming the game, and no game changes."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    _INSTEAD = ("pickle envs.scenario and the keywords and make it again, or "
+                "copy.deepcopy it in this process")
 
     def __init__(self, name_or_scenario, num_envs: int, *, threads: int = 1,
                  backend: str = "auto", copy: bool = True,
@@ -481,6 +483,7 @@ class MovecoreVectorEnv(VectorEnv):
         observation and mask."""
         if not len(rows):
             return
+        from ._vecgame import LEFT
         B = self.num_envs
         if self.backend == "positions":
             for b in rows.tolist():
@@ -496,7 +499,6 @@ class MovecoreVectorEnv(VectorEnv):
             mode = self._state_mode
             dr, one_call = n._dr, self._one_call()
             if dr is not None and dr.whole:
-                from ._vecgame import LEFT
                 mode.fill(LEFT)
                 mode[rows] = 2
                 self._dr_whole(dr).step(mode, np.zeros(B, np.int64), 0.0,
@@ -514,7 +516,6 @@ class MovecoreVectorEnv(VectorEnv):
             c["moves"], c["generations"] = n.counts
         else:
             # one call of the step's chunks, the other games left as they are
-            from ._vecgame import LEFT
             kept = obs is self._obs
             mode = self._state_mode
             mode.fill(LEFT)
@@ -886,22 +887,6 @@ class MovecoreVectorEnv(VectorEnv):
         if not self._has_reset:
             raise QueryError("render() before reset(): call envs.reset() first")
         return tuple(e.render() for e in self.envs)
-
-    def __reduce_ex__(self, protocol):
-        # (its compiled steps' closures and entry points do not pickle: say so, rather
-        # than Python's "Can't pickle local object ..." from deep inside)
-        raise TypeError("a movecore vector env does not pickle (its compiled steps): "
-                        "pickle envs.scenario and the keywords and make it again, or "
-                        "copy.deepcopy it in this process")
-
-    def __deepcopy__(self, memo):
-        """An independent copy of every game (as ``copy.deepcopy`` of its attributes:
-        the pickling refusal above does not apply)."""
-        import copy
-        new = object.__new__(type(self))
-        memo[id(self)] = new
-        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
-        return new
 
     def close_extras(self, **kwargs) -> None:
         pass
