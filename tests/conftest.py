@@ -31,7 +31,9 @@ import jit_audit
 
 #: The soak tier (``pytest --soak``; measured with ``pytest FILE --durations=50``, one
 #: file at a time): ``"all"`` marks every case of the test slow; ``"rest"`` all but its
-#: first case (one seed / example of each long run stays in what ``pytest`` and CI run).
+#: first case (one seed / example of each long run stays in what ``pytest`` and CI run);
+#: a number ``n``, all but its first ``n`` cases in collection order (a grid of options
+#: parametrized as one list, the pairs that cover each option first).
 #: Kept here, not as decorators, so that the list is one place to read and to keep up
 #: to date. A test whose only work is its one check (a fresh process, a thread race)
 #: is not here: it is no longer by being run more.
@@ -71,6 +73,11 @@ SLOW = {
     "test_descent_reach_cost.py::test_scoped_door_pit_rooms_match_brute_force": "rest",
     "test_descent_reach_cost.py::test_scoped_answers_equal_every_door_answers": "rest",
     "test_batch.py::test_fused_step_equals_array_path": "rest",
+    # the plain build's variants against the general build: hex boards in every run
+    "test_perf.py::test_plain_build_equals_general_build_exactly": "rest",
+    # the compiled steps against the array path: 1 and 2 threads, random and greedy
+    "test_batch_dark_realms.py::test_compiled_step_equals_array_path": 2,
+    "test_batch_heroscape.py::test_compiled_step_equals_array_path": 2,
     "test_batch.py::test_batched_games_equal_single_positions": "rest",
     "test_rl_vector.py::test_arrays_backend_equals_single_envs": "rest",
     "test_batch_mage_knight.py::test_random_maps_equal_single_positions": "rest",
@@ -341,9 +348,13 @@ def _named(config, item) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
+    cases: dict = {}        # test function -> its cases seen so far (collection order)
     for item in items:
-        rule = SLOW.get(f"{item.path.name}::{getattr(item, 'originalname', item.name)}")
-        if rule == "all" or (rule == "rest" and not _first_case(item)):
+        key = f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
+        rule = SLOW.get(key)
+        cases[key] = n = cases.get(key, 0) + 1
+        if rule == "all" or (rule == "rest" and not _first_case(item)) or \
+                (isinstance(rule, int) and n > rule):
             item.add_marker(pytest.mark.slow)
     if _soak(config):
         return

@@ -872,9 +872,13 @@ def test_selfplay_query_columns_are_its_query_dicts():
 
 
 # ---------------------------------------------------------------- the compiled step
-@pytest.mark.parametrize("policy", ["random", "greedy"])
-@pytest.mark.parametrize("threads", [1, 2])
-def test_compiled_step_equals_array_path(policy, threads):
+#: (threads, policy): the first two cover each thread count and each policy (every run);
+#: the other two are the soak tier's (``tests/conftest.py``, ``SLOW``)
+_STEP_CASES = [(1, "random"), (2, "greedy"), (1, "greedy"), (2, "random")]
+
+
+@pytest.mark.parametrize("threads,policy", _STEP_CASES)
+def test_compiled_step_equals_array_path(threads, policy):
     """``BatchedPlay`` runs Dark Realms' compiled step (the chunked step where its scope
     holds; else the rolled queries in array form, one batched ``legal_moves``, the rest
     compiled: :mod:`movecore.tools._selfplay_dark_realms`): the array path's choices

@@ -612,9 +612,13 @@ def _step_scenarios(seeds) -> list:
     return example_scenarios("heroscape") + _scenarios(seeds)
 
 
-@pytest.mark.parametrize("policy", ["random", "greedy"])
-@pytest.mark.parametrize("threads", [1, 2])
-def test_compiled_step_equals_array_path(policy, threads):
+#: (threads, policy): the first two cover each thread count and each policy (every run);
+#: the other two are the soak tier's (``tests/conftest.py``, ``SLOW``)
+_STEP_CASES = [(1, "random"), (2, "greedy"), (1, "greedy"), (2, "random")]
+
+
+@pytest.mark.parametrize("threads,policy", _STEP_CASES)
+def test_compiled_step_equals_array_path(threads, policy):
     """``BatchedPlay`` runs Heroscape's compiled step (one call per thread): on the
     bundled battlefields and random ones, the array path's answers and choices for the
     same random numbers -- the moves (greedy: nearest over both spaces), the engagement

@@ -167,7 +167,8 @@ def test_the_slow_list_names_real_tests_and_the_readme_gives_the_soak_tier():
         assert re.search(rf"^def {func}\(", path.read_text(), re.M), key
         # thousands of random boards per kernel, in every run
         assert name not in ("test_differential.py", "test_reach_pen.py"), key
-    assert set(conftest.SLOW.values()) <= {"all", "rest"}
+    assert all(v in ("all", "rest") or type(v) is int and v > 0
+               for v in conftest.SLOW.values())
     for name in ("test_differential.py", "test_reach_pen.py"):
         assert "mark.slow" not in (ROOT / "tests" / name).read_text(), name
     batch = (ROOT / "tests" / "test_batch.py").read_text()
@@ -210,13 +211,15 @@ def test_pytest_leaves_the_soak_tier_out_unless_asked():
 
     def run(monkeypatch, soak=False, markexpr="", args=(), env=None):
         monkeypatch.setattr(conftest, "SLOW", {"test_x.py::test_seeds": "rest",
-                                               "test_x.py::test_long": "all"})
+                                               "test_x.py::test_long": "all",
+                                               "test_x.py::test_grid": 2})
         if env is None:
             monkeypatch.delenv("MOVECORE_SOAK", raising=False)
         else:
             monkeypatch.setenv("MOVECORE_SOAK", env)
         items = [Item("test_seeds", 0), Item("test_seeds", 1), Item("test_long"),
-                 Item("test_marked", slow=True), Item("test_quick")]
+                 Item("test_marked", slow=True), Item("test_quick")] + \
+            [Item("test_grid", i) for i in range(4)]      # (a number: its first cases)
         gone = []
         cfg = SimpleNamespace(
             getoption=lambda name: soak, option=SimpleNamespace(markexpr=markexpr),
@@ -228,18 +231,20 @@ def test_pytest_leaves_the_soak_tier_out_unless_asked():
         return [i.name for i in items], [i.name for i in gone]
 
     with pytest.MonkeyPatch.context() as mp:
-        every = ["test_seeds[0]", "test_seeds[1]", "test_long", "test_marked", "test_quick"]
-        assert run(mp) == (["test_seeds[0]", "test_quick"],
-                           ["test_seeds[1]", "test_long", "test_marked"])
+        grid = [f"test_grid[{i}]" for i in range(4)]
+        every = ["test_seeds[0]", "test_seeds[1]", "test_long", "test_marked",
+                 "test_quick"] + grid
+        left = ["test_seeds[1]", "test_long", "test_marked"] + grid[2:]
+        assert run(mp) == (["test_seeds[0]", "test_quick"] + grid[:2], left)
         assert run(mp, soak=True) == (every, [])
         assert run(mp, env="1") == (every, [])
-        assert run(mp, env="0")[1] == ["test_seeds[1]", "test_long", "test_marked"]
+        assert run(mp, env="0")[1] == left
         assert run(mp, markexpr="slow") == (every, [])      # -m filters after this hook
         # (ids from the invocation folder, tests/ here, or absolute)
         kept, _ = run(mp, args=["test_x.py::test_seeds", str(ROOT / "tests/test_x.py::test_long")])
-        assert kept == ["test_seeds[0]", "test_seeds[1]", "test_long", "test_quick"]
+        assert kept == ["test_seeds[0]", "test_seeds[1]", "test_long", "test_quick"] + grid[:2]
         kept, _ = run(mp, args=["test_x.py::test_seeds[1]", "tests/test_x.py::test_marked"])
-        assert kept == ["test_seeds[0]", "test_seeds[1]", "test_quick"]
+        assert kept == ["test_seeds[0]", "test_seeds[1]", "test_quick"] + grid[:2]
 
 
 def test_the_whole_suite_runs_on_workers_and_named_files_in_process():
