@@ -512,6 +512,29 @@ def test_max_turns_has_an_upper_bound(turns):
     rl.gym_env("grid_hex_skirmish", max_turns=MAX_TURNS)
 
 
+def test_every_turn_limit_takes_one_rule():
+    """The environments' ``max_turns``, ``run_selfplay``'s and ``BatchedPlay``'s take the
+    same values (``turns_value``): NumPy integers too, as a Python ``int``; a bool, a
+    float, a string, 0 or a negative number is a QueryError naming the keyword."""
+    import numpy as np
+    rl = _rl()
+    from movecore.tools.selfplay import run_selfplay
+    from movecore.tools.selfplay_batch import BatchedPlay
+    scen = _grid()
+    makers = {
+        "max_turns": lambda t: rl.gym_env("grid_hex_skirmish", max_turns=t),
+        "turns": lambda t: run_selfplay("grid", 0, 1, max_turns=t, scenarios=[("g", scen)]),
+        "turns ": lambda t: BatchedPlay("grid", scen, 2, max_turns=t)}
+    for word, make in makers.items():
+        for bad in (True, np.bool_(True), 3.0, "3", None, 0, -1, np.int64(0)):
+            with pytest.raises(mc.QueryError, match=word.strip()):
+                make(bad)
+        for good in (3, np.int64(3), np.int32(3), np.uint8(3)):
+            make(good)
+    play = BatchedPlay("grid", scen, 2, max_turns=np.int16(5))
+    assert type(play.max_turns) is int and play.max_turns == 5
+
+
 # ----------------------------------------------------------------- before reset
 def test_render_and_position_before_reset_are_query_errors():
     rl = _rl()

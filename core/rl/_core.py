@@ -17,7 +17,7 @@ from ._encode import encode_common_fast as encode_common
 from ._encode import fill_and_encode_fast as fill_and_encode
 from ._encode import fill_mask_fast as fill_mask
 from .spaces import ActionLayout, BoardLayout
-from .turns import GAMES, MAX_TURNS, Match, game_rules, roster_of, turn_sides
+from .turns import GAMES, Match, game_rules, roster_of, turn_sides, turns_value
 
 OPPONENTS = ("random", "greedy", "enemy_ai")
 
@@ -582,10 +582,7 @@ def _check_common(max_turns, render_mode, reward_fn, terminal_fn, town=False,
                   illegal_reward=-1.0) -> float:
     """Check the keywords every environment takes; returns ``illegal_reward`` as a
     float."""
-    if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or \
-            not 1 <= max_turns <= MAX_TURNS:
-        raise QueryError(f"max_turns must be a positive integer up to {MAX_TURNS}; got "
-                         f"{describe(max_turns)}")
+    turns_value(max_turns)
     if not isinstance(town, bool):
         raise QueryError(f"town must be True or False; got {describe(town)}")
     if isinstance(illegal_reward, (bool, np.bool_)) or \

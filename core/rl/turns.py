@@ -51,6 +51,22 @@ DEFAULT_TURNS = 40
 MAX_TURNS = 2**31 - 1
 
 
+def turns_value(value, what: str = "max_turns") -> int:
+    """A turn limit read at the boundary: an integer (Python's or NumPy's; not a bool)
+    from 1 to :data:`MAX_TURNS`, as a Python ``int``; :class:`QueryError` naming ``what``
+    and the value otherwise. The one rule of the environments' ``max_turns``, self-play's
+    and ``BatchedPlay``'s.
+
+    >>> turns_value(np.int64(12))
+    12
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or not 1 <= value <= MAX_TURNS:
+        raise QueryError(f"{what} must be a positive integer up to {MAX_TURNS}; got "
+                         f"{describe(value)}")
+    return int(value)
+
+
 class Game:
     """One game's choices for the movement-only game, in the game's words: who moves,
     and which query each figure asks (``legal_moves`` keywords)."""

@@ -40,7 +40,7 @@ import numpy as np
 from ..errors import MovecoreError, QueryError, ScenarioError, describe, seed_value
 from ..position import grid_distance as _distance  # noqa: F401
 from ..rl.turns import (DEFAULT_TURNS, GAME_CLASSES, GAMES, MAX_TURNS,  # noqa: F401
-                        REMOVE_CHANCE, Game, Match, _cells, turn_sides)
+                        REMOVE_CHANCE, Game, Match, _cells, turn_sides, turns_value)
 
 POLICIES = ("random", "greedy")
 
@@ -233,12 +233,10 @@ def run_selfplay(game: str, n_games: int, seed: int = 0, *, policy: str = "rando
         example_scenarios(game)  # validates the game name
     if policy not in POLICIES:
         raise QueryError(f"policy must be one of {list(POLICIES)}; got {describe(policy)}")
-    for what, v in (("games", n_games), ("workers", workers), ("turns", max_turns)):
+    for what, v in (("games", n_games), ("workers", workers)):
         if not isinstance(v, int) or isinstance(v, bool) or v < (0 if what == "games" else 1):
             raise QueryError(f"{what} must be a positive integer; got {describe(v)}")
-    if max_turns > MAX_TURNS:
-        raise QueryError(f"turns must be a positive integer up to {MAX_TURNS}; got "
-                         f"{describe(max_turns)}")
+    max_turns = turns_value(max_turns, "turns")
     seed_value(seed, none=False)
     parts = _chunks(n_games, workers) if n_games else []
     interrupted = False

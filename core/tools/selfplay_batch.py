@@ -27,7 +27,7 @@ from numba import njit
 from ..batch import BatchedGames, QueryColumns, _cut_chunks, _moved_head, per_thread, summed
 from ..errors import QueryError, describe, is_sequence, seed_value
 from ..rl._vecgame import _grid_distance
-from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, MAX_TURNS, Game
+from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game, turns_value
 from ._chunks import run_chunks
 from ._roots import _root
 from ..position import grid_distance
@@ -96,9 +96,7 @@ class BatchedPlay:
         if policy not in POLICIES:
             raise QueryError(f"policy must be one of {list(POLICIES)}; got "
                              f"{describe(policy)}")
-        if type(max_turns) is not int or not 1 <= max_turns <= MAX_TURNS:
-            raise QueryError(f"turns must be a positive integer up to {MAX_TURNS}; got "
-                             f"{describe(max_turns)}")
+        max_turns = turns_value(max_turns, "turns")
         seed = _seed(seed)
         root, sides = _root(game, scenario)
         self.g = g = GAME_CLASSES[game](root)
