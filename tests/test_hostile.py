@@ -343,6 +343,57 @@ def test_the_scenario_caches_are_bounded_and_compare_what_they_keep():
     assert _SETUPS.size <= 64 and _ROOTS.size <= 64
 
 
+def test_a_held_scenario_is_compared_once_per_key(monkeypatch):
+    """``ScenarioCache.held``: inside the block a dict is compared with its kept copy
+    once per key (a stale entry at its address is still seen, and an edit made before
+    the block), outside at every hit; other dicts and other threads compare as ever."""
+    import threading
+    from movecore import scenario as S
+    compares = []
+    real = S._same
+    monkeypatch.setattr(S, "_same", lambda a, b: compares.append(1) or real(a, b))
+    c = S.ScenarioCache(4)
+    d, other = {"a": [1]}, {"b": 2}
+    c.get(d, 0, lambda: "d")
+    c.get(other, 0, lambda: "o")
+    d["a"][0] = 5                               # edited before the block: seen once
+    with c.held(d):
+        assert [c.get(d, 0, lambda: "d5") for _ in range(5)] == ["d5"] * 5
+        assert len(compares) == 1               # (the first lookup; then trusted)
+        assert c.get(d, 1, lambda: "d-1") == "d-1" and c.get(d, 1, lambda: 0) == "d-1"
+        assert len(compares) == 1               # (key 1 built in the block: trusted)
+        c.get(other, 0, lambda: "o2")
+        c.get(other, 0, lambda: "o2")
+        assert len(compares) == 3               # another dict: every hit compared
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(c.get(d, 0, lambda: "t")))
+        t.start()
+        t.join()
+        assert seen == ["d5"] and len(compares) == 4   # another thread: compared
+    c.get(d, 0, lambda: "x")
+    assert len(compares) == 5                   # after the block: compared again
+
+
+def test_a_positions_backend_vector_env_sets_its_scenario_up_once(monkeypatch):
+    """The positions backend's B environments share one set-up, checked against the
+    dict once (not once per environment), and still follow a dict edited between two
+    vector envs."""
+    rl = _rl()
+    from movecore import scenario as S
+    compares = []
+    real = S._same
+    monkeypatch.setattr(S, "_same", lambda a, b: compares.append(1) or real(a, b))
+    d = _grid()
+    a = rl.vector_env(d, num_envs=6, backend="positions")
+    assert len({id(e._s) for e in a.envs}) == 1
+    assert len(compares) <= 2                   # (the first env's, the block's first)
+    d["figures"][0]["at"] = [3, 2]
+    b = rl.vector_env(d, num_envs=3, backend="positions")
+    assert b.envs[0]._s is not a.envs[0]._s
+    b.reset(seed=0)
+    assert b.envs[0].position.where("scout") == (3, 2)
+
+
 def test_self_play_roots_follow_an_edited_dict_and_check_the_game():
     from movecore.tools._roots import _root
     from movecore.tools.selfplay_batch import BatchedPlay

@@ -214,7 +214,9 @@ class MovecoreVectorEnv(NotPickled, VectorEnv):
         elif self.backend == "arrays":
             self._init_arrays(one)
         else:
-            self.envs = [MovecoreGym(scenario, **kwargs) for _ in range(B)]
+            from ._core import _SETUPS
+            with _SETUPS.held(scenario):        # (its set-up checked once, not B times)
+                self.envs = [MovecoreGym(scenario, **kwargs) for _ in range(B)]
         A = one.action_space.n
         self._obs = np.zeros((B, *one.observation_space.shape), np.float32)
         self._mask = np.zeros((B, A), np.int8)
