@@ -73,6 +73,45 @@ def test_readme_python_examples_run():
     _run_python_blocks("README.md", least=2)
 
 
+#: Runs a page's ```python blocks in order in one namespace (the API reference's blocks
+#: build on its first), then checks each line ``expression  # literal`` whose comment is
+#: a Python literal (a list, a number, a string...) by evaluating the expression again.
+_CHAINED = r"""
+import ast, re, sys
+text = open(sys.argv[1]).read().replace('"reach.svg"', repr(sys.argv[2]))
+ns = {"__name__": "__main__"}
+checked = 0
+for i, code in enumerate(re.findall(r"```python\n(.*?)```", text, re.S)):
+    exec(compile(code, f"block {i}", "exec"), ns)
+    for line in code.splitlines():
+        expr, sep, said = line.partition("  #")
+        if not sep or not expr.strip() or expr.startswith((" ", "\t")):
+            continue
+        try:
+            ast.parse(expr.strip(), mode="eval")
+            want = ast.literal_eval(said.strip())
+        except (SyntaxError, ValueError):
+            continue
+        got = eval(expr.strip(), ns)
+        got = got.tolist() if hasattr(got, "tolist") else got
+        assert got == want, (i, expr.strip(), got, want)
+        checked += 1
+print(checked)
+"""
+
+
+def test_api_page_python_runs_in_order(tmp_path):
+    """docs/api.md's blocks run in order as one program (from a clone's root, as its
+    first block reads an example file), and the values its comments give are what the
+    expressions return."""
+    out = subprocess.run([sys.executable, "-c", _CHAINED, str(ROOT / "docs" / "api.md"),
+                          str(tmp_path / "reach.svg")], cwd=ROOT, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert int(out.stdout.split()[-1]) >= 5, out.stdout
+    assert (tmp_path / "reach.svg").read_text().startswith("<svg")
+
+
 USER_DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 
 
