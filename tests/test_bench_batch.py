@@ -400,6 +400,9 @@ def test_batch_report_prints_paired_medians(monkeypatch):
         [passes[1] + 1] * 2 + [retakes[0] + 1]
     printed = next(i for i, line in enumerate(lines) if line.startswith("  grid ["))
     assert printed > retakes[-1]
+    # the legend, once, just above the rows; the game's pass names its window 1
+    assert lines.count(bench_batch.LEGEND) == 1 and lines[printed - 1] == bench_batch.LEGEND
+    assert any(line.startswith("[batch] grid (") and "window 1" in line for line in lines)
     for key, n, counted in ((("threads", 64), W + 1, [True, False, True, True]),
                             (("threads", "env", 8), W, [True] * W)):
         t = row[key]

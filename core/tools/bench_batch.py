@@ -447,7 +447,7 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
     for game in games or GAMES:
         scen = example_scenarios(game)
         name, scenario = scen[0]
-        log(f"[batch] {game} ({name}) ...", flush=True)
+        log(f"[batch] {game} ({name}), with window 1 of its 2 threads / 1 ...", flush=True)
         row = {"scenario": name}
         play = BatchedPlay(game, scenario, 1, seed=1, threads=1)
         row["backend"] = play.games.backend
@@ -532,6 +532,7 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
             flush=True)
         for game, keys in short.items():
             _window(kept[game], keys, min_time)
+    log(LEGEND)
     for game, k in kept.items():
         out[game][("threads", Bl)] = _over_windows(k["play"][1])
         if "env" in k:
@@ -547,6 +548,17 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
         out[game]["memory_mib"] = memory_4096(game)
         log(f"  {game}: {out[game]['memory_mib']:.1f} MiB")
     return out
+
+
+#: Printed once above the rows: why a row's moves/s and its "2 threads / 1" may seem to
+#: disagree on a busy machine.
+LEGEND = (
+    "[batch] reading a row: \"moves/s, median round (1 / 2 threads)\" is each thread "
+    "count's own median, its rounds taken at other moments than the other's; \"2 threads"
+    " / 1\" pairs 1- and 2-thread rounds taken back to back, over windows apart in time, "
+    "and leaves out a window whose threads waited for a core (shown in brackets). On a "
+    "busy machine the two can disagree: the paired figure is the one to read, and the "
+    "per-CPU-second figures are what a shared core inflates least.")
 
 
 def _window(k: dict, keys, min_time: float) -> None:
