@@ -32,8 +32,8 @@ import jit_audit
 #: The soak tier (``pytest --soak``; measured with ``pytest FILE --durations=50``, one
 #: file at a time): ``"all"`` marks every case of the test slow; ``"rest"`` all but its
 #: first case (one seed / example of each long run stays in what ``pytest`` and CI run);
-#: a number ``n``, all but its first ``n`` cases in collection order (a grid of options
-#: parametrized as one list, the pairs that cover each option first).
+#: a number ``n``, all but its first ``n`` cases (a grid of options parametrized as one
+#: list, the pairs that cover each option first).
 #: Kept here, not as decorators, so that the list is one place to read and to keep up
 #: to date. A test whose only work is its one check (a fresh process, a thread race)
 #: is not here: it is no longer by being run more.
@@ -306,9 +306,11 @@ def pytest_configure_node(node):
         node.workerinput["movecore_warm_up"] = True
 
 
-def _first_case(item) -> bool:
+def _first_case(item, n: int = 1) -> bool:
+    """Whether ``item`` is among its test's first ``n`` cases: each of its parameters at
+    one of the first ``n`` places of its list (so whatever else a run selects)."""
     spec = getattr(item, "callspec", None)
-    return spec is None or not any(getattr(spec, "indices", {}).values())
+    return spec is None or all(i < n for i in getattr(spec, "indices", {}).values())
 
 
 #: How many soak-tier cases this process's collection left out.
@@ -348,13 +350,10 @@ def _named(config, item) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    cases: dict = {}        # test function -> its cases seen so far (collection order)
     for item in items:
-        key = f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
-        rule = SLOW.get(key)
-        cases[key] = n = cases.get(key, 0) + 1
+        rule = SLOW.get(f"{item.path.name}::{getattr(item, 'originalname', item.name)}")
         if rule == "all" or (rule == "rest" and not _first_case(item)) or \
-                (isinstance(rule, int) and n > rule):
+                (isinstance(rule, int) and not _first_case(item, rule)):
             item.add_marker(pytest.mark.slow)
     if _soak(config):
         return
