@@ -1946,6 +1946,23 @@ def test_heroscape_env_in_one_call_equals_the_sub_steps():
     assert moves > 1000, moves
 
 
+@pytest.mark.parametrize("name", ["heroscape_engaged_knight", "descent_door_round"])
+def test_whole_draw_equals_the_kept_buffers_copy(name):
+    """With ``copy=True`` Heroscape's and Descent's one-call steps draw each
+    observation whole into the step's new array (``WholeStep.whole``); the way it
+    replaced, the kept buffer updated where it changed and copied there, gives the same
+    observations, masks, rewards, ends and games after every step (illegal actions,
+    autoresets, a reset halfway), on 1 and 2 threads."""
+    for threads in (1, 2):
+        kw = dict(num_envs=8, threads=threads, max_turns=9, copy=True, backend="arrays")
+        fast, slow = rl.vector_env(name, **kw), rl.vector_env(name, **kw)
+        one, other = fast._one_call(), slow._one_call()
+        assert one is not None and one.whole
+        other.whole = False
+        _lockstep(fast, slow, 24, seed=threads)
+        assert fast.counts == slow.counts and fast.counts["moves"] > 100
+
+
 def test_heroscape_env_in_one_call_check_fails_on_a_wrong_step():
     """The check above fails when the one-call step's greedy opponent measures its
     distances on the wrong grid (square instead of hex); unmutated, the same run

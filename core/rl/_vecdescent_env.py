@@ -22,12 +22,12 @@ chunk's games that ask by one call of ``legal_games`` on their list
 self-play step links it), :func:`.keep_answer`; the opponents: :func:`._vecnp.
 opponents_rows`, one draw for the pick, the greedy opponent's nearest ends over every
 square of the bases (:func:`._vecdescent._base_distance`), :func:`._vecnp.pick_rows`,
-:func:`._vecdescent.descent_play`), then the rewards and ends, the kept observation
-(:func:`._vecnp.draw_obs`), the mask (:func:`._vecnp.draw_mask`) and its copy; with
-``copy=True`` the thread then copies its rows of the kept buffer into the new array
-(numpy's copy, the GIL released). Every game is independent (its own arrays, its own
-stream, drawn in its single env's order), so 1 and T threads play the same games as
-the sub-step path.
+:func:`._vecdescent.descent_play`), then the rewards and ends, the observation
+(:func:`._vecnp.draw_obs`: with ``copy=True`` drawn whole into the step's new array,
+``_vecnp.WholeStep.whole``; else the kept buffer updated), the mask
+(:func:`._vecnp.draw_mask`) and its copy. Every game is independent (its own arrays,
+its own stream, drawn in its single env's order), so 1 and T threads play the same
+games as the sub-step path.
 
 Scope: where every move of the batch is answered on arrays (``_DescentBatch.
 all_arrays``: every query shape a move may ask packed; the compiled self-play step's
@@ -254,8 +254,8 @@ class DescentEnvStep(WholeStep):
     """The vector env's step of a Descent :class:`movecore.rl._vecnp.BatchedSteps`
     whose moves are all answered on arrays (:func:`takes`), in one compiled call per
     thread chunk (:func:`env_kernel`; see the module docstring). ``copy``: the env's
-    (``True``: the kept buffer updated where it changed, then each thread's rows copied
-    into the step's new array; ``False``: the kept buffer handed out)."""
+    (``True``: each observation drawn whole into the step's new array; ``False``: the
+    kept buffer updated where it changed and handed out)."""
 
     def __init__(self, steps, copy: bool):
         from ..batch import per_thread
@@ -281,7 +281,7 @@ class DescentEnvStep(WholeStep):
         self.kind = _KIND.get(s.kind, 2)
         self._loaded = C == 1
         self._entries = {}
-        self._heads = {}    # the chunks' leading arguments, by fresh draw (``step``)
+        self._heads = {}    # the chunks' leading arguments, by draw (``_call``)
 
     def _tuples(self):
         """The kernel's shared arguments, made at the first steps (``step``: the tests
@@ -305,20 +305,21 @@ class DescentEnvStep(WholeStep):
         array with ``copy=True``, else ``obs_kept`` brought up to date) and the masks'
         copy (``mask`` int8[B, A]: the env's, written)."""
         # (a status < 0, a game's answer needing a live position: never, all_arrays)
-        return self._run(*self._call(), mode, actions, illegal_reward, obs_kept, mask,
-                         "descent")[0]
+        return self._run(*self._call(False), mode, actions, illegal_reward, obs_kept,
+                         mask, "descent")[0]
 
-    def _call(self):
-        """The compiled step and each chunk's leading arguments (its kept draw fresh
-        or not: ``_fresh``)."""
+    def _call(self, kept: bool):
+        """The compiled step and each chunk's leading arguments, their observation draw
+        as ``WholeStep._draw(kept)`` says (``kept``: the kept buffer's draw, as a
+        restart's)."""
         s = self.steps
-        fresh = self._fresh()
-        heads = self._heads.get(fresh)
-        if heads is None:   # (made at the first steps, fresh and not: after the tests'
+        key, *draw = self._draw(kept)
+        heads = self._heads.get(key)
+        if heads is None:   # (made at the first steps, each draw's: after the tests'
             tables, Q, T, A = self._tuples()      # swaps; their arrays never replaced)
-            O = (fresh, True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6,
+            O = (*draw, s.static.reshape(-1), s.S, s.HW, s.d, s.d + 6,
                  s.hw, s.rel, s.lead, s.valid, s._gmode, s._no_sp, *s._eng_tables,
                  s.a_roll, s._door_cells, s.env_base)
-            heads = self._heads[fresh] = [(tables, Q, T, A, self.W[c], O)
+            heads = self._heads[key] = [(tables, Q, T, A, self.W[c], O)
                                           for c in range(self.n_chunks)]
         return env_kernel(), heads

@@ -20,9 +20,10 @@ counts, which the step itself keeps since the double-space call it links allocat
 each game's draws from its own stream in its
 single env's order; nothing of a step is left on the calling thread but ``step_modes``, the
 new arrays and one hand-off. With
-``copy=True`` the kept buffer is updated where it changed and each thread then copies
-its rows into the new array (numpy's copy, the GIL released: cheaper here than drawing
-each observation whole into the new array, or copying it in the compiled loop).
+``copy=True`` each game's observation is drawn whole into the step's new array (one
+write of it; the kept buffer's update and numpy's copy read the buffer too, larger
+than this host's cache at B = 1,024: ``_vecnp.WholeStep.whole``); with ``copy=False``
+the kept buffer is updated where it changed.
 
 Every game is independent of the others (its own arrays, its own stream), so a chunk
 playing its games' sub-steps apart from the other chunks' plays the same games as the
@@ -277,9 +278,9 @@ def _results(lo, hi, mode, illegal_reward, reward, term, trunc, done, pending, o
 class HeroscapeEnvStep(WholeStep):
     """The vector env's step of a Heroscape :class:`movecore.rl._vecnp.BatchedSteps`
     whose answers are :mod:`._vechs`' (``steps._hs``), in one compiled call per thread
-    (:func:`env_kernel`; see the module docstring). ``copy``: the env's (``True``: the
-    kept buffer updated where it changed, then copied into the step's new array;
-    ``False``: the kept buffer handed out)."""
+    (:func:`env_kernel`; see the module docstring). ``copy``: the env's (``True``: each
+    observation drawn whole into the step's new array; ``False``: the kept buffer
+    updated where it changed and handed out)."""
 
     def __init__(self, steps, copy: bool):
         from ..batch import per_thread
@@ -307,7 +308,7 @@ class HeroscapeEnvStep(WholeStep):
         self.counts = counts
         self._loaded = C == 1
         self._entries = {}
-        self._heads = {}    # the chunks' leading arguments, by fresh draw (``step``)
+        self._heads = {}    # the chunks' leading arguments, by draw (``_call``)
         #: the grid distance code the greedy opponent measures with
         self.kind = _KIND.get(s.kind, 2)
 
@@ -332,8 +333,8 @@ class HeroscapeEnvStep(WholeStep):
         array with ``copy=True``, else ``obs_kept`` brought up to date) and the masks'
         copy (``mask`` int8[B, A]: the env's, written)."""
         # (a status < 0: never, the ends hold one column per place)
-        out, got = self._run(*self._call(), mode, actions, illegal_reward, obs_kept, mask,
-                             "heroscape")
+        out, got = self._run(*self._call(False), mode, actions, illegal_reward, obs_kept,
+                             mask, "heroscape")
         self._tally(got)
         return out
 
@@ -347,23 +348,20 @@ class HeroscapeEnvStep(WholeStep):
         s._hs.kept_used += int(got[2])
         s.double_picks += int(got[3])
 
-    def _call(self):
-        """The compiled step and each chunk's leading arguments (its kept draw fresh
-        or not: ``_fresh``)."""
+    def _call(self, kept: bool):
+        """The compiled step and each chunk's leading arguments, their observation draw
+        as ``WholeStep._draw(kept)`` says (``kept``: the kept buffer's draw, as a
+        restart's)."""
         s = self.steps
-        fresh = self._fresh()
-        heads = self._heads.get(fresh)
-        if heads is None:   # (made at the first steps, fresh and not: after the tests'
+        key, *draw = self._draw(kept)
+        heads = self._heads.get(key)
+        if heads is None:   # (made at the first steps, each draw's: after the tests'
             S, K, M, Q, T, A = self._tuples()       # swaps; their arrays never replaced)
-            # copy=True: the kept buffer updated, then each thread's rows copied into the
-            # new array by numpy (2.4% less CPU a move than each observation drawn whole
-            # into the new array, and 2.5% less than a copy loop in the compiled call:
-            # docs/performance_log.md)
-            O = (fresh, True, *s._rec, s.static.reshape(-1), s.S, s.HW, s.d,
+            O = (*draw, s.static.reshape(-1), s.S, s.HW, s.d,
                  s.d + 6, s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid,
                  s._gmode, *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells,
                  s.env_base)
             D = s._hs.D
-            heads = self._heads[fresh] = [(S, K, M, D[c], Q, T, A, self.W[c], O)
+            heads = self._heads[key] = [(S, K, M, D[c], Q, T, A, self.W[c], O)
                                           for c in range(self.n_chunks)]
         return env_kernel(), heads

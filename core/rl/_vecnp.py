@@ -680,14 +680,24 @@ def draw_mask(out, acting, actor, a_list, a_n, env_base, end_turn, large, orient
 class WholeStep:
     """The Python side of a game's vector env step in one compiled call per thread chunk
     (:class:`._vechsenv.HeroscapeEnvStep`, :class:`._vecdescent_env.DescentEnvStep`):
-    the new arrays, the chunks on the engine's pool, the copy of each chunk's rows of the
-    kept observations (``copy=True``) and the kernel's counters. A subclass sets
-    ``steps`` (the :class:`BatchedSteps`), ``copy``, ``n_chunks``, ``counts`` (one
-    int64[K] a thread, K >= 2: moves, move generations, then the game's own, added to by
-    the kernel) and ``_loaded`` (``n_chunks == 1``), ``_entries`` = {}."""
+    the new arrays, the chunks on the engine's pool, the observations (``copy=True``:
+    drawn whole into the step's new array, :attr:`whole`) and the kernel's counters. A
+    subclass sets ``steps`` (the :class:`BatchedSteps`), ``copy``, ``n_chunks``,
+    ``counts`` (one int64[K] a thread, K >= 2: moves, move generations, then the game's
+    own, added to by the kernel) and ``_loaded`` (``n_chunks == 1``), ``_entries`` = {};
+    its ``_call(kept)`` returns the kernel and each chunk's leading arguments, their
+    draw as :meth:`_draw` says."""
 
     #: the compiled chunk's entry points, by (kernel, chunk) (:func:`entry_call`)
     _entries: dict
+    #: ``copy=True``: each step draws every game's observation whole into its new array
+    #: (True), as Dark Realms' step does, or updates the kept buffer where it changed
+    #: and copies it there (False). The whole draw writes the new array once; the copy
+    #: reads the kept buffer, larger than this host's 8 MiB cache at B = 1,024, and
+    #: writes the new array: Heroscape's env move 1.04-1.25x with the whole draw
+    #: (docs/performance_log.md, ``hswhole``). The kept buffer, left as the last kept
+    #: draw (a reset's or a restart's) wrote it, still matches its record.
+    whole = True
 
     def _fresh(self) -> bool:
         """Whether the kept observations are drawn whole this step (the first one)."""
@@ -696,24 +706,40 @@ class WholeStep:
         s._kept_ready = True
         return fresh
 
+    def _draw(self, kept: bool) -> tuple:
+        """The observation draw of a call: the key of its chunks' leading arguments
+        (``"whole"``: drawn whole into the step's new array, ``kept`` False with
+        ``copy`` and :attr:`whole`; else the kept draw, fresh or not: ``_fresh``) and
+        ``draw_obs``' ``fresh``, ``record`` and record arrays."""
+        s = self.steps
+        if not kept and self.copy and self.whole:
+            return ("whole", True, False, *s._rec_scratch)
+        fresh = self._fresh()
+        return (fresh, fresh, True, *s._rec)
+
     def _run(self, kernel, heads, mode, actions, illegal_reward, obs_kept, mask, what):
         """Calls ``kernel(*heads[c], mode, actions, results, obs, mask, mask_out, lo,
         hi)`` on each chunk ``c`` (its games ``lo <= b < hi``; ``mode`` and ``actions``
         int64[B], C order, aligned, writeable: the env's ``mode`` and ``step``'s copy of
-        the actions, the types the entry points were found for); ``what`` names the step in
-        the error raised on a status < 0. Returns ((reward, terminated, truncated, done,
-        the observations: a new array with ``copy``, else ``obs_kept``, the mask's
-        copy), the counters summed over the threads, K ints); ``steps.counts[:2]``
-        added to, the threads' counters cleared. Each chunk's call at its entry point
-        after its first (:func:`entry_call`, ``self._entries``)."""
+        the actions, the types the entry points were found for); ``heads`` from
+        ``_call(False)``; ``obs`` the new array (``copy``: drawn whole there, or the
+        kept buffer ``obs_kept`` updated and copied there: :attr:`whole`) or
+        ``obs_kept``; ``what`` names the step in the error raised on a status < 0.
+        Returns ((reward, terminated, truncated, done, the observations: a new array
+        with ``copy``, else ``obs_kept``, the mask's copy), the counters summed over the
+        threads, K ints); ``steps.counts[:2]`` added to, the threads' counters cleared.
+        Each chunk's call at its entry point after its first (:func:`entry_call`,
+        ``self._entries``)."""
         B = self.steps.B
         new = np.empty_like(obs_kept) if self.copy else None
         results = (float(illegal_reward), np.empty(B), np.empty(B, bool),
                    np.empty(B, bool), np.empty(B, bool))
         mask_out = np.empty_like(mask)
-        got = self._chunks(kernel, heads, (mode, actions, results,
-                                           obs_kept.reshape(B, -1), mask, mask_out),
-                           None if new is None else new.reshape(B, -1), what)
+        whole = new is not None and self.whole
+        drawn = new if whole else obs_kept
+        got = self._chunks(kernel, heads, (mode, actions, results, drawn.reshape(B, -1),
+                                           mask, mask_out),
+                           None if new is None or whole else new.reshape(B, -1), what)
         return (*results[1:], new if self.copy else obs_kept, mask_out), got
 
     def restart_rows(self, rows, mode, obs_kept, mask, mask_out, dst=None):
@@ -728,7 +754,7 @@ class WholeStep:
         mode[rows] = 2
         results = (0.0, np.empty(B), np.empty(B, bool), np.empty(B, bool),
                    np.empty(B, bool))
-        got = self._chunks(*self._call(), (mode, np.zeros(B, np.int64), results,
+        got = self._chunks(*self._call(True), (mode, np.zeros(B, np.int64), results,
                                            obs_kept.reshape(B, -1), mask, mask_out),
                            None, "restart")
         if dst is not None:
