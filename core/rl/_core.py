@@ -579,10 +579,10 @@ def _render(core: _Core, mode: str):
 
 
 def _check_common(max_turns, render_mode, reward_fn, terminal_fn, town=False,
-                  illegal_reward=-1.0) -> float:
-    """Check the keywords every environment takes; returns ``illegal_reward`` as a
-    float."""
-    turns_value(max_turns)
+                  illegal_reward=-1.0) -> tuple[int, float]:
+    """Check the keywords every environment takes; returns ``max_turns`` as an int
+    (:func:`.turns.turns_value`) and ``illegal_reward`` as a float."""
+    turns = turns_value(max_turns)
     if not isinstance(town, bool):
         raise QueryError(f"town must be True or False; got {describe(town)}")
     if isinstance(illegal_reward, (bool, np.bool_)) or \
@@ -596,4 +596,4 @@ def _check_common(max_turns, render_mode, reward_fn, terminal_fn, town=False,
     for name, fn in (("reward_fn", reward_fn), ("terminal_fn", terminal_fn)):
         if fn is not None and not callable(fn):
             raise QueryError(f"{name} must be callable; got {describe(fn)}")
-    return float(illegal_reward)
+    return turns, float(illegal_reward)

@@ -72,8 +72,8 @@ class MovecoreAEC(AECEnv):
                  town: bool = False, illegal: str = "terminate",
                  illegal_reward: float = -1.0):
         super().__init__()
-        reward = _check_common(max_turns, render_mode, reward_fn, terminal_fn, town,
-                               illegal_reward)
+        turns, reward = _check_common(max_turns, render_mode, reward_fn, terminal_fn,
+                                      town, illegal_reward)
         if illegal not in ("terminate", "raise"):
             raise QueryError(f"illegal must be 'terminate' or 'raise'; got {describe(illegal)}")
         self.illegal = illegal
@@ -89,7 +89,7 @@ class MovecoreAEC(AECEnv):
             "action_mask": gs.Box(0, 1, (al.n,), np.int8)})
             for a, al in self._s.actions.items()}
         self.action_spaces = {a: gs.Discrete(al.n) for a, al in self._s.actions.items()}
-        self._core = _Core(self._s, int(max_turns), reward_fn, terminal_fn)
+        self._core = _Core(self._s, turns, reward_fn, terminal_fn)
         self._core.eager = True      # last() observes every step: drawn with the step
         self._rng = None
         self._zeros = dict.fromkeys(self.possible_agents, 0.0)      # reset's copies
@@ -305,8 +305,8 @@ class MovecoreGym(gymnasium.Env):
                  render_mode=None, *, max_turns: int = DEFAULT_TURNS,
                  reward_fn: Callable | None = None, terminal_fn: Callable | None = None,
                  town: bool = False, illegal: str = "terminate", illegal_reward: float = -1.0):
-        reward = _check_common(max_turns, render_mode, reward_fn, terminal_fn, town,
-                               illegal_reward)
+        turns, reward = _check_common(max_turns, render_mode, reward_fn, terminal_fn,
+                                      town, illegal_reward)
         if illegal not in ("terminate", "raise"):
             raise QueryError(f"illegal must be 'terminate' or 'raise'; got {describe(illegal)}")
         self.illegal = illegal
@@ -328,7 +328,7 @@ class MovecoreGym(gymnasium.Env):
         al = s.actions[self.agent]
         self.observation_space = gs.Box(-1.0, 1.0, s.layout.shape, np.float32)
         self.action_space = gs.Discrete(al.n)
-        self._core = _Core(s, int(max_turns), reward_fn, terminal_fn)
+        self._core = _Core(s, turns, reward_fn, terminal_fn)
         self._done = True
         self._out = False
 
