@@ -872,8 +872,10 @@ def test_selfplay_query_columns_are_its_query_dicts():
 
 
 # ---------------------------------------------------------------- the compiled step
-#: (threads, policy): the first two cover each thread count and each policy (every run);
-#: the other two are the soak tier's (``tests/conftest.py``, ``SLOW``)
+#: (threads, policy): the first in every run, the other three in the soak tier
+#: (``tests/conftest.py``, ``SLOW``); two threads against one and the greedy policy
+#: against single positions play in every run (``test_two_threads_play_as_one``,
+#: ``test_random_boards_selfplay_equals_single_positions``)
 _STEP_CASES = [(1, "random"), (2, "greedy"), (1, "greedy"), (2, "random")]
 
 

@@ -913,12 +913,19 @@ def _walkers_far_from_enemies(seeds, cliffs, steps, B=8) -> dict:
 
 
 def test_two_space_walkers_far_from_enemies_take_kept_ends():
-    """:func:`_walkers_far_from_enemies` on the bundled battlefields, 16 big random ones
-    and 60 with cliffs; the rule broken (the kept ends taken whether or not a space next
-    to an enemy is in reach: ``BREAK_LEAVE_FAR``) gives other answers."""
-    seen = _walkers_far_from_enemies(range(16), range(60), steps=30, B=16)
+    """:func:`_walkers_far_from_enemies` on the bundled battlefields, 8 big random ones
+    and 30 with cliffs (the long variant's 40 and 140: the soak tier); the rule broken
+    (the kept ends taken whether or not a space next to an enemy is in reach:
+    ``BREAK_LEAVE_FAR``) gives other answers."""
+    seen = _walkers_far_from_enemies(range(8), range(30), steps=30, B=16)
     assert seen["taken"] > 500 and seen["taken_near_enemies"] > 20 and \
         seen["positions"] >= 60 and seen["broken"] > 0, seen
+
+
+@pytest.mark.slow
+def test_two_space_walkers_far_from_enemies_take_kept_ends_more():
+    seen = _walkers_far_from_enemies(range(8, 16), range(30, 60), steps=30, B=16)
+    assert seen["taken"] > 250 and seen["broken"] > 0, seen
 
 
 @pytest.mark.slow
@@ -1109,13 +1116,20 @@ def _pair_bits_vs_kernel(scenarios, steps=3, B=8, seed=3, mutate=None) -> dict:
 def test_two_space_walkers_plain_query_as_bit_sets_equal_the_kernel():
     """``_bits2.pair_bits`` gives the plain query's and the penalty search's ends, costs,
     stops and listed placements (``_pair_bits_vs_kernel``) on the bundled battlefields
-    and 300 random ones (levels with drops, water, lava, glyphs, obstacles; both climb
-    limits; the master and the basic game), and its tables take the bundled walkers."""
+    and 150 random ones (levels with drops, water, lava, glyphs, obstacles; both climb
+    limits; the master and the basic game), and its tables take the bundled walkers.
+    (150 more and the long variant's 1,500: the soak tier.)"""
     from movecore.tools.selfplay import example_scenarios
-    seen = _pair_bits_vs_kernel(example_scenarios("heroscape") + _scenarios(range(300)))
-    assert seen["layouts"] > 180 and seen["queries"] > 45_000 and \
-        seen["stopped"] > 24_000 and seen["searched"] > 5_500 and \
+    seen = _pair_bits_vs_kernel(example_scenarios("heroscape") + _scenarios(range(150)))
+    assert seen["layouts"] > 90 and seen["queries"] > 22_000 and \
+        seen["stopped"] > 11_500 and seen["searched"] > 2_800 and \
         seen["not_taken"] == 0, seen
+
+
+@pytest.mark.slow
+def test_two_space_walkers_plain_query_as_bit_sets_equal_the_kernel_more():
+    seen = _pair_bits_vs_kernel(_scenarios(range(150, 300)))
+    assert seen["layouts"] > 75 and seen["not_taken"] == 0, seen
 
 
 @pytest.mark.slow

@@ -462,8 +462,9 @@ def test_solve_on_a_big_board_lists_the_live_positions_paths():
     # README: a live position's legal_moves(...).to_dicts() is exactly what solve()
     # lists. On a big board solve() answers on the move's box: the paths too must be the
     # whole dungeon's, with and without doors and terrain outside the box.
-    checked, boxed = _solve_against_live(b"box paths", 40)
-    assert checked > 22 and boxed >= checked - 8, (checked, boxed)
+    # (20 scenarios; the soak tier's variant below: 30 more)
+    checked, boxed = _solve_against_live(b"box paths", 20)
+    assert checked > 14 and boxed >= checked - 4, (checked, boxed)
 
 
 @pytest.mark.slow

@@ -1385,13 +1385,15 @@ def _left_on(info, figs, options, path):
     return [f["id"] for k, f in enumerate(enemies) if left >> k & 1], attacks
 
 
-def test_a_crowd_of_more_than_64_enemies_matches_the_oracles():
+@pytest.mark.parametrize("seeds", [range(0, 4), range(4, 12)], ids=["0-3", "4-11"])
+def test_a_crowd_of_more_than_64_enemies_matches_the_oracles(seeds):
     """Issue 32 item 3: more than 64 enemies within reach of a move, answered by the live
     position itself (no reference fallback, no LimitError): walkers and engaged flyers,
     single and double-space, against the oracles with leave masks of any width, and who
-    left on the reported least-attack path, by the rules written out."""
+    left on the reported least-attack path, by the rules written out. (Seeds 0-3, one
+    of each kind of mover, in every run; 4-11 in the soak tier.)"""
     checked = wide = 0
-    for seed in range(12):
+    for seed in seeds:
         rng = random.Random(90_000 + seed)
         double, flyer = seed % 2 == 1, seed % 4 >= 2
         cells, info, figs, options = crowd_battlefield(rng, double, flyer)
@@ -1446,4 +1448,4 @@ def test_a_crowd_of_more_than_64_enemies_matches_the_oracles():
                 left, attacks = _left_on(info, figs, options, e["leaving_attacks_path"])
                 assert (e["leaving_attackers"], attacks) == (left, e["leaving_attacks"])
         checked += 1
-    assert checked == 12 and wide >= 8
+    assert checked == len(seeds) and wide >= 2 * len(seeds) // 3

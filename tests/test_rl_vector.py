@@ -462,8 +462,10 @@ _ANSWER_AT = []
 
 
 def _answer_at():
-    """A compiled call of ``_vecgame._answer`` (inlined there) for one query of game 0
-    into answer slot 0 (made once per process, for the test below)."""
+    """A compiled call of ``_vecgame._answer`` for one query of game 0 into answer slot
+    0, with the argument types of the env's own calls (``_answer`` is cached: a second
+    signature would fail the session's audit; made once per process, for the test
+    below)."""
     if not _ANSWER_AT:
         from numba import njit
 
@@ -471,7 +473,8 @@ def _answer_at():
 
         @njit
         def answer_at(S, f, start, began, cell, alive):
-            _answer(S, 0, f, 0, start, began, cell, alive)
+            _answer(S, np.int64(0), np.int64(f), np.int64(0), np.int32(start),
+                    np.int32(began), cell, alive)
         _ANSWER_AT.append(answer_at)
     return _ANSWER_AT[0]
 

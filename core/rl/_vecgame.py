@@ -129,9 +129,12 @@ def draws(rng, b, out):
     return 0
 
 
-@njit(nogil=True, inline="always")
+@njit(cache=True, nogil=True, **NO_NRT)
 def _answer(S, b, f, k, start_cell, began, cell, alive):
-    """Figure ``f``'s ends in game ``b`` into answer slot ``k``, in the kernel's order
+    """(A call of its own, not inlined: :func:`env_chunk`'s compile time. Its integer
+    arguments are int64 but ``start_cell``, ``began``: int32, one signature.)
+
+    Figure ``f``'s ends in game ``b`` into answer slot ``k``, in the kernel's order
     (the single env's row order, by cost then the position's coordinate rank, matters
     only where a row is picked by its place in it: :func:`_kth`), less the layout's end
     rules (``BatchLayout``: one-figure spaces another figure holds, no-end spaces; stop
@@ -522,7 +525,7 @@ def _advance(S, G, b):
                 continue
             k = g
         else:
-            _answer(S, b, g, 0, cell[b, g], cell[b, g], cell, alive)
+            _answer(S, b, g, np.int64(0), cell[b, g], cell[b, g], cell, alive)
         n = 0
         for i in range(ans_n[b, k]):
             c = S[15][b, k, i]
@@ -930,7 +933,10 @@ def env_chunk(S, G, R, O, Z, V, K, mode, actions, illegal, out, pending, results
     turn or a move that did not end the game: two kernel calls) is written once, in the
     loop: four copies cost ~60 s. ``_play`` keeps its two calls (the learner's move, each
     opponent's): one call at the top of the loop compiled ~2 s faster but made Mage
-    Knight's env step ~1.5% slower."""
+    Knight's env step ~1.5% slower. ``_answer`` (a figure's ends, at ``_advance``'s two
+    kernel calls) is a call of its own, compiled once: inlined, its two copies cost ~11
+    CPU s of a cold compile (45 -> 34 s), and the env step read the same as inlined
+    (0.96-1.00x, docs/performance_log.md)."""
     illegal_reward, reward, term, trunc, done = results
     (occ, cell, alive, team, side_of, turn_sides, n_all, max_turns, batch, turn, side,
      nxt, actor, over, moved, member, rows, n_rows, taken, n_tk, mtaken, tstart,
