@@ -348,20 +348,17 @@ class HeroscapeEnvStep(WholeStep):
         s._hs.kept_used += int(got[2])
         s.double_picks += int(got[3])
 
-    def _call(self, kept: bool):
-        """The compiled step and each chunk's leading arguments, their observation draw
-        as ``WholeStep._draw(kept)`` says (``kept``: the kept buffer's draw, as a
-        restart's)."""
+    def _kernel(self):
+        return env_kernel()     # (the module's, looked up at each call: benches swap it)
+
+    def _heads_for(self, draw) -> list:
+        """Each chunk's leading arguments for ``env_kernel()``'s step, ``draw`` the
+        observation draw's (``WholeStep._call``)."""
         s = self.steps
-        key, *draw = self._draw(kept)
-        heads = self._heads.get(key)
-        if heads is None:   # (made at the first steps, each draw's: after the tests'
-            S, K, M, Q, T, A = self._tuples()       # swaps; their arrays never replaced)
-            O = (*draw, s.static.reshape(-1), s.S, s.HW, s.d,
-                 s.d + 6, s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid,
-                 s._gmode, *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells,
-                 s.env_base)
-            D = s._hs.D
-            heads = self._heads[key] = [(S, K, M, D[c], Q, T, A, self.W[c], O)
-                                          for c in range(self.n_chunks)]
-        return env_kernel(), heads
+        S, K, M, Q, T, A = self._tuples()
+        O = (*draw, s.static.reshape(-1), s.S, s.HW, s.d,
+             s.d + 6, s.large, s._orient(), s.swap, s.hw, s.rel, s.lead, s.valid,
+             s._gmode, *s._eng_tables, s.a_roll, s._doors_bits(), s._door_cells,
+             s.env_base)
+        D = s._hs.D
+        return [(S, K, M, D[c], Q, T, A, self.W[c], O) for c in range(self.n_chunks)]

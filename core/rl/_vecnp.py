@@ -684,9 +684,9 @@ class WholeStep:
     drawn whole into the step's new array, :attr:`whole`) and the kernel's counters. A
     subclass sets ``steps`` (the :class:`BatchedSteps`), ``copy``, ``n_chunks``,
     ``counts`` (one int64[K] a thread, K >= 2: moves, move generations, then the game's
-    own, added to by the kernel) and ``_loaded`` (``n_chunks == 1``), ``_entries`` = {};
-    its ``_call(kept)`` returns the kernel and each chunk's leading arguments, their
-    draw as :meth:`_draw` says."""
+    own, added to by the kernel) and ``_loaded`` (``n_chunks == 1``), ``_entries`` =
+    {}, ``_heads`` = {}; and defines ``_kernel()`` (the compiled step) and
+    ``_heads_for(draw)`` (each chunk's leading arguments, for :meth:`_call`)."""
 
     #: the compiled chunk's entry points, by (kernel, chunk) (:func:`entry_call`)
     _entries: dict
@@ -698,6 +698,24 @@ class WholeStep:
     #: (docs/performance_log.md, ``hswhole``). The kept buffer, left as the last kept
     #: draw (a reset's or a restart's) wrote it, still matches its record.
     whole = True
+
+    @property
+    def _draws_whole(self) -> bool:
+        """Whether a step's call draws the observations whole into its new array
+        (``copy`` and :attr:`whole`)."""
+        return self.copy and self.whole
+
+    def _call(self, kept: bool):
+        """The compiled step and each chunk's leading arguments, their observation draw
+        as :meth:`_draw` says (``kept``: the kept buffer's draw, as a restart's). The
+        heads are made at each draw's first step (:meth:`_heads_for`, kept in
+        ``self._heads`` by draw: after the tests' swaps; their arrays are never
+        replaced); the step is :meth:`_kernel`'s."""
+        key, *draw = self._draw(kept)
+        heads = self._heads.get(key)
+        if heads is None:
+            heads = self._heads[key] = self._heads_for(draw)
+        return self._kernel(), heads
 
     def _fresh(self) -> bool:
         """Whether the kept observations are drawn whole this step (the first one)."""
@@ -712,7 +730,7 @@ class WholeStep:
         ``copy`` and :attr:`whole`; else the kept draw, fresh or not: ``_fresh``) and
         ``draw_obs``' ``fresh``, ``record`` and record arrays."""
         s = self.steps
-        if not kept and self.copy and self.whole:
+        if not kept and self._draws_whole:
             return ("whole", True, False, *s._rec_scratch)
         fresh = self._fresh()
         return (fresh, fresh, True, *s._rec)
@@ -735,7 +753,7 @@ class WholeStep:
         results = (float(illegal_reward), np.empty(B), np.empty(B, bool),
                    np.empty(B, bool), np.empty(B, bool))
         mask_out = np.empty_like(mask)
-        whole = new is not None and self.whole
+        whole = self._draws_whole
         drawn = new if whole else obs_kept
         got = self._chunks(kernel, heads, (mode, actions, results, drawn.reshape(B, -1),
                                            mask, mask_out),
