@@ -43,6 +43,7 @@ SLOW = {
     "test_reach_tree_api.py::test_tree_accessors_match_path": "rest",
     # live positions: random move sequences checked against solve() / a rebuilt position
     "test_position_heroscape.py::test_random_move_sequences_from_every_example": "rest",
+    "test_position_heroscape.py::test_random_move_sequences_on_random_battlefields": "rest",
     "test_heroscape_threads.py::test_four_threads_on_copies_answer_as_one": "rest",
     "test_position_descent.py::test_random_sequences_match_a_rebuilt_position": "rest",
     "test_position_dark_realms.py::test_random_play_matches_solve": "rest",

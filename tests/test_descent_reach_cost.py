@@ -293,8 +293,9 @@ def test_the_moves_box_answers_as_the_whole_dungeon(monkeypatch):
     # solve() on the box round the mover that its move cannot leave answers as on the
     # whole dungeon: the same ends, costs, wounds, stops, and the same paths (the box
     # searches in the whole dungeon's order: a tree or a door outside it decides it)
-    checked, boxed, same = _box_against_whole(monkeypatch, b"move box", 60)
-    assert checked > 30 and boxed > 15 and same == checked, (checked, boxed, same)
+    # (30 scenarios; the soak tier's variant below: 60 more)
+    checked, boxed, same = _box_against_whole(monkeypatch, b"move box", 30)
+    assert checked > 20 and boxed > 12 and same == checked, (checked, boxed, same)
 
 
 @pytest.mark.slow
