@@ -528,7 +528,6 @@ def test_touching_is_the_protocol_s():
 def test_battlefield_too_large_for_the_packed_kernel(monkeypatch):
     # the packed kernel refuses boards whose buckets would not fit: the position then
     # answers through the general kernel, the same ends in the same order
-    import sys
     monkeypatch.setattr(importlib.import_module("movecore.reach"), "_FAST_MAX_STACK", 0)
     for path in EXAMPLES:
         s = json.loads(path.read_text())
