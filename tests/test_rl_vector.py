@@ -1966,6 +1966,72 @@ def test_whole_draw_equals_the_kept_buffers_copy(name):
         assert fast.counts == slow.counts and fast.counts["moves"] > 100
 
 
+def _obs_rows(envs) -> list:
+    """The scratch rows ``draw_obs`` streams each thread's whole draws from (empty:
+    drawn in place): Heroscape's and Descent's one-call step, Dark Realms' whole
+    steps."""
+    one = envs._one_call()
+    if one is not None:
+        return [w[-1] for w in one.W]
+    return [w[9] for w in envs._np._dr.whole_steps.W]
+
+
+@pytest.mark.parametrize("name", ["heroscape_engaged_knight", "dark_realms_die_planning",
+                                  "descent_dragon"])
+def test_streamed_observations_equal_the_in_place_draw(name, monkeypatch):
+    """``copy=True``'s whole draw composed in a thread's scratch row and streamed into
+    the new array (``_vecnp.STREAM_MIN_BYTES`` reached: forced here with 0) gives the
+    same observations, masks, rewards, ends and games after every step as the draw in
+    place (never reached), on 1 and 2 threads and odd chunks (illegal actions,
+    autoresets, a reset halfway; Descent's dragon turns its base)."""
+    from movecore.rl import _vecnp
+
+    def made(least, threads):
+        monkeypatch.setattr(_vecnp, "STREAM_MIN_BYTES", least)
+        e = rl.vector_env(name, num_envs=13, threads=threads, max_turns=9, copy=True,
+                          backend="arrays")
+        e.reset(seed=0)
+        e.step(e._mask.argmax(1))           # (the compiled step's scratch made)
+        return e
+
+    for threads in (1, 2):
+        fast, slow = made(0, threads), made(1 << 62, threads)
+        assert all(r.size == int(np.prod(fast.single_observation_space.shape))
+                   for r in _obs_rows(fast))
+        assert all(r.size == 0 for r in _obs_rows(slow))
+        _lockstep(fast, slow, 24, seed=threads)
+        assert fast.counts == slow.counts and fast.counts["moves"] > 100
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.int64])
+def test_stream_copy_equals_a_plain_copy(dtype):
+    """``kernels._stream.stream_copy`` writes what ``dst[:] = src`` writes and nothing
+    around it, whatever ``dst``'s alignment (every offset within a 32-byte vector,
+    lengths 0 to 3 vectors and a bit, ``dst`` not aligned to its element's size
+    either) and whatever ``src``'s."""
+    from numba import njit
+
+    from movecore.kernels._stream import store_fence, stream_copy
+
+    @njit
+    def copy(dst, src):
+        stream_copy(dst, src)
+        store_fence()
+
+    size = np.dtype(dtype).itemsize
+    raw = np.zeros(400 * size + 64, np.uint8)
+    rng = np.random.default_rng(size)
+    for skew in range(0, 40):       # (bytes: off the element size too, for size > 1)
+        for n in range(0, 3 * 32 // size + 5):
+            for s_off in (0, 1):
+                buf = raw[skew:skew + (n + 8) * size].view(dtype)
+                buf[:] = 7
+                src = rng.integers(-100, 100, n + s_off).astype(dtype)[s_off:]
+                copy(buf[3:3 + n], src)
+                assert (buf[3:3 + n] == src).all(), (skew, n, s_off)
+                assert (buf[:3] == 7).all() and (buf[3 + n:] == 7).all(), (skew, n)
+
+
 def test_heroscape_env_in_one_call_check_fails_on_a_wrong_step():
     """The check above fails when the one-call step's greedy opponent measures its
     distances on the wrong grid (square instead of hex); unmutated, the same run

@@ -52,8 +52,8 @@ from ..kernels._jit import NO_NRT, once
 from ._kept_answer import keep_answer
 from ._vecdescent import _base_distance, descent_play
 from ._vecgame import run_end
-from ._vecnp import (WholeStep, advance_select, draw_obs, mask_rows, opponents_draw,
-                     pick_rows, sort_starts, step_end)
+from ._vecnp import (WholeStep, advance_select, draw_obs, mask_rows, obs_row,
+                     opponents_draw, pick_rows, sort_starts, step_end)
 
 _LG = None   # legal_games (``_batch.legal_kernel()``), linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev)
@@ -75,7 +75,8 @@ def env_kernel():
     answer rows and what ``legal_games`` and the move write (``opened``, ``slow``,
     ``last_fig``, the asked slots ``figs``); ``W``: this thread's scratch
     (``legal_games``' workspace, game lists sized B, counters int64[2]: moves, move
-    generations, added to); ``O``: :func:`draw_obs`' arguments (``fresh``: the first
+    generations, added to; last its observation row, ``draw_obs``' ``row``); ``O``:
+    :func:`draw_obs`' arguments (``fresh``: the first
     kept draw); ``mode`` int64[B] (``_vecgame.step_modes``: 0 illegal, 1 played, 2
     restarted), ``actions`` int64[B]; ``results`` = ``(illegal_reward, reward, term,
     trunc, done)``; ``obs`` float32[B, C * HW] the kept buffer, updated where it
@@ -100,7 +101,7 @@ def env_kernel():
         (a_cost, a_stop, a_list, a_n, a_open, a_slow, amask, acost, astop, opened, slow,
          last_fig, figs) = A
         (bufs, ends_s, occ_s, tbits, lay, pscr, no_pen, rA, rB, adv, opp, mv, ask, gq,
-         left, to, u, fs, dist, cl, cn, counts, acting) = W
+         left, to, u, fs, dist, cl, cn, counts, acting, row) = W
         (fresh, record, drawn, n_drawn, orec, static, n_static, HW, d, k_game, hw, rel,
          lead, valid, gmode, no_sp, sadj, level, height, a_roll, door_cells,
          env_base) = O
@@ -201,7 +202,7 @@ def env_kernel():
                          orient[i:j], swap, hw, rel, acting[i:j], actor[i:j], moved[i:j],
                          a_list[i:j], a_n[i:j], a_cost[i:j], a_stop[i:j], lead, dbl,
                          turn[i:j], max_turns, valid, gmode, no_sp, sadj, level, height,
-                         side_of, a_roll[i:j], over[i:j], doors[i:j], door_cells)
+                         side_of, a_roll[i:j], over[i:j], doors[i:j], door_cells, row)
                 mask_rows(i, j, mask, mask_out, acting, actor, a_list, a_n, env_base,
                           end_turn, large, orient[i:j], swap)
             i = j + 1
@@ -277,7 +278,7 @@ class DescentEnvStep(WholeStep):
         self.W = [(g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], g.lay[c], g.pscr[c],
                    g.no_pen, *(np.zeros(B, i64) for _ in range(9)), np.zeros(B),
                    np.zeros(B, i64), np.zeros(P, i64), self.cl, self.cn, self.counts[c],
-                   self.acting) for c in range(C)]
+                   self.acting, obs_row(s)) for c in range(C)]
         self.kind = _KIND.get(s.kind, 2)
         self._loaded = C == 1
         self._entries = {}

@@ -51,7 +51,7 @@ from ._kept_answer import keep_answer
 from ._vecdr import dr_play, dr_queries, hero_kept, roll_d6
 from ._vecgame import LEFT, _draw, _kth, _side_in_play, run_end
 from ._vecnp import (ILLEGAL, TERMINATED, TRUNCATED, advance_select, draw_mask, draw_obs,
-                     entry_call, restart_one)
+                     entry_call, obs_row, restart_one)
 
 #: a distance no end reaches (the greedy pick where no enemy is in play)
 _FAR = np.int64(1) << np.int64(40)
@@ -71,10 +71,12 @@ DONE, WAIT, TIE = 0, 1, 2
 
 
 @njit(nogil=True)
-def _draw_rows(x, y, acting, G, T, R, Q, V, obs, fresh, record, rec, mask, mask_out):
+def _draw_rows(x, y, acting, G, T, R, Q, V, obs, fresh, record, rec, mask, mask_out,
+               row):
     """Games ``x <= b < y``: their observations (:func:`draw_obs`, kept where
-    ``record``, else whole: ``fresh``) and masks (:func:`draw_mask`), the learner's,
-    and the masks' copy (``mask_out``); ``acting`` (bool[B]) written."""
+    ``record``, else whole: ``fresh``, composed in the thread's ``row`` and streamed
+    out) and masks (:func:`draw_mask`), the learner's, and the masks' copy
+    (``mask_out``); ``acting`` (bool[B]) written."""
     cell, alive = G[1], G[2]
     turn, side, actor, over, out, moved, a_roll = T[0], T[1], T[3], T[4], T[5], T[7], T[10]
     side_of, max_turns, learner, end_turn = R[0], R[4], R[5], R[12]
@@ -92,7 +94,7 @@ def _draw_rows(x, y, acting, G, T, R, Q, V, obs, fresh, record, rec, mask, mask_
              cell[x:y], large, orient, swap, hw, rel, acting[x:y], actor[x:y],
              moved[x:y], a_list[x:y], a_n[x:y], a_cost[x:y], a_stop[x:y], lead, double,
              turn[x:y], max_turns, valid, gmode, sp, sadj, level, height, side_of,
-             a_roll[x:y], over[x:y], doors, door_cells)
+             a_roll[x:y], over[x:y], doors, door_cells, row)
     draw_mask(mask[x:y], acting[x:y], actor[x:y], a_list[x:y], a_n[x:y], env_base,
               end_turn, large, orient, swap)
     for b in range(x, y):
@@ -127,7 +129,8 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
     Written as one loop (``Match._advance`` and the opponent's turn once each, as
     ``_vecgame.env_chunk``): a helper per part took the whole state in its arguments
     at every call, which cost more than the game. ``W``: the thread's scratch; its
-    counters ``W[8]`` add the figure moves, the move generations and the games marked.
+    counters ``W[8]`` add the figure moves, the move generations and the games marked;
+    ``W[9]`` is its observation row (:func:`draw_obs`' ``row``).
     Returns how many games ``L`` lists. Allocates nothing."""
     if phase == 3:
         i = lo      # (each run of games not left as they are: all of them in a step)
@@ -135,7 +138,7 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
             j = run_end(mode, i, hi)
             if j > i:
                 _draw_rows(i, j, acting, G, T, R, Q, V, obs, fresh, record, rec, mask,
-                           mask_out)
+                           mask_out, W[9])
             i = j + 1
         return 0
     occ, cell, alive, team, occ0, cell0 = G
@@ -145,7 +148,7 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
     (flying, use_bits, bpos, at, shifts, pass_bits, end_bits, work, nbr, passable,
      may_end, seen, queue, qmask, qcost, qstop, a_cost, a_stop, a_list, a_n, has_open,
      opened, a_open, slow, a_slow, kept_bits, usable_bits) = Q
-    one, g1, ask, again, left, to1, keys, dist, cnt = W
+    one, g1, ask, again, left, to1, keys, dist, cnt, _ = W
     eg, es, em, nl = L
     illegal_reward, reward, term, trunc, done = results
     F = cell.shape[1]
@@ -292,7 +295,7 @@ def _env_chunk(phase, lo, hi, back, mode, actions, results, paused, acting, G, T
             done[b] = t or tr
             if phase == 2:
                 _draw_rows(b, b + 1, acting, G, T, R, Q, V, obs, fresh, record, rec,
-                           mask, mask_out)
+                           mask, mask_out, W[9])
     nl[0] = nw
     return nw
 
@@ -340,9 +343,11 @@ class WholeSteps:
                    dr.seen[c], dr.queue[c], mask, cost, stop, n.a_cost, n.a_stop,
                    n.a_list, n.a_n, *n._open, n.a_slow,
                    dr.hero_kept and dr.bits_in_order, dr.usable_bits) for c in range(C)]
-        # each thread's one-game lists, pick keys and counters (cache lines of its own)
+        # each thread's one-game lists, pick keys, counters (cache lines of its own)
+        # and observation row (draw_obs' scratch)
         self.W = [(*(per_thread(1, (1,), i64)[0] for _ in range(6)),
-                   *per_thread(2, (P,), i64), per_thread(1, (3,), i64)[0])
+                   *per_thread(2, (P,), i64), per_thread(1, (3,), i64)[0],
+                   obs_row(n))
                   for _ in range(C)]
 
         def lists():        # the games waiting for their enemy AI answers

@@ -45,7 +45,7 @@ from ._kept_answer import keep_list
 from ._vecgame import _grid_distance, run_end
 from ._vechs import hs_play, hs_queries, pair_call_bits
 from ._vecnp import (TERMINATED, WholeStep, advance_select, draw_obs, mask_rows,
-                     opponents_draw, pick_rows, sort_starts, step_end)
+                     obs_row, opponents_draw, pick_rows, sort_starts, step_end)
 
 _DK = None   # the layout's double-space call, linked in by env_kernel()
 #: the grid distance codes of ``_vecgame._grid_distance`` (anything else: Chebyshev,
@@ -69,7 +69,7 @@ def env_kernel():
     turn state (``BatchedSteps``' ``turn ... rng``); ``A``: the kept answer and the
     dense answer rows; ``W``: this thread's scratch and counters (int64[4]: moves,
     move generations, kept-end answers, opponents' picks among a double-space figure's
-    rows of one cost, added to); ``O``: ``_vecnp.draw_obs``' arguments (``fresh``: the
+    rows of one cost, added to), last its observation row (``draw_obs``' ``row``); ``O``: ``_vecnp.draw_obs``' arguments (``fresh``: the
     first kept draw; ``record``: True); ``mode`` int64[B] (``_vecgame.step_modes``: 0 illegal, 1 played, 2
     restarted), ``actions`` int64[B]; ``results`` = ``(illegal_reward, reward, term,
     trunc, done)``; ``obs`` float32[B, C * HW] (the kept buffer, updated where it
@@ -93,7 +93,7 @@ def env_kernel():
          has_open, opened, a_open, slow) = Q
         a_cost, a_stop, a_list, a_n, a_slow, amask, acost, astop = A
         (buf, ends, query, bits, dl, hout, near, rA, rB, adv, opp, mv, ask, gq, left,
-         to, u, fs, dist, cl, cn, counts, no_pen, sp, acting) = W
+         to, u, fs, dist, cl, cn, counts, no_pen, sp, acting, row) = W
         (fresh, record, drawn, n_drawn, orec, static, n_static, HW, d, k_game, large,
          orient, swap, hw, rel, olead, valid, gmode, sadj, level, height, a_roll, doors,
          door_cells, env_base) = O
@@ -182,7 +182,7 @@ def env_kernel():
                          orient, swap, hw, rel, acting[i:j], actor[i:j], moved[i:j],
                          a_list[i:j], a_n[i:j], a_cost[i:j], a_stop[i:j], olead, dbl,
                          turn[i:j], max_turns, valid, gmode, sp[i:j], sadj, level, height,
-                         side_of, a_roll[i:j], over[i:j], doors, door_cells)
+                         side_of, a_roll[i:j], over[i:j], doors, door_cells, row)
                 mask_rows(i, j, mask, mask_out, acting, actor, a_list, a_n, env_base,
                           end_turn, large, orient, swap)
             i = j + 1
@@ -304,7 +304,8 @@ class HeroscapeEnvStep(WholeStep):
             self.W.append((G._bufs[c], G._ends[c], hs.query[c], hs.bits[c], hs.dl[c],
                            hs.outs[c], hs.near[c], *(np.zeros(B, i64) for _ in range(9)),
                            np.zeros(B), np.zeros(B, i64), np.zeros(P, i64), self.cl,
-                           self.cn, counts[c], hs.no_pen, self.sp, self.acting))
+                           self.cn, counts[c], hs.no_pen, self.sp, self.acting,
+                           obs_row(s)))
         self.counts = counts
         self._loaded = C == 1
         self._entries = {}

@@ -74,6 +74,7 @@ from numba import njit
 from ..batch import entry_call, on_chunks, summed
 from ..position import grid_distance
 from ..kernels._jit import NO_NRT
+from ..kernels._stream import llc_bytes, store_fence, stream_copy
 from ._kept_answer import keep_answer
 from ._vecgame import (LEFT, _draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
                        victim_of)
@@ -483,7 +484,7 @@ PLANES_NONE, PLANES_ENGAGED, PLANES_ROLL, PLANES_DOORS = 0, 1, 2, 3
 def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive, cell,
              large, orient, swap, hw, rel, acting, actor, moved, a_list, a_n, a_cost,
              a_stop, lead, double, turn, max_turns, valid, gmode, sp, sadj, level, height, side_of,
-             a_roll, over, doors, door_cells):
+             a_roll, over, doors, door_cells, row):
     """Every game's observation into ``o`` (float32[B, C * HW]; see the module
     docstring for the planes), from scratch (``fresh``: the static planes written, the
     rest zeroed) or **kept** (``record``, not ``fresh``: ``o`` holds what this call
@@ -508,7 +509,12 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
     drawn); ``valid`` float32[HW]; ``gmode`` the game's planes from plane ``k``
     (``PLANES_*``): engaged (``sp`` int64[B, F, 2] spaces, ``sadj``, ``level``,
     ``height``), the roll (``a_roll``, ``over``) or the doors (``doors`` int64[B]
-    bits, ``door_cells`` int64[n_doors, m], -1 padded). Allocates nothing, and is
+    bits, ``door_cells`` int64[n_doors, m], -1 padded). ``row`` float32[C * HW]: a
+    scratch row (this thread's); in a whole draw (``fresh``, not ``record``) into a new
+    array each game's row is composed there and streamed out
+    (``kernels._stream.stream_copy``: its stores neither read the new array's lines
+    first nor evict the step's state from the cache; docs/performance_log.md,
+    "streamed observations"); empty: drawn in place. Allocates nothing, and is
     compiled without reference counts: with them, its views of a game's row (the static
     planes, the ends' planes, the turn plane) were counted at every game, ~4% of
     Heroscape's env move's samples (docs/performance_log.md, ``hsfloor``)."""
@@ -516,8 +522,16 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
     F = alive.shape[1]
     K = hw.shape[2]
     SHW = S * HW
+    # a whole draw with a scratch row: each game's row composed there (in the cache),
+    # then streamed out whole (``kernels._stream``): the static planes copied into it
+    # once a call
+    stream = fresh and not record and row.shape[0] > 0
+    if stream:
+        for i in range(SHW):
+            row[i] = static[i]
     for b in range(B):
         nd = 0
+        ob = row if stream else o[b]
         if fresh:
             # the static planes by a loop over the row's own 1-D view: LLVM makes it
             # a vector copy (the slice assignment ``o[b, :SHW] = static`` compiled
@@ -526,19 +540,19 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
             # a slice fill (a memset). Dark Realms: not its last two planes, the
             # turn and the roll, drawn whole below (2 of its 10 dynamic planes were
             # zeroed to be overwritten: the draw alone 1.07x; docs/performance_log.md)
-            ob = o[b]
-            for i in range(SHW):
-                ob[i] = static[i]
+            if not stream:
+                for i in range(SHW):
+                    ob[i] = static[i]
             if gmode == 2:
-                o[b, SHW:(d + 5) * HW] = 0.0
+                ob[SHW:(d + 5) * HW] = 0.0
             else:
-                o[b, SHW:] = 0.0
+                ob[SHW:] = 0.0
         else:
             for j in range(n_drawn[b]):
-                o[b, drawn[b, j]] = 0.0
+                ob[drawn[b, j]] = 0.0
             # the ends' three planes (they hold the ends alone) zeroed whole, on their
             # own view (a vector fill): cheaper than listing and clearing each end
-            ends = o[b, (d + 2) * HW:(d + 5) * HW]
+            ends = ob[(d + 2) * HW:(d + 5) * HW]
             for i in range(3 * HW):
                 ends[i] = 0.0
         # the figures (every cell of each one's place), by side
@@ -553,19 +567,19 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
                 if h < 0:
                     continue
                 off = (S + rel[f]) * HW + h
-                o[b, off] = 1.0
+                ob[off] = 1.0
                 if record:
                     drawn[b, nd] = off
                     nd += 1
                 if acting[b] and f == actor[b]:
                     off = d * HW + h
-                    o[b, off] = 1.0
+                    ob[off] = 1.0
                     if record:
                         drawn[b, nd] = off
                         nd += 1
                 if acting[b] and moved[b, f]:
                     off = (d + 1) * HW + h
-                    o[b, off] = 1.0
+                    ob[off] = 1.0
                     if record:
                         drawn[b, nd] = off
                         nd += 1
@@ -589,15 +603,15 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
                 if two:
                     # (places sharing a lead cell come by cost: the last row's, the
                     # largest; a stop of any of them)
-                    cs = max(cs, o[b, o2 + HW])
-                    st = max(st, o[b, o2 + 2 * HW])
-                o[b, o2] = 1.0
-                o[b, o2 + HW] = cs
-                o[b, o2 + 2 * HW] = st
+                    cs = max(cs, ob[o2 + HW])
+                    st = max(st, ob[o2 + 2 * HW])
+                ob[o2] = 1.0
+                ob[o2 + HW] = cs
+                ob[o2 + 2 * HW] = st
         if fresh or orec[b, 0] != turn[b]:
             v = np.float32(turn[b] / max_turns)
             # (on the plane's own view: the loop vectorizes, ~8x the speed)
-            plane = o[b, (d + 5) * HW:(d + 6) * HW]
+            plane = ob[(d + 5) * HW:(d + 6) * HW]
             for i in range(HW):
                 plane[i] = valid[i] * v
         if record:
@@ -629,7 +643,7 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
                     h = hw[f, c, kk]
                     if h >= 0:
                         off = k * HW + h
-                        o[b, off] = 1.0
+                        ob[off] = 1.0
                         if record:
                             drawn[b, nd] = off
                             nd += 1
@@ -637,7 +651,7 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
             state = a_roll[b] if over[b] == 0 else -1
             if fresh or orec[b, 1] != state:
                 v = np.float32(a_roll[b] / 12) if state >= 0 else np.float32(0.0)
-                plane = o[b, k * HW:(k + 1) * HW]
+                plane = ob[k * HW:(k + 1) * HW]
                 for i in range(HW):
                     plane[i] = valid[i] * v
             if record:
@@ -645,16 +659,20 @@ def draw_obs(o, fresh, record, drawn, n_drawn, orec, static, S, HW, d, k, alive,
         elif gmode == 3:    # Descent: the doors' squares, closed and open
             if fresh or orec[b, 1] != doors[b]:
                 for i in range(2 * HW):
-                    o[b, k * HW + i] = 0.0
+                    ob[k * HW + i] = 0.0
                 for j in range(door_cells.shape[0]):
                     plane = k + 1 if (doors[b] >> j) & 1 == 1 else k
                     for c in door_cells[j]:
                         if c >= 0:
-                            o[b, plane * HW + c] = 1.0
+                            ob[plane * HW + c] = 1.0
             if record:
                 orec[b, 1] = doors[b]
         if record:
             n_drawn[b] = nd
+        if stream:
+            stream_copy(o[b], row)
+    if stream:
+        store_fence()
     return 0
 
 
@@ -675,6 +693,25 @@ def draw_mask(out, acting, actor, a_list, a_n, env_base, end_turn, large, orient
             p = a_list[b, j]
             out[b, env_base[f] + (swap[f, p] if turned else p)] = 1
     return 0
+
+
+#: a whole draw streams its rows out (``draw_obs``' ``row``) where the step's new
+#: observation array has at least this many bytes; None: three quarters of the
+#: last-level cache (``kernels._stream.llc_bytes``). Below it the new array's lines stay
+#: in the cache from one step to the next and streaming them past it costs: on a host
+#: with an 8 MiB cache, Heroscape's env move at 11.5 MiB a step 1.10x faster streamed,
+#: Dark Realms' at 7.3 MiB 1.065x, Descent's at 1.1-4.5 MiB 0.98x
+#: (docs/performance_log.md, "streamed observations"). Tests set it (0: always).
+STREAM_MIN_BYTES = None
+
+
+def obs_row(steps) -> np.ndarray:
+    """A thread's scratch row for ``draw_obs`` (float32[C * HW]) where the env's
+    observation array reaches :data:`STREAM_MIN_BYTES`, else an empty one (the whole
+    draw then writes in place)."""
+    n = steps.C * steps.HW
+    least = STREAM_MIN_BYTES if STREAM_MIN_BYTES is not None else 3 * llc_bytes() // 4
+    return np.zeros(n if steps.B * n * 4 >= least else 0, np.float32)
 
 
 class WholeStep:
@@ -1006,6 +1043,7 @@ class BatchedSteps:
         self._no_orient = np.zeros((1, 1), np.uint8)      # (as _DescentBatch.orient)
         self._no_sp = np.zeros((1, 1, 2), np.int64)
         self._no_doors = np.zeros(1, np.int64)
+        self._no_row = np.zeros(0, np.float32)      # (draw_obs draws in place)
         K = self.hw.shape[2]
         self._gmode = PLANES_ENGAGED if self.engage is not None else \
             PLANES_ROLL if self.rolled else PLANES_DOORS if self.doors is not None else \
@@ -1455,7 +1493,8 @@ class BatchedSteps:
                          self.a_cost[lo:hi], self.a_stop[lo:hi], self.lead, self.double,
                          self.turn[lo:hi], self.max_turns, self.valid, self._gmode,
                          sp[lo:hi] if sp.shape[0] == B else sp, *self._eng_tables, self.side_of, self.a_roll[lo:hi],
-                         self.over[lo:hi], self._doors_bits(), self._door_cells)
+                         self.over[lo:hi], self._doors_bits(), self._door_cells,
+                         self._no_row)
                 if d2 is not None:
                     d2[lo:hi] = o[lo:hi]
             plan.on_threads(B, chunk)
@@ -1466,7 +1505,7 @@ class BatchedSteps:
                  self.a_list, self.a_n, self.a_cost, self.a_stop, self.lead, self.double, self.turn,
                  self.max_turns, self.valid, self._gmode, sp, *self._eng_tables,
                  self.side_of, self.a_roll, self.over, self._doors_bits(),
-                 self._door_cells)
+                 self._door_cells, self._no_row)
         if dst is not None:
             dst[...] = out
 
