@@ -21,6 +21,7 @@ import functools
 import glob
 import platform
 
+import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
@@ -48,6 +49,24 @@ def llc_bytes() -> int:
         except (OSError, ValueError):
             continue
     return best or DEFAULT_LLC_BYTES
+
+
+#: rows are streamed out of a scratch row where the array they fill has at least this
+#: many bytes (:func:`scratch_row`); None: three quarters of the last-level cache
+#: (:func:`llc_bytes`). Below it the new array's lines stay in the cache from one step
+#: to the next and streaming them past it costs: on a host with an 8 MiB cache,
+#: Heroscape's env move at 11.5 MiB a step 1.10x faster streamed, Dark Realms' at 7.3
+#: MiB 1.065x, Descent's at 1.1-4.5 MiB 0.98x (docs/performance_log.md, "streamed
+#: observations"). Tests set it (0: always; ``1 << 62``: never).
+STREAM_MIN_BYTES = None
+
+
+def scratch_row(rows: int, length: int) -> np.ndarray:
+    """A thread's scratch row (float32[length]) for composing rows of a float32[rows,
+    length] array before :func:`stream_copy` streams each out, where the array reaches
+    :data:`STREAM_MIN_BYTES`; else float32[0] (the caller writes in place)."""
+    least = STREAM_MIN_BYTES if STREAM_MIN_BYTES is not None else 3 * llc_bytes() // 4
+    return np.zeros(length if rows * length * 4 >= least else 0, np.float32)
 
 
 #: the bytes one streaming store writes (a 256-bit vector: AVX's ``vmovntps``; LLVM

@@ -1967,27 +1967,52 @@ def test_whole_draw_equals_the_kept_buffers_copy(name):
 
 
 def _obs_rows(envs) -> list:
-    """The scratch rows ``draw_obs`` streams each thread's whole draws from (empty:
-    drawn in place): Heroscape's and Descent's one-call step, Dark Realms' whole
-    steps."""
+    """The scratch rows each thread's whole draws stream from (empty: drawn in place):
+    ``_vecgame.env_chunk``'s (grid, Tiny Epic Tactics, Mage Knight), Heroscape's and
+    Descent's one-call step's, Dark Realms' whole steps' (``draw_obs``)."""
+    if envs._np is None:
+        return [h[-1][3] for h in envs._heads[False]]
     one = envs._one_call()
     if one is not None:
         return [w[-1] for w in one.W]
     return [w[9] for w in envs._np._dr.whole_steps.W]
 
 
+def _streamed_lockstep(fast, slow, steps, seed):
+    """``_lockstep`` for the envs of ``_vecgame`` (no sub-step driver): the same seeded
+    actions (some illegal), a reset halfway; observations, masks, rewards and ends
+    equal after every step. Returns the moves played."""
+    rng = np.random.default_rng(seed)
+    got = [e.reset(seed=seed) for e in (fast, slow)]
+    for t in range(steps):
+        if t == steps // 2:
+            got = [e.reset(seed=seed + 1) for e in (fast, slow)]
+        assert np.array_equal(got[0][0], got[1][0]), t
+        assert np.array_equal(got[0][-1]["action_mask"], got[1][-1]["action_mask"]), t
+        m = fast._mask
+        a = (rng.random(m.shape, np.float32) * m).argmax(1)
+        a[t % 5::5] = rng.integers(0, m.shape[1], len(a[t % 5::5]))
+        got = [e.step(a) for e in (fast, slow)]
+        for x, y in zip(got[0][:4], got[1][:4]):
+            assert np.array_equal(x, y), t
+    assert np.array_equal(got[0][0], got[1][0])
+    return fast.counts["moves"]
+
+
 @pytest.mark.parametrize("name", ["heroscape_engaged_knight", "dark_realms_die_planning",
-                                  "descent_dragon"])
+                                  "descent_dragon", "tiny_epic_tactics_knock_back",
+                                  "grid_hex_skirmish", "mage_knight_first_turns"])
 def test_streamed_observations_equal_the_in_place_draw(name, monkeypatch):
     """``copy=True``'s whole draw composed in a thread's scratch row and streamed into
-    the new array (``_vecnp.STREAM_MIN_BYTES`` reached: forced here with 0) gives the
-    same observations, masks, rewards, ends and games after every step as the draw in
-    place (never reached), on 1 and 2 threads and odd chunks (illegal actions,
-    autoresets, a reset halfway; Descent's dragon turns its base)."""
-    from movecore.rl import _vecnp
+    the new array (``kernels._stream.STREAM_MIN_BYTES`` reached: forced here with 0)
+    gives the same observations, masks, rewards, ends (and games, where a sub-step
+    driver holds them) after every step as the draw in place (never reached), on 1 and
+    2 threads and odd chunks (illegal actions, autoresets, a reset halfway; Descent's
+    dragon turns its base), in every game."""
+    from movecore.kernels import _stream
 
     def made(least, threads):
-        monkeypatch.setattr(_vecnp, "STREAM_MIN_BYTES", least)
+        monkeypatch.setattr(_stream, "STREAM_MIN_BYTES", least)
         e = rl.vector_env(name, num_envs=13, threads=threads, max_turns=9, copy=True,
                           backend="arrays")
         e.reset(seed=0)
@@ -1999,7 +2024,10 @@ def test_streamed_observations_equal_the_in_place_draw(name, monkeypatch):
         assert all(r.size == int(np.prod(fast.single_observation_space.shape))
                    for r in _obs_rows(fast))
         assert all(r.size == 0 for r in _obs_rows(slow))
-        _lockstep(fast, slow, 24, seed=threads)
+        if fast._np is None:
+            assert _streamed_lockstep(fast, slow, 24, seed=threads) > 100
+        else:
+            _lockstep(fast, slow, 24, seed=threads)
         assert fast.counts == slow.counts and fast.counts["moves"] > 100
 
 

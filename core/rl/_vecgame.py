@@ -44,6 +44,7 @@ from numba import njit
 
 from ..kernels._jit import NO_NRT
 from ..kernels._prefetch import prefetch
+from ..kernels._stream import store_fence, stream_copy
 from ..kernels._types import OCC_EMPTY, P_ALLY, P_ENEMY, P_TEAM
 from ..kernels.reach import (_occupant_rule, is_plain, reach1_general, reach1_out_block,
                              reach1_plain)
@@ -1037,12 +1038,15 @@ def observe(obs, mask, mask_out, G, V, K, lo, hi):
     n_sides, learner, d, max_turns, valid, P, end_turn, slot_of)``: ``base``
     (float32[C * HW]) holds the static planes and the game's constant planes (the rest
     is written here); ``d`` is the first plane after the side planes (``acting``).
-    ``K`` = ``(drawn, n_drawn, oturn)``.
+    ``K`` = ``(drawn, n_drawn, oturn, row)``.
 
     Two ways, the same observation:
 
     * from scratch (``drawn`` empty, shape ``(0, 0)``): ``obs[b]`` is ``base`` with every
-      dynamic entry written;
+      dynamic entry written; with a scratch ``row`` (float32[C * HW], this thread's;
+      empty: none) each game's is composed there (in the cache) and streamed into
+      ``obs[b]`` (``kernels._stream.stream_copy``: a new array's lines neither read
+      first nor kept in the cache; docs/performance_log.md, "streamed observations");
     * kept (``drawn``: int32[B, 2F + 1 + 3N], ``n_drawn``, ``oturn``: int64[B]):
       ``obs[b]`` is what this call drew last time, which holds ``base`` but at the
       ``n_drawn[b]`` places listed in ``drawn[b]`` (the side, acting, moved and reach
@@ -1054,19 +1058,25 @@ def observe(obs, mask, mask_out, G, V, K, lo, hi):
       it (``tests/test_rl_vector.py`` checks it against the draw from scratch after
       every step).
     """
-    drawn, n_drawn, oturn = K
+    drawn, n_drawn, oturn, row = K
     copy = mask_out.shape[0] > 0
+    stream = drawn.shape[0] == 0 and row.shape[0] > 0
     rows, n_rows, actor, batch = G[16], G[17], G[12], G[8]
     ahead = _fetches_ahead(V[1])
     for b in range(lo, hi):
         if ahead and b + 1 < hi:
             _fetch_ahead(V[1], V[2], V[3], None, rows, n_rows, actor, batch, b + 1,
                          np.bool_(True))
-        _observe_game(obs[b], mask[b], b, G, V, drawn, n_drawn, oturn)
+        _observe_game(row if stream else obs[b], mask[b], b, G, V, drawn, n_drawn,
+                      oturn)
+        if stream:
+            stream_copy(obs[b], row)
         if copy:
             mk, mo = mask[b], mask_out[b]
             for j in range(mk.shape[0]):
                 mo[j] = mk[j]
+    if stream:
+        store_fence()
     return 0
 
 

@@ -74,7 +74,7 @@ from numba import njit
 from ..batch import entry_call, on_chunks, summed
 from ..position import grid_distance
 from ..kernels._jit import NO_NRT
-from ..kernels._stream import llc_bytes, store_fence, stream_copy
+from ..kernels._stream import scratch_row, store_fence, stream_copy
 from ._kept_answer import keep_answer
 from ._vecgame import (LEFT, _draw, _kth, _kth_small, _n_sides, _root, _side_in_play,
                        victim_of)
@@ -695,23 +695,11 @@ def draw_mask(out, acting, actor, a_list, a_n, env_base, end_turn, large, orient
     return 0
 
 
-#: a whole draw streams its rows out (``draw_obs``' ``row``) where the step's new
-#: observation array has at least this many bytes; None: three quarters of the
-#: last-level cache (``kernels._stream.llc_bytes``). Below it the new array's lines stay
-#: in the cache from one step to the next and streaming them past it costs: on a host
-#: with an 8 MiB cache, Heroscape's env move at 11.5 MiB a step 1.10x faster streamed,
-#: Dark Realms' at 7.3 MiB 1.065x, Descent's at 1.1-4.5 MiB 0.98x
-#: (docs/performance_log.md, "streamed observations"). Tests set it (0: always).
-STREAM_MIN_BYTES = None
-
-
 def obs_row(steps) -> np.ndarray:
     """A thread's scratch row for ``draw_obs`` (float32[C * HW]) where the env's
-    observation array reaches :data:`STREAM_MIN_BYTES`, else an empty one (the whole
-    draw then writes in place)."""
-    n = steps.C * steps.HW
-    least = STREAM_MIN_BYTES if STREAM_MIN_BYTES is not None else 3 * llc_bytes() // 4
-    return np.zeros(n if steps.B * n * 4 >= least else 0, np.float32)
+    observation array is worth streaming (``kernels._stream.scratch_row``), else an
+    empty one (the whole draw then writes in place)."""
+    return scratch_row(steps.B, steps.C * steps.HW)
 
 
 class WholeStep:

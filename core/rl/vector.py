@@ -66,6 +66,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..batch import NotPickled, _cut_chunks, _moved_head, entry_call, on_cut, summed
 from ..errors import IllegalMoveError, QueryError, describe, is_sequence, seed_value
+from ..kernels._stream import scratch_row
 
 _KIND = {"hex": 0, "square4": 1, "square8": 2}
 #: the largest observation (floats per game) that ``copy=False`` draws whole in its kept
@@ -276,8 +277,9 @@ class MovecoreVectorEnv(NotPickled, VectorEnv):
         self._drawn = np.zeros((B, 2 * F + 1 + 3 * N), np.int32)
         self._n_drawn = np.zeros(B, np.int64)
         self._oturn = np.full(B, -1, np.int64)
+        # (drawn from scratch: no bookkeeping, no row to stream from: in place)
         self._scratch = (np.zeros((0, 0), np.int32), np.zeros(0, np.int64),
-                         np.zeros(0, np.int64))
+                         np.zeros(0, np.int64), np.zeros(0, np.float32))
         self._valid = np.ascontiguousarray(lay.static[names.index("valid")], np.float32)
         # Tiny Epic Tactics' Move-action bookkeeping at the root
         if self._batch:
@@ -355,7 +357,7 @@ class MovecoreVectorEnv(NotPickled, VectorEnv):
         # cache) costs less than clearing and listing the places drawn last time; a
         # larger one (Tiny Epic Tactics: 18 x 140 floats) is updated where it changed
         self._K = self._scratch if C * HW <= _WHOLE else \
-            (self._drawn, self._n_drawn, self._oturn)
+            (self._drawn, self._n_drawn, self._oturn, self._scratch[3])
 
     def _seed_stream(self, b, seed) -> None:
         """Game ``b``'s random stream: a new ``np_random`` (``gymnasium.utils.seeding``,
@@ -430,10 +432,14 @@ class MovecoreVectorEnv(NotPickled, VectorEnv):
             # new array (the static planes copied, the dynamic places written): cheaper
             # than updating the kept buffer where it changed and copying it
             # (docs/performance_log.md)
-            K = self._K if kept else self._scratch
+            # (drawn whole: each thread's row to stream each game's from, where the
+            # array is large: ``kernels._stream.scratch_row``)
             st = self._state
+            B, n = self._obs.shape[0], self._base.shape[0]
             heads = self._heads[kept] = [
-                (S, self._G, self._R, self._O, self._Z, self._V, K) for S in self._S]
+                (S, self._G, self._R, self._O, self._Z, self._V,
+                 self._K if kept else (*self._scratch[:3], scratch_row(B, n)))
+                for S in self._S]
             self._tail = (st["out"], st["pending"])
         return heads
 
