@@ -69,8 +69,9 @@ def env_kernel():
     turn state (``BatchedSteps``' ``turn ... rng``); ``A``: the kept answer and the
     dense answer rows; ``W``: this thread's scratch and counters (int64[4]: moves,
     move generations, kept-end answers, opponents' picks among a double-space figure's
-    rows of one cost, added to), last its observation row (``draw_obs``' ``row``); ``O``: ``_vecnp.draw_obs``' arguments (``fresh``: the
-    first kept draw; ``record``: True); ``mode`` int64[B] (``_vecgame.step_modes``: 0 illegal, 1 played, 2
+    rows of one cost, added to), last its observation row (``draw_obs``' ``row``);
+    ``O``: ``_vecnp.draw_obs``' arguments (``fresh``: the first kept draw; ``record``:
+    True); ``mode`` int64[B] (``_vecgame.step_modes``: 0 illegal, 1 played, 2
     restarted), ``actions`` int64[B]; ``results`` = ``(illegal_reward, reward, term,
     trunc, done)``; ``obs`` float32[B, C * HW] (the kept buffer, updated where it
     changed, or drawn whole on ``O``'s ``fresh``); ``mask``/``mask_out`` int8[B, A]
