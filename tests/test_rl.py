@@ -3,6 +3,7 @@ fixed action space, the observation planes against the position, seeding, bad in
 hooks, and the docs' training example."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -426,11 +427,12 @@ def test_nothing_else_imports_pettingzoo_or_gymnasium():
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
-def test_without_the_rl_extra_the_envs_and_the_cli_name_it():
+def test_without_the_rl_extra_the_envs_and_the_cli_name_it(tmp_path):
     """Where Gymnasium is not installed (``pip install -e .`` alone; here hidden by a
     None in ``sys.modules``), the env functions raise a ``ModuleNotFoundError`` that
     names the ``rl`` extra, and ``movecore bench --rl`` says so in one line (exit 2),
-    not with a traceback."""
+    not with a traceback, before it compiles anything (an empty cache folder: the
+    kernels' compile would print its own lines first)."""
     hide = "import sys; sys.modules['gymnasium'] = None; "
     for call in ("rl.env('grid_hex_skirmish')", "rl.gym_env('grid_hex_skirmish')",
                  "rl.vector_env('grid_hex_skirmish', 2)"):
@@ -444,7 +446,7 @@ def test_without_the_rl_extra_the_envs_and_the_cli_name_it():
     code = hide + ("from movecore.tools.cli import main; "
                    "sys.exit(main(['bench', '--rl', 'grid', '--rl-steps', '10']))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT)
+                         cwd=ROOT, env={**os.environ, "MOVECORE_CACHE": str(tmp_path)})
     assert out.returncode == 2, (out.returncode, out.stderr[-2000:])
     assert "Traceback" not in out.stderr and "movecore[rl]" in out.stderr, out.stderr
     assert len(out.stderr.strip().splitlines()) == 1, out.stderr

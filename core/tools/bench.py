@@ -519,9 +519,14 @@ def check_args(args) -> None:
 
 
 def run_bench(args) -> int:
+    check_args(args)
+    if args.rl is not None:
+        # (the rl extra missing is said at once, not after the kernels' compile, which
+        # importing them starts: up to a minute on a cold cache)
+        from ..rl import _rl_extra
+        _rl_extra()
     from ..reach import warmup
 
-    check_args(args)
     print(load_note(), flush=True)
     t0 = phase("loading the kernels (compiling them on a cold cache)")
     warmup()
