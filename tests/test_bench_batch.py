@@ -328,6 +328,26 @@ def test_reference_starts_are_a_fixed_sample_not_the_runs_stopping_point():
     assert len(prep.reach_many(starts, budget, threads=1)) == REF_QUERIES
 
 
+def test_batch_report_without_the_rl_extra_says_its_env_rows_are_left_out(monkeypatch):
+    """Where Gymnasium is not installed (hidden here by a None in ``sys.modules``) the
+    report plays and prints the ``BatchedPlay`` rows and says once, naming the rl
+    extra, that the vector env rows are left out: none is measured."""
+    import sys
+    monkeypatch.setitem(sys.modules, "gymnasium", None)
+    monkeypatch.setattr(bench_batch, "ENV_BATCHES", (4, 8))
+    monkeypatch.setattr(bench_batch, "BENCH", Schedule(2, 0.0, True))
+    monkeypatch.setattr(bench_batch, "WINDOW", Schedule(3, 0.0, True))
+    monkeypatch.setattr(bench_batch, "memory_4096", lambda game: 1.0)
+    lines = []
+    out = bench_batch.batch_report(["grid"], min_time=0.0, selfplay_games=2,
+                                   batches=(1, 64), log=lambda *a, **k: lines.append(a[0]))
+    said = [x for x in lines if "vector env rows are left out" in x]
+    assert len(said) == 1 and "movecore[rl]" in said[0] and "gymnasium" in said[0]
+    row = out["grid"]
+    assert row[(64, 1)] > 0
+    assert not any(isinstance(k, tuple) and str(k[0]).startswith("env") for k in row)
+
+
 def test_batch_report_prints_paired_medians(monkeypatch):
     """One small run of the report: its figures are there, finite, their quartiles in
     order, and the printed lines show them."""

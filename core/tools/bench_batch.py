@@ -440,6 +440,11 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
     log(f"[batch] load average {'/'.join(f'{x:.2f}' for x in load) if load else '?'} "
         f"({os.cpu_count()} cores)", flush=True)
     out["load"] = load
+    try:
+        from ..rl import _rl_extra
+        _rl_extra()
+    except ModuleNotFoundError as x:     # (said once; the rows are left out below)
+        log(f"[batch] the vector env rows are left out: {x}", flush=True)
     Bl, Be = batches[-1], ENV_BATCHES[-1]
     # per game, the 1- and 2-thread plays at B = Bl and envs at B = Be, kept for the
     # further windows of their 2-thread figure, beside their windows' _thread_ratio's
