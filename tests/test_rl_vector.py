@@ -2012,6 +2012,23 @@ def test_streamed_observations_equal_the_in_place_draw(name, monkeypatch):
         assert fast.counts == slow.counts and fast.counts["moves"] > 100
 
 
+def test_rows_stream_from_three_quarters_of_the_last_level_cache(monkeypatch):
+    """By default (``STREAM_MIN_BYTES`` None) a scratch row is given where the array
+    reaches three quarters of the last-level cache (read from the system, or 8 MiB),
+    an empty one below; a set ``STREAM_MIN_BYTES`` decides instead."""
+    from movecore.kernels import _stream
+    monkeypatch.setattr(_stream, "STREAM_MIN_BYTES", None)
+    llc = _stream.llc_bytes()
+    assert llc >= 1 << 16 and llc == _stream.llc_bytes()
+    least = 3 * llc // 4
+    rows = -(-least // (4 * 100))               # the first count of 100-float rows there
+    assert _stream.scratch_row(rows, 100).shape == (100,)
+    assert _stream.scratch_row(rows - 1, 100).shape == (0,)
+    assert _stream.scratch_row(rows, 100).dtype == np.float32
+    monkeypatch.setattr(_stream, "STREAM_MIN_BYTES", 400)
+    assert _stream.scratch_row(1, 100).size == 100 and _stream.scratch_row(1, 99).size == 0
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int8, np.int64])
 def test_stream_copy_equals_a_plain_copy(dtype):
     """``kernels._stream.stream_copy`` writes what ``dst[:] = src`` writes and nothing
