@@ -458,25 +458,14 @@ def test_kept_ends_equal_the_kernel(game, name, scenario, threads, monkeypatch):
         assert (used > 0).all(), used
 
 
-_ANSWER_AT = []
-
-
-def _answer_at():
-    """A compiled call of ``_vecgame._answer`` for one query of game 0 into answer slot
-    0, with the argument types of the env's own calls (``_answer`` is cached: a second
-    signature would fail the session's audit; made once per process, for the test
-    below)."""
-    if not _ANSWER_AT:
-        from numba import njit
-
-        from movecore.rl._vecgame import _answer
-
-        @njit
-        def answer_at(S, f, start, began, cell, alive):
-            _answer(S, np.int64(0), np.int64(f), np.int64(0), np.int32(start),
-                    np.int32(began), cell, alive)
-        _ANSWER_AT.append(answer_at)
-    return _ANSWER_AT[0]
+def answer_at(S, f, start, began, cell, alive):
+    """``_vecgame._answer`` for one query of game 0 into answer slot 0, called from
+    Python with the argument types of the env's own calls (``_answer`` is cached: a
+    second signature would fail the session's audit), so the env's compiled entry
+    answers (a compiled wrapper of it cost ~3 CPU s on a cold cache)."""
+    from movecore.rl._vecgame import _answer
+    _answer(S, np.int64(0), np.int64(f), np.int64(0), np.int32(start), np.int32(began),
+            cell, alive)
 
 
 @pytest.mark.parametrize("game,name,scenario", _array_scenarios(),
@@ -494,7 +483,6 @@ def test_kept_ends_equal_the_kernel_anywhere(game, name, scenario):
     if S[29].shape[0] == 0:
         pytest.skip("no kept ends")
     asked = S[:28] + (S[28][:0], S[29][:0], S[30][:0])     # the kernel path
-    answer_at = _answer_at()
     occ, cell, alive, team = envs.games.occ, envs.games.cell, envs.games.alive, \
         envs.games.team
     no_end = S[24].copy()
@@ -600,6 +588,30 @@ def test_backends_agree_and_illegal_raise():
         rl.vector_env("descent_ogre", num_envs=2, town=True, backend="arrays")
     with pytest.raises(mc.QueryError):
         rl.vector_env(scenario, num_envs=2).step(np.zeros(2, np.int64))   # before reset
+
+
+@pytest.mark.parametrize("game", ["heroscape", "descent", "dark_realms"])
+def test_an_env_builds_its_games_layout_once(game, monkeypatch):
+    """Pay once: a numpy-driven env builds its ``BatchedGames`` (the game's batched
+    layout: a Heroscape board's static ends, ~0.2 s) once, the B games of its threads,
+    whose layout told the backend it takes them (it was built twice: a game to tell,
+    then the env's B). The positions backend tells with one game and plays none."""
+    from movecore import batch
+    built = []
+    init = batch.BatchedGames.__init__
+
+    def spy(self, root, num_games, **kw):
+        built.append((num_games, kw.get("threads", 1)))
+        init(self, root, num_games, **kw)
+
+    monkeypatch.setattr(batch.BatchedGames, "__init__", spy)
+    scenario = example_scenarios(game)[0][1]
+    envs = rl.vector_env(scenario, num_envs=5, threads=2)
+    assert envs.backend == "arrays" and built == [(5, 2)]
+    assert envs.games.B == 5 and envs.games.threads == 2
+    built.clear()
+    assert rl.vector_env(scenario, num_envs=5, backend="positions").why == "asked for"
+    assert built == [(1, 1)]
 
 
 def test_gymnasium_vector_api():
@@ -973,26 +985,16 @@ def test_reset_refuses_bad_seeds_with_a_typed_error(seed):
 
 
 # ---------------------------------------------------------------- numpy-driven arrays
-def rl_query_error():
-    import movecore as mc
-    return mc.QueryError
-
-
 @functools.lru_cache(maxsize=None)
 def _np_scenarios():
-    """Bundled scenarios the numpy-driven arrays backend plays, two per game (Descent's
+    """Bundled scenarios for the numpy-driven arrays backend, two per game (Descent's
     door round and hell hound; Heroscape's with a double-space figure,
-    ``backend="arrays"``); the random boards below cover the rest. (Made once per
-    process: the collection asks twice and each env built here costs its layout.)"""
-    out = []
-    for game in ("heroscape", "descent", "dark_realms"):
-        for name, s in example_scenarios(game)[::3]:
-            try:
-                rl.vector_env(s, num_envs=1, backend="arrays")
-            except rl_query_error():
-                continue
-            out.append((game, name, s))
-    return out
+    ``backend="arrays"``); the random boards below cover the rest. Listed without
+    building an env: the collection builds nothing (an env built here compiled
+    Heroscape's two-space call, ~20 CPU s on a cold cache, in one pytest-xdist worker
+    while the other waited for it)."""
+    return [(game, name, s) for game in ("heroscape", "descent", "dark_realms")
+            for name, s in example_scenarios(game)[::3]]
 
 
 @pytest.mark.parametrize("game,name,scenario", _np_scenarios(),
@@ -1001,7 +1003,8 @@ def test_numpy_arrays_backend_equals_single_envs(game, name, scenario):
     """Descent, Dark Realms and Heroscape play on ``BatchedGames`` arrays (the turn rule
     and the opponent over the batch); every game equals its single env after every step
     (observation with the game's planes, mask, reward, ends, illegal actions,
-    autoresets), with each opponent and thread count in turn."""
+    autoresets), with each opponent and thread count in turn. (Each of them plays on
+    the arrays: a QueryError here fails.)"""
     k = [n for _, n, _ in _np_scenarios()].index(name)
     threads, opponent = 1 + k % 2, ("random", "greedy")[(k // 2) % 2]
     B = 6

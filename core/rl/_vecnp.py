@@ -838,20 +838,25 @@ class WholeStep:
         return got
 
 
-def why_not(one, kwargs) -> str | None:
-    """Why this backend does not take the environment (None: it does)."""
+def why_not(one, kwargs, num_envs: int = 1, threads: int = 1) -> tuple:
+    """``(why, games)``: why this backend does not take the environment (None: it
+    does), and the :class:`BatchedGames` of ``num_envs`` games on ``threads`` threads
+    built to tell (None where none was built), for :class:`BatchedSteps` to play on:
+    the game's batched layout (a Heroscape board's static ends, ~0.2 s) is built once
+    per env, not once to tell and once to play."""
     s = one._s
     if s.game not in ("descent", "dark_realms", "heroscape"):
-        return f"the {s.game} game's vector env is not on arrays yet"
+        return f"the {s.game} game's vector env is not on arrays yet", None
     if kwargs.get("town"):
-        return "town=True: the glyph to town is played on positions"
+        return "town=True: the glyph to town is played on positions", None
     from ..batch import BatchedGames
-    G = BatchedGames(s.root, 1, query=_queries(s))
+    G = BatchedGames(s.root, num_envs, query=_queries(s), threads=threads)
     if G.backend != "arrays":
-        return f"the {s.game} game's batched arrays do not take it: {G.why}"
+        return f"the {s.game} game's batched arrays do not take it: {G.why}", None
     if s.game == "dark_realms" and G._query_columns is None:  # pragma: no cover
-        return "each move's query is rolled (Dark Realms' die) and the layout has none"
-    return None
+        return "each move's query is rolled (Dark Realms' die) and the layout has " \
+            "none", None
+    return None, G
 
 
 def slower(one) -> str | None:
@@ -905,15 +910,16 @@ class BatchedSteps:
     """The games, their turn state and random streams, and the vector env's step over
     them (see the module docstring). ``env``: the :class:`MovecoreVectorEnv`."""
 
-    def __init__(self, env, one):
+    def __init__(self, env, one, games=None):
         from ..batch import BatchedGames
         s = one._s
         self.s = s
         root = s.root
         B = self.B = env.num_envs
         F = self.F = len(s.figs)
-        self.G = G = BatchedGames(root, B, query=_queries(s), threads=env.threads,
-                                  backend="arrays")
+        # (``games``: the ones :func:`why_not` built for this env, B games on its threads)
+        self.G = G = games if games is not None else BatchedGames(
+            root, B, query=_queries(s), threads=env.threads, backend="arrays")
         # the figures that move (Dark Realms: not the summons)
         self.movers = np.array([s.rules.moves(root, f) for f in s.figs], bool)
         #: Dark Realms: each move's query is rolled (the figure's d6) when its turn

@@ -184,7 +184,9 @@ class MovecoreVectorEnv(NotPickled, VectorEnv):
         self._ones = np.ones(B, bool)       # (info's ``_action_mask``, copied)
         from ._vecgame import step_modes
         self._step_modes = step_modes
-        why = _why_not_arrays(one, kwargs)
+        # (the games the arrays backend would play, where telling built them)
+        why, games = _why_not_arrays(one, kwargs, 1 if backend == "positions" else B,
+                                     threads)
         if backend == "arrays" and why:
             raise QueryError(f"no array backend for this environment: {why}")
         if backend == "positions":
@@ -203,7 +205,7 @@ class MovecoreVectorEnv(NotPickled, VectorEnv):
         self._dsf = None
         if self.backend == "arrays" and s_game(one) not in _COMPILED:
             from ._vecnp import BatchedSteps
-            self._np = BatchedSteps(self, one)
+            self._np = BatchedSteps(self, one, games)
             self.games = self._np.G
             if self._np._hs is not None:    # (Heroscape: the step in one call per thread)
                 from ._vechsenv import HeroscapeEnvStep
@@ -925,24 +927,26 @@ def s_game(one) -> str:
     return one._s.game
 
 
-def _why_not_arrays(one, kwargs) -> str | None:
-    """Why an environment's games are not played on arrays (None: they are)."""
+def _why_not_arrays(one, kwargs, num_envs: int = 1, threads: int = 1) -> tuple:
+    """``(why, games)``: why an environment's games are not played on arrays (None:
+    they are), and the numpy-driven backend's games (``BatchedGames`` of ``num_envs``
+    games on ``threads``) where telling built them (``_vecnp.why_not``), else None."""
     s = one._s
     if kwargs.get("reward_fn") is not None or kwargs.get("terminal_fn") is not None:
-        return "a reward_fn or terminal_fn is called on each game's live position"
+        return "a reward_fn or terminal_fn is called on each game's live position", None
     if kwargs.get("render_mode") is not None:
-        return "render_mode draws each game's live position"
+        return "render_mode draws each game's live position", None
     if s.game not in _COMPILED:
         from ._vecnp import why_not
-        return why_not(one, kwargs)
+        return why_not(one, kwargs, num_envs, threads)
     hook = getattr(s.root, "_batch_layout", None)
     q = dict(s.rules.query(s.root, s.figs[0], np.random.default_rng(0)))
     layout, why = hook(q) if hook is not None else (None, "no batched layout")
     if layout is None:
-        return why
+        return why, None
     if len(layout.cell) != len(s.figs):
-        return "figures out of play at the start"
-    return None
+        return "figures out of play at the start", None
+    return None, None
 
 
 def vector_env(name_or_scenario, num_envs: int = 8, **kwargs) -> MovecoreVectorEnv:
