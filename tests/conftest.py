@@ -81,8 +81,6 @@ SLOW = {
     # not a path the package takes): the first in every run
     "test_batch_heroscape.py::test_the_step_without_a_fast_path_equals_the_array_path":
         "rest",
-    # the plain build's variants against the general build: hex boards in every run
-    "test_perf.py::test_plain_build_equals_general_build_exactly": "rest",
     # the compiled steps against the array path: 1 and 2 threads, random and greedy
     "test_batch_dark_realms.py::test_compiled_step_equals_array_path": 1,
     "test_batch_heroscape.py::test_compiled_step_equals_array_path": 2,

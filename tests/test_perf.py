@@ -49,9 +49,10 @@ def test_fast_kernel_equals_general_kernel_exactly():
 def test_plain_build_equals_general_build_exactly(kind):
     """``reach1_plain`` (stop, flag, zoc, edge and corner tests compiled out) answers plain
     queries exactly as ``reach1_general`` does: ends, order and search tree. Each kind of
-    board is its own compiled variant (neighbour count, climb rule, unit steps): every
-    run checks the hex ones, the soak tier the square ones too (~6 CPU s of compile a
-    variant on a cold cache; one source, specialised by constants)."""
+    board is its own compiled variant (neighbour count, climb rule, unit steps; one
+    source, specialised by constants): every run checks all nine (the square ones were
+    in the soak tier to save their compiles, ~4 CPU s each on a cold cache, but other
+    tests of every run compile each of them too: their checks cost ~1 s more)."""
     from movecore.kernels.reach import is_plain
     checked = 0
     for seed in range(300):

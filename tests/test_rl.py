@@ -484,6 +484,14 @@ def test_docs_training_example_beats_random():
     assert blocks
     said = re.search(r"with 1,500 steps, `([+-][0-9.]+)` against\s+`([+-][0-9.]+)`", text)
     assert said, "docs/rl.md no longer gives the 1,500-step returns"
+    # the vector env's step compiled (or loaded) here first, under the test workers'
+    # compile lock: the page's processes load it. (Compiled in a page's process, where
+    # no lock is held, a worker's test that needs it at the same moment compiled it
+    # too: ~26 CPU s twice on a cold cache.)
+    warm = rl.vector_env("grid_hex_skirmish", num_envs=2, threads=2)
+    warm.reset(seed=0)
+    warm.step(np.zeros(2, np.int64))
+    warm.close()
     printed = None
     for code in blocks:
         code = code.replace("STEPS = 4000", "STEPS = 1500")
