@@ -595,7 +595,10 @@ def test_an_env_builds_its_games_layout_once(game, monkeypatch):
     """Pay once: a numpy-driven env builds its ``BatchedGames`` (the game's batched
     layout: a Heroscape board's static ends, ~0.2 s) once, the B games of its threads,
     whose layout told the backend it takes them (it was built twice: a game to tell,
-    then the env's B). The positions backend tells with one game and plays none."""
+    then the env's B). The positions backend tells with one game and plays none; so
+    does an env whose layout the arrays refuse (no B copies of the root made to tell
+    it)."""
+    import movecore as mc
     from movecore import batch
     built = []
     init = batch.BatchedGames.__init__
@@ -612,6 +615,19 @@ def test_an_env_builds_its_games_layout_once(game, monkeypatch):
     built.clear()
     assert rl.vector_env(scenario, num_envs=5, backend="positions").why == "asked for"
     assert built == [(1, 1)]
+    # a layout the arrays refuse: told by one game, no B copies of the root made
+    root_type = type(rl.gym_env(scenario)._s.root)
+    monkeypatch.setattr(root_type, "_batch_layout",
+                        lambda self, q: (None, "no layout in this test"), raising=False)
+    copies = []
+    copy = root_type.copy
+    monkeypatch.setattr(root_type, "copy", lambda self: copies.append(1) or copy(self))
+    built.clear()
+    envs = rl.vector_env(scenario, num_envs=5, threads=2)
+    assert envs.backend == "positions" and "no layout in this test" in envs.why
+    assert built == [(5, 2), (1, 1)] and len(copies) <= 1
+    with pytest.raises(mc.QueryError, match="no layout in this test"):
+        rl.vector_env(scenario, num_envs=5, backend="arrays")
 
 
 def test_gymnasium_vector_api():

@@ -72,6 +72,7 @@ import numpy as np
 from numba import njit
 
 from ..batch import entry_call, on_chunks, summed
+from ..errors import QueryError
 from ..position import grid_distance
 from ..kernels._jit import NO_NRT
 from ..kernels._stream import scratch_row, store_fence, stream_copy
@@ -850,8 +851,16 @@ def why_not(one, kwargs, num_envs: int = 1, threads: int = 1) -> tuple:
     if kwargs.get("town"):
         return "town=True: the glyph to town is played on positions", None
     from ..batch import BatchedGames
-    G = BatchedGames(s.root, num_envs, query=_queries(s), threads=threads)
-    if G.backend != "arrays":
+    q = _queries(s)
+    try:
+        G = BatchedGames(s.root, num_envs, query=q, threads=threads, backend="arrays")
+    except QueryError as refused:
+        # (told by one game, as the positions backend would hold it: not B copies of
+        # the root for an env that plays none of them; what is not about the layout
+        # raises there again)
+        G = BatchedGames(s.root, 1, query=q)
+        if G.backend == "arrays":  # pragma: no cover (the same root and query)
+            raise refused
         return f"the {s.game} game's batched arrays do not take it: {G.why}", None
     if s.game == "dark_realms" and G._query_columns is None:  # pragma: no cover
         return "each move's query is rolled (Dark Realms' die) and the layout has " \
