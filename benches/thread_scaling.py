@@ -161,7 +161,7 @@ def fused(game, B=4096, steps=30, log=print):
     moves = [0, 0]
     for _ in range(steps):
         for i, p in enumerate(plays):
-            counts, calls = p._fz
+            counts, _, calls = p._fz
             for c in counts:
                 c[:] = 0
             p._tick[0] += 1             # the next step's random numbers (in the kernel)
@@ -198,13 +198,13 @@ def fused_independent(game, B=4096, steps=30, log=print):
             for p in plays:
                 p._tick[0] += 1
             if together:
-                th = threading.Thread(target=_timed, args=(kernel, plays[1]._fz[1][0], cpu, 1))
+                th = threading.Thread(target=_timed, args=(kernel, plays[1]._fz[2][0], cpu, 1))
                 th.start()
-                _timed(kernel, plays[0]._fz[1][0], cpu, 0)
+                _timed(kernel, plays[0]._fz[2][0], cpu, 0)
                 th.join()
             else:
                 for i, p in enumerate(plays):
-                    _timed(kernel, p._fz[1][0], cpu, i)
+                    _timed(kernel, p._fz[2][0], cpu, i)
     r = sum(con) / sum(seq)
     log(f"  {game:18s} 2 x B={B // 2} independent: CPU together / one after the other = "
         f"{r:.2f}x", flush=True)
@@ -260,7 +260,7 @@ def handoff(game, B=4096, steps=60, log=print, swap=False):
         t0 = clock()
         p1.step()
         one = clock() - t0
-        counts, calls = p2._fz
+        counts, _, calls = p2._fz
         p2._tick[0] += 1            # (the step's random numbers: drawn in the kernel)
         w = {}
 
