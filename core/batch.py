@@ -998,6 +998,103 @@ def _moved_head(B: int, n_chunks: int, first: int, took: float) -> int | None:
     return want if abs(want - first) >= max(1, B // 256) else None
 
 
+#: whether a batched call asked for several threads runs whole on the calling thread
+#: where that measured faster (:class:`ThreadChoice`, read when a step makes its
+#: choice: at its first step on several threads); False: always split, as asked (the
+#: tests' default, so that their 2-thread runs check the split path at every step; the
+#: choice's own tests turn it on)
+CHOOSE_THREADS = True
+
+
+class ThreadChoice:
+    """Whether a batched call asked for several threads runs its games in chunks on
+    the pool's threads (``split``) or whole on the calling thread: the way its calls
+    measured faster. A chunk handed to a pool thread costs a hand-off (its submit, the
+    worker's wake and the GIL: tens of microseconds here), which a step of a few dozen
+    games does not win back: two threads at B = 64 ran Mage Knight's ``BatchedPlay``
+    at 0.31x one thread's speed, the grid game's at 0.57x (docs/performance_log.md,
+    "Two threads where they pay"). The games played are the same either way (every
+    game is its own; the whole call is chunk 0's with every game).
+
+    The caller asks :meth:`use_split` before each call and tells :meth:`took` its wall
+    seconds after. Calls start split (what ``threads=`` asked for); after
+    :data:`WARM` calls each way is timed: the other way is tried for :data:`PROBE`
+    calls (the first of them not counted: a way's first call warms its caches), the
+    faster kept (by the mean of its timed calls, the kept way's last :data:`PROBE`; the
+    other must be 3% faster to take over), and tried again :data:`EVERY` calls later,
+    an interval that doubles each time the choice stands, up to :data:`EVERY_MAX`: a
+    choice that keeps winning costs ~0.1% of the calls, and one the machine changes (a
+    busy second core) is seen again within ~4,000 calls.
+
+    >>> ch = ThreadChoice(choose=True)
+    >>> for _ in range(40):     # (split calls 30 us, whole ones 10 us)
+    ...     split = ch.use_split()
+    ...     ch.took(split, 3e-5 if split else 1e-5)
+    >>> ch.split
+    False
+    """
+
+    __slots__ = ("split", "choose", "_trying", "_left", "_count", "_times", "_every",
+                 "_next")
+
+    #: calls before the first try of the other way
+    WARM = 8
+    #: calls of a try (the first not timed)
+    PROBE = 5
+    #: the first interval between tries, in calls; doubled up to EVERY_MAX while the
+    #: choice stands
+    EVERY = 256
+    EVERY_MAX = 4096
+
+    def __init__(self, choose: bool | None = None):
+        #: False: every call split, as asked (default :data:`CHOOSE_THREADS`, read here)
+        self.choose = CHOOSE_THREADS if choose is None else choose
+        self.split = True           # the way kept
+        self._trying = False        # a try of the other way under way
+        self._left = 0              # its calls left
+        self._count = 0             # calls since the choice was last made
+        self._times = ([], [])      # (whole, split): the timed calls of each way
+        self._every = self.EVERY // 2   # (doubled by the first try that stands)
+        self._next = self.WARM
+
+    def use_split(self) -> bool:
+        """The way of the next call: the kept one, or the other during a try (always
+        split where :attr:`choose` is False)."""
+        if not self.choose:
+            return True
+        if not self._trying and self._count >= self._next:
+            self._trying, self._left = True, self.PROBE
+            self._times[not self.split].clear()
+        return self.split != self._trying
+
+    def took(self, split: bool, seconds: float) -> None:
+        """A call's wall ``seconds``, made ``split`` or whole."""
+        times = self._times[split]
+        if self._trying:
+            if self._left < self.PROBE:     # (a try's first call: not timed)
+                times.append(seconds)
+            self._left -= 1
+            if self._left == 0:
+                self._decide()
+            return
+        times.append(seconds)
+        if len(times) > self.PROBE:
+            del times[0]
+        self._count += 1
+
+    def _decide(self) -> None:
+        kept, other = self._times[self.split], self._times[not self.split]
+        self._trying = False
+        self._count = 0
+        if kept and other and sum(other) / len(other) < 0.97 * sum(kept) / len(kept):
+            self.split = not self.split
+            self._every = self.EVERY
+            self._times[not self.split].clear()
+        else:
+            self._every = min(2 * self._every, self.EVERY_MAX)
+        self._next = self._every
+
+
 def _cut_chunks(B: int, n_chunks: int, first: int) -> list:
     """The ``(lo, hi)`` of ``n_chunks`` contiguous chunks covering ``0..B``: the calling
     thread's ``[0, first)`` (``first`` kept to leave every chunk a game), the rest cut

@@ -385,6 +385,17 @@ def pytest_terminal_summary(terminalreporter, config):
                                     "it too)")
 
 
+@pytest.fixture(autouse=True)
+def _threads_always_split(monkeypatch):
+    """Every 2-thread batched call split over the threads, as asked
+    (``movecore.batch.CHOOSE_THREADS`` False): the tests' small batches would otherwise
+    run whole on the calling thread after a few steps (``batch.ThreadChoice``: faster
+    there), and their 2-thread runs would no longer check the split path. The choice's
+    own tests turn it back on."""
+    import movecore.batch
+    monkeypatch.setattr(movecore.batch, "CHOOSE_THREADS", False)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _one_numba_cache_entry_per_index():
     """After the session: no cached Numba function of movecore was compiled in this process

@@ -235,6 +235,91 @@ def test_fused_step_equals_array_path(game, policy, threads):
         _step_alike(a, b, 80, name)
 
 
+@pytest.mark.parametrize("game", ["grid", "tiny_epic_tactics", "mage_knight", "descent",
+                                  "dark_realms"])
+def test_fused_step_whole_or_split_plays_the_same_games(game, monkeypatch):
+    """A 2-thread compiled step that runs every game on the calling thread at some
+    steps and split over the threads at others (``batch.ThreadChoice``; here at
+    random) plays what one thread plays, every bundled scenario (Descent's and Dark
+    Realms' first three); both ways are taken."""
+    from movecore.batch import ThreadChoice
+    ways, rng = [], np.random.default_rng(3)
+    monkeypatch.setattr(ThreadChoice, "use_split",
+                        lambda self: ways.append(bool(rng.integers(2))) or ways[-1])
+    scenarios = example_scenarios(game)
+    for name, scenario in scenarios if game in ("grid", "tiny_epic_tactics",
+                                                "mage_knight") else scenarios[:3]:
+        a = BatchedPlay(game, scenario, 24, seed=5, threads=2)
+        b = BatchedPlay(game, scenario, 24, seed=5, threads=1)
+        assert a.fused, name
+        _step_alike(a, b, 60, name)
+    assert any(ways) and not all(ways)
+
+
+def _choices(split_s, whole_s, calls):
+    """A ``ThreadChoice`` asked ``calls`` times, each call taking ``split_s(k)`` or
+    ``whole_s(k)`` seconds (``k`` the call's number) the way it chose; returns (the
+    choice, the ways of the calls: True split)."""
+    from movecore.batch import ThreadChoice
+    ch, ways = ThreadChoice(), []
+    for k in range(calls):
+        split = ch.use_split()
+        ways.append(split)
+        ch.took(split, split_s(k) if split else whole_s(k))
+    return ch, np.array(ways)
+
+
+def test_the_threads_are_kept_where_they_measure_faster(monkeypatch):
+    """``batch.ThreadChoice``: calls start split; where the whole way measures slower
+    (or within 3%) the split is kept, and the tries of the other way grow rarer (after
+    the warm-up every 256 calls, then every 512, ... 4,096); where the whole way is
+    faster it is taken after the first try; a machine that changes (the whole way
+    slower later) is seen at the next try; a try's first call is not timed (one slow
+    call there changes nothing)."""
+    from movecore import batch
+    from movecore.batch import ThreadChoice
+    monkeypatch.setattr(batch, "CHOOSE_THREADS", True)
+    ch, ways = _choices(lambda k: 1e-4, lambda k: 1.8e-4, 20_000)
+    assert ch.split and ways[:ThreadChoice.WARM].all()
+    tries = np.flatnonzero(~ways[1:] & ways[:-1]) + 1        # a try's first call
+    assert tries[0] == ThreadChoice.WARM
+    gaps = np.diff(tries)
+    assert gaps[0] == 256 + ThreadChoice.PROBE and gaps.max() == 4096 + ThreadChoice.PROBE
+    assert (~ways).sum() < 0.01 * len(ways)
+    ch, ways = _choices(lambda k: 1e-4, lambda k: 1.0e-4, 2000)    # a tie: kept
+    assert ch.split
+    ch, ways = _choices(lambda k: 3e-5, lambda k: 1e-5, 2000)
+    assert not ch.split and (~ways[ThreadChoice.WARM:]).mean() > 0.98
+    # whole faster for 3,000 calls, then slower: split again within the next try
+    ch, ways = _choices(lambda k: 2e-5, lambda k: 1e-5 if k < 3000 else 4e-5, 8000)
+    assert (~ways[100:3000]).mean() > 0.98 and ch.split and ways[-1000:].mean() > 0.98
+    # one outlandish first call of a try (a cold cache) is not counted
+    ch, ways = _choices(lambda k: 1e-4, lambda k: 1.0 if k == ThreadChoice.WARM else 1e-5,
+                        40)
+    assert not ch.split
+    monkeypatch.setattr(batch, "CHOOSE_THREADS", False)    # (always split, as asked)
+    ch, ways = _choices(lambda k: 3e-5, lambda k: 1e-5, 2000)
+    assert ways.all()
+
+
+@pytest.mark.parametrize("game", ["mage_knight", "dark_realms"])
+def test_a_small_batch_on_two_threads_measures_both_ways_and_plays_the_same(game,
+                                                                           monkeypatch):
+    """With the choice on (as shipped), a 2-thread play of a small batch times both
+    ways, on this machine's own clock, and plays what one thread plays whichever it
+    keeps."""
+    from movecore import batch
+    monkeypatch.setattr(batch, "CHOOSE_THREADS", True)
+    took, ways = batch.ThreadChoice.took, []
+    monkeypatch.setattr(batch.ThreadChoice, "took",
+                        lambda self, split, s: ways.append(split) or took(self, split, s))
+    name, scenario = example_scenarios(game)[0]
+    a = BatchedPlay(game, scenario, 16, seed=5, threads=2)
+    b = BatchedPlay(game, scenario, 16, seed=5, threads=1)
+    _step_alike(a, b, 40, name)
+    assert len(ways) == 40 and any(ways) and not all(ways)
+
+
 def _step_alike(a, b, steps, name) -> None:
     """Step plays ``a`` and ``b`` ``steps`` times: the same cells, occupancy, figures in
     play, actors and turns after every step, and the same counters at the end."""

@@ -203,6 +203,8 @@ def test_moving_cut_changes_nothing(game, copy, monkeypatch):
     cuts = np.random.default_rng(1)
     monkeypatch.setattr(vector, "_moved_head",
                         lambda B, n, first, took: int(cuts.integers(1, B)))
+    # (every step split over the threads: a step made whole moves no cut)
+    monkeypatch.setattr(vector.ThreadChoice, "use_split", lambda self: True)
     runs, seen = [], set()
     for threads in (1, 2):
         envs = rl.vector_env(scenario, num_envs=70, threads=threads, copy=copy)
@@ -210,6 +212,24 @@ def test_moving_cut_changes_nothing(game, copy, monkeypatch):
                                   lambda e: seen.add(e._chunks[0][1]) or ()))
     _same_runs(runs, 40)
     assert len(seen) > 20
+
+
+@pytest.mark.parametrize("game", ARRAY_GAMES)
+def test_whole_or_split_steps_change_nothing(game, monkeypatch):
+    """A 2-thread env whose steps run every game on the calling thread at some steps
+    and split over the threads at others (``batch.ThreadChoice``; here at random)
+    equals a 1-thread env after every step of seeded runs; both ways are taken."""
+    from movecore.batch import ThreadChoice
+    name, scenario = example_scenarios(game)[0]
+    ways, rng = [], np.random.default_rng(5)
+    monkeypatch.setattr(ThreadChoice, "use_split",
+                        lambda self: ways.append(bool(rng.integers(2))) or ways[-1])
+    runs = []
+    for threads in (1, 2):
+        envs = rl.vector_env(scenario, num_envs=70, threads=threads)
+        runs.append(_seeded_steps(envs, np.random.default_rng(4), lambda e: ()))
+    _same_runs(runs, 40)
+    assert any(ways) and not all(ways)
 
 
 def _entry_run(envs, copy, reset_at=None, owned=False) -> list:
@@ -1031,6 +1051,26 @@ def test_numpy_arrays_backend_equals_single_envs(game, name, scenario):
     rng = np.random.default_rng(len(name) + threads)
     assert _check_against_singles(envs, singles, 45, rng, seed=5, illegal_every=23) > 150
     assert envs.counts["moves"] > 0 and envs.counts["generations"] > envs.counts["moves"] / 2
+
+
+@pytest.mark.parametrize("game", ["heroscape", "descent", "dark_realms"])
+def test_whole_or_split_steps_change_nothing_numpy_backend(game, monkeypatch):
+    """Descent's, Dark Realms' and Heroscape's 2-thread steps (the numpy-driven
+    backend's compiled chunks) run whole on the calling thread at some steps and split
+    over the threads at others (``batch.ThreadChoice``; here at random): they equal a
+    1-thread env after every step of seeded runs; both ways are taken."""
+    from movecore.batch import ThreadChoice
+    _, scenario = example_scenarios(game)[0]
+    ways, rng = [], np.random.default_rng(2)
+    monkeypatch.setattr(ThreadChoice, "use_split",
+                        lambda self: ways.append(bool(rng.integers(2))) or ways[-1])
+    runs = []
+    for threads in (1, 2):
+        envs = rl.vector_env(scenario, num_envs=40, threads=threads, backend="arrays")
+        assert envs._np is not None, envs.why
+        runs.append(_seeded_steps(envs, np.random.default_rng(4), lambda e: ()))
+    _same_runs(runs, 40)
+    assert any(ways) and not all(ways)
 
 
 def _random_dungeon_runs(n, first, steps):

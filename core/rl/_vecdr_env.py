@@ -41,10 +41,12 @@ on 1 and 2 threads, every opponent, illegal actions and autoresets.
 """
 from __future__ import annotations
 
+from time import perf_counter
+
 import numpy as np
 from numba import njit
 
-from ..batch import on_chunks
+from ..batch import ThreadChoice, on_chunks
 from ..games.dark_realms._batch_enemy import _grid_distance
 from ..kernels._jit import NO_NRT, once
 from ._kept_answer import keep_answer
@@ -367,17 +369,22 @@ class WholeSteps:
         self.acting = np.zeros(B, bool)
         self.answered = [0] * C         # the enemy AI answers of each thread's last step
         self._loaded = C == 1
+        #: whether a step's chunks run on the threads or whole on the calling thread
+        self._choice = ThreadChoice()
         #: the compiled step's entry points, by (kernel, chunk, kept draw), and the enemy
         #: AI's, by (kernel, chunk)
         self._entries = {}
 
-    def step(self, mode, actions, illegal_reward, obs, kept, mask, mask_out):
+    def step(self, mode, actions, illegal_reward, obs, kept, mask, mask_out,
+             timed: bool = True):
         """One env step of every game (``mode`` as ``_vecgame.step_modes``), each
         thread's chunk of games played in compiled calls (see the module docstring);
         the observations drawn whole into ``obs`` (float32[B, ...], ``copy=True``'s
         new array) or, where ``obs`` is None, kept in the env's buffer ``kept``
         (:func:`draw_obs`' kept draw); the masks into ``mask`` and their copy into
-        ``mask_out``. Returns reward, terminated, truncated, done."""
+        ``mask_out``. The threads' chunks run whole on the calling thread where they
+        measured slower (``batch.ThreadChoice``; ``timed``: a whole step, timed; a
+        restart follows it). Returns reward, terminated, truncated, done."""
         n = self.n
         B = n.B
         reward = np.empty(B)
@@ -434,7 +441,14 @@ class WholeSteps:
             # call it at once)
             call(0, 0, 0, 0, *self.L[0])
             self._loaded = True
-        _, got = on_chunks(B, C, chunk)
+        if C > 1:
+            split = self._choice.use_split() if timed else self._choice.split
+            t0 = perf_counter()
+            _, got = on_chunks(B, C if split else 1, chunk)
+            if timed:
+                self._choice.took(split, perf_counter() - t0)
+        else:
+            _, got = on_chunks(B, C, chunk)
         n._dr.ai.answered += sum(got)
         paused = 0
         for W in self.W[:C]:

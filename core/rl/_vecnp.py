@@ -68,10 +68,12 @@ against a stable sort of the rows.
 """
 from __future__ import annotations
 
+from time import perf_counter
+
 import numpy as np
 from numba import njit
 
-from ..batch import entry_call, on_chunks, summed
+from ..batch import ThreadChoice, entry_call, on_chunks, summed
 from ..errors import QueryError
 from ..position import grid_distance
 from ..kernels._jit import NO_NRT
@@ -716,6 +718,9 @@ class WholeStep:
 
     #: the compiled chunk's entry points, by (kernel, chunk) (:func:`entry_call`)
     _entries: dict
+    #: whether a step's chunks run on the threads or whole on the calling thread (made
+    #: at the first step on more than one thread: ``batch.ThreadChoice``)
+    _choice = None
     #: ``copy=True``: each step draws every game's observation whole into its new array
     #: (True), as Dark Realms' step does, or updates the kept buffer where it changed
     #: and copies it there (False). The whole draw writes the new array once; the copy
@@ -783,7 +788,8 @@ class WholeStep:
         drawn = new if whole else obs_kept
         got = self._chunks(kernel, heads, (mode, actions, results, drawn.reshape(B, -1),
                                            mask, mask_out),
-                           None if new is None or whole else new.reshape(B, -1), what)
+                           None if new is None or whole else new.reshape(B, -1), what,
+                           timed=True)
         return (*results[1:], new if self.copy else obs_kept, mask_out), got
 
     def restart_rows(self, rows, mode, obs_kept, mask, mask_out, dst=None):
@@ -805,12 +811,14 @@ class WholeStep:
             dst[rows] = obs_kept[rows]
         return got
 
-    def _chunks(self, kernel, heads, args, dst, what):
+    def _chunks(self, kernel, heads, args, dst, what, timed: bool = False):
         """``kernel(*heads[c], *args, lo, hi)`` on each chunk ``c`` (its entry point
         after its first call; ``args[3]`` the kept observations, whose chunk rows are
-        copied into ``dst`` where not None); a status < 0 raises naming ``what``.
-        Returns the threads' counters summed (``steps.counts[:2]`` added to, the
-        threads' cleared)."""
+        copied into ``dst`` where not None), or on every game in chunk 0's call where
+        the threads measured slower (``batch.ThreadChoice``: a whole step's call,
+        ``timed``, is timed; a restart's follows it); a status < 0 raises naming
+        ``what``. Returns the threads' counters summed (``steps.counts[:2]`` added to,
+        the threads' cleared)."""
         s = self.steps
         B = s.B
         o = args[3]
@@ -828,7 +836,14 @@ class WholeStep:
             if not self._loaded:
                 run(0, 0, 0)        # (compiled or loaded once, on this thread)
                 self._loaded = True
-            status = on_chunks(B, self.n_chunks, run)[1]
+            choice = self._choice
+            if choice is None:
+                choice = self._choice = ThreadChoice()
+            split = choice.use_split() if timed else choice.split
+            t0 = perf_counter()
+            status = on_chunks(B, self.n_chunks, run)[1] if split else [run(0, 0, B)]
+            if timed:
+                choice.took(split, perf_counter() - t0)
         if min(status) < 0:  # pragma: no cover (each step says why it cannot be)
             raise RuntimeError(f"movecore: {what} env step status {min(status)}")
         got = summed(self.counts)

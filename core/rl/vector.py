@@ -59,12 +59,15 @@ give for the same actions (``tests/test_rl_vector.py``).
 """
 from __future__ import annotations
 
+from time import perf_counter
+
 import numpy as np
 from gymnasium.spaces import Box, MultiDiscrete
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from ..batch import NotPickled, _cut_chunks, _moved_head, entry_call, on_cut, summed
+from ..batch import (NotPickled, ThreadChoice, _cut_chunks, _moved_head, entry_call, on_cut,
+                     summed)
 from ..errors import IllegalMoveError, QueryError, describe, is_sequence, seed_value
 from ..kernels._stream import scratch_row
 
@@ -350,6 +353,7 @@ class MovecoreVectorEnv(NotPickled, VectorEnv):
         self._O = (one.opponent == "greedy", coords, _KIND.get(rules.kind, 0))
         self._ans = (st["ans_cell"], st["ans_cost"], st["ans_stop"])
         self._set_chunks(_env_chunks(B, n_chunks))
+        self._choice = ThreadChoice()   # (the chunks on the threads, or whole: ``_run``)
         # the observation's view of the arrays (``_vecgame.observe``), and its kept part
         self._V = (self._base, *self._ans, lead, self._side_of, self._n_all,
                    self._learner, self._d, self._max_turns, self._valid, self._P,
@@ -385,19 +389,29 @@ class MovecoreVectorEnv(NotPickled, VectorEnv):
         (docs/performance_log.md, "The vector env's step in blocks of games, its chunk
         called at its entry point")."""
         cut = self._cut
+        choice = self._choice
+        # (whole: every game on the calling thread, where the threads measured slower,
+        # ``batch.ThreadChoice``; a whole step's call is timed, the others follow it)
+        split = len(cut) == 2 or (choice.use_split() if retime else choice.split)
         if key is None:
             def run(c, lo, hi):
                 return kernel(*heads[c], *tail, lo, hi)
-        elif len(cut) == 2:     # (one chunk: no closure, no pool; on_cut's own path)
-            entry_call(self._entries, key, kernel, (*heads[0], *tail, cut[0], cut[1]))
+        elif len(cut) == 2 or not split:    # (one chunk: no closure, no pool)
+            t0 = perf_counter()
+            entry_call(self._entries, key, kernel, (*heads[0], *tail, cut[0], cut[-1]))
+            if retime and len(cut) > 2:
+                choice.took(False, perf_counter() - t0)
             return
         else:
             entries = self._entries
 
             def run(c, lo, hi):
                 return entry_call(entries, key, kernel, (*heads[c], *tail, lo, hi))
-        took = on_cut(cut, run)[1]
-        if retime and _HEAD_BY_RATE and len(cut) > 2:
+        t0 = perf_counter()
+        took = on_cut(cut if split else [cut[0], cut[-1]], run)[1]
+        if retime and len(cut) > 2:
+            choice.took(split, perf_counter() - t0)
+        if retime and split and _HEAD_BY_RATE and len(cut) > 2:
             # the calling thread ahead by what a pool thread's wake is worth
             first = _moved_head(self.num_envs, len(cut) - 1, cut[1], took)
             if first is not None:
@@ -512,7 +526,8 @@ class MovecoreVectorEnv(NotPickled, VectorEnv):
                 mode.fill(LEFT)
                 mode[rows] = 2
                 self._dr_whole(dr).step(mode, np.zeros(B, np.int64), 0.0,
-                                        None if kept else obs, self._obs, self._mask, out)
+                                        None if kept else obs, self._obs, self._mask, out,
+                                        timed=False)
             elif one_call is not None:
                 one_call.restart_rows(rows, mode, self._obs, self._mask, out,
                                       None if kept else obs)

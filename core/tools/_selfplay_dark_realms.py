@@ -20,10 +20,12 @@ slot order; ``tests/test_batch_dark_realms.py``), with the self-play rules of
 """
 from __future__ import annotations
 
+from time import perf_counter
+
 import numpy as np
 from numba import njit
 
-from ..batch import entry_call, on_chunks, per_thread, summed
+from ..batch import ThreadChoice, entry_call, on_chunks, per_thread, summed
 from ..games.dark_realms._batch_enemy import bits_of, grid_bits
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
 from ..kernels import _types as T
@@ -340,14 +342,19 @@ def _step_chunked(play, kind: int, plan) -> int:
         calls = plan["calls"] = [
             (_query_args(play, plan, c, rolls, lo, hi), _enemy_tail(play, c),
              *_chunk_args(play, plan, c, kind, lo, hi)) for c, (lo, hi) in enumerate(cuts)]
+        # (and every game in chunk 0's calls, on the calling thread: where the threads
+        # measure slower, ``batch.ThreadChoice``)
+        plan["whole"] = (_query_args(play, plan, 0, rolls, 0, B), _enemy_tail(play, 0),
+                         *_chunk_args(play, plan, 0, kind, 0, B))
+        plan["choice"] = ThreadChoice()
     # after the first step, each chunk's three compiled calls at their entry points
     # (movecore.batch.entry_call: the dispatcher typed their ~25-60 arguments at every
     # call, ~3 us of a step), kept by (call, chunk)
     entries = plan.setdefault("entries", {})
     ai = G._compiled.ready()
 
-    def run(c):
-        qargs, etail, head, tail = calls[c]
+    def run(c, call=None):
+        qargs, etail, head, tail = calls[c] if call is None else call
         answered[c] = _answer(plan, c, qargs, ai, etail, entries)
         tail[-1].fill(0)      # (the chunk's counters)
         entry_call(entries, (2, c), dark_realms_chunk, (*head, tick, *tail))
@@ -360,7 +367,19 @@ def _step_chunked(play, kind: int, plan) -> int:
         head, tail = _chunk_args(play, plan, 0, kind, 0, 0)
         dark_realms_chunk(*head, tick, *tail)
         plan["loaded"] = True
-    on_chunks(B, n_chunks, lambda c, lo, hi: run(c))   # (each chunk's bounds: calls[c])
+    if n_chunks == 1:
+        run(0)
+    else:
+        choice = plan["choice"]
+        split = choice.use_split()
+        t0 = perf_counter()
+        if split:
+            on_chunks(B, n_chunks, lambda c, lo, hi: run(c))   # (its bounds: calls[c])
+        else:
+            for counts in plan["counts"][1:]:
+                counts.fill(0)          # (the threads' counters not written this step)
+            run(0, plan["whole"])
+        choice.took(split, perf_counter() - t0)
     play._tick[0] += 1
     G._compiled.answered += sum(answered)
     gens, moves, turns, games = summed(plan["counts"])

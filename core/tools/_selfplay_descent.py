@@ -15,10 +15,12 @@ nearest-to-an-enemy end, the k-th adjacent enemy in slot order;
 """
 from __future__ import annotations
 
+from time import perf_counter
+
 import numpy as np
 from numba import njit
 
-from ..batch import per_thread, summed
+from ..batch import ThreadChoice, per_thread, summed
 from ..games.descent._batch import _move_one, _remove_one, legal_kernel
 from ..kernels._jit import once
 from ..rl._vecdescent import _base_distance
@@ -214,14 +216,25 @@ def step(play, kind: int) -> int:
                 play.coords, kind,
                 play.policy == "greedy", u, play.max_turns, G._cell0)
         figs = np.zeros(B, np.int64)
-        calls = [args + (g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], g.lay[c],
-                         g.pscr[c], g.no_pen, figs, g.all_rows, g.slow, mask, cost, stop,
-                         g.opened, dists[c], (B * c) // n_chunks, (B * (c + 1)) // n_chunks,
-                         counts[c], g.large, g.space, g.space_at)
+
+        def call(c, lo, hi):
+            return args + (g.bufs[c], g.ends_s[c], g.occ_s[c], g.tbits[c], g.lay[c],
+                           g.pscr[c], g.no_pen, figs, g.all_rows, g.slow, mask, cost, stop,
+                           g.opened, dists[c], lo, hi, counts[c], g.large, g.space,
+                           g.space_at)
+        calls = [call(c, (B * c) // n_chunks, (B * (c + 1)) // n_chunks)
                  for c in range(n_chunks)]
-        fz = play._fz = (counts, u, calls)
-    counts, u, calls = fz
+        # (and every game in chunk 0's call, on the calling thread: where the threads
+        # measure slower, ``batch.ThreadChoice``)
+        fz = play._fz = (counts, u, calls, [call(0, 0, B)], ThreadChoice())
+    counts, u, calls, whole, choice = fz
     u[:] = play._uniforms()     # the step's numbers, as the array path reads them
-    run_chunks(play, step_kernel(), calls, counts)
+    if len(calls) == 1:
+        run_chunks(play, step_kernel(), calls, counts)
+    else:
+        split = choice.use_split()
+        t0 = perf_counter()
+        run_chunks(play, step_kernel(), calls if split else whole, counts)
+        choice.took(split, perf_counter() - t0)
     gens, moves, turns, games = summed(counts)
     return play._tally(gens, moves, turns, games)

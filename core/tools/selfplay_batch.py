@@ -20,11 +20,13 @@ step's chunks.
 from __future__ import annotations
 
 import time
+from time import perf_counter
 
 import numpy as np
 from numba import njit
 
-from ..batch import BatchedGames, QueryColumns, _cut_chunks, _moved_head, per_thread, summed
+from ..batch import (BatchedGames, QueryColumns, ThreadChoice, _cut_chunks, _moved_head,
+                     per_thread, summed)
 from ..errors import QueryError, describe, is_sequence, seed_value
 from ..rl._vecgame import _grid_distance
 from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game, turns_value
@@ -346,14 +348,23 @@ class BatchedPlay:
             kept = kept_ends(G, n, G.cell.shape[1], _KEPT_BYTES)
             parts = [(args + (G._bufs[c], G._ends[c], rows[c], dists[c], queries[c]),
                       (counts[c], *kept)) for c in range(n_chunks)]
-            fz = self._fz = [counts, parts, _calls(parts, B, B // n_chunks)]
-        counts, parts, calls = fz
-        _, took = run_chunks(self, _fused_kernel(), calls, counts)
-        if len(calls) > 1:
-            # (the calling thread's chunk ends at calls[0][-5]: its hi, then the tail)
-            first = _moved_head(self.B, len(calls), calls[0][-5], took)
-            if first is not None:
-                fz[2] = _calls(parts, self.B, first)
+            # (and every game in one call on the calling thread, chunk 0's scratch:
+            # where the threads measure slower, ``ThreadChoice``)
+            fz = self._fz = [counts, parts, _calls(parts, B, B // n_chunks),
+                             _calls(parts[:1], B, B), ThreadChoice()]
+        counts, parts, calls, whole, choice = fz
+        if len(calls) == 1:
+            run_chunks(self, _fused_kernel(), calls, counts)
+        else:
+            split = choice.use_split()
+            t0 = perf_counter()
+            _, took = run_chunks(self, _fused_kernel(), calls if split else whole, counts)
+            choice.took(split, perf_counter() - t0)
+            if split:
+                # (the calling thread's chunk ends at calls[0][-5]: its hi, then the tail)
+                first = _moved_head(self.B, len(calls), calls[0][-5], took)
+                if first is not None:
+                    fz[2] = _calls(parts, self.B, first)
         self._tick[0] += 1
         gens, moves, turns, games = summed(counts)
         return self._tally(gens, moves, turns, games)
