@@ -3,7 +3,8 @@
 function of the baseline tree's module is compiled from its source into the installed
 module's globals (the same kernels, pool and settings), and on each side every module
 that imported the function by name is pointed at that side's version. A ``BatchedPlay``
-(B = 4,096) and a vector env (B = 1,024) of each side, on 1 and 2 threads, are stepped
+(B = 4,096, ``--play-B``) and a vector env (B = 1,024, ``--env-B``) of each side, on 1
+and 2 threads, are stepped
 in turn, round by round in a shuffled order, on the same seed. Prints per game the
 median and mean wall per step of each side and each side's 2-thread speed-up (1-thread
 steps over 2-thread steps, the 1-thread sides' wall pooled), and asserts that both
@@ -12,6 +13,7 @@ sides played the same games.
     git archive BASE_COMMIT | tar -x -C /tmp/base
     python benches/step_python_ab.py /tmp/base [--module batch] [--functions summed,on_cut,_wake]
                                      [--games mage_knight,grid] [--rounds 30] [--steps 20]
+                                     [--play-B 4096] [--env-B 1024]
 """
 from __future__ import annotations
 
@@ -61,6 +63,8 @@ def main() -> None:
     ap.add_argument("--games", default="mage_knight,grid")
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--play-B", type=int, default=4096)
+    ap.add_argument("--env-B", type=int, default=1024)
     a = ap.parse_args()
     import movecore.rl as rl
     from movecore.tools.bench_batch import _random_actions
@@ -83,8 +87,8 @@ def main() -> None:
         for side in ("old", "new"):
             use(side)
             for t in (1, 2):
-                p = BatchedPlay(game, scen, 4096, seed=1, threads=t)
-                e = rl.vector_env(scen, num_envs=1024, threads=t)
+                p = BatchedPlay(game, scen, a.play_B, seed=1, threads=t)
+                e = rl.vector_env(scen, num_envs=a.env_B, threads=t)
                 e.reset(seed=1)
                 sides[("play", side, t)] = (p, p.step)
                 rng = np.random.default_rng(1)
