@@ -376,8 +376,10 @@ class MovecoreVectorEnv(NotPickled, VectorEnv):
 
     def _run(self, kernel, heads, tail, key=None, retime: bool = True) -> None:
         """``kernel(*heads[c], *tail, lo, hi)`` over the batch's chunks ``c`` (threads
-        when more than one: ``batch.on_cut``); ``retime``: the chunks are cut again by
-        the rate this call played at (a whole step's; not a call on a few games).
+        when more than one: ``batch.on_cut``; or every game on the calling thread where
+        that measured faster, ``batch.ThreadChoice``); ``retime``: a whole step's call,
+        timed for that choice, and the chunks cut again by the rate it played at (not a
+        call on a few games, nor an observation: those follow the step's choice).
 
         ``key``: the call's types are fixed by ``key`` (a hashable the caller picks; the
         arrays the call is handed are this env's own, or made by the caller with a
@@ -590,7 +592,7 @@ class MovecoreVectorEnv(NotPickled, VectorEnv):
         from ._vecgame import observe
         o = obs.reshape(obs.shape[0], -1)
         self._run(observe, [()] * (len(self._cut) - 1),
-                  (o, mask, mask[:0], self._G, self._V, kept))
+                  (o, mask, mask[:0], self._G, self._V, kept), retime=False)
 
     def _kept_step(self, mode, actions, illegal, results):
         """``_step_arrays``; returns what ``step`` and ``reset`` return (a new array,
