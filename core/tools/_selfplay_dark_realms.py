@@ -367,6 +367,7 @@ def _step_chunked(play, kind: int, plan) -> int:
         head, tail = _chunk_args(play, plan, 0, kind, 0, 0)
         dark_realms_chunk(*head, tick, *tail)
         plan["loaded"] = True
+    counts = plan["counts"]
     if n_chunks == 1:
         run(0)
     else:
@@ -376,13 +377,12 @@ def _step_chunked(play, kind: int, plan) -> int:
         if split:
             on_chunks(B, n_chunks, lambda c, lo, hi: run(c))   # (its bounds: calls[c])
         else:
-            for counts in plan["counts"][1:]:
-                counts.fill(0)          # (the threads' counters not written this step)
             run(0, plan["whole"])
+            counts = counts[:1]     # (a whole call writes chunk 0's counters alone)
         choice.took(split, perf_counter() - t0)
     play._tick[0] += 1
     G._compiled.answered += sum(answered)
-    gens, moves, turns, games = summed(plan["counts"])
+    gens, moves, turns, games = summed(counts)
     if games and G._live:   # (live positions a caller's own queries made: a restarted
         for b in np.flatnonzero(plan["restarted"]).tolist():   # game's figures come
             G._live.pop(b, None)                               # back, as ``G.reset``

@@ -233,6 +233,8 @@ def step(play, kind: int) -> int:
         run_chunks(play, step_kernel(), calls, counts)
     else:
         split = choice.use_split()
+        if not split:
+            counts = counts[:1]     # (a whole call writes chunk 0's counters alone)
         t0 = perf_counter()
         run_chunks(play, step_kernel(), calls if split else whole, counts)
         choice.took(split, perf_counter() - t0)

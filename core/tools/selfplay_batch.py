@@ -357,6 +357,8 @@ class BatchedPlay:
             run_chunks(self, _fused_kernel(), calls, counts)
         else:
             split = choice.use_split()
+            if not split:
+                counts = counts[:1]     # (a whole call writes chunk 0's counters alone)
             t0 = perf_counter()
             _, took = run_chunks(self, _fused_kernel(), calls if split else whole, counts)
             choice.took(split, perf_counter() - t0)
