@@ -3,6 +3,8 @@
 call it)."""
 from __future__ import annotations
 
+from time import perf_counter
+
 from ..batch import entry_call, on_cut
 
 
@@ -27,3 +29,20 @@ def run_chunks(play, kernel, calls, counts) -> tuple:
         return [entry_call(ent, (kernel, 0), kernel, calls[0])], 0.0
     return on_cut(range(len(calls) + 1),
                   lambda c, lo, hi: entry_call(ent, (kernel, c), kernel, calls[c]))
+
+
+def run_chosen(play, kernel, calls, whole, counts, choice) -> tuple:
+    """:func:`run_chunks` on the threads' ``calls``, or on ``whole`` (every game in chunk
+    0's call, on the calling thread) where ``choice`` (a ``movecore.batch.ThreadChoice``)
+    says so, timed for it. Returns (whether the call was split, the counters it wrote:
+    ``counts``, or chunk 0's alone when made whole, and the calling thread's seconds in
+    its chunk)."""
+    if len(calls) == 1:
+        return True, counts, run_chunks(play, kernel, calls, counts)[1]
+    split = choice.use_split()
+    if not split:
+        counts = counts[:1]     # (a whole call writes chunk 0's counters alone)
+    t0 = perf_counter()
+    took = run_chunks(play, kernel, calls if split else whole, counts)[1]
+    choice.took(split, perf_counter() - t0)
+    return split, counts, took

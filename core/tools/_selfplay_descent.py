@@ -15,8 +15,6 @@ nearest-to-an-enemy end, the k-th adjacent enemy in slot order;
 """
 from __future__ import annotations
 
-from time import perf_counter
-
 import numpy as np
 from numba import njit
 
@@ -24,7 +22,7 @@ from ..batch import ThreadChoice, per_thread, summed
 from ..games.descent._batch import _move_one, _remove_one, legal_kernel
 from ..kernels._jit import once
 from ..rl._vecdescent import _base_distance
-from ._chunks import run_chunks
+from ._chunks import run_chosen
 from ..rl._vecgame import (_adjacent_enemy, _kth_end, _n_sides, _policy_pick,
                           _selfplay_next_actor, _selfplay_restart)
 
@@ -229,14 +227,6 @@ def step(play, kind: int) -> int:
         fz = play._fz = (counts, u, calls, [call(0, 0, B)], ThreadChoice())
     counts, u, calls, whole, choice = fz
     u[:] = play._uniforms()     # the step's numbers, as the array path reads them
-    if len(calls) == 1:
-        run_chunks(play, step_kernel(), calls, counts)
-    else:
-        split = choice.use_split()
-        if not split:
-            counts = counts[:1]     # (a whole call writes chunk 0's counters alone)
-        t0 = perf_counter()
-        run_chunks(play, step_kernel(), calls if split else whole, counts)
-        choice.took(split, perf_counter() - t0)
+    _, counts, _ = run_chosen(play, step_kernel(), calls, whole, counts, choice)
     gens, moves, turns, games = summed(counts)
     return play._tally(gens, moves, turns, games)

@@ -20,7 +20,6 @@ step's chunks.
 from __future__ import annotations
 
 import time
-from time import perf_counter
 
 import numpy as np
 from numba import njit
@@ -30,7 +29,7 @@ from ..batch import (BatchedGames, QueryColumns, ThreadChoice, _cut_chunks, _mov
 from ..errors import QueryError, describe, is_sequence, seed_value
 from ..rl._vecgame import _grid_distance
 from ..rl.turns import DEFAULT_TURNS, GAME_CLASSES, Game, turns_value
-from ._chunks import run_chunks
+from ._chunks import run_chosen
 from ._roots import _root
 from ..position import grid_distance
 
@@ -353,20 +352,12 @@ class BatchedPlay:
             fz = self._fz = [counts, parts, _calls(parts, B, B // n_chunks),
                              _calls(parts[:1], B, B), ThreadChoice()]
         counts, parts, calls, whole, choice = fz
-        if len(calls) == 1:
-            run_chunks(self, _fused_kernel(), calls, counts)
-        else:
-            split = choice.use_split()
-            if not split:
-                counts = counts[:1]     # (a whole call writes chunk 0's counters alone)
-            t0 = perf_counter()
-            _, took = run_chunks(self, _fused_kernel(), calls if split else whole, counts)
-            choice.took(split, perf_counter() - t0)
-            if split:
-                # (the calling thread's chunk ends at calls[0][-5]: its hi, then the tail)
-                first = _moved_head(self.B, len(calls), calls[0][-5], took)
-                if first is not None:
-                    fz[2] = _calls(parts, self.B, first)
+        split, counts, took = run_chosen(self, _fused_kernel(), calls, whole, counts, choice)
+        if split and len(calls) > 1:
+            # (the calling thread's chunk ends at calls[0][-5]: its hi, then the tail)
+            first = _moved_head(self.B, len(calls), calls[0][-5], took)
+            if first is not None:
+                fz[2] = _calls(parts, self.B, first)
         self._tick[0] += 1
         gens, moves, turns, games = summed(counts)
         return self._tally(gens, moves, turns, games)
