@@ -1038,20 +1038,36 @@ def test_numpy_arrays_backend_equals_single_envs(game, name, scenario):
 @pytest.mark.parametrize("game", [*ARRAY_GAMES, "heroscape", "descent", "dark_realms"])
 def test_whole_or_split_steps_change_nothing(game, monkeypatch):
     """A 2-thread env whose steps run every game on the calling thread at some steps
-    and split over the threads at others (``batch.ThreadChoice``; here at random)
-    equals a 1-thread env after every step of seeded runs, every game (Descent's, Dark
-    Realms' and Heroscape's on the numpy-driven backend's compiled chunks); both ways
-    are taken."""
+    and split over the threads at others (``batch.ThreadChoice``; here at random, and
+    the calls that follow the step's choice untimed, ``observe()`` and a partial
+    reset's restart, follow the last one) equals a 1-thread env after every step of
+    seeded runs, every game (Descent's, Dark Realms' and Heroscape's on the
+    numpy-driven backend's compiled chunks); both ways are taken."""
     from movecore.batch import ThreadChoice
     _, scenario = example_scenarios(game)[0]
     ways, rng = [], np.random.default_rng(2)
-    monkeypatch.setattr(ThreadChoice, "use_split",
-                        lambda self: ways.append(bool(rng.integers(2))) or ways[-1])
+
+    def use_split(self):
+        self.split = bool(rng.integers(2))
+        ways.append(self.split)
+        return self.split
+
+    def observe_and_reset(envs, t=[0]):
+        t[0] += 1
+        got = [envs.observe()]
+        if t[0] % 6 == 0:       # (a partial reset: its restart's call)
+            m = np.zeros(envs.num_envs, bool)
+            m[t[0] % 7::5] = True
+            got.append(envs.reset(options={"reset_mask": m})[0].copy())
+        return got
+
+    monkeypatch.setattr(ThreadChoice, "use_split", use_split)
     runs = []
     for threads in (1, 2):
         envs = rl.vector_env(scenario, num_envs=40, threads=threads, backend="arrays")
         assert envs.why is None and (game in ARRAY_GAMES or envs._np is not None)
-        runs.append(_seeded_steps(envs, np.random.default_rng(4), lambda e: ()))
+        runs.append(_seeded_steps(envs, np.random.default_rng(4),
+                                  lambda e, t=[0]: observe_and_reset(e, t)))
     _same_runs(runs, 40)
     assert any(ways) and not all(ways)
 
