@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import movecore as mc
 from movecore.tools.selfplay import example_scenarios
 from movecore.tools.selfplay_batch import BatchedPlay
 
@@ -318,6 +319,65 @@ def test_a_small_batch_on_two_threads_measures_both_ways_and_plays_the_same(game
     b = BatchedPlay(game, scenario, 16, seed=5, threads=1)
     _step_alike(a, b, 40, name)
     assert len(ways) == 40 and any(ways) and not all(ways)
+
+
+@pytest.mark.parametrize("game", ["grid", "tiny_epic_tactics", "mage_knight", "heroscape",
+                                  "descent", "dark_realms"])
+def test_several_steps_a_call_play_what_as_many_steps_play(game, monkeypatch):
+    """``BatchedPlay.steps(n)`` (up to ``STEPS_PER_CALL`` steps in one compiled call
+    where the whole step is one: grid, Tiny Epic Tactics, Mage Knight; a step at a time
+    elsewhere) plays what ``n`` calls of ``step()`` on one thread play: the same cells,
+    occupancy, figures in play, actors, turns, step counter and moves after every call,
+    on 1 and 2 threads (split or whole at random), both policies, every bundled scenario
+    of the three (the first of the others'), ``n`` from 0 past ``STEPS_PER_CALL``."""
+    from movecore.batch import ThreadChoice
+    from movecore.tools.selfplay_batch import STEPS_PER_CALL
+    ways, rng = [], np.random.default_rng(11)
+    monkeypatch.setattr(ThreadChoice, "use_split",
+                        lambda self: ways.append(bool(rng.integers(2))) or ways[-1])
+    bulk = game in ("grid", "tiny_epic_tactics", "mage_knight")
+    scenarios = example_scenarios(game)
+    for name, scenario in scenarios if bulk else scenarios[:1]:
+        for threads, policy in ((1, "random"), (2, "greedy"), (2, "random")):
+            a = BatchedPlay(game, scenario, 12, seed=4, policy=policy, threads=threads)
+            b = BatchedPlay(game, scenario, 12, seed=4, policy=policy)
+            assert a.steps_per_call == (STEPS_PER_CALL if bulk else 1), name
+            for n in (0, 1, 3, STEPS_PER_CALL, 2 * STEPS_PER_CALL + 3, 5, 13):
+                assert a.steps(n) == sum(b.step() for _ in range(n)), (name, n)
+                assert np.array_equal(a.games.cell, b.games.cell), (name, n)
+                assert np.array_equal(a.games.occ, b.games.occ), (name, n)
+                assert np.array_equal(a.games.alive, b.games.alive), (name, n)
+                assert np.array_equal(a.actor, b.actor) and np.array_equal(a.turn, b.turn)
+                assert a._tick[0] == b._tick[0] and a.counts == b.counts, (name, n)
+            assert a.counts["games"] > 0, name         # (restarts inside a call)
+    assert game == "heroscape" or (any(ways) and not all(ways))   # (its step splits)
+    with pytest.raises(mc.QueryError, match="non-negative integer; got -1"):
+        a.steps(-1)
+    with pytest.raises(mc.QueryError, match="non-negative integer"):
+        a.steps(2.0)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("game", ["grid", "mage_knight"])
+def test_a_run_takes_the_steps_one_step_at_a_time_would(game, threads):
+    """``run(n_games)`` (``play_until``: several steps a call while more than that many
+    steps' worth of games are left to finish) stops after the very step a loop of
+    ``step()`` stops after: the same step counter, counters and games."""
+    name, scenario = example_scenarios(game)[0]
+    for n_games in (1, 30, 150):
+        a = BatchedPlay(game, scenario, 6, seed=2, threads=threads)
+        b = BatchedPlay(game, scenario, 6, seed=2)
+        rep = a.run(n_games)
+        while b.counts["games"] < n_games:
+            b.step()
+        assert a._tick[0] == b._tick[0] and a.counts == b.counts, (name, n_games)
+        assert np.array_equal(a.games.cell, b.games.cell), (name, n_games)
+        assert rep["games"] == b.counts["games"] >= n_games
+    for bad in (-1, 2.0, None):
+        with pytest.raises(mc.QueryError, match="n_games must be a non-negative integer"):
+            a.run(bad)
+        with pytest.raises(mc.QueryError, match="n_games must be a non-negative integer"):
+            a.play_until(bad)
 
 
 def _step_alike(a, b, steps, name) -> None:

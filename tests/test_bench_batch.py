@@ -15,6 +15,7 @@ from movecore.tools.bench_batch import (REF_QUERIES, Figures, Schedule, _interle
                                         _moves_per_s, _over_windows, _paired,
                                         _query_round, _quartiles, _reference,
                                         _thread_ratio)
+from movecore.tools.selfplay_batch import STEPS_PER_CALL
 
 
 def test_interleaved_takes_rounds_in_turn_until_every_contestant_has_a_figure():
@@ -266,6 +267,17 @@ def test_moves_per_s_rounds_last_round_seconds_in_whole_steps(monkeypatch):
     # one step would do for 4,096 moves; the round goes on to 0.035 s: 4 steps
     assert got.rounds[0][:2] == (4 * 4096, approx(0.04))
 
+    class Bulk(_Play):          # several steps a call (BatchedPlay.steps)
+        def steps(self, n):
+            asked.append(n)
+            clock[0] += 0.01
+            return n * self.B
+    asked = []
+    got, = _moves_per_s([Bulk(64)], 0.0, schedule=Schedule(round_seconds=0.035),
+                        per_call=8)
+    # 4,096 moves are 64 steps, 8 calls of 8 (0.08 s: past round_seconds)
+    assert got.rounds[0][:2] == (64 * 64, approx(0.08)) and set(asked) == {8}
+
 
 class _Env:
     """A vector env's stand-in: B games, each step plays ``per_step`` figure moves per
@@ -366,9 +378,10 @@ def test_batch_report_prints_paired_medians(monkeypatch):
     def spy_ratio(one, two):
         ratios.append((one, two, len(lines)))
         got = real_ratio(one, two)
-        # the play's second window (the third ratio taken) met a spell of a busy
-        # machine: it must be retaken; every other window waited for nothing
-        got["waited"] = 0.5 if len(ratios) == 3 else 0.0
+        # the play's second window (the fourth ratio taken: the play's, its several
+        # steps a call's and the env's per window) met a spell of a busy machine: it
+        # must be retaken; every other window waited for nothing
+        got["waited"] = 0.5 if len(ratios) == 4 else 0.0
         return got
     monkeypatch.setattr(bench_batch, "_thread_ratio", spy_ratio)
     out = bench_batch.batch_report(["grid"], min_time=0.0, selfplay_games=2,
@@ -403,27 +416,29 @@ def test_batch_report_prints_paired_medians(monkeypatch):
     # 2 threads / 1 (B = 64, the env at B = 8): one window in the game's own rounds, then
     # one per pass over the games; every window 1- and 2-thread rounds of the same passes
     W = bench_batch.THREAD_WINDOWS
-    # W windows of the play and of the env, then one retake of the play's
-    assert W == 3 and len(ratios) == 2 * W + 1
+    # W windows of the play, of its several steps a call (BatchedPlay.steps) and of the
+    # env, then one retake of the play's
+    assert W == 3 and len(ratios) == 3 * W + 1
     for k, (one, two, _) in enumerate(ratios):
         # (the game's own window: BENCH's rounds; the further ones: WINDOW's)
-        assert len(one.rounds) == len(two.rounds) >= (2 if k < 2 else 3)
+        assert len(one.rounds) == len(two.rounds) >= (2 if k < 3 else 3)
         # every round records the seconds its threads waited for a core
         assert all(len(r) == 5 and r[4] >= 0 for r in one.rounds + two.rounds)
-    assert all(len(one.rounds) == 3 for one, _, _ in ratios[2:])
+    assert all(len(one.rounds) == 3 for one, _, _ in ratios[3:])
     # the further windows come after the game's rows are taken, announced, and before
     # the rows are printed; then the retake, announced, of the play's window alone
     passes = [i for i, line in enumerate(lines) if "2 threads / 1: window" in line]
     retakes = [i for i, line in enumerate(lines) if "2 threads / 1: retake" in line]
     assert len(passes) == W - 1 and len(retakes) == 1 and "grid play ..." in lines[retakes[0]]
-    assert [at for _, _, at in ratios] == [passes[0]] * 2 + [passes[0] + 1] * 2 + \
-        [passes[1] + 1] * 2 + [retakes[0] + 1]
+    assert [at for _, _, at in ratios] == [passes[0]] * 3 + [passes[0] + 1] * 3 + \
+        [passes[1] + 1] * 3 + [retakes[0] + 1]
     printed = next(i for i, line in enumerate(lines) if line.startswith("  grid ["))
     assert printed > retakes[-1]
     # the legend, once, just above the rows; the game's pass names its window 1
     assert lines.count(bench_batch.LEGEND) == 1 and lines[printed - 1] == bench_batch.LEGEND
     assert any(line.startswith("[batch] grid (") and "window 1" in line for line in lines)
     for key, n, counted in ((("threads", 64), W + 1, [True, False, True, True]),
+                            (("threads", "bulk", 64), W, [True] * W),
                             (("threads", "env", 8), W, [True] * W)):
         t = row[key]
         assert len(t["windows"]) == n and t["counted"] == counted and t["n"] >= 2 * W
@@ -432,3 +447,5 @@ def test_batch_report_prints_paired_medians(monkeypatch):
         assert t["rounds"][1] <= t["rounds"][0] <= t["rounds"][2]
         assert f"{t['wall']:.2f}x (median of {W} windows: " in text
     assert f"[{row[('threads', 64)]['windows'][1]:.2f}: waited 50%]" in text
+    assert row["steps_per_call"] == STEPS_PER_CALL > 1
+    assert f"2 threads / 1 at B=64, {STEPS_PER_CALL} steps a call (BatchedPlay.steps" in text

@@ -19,7 +19,8 @@ MODULES = ["movecore", "movecore.board", "movecore.mover", "movecore.reach",
            "movecore.games.dark_realms.rules", "movecore.examples",
            "movecore.games.mage_knight._map_changes", "movecore.games.dark_realms.position",
            "movecore.reach._result", "movecore.reach._prepared",
-           "movecore.games.heroscape.rules", "movecore.batch"]
+           "movecore.games.heroscape.rules", "movecore.batch",
+           "movecore.tools.selfplay_batch"]
 
 
 @pytest.mark.parametrize("name", MODULES)

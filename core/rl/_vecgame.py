@@ -1231,107 +1231,112 @@ def _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers
 @njit(cache=True, nogil=True, **NO_NRT)
 def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers,
-                  turn, actor, done, nbr, coords, kind, greedy, key, tick, max_turns,
-                  end_rules, one_figure, no_end, occ0, cell0, buf, ends, row, dist, query,
-                  lo, hi, counts, kept, kept_n, kept_in):
-    """One move in every unfinished game ``lo <= b < hi`` of batched self-play (legal
-    ends less the layout's end rules (``end_rules``: ``one_figure`` cells another figure
-    holds, ``no_end`` cells; Mage Knight), the policy's choice, the move,
-    the removal coin, the next actor), then every finished game restarts from the root
-    (``occ0``, ``cell0``). ``counts``: move generations, moves, turns begun, games
-    finished (added to). ``kept``, ``kept_n``, ``kept_in``: :func:`kept_ends`' table
-    (empty: none), read as the vector env's step reads it (:func:`_answer`: the kept
-    search's ends wherever no other figure in play can change it, the cells of those
-    that only drop an end dropped; else the kernel asked). The random numbers are drawn here, per game, from the
-    counter-based stream ``key`` at step ``tick[0]`` (:func:`selfplay_uniforms`): no
-    draw is left to the calling thread, and 1 and 2 threads play the same games."""
+                  turn, actor, done, nbr, coords, kind, greedy, key, tick, n_steps,
+                  max_turns, end_rules, one_figure, no_end, occ0, cell0, buf, ends, row,
+                  dist, query, lo, hi, counts, kept, kept_n, kept_in):
+    """``n_steps[0]`` steps (int64[1]) of the games ``lo <= b < hi`` of batched
+    self-play. A step is one move in every unfinished game (legal ends less the
+    layout's end rules (``end_rules``: ``one_figure`` cells another figure holds,
+    ``no_end`` cells; Mage Knight), the policy's choice, the move, the removal coin, the
+    next actor), then every finished game restarts from the root (``occ0``, ``cell0``).
+    ``counts``: move generations, moves, turns begun, games finished (added to).
+    ``kept``, ``kept_n``, ``kept_in``: :func:`kept_ends`' table (empty: none), read as
+    the vector env's step reads it (:func:`_answer`: the kept search's ends wherever no
+    other figure in play can change it, the cells of those that only drop an end
+    dropped; else the kernel asked). The random numbers are drawn here, per game, from
+    the counter-based stream ``key`` (:func:`selfplay_uniforms`), step ``s`` of the call
+    at step ``tick[0] + s``: no draw is left to the calling thread, 1 and 2 threads play
+    the same games, and one call of several steps plays what as many calls of one
+    would (``BatchedPlay.steps``: every game is its own, so a thread's chunk may run
+    its steps ahead of the other's, with one hand-off for them all)."""
     N = occ.shape[1]
     F = cell.shape[1]
     B = occ.shape[0]
-    t = tick[0]         # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
     # (an int64 from the start: with the literal 0 Numba compiled the helpers
     # it is passed to a second time, for Literal[int](0))
     n_all_sides = np.int64(0)
     for f in range(F):
         n_all_sides = max(n_all_sides, side_of[f] + 1)
-    for b in range(lo, hi):
-        if done[b]:
-            continue
-        f = actor[b]
-        k = shape_of[f] + shape_cell[cell[b, f]]
-        pk = params[k]
-        start = cell[b, f]
-        # the kept search's ends where no other figure changes it (as _answer)
-        kr, use_kept, held = _kept_use(kept_n, kept_in, f, shape_cell[start], start, occ,
-                                       pk, cell, alive, b)
-        if use_kept:
-            src = kept[kr, start]
-            n = kept_n[kr, start]
-        else:
-            blob = blobs[blob_at[k]:blob_at[k + 1]]
-            qf = qflags[qflags_at[k]:qflags_at[k + 1]]
-            zc = zoc[zoc_at[k]:zoc_at[k + 1]]
-            query[0, 0] = start
-            query[0, 1] = budget[f]
-            if is_plain(blob, qf, zc, pk):
-                n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+    for s in range(n_steps[0]):
+        t = tick[0] + s     # the step: game b's draws _uniform(key, (t * B + b) * 3 + j)
+        for b in range(lo, hi):
+            if done[b]:
+                continue
+            f = actor[b]
+            k = shape_of[f] + shape_cell[cell[b, f]]
+            pk = params[k]
+            start = cell[b, f]
+            # the kept search's ends where no other figure changes it (as _answer)
+            kr, use_kept, held = _kept_use(kept_n, kept_in, f, shape_cell[start], start, occ,
+                                           pk, cell, alive, b)
+            if use_kept:
+                src = kept[kr, start]
+                n = kept_n[kr, start]
             else:
-                n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
-            src = ends
-        counts[0] += 1                      # a move generation
-        if n <= 0:
-            n = 0
-        # ---------------------------------------------------------- the policy
-        for c in range(N):
-            row[c] = 0
-        for i in range(n):
-            row[src[0, i]] = 1
-        if held:        # the cells of figures that only drop an end (_held)
-            for g in range(F):
-                if g != f and alive[b, g] and row[cell[b, g]] != 0 and _held(
-                        kept_in, kr, start, occ, pk, b, cell[b, g]) == _HELD_NO_END:
-                    row[cell[b, g]] = 0
-                    n -= 1
-        if end_rules:   # BatchLayout's one_figure and no_end (as BatchedGames)
-            for g in range(F):
-                c = cell[b, g]
-                if g != f and alive[b, g] and c != start and one_figure[c] != 0 \
-                        and row[c] != 0:
-                    row[c] = 0
-                    n -= 1
-            for j in range(no_end.shape[0]):
-                c = no_end[j]
-                if c != start and row[c] != 0:
-                    row[c] = 0
-                    n -= 1
-        pick = _policy_pick(row, n, greedy, _uniform(key, (t * B + b) * 3), dist, coords,
-                            cell, alive, side_of, kind, b, side_of[f])
-        # ---------------------------------------------------------- the move
-        if pick >= 0:
-            occ[b, cell[b, f]] = -1
-            occ[b, pick] = team[f]
-            cell[b, f] = pick
-            counts[1] += 1
-            if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove an adjacent enemy
-                g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick,
-                                    _uniform(key, (t * B + b) * 3 + 2))
-                if g >= 0:
-                    occ[b, cell[b, g]] = -1
-                    cell[b, g] = -1
-                    alive[b, g] = False
-                    # fewer than two sides left: the game is over at once
-                    if _n_sides(alive, side_of, n_all_sides, b) < 2:
-                        done[b] = True
-                        continue
-        # ---------------------------------------------------------- next actor
-        _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
-                    max_turns, n_all_sides, b, False, counts)
-    # ---------------------------------------------------------- autoreset
-    for b in range(lo, hi):       # finished games restart from the root at once
-        if not done[b]:
-            continue
-        _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers, turn,
-                          actor, done, max_turns, n_all_sides, b, counts)
+                blob = blobs[blob_at[k]:blob_at[k + 1]]
+                qf = qflags[qflags_at[k]:qflags_at[k + 1]]
+                zc = zoc[zoc_at[k]:zoc_at[k + 1]]
+                query[0, 0] = start
+                query[0, 1] = budget[f]
+                if is_plain(blob, qf, zc, pk):
+                    n = reach1_plain(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+                else:
+                    n = reach1_general(blob, occ[b], qf, zc, pk, buf, ends, query, 0, 0)
+                src = ends
+            counts[0] += 1                      # a move generation
+            if n <= 0:
+                n = 0
+            # ---------------------------------------------------------- the policy
+            for c in range(N):
+                row[c] = 0
+            for i in range(n):
+                row[src[0, i]] = 1
+            if held:        # the cells of figures that only drop an end (_held)
+                for g in range(F):
+                    if g != f and alive[b, g] and row[cell[b, g]] != 0 and _held(
+                            kept_in, kr, start, occ, pk, b, cell[b, g]) == _HELD_NO_END:
+                        row[cell[b, g]] = 0
+                        n -= 1
+            if end_rules:   # BatchLayout's one_figure and no_end (as BatchedGames)
+                for g in range(F):
+                    c = cell[b, g]
+                    if g != f and alive[b, g] and c != start and one_figure[c] != 0 \
+                            and row[c] != 0:
+                        row[c] = 0
+                        n -= 1
+                for j in range(no_end.shape[0]):
+                    c = no_end[j]
+                    if c != start and row[c] != 0:
+                        row[c] = 0
+                        n -= 1
+            pick = _policy_pick(row, n, greedy, _uniform(key, (t * B + b) * 3), dist, coords,
+                                cell, alive, side_of, kind, b, side_of[f])
+            # ---------------------------------------------------------- the move
+            if pick >= 0:
+                occ[b, cell[b, f]] = -1
+                occ[b, pick] = team[f]
+                cell[b, f] = pick
+                counts[1] += 1
+                if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove an adjacent enemy
+                    g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick,
+                                        _uniform(key, (t * B + b) * 3 + 2))
+                    if g >= 0:
+                        occ[b, cell[b, g]] = -1
+                        cell[b, g] = -1
+                        alive[b, g] = False
+                        # fewer than two sides left: the game is over at once
+                        if _n_sides(alive, side_of, n_all_sides, b) < 2:
+                            done[b] = True
+                            continue
+            # ---------------------------------------------------------- next actor
+            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
+                        max_turns, n_all_sides, b, False, counts)
+        # ---------------------------------------------------------- autoreset
+        for b in range(lo, hi):       # finished games restart from the root at once
+            if not done[b]:
+                continue
+            _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers, turn,
+                              actor, done, max_turns, n_all_sides, b, counts)
     return 0
 
 

@@ -31,12 +31,13 @@ def run_chunks(play, kernel, calls, counts) -> tuple:
                   lambda c, lo, hi: entry_call(ent, (kernel, c), kernel, calls[c]))
 
 
-def run_chosen(play, kernel, calls, whole, counts, choice) -> tuple:
+def run_chosen(play, kernel, calls, whole, counts, choice, steps: int = 1) -> tuple:
     """:func:`run_chunks` on the threads' ``calls``, or on ``whole`` (every game in chunk
     0's call, on the calling thread) where ``choice`` (a ``movecore.batch.ThreadChoice``)
     says so, timed for it. Returns (whether the call was split, the counters it wrote:
     ``counts``, or chunk 0's alone when made whole, and the calling thread's seconds in
-    its chunk)."""
+    its chunk). ``steps``: the steps the call takes (the choice is told the seconds
+    per step)."""
     if len(calls) == 1:
         return True, counts, run_chunks(play, kernel, calls, counts)[1]
     split = choice.use_split()
@@ -44,5 +45,5 @@ def run_chosen(play, kernel, calls, whole, counts, choice) -> tuple:
         counts = counts[:1]     # (a whole call writes chunk 0's counters alone)
     t0 = perf_counter()
     took = run_chunks(play, kernel, calls if split else whole, counts)[1]
-    choice.took(split, perf_counter() - t0)
+    choice.took(split, (perf_counter() - t0) / steps)
     return split, counts, took

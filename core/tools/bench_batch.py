@@ -32,6 +32,11 @@ The machine is shared: on a core shared with another process a round's wall time
 or triples while its CPU time does not (docs/performance_log.md, "The bench's two speeds");
 the row prints the share of wall time the process ran.
 
+Where the whole step is one compiled call (the grid game, Tiny Epic Tactics, Mage
+Knight), the 2-thread figure is also taken for ``BatchedPlay.steps``: several steps a
+call, one hand-off to the pool's threads for them all (what ``run`` and ``movecore
+selfplay --batch`` play by, while enough games are left to finish).
+
 **2 threads over 1** (``BatchedPlay`` at the largest B, the vector env at B = 1,024) is
 taken in :data:`THREAD_WINDOWS` windows spread over the run: the game's own rounds, then
 as many passes over every game once the last game's rounds are taken (the same plays and
@@ -324,18 +329,24 @@ def _vector_env(scenario, B: int, threads: int, copy: bool = True):
         return None
 
 
-def _moves_per_s(plays, min_time: float, extra=(), schedule: Schedule = Schedule()) -> list:
-    """Moves/s of ``play.step()`` for each of ``plays`` (the same games on 1 and 2
+def _moves_per_s(plays, min_time: float, extra=(), schedule: Schedule = Schedule(),
+                 per_call: int = 1) -> list:
+    """Moves/s of ``play.step()`` (``per_call`` > 1: ``play.steps(per_call)``, that many
+    steps a call) for each of ``plays`` (the same games on 1 and 2
     threads): rounds of about 4,096 moves (and at least ``schedule.round_seconds`` of
     steps), the plays' rounds and ``extra``'s (as in :func:`_env_steps_per_s`, asked for
     rounds as long as the first play's latest one) taken in turn (:func:`_interleaved`)
     over at least ``min_time`` seconds per play, after a warm-up. One :class:`Figures`
     per play, then per ``extra``: the process's CPU seconds per move, and its busiest
     thread's (the calling thread, or the others together: with 2 threads, the pool's
-    one), which a loaded machine inflates far less than wall time."""
+    one), which a loaded machine inflates far less than wall time. The warm-up takes
+    a play's calls past their first try of the other thread way (``ThreadChoice``:
+    after its first calls, a few calls of the other way; a try a few thousand calls
+    apart after that)."""
+    from ..batch import ThreadChoice
     for play in plays:
-        for _ in range(2):
-            play.step()
+        for _ in range(ThreadChoice.WARM + ThreadChoice.PROBE + 1):
+            play.step() if per_call == 1 else play.steps(per_call)
     last = [0.0]                # the wall seconds of the first play's latest round
 
     def one_round(i):
@@ -347,8 +358,8 @@ def _moves_per_s(plays, min_time: float, extra=(), schedule: Schedule = Schedule
         c0, m0 = time.process_time(), time.thread_time()
         t0 = time.perf_counter()
         while True:
-            n += play.step()
-            steps += 1
+            n += play.step() if per_call == 1 else play.steps(per_call)
+            steps += per_call
             dt = time.perf_counter() - t0
             if steps >= max(1, 4096 // play.B) and dt >= schedule.round_seconds:
                 break
@@ -472,6 +483,10 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
             refs.append(ref)
             if B == Bl:
                 kept[game] = {"play": (plays, [_thread_ratio(*got)])}
+                k = plays[0].steps_per_call
+                if k > 1:       # several steps a call (BatchedPlay.steps): its own figure
+                    kept[game]["bulk"] = (plays, [_thread_ratio(*_moves_per_s(
+                        plays, min_time, (), WINDOW, k))])
             del plays, got
         for B in ENV_BATCHES:
             # 1 and 2 threads; at the largest B also the kept observations (copy=False)
@@ -521,11 +536,11 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
         log(f"[batch] 2 threads / 1: window {w} of {THREAD_WINDOWS}, every game ...",
             flush=True)
         for k in kept.values():
-            _window(k, [key for key in ("play", "env") if key in k], min_time)
+            _window(k, [key for key in ("play", "bulk", "env") if key in k], min_time)
     # windows that waited for a core (SPELL) measured the machine: retake them, in
     # further passes over the games that have some, at most RETAKES passes
     for r in range(1, RETAKES + 1):
-        short = {game: [key for key in ("play", "env")
+        short = {game: [key for key in ("play", "bulk", "env")
                         if key in k and _windows_short(k[key][1])]
                  for game, k in kept.items()}
         short = {game: keys for game, keys in short.items() if keys}
@@ -540,6 +555,9 @@ def batch_report(games=None, min_time: float = 0.3, selfplay_games: int = 200,
     log(LEGEND)
     for game, k in kept.items():
         out[game][("threads", Bl)] = _over_windows(k["play"][1])
+        if "bulk" in k:
+            out[game][("threads", "bulk", Bl)] = _over_windows(k["bulk"][1])
+            out[game]["steps_per_call"] = k["bulk"][0][0].steps_per_call
         if "env" in k:
             out[game][("threads", "env", Be)] = _over_windows(k["env"][1])
         _print_row(game, out[game], batches, log)
@@ -568,12 +586,17 @@ LEGEND = (
 
 def _window(k: dict, keys, min_time: float) -> None:
     """One further window of a game's 2-thread figures: for each of ``keys`` ("play",
-    "env") of ``k`` (the game's kept 1- and 2-thread plays or envs and their windows so
+    "bulk": the plays' several steps a call, "env") of ``k`` (the game's kept 1- and
+    2-thread plays or envs and their windows so
     far), their rounds in turn (:data:`WINDOW`) and the window's :func:`_thread_ratio`
     appended to the windows."""
     if "play" in keys:
         plays, ws = k["play"]
         ws.append(_thread_ratio(*_moves_per_s(plays, min_time, (), WINDOW)))
+    if "bulk" in keys:
+        plays, ws = k["bulk"]
+        ws.append(_thread_ratio(*_moves_per_s(plays, min_time, (), WINDOW,
+                                               plays[0].steps_per_call)))
     if "env" in keys:
         envs, ws = k["env"]
         ws.append(_thread_ratio(*(f for f, _ in _env_steps_per_s(
@@ -604,6 +627,11 @@ def _print_row(game, row, batches, log) -> None:
         f"busiest thread's with two; 2 threads use {_cpu_total(row, Bl):.2f}x "
         f"the CPU of 1); this process ran {share:.0%} of the wall time"
         f"{'' if share > 0.9 else ' (it shared a core: read the CPU figures)'}")
+    if ("threads", "bulk", Bl) in row:
+        t = row[("threads", "bulk", Bl)]
+        log(f"    2 threads / 1 at B={Bl:,}, {row['steps_per_call']} steps a call "
+            f"(BatchedPlay.steps, one hand-off for them): {_threads(t)} (CPU time: "
+            f"{t['cpu']:.2f}x)")
     if row.get(("env", ENV_BATCHES[0], 1)) is not None:
         env = "  ".join(f"B={B:,}: {row[('env', B, 1)]:,.0f} / {row[('env', B, 2)]:,.0f}"
                         for B in ENV_BATCHES)

@@ -60,7 +60,9 @@ def _fused_kernel():
 
 _FUSED = None
 
-
+#: the most steps :meth:`BatchedPlay.steps` gives one compiled call: between calls the
+#: threads' chunks are recut by the calling thread's timing, which keeps them even
+STEPS_PER_CALL = 8
 
 
 def _seed(seed):
@@ -108,6 +110,8 @@ class BatchedPlay:
         # thread of the compiled step draws its own games' inside its chunk
         self._key = int(self.rng.integers(0, 2**62))
         self._tick = np.zeros(1, np.int64)          # steps taken
+        # the steps the next call of the compiled step takes (steps(): several)
+        self._n_steps = np.ones(1, np.int64)
         # a game whose figures ask one fixed query (grid, Tiny Epic Tactics, Mage Knight,
         # Heroscape, Descent) is asked it for every figure; Dark Realms' queries are rolled
         rolled = type(g).query is GAME_CLASSES["dark_realms"].query
@@ -305,22 +309,64 @@ class BatchedPlay:
         self._tick[0] += 1
         return u
 
-    def _step_fused(self) -> int:
+    @property
+    def steps_per_call(self) -> int:
+        """The most steps :meth:`steps` gives one compiled call: :data:`STEPS_PER_CALL`
+        where the whole step is one call (the array backend of the grid game, Tiny Epic
+        Tactics and Mage Knight), else 1 (a step at a time)."""
+        own = self._own_step if self._own_step is not None else self._find_own_step()
+        return STEPS_PER_CALL if self.fused and own is False else 1
+
+    def steps(self, n: int) -> int:
+        """``n`` steps: the games ``n`` calls of :meth:`step` play, with the same
+        counters; returns the moves made. Where the whole step is one compiled call (the
+        array backend of the grid game, Tiny Epic Tactics and Mage Knight), each thread
+        plays its games' steps, up to :data:`STEPS_PER_CALL` of them, in one call: one
+        hand-off to the pool's threads for them all, not one a step (what the hand-off
+        costs, tens of microseconds, is ~10% of Mage Knight's 2-thread step at
+        B = 4,096: docs/selfplay.md, "Several steps a call").
+
+        >>> from movecore.tools.selfplay import example_scenarios
+        >>> _, scenario = example_scenarios("mage_knight")[0]
+        >>> a = BatchedPlay("mage_knight", scenario, 64, seed=3, threads=2)
+        >>> b = BatchedPlay("mage_knight", scenario, 64, seed=3)
+        >>> a.steps(20) == sum(b.step() for _ in range(20)), a.counts == b.counts
+        (True, True)
+        """
+        if type(n) is not int or n < 0:
+            raise QueryError(f"n must be a non-negative integer; got {describe(n)}")
+        if self.steps_per_call == 1:
+            return sum(self.step() for _ in range(n))
+        moves = 0
+        while n > 0:
+            k = min(n, STEPS_PER_CALL)
+            moves += self._step_fused(k)
+            n -= k
+        return moves
+
+    def _find_own_step(self):
+        """The game's own compiled step (``step(play, kind)``), False where the step is
+        :func:`_fused_kernel`'s; kept in ``_own_step``."""
+        G = self.games
+        if G._selfplay is not None:   # (the layout's own step: Heroscape)
+            from ._selfplay_heroscape import step
+        elif G._game is not None:   # (a game's own batch engine: Descent)
+            from ._selfplay_descent import step
+        elif self.rolled:           # (rolled queries: Dark Realms)
+            from ._selfplay_dark_realms import step
+        else:
+            step = False
+        self._own_step = step
+        return step
+
+    def _step_fused(self, k: int = 1) -> int:
         """The array backend's step: one compiled call per thread over its games (legal
         ends, policy, move and its random numbers, removal, next actor, and the restart
-        of finished games); what is left here is the hand-off."""
+        of finished games); what is left here is the hand-off. ``k``: that many steps in
+        the call (:meth:`steps`; the grid game, Tiny Epic Tactics and Mage Knight)."""
         own = self._own_step
         if own is None:     # (found once: an import a step costs ~1 us)
-            G = self.games
-            if G._selfplay is not None:   # (the layout's own step: Heroscape)
-                from ._selfplay_heroscape import step
-            elif G._game is not None:   # (a game's own batch engine: Descent)
-                from ._selfplay_descent import step
-            elif self.rolled:           # (rolled queries: Dark Realms)
-                from ._selfplay_dark_realms import step
-            else:
-                step = False
-            own = self._own_step = step
+            own = self._find_own_step()
         if own is not False:
             return own(self, _KIND.get(self.kind, 0))
         G = self.games
@@ -338,7 +384,8 @@ class BatchedPlay:
                     G._params, G._shape_of, G._shape_cell, G._budget, G.occ, G.cell,
                     G.alive, G.team, self.side_of, self.turn_sides, self.movers, self.turn,
                     self.actor, self.done, self.nbr, self.coords, _KIND.get(self.kind, 0),
-                    self.policy == "greedy", self._key, self._tick, self.max_turns,
+                    self.policy == "greedy", self._key, self._tick, self._n_steps,
+                    self.max_turns,
                     G._end_rules,
                     G._one_figure, G._no_end, G._occ0, G._cell0)
             # the kernel's ends kept per (figure, shape, start), as the vector env's
@@ -349,16 +396,20 @@ class BatchedPlay:
                       (counts[c], *kept)) for c in range(n_chunks)]
             # (and every game in one call on the calling thread, chunk 0's scratch:
             # where the threads measure slower, ``ThreadChoice``)
+            # (a choice for one step a call, and one for several: steps())
             fz = self._fz = [counts, parts, _calls(parts, B, B // n_chunks),
-                             _calls(parts[:1], B, B), ThreadChoice()]
-        counts, parts, calls, whole, choice = fz
-        split, counts, took = run_chosen(self, _fused_kernel(), calls, whole, counts, choice)
+                             _calls(parts[:1], B, B), ThreadChoice(), ThreadChoice()]
+        counts, parts, calls, whole, choice, bulk = fz
+        self._n_steps[0] = k
+        split, counts, took = run_chosen(self, _fused_kernel(), calls, whole, counts,
+                                         choice if k == 1 else bulk, k)
+        self._n_steps[0] = 1
         if split and len(calls) > 1:
             # (the calling thread's chunk ends at calls[0][-5]: its hi, then the tail)
             first = _moved_head(self.B, len(calls), calls[0][-5], took)
             if first is not None:
                 fz[2] = _calls(parts, self.B, first)
-        self._tick[0] += 1
+        self._tick[0] += k
         gens, moves, turns, games = summed(counts)
         return self._tally(gens, moves, turns, games)
 
@@ -482,14 +533,23 @@ class BatchedPlay:
         self.last[3].extend(g.tolist())
 
     # ------------------------------------------------------------------ a run
-    def run(self, n_games: int) -> dict:
-        """Step until ``n_games`` games have finished; returns counters and rates."""
+    def play_until(self, n_games: int) -> None:
+        """Step until ``n_games`` games have finished (:attr:`counts`), in exactly the
+        steps :meth:`step` would take: several a call (:meth:`steps`) only while more
+        than that many steps' worth of games are still to finish (a step finishes at
+        most one game per game of the batch)."""
         if type(n_games) is not int or n_games < 0:
             raise QueryError(f"n_games must be a non-negative integer; got "
                              f"{describe(n_games)}")
+        c, B = self.counts, self.B
+        while c["games"] < n_games:
+            self.steps(min(max((n_games - c["games"]) // B, 1), STEPS_PER_CALL))
+
+    def run(self, n_games: int) -> dict:
+        """Step until ``n_games`` games have finished (:meth:`play_until`); returns
+        counters and rates."""
         t0 = time.perf_counter()
-        while self.counts["games"] < n_games:
-            self.step()
+        self.play_until(n_games)
         dt = time.perf_counter() - t0
         c = dict(self.counts)
         return {**c, "seconds": dt, "moves_per_s": c["moves"] / dt if dt else 0.0,
@@ -565,8 +625,7 @@ def run_batched(game: str, n_games: int, scenarios: list, seed: int = 0, *,
         p._start(np.arange(p.B))
     t0 = time.perf_counter()
     for p, n in plays:
-        while p.counts["games"] < n:
-            p.step()
+        p.play_until(n)
     dt = time.perf_counter() - t0
     tot = {k: sum(p.counts[k] for p, _ in plays) for k in
            ("games", "turns", "moves", "generations")}
