@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..batch import entry_call
 from ..kernels._jit import NO_NRT
 from ..kernels._prefetch import prefetch
 from ..kernels._stream import store_fence, stream_copy
@@ -270,11 +271,14 @@ def kept_ends(G, N: int, F: int, max_bytes: int) -> tuple:
     kept_in = np.zeros((F * M, N, 2, W), np.uint64)
     buf, ends = G._bufs[0], G._ends[0]
     query = np.zeros((1, 3), np.int64)
+    no_query = query[:0]
     none = np.zeros((3, 0), np.int32)       # (no ends' room: the kernel's tree mode)
     # the tree rows' place in ``buf``: (cell, cost, stopped, parent) from there
     # (``reach1``'s out block)
     o_out = reach1_out_block(N, int(buf[2]))
+    entries = {}    # (a kernel's entry point, by kernel: F * M * N calls of one type)
     for f in range(F):
+        budget = int(G._budget[f])
         for m in range(M):
             sh = int(G._shape_of[f]) + m
             if sh >= G._params.shape[0]:
@@ -284,22 +288,37 @@ def kept_ends(G, N: int, F: int, max_bytes: int) -> tuple:
                     G._zoc[G._zoc_at[sh]:G._zoc_at[sh + 1]], G._params[sh])
             blob, qf, zc, pk = args
             plain = is_plain(*args)
-            reach = reach1_plain if plain else reach1_general
+            kernel = reach1_plain if plain else reach1_general
+            rows, r = (2 if plain else 3), f * M + m
             for c in range(N):
-                query[0, :2] = c, G._budget[f]
-                n = max(int(reach(blob, empty, qf, zc, pk, buf, ends, query, 0, 0)), 0)
-                kept[f * M + m, c, :2 if plain else 3, :n] = ends[:2 if plain else 3, :n]
-                kept_n[f * M + m, c] = n
+                query[0, 0], query[0, 1] = c, budget
+                n = max(int(entry_call(entries, kernel, kernel, (
+                    blob, empty, qf, zc, pk, buf, ends, query, 0, 0))), 0)
+                kept[r, c, :rows, :n] = ends[:rows, :n]
+                kept_n[r, c] = n
                 if W:   # the settled cells: the tree rows of the same search
-                    k = int(reach(blob, empty, qf, zc, pk, buf, none, query[:0], c,
-                                  int(G._budget[f]))) >> 32
-                    tree = buf[o_out:o_out + 4 * k].reshape(k, 4).astype(np.int64)
-                    par = tree[:, 3]
-                    for i, cells in enumerate((tree[:, 0], tree[par[par >= 0], 0])):
-                        cells = cells[cells != c]
-                        np.bitwise_or.at(kept_in[f * M + m, c, i], cells >> 6,
-                                         np.uint64(1) << (cells & 63).astype(np.uint64))
+                    k = int(entry_call(entries, kernel, kernel, (
+                        blob, empty, qf, zc, pk, buf, none, no_query, c, budget))) >> 32
+                    _tree_bits(buf, o_out, k, c, kept_in[r, c])
     return kept, kept_n, kept_in
+
+
+@njit(cache=True, nogil=True)
+def _tree_bits(buf, at, k, start, bits):
+    """:func:`kept_ends`' two bit sets of one search (``bits`` uint64[2, W]): ``[0]``
+    the cells of its ``k`` tree rows (``buf[at:at + 4 k]``: cell, cost, stopped, parent
+    row each; ``reach1``'s tree mode), ``[1]`` the cells of those rows' parents, the
+    start ``start`` left out of both."""
+    for i in range(k):
+        v = buf[at + 4 * i]
+        if v != start:
+            bits[0, v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+        p = buf[at + 4 * i + 3]
+        if p >= 0:
+            u = buf[at + 4 * p]
+            if u != start:
+                bits[1, u >> 6] |= np.uint64(1) << np.uint64(u & 63)
+    return 0
 
 
 #: what another figure standing on a cell does to a kept search (:func:`_held`)
