@@ -6,10 +6,13 @@ answers, and every game's state equals a single position that applied the same m
 with ``apply_move`` / ``remove_figure``."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 import movecore as mc
+from movecore.errors import describe
 from movecore.tools.selfplay import example_scenarios
 from movecore.tools.selfplay_batch import BatchedPlay
 
@@ -351,10 +354,12 @@ def test_several_steps_a_call_play_what_as_many_steps_play(game, monkeypatch):
                 assert a._tick[0] == b._tick[0] and a.counts == b.counts, (name, n)
             assert a.counts["games"] > 0, name         # (restarts inside a call)
     assert game == "heroscape" or (any(ways) and not all(ways))   # (its step splits)
-    with pytest.raises(mc.QueryError, match="non-negative integer; got -1"):
-        a.steps(-1)
-    with pytest.raises(mc.QueryError, match="non-negative integer"):
-        a.steps(2.0)
+    for bad in (-1, 2.0, True, "3", None, np.int64(-2)):
+        with pytest.raises(mc.QueryError, match=f"n must be a non-negative integer; got "
+                                                f"{re.escape(describe(bad))}"):
+            a.steps(bad)
+    moves = a.steps(np.int64(3)) + a.steps(np.int32(2))      # (NumPy's integers too)
+    assert moves == sum(b.step() for _ in range(5)) and a.counts == b.counts
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -373,7 +378,8 @@ def test_a_run_takes_the_steps_one_step_at_a_time_would(game, threads):
         assert a._tick[0] == b._tick[0] and a.counts == b.counts, (name, n_games)
         assert np.array_equal(a.games.cell, b.games.cell), (name, n_games)
         assert rep["games"] == b.counts["games"] >= n_games
-    for bad in (-1, 2.0, None):
+    a.play_until(np.int64(a.counts["games"] + 1))
+    for bad in (-1, 2.0, None, False):
         with pytest.raises(mc.QueryError, match="n_games must be a non-negative integer"):
             a.run(bad)
         with pytest.raises(mc.QueryError, match="n_games must be a non-negative integer"):

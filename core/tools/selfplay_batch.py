@@ -65,6 +65,16 @@ _FUSED = None
 STEPS_PER_CALL = 8
 
 
+def _count(value, what: str) -> int:
+    """A count read at the boundary: a non-negative integer (Python's or NumPy's; not a
+    bool) as a Python ``int``; :class:`QueryError` naming ``what`` and the value
+    otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or value < 0:
+        raise QueryError(f"{what} must be a non-negative integer; got {describe(value)}")
+    return int(value)
+
+
 def _seed(seed):
     """A run's seed: None, a non-negative integer, or a non-empty sequence of them (as
     :func:`numpy.random.default_rng` takes); QueryError naming it otherwise."""
@@ -333,8 +343,7 @@ class BatchedPlay:
         >>> a.steps(20) == sum(b.step() for _ in range(20)), a.counts == b.counts
         (True, True)
         """
-        if type(n) is not int or n < 0:
-            raise QueryError(f"n must be a non-negative integer; got {describe(n)}")
+        n = _count(n, "n")
         if self.steps_per_call == 1:
             return sum(self.step() for _ in range(n))
         moves = 0
@@ -538,9 +547,7 @@ class BatchedPlay:
         steps :meth:`step` would take: several a call (:meth:`steps`) only while more
         than that many steps' worth of games are still to finish (a step finishes at
         most one game per game of the batch)."""
-        if type(n_games) is not int or n_games < 0:
-            raise QueryError(f"n_games must be a non-negative integer; got "
-                             f"{describe(n_games)}")
+        n_games = _count(n_games, "n_games")
         c, B = self.counts, self.B
         while c["games"] < n_games:
             self.steps(min(max((n_games - c["games"]) // B, 1), STEPS_PER_CALL))
