@@ -161,7 +161,7 @@ def fused(game, B=4096, steps=30, log=print):
     moves = [0, 0]
     for _ in range(steps):
         for i, p in enumerate(plays):
-            counts, _, calls = p._fz
+            counts, _, calls = p._fz[:3]
             for c in counts:
                 c[:] = 0
             p._tick[0] += 1             # the next step's random numbers (in the kernel)
@@ -260,7 +260,7 @@ def handoff(game, B=4096, steps=60, log=print, swap=False):
         t0 = clock()
         p1.step()
         one = clock() - t0
-        counts, _, calls = p2._fz
+        counts, _, calls = p2._fz[:3]
         p2._tick[0] += 1            # (the step's random numbers: drawn in the kernel)
         w = {}
 

@@ -24,7 +24,7 @@ from ..kernels._jit import once
 from ..rl._vecdescent import _base_distance
 from ._chunks import run_chosen
 from ..rl._vecgame import (_adjacent_enemy, _kth_end, _n_sides, _policy_pick,
-                          _selfplay_next_actor, _selfplay_restart)
+                          _selfplay_next_actor, _selfplay_restart, _uniform)
 
 
 @njit(inline="always")
@@ -111,11 +111,14 @@ def step_kernel():
 
     @njit(cache=True, nogil=True)
     def descent_step(tables, sq0, doors0, cell, alive, side_of, turn_sides, movers, turn,
-                     actor, done, nbr, coords, kind, greedy, u, max_turns, cell0, bufs,
-                     ends_s, occ, tbits, lay, pscr, no_pen, figs, all_rows, slow, mask, cost,
-                     stop, opened, dist, lo, hi, counts, large, space, space_at):
-        """One move in every unfinished game ``lo <= b < hi`` (see the module docstring);
-        ``counts``: move generations, moves, turns begun, games finished (added to).
+                     actor, done, nbr, coords, kind, greedy, key, tick, n_steps, max_turns,
+                     cell0, bufs, ends_s, occ, tbits, lay, pscr, no_pen, figs, all_rows, slow,
+                     mask, cost, stop, opened, dist, lo, hi, counts, large, space, space_at):
+        """``n_steps[0]`` steps (int64[1]) of the games ``lo <= b < hi``, a step one move
+        in every unfinished game (see the module docstring); ``counts``: move
+        generations, moves, turns begun, games finished (added to). The random numbers
+        are drawn here, step ``s`` of the call at step ``tick[0] + s`` of the counter-based
+        stream ``key`` (``movecore.rl._vecgame.selfplay_uniforms``: the array path's).
         ``large``: some figure has a base of many squares (its orientation, turned action
         ids, and every square of a base in the policy and the removal: ``space``)."""
         side = tables[21]                   # (the Descent side code: its bit in ``sq``)
@@ -130,64 +133,71 @@ def step_kernel():
         n_all_sides = np.int64(0)
         for f in range(F):
             n_all_sides = max(n_all_sides, side_of[f] + 1)
-        # every unfinished game's legal ends first (games are independent)
-        for b in range(lo, hi):
-            figs[b] = -1 if done[b] else actor[b]
-        _LG(tables, cell, alive, figs, all_rows, lo, hi, bufs, ends_s, occ, tbits, lay, pscr,
-            mask, cost, stop, no_pen, opened, slow)
-        for b in range(lo, hi):
-            if done[b]:
-                continue
-            f = actor[b]
-            counts[0] += 1                      # a move generation
-            n = 0
-            for c in range(N):
-                n += mask[b, c]
-            # ---------------------------------------------------------- the policy
-            if large:
-                pick = _large_pick(mask[b], n, greedy, u[b, 0], dist, coords, kind, space,
-                                   space_at, slot_kind, orient, cell, alive, side_of, b, f)
-            else:
-                pick = _policy_pick(mask[b], n, greedy, u[b, 0], dist, coords, cell, alive,
-                                    side_of, kind, b, side_of[f])
-            # ---------------------------------------------------------- the move
-            if pick >= 0:
+        B = cell.shape[0]
+        for s in range(n_steps[0]):
+            t = tick[0] + s     # game b's draws: _uniform(key, (t * B + b) * 3 + j)
+            # every unfinished game's legal ends first (games are independent)
+            for b in range(lo, hi):
+                figs[b] = -1 if done[b] else actor[b]
+            _LG(tables, cell, alive, figs, all_rows, lo, hi, bufs, ends_s, occ, tbits, lay,
+                pscr, mask, cost, stop, no_pen, opened, slow)
+            for b in range(lo, hi):
+                if done[b]:
+                    continue
+                f = actor[b]
+                at = (t * B + b) * 3                # (the game's draws: at, at + 1, at + 2)
+                counts[0] += 1                      # a move generation
+                n = 0
+                for c in range(N):
+                    n += mask[b, c]
+                # ---------------------------------------------------------- the policy
                 if large:
-                    _move_one(tables, cell, b, f, pick, opened)
+                    pick = _large_pick(mask[b], n, greedy, _uniform(key, at), dist, coords,
+                                       kind, space, space_at, slot_kind, orient, cell, alive,
+                                       side_of, b, f)
                 else:
-                    sq[b, cell[b, f]] = 0
-                    sq[b, pick] = 1 << side[f]
-                    doors[b] |= opened[b, pick]
-                    cell[b, f] = pick
-                counts[1] += 1
-                if u[b, 1] < 0.5:               # remove one adjacent enemy
+                    pick = _policy_pick(mask[b], n, greedy, _uniform(key, at), dist, coords,
+                                        cell, alive, side_of, kind, b, side_of[f])
+                # ---------------------------------------------------------- the move
+                if pick >= 0:
                     if large:
-                        g = _large_adjacent_enemy(nbr, space, space_at, slot_kind, orient,
-                                                  cell, alive, side_of, b, f, u[b, 2])
+                        _move_one(tables, cell, b, f, pick, opened)
                     else:
-                        g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick, u[b, 2])
-                    if g >= 0:
+                        sq[b, cell[b, f]] = 0
+                        sq[b, pick] = 1 << side[f]
+                        doors[b] |= opened[b, pick]
+                        cell[b, f] = pick
+                    counts[1] += 1
+                    if _uniform(key, at + 1) < 0.5:     # remove one adjacent enemy
                         if large:
-                            _remove_one(tables, cell, b, g)
+                            g = _large_adjacent_enemy(nbr, space, space_at, slot_kind,
+                                                      orient, cell, alive, side_of, b, f,
+                                                      _uniform(key, at + 2))
                         else:
-                            sq[b, cell[b, g]] = 0
-                        cell[b, g] = -1
-                        alive[b, g] = False
-                        if _n_sides(alive, side_of, n_all_sides, b) < 2:
-                            done[b] = True
-                            continue
-            # ---------------------------------------------------------- next actor
-            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
-                                 done, max_turns, n_all_sides, b, False, counts)
-        # ---------------------------------------------------------- autoreset
-        for b in range(lo, hi):
-            if not done[b]:
-                continue
-            doors[b] = doors0
-            for g in range(F):
-                orient[b, g] = 0
-            _selfplay_restart(sq, sq0, cell, cell0, alive, side_of, turn_sides, movers, turn,
-                              actor, done, max_turns, n_all_sides, b, counts)
+                            g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick,
+                                                _uniform(key, at + 2))
+                        if g >= 0:
+                            if large:
+                                _remove_one(tables, cell, b, g)
+                            else:
+                                sq[b, cell[b, g]] = 0
+                            cell[b, g] = -1
+                            alive[b, g] = False
+                            if _n_sides(alive, side_of, n_all_sides, b) < 2:
+                                done[b] = True
+                                continue
+                # ---------------------------------------------------------- next actor
+                _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
+                                     done, max_turns, n_all_sides, b, False, counts)
+            # ---------------------------------------------------------- autoreset
+            for b in range(lo, hi):
+                if not done[b]:
+                    continue
+                doors[b] = doors0
+                for g in range(F):
+                    orient[b, g] = 0
+                _selfplay_restart(sq, sq0, cell, cell0, alive, side_of, turn_sides, movers,
+                                  turn, actor, done, max_turns, n_all_sides, b, counts)
         return 0
 
 
@@ -195,10 +205,11 @@ def step_kernel():
     return descent_step
 
 
-def step(play, kind: int) -> int:
+def step(play, kind: int, k: int = 1) -> int:
     """``BatchedPlay``'s step on Descent's arrays (``play.fused`` and a ``_DescentBatch``
-    game): one compiled call per thread; the random numbers drawn here. ``kind``: the
-    grid distance code of ``selfplay_step`` (square8: 2)."""
+    game): one compiled call per thread, of ``k`` steps (``BatchedPlay.steps``); the
+    random numbers drawn in it. ``kind``: the grid distance code of ``selfplay_step``
+    (square8: 2)."""
     G = play.games
     g = G._game
     fz = getattr(play, "_fz", None)
@@ -207,12 +218,12 @@ def step(play, kind: int) -> int:
         B = play.B
         counts = per_thread(n_chunks, (4,), np.int64)
         dists = per_thread(n_chunks, (G.n_places,), np.int64)
-        u = np.empty((B, 3))
         mask, cost, stop = play._out
         args = (g.tables, g.sq0, np.int64(g.doors0), G.cell, G.alive, play.side_of,
                 play.turn_sides, play.movers, play.turn, play.actor, play.done, play.nbr,
                 play.coords, kind,
-                play.policy == "greedy", u, play.max_turns, G._cell0)
+                play.policy == "greedy", play._key, play._tick, play._n_steps,
+                play.max_turns, G._cell0)
         figs = np.zeros(B, np.int64)
 
         def call(c, lo, hi):
@@ -224,9 +235,16 @@ def step(play, kind: int) -> int:
                  for c in range(n_chunks)]
         # (and every game in chunk 0's call, on the calling thread: where the threads
         # measure slower, ``batch.ThreadChoice``)
-        fz = play._fz = (counts, u, calls, [call(0, 0, B)], ThreadChoice())
-    counts, u, calls, whole, choice = fz
-    u[:] = play._uniforms()     # the step's numbers, as the array path reads them
-    _, counts, _ = run_chosen(play, step_kernel(), calls, whole, counts, choice)
+        # (a choice for one step a call, and one for several: BatchedPlay.steps)
+        fz = play._fz = (counts, calls, [call(0, 0, B)], ThreadChoice(), ThreadChoice())
+    counts, calls, whole, choice, bulk = fz
+    play._n_steps[0] = k
+    _, counts, _ = run_chosen(play, step_kernel(), calls, whole, counts,
+                              choice if k == 1 else bulk, k)
+    play._n_steps[0] = 1
+    play._tick[0] += k
     gens, moves, turns, games = summed(counts)
     return play._tally(gens, moves, turns, games)
+
+
+step.several_steps = True       # (k steps a call: BatchedPlay.steps)

@@ -217,9 +217,10 @@ def _kth_set(row, n, r):
 
 @njit(nogil=True, inline="always")
 def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dist, best,
-           near, lay, lo, hi, counts, n_all_sides):
-    """The step's games ``lo <= b < hi`` (``heroscape_step``'s arguments; returns 0 or a
-    kernel status < 0) but their restarts, their two-space figures' ends already in
+           near, lay, lo, hi, counts, n_all_sides, t):
+    """The step's games ``lo <= b < hi`` (``heroscape_step``'s arguments; ``t`` the
+    step, whose random numbers game ``b`` draws; returns 0 or a kernel status < 0) but
+    their restarts, their two-space figures' ends already in
     their rows (the caller runs the layout's call). Inlined (Numba IR) into the step,
     which is compiled without Numba's reference counts (it allocates nothing; the
     caller keeps every array alive): with them, each game's views (the kernel's five
@@ -232,7 +233,7 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
      budget, stop_code, Z) = S
     double, lead, trail, team, height, level, adj, n_teams, master = M
     (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,
-     tick, max_turns, occ0, cell0, rules) = Q
+     tick, n_steps, max_turns, occ0, cell0, rules) = Q
     kept_at, kept_code, kept_ptr, kept, near_k, kept_far = K
     use_kept = (rules & KEPT_ENDS) != 0
     keep_friends = (rules & BREAK_FRIENDS) != 0
@@ -246,7 +247,7 @@ def _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query, dis
     N = occ.shape[1]
     B = occ.shape[0]
     P = mask.shape[1]
-    t = tick[0]     # the step: game b's draws are _uniform(key, (t * B + b) * 3 + j)
+    # (step t: game b's draws are _uniform(key, (t * B + b) * 3 + j))
     gone = np.int64(-1)     # (a removal's place; not a literal: one compile)
     for b in range(lo, hi):
         # ------------------------------------------------------ the legal ends
@@ -368,7 +369,7 @@ def step_kernel():
     their bit tables: :func:`movecore.games.heroscape._bits.bit_tables`); ``M`` = the
     move's constants (``double, lead, trail, team, height, level, adj, n_teams,
     master``: the layout's; ``adj``: ``_batch.adjacency_bits``); ``Q`` = the play (``side_of, turn_sides, movers, turn,
-    actor, done, nbr, coords, kind, greedy, key, tick, max_turns, occ0, cell0,
+    actor, done, nbr, coords, kind, greedy, key, tick, n_steps, max_turns, occ0, cell0,
     rules``); ``K`` = the layout's kept ends (:func:`movecore.games.heroscape._kept.kept_tables`);
     ``mask``, ``cost``, ``stop`` (uint8/int32/int8[B, P]): each game's legal
     ends, written; per thread: the kernel's ``buf`` and ``ends``, ``query`` int64[1, 3],
@@ -389,7 +390,7 @@ def step_kernel():
         budget = S[9]
         double = M[0]
         (side_of, turn_sides, movers, turn, actor, done, nbr, coords, kind, greedy, key,
-         tick, max_turns, occ0, cell0, rules) = Q
+         tick, n_steps, max_turns, occ0, cell0, rules) = Q
         rows1, figs1, bud1 = one
         walkers = (0 if (rules & KEPT_WALKERS) != 0 else NO_KEPT_WALKERS) | \
             (0 if (rules & WALKER_FAR) != 0 else NO_LEAVE_FAR | NO_FIGURES_FAR) | \
@@ -406,47 +407,51 @@ def step_kernel():
         for g in range(F):
             n_all_sides = max(n_all_sides, side_of[g] + 1)
         at_once = (rules & DOUBLES_AT_ONCE) != 0
-        b = lo
-        while b < hi:
-            # the two-space figures' ends first: the chunk's games in one call (each
-            # game's from its own rows, which no other game's move writes), or without
-            # at_once (the step before it) one call a game, right before its move;
-            # then the games' moves (one call site each: each is linked in whole)
-            e = hi if at_once else b + 1
-            nd = 0
-            for g in range(b, e):
-                if done[g] or not double[actor[g]]:
-                    continue
-                _clear_row(mask, cost, stop, g)
-                rows1[nd] = g
-                figs1[nd] = actor[g]
-                bud1[nd] = budget[actor[g]]
-                nd += 1
-            if nd > 0:
-                st_ = _DK(occ, cell, alive, rows1[:nd], figs1[:nd], bud1[:nd], *D, mask,
-                          cost, stop, no_pen, walkers)
+        for s in range(n_steps[0]):     # (step tick[0] + s: BatchedPlay.steps)
+            t = tick[0] + s
+            b = lo
+            while b < hi:
+                # the two-space figures' ends first: the chunk's games in one call
+                # (each game's from its own rows, which no other game's move writes),
+                # or without at_once (the step before it) one call a game, right
+                # before its move; then the games' moves (one call site each: each is
+                # linked in whole)
+                e = hi if at_once else b + 1
+                nd = 0
+                for g in range(b, e):
+                    if done[g] or not double[actor[g]]:
+                        continue
+                    _clear_row(mask, cost, stop, g)
+                    rows1[nd] = g
+                    figs1[nd] = actor[g]
+                    bud1[nd] = budget[actor[g]]
+                    nd += 1
+                if nd > 0:
+                    st_ = _DK(occ, cell, alive, rows1[:nd], figs1[:nd], bud1[:nd], *D,
+                              mask, cost, stop, no_pen, walkers)
+                    if st_ < 0:
+                        return st_
+                st_ = _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends,
+                             query, dist, best, near, lay, b, e, counts, n_all_sides, t)
                 if st_ < 0:
                     return st_
-            st_ = _games(S, M, Q, K, occ, cell, alive, mask, cost, stop, buf, ends, query,
-                         dist, best, near, lay, b, e, counts, n_all_sides)
-            if st_ < 0:
-                return st_
-            b = e
-        # ---------------------------------------------------------- autoreset
-        for b in range(lo, hi):   # finished games restart from the root at once
-            if not done[b]:
-                continue
-            _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers, turn,
-                              actor, done, max_turns, n_all_sides, b, counts)
+                b = e
+            # ---------------------------------------------------------- autoreset
+            for b in range(lo, hi):   # finished games restart from the root at once
+                if not done[b]:
+                    continue
+                _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides,
+                                  movers, turn, actor, done, max_turns, n_all_sides, b,
+                                  counts)
         return 0
 
     return heroscape_step
 
 
-def step(play, kind: int) -> int:
+def step(play, kind: int, k: int = 1) -> int:
     """``BatchedPlay``'s step on Heroscape's arrays (``play.fused``): one compiled call
-    per thread (``--threads`` chunks of the batch on the engine's thread pool).
-    ``kind``: the grid distance code (hex: 0)."""
+    per thread (``--threads`` chunks of the batch on the engine's thread pool), of ``k``
+    steps (``BatchedPlay.steps``). ``kind``: the grid distance code (hex: 0)."""
     G = play.games
     fz = getattr(play, "_fz", None)
     if fz is None:
@@ -464,8 +469,8 @@ def step(play, kind: int) -> int:
         M = tuple(sp["consts"])
         Q = (play.side_of, play.turn_sides, play.movers, play.turn, play.actor, play.done,
              np.ascontiguousarray(play.nbr), np.ascontiguousarray(play.coords), kind,
-             play.policy == "greedy", play._key, play._tick, play.max_turns, G._occ0,
-             G._cell0, RULES)
+             play.policy == "greedy", play._key, play._tick, play._n_steps, play.max_turns,
+             G._occ0, G._cell0, RULES)
         mask, cost, stop = play._out
         K = kept_tables(G)
         calls = [(S, M, Q, K, G.occ, G.cell, G.alive, mask, cost, stop, G._bufs[c],
@@ -477,10 +482,15 @@ def step(play, kind: int) -> int:
                  for c in range(n_chunks)]
         fz = play._fz = (counts, calls)
     counts, calls = fz
+    play._n_steps[0] = k
     status, _ = run_chunks(play, step_kernel(), calls, counts)
+    play._n_steps[0] = 1
     if min(status) < 0:  # pragma: no cover (ends hold one column per place)
         raise RuntimeError(f"movecore: heroscape self-play step status {min(status)}")
-    play._tick[0] += 1
+    play._tick[0] += k
     gens, moves, turns, games, kept = summed(counts)
     play.kept_ends_used = getattr(play, "kept_ends_used", 0) + kept
     return play._tally(gens, moves, turns, games)
+
+
+step.several_steps = True       # (k steps a call: BatchedPlay.steps)

@@ -32,8 +32,8 @@ The machine is shared: on a core shared with another process a round's wall time
 or triples while its CPU time does not (docs/performance_log.md, "The bench's two speeds");
 the row prints the share of wall time the process ran.
 
-Where the whole step is one compiled call (the grid game, Tiny Epic Tactics, Mage
-Knight), the 2-thread figure is also taken for ``BatchedPlay.steps``: several steps a
+Where the whole step is one compiled call of several steps (every game but Dark
+Realms), the 2-thread figure is also taken for ``BatchedPlay.steps``: several steps a
 call, one hand-off to the pool's threads for them all (what ``run`` and ``movecore
 selfplay --batch`` play by, while enough games are left to finish).
 

@@ -322,15 +322,17 @@ class BatchedPlay:
     @property
     def steps_per_call(self) -> int:
         """The most steps :meth:`steps` gives one compiled call: :data:`STEPS_PER_CALL`
-        where the whole step is one call (the array backend of the grid game, Tiny Epic
-        Tactics and Mage Knight), else 1 (a step at a time)."""
+        where the whole step is one call of several steps (the array backend of every
+        game but Dark Realms, whose rolls are drawn in NumPy at each step), else 1 (a
+        step at a time)."""
         own = self._own_step if self._own_step is not None else self._find_own_step()
-        return STEPS_PER_CALL if self.fused and own is False else 1
+        several = own is False or getattr(own, "several_steps", False)
+        return STEPS_PER_CALL if self.fused and several else 1
 
     def steps(self, n: int) -> int:
         """``n`` steps: the games ``n`` calls of :meth:`step` play, with the same
         counters; returns the moves made. Where the whole step is one compiled call (the
-        array backend of the grid game, Tiny Epic Tactics and Mage Knight), each thread
+        array backend of every game but Dark Realms; :attr:`steps_per_call`), each thread
         plays its games' steps, up to :data:`STEPS_PER_CALL` of them, in one call: one
         hand-off to the pool's threads for them all, not one a step (what the hand-off
         costs, tens of microseconds, is ~10% of Mage Knight's 2-thread step at
@@ -372,12 +374,13 @@ class BatchedPlay:
         """The array backend's step: one compiled call per thread over its games (legal
         ends, policy, move and its random numbers, removal, next actor, and the restart
         of finished games); what is left here is the hand-off. ``k``: that many steps in
-        the call (:meth:`steps`; the grid game, Tiny Epic Tactics and Mage Knight)."""
+        the call (:meth:`steps`, where :attr:`steps_per_call` allows)."""
         own = self._own_step
         if own is None:     # (found once: an import a step costs ~1 us)
             own = self._find_own_step()
         if own is not False:
-            return own(self, _KIND.get(self.kind, 0))
+            kind = _KIND.get(self.kind, 0)
+            return own(self, kind) if k == 1 else own(self, kind, k)
         G = self.games
         fz = getattr(self, "_fz", None)
         if fz is None:
