@@ -33,8 +33,9 @@ def _choice(obj, what):
     if what == "play":
         fz = getattr(obj, "_fz", None)
         plan = getattr(obj, "_drplan", None)
+        parts = [y for x in (fz or ()) for y in (x if isinstance(x, tuple) else (x,))]
         return plan["choice"] if plan else next(
-            (x for x in (fz or ()) if isinstance(x, batch.ThreadChoice)), None)
+            (x for x in parts if isinstance(x, batch.ThreadChoice)), None)
     if getattr(obj, "_np", None) is None:
         return getattr(obj, "_choice", None)
     dr = obj._np._dr

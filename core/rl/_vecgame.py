@@ -1247,6 +1247,29 @@ def _selfplay_restart(occ, occ0, cell, cell0, alive, side_of, turn_sides, movers
                          max_turns, n_all_sides, b, False, counts)
 
 
+@njit(inline="always")
+def _play_move(occ, cell, alive, team, nbr, side_of, n_all_sides, key, at, b, f, pick,
+               counts):
+    """Game ``b``'s figure ``f`` moves to cell ``pick`` (its team leaves its cell in
+    ``occ`` and takes the new one; ``counts[1]``: a move), and with its coin (draw
+    ``at + 1`` of the stream ``key``) under 1/2 removes one adjacent enemy (draw
+    ``at + 2``: :func:`_adjacent_enemy`). Returns True where that leaves fewer than two
+    sides in play: the game is over at once. The self-play steps' move
+    (:func:`selfplay_step`, Dark Realms' ``dark_realms_chunk``)."""
+    occ[b, cell[b, f]] = OCC_EMPTY
+    occ[b, pick] = team[f]
+    cell[b, f] = pick
+    counts[1] += 1
+    if _uniform(key, at + 1) < 0.5:
+        g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick, _uniform(key, at + 2))
+        if g >= 0:
+            occ[b, cell[b, g]] = OCC_EMPTY
+            cell[b, g] = -1
+            alive[b, g] = False
+            return _n_sides(alive, side_of, n_all_sides, b) < 2
+    return False
+
+
 @njit(cache=True, nogil=True, **NO_NRT)
 def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_of,
                   shape_cell, budget, occ, cell, alive, team, side_of, turn_sides, movers,
@@ -1328,28 +1351,18 @@ def selfplay_step(blobs, blob_at, qflags, qflags_at, zoc, zoc_at, params, shape_
                     if c != start and row[c] != 0:
                         row[c] = 0
                         n -= 1
-            pick = _policy_pick(row, n, greedy, _uniform(key, (t * B + b) * 3), dist, coords,
-                                cell, alive, side_of, kind, b, side_of[f])
+            at = (t * B + b) * 3            # (the game's draws: at, at + 1, at + 2)
+            pick = _policy_pick(row, n, greedy, _uniform(key, at), dist, coords, cell,
+                                alive, side_of, kind, b, side_of[f])
             # ---------------------------------------------------------- the move
-            if pick >= 0:
-                occ[b, cell[b, f]] = -1
-                occ[b, pick] = team[f]
-                cell[b, f] = pick
-                counts[1] += 1
-                if _uniform(key, (t * B + b) * 3 + 1) < 0.5:   # remove an adjacent enemy
-                    g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick,
-                                        _uniform(key, (t * B + b) * 3 + 2))
-                    if g >= 0:
-                        occ[b, cell[b, g]] = -1
-                        cell[b, g] = -1
-                        alive[b, g] = False
-                        # fewer than two sides left: the game is over at once
-                        if _n_sides(alive, side_of, n_all_sides, b) < 2:
-                            done[b] = True
-                            continue
+            # (and the removal coin; fewer than two sides left: the game is over at once)
+            if pick >= 0 and _play_move(occ, cell, alive, team, nbr, side_of, n_all_sides,
+                                        key, at, b, f, pick, counts):
+                done[b] = True
+                continue
             # ---------------------------------------------------------- next actor
-            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
-                        max_turns, n_all_sides, b, False, counts)
+            _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor,
+                                 done, max_turns, n_all_sides, b, False, counts)
         # ---------------------------------------------------------- autoreset
         for b in range(lo, hi):       # finished games restart from the root at once
             if not done[b]:

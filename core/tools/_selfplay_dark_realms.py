@@ -28,9 +28,8 @@ from numba import njit
 from ..batch import ThreadChoice, entry_call, on_chunks, per_thread, summed
 from ..games.dark_realms._batch_enemy import bits_of, grid_bits
 from ..games.dark_realms._hero_bits import hero_bfs, hero_layer, hero_start, word_steps
-from ..kernels import _types as T
 from ..kernels._jit import NO_NRT
-from ..rl._vecgame import (_adjacent_enemy, _n_sides, _policy_pick, _selfplay_next_actor,
+from ..rl._vecgame import (_play_move, _policy_pick, _selfplay_next_actor,
                            _selfplay_restart, _uniform)
 
 
@@ -136,7 +135,6 @@ def dark_realms_chunk(lo, hi, mask, occ, occ0, team, cell, alive, side_of, turn_
     (``_vecgame._uniform(key, (tick * B + b) * 3 + j)``: what ``BatchedPlay._uniforms``
     gives), then the games that finished restart at once (``restarted[b]`` True).
     ``counts``: move generations, moves, turns begun, games finished (added to)."""
-    EMPTY = np.int32(T.OCC_EMPTY)
     N = occ.shape[1]
     F = cell.shape[1]
     B = occ.shape[0]
@@ -157,21 +155,11 @@ def dark_realms_chunk(lo, hi, mask, occ, occ0, team, cell, alive, side_of, turn_
         i0 = (tick * B + b) * 3
         pick = _policy_pick(row, n, greedy, _uniform(key, i0), dist, coords, cell, alive,
                             side_of, kind, b, side_of[f])
-        if pick >= 0:
-            occ[b, cell[b, f]] = EMPTY
-            occ[b, pick] = team[f]
-            cell[b, f] = pick
-            counts[1] += 1
-            if _uniform(key, i0 + 1) < 0.5:     # remove one adjacent enemy
-                g = _adjacent_enemy(nbr, cell, alive, side_of, b, f, pick,
-                                    _uniform(key, i0 + 2))
-                if g >= 0:
-                    occ[b, cell[b, g]] = EMPTY
-                    cell[b, g] = -1
-                    alive[b, g] = False
-                    if _n_sides(alive, side_of, n_all_sides, b) < 2:
-                        done[b] = True
-                        continue
+        # the move and the removal coin (fewer than two sides left: the game is over)
+        if pick >= 0 and _play_move(occ, cell, alive, team, nbr, side_of, n_all_sides,
+                                    key, i0, b, f, pick, counts):
+            done[b] = True
+            continue
         _selfplay_next_actor(cell, alive, side_of, turn_sides, movers, turn, actor, done,
                              max_turns, n_all_sides, b, False, counts)
     for b in range(lo, hi):

@@ -236,13 +236,9 @@ def step(play, kind: int, k: int = 1) -> int:
         # (and every game in chunk 0's call, on the calling thread: where the threads
         # measure slower, ``batch.ThreadChoice``)
         # (a choice for one step a call, and one for several: BatchedPlay.steps)
-        fz = play._fz = (counts, calls, [call(0, 0, B)], ThreadChoice(), ThreadChoice())
-    counts, calls, whole, choice, bulk = fz
-    play._n_steps[0] = k
-    _, counts, _ = run_chosen(play, step_kernel(), calls, whole, counts,
-                              choice if k == 1 else bulk, k)
-    play._n_steps[0] = 1
-    play._tick[0] += k
+        fz = play._fz = (counts, calls, [call(0, 0, B)], (ThreadChoice(), ThreadChoice()))
+    counts, calls, whole, choices = fz
+    _, counts, _ = run_chosen(play, step_kernel(), calls, whole, counts, choices, k)
     gens, moves, turns, games = summed(counts)
     return play._tally(gens, moves, turns, games)
 

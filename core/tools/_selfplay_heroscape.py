@@ -482,12 +482,9 @@ def step(play, kind: int, k: int = 1) -> int:
                  for c in range(n_chunks)]
         fz = play._fz = (counts, calls)
     counts, calls = fz
-    play._n_steps[0] = k
-    status, _ = run_chunks(play, step_kernel(), calls, counts)
-    play._n_steps[0] = 1
+    status, _ = run_chunks(play, step_kernel(), calls, counts, k)
     if min(status) < 0:  # pragma: no cover (ends hold one column per place)
         raise RuntimeError(f"movecore: heroscape self-play step status {min(status)}")
-    play._tick[0] += k
     gens, moves, turns, games, kept = summed(counts)
     play.kept_ends_used = getattr(play, "kept_ends_used", 0) + kept
     return play._tally(gens, moves, turns, games)

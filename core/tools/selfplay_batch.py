@@ -120,7 +120,7 @@ class BatchedPlay:
         # thread of the compiled step draws its own games' inside its chunk
         self._key = int(self.rng.integers(0, 2**62))
         self._tick = np.zeros(1, np.int64)          # steps taken
-        # the steps the next call of the compiled step takes (steps(): several)
+        # the steps a call of the compiled step takes (set at each: steps(), several)
         self._n_steps = np.ones(1, np.int64)
         # a game whose figures ask one fixed query (grid, Tiny Epic Tactics, Mage Knight,
         # Heroscape, Descent) is asked it for every figure; Dark Realms' queries are rolled
@@ -410,18 +410,15 @@ class BatchedPlay:
             # where the threads measure slower, ``ThreadChoice``)
             # (a choice for one step a call, and one for several: steps())
             fz = self._fz = [counts, parts, _calls(parts, B, B // n_chunks),
-                             _calls(parts[:1], B, B), ThreadChoice(), ThreadChoice()]
-        counts, parts, calls, whole, choice, bulk = fz
-        self._n_steps[0] = k
+                             _calls(parts[:1], B, B), (ThreadChoice(), ThreadChoice())]
+        counts, parts, calls, whole, choices = fz
         split, counts, took = run_chosen(self, _fused_kernel(), calls, whole, counts,
-                                         choice if k == 1 else bulk, k)
-        self._n_steps[0] = 1
+                                         choices, k)
         if split and len(calls) > 1:
             # (the calling thread's chunk ends at calls[0][-5]: its hi, then the tail)
             first = _moved_head(self.B, len(calls), calls[0][-5], took)
             if first is not None:
                 fz[2] = _calls(parts, self.B, first)
-        self._tick[0] += k
         gens, moves, turns, games = summed(counts)
         return self._tally(gens, moves, turns, games)
 
